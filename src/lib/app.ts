@@ -1,0 +1,65 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { Scalar } from "@scalar/hono-api-reference";
+import type { Env as HonoEnv } from "hono";
+import { ApiError, handleError, notFoundResponse } from "./problem";
+
+interface ServiceInfo {
+  title: string;
+  version: string;
+  description: string;
+}
+
+/**
+ * An OpenAPIHono app with the platform's conventions: zod failures become 400 problem+json with the
+ * first issue's path, every thrown error is rendered once, unknown routes are problem+json 404.
+ * `GET /openapi.json` and `GET /docs` are added by `serveApiDocs` after the routes are registered.
+ */
+export function createServiceApp<E extends HonoEnv>(options: { badRequestCode?: string } = {}) {
+  const app = new OpenAPIHono<E>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const issue = result.error.issues[0];
+        const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+        throw new ApiError(400, options.badRequestCode ?? "BAD_REQUEST", {
+          detail: `${where}${issue?.message ?? "invalid request"}`,
+        });
+      }
+    },
+  });
+  app.onError(handleError);
+  app.notFound(() => notFoundResponse());
+  return app;
+}
+
+export function serveApiDocs<E extends HonoEnv>(app: OpenAPIHono<E>, info: ServiceInfo, servers?: { url: string }[]) {
+  app.doc31("/openapi.json", { openapi: "3.1.0", info, ...(servers ? { servers } : {}) });
+  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: info.title }));
+}
+
+/** Standard problem+json response declarations to spread into route definitions. */
+export function problemResponses(statuses: Record<number, string>) {
+  const out: Record<number, { description: string; content: { "application/problem+json": { schema: object } } }> =
+    {};
+  for (const [status, description] of Object.entries(statuses)) {
+    out[Number(status)] = {
+      description,
+      content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+    };
+  }
+  return out;
+}
+
+export function registerProblemSchema<E extends HonoEnv>(app: OpenAPIHono<E>) {
+  app.openAPIRegistry.registerComponent("schemas", "Problem", {
+    type: "object",
+    required: ["type", "title", "status", "code"],
+    properties: {
+      type: { type: "string" },
+      title: { type: "string" },
+      status: { type: "integer" },
+      code: { type: "string" },
+      detail: { type: "string" },
+      details: { type: "object" },
+    },
+  });
+}

@@ -1,0 +1,69 @@
+import { z } from "zod";
+
+/**
+ * The edge contract: headers the gateway sets from the verified identity. Every client-sent copy is
+ * stripped at the gateway, so a service may trust them; a service never accepts them from anyone else
+ * (services are reachable only through service bindings in production).
+ */
+export const EDGE_HEADERS = {
+  userId: "x-user-id",
+  orgMemberships: "x-org-memberships",
+  siteMemberships: "x-site-memberships",
+  platformOperator: "x-platform-operator",
+  sessionKind: "x-session-kind",
+  sessionId: "x-session-id",
+} as const;
+
+export const EDGE_HEADER_NAMES: readonly string[] = Object.values(EDGE_HEADERS);
+
+export const OrgMembershipSchema = z.object({
+  org_id: z.string(),
+  role: z.string(),
+  permissions: z.array(z.string()).default([]),
+});
+export const SiteMembershipSchema = z.object({ site_id: z.string(), role: z.string() });
+
+export type OrgMembership = z.infer<typeof OrgMembershipSchema>;
+export type SiteMembership = z.infer<typeof SiteMembershipSchema>;
+export type OperatorCapability = "operator_read" | "operator_admin";
+export type SessionKind = "staff" | "reader";
+
+/** What the edge knows about a caller, as the services read it back from the headers. */
+export interface EdgeIdentity {
+  userId: string | null;
+  sessionId: string | null;
+  /** null when the header is absent (a service-to-service caller); [] when present and empty. */
+  orgMemberships: OrgMembership[] | null;
+  siteMemberships: SiteMembership[] | null;
+  operator: OperatorCapability | null;
+  sessionKind: SessionKind | null;
+}
+
+function parseJsonHeader<T>(value: string | null, schema: z.ZodType<T>): T | null {
+  if (value === null) return null;
+  try {
+    const parsed = schema.safeParse(JSON.parse(value));
+    // A malformed header grants nothing: fail closed to "present but empty".
+    return parsed.success ? parsed.data : ([] as unknown as T);
+  } catch {
+    return [] as unknown as T;
+  }
+}
+
+export function readEdgeIdentity(headers: Headers): EdgeIdentity {
+  const operator = headers.get(EDGE_HEADERS.platformOperator);
+  const kind = headers.get(EDGE_HEADERS.sessionKind);
+  return {
+    userId: headers.get(EDGE_HEADERS.userId),
+    sessionId: headers.get(EDGE_HEADERS.sessionId),
+    orgMemberships: parseJsonHeader(headers.get(EDGE_HEADERS.orgMemberships), z.array(OrgMembershipSchema)),
+    siteMemberships: parseJsonHeader(headers.get(EDGE_HEADERS.siteMemberships), z.array(SiteMembershipSchema)),
+    operator: operator === "operator_read" || operator === "operator_admin" ? operator : null,
+    sessionKind: kind === "staff" || kind === "reader" ? kind : null,
+  };
+}
+
+/** Serializes header JSON as ASCII only (non-ASCII escaped), as the edge contract requires. */
+export function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

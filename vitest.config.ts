@@ -1,0 +1,59 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig, defineProject } from "vitest/config";
+import { fakeInternet } from "./test/support/fake-internet.ts";
+import { auxiliaryWorker, root, type ServiceName, services, testSecrets } from "./test/support/workers.ts";
+
+const migrations = {
+  identity: await readD1Migrations(path.join(root, "migrations/identity")),
+  content: await readD1Migrations(path.join(root, "migrations/content")),
+  sites: await readD1Migrations(path.join(root, "migrations/sites")),
+};
+
+/**
+ * One project per worker: that worker is the main (its tests import `exports` and `env` from
+ * `cloudflare:workers`), the other three run beside it as auxiliary workers over real service
+ * bindings. Every project binds all three databases (same ids as the workers use) so the setup file
+ * can apply every service's migrations.
+ */
+function project(main: ServiceName, testDir: string) {
+  const others = (Object.keys(services) as ServiceName[]).filter((s) => s !== main);
+  return defineProject({
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: path.join(root, services[main].config) },
+        miniflare: {
+          bindings: {
+            ...testSecrets,
+            TEST_MIGRATIONS: JSON.stringify(migrations),
+          },
+          d1Databases: { TEST_IDENTITY_DB: "identity-db", TEST_CONTENT_DB: "content-db", TEST_SITES_DB: "sites-db" },
+          outboundService: fakeInternet,
+          workers: others.map((name) => ({
+            ...auxiliaryWorker(name, { name: main, runner: `vitest-plugin-runner-${testDir}` }),
+            outboundService: fakeInternet,
+          })),
+        },
+      }),
+    ],
+    test: {
+      name: testDir,
+      include: [`test/${testDir}/**/*.test.ts`],
+      setupFiles: [path.join(root, "test/support/apply-migrations.ts")],
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+    },
+  });
+}
+
+export default defineConfig({
+  test: {
+    projects: [
+      project("identity", "identity"),
+      project("content", "content"),
+      project("sites", "sites"),
+      project("gateway", "gateway"),
+      project("gateway", "e2e"),
+    ],
+  },
+});
