@@ -1,6 +1,7 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig, defineProject } from "vitest/config";
+import { loadCorpora } from "./test/support/corpora.ts";
 import { fakeInternet } from "./test/support/fake-internet.ts";
 import { auxiliaryWorker, root, type ServiceName, services, testSecrets } from "./test/support/workers.ts";
 
@@ -9,6 +10,8 @@ const migrations = {
   content: await readD1Migrations(path.join(root, "migrations/content")),
   sites: await readD1Migrations(path.join(root, "migrations/sites")),
 };
+
+const corpora = JSON.stringify(await loadCorpora());
 
 /**
  * One project per worker: that worker is the main (its tests import `exports` and `env` from
@@ -26,6 +29,7 @@ function project(main: ServiceName, testDir: string) {
           bindings: {
             ...testSecrets,
             TEST_MIGRATIONS: JSON.stringify(migrations),
+            TEST_CORPORA: corpora,
           },
           d1Databases: { TEST_IDENTITY_DB: "identity-db", TEST_CONTENT_DB: "content-db", TEST_SITES_DB: "sites-db" },
           outboundService: fakeInternet,

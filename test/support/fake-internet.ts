@@ -1,13 +1,18 @@
 /**
  * The outside world as tests see it: every outbound `fetch` of every worker lands here (Miniflare's
- * `outboundService`), so no test ever touches the network. Each external dependency answers on its own
- * reserved `.test` host; anything else is refused with 599 so an accidental real call fails loudly.
+ * `outboundService`, run in Node by the vitest config), so no test ever touches the network. Each
+ * external dependency answers on its own reserved `.test` host, deterministically from the request;
+ * anything else gets 599 so an accidental real call fails loudly.
  */
+import { registerContentFakes } from "./fakes/content.ts";
+import { registerIdentityFakes } from "./fakes/identity.ts";
+import { registerSitesFakes } from "./fakes/sites.ts";
+
 type Handler = (request: Request, url: URL) => Promise<Response> | Response;
 
 const handlers: Record<string, Handler> = {};
 
-/** Registers the fake for one host (used by the per-service fake modules below). */
+/** Registers the fake for one host. */
 export function fakeHost(host: string, handler: Handler) {
   handlers[host] = handler;
 }
@@ -18,3 +23,7 @@ export async function fakeInternet(request: Request): Promise<Response> {
   if (!handler) return new Response(`fake internet: no host ${url.hostname}`, { status: 599 });
   return handler(request, url);
 }
+
+registerIdentityFakes();
+registerContentFakes();
+registerSitesFakes();
