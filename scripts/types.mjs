@@ -1,6 +1,6 @@
 // Generates Env types from the wrangler configs: one runtime file, and per worker only its Env interface
 // (the generated global helpers would clash when four workers share one tsconfig).
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { runWrangler } from "./wrangler.mjs";
 
 export const workers = [
@@ -13,11 +13,14 @@ export const workers = [
 await runWrangler(["types", "--include-env=false", "types/runtime.d.ts"], { stdio: "pipe" });
 for (const w of workers) {
   const file = `src/${w.name}/env.d.ts`;
+  const generated = `.wrangler/types/${w.name}.d.ts`;
+  await rm(generated, { force: true });
+  await mkdir(".wrangler/types", { recursive: true });
   await runWrangler(
-    ["types", "--include-runtime=false", "--strict-vars=false", `--env-interface=${w.iface}`, "-c", w.config, file],
+    ["types", "--include-runtime=false", "--strict-vars=false", `--env-interface=${w.iface}`, "-c", w.config, generated],
     { stdio: "pipe" },
   );
-  const text = await readFile(file, "utf8");
+  const text = await readFile(generated, "utf8");
   const base = text.match(new RegExp(`interface __BaseEnv_${w.iface} \\{[\\s\\S]*?\\n\\}`))?.[0];
   if (!base) throw new Error(`no Env interface generated for ${w.name}`);
   await writeFile(

@@ -7,6 +7,8 @@ interface ContentEnv {
 	MEDIA_VARIANTS: Queue;
 	MEDIA_PUBLIC_BASE: string;
 	INDEXNOW_ENDPOINT: string;
-	KEY_GATE: DurableObjectNamespace /* ApiKeyGate */;
+	DOH_URL: string;
+	INGEST_MAX_BYTES: string;
+	KEY_GATE: DurableObjectNamespace<import("../../src/content/index").ApiKeyGate>;
 	IDENTITY: Fetcher /* identity */;
 }

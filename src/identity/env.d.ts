@@ -13,10 +13,10 @@ interface IdentityEnv {
 	BREACH_CHECK_URL: string;
 	BREACH_CHECK_FAIL_CLOSED: string;
 	ACCESS_TOKEN_TTL: string;
-	LOGIN_CHALLENGES: DurableObjectNamespace /* LoginChallenge */;
-	REFRESH_FAMILIES: DurableObjectNamespace /* RefreshFamily */;
-	ACCOUNT_GUARD: DurableObjectNamespace /* AccountGuard */;
-	RATE_LIMITER: DurableObjectNamespace /* RateLimiter */;
-	ORG_GUARD: DurableObjectNamespace /* OrgOwnerGuard */;
+	LOGIN_CHALLENGES: DurableObjectNamespace<import("../../src/identity/index").LoginChallenge>;
+	REFRESH_FAMILIES: DurableObjectNamespace<import("../../src/identity/index").RefreshFamily>;
+	ACCOUNT_GUARD: DurableObjectNamespace<import("../../src/identity/index").AccountGuard>;
+	RATE_LIMITER: DurableObjectNamespace<import("../../src/identity/index").RateLimiter>;
+	ORG_GUARD: DurableObjectNamespace<import("../../src/identity/index").OrgOwnerGuard>;
 	SITES: Fetcher /* sites */;
 }

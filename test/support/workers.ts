@@ -34,6 +34,10 @@ export const testSecrets: Record<string, string> = {
   API_KEY_PEPPER: randomBytes(32).toString("base64url"),
   CURSOR_SECRET: randomBytes(32).toString("base64url"),
   DEV_OUTBOX: "true",
+  // Test-only overrides of wrangler vars: short ingest wait, fake DNS-over-HTTPS and breach-check hosts.
+  IMAGE_INGEST_TIMEOUT_MS: "1500",
+  DOH_URL: "https://dns.test/dns-query",
+  BREACH_CHECK_URL: "https://breach.test/range/",
 };
 
 const buildDir = path.join(root, ".test-build");
