@@ -3,6 +3,8 @@ interface GatewayEnv {
 	EDGE_CACHE: KVNamespace;
 	CORS_ORIGINS: string;
 	EDGE_CONTEXT_TTL: string;
+	TOKEN_ISSUER: string;
+	TOKEN_AUDIENCE: string;
 	IDENTITY: Fetcher /* identity */;
 	CONTENT: Fetcher /* content */;
 	SITES: Fetcher /* sites */;

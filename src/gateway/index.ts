@@ -1,5 +1,113 @@
 import { Hono } from "hono";
-const app = new Hono<{ Bindings: GatewayEnv }>();
+import { asciiJson, EDGE_HEADER_NAMES, EDGE_HEADERS } from "../lib/edge";
+import { newId } from "../lib/ids";
+import { ApiError, handleError, notFoundResponse } from "../lib/problem";
+import { corsHeaders, preflight } from "./cors";
+import { loadEdgeContext } from "./edge-context";
+import { routeFor, type Upstream } from "./routes";
+import { verifyAccessToken } from "./tokens";
+
+type Env = GatewayEnv;
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+function upstreamBinding(env: Env, upstream: Upstream): Fetcher {
+  return upstream === "identity" ? env.IDENTITY : upstream === "content" ? env.CONTENT : env.SITES;
+}
+
+function bearerOf(headers: Headers): string | null {
+  const match = /^Bearer\s+(\S+)$/i.exec(headers.get("authorization") ?? "");
+  return match ? match[1]! : null;
+}
+
+/** A dashboard access token is a JWT; `ck_`/`pk_` API keys go to content untouched. */
+function looksLikeJwt(token: string): boolean {
+  return token.split(".").length === 3;
+}
+
+/**
+ * Builds the request a service sees: the client's edge headers are removed (a forged
+ * X-Org-Memberships must never reach a service), then set again only from the verified identity.
+ */
+async function forwardHeaders(env: Env, request: Request, requestId: string, requiresSession: boolean) {
+  const headers = new Headers(request.headers);
+  for (const name of EDGE_HEADER_NAMES) headers.delete(name);
+  headers.set("x-request-id", requestId);
+
+  const token = bearerOf(request.headers);
+  if (!token || !looksLikeJwt(token)) {
+    if (requiresSession) throw new ApiError(401, "UNAUTHENTICATED", { detail: "A valid Bearer access token is required." });
+    return headers;
+  }
+  const verified = await verifyAccessToken(env, token);
+  const context = verified ? await loadEdgeContext(env, verified.userId, verified.sessionId) : null;
+  if (!verified || !context || !context.session_active) {
+    if (requiresSession) throw new ApiError(401, "UNAUTHENTICATED", { detail: "A valid Bearer access token is required." });
+    return headers;
+  }
+  headers.set(EDGE_HEADERS.userId, context.user_id);
+  headers.set(EDGE_HEADERS.sessionId, verified.sessionId);
+  headers.set(EDGE_HEADERS.sessionKind, context.session_kind);
+  headers.set(EDGE_HEADERS.orgMemberships, asciiJson(context.org_memberships));
+  headers.set(EDGE_HEADERS.siteMemberships, asciiJson(context.site_memberships));
+  if (context.operator) headers.set(EDGE_HEADERS.platformOperator, context.operator);
+  return headers;
+}
+
+const app = new Hono<{ Bindings: Env; Variables: { requestId: string } }>();
+
+app.use("*", async (c, next) => {
+  const incoming = c.req.header("x-request-id");
+  const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : newId();
+  c.set("requestId", requestId);
+  await next();
+  c.res.headers.set("x-request-id", requestId);
+  const origin = c.req.header("origin") ?? null;
+  for (const [name, value] of Object.entries(corsHeaders(c.env, c.req.path, origin))) {
+    if (name === "vary") c.res.headers.append("vary", value);
+    else c.res.headers.set(name, value);
+  }
+});
+
 app.get("/health", (c) => c.json({ status: "ok" }));
-app.all("/api/v1/auth/*", (c) => c.env.IDENTITY.fetch(c.req.raw));
+
+app.get("/ready", async (c) => {
+  const names: Upstream[] = ["identity", "content", "sites"];
+  const results = await Promise.all(
+    names.map(async (name) => {
+      try {
+        const res = await upstreamBinding(c.env, name).fetch("https://internal/ready");
+        return [name, res.status === 200] as const;
+      } catch {
+        return [name, false] as const;
+      }
+    }),
+  );
+  const services = Object.fromEntries(results.map(([name, ok]) => [name, ok ? "ready" : "not_ready"]));
+  const ready = results.every(([, ok]) => ok);
+  return c.json({ status: ready ? "ready" : "not_ready", services: { gateway: "ready", ...services } }, ready ? 200 : 503);
+});
+
+app.all("*", async (c) => {
+  const url = new URL(c.req.url);
+  const origin = c.req.header("origin") ?? null;
+  if (c.req.method === "OPTIONS" && c.req.header("access-control-request-method")) {
+    return preflight(c.env, url.pathname, origin);
+  }
+  const route = routeFor(url.pathname);
+  if (!route) return notFoundResponse();
+  const headers = await forwardHeaders(c.env, c.req.raw, c.get("requestId"), route.requiresSession);
+  const forwarded = new Request(url.toString(), {
+    method: c.req.method,
+    headers,
+    body: c.req.method === "GET" || c.req.method === "HEAD" ? null : c.req.raw.body,
+    redirect: "manual",
+  });
+  const res = await upstreamBinding(c.env, route.upstream).fetch(forwarded);
+  // Re-wrap so the edge can add its own headers (service responses may be immutable).
+  return new Response(res.body, res);
+});
+
+app.onError(handleError);
+
 export default app;

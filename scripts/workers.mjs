@@ -1,0 +1,66 @@
+// The four Workers as Miniflare sees them, built from their own wrangler configs. Used by `npm start`
+// (scripts/start.mjs) and by the test harness (test/support/workers.ts), so both run the same thing.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { buildSync } from "esbuild";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+export const services = {
+  gateway: { config: "wrangler.toml", entry: "src/gateway/index.ts", port: 8787, database: null },
+  identity: { config: "workers/identity/wrangler.toml", entry: "src/identity/index.ts", port: 8788, database: "identity" },
+  content: { config: "workers/content/wrangler.toml", entry: "src/content/index.ts", port: 8789, database: "content" },
+  sites: { config: "workers/sites/wrangler.toml", entry: "src/sites/index.ts", port: 8790, database: "sites" },
+};
+
+export const serviceNames = /** @type {(keyof typeof services)[]} */ (Object.keys(services));
+
+/** Bundles one worker with esbuild (what wrangler does on deploy) into `outDir/<name>/index.js`. */
+export function buildWorker(name, outDir) {
+  const outfile = path.join(outDir, name, "index.js");
+  mkdirSync(path.dirname(outfile), { recursive: true });
+  buildSync({
+    entryPoints: [path.join(root, services[name].entry)],
+    outfile,
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    target: "es2022",
+    mainFields: ["module", "main"],
+    conditions: ["workerd", "worker", "browser"],
+    external: ["cloudflare:*", "node:*"],
+    logLevel: "error",
+  });
+  return outfile;
+}
+
+/**
+ * Miniflare (v4-shaped) options of one worker: bindings from its wrangler config, source from the
+ * bundle, extra bindings (secrets) merged last, and service bindings renamed where asked (the test
+ * plugin renames the worker under test).
+ */
+export function workerOptions(name, { scriptPath, bindings = {}, rename = {} }) {
+  const { workerOptions: options } = unstable_getMiniflareWorkerOptions(path.join(root, services[name].config));
+  // Source options come from the bundle, not from wrangler's module rules.
+  const { modulesRules: _rules, ...rest } = options;
+  const serviceBindings = Object.fromEntries(
+    Object.entries(rest.serviceBindings ?? {}).map(([binding, target]) => [
+      binding,
+      typeof target === "object" && target && "name" in target && rename[target.name]
+        ? { ...target, name: rename[target.name] }
+        : target,
+    ]),
+  );
+  return {
+    ...rest,
+    name,
+    modules: true,
+    scriptPath,
+    // The bundle lives under the repo root; workerd refuses module paths that climb out of rootPath.
+    rootPath: root,
+    serviceBindings,
+    bindings: { ...(rest.bindings ?? {}), ...bindings },
+  };
+}

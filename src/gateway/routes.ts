@@ -1,0 +1,23 @@
+/** The route table of the edge: which service answers a path. Paths are forwarded unchanged. */
+export type Upstream = "identity" | "content" | "sites";
+
+export interface Route {
+  upstream: Upstream;
+  /** Routes under the dashboard API need a verified staff Bearer at the edge. */
+  requiresSession: boolean;
+}
+
+const API_KEYS = /^\/api\/v1\/sites\/[^/]+\/api-keys(\/|$)/;
+
+export function routeFor(pathname: string): Route | null {
+  if (pathname.startsWith("/api/v1/auth/") || pathname === "/api/v1/auth") {
+    // Identity verifies its own Bearer (and most of its operations are public).
+    return { upstream: "identity", requiresSession: false };
+  }
+  if (pathname.startsWith("/.well-known/")) return { upstream: "identity", requiresSession: false };
+  if (API_KEYS.test(pathname)) return { upstream: "content", requiresSession: true };
+  if (pathname.startsWith("/api/v1/")) return { upstream: "sites", requiresSession: true };
+  // Content's key-authenticated API and the local stand-in for the media CDN.
+  if (pathname.startsWith("/v1/") || pathname.startsWith("/media/")) return { upstream: "content", requiresSession: false };
+  return null;
+}
