@@ -31,7 +31,11 @@ function project(main: ServiceName, testDir: string) {
             TEST_MIGRATIONS: JSON.stringify(migrations),
             TEST_CORPORA: corpora,
           },
-          d1Databases: { TEST_IDENTITY_DB: "identity-db", TEST_CONTENT_DB: "content-db", TEST_SITES_DB: "sites-db" },
+          d1Databases: {
+            TEST_IDENTITY_DB: "identity-db",
+            TEST_CONTENT_DB: "content-db",
+            TEST_SITES_DB: "sites-db",
+          },
           outboundService: fakeInternet,
           workers: others.map((name) => ({
             ...auxiliaryWorker(name, { name: main, runner: `vitest-plugin-runner-${testDir}` }),

@@ -11,7 +11,9 @@ export async function applyMigrations(db, service) {
       "CREATE TABLE IF NOT EXISTS d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)",
     )
     .run();
-  const applied = new Set((await db.prepare("SELECT name FROM d1_migrations").all()).results.map((r) => r.name));
+  const applied = new Set(
+    (await db.prepare("SELECT name FROM d1_migrations").all()).results.map((r) => r.name),
+  );
   const dir = path.join(root, "migrations", service);
   const files = readdirSync(dir)
     .filter((f) => f.endsWith(".sql"))

@@ -13,8 +13,10 @@ const userOf = (address) =>
 
 let sql;
 if (action === "grant" && email && ["operator_read", "operator_admin"].includes(capability)) {
-  sql = `INSERT INTO platform_operators (user_id, capability, granted_at) ${userOf(email)
-    .replace("SELECT u.id", `SELECT u.id, ${quote(capability)}, ${quote(new Date().toISOString())}`)} ON CONFLICT(user_id) DO UPDATE SET capability = excluded.capability, granted_at = excluded.granted_at`;
+  sql = `INSERT INTO platform_operators (user_id, capability, granted_at) ${userOf(email).replace(
+    "SELECT u.id",
+    `SELECT u.id, ${quote(capability)}, ${quote(new Date().toISOString())}`,
+  )} ON CONFLICT(user_id) DO UPDATE SET capability = excluded.capability, granted_at = excluded.granted_at`;
 } else if (action === "revoke" && email) {
   sql = `DELETE FROM platform_operators WHERE user_id IN (${userOf(email)})`;
 } else {
@@ -35,11 +37,15 @@ const args = (command) => [
   "--command",
   command,
 ];
-const found = JSON.parse(await runWrangler(args(check), { stdio: "pipe" }).then((o) => o.slice(o.indexOf("["))));
+const found = JSON.parse(
+  await runWrangler(args(check), { stdio: "pipe" }).then((o) => o.slice(o.indexOf("["))),
+);
 if (!found[0]?.results?.[0]?.n) {
   console.error(`No verified account with primary e-mail ${email}.`);
   process.exit(1);
 }
 await runWrangler(args(sql), { stdio: "pipe" });
-console.log(action === "grant" ? `Granted ${capability} to ${email}.` : `Revoked operator capability of ${email}.`);
+console.log(
+  action === "grant" ? `Granted ${capability} to ${email}.` : `Revoked operator capability of ${email}.`,
+);
 console.log("The edge picks it up within 30 seconds (its membership cache).");

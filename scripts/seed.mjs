@@ -83,7 +83,10 @@ export async function seedDemo(base) {
   }
   const token = session.access_token;
 
-  const org = await call(base, "POST", "/api/v1/auth/orgs", { token, body: { name: "Demo Org", slug: `demo-${tag}` } });
+  const org = await call(base, "POST", "/api/v1/auth/orgs", {
+    token,
+    body: { name: "Demo Org", slug: `demo-${tag}` },
+  });
   const site = await call(base, "POST", "/api/v1/sites", {
     token,
     body: { org_id: org.id, name: "Demo Site", slug: `demo-${tag}`, default_language: "en" },
@@ -108,7 +111,9 @@ export async function seedDemo(base) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const base = process.env.PLATFORM_URL ?? "http://127.0.0.1:8787";
   seedDemo(base)
-    .then((demo) => console.log(process.argv.includes("--json") ? JSON.stringify(demo) : JSON.stringify(demo, null, 2)))
+    .then((demo) =>
+      console.log(process.argv.includes("--json") ? JSON.stringify(demo) : JSON.stringify(demo, null, 2)),
+    )
     .catch((err) => {
       console.error(err.message);
       process.exit(1);

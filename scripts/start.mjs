@@ -8,8 +8,7 @@ import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from "miniflare";
 import { ensureDevVars } from "./dev-vars.mjs";
 import { applyMigrations } from "./migrate.mjs";
 import { seedDemo } from "./seed.mjs";
-import { buildWorker, root, serviceNames, services } from "./workers.mjs";
-import { workerOptions } from "./workers.mjs";
+import { buildWorker, root, serviceNames, services, workerOptions } from "./workers.mjs";
 
 const HOST = "127.0.0.1";
 const persist = path.join(root, ".wrangler/state/v3");

@@ -17,7 +17,15 @@ for (const w of workers) {
   await rm(generated, { force: true });
   await mkdir(".wrangler/types", { recursive: true });
   await runWrangler(
-    ["types", "--include-runtime=false", "--strict-vars=false", `--env-interface=${w.iface}`, "-c", w.config, generated],
+    [
+      "types",
+      "--include-runtime=false",
+      "--strict-vars=false",
+      `--env-interface=${w.iface}`,
+      "-c",
+      w.config,
+      generated,
+    ],
     { stdio: "pipe" },
   );
   const text = await readFile(generated, "utf8");

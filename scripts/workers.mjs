@@ -10,9 +10,24 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 
 export const services = {
   gateway: { config: "wrangler.toml", entry: "src/gateway/index.ts", port: 8787, database: null },
-  identity: { config: "workers/identity/wrangler.toml", entry: "src/identity/index.ts", port: 8788, database: "identity" },
-  content: { config: "workers/content/wrangler.toml", entry: "src/content/index.ts", port: 8789, database: "content" },
-  sites: { config: "workers/sites/wrangler.toml", entry: "src/sites/index.ts", port: 8790, database: "sites" },
+  identity: {
+    config: "workers/identity/wrangler.toml",
+    entry: "src/identity/index.ts",
+    port: 8788,
+    database: "identity",
+  },
+  content: {
+    config: "workers/content/wrangler.toml",
+    entry: "src/content/index.ts",
+    port: 8789,
+    database: "content",
+  },
+  sites: {
+    config: "workers/sites/wrangler.toml",
+    entry: "src/sites/index.ts",
+    port: 8790,
+    database: "sites",
+  },
 };
 
 export const serviceNames = /** @type {(keyof typeof services)[]} */ (Object.keys(services));
@@ -42,7 +57,9 @@ export function buildWorker(name, outDir) {
  * plugin renames the worker under test).
  */
 export function workerOptions(name, { scriptPath, bindings = {}, rename = {} }) {
-  const { workerOptions: options } = unstable_getMiniflareWorkerOptions(path.join(root, services[name].config));
+  const { workerOptions: options } = unstable_getMiniflareWorkerOptions(
+    path.join(root, services[name].config),
+  );
   // Source options come from the bundle, not from wrangler's module rules.
   const { modulesRules: _rules, ...rest } = options;
   const serviceBindings = Object.fromEntries(

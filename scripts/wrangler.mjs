@@ -5,7 +5,10 @@ import { createRequire } from "node:module";
 import path from "node:path";
 
 const require = createRequire(import.meta.url);
-export const wranglerCli = path.join(path.dirname(require.resolve("wrangler/package.json")), "wrangler-dist/cli.js");
+export const wranglerCli = path.join(
+  path.dirname(require.resolve("wrangler/package.json")),
+  "wrangler-dist/cli.js",
+);
 
 export function runWrangler(args, options = {}) {
   return new Promise((resolve, reject) => {
@@ -21,7 +24,9 @@ export function runWrangler(args, options = {}) {
       out += d;
     });
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`wrangler ${args.join(" ")} exited ${code}\n${out}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`wrangler ${args.join(" ")} exited ${code}\n${out}`)),
+    );
   });
 }
 

@@ -23,10 +23,18 @@ const ALLOWED_HEADERS = [
 ].join(", ");
 const METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
 
-export function corsHeaders(env: GatewayEnv, pathname: string, origin: string | null): Record<string, string> {
+export function corsHeaders(
+  env: GatewayEnv,
+  pathname: string,
+  origin: string | null,
+): Record<string, string> {
   if (!origin) return {};
   if (pathname.startsWith("/v1/") || pathname.startsWith("/media/")) {
-    return { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSED, vary: "Origin" };
+    return {
+      "access-control-allow-origin": origin,
+      "access-control-expose-headers": EXPOSED,
+      vary: "Origin",
+    };
   }
   const allowed = env.CORS_ORIGINS.split(",").map((o) => o.trim());
   if (!allowed.includes(origin)) return { vary: "Origin" };

@@ -10,7 +10,11 @@ const MAX_TTL_S = 30;
 const MAX_ENTRIES = 10_000;
 const cache = new Map<string, { value: EdgeContext | null; expires: number }>();
 
-export async function loadEdgeContext(env: GatewayEnv, userId: string, sessionId: string): Promise<EdgeContext | null> {
+export async function loadEdgeContext(
+  env: GatewayEnv,
+  userId: string,
+  sessionId: string,
+): Promise<EdgeContext | null> {
   const key = `${userId}:${sessionId}`;
   const now = Date.now();
   const hit = cache.get(key);
@@ -20,4 +24,14 @@ export async function loadEdgeContext(env: GatewayEnv, userId: string, sessionId
   if (cache.size >= MAX_ENTRIES) cache.clear();
   if (ttl > 0) cache.set(key, { value, expires: now + ttl * 1000 });
   return value;
+}
+
+/**
+ * Forgets what the edge knows about a user. Called after the user's own successful writes to identity
+ * (an organization created, an invitation accepted), so the change works on the very next request;
+ * changes made by someone else reach the user when the entry expires (≤ 30 s).
+ */
+export function forgetEdgeContext(userId: string) {
+  const prefix = `${userId}:`;
+  for (const key of cache.keys()) if (key.startsWith(prefix)) cache.delete(key);
 }

@@ -3,7 +3,7 @@ import { asciiJson, EDGE_HEADER_NAMES, EDGE_HEADERS } from "../lib/edge";
 import { newId } from "../lib/ids";
 import { ApiError, handleError, notFoundResponse } from "../lib/problem";
 import { corsHeaders, preflight } from "./cors";
-import { loadEdgeContext } from "./edge-context";
+import { forgetEdgeContext, loadEdgeContext } from "./edge-context";
 import { routeFor, type Upstream } from "./routes";
 import { verifyAccessToken } from "./tokens";
 
@@ -18,6 +18,20 @@ function upstreamBinding(env: Env, upstream: Upstream): Fetcher {
 function bearerOf(headers: Headers): string | null {
   const match = /^Bearer\s+(\S+)$/i.exec(headers.get("authorization") ?? "");
   return match ? match[1]! : null;
+}
+
+/** The `sub` of a Bearer JWT without verifying it: only ever used to drop a cache entry. */
+function unverifiedSubject(headers: Headers): string | null {
+  const token = bearerOf(headers);
+  if (!token || !looksLikeJwt(token)) return null;
+  try {
+    const payload = JSON.parse(atob(token.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/"))) as {
+      sub?: unknown;
+    };
+    return typeof payload.sub === "string" ? payload.sub : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A dashboard access token is a JWT; `ck_`/`pk_` API keys go to content untouched. */
@@ -36,13 +50,15 @@ async function forwardHeaders(env: Env, request: Request, requestId: string, req
 
   const token = bearerOf(request.headers);
   if (!token || !looksLikeJwt(token)) {
-    if (requiresSession) throw new ApiError(401, "UNAUTHENTICATED", { detail: "A valid Bearer access token is required." });
+    if (requiresSession)
+      throw new ApiError(401, "UNAUTHENTICATED", { detail: "A valid Bearer access token is required." });
     return headers;
   }
   const verified = await verifyAccessToken(env, token);
   const context = verified ? await loadEdgeContext(env, verified.userId, verified.sessionId) : null;
-  if (!verified || !context || !context.session_active) {
-    if (requiresSession) throw new ApiError(401, "UNAUTHENTICATED", { detail: "A valid Bearer access token is required." });
+  if (!verified || !context?.session_active) {
+    if (requiresSession)
+      throw new ApiError(401, "UNAUTHENTICATED", { detail: "A valid Bearer access token is required." });
     return headers;
   }
   headers.set(EDGE_HEADERS.userId, context.user_id);
@@ -85,7 +101,10 @@ app.get("/ready", async (c) => {
   );
   const services = Object.fromEntries(results.map(([name, ok]) => [name, ok ? "ready" : "not_ready"]));
   const ready = results.every(([, ok]) => ok);
-  return c.json({ status: ready ? "ready" : "not_ready", services: { gateway: "ready", ...services } }, ready ? 200 : 503);
+  return c.json(
+    { status: ready ? "ready" : "not_ready", services: { gateway: "ready", ...services } },
+    ready ? 200 : 503,
+  );
 });
 
 app.all("*", async (c) => {
@@ -104,6 +123,10 @@ app.all("*", async (c) => {
     redirect: "manual",
   });
   const res = await upstreamBinding(c.env, route.upstream).fetch(forwarded);
+  if (route.upstream === "identity" && c.req.method !== "GET" && res.ok) {
+    const subject = unverifiedSubject(c.req.raw.headers);
+    if (subject) forgetEdgeContext(subject);
+  }
   // Re-wrap so the edge can add its own headers (service responses may be immutable).
   return new Response(res.body, res);
 });

@@ -18,6 +18,7 @@ export function routeFor(pathname: string): Route | null {
   if (API_KEYS.test(pathname)) return { upstream: "content", requiresSession: true };
   if (pathname.startsWith("/api/v1/")) return { upstream: "sites", requiresSession: true };
   // Content's key-authenticated API and the local stand-in for the media CDN.
-  if (pathname.startsWith("/v1/") || pathname.startsWith("/media/")) return { upstream: "content", requiresSession: false };
+  if (pathname.startsWith("/v1/") || pathname.startsWith("/media/"))
+    return { upstream: "content", requiresSession: false };
   return null;
 }

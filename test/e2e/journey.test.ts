@@ -1,6 +1,14 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, createSite, outboxCode, PASSWORD, type Session, totpFor, uniqueEmail } from "../support/platform";
+import {
+  call,
+  createSite,
+  outboxCode,
+  PASSWORD,
+  type Session,
+  totpFor,
+  uniqueEmail,
+} from "../support/platform";
 
 /**
  * The platform journey across all four Workers, through the gateway only: signup, e-mail code, TOTP,
@@ -24,7 +32,10 @@ describe("platform journey", () => {
     expect(verified.body.token_type).toBe("Bearer");
     expect(verified.body.user.email).toBe(email);
     const [header] = verified.body.access_token.split(".");
-    const jwtHeader = JSON.parse(atob(header!.replace(/-/g, "+").replace(/_/g, "/"))) as { alg: string; kid?: string };
+    const jwtHeader = JSON.parse(atob(header!.replace(/-/g, "+").replace(/_/g, "/"))) as {
+      alg: string;
+      kid?: string;
+    };
     expect(jwtHeader.alg).toBe("EdDSA");
     expect(jwtHeader.kid).toBeTruthy();
     const cookies = verified.headers.get("set-cookie") ?? "";
@@ -61,10 +72,14 @@ describe("platform journey", () => {
     const site = await createSite(token, org.body.id);
     expect(site.org_id).toBe(org.body.id);
 
-    const secret = await call<{ id: string; key: string; kind: string }>("POST", `/api/v1/sites/${site.id}/api-keys`, {
-      token,
-      body: { name: "autoposter", kind: "secret", scopes: ["posts:write", "posts:read"] },
-    });
+    const secret = await call<{ id: string; key: string; kind: string }>(
+      "POST",
+      `/api/v1/sites/${site.id}/api-keys`,
+      {
+        token,
+        body: { name: "autoposter", kind: "secret", scopes: ["posts:write", "posts:read"] },
+      },
+    );
     expect(secret.status).toBe(201);
     expect(secret.body.key).toMatch(/^ck_/);
     const origin = "https://reader.example";
@@ -84,7 +99,7 @@ describe("platform journey", () => {
         blocks_json: {
           blocks: [
             { id: "a1", type: "header", data: { text: "Hello", level: 2 } },
-            { id: "a2", type: "paragraph", data: { text: 'Bold <b>move</b><script>alert(1)</script>' } },
+            { id: "a2", type: "paragraph", data: { text: "Bold <b>move</b><script>alert(1)</script>" } },
           ],
         },
       },
@@ -110,13 +125,18 @@ describe("platform journey", () => {
     expect(detail.body.content_html).not.toContain("<script");
 
     // The public key from another origin is refused.
-    const elsewhere = await call("GET", "/v1/posts", { token: publicKey.body.key, headers: { origin: "https://evil.example" } });
+    const elsewhere = await call("GET", "/v1/posts", {
+      token: publicKey.body.key,
+      headers: { origin: "https://evil.example" },
+    });
     expect(elsewhere.status).toBe(403);
 
     // Content stores only a hash of each key: no row of any content table holds the key itself.
     const db = (env as unknown as { TEST_CONTENT_DB: D1Database }).TEST_CONTENT_DB;
     const tables = await db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%fts%'")
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%fts%'",
+      )
       .all<{ name: string }>();
     expect(tables.results.length).toBeGreaterThan(0);
     let rows = 0;

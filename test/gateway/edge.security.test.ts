@@ -4,7 +4,9 @@ import { call, createOrg, createSite, verifiedUser } from "../support/platform";
 /** The edge contract: client-sent edge headers are stripped and set only from the verified identity. */
 describe("edge headers", () => {
   const forged = (orgId: string, siteId: string, userId: string) => ({
-    "x-org-memberships": JSON.stringify([{ org_id: orgId, role: "org_owner", permissions: ["members:manage"] }]),
+    "x-org-memberships": JSON.stringify([
+      { org_id: orgId, role: "org_owner", permissions: ["members:manage"] },
+    ]),
     "x-site-memberships": JSON.stringify([{ site_id: siteId, role: "site_owner" }]),
     "x-user-id": userId,
     "x-platform-operator": "operator_admin",
@@ -17,14 +19,18 @@ describe("edge headers", () => {
     const org = await createOrg(owner.access_token);
     const site = await createSite(owner.access_token, org.id);
 
-    const read = await call("GET", `/api/v1/sites/${site.id}`, { headers: forged(org.id, site.id, owner.user.id) });
+    const read = await call("GET", `/api/v1/sites/${site.id}`, {
+      headers: forged(org.id, site.id, owner.user.id),
+    });
     expect(read.status).toBe(401);
     const create = await call("POST", "/api/v1/sites", {
       headers: forged(org.id, site.id, owner.user.id),
       body: { org_id: org.id, name: "x", slug: `forged-${Date.now()}` },
     });
     expect(create.status).toBe(401);
-    const keys = await call("GET", `/api/v1/sites/${site.id}/api-keys`, { headers: forged(org.id, site.id, owner.user.id) });
+    const keys = await call("GET", `/api/v1/sites/${site.id}/api-keys`, {
+      headers: forged(org.id, site.id, owner.user.id),
+    });
     expect(keys.status).toBe(401);
   });
 
@@ -41,7 +47,11 @@ describe("edge headers", () => {
     expect(read.status).toBe(404);
     expect(read.body).toEqual(missing.body);
 
-    const patch = await call("PATCH", `/api/v1/sites/${site.id}`, { token, headers, body: { name: "owned" } });
+    const patch = await call("PATCH", `/api/v1/sites/${site.id}`, {
+      token,
+      headers,
+      body: { name: "owned" },
+    });
     expect(patch.status).toBe(404);
     const del = await call("DELETE", `/api/v1/sites/${site.id}`, { token, headers });
     expect(del.status).toBe(404);
@@ -78,9 +88,17 @@ describe("edge headers", () => {
       .replace(/=+$/, "")
       .replace(/\+/g, "-")
       .replace(/\//g, "_");
-    expect((await call("GET", "/api/v1/sites/batch?ids=01JAAAAAAAAAAAAAAAAAAAAAAA", { token: `${h}.${tampered}.${s}` })).status).toBe(401);
+    expect(
+      (
+        await call("GET", "/api/v1/sites/batch?ids=01JAAAAAAAAAAAAAAAAAAAAAAA", {
+          token: `${h}.${tampered}.${s}`,
+        })
+      ).status,
+    ).toBe(401);
     const none = `${btoa(JSON.stringify({ alg: "none", typ: "JWT" })).replace(/=+$/, "")}.${p}.`;
-    expect((await call("GET", "/api/v1/sites/batch?ids=01JAAAAAAAAAAAAAAAAAAAAAAA", { token: none })).status).toBe(401);
+    expect(
+      (await call("GET", "/api/v1/sites/batch?ids=01JAAAAAAAAAAAAAAAAAAAAAAA", { token: none })).status,
+    ).toBe(401);
   });
 });
 

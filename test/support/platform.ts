@@ -66,15 +66,21 @@ export async function verifiedUser(email = uniqueEmail()): Promise<Session> {
   const signup = await call("POST", "/api/v1/auth/signup", { body: { email, password: PASSWORD } });
   if (signup.status !== 202) throw new Error(`signup ${signup.status} ${JSON.stringify(signup.body)}`);
   const code = await outboxCode(email, "email_verify");
-  const confirmed = await call<Session>("POST", "/api/v1/auth/email/verify/confirm", { body: { email, code } });
-  if (confirmed.status !== 200) throw new Error(`confirm ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
+  const confirmed = await call<Session>("POST", "/api/v1/auth/email/verify/confirm", {
+    body: { email, code },
+  });
+  if (confirmed.status !== 200)
+    throw new Error(`confirm ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
   return confirmed.body;
 }
 
 export async function createOrg(token: string, name = "Org") {
   counter += 1;
   const slug = `org-${Date.now().toString(36)}-${counter}`;
-  const res = await call<{ id: string; slug: string }>("POST", "/api/v1/auth/orgs", { token, body: { name, slug } });
+  const res = await call<{ id: string; slug: string }>("POST", "/api/v1/auth/orgs", {
+    token,
+    body: { name, slug },
+  });
   if (res.status !== 201) throw new Error(`org ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
