@@ -1,0 +1,64 @@
+// Starts the four Workers in one Miniflare (one workerd process): the gateway as the entry worker,
+// each service also on its own port, all bindings local and persisted under `persist`. Used by
+// `npm start` and `npm run bench`.
+import path from "node:path";
+import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from "miniflare";
+import { ensureDevVars } from "./dev-vars.mjs";
+import { applyMigrations } from "./migrate.mjs";
+import { buildWorker, root, serviceNames, services, workerOptions } from "./workers.mjs";
+
+export const HOST = "127.0.0.1";
+
+export async function startPlatform({
+  persist = path.join(root, ".wrangler/state/v3"),
+  portOffset = 0,
+  extraBindings = {},
+} = {}) {
+  const devVars = ensureDevVars();
+  const distDir = path.join(root, ".wrangler/dist");
+  const port = (name) => services[name].port + portOffset;
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      host: HOST,
+      port: port("gateway"),
+      resourcePersistencePath: persist,
+      // No request.cf lookup: nothing at start-up reaches the network.
+      cf: { colo: "DEV", country: "XX", asn: 0 },
+      log: new Log(process.env.LOG_LEVEL === "debug" ? LogLevel.DEBUG : LogLevel.WARN),
+      workers: serviceNames.map((name) => ({
+        ...workerOptions(name, {
+          scriptPath: buildWorker(name, distDir),
+          bindings: { ...devVars[name], ...extraBindings[name] },
+        }),
+        // The gateway is the entry worker; each service also answers on its own address.
+        ...(name === "gateway" ? {} : { unsafeDirectSockets: [{ host: HOST, port: port(name) }] }),
+      })),
+    }),
+  );
+  await mf.ready;
+  const migrations = {};
+  for (const name of serviceNames) {
+    const database = services[name].database;
+    if (!database) continue;
+    migrations[name] = await applyMigrations(await mf.getD1Database("DB", name), database);
+  }
+  const urls = Object.fromEntries(serviceNames.map((name) => [name, `http://${HOST}:${port(name)}`]));
+  await waitUntilReady(`${urls.gateway}/ready`);
+  return { mf, urls, migrations };
+}
+
+export async function waitUntilReady(url, timeoutMs = 60_000) {
+  const started = Date.now();
+  let last = "";
+  while (Date.now() - started < timeoutMs) {
+    try {
+      const res = await fetch(url);
+      if (res.status === 200) return;
+      last = `${res.status} ${await res.text()}`;
+    } catch (err) {
+      last = err.message;
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`not ready after ${timeoutMs} ms: ${url} (${last})`);
+}
