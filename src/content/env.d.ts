@@ -9,6 +9,9 @@ interface ContentEnv {
 	INDEXNOW_ENDPOINT: string;
 	DOH_URL: string;
 	INGEST_MAX_BYTES: string;
+	API_KEY_PEPPER: string;
+	CURSOR_SECRET: string;
+	DEV_OUTBOX: string;
 	KEY_GATE: DurableObjectNamespace<import("../../src/content/index").ApiKeyGate>;
 	IDENTITY: Fetcher /* identity */;
 }

@@ -1,15 +1,61 @@
+/**
+ * The content worker: the HTTP app, the RPC methods other services call over service bindings
+ * (site projection, image ingest, post types), queue consumers and the cron.
+ */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/app";
+import { newId } from "../lib/ids";
+import type { ContentRpc, ImageIngestResult, SiteProjection } from "../lib/rpc";
+import { app } from "./app";
+import type { Env } from "./bindings";
+import { ingestImage } from "./ingest-service";
+import { isValidTypeSlug } from "./rules/slug";
+import { purgeExpiredIdempotency } from "./store/idempotency";
+import { upsertPostType, upsertSite } from "./store/sites";
 
-type Env = ContentEnv;
-const app = createServiceApp<{ Bindings: Env }>();
-registerProblemSchema(app);
-app.get("/health", (c) => c.json({ status: "ok" }));
-serveApiDocs(app, { title: "Content", version: "0.1.0", description: "content service" });
-
-export default class ContentService extends WorkerEntrypoint<Env> {
+export default class ContentService extends WorkerEntrypoint<Env> implements ContentRpc {
   override fetch(request: Request): Promise<Response> {
     return Promise.resolve(app.fetch(request, this.env, this.ctx));
   }
+
+  /** Sites pushes every change of a site; `deleted`/`archived` make the site's keys stop working at once. */
+  async syncSite(site: SiteProjection): Promise<void> {
+    await upsertSite(this.env.DB, site, new Date().toISOString());
+  }
+
+  ingestImage(input: { site_id: string; url: string; purpose: string }): Promise<ImageIngestResult> {
+    return ingestImage(this.env, input);
+  }
+
+  /** Declares (or updates) a post type of a site; private types are never listed publicly. */
+  async definePostType(input: { site_id: string; slug: string; name: string; public: boolean }): Promise<void> {
+    if (!isValidTypeSlug(input.slug)) throw new Error("post type slug must be a slug");
+    await upsertPostType(this.env.DB, input, new Date().toISOString());
+  }
+
+  override async queue(batch: MessageBatch<unknown>): Promise<void> {
+    if (batch.queue === "content-events" && this.env.DEV_OUTBOX === "true") {
+      // Development record of delivered events (production consumers live downstream of this queue).
+      const statements = batch.messages.map((m) => {
+        const body = m.body as { type?: string; site_id?: string; post_id?: string };
+        return this.env.DB.prepare(
+          "INSERT INTO outbound_effects (id, kind, site_id, subject_id, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        ).bind(
+          newId(),
+          `event:${body.type ?? "unknown"}`,
+          body.site_id ?? "",
+          body.post_id ?? null,
+          JSON.stringify(m.body),
+          new Date().toISOString(),
+        );
+      });
+      if (statements.length > 0) await this.env.DB.batch(statements);
+    }
+    batch.ackAll();
+  }
+
+  override async scheduled(): Promise<void> {
+    await purgeExpiredIdempotency(this.env.DB, new Date().toISOString());
+  }
 }
+
 export { ApiKeyGate } from "./api-key-gate";

@@ -70,6 +70,39 @@ async function forwardHeaders(env: Env, request: Request, requestId: string, req
   return headers;
 }
 
+/**
+ * The largest body the edge accepts (uploads and imports are capped at 8 MiB by content; the margin is
+ * for multipart framing). Bodies are read whole so a service that answers before reading one never
+ * leaves the client's stream dangling.
+ */
+const MAX_BODY_BYTES = 9 * 1024 * 1024;
+
+async function readBody(request: Request): Promise<ArrayBuffer | null> {
+  if (request.method === "GET" || request.method === "HEAD" || !request.body) return null;
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw new ApiError(413, "PAYLOAD_TOO_LARGE", { detail: "The body exceeds 9 MiB." });
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new ApiError(413, "PAYLOAD_TOO_LARGE", { detail: "The body exceeds 9 MiB." });
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body.buffer;
+}
+
 const app = new Hono<{ Bindings: Env; Variables: { requestId: string } }>();
 
 app.use("*", async (c, next) => {
@@ -119,7 +152,7 @@ app.all("*", async (c) => {
   const forwarded = new Request(url.toString(), {
     method: c.req.method,
     headers,
-    body: c.req.method === "GET" || c.req.method === "HEAD" ? null : c.req.raw.body,
+    body: await readBody(c.req.raw),
     redirect: "manual",
   });
   const res = await upstreamBinding(c.env, route.upstream).fetch(forwarded);

@@ -1,4 +1,4 @@
-import { createLocalJWKSet, type JSONWebKeySet, type JWTPayload, jwtVerify } from "jose";
+import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, type JWTPayload, jwtVerify } from "jose";
 
 /**
  * Access-token verification at the edge against identity's JWKS. The key set is cached in the isolate
@@ -43,6 +43,13 @@ export interface VerifiedToken {
 /** The verified subject and session of a Bearer access token, or null when it is not one we issued. */
 export async function verifyAccessToken(env: GatewayEnv, token: string): Promise<VerifiedToken | null> {
   const options = { issuer: env.TOKEN_ISSUER, audience: env.TOKEN_AUDIENCE, algorithms: ["EdDSA"] };
+  // Only EdDSA with a key id is ours; anything else ("none", HS256 with the public key...) stops here.
+  try {
+    const header = decodeProtectedHeader(token);
+    if (header.alg !== "EdDSA" || typeof header.kid !== "string") return null;
+  } catch {
+    return null;
+  }
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(token, createLocalJWKSet(await loadJwks(env, false)), options));

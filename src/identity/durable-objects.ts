@@ -1,6 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
-export class LoginChallenge extends DurableObject<IdentityEnv> {}
-export class RefreshFamily extends DurableObject<IdentityEnv> {}
-export class AccountGuard extends DurableObject<IdentityEnv> {}
-export class RateLimiter extends DurableObject<IdentityEnv> {}
+
+export { AccountGuard } from "./durable/account-guard";
+export { LoginChallenge } from "./durable/login-challenge";
+export { RateLimiter } from "./durable/rate-limiter";
+export { RefreshFamily } from "./durable/refresh-family";
+
+/** Per-organization owner guard (members and transfers; not built yet). */
 export class OrgOwnerGuard extends DurableObject<IdentityEnv> {}

@@ -13,6 +13,10 @@ interface IdentityEnv {
 	BREACH_CHECK_URL: string;
 	BREACH_CHECK_FAIL_CLOSED: string;
 	ACCESS_TOKEN_TTL: string;
+	SIGNUP_ENABLED: string;
+	JWT_SIGNING_KEYS: string;
+	OTP_PEPPER: string;
+	DEV_OUTBOX: string;
 	LOGIN_CHALLENGES: DurableObjectNamespace<import("../../src/identity/index").LoginChallenge>;
 	REFRESH_FAMILIES: DurableObjectNamespace<import("../../src/identity/index").RefreshFamily>;
 	ACCOUNT_GUARD: DurableObjectNamespace<import("../../src/identity/index").AccountGuard>;

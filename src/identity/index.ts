@@ -1,15 +1,19 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/app";
+import type { EdgeContext, IdentityRpc } from "../lib/rpc";
+import { app } from "./app";
+import type { Env } from "./worker-env";
+import { edgeContextFor } from "./store";
 
-type Env = IdentityEnv;
-const app = createServiceApp<{ Bindings: Env }>();
-registerProblemSchema(app);
-app.get("/health", (c) => c.json({ status: "ok" }));
-serveApiDocs(app, { title: "Identity", version: "0.1.0", description: "identity service" });
-
-export default class IdentityService extends WorkerEntrypoint<Env> {
+export default class IdentityService extends WorkerEntrypoint<Env> implements IdentityRpc {
   override fetch(request: Request): Promise<Response> {
     return Promise.resolve(app.fetch(request, this.env, this.ctx));
   }
+
+  /** What the gateway attaches to a verified access token; null when the user no longer exists. */
+  async edgeContext(input: { user_id: string; session_id: string }): Promise<EdgeContext | null> {
+    if (typeof input?.user_id !== "string" || typeof input?.session_id !== "string") return null;
+    return edgeContextFor(this.env.DB, input.user_id, input.session_id);
+  }
 }
-export { LoginChallenge, RefreshFamily, AccountGuard, RateLimiter, OrgOwnerGuard } from "./durable-objects";
+
+export { AccountGuard, LoginChallenge, OrgOwnerGuard, RateLimiter, RefreshFamily } from "./durable-objects";

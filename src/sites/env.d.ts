@@ -3,8 +3,11 @@ interface SitesEnv {
 	CACHE: KVNamespace;
 	DB: D1Database;
 	IMAGE_SWAP: Queue;
+	SITE_SYNC: Queue;
 	PLATFORM_DOMAIN: string;
 	DEFAULT_SITE_LIMIT: string;
 	IMAGE_INGEST_TIMEOUT_MS: string;
+	MEDIA_PUBLIC_BASE: string;
+	DEV_OUTBOX: string;
 	CONTENT: Fetcher /* content */;
 }

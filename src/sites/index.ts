@@ -1,14 +1,87 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/app";
+import { parseId } from "../lib/ids";
+import type { SitesRpc } from "../lib/rpc";
+import type { SitesAppEnv } from "./app-env";
+import { invalidateHosts } from "./host-cache";
+import { consumeImageSwap } from "./image-rehost";
+import { registerProbeRoutes } from "./routes/probes";
+import { registerSiteRoutes } from "./routes/sites";
+import { hostsOf } from "./site-record";
+import { getSite, HIDDEN_STATUSES, shareSite, transferSite } from "./store";
+import { consumeSiteSync, pushSiteToContent } from "./sync";
 
 type Env = SitesEnv;
-const app = createServiceApp<{ Bindings: Env }>();
-registerProblemSchema(app);
-app.get("/health", (c) => c.json({ status: "ok" }));
-serveApiDocs(app, { title: "Sites", version: "0.1.0", description: "sites service" });
 
-export default class SitesService extends WorkerEntrypoint<Env> {
+const app = createServiceApp<SitesAppEnv>();
+registerProblemSchema(app);
+registerProbeRoutes(app);
+registerSiteRoutes(app);
+serveApiDocs(app, {
+  title: "Sites",
+  version: "0.1.0",
+  description: "Sites service: site registry and settings",
+});
+
+/** Queue consumers of this worker, by queue name. */
+export async function handleQueue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  if (batch.queue === "site-sync") return consumeSiteSync(env, batch);
+  if (batch.queue === "image-swap") {
+    return consumeImageSwap(
+      env,
+      batch,
+      (row) => hostsOf(row, env.PLATFORM_DOMAIN),
+      (row) => invalidateHosts(env.CACHE, hostsOf(row, env.PLATFORM_DOMAIN)),
+    );
+  }
+  console.warn(JSON.stringify({ level: "warn", event: "unknown_queue", queue: batch.queue }));
+  batch.ackAll();
+}
+
+export default class SitesService extends WorkerEntrypoint<Env> implements SitesRpc {
   override fetch(request: Request): Promise<Response> {
     return Promise.resolve(app.fetch(request, this.env, this.ctx));
+  }
+
+  override queue(batch: MessageBatch<unknown>): Promise<void> {
+    return handleQueue(batch, this.env);
+  }
+
+  async siteOrg(site_id: string): Promise<{ org_id: string; status: string } | null> {
+    const id = parseId(site_id);
+    if (!id) return null;
+    const row = await getSite(this.env.DB, id);
+    if (!row || (HIDDEN_STATUSES as readonly string[]).includes(row.status)) return null;
+    return { org_id: row.org_id, status: row.status };
+  }
+
+  async applyTransfer(input: Parameters<SitesRpc["applyTransfer"]>[0]): Promise<{ ok: boolean }> {
+    const siteId = parseId(input.site_id);
+    const from = parseId(input.from_org_id);
+    const to = parseId(input.to_org_id);
+    if (!siteId || !from || !to || from === to) return { ok: false };
+    const before = await getSite(this.env.DB, siteId);
+    if (!before || (HIDDEN_STATUSES as readonly string[]).includes(before.status)) return { ok: false };
+    const at = new Date().toISOString();
+    let ok: boolean;
+    if (input.mode === "transfer") {
+      // Idempotent: a redelivered acceptance finds the site already with the destination.
+      ok =
+        before.org_id === to ||
+        (await transferSite(this.env.DB, { site_id: siteId, from_org_id: from, to_org_id: to }, at));
+    } else {
+      ok = await shareSite(
+        this.env.DB,
+        { site_id: siteId, from_org_id: from, to_org_id: to, role: input.share_role ?? "site_editor" },
+        at,
+      );
+    }
+    if (!ok) return { ok: false };
+    const after = await getSite(this.env.DB, siteId);
+    if (after) {
+      await invalidateHosts(this.env.CACHE, hostsOf(after, this.env.PLATFORM_DOMAIN));
+      await pushSiteToContent(this.env, after);
+    }
+    return { ok: true };
   }
 }

@@ -135,7 +135,7 @@ describe("platform journey", () => {
     const db = (env as unknown as { TEST_CONTENT_DB: D1Database }).TEST_CONTENT_DB;
     const tables = await db
       .prepare(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%fts%'",
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE '%fts%'",
       )
       .all<{ name: string }>();
     expect(tables.results.length).toBeGreaterThan(0);

@@ -1,0 +1,82 @@
+/** The content service's HTTP app: routes grouped as the spec's sections, probes, docs. */
+import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/app";
+import type { AppEnv } from "./bindings";
+import { observeRequest } from "./metrics";
+import { registerApiKeyRoutes } from "./routes/api-keys";
+import { registerMediaPublicRoute } from "./routes/media-public";
+import { registerPostRoutes } from "./routes/posts";
+import { registerPostListRoute } from "./routes/posts-list";
+import { registerProbeRoutes } from "./routes/probes";
+import { registerSiteRoutes } from "./routes/site";
+
+export const API_INFO = {
+  title: "Content Publishing API",
+  version: "1.0.0",
+  description: "Posts, media, site settings and SEO of one site, by API key (ck_ secret keys, pk_ public read keys).",
+};
+
+export const app = createServiceApp<AppEnv>();
+registerProblemSchema(app);
+app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
+  type: "http",
+  scheme: "bearer",
+  description: "Secret key: `Authorization: Bearer ck_…`. The security requirement lists the scopes needed.",
+});
+app.openAPIRegistry.registerComponent("securitySchemes", "publicReadKey", {
+  type: "http",
+  scheme: "bearer",
+  description:
+    "Public read key: `Authorization: Bearer pk_…` or `?key=pk_…`, accepted only from the key's allowlisted origins.",
+});
+
+app.use("*", async (c, next) => {
+  const started = performance.now();
+  await next();
+  const extra = c.get("responseHeaders");
+  if (extra) {
+    for (const [name, value] of Object.entries(extra)) {
+      if (name === "vary") {
+        const current = c.res.headers.get("vary");
+        c.res.headers.set("vary", current ? `${current}, ${value}` : value);
+      } else if (!c.res.headers.has(name)) {
+        c.res.headers.set(name, value);
+      }
+    }
+  }
+  observeRequest(c.req.routePath, c.req.method, c.res.status, (performance.now() - started) / 1000);
+});
+
+// CORS preflight for browser callers with pk_ keys; the actual request enforces the key's allowlist.
+app.options("/v1/*", (c) => {
+  const origin = c.req.header("origin");
+  if (!origin) return c.body(null, 204);
+  return c.body(null, 204, {
+    "access-control-allow-origin": origin,
+    "access-control-allow-methods": "GET, HEAD",
+    "access-control-allow-headers": "Authorization, If-None-Match",
+    "access-control-max-age": "600",
+    vary: "Origin",
+  });
+});
+
+registerProbeRoutes(app, () => openApiLoaded());
+registerApiKeyRoutes(app);
+registerSiteRoutes(app);
+registerPostListRoute(app);
+registerPostRoutes(app);
+registerMediaPublicRoute(app);
+serveApiDocs(app, API_INFO);
+
+let openApiDocument: boolean | null = null;
+/** The OpenAPI document is generated once per isolate; /ready reports whether that succeeded. */
+function openApiLoaded(): boolean {
+  if (openApiDocument === null) {
+    try {
+      app.getOpenAPI31Document({ openapi: "3.1.0", info: API_INFO });
+      openApiDocument = true;
+    } catch {
+      openApiDocument = false;
+    }
+  }
+  return openApiDocument;
+}

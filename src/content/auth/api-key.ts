@@ -1,0 +1,142 @@
+/**
+ * Authentication of `/v1` requests by API key: `Authorization: Bearer ck_…|pk_…` (or `?key=pk_…` for
+ * browsers), the pk_ origin allowlist, scopes, and the per-key quotas of the ApiKeyGate.
+ */
+import type { Context } from "hono";
+import { ApiError } from "../../lib/problem";
+import type { BucketSpec, BucketState } from "../api-key-gate";
+import type { AppEnv } from "../bindings";
+import { findActiveKeyByHash } from "../store/api-keys";
+import { INACTIVE_SITE_STATUSES } from "../store/sites";
+import { hashApiKey, type KeyKind } from "./key-hash";
+import type { Scope } from "./scopes";
+
+export interface KeyContext {
+  keyId: string;
+  siteId: string;
+  kind: KeyKind;
+  scopes: ReadonlySet<Scope>;
+  /** The staff user who created the key (authorship context); null on legacy keys. */
+  createdBy: string | null;
+}
+
+export interface KeyRequirement {
+  /** "secret" refuses pk_ keys with 403 (operations whose security is only `apiKey`). */
+  kinds: "secret" | "any";
+  /** Every listed scope is required. */
+  scopes: Scope[];
+  quota: "read" | "write";
+}
+
+/** Quotas (token buckets, per minute), from the spec's Limits table. */
+export const QUOTAS = {
+  write: { name: "write", policy: "writes", capacity: 60, windowSeconds: 60 },
+  read: { name: "read", policy: "reads", capacity: 600, windowSeconds: 60 },
+  publicReadPerIp: { policy: "public-reads-per-ip", capacity: 60, windowSeconds: 60 },
+  leads: { name: "leads", policy: "leads", capacity: 10, windowSeconds: 60 },
+} as const;
+
+function unauthenticated(detail: string): ApiError {
+  return new ApiError(401, "UNAUTHENTICATED", {
+    detail,
+    headers: { "www-authenticate": 'Bearer realm="content"' },
+  });
+}
+
+/** The presented key: the Authorization header wins; `?key=` is only for pk_ keys. */
+function presentedKey(c: Context<AppEnv>): string {
+  const header = c.req.header("authorization");
+  if (header !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw unauthenticated("Authorization must be 'Bearer <key>'.");
+    return match[1]!;
+  }
+  const query = c.req.query("key");
+  if (query === undefined || query === "") throw unauthenticated("An API key is required.");
+  // A secret key in a URL leaks into logs, histories and Referer headers: refuse it outright.
+  if (query.startsWith("ck_")) {
+    throw new ApiError(400, "SECRET_KEY_IN_QUERY", {
+      detail: "Only a public (pk_) key may be sent in the key query parameter; send ck_ keys in Authorization.",
+    });
+  }
+  return query;
+}
+
+export function clientIp(c: Context<AppEnv>): string {
+  return c.req.header("cf-connecting-ip") ?? "unknown";
+}
+
+/** Appends headers to the final response of this request (also to error responses). */
+export function addResponseHeaders(c: Context<AppEnv>, headers: Record<string, string>) {
+  const current = c.get("responseHeaders") ?? {};
+  c.set("responseHeaders", { ...current, ...headers });
+}
+
+export function rateLimitHeaders(buckets: BucketState[]): Record<string, string> {
+  return {
+    "ratelimit-policy": buckets.map((b) => `"${b.policy}";q=${b.capacity};w=${b.windowSeconds}`).join(", "),
+    ratelimit: buckets.map((b) => `"${b.policy}";r=${b.remaining};t=${b.resetSeconds}`).join(", "),
+  };
+}
+
+export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequirement): Promise<KeyContext> {
+  const token = presentedKey(c);
+  const kind: KeyKind | null = token.startsWith("ck_") ? "secret" : token.startsWith("pk_") ? "public" : null;
+  if (!kind || token.length > 200) throw unauthenticated("The API key is invalid.");
+  // Looked up on every request (no cache), so a revocation takes effect at once.
+  const row = await findActiveKeyByHash(c.env.DB, await hashApiKey(c.env.API_KEY_PEPPER, token));
+  if (!row || row.kind !== kind || INACTIVE_SITE_STATUSES.has(row.site_status)) {
+    throw unauthenticated("The API key is invalid or revoked.");
+  }
+
+  if (kind === "public") {
+    const origin = c.req.header("origin");
+    const allowed = JSON.parse(row.allowed_origins_json) as string[];
+    // The key is valid; the place of use is not. A missing Origin is refused too (fail closed).
+    if (origin === undefined || !allowed.includes(origin)) {
+      throw new ApiError(403, "ORIGIN_NOT_ALLOWED", { detail: "This public key may not be used from this origin." });
+    }
+    addResponseHeaders(c, {
+      "access-control-allow-origin": origin,
+      "access-control-expose-headers": "ETag, RateLimit, RateLimit-Policy, Retry-After",
+      vary: "Origin",
+    });
+    if (requirement.kinds === "secret") {
+      throw new ApiError(403, "SECRET_KEY_REQUIRED", { detail: "This operation requires a secret (ck_) key." });
+    }
+  }
+
+  const scopes = new Set(JSON.parse(row.scopes_json) as Scope[]);
+  const missing = requirement.scopes.filter((s) => !scopes.has(s));
+  if (missing.length > 0) {
+    throw new ApiError(403, "INSUFFICIENT_SCOPE", {
+      detail: `This operation requires the scope(s): ${requirement.scopes.join(", ")}.`,
+      details: { required_scopes: requirement.scopes, missing_scopes: missing },
+    });
+  }
+
+  const buckets: BucketSpec[] = [requirement.quota === "write" ? QUOTAS.write : QUOTAS.read];
+  if (kind === "public" && requirement.quota === "read") {
+    buckets.push({ ...QUOTAS.publicReadPerIp, name: `ip:${clientIp(c)}` });
+  }
+  if (requirement.scopes.includes("leads:read")) buckets.push(QUOTAS.leads);
+  const gate = c.env.KEY_GATE.get(c.env.KEY_GATE.idFromName(row.id));
+  const result = await gate.take(buckets);
+  addResponseHeaders(c, rateLimitHeaders(result.buckets));
+  if (!result.allowed) {
+    throw new ApiError(429, "RATE_LIMITED", {
+      detail: "Quota exceeded for this key.",
+      headers: { "retry-after": String(result.retryAfterSeconds) },
+    });
+  }
+
+  const context: KeyContext = {
+    keyId: row.id,
+    siteId: row.site_id,
+    kind,
+    scopes,
+    createdBy: row.created_by,
+  };
+  c.set("auth", context);
+  return context;
+}

@@ -1,0 +1,30 @@
+/** The 14 opt-in scopes of content API keys and which of them a public (pk_) key may carry. */
+export const SCOPES = [
+  "posts:write",
+  "posts:read",
+  "post_types:read",
+  "sites:read",
+  "media:read",
+  "media:write",
+  "site:read",
+  "site:write",
+  "seo:read",
+  "seo:write",
+  "analytics:read",
+  "leads:read",
+  "export",
+  "import",
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+/**
+ * Read scopes a `pk_` key may carry. A public key is embedded in browser pages, so it never carries a
+ * write scope, nor `site:read` (editable settings, ck_ only per spec), `analytics:read` (site-private
+ * numbers), `leads:read` (personal data) or `export`.
+ */
+export const PUBLIC_KEY_SCOPES: readonly Scope[] = ["posts:read", "post_types:read", "sites:read", "media:read", "seo:read"];
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}

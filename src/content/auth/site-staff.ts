@@ -1,0 +1,37 @@
+/**
+ * Who may administer a site's API keys: site staff as the edge describes them (headers set by the
+ * gateway from the verified session). Anyone else, and a missing or deleted site, gets the same
+ * opaque 404, so the key-admin routes cannot be used to probe which site ids exist.
+ */
+import { type EdgeIdentity, readEdgeIdentity } from "../../lib/edge";
+import { ApiError } from "../../lib/problem";
+import { getSite, type SiteRow } from "../store/sites";
+
+const ORG_ADMIN_ROLES = new Set(["org_owner", "org_admin", "owner", "admin"]);
+
+export function siteNotFound(): ApiError {
+  return new ApiError(404, "NOT_FOUND", { detail: "No such site." });
+}
+
+export function canAdministerKeys(identity: EdgeIdentity, site: SiteRow): boolean {
+  const orgAdmin = (identity.orgMemberships ?? []).some(
+    (m) => m.org_id === site.org_id && (ORG_ADMIN_ROLES.has(m.role) || m.permissions.includes("members:manage")),
+  );
+  const siteOwner = (identity.siteMemberships ?? []).some((m) => m.site_id === site.id && m.role === "site_owner");
+  return orgAdmin || siteOwner;
+}
+
+/** The caller's user id and the site, or 401 (no session) / 404 (no site, deleted, or not allowed). */
+export async function authorizeKeyAdmin(
+  headers: Headers,
+  db: D1Database,
+  siteId: string,
+): Promise<{ userId: string; site: SiteRow }> {
+  const identity = readEdgeIdentity(headers);
+  if (!identity.userId) {
+    throw new ApiError(401, "UNAUTHENTICATED", { detail: "A signed-in staff session is required." });
+  }
+  const site = await getSite(db, siteId);
+  if (!site || site.status === "deleted" || !canAdministerKeys(identity, site)) throw siteNotFound();
+  return { userId: identity.userId, site };
+}

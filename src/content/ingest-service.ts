@@ -1,0 +1,36 @@
+/** `ingestImage` RPC: fetch an external image safely, keep it in R2 under the site, record a media row. */
+import { newId } from "../lib/ids";
+import type { ImageIngestResult } from "../lib/rpc";
+import type { Env } from "./bindings";
+import { dohResolver, fetchImageSafely } from "./ingest";
+import { getSite } from "./store/sites";
+
+type IngestEnv = Env & { IMAGE_INGEST_TIMEOUT_MS?: string };
+
+export async function ingestImage(
+  env: IngestEnv,
+  input: { site_id: string; url: string; purpose: string },
+): Promise<ImageIngestResult> {
+  const site = await getSite(env.DB, input.site_id);
+  if (!site || site.status === "deleted") {
+    return { status: "rejected", definitive: true, reason: "unknown_site" };
+  }
+  const timeout = Number(env.IMAGE_INGEST_TIMEOUT_MS);
+  const outcome = await fetchImageSafely(input.url, {
+    resolver: dohResolver(env.DOH_URL),
+    maxBytes: Number(env.INGEST_MAX_BYTES),
+    ...(Number.isFinite(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}),
+  });
+  if (outcome.kind === "transient") return { status: "pending", reason: outcome.reason };
+  if (outcome.kind === "rejected") return { status: "rejected", definitive: true, reason: outcome.reason };
+  const id = newId();
+  const key = `sites/${site.id}/${id}.${outcome.ext}`;
+  await env.MEDIA.put(key, outcome.bytes, { httpMetadata: { contentType: outcome.contentType } });
+  await env.DB.prepare(
+    `INSERT INTO media (id, site_id, r2_key, content_type, size_bytes, status, source_url, purpose, created_at)
+     VALUES (?, ?, ?, ?, ?, 'ready', ?, ?, ?)`,
+  )
+    .bind(id, site.id, key, outcome.contentType, outcome.bytes.byteLength, input.url, input.purpose, new Date().toISOString())
+    .run();
+  return { status: "ready", url: `${env.MEDIA_PUBLIC_BASE}/${key}`, media_id: id };
+}

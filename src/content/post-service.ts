@@ -1,0 +1,254 @@
+/** The post operations behind the routes: create, update, unpublish. Rules in plain functions, one D1 batch each. */
+import { newId } from "../lib/ids";
+import { ApiError } from "../lib/problem";
+import type { KeyContext } from "./auth/api-key";
+import { cachePurger, postUrl, searchNotifier } from "./effects/outbound";
+import type { Env } from "./bindings";
+import { postSummary } from "./routes/post-shapes";
+import {
+  blocksText,
+  type CreatePostInput,
+  checkAuthorSlug,
+  checkLanguage,
+  checkMediaId,
+  checkPostType,
+  checkPublishedAt,
+  checkSlug,
+  mergeTaxonomy,
+  settleStatus,
+  type UpdatePostInput,
+} from "./rules/post-input";
+import { resolveEditablePost } from "./rules/resolve";
+import { slugCandidates, slugify } from "./rules/slug";
+import type { StoredResponse } from "./store/idempotency";
+import {
+  effectiveStatus,
+  insertPostStatement,
+  mediaExists,
+  type PostRow,
+  takenSlugs,
+  updatePostStatement,
+} from "./store/posts";
+import { getPostType, getSite, type SiteRow } from "./store/sites";
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Error && /UNIQUE constraint failed/i.test(error.message);
+}
+
+function slugTaken(): ApiError {
+  return new ApiError(409, "SLUG_TAKEN", {
+    detail: "A post with this slug already exists in this language on the site.",
+  });
+}
+
+async function requireSite(env: Env, siteId: string): Promise<SiteRow> {
+  const site = await getSite(env.DB, siteId);
+  if (!site) throw new ApiError(401, "UNAUTHENTICATED", { detail: "The API key is invalid or revoked." });
+  return site;
+}
+
+async function checkPostTypeExists(env: Env, siteId: string, slug: string): Promise<string> {
+  checkPostType(slug);
+  if (!(await getPostType(env.DB, siteId, slug))) {
+    throw new ApiError(422, "UNKNOWN_POST_TYPE", { detail: `The site has no post type '${slug}'.` });
+  }
+  return slug;
+}
+
+async function checkFeaturedImage(env: Env, siteId: string, value: string): Promise<string> {
+  const id = checkMediaId(value);
+  // Another site's media id answers exactly like a missing one.
+  if (!(await mediaExists(env.DB, siteId, id))) {
+    throw new ApiError(422, "UNKNOWN_MEDIA", { detail: "featured_image_id is not a media asset of this site." });
+  }
+  return id;
+}
+
+export async function createPost(
+  env: Env,
+  key: KeyContext,
+  input: CreatePostInput,
+  record?: (response: StoredResponse) => D1PreparedStatement,
+): Promise<StoredResponse> {
+  const now = new Date().toISOString();
+  const site = await requireSite(env, key.siteId);
+  const language = input.language !== undefined ? checkLanguage(input.language) : site.default_language;
+  const postType = await checkPostTypeExists(env, site.id, input.post_type ?? "post");
+  const featured =
+    input.featured_image_id != null ? await checkFeaturedImage(env, site.id, input.featured_image_id) : null;
+  const settled = settleStatus(input.status ?? "draft", checkPublishedAt(input.published_at ?? null), now);
+  const row: PostRow = {
+    id: newId(),
+    site_id: site.id,
+    slug: "",
+    language,
+    post_type: postType,
+    title: input.title,
+    summary: input.summary ?? null,
+    blocks_json: blocksText(input.blocks_json),
+    status: settled.status,
+    access: input.access ?? "public",
+    published_at: settled.published_at,
+    author_slug: checkAuthorSlug(input.author_slug ?? null),
+    author_user_id: key.createdBy,
+    featured_image_id: featured,
+    seo_json: mergeTaxonomy("{}", input.category_slugs ?? [], input.tag_slugs ?? []),
+    created_by_key_id: key.keyId,
+    created_at: now,
+    updated_at: now,
+  };
+
+  const insert = async (slug: string) => {
+    const candidate = { ...row, slug };
+    const response: StoredResponse = {
+      status: 201,
+      body: JSON.stringify(postSummary(candidate, now)),
+      location: `/v1/posts/${candidate.id}`,
+    };
+    const statements = [insertPostStatement(env.DB, candidate)];
+    if (record) statements.push(record(response));
+    await env.DB.batch(statements);
+    return response;
+  };
+
+  if (input.slug !== undefined) {
+    try {
+      return await insert(checkSlug(input.slug));
+    } catch (error) {
+      if (isUniqueViolation(error)) throw slugTaken();
+      throw error;
+    }
+  }
+  // Derived slug: first free of base, base-2, base-3, … (a concurrent insert may win a candidate: retry).
+  const base = slugify(input.title);
+  for (let round = 0; round < 5; round++) {
+    const candidates = slugCandidates(base, 20, 1 + round * 20);
+    const taken = await takenSlugs(env.DB, site.id, language, candidates);
+    for (const slug of candidates.filter((s) => !taken.has(s)).slice(0, 3)) {
+      try {
+        return await insert(slug);
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+      }
+    }
+  }
+  return insert(`${base}-${row.id.slice(-8).toLowerCase()}`);
+}
+
+function isLive(row: PostRow, now: string): boolean {
+  return effectiveStatus(row, now) === "published" && row.access === "public";
+}
+
+const EDITABLE_FIELDS = [
+  "title",
+  "slug",
+  "summary",
+  "blocks_json",
+  "status",
+  "published_at",
+  "language",
+  "post_type",
+  "author_slug",
+  "featured_image_id",
+  "category_slugs",
+  "tag_slugs",
+  "access",
+] as const;
+
+export async function updatePost(
+  env: Env,
+  key: KeyContext,
+  reference: string,
+  language: string | null,
+  input: UpdatePostInput,
+): Promise<PostRow> {
+  const now = new Date().toISOString();
+  if (!EDITABLE_FIELDS.some((f) => input[f] !== undefined)) {
+    throw new ApiError(400, "NOTHING_EDITABLE", { detail: "The body contains no editable field." });
+  }
+  const existing = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
+  const next: PostRow = { ...existing, updated_at: now };
+  if (input.title !== undefined) next.title = input.title;
+  if (input.summary !== undefined) next.summary = input.summary;
+  if (input.blocks_json !== undefined) next.blocks_json = blocksText(input.blocks_json);
+  if (input.slug !== undefined) next.slug = checkSlug(input.slug);
+  if (input.language !== undefined) next.language = checkLanguage(input.language);
+  if (input.post_type !== undefined) next.post_type = await checkPostTypeExists(env, key.siteId, input.post_type);
+  if (input.author_slug !== undefined) next.author_slug = checkAuthorSlug(input.author_slug);
+  if (input.access !== undefined) next.access = input.access;
+  // featured_image_id: a value sets the cover, null clears it, omitted leaves it.
+  if (input.featured_image_id !== undefined) {
+    next.featured_image_id =
+      input.featured_image_id === null ? null : await checkFeaturedImage(env, key.siteId, input.featured_image_id);
+  }
+  if (input.category_slugs !== undefined || input.tag_slugs !== undefined) {
+    next.seo_json = mergeTaxonomy(existing.seo_json, input.category_slugs, input.tag_slugs);
+  }
+  if (input.status !== undefined || input.published_at !== undefined) {
+    const current = effectiveStatus(existing, now);
+    const status = input.status ?? (current === "deleted" ? "draft" : current);
+    const publishedAt =
+      input.published_at !== undefined ? checkPublishedAt(input.published_at) : existing.published_at;
+    Object.assign(next, settleStatus(status, publishedAt, now));
+  }
+  try {
+    await env.DB.batch([updatePostStatement(env.DB, next)]);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw slugTaken();
+    throw error;
+  }
+  // Moving the date of a live post changes what search engines show: tell them (IndexNow).
+  if (input.published_at !== undefined && isLive(existing, now) && next.published_at !== existing.published_at) {
+    const site = await requireSite(env, key.siteId);
+    const url = postUrl(site, next);
+    if (url) await searchNotifier(env).notify(site.id, next.id, [url]);
+  }
+  return next;
+}
+
+export interface UnpublishedEvent {
+  type: "post.unpublished";
+  site_id: string;
+  post_id: string;
+  slug: string;
+  language: string;
+  url: string | null;
+  occurred_at: string;
+}
+
+export async function unpublishPost(
+  env: Env,
+  key: KeyContext,
+  reference: string,
+  language: string | null,
+): Promise<PostRow> {
+  const now = new Date().toISOString();
+  const existing = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
+  const notPublished = () =>
+    new ApiError(409, "POST_NOT_PUBLISHED", {
+      detail: `Only a published post can be unpublished (this one is ${effectiveStatus(existing, now)}).`,
+    });
+  if (effectiveStatus(existing, now) !== "published") throw notPublished();
+  // Conditional update: of two concurrent unpublishes exactly one wins, the other is a 409.
+  const result = await env.DB.prepare(
+    `UPDATE posts SET status = 'archived', updated_at = ?
+     WHERE id = ? AND site_id = ? AND status IN ('published', 'scheduled') AND published_at <= ?`,
+  )
+    .bind(now, existing.id, key.siteId, now)
+    .run();
+  if (result.meta.changes === 0) throw notPublished();
+  const site = await requireSite(env, key.siteId);
+  const url = postUrl(site, existing);
+  const event: UnpublishedEvent = {
+    type: "post.unpublished",
+    site_id: site.id,
+    post_id: existing.id,
+    slug: existing.slug,
+    language: existing.language,
+    url,
+    occurred_at: now,
+  };
+  await env.CONTENT_EVENTS.send(event);
+  await cachePurger(env).purge(site.id, existing.id, url ? [url] : []);
+  return { ...existing, status: "archived", updated_at: now };
+}

@@ -1,0 +1,88 @@
+/** `/health`, `/ready` (cache store, JWKS and the OpenAPI document loaded) and `/metrics`. */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv, Env } from "../bindings";
+import { renderMetrics } from "../metrics";
+
+let jwks: { keys: unknown[]; loadedAt: number } | null = null;
+const JWKS_MAX_AGE_MS = 10 * 60 * 1000;
+
+async function loadJwks(env: Env): Promise<boolean> {
+  if (jwks && Date.now() - jwks.loadedAt < JWKS_MAX_AGE_MS) return true;
+  try {
+    const res = await env.IDENTITY.fetch("https://identity.internal/.well-known/jwks.json");
+    if (!res.ok) return jwks !== null;
+    const body = (await res.json()) as { keys?: unknown };
+    if (!Array.isArray(body.keys) || body.keys.length === 0) return jwks !== null;
+    jwks = { keys: body.keys, loadedAt: Date.now() };
+    return true;
+  } catch {
+    return jwks !== null;
+  }
+}
+
+async function cacheStoreReady(env: Env): Promise<boolean> {
+  try {
+    await env.CACHE.get("ready:probe");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const ReadySchema = z
+  .object({
+    status: z.enum(["ready", "not_ready"]),
+    checks: z.object({ cache_store: z.boolean(), jwks: z.boolean(), openapi: z.boolean() }),
+  })
+  .openapi("Readiness");
+
+export function registerProbeRoutes(app: OpenAPIHono<AppEnv>, openApiLoaded: () => boolean) {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/health",
+      tags: ["Probes"],
+      summary: "Liveness probe",
+      responses: {
+        200: { description: "Alive", content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } } },
+      },
+    }),
+    (c) => c.json({ status: "ok" as const }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/ready",
+      tags: ["Probes"],
+      summary: "Readiness probe",
+      responses: {
+        200: { description: "Ready", content: { "application/json": { schema: ReadySchema } } },
+        503: { description: "Not ready", content: { "application/json": { schema: ReadySchema } } },
+      },
+    }),
+    async (c) => {
+      const checks = {
+        cache_store: await cacheStoreReady(c.env),
+        jwks: await loadJwks(c.env),
+        openapi: openApiLoaded(),
+      };
+      const ready = checks.cache_store && checks.jwks && checks.openapi;
+      c.header("cache-control", "no-store");
+      return ready
+        ? c.json({ status: "ready" as const, checks }, 200)
+        : c.json({ status: "not_ready" as const, checks }, 503);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/metrics",
+      tags: ["Probes"],
+      summary: "Metrics (Prometheus text exposition)",
+      responses: { 200: { description: "Metrics", content: { "text/plain": { schema: z.string() } } } },
+    }),
+    (c) => c.text(renderMetrics(), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }),
+  );
+}

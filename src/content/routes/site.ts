@@ -1,0 +1,74 @@
+/** `GET /v1/site` (the key's site) and `GET /v1/post-types`. */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { problemResponses } from "../../lib/app";
+import { ApiError } from "../../lib/problem";
+import { requireKey, security } from "../auth/middleware";
+import type { AppEnv } from "../bindings";
+import { getSite, listPostTypes } from "../store/sites";
+
+const SiteSchema = z
+  .object({
+    id: z.string(),
+    org_id: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    default_language: z.string(),
+    status: z.string(),
+    primary_domain: z.string().nullable(),
+    updated_at: z.string(),
+  })
+  .openapi("Site");
+
+const PostTypeSchema = z.object({ slug: z.string(), name: z.string(), public: z.boolean() }).openapi("PostType");
+
+export function registerSiteRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/site",
+      tags: ["Site"],
+      summary: "Get data of the key's site",
+      description: "Any valid key (ck_ or pk_, no scope required: the spec lists no 403).",
+      security: security("any", []),
+      middleware: [requireKey({ kinds: "any", scopes: [], quota: "read" })],
+      request: { query: z.object({ key: z.string().optional() }) },
+      responses: {
+        200: { description: "The site", content: { "application/json": { schema: SiteSchema } } },
+        ...problemResponses({ 401: "Key missing or invalid", 403: "pk_ origin not allowed", 429: "Quota" }),
+      },
+    }),
+    async (c) => {
+      const site = await getSite(c.env.DB, c.get("auth").siteId);
+      if (!site) throw new ApiError(401, "UNAUTHENTICATED", { detail: "The API key is invalid or revoked." });
+      return c.json(site, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/post-types",
+      tags: ["Site"],
+      summary: "List post types of the site",
+      description: "Scope post_types:read. A pk_ key sees public types only.",
+      security: security("any", ["post_types:read"]),
+      middleware: [requireKey({ kinds: "any", scopes: ["post_types:read"], quota: "read" })],
+      request: { query: z.object({ key: z.string().optional() }) },
+      responses: {
+        200: {
+          description: "Post types",
+          content: { "application/json": { schema: z.object({ items: z.array(PostTypeSchema) }) } },
+        },
+        ...problemResponses({ 401: "Key missing or invalid", 403: "Scope or origin", 429: "Quota" }),
+      },
+    }),
+    async (c) => {
+      const auth = c.get("auth");
+      const types = await listPostTypes(c.env.DB, auth.siteId);
+      const items = types
+        .filter((t) => auth.kind === "secret" || t.is_public === 1)
+        .map((t) => ({ slug: t.slug, name: t.name, public: t.is_public === 1 }));
+      return c.json({ items }, 200);
+    },
+  );
+}

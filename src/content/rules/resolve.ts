@@ -1,0 +1,83 @@
+/**
+ * `{reference}` resolution: a ULID or UUID is an id, anything else a slug. Every miss, including another
+ * site's post and a non-public one on public reads, is the same 404 so existence never leaks.
+ */
+import { parseId } from "../../lib/ids";
+import { ApiError } from "../../lib/problem";
+import { effectiveStatus, getPost, isPublic, type PostRow, postsBySlug, publicTypeSlugs } from "../store/posts";
+import { canonicalLanguage } from "./language";
+
+export function postNotFound(): ApiError {
+  return new ApiError(404, "NOT_FOUND", { detail: "No such post." });
+}
+
+function ambiguous(languages: string[]): ApiError {
+  return new ApiError(400, "AMBIGUOUS_SLUG", {
+    detail: "This slug exists in several languages; send ?language= to choose one.",
+    details: { languages },
+  });
+}
+
+/** The `language` query parameter (only used to disambiguate slugs). */
+export function languageParam(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const tag = canonicalLanguage(value);
+  if (!tag) throw new ApiError(400, "BAD_REQUEST", { detail: "language must be a BCP-47 tag." });
+  return tag;
+}
+
+/** As `GET /v1/posts/{reference}` sees it: public posts only. */
+export async function resolvePublicPost(
+  db: D1Database,
+  site: { id: string; default_language: string },
+  reference: string,
+  language: string | null,
+  now: string,
+): Promise<PostRow> {
+  const publicTypes = await publicTypeSlugs(db, site.id);
+  const id = parseId(reference);
+  if (id) {
+    const row = await getPost(db, site.id, id);
+    if (!row || !isPublic(row, now, publicTypes)) throw postNotFound();
+    return row;
+  }
+  const rows = (await postsBySlug(db, site.id, reference, language)).filter((r) => isPublic(r, now, publicTypes));
+  if (rows.length === 0) throw postNotFound();
+  if (rows.length === 1) return rows[0]!;
+  // Several languages and no ?language=: the site's default language is the canonical public page.
+  const preferred = rows.find((r) => r.language === site.default_language);
+  if (preferred) return preferred;
+  throw ambiguous(rows.map((r) => r.language));
+}
+
+/**
+ * As PATCH sees it: by id any non-deleted post of the site (archived included); by slug published posts
+ * first, then every draft and scheduled post (no window, no cap); archived posts by id only. A slug in
+ * several languages without `?language=` is a 400, never a silent pick.
+ */
+export async function resolveEditablePost(
+  db: D1Database,
+  siteId: string,
+  reference: string,
+  language: string | null,
+  now: string,
+): Promise<PostRow> {
+  const id = parseId(reference);
+  if (id) {
+    const row = await getPost(db, siteId, id);
+    if (!row || row.status === "deleted") throw postNotFound();
+    return row;
+  }
+  const rows = await postsBySlug(db, siteId, reference, language);
+  const published = rows.filter((r) => effectiveStatus(r, now) === "published");
+  const pool =
+    published.length > 0
+      ? published
+      : rows.filter((r) => {
+          const s = effectiveStatus(r, now);
+          return s === "draft" || s === "scheduled";
+        });
+  if (pool.length === 0) throw postNotFound();
+  if (pool.length > 1) throw ambiguous(pool.map((r) => r.language));
+  return pool[0]!;
+}

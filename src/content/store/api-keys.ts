@@ -1,0 +1,108 @@
+/** API key rows. Only the keyed hash of a key is stored; lookups are by that hash. */
+import type { KeyKind } from "../auth/key-hash";
+import type { Scope } from "../auth/scopes";
+
+export interface ApiKeyRow {
+  id: string;
+  site_id: string;
+  name: string;
+  kind: KeyKind;
+  key_prefix: string;
+  scopes_json: string;
+  allowed_origins_json: string;
+  created_by: string | null;
+  created_at: string;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  site_id: string;
+  name: string;
+  kind: KeyKind;
+  key_prefix: string;
+  scopes: Scope[];
+  allowed_origins: string[];
+  created_by: string | null;
+  created_at: string;
+}
+
+export function toRecord(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    site_id: row.site_id,
+    name: row.name,
+    kind: row.kind,
+    key_prefix: row.key_prefix,
+    scopes: JSON.parse(row.scopes_json) as Scope[],
+    allowed_origins: JSON.parse(row.allowed_origins_json) as string[],
+    created_by: row.created_by,
+    created_at: row.created_at,
+  };
+}
+
+export async function insertApiKey(
+  db: D1Database,
+  key: ApiKeyRecord & { key_hash: string },
+): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO api_keys (id, site_id, name, kind, key_hash, key_prefix, scopes_json, allowed_origins_json, created_by, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(
+      key.id,
+      key.site_id,
+      key.name,
+      key.kind,
+      key.key_hash,
+      key.key_prefix,
+      JSON.stringify(key.scopes),
+      JSON.stringify(key.allowed_origins),
+      key.created_by,
+      key.created_at,
+    )
+    .run();
+}
+
+export async function listActiveApiKeys(db: D1Database, siteId: string): Promise<ApiKeyRecord[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT id, site_id, name, kind, key_prefix, scopes_json, allowed_origins_json, created_by, created_at
+       FROM api_keys WHERE site_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`,
+    )
+    .bind(siteId)
+    .all<ApiKeyRow>();
+  return results.map(toRecord);
+}
+
+/** Revokes an active key of the site; false when there is none (unknown, other site's, or already revoked). */
+export async function revokeApiKey(
+  db: D1Database,
+  siteId: string,
+  keyId: string,
+  by: string,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .prepare("UPDATE api_keys SET revoked_at = ?, revoked_by = ? WHERE id = ? AND site_id = ? AND revoked_at IS NULL")
+    .bind(now, by, keyId, siteId)
+    .run();
+  return result.meta.changes > 0;
+}
+
+export interface KeyLookupRow extends ApiKeyRow {
+  site_status: string;
+}
+
+/** The active key with this hash and its site's status; revoked keys are never returned. */
+export async function findActiveKeyByHash(db: D1Database, keyHash: string): Promise<KeyLookupRow | null> {
+  return db
+    .prepare(
+      `SELECT k.id, k.site_id, k.name, k.kind, k.key_prefix, k.scopes_json, k.allowed_origins_json, k.created_by,
+              k.created_at, s.status AS site_status
+       FROM api_keys k JOIN sites s ON s.id = k.site_id
+       WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
+    )
+    .bind(keyHash)
+    .first<KeyLookupRow>();
+}

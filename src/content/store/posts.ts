@@ -1,0 +1,276 @@
+/** Post storage: rows, the public and authenticated listings (keyset), and lookups by id and slug. */
+
+export type PostStatus = "draft" | "scheduled" | "published" | "archived" | "deleted";
+
+export interface PostRow {
+  id: string;
+  site_id: string;
+  slug: string;
+  language: string;
+  post_type: string;
+  title: string;
+  summary: string | null;
+  blocks_json: string | null;
+  status: PostStatus;
+  access: "public" | "restricted";
+  published_at: string | null;
+  author_slug: string | null;
+  author_user_id: string | null;
+  featured_image_id: string | null;
+  seo_json: string;
+  created_by_key_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const COLUMNS = `id, site_id, slug, language, post_type, title, summary, blocks_json, status, access, published_at,
+  author_slug, author_user_id, featured_image_id, seo_json, created_by_key_id, created_at, updated_at`;
+
+/** Listing columns: everything but the body. */
+const SUMMARY_COLUMNS = `p.id, p.site_id, p.slug, p.language, p.post_type, p.title, p.summary, NULL AS blocks_json,
+  p.status, p.access, p.published_at, p.author_slug, p.author_user_id, p.featured_image_id, p.seo_json,
+  p.created_by_key_id, p.created_at, p.updated_at`;
+
+/**
+ * The status a reader sees: a scheduled post whose time has come is published (no job has to flip it).
+ * Writes store `scheduled` for any published post dated in the future.
+ */
+export function effectiveStatus(row: Pick<PostRow, "status" | "published_at">, now: string): PostStatus {
+  if (row.status === "scheduled" && row.published_at !== null && row.published_at <= now) return "published";
+  return row.status;
+}
+
+/** Public visibility: published (or scheduled and due), not restricted, of a public post type. */
+export function isPublic(row: PostRow, now: string, publicTypes: ReadonlySet<string>): boolean {
+  return effectiveStatus(row, now) === "published" && row.access === "public" && publicTypes.has(row.post_type);
+}
+
+const PUBLIC_WHERE = `p.site_id = ? AND p.status IN ('published', 'scheduled') AND p.access = 'public'
+  AND p.published_at <= ? AND p.post_type IN (SELECT slug FROM post_types WHERE site_id = p.site_id AND is_public = 1)`;
+
+export function insertPostStatement(db: D1Database, row: PostRow): D1PreparedStatement {
+  return db
+    .prepare(`INSERT INTO posts (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    .bind(
+      row.id,
+      row.site_id,
+      row.slug,
+      row.language,
+      row.post_type,
+      row.title,
+      row.summary,
+      row.blocks_json,
+      row.status,
+      row.access,
+      row.published_at,
+      row.author_slug,
+      row.author_user_id,
+      row.featured_image_id,
+      row.seo_json,
+      row.created_by_key_id,
+      row.created_at,
+      row.updated_at,
+    );
+}
+
+export function updatePostStatement(db: D1Database, row: PostRow): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE posts SET slug = ?, language = ?, post_type = ?, title = ?, summary = ?, blocks_json = ?, status = ?,
+         access = ?, published_at = ?, author_slug = ?, featured_image_id = ?, seo_json = ?, updated_at = ?
+       WHERE id = ? AND site_id = ?`,
+    )
+    .bind(
+      row.slug,
+      row.language,
+      row.post_type,
+      row.title,
+      row.summary,
+      row.blocks_json,
+      row.status,
+      row.access,
+      row.published_at,
+      row.author_slug,
+      row.featured_image_id,
+      row.seo_json,
+      row.updated_at,
+      row.id,
+      row.site_id,
+    );
+}
+
+/** Which of the candidate slugs are taken in (site, language). */
+export async function takenSlugs(
+  db: D1Database,
+  siteId: string,
+  language: string,
+  candidates: string[],
+): Promise<Set<string>> {
+  const { results } = await db
+    .prepare(
+      `SELECT slug FROM posts WHERE site_id = ? AND language = ? AND slug IN (${candidates.map(() => "?").join(", ")})`,
+    )
+    .bind(siteId, language, ...candidates)
+    .all<{ slug: string }>();
+  return new Set(results.map((r) => r.slug));
+}
+
+export async function getPost(db: D1Database, siteId: string, id: string): Promise<PostRow | null> {
+  return db.prepare(`SELECT ${COLUMNS} FROM posts WHERE id = ? AND site_id = ?`).bind(id, siteId).first<PostRow>();
+}
+
+/** Non-deleted posts of the site with this slug (one per language at most), optionally in one language. */
+export async function postsBySlug(
+  db: D1Database,
+  siteId: string,
+  slug: string,
+  language: string | null,
+): Promise<PostRow[]> {
+  const sql = `SELECT ${COLUMNS} FROM posts WHERE site_id = ? AND slug = ? AND status != 'deleted'${
+    language ? " AND language = ?" : ""
+  } ORDER BY language`;
+  const stmt = language ? db.prepare(sql).bind(siteId, slug, language) : db.prepare(sql).bind(siteId, slug);
+  const { results } = await stmt.all<PostRow>();
+  return results;
+}
+
+export async function publicTypeSlugs(db: D1Database, siteId: string): Promise<Set<string>> {
+  const { results } = await db
+    .prepare("SELECT slug FROM post_types WHERE site_id = ? AND is_public = 1")
+    .bind(siteId)
+    .all<{ slug: string }>();
+  return new Set(results.map((r) => r.slug));
+}
+
+export interface ListFilters {
+  categories: string[];
+  tags: string[];
+  /** FTS5 MATCH expression (already quoted). */
+  match: string | null;
+  since: string | null;
+  language: string | null;
+  postType: string | null;
+  author: string | null;
+}
+
+function filterSql(filters: ListFilters): { where: string[]; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (filters.postType) {
+    where.push("p.post_type = ?");
+    params.push(filters.postType);
+  }
+  if (filters.language) {
+    where.push("p.language = ?");
+    params.push(filters.language);
+  }
+  if (filters.author) {
+    where.push("p.author_slug = ?");
+    params.push(filters.author);
+  }
+  if (filters.since) {
+    where.push("p.updated_at >= ?");
+    params.push(filters.since);
+  }
+  if (filters.categories.length > 0) {
+    where.push(
+      `EXISTS (SELECT 1 FROM json_each(p.seo_json, '$.category_slugs') WHERE value IN (${filters.categories.map(() => "?").join(", ")}))`,
+    );
+    params.push(...filters.categories);
+  }
+  if (filters.tags.length > 0) {
+    where.push(
+      `EXISTS (SELECT 1 FROM json_each(p.seo_json, '$.tag_slugs') WHERE value IN (${filters.tags.map(() => "?").join(", ")}))`,
+    );
+    params.push(...filters.tags);
+  }
+  if (filters.match) {
+    where.push("p.rowid IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?)");
+    params.push(filters.match);
+  }
+  return { where, params };
+}
+
+/** Public listing, newest first, keyset over (published_at, id); returns up to limit + 1 rows. */
+export async function listPublicPosts(
+  db: D1Database,
+  siteId: string,
+  now: string,
+  filters: ListFilters,
+  after: { publishedAt: string; id: string } | null,
+  limit: number,
+): Promise<PostRow[]> {
+  const { where, params } = filterSql(filters);
+  if (after) {
+    where.push("(p.published_at, p.id) < (?, ?)");
+    params.push(after.publishedAt, after.id);
+  }
+  const sql = `SELECT ${SUMMARY_COLUMNS} FROM posts p WHERE ${PUBLIC_WHERE}${where.map((w) => ` AND ${w}`).join("")}
+    ORDER BY p.published_at DESC, p.id DESC LIMIT ?`;
+  const { results } = await db
+    .prepare(sql)
+    .bind(siteId, now, ...params, limit + 1)
+    .all<PostRow>();
+  return results;
+}
+
+export type ListableStatus = "draft" | "scheduled" | "published" | "archived";
+
+/** Authenticated status listing (deleted never), newest id first; returns up to limit + 1 rows. */
+export async function listPostsByStatus(
+  db: D1Database,
+  siteId: string,
+  now: string,
+  statuses: ListableStatus[],
+  filters: ListFilters,
+  afterId: string | null,
+  limit: number,
+): Promise<PostRow[]> {
+  const { where, params } = filterSql(filters);
+  const statusClauses: string[] = [];
+  const statusParams: unknown[] = [];
+  for (const s of statuses) {
+    if (s === "draft" || s === "archived") {
+      statusClauses.push("p.status = ?");
+      statusParams.push(s);
+    } else if (s === "published") {
+      statusClauses.push("(p.status IN ('published', 'scheduled') AND p.published_at <= ?)");
+      statusParams.push(now);
+    } else {
+      statusClauses.push("(p.status = 'scheduled' AND p.published_at > ?)");
+      statusParams.push(now);
+    }
+  }
+  if (afterId) {
+    where.push("p.id < ?");
+    params.push(afterId);
+  }
+  const sql = `SELECT ${SUMMARY_COLUMNS} FROM posts p WHERE p.site_id = ? AND p.status != 'deleted'
+    AND (${statusClauses.join(" OR ")})${where.map((w) => ` AND ${w}`).join("")} ORDER BY p.id DESC LIMIT ?`;
+  const { results } = await db
+    .prepare(sql)
+    .bind(siteId, ...statusParams, ...params, limit + 1)
+    .all<PostRow>();
+  return results;
+}
+
+/** Public URLs of the site's ready media, for the renderer's `mediaUrl`. */
+export async function mediaKeys(db: D1Database, siteId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const unique = [...new Set(ids)].slice(0, 90);
+  const { results } = await db
+    .prepare(
+      `SELECT id, r2_key FROM media WHERE site_id = ? AND status != 'deleted' AND id IN (${unique.map(() => "?").join(", ")})`,
+    )
+    .bind(siteId, ...unique)
+    .all<{ id: string; r2_key: string }>();
+  return new Map(results.map((r) => [r.id, r.r2_key]));
+}
+
+export async function mediaExists(db: D1Database, siteId: string, id: string): Promise<boolean> {
+  const row = await db
+    .prepare("SELECT 1 AS ok FROM media WHERE id = ? AND site_id = ? AND status != 'deleted'")
+    .bind(id, siteId)
+    .first<{ ok: number }>();
+  return row !== null;
+}

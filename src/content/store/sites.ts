@@ -1,0 +1,98 @@
+/** Content's own projection of sites (pushed by the sites service over RPC) and the site's post types. */
+import type { SiteProjection } from "../../lib/rpc";
+
+export interface SiteRow {
+  id: string;
+  org_id: string;
+  slug: string;
+  name: string;
+  default_language: string;
+  status: string;
+  primary_domain: string | null;
+  updated_at: string;
+}
+
+/** Site states in which the site's keys stop working and its key administration answers 404. */
+export const INACTIVE_SITE_STATUSES = new Set(["deleted", "archived"]);
+
+/** Built-in post types every site has; sites may add more (public or private) with `definePostType`. */
+export const BUILTIN_POST_TYPES = [
+  { slug: "post", name: "Posts", is_public: 1 },
+  { slug: "page", name: "Pages", is_public: 1 },
+] as const;
+
+export async function upsertSite(db: D1Database, site: SiteProjection, now: string): Promise<void> {
+  const statements = [
+    // An older push never overwrites a newer one (pushes may arrive out of order).
+    db
+      .prepare(
+        `INSERT INTO sites (id, org_id, slug, name, default_language, status, primary_domain, updated_at, synced_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET org_id = excluded.org_id, slug = excluded.slug, name = excluded.name,
+           default_language = excluded.default_language, status = excluded.status,
+           primary_domain = excluded.primary_domain, updated_at = excluded.updated_at, synced_at = excluded.synced_at
+         WHERE excluded.updated_at >= sites.updated_at`,
+      )
+      .bind(
+        site.id,
+        site.org_id,
+        site.slug,
+        site.name,
+        site.default_language,
+        site.status,
+        site.primary_domain,
+        site.updated_at,
+        now,
+      ),
+    ...BUILTIN_POST_TYPES.map((t) =>
+      db
+        .prepare("INSERT OR IGNORE INTO post_types (site_id, slug, name, is_public, created_at) VALUES (?, ?, ?, ?, ?)")
+        .bind(site.id, t.slug, t.name, t.is_public, now),
+    ),
+  ];
+  await db.batch(statements);
+}
+
+export async function getSite(db: D1Database, siteId: string): Promise<SiteRow | null> {
+  return db
+    .prepare(
+      "SELECT id, org_id, slug, name, default_language, status, primary_domain, updated_at FROM sites WHERE id = ?",
+    )
+    .bind(siteId)
+    .first<SiteRow>();
+}
+
+export interface PostTypeRow {
+  slug: string;
+  name: string;
+  is_public: number;
+}
+
+export async function listPostTypes(db: D1Database, siteId: string): Promise<PostTypeRow[]> {
+  const { results } = await db
+    .prepare("SELECT slug, name, is_public FROM post_types WHERE site_id = ? ORDER BY slug")
+    .bind(siteId)
+    .all<PostTypeRow>();
+  return results;
+}
+
+export async function getPostType(db: D1Database, siteId: string, slug: string): Promise<PostTypeRow | null> {
+  return db
+    .prepare("SELECT slug, name, is_public FROM post_types WHERE site_id = ? AND slug = ?")
+    .bind(siteId, slug)
+    .first<PostTypeRow>();
+}
+
+export async function upsertPostType(
+  db: D1Database,
+  input: { site_id: string; slug: string; name: string; public: boolean },
+  now: string,
+): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO post_types (site_id, slug, name, is_public, created_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (site_id, slug) DO UPDATE SET name = excluded.name, is_public = excluded.is_public`,
+    )
+    .bind(input.site_id, input.slug, input.name, input.public ? 1 : 0, now)
+    .run();
+}

@@ -1,0 +1,41 @@
+import { createLocalJWKSet, jwtVerify } from "jose";
+import { createMiddleware } from "hono/factory";
+import { ApiError } from "../lib/problem";
+import { AUDIENCE } from "./config";
+import type { AppEnv } from "./context";
+import { sessionIsLive } from "./store";
+import { jwks } from "./tokens";
+
+function unauthorized(): ApiError {
+  return new ApiError(401, "UNAUTHORIZED", {
+    detail: "A valid Bearer access token is required.",
+    headers: { "WWW-Authenticate": 'Bearer realm="site-platform"' },
+  });
+}
+
+/**
+ * Bearer authentication: the caller's identity comes only from a verified access token whose session
+ * is still live in D1, so a revoked session stops working on identity at once.
+ */
+export const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
+  const header = c.req.header("authorization") ?? "";
+  const m = /^Bearer ([A-Za-z0-9_.-]+)$/.exec(header);
+  if (!m) throw unauthorized();
+  let sub: string;
+  let sid: string;
+  try {
+    const { payload } = await jwtVerify(m[1]!, createLocalJWKSet(await jwks(c.env)), {
+      issuer: c.env.ISSUER,
+      audience: AUDIENCE,
+      algorithms: ["EdDSA"],
+    });
+    if (typeof payload.sub !== "string" || typeof payload.sid !== "string") throw unauthorized();
+    sub = payload.sub;
+    sid = payload.sid;
+  } catch {
+    throw unauthorized();
+  }
+  if (!(await sessionIsLive(c.env.DB, sub, sid))) throw unauthorized();
+  c.set("auth", { userId: sub, sessionId: sid });
+  await next();
+});

@@ -1,0 +1,60 @@
+/**
+ * Lifetimes, limits and quotas of the identity service. Numbers the spec does not show are decisions
+ * recorded in docs/decisions.md; keep both in step.
+ */
+export const AUDIENCE = "site-platform";
+
+/** Standard session: refresh token (and session row) valid 14 days from login, absolute across rotations. */
+export const SESSION_TTL_S = 14 * 24 * 3600;
+/** Trusted-device session (spec): 90 days. */
+export const TRUSTED_SESSION_TTL_S = 90 * 24 * 3600;
+
+export const PASSWORD_MIN_LENGTH = 12;
+/** Upper bound so hashing work per request stays bounded. */
+export const PASSWORD_MAX_LENGTH = 256;
+
+export const LOGIN_CHALLENGE_TTL_S = 10 * 60;
+export const LOGIN_CHALLENGE_MAX_FAILURES = 5;
+
+export const RECOVERY_POOL_SIZE = 10;
+
+/** One-time codes: lifetime in seconds and attempts per code, by purpose. */
+export const OTP_POLICY = {
+  email_verify: { ttl: 24 * 3600, attempts: 5 },
+  email_add: { ttl: 10 * 60, attempts: 5 },
+  sensitive_action: { ttl: 10 * 60, attempts: 5 },
+  magic_link: { ttl: 15 * 60, attempts: 5 },
+  login_mfa: { ttl: 10 * 60, attempts: 5 },
+  password_reset: { ttl: 30 * 60, attempts: 5 },
+  phone_verify: { ttl: 10 * 60, attempts: 5 },
+} as const;
+export type OtpPurpose = keyof typeof OTP_POLICY;
+
+/**
+ * Account guard (lockout) against online password guessing, keyed by the normalized e-mail so an unknown
+ * address behaves exactly like a known one. 5 consecutive failures lock the address for 1 minute; each
+ * further lock doubles up to 15 minutes; while locked nothing is counted (an attacker cannot extend a
+ * lock); the level decays after 24 h without failures; a successful login, magic-link login or password
+ * reset clears it. Magic link and password reset are never locked, so a victim always has a way in.
+ */
+export const LOCKOUT = {
+  threshold: 5,
+  baseSeconds: 60,
+  maxSeconds: 15 * 60,
+  decaySeconds: 24 * 3600,
+} as const;
+
+/** Fixed-window quotas counted in the RateLimiter Durable Object: [limit, window seconds]. */
+export const RATE_LIMITS = {
+  signup_ip: [10, 3600],
+  signup_email: [3, 3600],
+  magic_ip: [10, 900],
+  magic_email: [3, 900],
+  reset_ip: [10, 900],
+  reset_email: [3, 900],
+  login_ip: [60, 60],
+  verify_ip: [30, 600],
+  verify_email: [10, 600],
+  mfa_send_challenge: [5, 600],
+} as const satisfies Record<string, readonly [number, number]>;
+export type RateLimitName = keyof typeof RATE_LIMITS;

@@ -1,0 +1,45 @@
+import { ApiError } from "../lib/problem";
+import { RATE_LIMITS, type RateLimitName } from "./config";
+import { sha256Hex } from "./crypto";
+import type { Env } from "./worker-env";
+
+/** Counts one hit on a quota; throws 429 RATE_LIMITED with Retry-After when the quota is spent. */
+export async function enforceRateLimit(env: Env, name: RateLimitName, key: string): Promise<void> {
+  const [limit, window] = RATE_LIMITS[name];
+  const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`${name}:${key}`));
+  const decision = await stub.hit(limit, window);
+  if (!decision.allowed) {
+    throw new ApiError(429, "RATE_LIMITED", {
+      detail: "Too many requests; retry later.",
+      headers: { "Retry-After": String(decision.retryAfter) },
+    });
+  }
+}
+
+async function guardStub(env: Env, address: string) {
+  return env.ACCOUNT_GUARD.get(env.ACCOUNT_GUARD.idFromName(await sha256Hex(`guard|${address}`)));
+}
+
+function locked(retryAfter: number): ApiError {
+  return new ApiError(423, "ACCOUNT_LOCKED", {
+    detail: "Too many failed attempts; try again later, or sign in with a magic link or reset the password.",
+    headers: { "Retry-After": String(retryAfter) },
+  });
+}
+
+/** Reserves one password attempt for the address (known or not); 423 while the address is locked. */
+export async function reservePasswordAttempt(env: Env, address: string): Promise<void> {
+  const decision = await (await guardStub(env, address)).attempt();
+  if (decision.locked) throw locked(decision.retryAfter);
+}
+
+export async function clearPasswordGuard(env: Env, address: string): Promise<void> {
+  await (await guardStub(env, address)).succeed();
+}
+
+export async function isAddressLocked(env: Env, address: string): Promise<number | null> {
+  const decision = await (await guardStub(env, address)).check();
+  return decision.locked ? decision.retryAfter : null;
+}
+
+export { locked as lockedError };

@@ -1,0 +1,33 @@
+/** Password proof shared by the one-step login and the phased login start. */
+import { ApiError } from "../lib/problem";
+import type { AppContext } from "./context";
+import { clientIp } from "./context";
+import { enforceRateLimit, lockedError, reservePasswordAttempt } from "./guards";
+import { hashPassword, verifyPassword } from "./password";
+import { findLoginCandidate, upgradePasswordHash } from "./store";
+
+export const INVALID_CREDENTIALS = () =>
+  new ApiError(401, "INVALID_CREDENTIALS", { detail: "The e-mail or the password is wrong." });
+
+/**
+ * Proves the password for an address. Unknown address, address not proven on the account, missing
+ * password and wrong password all spend one scrypt and answer the same 401; only after the password
+ * matched may the answer say EMAIL_NOT_VERIFIED (403) or that the account is locked (423).
+ */
+export async function provePassword(c: AppContext, address: string, password: string) {
+  await enforceRateLimit(c.env, "login_ip", clientIp(c));
+  await reservePasswordAttempt(c.env, address);
+  const candidate = await findLoginCandidate(c.env.DB, address);
+  const check = await verifyPassword(password, candidate?.password_hash ?? null);
+  if (!candidate || !check.ok) throw INVALID_CREDENTIALS();
+  if (candidate.status === "pending_verification") {
+    throw new ApiError(403, "EMAIL_NOT_VERIFIED", { detail: "Confirm your e-mail address first." });
+  }
+  if (!candidate.verified) throw INVALID_CREDENTIALS();
+  if (candidate.status === "locked") throw lockedError(3600);
+  if (candidate.status !== "active") throw new ApiError(403, "FORBIDDEN", { detail: "This account is disabled." });
+  if (check.needsRehash && candidate.password_hash) {
+    await upgradePasswordHash(c.env.DB, candidate.user_id, candidate.password_hash, await hashPassword(password));
+  }
+  return { userId: candidate.user_id, address };
+}

@@ -1,0 +1,194 @@
+/** Refresh, session list and revocation. */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { getCookie } from "hono/cookie";
+import { problemResponses } from "../../lib/app";
+import { parseUlid } from "../../lib/ids";
+import { ApiError } from "../../lib/problem";
+import { requireBearer } from "../auth";
+import type { AppEnv } from "../context";
+import { clientIp } from "../context";
+import type { RotateOutcome } from "../durable/refresh-family";
+import { refreshTokenFamily } from "../refresh-tokens";
+import { clearSessionCookies, REFRESH_COOKIE, sessionResponse } from "../sessions";
+import { requireStepUp } from "../step-up";
+import { listLiveSessions, revokeAllSessionsStatement, revokeSession } from "../store";
+import { bearerSecurity, jsonResponse, SessionResponseSchema } from "./schemas";
+
+const RefreshBody = z.object({ refresh_token: z.string().max(512).optional() }).openapi("RefreshRequest");
+
+const REFRESH_FAILED = () =>
+  new ApiError(401, "REFRESH_FAILED", { detail: "The session cannot be refreshed; sign in again." });
+
+const SessionItem = z
+  .object({
+    id: z.string(),
+    created_at: z.string(),
+    expires_at: z.string(),
+    ip: z.string().nullable(),
+    user_agent: z.string().nullable(),
+    auth_method: z.string(),
+    trusted_device: z.boolean(),
+    current: z.boolean(),
+  })
+  .openapi("Session");
+
+export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/refresh",
+      tags: ["Login and sessions"],
+      summary: "Rotate the refresh token (body or cookie svc_refresh); reuse revokes every session",
+      request: { body: { content: { "application/json": { schema: RefreshBody } }, required: false } },
+      responses: {
+        200: jsonResponse("New tokens", SessionResponseSchema),
+        ...problemResponses({
+          400: "BAD_REQUEST (malformed body; the session is not lost)",
+          401: "REFRESH_FAILED (the only answer meaning: sign in again)",
+          403: "FORBIDDEN",
+          423: "ACCOUNT_LOCKED",
+          503: "REFRESH_UNAVAILABLE (retry; never log the user out)",
+        }),
+      },
+    }),
+    async (c) => {
+      // Parsed by hand: an absent body is fine, a present but malformed one is a client defect (400).
+      const text = await c.req.text();
+      let fromBody: string | undefined;
+      if (text.trim() !== "") {
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          throw new ApiError(400, "BAD_REQUEST", { detail: "The body is not valid JSON." });
+        }
+        const parsed = RefreshBody.safeParse(json);
+        if (!parsed.success || json === null || Array.isArray(json)) {
+          throw new ApiError(400, "BAD_REQUEST", { detail: "refresh_token must be a string." });
+        }
+        fromBody = parsed.data.refresh_token;
+      }
+      const token = fromBody ?? getCookie(c, REFRESH_COOKIE);
+      const familyId = token ? refreshTokenFamily(token) : null;
+      if (!token || !familyId) {
+        clearSessionCookies(c);
+        throw REFRESH_FAILED();
+      }
+      let outcome: RotateOutcome;
+      try {
+        const stub = c.env.REFRESH_FAMILIES.get(c.env.REFRESH_FAMILIES.idFromName(familyId));
+        outcome = await stub.rotate({ token, familyId, ip: clientIp(c), userAgent: c.req.header("user-agent") ?? null });
+      } catch (err) {
+        throw new ApiError(503, "REFRESH_UNAVAILABLE", {
+          detail: "The session could not be checked; retry shortly.",
+          headers: { "Retry-After": "1" },
+          reason: (err as Error).message,
+        });
+      }
+      switch (outcome.kind) {
+        case "failed":
+          clearSessionCookies(c);
+          throw REFRESH_FAILED();
+        case "locked":
+          throw new ApiError(423, "ACCOUNT_LOCKED", { detail: "The account is locked." });
+        case "forbidden":
+          throw new ApiError(403, "FORBIDDEN", { detail: "The account is disabled." });
+        case "ok":
+          return c.json(await sessionResponse(c, outcome), 200);
+      }
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/auth/sessions",
+      tags: ["Login and sessions"],
+      summary: "The caller's live sessions",
+      security: bearerSecurity,
+      middleware: [requireBearer] as const,
+      responses: {
+        200: jsonResponse("Sessions", z.object({ items: z.array(SessionItem), next_cursor: z.null() })),
+        ...problemResponses({ 401: "UNAUTHORIZED" }),
+      },
+    }),
+    async (c) => {
+      const { userId, sessionId } = c.get("auth");
+      const { results } = await listLiveSessions(c.env.DB, userId);
+      return c.json(
+        {
+          items: results.map((s) => ({
+            id: s.id,
+            created_at: s.created_at,
+            expires_at: s.expires_at,
+            ip: s.ip,
+            user_agent: s.user_agent,
+            auth_method: s.auth_method,
+            trusted_device: s.trusted_device === 1,
+            current: s.id === sessionId,
+          })),
+          next_cursor: null,
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/api/v1/auth/sessions/{id}",
+      tags: ["Login and sessions"],
+      summary: "Revoke one of the caller's sessions (no step-up: accepted residual risk)",
+      security: bearerSecurity,
+      middleware: [requireBearer] as const,
+      request: { params: z.object({ id: z.string().max(64) }) },
+      responses: {
+        204: { description: "Revoked" },
+        ...problemResponses({ 401: "UNAUTHORIZED", 404: "NOT_FOUND (also another account's session)" }),
+      },
+    }),
+    async (c) => {
+      const { userId, sessionId } = c.get("auth");
+      const id = parseUlid(c.req.valid("param").id);
+      // Scoped to the owner in the UPDATE itself: another account's id is not found, exactly like a missing one.
+      if (!id || !(await revokeSession(c.env.DB, userId, id, "user_revoked"))) {
+        throw new ApiError(404, "NOT_FOUND", { detail: "No such session." });
+      }
+      if (id === sessionId) clearSessionCookies(c);
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/api/v1/auth/sessions",
+      tags: ["Login and sessions"],
+      summary: "Sign out of all sessions (step-up); keep_current keeps the caller's",
+      security: bearerSecurity,
+      middleware: [requireBearer] as const,
+      request: {
+        query: z.object({ keep_current: z.enum(["true", "false", "1", "0"]).optional() }),
+        headers: z.object({ "x-step-up-code": z.string().max(64).optional() }),
+      },
+      responses: {
+        204: { description: "Revoked (cookies cleared when the current session fell)" },
+        ...problemResponses({
+          401: "UNAUTHORIZED, CODE_INVALID",
+          428: "STEP_UP_REQUIRED",
+          503: "STEP_UP_UNAVAILABLE (nothing revoked)",
+        }),
+      },
+    }),
+    async (c) => {
+      const { userId, sessionId } = c.get("auth");
+      const keep = c.req.valid("query").keep_current;
+      const keepCurrent = keep === "true" || keep === "1";
+      await requireStepUp(c, "sessions.revoke_all", c.req.header("x-step-up-code"));
+      await revokeAllSessionsStatement(c.env.DB, userId, "user_revoked_all", keepCurrent ? sessionId : undefined).run();
+      if (!keepCurrent) clearSessionCookies(c);
+      return c.body(null, 204);
+    },
+  );
+}

@@ -1,0 +1,241 @@
+/** Signup, signup e-mail verification, password reset and password change. */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { problemResponses } from "../../lib/app";
+import { ApiError } from "../../lib/problem";
+import { requireBearer } from "../auth";
+import type { AppEnv } from "../context";
+import { clientIp } from "../context";
+import { clearPasswordGuard, enforceRateLimit } from "../guards";
+import { consumeOtp, issueOtp } from "../otp";
+import { hashPassword, spendHashWork, verifyPassword } from "../password";
+import { enforcePasswordPolicy } from "../password-policy";
+import { prepareSession, sessionResponse } from "../sessions";
+import { requireStepUp } from "../step-up";
+import {
+  activationStatements,
+  createPendingAccount,
+  findVerifiedOwner,
+  getUser,
+  revokeAllSessionsStatement,
+} from "../store";
+import { AcceptedSchema, bearerSecurity, jsonBody, jsonResponse, parseEmail, SessionResponseSchema } from "./schemas";
+
+const SIGNUP_ACCEPTED = { message: "Check your mailbox to finish signing up." };
+const RESET_ACCEPTED = { message: "If the address belongs to an account, a reset code was sent." };
+
+const EmailPassword = z.object({ email: z.string().max(320), password: z.string().max(1024) }).openapi("SignupRequest");
+const EmailCode = z.object({ email: z.string().max(320), code: z.string().max(64) }).openapi("EmailCodeRequest");
+const ResetConfirm = z
+  .object({ email: z.string().max(320), code: z.string().max(64), new_password: z.string().max(1024) })
+  .openapi("PasswordResetConfirmRequest");
+const PasswordChange = z
+  .object({ current_password: z.string().max(1024), new_password: z.string().max(1024) })
+  .openapi("PasswordChangeRequest");
+
+export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/signup",
+      tags: ["Signup and password"],
+      summary: "Self-signup (identical 202 for new and registered e-mails)",
+      request: jsonBody(EmailPassword),
+      responses: {
+        202: jsonResponse("Accepted; a code (or, for a registered address, a notice) was e-mailed", AcceptedSchema),
+        ...problemResponses({
+          400: "INVALID_EMAIL, PASSWORD_TOO_WEAK, PASSWORD_BREACHED",
+          429: "RATE_LIMITED",
+          501: "NOT_IMPLEMENTED",
+          503: "PASSWORD_CHECK_UNAVAILABLE",
+        }),
+      },
+    }),
+    async (c) => {
+      if (c.env.SIGNUP_ENABLED === "false") throw new ApiError(501, "NOT_IMPLEMENTED", { detail: "Signup is disabled." });
+      const body = c.req.valid("json");
+      const address = parseEmail(body.email);
+      await enforceRateLimit(c.env, "signup_ip", clientIp(c));
+      await enforceRateLimit(c.env, "signup_email", address);
+      await enforcePasswordPolicy(c, body.password);
+      const mailer = c.get("services").mailer;
+      const owner = await findVerifiedOwner(c.env.DB, address);
+      // Same work on both paths (one scrypt, one D1 read, one write, one message); never a 409.
+      try {
+        if (owner) {
+          await spendHashWork(body.password);
+          await mailer.send({
+            to: address,
+            purpose: "signup_notice",
+            subject: "Someone tried to sign up with your address",
+            body: "An account with this address already exists. Sign in, or reset your password if you forgot it.",
+          });
+        } else {
+          const userId = await createPendingAccount(c.env.DB, address, await hashPassword(body.password));
+          const otp = await issueOtp(c.env, { purpose: "email_verify", target: address, userId });
+          await mailer.send({
+            to: address,
+            purpose: "email_verify",
+            subject: "Confirm your e-mail address",
+            body: `Your confirmation code is ${otp.code}. If you did not sign up, ignore this message.`,
+            code: otp.code,
+          });
+        }
+      } catch (err) {
+        // The answer must not depend on the path taken; the failure is only logged.
+        console.error(JSON.stringify({ level: "error", event: "signup_delivery_failed", error: (err as Error).message }));
+      }
+      return c.json(SIGNUP_ACCEPTED, 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/email/verify/confirm",
+      tags: ["Signup and password"],
+      summary: "Confirm the signup e-mail code; the account becomes active and a session is issued",
+      request: jsonBody(EmailCode),
+      responses: {
+        200: jsonResponse("Session issued", SessionResponseSchema),
+        ...problemResponses({ 400: "INVALID_EMAIL", 401: "CODE_INVALID", 409: "EMAIL_TAKEN", 429: "RATE_LIMITED" }),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const address = parseEmail(body.email);
+      await enforceRateLimit(c.env, "verify_ip", clientIp(c));
+      await enforceRateLimit(c.env, "verify_email", address);
+      const won = await consumeOtp(c.env, { purpose: "email_verify", target: address, code: body.code.trim() });
+      if (!won?.userId) throw new ApiError(401, "CODE_INVALID", { detail: "The code is invalid." });
+      const { statement, session } = await prepareSession(c, { userId: won.userId, method: "email_verify" });
+      try {
+        await c.env.DB.batch([...activationStatements(c.env.DB, won.userId, address), statement]);
+      } catch (err) {
+        if (String((err as Error).message).includes("UNIQUE")) {
+          throw new ApiError(409, "EMAIL_TAKEN", { detail: "Another account proved this address first." });
+        }
+        throw err;
+      }
+      return c.json(await sessionResponse(c, session), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/password/reset/request",
+      tags: ["Signup and password"],
+      summary: "Request a password reset code (identical 202 whether or not the address has an account)",
+      request: jsonBody(z.object({ email: z.string().max(320) }).openapi("EmailRequest")),
+      responses: {
+        202: jsonResponse("Accepted", AcceptedSchema),
+        ...problemResponses({ 400: "INVALID_EMAIL", 429: "RATE_LIMITED" }),
+      },
+    }),
+    async (c) => {
+      const address = parseEmail(c.req.valid("json").email);
+      await enforceRateLimit(c.env, "reset_ip", clientIp(c));
+      await enforceRateLimit(c.env, "reset_email", address);
+      const owner = await findVerifiedOwner(c.env.DB, address);
+      if (owner && owner.status === "active") {
+        try {
+          const otp = await issueOtp(c.env, { purpose: "password_reset", target: address, userId: owner.user_id });
+          await c.get("services").mailer.send({
+            to: address,
+            purpose: "password_reset",
+            subject: "Reset your password",
+            body: `Your password reset code is ${otp.code}. If you did not ask for it, ignore this message.`,
+            code: otp.code,
+          });
+        } catch (err) {
+          console.error(JSON.stringify({ level: "error", event: "reset_delivery_failed", error: (err as Error).message }));
+        }
+      } else {
+        console.info(JSON.stringify({ level: "info", event: "reset_requested_without_account" }));
+      }
+      return c.json(RESET_ACCEPTED, 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/password/reset/confirm",
+      tags: ["Signup and password"],
+      summary: "Set a new password with the reset code; every session of the account is revoked",
+      request: jsonBody(ResetConfirm),
+      responses: {
+        204: { description: "Password changed" },
+        ...problemResponses({
+          400: "INVALID_EMAIL, PASSWORD_TOO_WEAK, PASSWORD_BREACHED",
+          401: "CODE_INVALID",
+          429: "RATE_LIMITED",
+          503: "PASSWORD_CHECK_UNAVAILABLE",
+        }),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const address = parseEmail(body.email);
+      await enforceRateLimit(c.env, "verify_ip", clientIp(c));
+      await enforcePasswordPolicy(c, body.new_password);
+      const hash = await hashPassword(body.new_password);
+      const won = await consumeOtp(c.env, { purpose: "password_reset", target: address, code: body.code.trim() });
+      if (!won?.userId) throw new ApiError(401, "CODE_INVALID", { detail: "The code is invalid." });
+      await c.env.DB.batch([
+        c.env.DB.prepare("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?").bind(
+          hash,
+          new Date().toISOString(),
+          won.userId,
+        ),
+        revokeAllSessionsStatement(c.env.DB, won.userId, "password_reset"),
+      ]);
+      await clearPasswordGuard(c.env, address);
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/password/change",
+      tags: ["Signup and password"],
+      summary: "Change the password (step-up); all other sessions are revoked",
+      security: bearerSecurity,
+      middleware: [requireBearer] as const,
+      request: { ...jsonBody(PasswordChange), headers: z.object({ "x-step-up-code": z.string().max(64).optional() }) },
+      responses: {
+        204: { description: "Password changed" },
+        ...problemResponses({
+          400: "PASSWORD_TOO_WEAK, PASSWORD_BREACHED",
+          401: "INVALID_CREDENTIALS, CODE_INVALID",
+          409: "PASSWORD_NOT_SET",
+          428: "STEP_UP_REQUIRED",
+          503: "STEP_UP_UNAVAILABLE, PASSWORD_CHECK_UNAVAILABLE",
+        }),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const { userId, sessionId } = c.get("auth");
+      await enforcePasswordPolicy(c, body.new_password);
+      const user = await getUser(c.env.DB, userId);
+      if (!user?.password_hash) {
+        throw new ApiError(409, "PASSWORD_NOT_SET", { detail: "This account has no password; use a reset instead." });
+      }
+      const check = await verifyPassword(body.current_password, user.password_hash);
+      if (!check.ok) throw new ApiError(401, "INVALID_CREDENTIALS", { detail: "The current password is wrong." });
+      await requireStepUp(c, "password.change", c.req.header("x-step-up-code"));
+      const hash = await hashPassword(body.new_password);
+      await c.env.DB.batch([
+        c.env.DB.prepare("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?").bind(
+          hash,
+          new Date().toISOString(),
+          userId,
+        ),
+        revokeAllSessionsStatement(c.env.DB, userId, "password_change", sessionId),
+      ]);
+      return c.body(null, 204);
+    },
+  );
+}

@@ -1,0 +1,91 @@
+import { deleteCookie, setCookie } from "hono/cookie";
+import { newId } from "../lib/ids";
+import { SESSION_TTL_S, TRUSTED_SESSION_TTL_S } from "./config";
+import { isoIn } from "./crypto";
+import { type AppContext, clientIp } from "./context";
+import type { Env } from "./worker-env";
+import { newRefreshToken, refreshTokenHash } from "./refresh-tokens";
+import { insertSessionStatement, primaryEmail } from "./store";
+import { accessTokenTtl, signAccessToken } from "./tokens";
+
+export const SESSION_COOKIE = "svc_session";
+export const REFRESH_COOKIE = "svc_refresh";
+const REFRESH_COOKIE_PATH = "/api/v1/auth";
+
+export interface IssuedSession {
+  userId: string;
+  sessionId: string;
+  refreshToken: string;
+  expiresAt: string;
+  trusted: boolean;
+}
+
+/** Statement and tokens of a new session (a new refresh family), to run alone or inside a batch. */
+export async function prepareSession(
+  c: AppContext,
+  input: { userId: string; method: string; trusted?: boolean },
+): Promise<{ statement: D1PreparedStatement; session: IssuedSession }> {
+  const trusted = input.trusted ?? false;
+  const sessionId = newId();
+  const familyId = newId();
+  const refreshToken = newRefreshToken(familyId);
+  const expiresAt = isoIn(trusted ? TRUSTED_SESSION_TTL_S : SESSION_TTL_S);
+  const statement = insertSessionStatement(c.env.DB, {
+    id: sessionId,
+    userId: input.userId,
+    familyId,
+    refreshHash: await refreshTokenHash(refreshToken),
+    trusted,
+    method: input.method,
+    ip: clientIp(c),
+    userAgent: c.req.header("user-agent") ?? null,
+    expiresAt,
+  });
+  return { statement, session: { userId: input.userId, sessionId, refreshToken, expiresAt, trusted } };
+}
+
+export async function createSession(c: AppContext, input: { userId: string; method: string; trusted?: boolean }) {
+  const { statement, session } = await prepareSession(c, input);
+  await statement.run();
+  return session;
+}
+
+function isHttps(c: AppContext): boolean {
+  return new URL(c.req.url).protocol === "https:" || c.req.header("x-forwarded-proto") === "https";
+}
+
+/** The session response body plus the `svc_session` and `svc_refresh` cookies. */
+export async function sessionResponse<X extends Record<string, unknown> = Record<never, never>>(
+  c: AppContext,
+  s: IssuedSession,
+  extra?: X,
+) {
+  const env: Env = c.env;
+  const accessToken = await signAccessToken(env, s.userId, s.sessionId);
+  const ttl = accessTokenTtl(env);
+  const secure = isHttps(c);
+  setCookie(c, SESSION_COOKIE, accessToken, { httpOnly: true, secure, sameSite: "Lax", path: "/", maxAge: ttl });
+  setCookie(c, REFRESH_COOKIE, s.refreshToken, {
+    httpOnly: true,
+    secure,
+    sameSite: "Lax",
+    path: REFRESH_COOKIE_PATH,
+    maxAge: Math.max(0, Math.floor((Date.parse(s.expiresAt) - Date.now()) / 1000)),
+  });
+  c.header("Cache-Control", "no-store");
+  return {
+    access_token: accessToken,
+    refresh_token: s.refreshToken,
+    token_type: "Bearer" as const,
+    expires_in: ttl,
+    session_id: s.sessionId,
+    user: { id: s.userId, email: (await primaryEmail(env.DB, s.userId)) ?? "" },
+    ...(extra as X),
+  };
+}
+
+export function clearSessionCookies(c: AppContext) {
+  const secure = isHttps(c);
+  deleteCookie(c, SESSION_COOKIE, { path: "/", secure, httpOnly: true, sameSite: "Lax" });
+  deleteCookie(c, REFRESH_COOKIE, { path: REFRESH_COOKIE_PATH, secure, httpOnly: true, sameSite: "Lax" });
+}

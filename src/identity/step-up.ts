@@ -1,0 +1,57 @@
+import { ApiError } from "../lib/problem";
+import { maskEmail } from "./crypto";
+import type { AppContext } from "./context";
+import { consumeOtp, issueOtp } from "./otp";
+import { primaryEmail } from "./store";
+
+/**
+ * The one step-up protocol of every sensitive operation. Without a code: a `sensitive_action` OTP bound
+ * to this account and operation goes to the primary e-mail and the answer is 428 STEP_UP_REQUIRED with
+ * the masked destination; nothing is changed. With a code: it is consumed (single use) or the answer is
+ * 401 CODE_INVALID. When the code can be neither sent nor checked: 503 STEP_UP_UNAVAILABLE, nothing done.
+ * Callers run every check that can refuse the request before this, and the change after it.
+ */
+export async function requireStepUp(c: AppContext, operation: string, code: string | undefined | null) {
+  const { userId } = c.get("auth");
+  let address: string | null;
+  try {
+    address = await primaryEmail(c.env.DB, userId);
+  } catch (err) {
+    throw unavailable(err);
+  }
+  if (!address) throw new ApiError(503, "STEP_UP_UNAVAILABLE", { detail: "No address to send a code to." });
+
+  if (code === undefined || code === null || code === "") {
+    try {
+      const otp = await issueOtp(c.env, { purpose: "sensitive_action", target: address, userId, context: operation });
+      await c.get("services").mailer.send({
+        to: address,
+        purpose: "sensitive_action",
+        subject: "Confirm a sensitive change",
+        body: `Your confirmation code is ${otp.code}. It expires in 10 minutes. If you did not ask for it, change your password.`,
+        code: otp.code,
+      });
+    } catch (err) {
+      throw unavailable(err);
+    }
+    throw new ApiError(428, "STEP_UP_REQUIRED", {
+      detail: "A confirmation code was sent; repeat the request with it.",
+      details: { channel: "email", sent_to: maskEmail(address) },
+    });
+  }
+
+  let ok: boolean;
+  try {
+    ok = (await consumeOtp(c.env, { purpose: "sensitive_action", target: address, code, userId, context: operation })) !== null;
+  } catch (err) {
+    throw unavailable(err);
+  }
+  if (!ok) throw new ApiError(401, "CODE_INVALID", { detail: "The confirmation code is invalid." });
+}
+
+function unavailable(err: unknown): ApiError {
+  return new ApiError(503, "STEP_UP_UNAVAILABLE", {
+    detail: "The confirmation code could not be sent or checked; nothing was changed.",
+    reason: `step-up unavailable: ${(err as Error)?.message}`,
+  });
+}

@@ -1,0 +1,63 @@
+/**
+ * Who may see a site. Identity arrives only as edge headers (the gateway strips client copies), so the
+ * rules here are plain functions over `EdgeIdentity`.
+ */
+import type { EdgeIdentity } from "../lib/edge";
+import { parseId } from "../lib/ids";
+
+/**
+ * A caller with no edge headers at all reached us over a service binding (the gateway sets them on every
+ * user request), so it acts for the platform.
+ */
+export function isServiceCaller(identity: EdgeIdentity): boolean {
+  return (
+    identity.orgMemberships === null &&
+    identity.siteMemberships === null &&
+    identity.sessionKind === null &&
+    identity.userId === null
+  );
+}
+
+export function isReader(identity: EdgeIdentity): boolean {
+  return identity.sessionKind === "reader";
+}
+
+function normalized(ids: (string | undefined)[]): Set<string> {
+  const out = new Set<string>();
+  for (const id of ids) {
+    const parsed = id ? parseId(id) : null;
+    if (parsed) out.add(parsed);
+  }
+  return out;
+}
+
+export function memberOrgIds(identity: EdgeIdentity): Set<string> {
+  return normalized((identity.orgMemberships ?? []).map((m) => m.org_id));
+}
+
+export function memberSiteIds(identity: EdgeIdentity): Set<string> {
+  return normalized((identity.siteMemberships ?? []).map((m) => m.site_id));
+}
+
+/**
+ * The by-id guard: a membership in the site, or any membership in the organization that owns it (or one
+ * it is shared with). Readers never pass: consumer sessions have no staff routes.
+ */
+export function canAccessSite(
+  identity: EdgeIdentity,
+  site: { id: string; org_id: string },
+  sharedWithOrgIds: string[] = [],
+): boolean {
+  if (isReader(identity)) return false;
+  if (isServiceCaller(identity)) return true;
+  if (memberSiteIds(identity).has(site.id)) return true;
+  const orgs = memberOrgIds(identity);
+  return orgs.has(site.org_id) || sharedWithOrgIds.some((org) => orgs.has(org));
+}
+
+/** POST /v1/sites: the body's org_id must be one of the caller's organizations (mass-assignment defense). */
+export function mayCreateIn(identity: EdgeIdentity, orgId: string): boolean {
+  if (isReader(identity)) return false;
+  if (identity.orgMemberships === null) return true;
+  return memberOrgIds(identity).has(orgId);
+}

@@ -1,0 +1,36 @@
+/**
+ * The by-id guard of `/v1/sites/{id}` and everything under it. A segment that parses as an id must name
+ * a visible site the caller may see; otherwise the answer is the SAME 404 as for a nonexistent site, so
+ * the status never confirms that another tenant's site exists. A segment that is not an id passes
+ * untouched (so `/batch` and `/by-host` coexist with `/{id}`); its handler answers 400.
+ */
+import type { Context, Next } from "hono";
+import { readEdgeIdentity } from "../lib/edge";
+import { parseId } from "../lib/ids";
+import { ApiError } from "../lib/problem";
+import { canAccessSite } from "./access";
+import type { SitesAppEnv } from "./app-env";
+import { getVisibleSite, type SiteRow, sharesOf } from "./store";
+
+export function siteNotFound(): ApiError {
+  return new ApiError(404, "NOT_FOUND", { detail: "Site not found." });
+}
+
+export async function siteGuard(c: Context<SitesAppEnv>, next: Next) {
+  const id = parseId(c.req.param("id") ?? "");
+  if (id === null) return next();
+  const row = await getVisibleSite(c.env.DB, id);
+  if (!row) throw siteNotFound();
+  const shared = (await sharesOf(c.env.DB, [row.id])).get(row.id) ?? [];
+  if (!canAccessSite(readEdgeIdentity(c.req.raw.headers), row, shared)) throw siteNotFound();
+  c.set("site", row);
+  c.set("sharedWith", shared);
+  return next();
+}
+
+/** The guarded site of a by-id handler; a segment that is not an id is the handler's 400. */
+export function guardedSite(c: Context<SitesAppEnv>): SiteRow {
+  const site = c.get("site");
+  if (!site) throw new ApiError(400, "BAD_REQUEST", { detail: "id: must be a ULID or UUID" });
+  return site;
+}

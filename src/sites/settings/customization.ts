@@ -1,0 +1,131 @@
+import {
+  charLength,
+  isIntegerInRange,
+  isNumberInRange,
+  isOneOf,
+  isPlainObject,
+  type JsonObject,
+} from "./json";
+import { refuse } from "./violation";
+
+export const THEME_BASES = ["light", "auto", "dark", "sepia", "high_contrast"] as const;
+/** Render enums of the public site's header and footer (`auto` lets the theme decide). */
+export const HEADER_MODELS = ["auto", "classic-centered", "split-nav", "minimal", "stacked"] as const;
+export const FOOTER_MODELS = ["auto", "columns", "minimal-centered", "compact"] as const;
+/** CSS generic families accepted as fallbacks after the family name. */
+export const GENERIC_FONT_FAMILIES = [
+  "serif",
+  "sans-serif",
+  "monospace",
+  "cursive",
+  "fantasy",
+  "system-ui",
+  "ui-serif",
+  "ui-sans-serif",
+  "ui-monospace",
+  "ui-rounded",
+  "math",
+  "emoji",
+  "fangsong",
+] as const;
+export const FONT_FAMILY_MAX = 64;
+export const FONT_MAX_FALLBACKS = 3;
+export const LINE_HEIGHT_RANGE = [0.8, 3] as const;
+export const LETTER_SPACING_RANGE = [-0.5, 0.5] as const;
+export const LAYOUT_RADIUS_RANGE = [0, 64] as const;
+
+/** Letters, digits, space and hyphen only: the value lands in CSS, so no quotes, semicolons or braces. */
+const FAMILY_NAME = /^[\p{L}\p{N} -]+$/u;
+const HAS_LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+function isFontStack(value: unknown): boolean {
+  if (typeof value !== "string") return false;
+  const [family = "", ...fallbacks] = value.split(",");
+  const name = family.trim();
+  if (charLength(name) < 1 || charLength(name) > FONT_FAMILY_MAX || !FAMILY_NAME.test(name)) return false;
+  if (!HAS_LETTER_OR_DIGIT.test(name)) return false;
+  if (fallbacks.length > FONT_MAX_FALLBACKS) return false;
+  return fallbacks.every((fallback) => isOneOf(fallback.trim(), GENERIC_FONT_FAMILIES));
+}
+
+function checkTypography(typography: unknown): void {
+  const path = "settings.customization.typography";
+  if (typography === undefined || typography === null) return;
+  if (!isPlainObject(typography)) refuse("CUSTOMIZATION_INVALID_SHAPE", path, "must be an object");
+  for (const key of ["font_primary", "font_secondary"] as const) {
+    const value = typography[key];
+    if (value === undefined || value === null) continue;
+    if (!isFontStack(value)) {
+      refuse(
+        "CUSTOMIZATION_TYPOGRAPHY_INVALID",
+        `${path}.${key}`,
+        `must be a family name of 1..${FONT_FAMILY_MAX} letters, digits, spaces or hyphens, optionally followed by up to ${FONT_MAX_FALLBACKS} generic fallbacks after commas`,
+      );
+    }
+  }
+  const lineHeight = typography.line_height;
+  if (lineHeight !== undefined && lineHeight !== null && !isNumberInRange(lineHeight, ...LINE_HEIGHT_RANGE)) {
+    refuse("CUSTOMIZATION_TYPOGRAPHY_INVALID", `${path}.line_height`, "must be a number from 0.8 to 3");
+  }
+  const spacing = typography.letter_spacing;
+  if (spacing !== undefined && spacing !== null && !isNumberInRange(spacing, ...LETTER_SPACING_RANGE)) {
+    refuse(
+      "CUSTOMIZATION_TYPOGRAPHY_INVALID",
+      `${path}.letter_spacing`,
+      "must be a number from -0.5 to 0.5 (em)",
+    );
+  }
+}
+
+function checkLayout(layout: unknown): void {
+  const path = "settings.customization.layout";
+  if (layout === undefined || layout === null) return;
+  if (!isPlainObject(layout)) refuse("CUSTOMIZATION_INVALID_SHAPE", path, "must be an object");
+  const radius = layout.radius;
+  if (radius !== undefined && radius !== null && !isIntegerInRange(radius, ...LAYOUT_RADIUS_RANGE)) {
+    refuse("CUSTOMIZATION_LAYOUT_OUT_OF_RANGE", `${path}.radius`, "must be an integer from 0 to 64");
+  }
+}
+
+function checkModel(
+  settings: JsonObject,
+  key: "header" | "footer",
+  models: readonly string[],
+  code: "CUSTOMIZATION_INVALID_HEADER_MODEL" | "CUSTOMIZATION_INVALID_FOOTER_MODEL",
+): void {
+  const block = settings[key];
+  if (block === undefined || block === null) return;
+  if (!isPlainObject(block)) refuse(code, `settings.${key}`, "must be an object");
+  const model = block.model;
+  if (model === undefined || model === null) return;
+  if (!isOneOf(model, models)) {
+    refuse(code, `settings.${key}.model`, `must be one of ${models.join(", ")}`);
+  }
+}
+
+/**
+ * Customization family. Order: `customization` shape, `theme_base`, typography, layout, then
+ * `header.model` and `footer.model`. Keys not named here are theme data and pass through.
+ */
+export function checkCustomization(settings: JsonObject): void {
+  const customization = settings.customization;
+  if (customization !== undefined && customization !== null) {
+    if (!isPlainObject(customization)) {
+      refuse("CUSTOMIZATION_INVALID_SHAPE", "settings.customization", "must be an object");
+    }
+    const base = customization.theme_base;
+    if (base !== undefined && base !== null) {
+      if (!isOneOf(base, THEME_BASES)) {
+        refuse(
+          "CUSTOMIZATION_INVALID_THEME_BASE",
+          "settings.customization.theme_base",
+          `must be one of ${THEME_BASES.join(", ")}`,
+        );
+      }
+    }
+    checkTypography(customization.typography);
+    checkLayout(customization.layout);
+  }
+  checkModel(settings, "header", HEADER_MODELS, "CUSTOMIZATION_INVALID_HEADER_MODEL");
+  checkModel(settings, "footer", FOOTER_MODELS, "CUSTOMIZATION_INVALID_FOOTER_MODEL");
+}

@@ -1,0 +1,49 @@
+import { checkAds } from "./ads";
+import { checkApplets } from "./applets";
+import { checkAssets } from "./assets";
+import { checkCustomization } from "./customization";
+import { cloneJsonDocument, isPlainObject } from "./json";
+import { checkLogo } from "./logo";
+import { checkModals } from "./modals";
+import { type SettingsValidation, SettingsViolationError } from "./violation";
+
+export type { ExternalImageRef } from "./image-urls";
+export { collectExternalImageUrls, replaceImageUrl } from "./image-urls";
+export type { SettingsValidation, SettingsViolation } from "./violation";
+
+/**
+ * Validates and sanitizes a whole settings document (PATCH replaces it; theme apply and undo run
+ * the merged result through here too). Returns the document to store (SVG fields replaced by the
+ * clean markup, logo sources in canonical order) or the FIRST violation, in this fixed order:
+ *   1. JSON object, JSON values only      BAD_REQUEST
+ *   2. assets: logo_svg, favicon_svg, logo_url, favicon_png_url, favicon_ico_url,
+ *      seo.default_og_image, favicon_kit  SETTINGS_INVALID_SVG, SETTINGS_INVALID_ASSET_URL
+ *   3. customization, header, footer      CUSTOMIZATION_*
+ *   4. ads                                ADS_UNIT_*
+ *   5. logo                               LOGO_* (+ asset codes with the logo path)
+ *   6. modals (needs the ad unit ids)     MODALS_*
+ *   7. applets                            SETTINGS_INVALID_APPLETS
+ * The input is never mutated: everything works on a copy.
+ */
+export function validateSettings(settings: unknown): SettingsValidation {
+  try {
+    if (!isPlainObject(settings)) {
+      return {
+        ok: false,
+        violation: { code: "BAD_REQUEST", path: "settings", message: "settings: must be a JSON object" },
+      };
+    }
+    const document = cloneJsonDocument(settings, "settings");
+    if (!isPlainObject(document)) throw new Error("unreachable: a cloned object is an object");
+    checkAssets(document);
+    checkCustomization(document);
+    const adUnitIds = checkAds(document);
+    checkLogo(document);
+    checkModals(document, adUnitIds);
+    checkApplets(document);
+    return { ok: true, settings: document };
+  } catch (error) {
+    if (error instanceof SettingsViolationError) return { ok: false, violation: error.violation };
+    throw error;
+  }
+}

@@ -1,0 +1,137 @@
+/** The site as the API shows it, as content's projection sees it, and as the renderer reads it. */
+import { z } from "@hono/zod-openapi";
+import type { SiteProjection } from "../lib/rpc";
+import { canonicalHost } from "./domains";
+import type { SiteRow } from "./store";
+
+export type SettingsDocument = Record<string, unknown>;
+
+/** A stored document that is not a JSON object reads as `{}` with `unreadable` (never a 500). */
+export function readSettings(stored: string): { settings: SettingsDocument; unreadable: boolean } {
+  try {
+    const parsed: unknown = JSON.parse(stored);
+    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) {
+      return { settings: parsed as SettingsDocument, unreadable: false };
+    }
+  } catch {
+    // falls through: unreadable
+  }
+  return { settings: {}, unreadable: true };
+}
+
+function stringArray(stored: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(stored);
+    return Array.isArray(parsed) ? parsed.filter((v): v is string => typeof v === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+export const SiteSchema = z
+  .object({
+    id: z.string(),
+    org_id: z.string(),
+    name: z.string(),
+    slug: z.string(),
+    primary_domain: z.string().nullable(),
+    aliases: z.array(z.string()),
+    canonical_host: z.string(),
+    default_language: z.string(),
+    languages: z.array(z.string()),
+    theme: z.string().nullable(),
+    status: z.string(),
+    status_reason: z.string().nullable(),
+    status_changed_at: z.string().nullable(),
+    previous_status: z.string().nullable(),
+    settings: z.record(z.string(), z.unknown()),
+    settings_unreadable: z.boolean().optional(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Site");
+
+export type SiteRecord = z.infer<typeof SiteSchema>;
+
+export function toSiteRecord(row: SiteRow, platformDomain: string): SiteRecord {
+  const { settings, unreadable } = readSettings(row.settings);
+  return {
+    id: row.id,
+    org_id: row.org_id,
+    name: row.name,
+    slug: row.slug,
+    primary_domain: row.primary_domain,
+    aliases: stringArray(row.aliases),
+    canonical_host: canonicalHost(row, platformDomain),
+    default_language: row.default_language,
+    languages: stringArray(row.languages),
+    theme: row.theme,
+    status: row.status,
+    status_reason: row.status_reason,
+    status_changed_at: row.status_changed_at,
+    previous_status: row.previous_status,
+    settings,
+    ...(unreadable ? { settings_unreadable: true } : {}),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/**
+ * What the renderer needs to serve a host. `by-host` is public (any visitor's request resolves a host),
+ * so it carries no owner organization and no lifecycle bookkeeping.
+ */
+export const PublicSiteSchema = SiteSchema.pick({
+  id: true,
+  name: true,
+  slug: true,
+  primary_domain: true,
+  aliases: true,
+  canonical_host: true,
+  default_language: true,
+  languages: true,
+  theme: true,
+  status: true,
+  settings: true,
+  settings_unreadable: true,
+  updated_at: true,
+}).openapi("PublicSite");
+
+export type PublicSite = z.infer<typeof PublicSiteSchema>;
+
+export function toPublicSite(record: SiteRecord): PublicSite {
+  const {
+    org_id: _o,
+    status_reason: _r,
+    status_changed_at: _c,
+    previous_status: _p,
+    created_at: _a,
+    ...rest
+  } = record;
+  return rest;
+}
+
+export function toProjection(row: SiteRow): SiteProjection {
+  return {
+    id: row.id,
+    org_id: row.org_id,
+    slug: row.slug,
+    name: row.name,
+    default_language: row.default_language,
+    status: row.status,
+    primary_domain: row.primary_domain,
+    updated_at: row.updated_at,
+  };
+}
+
+export function hostsOf(row: SiteRow, platformDomain: string): string[] {
+  return [
+    `${row.slug}.${platformDomain}`,
+    ...(row.primary_domain ? [row.primary_domain] : []),
+    ...stringArray(row.aliases),
+  ];
+}
+
+export function aliasesOf(row: SiteRow): string[] {
+  return stringArray(row.aliases);
+}

@@ -1,0 +1,340 @@
+/** The operations on sites: each parses nothing from HTTP, takes plain input and returns plain data. */
+import type { EdgeIdentity } from "../lib/edge";
+import { newId, parseId, parseUlid } from "../lib/ids";
+import { ApiError } from "../lib/problem";
+import { canAccessSite, isReader, mayCreateIn } from "./access";
+import {
+  isPlatformHost,
+  LANGUAGE_RE,
+  MAX_ALIASES,
+  normalizeHost,
+  normalizeRequestHost,
+  SLUG_RE,
+  slugFromName,
+  slugOfPlatformHost,
+} from "./domains";
+import { invalidateHosts, readHostCache, writeHostCache } from "./host-cache";
+import { enqueueImageSwaps, type ImageRef, ownOrigins, rehostSettingsImages } from "./image-rehost";
+import { collectExternalImageUrls, validateSettings } from "./settings/validate-settings";
+import {
+  aliasesOf,
+  hostsOf,
+  type PublicSite,
+  readSettings,
+  type SettingsDocument,
+  type SiteRecord,
+  toPublicSite,
+  toSiteRecord,
+} from "./site-record";
+import {
+  findSiteBySlug,
+  findSiteIdByHost,
+  getSite,
+  getVisibleSites,
+  hostEntries,
+  insertSite,
+  type SiteRow,
+  type SiteUpdate,
+  sharesOf,
+  softDeleteSite,
+  updateSite,
+} from "./store";
+import { pushSiteToContent } from "./sync";
+
+export const MAX_BATCH_IDS = 200;
+
+function badRequest(detail: string): ApiError {
+  return new ApiError(400, "BAD_REQUEST", { detail });
+}
+
+function now() {
+  return new Date().toISOString();
+}
+
+function parseDomain(value: string, field: string, platformDomain: string): string {
+  const host = normalizeHost(value);
+  if (!host)
+    throw badRequest(`${field}: must be a host name such as www.example.com (no scheme, port or path)`);
+  if (isPlatformHost(host, platformDomain)) {
+    throw badRequest(`${field}: hosts under ${platformDomain} are reserved for the platform`);
+  }
+  return host;
+}
+
+function parseAliases(values: string[], primary: string | null, platformDomain: string): string[] {
+  if (values.length > MAX_ALIASES) throw badRequest(`aliases: at most ${MAX_ALIASES}`);
+  const out: string[] = [];
+  values.forEach((value, i) => {
+    const host = parseDomain(value, `aliases.${i}`, platformDomain);
+    if (host === primary) throw badRequest(`aliases.${i}: is the primary domain`);
+    if (!out.includes(host)) out.push(host);
+  });
+  return out;
+}
+
+function parseSlug(value: string): string {
+  if (!SLUG_RE.test(value)) {
+    throw badRequest("slug: 1 to 63 lower-case letters, digits or inner hyphens");
+  }
+  return value;
+}
+
+function parseLanguage(value: string, field: string): string {
+  if (!LANGUAGE_RE.test(value)) throw badRequest(`${field}: must be a language tag such as en or pt-BR`);
+  return value;
+}
+
+/** The stored list always holds the default language (first when it had to be added). */
+function languageList(defaultLanguage: string, languages: string[]): string[] {
+  const unique = [...new Set(languages.map((l, i) => parseLanguage(l, `languages.${i}`)))];
+  return unique.includes(defaultLanguage) ? unique : [defaultLanguage, ...unique];
+}
+
+function validSettings(settings: unknown): SettingsDocument {
+  const result = validateSettings(settings);
+  if (!result.ok) {
+    throw new ApiError(400, result.violation.code, { detail: result.violation.message });
+  }
+  return result.settings;
+}
+
+/** Everything that follows a write: host cache, content's projection, deferred image swaps. */
+async function afterWrite(env: SitesEnv, before: SiteRow | null, after: SiteRow, pending: ImageRef[] = []) {
+  await invalidateHosts(env.CACHE, [
+    ...(before ? hostsOf(before, env.PLATFORM_DOMAIN) : []),
+    ...hostsOf(after, env.PLATFORM_DOMAIN),
+  ]);
+  await pushSiteToContent(env, after);
+  await enqueueImageSwaps(env, after.id, pending);
+}
+
+export interface CreateSiteInput {
+  org_id: string;
+  name: string;
+  slug?: string | undefined;
+  primary_domain?: string | null | undefined;
+  aliases?: string[] | undefined;
+  default_language?: string | undefined;
+  languages?: string[] | undefined;
+  theme?: string | null | undefined;
+  settings?: unknown;
+}
+
+export async function createSite(
+  env: SitesEnv,
+  identity: EdgeIdentity,
+  input: CreateSiteInput,
+): Promise<SiteRecord> {
+  const orgId = parseId(input.org_id);
+  if (!orgId) throw badRequest("org_id: must be a ULID or UUID");
+  if (!mayCreateIn(identity, orgId)) {
+    throw new ApiError(403, "FORBIDDEN", { detail: "org_id is not one of your organizations." });
+  }
+  const name = input.name.trim();
+  if (name.length === 0) throw badRequest("name: must not be empty");
+  let slug: string;
+  if (input.slug !== undefined) {
+    slug = parseSlug(input.slug);
+  } else {
+    slug = slugFromName(name);
+    if (!SLUG_RE.test(slug)) throw badRequest("slug: cannot be derived from name; send a slug");
+  }
+  const primary =
+    input.primary_domain == null
+      ? null
+      : parseDomain(input.primary_domain, "primary_domain", env.PLATFORM_DOMAIN);
+  const aliases = parseAliases(input.aliases ?? [], primary, env.PLATFORM_DOMAIN);
+  const defaultLanguage = parseLanguage(input.default_language ?? "en", "default_language");
+  const languages = languageList(defaultLanguage, input.languages ?? []);
+  const settings = input.settings === undefined ? {} : validSettings(input.settings);
+
+  const at = now();
+  const row: SiteRow = {
+    id: newId(),
+    org_id: orgId,
+    name,
+    slug,
+    primary_domain: primary,
+    aliases: JSON.stringify(aliases),
+    default_language: defaultLanguage,
+    languages: JSON.stringify(languages),
+    theme: input.theme ?? null,
+    status: "active",
+    status_reason: null,
+    status_changed_at: at,
+    previous_status: null,
+    settings: JSON.stringify(settings),
+    created_at: at,
+    updated_at: at,
+  };
+  const limit = Number.parseInt(env.DEFAULT_SITE_LIMIT, 10);
+  const created = await insertSite(
+    env.DB,
+    row,
+    hostEntries(primary, aliases),
+    Number.isFinite(limit) ? limit : 10,
+  );
+  if (!created) {
+    throw new ApiError(409, "SITE_LIMIT_REACHED", {
+      detail: "The organization's plan has no room for another site.",
+    });
+  }
+  // External images of a new site are rehosted in the background: the site must exist before content
+  // can own its media, and a create is never refused for an image.
+  const origins = ownOrigins(hostsOf(row, env.PLATFORM_DOMAIN), env.MEDIA_PUBLIC_BASE);
+  await afterWrite(env, null, row, collectExternalImageUrls(settings, origins));
+  return toSiteRecord(row, env.PLATFORM_DOMAIN);
+}
+
+export interface UpdateSiteInput {
+  name?: string | undefined;
+  slug?: string | undefined;
+  primary_domain?: string | null | undefined;
+  aliases?: string[] | undefined;
+  default_language?: string | undefined;
+  languages?: string[] | undefined;
+  theme?: string | null | undefined;
+  settings?: unknown;
+}
+
+export async function patchSite(env: SitesEnv, site: SiteRow, input: UpdateSiteInput): Promise<SiteRecord> {
+  const update: SiteUpdate = {};
+  if (input.name !== undefined) {
+    const name = input.name.trim();
+    if (name.length === 0) throw badRequest("name: must not be empty");
+    update.name = name;
+  }
+  if (input.slug !== undefined) update.slug = parseSlug(input.slug);
+
+  let hosts: ReturnType<typeof hostEntries> | null = null;
+  if (input.primary_domain !== undefined || input.aliases !== undefined) {
+    const primary =
+      input.primary_domain === undefined
+        ? site.primary_domain
+        : input.primary_domain === null
+          ? null
+          : parseDomain(input.primary_domain, "primary_domain", env.PLATFORM_DOMAIN);
+    const aliases = parseAliases(
+      input.aliases ?? aliasesOf(site).filter((a) => a !== primary),
+      primary,
+      env.PLATFORM_DOMAIN,
+    );
+    update.primary_domain = primary;
+    update.aliases = JSON.stringify(aliases);
+    hosts = hostEntries(primary, aliases);
+  }
+  if (input.default_language !== undefined || input.languages !== undefined) {
+    const defaultLanguage =
+      input.default_language === undefined
+        ? site.default_language
+        : parseLanguage(input.default_language, "default_language");
+    const current = readStringList(site.languages);
+    update.default_language = defaultLanguage;
+    update.languages = JSON.stringify(languageList(defaultLanguage, input.languages ?? current));
+  }
+  if (input.theme !== undefined) update.theme = input.theme;
+
+  let pending: ImageRef[] = [];
+  if (input.settings !== undefined) {
+    const stored = readSettings(site.settings);
+    if (stored.unreadable) {
+      throw new ApiError(409, "SETTINGS_UNREADABLE", {
+        detail: "The stored settings are not a JSON object; they cannot be replaced through this route.",
+      });
+    }
+    const validated = validSettings(input.settings);
+    const nextHosts = hostsOf({ ...site, ...(update as Partial<SiteRow>) }, env.PLATFORM_DOMAIN);
+    const origins = ownOrigins([...hostsOf(site, env.PLATFORM_DOMAIN), ...nextHosts], env.MEDIA_PUBLIC_BASE);
+    const rehosted = await rehostSettingsImages(env, {
+      siteId: site.id,
+      settings: validated,
+      stored: stored.settings,
+      origins,
+    });
+    update.settings = JSON.stringify(rehosted.settings);
+    pending = rehosted.pending;
+  }
+
+  if (Object.keys(update).length === 0) return toSiteRecord(site, env.PLATFORM_DOMAIN);
+  const written = await updateSite(env.DB, site.id, update, hosts, now());
+  const after = written ? await getSite(env.DB, site.id) : null;
+  if (!after) throw new ApiError(404, "NOT_FOUND", { detail: "Site not found." });
+  await afterWrite(env, site, after, pending);
+  return toSiteRecord(after, env.PLATFORM_DOMAIN);
+}
+
+function readStringList(stored: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(stored);
+    return Array.isArray(parsed) ? parsed.filter((v): v is string => typeof v === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+export async function deleteSite(env: SitesEnv, site: SiteRow): Promise<void> {
+  const deleted = await softDeleteSite(env.DB, site.id, now());
+  const after = deleted ? await getSite(env.DB, site.id) : null;
+  if (!after) throw new ApiError(404, "NOT_FOUND", { detail: "Site not found." });
+  await afterWrite(env, site, after);
+}
+
+/** Parses `ids` of the batch route: required, comma-separated ULIDs, at most 200. */
+export function parseBatchIds(raw: string | undefined): string[] {
+  if (raw === undefined) throw badRequest("ids: required");
+  const parts = raw.split(",").map((p) => p.trim());
+  if (raw.trim() === "" || parts.length === 0) throw badRequest("ids: must not be empty");
+  if (parts.length > MAX_BATCH_IDS) throw badRequest(`ids: at most ${MAX_BATCH_IDS}`);
+  const ids: string[] = [];
+  for (const part of parts) {
+    const id = parseUlid(part);
+    if (!id) throw badRequest(`ids: "${part.slice(0, 40)}" is not a ULID`);
+    if (!ids.includes(id)) ids.push(id);
+  }
+  return ids;
+}
+
+/** The visible sites among `ids` that the caller may see, in request order; the rest is omitted. */
+export async function batchSites(
+  env: SitesEnv,
+  identity: EdgeIdentity,
+  ids: string[],
+): Promise<SiteRecord[]> {
+  if (isReader(identity)) return [];
+  const rows = await getVisibleSites(env.DB, ids);
+  const shares = await sharesOf(
+    env.DB,
+    rows.map((r) => r.id),
+  );
+  const byId = new Map(
+    rows.filter((r) => canAccessSite(identity, r, shares.get(r.id) ?? [])).map((r) => [r.id, r]),
+  );
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [toSiteRecord(row, env.PLATFORM_DOMAIN)] : [];
+  });
+}
+
+async function resolveHostFromDb(env: SitesEnv, host: string): Promise<SiteRow | null> {
+  const slug = slugOfPlatformHost(host, env.PLATFORM_DOMAIN);
+  const row = slug ? await findSiteBySlug(env.DB, slug) : await lookupCustomHost(env.DB, host);
+  return row && row.status === "active" ? row : null;
+}
+
+async function lookupCustomHost(db: D1Database, host: string): Promise<SiteRow | null> {
+  const id = await findSiteIdByHost(db, host);
+  return id ? getSite(db, id) : null;
+}
+
+/** The active site serving `host` (primary domain, alias or `<slug>.<platform domain>`), cached in KV. */
+export async function siteByHost(env: SitesEnv, rawHost: string | undefined): Promise<PublicSite | null> {
+  if (rawHost === undefined || rawHost.trim() === "") throw badRequest("host: required");
+  const host = normalizeRequestHost(rawHost);
+  if (!host) throw badRequest("host: must be a host name");
+  const cached = await readHostCache(env.CACHE, host).catch(() => null);
+  if (cached) return cached.site;
+  const row = await resolveHostFromDb(env, host);
+  const site = row ? toPublicSite(toSiteRecord(row, env.PLATFORM_DOMAIN)) : null;
+  await writeHostCache(env.CACHE, host, site).catch(() => undefined);
+  return site;
+}

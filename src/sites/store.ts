@@ -1,0 +1,268 @@
+/** Every query of the sites database. Multi-step writes are one D1 batch (a transaction). */
+import { ApiError } from "../lib/problem";
+
+export interface SiteRow {
+  id: string;
+  org_id: string;
+  name: string;
+  slug: string;
+  primary_domain: string | null;
+  aliases: string;
+  default_language: string;
+  languages: string;
+  theme: string | null;
+  status: string;
+  status_reason: string | null;
+  status_changed_at: string | null;
+  previous_status: string | null;
+  settings: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Statuses a customer never sees: such a site answers like a missing one. */
+export const HIDDEN_STATUSES = ["deleted", "archived"] as const;
+const VISIBLE = "status NOT IN ('deleted', 'archived')";
+
+export interface HostEntry {
+  host: string;
+  kind: "primary" | "alias";
+}
+
+export function hostEntries(primary: string | null, aliases: string[]): HostEntry[] {
+  return [
+    ...(primary ? [{ host: primary, kind: "primary" as const }] : []),
+    ...aliases.map((host) => ({ host, kind: "alias" as const })),
+  ];
+}
+
+/** Maps a uniqueness violation to the spec's conflict code; anything else is rethrown as is. */
+export function conflictFromError(err: unknown): never {
+  const message = err instanceof Error ? err.message : String(err);
+  if (message.includes("UNIQUE constraint failed: sites.slug")) {
+    throw new ApiError(409, "SLUG_TAKEN", { detail: "This slug is already used by another site." });
+  }
+  if (message.includes("UNIQUE constraint failed: site_hosts.host")) {
+    throw new ApiError(409, "DOMAIN_TAKEN", { detail: "This domain is already used by another site." });
+  }
+  throw err;
+}
+
+export async function getSite(db: D1Database, id: string): Promise<SiteRow | null> {
+  return db.prepare("SELECT * FROM sites WHERE id = ?").bind(id).first<SiteRow>();
+}
+
+export async function getVisibleSite(db: D1Database, id: string): Promise<SiteRow | null> {
+  return db.prepare(`SELECT * FROM sites WHERE id = ? AND ${VISIBLE}`).bind(id).first<SiteRow>();
+}
+
+/** Visible sites among `ids` (one bound parameter however many ids: D1 allows 100 per query). */
+export async function getVisibleSites(db: D1Database, ids: string[]): Promise<SiteRow[]> {
+  const { results } = await db
+    .prepare(`SELECT * FROM sites WHERE id IN (SELECT value FROM json_each(?)) AND ${VISIBLE}`)
+    .bind(JSON.stringify(ids))
+    .all<SiteRow>();
+  return results;
+}
+
+/** Organizations a site is shared with (accepted transfers in mode "share"), by site id. */
+export async function sharesOf(db: D1Database, siteIds: string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (siteIds.length === 0) return out;
+  const { results } = await db
+    .prepare("SELECT site_id, org_id FROM site_shares WHERE site_id IN (SELECT value FROM json_each(?))")
+    .bind(JSON.stringify(siteIds))
+    .all<{ site_id: string; org_id: string }>();
+  for (const row of results) out.set(row.site_id, [...(out.get(row.site_id) ?? []), row.org_id]);
+  return out;
+}
+
+export async function findSiteIdByHost(db: D1Database, host: string): Promise<string | null> {
+  const row = await db
+    .prepare("SELECT site_id FROM site_hosts WHERE host = ?")
+    .bind(host)
+    .first<{ site_id: string }>();
+  return row?.site_id ?? null;
+}
+
+export async function findSiteBySlug(db: D1Database, slug: string): Promise<SiteRow | null> {
+  return db.prepare("SELECT * FROM sites WHERE slug = ?").bind(slug).first<SiteRow>();
+}
+
+/**
+ * Creates a site if the organization's plan still has room. The count and the insert are ONE statement
+ * (`INSERT … SELECT … WHERE count < limit`), and D1 runs statements one at a time, so concurrent creates
+ * can never exceed the limit. Returns false when the plan is full. Slug and host conflicts surface as
+ * SLUG_TAKEN / DOMAIN_TAKEN from the unique indexes, and the whole batch is rolled back.
+ */
+export async function insertSite(
+  db: D1Database,
+  site: SiteRow,
+  hosts: HostEntry[],
+  defaultSiteLimit: number,
+): Promise<boolean> {
+  const insert = db
+    .prepare(
+      `INSERT INTO sites (id, org_id, name, slug, primary_domain, aliases, default_language, languages, theme,
+         status, status_reason, status_changed_at, previous_status, settings, created_at, updated_at)
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+       WHERE (SELECT COUNT(*) FROM sites WHERE org_id = ? AND status != 'deleted')
+         < COALESCE((SELECT site_limit FROM org_plans WHERE org_id = ?), ?)`,
+    )
+    .bind(
+      site.id,
+      site.org_id,
+      site.name,
+      site.slug,
+      site.primary_domain,
+      site.aliases,
+      site.default_language,
+      site.languages,
+      site.theme,
+      site.status,
+      site.status_reason,
+      site.status_changed_at,
+      site.previous_status,
+      site.settings,
+      site.created_at,
+      site.updated_at,
+      site.org_id,
+      site.org_id,
+      defaultSiteLimit,
+    );
+  const hostInserts = hosts.map((h) =>
+    db
+      .prepare(
+        "INSERT INTO site_hosts (host, site_id, kind) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM sites WHERE id = ?)",
+      )
+      .bind(h.host, site.id, h.kind, site.id),
+  );
+  try {
+    const [result] = await db.batch([insert, ...hostInserts]);
+    return (result?.meta.changes ?? 0) === 1;
+  } catch (err) {
+    conflictFromError(err);
+  }
+}
+
+export interface SiteUpdate {
+  name?: string;
+  slug?: string;
+  primary_domain?: string | null;
+  aliases?: string;
+  default_language?: string;
+  languages?: string;
+  theme?: string | null;
+  settings?: string;
+}
+
+/**
+ * Applies present columns to a visible site and, when `hosts` is given, replaces its host rows, all in
+ * one batch. Returns false when the site is no longer visible (deleted concurrently).
+ */
+export async function updateSite(
+  db: D1Database,
+  id: string,
+  update: SiteUpdate,
+  hosts: HostEntry[] | null,
+  now: string,
+): Promise<boolean> {
+  const columns = Object.entries(update).filter(([, v]) => v !== undefined) as [string, string | null][];
+  const assignments = [...columns.map(([k]) => `${k} = ?`), "updated_at = ?"].join(", ");
+  const statements = [
+    db
+      .prepare(`UPDATE sites SET ${assignments} WHERE id = ? AND ${VISIBLE}`)
+      .bind(...columns.map(([, v]) => v), now, id),
+  ];
+  if (hosts) {
+    statements.push(db.prepare("DELETE FROM site_hosts WHERE site_id = ?").bind(id));
+    for (const h of hosts) {
+      statements.push(
+        db
+          .prepare(
+            `INSERT INTO site_hosts (host, site_id, kind) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM sites WHERE id = ? AND ${VISIBLE})`,
+          )
+          .bind(h.host, id, h.kind, id),
+      );
+    }
+  }
+  try {
+    const [result] = await db.batch(statements);
+    return (result?.meta.changes ?? 0) === 1;
+  } catch (err) {
+    conflictFromError(err);
+  }
+}
+
+/**
+ * Replaces the settings document only if it is still exactly `expected` (compare-and-swap), so a
+ * background swap never overwrites a PATCH that landed in between.
+ */
+export async function swapSettings(
+  db: D1Database,
+  id: string,
+  expected: string,
+  next: string,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .prepare(`UPDATE sites SET settings = ?, updated_at = ? WHERE id = ? AND settings = ? AND ${VISIBLE}`)
+    .bind(next, now, id, expected)
+    .run();
+  return result.meta.changes === 1;
+}
+
+/** Soft delete: reversible, every column kept; slug and hosts stay reserved. */
+export async function softDeleteSite(db: D1Database, id: string, now: string): Promise<boolean> {
+  const result = await db
+    .prepare(
+      `UPDATE sites SET previous_status = status, status = 'deleted', status_reason = 'deleted_by_customer',
+         status_changed_at = ?, updated_at = ? WHERE id = ? AND ${VISIBLE}`,
+    )
+    .bind(now, now, id)
+    .run();
+  return result.meta.changes === 1;
+}
+
+export async function transferSite(
+  db: D1Database,
+  input: { site_id: string; from_org_id: string; to_org_id: string },
+  now: string,
+): Promise<boolean> {
+  const result = await db.batch([
+    db
+      .prepare("UPDATE sites SET org_id = ?, updated_at = ? WHERE id = ? AND org_id = ?")
+      .bind(input.to_org_id, now, input.site_id, input.from_org_id),
+    // The new owner no longer needs a share of its own site.
+    db
+      .prepare("DELETE FROM site_shares WHERE site_id = ? AND org_id = ?")
+      .bind(input.site_id, input.to_org_id),
+  ]);
+  return (result[0]?.meta.changes ?? 0) === 1;
+}
+
+export async function shareSite(
+  db: D1Database,
+  input: { site_id: string; from_org_id: string; to_org_id: string; role: string },
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .prepare(
+      `INSERT INTO site_shares (site_id, org_id, role, created_at)
+       SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM sites WHERE id = ? AND org_id = ?)
+       ON CONFLICT (site_id, org_id) DO UPDATE SET role = excluded.role`,
+    )
+    .bind(input.site_id, input.to_org_id, input.role, now, input.site_id, input.from_org_id)
+    .run();
+  return result.meta.changes === 1;
+}
+
+export async function setOrgSiteLimit(db: D1Database, orgId: string, siteLimit: number, now: string) {
+  await db
+    .prepare(
+      `INSERT INTO org_plans (org_id, site_limit, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (org_id) DO UPDATE SET site_limit = excluded.site_limit, updated_at = excluded.updated_at`,
+    )
+    .bind(orgId, siteLimit, now)
+    .run();
+}

@@ -1,0 +1,150 @@
+/** Content's projection of each site (push + retry queue) and the RPC surface identity uses. */
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { newId } from "../../src/lib/ids";
+import { handleQueue } from "../../src/sites/index";
+import { getSite } from "../../src/sites/store";
+import { pushSiteToContent } from "../../src/sites/sync";
+import { api, makeSite, orgMember, sites, sitesEnv } from "../support/sites-helpers";
+
+const contentDb = (env as unknown as { TEST_CONTENT_DB: D1Database }).TEST_CONTENT_DB;
+
+async function contentProjection(siteId: string) {
+  return contentDb.prepare("SELECT * FROM sites WHERE id = ?").bind(siteId).first<Record<string, unknown>>();
+}
+
+async function runQueue(queue: string, bodies: unknown[]) {
+  const batch = createMessageBatch(
+    queue,
+    bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await handleQueue(batch, sitesEnv);
+  return getQueueResult(batch, ctx);
+}
+
+describe("push to content after every write", () => {
+  it("create, update and delete reach content's projection", async () => {
+    const { site, owner } = await makeSite();
+    expect(await contentProjection(site.id)).toMatchObject({
+      org_id: site.org_id,
+      slug: site.slug,
+      status: "active",
+    });
+    await api("PATCH", `/api/v1/sites/${site.id}`, {
+      headers: owner,
+      body: { name: "Renamed", default_language: "es" },
+    });
+    expect(await contentProjection(site.id)).toMatchObject({ name: "Renamed", default_language: "es" });
+    await api("DELETE", `/api/v1/sites/${site.id}`, { headers: owner });
+    expect(await contentProjection(site.id)).toMatchObject({ status: "deleted" });
+  });
+
+  it("when content cannot take the push, the write stands and a site-sync retry is queued", async () => {
+    const { site } = await makeSite();
+    const row = (await getSite(sitesEnv.DB, site.id))!;
+    // A content binding without the RPC method (e.g. an older content deployment): the call throws.
+    const unreachable = { ...sitesEnv, CONTENT: {} as Fetcher };
+    expect(await pushSiteToContent(unreachable, row)).toBe("queued");
+    expect(await getSite(sitesEnv.DB, site.id)).toEqual(row);
+  });
+
+  it("site-sync consumer pushes the CURRENT row and acks", async () => {
+    const { site } = await makeSite();
+    await sitesEnv.DB.prepare("UPDATE sites SET name = 'Changed directly' WHERE id = ?").bind(site.id).run();
+    const result = await runQueue("site-sync", [{ site_id: site.id }]);
+    expect(result.explicitAcks).toEqual(["m0"]);
+    expect(result.retryMessages).toEqual([]);
+    expect(await contentProjection(site.id)).toMatchObject({ name: "Changed directly" });
+  });
+
+  it("site-sync consumer acks a purged site and a malformed message", async () => {
+    const result = await runQueue("site-sync", [{ site_id: newId() }, { nope: true }]);
+    expect(result.explicitAcks.sort()).toEqual(["m0", "m1"]);
+  });
+});
+
+describe("RPC siteOrg", () => {
+  it("owner organization and status of a live site", async () => {
+    const { site, orgId } = await makeSite();
+    expect(await sites.siteOrg(site.id)).toEqual({ org_id: orgId, status: "active" });
+    expect(await sites.siteOrg(site.id.toLowerCase())).toEqual({ org_id: orgId, status: "active" });
+  });
+
+  it("null for a missing, deleted or malformed id", async () => {
+    const { site, owner } = await makeSite();
+    await api("DELETE", `/api/v1/sites/${site.id}`, { headers: owner });
+    expect(await sites.siteOrg(site.id)).toBeNull();
+    expect(await sites.siteOrg(newId())).toBeNull();
+    expect(await sites.siteOrg("not-an-id")).toBeNull();
+  });
+});
+
+describe("RPC applyTransfer", () => {
+  it("transfer: the owner changes; the old organization loses access, the new one gains it", async () => {
+    const { site, orgId, owner } = await makeSite();
+    const to = newId();
+    const result = await sites.applyTransfer({
+      site_id: site.id,
+      from_org_id: orgId,
+      to_org_id: to,
+      mode: "transfer",
+      share_role: null,
+    });
+    expect(result).toEqual({ ok: true });
+    expect(await sites.siteOrg(site.id)).toEqual({ org_id: to, status: "active" });
+    expect((await api("GET", `/api/v1/sites/${site.id}`, { headers: owner })).status).toBe(404);
+    expect((await api("GET", `/api/v1/sites/${site.id}`, { headers: orgMember(to) })).status).toBe(200);
+    expect(await contentProjection(site.id)).toMatchObject({ org_id: to });
+  });
+
+  it("transfer is idempotent (a redelivered acceptance is ok)", async () => {
+    const { site, orgId } = await makeSite();
+    const to = newId();
+    const input = {
+      site_id: site.id,
+      from_org_id: orgId,
+      to_org_id: to,
+      mode: "transfer" as const,
+      share_role: null,
+    };
+    expect(await sites.applyTransfer(input)).toEqual({ ok: true });
+    expect(await sites.applyTransfer(input)).toEqual({ ok: true });
+  });
+
+  it("refused when the site does not belong to from_org_id, is missing or is deleted", async () => {
+    const { site, owner } = await makeSite();
+    const input = {
+      site_id: site.id,
+      from_org_id: newId(),
+      to_org_id: newId(),
+      mode: "transfer" as const,
+      share_role: null,
+    };
+    expect(await sites.applyTransfer(input)).toEqual({ ok: false });
+    expect(await sites.applyTransfer({ ...input, site_id: newId() })).toEqual({ ok: false });
+    await api("DELETE", `/api/v1/sites/${site.id}`, { headers: owner });
+    expect(await sites.applyTransfer({ ...input, from_org_id: site.org_id })).toEqual({ ok: false });
+  });
+
+  it("share: both organizations reach the site; the owner is unchanged", async () => {
+    const { site, orgId, owner } = await makeSite();
+    const to = newId();
+    const result = await sites.applyTransfer({
+      site_id: site.id,
+      from_org_id: orgId,
+      to_org_id: to,
+      mode: "share",
+      share_role: "site_editor",
+    });
+    expect(result).toEqual({ ok: true });
+    expect(await sites.siteOrg(site.id)).toEqual({ org_id: orgId, status: "active" });
+    expect((await api("GET", `/api/v1/sites/${site.id}`, { headers: owner })).status).toBe(200);
+    expect((await api("GET", `/api/v1/sites/${site.id}`, { headers: orgMember(to) })).status).toBe(200);
+    const batch = await api<{ items: { id: string }[] }>("GET", `/api/v1/sites/batch?ids=${site.id}`, {
+      headers: orgMember(to),
+    });
+    expect(batch.body.items.map((s) => s.id)).toEqual([site.id]);
+  });
+});

@@ -1,0 +1,159 @@
+/**
+ * Test helpers of the content service: a site projection pushed over RPC (as the sites service does),
+ * staff edge headers (as the gateway sets them), API keys made through the key-admin API, and requests
+ * through the worker's own fetch.
+ */
+import { env, exports } from "cloudflare:workers";
+import { expect } from "vitest";
+import { newId } from "../../src/lib/ids";
+import type { ContentRpc, SiteProjection } from "../../src/lib/rpc";
+
+export interface ContentTestRpc extends ContentRpc {
+  definePostType(input: { site_id: string; slug: string; name: string; public: boolean }): Promise<void>;
+  fetch(request: Request): Promise<Response>;
+}
+
+export const content = (exports as unknown as { default: ContentTestRpc }).default;
+export const testEnv = env as unknown as {
+  DB: D1Database;
+  CACHE: KVNamespace;
+  MEDIA: R2Bucket;
+  KEY_GATE: DurableObjectNamespace;
+  MEDIA_PUBLIC_BASE: string;
+};
+
+export const BASE = "http://content.test";
+
+export async function makeSite(overrides: Partial<SiteProjection> = {}): Promise<SiteProjection> {
+  const id = newId();
+  const site: SiteProjection = {
+    id,
+    org_id: newId(),
+    slug: `site-${id.slice(-8).toLowerCase()}`,
+    name: "Test site",
+    default_language: "en",
+    status: "active",
+    primary_domain: `${id.slice(-8).toLowerCase()}.example.test`,
+    updated_at: new Date().toISOString(),
+    ...overrides,
+  };
+  await content.syncSite(site);
+  return site;
+}
+
+export function staffHeaders(
+  userId: string,
+  memberships: { org?: { org_id: string; role: string; permissions?: string[] }[]; site?: { site_id: string; role: string }[] },
+): Record<string, string> {
+  return {
+    "x-user-id": userId,
+    "x-session-kind": "staff",
+    "x-org-memberships": JSON.stringify((memberships.org ?? []).map((m) => ({ permissions: [], ...m }))),
+    "x-site-memberships": JSON.stringify(memberships.site ?? []),
+  };
+}
+
+export function ownerHeaders(site: SiteProjection, userId = `user-${site.id}`): Record<string, string> {
+  return staffHeaders(userId, { org: [{ org_id: site.org_id, role: "org_owner" }] });
+}
+
+export interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  origin?: string;
+  ip?: string;
+}
+
+export function call(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  if (options.origin) headers.origin = options.origin;
+  if (options.ip) headers["cf-connecting-ip"] = options.ip;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    headers["content-type"] = "application/json";
+    body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+  }
+  return content.fetch(new Request(`${BASE}${path}`, { method, headers, body }));
+}
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+  kind: "secret" | "public";
+  scopes: string[];
+  allowed_origins: string[];
+  created_at: string;
+}
+
+export const ALL_SECRET_SCOPES = [
+  "posts:write",
+  "posts:read",
+  "post_types:read",
+  "sites:read",
+  "media:read",
+  "media:write",
+  "site:read",
+  "site:write",
+  "seo:read",
+  "seo:write",
+  "analytics:read",
+  "leads:read",
+  "export",
+  "import",
+];
+
+export const ORIGIN = "https://reader.example.test";
+
+export async function createKey(
+  site: SiteProjection,
+  options: { kind?: "secret" | "public"; scopes?: string[]; allowed_origins?: string[]; name?: string } = {},
+): Promise<CreatedKey> {
+  const kind = options.kind ?? "secret";
+  const res = await call("POST", `/api/v1/sites/${site.id}/api-keys`, {
+    headers: ownerHeaders(site),
+    body: {
+      name: options.name ?? "test key",
+      kind,
+      scopes: options.scopes ?? (kind === "secret" ? ["posts:write", "posts:read", "seo:read", "seo:write"] : ["posts:read"]),
+      ...(kind === "public" ? { allowed_origins: options.allowed_origins ?? [ORIGIN] } : {}),
+    },
+  });
+  if (res.status !== 201) throw new Error(`createKey: ${res.status} ${await res.text()}`);
+  return (await res.json()) as CreatedKey;
+}
+
+/** A site with a secret (write + read) key and a public read key. */
+export async function tenant(overrides: Partial<SiteProjection> = {}) {
+  const site = await makeSite(overrides);
+  const secret = await createKey(site, {
+    scopes: ["posts:write", "posts:read", "seo:read", "seo:write", "post_types:read", "sites:read"],
+  });
+  const pub = await createKey(site, { kind: "public", scopes: ["posts:read", "seo:read", "post_types:read"] });
+  return { site, ck: secret.key, pk: pub.key, secretKey: secret, publicKey: pub };
+}
+
+export interface PostOut {
+  id: string;
+  slug: string;
+  status: string;
+  language: string;
+  published_at: string | null;
+  [k: string]: unknown;
+}
+
+export async function createPost(key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  const res = await call("POST", "/v1/posts", { key, body, headers });
+  if (res.status !== 201) throw new Error(`createPost: ${res.status} ${await res.text()}`);
+  return (await res.json()) as PostOut;
+}
+
+export function paragraph(text: string) {
+  return { blocks: [{ id: "p1", type: "paragraph", data: { text } }] };
+}
+
+export async function problem(res: Response): Promise<{ status: number; code: string; detail?: string }> {
+  expect(res.headers.get("content-type")).toContain("application/problem+json");
+  return (await res.json()) as { status: number; code: string; detail?: string };
+}

@@ -1,0 +1,147 @@
+/** Helpers for identity tests: requests through the real Worker, outbox reads, ready-made accounts. */
+import { env, exports } from "cloudflare:workers";
+import { base32Decode, totpAt } from "../../src/identity/totp";
+
+export const ORIGIN = "http://identity.test";
+
+let ipCounter = 0;
+/** A fresh client IP per call site, so per-IP quotas of one test never touch another's. */
+export function freshIp(): string {
+  ipCounter += 1;
+  const r = crypto.getRandomValues(new Uint8Array(2));
+  return `10.${r[0]}.${r[1]}.${ipCounter % 250}`;
+}
+
+let emailCounter = 0;
+export function freshEmail(tag = "user"): string {
+  emailCounter += 1;
+  return `${tag}-${Date.now().toString(36)}-${emailCounter}-${crypto.randomUUID().slice(0, 6)}@example.com`;
+}
+
+export const GOOD_PASSWORD = "a-long-and-unusual-passphrase-42";
+
+export interface CallOptions {
+  body?: unknown;
+  rawBody?: string;
+  token?: string;
+  headers?: Record<string, string>;
+  ip?: string;
+}
+
+export function request(method: string, path: string, opts: CallOptions = {}): Request {
+  const headers = new Headers(opts.headers);
+  headers.set("cf-connecting-ip", opts.ip ?? "192.0.2.1");
+  if (opts.token) headers.set("authorization", `Bearer ${opts.token}`);
+  let body: string | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody;
+  else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+  if (body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
+  return new Request(`${ORIGIN}${path}`, { method, headers, body });
+}
+
+/** Through the real Worker entrypoint (exports.default.fetch) with its real bindings. */
+export function call(method: string, path: string, opts: CallOptions = {}): Promise<Response> {
+  return exports.default.fetch(request(method, path, opts));
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: test bodies are inspected loosely
+export type Json = any;
+
+export async function json(res: Response): Promise<Json> {
+  return res.json();
+}
+
+export interface OutboxMessage {
+  to: string;
+  channel: string;
+  purpose: string;
+  code: string | null;
+  link: string | null;
+  subject: string;
+  created_at: string;
+}
+
+export async function outbox(to: string): Promise<OutboxMessage[]> {
+  const res = await call("GET", `/api/v1/auth/__dev/outbox?to=${encodeURIComponent(to)}`);
+  if (res.status !== 200) throw new Error(`outbox ${res.status}`);
+  return ((await res.json()) as { messages: OutboxMessage[] }).messages;
+}
+
+export async function latestCode(to: string, purpose: string): Promise<string> {
+  const message = (await outbox(to)).find((m) => m.purpose === purpose);
+  if (!message?.code) throw new Error(`no ${purpose} code for ${to}`);
+  return message.code;
+}
+
+export interface SessionBody {
+  access_token: string;
+  refresh_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  session_id: string;
+  user: { id: string; email: string };
+}
+
+/** Signs up and confirms the address: an active account with a first session. */
+export async function signupVerified(email = freshEmail(), password = GOOD_PASSWORD) {
+  const ip = freshIp();
+  const signup = await call("POST", "/api/v1/auth/signup", { body: { email, password }, ip });
+  if (signup.status !== 202) throw new Error(`signup ${signup.status}: ${await signup.text()}`);
+  const code = await latestCode(email, "email_verify");
+  const res = await call("POST", "/api/v1/auth/email/verify/confirm", { body: { email, code }, ip });
+  if (res.status !== 200) throw new Error(`confirm ${res.status}: ${await res.text()}`);
+  return { email, password, session: (await res.json()) as SessionBody };
+}
+
+/**
+ * A TOTP code for `offsetSteps` steps from now. A step is accepted once per account, so after one code
+ * was used, the next login uses offset +1 (inside the ±1 drift window).
+ */
+export function totpCode(secret: string, offsetSteps = 0): Promise<string> {
+  return totpAt(base32Decode(secret), Date.now() / 1000 + offsetSteps * 30);
+}
+
+/** A verified staff account with a confirmed TOTP factor; its confirmation burned the current step. */
+export async function staffUser(email = freshEmail("staff"), password = GOOD_PASSWORD) {
+  const { session } = await signupVerified(email, password);
+  const enroll = await call("POST", "/api/v1/auth/mfa/totp", { token: session.access_token });
+  if (enroll.status !== 200) throw new Error(`enroll ${enroll.status}`);
+  const { secret } = (await enroll.json()) as { secret: string };
+  const confirm = await call("POST", "/api/v1/auth/mfa/totp/confirm", {
+    token: session.access_token,
+    body: { code: await totpCode(secret) },
+  });
+  if (confirm.status !== 200) throw new Error(`confirm totp ${confirm.status}: ${await confirm.text()}`);
+  const { recovery_codes } = (await confirm.json()) as { recovery_codes: string[] };
+  return { email, password, secret, session, recoveryCodes: recovery_codes };
+}
+
+export async function userIdOf(email: string): Promise<string> {
+  const row = await (env as unknown as { DB: D1Database }).DB.prepare(
+    "SELECT user_id FROM email_addresses WHERE address = ? AND verified_at IS NOT NULL",
+  )
+    .bind(email.toLowerCase())
+    .first<{ user_id: string }>();
+  if (!row) throw new Error(`no verified owner of ${email}`);
+  return row.user_id;
+}
+
+/**
+ * The same app on the same real bindings, with some vars changed (a provider host that is down, a
+ * setting switched): only configuration differs from `call`.
+ */
+export async function callWith(
+  overrides: Record<string, string>,
+  method: string,
+  path: string,
+  opts: CallOptions = {},
+): Promise<Response> {
+  const { app } = await import("../../src/identity/app");
+  const { createExecutionContext } = await import("cloudflare:test");
+  return app.fetch(request(method, path, opts), { ...(env as object), ...overrides }, createExecutionContext());
+}
+
+export async function problem(res: Response): Promise<{ status: number; code: string; body: Json }> {
+  const body = await res.json();
+  return { status: res.status, code: (body as { code: string }).code, body };
+}

@@ -1,0 +1,165 @@
+/**
+ * Helpers for sites tests. The sites worker sits behind the gateway, so tests set the edge headers by
+ * hand: a member of an organization, a member of a site, a reader session, or no header at all (a
+ * service-to-service caller).
+ */
+import { env, exports } from "cloudflare:workers";
+import { newId } from "../../src/lib/ids";
+import type { SitesRpc } from "../../src/lib/rpc";
+
+export const sitesEnv = env as unknown as SitesEnv;
+
+/** The sites worker's default entrypoint over its loopback binding (fetch and RPC). */
+export const sites = (exports as unknown as { default: Fetcher & SitesRpc }).default;
+
+export type EdgeHeaders = Record<string, string>;
+
+export function orgMember(orgId: string, role = "org_owner", userId = newId()): EdgeHeaders {
+  return {
+    "x-user-id": userId,
+    "x-session-kind": "staff",
+    "x-org-memberships": JSON.stringify([{ org_id: orgId, role, permissions: [] }]),
+    "x-site-memberships": "[]",
+  };
+}
+
+export function siteMember(siteId: string, role = "site_editor", userId = newId()): EdgeHeaders {
+  return {
+    "x-user-id": userId,
+    "x-session-kind": "staff",
+    "x-org-memberships": "[]",
+    "x-site-memberships": JSON.stringify([{ site_id: siteId, role }]),
+  };
+}
+
+/** A staff user holding exactly these memberships. */
+export function staff(orgIds: string[], siteIds: string[] = [], userId = newId()): EdgeHeaders {
+  return {
+    "x-user-id": userId,
+    "x-session-kind": "staff",
+    "x-org-memberships": JSON.stringify(
+      orgIds.map((org_id) => ({ org_id, role: "org_member", permissions: [] })),
+    ),
+    "x-site-memberships": JSON.stringify(siteIds.map((site_id) => ({ site_id, role: "site_editor" }))),
+  };
+}
+
+/** A consumer (reader) session; it may even carry memberships, which must not help it. */
+export function reader(orgId?: string, siteId?: string): EdgeHeaders {
+  return {
+    "x-user-id": newId(),
+    "x-session-kind": "reader",
+    "x-org-memberships": JSON.stringify(orgId ? [{ org_id: orgId, role: "org_owner", permissions: [] }] : []),
+    "x-site-memberships": JSON.stringify(siteId ? [{ site_id: siteId, role: "site_owner" }] : []),
+  };
+}
+
+/** No edge header at all: a service-to-service caller. */
+export const service: EdgeHeaders = {};
+
+export interface ApiResult<T = Record<string, unknown>> {
+  status: number;
+  body: T;
+  text: string;
+  contentType: string | null;
+}
+
+export async function api<T = Record<string, unknown>>(
+  method: string,
+  path: string,
+  options: { headers?: EdgeHeaders; body?: unknown; rawBody?: string } = {},
+): Promise<ApiResult<T>> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  let body: string | undefined;
+  if (options.rawBody !== undefined) {
+    body = options.rawBody;
+    headers["content-type"] = "application/json";
+  } else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers["content-type"] = "application/json";
+  }
+  const response = await sites.fetch(`http://sites.internal${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = null;
+  }
+  return {
+    status: response.status,
+    body: parsed as T,
+    text,
+    contentType: response.headers.get("content-type"),
+  };
+}
+
+export function uniqueSlug(prefix = "site"): string {
+  return `${prefix}-${newId().toLowerCase().slice(-10)}`;
+}
+
+export function uniqueDomain(prefix = "www"): string {
+  return `${prefix}.${newId().toLowerCase().slice(-12)}.example.com`;
+}
+
+export interface SiteBody {
+  id: string;
+  org_id: string;
+  name: string;
+  slug: string;
+  primary_domain: string | null;
+  aliases: string[];
+  canonical_host: string;
+  default_language: string;
+  languages: string[];
+  theme: string | null;
+  status: string;
+  status_reason: string | null;
+  status_changed_at: string | null;
+  previous_status: string | null;
+  settings: Record<string, unknown>;
+  settings_unreadable?: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Creates an organization id and a site in it (as the org's owner); returns both. */
+export async function makeSite(
+  overrides: Record<string, unknown> = {},
+  orgId = newId(),
+): Promise<{ orgId: string; site: SiteBody; owner: EdgeHeaders }> {
+  const owner = orgMember(orgId);
+  const res = await api<SiteBody>("POST", "/api/v1/sites", {
+    headers: owner,
+    body: { org_id: orgId, name: "Test Site", slug: uniqueSlug(), ...overrides },
+  });
+  if (res.status !== 201) throw new Error(`makeSite: ${res.status} ${res.text}`);
+  return { orgId, site: res.body, owner };
+}
+
+export async function storedRow(siteId: string) {
+  return sitesEnv.DB.prepare("SELECT * FROM sites WHERE id = ?")
+    .bind(siteId)
+    .first<Record<string, unknown>>();
+}
+
+export async function storedSettings(siteId: string): Promise<string | null> {
+  const row = await sitesEnv.DB.prepare("SELECT settings FROM sites WHERE id = ?")
+    .bind(siteId)
+    .first<{ settings: string }>();
+  return row?.settings ?? null;
+}
+
+/** Legacy data: stores a settings document directly (e.g. one that is not a JSON object). */
+export async function forceStoredSettings(siteId: string, raw: string) {
+  await sitesEnv.DB.prepare("UPDATE sites SET settings = ? WHERE id = ?").bind(raw, siteId).run();
+}
+
+export async function setSiteLimit(orgId: string, limit: number) {
+  await sitesEnv.DB.prepare(
+    `INSERT INTO org_plans (org_id, site_limit, updated_at) VALUES (?, ?, ?)
+     ON CONFLICT (org_id) DO UPDATE SET site_limit = excluded.site_limit`,
+  )
+    .bind(orgId, limit, new Date().toISOString())
+    .run();
+}
