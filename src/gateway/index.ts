@@ -80,7 +80,8 @@ const MAX_BODY_BYTES = 9 * 1024 * 1024;
 async function readBody(request: Request): Promise<ArrayBuffer | null> {
   if (request.method === "GET" || request.method === "HEAD" || !request.body) return null;
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw new ApiError(413, "PAYLOAD_TOO_LARGE", { detail: "The body exceeds 9 MiB." });
+  if (declared > MAX_BODY_BYTES)
+    throw new ApiError(413, "PAYLOAD_TOO_LARGE", { detail: "The body exceeds 9 MiB." });
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -103,6 +104,15 @@ async function readBody(request: Request): Promise<ArrayBuffer | null> {
   return body.buffer;
 }
 
+function mergeVary(existing: string | null, add: string): string {
+  const tokens = new Map<string, string>();
+  for (const token of `${existing ?? ""},${add}`.split(",")) {
+    const t = token.trim();
+    if (t) tokens.set(t.toLowerCase(), t);
+  }
+  return [...tokens.values()].join(", ");
+}
+
 const app = new Hono<{ Bindings: Env; Variables: { requestId: string } }>();
 
 app.use("*", async (c, next) => {
@@ -113,7 +123,7 @@ app.use("*", async (c, next) => {
   c.res.headers.set("x-request-id", requestId);
   const origin = c.req.header("origin") ?? null;
   for (const [name, value] of Object.entries(corsHeaders(c.env, c.req.path, origin))) {
-    if (name === "vary") c.res.headers.append("vary", value);
+    if (name === "vary") c.res.headers.set("vary", mergeVary(c.res.headers.get("vary"), value));
     else c.res.headers.set(name, value);
   }
 });

@@ -1,4 +1,10 @@
-import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, type JWTPayload, jwtVerify } from "jose";
+import {
+  createLocalJWKSet,
+  decodeProtectedHeader,
+  type JSONWebKeySet,
+  type JWTPayload,
+  jwtVerify,
+} from "jose";
 
 /**
  * Access-token verification at the edge against identity's JWKS. The key set is cached in the isolate

@@ -142,3 +142,12 @@ describe("edge basics", () => {
     expect(content.headers.get("access-control-allow-credentials")).toBeNull();
   });
 });
+
+describe("edge body limit", () => {
+  it("refuses a body above 9 MiB with 413 before it reaches a service", async () => {
+    const big = "x".repeat(9 * 1024 * 1024 + 1);
+    const res = await call("POST", "/v1/posts", { body: { title: big }, token: "ck_whatever" });
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
+  });
+});
