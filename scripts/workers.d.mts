@@ -8,4 +8,4 @@ export declare function buildWorker(name: keyof typeof services, outDir: string)
 export declare function workerOptions(
   name: keyof typeof services,
   options: { scriptPath: string; bindings?: Record<string, string>; rename?: Record<string, string> },
-): Record<string, unknown>;
+): { name: string; scriptPath: string; modules: true; [key: string]: unknown };

@@ -3,11 +3,11 @@ import { Scalar } from "@scalar/hono-api-reference";
 import type { Env as HonoEnv } from "hono";
 import { ApiError, handleError, notFoundResponse } from "./problem";
 
-interface ServiceInfo {
+type ServiceInfo = {
   title: string;
   version: string;
   description: string;
-}
+};
 
 /**
  * An OpenAPIHono app with the platform's conventions: zod failures become 400 problem+json with the
@@ -31,15 +31,21 @@ export function createServiceApp<E extends HonoEnv>(options: { badRequestCode?: 
   return app;
 }
 
-export function serveApiDocs<E extends HonoEnv>(app: OpenAPIHono<E>, info: ServiceInfo, servers?: { url: string }[]) {
+export function serveApiDocs<E extends HonoEnv>(
+  app: OpenAPIHono<E>,
+  info: ServiceInfo,
+  servers?: { url: string }[],
+) {
   app.doc31("/openapi.json", { openapi: "3.1.0", info, ...(servers ? { servers } : {}) });
   app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: info.title }));
 }
 
 /** Standard problem+json response declarations to spread into route definitions. */
 export function problemResponses(statuses: Record<number, string>) {
-  const out: Record<number, { description: string; content: { "application/problem+json": { schema: object } } }> =
-    {};
+  const out: Record<
+    number,
+    { description: string; content: { "application/problem+json": { schema: object } } }
+  > = {};
   for (const [status, description] of Object.entries(statuses)) {
     out[Number(status)] = {
       description,

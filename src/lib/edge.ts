@@ -57,7 +57,10 @@ export function readEdgeIdentity(headers: Headers): EdgeIdentity {
     userId: headers.get(EDGE_HEADERS.userId),
     sessionId: headers.get(EDGE_HEADERS.sessionId),
     orgMemberships: parseJsonHeader(headers.get(EDGE_HEADERS.orgMemberships), z.array(OrgMembershipSchema)),
-    siteMemberships: parseJsonHeader(headers.get(EDGE_HEADERS.siteMemberships), z.array(SiteMembershipSchema)),
+    siteMemberships: parseJsonHeader(
+      headers.get(EDGE_HEADERS.siteMemberships),
+      z.array(SiteMembershipSchema),
+    ),
     operator: operator === "operator_read" || operator === "operator_admin" ? operator : null,
     sessionKind: kind === "staff" || kind === "reader" ? kind : null,
   };
@@ -65,5 +68,8 @@ export function readEdgeIdentity(headers: Headers): EdgeIdentity {
 
 /** Serializes header JSON as ASCII only (non-ASCII escaped), as the edge contract requires. */
 export function asciiJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(value).replace(
+    /[\u007f-\uffff]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }

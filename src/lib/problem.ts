@@ -52,7 +52,12 @@ const titles: Record<number, string> = {
   503: "Service Unavailable",
 };
 
-export function problemBody(status: number, code: string, detail?: string, details?: Record<string, unknown>) {
+export function problemBody(
+  status: number,
+  code: string,
+  detail?: string,
+  details?: Record<string, unknown>,
+) {
   return {
     type: "about:blank",
     title: titles[status] ?? "Error",
@@ -74,16 +79,24 @@ export function problemResponse(error: ApiError): Response {
 /** Hono `onError`: ApiError as problem+json; anything else a redacted 500 (the stack goes to the log only). */
 export function handleError(err: Error, c: Context): Response {
   if (err instanceof ApiError) {
-    if (err.status >= 500) console.error(JSON.stringify({ level: "error", code: err.code, reason: err.message }));
+    if (err.status >= 500)
+      console.error(JSON.stringify({ level: "error", code: err.code, reason: err.message }));
     return problemResponse(err);
   }
   const status = (err as { status?: unknown }).status;
   if (typeof status === "number" && status >= 400 && status < 500) {
     // Hono's own HTTPExceptions (e.g. a body the JSON parser refused).
-    return problemResponse(new ApiError(status as ContentfulStatusCode, "BAD_REQUEST", { detail: err.message }));
+    return problemResponse(
+      new ApiError(status as ContentfulStatusCode, "BAD_REQUEST", { detail: err.message }),
+    );
   }
   console.error(
-    JSON.stringify({ level: "error", path: c.req.path, error: err.message, stack: err.stack?.split("\n").slice(0, 5) }),
+    JSON.stringify({
+      level: "error",
+      path: c.req.path,
+      error: err.message,
+      stack: err.stack?.split("\n").slice(0, 5),
+    }),
   );
   return problemResponse(new ApiError(500, "INTERNAL_ERROR", { detail: "An internal error occurred." }));
 }

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import type { Corpora } from "./corpora.ts";
+import type { Corpora } from "./corpora-types.ts";
 
 let cached: Corpora | undefined;
 

@@ -6,15 +6,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import type { Corpora } from "./corpora-types.ts";
 import { root } from "./workers.ts";
 
 const corporaDir = path.resolve(root, "../shared/corpora");
-
-export interface Corpora {
-  xss: { title: string; payload: string }[];
-  svgMalicious: { name: string; svg: string }[];
-  simpleIcons: { slug: string; svg: string }[];
-}
 
 export async function loadCorpora(): Promise<Corpora> {
   const mod = (await import(pathToFileURL(path.join(corporaDir, "xss/dompurify-fixtures.mjs")).href)) as {

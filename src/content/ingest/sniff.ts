@@ -148,7 +148,7 @@ const ACTIVE_CONTENT: readonly RegExp[] = [
   // script URLs, whitespace inside the scheme included (`java script:` after normalizing)
   /(?:j\s*a\s*v\s*a|v\s*b|l\s*i\s*v\s*e|m\s*o\s*z\s*-?)\s*s\s*c\s*r\s*i\s*p\s*t\s*:|mocha:|-moz-binding|expression\s*\(/i,
   // data: URLs other than an embedded raster image (HTML, nested SVG, scripts)
-  /data\s*:(?!\s*image\/(?:png|jpe?g|gif|webp|avif)[;,])/i,
+  /(?<![\w-])data\s*:(?!\s*image\/(?:png|jpe?g|gif|webp|avif)[;,])/i,
   // use/image/feImage pointing outside the document (network fetch, external SVG)
   /<\s*(?:use|feImage)\b[^>]*?\s(?:xlink:)?href\s*=(?!\s*["']?\s*#)/i,
   /<\s*image\b[^>]*?\s(?:xlink:)?href\s*=(?!\s*["']?\s*(?:#|data\s*:\s*image\/(?:png|jpe?g|gif|webp|avif)[;,]))/i,
@@ -182,7 +182,7 @@ export function hasActiveContent(text: string): boolean {
 export function judgeSvg(bytes: Uint8Array): SvgVerdict {
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
     return { kind: "not_svg" };
   }
