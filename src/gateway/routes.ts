@@ -16,6 +16,8 @@ export function routeFor(pathname: string): Route | null {
   }
   if (pathname.startsWith("/.well-known/")) return { upstream: "identity", requiresSession: false };
   if (API_KEYS.test(pathname)) return { upstream: "content", requiresSession: true };
+  // The renderer resolves which site serves a host; sites answers it with a public view of live sites.
+  if (pathname === "/api/v1/sites/by-host") return { upstream: "sites", requiresSession: false };
   if (pathname.startsWith("/api/v1/")) return { upstream: "sites", requiresSession: true };
   // Content's key-authenticated API and the local stand-in for the media CDN.
   if (pathname.startsWith("/v1/") || pathname.startsWith("/media/"))

@@ -151,3 +151,20 @@ describe("edge body limit", () => {
     expect(res.body).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
   });
 });
+
+describe("by-host through the edge", () => {
+  it("answers the renderer without a session, with the public view only", async () => {
+    const owner = await verifiedUser();
+    const org = await createOrg(owner.access_token);
+    const site = await createSite(owner.access_token, org.id);
+    const res = await call<Record<string, unknown>>(
+      "GET",
+      `/api/v1/sites/by-host?host=${site.slug}.sites.localhost`,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.id).toBe(site.id);
+    expect(res.body.org_id).toBeUndefined();
+    const unknown = await call("GET", "/api/v1/sites/by-host?host=nothing-here.sites.localhost");
+    expect(unknown.status).toBe(404);
+  });
+});
