@@ -67,7 +67,8 @@ export class ApiKeyGate extends DurableObject<ContentEnv> {
     const allowed = denied.length === 0;
     const after = current.map((b) => ({ ...b, tokens: allowed ? b.tokens - 1 : b.tokens }));
     if (allowed) {
-      for (const b of after) kv.put(`bucket:${b.spec.name}`, { tokens: b.tokens, at: nowMs } satisfies StoredBucket);
+      for (const b of after)
+        kv.put(`bucket:${b.spec.name}`, { tokens: b.tokens, at: nowMs } satisfies StoredBucket);
     }
     this.scheduleSweep(nowMs);
     const buckets = after.map((b) => ({
@@ -91,13 +92,23 @@ export class ApiKeyGate extends DurableObject<ContentEnv> {
       if (existing.state === "pending") return { kind: "in_progress" };
       return { kind: "done", status: existing.status ?? 201, body: existing.body ?? "" };
     }
-    kv.put(name, { hash: requestHash, state: "pending", expiresAt: nowMs + PENDING_TTL_MS } satisfies StoredReservation);
+    kv.put(name, {
+      hash: requestHash,
+      state: "pending",
+      expiresAt: nowMs + PENDING_TTL_MS,
+    } satisfies StoredReservation);
     this.scheduleSweep(nowMs);
     return { kind: "reserved" };
   }
 
   /** Records the finished response so later racers replay it instead of running again. */
-  complete(idempotencyKey: string, requestHash: string, status: number, body: string, nowMs: number = Date.now()) {
+  complete(
+    idempotencyKey: string,
+    requestHash: string,
+    status: number,
+    body: string,
+    nowMs: number = Date.now(),
+  ) {
     this.ctx.storage.kv.put(`idem:${idempotencyKey}`, {
       hash: requestHash,
       state: "done",
@@ -111,7 +122,8 @@ export class ApiKeyGate extends DurableObject<ContentEnv> {
   release(idempotencyKey: string, requestHash: string) {
     const kv = this.ctx.storage.kv;
     const existing = kv.get<StoredReservation>(`idem:${idempotencyKey}`);
-    if (existing && existing.state === "pending" && existing.hash === requestHash) kv.delete(`idem:${idempotencyKey}`);
+    if (existing && existing.state === "pending" && existing.hash === requestHash)
+      kv.delete(`idem:${idempotencyKey}`);
   }
 
   private scheduleSweep(nowMs: number) {

@@ -12,7 +12,8 @@ import { registerSiteRoutes } from "./routes/site";
 export const API_INFO = {
   title: "Content Publishing API",
   version: "1.0.0",
-  description: "Posts, media, site settings and SEO of one site, by API key (ck_ secret keys, pk_ public read keys).",
+  description:
+    "Posts, media, site settings and SEO of one site, by API key (ck_ secret keys, pk_ public read keys).",
 };
 
 export const app = createServiceApp<AppEnv>();
@@ -36,8 +37,8 @@ app.use("*", async (c, next) => {
   if (extra) {
     for (const [name, value] of Object.entries(extra)) {
       if (name === "vary") {
-        const current = c.res.headers.get("vary");
-        c.res.headers.set("vary", current ? `${current}, ${value}` : value);
+        const tokens = `${c.res.headers.get("vary") ?? ""},${value}`.split(",").map((v) => v.trim());
+        c.res.headers.set("vary", [...new Set(tokens.filter((v) => v !== ""))].join(", "));
       } else if (!c.res.headers.has(name)) {
         c.res.headers.set(name, value);
       }

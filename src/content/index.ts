@@ -27,7 +27,12 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
   }
 
   /** Declares (or updates) a post type of a site; private types are never listed publicly. */
-  async definePostType(input: { site_id: string; slug: string; name: string; public: boolean }): Promise<void> {
+  async definePostType(input: {
+    site_id: string;
+    slug: string;
+    name: string;
+    public: boolean;
+  }): Promise<void> {
     if (!isValidTypeSlug(input.slug)) throw new Error("post type slug must be a slug");
     await upsertPostType(this.env.DB, input, new Date().toISOString());
   }

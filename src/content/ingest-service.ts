@@ -30,7 +30,16 @@ export async function ingestImage(
     `INSERT INTO media (id, site_id, r2_key, content_type, size_bytes, status, source_url, purpose, created_at)
      VALUES (?, ?, ?, ?, ?, 'ready', ?, ?, ?)`,
   )
-    .bind(id, site.id, key, outcome.contentType, outcome.bytes.byteLength, input.url, input.purpose, new Date().toISOString())
+    .bind(
+      id,
+      site.id,
+      key,
+      outcome.contentType,
+      outcome.bytes.byteLength,
+      input.url,
+      input.purpose,
+      new Date().toISOString(),
+    )
     .run();
   return { status: "ready", url: `${env.MEDIA_PUBLIC_BASE}/${key}`, media_id: id };
 }

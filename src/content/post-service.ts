@@ -2,8 +2,8 @@
 import { newId } from "../lib/ids";
 import { ApiError } from "../lib/problem";
 import type { KeyContext } from "./auth/api-key";
-import { cachePurger, postUrl, searchNotifier } from "./effects/outbound";
 import type { Env } from "./bindings";
+import { cachePurger, postUrl, searchNotifier } from "./effects/outbound";
 import { postSummary } from "./routes/post-shapes";
 import {
   blocksText,
@@ -59,7 +59,9 @@ async function checkFeaturedImage(env: Env, siteId: string, value: string): Prom
   const id = checkMediaId(value);
   // Another site's media id answers exactly like a missing one.
   if (!(await mediaExists(env.DB, siteId, id))) {
-    throw new ApiError(422, "UNKNOWN_MEDIA", { detail: "featured_image_id is not a media asset of this site." });
+    throw new ApiError(422, "UNKNOWN_MEDIA", {
+      detail: "featured_image_id is not a media asset of this site.",
+    });
   }
   return id;
 }
@@ -173,13 +175,16 @@ export async function updatePost(
   if (input.blocks_json !== undefined) next.blocks_json = blocksText(input.blocks_json);
   if (input.slug !== undefined) next.slug = checkSlug(input.slug);
   if (input.language !== undefined) next.language = checkLanguage(input.language);
-  if (input.post_type !== undefined) next.post_type = await checkPostTypeExists(env, key.siteId, input.post_type);
+  if (input.post_type !== undefined)
+    next.post_type = await checkPostTypeExists(env, key.siteId, input.post_type);
   if (input.author_slug !== undefined) next.author_slug = checkAuthorSlug(input.author_slug);
   if (input.access !== undefined) next.access = input.access;
   // featured_image_id: a value sets the cover, null clears it, omitted leaves it.
   if (input.featured_image_id !== undefined) {
     next.featured_image_id =
-      input.featured_image_id === null ? null : await checkFeaturedImage(env, key.siteId, input.featured_image_id);
+      input.featured_image_id === null
+        ? null
+        : await checkFeaturedImage(env, key.siteId, input.featured_image_id);
   }
   if (input.category_slugs !== undefined || input.tag_slugs !== undefined) {
     next.seo_json = mergeTaxonomy(existing.seo_json, input.category_slugs, input.tag_slugs);
@@ -198,7 +203,11 @@ export async function updatePost(
     throw error;
   }
   // Moving the date of a live post changes what search engines show: tell them (IndexNow).
-  if (input.published_at !== undefined && isLive(existing, now) && next.published_at !== existing.published_at) {
+  if (
+    input.published_at !== undefined &&
+    isLive(existing, now) &&
+    next.published_at !== existing.published_at
+  ) {
     const site = await requireSite(env, key.siteId);
     const url = postUrl(site, next);
     if (url) await searchNotifier(env).notify(site.id, next.id, [url]);

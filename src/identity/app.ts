@@ -34,4 +34,8 @@ registerSessionRoutes(app);
 registerFactorRoutes(app);
 registerOrgRoutes(app);
 
-serveApiDocs(app, { title: "Identity", version: "0.1.0", description: "Identity service: accounts, logins, sessions, second factors, organizations." });
+serveApiDocs(app, {
+  title: "Identity",
+  version: "0.1.0",
+  description: "Identity service: accounts, logins, sessions, second factors, organizations.",
+});

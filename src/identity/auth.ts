@@ -1,8 +1,9 @@
-import { createLocalJWKSet, jwtVerify } from "jose";
 import { createMiddleware } from "hono/factory";
+import { createLocalJWKSet, jwtVerify } from "jose";
 import { ApiError } from "../lib/problem";
 import { AUDIENCE } from "./config";
 import type { AppEnv } from "./context";
+import { fromBase64url } from "./crypto";
 import { sessionIsLive } from "./store";
 import { jwks } from "./tokens";
 
@@ -13,14 +14,26 @@ function unauthorized(): ApiError {
   });
 }
 
+/** Rejects tokens whose header is not JSON naming EdDSA before they reach the JWS verifier. */
+function headerLooksValid(token: string): boolean {
+  try {
+    const header = JSON.parse(new TextDecoder().decode(fromBase64url(token.split(".")[0]!))) as {
+      alg?: unknown;
+    };
+    return header !== null && typeof header === "object" && header.alg === "EdDSA";
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Bearer authentication: the caller's identity comes only from a verified access token whose session
  * is still live in D1, so a revoked session stops working on identity at once.
  */
 export const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
   const header = c.req.header("authorization") ?? "";
-  const m = /^Bearer ([A-Za-z0-9_.-]+)$/.exec(header);
-  if (!m) throw unauthorized();
+  const m = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(header);
+  if (!m || !headerLooksValid(m[1]!)) throw unauthorized();
   let sub: string;
   let sid: string;
   try {

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { BreachChecker } from "./breach";
-import type { Env } from "./worker-env";
 import type { Mailer, SmsSender } from "./messaging";
+import type { Env } from "./worker-env";
 
 /** Outside-world adapters handed to handlers through the Hono context (built from env per request). */
 export interface Services {

@@ -56,7 +56,9 @@ const hmacKeys = new Map<string, Promise<CryptoKey>>();
 function hmacKey(secret: string): Promise<CryptoKey> {
   let key = hmacKeys.get(secret);
   if (!key) {
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+      "sign",
+    ]);
     hmacKeys.set(secret, key);
   }
   return key;
@@ -84,7 +86,11 @@ async function aesKey(secret: string): Promise<CryptoKey> {
 /** Encrypts a small secret at rest (AES-GCM, key derived from the pepper). */
 export async function sealSecret(pepper: string, plaintext: string): Promise<string> {
   const iv = randomBytes(12);
-  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await aesKey(pepper), encoder.encode(plaintext));
+  const sealed = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv },
+    await aesKey(pepper),
+    encoder.encode(plaintext),
+  );
   return `${base64url(iv)}.${base64url(new Uint8Array(sealed))}`;
 }
 

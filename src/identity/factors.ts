@@ -2,8 +2,8 @@
 import { newId } from "../lib/ids";
 import { RECOVERY_POOL_SIZE } from "./config";
 import { hmacHex, nowIso, openSecret, randomBytes, sealSecret } from "./crypto";
-import type { Env } from "./worker-env";
 import { base32Decode, base32Encode, matchTotp } from "./totp";
+import type { Env } from "./worker-env";
 
 interface TotpRow {
   secret_enc: string;
@@ -91,12 +91,9 @@ export async function newRecoveryPool(env: Env, userId: string) {
   const statements = [env.DB.prepare("DELETE FROM recovery_codes WHERE user_id = ?").bind(userId)];
   for (const code of codes) {
     statements.push(
-      env.DB.prepare("INSERT INTO recovery_codes (id, user_id, code_hash, used_at, created_at) VALUES (?, ?, ?, NULL, ?)").bind(
-        newId(),
-        userId,
-        await recoveryHash(env, code),
-        now,
-      ),
+      env.DB.prepare(
+        "INSERT INTO recovery_codes (id, user_id, code_hash, used_at, created_at) VALUES (?, ?, ?, NULL, ?)",
+      ).bind(newId(), userId, await recoveryHash(env, code), now),
     );
   }
   return { codes, statements };

@@ -1,8 +1,8 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import type { EdgeContext, IdentityRpc } from "../lib/rpc";
 import { app } from "./app";
-import type { Env } from "./worker-env";
 import { edgeContextFor } from "./store";
+import type { Env } from "./worker-env";
 
 export default class IdentityService extends WorkerEntrypoint<Env> implements IdentityRpc {
   override fetch(request: Request): Promise<Response> {

@@ -25,9 +25,15 @@ export async function provePassword(c: AppContext, address: string, password: st
   }
   if (!candidate.verified) throw INVALID_CREDENTIALS();
   if (candidate.status === "locked") throw lockedError(3600);
-  if (candidate.status !== "active") throw new ApiError(403, "FORBIDDEN", { detail: "This account is disabled." });
+  if (candidate.status !== "active")
+    throw new ApiError(403, "FORBIDDEN", { detail: "This account is disabled." });
   if (check.needsRehash && candidate.password_hash) {
-    await upgradePasswordHash(c.env.DB, candidate.user_id, candidate.password_hash, await hashPassword(password));
+    await upgradePasswordHash(
+      c.env.DB,
+      candidate.user_id,
+      candidate.password_hash,
+      await hashPassword(password),
+    );
   }
   return { userId: candidate.user_id, address };
 }

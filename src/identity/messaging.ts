@@ -47,7 +47,17 @@ export class OutboxAdapter implements Mailer, SmsSender {
         `INSERT INTO outbox_messages (id, to_address, channel, purpose, code, link, subject, body, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .bind(newId(), m.to, this.channel, m.purpose, m.code ?? null, m.link ?? null, m.subject, m.body, nowIso())
+      .bind(
+        newId(),
+        m.to,
+        this.channel,
+        m.purpose,
+        m.code ?? null,
+        m.link ?? null,
+        m.subject,
+        m.body,
+        nowIso(),
+      )
       .run();
   }
 }
@@ -101,6 +111,7 @@ export function createMailer(env: Env): Mailer {
 
 export function createSmsSender(env: Env): SmsSender {
   if (devOutboxEnabled(env)) return new OutboxAdapter(env.DB, "sms");
-  if (env.SMS_PROVIDER_URL) return new HttpProviderAdapter(env.SMS_PROVIDER_URL, env.SMS_PROVIDER_TOKEN ?? "", "");
+  if (env.SMS_PROVIDER_URL)
+    return new HttpProviderAdapter(env.SMS_PROVIDER_URL, env.SMS_PROVIDER_TOKEN ?? "", "");
   return new UnconfiguredAdapter();
 }

@@ -1,5 +1,5 @@
 import { newId } from "../lib/ids";
-import { type OtpPurpose, OTP_POLICY } from "./config";
+import { OTP_POLICY, type OtpPurpose } from "./config";
 import { hmacHex, isoIn, nowIso, randomDigits } from "./crypto";
 import type { Env } from "./worker-env";
 

@@ -16,11 +16,15 @@ export async function enforcePasswordPolicy(c: AppContext, password: string): Pr
     });
   }
   if (length > PASSWORD_MAX_LENGTH) {
-    throw new ApiError(400, "BAD_REQUEST", { detail: `The password must have at most ${PASSWORD_MAX_LENGTH} characters.` });
+    throw new ApiError(400, "BAD_REQUEST", {
+      detail: `The password must have at most ${PASSWORD_MAX_LENGTH} characters.`,
+    });
   }
   const outcome = await checkBreach(c.get("services").breach, password);
   if (outcome === "breached") {
-    throw new ApiError(400, "PASSWORD_BREACHED", { detail: "This password appears in public breach corpora." });
+    throw new ApiError(400, "PASSWORD_BREACHED", {
+      detail: "This password appears in public breach corpora.",
+    });
   }
   if (outcome === "unavailable" && c.env.BREACH_CHECK_FAIL_CLOSED === "true") {
     throw new ApiError(503, "PASSWORD_CHECK_UNAVAILABLE", {

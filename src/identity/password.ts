@@ -22,8 +22,12 @@ interface ParsedHash {
 function derive(password: string, salt: Uint8Array, ln: number, r: number, p: number, keylen: number) {
   const N = 2 ** ln;
   return new Promise<Uint8Array>((resolve, reject) => {
-    scrypt(password.normalize("NFKC"), salt, keylen, { N, r, p, maxmem: 256 * N * r + 1024 * 1024 }, (err, key) =>
-      err ? reject(err) : resolve(new Uint8Array(key)),
+    scrypt(
+      password.normalize("NFKC"),
+      salt,
+      keylen,
+      { N, r, p, maxmem: 256 * N * r + 1024 * 1024 },
+      (err, key) => (err ? reject(err) : resolve(new Uint8Array(key))),
     );
   });
 }

@@ -1,12 +1,12 @@
 import { deleteCookie, setCookie } from "hono/cookie";
 import { newId } from "../lib/ids";
 import { SESSION_TTL_S, TRUSTED_SESSION_TTL_S } from "./config";
-import { isoIn } from "./crypto";
 import { type AppContext, clientIp } from "./context";
-import type { Env } from "./worker-env";
+import { isoIn } from "./crypto";
 import { newRefreshToken, refreshTokenHash } from "./refresh-tokens";
 import { insertSessionStatement, primaryEmail } from "./store";
 import { accessTokenTtl, signAccessToken } from "./tokens";
+import type { Env } from "./worker-env";
 
 export const SESSION_COOKIE = "svc_session";
 export const REFRESH_COOKIE = "svc_refresh";
@@ -44,7 +44,10 @@ export async function prepareSession(
   return { statement, session: { userId: input.userId, sessionId, refreshToken, expiresAt, trusted } };
 }
 
-export async function createSession(c: AppContext, input: { userId: string; method: string; trusted?: boolean }) {
+export async function createSession(
+  c: AppContext,
+  input: { userId: string; method: string; trusted?: boolean },
+) {
   const { statement, session } = await prepareSession(c, input);
   await statement.run();
   return session;
@@ -64,7 +67,13 @@ export async function sessionResponse<X extends Record<string, unknown> = Record
   const accessToken = await signAccessToken(env, s.userId, s.sessionId);
   const ttl = accessTokenTtl(env);
   const secure = isHttps(c);
-  setCookie(c, SESSION_COOKIE, accessToken, { httpOnly: true, secure, sameSite: "Lax", path: "/", maxAge: ttl });
+  setCookie(c, SESSION_COOKIE, accessToken, {
+    httpOnly: true,
+    secure,
+    sameSite: "Lax",
+    path: "/",
+    maxAge: ttl,
+  });
   setCookie(c, REFRESH_COOKIE, s.refreshToken, {
     httpOnly: true,
     secure,

@@ -1,6 +1,6 @@
 import { ApiError } from "../lib/problem";
-import { maskEmail } from "./crypto";
 import type { AppContext } from "./context";
+import { maskEmail } from "./crypto";
 import { consumeOtp, issueOtp } from "./otp";
 import { primaryEmail } from "./store";
 
@@ -23,7 +23,12 @@ export async function requireStepUp(c: AppContext, operation: string, code: stri
 
   if (code === undefined || code === null || code === "") {
     try {
-      const otp = await issueOtp(c.env, { purpose: "sensitive_action", target: address, userId, context: operation });
+      const otp = await issueOtp(c.env, {
+        purpose: "sensitive_action",
+        target: address,
+        userId,
+        context: operation,
+      });
       await c.get("services").mailer.send({
         to: address,
         purpose: "sensitive_action",
@@ -42,7 +47,14 @@ export async function requireStepUp(c: AppContext, operation: string, code: stri
 
   let ok: boolean;
   try {
-    ok = (await consumeOtp(c.env, { purpose: "sensitive_action", target: address, code, userId, context: operation })) !== null;
+    ok =
+      (await consumeOtp(c.env, {
+        purpose: "sensitive_action",
+        target: address,
+        code,
+        userId,
+        context: operation,
+      })) !== null;
   } catch (err) {
     throw unavailable(err);
   }

@@ -1,7 +1,8 @@
 /** D1 queries of the identity service (one module: every SQL statement of the service lives here or in a DO). */
+
+import type { OperatorCapability } from "../lib/edge";
 import { newId } from "../lib/ids";
 import type { EdgeContext } from "../lib/rpc";
-import type { OperatorCapability } from "../lib/edge";
 import { nowIso } from "./crypto";
 
 export type UserStatus = "pending_verification" | "active" | "locked" | "disabled";
@@ -95,19 +96,28 @@ export function activationStatements(db: D1Database, userId: string, address: st
   const now = nowIso();
   return [
     db
-      .prepare("UPDATE email_addresses SET verified_at = ? WHERE user_id = ? AND address = ? AND verified_at IS NULL")
+      .prepare(
+        "UPDATE email_addresses SET verified_at = ? WHERE user_id = ? AND address = ? AND verified_at IS NULL",
+      )
       .bind(now, userId, address),
     db
-      .prepare("UPDATE users SET status = 'active', updated_at = ? WHERE id = ? AND status = 'pending_verification'")
+      .prepare(
+        "UPDATE users SET status = 'active', updated_at = ? WHERE id = ? AND status = 'pending_verification'",
+      )
       .bind(now, userId),
     db
-      .prepare("UPDATE otp_codes SET used_at = ? WHERE purpose = 'email_verify' AND target = ? AND used_at IS NULL")
+      .prepare(
+        "UPDATE otp_codes SET used_at = ? WHERE purpose = 'email_verify' AND target = ? AND used_at IS NULL",
+      )
       .bind(now, address),
   ];
 }
 
 export async function setPasswordHash(db: D1Database, userId: string, hash: string) {
-  await db.prepare("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?").bind(hash, nowIso(), userId).run();
+  await db
+    .prepare("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?")
+    .bind(hash, nowIso(), userId)
+    .run();
 }
 
 /** Only upgrades when the stored hash is still the one that was verified (a concurrent change wins). */
@@ -191,13 +201,20 @@ export function listLiveSessions(db: D1Database, userId: string) {
 
 export async function revokeSession(db: D1Database, userId: string, sessionId: string, reason: string) {
   const res = await db
-    .prepare("UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL")
+    .prepare(
+      "UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL",
+    )
     .bind(nowIso(), reason, sessionId, userId)
     .run();
   return res.meta.changes > 0;
 }
 
-export function revokeAllSessionsStatement(db: D1Database, userId: string, reason: string, exceptSessionId?: string) {
+export function revokeAllSessionsStatement(
+  db: D1Database,
+  userId: string,
+  reason: string,
+  exceptSessionId?: string,
+) {
   return db
     .prepare(
       "UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE user_id = ? AND revoked_at IS NULL AND id IS NOT ?",
@@ -228,7 +245,9 @@ export async function edgeContextFor(
          WHERE m.user_id = ? ORDER BY m.created_at`,
       )
       .bind(userId),
-    db.prepare("SELECT site_id, role FROM site_memberships WHERE user_id = ? ORDER BY created_at").bind(userId),
+    db
+      .prepare("SELECT site_id, role FROM site_memberships WHERE user_id = ? ORDER BY created_at")
+      .bind(userId),
     db.prepare("SELECT capability FROM platform_operators WHERE user_id = ?").bind(userId),
   ]);
   if (!user || user.results.length === 0) return null;
@@ -246,7 +265,7 @@ export async function edgeContextFor(
       site_id: r.site_id,
       role: r.role,
     })),
-    operator: ((operator?.results[0] as { capability?: OperatorCapability } | undefined)?.capability ?? null),
+    operator: (operator?.results[0] as { capability?: OperatorCapability } | undefined)?.capability ?? null,
   };
 }
 
@@ -267,7 +286,9 @@ export async function createOrg(db: D1Database, userId: string, name: string, sl
         .prepare("INSERT INTO orgs (id, name, slug, owner_user_id, created_at) VALUES (?, ?, ?, ?, ?)")
         .bind(id, name, slug, userId, now),
       db
-        .prepare("INSERT INTO org_memberships (org_id, user_id, role, created_at) VALUES (?, ?, 'org_owner', ?)")
+        .prepare(
+          "INSERT INTO org_memberships (org_id, user_id, role, created_at) VALUES (?, ?, 'org_owner', ?)",
+        )
         .bind(id, userId, now),
     ]);
   } catch (err) {

@@ -1,6 +1,6 @@
-import { type CryptoKey as JoseKey, importJWK, type JWK, SignJWT } from "jose";
-import { AUDIENCE } from "./config";
+import { importJWK, type CryptoKey as JoseKey, type JWK, SignJWT } from "jose";
 import { newId } from "../lib/ids";
+import { AUDIENCE } from "./config";
 import type { Env } from "./worker-env";
 
 /**
@@ -34,7 +34,9 @@ function publicPart(jwk: JWK): JWK {
 async function keys(env: Env): Promise<LoadedKeys> {
   if (loaded && loaded.raw === env.JWT_SIGNING_KEYS) return loaded;
   const parsed = JSON.parse(env.JWT_SIGNING_KEYS) as SigningKeys;
-  const published = [parsed.current, parsed.next, ...(parsed.previous ? [parsed.previous] : [])].map(publicPart);
+  const published = [parsed.current, parsed.next, ...(parsed.previous ? [parsed.previous] : [])].map(
+    publicPart,
+  );
   const privateKey = await importJWK({ ...parsed.current, alg: "EdDSA" }, "EdDSA");
   loaded = {
     raw: env.JWT_SIGNING_KEYS,

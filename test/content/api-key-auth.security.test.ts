@@ -106,3 +106,37 @@ describe("scopes (route -> scope map)", () => {
     expect((await call("GET", `/v1/posts/${post.id}`, { key: readOnly.key })).status).toBe(200);
   });
 });
+
+describe("browser callers", () => {
+  it("a CORS preflight is answered for any origin; the request itself enforces the allowlist", async () => {
+    const res = await call("OPTIONS", "/v1/posts", {
+      headers: { "access-control-request-method": "GET", "access-control-request-headers": "authorization" },
+      origin: ORIGIN,
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("access-control-allow-origin")).toBe(ORIGIN);
+    expect(res.headers.get("access-control-allow-headers")).toContain("Authorization");
+  });
+
+  it("Vary lists Authorization and Origin once each on public answers to pk_ keys", async () => {
+    const t = await tenant();
+    const res = await call("GET", "/v1/posts", { key: t.pk, origin: ORIGIN });
+    expect(res.headers.get("vary")).toBe("Authorization, Origin");
+  });
+});
+
+describe("bodies", () => {
+  it("PATCH with a non-JSON content type is a 415 problem, malformed JSON a 400 problem, never a 500", async () => {
+    const t = await tenant();
+    const post = await createPost(t.ck, { title: "B" });
+    const noType = await call("PATCH", `/v1/posts/${post.id}`, {
+      key: t.ck,
+      headers: { "content-type": "text/plain" },
+    });
+    expect(noType.status).toBe(415);
+    await problem(noType);
+    const malformed = await call("PATCH", `/v1/posts/${post.id}`, { key: t.ck, body: "{oops" });
+    expect(malformed.status).toBe(400);
+    expect((await problem(malformed)).code).toBe("BAD_REQUEST");
+  });
+});

@@ -6,7 +6,12 @@ import { testEnv } from "../support/content-helpers";
 
 const reads: BucketSpec = { name: "read", policy: "reads", capacity: 600, windowSeconds: 60 };
 const writes: BucketSpec = { name: "write", policy: "writes", capacity: 60, windowSeconds: 60 };
-const perIp: BucketSpec = { name: "ip:1.2.3.4", policy: "public-reads-per-ip", capacity: 60, windowSeconds: 60 };
+const perIp: BucketSpec = {
+  name: "ip:1.2.3.4",
+  policy: "public-reads-per-ip",
+  capacity: 60,
+  windowSeconds: 60,
+};
 
 function gate() {
   const ns = testEnv.KEY_GATE as unknown as DurableObjectNamespace<ApiKeyGate>;

@@ -2,13 +2,19 @@ import { describe, expect, it } from "vitest";
 import { call, content, createKey, problem, tenant, testEnv } from "../support/content-helpers";
 
 const countPosts = async (siteId: string) =>
-  (await testEnv.DB.prepare("SELECT count(*) AS n FROM posts WHERE site_id = ?").bind(siteId).first<{ n: number }>())!.n;
+  (await testEnv.DB.prepare("SELECT count(*) AS n FROM posts WHERE site_id = ?")
+    .bind(siteId)
+    .first<{ n: number }>())!.n;
 
 describe("POST /v1/posts with Idempotency-Key", () => {
   it("a replay with the same body returns the original 201 with Idempotency-Replayed: true and creates nothing", async () => {
     const t = await tenant();
     const body = { title: "Once", status: "published", tag_slugs: ["a"] };
-    const first = await call("POST", "/v1/posts", { key: t.ck, body, headers: { "idempotency-key": "abc-1" } });
+    const first = await call("POST", "/v1/posts", {
+      key: t.ck,
+      body,
+      headers: { "idempotency-key": "abc-1" },
+    });
     expect(first.status).toBe(201);
     expect(first.headers.get("idempotency-replayed")).toBeNull();
     const firstBody = await first.text();
@@ -28,7 +34,11 @@ describe("POST /v1/posts with Idempotency-Key", () => {
   it("the same key with another body is 422 IDEMPOTENCY_KEY_REUSED", async () => {
     const t = await tenant();
     await call("POST", "/v1/posts", { key: t.ck, body: { title: "A" }, headers: { "idempotency-key": "k" } });
-    const res = await call("POST", "/v1/posts", { key: t.ck, body: { title: "B" }, headers: { "idempotency-key": "k" } });
+    const res = await call("POST", "/v1/posts", {
+      key: t.ck,
+      body: { title: "B" },
+      headers: { "idempotency-key": "k" },
+    });
     expect(res.status).toBe(422);
     expect((await problem(res)).code).toBe("IDEMPOTENCY_KEY_REUSED");
     expect(await countPosts(t.site.id)).toBe(1);
@@ -37,8 +47,16 @@ describe("POST /v1/posts with Idempotency-Key", () => {
   it("is scoped per API key: another key with the same Idempotency-Key creates its own post", async () => {
     const t = await tenant();
     const second = await createKey(t.site, { scopes: ["posts:write"] });
-    const a = await call("POST", "/v1/posts", { key: t.ck, body: { title: "X" }, headers: { "idempotency-key": "same" } });
-    const b = await call("POST", "/v1/posts", { key: second.key, body: { title: "X" }, headers: { "idempotency-key": "same" } });
+    const a = await call("POST", "/v1/posts", {
+      key: t.ck,
+      body: { title: "X" },
+      headers: { "idempotency-key": "same" },
+    });
+    const b = await call("POST", "/v1/posts", {
+      key: second.key,
+      body: { title: "X" },
+      headers: { "idempotency-key": "same" },
+    });
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(b.headers.get("idempotency-replayed")).toBeNull();
     expect(await countPosts(t.site.id)).toBe(2);
@@ -48,16 +66,23 @@ describe("POST /v1/posts with Idempotency-Key", () => {
     const t = await tenant();
     const body = { title: "Race", status: "published" };
     const responses = await Promise.all(
-      Array.from({ length: 20 }, () => call("POST", "/v1/posts", { key: t.ck, body, headers: { "idempotency-key": "race" } })),
+      Array.from({ length: 20 }, () =>
+        call("POST", "/v1/posts", { key: t.ck, body, headers: { "idempotency-key": "race" } }),
+      ),
     );
     const statuses = responses.map((r) => r.status);
     const fresh = responses.filter((r) => r.status === 201 && r.headers.get("idempotency-replayed") === null);
     expect(fresh).toHaveLength(1);
     expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
-    for (const r of responses.filter((r) => r.status === 409)) expect((await problem(r)).code).toBe("IDEMPOTENCY_IN_PROGRESS");
+    for (const r of responses.filter((r) => r.status === 409))
+      expect((await problem(r)).code).toBe("IDEMPOTENCY_IN_PROGRESS");
     expect(await countPosts(t.site.id)).toBe(1);
     const created = (await fresh[0]!.json()) as { id: string };
-    const later = await call("POST", "/v1/posts", { key: t.ck, body, headers: { "idempotency-key": "race" } });
+    const later = await call("POST", "/v1/posts", {
+      key: t.ck,
+      body,
+      headers: { "idempotency-key": "race" },
+    });
     expect(later.headers.get("idempotency-replayed")).toBe("true");
     expect(((await later.json()) as { id: string }).id).toBe(created.id);
   });
@@ -70,35 +95,59 @@ describe("POST /v1/posts with Idempotency-Key", () => {
       headers: { "idempotency-key": "retry" },
     });
     expect(bad.status).toBe(422);
-    const good = await call("POST", "/v1/posts", { key: t.ck, body: { title: "T" }, headers: { "idempotency-key": "retry" } });
+    const good = await call("POST", "/v1/posts", {
+      key: t.ck,
+      body: { title: "T" },
+      headers: { "idempotency-key": "retry" },
+    });
     expect(good.status).toBe(201);
     expect(good.headers.get("idempotency-replayed")).toBeNull();
   });
 
   it("finished responses are kept in KV (24 h TTL) and in D1; the D1 copy alone still replays", async () => {
     const t = await tenant();
-    const first = await call("POST", "/v1/posts", { key: t.ck, body: { title: "Durable" }, headers: { "idempotency-key": "d1" } });
+    const first = await call("POST", "/v1/posts", {
+      key: t.ck,
+      body: { title: "Durable" },
+      headers: { "idempotency-key": "d1" },
+    });
     const id = ((await first.json()) as { id: string }).id;
     const kv = await testEnv.CACHE.getWithMetadata(`idem:${t.secretKey.id}:d1`);
     expect(kv.value).toContain(id);
-    const row = await testEnv.DB.prepare("SELECT created_at, expires_at FROM idempotency_records WHERE key_id = ? AND idempotency_key = 'd1'")
+    const row = await testEnv.DB.prepare(
+      "SELECT created_at, expires_at FROM idempotency_records WHERE key_id = ? AND idempotency_key = 'd1'",
+    )
       .bind(t.secretKey.id)
       .first<{ created_at: string; expires_at: string }>();
     expect(Date.parse(row!.expires_at) - Date.parse(row!.created_at)).toBe(24 * 3600 * 1000);
     await testEnv.CACHE.delete(`idem:${t.secretKey.id}:d1`);
-    const replay = await call("POST", "/v1/posts", { key: t.ck, body: { title: "Durable" }, headers: { "idempotency-key": "d1" } });
+    const replay = await call("POST", "/v1/posts", {
+      key: t.ck,
+      body: { title: "Durable" },
+      headers: { "idempotency-key": "d1" },
+    });
     expect(replay.headers.get("idempotency-replayed")).toBe("true");
     expect(((await replay.json()) as { id: string }).id).toBe(id);
   });
 
   it("the cron removes expired idempotency rows", async () => {
     const t = await tenant();
-    await call("POST", "/v1/posts", { key: t.ck, body: { title: "Old" }, headers: { "idempotency-key": "old" } });
-    await call("POST", "/v1/posts", { key: t.ck, body: { title: "New" }, headers: { "idempotency-key": "new" } });
-    await testEnv.DB.prepare("UPDATE idempotency_records SET expires_at = ? WHERE key_id = ? AND idempotency_key = 'old'")
+    await call("POST", "/v1/posts", {
+      key: t.ck,
+      body: { title: "Old" },
+      headers: { "idempotency-key": "old" },
+    });
+    await call("POST", "/v1/posts", {
+      key: t.ck,
+      body: { title: "New" },
+      headers: { "idempotency-key": "new" },
+    });
+    await testEnv.DB.prepare(
+      "UPDATE idempotency_records SET expires_at = ? WHERE key_id = ? AND idempotency_key = 'old'",
+    )
       .bind(new Date(Date.now() - 1000).toISOString(), t.secretKey.id)
       .run();
-    await (content as unknown as Fetcher).scheduled({ cron: "30 * * * *" });
+    await content.scheduled({ cron: "30 * * * *" });
     const rows = await testEnv.DB.prepare("SELECT idempotency_key FROM idempotency_records WHERE key_id = ?")
       .bind(t.secretKey.id)
       .all<{ idempotency_key: string }>();
@@ -108,7 +157,11 @@ describe("POST /v1/posts with Idempotency-Key", () => {
   it("an Idempotency-Key that is empty, too long or not visible ASCII is 400", async () => {
     const t = await tenant();
     for (const k of ["x".repeat(256), "with space", ""]) {
-      const res = await call("POST", "/v1/posts", { key: t.ck, body: { title: "T" }, headers: { "idempotency-key": k } });
+      const res = await call("POST", "/v1/posts", {
+        key: t.ck,
+        body: { title: "T" },
+        headers: { "idempotency-key": k },
+      });
       expect(res.status, k).toBe(400);
     }
     expect(await countPosts(t.site.id)).toBe(0);

@@ -348,6 +348,16 @@ describe("fetchImageSafely: size cap (counted while streaming)", () => {
     expect((await ingest("https://img.test/redirect-chain/1", { maxBytes: 70 })).kind).toBe("ok");
   });
 
+  it("counts decoded bytes, so a small gzip-encoded body that inflates past the cap is refused", async () => {
+    expect(await ingest("https://img.test/bomb.png")).toEqual({ kind: "rejected", reason: "too_large" });
+  });
+
+  it("refuses to run without a usable cap instead of fetching unbounded", async () => {
+    for (const maxBytes of [Number.NaN, 0, -1, Number.POSITIVE_INFINITY]) {
+      await expect(ingest("https://img.test/ok.png", { maxBytes })).rejects.toThrow(RangeError);
+    }
+  });
+
   it("cap of 12 MiB lets the same body through (the cap is what refuses)", async () => {
     expect((await ingest("https://img.test/big.png", { maxBytes: 12 * MiB })).kind).toBe("ok");
   });

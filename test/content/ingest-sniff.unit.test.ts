@@ -144,6 +144,19 @@ describe("classifyImage", () => {
     expect(stored).toContain('<path d="M0 0h2v2z"/>');
   });
 
+  it("words that merely contain a marker are not active content", () => {
+    const input =
+      '<svg xmlns="http://www.w3.org/2000/svg"><title>Metadata: our logo, online</title><path d="M0 0h1v1z"/></svg>';
+    expect(classifyImage(utf8(input)).kind).toBe("ok");
+  });
+
+  it("obfuscated script URLs are still active content", () => {
+    for (const href of ["java&#x09;script:alert(1)", "&#106;avascript:alert(1)", "JaVa\nScRiPt:alert(1)"]) {
+      const svg = `<svg xmlns="http://www.w3.org/2000/svg"><a href="${href}"><path d="M0 0h1v1z"/></a></svg>`;
+      expect(classifyImage(utf8(svg)), href).toEqual({ kind: "rejected", reason: "hostile_svg" });
+    }
+  });
+
   it("a `use` reference loop or expansion bomb is a hostile SVG", () => {
     const loop =
       '<svg xmlns="http://www.w3.org/2000/svg"><g id="a"><use href="#b"/></g><g id="b"><use href="#a"/></g></svg>';

@@ -27,7 +27,10 @@ async function all(key: string, query: string, limit = 50): Promise<string[]> {
   let cursor: string | null = null;
   do {
     const sep = query ? "&" : "?";
-    const p = await page(key, `${query}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const p = await page(
+      key,
+      `${query}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    );
     ids.push(...p.items.map((i) => i.id));
     cursor = p.next_cursor;
   } while (cursor);
@@ -44,12 +47,14 @@ describe("GET /v1/posts: limit and cursor", () => {
       expect(res.status, bad).toBe(400);
       expect((await problem(res)).code).toBe("INVALID_LIMIT");
     }
-    for (const good of ["1", "50"]) expect((await call("GET", `/v1/posts?limit=${good}`, { key: t.ck })).status).toBe(200);
+    for (const good of ["1", "50"])
+      expect((await call("GET", `/v1/posts?limit=${good}`, { key: t.ck })).status).toBe(200);
   });
 
   it("a corrupt, tampered or foreign cursor is 400 INVALID_CURSOR", async () => {
     const t = await tenant();
-    for (let i = 0; i < 3; i++) await createPost(t.ck, { title: `P${i}`, status: "published", published_at: minutesAgo(i + 1) });
+    for (let i = 0; i < 3; i++)
+      await createPost(t.ck, { title: `P${i}`, status: "published", published_at: minutesAgo(i + 1) });
     const first = await page(t.ck, "?limit=1");
     const cursor = first.next_cursor!;
     expect(cursor).toBeTruthy();
@@ -59,13 +64,22 @@ describe("GET /v1/posts: limit and cursor", () => {
       .replace(/\+/g, "-")
       .replace(/\//g, "_")
       .replace(/=+$/, "");
-    for (const bad of ["garbage", `${body}.AAAAAAAAAAAAAAAAAAAAAA`, `${forged}.${mac}`, `${cursor}x`, ".", ""]) {
+    for (const bad of [
+      "garbage",
+      `${body}.AAAAAAAAAAAAAAAAAAAAAA`,
+      `${forged}.${mac}`,
+      `${cursor}x`,
+      ".",
+      "",
+    ]) {
       const res = await call("GET", `/v1/posts?limit=1&cursor=${encodeURIComponent(bad)}`, { key: t.ck });
       expect(res.status, bad).toBe(400);
       expect((await problem(res)).code).toBe("INVALID_CURSOR");
     }
     // A cursor belongs to its listing: another filter set refuses it.
-    const other = await call("GET", `/v1/posts?limit=1&language=pt&cursor=${encodeURIComponent(cursor)}`, { key: t.ck });
+    const other = await call("GET", `/v1/posts?limit=1&language=pt&cursor=${encodeURIComponent(cursor)}`, {
+      key: t.ck,
+    });
     expect(other.status).toBe(400);
     // A cursor of another site's listing is refused too (its filters hash the same, its rows never match).
     const b = await tenant();
@@ -80,7 +94,11 @@ describe("GET /v1/posts: limit and cursor", () => {
     const made: PostOut[] = [];
     for (let i = 0; i < 23; i++) {
       made.push(
-        await createPost(t.ck, { title: `Post ${i}`, status: "published", published_at: i % 3 === 0 ? tie : minutesAgo(i + 1) }),
+        await createPost(t.ck, {
+          title: `Post ${i}`,
+          status: "published",
+          published_at: i % 3 === 0 ? tie : minutesAgo(i + 1),
+        }),
       );
     }
     for (const limit of [1, 4, 7, 50]) {
@@ -97,7 +115,10 @@ describe("GET /v1/posts: limit and cursor", () => {
     const t = await tenant();
     const original: string[] = [];
     for (let i = 0; i < 12; i++) {
-      original.push((await createPost(t.ck, { title: `O${i}`, status: "published", published_at: minutesAgo(100 + i) })).id);
+      original.push(
+        (await createPost(t.ck, { title: `O${i}`, status: "published", published_at: minutesAgo(100 + i) }))
+          .id,
+      );
     }
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -108,7 +129,11 @@ describe("GET /v1/posts: limit and cursor", () => {
       cursor = p.next_cursor;
       // Between pages: a brand-new post (newer than everything) and one dated inside the already-read range.
       await createPost(t.ck, { title: `New ${round}`, status: "published" });
-      await createPost(t.ck, { title: `Old ${round}`, status: "published", published_at: minutesAgo(100 + round * 5 - 0.5) });
+      await createPost(t.ck, {
+        title: `Old ${round}`,
+        status: "published",
+        published_at: minutesAgo(100 + round * 5 - 0.5),
+      });
       round++;
     } while (cursor);
     expect(new Set(seen).size).toBe(seen.length);
@@ -119,8 +144,18 @@ describe("GET /v1/posts: limit and cursor", () => {
 describe("GET /v1/posts: filters", () => {
   it("category and tag: comma-separated means ANY", async () => {
     const t = await tenant();
-    const a = await createPost(t.ck, { title: "A", status: "published", category_slugs: ["news"], tag_slugs: ["x"] });
-    const b = await createPost(t.ck, { title: "B", status: "published", category_slugs: ["sport"], tag_slugs: ["y"] });
+    const a = await createPost(t.ck, {
+      title: "A",
+      status: "published",
+      category_slugs: ["news"],
+      tag_slugs: ["x"],
+    });
+    const b = await createPost(t.ck, {
+      title: "B",
+      status: "published",
+      category_slugs: ["sport"],
+      tag_slugs: ["y"],
+    });
     await createPost(t.ck, { title: "C", status: "published", category_slugs: ["food"] });
     const ids = async (q: string) => (await page(t.ck, q)).items.map((i) => i.id).sort();
     expect(await ids("?category=news")).toEqual([a.id]);
@@ -141,7 +176,8 @@ describe("GET /v1/posts: filters", () => {
       blocks_json: { blocks: [{ type: "paragraph", data: { text: "bananas in the body" } }] },
     });
     await createPost(t.ck, { title: "Bananas draft", status: "draft" });
-    const ids = async (q: string) => (await page(t.ck, `?q=${encodeURIComponent(q)}`)).items.map((i) => i.id).sort();
+    const ids = async (q: string) =>
+      (await page(t.ck, `?q=${encodeURIComponent(q)}`)).items.map((i) => i.id).sort();
     expect(await ids("bananas")).toEqual([a.id, b.id].sort());
     expect(await ids("banan")).toEqual([a.id, b.id].sort());
     expect(await ids("yellow bananas")).toEqual([a.id]);
@@ -157,7 +193,9 @@ describe("GET /v1/posts: filters", () => {
     const mark = new Date().toISOString();
     await new Promise((r) => setTimeout(r, 20));
     const fresh = await createPost(t.ck, { title: "Fresh", status: "published" });
-    expect((await page(t.ck, `?since=${encodeURIComponent(mark)}`)).items.map((i) => i.id)).toEqual([fresh.id]);
+    expect((await page(t.ck, `?since=${encodeURIComponent(mark)}`)).items.map((i) => i.id)).toEqual([
+      fresh.id,
+    ]);
     await call("PATCH", `/v1/posts/${old.id}`, { key: t.ck, body: { summary: "touched" } });
     expect((await page(t.ck, `?since=${encodeURIComponent(mark)}`)).items.map((i) => i.id).sort()).toEqual(
       [old.id, fresh.id].sort(),
@@ -168,7 +206,12 @@ describe("GET /v1/posts: filters", () => {
   it("language and author narrow the listing", async () => {
     const t = await tenant();
     const en = await createPost(t.ck, { title: "En", status: "published", author_slug: "ana" });
-    const pt = await createPost(t.ck, { title: "Pt", status: "published", language: "pt-BR", author_slug: "bo" });
+    const pt = await createPost(t.ck, {
+      title: "Pt",
+      status: "published",
+      language: "pt-BR",
+      author_slug: "bo",
+    });
     expect((await page(t.ck, "?language=pt-BR")).items.map((i) => i.id)).toEqual([pt.id]);
     expect((await page(t.ck, "?language=en")).items.map((i) => i.id)).toEqual([en.id]);
     expect((await page(t.ck, "?author=ana")).items.map((i) => i.id)).toEqual([en.id]);
@@ -193,7 +236,11 @@ describe("GET /v1/posts: filters", () => {
     const t = await tenant();
     const visible = await createPost(t.ck, { title: "Visible", status: "published" });
     await createPost(t.ck, { title: "Draft" });
-    await createPost(t.ck, { title: "Later", status: "scheduled", published_at: new Date(Date.now() + 3600_000).toISOString() });
+    await createPost(t.ck, {
+      title: "Later",
+      status: "scheduled",
+      published_at: new Date(Date.now() + 3600_000).toISOString(),
+    });
     await createPost(t.ck, { title: "Restricted", status: "published", access: "restricted" });
     await createPost(t.ck, { title: "Archived", status: "archived" });
     const deleted = await createPost(t.ck, { title: "Deleted", status: "published" });
@@ -212,7 +259,9 @@ describe("GET /v1/posts: filters", () => {
       published_at: new Date(Date.now() + 3600_000).toISOString(),
     });
     expect((await page(t.ck, "")).items).toEqual([]);
-    await testEnv.DB.prepare("UPDATE posts SET published_at = ? WHERE id = ?").bind(minutesAgo(1), post.id).run();
+    await testEnv.DB.prepare("UPDATE posts SET published_at = ? WHERE id = ?")
+      .bind(minutesAgo(1), post.id)
+      .run();
     expect((await page(t.ck, "")).items.map((i) => i.id)).toEqual([post.id]);
     expect((await page(t.ck, "?status=published")).items.map((i) => i.status)).toEqual(["published"]);
   });
@@ -241,7 +290,10 @@ describe("GET /v1/posts: status (authenticated listing)", () => {
     expect(body.items[0]).toMatchObject({ status: "draft", access: "public" });
     expect(body.items[0]).toHaveProperty("created_at");
     expect((await page(t.ck, "?status=draft,published")).items.map((i) => i.id)).toEqual([pub.id, draft.id]);
-    const withInm = await call("GET", "/v1/posts?status=draft", { key: t.ck, headers: { "if-none-match": "*" } });
+    const withInm = await call("GET", "/v1/posts?status=draft", {
+      key: t.ck,
+      headers: { "if-none-match": "*" },
+    });
     expect(withInm.status).toBe(200);
   });
 
@@ -283,10 +335,18 @@ describe("GET /v1/posts: caching", () => {
     const etag = first.headers.get("etag")!;
     expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
     expect(first.headers.get("cache-control")).toContain("public");
-    const again = await call("GET", "/v1/posts", { key: t.pk, origin: ORIGIN, headers: { "if-none-match": etag } });
+    const again = await call("GET", "/v1/posts", {
+      key: t.pk,
+      origin: ORIGIN,
+      headers: { "if-none-match": etag },
+    });
     expect(again.status).toBe(304);
     await createPost(t.ck, { title: "Two", status: "published" });
-    const changed = await call("GET", "/v1/posts", { key: t.pk, origin: ORIGIN, headers: { "if-none-match": etag } });
+    const changed = await call("GET", "/v1/posts", {
+      key: t.pk,
+      origin: ORIGIN,
+      headers: { "if-none-match": etag },
+    });
     expect(changed.status).toBe(200);
     expect(changed.headers.get("etag")).not.toBe(etag);
   });

@@ -52,7 +52,9 @@ describe("quotas (token buckets in the ApiKeyGate)", () => {
 
   it("reads: 600 per minute per key", { timeout: 120_000 }, async () => {
     const t = await tenant();
-    const { passed, limited, seconds } = await untilLimited(50, 2000, () => call("GET", "/v1/site", { key: t.ck }));
+    const { passed, limited, seconds } = await untilLimited(50, 2000, () =>
+      call("GET", "/v1/site", { key: t.ck }),
+    );
     expectWithinBucket(passed, 600, seconds);
     expect(limited.status).toBe(429);
     expect(limited.headers.get("retry-after")).toBeTruthy();

@@ -117,6 +117,13 @@ describe("content_html never carries script: public corpus (DOMPurify fixtures)"
     expect(failures).toEqual([]);
   });
 
+  it("malicious SVG files (svg-sanitizer corpus) pasted as text leave nothing executable", () => {
+    const svgs = testCorpora().svgMalicious.map((f) => ({ title: f.name, payload: f.svg }));
+    expect(svgs.length).toBeGreaterThan(10);
+    expect(auditVectors(svgs, positions["paragraph text"]!)).toEqual([]);
+    expect(auditVectors(svgs, positions["image caption"]!)).toEqual([]);
+  });
+
   it("sanitized inline HTML is a fixed point (re-sanitizing changes nothing: no mutation on reparse)", () => {
     const changed = corpus().filter(({ payload }) => {
       const once = sanitizeInlineHtml(payload);

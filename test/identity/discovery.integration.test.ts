@@ -1,20 +1,31 @@
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import * as oidc from "openid-client";
 import { describe, expect, it } from "vitest";
 import { fromBase64url } from "../../src/identity/crypto";
-import { call, json, signupVerified } from "../support/identity-helpers";
+import { call, json, signupVerified, worker } from "../support/identity-helpers";
+
+interface Jwk {
+  kid: string;
+  x: string;
+  kty: string;
+  crv: string;
+}
 
 const issuer = (env as unknown as { ISSUER: string }).ISSUER;
 
 /** Verifies a compact JWS with WebCrypto only (no jose): the served JWKS is enough to trust our tokens. */
-async function independentVerify(token: string, keys: { kid: string; x: string; kty: string; crv: string }[]) {
+async function independentVerify(token: string, keys: Jwk[]) {
   const [h, p, s] = token.split(".");
   const header = JSON.parse(new TextDecoder().decode(fromBase64url(h!))) as { alg: string; kid: string };
   const jwk = keys.find((k) => k.kid === header.kid);
   if (!jwk || header.alg !== "EdDSA") return null;
-  const key = await crypto.subtle.importKey("jwk", { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, { name: "Ed25519" }, false, [
-    "verify",
-  ]);
+  const key = await crypto.subtle.importKey(
+    "jwk",
+    { kty: jwk.kty, crv: jwk.crv, x: jwk.x },
+    { name: "Ed25519" },
+    false,
+    ["verify"],
+  );
   const ok = await crypto.subtle.verify(
     { name: "Ed25519" },
     key,
@@ -28,7 +39,7 @@ describe("GET /.well-known/openid-configuration", () => {
   it("names the issuer, the JWKS and EdDSA", async () => {
     const res = await call("GET", "/.well-known/openid-configuration");
     expect(res.status).toBe(200);
-    const doc = await json(res);
+    const doc = await json<Record<string, unknown>>(res);
     expect(doc.issuer).toBe(issuer);
     expect(doc.jwks_uri).toBe(`${issuer}/.well-known/jwks.json`);
     expect(doc.id_token_signing_alg_values_supported).toEqual(["EdDSA"]);
@@ -40,9 +51,9 @@ describe("GET /.well-known/openid-configuration", () => {
   it("passes openid-client discovery", async () => {
     const config = await oidc.discovery(new URL(issuer), "site-platform-test", undefined, undefined, {
       execute: [oidc.allowInsecureRequests],
-      [oidc.customFetch]: (url: string, options: oidc.CustomFetchOptions<never, never>) => {
+      [oidc.customFetch]: (url: string, options: oidc.CustomFetchOptions) => {
         const path = new URL(url).pathname;
-        return exports.default.fetch(
+        return worker.fetch(
           new Request(`http://identity.test${path}`, { method: options.method, headers: options.headers }),
         );
       },
@@ -56,7 +67,7 @@ describe("GET /.well-known/jwks.json and access tokens", () => {
   it("publishes the public parts of current and next, never private material", async () => {
     const res = await call("GET", "/.well-known/jwks.json");
     expect(res.status).toBe(200);
-    const { keys } = await json(res);
+    const { keys } = await json<{ keys: Jwk[] }>(res);
     const configured = JSON.parse((env as unknown as { JWT_SIGNING_KEYS: string }).JWT_SIGNING_KEYS);
     expect(keys.map((k: { kid: string }) => k.kid)).toEqual([configured.current.kid, configured.next.kid]);
     for (const k of keys) {
@@ -67,7 +78,7 @@ describe("GET /.well-known/jwks.json and access tokens", () => {
 
   it("issues tokens that an independent Ed25519 verifier accepts, with exactly the specified claims", async () => {
     const { session } = await signupVerified();
-    const { keys } = await json(await call("GET", "/.well-known/jwks.json"));
+    const { keys } = await json<{ keys: Jwk[] }>(await call("GET", "/.well-known/jwks.json"));
     const claims = await independentVerify(session.access_token, keys);
     expect(claims).not.toBeNull();
     expect(Object.keys(claims!).sort()).toEqual(["aud", "exp", "iat", "iss", "jti", "kind", "sid", "sub"]);
@@ -88,9 +99,12 @@ describe("GET /.well-known/jwks.json and access tokens", () => {
     const [h, p, s] = session.access_token.split(".");
     const payload = JSON.parse(new TextDecoder().decode(fromBase64url(p!)));
     payload.sub = "01ARZ3NDEKTSV4RRFFQ69G5FAV";
-    const forgedPayload = btoa(JSON.stringify(payload)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+    const forgedPayload = btoa(JSON.stringify(payload))
+      .replace(/=+$/, "")
+      .replace(/\+/g, "-")
+      .replace(/\//g, "_");
     const forged = `${h}.${forgedPayload}.${s}`;
-    const { keys } = await json(await call("GET", "/.well-known/jwks.json"));
+    const { keys } = await json<{ keys: Jwk[] }>(await call("GET", "/.well-known/jwks.json"));
     expect(await independentVerify(forged, keys)).toBeNull();
     const res = await call("GET", "/api/v1/auth/orgs", { token: forged });
     expect(res.status).toBe(401);

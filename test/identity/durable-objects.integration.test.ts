@@ -6,7 +6,9 @@ const e = env as unknown as IdentityEnv;
 
 describe("AccountGuard", () => {
   it("counts concurrent attempts exactly: 5 run, the rest are locked", async () => {
-    const stub = e.ACCOUNT_GUARD.get(e.ACCOUNT_GUARD.idFromName(await sha256Hex(`guard|${crypto.randomUUID()}`)));
+    const stub = e.ACCOUNT_GUARD.get(
+      e.ACCOUNT_GUARD.idFromName(await sha256Hex(`guard|${crypto.randomUUID()}`)),
+    );
     const results = await Promise.all(Array.from({ length: 12 }, () => stub.attempt()));
     expect(results.filter((r) => !r.locked)).toHaveLength(5);
     expect(results.filter((r) => r.locked).every((r) => r.retryAfter > 0 && r.retryAfter <= 60)).toBe(true);

@@ -7,6 +7,7 @@ import {
   json,
   latestCode,
   outbox,
+  type SessionBody,
   totpCode,
 } from "../support/identity-helpers";
 
@@ -15,7 +16,10 @@ describe("walking skeleton: signup -> verify -> TOTP -> login -> organization", 
     const email = freshEmail("journey");
     const ip = freshIp();
 
-    const signup = await call("POST", "/api/v1/auth/signup", { body: { email, password: GOOD_PASSWORD }, ip });
+    const signup = await call("POST", "/api/v1/auth/signup", {
+      body: { email, password: GOOD_PASSWORD },
+      ip,
+    });
     expect(signup.status).toBe(202);
     const [verifyMail] = await outbox(email);
     expect(verifyMail).toMatchObject({ to: email, channel: "email", purpose: "email_verify" });
@@ -34,7 +38,7 @@ describe("walking skeleton: signup -> verify -> TOTP -> login -> organization", 
       ip,
     });
     expect(confirm.status).toBe(200);
-    const first = await json(confirm);
+    const first = await json<SessionBody>(confirm);
     expect(Object.keys(first).sort()).toEqual(
       ["access_token", "expires_in", "refresh_token", "session_id", "token_type", "user"].sort(),
     );
@@ -51,7 +55,7 @@ describe("walking skeleton: signup -> verify -> TOTP -> login -> organization", 
 
     const enroll = await call("POST", "/api/v1/auth/mfa/totp", { token: first.access_token });
     expect(enroll.status).toBe(200);
-    const { secret, otpauth_uri } = await json(enroll);
+    const { secret, otpauth_uri } = await json<{ secret: string; otpauth_uri: string }>(enroll);
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(otpauth_uri).toMatch(/^otpauth:\/\/totp\//);
 
@@ -67,7 +71,7 @@ describe("walking skeleton: signup -> verify -> TOTP -> login -> organization", 
       ip,
     });
     expect(login.status).toBe(200);
-    const session = await json(login);
+    const session = await json<SessionBody>(login);
     expect(session.user.id).toBe(first.user.id);
 
     const created = await call("POST", "/api/v1/auth/orgs", {
@@ -75,11 +79,13 @@ describe("walking skeleton: signup -> verify -> TOTP -> login -> organization", 
       body: { name: "Acme News", slug: `acme-${Date.now().toString(36)}` },
     });
     expect(created.status).toBe(201);
-    const org = await json(created);
+    const org = await json<{ id: string; slug: string }>(created);
     expect(org).toMatchObject({ name: "Acme News", role: "org_owner" });
 
     const mine = await call("GET", "/api/v1/auth/orgs", { token: session.access_token });
     expect(mine.status).toBe(200);
-    expect((await json(mine)).items).toEqual([{ id: org.id, name: "Acme News", slug: org.slug, role: "org_owner" }]);
+    expect((await json(mine)).items).toEqual([
+      { id: org.id, name: "Acme News", slug: org.slug, role: "org_owner" },
+    ]);
   });
 });

@@ -52,7 +52,10 @@ describe("login: enumeration rules", () => {
     expect(body).toBe(await unknown.text());
     expect(JSON.parse(body).code).toBe("INVALID_CREDENTIALS");
 
-    const startWrong = await call("POST", "/api/v1/auth/login/start", { body: { email, password: "x".repeat(14) }, ip: freshIp() });
+    const startWrong = await call("POST", "/api/v1/auth/login/start", {
+      body: { email, password: "x".repeat(14) },
+      ip: freshIp(),
+    });
     const startUnknown = await call("POST", "/api/v1/auth/login/start", {
       body: { email: freshEmail(), password: "x".repeat(14) },
       ip: freshIp(),
@@ -61,47 +64,53 @@ describe("login: enumeration rules", () => {
     expect(await startWrong.text()).toBe(await startUnknown.text());
   });
 
-  it(
-    "unknown e-mail and wrong password take statistically indistinguishable time (30 samples each)",
-    { timeout: 180_000 },
-    async () => {
-      // Six accounts, five wrong attempts each: the guard lets every one of them run the full check.
-      const accounts = [];
-      for (let i = 0; i < 6; i++) accounts.push((await signupVerified()).email);
-      const wrongTimes: number[] = [];
-      const unknownTimes: number[] = [];
-      for (let i = 0; i < 30; i++) {
-        // Interleaved so drift of the machine affects both series alike.
-        let t = performance.now();
-        const a = await login(accounts[i % 6]!, `wrong-password-${i}-xx`, "123456");
-        wrongTimes.push(performance.now() - t);
-        t = performance.now();
-        const b = await login(freshEmail("ghost"), `wrong-password-${i}-xx`, "123456");
-        unknownTimes.push(performance.now() - t);
-        expect(a.status).toBe(401);
-        expect(b.status).toBe(401);
-      }
-      const mw = median(wrongTimes);
-      const mu = median(unknownTimes);
-      const z = mannWhitneyZ(wrongTimes, unknownTimes);
-      console.log(`login timing: wrong password median ${mw.toFixed(1)} ms, unknown e-mail median ${mu.toFixed(1)} ms, MW z=${z.toFixed(2)}`);
-      expect(Math.abs(mw - mu)).toBeLessThanOrEqual(Math.max(10, 0.2 * Math.max(mw, mu)));
-      expect(Math.abs(z)).toBeLessThan(3.29); // p > 0.001 two-sided
-    },
-  );
+  it("unknown e-mail and wrong password take statistically indistinguishable time (30 samples each)", {
+    timeout: 180_000,
+  }, async () => {
+    // Six accounts, five wrong attempts each: the guard lets every one of them run the full check.
+    const accounts = [];
+    for (let i = 0; i < 6; i++) accounts.push((await signupVerified()).email);
+    const wrongTimes: number[] = [];
+    const unknownTimes: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      // Interleaved so drift of the machine affects both series alike.
+      let t = performance.now();
+      const a = await login(accounts[i % 6]!, `wrong-password-${i}-xx`, "123456");
+      wrongTimes.push(performance.now() - t);
+      t = performance.now();
+      const b = await login(freshEmail("ghost"), `wrong-password-${i}-xx`, "123456");
+      unknownTimes.push(performance.now() - t);
+      expect(a.status).toBe(401);
+      expect(b.status).toBe(401);
+    }
+    const mw = median(wrongTimes);
+    const mu = median(unknownTimes);
+    const z = mannWhitneyZ(wrongTimes, unknownTimes);
+    console.log(
+      `login timing: wrong password median ${mw.toFixed(1)} ms, unknown e-mail median ${mu.toFixed(1)} ms, MW z=${z.toFixed(2)}`,
+    );
+    expect(Math.abs(mw - mu)).toBeLessThanOrEqual(Math.max(10, 0.2 * Math.max(mw, mu)));
+    expect(Math.abs(z)).toBeLessThan(3.29); // p > 0.001 two-sided
+  });
 
   it("says EMAIL_NOT_VERIFIED (403) only after the password matched", async () => {
     const email = freshEmail();
     await call("POST", "/api/v1/auth/signup", { body: { email, password: GOOD_PASSWORD }, ip: freshIp() });
     expect((await problem(await login(email, "wrong-password-but-long"))).code).toBe("INVALID_CREDENTIALS");
-    expect(await problem(await login(email, GOOD_PASSWORD))).toMatchObject({ status: 403, code: "EMAIL_NOT_VERIFIED" });
+    expect(await problem(await login(email, GOOD_PASSWORD))).toMatchObject({
+      status: 403,
+      code: "EMAIL_NOT_VERIFIED",
+    });
   });
 });
 
 describe("login: password plus TOTP", () => {
   it("refuses a missing or wrong TOTP code with 401 MFA_INVALID_CODE", async () => {
     const u = await staffUser();
-    expect(await problem(await login(u.email, u.password))).toMatchObject({ status: 401, code: "MFA_INVALID_CODE" });
+    expect(await problem(await login(u.email, u.password))).toMatchObject({
+      status: 401,
+      code: "MFA_INVALID_CODE",
+    });
     expect(await problem(await login(u.email, u.password, "000000"))).toMatchObject({
       status: 401,
       code: "MFA_INVALID_CODE",
@@ -112,7 +121,10 @@ describe("login: password plus TOTP", () => {
     const u = await staffUser();
     const code = await totpCode(u.secret, 1);
     expect((await login(u.email, u.password, code)).status).toBe(200);
-    expect(await problem(await login(u.email, u.password, code))).toMatchObject({ status: 401, code: "MFA_INVALID_CODE" });
+    expect(await problem(await login(u.email, u.password, code))).toMatchObject({
+      status: 401,
+      code: "MFA_INVALID_CODE",
+    });
     // The enrollment burned the current step: its code is older than the last accepted one.
     expect((await login(u.email, u.password, await totpCode(u.secret, 0))).status).toBe(401);
   });
@@ -126,7 +138,10 @@ describe("login: password plus TOTP", () => {
 
   it("answers 428 MFA_NOT_ENROLLED for a staff account without TOTP (after the password matched)", async () => {
     const { email, password } = await signupVerified();
-    expect(await problem(await login(email, password, "123456"))).toMatchObject({ status: 428, code: "MFA_NOT_ENROLLED" });
+    expect(await problem(await login(email, password, "123456"))).toMatchObject({
+      status: 428,
+      code: "MFA_NOT_ENROLLED",
+    });
   });
 });
 
@@ -149,9 +164,13 @@ describe("login: lockout (423)", () => {
     expect((await login(u.email, u.password, await totpCode(u.secret, 1))).status).toBe(423);
 
     const ip = freshIp();
-    expect((await call("POST", "/api/v1/auth/magic-link/request", { body: { email: u.email }, ip })).status).toBe(202);
+    expect(
+      (await call("POST", "/api/v1/auth/magic-link/request", { body: { email: u.email }, ip })).status,
+    ).toBe(202);
     const code = await latestCode(u.email, "magic_link");
-    expect((await call("POST", "/api/v1/auth/magic-link/verify", { body: { email: u.email, code }, ip })).status).toBe(200);
+    expect(
+      (await call("POST", "/api/v1/auth/magic-link/verify", { body: { email: u.email, code }, ip })).status,
+    ).toBe(200);
     expect((await login(u.email, u.password, await totpCode(u.secret, 1))).status).toBe(200);
   });
 
@@ -174,7 +193,9 @@ describe("login: lockout (423)", () => {
       expect(res.status).toBe(400);
       expect(res.headers.get("content-type")).toContain("application/problem+json");
     }
-    const body = await json(await call("POST", "/api/v1/auth/login", { body: { email: "nope", password: "x" }, ip: freshIp() }));
+    const body = await json(
+      await call("POST", "/api/v1/auth/login", { body: { email: "nope", password: "x" }, ip: freshIp() }),
+    );
     expect(body.code).toBe("INVALID_EMAIL");
   });
 });

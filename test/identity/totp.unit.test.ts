@@ -27,7 +27,18 @@ describe("TOTP (RFC 6238)", () => {
   }
 
   it("matches the RFC 4226 HOTP vectors (6 digits)", async () => {
-    const expected = ["755224", "287082", "359152", "969429", "338314", "254676", "287922", "162583", "399871", "520489"];
+    const expected = [
+      "755224",
+      "287082",
+      "359152",
+      "969429",
+      "338314",
+      "254676",
+      "287922",
+      "162583",
+      "399871",
+      "520489",
+    ];
     for (let i = 0; i < expected.length; i++) expect(await hotp(seeds["SHA-1"], i)).toBe(expected[i]);
   });
 

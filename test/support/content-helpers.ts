@@ -11,6 +11,8 @@ import type { ContentRpc, SiteProjection } from "../../src/lib/rpc";
 export interface ContentTestRpc extends ContentRpc {
   definePostType(input: { site_id: string; slug: string; name: string; public: boolean }): Promise<void>;
   fetch(request: Request): Promise<Response>;
+  /** The cron handler, invoked over the entrypoint like the scheduler does. */
+  scheduled(options: { cron: string }): Promise<unknown>;
 }
 
 export const content = (exports as unknown as { default: ContentTestRpc }).default;
@@ -43,7 +45,10 @@ export async function makeSite(overrides: Partial<SiteProjection> = {}): Promise
 
 export function staffHeaders(
   userId: string,
-  memberships: { org?: { org_id: string; role: string; permissions?: string[] }[]; site?: { site_id: string; role: string }[] },
+  memberships: {
+    org?: { org_id: string; role: string; permissions?: string[] }[];
+    site?: { site_id: string; role: string }[];
+  },
 ): Record<string, string> {
   return {
     "x-user-id": userId,
@@ -116,7 +121,9 @@ export async function createKey(
     body: {
       name: options.name ?? "test key",
       kind,
-      scopes: options.scopes ?? (kind === "secret" ? ["posts:write", "posts:read", "seo:read", "seo:write"] : ["posts:read"]),
+      scopes:
+        options.scopes ??
+        (kind === "secret" ? ["posts:write", "posts:read", "seo:read", "seo:write"] : ["posts:read"]),
       ...(kind === "public" ? { allowed_origins: options.allowed_origins ?? [ORIGIN] } : {}),
     },
   });
@@ -130,7 +137,10 @@ export async function tenant(overrides: Partial<SiteProjection> = {}) {
   const secret = await createKey(site, {
     scopes: ["posts:write", "posts:read", "seo:read", "seo:write", "post_types:read", "sites:read"],
   });
-  const pub = await createKey(site, { kind: "public", scopes: ["posts:read", "seo:read", "post_types:read"] });
+  const pub = await createKey(site, {
+    kind: "public",
+    scopes: ["posts:read", "seo:read", "post_types:read"],
+  });
   return { site, ck: secret.key, pk: pub.key, secretKey: secret, publicKey: pub };
 }
 
@@ -143,7 +153,11 @@ export interface PostOut {
   [k: string]: unknown;
 }
 
-export async function createPost(key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+export async function createPost(
+  key: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
   const res = await call("POST", "/v1/posts", { key, body, headers });
   if (res.status !== 201) throw new Error(`createPost: ${res.status} ${await res.text()}`);
   return (await res.json()) as PostOut;

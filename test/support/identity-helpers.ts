@@ -41,15 +41,26 @@ export function request(method: string, path: string, opts: CallOptions = {}): R
 
 /** Through the real Worker entrypoint (exports.default.fetch) with its real bindings. */
 export function call(method: string, path: string, opts: CallOptions = {}): Promise<Response> {
-  return exports.default.fetch(request(method, path, opts));
+  return worker.fetch(request(method, path, opts));
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: test bodies are inspected loosely
-export type Json = any;
-
-export async function json(res: Response): Promise<Json> {
-  return res.json();
+/** A problem+json body as the identity service renders it. */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  code: string;
+  detail?: string;
+  details?: Record<string, string | number>;
 }
+
+/** The body of a response, typed by the caller (the assertions check it). */
+export async function json<T = Record<string, unknown>>(res: Response): Promise<T> {
+  return (await res.json()) as T;
+}
+
+/** The worker under test, as the runtime exposes it. */
+export const worker = (exports as unknown as { default: Fetcher }).default;
 
 export interface OutboxMessage {
   to: string;
@@ -138,10 +149,14 @@ export async function callWith(
 ): Promise<Response> {
   const { app } = await import("../../src/identity/app");
   const { createExecutionContext } = await import("cloudflare:test");
-  return app.fetch(request(method, path, opts), { ...(env as object), ...overrides }, createExecutionContext());
+  return app.fetch(
+    request(method, path, opts),
+    { ...(env as object), ...overrides },
+    createExecutionContext(),
+  );
 }
 
-export async function problem(res: Response): Promise<{ status: number; code: string; body: Json }> {
-  const body = await res.json();
-  return { status: res.status, code: (body as { code: string }).code, body };
+export async function problem(res: Response): Promise<{ status: number; code: string; body: ProblemBody }> {
+  const body = (await res.json()) as ProblemBody;
+  return { status: res.status, code: body.code, body };
 }

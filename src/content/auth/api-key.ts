@@ -56,7 +56,8 @@ function presentedKey(c: Context<AppEnv>): string {
   // A secret key in a URL leaks into logs, histories and Referer headers: refuse it outright.
   if (query.startsWith("ck_")) {
     throw new ApiError(400, "SECRET_KEY_IN_QUERY", {
-      detail: "Only a public (pk_) key may be sent in the key query parameter; send ck_ keys in Authorization.",
+      detail:
+        "Only a public (pk_) key may be sent in the key query parameter; send ck_ keys in Authorization.",
     });
   }
   return query;
@@ -94,7 +95,9 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
     const allowed = JSON.parse(row.allowed_origins_json) as string[];
     // The key is valid; the place of use is not. A missing Origin is refused too (fail closed).
     if (origin === undefined || !allowed.includes(origin)) {
-      throw new ApiError(403, "ORIGIN_NOT_ALLOWED", { detail: "This public key may not be used from this origin." });
+      throw new ApiError(403, "ORIGIN_NOT_ALLOWED", {
+        detail: "This public key may not be used from this origin.",
+      });
     }
     addResponseHeaders(c, {
       "access-control-allow-origin": origin,
@@ -102,7 +105,9 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
       vary: "Origin",
     });
     if (requirement.kinds === "secret") {
-      throw new ApiError(403, "SECRET_KEY_REQUIRED", { detail: "This operation requires a secret (ck_) key." });
+      throw new ApiError(403, "SECRET_KEY_REQUIRED", {
+        detail: "This operation requires a secret (ck_) key.",
+      });
     }
   }
 

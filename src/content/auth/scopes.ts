@@ -23,7 +23,13 @@ export type Scope = (typeof SCOPES)[number];
  * write scope, nor `site:read` (editable settings, ck_ only per spec), `analytics:read` (site-private
  * numbers), `leads:read` (personal data) or `export`.
  */
-export const PUBLIC_KEY_SCOPES: readonly Scope[] = ["posts:read", "post_types:read", "sites:read", "media:read", "seo:read"];
+export const PUBLIC_KEY_SCOPES: readonly Scope[] = [
+  "posts:read",
+  "post_types:read",
+  "sites:read",
+  "media:read",
+  "seo:read",
+];
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);

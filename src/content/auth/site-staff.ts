@@ -14,10 +14,15 @@ export function siteNotFound(): ApiError {
 }
 
 export function canAdministerKeys(identity: EdgeIdentity, site: SiteRow): boolean {
+  // A reader session (a site's audience account) never administers keys, whatever it claims.
+  if (identity.sessionKind === "reader") return false;
   const orgAdmin = (identity.orgMemberships ?? []).some(
-    (m) => m.org_id === site.org_id && (ORG_ADMIN_ROLES.has(m.role) || m.permissions.includes("members:manage")),
+    (m) =>
+      m.org_id === site.org_id && (ORG_ADMIN_ROLES.has(m.role) || m.permissions.includes("members:manage")),
   );
-  const siteOwner = (identity.siteMemberships ?? []).some((m) => m.site_id === site.id && m.role === "site_owner");
+  const siteOwner = (identity.siteMemberships ?? []).some(
+    (m) => m.site_id === site.id && m.role === "site_owner",
+  );
   return orgAdmin || siteOwner;
 }
 

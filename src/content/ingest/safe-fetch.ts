@@ -97,6 +97,10 @@ export function checkUrl(raw: string): { ok: true; url: URL; host: string; liter
  * unsafe); transient failures may succeed later (timeouts, 5xx, DNS trouble, 408/425/429).
  */
 export async function safeFetch(raw: string, deps: SafeFetchDeps): Promise<FetchedBody> {
+  // A missing or unparsable cap (e.g. an absent env var read as NaN) would silently disable the limit.
+  if (!Number.isSafeInteger(deps.maxBytes) || deps.maxBytes <= 0) {
+    throw new RangeError(`safeFetch: maxBytes must be a positive integer, got ${deps.maxBytes}`);
+  }
   const fetcher = deps.fetcher ?? ((input, init) => fetch(input, init));
   const maxRedirects = deps.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   // Aborts a request still waiting for its response headers when the deadline passes.

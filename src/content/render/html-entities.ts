@@ -68,9 +68,8 @@ const WINDOWS_1252: Record<number, number> = {
 
 function decodeNumeric(digits: string, hex: boolean): string {
   // Overlong digit runs (`&#0000000000106;`) are still one reference; cap the value instead of the length.
-  const trimmed = digits.replace(/^0+/, "").slice(0, 8) || "0";
-  const tooLong = digits.replace(/^0+/, "").length > 8;
-  let cp = tooLong ? 0x110000 : Number.parseInt(trimmed, hex ? 16 : 10);
+  const significant = digits.replace(/^0+/, "");
+  let cp = significant.length > 8 ? 0x110000 : Number.parseInt(significant || "0", hex ? 16 : 10);
   if (cp === 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) cp = 0xfffd;
   cp = WINDOWS_1252[cp] ?? cp;
   return String.fromCodePoint(cp);
@@ -95,7 +94,7 @@ export function decodeEntities(input: string, inAttribute: boolean): string {
       semicolon: string | undefined,
       offset: number,
     ) => {
-      if (hexDigits !== undefined) return decodeNumeric(hexDigits, hexMark !== undefined);
+      if (hexMark !== undefined && hexDigits !== undefined) return decodeNumeric(hexDigits, true);
       if (decDigits !== undefined) return decodeNumeric(decDigits, false);
       if (name === undefined) return match;
       if (semicolon === ";" && Object.hasOwn(NAMED, name)) return NAMED[name]!;

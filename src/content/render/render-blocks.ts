@@ -175,12 +175,19 @@ function renderTable(data: Data): string {
   if (!Array.isArray(data.content)) return "";
   const rows = data.content.filter((row): row is unknown[] => Array.isArray(row));
   if (rows.length === 0) return "";
-  const cells = (row: unknown[], tag: "th" | "td") =>
-    `<tr>${row.map((cell) => `<${tag}>${typeof cell === "number" ? escapeHtml(String(cell)) : inline(cell)}</${tag}>`).join("")}</tr>`;
   const withHeadings = data.withHeadings === true;
-  const head = withHeadings ? `<thead>${cells(rows[0]!, "th")}</thead>` : "";
-  const bodyRows = (withHeadings ? rows.slice(1) : rows).map((row) => cells(row, "td")).join("");
+  const head = withHeadings ? `<thead>${tableRow(rows[0]!, "th")}</thead>` : "";
+  const bodyRows = (withHeadings ? rows.slice(1) : rows).map((row) => tableRow(row, "td")).join("");
   return `<table>${head}${bodyRows ? `<tbody>${bodyRows}</tbody>` : ""}</table>`;
+}
+
+function tableRow(row: unknown[], cellTag: "th" | "td"): string {
+  let html = "";
+  for (const cell of row) {
+    const content = typeof cell === "number" ? escapeHtml(String(cell)) : inline(cell);
+    html += `<${cellTag}>${content}</${cellTag}>`;
+  }
+  return `<tr>${html}</tr>`;
 }
 
 /** An absolute http(s) URL, normalized by the URL parser; anything else is null. */

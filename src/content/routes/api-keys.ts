@@ -63,6 +63,8 @@ export function normalizeOrigin(value: string): string | null {
     return null;
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") return null;
+  // No wildcards or other odd host characters: the allowlist compares exact origins.
+  if (!/^(?:[a-z0-9-]+\.)*[a-z0-9-]+$|^\[[0-9a-f:.]+\]$/.test(url.hostname)) return null;
   if (url.origin !== value.replace(/\/$/, "")) return null;
   return url.origin;
 }
@@ -103,7 +105,11 @@ export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const { userId, site } = await authorizeKeyAdmin(c.req.raw.headers, c.env.DB, siteIdFrom(c.req.param("site_id")));
+      const { userId, site } = await authorizeKeyAdmin(
+        c.req.raw.headers,
+        c.env.DB,
+        siteIdFrom(c.req.param("site_id")),
+      );
       const body = c.req.valid("json");
       const scopes = [...new Set(body.scopes)];
       let origins: string[] = [];
@@ -116,7 +122,8 @@ export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
         const bad = body.allowed_origins.filter((o) => normalizeOrigin(o) === null);
         if (bad.length > 0) {
           throw new ApiError(400, "INVALID_ORIGIN", {
-            detail: "allowed_origins entries must be exact origins like https://example.com (no path or wildcard).",
+            detail:
+              "allowed_origins entries must be exact origins like https://example.com (no path or wildcard).",
             details: { invalid: bad },
           });
         }
@@ -176,7 +183,11 @@ export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const { site } = await authorizeKeyAdmin(c.req.raw.headers, c.env.DB, siteIdFrom(c.req.param("site_id")));
+      const { site } = await authorizeKeyAdmin(
+        c.req.raw.headers,
+        c.env.DB,
+        siteIdFrom(c.req.param("site_id")),
+      );
       const keys = await listActiveApiKeys(c.env.DB, site.id);
       c.header("cache-control", "private, no-store");
       return c.json({ items: keys.map(summary) }, 200);
@@ -202,7 +213,8 @@ export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
         siteIdFrom(c.req.param("site_id")),
       );
       const keyId = parseId(c.req.param("id"));
-      const revoked = keyId !== null && (await revokeApiKey(c.env.DB, site.id, keyId, userId, new Date().toISOString()));
+      const revoked =
+        keyId !== null && (await revokeApiKey(c.env.DB, site.id, keyId, userId, new Date().toISOString()));
       if (!revoked) throw new ApiError(404, "NOT_FOUND", { detail: "No such API key." });
       return c.body(null, 204);
     },

@@ -20,10 +20,16 @@ export const PostSeoSchema = z
   .object({
     meta_title: z.string().max(300).nullable(),
     meta_description: z.string().max(1000).nullable(),
-    canonical_url: z.url({ protocol: /^https?$/ }).max(2000).nullable(),
+    canonical_url: z
+      .url({ protocol: /^https?$/ })
+      .max(2000)
+      .nullable(),
     og_title: z.string().max(300).nullable(),
     og_description: z.string().max(1000).nullable(),
-    og_image: z.url({ protocol: /^https?$/ }).max(2000).nullable(),
+    og_image: z
+      .url({ protocol: /^https?$/ })
+      .max(2000)
+      .nullable(),
     twitter_card: z.enum(["summary", "summary_large_image"]).nullable(),
     noindex: z.boolean().nullable(),
     focus_keyword: z.string().max(200).nullable(),
@@ -77,7 +83,9 @@ export const PostSourceSchema = z
     featured_image_id: z.string().nullable(),
     category_slugs: z.array(z.string()),
     tag_slugs: z.array(z.string()),
-    blocks_json: z.unknown().openapi({ description: "The Editor.js document exactly as stored; null when absent" }),
+    blocks_json: z
+      .unknown()
+      .openapi({ description: "The Editor.js document exactly as stored; null when absent" }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -92,7 +100,9 @@ export function pageSchema<T extends z.ZodType>(item: T, name: string) {
 export function parseSeo(row: Pick<PostRow, "seo_json">): Record<string, unknown> {
   try {
     const value = JSON.parse(row.seo_json) as unknown;
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }

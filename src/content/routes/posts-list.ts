@@ -5,7 +5,7 @@ import { problemResponses } from "../../lib/app";
 import { ApiError } from "../../lib/problem";
 import type { KeyRequirement } from "../auth/api-key";
 import { sha256Base64url } from "../auth/key-hash";
-import { requireKey, security } from "../auth/middleware";
+import { requireKey } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
 import { decodeCursor, encodeCursor } from "../rules/cursor";
 import { etagFor, matchesIfNoneMatch } from "../rules/etag";
@@ -21,7 +21,10 @@ const MAX_LIMIT = 50;
 const MAX_TERMS = 20;
 
 const ListQuery = z.object({
-  limit: z.string().optional().openapi({ description: `1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}); never clamped` }),
+  limit: z
+    .string()
+    .optional()
+    .openapi({ description: `1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}); never clamped` }),
   cursor: z.string().optional().openapi({ description: "Opaque; the previous page's next_cursor" }),
   category: z.string().optional().openapi({ description: "Category slug(s), comma-separated = ANY" }),
   tag: z.string().optional().openapi({ description: "Tag slug(s), comma-separated = ANY" }),
@@ -34,7 +37,10 @@ const ListQuery = z.object({
   }),
   post_type: z.string().optional().openapi({ description: "Post type slug" }),
   author: z.string().optional().openapi({ description: "Author slug (public listing only)" }),
-  key: z.string().optional().openapi({ description: "pk_ key for browsers; ignored when Authorization is sent" }),
+  key: z
+    .string()
+    .optional()
+    .openapi({ description: "pk_ key for browsers; ignored when Authorization is sent" }),
 });
 
 function bad(code: string, detail: string): ApiError {
@@ -103,12 +109,20 @@ export function registerPostListRoute(app: OpenAPIHono<AppEnv>) {
           description: "A page (PostListItem items; PostSummary items with status)",
           content: {
             "application/json": {
-              schema: z.union([pageSchema(PostListItemSchema, "PostPage"), pageSchema(PostSummarySchema, "PostSummaryPage")]),
+              schema: z.union([
+                pageSchema(PostListItemSchema, "PostPage"),
+                pageSchema(PostSummarySchema, "PostSummaryPage"),
+              ]),
             },
           },
         },
         304: { description: "Not modified (public listing only)" },
-        ...problemResponses({ 400: "Invalid parameter", 401: "Key missing or invalid", 403: "Scope or origin", 429: "Quota" }),
+        ...problemResponses({
+          400: "Invalid parameter",
+          401: "Key missing or invalid",
+          403: "Scope or origin",
+          429: "Quota",
+        }),
       },
     }),
     async (c) => {
@@ -175,7 +189,12 @@ export function registerPostListRoute(app: OpenAPIHono<AppEnv>) {
       const last = page[page.length - 1];
       const next =
         rows.length > limit && last
-          ? await encodeCursor(c.env.CURSOR_SECRET, { m: "p", p: last.published_at!, i: last.id, f: fingerprint })
+          ? await encodeCursor(c.env.CURSOR_SECRET, {
+              m: "p",
+              p: last.published_at!,
+              i: last.id,
+              f: fingerprint,
+            })
           : null;
       const body = JSON.stringify({ items: page.map(listItem), next_cursor: next });
       const etag = await etagFor(body);

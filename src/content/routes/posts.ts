@@ -11,7 +11,12 @@ import { parseBlocksDocument, renderBlocks } from "../render/render-blocks";
 import { etagFor, matchesIfNoneMatch } from "../rules/etag";
 import { CreatePostSchema, UpdatePostSchema } from "../rules/post-input";
 import { languageParam, resolveEditablePost, resolvePublicPost } from "../rules/resolve";
-import { beginIdempotent, canonicalJson, parseIdempotencyKey, type StoredResponse } from "../store/idempotency";
+import {
+  beginIdempotent,
+  canonicalJson,
+  parseIdempotencyKey,
+  type StoredResponse,
+} from "../store/idempotency";
 import { mediaKeys, type PostRow, updatePostStatement } from "../store/posts";
 import { getSite } from "../store/sites";
 import {
@@ -28,13 +33,16 @@ import {
 } from "./post-shapes";
 
 const RefParam = z.object({
-  reference: z.string().min(1).max(200).openapi({ description: "ULID, UUID or slug" }),
+  reference: z.string().min(1).openapi({ description: "ULID, UUID or slug" }),
 });
 const LanguageQuery = z.object({
   language: z.string().optional().openapi({ description: "BCP-47; disambiguates a slug (ignored for ids)" }),
 });
 const PublicReadQuery = LanguageQuery.extend({
-  key: z.string().optional().openapi({ description: "pk_ key for browsers; ignored when Authorization is sent" }),
+  key: z
+    .string()
+    .optional()
+    .openapi({ description: "pk_ key for browsers; ignored when Authorization is sent" }),
 });
 
 const json = (schema: z.ZodType, description: string) => ({
@@ -117,30 +125,30 @@ const writeProblems = problemResponses({
 
 export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
   const createPostRoute = createRoute({
-      method: "post",
-      path: "/v1/posts",
-      tags: ["Posts"],
-      summary: "Create a post",
-      description:
-        "Scope posts:write (ck_). Idempotency-Key: same key + same body replays the original 201 with Idempotency-Replayed: true; same key + other body is 422 IDEMPOTENCY_KEY_REUSED; while the first request runs, 409 IDEMPOTENCY_IN_PROGRESS. A taken explicit slug is 409 SLUG_TAKEN; a derived slug gets -2, -3, …",
-      security: security("secret", ["posts:write"]),
-      request: {
-        headers: z.object({ "idempotency-key": z.string().optional() }),
-        body: { content: { "application/json": { schema: CreatePostSchema } }, required: true },
+    method: "post",
+    path: "/v1/posts",
+    tags: ["Posts"],
+    summary: "Create a post",
+    description:
+      "Scope posts:write (ck_). Idempotency-Key: same key + same body replays the original 201 with Idempotency-Replayed: true; same key + other body is 422 IDEMPOTENCY_KEY_REUSED; while the first request runs, 409 IDEMPOTENCY_IN_PROGRESS. A taken explicit slug is 409 SLUG_TAKEN; a derived slug gets -2, -3, …",
+    security: security("secret", ["posts:write"]),
+    request: {
+      headers: z.object({ "idempotency-key": z.string().optional() }),
+      body: { content: { "application/json": { schema: CreatePostSchema } }, required: true },
+    },
+    responses: {
+      // A $ref rather than the zod schema: the handler also answers replays as a raw Response.
+      201: {
+        description: "Created (or the original 201 replayed, with Idempotency-Replayed: true)",
+        content: { "application/json": { schema: { $ref: "#/components/schemas/PostSummary" } } },
       },
-      responses: {
-        // A $ref rather than the zod schema: the handler also answers replays as a raw Response.
-        201: {
-          description: "Created (or the original 201 replayed, with Idempotency-Replayed: true)",
-          content: { "application/json": { schema: { $ref: "#/components/schemas/PostSummary" } } },
-        },
-        ...writeProblems,
-        ...problemResponses({
-          409: "Slug taken, or the same Idempotency-Key is in progress",
-          422: "Key without authorship context, Idempotency-Key reused with another body, unknown post type or media",
-        }),
-      },
-    });
+      ...writeProblems,
+      ...problemResponses({
+        409: "Slug taken, or the same Idempotency-Key is in progress",
+        422: "Key without authorship context, Idempotency-Key reused with another body, unknown post type or media",
+      }),
+    },
+  });
   // Declared in the registry and served by a plain handler: replays answer with the stored raw body.
   app.openAPIRegistry.registerPath(createPostRoute);
   app.post(
@@ -150,7 +158,8 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       const auth = c.get("auth");
       if (!auth.createdBy) {
         throw new ApiError(422, "NO_AUTHORSHIP_CONTEXT", {
-          detail: "This key has no authorship context (created before keys recorded their creator); create a new key.",
+          detail:
+            "This key has no authorship context (created before keys recorded their creator); create a new key.",
         });
       }
       const input = await parseJsonBody(c, CreatePostSchema);
@@ -177,7 +186,8 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/v1/posts/{reference}",
       tags: ["Posts"],
       summary: "Get a public post (PostDetail)",
-      description: "Scope posts:read (ck_ or pk_). Draft, scheduled, restricted and other-site posts are 404.",
+      description:
+        "Scope posts:read (ck_ or pk_). Draft, scheduled, restricted and other-site posts are 404.",
       security: security("any", ["posts:read"]),
       middleware: [requireKey({ kinds: "any", scopes: ["posts:read"], quota: "read" })],
       request: { params: RefParam, query: PublicReadQuery },
@@ -239,7 +249,8 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/v1/posts/{reference}/unpublish",
       tags: ["Posts"],
       summary: "Unpublish a post (published -> archived)",
-      description: "Scope posts:write (ck_). Emits post.unpublished on the content-events queue and purges the page.",
+      description:
+        "Scope posts:write (ck_). Emits post.unpublished on the content-events queue and purges the page.",
       security: security("secret", ["posts:write"]),
       middleware: [requireKey({ kinds: "secret", scopes: ["posts:write"], quota: "write" })],
       request: { params: RefParam, query: LanguageQuery },
@@ -328,7 +339,8 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/v1/posts/{reference}/seo",
       tags: ["SEO"],
       summary: "Read SEO of a post",
-      description: "Scope seo:read (ck_ or pk_). Resolved like GET /v1/posts/{reference} (public posts only).",
+      description:
+        "Scope seo:read (ck_ or pk_). Resolved like GET /v1/posts/{reference} (public posts only).",
       security: security("any", ["seo:read"]),
       middleware: [requireKey({ kinds: "any", scopes: ["seo:read"], quota: "read" })],
       request: { params: RefParam, query: PublicReadQuery },

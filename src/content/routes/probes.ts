@@ -1,32 +1,54 @@
 /** `/health`, `/ready` (cache store, JWKS and the OpenAPI document loaded) and `/metrics`. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AppEnv, Env } from "../bindings";
+import type { AppEnv } from "../bindings";
 import { renderMetrics } from "../metrics";
 
-let jwks: { keys: unknown[]; loadedAt: number } | null = null;
 const JWKS_MAX_AGE_MS = 10 * 60 * 1000;
 
-async function loadJwks(env: Env): Promise<boolean> {
-  if (jwks && Date.now() - jwks.loadedAt < JWKS_MAX_AGE_MS) return true;
-  try {
-    const res = await env.IDENTITY.fetch("https://identity.internal/.well-known/jwks.json");
-    if (!res.ok) return jwks !== null;
-    const body = (await res.json()) as { keys?: unknown };
-    if (!Array.isArray(body.keys) || body.keys.length === 0) return jwks !== null;
-    jwks = { keys: body.keys, loadedAt: Date.now() };
-    return true;
-  } catch {
-    return jwks !== null;
+/** Identity's signing keys as last fetched; once loaded, a later failed refresh keeps the old copy. */
+export class JwksCache {
+  private keys: { keys: unknown[]; loadedAt: number } | null = null;
+
+  async ensure(identity: Pick<Fetcher, "fetch">): Promise<boolean> {
+    if (this.keys && Date.now() - this.keys.loadedAt < JWKS_MAX_AGE_MS) return true;
+    try {
+      const res = await identity.fetch("https://identity.internal/.well-known/jwks.json");
+      if (!res.ok) return this.keys !== null;
+      const body = (await res.json()) as { keys?: unknown };
+      if (!Array.isArray(body.keys) || body.keys.length === 0) return this.keys !== null;
+      this.keys = { keys: body.keys, loadedAt: Date.now() };
+      return true;
+    } catch {
+      return this.keys !== null;
+    }
   }
 }
 
-async function cacheStoreReady(env: Env): Promise<boolean> {
+const jwksCache = new JwksCache();
+
+async function cacheStoreReady(cache: Pick<KVNamespace, "get">): Promise<boolean> {
   try {
-    await env.CACHE.get("ready:probe");
+    await cache.get("ready:probe");
     return true;
   } catch {
     return false;
   }
+}
+
+export interface ReadinessDeps {
+  cache: Pick<KVNamespace, "get">;
+  identity: Pick<Fetcher, "fetch">;
+  jwks: JwksCache;
+  openApiLoaded: () => boolean;
+}
+
+export async function readiness(deps: ReadinessDeps) {
+  const checks = {
+    cache_store: await cacheStoreReady(deps.cache),
+    jwks: await deps.jwks.ensure(deps.identity),
+    openapi: deps.openApiLoaded(),
+  };
+  return { ready: checks.cache_store && checks.jwks && checks.openapi, checks };
 }
 
 const ReadySchema = z
@@ -44,7 +66,10 @@ export function registerProbeRoutes(app: OpenAPIHono<AppEnv>, openApiLoaded: () 
       tags: ["Probes"],
       summary: "Liveness probe",
       responses: {
-        200: { description: "Alive", content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } } },
+        200: {
+          description: "Alive",
+          content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } },
+        },
       },
     }),
     (c) => c.json({ status: "ok" as const }, 200),
@@ -62,12 +87,12 @@ export function registerProbeRoutes(app: OpenAPIHono<AppEnv>, openApiLoaded: () 
       },
     }),
     async (c) => {
-      const checks = {
-        cache_store: await cacheStoreReady(c.env),
-        jwks: await loadJwks(c.env),
-        openapi: openApiLoaded(),
-      };
-      const ready = checks.cache_store && checks.jwks && checks.openapi;
+      const { ready, checks } = await readiness({
+        cache: c.env.CACHE,
+        identity: c.env.IDENTITY,
+        jwks: jwksCache,
+        openApiLoaded,
+      });
       c.header("cache-control", "no-store");
       return ready
         ? c.json({ status: "ready" as const, checks }, 200)

@@ -19,7 +19,9 @@ const SiteSchema = z
   })
   .openapi("Site");
 
-const PostTypeSchema = z.object({ slug: z.string(), name: z.string(), public: z.boolean() }).openapi("PostType");
+const PostTypeSchema = z
+  .object({ slug: z.string(), name: z.string(), public: z.boolean() })
+  .openapi("PostType");
 
 export function registerSiteRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(

@@ -38,7 +38,8 @@ export async function decodeCursor(secret: string, cursor: string): Promise<Curs
   if (!raw) return null;
   try {
     const value = JSON.parse(decoder.decode(raw)) as Partial<CursorPayload>;
-    if ((value.m !== "p" && value.m !== "a") || typeof value.i !== "string" || typeof value.f !== "string") return null;
+    if ((value.m !== "p" && value.m !== "a") || typeof value.i !== "string" || typeof value.f !== "string")
+      return null;
     if (value.m === "p" && typeof value.p !== "string") return null;
     return value as CursorPayload;
   } catch {

@@ -7,7 +7,8 @@ export function canonicalLanguage(tag: string): string | null {
   const parts = [primary!.toLowerCase()];
   for (const part of rest) {
     if (part.length === 2 && /^[A-Za-z]{2}$/.test(part)) parts.push(part.toUpperCase());
-    else if (part.length === 4 && /^[A-Za-z]{4}$/.test(part)) parts.push(part[0]!.toUpperCase() + part.slice(1).toLowerCase());
+    else if (part.length === 4 && /^[A-Za-z]{4}$/.test(part))
+      parts.push(part[0]!.toUpperCase() + part.slice(1).toLowerCase());
     else parts.push(part.toLowerCase());
   }
   return parts.join("-");

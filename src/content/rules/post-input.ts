@@ -4,9 +4,9 @@ import { parseId } from "../../lib/ids";
 import { ApiError } from "../../lib/problem";
 import { parseBlocksDocument } from "../render/render-blocks";
 import type { PostRow, PostStatus } from "../store/posts";
+import { canonicalLanguage } from "./language";
 import { isValidSlug, isValidTypeSlug } from "./slug";
 import { parseRfc3339 } from "./time";
-import { canonicalLanguage } from "./language";
 
 const TaxonomyList = z.array(z.string().max(100)).max(50);
 
@@ -44,7 +44,10 @@ function invalid(code: string, detail: string): ApiError {
 
 export function checkSlug(slug: string): string {
   if (!isValidSlug(slug)) {
-    throw invalid("INVALID_SLUG", "slug must be lowercase letters, digits and single hyphens, and not look like an id.");
+    throw invalid(
+      "INVALID_SLUG",
+      "slug must be lowercase letters, digits and single hyphens, and not look like an id.",
+    );
   }
   return slug;
 }
@@ -90,7 +93,10 @@ export function checkPublishedAt(value: string | null): string | null {
 export function blocksText(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value !== "object" || !parseBlocksDocument(value).ok) {
-    throw invalid("INVALID_BLOCKS", 'blocks_json must be an Editor.js document: {"blocks":[{"type","data"}]}.');
+    throw invalid(
+      "INVALID_BLOCKS",
+      'blocks_json must be an Editor.js document: {"blocks":[{"type","data"}]}.',
+    );
   }
   const text = JSON.stringify(value);
   if (text.length > MAX_BLOCKS_BYTES) {
@@ -130,7 +136,8 @@ export function mergeTaxonomy(
   let seo: Record<string, unknown> = {};
   try {
     const parsed = JSON.parse(seoJson) as unknown;
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) seo = parsed as Record<string, unknown>;
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
+      seo = parsed as Record<string, unknown>;
   } catch {
     seo = {};
   }

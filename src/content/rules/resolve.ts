@@ -4,7 +4,14 @@
  */
 import { parseId } from "../../lib/ids";
 import { ApiError } from "../../lib/problem";
-import { effectiveStatus, getPost, isPublic, type PostRow, postsBySlug, publicTypeSlugs } from "../store/posts";
+import {
+  effectiveStatus,
+  getPost,
+  isPublic,
+  type PostRow,
+  postsBySlug,
+  publicTypeSlugs,
+} from "../store/posts";
 import { canonicalLanguage } from "./language";
 
 export function postNotFound(): ApiError {
@@ -41,7 +48,9 @@ export async function resolvePublicPost(
     if (!row || !isPublic(row, now, publicTypes)) throw postNotFound();
     return row;
   }
-  const rows = (await postsBySlug(db, site.id, reference, language)).filter((r) => isPublic(r, now, publicTypes));
+  const rows = (await postsBySlug(db, site.id, reference, language)).filter((r) =>
+    isPublic(r, now, publicTypes),
+  );
   if (rows.length === 0) throw postNotFound();
   if (rows.length === 1) return rows[0]!;
   // Several languages and no ?language=: the site's default language is the canonical public page.

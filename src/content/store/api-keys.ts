@@ -40,10 +40,7 @@ export function toRecord(row: ApiKeyRow): ApiKeyRecord {
   };
 }
 
-export async function insertApiKey(
-  db: D1Database,
-  key: ApiKeyRecord & { key_hash: string },
-): Promise<void> {
+export async function insertApiKey(db: D1Database, key: ApiKeyRecord & { key_hash: string }): Promise<void> {
   await db
     .prepare(
       `INSERT INTO api_keys (id, site_id, name, kind, key_hash, key_prefix, scopes_json, allowed_origins_json, created_by, created_at)
@@ -84,7 +81,9 @@ export async function revokeApiKey(
   now: string,
 ): Promise<boolean> {
   const result = await db
-    .prepare("UPDATE api_keys SET revoked_at = ?, revoked_by = ? WHERE id = ? AND site_id = ? AND revoked_at IS NULL")
+    .prepare(
+      "UPDATE api_keys SET revoked_at = ?, revoked_by = ? WHERE id = ? AND site_id = ? AND revoked_at IS NULL",
+    )
     .bind(now, by, keyId, siteId)
     .run();
   return result.meta.changes > 0;

@@ -42,7 +42,9 @@ export function effectiveStatus(row: Pick<PostRow, "status" | "published_at">, n
 
 /** Public visibility: published (or scheduled and due), not restricted, of a public post type. */
 export function isPublic(row: PostRow, now: string, publicTypes: ReadonlySet<string>): boolean {
-  return effectiveStatus(row, now) === "published" && row.access === "public" && publicTypes.has(row.post_type);
+  return (
+    effectiveStatus(row, now) === "published" && row.access === "public" && publicTypes.has(row.post_type)
+  );
 }
 
 const PUBLIC_WHERE = `p.site_id = ? AND p.status IN ('published', 'scheduled') AND p.access = 'public'
@@ -116,7 +118,10 @@ export async function takenSlugs(
 }
 
 export async function getPost(db: D1Database, siteId: string, id: string): Promise<PostRow | null> {
-  return db.prepare(`SELECT ${COLUMNS} FROM posts WHERE id = ? AND site_id = ?`).bind(id, siteId).first<PostRow>();
+  return db
+    .prepare(`SELECT ${COLUMNS} FROM posts WHERE id = ? AND site_id = ?`)
+    .bind(id, siteId)
+    .first<PostRow>();
 }
 
 /** Non-deleted posts of the site with this slug (one per language at most), optionally in one language. */

@@ -46,7 +46,9 @@ export async function upsertSite(db: D1Database, site: SiteProjection, now: stri
       ),
     ...BUILTIN_POST_TYPES.map((t) =>
       db
-        .prepare("INSERT OR IGNORE INTO post_types (site_id, slug, name, is_public, created_at) VALUES (?, ?, ?, ?, ?)")
+        .prepare(
+          "INSERT OR IGNORE INTO post_types (site_id, slug, name, is_public, created_at) VALUES (?, ?, ?, ?, ?)",
+        )
         .bind(site.id, t.slug, t.name, t.is_public, now),
     ),
   ];

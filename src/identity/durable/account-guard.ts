@@ -23,7 +23,12 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
   private readonly lock = new Mutex();
 
   private async load(now: number): Promise<GuardState> {
-    const s = (await this.ctx.storage.get<GuardState>("s")) ?? { failures: 0, level: 0, lockedUntil: 0, lastFailure: 0 };
+    const s = (await this.ctx.storage.get<GuardState>("s")) ?? {
+      failures: 0,
+      level: 0,
+      lockedUntil: 0,
+      lastFailure: 0,
+    };
     if (s.lastFailure && now - s.lastFailure > LOCKOUT.decaySeconds * 1000 && now >= s.lockedUntil) {
       return { failures: 0, level: 0, lockedUntil: 0, lastFailure: 0 };
     }

@@ -1,9 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 import { LOGIN_CHALLENGE_MAX_FAILURES } from "../config";
 import { timingSafeEqual } from "../crypto";
-import type { Env } from "../worker-env";
 import { consumeRecoveryCode, verifyTotp } from "../factors";
 import { type PasskeyAssertionResult, verifyPasskeyAssertion } from "../passkeys";
+import type { Env } from "../worker-env";
 import { Mutex } from "./mutex";
 
 export type LoginMethod = "totp" | "email" | "sms" | "passkey" | "recovery_code";
@@ -58,7 +58,7 @@ export class LoginChallenge extends DurableObject<Env> {
   /** The open challenge's account and methods, or null when it is unusable. */
   async describe(): Promise<{ userId: string; methods: LoginMethod[]; expiresAt: number } | null> {
     const s = await this.state();
-    if (!s || s.status !== "open") return null;
+    if (s?.status !== "open") return null;
     return { userId: s.userId, methods: s.methods, expiresAt: s.expiresAt };
   }
 
@@ -66,7 +66,7 @@ export class LoginChallenge extends DurableObject<Env> {
   async armCode(method: "email" | "sms", codeHash: string, expiresAt: number): Promise<boolean> {
     return this.lock.run(async () => {
       const s = await this.state();
-      if (!s || s.status !== "open") return false;
+      if (s?.status !== "open") return false;
       s.sentCode = { method, codeHash, expiresAt: Math.min(expiresAt, s.expiresAt) };
       await this.ctx.storage.put("s", s);
       return true;
@@ -77,7 +77,7 @@ export class LoginChallenge extends DurableObject<Env> {
   async armPasskey(challenge: string): Promise<boolean> {
     return this.lock.run(async () => {
       const s = await this.state();
-      if (!s || s.status !== "open") return false;
+      if (s?.status !== "open") return false;
       s.passkeyChallenge = challenge;
       await this.ctx.storage.put("s", s);
       return true;

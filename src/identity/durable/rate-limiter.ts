@@ -27,7 +27,10 @@ export class RateLimiter extends DurableObject<IdentityEnv> {
     let w = await this.ctx.storage.get<Window>("w");
     if (!w || now >= w.start + windowSeconds * 1000) w = { start: now, count: 0 };
     if (w.count >= limit) {
-      return { allowed: false, retryAfter: Math.max(1, Math.ceil((w.start + windowSeconds * 1000 - now) / 1000)) };
+      return {
+        allowed: false,
+        retryAfter: Math.max(1, Math.ceil((w.start + windowSeconds * 1000 - now) / 1000)),
+      };
     }
     w.count += 1;
     await this.ctx.storage.put("w", w);

@@ -1,13 +1,20 @@
 import { DurableObject } from "cloudflare:workers";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../crypto";
-import type { Env } from "../worker-env";
 import { newRefreshToken, refreshTokenHash } from "../refresh-tokens";
 import { revokeAllSessionsStatement, type SessionRow, type UserStatus } from "../store";
+import type { Env } from "../worker-env";
 import { Mutex } from "./mutex";
 
 export type RotateOutcome =
-  | { kind: "ok"; userId: string; sessionId: string; refreshToken: string; expiresAt: string; trusted: boolean }
+  | {
+      kind: "ok";
+      userId: string;
+      sessionId: string;
+      refreshToken: string;
+      expiresAt: string;
+      trusted: boolean;
+    }
   | { kind: "failed"; reason: "unknown" | "revoked" | "reuse" | "expired" | "user_missing" }
   | { kind: "locked" }
   | { kind: "forbidden" };
@@ -44,7 +51,14 @@ export class RefreshFamily extends DurableObject<Env> {
     if (row.revoked_at) {
       if (row.revoked_reason === "rotated") {
         await revokeAllSessionsStatement(db, row.user_id, "refresh_reuse").run();
-        console.warn(JSON.stringify({ level: "warn", event: "refresh_reuse", user_id: row.user_id, family: row.family_id }));
+        console.warn(
+          JSON.stringify({
+            level: "warn",
+            event: "refresh_reuse",
+            user_id: row.user_id,
+            family: row.family_id,
+          }),
+        );
         return { kind: "failed", reason: "reuse" };
       }
       return { kind: "failed", reason: "revoked" };
@@ -82,7 +96,7 @@ export class RefreshFamily extends DurableObject<Env> {
           sessionId,
         ),
     ]);
-    if (!cas || cas.meta.changes !== 1) return { kind: "failed", reason: "revoked" };
+    if (cas?.meta.changes !== 1) return { kind: "failed", reason: "revoked" };
     return {
       kind: "ok",
       userId: row.user_id,

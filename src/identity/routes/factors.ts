@@ -29,7 +29,9 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       const { userId } = c.get("auth");
       const secret = await beginTotpEnrollment(c.env, userId);
       if (!secret) {
-        throw new ApiError(409, "TOTP_ALREADY_ENROLLED", { detail: "Remove the confirmed TOTP factor first." });
+        throw new ApiError(409, "TOTP_ALREADY_ENROLLED", {
+          detail: "Remove the confirmed TOTP factor first.",
+        });
       }
       const account = (await primaryEmail(c.env.DB, userId)) ?? userId;
       c.header("Cache-Control", "no-store");
@@ -42,7 +44,8 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       method: "post",
       path: "/api/v1/auth/mfa/totp/confirm",
       tags: ["Second factors"],
-      summary: "Confirm TOTP enrollment with a current code; the first confirmation also returns recovery codes",
+      summary:
+        "Confirm TOTP enrollment with a current code; the first confirmation also returns recovery codes",
       security: bearerSecurity,
       middleware: [requireBearer] as const,
       request: jsonBody(z.object({ code: z.string().max(16) })),
@@ -51,7 +54,10 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
           "Confirmed",
           z.object({ confirmed: z.literal(true), recovery_codes: z.array(z.string()).optional() }),
         ),
-        ...problemResponses({ 401: "UNAUTHORIZED, MFA_INVALID_CODE", 404: "NOT_FOUND (no pending enrollment)" }),
+        ...problemResponses({
+          401: "UNAUTHORIZED, MFA_INVALID_CODE",
+          404: "NOT_FOUND (no pending enrollment)",
+        }),
       },
     }),
     async (c) => {

@@ -2,10 +2,10 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { ApiError } from "../../lib/problem";
-import { hmacHex, maskEmail, maskPhone, randomDigits, randomToken } from "../crypto";
 import { LOGIN_CHALLENGE_TTL_S } from "../config";
 import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
+import { hmacHex, maskEmail, maskPhone, randomDigits, randomToken } from "../crypto";
 import type { LoginMethod, VerifyInput } from "../durable/login-challenge";
 import { hasConfirmedTotp, hasRecoveryCodes, verifyTotp } from "../factors";
 import { clearPasswordGuard, enforceRateLimit } from "../guards";
@@ -32,9 +32,13 @@ const LoginBody = z
     totp_code: z.string().max(16).optional(),
   })
   .openapi("LoginRequest");
-const StartBody = z.object({ email: z.string().max(320), password: z.string().max(1024) }).openapi("LoginStartRequest");
+const StartBody = z
+  .object({ email: z.string().max(320), password: z.string().max(1024) })
+  .openapi("LoginStartRequest");
 const MethodSchema = z.enum(["totp", "email", "sms", "passkey", "recovery_code"]);
-const SendBody = z.object({ challenge: z.string().max(128), method: MethodSchema }).openapi("LoginMfaSendRequest");
+const SendBody = z
+  .object({ challenge: z.string().max(128), method: MethodSchema })
+  .openapi("LoginMfaSendRequest");
 const VerifyBody = z
   .object({
     challenge: z.string().max(128),
@@ -62,7 +66,9 @@ function challengeStub(c: AppContext, challenge: string) {
 }
 
 const CHALLENGE_INVALID = () =>
-  new ApiError(401, "CHALLENGE_INVALID", { detail: "The login challenge is unknown, expired or already used." });
+  new ApiError(401, "CHALLENGE_INVALID", {
+    detail: "The login challenge is unknown, expired or already used.",
+  });
 
 function codeHash(c: AppContext, challenge: string, method: string, code: string) {
   return hmacHex(c.env.OTP_PEPPER, `login_mfa|${challenge}|${method}|${code}`);
@@ -136,7 +142,8 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
         smsEnabled(c) ? verifiedPhone(c.env.DB, userId) : Promise.resolve(null),
         hasRecoveryCodes(c.env.DB, userId),
       ]);
-      if (!totp && !passkeys) throw new ApiError(428, "MFA_NOT_ENROLLED", { detail: "Enroll a TOTP factor first." });
+      if (!totp && !passkeys)
+        throw new ApiError(428, "MFA_NOT_ENROLLED", { detail: "Enroll a TOTP factor first." });
       const methods: LoginMethod[] = [];
       if (totp) methods.push("totp");
       methods.push("email");
@@ -159,7 +166,10 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
       summary: "Phased login step 2: deliver an e-mail/SMS code, or passkey ceremony options",
       request: jsonBody(SendBody),
       responses: {
-        200: jsonResponse("Passkey ceremony options", z.object({ publicKey: z.record(z.string(), z.unknown()) })),
+        200: jsonResponse(
+          "Passkey ceremony options",
+          z.object({ publicKey: z.record(z.string(), z.unknown()) }),
+        ),
         202: jsonResponse("Code sent", z.object({ expires_at: z.string() })),
         ...problemResponses({
           400: "BAD_REQUEST, METHOD_NOT_AVAILABLE",
@@ -173,7 +183,9 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const { challenge, method } = c.req.valid("json");
       if (method === "totp" || method === "recovery_code") {
-        throw new ApiError(400, "METHOD_NOT_AVAILABLE", { detail: `Method ${method} needs no delivery step.` });
+        throw new ApiError(400, "METHOD_NOT_AVAILABLE", {
+          detail: `Method ${method} needs no delivery step.`,
+        });
       }
       if (method === "passkey" && !passkeysEnabled(c.env)) {
         throw new ApiError(501, "PASSKEY_DISABLED", { detail: "Passkeys are disabled." });
@@ -192,9 +204,14 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
       }
       const code = randomDigits(6);
       const expiresAt = Math.min(open.expiresAt, Date.now() + 10 * 60 * 1000);
-      if (!(await stub.armCode(method, await codeHash(c, challenge, method, code), expiresAt))) throw CHALLENGE_INVALID();
-      const to = method === "email" ? await primaryEmail(c.env.DB, open.userId) : await verifiedPhone(c.env.DB, open.userId);
-      if (!to) throw new ApiError(400, "METHOD_NOT_AVAILABLE", { detail: `Method ${method} is not available.` });
+      if (!(await stub.armCode(method, await codeHash(c, challenge, method, code), expiresAt)))
+        throw CHALLENGE_INVALID();
+      const to =
+        method === "email"
+          ? await primaryEmail(c.env.DB, open.userId)
+          : await verifiedPhone(c.env.DB, open.userId);
+      if (!to)
+        throw new ApiError(400, "METHOD_NOT_AVAILABLE", { detail: `Method ${method} is not available.` });
       const message = {
         to,
         purpose: "login_mfa" as const,
@@ -240,8 +257,10 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
       const body = c.req.valid("json");
       let input: VerifyInput;
       if (body.method === "passkey") {
-        if (!passkeysEnabled(c.env)) throw new ApiError(501, "PASSKEY_DISABLED", { detail: "Passkeys are disabled." });
-        if (body.credential === undefined) throw new ApiError(400, "BAD_REQUEST", { detail: "credential is required." });
+        if (!passkeysEnabled(c.env))
+          throw new ApiError(501, "PASSKEY_DISABLED", { detail: "Passkeys are disabled." });
+        if (body.credential === undefined)
+          throw new ApiError(400, "BAD_REQUEST", { detail: "credential is required." });
         input = { method: "passkey", credential: body.credential };
       } else {
         const code = body.code?.trim();
@@ -256,21 +275,36 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
         case "invalid":
           throw CHALLENGE_INVALID();
         case "method_not_available":
-          throw new ApiError(400, "METHOD_NOT_AVAILABLE", { detail: `Method ${body.method} is not available.` });
+          throw new ApiError(400, "METHOD_NOT_AVAILABLE", {
+            detail: `Method ${body.method} is not available.`,
+          });
         case "ceremony_invalid":
           throw new ApiError(401, "PASSKEY_CEREMONY_INVALID", { detail: "Request passkey options first." });
         case "dead":
-          throw new ApiError(429, "TOO_MANY_ATTEMPTS", { detail: "Too many wrong attempts; start the login again." });
-        case "wrong":
-          throw new ApiError(401, outcome.reason === "clone" ? "PASSKEY_CLONE_SUSPECTED" : "MFA_INVALID_CODE", {
-            detail: outcome.reason === "clone" ? "The passkey's signature counter regressed." : "The code is invalid.",
-            details: { attempts_remaining: outcome.remaining },
+          throw new ApiError(429, "TOO_MANY_ATTEMPTS", {
+            detail: "Too many wrong attempts; start the login again.",
           });
+        case "wrong":
+          throw new ApiError(
+            401,
+            outcome.reason === "clone" ? "PASSKEY_CLONE_SUSPECTED" : "MFA_INVALID_CODE",
+            {
+              detail:
+                outcome.reason === "clone"
+                  ? "The passkey's signature counter regressed."
+                  : "The code is invalid.",
+              details: { attempts_remaining: outcome.remaining },
+            },
+          );
         case "ok": {
           await clearPasswordGuard(c.env, outcome.address);
           // A recovery code is an emergency entry: it never earns a long-lived trusted-device session.
           const trusted = body.trust_device === true && body.method !== "recovery_code";
-          const session = await createSession(c, { userId: outcome.userId, method: `password_${body.method}`, trusted });
+          const session = await createSession(c, {
+            userId: outcome.userId,
+            method: `password_${body.method}`,
+            trusted,
+          });
           return c.json(await sessionResponse(c, session, { trusted_device: trusted }), 200);
         }
       }
@@ -296,7 +330,11 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
       const owner = await findVerifiedOwner(c.env.DB, address);
       if (owner && owner.status === "active") {
         try {
-          const otp = await issueOtp(c.env, { purpose: "magic_link", target: address, userId: owner.user_id });
+          const otp = await issueOtp(c.env, {
+            purpose: "magic_link",
+            target: address,
+            userId: owner.user_id,
+          });
           const link = `${c.env.ISSUER}/auth/magic-link?email=${encodeURIComponent(address)}&code=${otp.code}`;
           await c.get("services").mailer.send({
             to: address,
@@ -308,7 +346,9 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
           });
           console.info(JSON.stringify({ level: "info", event: "magic_link_sent" }));
         } catch (err) {
-          console.error(JSON.stringify({ level: "error", event: "magic_link_failed", error: (err as Error).message }));
+          console.error(
+            JSON.stringify({ level: "error", event: "magic_link_failed", error: (err as Error).message }),
+          );
         }
       } else {
         console.info(JSON.stringify({ level: "info", event: "magic_link_without_account" }));
@@ -345,8 +385,10 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
       if (!won) throw new ApiError(401, "CODE_INVALID", { detail: "The code is invalid." });
       const user = won.userId ? await getUser(c.env.DB, won.userId) : null;
       if (!user) throw new ApiError(404, "USER_NOT_FOUND", { detail: "The account no longer exists." });
-      if (user.status === "locked") throw new ApiError(423, "ACCOUNT_LOCKED", { detail: "The account is locked." });
-      if (user.status !== "active") throw new ApiError(403, "FORBIDDEN", { detail: "The account is disabled." });
+      if (user.status === "locked")
+        throw new ApiError(423, "ACCOUNT_LOCKED", { detail: "The account is locked." });
+      if (user.status !== "active")
+        throw new ApiError(403, "FORBIDDEN", { detail: "The account is disabled." });
       await clearPasswordGuard(c.env, address);
       const session = await createSession(c, { userId: user.id, method: "magic_link" });
       return c.json(await sessionResponse(c, session), 200);

@@ -23,7 +23,9 @@ export function registerOrgRoutes(app: OpenAPIHono<AppEnv>) {
       security: bearerSecurity,
       middleware: [requireBearer] as const,
       request: jsonBody(
-        z.object({ name: z.string().trim().min(1).max(120), slug: z.string().max(63) }).openapi("CreateOrgRequest"),
+        z
+          .object({ name: z.string().trim().min(1).max(120), slug: z.string().max(63) })
+          .openapi("CreateOrgRequest"),
       ),
       responses: {
         201: jsonResponse("Created", Org),
@@ -34,7 +36,9 @@ export function registerOrgRoutes(app: OpenAPIHono<AppEnv>) {
       const body = c.req.valid("json");
       const slug = body.slug.trim().toLowerCase();
       if (!SLUG_RE.test(slug)) {
-        throw new ApiError(400, "BAD_SLUG", { detail: "slug: lower-case letters, digits and inner hyphens, 1-63." });
+        throw new ApiError(400, "BAD_SLUG", {
+          detail: "slug: lower-case letters, digits and inner hyphens, 1-63.",
+        });
       }
       const org = await createOrg(c.env.DB, c.get("auth").userId, body.name, slug);
       if (!org) throw new ApiError(409, "SLUG_TAKEN", { detail: "That slug is taken." });
@@ -58,7 +62,10 @@ export function registerOrgRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const { results } = await listMyOrgs(c.env.DB, c.get("auth").userId);
       return c.json(
-        { items: results.map((o) => ({ id: o.id, name: o.name, slug: o.slug, role: o.role })), next_cursor: null },
+        {
+          items: results.map((o) => ({ id: o.id, name: o.name, slug: o.slug, role: o.role })),
+          next_cursor: null,
+        },
         200,
       );
     },

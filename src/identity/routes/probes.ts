@@ -42,7 +42,10 @@ export function registerProbeRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Probes"],
       summary: "Ready: D1 and Durable Objects answer",
       responses: {
-        200: jsonResponse("Ready", z.object({ status: z.literal("ready"), checks: z.record(z.string(), z.string()) })),
+        200: jsonResponse(
+          "Ready",
+          z.object({ status: z.literal("ready"), checks: z.record(z.string(), z.string()) }),
+        ),
         ...problemResponses({ 503: "NOT_READY (details.checks)" }),
       },
     }),
@@ -117,7 +120,14 @@ export function registerProbeRoutes(app: OpenAPIHono<AppEnv>) {
           "JWKS",
           z.object({
             keys: z.array(
-              z.object({ kty: z.string(), crv: z.string(), x: z.string(), kid: z.string(), alg: z.string(), use: z.string() }),
+              z.object({
+                kty: z.string(),
+                crv: z.string(),
+                x: z.string(),
+                kid: z.string(),
+                alg: z.string(),
+                use: z.string(),
+              }),
             ),
           }),
         ),

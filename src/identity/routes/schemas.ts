@@ -13,9 +13,9 @@ export const SessionResponseSchema = z
   })
   .openapi("SessionResponse");
 
-export const TrustedSessionResponseSchema = SessionResponseSchema.extend({ trusted_device: z.boolean() }).openapi(
-  "TrustedSessionResponse",
-);
+export const TrustedSessionResponseSchema = SessionResponseSchema.extend({
+  trusted_device: z.boolean(),
+}).openapi("TrustedSessionResponse");
 
 export const AcceptedSchema = z.object({ message: z.string() }).openapi("Accepted");
 
@@ -30,7 +30,8 @@ export const jsonResponse = <T extends z.ZodType>(description: string, schema: T
   content: { "application/json": { schema } },
 });
 
-const EMAIL_RE = /^[^\s@"<>()[\]\\,;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const EMAIL_RE =
+  /^[^\s@"<>()[\]\\,;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
 /** Normalized (trimmed, lower-cased) address, or 400 with `code` (INVALID_EMAIL by default). */
 export function parseEmail(raw: string, code = "INVALID_EMAIL"): string {

@@ -39,7 +39,9 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/refresh",
       tags: ["Login and sessions"],
       summary: "Rotate the refresh token (body or cookie svc_refresh); reuse revokes every session",
-      request: { body: { content: { "application/json": { schema: RefreshBody } }, required: false } },
+      // The optional JSON body `{"refresh_token"}` is parsed in the handler: an absent or empty body is
+      // tolerated (cookie callers), which the declarative validator would refuse.
+      description: 'Optional body: `{"refresh_token": "..."}`; without it the `svc_refresh` cookie is used.',
       responses: {
         200: jsonResponse("New tokens", SessionResponseSchema),
         ...problemResponses({
@@ -77,7 +79,12 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
       let outcome: RotateOutcome;
       try {
         const stub = c.env.REFRESH_FAMILIES.get(c.env.REFRESH_FAMILIES.idFromName(familyId));
-        outcome = await stub.rotate({ token, familyId, ip: clientIp(c), userAgent: c.req.header("user-agent") ?? null });
+        outcome = await stub.rotate({
+          token,
+          familyId,
+          ip: clientIp(c),
+          userAgent: c.req.header("user-agent") ?? null,
+        });
       } catch (err) {
         throw new ApiError(503, "REFRESH_UNAVAILABLE", {
           detail: "The session could not be checked; retry shortly.",
@@ -186,7 +193,12 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
       const keep = c.req.valid("query").keep_current;
       const keepCurrent = keep === "true" || keep === "1";
       await requireStepUp(c, "sessions.revoke_all", c.req.header("x-step-up-code"));
-      await revokeAllSessionsStatement(c.env.DB, userId, "user_revoked_all", keepCurrent ? sessionId : undefined).run();
+      await revokeAllSessionsStatement(
+        c.env.DB,
+        userId,
+        "user_revoked_all",
+        keepCurrent ? sessionId : undefined,
+      ).run();
       if (!keepCurrent) clearSessionCookies(c);
       return c.body(null, 204);
     },

@@ -18,13 +18,24 @@ import {
   getUser,
   revokeAllSessionsStatement,
 } from "../store";
-import { AcceptedSchema, bearerSecurity, jsonBody, jsonResponse, parseEmail, SessionResponseSchema } from "./schemas";
+import {
+  AcceptedSchema,
+  bearerSecurity,
+  jsonBody,
+  jsonResponse,
+  parseEmail,
+  SessionResponseSchema,
+} from "./schemas";
 
 const SIGNUP_ACCEPTED = { message: "Check your mailbox to finish signing up." };
 const RESET_ACCEPTED = { message: "If the address belongs to an account, a reset code was sent." };
 
-const EmailPassword = z.object({ email: z.string().max(320), password: z.string().max(1024) }).openapi("SignupRequest");
-const EmailCode = z.object({ email: z.string().max(320), code: z.string().max(64) }).openapi("EmailCodeRequest");
+const EmailPassword = z
+  .object({ email: z.string().max(320), password: z.string().max(1024) })
+  .openapi("SignupRequest");
+const EmailCode = z
+  .object({ email: z.string().max(320), code: z.string().max(64) })
+  .openapi("EmailCodeRequest");
 const ResetConfirm = z
   .object({ email: z.string().max(320), code: z.string().max(64), new_password: z.string().max(1024) })
   .openapi("PasswordResetConfirmRequest");
@@ -41,7 +52,10 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       summary: "Self-signup (identical 202 for new and registered e-mails)",
       request: jsonBody(EmailPassword),
       responses: {
-        202: jsonResponse("Accepted; a code (or, for a registered address, a notice) was e-mailed", AcceptedSchema),
+        202: jsonResponse(
+          "Accepted; a code (or, for a registered address, a notice) was e-mailed",
+          AcceptedSchema,
+        ),
         ...problemResponses({
           400: "INVALID_EMAIL, PASSWORD_TOO_WEAK, PASSWORD_BREACHED",
           429: "RATE_LIMITED",
@@ -51,7 +65,8 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      if (c.env.SIGNUP_ENABLED === "false") throw new ApiError(501, "NOT_IMPLEMENTED", { detail: "Signup is disabled." });
+      if (c.env.SIGNUP_ENABLED === "false")
+        throw new ApiError(501, "NOT_IMPLEMENTED", { detail: "Signup is disabled." });
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
       await enforceRateLimit(c.env, "signup_ip", clientIp(c));
@@ -82,7 +97,9 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
         }
       } catch (err) {
         // The answer must not depend on the path taken; the failure is only logged.
-        console.error(JSON.stringify({ level: "error", event: "signup_delivery_failed", error: (err as Error).message }));
+        console.error(
+          JSON.stringify({ level: "error", event: "signup_delivery_failed", error: (err as Error).message }),
+        );
       }
       return c.json(SIGNUP_ACCEPTED, 202);
     },
@@ -97,7 +114,12 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       request: jsonBody(EmailCode),
       responses: {
         200: jsonResponse("Session issued", SessionResponseSchema),
-        ...problemResponses({ 400: "INVALID_EMAIL", 401: "CODE_INVALID", 409: "EMAIL_TAKEN", 429: "RATE_LIMITED" }),
+        ...problemResponses({
+          400: "INVALID_EMAIL",
+          401: "CODE_INVALID",
+          409: "EMAIL_TAKEN",
+          429: "RATE_LIMITED",
+        }),
       },
     }),
     async (c) => {
@@ -105,7 +127,11 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       const address = parseEmail(body.email);
       await enforceRateLimit(c.env, "verify_ip", clientIp(c));
       await enforceRateLimit(c.env, "verify_email", address);
-      const won = await consumeOtp(c.env, { purpose: "email_verify", target: address, code: body.code.trim() });
+      const won = await consumeOtp(c.env, {
+        purpose: "email_verify",
+        target: address,
+        code: body.code.trim(),
+      });
       if (!won?.userId) throw new ApiError(401, "CODE_INVALID", { detail: "The code is invalid." });
       const { statement, session } = await prepareSession(c, { userId: won.userId, method: "email_verify" });
       try {
@@ -139,7 +165,11 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       const owner = await findVerifiedOwner(c.env.DB, address);
       if (owner && owner.status === "active") {
         try {
-          const otp = await issueOtp(c.env, { purpose: "password_reset", target: address, userId: owner.user_id });
+          const otp = await issueOtp(c.env, {
+            purpose: "password_reset",
+            target: address,
+            userId: owner.user_id,
+          });
           await c.get("services").mailer.send({
             to: address,
             purpose: "password_reset",
@@ -148,7 +178,9 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
             code: otp.code,
           });
         } catch (err) {
-          console.error(JSON.stringify({ level: "error", event: "reset_delivery_failed", error: (err as Error).message }));
+          console.error(
+            JSON.stringify({ level: "error", event: "reset_delivery_failed", error: (err as Error).message }),
+          );
         }
       } else {
         console.info(JSON.stringify({ level: "info", event: "reset_requested_without_account" }));
@@ -180,7 +212,11 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       await enforceRateLimit(c.env, "verify_ip", clientIp(c));
       await enforcePasswordPolicy(c, body.new_password);
       const hash = await hashPassword(body.new_password);
-      const won = await consumeOtp(c.env, { purpose: "password_reset", target: address, code: body.code.trim() });
+      const won = await consumeOtp(c.env, {
+        purpose: "password_reset",
+        target: address,
+        code: body.code.trim(),
+      });
       if (!won?.userId) throw new ApiError(401, "CODE_INVALID", { detail: "The code is invalid." });
       await c.env.DB.batch([
         c.env.DB.prepare("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?").bind(
@@ -203,7 +239,10 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       summary: "Change the password (step-up); all other sessions are revoked",
       security: bearerSecurity,
       middleware: [requireBearer] as const,
-      request: { ...jsonBody(PasswordChange), headers: z.object({ "x-step-up-code": z.string().max(64).optional() }) },
+      request: {
+        ...jsonBody(PasswordChange),
+        headers: z.object({ "x-step-up-code": z.string().max(64).optional() }),
+      },
       responses: {
         204: { description: "Password changed" },
         ...problemResponses({
@@ -221,10 +260,13 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       await enforcePasswordPolicy(c, body.new_password);
       const user = await getUser(c.env.DB, userId);
       if (!user?.password_hash) {
-        throw new ApiError(409, "PASSWORD_NOT_SET", { detail: "This account has no password; use a reset instead." });
+        throw new ApiError(409, "PASSWORD_NOT_SET", {
+          detail: "This account has no password; use a reset instead.",
+        });
       }
       const check = await verifyPassword(body.current_password, user.password_hash);
-      if (!check.ok) throw new ApiError(401, "INVALID_CREDENTIALS", { detail: "The current password is wrong." });
+      if (!check.ok)
+        throw new ApiError(401, "INVALID_CREDENTIALS", { detail: "The current password is wrong." });
       await requireStepUp(c, "password.change", c.req.header("x-step-up-code"));
       const hash = await hashPassword(body.new_password);
       await c.env.DB.batch([

@@ -37,6 +37,7 @@
  *   /slow.png         PNG after 5 s                    /slow-body.png  PNG signature, then the rest after 5 s
  *   /big.png          12 MiB of PNG-headed bytes, streamed, no Content-Length
  *   /big-declared.png 11 MiB PNG-headed body with Content-Length
+ *   /bomb.png         gzip Content-Encoding: ~12 KiB on the wire, 12 MiB PNG-headed once decoded
  *   /sized/<n>        exactly n PNG-headed bytes (n <= 16 MiB), streamed, no Content-Length
  *   /redirect-ok      302 https://cdn.img.test/ok.png  /redirect-relative  302 /ok.png (relative Location)
  *   /redirect-private 302 http://private.test/x.png    /redirect-mapped    302 http://[::ffff:127.0.0.1]/ok.png
@@ -202,6 +203,11 @@ async function imageHost(request: Request, url: URL): Promise<Response> {
         headers: { "content-type": "image/png", "content-length": String(body.length) },
       });
     }
+    case "/bomb.png":
+      // ~12 KiB on the wire, 12 MiB once the runtime undoes Content-Encoding: the cap must count the latter.
+      return new Response(pngHeaded(12 * MiB).pipeThrough(new CompressionStream("gzip")), {
+        headers: { "content-type": "image/png", "content-encoding": "gzip" },
+      });
     case "/redirect-ok":
       return redirect("https://cdn.img.test/ok.png");
     case "/redirect-relative":

@@ -1,30 +1,32 @@
 /** Fakes of the outside world that the identity service calls (registered on reserved .test hosts). */
-import { createHash } from "node:crypto";
 import { fakeHost } from "../fake-internet.ts";
 
 /** Passwords the fake breach corpus knows (each at least 12 characters, so only the breach rule refuses them). */
 export const BREACHED_PASSWORDS = ["password123456", "qwertyuiop123", "correcthorsebatterystaple"];
 
-function sha1Hex(text: string): string {
-  return createHash("sha1").update(text).digest("hex").toUpperCase();
+async function sha1Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-1", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("")
+    .toUpperCase();
 }
 
 /** Deterministic decoy suffixes (count 0), as the real API pads its answers. */
-function padding(prefix: string): string[] {
+async function padding(prefix: string): Promise<string[]> {
   const lines: string[] = [];
-  for (let i = 0; i < 8; i++) lines.push(`${sha1Hex(`pad-${prefix}-${i}`).slice(5)}:0`);
+  for (let i = 0; i < 8; i++) lines.push(`${(await sha1Hex(`pad-${prefix}-${i}`)).slice(5)}:0`);
   return lines;
 }
 
 /** The k-anonymity range API (`GET /range/{5 hex}`), answering in the real `SUFFIX:COUNT` format. */
-function rangeApi(_request: Request, url: URL): Response {
+async function rangeApi(_request: Request, url: URL): Promise<Response> {
   const m = /^\/range\/([0-9A-Fa-f]{5})$/.exec(url.pathname);
   if (!m) return new Response("bad prefix", { status: 400 });
   const prefix = m[1]!.toUpperCase();
-  const lines = BREACHED_PASSWORDS.map(sha1Hex)
-    .filter((h) => h.startsWith(prefix))
-    .map((h, i) => `${h.slice(5)}:${1000 + i}`);
-  return new Response([...lines, ...padding(prefix)].join("\r\n"), {
+  const hashes = await Promise.all(BREACHED_PASSWORDS.map(sha1Hex));
+  const lines = hashes.filter((h) => h.startsWith(prefix)).map((h, i) => `${h.slice(5)}:${1000 + i}`);
+  return new Response([...lines, ...(await padding(prefix))].join("\r\n"), {
     headers: { "content-type": "text/plain" },
   });
 }
