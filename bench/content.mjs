@@ -2,7 +2,7 @@
 // against the same server's throughput on a trivial route (/health), reported as ratios. Tenants, sites
 // and keys are made through the real API; the posts are bulk-inserted into the content database (the
 // write quota of 60/min per key would make 100,000 API writes a day-long job).
-import { seedDemo } from "../scripts/seed.mjs";
+import { createDemo } from "../scripts/seed.mjs";
 import { load, round } from "./lib.mjs";
 
 const KEYS_PER_SITE = 8;
@@ -16,22 +16,6 @@ async function api(base, method, path, token, body) {
   const json = await res.json();
   if (!res.ok) throw new Error(`${method} ${path} ${res.status} ${JSON.stringify(json)}`);
   return json;
-}
-
-async function login(base, demo) {
-  const { TOTP } = await import("otpauth");
-  const totp = new TOTP({ secret: demo.user.totp_secret, digits: 6, period: 30, algorithm: "SHA1" });
-  const res = await fetch(`${base}/api/v1/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      email: demo.user.email,
-      password: demo.user.password,
-      totp_code: totp.generate({ timestamp: Date.now() + 30_000 }),
-    }),
-  });
-  if (!res.ok) throw new Error(`login ${res.status} ${await res.text()}`);
-  return (await res.json()).access_token;
 }
 
 async function insertPosts(db, siteId, count, idBase) {
@@ -85,8 +69,8 @@ function lister(base, keys, query) {
 }
 
 export async function benchContent(mf, urls, { total = 1500, concurrency = 8 } = {}) {
-  const demo = await seedDemo(urls.gateway);
-  const token = await login(urls.gateway, demo);
+  const { demo, session } = await createDemo(urls.gateway);
+  const token = session.access_token;
   const db = await mf.getD1Database("DB", "content");
   const small = await siteWithKeys(urls, token, demo.org.id, "bench-1k");
   const large = await siteWithKeys(urls, token, demo.org.id, "bench-100k");

@@ -24,39 +24,48 @@ async function verifiedAccount(base, i) {
   return { email, password };
 }
 
-export async function benchIdentity(base, { accounts = 12, samples = 60 } = {}) {
+export async function benchIdentity(base, { accounts = 20, triesPerAddress = 3 } = {}) {
+  // Two sets of accounts: the lockout counts every password attempt until a whole login succeeds, so the
+  // right-password measurement must not push the refusal accounts toward their lock.
   const users = [];
+  const loginUsers = [];
   for (let i = 0; i < accounts; i++) users.push(await verifiedAccount(base, i));
+  for (let i = accounts; i < 2 * accounts; i++) loginUsers.push(await verifiedAccount(base, i));
 
   // Right password: the full KDF plus challenge creation (428 or 200 depending on factors).
   const right = [];
-  for (let i = 0; i < samples; i++) {
-    const u = users[i % users.length];
-    const { ms } = await timed(() => post(base, "/api/v1/auth/login/start", u, `10.1.${i % 250}.${i % 7}`));
-    right.push(ms);
+  for (let round = 0; round < triesPerAddress; round++) {
+    for (const [i, u] of loginUsers.entries()) {
+      const { ms } = await timed(() => post(base, "/api/v1/auth/login/start", u, `10.1.${round}.${i}`));
+      right.push(ms);
+    }
   }
 
-  // Refusing paths, interleaved so drift hits both equally; one wrong try per account per round keeps
-  // every account far from its lockout threshold.
+  // Refusing paths, interleaved so drift hits both equally. The lockout counts per address, known or not,
+  // so each known and each unknown address gets the same few tries, below the threshold (5), and only
+  // 401 answers count as samples.
   const unknown = [];
   const wrong = [];
-  for (let i = 0; i < samples; i++) {
-    const u = users[i % users.length];
-    const ip = `10.2.${i % 250}.${i % 11}`;
-    const a = await timed(() =>
-      post(
-        base,
-        "/api/v1/auth/login/start",
-        { email: `nobody-${i}@bench.example`, password: u.password },
-        ip,
-      ),
-    );
-    const b = await timed(() =>
-      post(base, "/api/v1/auth/login/start", { email: u.email, password: `${u.password}x` }, ip),
-    );
-    unknown.push(a.ms);
-    wrong.push(b.ms);
-    if ((i + 1) % users.length === 0) await new Promise((r) => setTimeout(r, 50));
+  const statuses = {};
+  for (let round = 0; round < triesPerAddress; round++) {
+    for (const [i, u] of users.entries()) {
+      const ip = `10.2.${round}.${i}`;
+      const a = await timed(() =>
+        post(
+          base,
+          "/api/v1/auth/login/start",
+          { email: `nobody-${i}@bench.example`, password: u.password },
+          ip,
+        ),
+      );
+      const b = await timed(() =>
+        post(base, "/api/v1/auth/login/start", { email: u.email, password: `${u.password}x` }, ip),
+      );
+      statuses[`unknown_${a.result}`] = (statuses[`unknown_${a.result}`] ?? 0) + 1;
+      statuses[`wrong_${b.result}`] = (statuses[`wrong_${b.result}`] ?? 0) + 1;
+      if (a.result === 401) unknown.push(a.ms);
+      if (b.result === 401) wrong.push(b.ms);
+    }
   }
   const u = summarize(unknown);
   const w = summarize(wrong);
@@ -64,6 +73,8 @@ export async function benchIdentity(base, { accounts = 12, samples = 60 } = {}) 
     login_start_right_password: summarize(right),
     refusal_unknown_email: u,
     refusal_wrong_password: w,
+    refusal_statuses: statuses,
     timing_ratio_unknown_over_wrong_p50: round(u.p50_ms / w.p50_ms, 3),
+    timing_ratio_unknown_over_wrong_mean: round(u.mean_ms / w.mean_ms, 3),
   };
 }
