@@ -93,8 +93,21 @@ export const media = sqliteTable(
     folderId: text("folder_id"),
     createdAt: text("created_at").notNull(),
     deletedAt: text("deleted_at"),
+    variantsJson: text("variants_json").notNull().default("[]"),
   },
-  (t) => [index("media_site_created").on(t.siteId, t.createdAt)],
+  (t) => [
+    index("media_site_created").on(t.siteId, t.createdAt),
+    index("media_site_folder").on(t.siteId, t.folderId, t.createdAt),
+  ],
+);
+
+export const mediaTags = sqliteTable(
+  "media_tags",
+  {
+    mediaId: text("media_id").notNull(),
+    tagId: text("tag_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.mediaId, t.tagId] }), index("media_tags_tag").on(t.tagId, t.mediaId)],
 );
 
 export const idempotencyRecords = sqliteTable(
@@ -122,4 +135,15 @@ export const outboundEffects = sqliteTable(
     createdAt: text("created_at").notNull(),
   },
   (t) => [index("outbound_effects_site").on(t.siteId, t.kind, t.createdAt)],
+);
+
+export const importLines = sqliteTable(
+  "import_lines",
+  {
+    siteId: text("site_id").notNull(),
+    lineHash: text("line_hash").notNull(),
+    postId: text("post_id").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.lineHash] })],
 );

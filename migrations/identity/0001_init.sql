@@ -89,6 +89,14 @@ CREATE TABLE passkeys (
 );
 CREATE INDEX passkeys_user ON passkeys (user_id);
 
+-- Open passkey registration ceremony: one per account (a new begin replaces the earlier one); finish
+-- consumes it with DELETE ... RETURNING, so a challenge is used at most once.
+CREATE TABLE passkey_ceremonies (
+  user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+  challenge TEXT NOT NULL,
+  expires_at TEXT NOT NULL
+);
+
 -- One-time codes sent by e-mail or SMS. Only a keyed hash of the code is stored. Consumption is a
 -- compare-and-set (UPDATE ... WHERE used_at IS NULL AND attempts < max_attempts AND expires_at > now).
 CREATE TABLE otp_codes (
@@ -169,3 +177,21 @@ CREATE TABLE site_memberships (
   PRIMARY KEY (site_id, user_id)
 );
 CREATE INDEX site_memberships_user ON site_memberships (user_id);
+
+-- Invitations (scope org or site). Only the SHA-256 of the token is stored; the token is only e-mailed.
+CREATE TABLE invitations (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+  site_id TEXT,
+  scope TEXT NOT NULL CHECK (scope IN ('org', 'site')),
+  email TEXT NOT NULL,
+  role TEXT NOT NULL,
+  token_hash TEXT NOT NULL UNIQUE,
+  invited_by TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  accepted_at TEXT,
+  revoked_at TEXT
+);
+CREATE INDEX invitations_org ON invitations (org_id, accepted_at, revoked_at);
+CREATE INDEX invitations_site ON invitations (site_id);

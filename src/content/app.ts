@@ -3,6 +3,8 @@ import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/ap
 import type { AppEnv } from "./bindings";
 import { observeRequest } from "./metrics";
 import { registerApiKeyRoutes } from "./routes/api-keys";
+import { registerBulkRoutes } from "./routes/bulk";
+import { registerMediaRoutes } from "./routes/media";
 import { registerMediaPublicRoute } from "./routes/media-public";
 import { registerPostRoutes } from "./routes/posts";
 import { registerPostListRoute } from "./routes/posts-list";
@@ -65,6 +67,8 @@ registerApiKeyRoutes(app);
 registerSiteRoutes(app);
 registerPostListRoute(app);
 registerPostRoutes(app);
+registerMediaRoutes(app);
+registerBulkRoutes(app);
 registerMediaPublicRoute(app);
 serveApiDocs(app, API_INFO);
 

@@ -10,6 +10,7 @@ import type { Env } from "./bindings";
 import { ingestImage } from "./ingest-service";
 import { isValidTypeSlug } from "./rules/slug";
 import { purgeExpiredIdempotency } from "./store/idempotency";
+import { getMedia, markVariantsReady } from "./store/media";
 import { upsertPostType, upsertSite } from "./store/sites";
 
 export default class ContentService extends WorkerEntrypoint<Env> implements ContentRpc {
@@ -38,6 +39,21 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
   }
 
   override async queue(batch: MessageBatch<unknown>): Promise<void> {
+    if (batch.queue === "media-variants") {
+      // No resizing backend is bound (local or production): the original is the one variant, and the
+      // asset becomes ready. A resizer (Cloudflare Images) would write its variants here.
+      for (const m of batch.messages) {
+        const body = m.body as { media_id?: string; site_id?: string };
+        if (!body.media_id || !body.site_id) continue;
+        const row = await getMedia(this.env.DB, body.site_id, body.media_id);
+        if (!row) continue;
+        await markVariantsReady(this.env.DB, row.id, [
+          { name: "original", url: `${this.env.MEDIA_PUBLIC_BASE}/${row.r2_key}` },
+        ]);
+      }
+      batch.ackAll();
+      return;
+    }
     if (batch.queue === "content-events" && this.env.DEV_OUTBOX === "true") {
       // Development record of delivered events (production consumers live downstream of this queue).
       const statements = batch.messages.map((m) => {

@@ -3,6 +3,7 @@ import { newId } from "../lib/ids";
 import type { ImageIngestResult } from "../lib/rpc";
 import type { Env } from "./bindings";
 import { dohResolver, fetchImageSafely } from "./ingest";
+import { insertMediaStatements, mediaKey } from "./store/media";
 import { getSite } from "./store/sites";
 
 type IngestEnv = Env & { IMAGE_INGEST_TIMEOUT_MS?: string };
@@ -24,22 +25,24 @@ export async function ingestImage(
   if (outcome.kind === "transient") return { status: "pending", reason: outcome.reason };
   if (outcome.kind === "rejected") return { status: "rejected", definitive: true, reason: outcome.reason };
   const id = newId();
-  const key = `sites/${site.id}/${id}.${outcome.ext}`;
+  const key = mediaKey(site.id, id, outcome.ext);
   await env.MEDIA.put(key, outcome.bytes, { httpMetadata: { contentType: outcome.contentType } });
-  await env.DB.prepare(
-    `INSERT INTO media (id, site_id, r2_key, content_type, size_bytes, status, source_url, purpose, created_at)
-     VALUES (?, ?, ?, ?, ?, 'ready', ?, ?, ?)`,
-  )
-    .bind(
-      id,
-      site.id,
-      key,
-      outcome.contentType,
-      outcome.bytes.byteLength,
-      input.url,
-      input.purpose,
-      new Date().toISOString(),
-    )
-    .run();
+  await env.DB.batch(
+    insertMediaStatements(
+      env.DB,
+      {
+        id,
+        site_id: site.id,
+        r2_key: key,
+        content_type: outcome.contentType,
+        size_bytes: outcome.bytes.byteLength,
+        status: "ready",
+        folder_id: null,
+        created_at: new Date().toISOString(),
+      },
+      [],
+      { url: input.url, purpose: input.purpose },
+    ),
+  );
   return { status: "ready", url: `${env.MEDIA_PUBLIC_BASE}/${key}`, media_id: id };
 }

@@ -31,8 +31,9 @@ import {
 } from "./store/posts";
 import { getPostType, getSite, type SiteRow } from "./store/sites";
 
+/** A clash on (site, slug, language); other unique constraints (e.g. import lines) are not slug clashes. */
 function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Error && /UNIQUE constraint failed/i.test(error.message);
+  return error instanceof Error && /UNIQUE constraint failed: posts\./i.test(error.message);
 }
 
 function slugTaken(): ApiError {
@@ -70,7 +71,8 @@ export async function createPost(
   env: Env,
   key: KeyContext,
   input: CreatePostInput,
-  record?: (response: StoredResponse) => D1PreparedStatement,
+  /** Extra statements written in the same batch as the post (idempotency record, import line). */
+  record?: (response: StoredResponse, postId: string) => D1PreparedStatement,
 ): Promise<StoredResponse> {
   const now = new Date().toISOString();
   const site = await requireSite(env, key.siteId);
@@ -108,7 +110,7 @@ export async function createPost(
       location: `/v1/posts/${candidate.id}`,
     };
     const statements = [insertPostStatement(env.DB, candidate)];
-    if (record) statements.push(record(response));
+    if (record) statements.push(record(response, candidate.id));
     await env.DB.batch(statements);
     return response;
   };

@@ -2,12 +2,18 @@ import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/ap
 import { RangeApiBreachChecker } from "./breach";
 import type { AppEnv } from "./context";
 import { createMailer, createSmsSender } from "./messaging";
+import { registerEmailRoutes } from "./routes/emails";
 import { registerFactorRoutes } from "./routes/factors";
+import { registerInvitationRoutes } from "./routes/invitations";
 import { registerLoginRoutes } from "./routes/login";
+import { registerOrgMemberRoutes } from "./routes/org-members";
 import { registerOrgRoutes } from "./routes/orgs";
+import { registerPasskeyRoutes } from "./routes/passkeys";
+import { registerPhoneRoutes } from "./routes/phone";
 import { registerProbeRoutes } from "./routes/probes";
 import { registerSessionRoutes } from "./routes/sessions";
 import { registerSignupRoutes } from "./routes/signup";
+import { registerSiteMemberRoutes } from "./routes/site-members";
 
 /** The identity HTTP app. Exported apart from the entrypoint so tests can run it with an altered env. */
 export const app = createServiceApp<AppEnv>();
@@ -32,7 +38,13 @@ registerSignupRoutes(app);
 registerLoginRoutes(app);
 registerSessionRoutes(app);
 registerFactorRoutes(app);
+registerEmailRoutes(app);
+registerPhoneRoutes(app);
+registerPasskeyRoutes(app);
 registerOrgRoutes(app);
+registerOrgMemberRoutes(app);
+registerInvitationRoutes(app);
+registerSiteMemberRoutes(app);
 
 serveApiDocs(app, {
   title: "Identity",

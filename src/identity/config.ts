@@ -17,6 +17,8 @@ export const LOGIN_CHALLENGE_TTL_S = 10 * 60;
 export const LOGIN_CHALLENGE_MAX_FAILURES = 5;
 
 export const RECOVERY_POOL_SIZE = 10;
+export const MAX_EMAILS_PER_ACCOUNT = 10;
+export const MAX_PASSKEYS_PER_ACCOUNT = 20;
 
 /** One-time codes: lifetime in seconds and attempts per code, by purpose. */
 export const OTP_POLICY = {
@@ -56,5 +58,12 @@ export const RATE_LIMITS = {
   verify_ip: [30, 600],
   verify_email: [10, 600],
   mfa_send_challenge: [5, 600],
+  email_add_ip: [20, 3600],
+  email_add_target: [3, 3600],
+  email_add_author: [10, 3600],
+  phone_start_user: [5, 3600],
+  invite_resend_ip: [20, 3600],
+  invite_resend_mailbox: [3, 3600],
+  invite_accept_ip: [20, 600],
 } as const satisfies Record<string, readonly [number, number]>;
 export type RateLimitName = keyof typeof RATE_LIMITS;

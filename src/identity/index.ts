@@ -1,12 +1,16 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import type { EdgeContext, IdentityRpc } from "../lib/rpc";
 import { app } from "./app";
-import { edgeContextFor } from "./store";
+import { cleanupExpired, edgeContextFor } from "./store";
 import type { Env } from "./worker-env";
 
 export default class IdentityService extends WorkerEntrypoint<Env> implements IdentityRpc {
   override fetch(request: Request): Promise<Response> {
     return Promise.resolve(app.fetch(request, this.env, this.ctx));
+  }
+
+  override async scheduled(): Promise<void> {
+    await cleanupExpired(this.env.DB);
   }
 
   /** What the gateway attaches to a verified access token; null when the user no longer exists. */

@@ -43,6 +43,8 @@ export type ImageIngestResult =
 export interface ContentRpc {
   syncSite(site: SiteProjection): Promise<void>;
   ingestImage(input: { site_id: string; url: string; purpose: string }): Promise<ImageIngestResult>;
+  /** Declares or updates a post type (CPT) of a site; `public: false` types are never listed publicly. */
+  definePostType(input: { site_id: string; slug: string; name: string; public: boolean }): Promise<void>;
 }
 
 export interface SitesRpc {

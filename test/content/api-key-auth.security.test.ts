@@ -87,6 +87,10 @@ describe("scopes (route -> scope map)", () => {
       ["GET", `/v1/posts/${post.id}/seo`, undefined, "seo:read"],
       ["PATCH", `/v1/posts/${post.id}/seo`, { meta_title: "x" }, "seo:write"],
       ["GET", "/v1/post-types", undefined, "post_types:read"],
+      ["GET", "/v1/media", undefined, "media:read"],
+      ["GET", `/v1/media/${post.id}`, undefined, "media:read"],
+      ["DELETE", `/v1/media/${post.id}`, undefined, "media:write"],
+      ["POST", "/v1/media", undefined, "media:write"],
     ];
     for (const [method, path, body, scope] of routes) {
       const res = await call(method, path, { key: none.key, body });

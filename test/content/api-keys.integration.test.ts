@@ -143,7 +143,10 @@ describe("key administration: who may", () => {
       staffHeaders("u7", { org: [{ org_id: newId(), role: "org_owner" }] }),
       staffHeaders("u8", { site: [{ site_id: newId(), role: "site_owner" }] }),
       { "x-user-id": "u9" },
-      { ...staffHeaders("u10", { org: [{ org_id: site.org_id, role: "org_owner" }] }), "x-session-kind": "reader" },
+      {
+        ...staffHeaders("u10", { org: [{ org_id: site.org_id, role: "org_owner" }] }),
+        "x-session-kind": "reader",
+      },
     ];
     const missing = await call("GET", path(newId()), { headers: ownerHeaders(site) });
     expect(missing.status).toBe(404);

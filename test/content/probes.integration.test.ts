@@ -53,6 +53,11 @@ describe("OpenAPI document", () => {
       ["/v1/posts/{reference}/seo", "patch", [{ apiKey: ["seo:write"] }]],
       ["/v1/post-types", "get", [{ apiKey: ["post_types:read"] }, { publicReadKey: ["post_types:read"] }]],
       ["/v1/site", "get", [{ apiKey: [] }, { publicReadKey: [] }]],
+      ["/v1/media", "post", [{ apiKey: ["media:write"] }]],
+      ["/v1/media", "get", [{ apiKey: ["media:read"] }, { publicReadKey: ["media:read"] }]],
+      ["/v1/media/{id}", "get", [{ apiKey: ["media:read"] }, { publicReadKey: ["media:read"] }]],
+      ["/v1/media/{id}", "delete", [{ apiKey: ["media:write"] }]],
+      ["/v1/import", "post", [{ apiKey: ["import", "posts:write"] }]],
     ];
     for (const [path, method, security] of expected) {
       expect(doc.paths[path]?.[method]?.security, `${method} ${path}`).toEqual(security);

@@ -26,7 +26,8 @@ describe("slugs", () => {
   });
   it("validates format", () => {
     for (const ok of ["a", "a-b", "a1-2b"]) expect(isValidSlug(ok)).toBe(true);
-    for (const bad of ["", "A", "a--b", "-a", "a-", "a_b", "a b", "a".repeat(201)]) expect(isValidSlug(bad)).toBe(false);
+    for (const bad of ["", "A", "a--b", "-a", "a-", "a_b", "a b", "a".repeat(201)])
+      expect(isValidSlug(bad)).toBe(false);
   });
   it("collision candidates are base, base-2, base-3 …", () => {
     expect(slugCandidates("x", 3)).toEqual(["x", "x-2", "x-3"]);
@@ -44,7 +45,8 @@ describe("languages and timestamps", () => {
   it("parses RFC 3339 into UTC with milliseconds", () => {
     expect(parseRfc3339("2026-01-02T03:04:05+02:00")).toBe("2026-01-02T01:04:05.000Z");
     expect(parseRfc3339("2026-01-02T03:04:05.123456Z")).toBe("2026-01-02T03:04:05.123Z");
-    for (const bad of ["2026-01-02", "yesterday", "2026-13-02T00:00:00Z", "1700000000"]) expect(parseRfc3339(bad)).toBeNull();
+    for (const bad of ["2026-01-02", "yesterday", "2026-13-02T00:00:00Z", "1700000000"])
+      expect(parseRfc3339(bad)).toBeNull();
   });
 });
 
@@ -57,8 +59,12 @@ describe("status rules", () => {
     expect(() => settleStatus("scheduled", "2026-05-01T00:00:00.000Z", now)).toThrow();
   });
   it("a scheduled post whose date came reads as published", () => {
-    expect(effectiveStatus({ status: "scheduled", published_at: "2026-05-01T00:00:00.000Z" }, now)).toBe("published");
-    expect(effectiveStatus({ status: "scheduled", published_at: "2026-07-01T00:00:00.000Z" }, now)).toBe("scheduled");
+    expect(effectiveStatus({ status: "scheduled", published_at: "2026-05-01T00:00:00.000Z" }, now)).toBe(
+      "published",
+    );
+    expect(effectiveStatus({ status: "scheduled", published_at: "2026-07-01T00:00:00.000Z" }, now)).toBe(
+      "scheduled",
+    );
   });
 });
 
@@ -102,7 +108,14 @@ describe("etag, origins, canonical JSON", () => {
     expect(normalizeOrigin("https://a.test")).toBe("https://a.test");
     expect(normalizeOrigin("https://a.test/")).toBe("https://a.test");
     expect(normalizeOrigin("http://a.test:8080")).toBe("http://a.test:8080");
-    for (const bad of ["https://a.test/x", "https://*.a.test", "a.test", "ftp://a.test", "https://a.test?x=1", "null"]) {
+    for (const bad of [
+      "https://a.test/x",
+      "https://*.a.test",
+      "a.test",
+      "ftp://a.test",
+      "https://a.test?x=1",
+      "null",
+    ]) {
       expect(normalizeOrigin(bad), bad).toBeNull();
     }
   });

@@ -34,3 +34,22 @@ describe("RateLimiter", () => {
     expect(refused.every((r) => r.retryAfter >= 1 && r.retryAfter <= 60)).toBe(true);
   });
 });
+
+describe("hourly cleanup", () => {
+  it("removes stale codes, old outbox rows, dead sessions and abandoned pending signups", async () => {
+    const { cleanupExpired } = await import("../../src/identity/store");
+    const old = "2020-01-01T00:00:00.000Z";
+    const id = crypto.randomUUID();
+    await e.DB.batch([
+      e.DB.prepare(
+        "INSERT INTO otp_codes (id, purpose, target, code_hash, max_attempts, expires_at, created_at) VALUES (?, 'magic_link', 't', 'h', 5, ?, ?)",
+      ).bind(`otp-${id}`, old, old),
+      e.DB.prepare(
+        "INSERT INTO users (id, status, created_at, updated_at) VALUES (?, 'pending_verification', ?, ?)",
+      ).bind(`user-${id}`, old, old),
+    ]);
+    await cleanupExpired(e.DB);
+    expect(await e.DB.prepare("SELECT id FROM otp_codes WHERE id = ?").bind(`otp-${id}`).first()).toBeNull();
+    expect(await e.DB.prepare("SELECT id FROM users WHERE id = ?").bind(`user-${id}`).first()).toBeNull();
+  });
+});

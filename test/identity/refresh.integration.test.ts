@@ -122,3 +122,19 @@ describe("POST /auth/refresh", () => {
     expect((await json(res)).code).toBe("REFRESH_FAILED");
   });
 });
+
+describe("POST /auth/refresh when the family store fails", () => {
+  it("answers 503 REFRESH_UNAVAILABLE and leaves the session usable", async () => {
+    const { callWith } = await import("../support/identity-helpers");
+    const { session } = await signupVerified();
+    // A real namespace of another class: the rotate call fails as an unreachable object would.
+    const broken = { REFRESH_FAMILIES: e.LOGIN_CHALLENGES } as unknown as Record<string, string>;
+    const res = await callWith(broken, "POST", "/api/v1/auth/refresh", {
+      body: { refresh_token: session.refresh_token },
+    });
+    expect(res.status).toBe(503);
+    expect((await json<{ code: string }>(res)).code).toBe("REFRESH_UNAVAILABLE");
+    expect(res.headers.getSetCookie()).toEqual([]);
+    expect((await refresh({ refresh_token: session.refresh_token })).status).toBe(200);
+  });
+});

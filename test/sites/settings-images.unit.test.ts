@@ -175,6 +175,17 @@ describe("replaceImageUrl", () => {
     expect(
       replaceImageUrl(
         { about_html: html },
+        "settings.about_html#img[0].src",
+        CDN,
+        "https://other.example/x.png",
+      ),
+    ).toEqual({
+      about_html: html,
+    });
+
+    expect(
+      replaceImageUrl(
+        { about_html: html },
         "settings.about_html#img[1].srcset[0]",
         CDN,
         "https://other.example/x.png",

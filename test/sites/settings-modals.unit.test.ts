@@ -269,6 +269,23 @@ describe("settings.modals", () => {
     });
   });
 
+  it("unknown keys are reported before an unknown kind", () => {
+    expectViolation(
+      withModal((m) => {
+        m.rules.trigger = { kind: "click", selector: "#x" };
+      }),
+      "MODALS_UNKNOWN_FIELD",
+      `${M}.rules.trigger.selector`,
+    );
+    expectViolation(
+      withModal((m) => {
+        m.content = { kind: "html", body: "x" };
+      }),
+      "MODALS_UNKNOWN_FIELD",
+      `${M}.content.body`,
+    );
+  });
+
   describe("MODALS_MARKUP_FORBIDDEN: key html at any level", () => {
     const cases: [string, (m: Modal) => void, string][] = [
       [

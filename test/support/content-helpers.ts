@@ -9,7 +9,6 @@ import { newId } from "../../src/lib/ids";
 import type { ContentRpc, SiteProjection } from "../../src/lib/rpc";
 
 export interface ContentTestRpc extends ContentRpc {
-  definePostType(input: { site_id: string; slug: string; name: string; public: boolean }): Promise<void>;
   fetch(request: Request): Promise<Response>;
   /** The cron handler, invoked over the entrypoint like the scheduler does. */
   scheduled(options: { cron: string }): Promise<unknown>;

@@ -160,3 +160,140 @@ export async function problem(res: Response): Promise<{ status: number; code: st
   const body = (await res.json()) as ProblemBody;
   return { status: res.status, code: body.code, body };
 }
+
+// A software WebAuthn authenticator (ES256), enough to produce real assertions for passkey logins.
+
+function b64url(bytes: Uint8Array): string {
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function unb64url(text: string): Uint8Array {
+  const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
+  const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+  }
+  return out;
+}
+
+/** Raw r||s (WebCrypto) to the DER SEQUENCE WebAuthn carries. */
+function derSignature(raw: Uint8Array): Uint8Array {
+  const integer = (bytes: Uint8Array) => {
+    let i = 0;
+    while (i < bytes.length - 1 && bytes[i] === 0) i++;
+    let v: Uint8Array = bytes.slice(i);
+    if (v[0]! & 0x80) v = concat(new Uint8Array([0]), v);
+    return concat(new Uint8Array([0x02, v.length]), v);
+  };
+  const body = concat(integer(raw.slice(0, 32)), integer(raw.slice(32)));
+  return concat(new Uint8Array([0x30, body.length]), body);
+}
+
+export async function softAuthenticator() {
+  const pair = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+    "sign",
+    "verify",
+  ])) as CryptoKeyPair;
+  const jwk = (await crypto.subtle.exportKey("jwk", pair.publicKey)) as JsonWebKey;
+  // COSE_Key {1: 2 (EC2), 3: -7 (ES256), -1: 1 (P-256), -2: x, -3: y} in CBOR.
+  const cose = concat(
+    new Uint8Array([0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20]),
+    unb64url(jwk.x!),
+    new Uint8Array([0x22, 0x58, 0x20]),
+    unb64url(jwk.y!),
+  );
+  const rawId = crypto.getRandomValues(new Uint8Array(16));
+  const credentialId = b64url(rawId);
+  return {
+    credentialId,
+    publicKey: b64url(cose),
+    /** A `none` attestation for navigator.credentials.create, as a browser would send it. */
+    async attest(input: { challenge: string; origin: string; rpId: string }) {
+      const clientData = new TextEncoder().encode(
+        JSON.stringify({
+          type: "webauthn.create",
+          challenge: input.challenge,
+          origin: input.origin,
+          crossOrigin: false,
+        }),
+      );
+      const rpIdHash = new Uint8Array(
+        await crypto.subtle.digest("SHA-256", new TextEncoder().encode(input.rpId)),
+      );
+      const authData = concat(
+        rpIdHash,
+        new Uint8Array([0x45, 0, 0, 0, 0]),
+        new Uint8Array(16),
+        new Uint8Array([0, rawId.length]),
+        rawId,
+        cose,
+      );
+      const text = (t: string) => concat(new Uint8Array([0x60 + t.length]), new TextEncoder().encode(t));
+      const attestationObject = concat(
+        new Uint8Array([0xa3]),
+        text("fmt"),
+        text("none"),
+        text("attStmt"),
+        new Uint8Array([0xa0]),
+        text("authData"),
+        new Uint8Array([0x58, authData.length]),
+        authData,
+      );
+      return {
+        id: credentialId,
+        rawId: credentialId,
+        type: "public-key",
+        response: {
+          clientDataJSON: b64url(clientData),
+          attestationObject: b64url(attestationObject),
+          transports: ["internal"],
+        },
+        clientExtensionResults: {},
+      };
+    },
+    async assert(input: { challenge: string; origin: string; rpId: string; counter: number }) {
+      const clientData = new TextEncoder().encode(
+        JSON.stringify({
+          type: "webauthn.get",
+          challenge: input.challenge,
+          origin: input.origin,
+          crossOrigin: false,
+        }),
+      );
+      const rpIdHash = new Uint8Array(
+        await crypto.subtle.digest("SHA-256", new TextEncoder().encode(input.rpId)),
+      );
+      const counter = new Uint8Array(4);
+      new DataView(counter.buffer).setUint32(0, input.counter);
+      const authData = concat(rpIdHash, new Uint8Array([0x05]), counter);
+      const clientHash = new Uint8Array(await crypto.subtle.digest("SHA-256", clientData));
+      const raw = new Uint8Array(
+        await crypto.subtle.sign(
+          { name: "ECDSA", hash: "SHA-256" },
+          pair.privateKey,
+          concat(authData, clientHash),
+        ),
+      );
+      return {
+        id: credentialId,
+        rawId: credentialId,
+        type: "public-key",
+        response: {
+          clientDataJSON: b64url(clientData),
+          authenticatorData: b64url(authData),
+          signature: b64url(derSignature(raw)),
+        },
+        clientExtensionResults: {},
+      };
+    },
+  };
+}

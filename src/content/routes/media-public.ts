@@ -2,6 +2,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { notFoundResponse } from "../../lib/problem";
 import type { AppEnv } from "../bindings";
+import { mediaStatusByKey } from "../store/media";
 
 const KEY_RE = /^sites\/[0-9A-Za-z-]{26,36}\/[0-9A-Za-z]{26}\.[a-z0-9]{2,5}$/;
 
@@ -17,6 +18,8 @@ export function registerMediaPublicRoute(app: OpenAPIHono<AppEnv>) {
   app.get("/media/*", async (c) => {
     const key = decodeURIComponent(c.req.path.slice("/media/".length));
     if (!KEY_RE.test(key)) return notFoundResponse();
+    // A soft-deleted asset stops being served (unknown keys, e.g. not yet recorded, fall through to R2).
+    if ((await mediaStatusByKey(c.env.DB, key)) === "deleted") return notFoundResponse();
     const object = await c.env.MEDIA.get(key);
     if (!object) return notFoundResponse();
     return new Response(object.body, {

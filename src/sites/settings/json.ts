@@ -46,7 +46,7 @@ export function isBlank(value: string): boolean {
   return value.trim().length === 0;
 }
 
-/** True when `key` appears as an object key anywhere inside `value` (objects and arrays searched). */
+/** Path of the first object key equal to `key` (any case) anywhere inside `value`, or null. */
 export function findKeyDeep(value: unknown, key: string, path: string): string | null {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {

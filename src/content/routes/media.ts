@@ -1,0 +1,267 @@
+/** Media assets: upload (`POST /v1/media`), list, get, soft delete. */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { problemResponses } from "../../lib/app";
+import { newId, parseId } from "../../lib/ids";
+import { ApiError } from "../../lib/problem";
+import { requireKey, security } from "../auth/middleware";
+import type { AppEnv } from "../bindings";
+import { classifyImage } from "../ingest";
+import {
+  getMedia,
+  insertMediaStatements,
+  listMedia,
+  type MediaRow,
+  mediaKey,
+  softDeleteMedia,
+} from "../store/media";
+
+export const UPLOAD_MAX_BYTES = 8 * 1024 * 1024;
+/** Multipart framing around the file: a request this much above the file limit is refused unread. */
+const MULTIPART_OVERHEAD = 64 * 1024;
+const LIST_DEFAULT = 50;
+const LIST_MAX = 500;
+
+const MediaAssetSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(["processing", "ready"]),
+    url: z.string(),
+    content_type: z.string(),
+    size_bytes: z.number().int(),
+    folder_id: z.string().nullable(),
+    tag_ids: z.array(z.string()),
+    variants: z.array(z.object({ name: z.string(), url: z.string() })),
+    created_at: z.string(),
+  })
+  .openapi("MediaAsset");
+
+function asset(c: Context<AppEnv>, row: MediaRow) {
+  let variants: { name: string; url: string }[] = [];
+  try {
+    variants = JSON.parse(row.variants_json) as { name: string; url: string }[];
+  } catch {
+    variants = [];
+  }
+  return {
+    id: row.id,
+    status: row.status as "processing" | "ready",
+    url: `${c.env.MEDIA_PUBLIC_BASE}/${row.r2_key}`,
+    content_type: row.content_type,
+    size_bytes: row.size_bytes,
+    folder_id: row.folder_id,
+    tag_ids: row.tag_ids ? row.tag_ids.split(",").sort() : [],
+    variants,
+    created_at: row.created_at,
+  };
+}
+
+function mediaNotFound(): ApiError {
+  return new ApiError(404, "NOT_FOUND", { detail: "No such media asset." });
+}
+
+function optionalId(name: string, value: string | undefined | null): string | null {
+  if (value === undefined || value === null || value === "") return null;
+  const id = parseId(value);
+  if (!id) throw new ApiError(400, "BAD_REQUEST", { detail: `${name} must be a ULID or UUID.` });
+  return id;
+}
+
+function tooLarge(): ApiError {
+  return new ApiError(413, "PAYLOAD_TOO_LARGE", { detail: "The file is larger than 8 MiB." });
+}
+
+const IdParam = z.object({ id: z.string().openapi({ description: "Media id (ULID or UUID)" }) });
+
+export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openAPIRegistry.registerPath({
+    method: "post",
+    path: "/v1/media",
+    tags: ["Media"],
+    summary: "Upload a media asset",
+    description:
+      "Scope media:write (ck_). multipart/form-data with the field `file` (optional `folder_id`, repeatable `tag_id`). The type comes from the bytes (PNG, JPEG, GIF, WebP, AVIF, ICO, sanitized SVG). Variants are generated asynchronously: the answer has status processing.",
+    security: security("secret", ["media:write"]),
+    request: {
+      body: {
+        required: true,
+        content: {
+          "multipart/form-data": {
+            schema: z.object({
+              file: z.string().openapi({ format: "binary" }),
+              folder_id: z.string().optional(),
+              tag_id: z.string().optional(),
+            }),
+          },
+        },
+      },
+    },
+    responses: {
+      202: {
+        description: "Accepted (processing)",
+        content: { "application/json": { schema: MediaAssetSchema } },
+      },
+      ...problemResponses({
+        400: "No file field, or a bad folder_id/tag_id",
+        401: "Key missing or invalid",
+        403: "Scope, or not a ck_ key",
+        413: "Body above 8 MiB",
+        415: "Unsupported media type",
+        429: "Quota",
+      }),
+    },
+  });
+  app.post(
+    "/v1/media",
+    requireKey({ kinds: "secret", scopes: ["media:write"], quota: "write" }),
+    async (c) => {
+      const auth = c.get("auth");
+      const declared = Number(c.req.header("content-length"));
+      if (Number.isFinite(declared) && declared > UPLOAD_MAX_BYTES + MULTIPART_OVERHEAD) throw tooLarge();
+      if (!(c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/form-data")) {
+        throw new ApiError(415, "UNSUPPORTED_MEDIA_TYPE", {
+          detail: "Send multipart/form-data with a field file.",
+        });
+      }
+      let form: FormData;
+      try {
+        form = await c.req.raw.formData();
+      } catch {
+        throw new ApiError(400, "BAD_REQUEST", { detail: "The body is not valid multipart/form-data." });
+      }
+      const file = form.get("file");
+      if (file === null || typeof file === "string") {
+        throw new ApiError(400, "BAD_REQUEST", { detail: "The form needs one field `file` with the file." });
+      }
+      if (file.size > UPLOAD_MAX_BYTES) throw tooLarge();
+      if (file.size === 0) throw new ApiError(400, "BAD_REQUEST", { detail: "The file is empty." });
+      const folderId = optionalId("folder_id", form.get("folder_id") as string | null);
+      const tagIds = [
+        ...new Set(form.getAll("tag_id").map((t) => optionalId("tag_id", typeof t === "string" ? t : null))),
+      ].filter((t): t is string => t !== null);
+      if (tagIds.length > 20) throw new ApiError(400, "BAD_REQUEST", { detail: "At most 20 tag_id values." });
+      const outcome = classifyImage(new Uint8Array(await file.arrayBuffer()));
+      if (outcome.kind !== "ok") {
+        throw new ApiError(415, "UNSUPPORTED_MEDIA_TYPE", {
+          detail: "The file is not a supported image (PNG, JPEG, GIF, WebP, AVIF, ICO or a safe SVG).",
+          details: { reason: outcome.reason },
+        });
+      }
+      const id = newId();
+      const row: MediaRow = {
+        id,
+        site_id: auth.siteId,
+        r2_key: mediaKey(auth.siteId, id, outcome.ext),
+        content_type: outcome.contentType,
+        size_bytes: outcome.bytes.byteLength,
+        status: "processing",
+        folder_id: folderId,
+        variants_json: "[]",
+        created_at: new Date().toISOString(),
+        tag_ids: tagIds.join(",") || null,
+      };
+      await c.env.MEDIA.put(row.r2_key, outcome.bytes, {
+        httpMetadata: { contentType: outcome.contentType },
+      });
+      await c.env.DB.batch(insertMediaStatements(c.env.DB, row, tagIds, { url: null, purpose: "upload" }));
+      await c.env.MEDIA_VARIANTS.send({ media_id: id, site_id: auth.siteId });
+      return c.json(asset(c, row), 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/media",
+      tags: ["Media"],
+      summary: "List media assets (newest first, no cursor)",
+      description: "Scope media:read (ck_ or pk_).",
+      security: security("any", ["media:read"]),
+      middleware: [requireKey({ kinds: "any", scopes: ["media:read"], quota: "read" })],
+      request: {
+        query: z.object({
+          limit: z
+            .string()
+            .optional()
+            .openapi({ description: `1..${LIST_MAX} (default ${LIST_DEFAULT})` }),
+          folder_id: z.string().optional(),
+          tag_id: z.string().optional(),
+          key: z.string().optional(),
+        }),
+      },
+      responses: {
+        200: {
+          description: "Assets",
+          content: { "application/json": { schema: z.object({ items: z.array(MediaAssetSchema) }) } },
+        },
+        ...problemResponses({ 400: "Bad limit or filter", 401: "Key", 403: "Scope or origin", 429: "Quota" }),
+      },
+    }),
+    async (c) => {
+      const q = c.req.query();
+      let limit = LIST_DEFAULT;
+      if (q.limit !== undefined) {
+        limit = /^\d{1,3}$/.test(q.limit) ? Number(q.limit) : 0;
+        if (limit < 1 || limit > LIST_MAX) {
+          throw new ApiError(400, "INVALID_LIMIT", {
+            detail: `limit must be an integer from 1 to ${LIST_MAX}.`,
+          });
+        }
+      }
+      const rows = await listMedia(
+        c.env.DB,
+        c.get("auth").siteId,
+        { folderId: optionalId("folder_id", q.folder_id), tagId: optionalId("tag_id", q.tag_id) },
+        limit,
+      );
+      return c.json({ items: rows.map((r) => asset(c, r)) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/media/{id}",
+      tags: ["Media"],
+      summary: "Get a media asset",
+      description: "Scope media:read (ck_ or pk_). Another site's id is 404.",
+      security: security("any", ["media:read"]),
+      middleware: [requireKey({ kinds: "any", scopes: ["media:read"], quota: "read" })],
+      request: { params: IdParam, query: z.object({ key: z.string().optional() }) },
+      responses: {
+        200: { description: "The asset", content: { "application/json": { schema: MediaAssetSchema } } },
+        ...problemResponses({ 401: "Key", 403: "Scope or origin", 404: "No such asset", 429: "Quota" }),
+      },
+    }),
+    async (c) => {
+      const id = parseId(c.req.valid("param").id);
+      const row = id ? await getMedia(c.env.DB, c.get("auth").siteId, id) : null;
+      if (!row) throw mediaNotFound();
+      return c.json(asset(c, row), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/media/{id}",
+      tags: ["Media"],
+      summary: "Delete a media asset (soft delete)",
+      description: "Scope media:write (ck_). Another site's id is 404.",
+      security: security("secret", ["media:write"]),
+      middleware: [requireKey({ kinds: "secret", scopes: ["media:write"], quota: "write" })],
+      request: { params: IdParam },
+      responses: {
+        204: { description: "Deleted" },
+        ...problemResponses({ 401: "Key", 403: "Scope", 404: "No such asset", 429: "Quota" }),
+      },
+    }),
+    async (c) => {
+      const id = parseId(c.req.valid("param").id);
+      const deleted =
+        id !== null && (await softDeleteMedia(c.env.DB, c.get("auth").siteId, id, new Date().toISOString()));
+      if (!deleted) throw mediaNotFound();
+      return c.body(null, 204);
+    },
+  );
+}

@@ -1,0 +1,113 @@
+/** Media assets of a site: rows in D1, bytes in R2 under `sites/{site_id}/{media_id}.{ext}`. */
+
+export interface MediaRow {
+  id: string;
+  site_id: string;
+  r2_key: string;
+  content_type: string;
+  size_bytes: number;
+  status: "processing" | "ready" | "deleted";
+  folder_id: string | null;
+  variants_json: string;
+  created_at: string;
+  tag_ids: string | null;
+}
+
+const SELECT = `SELECT m.id, m.site_id, m.r2_key, m.content_type, m.size_bytes, m.status, m.folder_id, m.variants_json,
+  m.created_at, (SELECT group_concat(tag_id, ',') FROM media_tags t WHERE t.media_id = m.id) AS tag_ids FROM media m`;
+
+export function mediaKey(siteId: string, id: string, ext: string): string {
+  return `sites/${siteId}/${id}.${ext}`;
+}
+
+export function insertMediaStatements(
+  db: D1Database,
+  row: Omit<MediaRow, "tag_ids" | "variants_json">,
+  tagIds: string[],
+  source: { url: string | null; purpose: string | null },
+): D1PreparedStatement[] {
+  return [
+    db
+      .prepare(
+        `INSERT INTO media (id, site_id, r2_key, content_type, size_bytes, status, source_url, purpose, folder_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .bind(
+        row.id,
+        row.site_id,
+        row.r2_key,
+        row.content_type,
+        row.size_bytes,
+        row.status,
+        source.url,
+        source.purpose,
+        row.folder_id,
+        row.created_at,
+      ),
+    ...tagIds.map((tag) =>
+      db.prepare("INSERT INTO media_tags (media_id, tag_id) VALUES (?, ?)").bind(row.id, tag),
+    ),
+  ];
+}
+
+/** A live (not deleted) asset of the site; another site's id answers null exactly like a missing one. */
+export async function getMedia(db: D1Database, siteId: string, id: string): Promise<MediaRow | null> {
+  return db
+    .prepare(`${SELECT} WHERE m.id = ? AND m.site_id = ? AND m.status != 'deleted'`)
+    .bind(id, siteId)
+    .first<MediaRow>();
+}
+
+export async function listMedia(
+  db: D1Database,
+  siteId: string,
+  filters: { folderId: string | null; tagId: string | null },
+  limit: number,
+): Promise<MediaRow[]> {
+  const where = ["m.site_id = ?", "m.status != 'deleted'"];
+  const params: unknown[] = [siteId];
+  if (filters.folderId) {
+    where.push("m.folder_id = ?");
+    params.push(filters.folderId);
+  }
+  if (filters.tagId) {
+    where.push("EXISTS (SELECT 1 FROM media_tags t WHERE t.media_id = m.id AND t.tag_id = ?)");
+    params.push(filters.tagId);
+  }
+  const { results } = await db
+    .prepare(`${SELECT} WHERE ${where.join(" AND ")} ORDER BY m.created_at DESC, m.id DESC LIMIT ?`)
+    .bind(...params, limit)
+    .all<MediaRow>();
+  return results;
+}
+
+export async function softDeleteMedia(
+  db: D1Database,
+  siteId: string,
+  id: string,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .prepare(
+      "UPDATE media SET status = 'deleted', deleted_at = ? WHERE id = ? AND site_id = ? AND status != 'deleted'",
+    )
+    .bind(now, id, siteId)
+    .run();
+  return result.meta.changes > 0;
+}
+
+export async function mediaStatusByKey(db: D1Database, key: string): Promise<string | null> {
+  const row = await db
+    .prepare("SELECT status FROM media WHERE r2_key = ?")
+    .bind(key)
+    .first<{ status: string }>();
+  return row?.status ?? null;
+}
+
+/** Marks the variants of an asset generated (the queue consumer); only a processing asset moves to ready. */
+export async function markVariantsReady(db: D1Database, id: string, variants: unknown[]): Promise<void> {
+  await db
+    .prepare("UPDATE media SET status = 'ready', variants_json = ? WHERE id = ? AND status = 'processing'")
+    .bind(JSON.stringify(variants), id)
+    .run();
+}

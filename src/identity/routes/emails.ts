@@ -1,0 +1,333 @@
+/** The caller's e-mail addresses (owner always from the Bearer). */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { problemResponses } from "../../lib/app";
+import { newId, parseUlid } from "../../lib/ids";
+import { ApiError } from "../../lib/problem";
+import { requireBearer } from "../auth";
+import { MAX_EMAILS_PER_ACCOUNT } from "../config";
+import type { AppContext, AppEnv } from "../context";
+import { clientIp } from "../context";
+import { nowIso } from "../crypto";
+import { enforceRateLimit } from "../guards";
+import { consumeOtp, issueOtp } from "../otp";
+import { requireStepUp } from "../step-up";
+import { bearerSecurity, jsonBody, jsonResponse, parseEmail } from "./schemas";
+
+interface EmailRow {
+  id: string;
+  address: string;
+  verified_at: string | null;
+  is_primary: number;
+  created_at: string;
+}
+
+const EmailItem = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    verified: z.boolean(),
+    primary: z.boolean(),
+    created_at: z.string(),
+  })
+  .openapi("EmailAddress");
+
+function item(r: EmailRow) {
+  return {
+    id: r.id,
+    email: r.address,
+    verified: !!r.verified_at,
+    primary: r.is_primary === 1,
+    created_at: r.created_at,
+  };
+}
+
+const NOT_FOUND = () => new ApiError(404, "EMAIL_NOT_FOUND", { detail: "No such address on this account." });
+
+function myEmails(c: AppContext) {
+  return c.env.DB.prepare(
+    "SELECT id, address, verified_at, is_primary, created_at FROM email_addresses WHERE user_id = ? ORDER BY created_at, id",
+  )
+    .bind(c.get("auth").userId)
+    .all<EmailRow>();
+}
+
+async function myEmailById(c: AppContext, rawId: string): Promise<EmailRow> {
+  const id = parseUlid(rawId);
+  if (!id) throw NOT_FOUND();
+  const row = await c.env.DB.prepare(
+    "SELECT id, address, verified_at, is_primary, created_at FROM email_addresses WHERE id = ? AND user_id = ?",
+  )
+    .bind(id, c.get("auth").userId)
+    .first<EmailRow>();
+  if (!row) throw NOT_FOUND();
+  return row;
+}
+
+export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/auth/emails",
+      tags: ["Account e-mail addresses"],
+      summary: "The caller's addresses and a nudge decided by the server",
+      security: bearerSecurity,
+      middleware: [requireBearer] as const,
+      responses: {
+        200: jsonResponse(
+          "Addresses",
+          z.object({
+            items: z.array(EmailItem),
+            nudge: z.enum(["add_backup_email", "verify_pending_email"]).nullable(),
+          }),
+        ),
+        ...problemResponses({ 401: "UNAUTHORIZED" }),
+      },
+    }),
+    async (c) => {
+      const { results } = await myEmails(c);
+      const verified = results.filter((r) => r.verified_at).length;
+      const pending = results.length - verified;
+      // One verified address is a single point of failure for recovery: suggest a backup.
+      const nudge = pending > 0 ? "verify_pending_email" : verified < 2 ? "add_backup_email" : null;
+      return c.json({ items: results.map(item), nudge } as const, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/emails",
+      tags: ["Account e-mail addresses"],
+      summary: "Add a pending address and send it a code (never says the address belongs to someone else)",
+      security: bearerSecurity,
+      middleware: [requireBearer] as const,
+      request: jsonBody(z.object({ email: z.string().max(320) }).openapi("AddEmailRequest")),
+      responses: {
+        202: jsonResponse(
+          "Pending; code sent",
+          z.object({ id: z.string(), email: z.string(), verified: z.literal(false) }),
+        ),
+        ...problemResponses({
+          400: "INVALID_EMAIL, BAD_REQUEST",
+          401: "UNAUTHORIZED",
+          409: "EMAIL_ALREADY_ADDED, EMAIL_LIMIT_REACHED",
+          429: "RATE_LIMITED",
+        }),
+      },
+    }),
+    async (c) => {
+      const address = parseEmail(c.req.valid("json").email);
+      const { userId } = c.get("auth");
+      const { results } = await myEmails(c);
+      if (results.some((r) => r.address === address)) {
+        throw new ApiError(409, "EMAIL_ALREADY_ADDED", {
+          detail: "This address is already on your account.",
+        });
+      }
+      if (results.length >= MAX_EMAILS_PER_ACCOUNT) {
+        throw new ApiError(409, "EMAIL_LIMIT_REACHED", {
+          detail: `At most ${MAX_EMAILS_PER_ACCOUNT} addresses.`,
+        });
+      }
+      await enforceRateLimit(c.env, "email_add_ip", clientIp(c));
+      await enforceRateLimit(c.env, "email_add_target", address);
+      await enforceRateLimit(c.env, "email_add_author", userId);
+      const id = newId();
+      try {
+        await c.env.DB.prepare(
+          "INSERT INTO email_addresses (id, user_id, address, verified_at, is_primary, created_at) VALUES (?, ?, ?, NULL, 0, ?)",
+        )
+          .bind(id, userId, address, nowIso())
+          .run();
+      } catch (err) {
+        if (String((err as Error).message).includes("UNIQUE")) {
+          throw new ApiError(409, "EMAIL_ALREADY_ADDED", {
+            detail: "This address is already on your account.",
+          });
+        }
+        throw err;
+      }
+      const otp = await issueOtp(c.env, { purpose: "email_add", target: address, userId });
+      try {
+        await c.get("services").mailer.send({
+          to: address,
+          purpose: "email_add",
+          subject: "Confirm your new e-mail address",
+          body: `Your confirmation code is ${otp.code}. It expires in 10 minutes.`,
+          code: otp.code,
+        });
+      } catch (err) {
+        console.error(
+          JSON.stringify({
+            level: "error",
+            event: "email_add_delivery_failed",
+            error: (err as Error).message,
+          }),
+        );
+      }
+      return c.json({ id, email: address, verified: false as const }, 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/emails/verify",
+      tags: ["Account e-mail addresses"],
+      summary: "Prove a pending address with its code (OTP purpose email_add)",
+      security: bearerSecurity,
+      middleware: [requireBearer] as const,
+      request: jsonBody(
+        z.object({ email: z.string().max(320), code: z.string().max(64) }).openapi("VerifyEmailRequest"),
+      ),
+      responses: {
+        200: jsonResponse("Verified", EmailItem),
+        ...problemResponses({
+          400: "INVALID_EMAIL",
+          401: "CODE_INVALID (missing, wrong, used or exhausted)",
+          404: "EMAIL_NOT_FOUND",
+          409: "EMAIL_ALREADY_ADDED (already verified; no code burned), EMAIL_TAKEN",
+          429: "RATE_LIMITED",
+        }),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const address = parseEmail(body.email);
+      const { userId } = c.get("auth");
+      await enforceRateLimit(c.env, "verify_ip", clientIp(c));
+      const row = await c.env.DB.prepare(
+        "SELECT id, address, verified_at, is_primary, created_at FROM email_addresses WHERE user_id = ? AND address = ?",
+      )
+        .bind(userId, address)
+        .first<EmailRow>();
+      if (!row) throw NOT_FOUND();
+      if (row.verified_at)
+        throw new ApiError(409, "EMAIL_ALREADY_ADDED", { detail: "This address is already verified." });
+      const won = await consumeOtp(c.env, {
+        purpose: "email_add",
+        target: address,
+        code: body.code.trim(),
+        userId,
+      });
+      if (!won) throw new ApiError(401, "CODE_INVALID", { detail: "The code is invalid." });
+      const now = nowIso();
+      try {
+        // The first account to prove the address keeps it: the unique index on verified rows decides.
+        await c.env.DB.prepare(
+          "UPDATE email_addresses SET verified_at = ? WHERE id = ? AND verified_at IS NULL",
+        )
+          .bind(now, row.id)
+          .run();
+      } catch (err) {
+        if (String((err as Error).message).includes("UNIQUE")) {
+          throw new ApiError(409, "EMAIL_TAKEN", { detail: "Another account proved this address first." });
+        }
+        throw err;
+      }
+      return c.json(item({ ...row, verified_at: now }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/emails/{id}/primary",
+      tags: ["Account e-mail addresses"],
+      summary:
+        "Make a verified address primary (two calls: without `code` a code goes to the current primary)",
+      security: bearerSecurity,
+      middleware: [requireBearer] as const,
+      request: { params: z.object({ id: z.string().max(64) }) },
+      description:
+        'Optional body `{"code": "123456"}` (the step-up code sent to the current primary address).',
+      responses: {
+        200: jsonResponse("Primary", EmailItem),
+        ...problemResponses({
+          400: "BAD_REQUEST",
+          401: "CODE_INVALID",
+          404: "EMAIL_NOT_FOUND",
+          409: "EMAIL_NOT_VERIFIED",
+          428: "STEP_UP_REQUIRED",
+          503: "STEP_UP_UNAVAILABLE",
+        }),
+      },
+    }),
+    async (c) => {
+      const text = await c.req.text();
+      let code: string | undefined;
+      if (text.trim() !== "") {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          throw new ApiError(400, "BAD_REQUEST", { detail: "The body is not valid JSON." });
+        }
+        const body = z.object({ code: z.string().max(64).optional() }).safeParse(parsed);
+        if (!body.success) throw new ApiError(400, "BAD_REQUEST", { detail: "code must be a string." });
+        code = body.data.code;
+      }
+      const row = await myEmailById(c, c.req.valid("param").id);
+      if (!row.verified_at)
+        throw new ApiError(409, "EMAIL_NOT_VERIFIED", { detail: "Verify the address first." });
+      if (row.is_primary === 1) return c.json(item(row), 200);
+      await requireStepUp(c, "emails.primary", code);
+      const { userId } = c.get("auth");
+      await c.env.DB.batch([
+        c.env.DB.prepare(
+          "UPDATE email_addresses SET is_primary = 0 WHERE user_id = ? AND is_primary = 1",
+        ).bind(userId),
+        c.env.DB.prepare("UPDATE email_addresses SET is_primary = 1 WHERE id = ? AND user_id = ?").bind(
+          row.id,
+          userId,
+        ),
+      ]);
+      return c.json(item({ ...row, is_primary: 1 }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/api/v1/auth/emails/{id}",
+      tags: ["Account e-mail addresses"],
+      summary: "Remove an address (not the primary, not the last verified; no step-up)",
+      security: bearerSecurity,
+      middleware: [requireBearer] as const,
+      request: { params: z.object({ id: z.string().max(64) }) },
+      responses: {
+        204: { description: "Removed" },
+        ...problemResponses({
+          401: "UNAUTHORIZED",
+          404: "EMAIL_NOT_FOUND",
+          409: "EMAIL_IS_PRIMARY, EMAIL_LAST_VERIFIED",
+        }),
+      },
+    }),
+    async (c) => {
+      const row = await myEmailById(c, c.req.valid("param").id);
+      if (row.is_primary === 1)
+        throw new ApiError(409, "EMAIL_IS_PRIMARY", { detail: "Make another address primary first." });
+      const { userId } = c.get("auth");
+      if (row.verified_at) {
+        // Guarded in the DELETE itself so two concurrent removals cannot leave zero verified addresses.
+        const res = await c.env.DB.prepare(
+          `DELETE FROM email_addresses WHERE id = ? AND user_id = ?
+             AND (SELECT COUNT(*) FROM email_addresses WHERE user_id = ? AND verified_at IS NOT NULL) > 1`,
+        )
+          .bind(row.id, userId, userId)
+          .run();
+        if (res.meta.changes === 0) {
+          throw new ApiError(409, "EMAIL_LAST_VERIFIED", {
+            detail: "The last verified address cannot be removed.",
+          });
+        }
+      } else {
+        await c.env.DB.prepare("DELETE FROM email_addresses WHERE id = ? AND user_id = ?")
+          .bind(row.id, userId)
+          .run();
+      }
+      return c.body(null, 204);
+    },
+  );
+}
