@@ -13,9 +13,9 @@ export async function ingestImage(
   input: { site_id: string; url: string; purpose: string },
 ): Promise<ImageIngestResult> {
   const site = await getSite(env.DB, input.site_id);
-  if (!site || site.status === "deleted") {
-    return { status: "rejected", definitive: true, reason: "unknown_site" };
-  }
+  // Content's copy of a site arrives asynchronously (sites pushes it, retrying through a queue). A site
+  // not (yet) known here is a transient state, never a reason to refuse the owner's image.
+  if (!site || site.status === "deleted") return { status: "pending", reason: "site_not_synced" };
   const timeout = Number(env.IMAGE_INGEST_TIMEOUT_MS);
   const outcome = await fetchImageSafely(input.url, {
     resolver: dohResolver(env.DOH_URL),

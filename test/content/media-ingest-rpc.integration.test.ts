@@ -62,13 +62,13 @@ describe("ingestImage (RPC from sites)", () => {
     expect(count!.n).toBe(0);
   });
 
-  it("an unknown site is rejected", async () => {
+  it("a site content has not synced yet is pending, never a definitive refusal", async () => {
     const res = await content.ingestImage({
       site_id: newId(),
       url: "https://img.test/ok.png",
       purpose: "logo",
     });
-    expect(res.status).toBe("rejected");
+    expect(res).toEqual({ status: "pending", reason: "site_not_synced" });
   });
 
   it("an ingested image can be a post's cover, and image blocks render its URL", async () => {
