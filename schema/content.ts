@@ -70,6 +70,8 @@ export const posts = sqliteTable(
     createdByKeyId: text("created_by_key_id"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
+    /** Bumped by every update; updates check it (optimistic concurrency, migration 0003). */
+    revision: integer("revision").notNull().default(0),
   },
   (t) => [
     uniqueIndex("posts_site_slug_language").on(t.siteId, t.slug, t.language),
@@ -146,4 +148,19 @@ export const importLines = sqliteTable(
     createdAt: text("created_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.siteId, t.lineHash] })],
+);
+
+/** Outbox of post side effects (event, cache purge, IndexNow), written in the batch of the change. */
+export const postEffects = sqliteTable(
+  "post_effects",
+  {
+    id: text("id").primaryKey(),
+    siteId: text("site_id").notNull(),
+    postId: text("post_id").notNull(),
+    kind: text("kind", { enum: ["event", "cache_purge", "indexnow"] }).notNull(),
+    payloadJson: text("payload_json").notNull(),
+    createdAt: text("created_at").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+  },
+  (t) => [index("post_effects_created").on(t.createdAt)],
 );

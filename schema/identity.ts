@@ -228,3 +228,26 @@ export const invitations = sqliteTable(
     index("invitations_site").on(t.siteId),
   ],
 );
+
+export const transfers = sqliteTable(
+  "transfers",
+  {
+    id: text("id").primaryKey(),
+    siteId: text("site_id").notNull(),
+    fromOrgId: text("from_org_id")
+      .notNull()
+      .references(() => orgs.id, { onDelete: "cascade" }),
+    toOrgId: text("to_org_id")
+      .notNull()
+      .references(() => orgs.id, { onDelete: "cascade" }),
+    mode: text("mode", { enum: ["transfer", "share"] }).notNull(),
+    shareRole: text("share_role"),
+    status: text("status", { enum: ["pending", "accepted", "rejected", "cancelled", "expired"] }).notNull(),
+    createdBy: text("created_by").notNull(),
+    decidedBy: text("decided_by"),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    decidedAt: text("decided_at"),
+  },
+  (t) => [index("transfers_to").on(t.toOrgId, t.status), index("transfers_from").on(t.fromOrgId, t.status)],
+);

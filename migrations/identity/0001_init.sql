@@ -195,3 +195,24 @@ CREATE TABLE invitations (
 );
 CREATE INDEX invitations_org ON invitations (org_id, accepted_at, revoked_at);
 CREATE INDEX invitations_site ON invitations (site_id);
+
+-- Site transfers and shares between organizations. Status: pending, accepted, rejected, cancelled,
+-- expired (a pending row past expires_at is expired even before the hourly sweep labels it).
+CREATE TABLE transfers (
+  id TEXT PRIMARY KEY,
+  site_id TEXT NOT NULL,
+  from_org_id TEXT NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+  to_org_id TEXT NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+  mode TEXT NOT NULL CHECK (mode IN ('transfer', 'share')),
+  share_role TEXT,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'accepted', 'rejected', 'cancelled', 'expired')),
+  created_by TEXT NOT NULL,
+  decided_by TEXT,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  decided_at TEXT
+);
+CREATE INDEX transfers_to ON transfers (to_org_id, status);
+CREATE INDEX transfers_from ON transfers (from_org_id, status);
+-- One pending transfer per site at a time.
+CREATE UNIQUE INDEX transfers_one_pending ON transfers (site_id) WHERE status = 'pending';

@@ -35,6 +35,7 @@ export const ContentErrors = {
   NOT_FOUND: { status: 404, meaning: "not found, not public, or another site's resource (one body)" },
   SLUG_TAKEN: { status: 409, meaning: "an explicit slug already exists for (site, language)" },
   POST_NOT_PUBLISHED: { status: 409, meaning: "unpublish of a post that is not published" },
+  EDIT_CONFLICT: { status: 409, meaning: "the post kept changing concurrently (16 attempts); retry" },
   IDEMPOTENCY_IN_PROGRESS: { status: 409, meaning: "a request with this Idempotency-Key is still running" },
   // 413, 415
   PAYLOAD_TOO_LARGE: {

@@ -7,6 +7,7 @@ import { newId } from "../lib/ids";
 import type { ContentRpc, ImageIngestResult, SiteProjection } from "../lib/rpc";
 import { app } from "./app";
 import type { Env } from "./bindings";
+import { redeliverPendingEffects } from "./effects/pending";
 import { ingestImage } from "./ingest-service";
 import { isValidTypeSlug } from "./rules/slug";
 import { purgeExpiredIdempotency } from "./store/idempotency";
@@ -75,7 +76,10 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
   }
 
   override async scheduled(): Promise<void> {
-    await purgeExpiredIdempotency(this.env.DB, new Date().toISOString());
+    const now = Date.now();
+    await purgeExpiredIdempotency(this.env.DB, new Date(now).toISOString());
+    // Effects whose delivery failed right after their change (older than 5 minutes: not in flight).
+    await redeliverPendingEffects(this.env, new Date(now - 5 * 60_000).toISOString());
   }
 }
 

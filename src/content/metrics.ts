@@ -1,6 +1,6 @@
 /**
- * Request metrics of this isolate in the Prometheus text format: a counter by route, method and status
- * and a latency histogram by route. (Per isolate: a scrape sees the isolate that answers it; the
+ * Request metrics of this isolate in the Prometheus text format: a counter and a latency histogram, both
+ * by route, method and status. (Per isolate: a scrape sees the isolate that answers it; the
  * platform's own analytics aggregate across isolates.)
  */
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -15,7 +15,7 @@ function label(value: string): string {
 export function observeRequest(route: string, method: string, status: number, seconds: number) {
   const key = `route="${label(route)}",method="${method}",status="${status}"`;
   counts.set(key, (counts.get(key) ?? 0) + 1);
-  const hkey = `route="${label(route)}",method="${method}"`;
+  const hkey = key;
   let h = histograms.get(hkey);
   if (!h) {
     h = { buckets: BUCKETS.map(() => 0), sum: 0, count: 0 };
@@ -33,7 +33,7 @@ export function renderMetrics(): string {
   ];
   for (const [key, value] of counts) lines.push(`content_http_requests_total{${key}} ${value}`);
   lines.push(
-    "# HELP content_http_request_duration_seconds Request latency, by route and method.",
+    "# HELP content_http_request_duration_seconds Request latency, by route, method and status.",
     "# TYPE content_http_request_duration_seconds histogram",
   );
   for (const [key, h] of histograms) {

@@ -3,7 +3,8 @@ import { newId } from "../lib/ids";
 import { ApiError } from "../lib/problem";
 import type { KeyContext } from "./auth/api-key";
 import type { Env } from "./bindings";
-import { cachePurger, postUrl, searchNotifier } from "./effects/outbound";
+import { postUrl } from "./effects/outbound";
+import { deliverEffects, effectAfterUpdateStatement, type PostEffect, postEffect } from "./effects/pending";
 import { postSummary } from "./routes/post-shapes";
 import {
   blocksText,
@@ -18,14 +19,17 @@ import {
   settleStatus,
   type UpdatePostInput,
 } from "./rules/post-input";
-import { resolveEditablePost } from "./rules/resolve";
+import { postNotFound, resolveEditablePost } from "./rules/resolve";
 import { slugCandidates, slugify } from "./rules/slug";
 import type { StoredResponse } from "./store/idempotency";
 import {
   effectiveStatus,
+  getPost,
   insertPostStatement,
+  isPublic,
   mediaExists,
   type PostRow,
+  publicTypeSlugs,
   takenSlugs,
   updatePostStatement,
 } from "./store/posts";
@@ -100,6 +104,7 @@ export async function createPost(
     created_by_key_id: key.keyId,
     created_at: now,
     updated_at: now,
+    revision: 0,
   };
 
   const insert = async (slug: string) => {
@@ -139,10 +144,6 @@ export async function createPost(
   return insert(`${base}-${row.id.slice(-8).toLowerCase()}`);
 }
 
-function isLive(row: PostRow, now: string): boolean {
-  return effectiveStatus(row, now) === "published" && row.access === "public";
-}
-
 const EDITABLE_FIELDS = [
   "title",
   "slug",
@@ -159,6 +160,51 @@ const EDITABLE_FIELDS = [
   "access",
 ] as const;
 
+/** Attempts of an edit that keeps losing to concurrent edits of the same post before it answers 409. */
+const MAX_EDIT_ATTEMPTS = 16;
+
+function editConflict(): ApiError {
+  return new ApiError(409, "EDIT_CONFLICT", {
+    detail: "The post kept changing concurrently; retry the request.",
+    headers: { "retry-after": "1" },
+  });
+}
+
+/**
+ * Read-modify-write of one post with optimistic concurrency: `apply` computes the next row from the
+ * freshly read one; the write succeeds only if nobody wrote in between (revision check), else the post
+ * is read again by id and `apply` runs again. `extra(existing, next)` adds statements to the same batch
+ * (outbox rows that must exist exactly when the update happened).
+ */
+export async function editPost(
+  env: Env,
+  siteId: string,
+  first: PostRow,
+  apply: (existing: PostRow) => Promise<PostRow>,
+  extra: (existing: PostRow, next: PostRow) => D1PreparedStatement[] = () => [],
+): Promise<{ existing: PostRow; next: PostRow }> {
+  let existing: PostRow | null = first;
+  for (let attempt = 0; attempt < MAX_EDIT_ATTEMPTS; attempt++) {
+    if (attempt > 0) {
+      existing = await getPost(env.DB, siteId, first.id);
+      if (!existing || existing.status === "deleted") throw postNotFound();
+    }
+    const current: PostRow = existing!;
+    const next = await apply(current);
+    let changed: number;
+    try {
+      const results = await env.DB.batch([updatePostStatement(env.DB, next), ...extra(current, next)]);
+      changed = results[0]!.meta.changes;
+    } catch (error) {
+      if (isUniqueViolation(error)) throw slugTaken();
+      throw error;
+    }
+    // D1 counts rows changed by triggers (the FTS index) too: any change means the guarded UPDATE ran.
+    if (changed > 0) return { existing: current, next: { ...next, revision: current.revision + 1 } };
+  }
+  throw editConflict();
+}
+
 export async function updatePost(
   env: Env,
   key: KeyContext,
@@ -170,54 +216,85 @@ export async function updatePost(
   if (!EDITABLE_FIELDS.some((f) => input[f] !== undefined)) {
     throw new ApiError(400, "NOTHING_EDITABLE", { detail: "The body contains no editable field." });
   }
-  const existing = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
-  const next: PostRow = { ...existing, updated_at: now };
-  if (input.title !== undefined) next.title = input.title;
-  if (input.summary !== undefined) next.summary = input.summary;
-  if (input.blocks_json !== undefined) next.blocks_json = blocksText(input.blocks_json);
-  if (input.slug !== undefined) next.slug = checkSlug(input.slug);
-  if (input.language !== undefined) next.language = checkLanguage(input.language);
-  if (input.post_type !== undefined)
-    next.post_type = await checkPostTypeExists(env, key.siteId, input.post_type);
-  if (input.author_slug !== undefined) next.author_slug = checkAuthorSlug(input.author_slug);
-  if (input.access !== undefined) next.access = input.access;
-  // featured_image_id: a value sets the cover, null clears it, omitted leaves it.
-  if (input.featured_image_id !== undefined) {
-    next.featured_image_id =
-      input.featured_image_id === null
-        ? null
-        : await checkFeaturedImage(env, key.siteId, input.featured_image_id);
-  }
-  if (input.category_slugs !== undefined || input.tag_slugs !== undefined) {
-    next.seo_json = mergeTaxonomy(existing.seo_json, input.category_slugs, input.tag_slugs);
-  }
-  if (input.status !== undefined || input.published_at !== undefined) {
-    const current = effectiveStatus(existing, now);
-    const status = input.status ?? (current === "deleted" ? "draft" : current);
-    const publishedAt =
-      input.published_at !== undefined ? checkPublishedAt(input.published_at) : existing.published_at;
-    Object.assign(next, settleStatus(status, publishedAt, now));
-  }
-  try {
-    await env.DB.batch([updatePostStatement(env.DB, next)]);
-  } catch (error) {
-    if (isUniqueViolation(error)) throw slugTaken();
-    throw error;
-  }
-  // Moving the date of a live post changes what search engines show: tell them (IndexNow).
-  if (
-    input.published_at !== undefined &&
-    isLive(existing, now) &&
-    next.published_at !== existing.published_at
-  ) {
-    const site = await requireSite(env, key.siteId);
+  const resolved = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
+  // Checks that read other tables run once, before the edit loop.
+  const postType =
+    input.post_type !== undefined ? await checkPostTypeExists(env, key.siteId, input.post_type) : undefined;
+  const featured =
+    input.featured_image_id === undefined || input.featured_image_id === null
+      ? input.featured_image_id
+      : await checkFeaturedImage(env, key.siteId, input.featured_image_id);
+  const blocks = input.blocks_json !== undefined ? blocksText(input.blocks_json) : undefined;
+  const site = await requireSite(env, key.siteId);
+  const publicTypes = await publicTypeSlugs(env.DB, key.siteId);
+
+  const apply = async (existing: PostRow): Promise<PostRow> => {
+    const next: PostRow = { ...existing, updated_at: now };
+    if (input.title !== undefined) next.title = input.title;
+    if (input.summary !== undefined) next.summary = input.summary;
+    if (blocks !== undefined) next.blocks_json = blocks;
+    if (input.slug !== undefined) next.slug = checkSlug(input.slug);
+    if (input.language !== undefined) next.language = checkLanguage(input.language);
+    if (postType !== undefined) next.post_type = postType;
+    if (input.author_slug !== undefined) next.author_slug = checkAuthorSlug(input.author_slug);
+    if (input.access !== undefined) next.access = input.access;
+    // featured_image_id: a value sets the cover, null clears it, omitted leaves it.
+    if (featured !== undefined) next.featured_image_id = featured;
+    if (input.category_slugs !== undefined || input.tag_slugs !== undefined) {
+      next.seo_json = mergeTaxonomy(existing.seo_json, input.category_slugs, input.tag_slugs);
+    }
+    if (input.status !== undefined || input.published_at !== undefined) {
+      const current = effectiveStatus(existing, now);
+      const status = input.status ?? (current === "deleted" ? "draft" : current);
+      const publishedAt =
+        input.published_at !== undefined ? checkPublishedAt(input.published_at) : existing.published_at;
+      Object.assign(next, settleStatus(status, publishedAt, now));
+    }
+    return next;
+  };
+
+  // Side effects are outbox rows of the same batch as the edit, so they exist exactly when the edit does.
+  const pending: { effects: PostEffect[] } = { effects: [] };
+  const extra = (existing: PostRow, next: PostRow): D1PreparedStatement[] => {
+    pending.effects = [];
+    if (!isPublic(existing, now, publicTypes)) return [];
+    // Taking a public post out of public view (status, access, a future date, a private type) is an
+    // unpublication whatever the route: the same event and the same purge of its page as unpublish.
+    if (!isPublic(next, now, publicTypes)) pending.effects.push(...unpublicationEffects(site, existing, now));
+    // Moving the date of a live post changes what search engines show: tell them (IndexNow).
     const url = postUrl(site, next);
-    if (url) await searchNotifier(env).notify(site.id, next.id, [url]);
-  }
+    if (input.published_at !== undefined && next.published_at !== existing.published_at && url) {
+      pending.effects.push(postEffect(site.id, next.id, "indexnow", { urls: [url] }));
+    }
+    return pending.effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now));
+  };
+  const { next } = await editPost(env, key.siteId, resolved, apply, extra);
+  await deliverEffects(env, pending.effects);
   return next;
 }
 
+/** The unpublication event and the purge of the post's page, as outbox effects. */
+function unpublicationEffects(site: SiteRow, post: PostRow, now: string): PostEffect[] {
+  const url = postUrl(site, post);
+  const event: UnpublishedEvent = {
+    id: newId(),
+    type: "post.unpublished",
+    site_id: site.id,
+    post_id: post.id,
+    slug: post.slug,
+    language: post.language,
+    url,
+    occurred_at: now,
+  };
+  return [
+    { ...postEffect(site.id, post.id, "event", event), id: event.id },
+    postEffect(site.id, post.id, "cache_purge", { urls: url ? [url] : [] }),
+  ];
+}
+
 export interface UnpublishedEvent {
+  /** Unique per event: delivery is at least once, consumers may deduplicate by it. */
+  id: string;
   type: "post.unpublished";
   site_id: string;
   post_id: string;
@@ -240,26 +317,20 @@ export async function unpublishPost(
       detail: `Only a published post can be unpublished (this one is ${effectiveStatus(existing, now)}).`,
     });
   if (effectiveStatus(existing, now) !== "published") throw notPublished();
-  // Conditional update: of two concurrent unpublishes exactly one wins, the other is a 409.
-  const result = await env.DB.prepare(
-    `UPDATE posts SET status = 'archived', updated_at = ?
-     WHERE id = ? AND site_id = ? AND status IN ('published', 'scheduled') AND published_at <= ?`,
-  )
-    .bind(now, existing.id, key.siteId, now)
-    .run();
-  if (result.meta.changes === 0) throw notPublished();
   const site = await requireSite(env, key.siteId);
-  const url = postUrl(site, existing);
-  const event: UnpublishedEvent = {
-    type: "post.unpublished",
-    site_id: site.id,
-    post_id: existing.id,
-    slug: existing.slug,
-    language: existing.language,
-    url,
-    occurred_at: now,
-  };
-  await env.CONTENT_EVENTS.send(event);
-  await cachePurger(env).purge(site.id, existing.id, url ? [url] : []);
-  return { ...existing, status: "archived", updated_at: now };
+  const effects = unpublicationEffects(site, existing, now);
+  // One batch: the conditional update (of two concurrent unpublishes exactly one changes the row; the
+  // other is a 409) and the outbox rows of its event and purge, written only if the update happened.
+  const results = await env.DB.batch([
+    env.DB.prepare(
+      `UPDATE posts SET status = 'archived', updated_at = ?, revision = revision + 1
+       WHERE id = ? AND site_id = ? AND status IN ('published', 'scheduled') AND published_at <= ?`,
+    ).bind(now, existing.id, key.siteId, now),
+    effectAfterUpdateStatement(env.DB, effects[0]!, now),
+    // changes() now refers to the event insert, which happened exactly when the update did.
+    effectAfterUpdateStatement(env.DB, effects[1]!, now),
+  ]);
+  if (results[0]!.meta.changes === 0) throw notPublished();
+  await deliverEffects(env, effects);
+  return { ...existing, status: "archived", updated_at: now, revision: existing.revision + 1 };
 }

@@ -14,6 +14,7 @@ import { registerProbeRoutes } from "./routes/probes";
 import { registerSessionRoutes } from "./routes/sessions";
 import { registerSignupRoutes } from "./routes/signup";
 import { registerSiteMemberRoutes } from "./routes/site-members";
+import { registerTransferRoutes } from "./routes/transfers";
 
 /** The identity HTTP app. Exported apart from the entrypoint so tests can run it with an altered env. */
 export const app = createServiceApp<AppEnv>();
@@ -45,6 +46,7 @@ registerOrgRoutes(app);
 registerOrgMemberRoutes(app);
 registerInvitationRoutes(app);
 registerSiteMemberRoutes(app);
+registerTransferRoutes(app);
 
 serveApiDocs(app, {
   title: "Identity",

@@ -310,7 +310,8 @@ export function listMyOrgs(db: D1Database, userId: string) {
 
 /**
  * Hourly cleanup (cron): spent or expired codes after a day, dev-outbox messages after a week, dead
- * sessions after 30 days, and pending signups nobody confirmed within 7 days.
+ * sessions after 30 days, pending signups nobody confirmed within 7 days; pending transfers past their
+ * expiry become `expired`.
  */
 export async function cleanupExpired(db: D1Database, now = Date.now()) {
   const iso = (msAgo: number) => new Date(now - msAgo).toISOString();
@@ -324,5 +325,8 @@ export async function cleanupExpired(db: D1Database, now = Date.now()) {
     db
       .prepare("DELETE FROM users WHERE status = 'pending_verification' AND created_at < ?")
       .bind(iso(7 * day)),
+    db
+      .prepare("UPDATE transfers SET status = 'expired' WHERE status = 'pending' AND expires_at <= ?")
+      .bind(iso(0)),
   ]);
 }

@@ -81,6 +81,76 @@ export function toSiteRecord(row: SiteRow, platformDomain: string): SiteRecord {
  * What the renderer needs to serve a host. `by-host` is public (any visitor's request resolves a host),
  * so it carries no owner organization and no lifecycle bookkeeping.
  */
+const LogoVariantSchema = z
+  .object({
+    svg_markup: z.string().optional(),
+    sources: z.array(z.object({ type: z.string(), url: z.string() })).optional(),
+  })
+  .openapi("LogoVariant");
+
+export const ResolvedLogoSchema = z
+  .object({
+    alt: z.string().nullable(),
+    width: z.number().int(),
+    height: z.number().int(),
+    light: LogoVariantSchema,
+    dark: LogoVariantSchema.openapi({ description: "The dark variant, or the light one when none is set" }),
+    dark_is_fallback: z
+      .boolean()
+      .openapi({ description: "true when dark repeats light (no dark variant set)" }),
+  })
+  .openapi("ResolvedLogo", {
+    description:
+      "settings.logo as the renderer shows it. The renderer uses `dark` wherever it shows the dark palette " +
+      "(settings.customization.theme_base); null when settings carry no logo contract (legacy logo_svg / " +
+      "logo_url then apply).",
+  });
+
+export type ResolvedLogo = z.infer<typeof ResolvedLogoSchema>;
+type LogoVariant = z.infer<typeof LogoVariantSchema>;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function readVariant(value: unknown): LogoVariant | null {
+  if (!isObject(value)) return null;
+  if (typeof value.svg_markup === "string") return { svg_markup: value.svg_markup };
+  if (!Array.isArray(value.sources) || value.sources.length === 0) return null;
+  const sources = value.sources.filter(
+    (s): s is { type: string; url: string } =>
+      isObject(s) && typeof s.type === "string" && typeof s.url === "string",
+  );
+  return sources.length === value.sources.length
+    ? { sources: sources.map(({ type, url }) => ({ type, url })) }
+    : null;
+}
+
+/**
+ * The logo contract resolved for display: "dark variant optional (falls back to light)". The stored
+ * document keeps exactly what the owner sent (no dark is written); the fallback is applied here, on the
+ * read model the renderer uses. A stored logo that does not follow the contract (legacy data written
+ * before validation) resolves to null rather than failing the read.
+ */
+export function resolveLogo(settings: SettingsDocument): ResolvedLogo | null {
+  const logo = settings.logo;
+  if (!isObject(logo)) return null;
+  const { width, height } = logo;
+  if (typeof width !== "number" || !Number.isInteger(width)) return null;
+  if (typeof height !== "number" || !Number.isInteger(height)) return null;
+  const light = readVariant(logo.light);
+  if (!light) return null;
+  const dark = readVariant(logo.dark);
+  return {
+    alt: typeof logo.alt === "string" ? logo.alt : null,
+    width,
+    height,
+    light,
+    dark: dark ?? light,
+    dark_is_fallback: dark === null,
+  };
+}
+
 export const PublicSiteSchema = SiteSchema.pick({
   id: true,
   name: true,
@@ -95,7 +165,9 @@ export const PublicSiteSchema = SiteSchema.pick({
   settings: true,
   settings_unreadable: true,
   updated_at: true,
-}).openapi("PublicSite");
+})
+  .extend({ resolved_logo: ResolvedLogoSchema.nullable() })
+  .openapi("PublicSite");
 
 export type PublicSite = z.infer<typeof PublicSiteSchema>;
 
@@ -108,7 +180,7 @@ export function toPublicSite(record: SiteRecord): PublicSite {
     created_at: _a,
     ...rest
   } = record;
-  return rest;
+  return { ...rest, resolved_logo: resolveLogo(record.settings) };
 }
 
 export function toProjection(row: SiteRow): SiteProjection {

@@ -175,7 +175,14 @@ export async function updateSite(
       .bind(...columns.map(([, v]) => v), now, id),
   ];
   if (hosts) {
-    statements.push(db.prepare("DELETE FROM site_hosts WHERE site_id = ?").bind(id));
+    // Conditional like the UPDATE: a site deleted meanwhile keeps its hosts reserved (reversible delete).
+    statements.push(
+      db
+        .prepare(
+          `DELETE FROM site_hosts WHERE site_id = ? AND EXISTS (SELECT 1 FROM sites WHERE id = ? AND ${VISIBLE})`,
+        )
+        .bind(id, id),
+    );
     for (const h of hosts) {
       statements.push(
         db

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { call, createPost, ORIGIN, paragraph, problem, tenant, testEnv } from "../support/content-helpers";
+import {
+  call,
+  content,
+  createPost,
+  ORIGIN,
+  paragraph,
+  problem,
+  tenant,
+  testEnv,
+} from "../support/content-helpers";
 
 const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000).toISOString();
 
@@ -145,6 +154,18 @@ describe("PATCH /v1/posts/{reference}", () => {
     expect(
       (await call("PATCH", "/v1/posts/hello?language=%%", { key: t.ck, body: { summary: "x" } })).status,
     ).toBe(400);
+    // Source, SEO update and unpublish resolve the same way: never a silent pick.
+    for (const [method, suffix, body] of [
+      ["GET", "/source", undefined],
+      ["PATCH", "/seo", { meta_title: "x" }],
+      ["POST", "/unpublish", undefined],
+    ] as const) {
+      const amb = await call(method, `/v1/posts/hello${suffix}`, { key: t.ck, body });
+      expect(amb.status, suffix).toBe(400);
+      expect((await problem(amb)).code).toBe("AMBIGUOUS_SLUG");
+    }
+    const src = await call("GET", "/v1/posts/hello/source?language=pt-BR", { key: t.ck });
+    expect(((await src.json()) as { id: string }).id).toBe(pt.id);
   });
 
   it("moving published_at of a live post sends an IndexNow notification; a draft's date does not", async () => {
@@ -163,6 +184,54 @@ describe("PATCH /v1/posts/{reference}", () => {
     expect(sent).toEqual([
       { subject_id: live.id, payload: { urls: [`https://${t.site.primary_domain}/live`] } },
     ]);
+  });
+
+  it("a PATCH that takes a public post out of public view emits the unpublication event and purges its page", async () => {
+    const t = await tenant();
+    const future = new Date(Date.now() + 3600_000).toISOString();
+    const cases: [string, Record<string, unknown>][] = [
+      ["to-draft", { status: "draft", title: "Retitled too" }],
+      ["to-archived", { status: "archived" }],
+      ["to-restricted", { access: "restricted" }],
+      ["to-future", { published_at: future }],
+    ];
+    for (const [slug, body] of cases) {
+      const post = await createPost(t.ck, { title: slug, slug, status: "published" });
+      const res = await call("PATCH", `/v1/posts/${post.id}`, { key: t.ck, body });
+      expect(res.status, slug).toBe(200);
+      expect((await call("GET", `/v1/posts/${post.id}`, { key: t.pk, origin: ORIGIN })).status, slug).toBe(
+        404,
+      );
+    }
+    const url = (slug: string) => `https://${t.site.primary_domain}/${slug}`;
+    const purged = (await effects(t.site.id, "cache_purge")).map((e) => (e.payload.urls as string[])[0]);
+    expect(purged.sort()).toEqual(cases.map(([slug]) => url(slug)).sort());
+    let events: Awaited<ReturnType<typeof effects>> = [];
+    for (let i = 0; i < 50 && events.length < cases.length; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      events = await effects(t.site.id, "event:post.unpublished");
+    }
+    expect(events.map((e) => e.payload.url).sort()).toEqual(cases.map(([slug]) => url(slug)).sort());
+    // Moving the date of a live post into the future also notifies search engines.
+    expect((await effects(t.site.id, "indexnow")).map((e) => e.payload.urls)).toEqual([[url("to-future")]]);
+    const left = await testEnv.DB.prepare("SELECT count(*) AS n FROM post_effects WHERE site_id = ?")
+      .bind(t.site.id)
+      .first<{ n: number }>();
+    expect(left!.n).toBe(0);
+  });
+
+  it("edits that keep a post public, or touch a non-public post, emit nothing", async () => {
+    const t = await tenant();
+    const live = await createPost(t.ck, { title: "Live", status: "published" });
+    const draft = await createPost(t.ck, { title: "Draft" });
+    await call("PATCH", `/v1/posts/${live.id}`, { key: t.ck, body: { title: "Live 2", summary: "s" } });
+    await call("PATCH", `/v1/posts/${live.id}/seo`, { key: t.ck, body: { meta_title: "m" } });
+    await call("PATCH", `/v1/posts/${draft.id}`, { key: t.ck, body: { status: "archived" } });
+    await call("PATCH", `/v1/posts/${draft.id}`, { key: t.ck, body: { access: "restricted" } });
+    expect(await effects(t.site.id, "cache_purge")).toEqual([]);
+    expect(await effects(t.site.id, "indexnow")).toEqual([]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await effects(t.site.id, "event:post.unpublished")).toEqual([]);
   });
 
   it("featured_image_id: a media id sets it, null clears it, omitting keeps it; another site's media is 422", async () => {
@@ -193,6 +262,73 @@ describe("PATCH /v1/posts/{reference}", () => {
   });
 });
 
+describe("concurrent edits of one post", () => {
+  it("concurrent partial edits (PATCH and PATCH /seo) never overwrite each other's fields", async () => {
+    const t = await tenant();
+    const post = await createPost(t.ck, { title: "P", status: "published" });
+    const edits: [string, Record<string, unknown>][] = [
+      ["", { summary: "S" }],
+      ["", { author_slug: "ana" }],
+      ["", { category_slugs: ["c"] }],
+      ["", { tag_slugs: ["t"] }],
+      ["/seo", { meta_title: "MT" }],
+      ["/seo", { meta_description: "MD" }],
+      ["/seo", { og_title: "OG" }],
+      ["/seo", { focus_keyword: "FK" }],
+    ];
+    const statuses = await Promise.all(
+      edits.map(async ([suffix, body]) => {
+        const res = await call("PATCH", `/v1/posts/${post.id}${suffix}`, { key: t.ck, body });
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
+    expect(statuses).toEqual(edits.map(() => 200));
+    const src = (await (await call("GET", `/v1/posts/${post.id}/source`, { key: t.ck })).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(src).toMatchObject({
+      title: "P",
+      summary: "S",
+      author_slug: "ana",
+      category_slugs: ["c"],
+      tag_slugs: ["t"],
+    });
+    const seo = (await (await call("GET", `/v1/posts/${post.id}/seo`, { key: t.ck })).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(seo).toMatchObject({
+      meta_title: "MT",
+      meta_description: "MD",
+      og_title: "OG",
+      focus_keyword: "FK",
+    });
+  });
+
+  it("an edit racing an unpublish never brings the archived post back", async () => {
+    const t = await tenant();
+    for (let i = 0; i < 5; i++) {
+      const post = await createPost(t.ck, {
+        title: `Race ${i}`,
+        status: "published",
+        published_at: minutesAgo(60),
+      });
+      const [unpublished, patched] = await Promise.all([
+        call("POST", `/v1/posts/${post.id}/unpublish`, { key: t.ck }),
+        call("PATCH", `/v1/posts/${post.id}`, { key: t.ck, body: { published_at: minutesAgo(30) } }),
+      ]);
+      expect(unpublished.status).toBe(200);
+      expect(patched.status).toBe(200);
+      const src = (await (await call("GET", `/v1/posts/${post.id}/source`, { key: t.ck })).json()) as {
+        status: string;
+      };
+      expect(src.status).toBe("archived");
+    }
+  });
+});
+
 describe("POST /v1/posts/{reference}/unpublish", () => {
   it("moves published to archived, emits the unpublication event and purges the cached page", async () => {
     const t = await tenant();
@@ -213,8 +349,48 @@ describe("POST /v1/posts/{reference}/unpublish", () => {
     }
     expect(delivered).toHaveLength(1);
     expect(delivered[0]!.payload).toMatchObject({ type: "post.unpublished", post_id: post.id, url });
+    expect(delivered[0]!.payload.id).toEqual(expect.any(String));
+    // Delivered effects leave the outbox.
+    const left = await testEnv.DB.prepare("SELECT count(*) AS n FROM post_effects WHERE post_id = ?")
+      .bind(post.id)
+      .first<{ n: number }>();
+    expect(left!.n).toBe(0);
     // Still in the archive: the source is readable by id.
     expect((await call("GET", `/v1/posts/${post.id}/source`, { key: t.ck })).status).toBe(200);
+  });
+
+  it("effects left in the outbox by a failed delivery are delivered by the cron", async () => {
+    const t = await tenant();
+    const post = await createPost(t.ck, { title: "Stuck", status: "published" });
+    const old = new Date(Date.now() - 10 * 60_000).toISOString();
+    const fresh = new Date().toISOString();
+    const url = `https://${t.site.primary_domain}/stuck`;
+    const event = { id: "evt-1", type: "post.unpublished", site_id: t.site.id, post_id: post.id, url };
+    const insert = (id: string, kind: string, payload: unknown, at: string) =>
+      testEnv.DB.prepare(
+        "INSERT INTO post_effects (id, site_id, post_id, kind, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      ).bind(id, t.site.id, post.id, kind, JSON.stringify(payload), at);
+    await testEnv.DB.batch([
+      insert(`${post.id}-e`, "event", event, old),
+      insert(`${post.id}-p`, "cache_purge", { urls: [url] }, old),
+      // A row written a moment ago may still be in flight: the cron leaves it alone.
+      insert(`${post.id}-i`, "indexnow", { urls: [url] }, fresh),
+    ]);
+    await content.scheduled({ cron: "30 * * * *" });
+    expect(await effects(t.site.id, "cache_purge")).toEqual([
+      { subject_id: post.id, payload: { urls: [url] } },
+    ]);
+    expect(await effects(t.site.id, "indexnow")).toEqual([]);
+    let delivered: Awaited<ReturnType<typeof effects>> = [];
+    for (let i = 0; i < 50 && delivered.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      delivered = await effects(t.site.id, "event:post.unpublished");
+    }
+    expect(delivered.map((d) => d.payload)).toEqual([event]);
+    const { results } = await testEnv.DB.prepare("SELECT id FROM post_effects WHERE post_id = ?")
+      .bind(post.id)
+      .all<{ id: string }>();
+    expect(results.map((r) => r.id)).toEqual([`${post.id}-i`]);
   });
 
   it("anything but published is 409 POST_NOT_PUBLISHED and changes nothing", async () => {
@@ -245,6 +421,11 @@ describe("POST /v1/posts/{reference}/unpublish", () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(7);
     expect(await effects(t.site.id, "cache_purge")).toHaveLength(1);
+    // The losers wrote nothing to the outbox either.
+    const left = await testEnv.DB.prepare("SELECT count(*) AS n FROM post_effects WHERE post_id = ?")
+      .bind(post.id)
+      .first<{ n: number }>();
+    expect(left!.n).toBe(0);
   });
 });
 

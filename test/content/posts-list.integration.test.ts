@@ -42,7 +42,22 @@ const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000).toISOString(
 describe("GET /v1/posts: limit and cursor", () => {
   it("limit outside 1..50 is 400 INVALID_LIMIT, never clamped; 1 and 50 are accepted", async () => {
     const t = await tenant();
-    for (const bad of ["0", "51", "-1", "abc", "1.5", "", "100000"]) {
+    for (const bad of [
+      "0",
+      "51",
+      "-1",
+      "abc",
+      "1.5",
+      "",
+      "100000",
+      "1e1",
+      "+5",
+      "%205",
+      "5%20",
+      "0x10",
+      "1,2",
+      "Infinity",
+    ]) {
       const res = await call("GET", `/v1/posts?limit=${bad}`, { key: t.ck });
       expect(res.status, bad).toBe(400);
       expect((await problem(res)).code).toBe("INVALID_LIMIT");
@@ -81,11 +96,27 @@ describe("GET /v1/posts: limit and cursor", () => {
       key: t.ck,
     });
     expect(other.status).toBe(400);
-    // A cursor of another site's listing is refused too (its filters hash the same, its rows never match).
+    // A cursor of another site's listing is refused too (the fingerprint includes the site), even with the
+    // same filters, and with the other site's public key.
     const b = await tenant();
-    const ok = await call("GET", `/v1/posts?limit=1&cursor=${encodeURIComponent(cursor)}`, { key: b.ck });
-    expect(ok.status).toBe(200);
-    expect(((await ok.json()) as Page).items).toEqual([]);
+    await createPost(b.ck, { title: "B", status: "published", published_at: minutesAgo(10) });
+    for (const [key, origin] of [
+      [b.ck, undefined],
+      [b.pk, ORIGIN],
+    ] as const) {
+      const foreign = await call("GET", `/v1/posts?limit=1&cursor=${encodeURIComponent(cursor)}`, {
+        key,
+        origin,
+      });
+      expect(foreign.status).toBe(400);
+      expect((await problem(foreign)).code).toBe("INVALID_CURSOR");
+    }
+    // Another key of the same site shares the listing, so it may continue the paging.
+    const sameSite = await call("GET", `/v1/posts?limit=1&cursor=${encodeURIComponent(cursor)}`, {
+      key: t.pk,
+      origin: ORIGIN,
+    });
+    expect(sameSite.status).toBe(200);
   });
 
   it("keyset pages cover every public post exactly once, newest first, ties on published_at broken by id", async () => {
@@ -181,9 +212,36 @@ describe("GET /v1/posts: filters", () => {
     expect(await ids("bananas")).toEqual([a.id, b.id].sort());
     expect(await ids("banan")).toEqual([a.id, b.id].sort());
     expect(await ids("yellow bananas")).toEqual([a.id]);
-    for (const q of ['"unbalanced', "NEAR(a b)", "a OR", "*", "title:x", "-bananas"]) {
-      expect((await call("GET", `/v1/posts?q=${encodeURIComponent(q)}`, { key: t.ck })).status, q).toBe(200);
+    for (const q of [
+      '"unbalanced',
+      "NEAR(a b)",
+      "a OR",
+      "*",
+      "title:x",
+      "-bananas",
+      "bana\u0000nas",
+      "\u0000",
+      "a\u0001\u001fb",
+      "'; DROP TABLE posts; --",
+      "{title summary}: x",
+      "^banan",
+      "x + y ~ z",
+      "AND OR NOT",
+      "\\",
+      "ˆ ʹ ㅤ",
+      "é́́",
+      "🍌",
+      "a".repeat(200),
+    ]) {
+      const res = await call("GET", `/v1/posts?q=${encodeURIComponent(q)}`, { key: t.ck });
+      expect(res.status, JSON.stringify(q)).toBe(200);
+      await res.arrayBuffer();
     }
+    // A NUL separates terms like any other non-letter.
+    expect(await ids("yel\u0000bananas")).toEqual([a.id]);
+    const long = await call("GET", `/v1/posts?q=${"a".repeat(201)}`, { key: t.ck });
+    expect(long.status).toBe(400);
+    await problem(long);
   });
 
   it("since keeps posts with updated_at >= since; a bad timestamp is 400", async () => {
@@ -201,6 +259,28 @@ describe("GET /v1/posts: filters", () => {
       [old.id, fresh.id].sort(),
     );
     expect((await call("GET", "/v1/posts?since=yesterday", { key: t.ck })).status).toBe(400);
+  });
+
+  it("since is inclusive (updated_at equal to since is kept), in any RFC 3339 offset", async () => {
+    const t = await tenant();
+    const post = await createPost(t.ck, { title: "Edge", status: "published" });
+    const src = (await (await call("GET", `/v1/posts/${post.id}/source`, { key: t.ck })).json()) as {
+      updated_at: string;
+    };
+    const at = src.updated_at;
+    const ids = async (since: string) =>
+      (await page(t.ck, `?since=${encodeURIComponent(since)}`)).items.map((i) => i.id);
+    expect(await ids(at)).toEqual([post.id]);
+    // The same instant written with an offset.
+    const ms = Date.parse(at);
+    const shifted = new Date(ms + 2 * 3600_000).toISOString().replace("Z", "+02:00");
+    expect(await ids(shifted)).toEqual([post.id]);
+    expect(await ids(new Date(ms + 1).toISOString())).toEqual([]);
+    for (const bad of ["2024-01-01", "2024-01-01T00:00:00", "1700000000", "2024-13-01T00:00:00Z", ""]) {
+      const res = await call("GET", `/v1/posts?since=${encodeURIComponent(bad)}`, { key: t.ck });
+      expect(res.status, bad).toBe(400);
+      expect((await problem(res)).code).toBe("INVALID_SINCE");
+    }
   });
 
   it("language and author narrow the listing", async () => {

@@ -146,6 +146,34 @@ describe("slug uniqueness per (site, slug, language)", () => {
     expect((await problem(res)).code).toBe("SLUG_TAKEN");
   });
 
+  it("concurrent creates: one title gives distinct derived slugs; one explicit slug has one winner", async () => {
+    const t = await tenant();
+    const derived = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        call("POST", "/v1/posts", { key: t.ck, body: { title: "Hot Topic" } }),
+      ),
+    );
+    expect(derived.map((r) => r.status)).toEqual(derived.map(() => 201));
+    const slugs = await Promise.all(derived.map(async (r) => ((await r.json()) as { slug: string }).slug));
+    expect(new Set(slugs).size).toBe(10);
+    expect(slugs).toContain("hot-topic");
+    const explicit = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        call("POST", "/v1/posts", { key: t.ck, body: { title: `E${i}`, slug: "exact" } }),
+      ),
+    );
+    const statuses = explicit.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(9);
+    for (const r of explicit) await r.arrayBuffer();
+    const count = await testEnv.DB.prepare(
+      "SELECT count(*) AS n FROM posts WHERE site_id = ? AND slug = 'exact'",
+    )
+      .bind(t.site.id)
+      .first<{ n: number }>();
+    expect(count!.n).toBe(1);
+  });
+
   it("the same slug is free in another language and on another site", async () => {
     const t = await tenant();
     const other = await tenant();

@@ -27,9 +27,23 @@ describe("probes", () => {
     const text = await res.text();
     expect(text).toMatch(/content_http_requests_total\{route="\/v1\/posts",method="GET",status="200"\} \d+/);
     expect(text).toMatch(/content_http_requests_total\{route="\/v1\/posts",method="GET",status="400"\} \d+/);
-    expect(text).toMatch(
-      /content_http_request_duration_seconds_bucket\{route="\/v1\/posts",method="GET",le="\+Inf"\} \d+/,
-    );
+    for (const status of ["200", "400"]) {
+      expect(text).toMatch(
+        new RegExp(
+          `content_http_request_duration_seconds_bucket\\{route="/v1/posts",method="GET",status="${status}",le="\\+Inf"\\} \\d+`,
+        ),
+      );
+      expect(text).toMatch(
+        new RegExp(
+          `content_http_request_duration_seconds_count\\{route="/v1/posts",method="GET",status="${status}"\\} \\d+`,
+        ),
+      );
+    }
+    // Every sample line is valid exposition syntax: name{labels} value.
+    for (const line of text.trimEnd().split("\n")) {
+      if (line.startsWith("#")) expect(line).toMatch(/^# (HELP|TYPE) content_\w+ /);
+      else expect(line).toMatch(/^content_\w+\{(\w+="(?:[^"\\]|\\.)*",?)+\} [0-9.e+-]+$/);
+    }
     expect(text).toContain("# TYPE content_http_request_duration_seconds histogram");
   });
 });

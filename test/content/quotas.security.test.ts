@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, createPost, ORIGIN, problem, tenant } from "../support/content-helpers";
+import { call, createKey, createPost, ORIGIN, problem, tenant } from "../support/content-helpers";
 
 /**
  * Sends requests until the first 429 and returns how many passed and how long it took. Buckets refill
@@ -40,6 +40,11 @@ describe("quotas (token buckets in the ApiKeyGate)", () => {
     expect(limited.headers.get("ratelimit")).toMatch(/^"writes";r=0;t=\d+$/);
     expect((await problem(limited)).code).toBe("RATE_LIMITED");
     expect((await call("GET", "/v1/posts", { key: t.ck })).status).toBe(200);
+    // Retry-After is the time until a token is back: after waiting it, the next write passes the quota.
+    await new Promise((r) => setTimeout(r, retryAfter * 1000 + 50));
+    const again = await call("POST", "/v1/posts", { key: t.ck, body: {} });
+    expect(again.status).toBe(400);
+    expect(again.headers.get("ratelimit")).toMatch(/^"writes";r=0;t=\d+$/);
   });
 
   it("the quota is per key: another key of the same site is unaffected", async () => {
@@ -75,6 +80,58 @@ describe("quotas (token buckets in the ApiKeyGate)", () => {
     expect(limited.headers.get("access-control-allow-origin")).toBe(ORIGIN);
     expect((await call("GET", "/v1/site", { key: t.pk, origin: ORIGIN, ip: "203.0.113.8" })).status).toBe(
       200,
+    );
+  });
+
+  it("leads:read routes take from a 10 per minute bucket on top of the read quota", async () => {
+    const t = await tenant();
+    const leadsKey = await createKey(t.site, { scopes: ["export", "leads:read", "posts:write"] });
+    const statuses: number[] = [];
+    let limited: Response | null = null;
+    for (let i = 0; i < 11; i++) {
+      const res = await call("GET", "/v1/export?resource=leads", { key: leadsKey.key });
+      statuses.push(res.status);
+      if (res.status === 429) limited = res;
+      else {
+        expect(res.headers.get("ratelimit-policy")).toBe('"reads";q=600;w=60, "leads";q=10;w=60');
+        expect(res.headers.get("ratelimit")).toMatch(new RegExp(`"leads";r=${9 - i};t=\\d+$`));
+        await res.arrayBuffer();
+      }
+    }
+    // No forms backend is bound (404 after the quota), but the 11th lead read inside a minute is refused.
+    expect(statuses.slice(0, 10).every((s) => s === 404)).toBe(true);
+    expect(statuses[10]).toBe(429);
+    const retryAfter = Number(limited!.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(3);
+    expect(retryAfter).toBeLessThanOrEqual(6);
+    expect((await problem(limited!)).code).toBe("RATE_LIMITED");
+    // The same key's other reads are not limited by the leads bucket.
+    const posts = await call("GET", "/v1/export?resource=posts", { key: leadsKey.key });
+    expect(posts.status).toBe(200);
+    expect(posts.headers.get("ratelimit-policy")).toBe('"reads";q=600;w=60');
+    await posts.arrayBuffer();
+  });
+
+  it("RateLimit headers are on 201, 200 and 304 answers, and count down", async () => {
+    const t = await tenant();
+    const created = await call("POST", "/v1/posts", { key: t.ck, body: { title: "x", status: "published" } });
+    expect(created.status).toBe(201);
+    expect(created.headers.get("ratelimit-policy")).toBe('"writes";q=60;w=60');
+    expect(created.headers.get("ratelimit")).toMatch(/^"writes";r=59;t=\d+$/);
+    const { id } = (await created.json()) as { id: string };
+    const first = await call("GET", `/v1/posts/${id}`, { key: t.pk, origin: ORIGIN, ip: "198.51.100.1" });
+    expect(first.status).toBe(200);
+    expect(first.headers.get("ratelimit-policy")).toBe('"reads";q=600;w=60, "public-reads-per-ip";q=60;w=60');
+    expect(first.headers.get("ratelimit")).toMatch(/^"reads";r=599;t=\d+, "public-reads-per-ip";r=59;t=\d+$/);
+    const notModified = await call("GET", `/v1/posts/${id}`, {
+      key: t.pk,
+      origin: ORIGIN,
+      ip: "198.51.100.1",
+      headers: { "if-none-match": first.headers.get("etag")! },
+    });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.get("ratelimit")).toMatch(
+      /^"reads";r=598;t=\d+, "public-reads-per-ip";r=58;t=\d+$/,
     );
   });
 

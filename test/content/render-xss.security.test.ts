@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { sanitizeInlineHtml } from "../../src/content/render/inline-html";
 import { renderBlocks } from "../../src/content/render/render-blocks";
 import ownVectors from "../fixtures/xss-vectors.json";
+import { call, createPost, ORIGIN, tenant } from "../support/content-helpers";
 import { testCorpora } from "../support/corpora-binding";
 import { findUnsafeHtml } from "../support/html-safety";
 
@@ -152,5 +153,31 @@ describe("content_html never carries script: own vectors (test/fixtures/xss-vect
       return sanitizeInlineHtml(once) !== once;
     });
     expect(changed.map((v) => v.title)).toEqual([]);
+  });
+});
+
+describe("content_html through HTTP: stored posts read back with GET /v1/posts/{reference}", () => {
+  it("every corpus payload and own vector, in every position, comes back without anything executable", async () => {
+    const t = await tenant();
+    const all = [...testCorpora().xss, ...(ownVectors as Vector[])];
+    const makers = Object.values(positions);
+    const failures: string[] = [];
+    for (let start = 0; start < all.length; start += 40) {
+      const chunk = all.slice(start, start + 40);
+      const blocks = chunk.flatMap(({ payload }) => makers.map((make) => make(payload)));
+      const post = await createPost(t.ck, {
+        title: `XSS chunk ${start}`,
+        status: "published",
+        blocks_json: { blocks },
+      });
+      const res = await call("GET", `/v1/posts/${post.id}`, { key: t.pk, origin: ORIGIN });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toContain("application/json");
+      const { content_html } = (await res.json()) as { content_html: string };
+      expect(content_html.length).toBeGreaterThan(0);
+      const findings = findUnsafeHtml(content_html);
+      if (findings.length > 0) failures.push(`chunk ${start}: ${findings.join("; ")}`);
+    }
+    expect(failures).toEqual([]);
   });
 });

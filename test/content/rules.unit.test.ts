@@ -89,7 +89,10 @@ describe("list parameters", () => {
   });
   it("q becomes quoted prefix terms; no FTS syntax passes through", () => {
     expect(ftsQuery("hello world")).toBe('"hello"* "world"*');
-    expect(ftsQuery('a"b OR c')).toBe('"ab"* "OR"* "c"*');
+    expect(ftsQuery('a"b OR c')).toBe('"a"* "b"* "OR"* "c"*');
+    // Control characters separate terms: a NUL inside an FTS5 string would end it early (D1 error).
+    expect(ftsQuery("a\u0000b\u0001c")).toBe('"a"* "b"* "c"*');
+    expect(ftsQuery("café naïve")).toBe('"café"* "naïve"*');
     expect(ftsQuery("*** ---")).toBeNull();
   });
 });

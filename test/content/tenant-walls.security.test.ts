@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { call, createKey, createPost, tenant } from "../support/content-helpers";
+import { call, createKey, createPost, ORIGIN, tenant, testEnv } from "../support/content-helpers";
 
 describe("tenant walls: site A's key against site B's posts", () => {
   it("every post route answers B's ids and slugs exactly like missing ones, and changes nothing", async () => {
@@ -40,6 +40,39 @@ describe("tenant walls: site A's key against site B's posts", () => {
       status: string;
     };
     expect(stillB).toMatchObject({ title: "B published", status: "published" });
+  });
+
+  it("a soft-deleted post answers exactly like a missing one on every route, and is in no listing", async () => {
+    const t = await tenant();
+    const gone = await createPost(t.ck, { title: "Gone", slug: "gone", status: "published" });
+    await testEnv.DB.prepare("UPDATE posts SET status = 'deleted' WHERE id = ?").bind(gone.id).run();
+    const routes: [string, string, unknown][] = [
+      ["GET", "", undefined],
+      ["PATCH", "", { title: "back" }],
+      ["POST", "/unpublish", undefined],
+      ["GET", "/source", undefined],
+      ["GET", "/seo", undefined],
+      ["PATCH", "/seo", { meta_title: "x" }],
+    ];
+    for (const [method, suffix, body] of routes) {
+      const missing = await call(method, `/v1/posts/${newId()}${suffix}`, { key: t.ck, body });
+      const missingBody = await missing.text();
+      for (const ref of [gone.id, gone.slug]) {
+        const res = await call(method, `/v1/posts/${ref}${suffix}`, { key: t.ck, body });
+        expect(res.status, `${method} ${ref}${suffix}`).toBe(404);
+        expect(await res.text()).toBe(missingBody);
+      }
+    }
+    const pub = await call("GET", `/v1/posts/${gone.id}`, { key: t.pk, origin: ORIGIN });
+    expect(pub.status).toBe(404);
+    const listed = (await (
+      await call("GET", "/v1/posts?status=draft,scheduled,published,archived", { key: t.ck })
+    ).json()) as { items: unknown[] };
+    expect(listed.items).toEqual([]);
+    const row = await testEnv.DB.prepare("SELECT status, title FROM posts WHERE id = ?")
+      .bind(gone.id)
+      .first<{ status: string; title: string }>();
+    expect(row).toEqual({ status: "deleted", title: "Gone" });
   });
 
   it("listings of A never contain B's posts, in either mode", async () => {

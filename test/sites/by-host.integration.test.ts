@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { api, makeSite, reader, sitesEnv, uniqueDomain } from "../support/sites-helpers";
+import {
+  api,
+  forceStoredSettings,
+  makeSite,
+  reader,
+  type SiteBody,
+  sitesEnv,
+  uniqueDomain,
+} from "../support/sites-helpers";
+import { CLEAN_SVG } from "../support/sites-settings-helpers";
 
 type PublicSite = Record<string, unknown> & { id: string; name: string; canonical_host: string };
 
@@ -116,5 +125,56 @@ describe("GET /v1/sites/by-host", () => {
         expect(res.body.code).toBe("BAD_REQUEST");
       });
     }
+  });
+
+  describe("resolved_logo: the logo contract as the renderer shows it (dark falls back to light)", () => {
+    const light = { sources: [{ type: "image/png", url: "/logo.png" }] };
+    const dark = { sources: [{ type: "image/png", url: "/logo-dark.png" }] };
+    const logo = { version: 1, alt: "Acme", width: 120, height: 40 };
+
+    it("no dark variant: dark repeats light, flagged as a fallback; the stored document gets no dark", async () => {
+      const { site, owner } = await makeSite({ settings: { logo: { ...logo, light } } });
+      const res = await byHost(`${site.slug}.sites.localhost`);
+      expect(res.body.resolved_logo).toEqual({
+        alt: "Acme",
+        width: 120,
+        height: 40,
+        light,
+        dark: light,
+        dark_is_fallback: true,
+      });
+      const read = await api<SiteBody>("GET", `/api/v1/sites/${site.id}`, { headers: owner });
+      expect(read.body.settings.logo).toEqual({ ...logo, light });
+    });
+
+    it("a dark variant is used as is", async () => {
+      const { site } = await makeSite({ settings: { logo: { ...logo, light, dark } } });
+      const res = await byHost(`${site.slug}.sites.localhost`);
+      expect(res.body.resolved_logo).toMatchObject({ light, dark, dark_is_fallback: false });
+    });
+
+    it("the markup form falls back the same way; an empty alt (decorative) stays empty", async () => {
+      const { site } = await makeSite({
+        settings: { logo: { ...logo, alt: "", light: { svg_markup: CLEAN_SVG } } },
+      });
+      const res = await byHost(`${site.slug}.sites.localhost`);
+      expect(res.body.resolved_logo).toMatchObject({
+        alt: "",
+        light: { svg_markup: CLEAN_SVG },
+        dark: { svg_markup: CLEAN_SVG },
+        dark_is_fallback: true,
+      });
+    });
+
+    it("null without a logo contract (legacy logo_svg applies), and for a stored logo off the contract", async () => {
+      const { site } = await makeSite({ settings: { logo_svg: CLEAN_SVG } });
+      const host = `${site.slug}.sites.localhost`;
+      expect((await byHost(host)).body.resolved_logo).toBeNull();
+      await forceStoredSettings(site.id, JSON.stringify({ logo: { version: 1, light: "x" } }));
+      await sitesEnv.CACHE.delete(`host:${host}`);
+      const res = await byHost(host);
+      expect(res.status).toBe(200);
+      expect(res.body.resolved_logo).toBeNull();
+    });
   });
 });

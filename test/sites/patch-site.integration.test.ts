@@ -1,10 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
+import { ApiError } from "../../src/lib/problem";
+import { patchSite } from "../../src/sites/site-service";
+import { getSite } from "../../src/sites/store";
 import {
   api,
   forceStoredSettings,
   makeSite,
   type SiteBody,
+  service,
+  sitesEnv,
   storedRow,
   storedSettings,
   uniqueDomain,
@@ -205,6 +210,32 @@ describe("PATCH /v1/sites/{id}", () => {
       );
       expect(results.filter((r) => r.status === 200)).toHaveLength(1);
       expect(results.filter((r) => r.status === 409 && r.body.code === "DOMAIN_TAKEN")).toHaveLength(4);
+    });
+
+    it("a PATCH landing after a concurrent delete writes nothing: the deleted site keeps its hosts", async () => {
+      const primary = uniqueDomain();
+      const alias = uniqueDomain("alias");
+      const { site, owner } = await makeSite({ primary_domain: primary, aliases: [alias] });
+      // The row as the guard loaded it, before the delete committed.
+      const loaded = await getSite(sitesEnv.DB, site.id);
+      expect((await api("DELETE", `/api/v1/sites/${site.id}`, { headers: owner })).status).toBe(204);
+      const deletedRow = await storedRow(site.id);
+      const late = await patchSite(sitesEnv, loaded!, {
+        primary_domain: uniqueDomain(),
+        aliases: [],
+        name: "late",
+      }).catch((e: unknown) => e);
+      expect(late).toBeInstanceOf(ApiError);
+      expect((late as ApiError).status).toBe(404);
+      expect(await storedRow(site.id)).toEqual(deletedRow);
+      // Still reserved: another site cannot take them.
+      for (const domain of [primary, alias]) {
+        const res = await api("POST", "/api/v1/sites", {
+          headers: service,
+          body: { org_id: newId(), name: "x", slug: uniqueSlug(), primary_domain: domain },
+        });
+        expect(res.body.code, domain).toBe("DOMAIN_TAKEN");
+      }
     });
 
     it("21 aliases is 400; 20 pass", async () => {

@@ -92,6 +92,60 @@ describe("by-id guard", () => {
       expect((await api("GET", `/api/v1/sites/${site.id}`, { headers: owner })).status).toBe(200);
     });
 
+    it("PATCH with a malformed, oversized or settings-carrying body: still the missing site's 404", async () => {
+      const { site } = await makeSite();
+      const before = await storedRow(site.id);
+      const stranger = orgMember(newId());
+      const bodies: { rawBody?: string; body?: unknown }[] = [
+        { rawBody: "{" },
+        { rawBody: `{"name":"${"a".repeat(1024 * 1024 + 10)}"}` },
+        { body: { settings: { logo_url: "javascript:alert(1)" } } },
+        { body: { settings: { logo_url: "https://private.test/x.png" } } },
+      ];
+      for (const options of bodies) {
+        const missing = await api("PATCH", `/api/v1/sites/${newId()}`, { headers: stranger, ...options });
+        const target = await api("PATCH", `/api/v1/sites/${site.id}`, { headers: stranger, ...options });
+        expect(missing.status).toBe(404);
+        expect(target.status).toBe(404);
+        expect(target.text).toBe(missing.text);
+        expect(target.contentType).toBe(missing.contentType);
+      }
+      expect(await storedRow(site.id)).toEqual(before);
+    });
+
+    it("routes under the site id answer like a missing site too", async () => {
+      const { site } = await makeSite();
+      for (const method of ["GET", "POST", "PUT", "DELETE"]) {
+        await answersLikeMissing(
+          method,
+          (id) => `/api/v1/sites/${id}/no-such-route`,
+          orgMember(newId()),
+          site.id,
+        );
+      }
+    });
+
+    it("a legacy UUID site of another organization, in any case, answers like a missing UUID", async () => {
+      const id = crypto.randomUUID();
+      const at = new Date().toISOString();
+      await sitesEnv.DB.prepare(
+        "INSERT INTO sites (id, org_id, name, slug, created_at, updated_at) VALUES (?, ?, 'Legacy', ?, ?, ?)",
+      )
+        .bind(id, newId(), `legacy-${newId().toLowerCase().slice(-10)}`, at, at)
+        .run();
+      const stranger = orgMember(newId());
+      for (const method of ["GET", "PATCH", "DELETE"]) {
+        const body = method === "PATCH" ? { name: "x" } : undefined;
+        const missing = await api(method, `/api/v1/sites/${crypto.randomUUID()}`, {
+          headers: stranger,
+          body,
+        });
+        const target = await api(method, `/api/v1/sites/${id.toUpperCase()}`, { headers: stranger, body });
+        expect(target.status).toBe(404);
+        expect(target.text).toBe(missing.text);
+      }
+    });
+
     it("a member of another site of the same organization does not reach this one", async () => {
       const { site, orgId } = await makeSite();
       const { site: sibling } = await makeSite({}, orgId);

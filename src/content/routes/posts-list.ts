@@ -69,9 +69,10 @@ function slugList(name: string, value: string | undefined): string[] {
 export function ftsQuery(q: string | undefined): string | null {
   if (q === undefined) return null;
   if (q.length > 200) throw bad("BAD_REQUEST", "q is limited to 200 characters.");
+  // Terms are runs of letters, marks and digits (what FTS5's unicode61 tokenizer indexes); everything else,
+  // including quotes, operators and control characters (a NUL ends an FTS5 string early), separates them.
   const terms = q
-    .split(/\s+/)
-    .map((t) => t.replace(/"/g, ""))
+    .split(/[^\p{L}\p{M}\p{N}]+/u)
     .filter((t) => /[\p{L}\p{N}]/u.test(t))
     .slice(0, 10);
   if (terms.length === 0) return null;
@@ -157,8 +158,11 @@ export function registerPostListRoute(app: OpenAPIHono<AppEnv>) {
         // author filters the public listing only.
         author: statusMode ? null : (query.author ?? null),
       };
+      // The fingerprint binds a cursor to its site and filters: replayed elsewhere it is a 400.
       const fingerprint = (
-        await sha256Base64url(JSON.stringify({ m: statusMode ? "a" : "p", statuses, ...filters }))
+        await sha256Base64url(
+          JSON.stringify({ s: auth.siteId, m: statusMode ? "a" : "p", statuses, ...filters }),
+        )
       ).slice(0, 16);
       let after: { publishedAt: string; id: string } | null = null;
       let afterId: string | null = null;

@@ -6,7 +6,7 @@ import { ApiError } from "../../lib/problem";
 import { sha256Base64url } from "../auth/key-hash";
 import { requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
-import { createPost, unpublishPost, updatePost } from "../post-service";
+import { createPost, editPost, unpublishPost, updatePost } from "../post-service";
 import { parseBlocksDocument, renderBlocks } from "../render/render-blocks";
 import { etagFor, matchesIfNoneMatch } from "../rules/etag";
 import { CreatePostSchema, UpdatePostSchema } from "../rules/post-input";
@@ -17,7 +17,7 @@ import {
   parseIdempotencyKey,
   type StoredResponse,
 } from "../store/idempotency";
-import { mediaKeys, type PostRow, updatePostStatement } from "../store/posts";
+import { mediaKeys, type PostRow } from "../store/posts";
 import { getSite } from "../store/sites";
 import {
   listItem,
@@ -175,7 +175,13 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
         await start.abort();
         throw error;
       }
-      await start.finish(stored);
+      // The D1 record written with the post is the source of truth; the DO and KV copies only speed up
+      // replays, so failing to write them must not turn a created post into an error answer.
+      await start.finish(stored).catch((error: unknown) => {
+        console.error(
+          JSON.stringify({ level: "warn", msg: "idempotency cache not updated", error: String(error) }),
+        );
+      });
       return respond(c, stored, false);
     },
   );
@@ -391,13 +397,15 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
         languageParam(c.req.query("language")),
         now,
       );
-      const seo = parseSeo(row);
-      for (const k of keys) {
-        if (patch[k] === null) delete seo[k];
-        else seo[k] = patch[k];
-      }
-      const next: PostRow = { ...row, seo_json: JSON.stringify(seo), updated_at: now };
-      await c.env.DB.batch([updatePostStatement(c.env.DB, next)]);
+      // Merged into the freshly read seo_json; a concurrent edit makes editPost re-read and merge again.
+      const { next } = await editPost(c.env, row.site_id, row, async (existing) => {
+        const seo = parseSeo(existing);
+        for (const k of keys) {
+          if (patch[k] === null) delete seo[k];
+          else seo[k] = patch[k];
+        }
+        return { ...existing, seo_json: JSON.stringify(seo), updated_at: now };
+      });
       return c.json(seoView(next), 200);
     },
   );

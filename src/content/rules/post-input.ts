@@ -10,6 +10,26 @@ import { parseRfc3339 } from "./time";
 
 const TaxonomyList = z.array(z.string().max(100)).max(50);
 
+/** Deepest nesting a body document may have (Editor.js documents are shallow; nested lists ~2 per level). */
+export const MAX_BLOCKS_DEPTH = 100;
+
+/**
+ * Whether a JSON value nests at most `max` arrays/objects deep, checked without recursion: a hostile
+ * document thousands of levels deep must be a 400, not a stack overflow in a later recursive step.
+ */
+export function jsonDepthWithin(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== "object") continue;
+    if (depth + 1 > max) return false;
+    for (const child of Array.isArray(current) ? current : Object.values(current)) {
+      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+    }
+  }
+  return true;
+}
+
 export const CreatePostSchema = z
   .object({
     title: z.string().trim().min(1).max(300),
@@ -17,6 +37,9 @@ export const CreatePostSchema = z
     summary: z.string().max(2000).nullable().optional(),
     blocks_json: z
       .unknown()
+      .refine((v) => jsonDepthWithin(v, MAX_BLOCKS_DEPTH), {
+        message: `blocks_json nests deeper than ${MAX_BLOCKS_DEPTH} levels`,
+      })
       .optional()
       .openapi({ description: 'Editor.js document {"blocks":[{"id","type","data"}]}', type: "object" }),
     status: z.enum(["draft", "scheduled", "published", "archived"]).optional(),

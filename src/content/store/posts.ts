@@ -21,15 +21,18 @@ export interface PostRow {
   created_by_key_id: string | null;
   created_at: string;
   updated_at: string;
+  /** Optimistic-concurrency counter: every update checks and bumps it (0 for a new row). */
+  revision: number;
 }
 
-const COLUMNS = `id, site_id, slug, language, post_type, title, summary, blocks_json, status, access, published_at,
+const INSERT_COLUMNS = `id, site_id, slug, language, post_type, title, summary, blocks_json, status, access, published_at,
   author_slug, author_user_id, featured_image_id, seo_json, created_by_key_id, created_at, updated_at`;
+const COLUMNS = `${INSERT_COLUMNS}, revision`;
 
 /** Listing columns: everything but the body. */
 const SUMMARY_COLUMNS = `p.id, p.site_id, p.slug, p.language, p.post_type, p.title, p.summary, NULL AS blocks_json,
   p.status, p.access, p.published_at, p.author_slug, p.author_user_id, p.featured_image_id, p.seo_json,
-  p.created_by_key_id, p.created_at, p.updated_at`;
+  p.created_by_key_id, p.created_at, p.updated_at, p.revision`;
 
 /**
  * The status a reader sees: a scheduled post whose time has come is published (no job has to flip it).
@@ -52,7 +55,9 @@ const PUBLIC_WHERE = `p.site_id = ? AND p.status IN ('published', 'scheduled') A
 
 export function insertPostStatement(db: D1Database, row: PostRow): D1PreparedStatement {
   return db
-    .prepare(`INSERT INTO posts (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    .prepare(
+      `INSERT INTO posts (${INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
     .bind(
       row.id,
       row.site_id,
@@ -75,12 +80,17 @@ export function insertPostStatement(db: D1Database, row: PostRow): D1PreparedSta
     );
 }
 
+/**
+ * Writes every editable column of `row`, only if the stored revision is still `row.revision` (the one the
+ * caller read): `meta.changes` is 0 when a concurrent edit came first, and the caller re-reads and retries.
+ */
 export function updatePostStatement(db: D1Database, row: PostRow): D1PreparedStatement {
   return db
     .prepare(
       `UPDATE posts SET slug = ?, language = ?, post_type = ?, title = ?, summary = ?, blocks_json = ?, status = ?,
-         access = ?, published_at = ?, author_slug = ?, featured_image_id = ?, seo_json = ?, updated_at = ?
-       WHERE id = ? AND site_id = ?`,
+         access = ?, published_at = ?, author_slug = ?, featured_image_id = ?, seo_json = ?, updated_at = ?,
+         revision = revision + 1
+       WHERE id = ? AND site_id = ? AND revision = ?`,
     )
     .bind(
       row.slug,
@@ -98,6 +108,7 @@ export function updatePostStatement(db: D1Database, row: PostRow): D1PreparedSta
       row.updated_at,
       row.id,
       row.site_id,
+      row.revision,
     );
 }
 

@@ -119,8 +119,7 @@ export function registerInvitationRoutes(app: OpenAPIHono<AppEnv>) {
             .bind(nowIso(), id, orgId)
             .run()
         : null;
-      if (!res || res.meta.changes !== 1)
-        throw new ApiError(404, "NOT_FOUND", { detail: "No pending invitation." });
+      if (res?.meta.changes !== 1) throw new ApiError(404, "NOT_FOUND", { detail: "No pending invitation." });
       return c.body(null, 204);
     },
   );

@@ -76,8 +76,15 @@ export function registerProbeRoutes(app: OpenAPIHono<AppEnv>) {
     },
   );
 
-  app.get("/metrics", (c) =>
-    c.body(renderMetrics(), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }),
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/metrics",
+      tags: ["Probes"],
+      summary: "Counters in the Prometheus text format (auth_password_breach_checks_total{outcome})",
+      responses: { 200: { description: "Metrics", content: { "text/plain": { schema: z.string() } } } },
+    }),
+    (c) => c.text(renderMetrics(), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }),
   );
 
   app.openapi(

@@ -313,8 +313,7 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
             .bind(nowIso(), id, siteId)
             .run()
         : null;
-      if (!res || res.meta.changes !== 1)
-        throw new ApiError(404, "NOT_FOUND", { detail: "No pending invitation." });
+      if (res?.meta.changes !== 1) throw new ApiError(404, "NOT_FOUND", { detail: "No pending invitation." });
       return c.body(null, 204);
     },
   );

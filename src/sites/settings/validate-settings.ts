@@ -2,14 +2,22 @@ import { checkAds } from "./ads";
 import { checkApplets } from "./applets";
 import { checkAssets } from "./assets";
 import { checkCustomization } from "./customization";
+import { collectExternalImageUrls } from "./image-urls";
 import { cloneJsonDocument, isPlainObject } from "./json";
 import { checkLogo } from "./logo";
 import { checkModals } from "./modals";
-import { type SettingsValidation, SettingsViolationError } from "./violation";
+import { refuse, type SettingsValidation, SettingsViolationError } from "./violation";
 
 export type { ExternalImageRef } from "./image-urls";
 export { collectExternalImageUrls, replaceImageUrl } from "./image-urls";
 export type { SettingsValidation, SettingsViolation } from "./violation";
+
+/**
+ * At most this many image locations holding an absolute http(s) URL per document. Each one is an
+ * image-ingest call on PATCH (all in parallel, within one request) and an image-swap message when
+ * ingest does not finish, so the count must be bounded; real settings hold a handful.
+ */
+export const MAX_IMAGE_URLS = 100;
 
 /**
  * Validates and sanitizes a whole settings document (PATCH replaces it; theme apply and undo run
@@ -23,6 +31,7 @@ export type { SettingsValidation, SettingsViolation } from "./violation";
  *   5. logo                               LOGO_* (+ asset codes with the logo path)
  *   6. modals (needs the ad unit ids)     MODALS_*
  *   7. applets                            SETTINGS_INVALID_APPLETS
+ *   8. at most MAX_IMAGE_URLS absolute image URLs   BAD_REQUEST
  * The input is never mutated: everything works on a copy.
  */
 export function validateSettings(settings: unknown): SettingsValidation {
@@ -41,6 +50,10 @@ export function validateSettings(settings: unknown): SettingsValidation {
     checkLogo(document);
     checkModals(document, adUnitIds);
     checkApplets(document);
+    const images = collectExternalImageUrls(document).length;
+    if (images > MAX_IMAGE_URLS) {
+      refuse("BAD_REQUEST", "settings", `at most ${MAX_IMAGE_URLS} image URLs (found ${images})`);
+    }
     return { ok: true, settings: document };
   } catch (error) {
     if (error instanceof SettingsViolationError) return { ok: false, violation: error.violation };

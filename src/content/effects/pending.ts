@@ -1,0 +1,100 @@
+/**
+ * Transactional outbox of a post change's side effects. The change and its effects are written in ONE
+ * D1 batch (the effect rows only if the change's UPDATE changed a row: `changes() = 1`), then delivered
+ * (queue message, cache purge, IndexNow) and deleted. A delivery that fails leaves its row behind and
+ * the cron delivers it later, so an unpublished post never misses its event or its purge (at least once;
+ * every event carries its own id for consumers that deduplicate).
+ */
+import { newId } from "../../lib/ids";
+import type { Env } from "../bindings";
+import { cachePurger, searchNotifier } from "./outbound";
+
+export type PostEffectKind = "event" | "cache_purge" | "indexnow";
+
+export interface PostEffect {
+  id: string;
+  site_id: string;
+  post_id: string;
+  kind: PostEffectKind;
+  payload: unknown;
+}
+
+interface PostEffectRow {
+  id: string;
+  site_id: string;
+  post_id: string;
+  kind: PostEffectKind;
+  payload_json: string;
+}
+
+export function postEffect(
+  siteId: string,
+  postId: string,
+  kind: PostEffectKind,
+  payload: unknown,
+): PostEffect {
+  return { id: newId(), site_id: siteId, post_id: postId, kind, payload };
+}
+
+/**
+ * The outbox row of `effect`, inserted only when the statement just before it in the same batch changed
+ * exactly one row (the guarded UPDATE of the post). Place it directly after that UPDATE.
+ */
+export function effectAfterUpdateStatement(
+  db: D1Database,
+  effect: PostEffect,
+  now: string,
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO post_effects (id, site_id, post_id, kind, payload_json, created_at)
+       SELECT ?, ?, ?, ?, ?, ? WHERE changes() = 1`,
+    )
+    .bind(effect.id, effect.site_id, effect.post_id, effect.kind, JSON.stringify(effect.payload), now);
+}
+
+async function deliverOne(env: Env, row: PostEffectRow): Promise<void> {
+  const payload = JSON.parse(row.payload_json) as { urls?: string[] };
+  if (row.kind === "event") await env.CONTENT_EVENTS.send(payload);
+  else if (row.kind === "cache_purge")
+    await cachePurger(env).purge(row.site_id, row.post_id, payload.urls ?? []);
+  else await searchNotifier(env).notify(row.site_id, row.post_id, payload.urls ?? []);
+}
+
+async function deliverRows(env: Env, rows: PostEffectRow[]): Promise<number> {
+  let delivered = 0;
+  for (const row of rows) {
+    try {
+      await deliverOne(env, row);
+    } catch {
+      // Left in the outbox; the cron retries it.
+      await env.DB.prepare("UPDATE post_effects SET attempts = attempts + 1 WHERE id = ?").bind(row.id).run();
+      continue;
+    }
+    await env.DB.prepare("DELETE FROM post_effects WHERE id = ?").bind(row.id).run();
+    delivered++;
+  }
+  return delivered;
+}
+
+/** Delivers the given effects (those whose rows the batch actually wrote). */
+export async function deliverEffects(env: Env, effects: PostEffect[]): Promise<void> {
+  if (effects.length === 0) return;
+  const { results } = await env.DB.prepare(
+    `SELECT id, site_id, post_id, kind, payload_json FROM post_effects WHERE id IN (${effects.map(() => "?").join(", ")})
+     ORDER BY id`,
+  )
+    .bind(...effects.map((e) => e.id))
+    .all<PostEffectRow>();
+  await deliverRows(env, results);
+}
+
+/** Cron: delivers effects left behind (older than `before`) by a failed or interrupted delivery. */
+export async function redeliverPendingEffects(env: Env, before: string, limit = 100): Promise<number> {
+  const { results } = await env.DB.prepare(
+    `SELECT id, site_id, post_id, kind, payload_json FROM post_effects WHERE created_at < ? ORDER BY created_at LIMIT ?`,
+  )
+    .bind(before, limit)
+    .all<PostEffectRow>();
+  return deliverRows(env, results);
+}

@@ -1,0 +1,384 @@
+/** Transfers and shares of sites between organizations. */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { problemResponses } from "../../lib/app";
+import { newId, parseId, parseUlid } from "../../lib/ids";
+import { ApiError } from "../../lib/problem";
+import { rpc, type SitesRpc } from "../../lib/rpc";
+import { requireBearer } from "../auth";
+import type { AppContext, AppEnv } from "../context";
+import { isoIn, nowIso } from "../crypto";
+import { orgMembership, resolveRole } from "../roles";
+import { bearerSecurity, jsonResponse } from "./schemas";
+
+/** A transfer waits this long for the destination to decide. */
+export const TRANSFER_TTL_S = 7 * 24 * 3600;
+
+interface TransferRow {
+  id: string;
+  site_id: string;
+  from_org_id: string;
+  to_org_id: string;
+  from_org_name: string;
+  to_org_name: string;
+  mode: "transfer" | "share";
+  share_role: string | null;
+  status: string;
+  created_at: string;
+  expires_at: string;
+  decided_at: string | null;
+}
+
+const TransferView = z
+  .object({
+    id: z.string(),
+    site_id: z.string(),
+    mode: z.enum(["transfer", "share"]),
+    share_role: z.string().nullable(),
+    status: z.string(),
+    from_org: z.object({ id: z.string(), name: z.string() }),
+    to_org: z.object({ id: z.string(), name: z.string() }),
+    created_at: z.string(),
+    expires_at: z.string(),
+  })
+  .openapi("Transfer");
+
+function view(r: TransferRow) {
+  const expired = r.status === "pending" && r.expires_at <= nowIso();
+  return {
+    id: r.id,
+    site_id: r.site_id,
+    mode: r.mode,
+    share_role: r.share_role,
+    status: expired ? "expired" : r.status,
+    from_org: { id: r.from_org_id, name: r.from_org_name },
+    to_org: { id: r.to_org_id, name: r.to_org_name },
+    created_at: r.created_at,
+    expires_at: r.expires_at,
+  };
+}
+
+const SELECT_TRANSFERS = `SELECT t.id, t.site_id, t.from_org_id, t.to_org_id, fo.name AS from_org_name, tor.name AS to_org_name,
+  t.mode, t.share_role, t.status, t.created_at, t.expires_at, t.decided_at
+  FROM transfers t JOIN orgs fo ON fo.id = t.from_org_id JOIN orgs tor ON tor.id = t.to_org_id`;
+
+function parseOrg(raw: string) {
+  const id = parseUlid(raw);
+  if (!id) throw new ApiError(400, "BAD_REQUEST", { detail: "org_id must be a ULID." });
+  return id;
+}
+
+/** A non-member gets an opaque 404; a member without members:manage 403. */
+async function requireManager(c: AppContext, orgId: string) {
+  const me = await orgMembership(c.env.DB, orgId, c.get("auth").userId);
+  if (!me) throw new ApiError(404, "NOT_FOUND", { detail: "Not found." });
+  if (!me.permissions.includes("members:manage"))
+    throw new ApiError(403, "FORBIDDEN", { detail: "Requires members:manage." });
+}
+
+const CreateBody = z.object({
+  site_id: z.string().max(64),
+  to_org_slug: z.string().max(63),
+  mode: z.string().max(16),
+  share_role: z.string().max(64).nullable().optional(),
+});
+
+type Decision = "accept" | "reject" | "cancel";
+
+export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/auth/transfers/pending",
+      tags: ["Transfers"],
+      summary: "Incoming pending transfers per organization where the caller holds members:manage",
+      security: bearerSecurity,
+      middleware: [requireBearer] as const,
+      responses: {
+        200: jsonResponse(
+          "Counts",
+          z.object({
+            orgs: z.array(z.object({ org_id: z.string(), name: z.string(), count: z.number().int() })),
+            total: z.number().int(),
+          }),
+        ),
+        ...problemResponses({ 401: "UNAUTHORIZED", 500: "Counting failed (never reported as zero)" }),
+      },
+    }),
+    async (c) => {
+      const { results } = await c.env.DB.prepare(
+        `SELECT o.id AS org_id, o.name, COUNT(t.id) AS count
+         FROM org_memberships m
+         JOIN orgs o ON o.id = m.org_id
+         JOIN roles r ON r.scope = 'org' AND r.slug = m.role AND (r.org_id IS NULL OR r.org_id = m.org_id)
+         LEFT JOIN transfers t ON t.to_org_id = m.org_id AND t.status = 'pending' AND t.expires_at > ?
+         WHERE m.user_id = ? AND EXISTS (SELECT 1 FROM json_each(r.permissions) WHERE value = 'members:manage')
+         GROUP BY o.id, o.name ORDER BY o.name`,
+      )
+        .bind(nowIso(), c.get("auth").userId)
+        .all<{ org_id: string; name: string; count: number }>();
+      const orgs = results.filter((r) => r.count > 0);
+      return c.json({ orgs, total: orgs.reduce((n, r) => n + r.count, 0) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/auth/orgs/{org_id}/transfers",
+      tags: ["Transfers"],
+      summary:
+        "Pending transfers (incoming and outgoing, with organization names) and shares granted and received",
+      security: bearerSecurity,
+      middleware: [requireBearer] as const,
+      request: { params: z.object({ org_id: z.string().max(64) }) },
+      responses: {
+        200: jsonResponse(
+          "Transfers",
+          z.object({
+            incoming: z.array(TransferView),
+            outgoing: z.array(TransferView),
+            shares_granted: z.array(TransferView),
+            shares_received: z.array(TransferView),
+          }),
+        ),
+        ...problemResponses({ 400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND" }),
+      },
+    }),
+    async (c) => {
+      const orgId = parseOrg(c.req.valid("param").org_id);
+      await requireManager(c, orgId);
+      const now = nowIso();
+      const { results } = await c.env.DB.prepare(
+        `${SELECT_TRANSFERS}
+         WHERE (t.from_org_id = ?1 OR t.to_org_id = ?1)
+           AND ((t.status = 'pending' AND t.expires_at > ?2) OR (t.status = 'accepted' AND t.mode = 'share'))
+         ORDER BY t.created_at DESC LIMIT 500`,
+      )
+        .bind(orgId, now)
+        .all<TransferRow>();
+      const pending = results.filter((r) => r.status === "pending");
+      const shares = results.filter((r) => r.status === "accepted");
+      return c.json(
+        {
+          incoming: pending.filter((r) => r.to_org_id === orgId).map(view),
+          outgoing: pending.filter((r) => r.from_org_id === orgId).map(view),
+          shares_granted: shares.filter((r) => r.from_org_id === orgId).map(view),
+          shares_received: shares.filter((r) => r.to_org_id === orgId).map(view),
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/orgs/{org_id}/transfers",
+      tags: ["Transfers"],
+      summary: "Offer a site to another organization (URL organization is the origin)",
+      security: bearerSecurity,
+      middleware: [requireBearer] as const,
+      request: { params: z.object({ org_id: z.string().max(64) }) },
+      description:
+        'Body `{"site_id", "to_org_slug", "mode": "transfer"|"share", "share_role"}` (share_role for share).',
+      responses: {
+        200: jsonResponse("Created (pending)", TransferView),
+        ...problemResponses({
+          400: "BAD_REQUEST, SAME_ORG, MODE_INVALID, BAD_ROLE, ROLE_NOT_FOUND",
+          401: "UNAUTHORIZED",
+          403: "FORBIDDEN, NOT_OWNER",
+          404: "NOT_FOUND, TARGET_NOT_FOUND",
+          409: "TRANSFER_EXISTS",
+          500: "LOOKUP_FAILED",
+        }),
+      },
+    }),
+    async (c) => {
+      const orgId = parseOrg(c.req.valid("param").org_id);
+      let raw: unknown;
+      try {
+        raw = JSON.parse(await c.req.text());
+      } catch {
+        throw new ApiError(400, "BAD_REQUEST", { detail: "The body is not valid JSON." });
+      }
+      const parsed = CreateBody.safeParse(raw);
+      if (!parsed.success)
+        throw new ApiError(400, "BAD_REQUEST", { detail: "site_id, to_org_slug and mode are required." });
+      const body = parsed.data;
+      const siteId = parseId(body.site_id);
+      if (!siteId) throw new ApiError(400, "BAD_REQUEST", { detail: "site_id must be a ULID or UUID." });
+      await requireManager(c, orgId);
+      if (body.mode !== "transfer" && body.mode !== "share") {
+        throw new ApiError(400, "MODE_INVALID", { detail: "mode is transfer or share." });
+      }
+      let shareRole: string | null = null;
+      if (body.mode === "share") {
+        if (!body.share_role)
+          throw new ApiError(400, "BAD_REQUEST", { detail: "share_role is required for a share." });
+        shareRole = (await resolveRole(c.env.DB, orgId, "site", body.share_role)).slug;
+      }
+      const target = await c.env.DB.prepare("SELECT id, name FROM orgs WHERE slug = ?")
+        .bind(body.to_org_slug.trim().toLowerCase())
+        .first<{ id: string; name: string }>();
+      if (!target) throw new ApiError(404, "TARGET_NOT_FOUND", { detail: "No organization with that slug." });
+      if (target.id === orgId)
+        throw new ApiError(400, "SAME_ORG", { detail: "The site already belongs here." });
+      let site: { org_id: string } | null;
+      try {
+        site = await rpc<SitesRpc>(c.env.SITES).siteOrg(siteId);
+      } catch (err) {
+        throw new ApiError(500, "LOOKUP_FAILED", {
+          detail: "The site registry is unavailable.",
+          reason: (err as Error).message,
+        });
+      }
+      if (!site || site.org_id !== orgId) {
+        throw new ApiError(403, "NOT_OWNER", { detail: "The site does not belong to this organization." });
+      }
+      const id = newId();
+      try {
+        await c.env.DB.prepare(
+          `INSERT INTO transfers (id, site_id, from_org_id, to_org_id, mode, share_role, status, created_by, created_at, expires_at)
+           VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
+        )
+          .bind(
+            id,
+            siteId,
+            orgId,
+            target.id,
+            body.mode,
+            shareRole,
+            c.get("auth").userId,
+            nowIso(),
+            isoIn(TRANSFER_TTL_S),
+          )
+          .run();
+      } catch (err) {
+        if (String((err as Error).message).includes("UNIQUE")) {
+          // A pending row past its expiry no longer blocks: label it and retry once.
+          const freed = await c.env.DB.prepare(
+            "UPDATE transfers SET status = 'expired' WHERE site_id = ? AND status = 'pending' AND expires_at <= ?",
+          )
+            .bind(siteId, nowIso())
+            .run();
+          if (freed.meta.changes === 0) {
+            throw new ApiError(409, "TRANSFER_EXISTS", {
+              detail: "A transfer of this site is already pending.",
+            });
+          }
+          await c.env.DB.prepare(
+            `INSERT INTO transfers (id, site_id, from_org_id, to_org_id, mode, share_role, status, created_by, created_at, expires_at)
+             VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
+          )
+            .bind(
+              id,
+              siteId,
+              orgId,
+              target.id,
+              body.mode,
+              shareRole,
+              c.get("auth").userId,
+              nowIso(),
+              isoIn(TRANSFER_TTL_S),
+            )
+            .run();
+        } else {
+          throw err;
+        }
+      }
+      const row = await c.env.DB.prepare(`${SELECT_TRANSFERS} WHERE t.id = ?`).bind(id).first<TransferRow>();
+      return c.json(view(row!), 200);
+    },
+  );
+
+  for (const decision of ["accept", "reject", "cancel"] as const satisfies readonly Decision[]) {
+    app.openapi(
+      createRoute({
+        method: "post",
+        path: `/api/v1/auth/orgs/{org_id}/transfers/{id}/${decision}`,
+        tags: ["Transfers"],
+        summary:
+          decision === "cancel"
+            ? "Cancel a pending transfer (URL organization is the origin)"
+            : `${decision === "accept" ? "Accept" : "Reject"} a pending transfer (URL organization is the destination)`,
+        security: bearerSecurity,
+        middleware: [requireBearer] as const,
+        request: { params: z.object({ org_id: z.string().max(64), id: z.string().max(64) }) },
+        responses: {
+          ...(decision === "accept"
+            ? { 200: jsonResponse("Accepted", TransferView) }
+            : { 204: { description: "Done" } }),
+          ...problemResponses({
+            400: "BAD_REQUEST",
+            401: "UNAUTHORIZED",
+            403: "FORBIDDEN (organization not the deciding party)",
+            404: "NOT_FOUND, TRANSFER_NOT_FOUND",
+            409: "NOT_PENDING",
+            500: "Site registry failure (transfer stays pending)",
+          }),
+        },
+      }),
+      async (c) => {
+        const params = c.req.valid("param");
+        const orgId = parseOrg(params.org_id);
+        await requireManager(c, orgId);
+        const id = parseUlid(params.id);
+        const row = id
+          ? await c.env.DB.prepare(`${SELECT_TRANSFERS} WHERE t.id = ?`).bind(id).first<TransferRow>()
+          : null;
+        if (!row) throw new ApiError(404, "TRANSFER_NOT_FOUND", { detail: "No such transfer." });
+        const party = decision === "cancel" ? row.from_org_id : row.to_org_id;
+        if (party !== orgId)
+          throw new ApiError(403, "FORBIDDEN", {
+            detail: `Only the ${decision === "cancel" ? "origin" : "destination"} decides.`,
+          });
+        const status = decision === "accept" ? "accepted" : decision === "reject" ? "rejected" : "cancelled";
+        // Compare-and-set: only a pending, unexpired transfer changes state, exactly once.
+        const now = nowIso();
+        const won = await c.env.DB.prepare(
+          "UPDATE transfers SET status = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'pending' AND expires_at > ?",
+        )
+          .bind(status, c.get("auth").userId, now, row.id, now)
+          .run();
+        if (won.meta.changes !== 1)
+          throw new ApiError(409, "NOT_PENDING", { detail: "The transfer is no longer pending." });
+        if (decision !== "accept") return c.body(null, 204);
+        let applied: { ok: boolean };
+        try {
+          applied = await rpc<SitesRpc>(c.env.SITES).applyTransfer({
+            site_id: row.site_id,
+            from_org_id: row.from_org_id,
+            to_org_id: row.to_org_id,
+            mode: row.mode,
+            share_role: row.share_role,
+          });
+        } catch {
+          applied = { ok: false };
+        }
+        if (!applied.ok) {
+          // The registry did not move the site: the transfer goes back to pending, nothing half-done.
+          await c.env.DB.prepare(
+            "UPDATE transfers SET status = 'pending', decided_by = NULL, decided_at = NULL WHERE id = ?",
+          )
+            .bind(row.id)
+            .run();
+          throw new ApiError(500, "TRANSFER_FAILED", {
+            detail: "The site registry refused the transfer; it stays pending.",
+          });
+        }
+        // Content in other services converges asynchronously.
+        await c.env.SITE_TRANSFERRED.send({
+          type: "site.transferred",
+          transfer_id: row.id,
+          site_id: row.site_id,
+          from_org_id: row.from_org_id,
+          to_org_id: row.to_org_id,
+          mode: row.mode,
+          share_role: row.share_role,
+          at: now,
+        });
+        return c.json(view({ ...row, status: "accepted", decided_at: now }), 200);
+      },
+    );
+  }
+}
