@@ -160,6 +160,12 @@ const EDITABLE_FIELDS = [
   "access",
 ] as const;
 
+/** The later of two ISO-8601 UTC timestamps (text order is time order). */
+function laterTimestamp(a: string, b: string): string {
+  if (a >= b) return a;
+  return b;
+}
+
 /** Attempts of an edit that keeps losing to concurrent edits of the same post before it answers 409. */
 const MAX_EDIT_ATTEMPTS = 16;
 
@@ -190,7 +196,13 @@ export async function editPost(
       if (!existing || existing.status === "deleted") throw postNotFound();
     }
     const current: PostRow = existing!;
-    const next = await apply(current);
+    // updated_at is taken per attempt and never goes backwards: a retried edit commits after the edit it
+    // lost to, so it must not look older to `since` (incremental sync) readers.
+    const stamp = new Date().toISOString();
+    const next = {
+      ...(await apply(current)),
+      updated_at: laterTimestamp(stamp, current.updated_at),
+    };
     let changed: number;
     try {
       const results = await env.DB.batch([updatePostStatement(env.DB, next), ...extra(current, next)]);
@@ -263,6 +275,11 @@ export async function updatePost(
     if (!isPublic(next, now, publicTypes)) pending.effects.push(...unpublicationEffects(site, existing, now));
     // Moving the date of a live post changes what search engines show: tell them (IndexNow).
     const url = postUrl(site, next);
+    // A public post that stays public under another URL (slug or language changed): its old page goes.
+    const oldUrl = postUrl(site, existing);
+    if (isPublic(next, now, publicTypes) && oldUrl && oldUrl !== url) {
+      pending.effects.push(postEffect(site.id, next.id, "cache_purge", { urls: [oldUrl] }));
+    }
     if (input.published_at !== undefined && next.published_at !== existing.published_at && url) {
       pending.effects.push(postEffect(site.id, next.id, "indexnow", { urls: [url] }));
     }

@@ -37,9 +37,4 @@ export async function clearPasswordGuard(env: Env, address: string): Promise<voi
   await (await guardStub(env, address)).succeed();
 }
 
-export async function isAddressLocked(env: Env, address: string): Promise<number | null> {
-  const decision = await (await guardStub(env, address)).check();
-  return decision.locked ? decision.retryAfter : null;
-}
-
 export { locked as lockedError };

@@ -17,15 +17,16 @@ function codeHash(env: Env, purpose: OtpPurpose, target: string, code: string) {
   return hmacHex(env.OTP_PEPPER, `otp|${purpose}|${target}|${code}`);
 }
 
-export async function issueOtp(
+/** Statements issuing a code (superseding earlier ones), to run alone or inside a larger batch. */
+export async function prepareOtp(
   env: Env,
   input: { purpose: OtpPurpose; target: string; userId: string | null; context?: string | null },
-): Promise<IssuedOtp> {
+): Promise<IssuedOtp & { statements: D1PreparedStatement[] }> {
   const policy = OTP_POLICY[input.purpose];
   const code = randomDigits(6);
   const now = nowIso();
   const expiresAt = isoIn(policy.ttl);
-  await env.DB.batch([
+  const statements = [
     env.DB.prepare(
       "UPDATE otp_codes SET used_at = ? WHERE purpose = ? AND target = ? AND user_id IS ? AND used_at IS NULL",
     ).bind(now, input.purpose, input.target, input.userId),
@@ -43,7 +44,16 @@ export async function issueOtp(
       expiresAt,
       now,
     ),
-  ]);
+  ];
+  return { code, expiresAt, statements };
+}
+
+export async function issueOtp(
+  env: Env,
+  input: { purpose: OtpPurpose; target: string; userId: string | null; context?: string | null },
+): Promise<IssuedOtp> {
+  const { code, expiresAt, statements } = await prepareOtp(env, input);
+  await env.DB.batch(statements);
   return { code, expiresAt };
 }
 

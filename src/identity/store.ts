@@ -69,10 +69,11 @@ export async function primaryEmail(db: D1Database, userId: string): Promise<stri
   return row?.address ?? null;
 }
 
-export async function createPendingAccount(db: D1Database, address: string, passwordHash: string) {
+/** Statements creating an account in pending_verification with its (pending, primary) address. */
+export function pendingAccountStatements(db: D1Database, address: string, passwordHash: string) {
   const userId = newId();
   const now = nowIso();
-  await db.batch([
+  const statements = [
     db
       .prepare(
         "INSERT INTO users (id, status, password_hash, created_at, updated_at) VALUES (?, 'pending_verification', ?, ?, ?)",
@@ -83,8 +84,8 @@ export async function createPendingAccount(db: D1Database, address: string, pass
         "INSERT INTO email_addresses (id, user_id, address, verified_at, is_primary, created_at) VALUES (?, ?, ?, NULL, 1, ?)",
       )
       .bind(newId(), userId, address, now),
-  ]);
-  return userId;
+  ];
+  return { userId, statements };
 }
 
 /**
@@ -111,13 +112,6 @@ export function activationStatements(db: D1Database, userId: string, address: st
       )
       .bind(now, address),
   ];
-}
-
-export async function setPasswordHash(db: D1Database, userId: string, hash: string) {
-  await db
-    .prepare("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?")
-    .bind(hash, nowIso(), userId)
-    .run();
 }
 
 /** Only upgrades when the stored hash is still the one that was verified (a concurrent change wins). */

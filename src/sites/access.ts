@@ -58,6 +58,9 @@ export function canAccessSite(
 /** POST /v1/sites: the body's org_id must be one of the caller's organizations (mass-assignment defense). */
 export function mayCreateIn(identity: EdgeIdentity, orgId: string): boolean {
   if (isReader(identity)) return false;
-  if (identity.orgMemberships === null) return true;
+  // "A service-to-service caller without the header passes": without the header AND without any other
+  // edge header. A user's request always carries its memberships (the edge sets them), so a user
+  // request lacking them fails closed rather than passing as a service.
+  if (identity.orgMemberships === null) return isServiceCaller(identity);
   return memberOrgIds(identity).has(orgId);
 }

@@ -56,6 +56,32 @@ export function ownOrigins(hosts: string[], mediaPublicBase: string): string[] {
   return origins;
 }
 
+/**
+ * Content's answer as the contract says it must look; anything else (another version of content, a
+ * bug) is treated as "not finished" so it can never store a broken URL or refuse a PATCH.
+ */
+export function normalizeIngestResult(result: unknown): ImageIngestResult {
+  const r = (typeof result === "object" && result !== null ? result : {}) as Record<string, unknown>;
+  if (
+    r.status === "ready" &&
+    typeof r.url === "string" &&
+    /^https?:\/\/[^\s"'<>]+$/i.test(r.url) &&
+    typeof r.media_id === "string"
+  ) {
+    return { status: "ready", url: r.url, media_id: r.media_id };
+  }
+  if (r.status === "rejected" && r.definitive === true) {
+    return {
+      status: "rejected",
+      definitive: true,
+      reason: typeof r.reason === "string" ? r.reason : "rejected",
+    };
+  }
+  if (r.status === "pending")
+    return { status: "pending", reason: typeof r.reason === "string" ? r.reason : "pending" };
+  return { status: "pending", reason: "unexpected_ingest_answer" };
+}
+
 function ingestWithDeadline(
   env: SitesEnv,
   siteId: string,
@@ -72,7 +98,8 @@ function ingestWithDeadline(
   const entries = [...firstPathOf].map(async ([url, path]) => {
     // Inside an async function so a synchronous throw of the binding (content not deployed, an RPC
     // method missing) is a rejection like any other failure: "ingest down" keeps the URL, never a 500.
-    const attempt = (async () => content.ingestImage({ site_id: siteId, url, purpose: path }))().catch(
+    const attempt = (async () =>
+      normalizeIngestResult(await content.ingestImage({ site_id: siteId, url, purpose: path })))().catch(
       (err: unknown): ImageIngestResult => ({
         status: "pending",
         reason: `ingest_unavailable: ${String(err)}`,
@@ -95,6 +122,23 @@ function applyReady(settings: SettingsDocument, ref: ImageRef, result: { url: st
 }
 
 /**
+ * Drops `logo_media_id` / `favicon_*_media_id` where the matching field holds an external URL (`refs`):
+ * a media id sent along then names some other asset. The media id is the server's record of the
+ * rehosted asset and is set again when the swap completes.
+ */
+export function withoutStaleMediaIds(settings: SettingsDocument, refs: ImageRef[]): SettingsDocument {
+  let out = settings;
+  for (const ref of refs) {
+    const mediaField = mediaIdFieldFor(ref.path);
+    if (mediaField && mediaField in out) {
+      const { [mediaField]: _stale, ...rest } = out;
+      out = rest;
+    }
+  }
+  return out;
+}
+
+/**
  * Rehosts the external images of an already validated document. Throws 422 IMAGEM_EXTERNA_INVALIDA
  * when a new URL is refused for good; otherwise returns the document to store and what to swap later.
  */
@@ -114,10 +158,10 @@ export async function rehostSettingsImages(
     const result = results.get(ref.url) ?? { status: "pending", reason: "not_attempted" };
     if (result.status === "ready") {
       settings = applyReady(settings, ref, result);
-    } else if (result.status === "pending") {
-      pending.push(ref);
-    } else if (!alreadyStored.has(ref.url)) {
-      invalid.push({ ...ref, reason: result.reason });
+    } else {
+      if (result.status === "pending") pending.push(ref);
+      else if (!alreadyStored.has(ref.url)) invalid.push({ ...ref, reason: result.reason });
+      settings = withoutStaleMediaIds(settings, [ref]);
     }
   }
   if (invalid.length > 0) {

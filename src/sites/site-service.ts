@@ -14,7 +14,13 @@ import {
   slugOfPlatformHost,
 } from "./domains";
 import { invalidateHosts, readHostCache, writeHostCache } from "./host-cache";
-import { enqueueImageSwaps, type ImageRef, ownOrigins, rehostSettingsImages } from "./image-rehost";
+import {
+  enqueueImageSwaps,
+  type ImageRef,
+  ownOrigins,
+  rehostSettingsImages,
+  withoutStaleMediaIds,
+} from "./image-rehost";
 import { collectExternalImageUrls, validateSettings } from "./settings/validate-settings";
 import {
   aliasesOf,
@@ -146,7 +152,7 @@ export async function createSite(
   const aliases = parseAliases(input.aliases ?? [], primary, env.PLATFORM_DOMAIN);
   const defaultLanguage = parseLanguage(input.default_language ?? "en", "default_language");
   const languages = languageList(defaultLanguage, input.languages ?? []);
-  const settings = input.settings === undefined ? {} : validSettings(input.settings);
+  const validated = input.settings === undefined ? {} : validSettings(input.settings);
 
   const at = now();
   const row: SiteRow = {
@@ -163,10 +169,15 @@ export async function createSite(
     status_reason: null,
     status_changed_at: at,
     previous_status: null,
-    settings: JSON.stringify(settings),
+    settings: "{}",
     created_at: at,
     updated_at: at,
   };
+  // External images of a new site are rehosted in the background: the site must exist before content
+  // can own its media, and a create is never refused for an image.
+  const origins = ownOrigins(hostsOf(row, env.PLATFORM_DOMAIN), env.MEDIA_PUBLIC_BASE);
+  const external = collectExternalImageUrls(validated, origins);
+  row.settings = JSON.stringify(withoutStaleMediaIds(validated, external));
   const limit = Number.parseInt(env.DEFAULT_SITE_LIMIT, 10);
   const created = await insertSite(
     env.DB,
@@ -179,10 +190,7 @@ export async function createSite(
       detail: "The organization's plan has no room for another site.",
     });
   }
-  // External images of a new site are rehosted in the background: the site must exist before content
-  // can own its media, and a create is never refused for an image.
-  const origins = ownOrigins(hostsOf(row, env.PLATFORM_DOMAIN), env.MEDIA_PUBLIC_BASE);
-  await afterWrite(env, null, row, collectExternalImageUrls(settings, origins));
+  await afterWrite(env, null, row, external);
   return toSiteRecord(row, env.PLATFORM_DOMAIN);
 }
 

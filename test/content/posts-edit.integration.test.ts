@@ -220,6 +220,24 @@ describe("PATCH /v1/posts/{reference}", () => {
     expect(left!.n).toBe(0);
   });
 
+  it("a public post that moves to another URL (slug or language) has its old page purged, no event", async () => {
+    const t = await tenant();
+    const post = await createPost(t.ck, { title: "Old slug", slug: "old-slug", status: "published" });
+    expect(
+      (await call("PATCH", `/v1/posts/${post.id}`, { key: t.ck, body: { slug: "new-slug" } })).status,
+    ).toBe(200);
+    expect(
+      (await call("PATCH", `/v1/posts/${post.id}`, { key: t.ck, body: { language: "pt-BR" } })).status,
+    ).toBe(200);
+    const base = `https://${t.site.primary_domain}`;
+    expect((await effects(t.site.id, "cache_purge")).map((e) => e.payload.urls)).toEqual([
+      [`${base}/old-slug`],
+      [`${base}/new-slug`],
+    ]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await effects(t.site.id, "event:post.unpublished")).toEqual([]);
+  });
+
   it("edits that keep a post public, or touch a non-public post, emit nothing", async () => {
     const t = await tenant();
     const live = await createPost(t.ck, { title: "Live", status: "published" });
@@ -276,14 +294,15 @@ describe("concurrent edits of one post", () => {
       ["/seo", { og_title: "OG" }],
       ["/seo", { focus_keyword: "FK" }],
     ];
-    const statuses = await Promise.all(
+    const answers = await Promise.all(
       edits.map(async ([suffix, body]) => {
         const res = await call("PATCH", `/v1/posts/${post.id}${suffix}`, { key: t.ck, body });
-        await res.arrayBuffer();
-        return res.status;
+        return { status: res.status, body: (await res.json()) as { updated_at?: string } };
       }),
     );
-    expect(statuses).toEqual(edits.map(() => 200));
+    expect(answers.map((a) => a.status)).toEqual(edits.map(() => 200));
+    const stamps = answers.flatMap((a) => (a.body.updated_at ? [a.body.updated_at] : []));
+    expect(stamps).toHaveLength(4);
     const src = (await (await call("GET", `/v1/posts/${post.id}/source`, { key: t.ck })).json()) as Record<
       string,
       unknown
@@ -295,6 +314,8 @@ describe("concurrent edits of one post", () => {
       category_slugs: ["c"],
       tag_slugs: ["t"],
     });
+    // updated_at never goes backwards: a retried edit is stamped when it commits.
+    expect((src.updated_at as string) >= [...stamps].sort().at(-1)!).toBe(true);
     const seo = (await (await call("GET", `/v1/posts/${post.id}/seo`, { key: t.ck })).json()) as Record<
       string,
       unknown
@@ -309,22 +330,29 @@ describe("concurrent edits of one post", () => {
 
   it("an edit racing an unpublish never brings the archived post back", async () => {
     const t = await tenant();
-    for (let i = 0; i < 5; i++) {
-      const post = await createPost(t.ck, {
-        title: `Race ${i}`,
-        status: "published",
-        published_at: minutesAgo(60),
-      });
-      const [unpublished, patched] = await Promise.all([
-        call("POST", `/v1/posts/${post.id}/unpublish`, { key: t.ck }),
+    const posts = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        createPost(t.ck, { title: `Race ${i}`, status: "published", published_at: minutesAgo(60) }),
+      ),
+    );
+    // Per post: edits that read the post before the unpublish commits and write after it.
+    const answers = await Promise.all(
+      posts.flatMap((post) => [
         call("PATCH", `/v1/posts/${post.id}`, { key: t.ck, body: { published_at: minutesAgo(30) } }),
-      ]);
-      expect(unpublished.status).toBe(200);
-      expect(patched.status).toBe(200);
+        call("PATCH", `/v1/posts/${post.id}`, { key: t.ck, body: { published_at: minutesAgo(20) } }),
+        call("POST", `/v1/posts/${post.id}/unpublish`, { key: t.ck }),
+        call("PATCH", `/v1/posts/${post.id}`, { key: t.ck, body: { published_at: minutesAgo(10) } }),
+      ]),
+    );
+    for (const r of answers) {
+      expect(r.status).toBe(200);
+      await r.arrayBuffer();
+    }
+    for (const post of posts) {
       const src = (await (await call("GET", `/v1/posts/${post.id}/source`, { key: t.ck })).json()) as {
         status: string;
       };
-      expect(src.status).toBe("archived");
+      expect(src.status, post.id).toBe("archived");
     }
   });
 });

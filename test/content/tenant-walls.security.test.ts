@@ -75,6 +75,38 @@ describe("tenant walls: site A's key against site B's posts", () => {
     expect(row).toEqual({ status: "deleted", title: "Gone" });
   });
 
+  it("B's media never resolves in A's posts: image blocks and covers", async () => {
+    const a = await tenant();
+    const b = await tenant();
+    const mediaB = newId();
+    await testEnv.DB.prepare(
+      `INSERT INTO media (id, site_id, r2_key, content_type, size_bytes, status, created_at)
+       VALUES (?, ?, ?, 'image/png', 10, 'ready', ?)`,
+    )
+      .bind(mediaB, b.site.id, `sites/${b.site.id}/${mediaB}.png`, new Date().toISOString())
+      .run();
+    const cover = await call("POST", "/v1/posts", {
+      key: a.ck,
+      body: { title: "Cover", featured_image_id: mediaB },
+    });
+    const missing = await call("POST", "/v1/posts", {
+      key: a.ck,
+      body: { title: "Cover", featured_image_id: newId() },
+    });
+    expect(cover.status).toBe(422);
+    expect(await cover.text()).toBe(await missing.text());
+    const post = await createPost(a.ck, {
+      title: "Borrowed",
+      status: "published",
+      blocks_json: { blocks: [{ type: "image", data: { media_id: mediaB, caption: "theirs" } }] },
+    });
+    const detail = (await (await call("GET", `/v1/posts/${post.id}`, { key: a.ck })).json()) as {
+      content_html: string;
+    };
+    expect(detail.content_html).not.toContain(b.site.id);
+    expect(detail.content_html).not.toContain(mediaB);
+  });
+
   it("listings of A never contain B's posts, in either mode", async () => {
     const a = await tenant();
     const b = await tenant();

@@ -234,3 +234,44 @@ describe("POST /auth/email/verify/confirm", () => {
     expect(results.filter((r) => r.status === 401)).toHaveLength(9);
   });
 });
+
+describe("POST /auth/signup: equal cost", () => {
+  it("a new and a registered e-mail cost the same (15 interleaved samples each, medians within 20%)", {
+    timeout: 120_000,
+  }, async () => {
+    const registered: string[] = [];
+    // Eight addresses, at most two samples each: with their own signup that stays within 3 per hour.
+    for (let i = 0; i < 8; i++) registered.push((await signupVerified()).email);
+    const fresh: number[] = [];
+    const known: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const runs = [
+        async () => {
+          const t = performance.now();
+          const res = await call("POST", "/api/v1/auth/signup", {
+            body: { email: freshEmail("cost"), password: GOOD_PASSWORD },
+            ip: freshIp(),
+          });
+          fresh.push(performance.now() - t);
+          expect(res.status).toBe(202);
+        },
+        async () => {
+          const t = performance.now();
+          const res = await call("POST", "/api/v1/auth/signup", {
+            body: { email: registered[i % 8]!, password: GOOD_PASSWORD },
+            ip: freshIp(),
+          });
+          known.push(performance.now() - t);
+          expect(res.status).toBe(202);
+        },
+      ];
+      if (i % 2) runs.reverse();
+      for (const run of runs) await run();
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    console.log(`signup cost: new ${median(fresh).toFixed(1)} ms, registered ${median(known).toFixed(1)} ms`);
+    expect(Math.abs(median(fresh) - median(known))).toBeLessThanOrEqual(
+      Math.max(10, 0.2 * Math.max(median(fresh), median(known))),
+    );
+  });
+});

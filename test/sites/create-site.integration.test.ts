@@ -198,6 +198,16 @@ describe("POST /v1/sites", () => {
       expect(res.status).toBe(201);
       expect(res.body.org_id).toBe(orgId);
     });
+
+    it("a user request that lacks the header is not a service caller: refused", async () => {
+      const orgId = newId();
+      const res = await api("POST", "/api/v1/sites", {
+        headers: { "x-user-id": newId(), "x-session-kind": "staff" },
+        body: { org_id: orgId, name: "x", slug: uniqueSlug() },
+      });
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe("FORBIDDEN");
+    });
   });
 
   describe("409 conflicts", () => {

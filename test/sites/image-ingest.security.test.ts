@@ -7,7 +7,7 @@
  * deadline of the sites side, and the `image-swap` message a slow ingest leaves behind.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ingestTimeoutMs, rehostSettingsImages } from "../../src/sites/image-rehost";
+import { ingestTimeoutMs, normalizeIngestResult, rehostSettingsImages } from "../../src/sites/image-rehost";
 import { api, makeSite, type SiteBody, sitesEnv, storedRow, storedSettings } from "../support/sites-helpers";
 
 type Rehost422 = SiteBody & {
@@ -233,5 +233,30 @@ describe("the ingest wait", () => {
     expect(res.status).toBe(200);
     expect(batches.every((b) => b.length <= 100)).toBe(true);
     expect(batches.flat().map((m) => (m as { url: string }).url)).toEqual(urls);
+  });
+});
+
+describe("content's answer is checked against the contract", () => {
+  it("only a well-formed ready answer swaps, only a definitive rejection refuses; anything else is pending", () => {
+    expect(
+      normalizeIngestResult({ status: "ready", url: "https://cdn.example/m/1.png", media_id: "m1" }),
+    ).toEqual({ status: "ready", url: "https://cdn.example/m/1.png", media_id: "m1" });
+    expect(normalizeIngestResult({ status: "rejected", definitive: true, reason: "http_404" })).toEqual({
+      status: "rejected",
+      definitive: true,
+      reason: "http_404",
+    });
+    for (const odd of [
+      undefined,
+      null,
+      "ready",
+      { status: "ready" },
+      { status: "ready", url: "javascript:alert(1)", media_id: "m1" },
+      { status: "ready", url: 'https://cdn.example/"x', media_id: "m1" },
+      { status: "rejected", reason: "maybe" },
+      { status: "unknown" },
+    ]) {
+      expect(normalizeIngestResult(odd).status, JSON.stringify(odd)).toBe("pending");
+    }
   });
 });

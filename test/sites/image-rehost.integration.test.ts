@@ -83,6 +83,20 @@ describe("PATCH settings: rehosting of external images", () => {
     expect(JSON.parse((await storedSettings(site.id))!).logo_url).toBe(SLOW);
   });
 
+  it("a media id sent next to an external URL that is not rehosted yet is dropped (it names another asset)", async () => {
+    const { site, owner } = await makeSite();
+    const res = await patchSettings(site.id, owner, {
+      logo_url: TRANSIENT,
+      logo_media_id: "01JD8X5Q7Z3M4N5P6R7S8T9V0W",
+      favicon_png_url: "/favicon.png",
+      favicon_png_media_id: "kept-with-a-site-path",
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.settings).not.toHaveProperty("logo_media_id");
+    expect(res.body.settings.favicon_png_media_id).toBe("kept-with-a-site-path");
+    expect(JSON.parse((await storedSettings(site.id))!)).toEqual(res.body.settings);
+  });
+
   it("transient rejection (503): the external URL is kept, 200", async () => {
     const { site, owner } = await makeSite();
     const res = await patchSettings(site.id, owner, { logo_url: TRANSIENT });

@@ -71,6 +71,38 @@ describe("PATCH /v1/sites/{id}", () => {
     expect(JSON.parse((await storedSettings(site.id))!)).toEqual({ customization: { theme_base: "dark" } });
   });
 
+  it("concurrent settings PATCHes: each replaces the whole document; the result is exactly one of them", async () => {
+    const { site, owner } = await makeSite();
+    const docs = Array.from({ length: 6 }, (_, i) => ({
+      customization: { layout: { radius: i } },
+      header: { model: i % 2 ? "split-nav" : "auto" },
+      ...(i % 2 ? { about_html: `<p>${i}</p>` } : { menu: [{ label: `m${i}`, href: "/" }] }),
+    }));
+    const results = await Promise.all(docs.map((settings) => patch(site.id, owner, { settings })));
+    expect(results.map((r) => r.status)).toEqual(docs.map(() => 200));
+    const stored = JSON.parse((await storedSettings(site.id))!);
+    expect(docs).toContainEqual(stored);
+  });
+
+  it("PATCH racing DELETE: the site ends deleted with its data and hosts; no PATCH lands afterwards", async () => {
+    const primary = uniqueDomain();
+    const { site, owner } = await makeSite({ primary_domain: primary });
+    const [patched, deleted] = await Promise.all([
+      patch(site.id, owner, { name: "racing", primary_domain: uniqueDomain() }),
+      api("DELETE", `/api/v1/sites/${site.id}`, { headers: owner }),
+    ]);
+    expect(deleted.status).toBe(204);
+    expect([200, 404]).toContain(patched.status);
+    const row = await storedRow(site.id);
+    expect(row?.status).toBe("deleted");
+    if (patched.status === 404) expect(row?.name).toBe(site.name);
+    const hosts = await sitesEnv.DB.prepare("SELECT host FROM site_hosts WHERE site_id = ?")
+      .bind(site.id)
+      .all<{ host: string }>();
+    expect(hosts.results).toHaveLength(1);
+    expect(hosts.results[0]!.host).toBe(patched.status === 200 ? patched.body.primary_domain : primary);
+  });
+
   describe("settings refused by the validator: 400 with its code, NOTHING stored", () => {
     const cases: [string, unknown, string][] = [
       [

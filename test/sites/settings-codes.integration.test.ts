@@ -378,6 +378,13 @@ const ROWS: Row[] = [
   ["SETTINGS_INVALID_APPLETS", 'settings.applets["Forms!"]', { applets: { "Forms!": { enabled: true } } }],
   // Shape.
   ["BAD_REQUEST", "settings", [1, 2]],
+  ["BAD_REQUEST", "settings", null],
+  ["BAD_REQUEST", "settings", "{}"],
+  [
+    "SETTINGS_INVALID_ASSET_URL",
+    "settings.favicon_kit",
+    { favicon_kit: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`i${i}`, `/i${i}.png`])) },
+  ],
   ["BAD_REQUEST", "settings.seo", { seo: "title" }],
 ];
 

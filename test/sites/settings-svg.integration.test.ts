@@ -166,6 +166,26 @@ describe("PATCH: legitimate SVG is stored byte-for-byte", () => {
     }
   });
 
+  it("the 32 KiB limit through the route: exactly 32,768 bytes stored as sent, one byte more refused", async () => {
+    const { site, owner } = await makeSite();
+    const sized = (bytes: number) => {
+      const head = '<svg xmlns="http://www.w3.org/2000/svg"><desc>';
+      const tail = "</desc></svg>";
+      return `${head}${"é".repeat(Math.floor((bytes - head.length - tail.length) / 2))}${"a".repeat((bytes - head.length - tail.length) % 2)}${tail}`;
+    };
+    const atLimit = sized(SVG_MAX_BYTES);
+    expect(new TextEncoder().encode(atLimit).byteLength).toBe(32 * 1024);
+    const ok = await api<Answer>("PATCH", `/api/v1/sites/${site.id}`, {
+      headers: owner,
+      body: { settings: { favicon_svg: atLimit } },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body.settings.favicon_svg).toBe(atLimit);
+    const over = sized(SVG_MAX_BYTES + 1);
+    expect(new TextEncoder().encode(over).byteLength).toBe(32 * 1024 + 1);
+    expect(await patchSvg(site, owner, over, "one byte over", FAVICON_SVG)).toBe("refused");
+  });
+
   it("sending the stored clean markup back changes nothing (idempotent through the route)", async () => {
     const { site, owner } = await makeSite();
     const dirty =

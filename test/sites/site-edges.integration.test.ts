@@ -48,6 +48,20 @@ describe("POST with external images", () => {
     const { site } = await makeSite({ settings: { logo_url: "https://img.test/missing.png" } });
     expect(site.settings.logo_url).toBe("https://img.test/missing.png");
   });
+
+  it("a media id sent next to an external URL is dropped (the swap sets it); next to a site path it stays", async () => {
+    const { site } = await makeSite({
+      settings: {
+        logo_url: "https://img.test/missing.png",
+        logo_media_id: "stale",
+        favicon_ico_url: "/favicon.ico",
+        favicon_ico_media_id: "kept",
+      },
+    });
+    expect(site.settings).not.toHaveProperty("logo_media_id");
+    expect(site.settings.favicon_ico_media_id).toBe("kept");
+    expect(JSON.parse((await storedSettings(site.id))!)).toEqual(site.settings);
+  });
 });
 
 describe("legacy sites with UUID ids", () => {

@@ -122,8 +122,21 @@ describe("access rules", () => {
     expect(mayCreateIn(readerWithEverything, site.org_id)).toBe(false);
   });
   it("create: header absent passes, present must contain the org", () => {
-    expect(mayCreateIn({ ...nobody, orgMemberships: null, sessionKind: null }, site.org_id)).toBe(true);
+    const serviceCaller = {
+      ...nobody,
+      userId: null,
+      orgMemberships: null,
+      siteMemberships: null,
+      sessionKind: null,
+    };
+    expect(mayCreateIn(serviceCaller, site.org_id)).toBe(true);
     expect(mayCreateIn(nobody, site.org_id)).toBe(false);
+    // A user (or session) without the header is not a service caller: fail closed.
+    const userWithoutHeader = { ...nobody, orgMemberships: null, siteMemberships: null };
+    expect(mayCreateIn({ ...userWithoutHeader, userId: "u1", sessionKind: null }, site.org_id)).toBe(false);
+    expect(mayCreateIn({ ...userWithoutHeader, userId: null, sessionKind: "staff" }, site.org_id)).toBe(
+      false,
+    );
   });
 });
 

@@ -234,7 +234,10 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       responses: {
         200: json(PostSummarySchema, "Updated"),
         ...writeProblems,
-        ...problemResponses({ 409: "Slug taken", 422: "Unknown post type or media" }),
+        ...problemResponses({
+          409: "Slug taken (SLUG_TAKEN), or the post kept changing concurrently (EDIT_CONFLICT)",
+          422: "Unknown post type or media",
+        }),
       },
     }),
     async (c) => {
@@ -379,7 +382,11 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
         query: LanguageQuery,
         body: { content: { "application/json": { schema: PostSeoSchema } }, required: true },
       },
-      responses: { 200: json(PostSeoSchema, "SEO after the merge"), ...writeProblems },
+      responses: {
+        200: json(PostSeoSchema, "SEO after the merge"),
+        ...writeProblems,
+        ...problemResponses({ 409: "The post kept changing concurrently (EDIT_CONFLICT)" }),
+      },
     }),
     async (c) => {
       const patch = c.req.valid("json") as Record<string, unknown>;

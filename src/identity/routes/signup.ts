@@ -6,16 +6,16 @@ import { requireBearer } from "../auth";
 import type { AppEnv } from "../context";
 import { clientIp } from "../context";
 import { clearPasswordGuard, enforceRateLimit } from "../guards";
-import { consumeOtp, issueOtp } from "../otp";
+import { consumeOtp, issueOtp, prepareOtp } from "../otp";
 import { hashPassword, spendHashWork, verifyPassword } from "../password";
 import { enforcePasswordPolicy } from "../password-policy";
 import { prepareSession, sessionResponse } from "../sessions";
 import { requireStepUp } from "../step-up";
 import {
   activationStatements,
-  createPendingAccount,
   findVerifiedOwner,
   getUser,
+  pendingAccountStatements,
   revokeAllSessionsStatement,
 } from "../store";
 import {
@@ -74,10 +74,15 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       await enforcePasswordPolicy(c, body.password);
       const mailer = c.get("services").mailer;
       const owner = await findVerifiedOwner(c.env.DB, address);
-      // Same work on both paths (one scrypt, one D1 read, one write, one message); never a 409.
+      // Same work on both paths: one scrypt, one D1 read, one four-statement batch, one message; never a 409.
       try {
         if (owner) {
           await spendHashWork(body.password);
+          // Harmless writes of the same shape as the new-account batch, so the round trips match.
+          const touch = c.env.DB.prepare("UPDATE users SET updated_at = updated_at WHERE id = ?").bind(
+            owner.user_id,
+          );
+          await c.env.DB.batch([touch, touch, touch, touch]);
           await mailer.send({
             to: address,
             purpose: "signup_notice",
@@ -85,8 +90,13 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
             body: "An account with this address already exists. Sign in, or reset your password if you forgot it.",
           });
         } else {
-          const userId = await createPendingAccount(c.env.DB, address, await hashPassword(body.password));
-          const otp = await issueOtp(c.env, { purpose: "email_verify", target: address, userId });
+          const account = pendingAccountStatements(c.env.DB, address, await hashPassword(body.password));
+          const otp = await prepareOtp(c.env, {
+            purpose: "email_verify",
+            target: address,
+            userId: account.userId,
+          });
+          await c.env.DB.batch([...account.statements, ...otp.statements]);
           await mailer.send({
             to: address,
             purpose: "email_verify",
