@@ -9,6 +9,7 @@ interface ContentEnv {
 	INDEXNOW_ENDPOINT: string;
 	DOH_URL: string;
 	INGEST_MAX_BYTES: string;
+	IMAGE_INGEST_TIMEOUT_MS: string;
 	API_KEY_PEPPER: string;
 	CURSOR_SECRET: string;
 	DEV_OUTBOX: string;

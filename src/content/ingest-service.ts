@@ -6,10 +6,9 @@ import { dohResolver, fetchImageSafely } from "./ingest";
 import { insertMediaStatements, mediaKey } from "./store/media";
 import { getSite } from "./store/sites";
 
-type IngestEnv = Env & { IMAGE_INGEST_TIMEOUT_MS?: string };
 
 export async function ingestImage(
-  env: IngestEnv,
+  env: Env,
   input: { site_id: string; url: string; purpose: string },
 ): Promise<ImageIngestResult> {
   const site = await getSite(env.DB, input.site_id);

@@ -47,6 +47,8 @@ async function forwardHeaders(env: Env, request: Request, requestId: string, req
   const headers = new Headers(request.headers);
   for (const name of EDGE_HEADER_NAMES) headers.delete(name);
   headers.set("x-request-id", requestId);
+  // The scheme the client really used (services set Secure cookies by it); never the client's claim.
+  headers.set("x-forwarded-proto", new URL(request.url).protocol.replace(":", ""));
 
   const token = bearerOf(request.headers);
   if (!token || !looksLikeJwt(token)) {

@@ -21,6 +21,5 @@ interface IdentityEnv {
 	REFRESH_FAMILIES: DurableObjectNamespace<import("../../src/identity/index").RefreshFamily>;
 	ACCOUNT_GUARD: DurableObjectNamespace<import("../../src/identity/index").AccountGuard>;
 	RATE_LIMITER: DurableObjectNamespace<import("../../src/identity/index").RateLimiter>;
-	ORG_GUARD: DurableObjectNamespace<import("../../src/identity/index").OrgOwnerGuard>;
 	SITES: Fetcher /* sites */;
 }

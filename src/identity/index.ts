@@ -20,4 +20,4 @@ export default class IdentityService extends WorkerEntrypoint<Env> implements Id
   }
 }
 
-export { AccountGuard, LoginChallenge, OrgOwnerGuard, RateLimiter, RefreshFamily } from "./durable-objects";
+export { AccountGuard, LoginChallenge, RateLimiter, RefreshFamily } from "./durable-objects";

@@ -168,3 +168,24 @@ describe("by-host through the edge", () => {
     expect(unknown.status).toBe(404);
   });
 });
+
+describe("scheme forwarding", () => {
+  it("tells identity the client's real scheme, so cookies over https are Secure and a client's claim is ignored", async () => {
+    const { exports } = await import("cloudflare:workers");
+    const session = await verifiedUser();
+    const refresh = (base: string, headers: Record<string, string> = {}) =>
+      exports.default.fetch(`${base}/api/v1/auth/refresh`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ refresh_token: current }),
+      });
+    let current = session.refresh_token;
+    const overHttps = await refresh("https://platform.example");
+    expect(overHttps.status).toBe(200);
+    expect(overHttps.headers.get("set-cookie")).toMatch(/svc_refresh=[^,]*Secure/i);
+    current = ((await overHttps.json()) as { refresh_token: string }).refresh_token;
+    const spoofed = await refresh("http://127.0.0.1:8787", { "x-forwarded-proto": "https" });
+    expect(spoofed.status).toBe(200);
+    expect(spoofed.headers.get("set-cookie")).not.toMatch(/Secure/i);
+  });
+});
