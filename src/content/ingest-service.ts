@@ -6,7 +6,6 @@ import { dohResolver, fetchImageSafely } from "./ingest";
 import { insertMediaStatements, mediaKey } from "./store/media";
 import { getSite } from "./store/sites";
 
-
 export async function ingestImage(
   env: Env,
   input: { site_id: string; url: string; purpose: string },
