@@ -1,7 +1,8 @@
 /** The post operations behind the routes: create, update, unpublish. Rules in plain functions, one D1 batch each. */
 import { newId } from "../lib/ids";
 import { ApiError } from "../lib/problem";
-import type { KeyContext } from "./auth/api-key";
+import type { SiteProjection } from "../lib/rpc";
+import { type KeyContext, keySite } from "./auth/api-key";
 import type { Env } from "./bindings";
 import { postUrl } from "./effects/outbound";
 import { deliverEffects, effectAfterUpdateStatement, type PostEffect, postEffect } from "./effects/pending";
@@ -33,7 +34,7 @@ import {
   takenSlugs,
   updatePostStatement,
 } from "./store/posts";
-import { getPostType, getSite, type SiteRow } from "./store/sites";
+import { getPostType } from "./store/sites";
 
 /** A clash on (site, slug, language); other unique constraints (e.g. import lines) are not slug clashes. */
 function isUniqueViolation(error: unknown): boolean {
@@ -44,12 +45,6 @@ function slugTaken(): ApiError {
   return new ApiError(409, "SLUG_TAKEN", {
     detail: "A post with this slug already exists in this language on the site.",
   });
-}
-
-async function requireSite(env: Env, siteId: string): Promise<SiteRow> {
-  const site = await getSite(env.DB, siteId);
-  if (!site) throw new ApiError(401, "UNAUTHENTICATED", { detail: "The API key is invalid or revoked." });
-  return site;
 }
 
 async function checkPostTypeExists(env: Env, siteId: string, slug: string): Promise<string> {
@@ -79,7 +74,7 @@ export async function createPost(
   record?: (response: StoredResponse, postId: string) => D1PreparedStatement,
 ): Promise<StoredResponse> {
   const now = new Date().toISOString();
-  const site = await requireSite(env, key.siteId);
+  const site = await keySite(env.DB, key);
   const language = input.language !== undefined ? checkLanguage(input.language) : site.default_language;
   const postType = await checkPostTypeExists(env, site.id, input.post_type ?? "post");
   const featured =
@@ -237,7 +232,7 @@ export async function updatePost(
       ? input.featured_image_id
       : await checkFeaturedImage(env, key.siteId, input.featured_image_id);
   const blocks = input.blocks_json !== undefined ? blocksText(input.blocks_json) : undefined;
-  const site = await requireSite(env, key.siteId);
+  const site = await keySite(env.DB, key);
   const publicTypes = await publicTypeSlugs(env.DB, key.siteId);
 
   const apply = async (existing: PostRow): Promise<PostRow> => {
@@ -291,7 +286,7 @@ export async function updatePost(
 }
 
 /** The unpublication event and the purge of the post's page, as outbox effects. */
-function unpublicationEffects(site: SiteRow, post: PostRow, now: string): PostEffect[] {
+function unpublicationEffects(site: SiteProjection, post: PostRow, now: string): PostEffect[] {
   const url = postUrl(site, post);
   const event: UnpublishedEvent = {
     id: newId(),
@@ -334,7 +329,7 @@ export async function unpublishPost(
       detail: `Only a published post can be unpublished (this one is ${effectiveStatus(existing, now)}).`,
     });
   if (effectiveStatus(existing, now) !== "published") throw notPublished();
-  const site = await requireSite(env, key.siteId);
+  const site = await keySite(env.DB, key);
   const effects = unpublicationEffects(site, existing, now);
   // One batch: the conditional update (of two concurrent unpublishes exactly one changes the row; the
   // other is a 409) and the outbox rows of its event and purge, written only if the update happened.

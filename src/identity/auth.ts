@@ -4,7 +4,7 @@ import { ApiError } from "../lib/problem";
 import { AUDIENCE } from "./config";
 import type { AppEnv } from "./context";
 import { fromBase64url } from "./crypto";
-import { sessionIsLive } from "./store";
+import { sessionIsLive } from "./store/sessions";
 import { jwks } from "./tokens";
 
 function unauthorized(): ApiError {

@@ -20,7 +20,7 @@ async function guardStub(env: Env, address: string) {
   return env.ACCOUNT_GUARD.get(env.ACCOUNT_GUARD.idFromName(await sha256Hex(`guard|${address}`)));
 }
 
-function locked(retryAfter: number): ApiError {
+export function lockedError(retryAfter: number): ApiError {
   return new ApiError(423, "ACCOUNT_LOCKED", {
     detail: "Too many failed attempts; try again later, or sign in with a magic link or reset the password.",
     headers: { "Retry-After": String(retryAfter) },
@@ -30,11 +30,9 @@ function locked(retryAfter: number): ApiError {
 /** Reserves one password attempt for the address (known or not); 423 while the address is locked. */
 export async function reservePasswordAttempt(env: Env, address: string): Promise<void> {
   const decision = await (await guardStub(env, address)).attempt();
-  if (decision.locked) throw locked(decision.retryAfter);
+  if (decision.locked) throw lockedError(decision.retryAfter);
 }
 
 export async function clearPasswordGuard(env: Env, address: string): Promise<void> {
   await (await guardStub(env, address)).succeed();
 }
-
-export { locked as lockedError };

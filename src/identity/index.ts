@@ -1,7 +1,8 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import type { EdgeContext, IdentityRpc } from "../lib/rpc";
 import { app } from "./app";
-import { cleanupExpired, edgeContextFor } from "./store";
+import { edgeContextFor } from "./store/edge-context";
+import { cleanupExpired } from "./store/maintenance";
 import type { Env } from "./worker-env";
 
 export default class IdentityService extends WorkerEntrypoint<Env> implements IdentityRpc {

@@ -1,26 +1,31 @@
-/** Invitations: creation, e-mailing, token rotation and acceptance (rules shared by org and site routes). */
-import { newId } from "../lib/ids";
+/** Invitations: creation, e-mailing, revocation and resending (rules shared by org and site routes). */
+import { newId, parseUlid } from "../lib/ids";
+import { ApiError } from "../lib/problem";
 import type { AppContext } from "./context";
-import { isoIn, nowIso, randomToken, sha256Hex } from "./crypto";
+import { clientIp } from "./context";
+import { isoIn, randomToken, sha256Hex } from "./crypto";
+import { enforceRateLimit } from "./guards";
+import {
+  type InvitationOwner,
+  type InvitationRow,
+  insertInvitation,
+  invitationEmail,
+  listPendingInvitations,
+  replaceInvitationToken,
+  revokePendingInvitation,
+} from "./store/invitations";
+import type { Env } from "./worker-env";
 
 export const INVITATION_TTL_S = 7 * 24 * 3600;
 
-export interface InvitationRow {
-  id: string;
-  org_id: string;
-  site_id: string | null;
-  scope: "org" | "site";
-  email: string;
-  role: string;
-  invited_by: string;
-  created_at: string;
-  expires_at: string;
-  accepted_at: string | null;
-  revoked_at: string | null;
+export function invitesEnabled(env: Env): boolean {
+  return env.INVITES_ENABLED === "true";
 }
 
-export const INVITATION_COLUMNS =
-  "id, org_id, site_id, scope, email, role, invited_by, created_at, expires_at, accepted_at, revoked_at";
+export function requireInvitesEnabled(env: Env): void {
+  if (!invitesEnabled(env))
+    throw new ApiError(501, "INVITES_DISABLED", { detail: "Invitations are disabled." });
+}
 
 export function invitationView(r: InvitationRow) {
   return {
@@ -35,12 +40,16 @@ export function invitationView(r: InvitationRow) {
   };
 }
 
+export async function pendingInvitationViews(db: D1Database, owner: InvitationOwner) {
+  return (await listPendingInvitations(db, owner)).map(invitationView);
+}
+
 function acceptLink(c: AppContext, token: string) {
   return `${c.env.ISSUER}/invitations/accept?token=${token}`;
 }
 
 /** E-mails the link; false when only sending failed (the invitation exists; resend, do not duplicate). */
-export async function mailInvitation(c: AppContext, email: string, token: string): Promise<boolean> {
+async function mailInvitation(c: AppContext, email: string, token: string): Promise<boolean> {
   try {
     await c.get("services").mailer.send({
       to: email,
@@ -64,44 +73,51 @@ export async function createInvitation(
 ) {
   const token = randomToken(32);
   const id = newId();
-  await c.env.DB.prepare(
-    `INSERT INTO invitations (id, org_id, site_id, scope, email, role, token_hash, invited_by, created_at, expires_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  )
-    .bind(
-      id,
-      input.orgId,
-      input.siteId,
-      input.siteId ? "site" : "org",
-      input.email,
-      input.role,
-      await sha256Hex(token),
-      c.get("auth").userId,
-      nowIso(),
-      isoIn(INVITATION_TTL_S),
-    )
-    .run();
+  await insertInvitation(c.env.DB, {
+    id,
+    ...input,
+    tokenHash: await sha256Hex(token),
+    invitedBy: c.get("auth").userId,
+    expiresAt: isoIn(INVITATION_TTL_S),
+  });
   return { id, emailSent: await mailInvitation(c, input.email, token) };
 }
 
+/** 404 for a malformed id, another owner's id and an invitation that is not pending alike. */
+export async function revokeInvitation(c: AppContext, rawId: string, owner: InvitationOwner) {
+  const id = parseUlid(rawId);
+  if (!id || !(await revokePendingInvitation(c.env.DB, id, owner))) {
+    throw new ApiError(404, "NOT_FOUND", { detail: "No pending invitation." });
+  }
+}
+
 /**
- * Rotates the token and restarts the expiry in one UPDATE (the old link dies with it; an expired
- * invitation revives). Returns "accepted" for an accepted invitation, null when none matched.
+ * Rotates the token (the old link dies), restarts the 7-day expiry and e-mails the new link. Rate limits
+ * count per client and per invited mailbox, so resending cannot be used to flood an inbox.
  */
-export async function rotateInvitation(c: AppContext, id: string, where: string, args: string[]) {
+export async function resendInvitation(c: AppContext, rawId: string, owner: InvitationOwner) {
+  const notFound = () => new ApiError(404, "NOT_FOUND", { detail: "No such invitation." });
+  const id = parseUlid(rawId);
+  const email = id ? await invitationEmail(c.env.DB, id, owner) : null;
+  if (!id || !email) throw notFound();
+  await enforceRateLimit(c.env, "invite_resend_ip", clientIp(c));
+  await enforceRateLimit(c.env, "invite_resend_mailbox", email);
   const token = randomToken(32);
-  const row = await c.env.DB.prepare(
-    `UPDATE invitations SET token_hash = ?, expires_at = ?
-     WHERE id = ? AND revoked_at IS NULL AND accepted_at IS NULL ${where}
-     RETURNING ${INVITATION_COLUMNS}`,
-  )
-    .bind(await sha256Hex(token), isoIn(INVITATION_TTL_S), id, ...args)
-    .first<InvitationRow>();
-  if (row) return { row, token };
-  const accepted = await c.env.DB.prepare(
-    `SELECT 1 AS ok FROM invitations WHERE id = ? AND revoked_at IS NULL AND accepted_at IS NOT NULL ${where}`,
-  )
-    .bind(id, ...args)
-    .first();
-  return accepted ? ("accepted" as const) : null;
+  const rotated = await replaceInvitationToken(
+    c.env.DB,
+    id,
+    owner,
+    await sha256Hex(token),
+    isoIn(INVITATION_TTL_S),
+  );
+  if (rotated === "accepted") {
+    throw new ApiError(409, "INVITATION_ALREADY_ACCEPTED", {
+      detail: "The invitation was already accepted.",
+    });
+  }
+  if (!rotated) throw notFound();
+  return {
+    email_sent: await mailInvitation(c, rotated.email, token),
+    expires_at: rotated.expires_at,
+  };
 }

@@ -4,7 +4,7 @@ import type { AppContext } from "./context";
 import { clientIp } from "./context";
 import { enforceRateLimit, lockedError, reservePasswordAttempt } from "./guards";
 import { hashPassword, verifyPassword } from "./password";
-import { findLoginCandidate, upgradePasswordHash } from "./store";
+import { findLoginCandidate, upgradePasswordHash } from "./store/accounts";
 
 export const INVALID_CREDENTIALS = () =>
   new ApiError(401, "INVALID_CREDENTIALS", { detail: "The e-mail or the password is wrong." });

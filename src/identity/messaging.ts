@@ -1,5 +1,4 @@
-import { newId } from "../lib/ids";
-import { nowIso } from "./crypto";
+import { insertOutboxMessage } from "./store/outbox";
 import type { Env } from "./worker-env";
 
 export type MessagePurpose =
@@ -42,23 +41,7 @@ export class OutboxAdapter implements Mailer, SmsSender {
   ) {}
 
   async send(m: OutboundMessage): Promise<void> {
-    await this.db
-      .prepare(
-        `INSERT INTO outbox_messages (id, to_address, channel, purpose, code, link, subject, body, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .bind(
-        newId(),
-        m.to,
-        this.channel,
-        m.purpose,
-        m.code ?? null,
-        m.link ?? null,
-        m.subject,
-        m.body,
-        nowIso(),
-      )
-      .run();
+    await insertOutboxMessage(this.db, this.channel, m);
   }
 }
 
@@ -91,6 +74,10 @@ class UnconfiguredAdapter implements Mailer, SmsSender {
   async send(): Promise<void> {
     throw new DeliveryError("no provider configured");
   }
+}
+
+export function smsEnabled(env: Env): boolean {
+  return env.SMS_ENABLED === "true";
 }
 
 export function devOutboxEnabled(env: Env): boolean {

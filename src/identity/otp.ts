@@ -1,6 +1,6 @@
-import { newId } from "../lib/ids";
 import { OTP_POLICY, type OtpPurpose } from "./config";
-import { hmacHex, isoIn, nowIso, randomDigits } from "./crypto";
+import { hmacHex, isoIn, randomDigits } from "./crypto";
+import { claimOtpCode, countOtpAttempt, insertOtpStatements } from "./store/otp-codes";
 import type { Env } from "./worker-env";
 
 /**
@@ -24,27 +24,16 @@ export async function prepareOtp(
 ): Promise<IssuedOtp & { statements: D1PreparedStatement[] }> {
   const policy = OTP_POLICY[input.purpose];
   const code = randomDigits(6);
-  const now = nowIso();
   const expiresAt = isoIn(policy.ttl);
-  const statements = [
-    env.DB.prepare(
-      "UPDATE otp_codes SET used_at = ? WHERE purpose = ? AND target = ? AND user_id IS ? AND used_at IS NULL",
-    ).bind(now, input.purpose, input.target, input.userId),
-    env.DB.prepare(
-      `INSERT INTO otp_codes (id, purpose, target, user_id, context, code_hash, attempts, max_attempts, expires_at, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
-    ).bind(
-      newId(),
-      input.purpose,
-      input.target,
-      input.userId,
-      input.context ?? null,
-      await codeHash(env, input.purpose, input.target, code),
-      policy.attempts,
-      expiresAt,
-      now,
-    ),
-  ];
+  const statements = insertOtpStatements(env.DB, {
+    purpose: input.purpose,
+    target: input.target,
+    userId: input.userId,
+    context: input.context ?? null,
+    codeHash: await codeHash(env, input.purpose, input.target, code),
+    maxAttempts: policy.attempts,
+    expiresAt,
+  });
   return { code, expiresAt, statements };
 }
 
@@ -66,38 +55,20 @@ export async function consumeOtp(
   env: Env,
   input: { purpose: OtpPurpose; target: string; code: string; userId?: string; context?: string | null },
 ): Promise<{ userId: string | null } | null> {
-  const now = nowIso();
-  const filters: string[] = [];
-  const filterArgs: (string | null)[] = [];
-  if (input.userId !== undefined) {
-    filters.push(" AND user_id = ?");
-    filterArgs.push(input.userId);
-  }
-  if (input.context !== undefined) {
-    filters.push(" AND context IS ?");
-    filterArgs.push(input.context ?? null);
-  }
-  const where = filters.join("");
+  const scope = {
+    purpose: input.purpose,
+    target: input.target,
+    userId: input.userId,
+    context: input.context,
+  };
   if (/^\d{6}$/.test(input.code)) {
-    const hash = await codeHash(env, input.purpose, input.target, input.code);
-    const won = await env.DB.prepare(
-      `UPDATE otp_codes SET used_at = ?
-       WHERE id = (SELECT id FROM otp_codes
-                   WHERE purpose = ? AND target = ? AND code_hash = ? AND used_at IS NULL
-                     AND attempts < max_attempts AND expires_at > ?${where}
-                   ORDER BY created_at DESC LIMIT 1)
-         AND used_at IS NULL AND attempts < max_attempts
-       RETURNING user_id`,
-    )
-      .bind(now, input.purpose, input.target, hash, now, ...filterArgs)
-      .first<{ user_id: string | null }>();
+    const won = await claimOtpCode(
+      env.DB,
+      scope,
+      await codeHash(env, input.purpose, input.target, input.code),
+    );
     if (won) return { userId: won.user_id };
   }
-  await env.DB.prepare(
-    `UPDATE otp_codes SET attempts = attempts + 1
-     WHERE purpose = ? AND target = ? AND used_at IS NULL AND expires_at > ?${where}`,
-  )
-    .bind(input.purpose, input.target, now, ...filterArgs)
-    .run();
+  await countOtpAttempt(env.DB, scope);
   return null;
 }

@@ -1,50 +1,71 @@
-/** Passkey (WebAuthn) assertions for the phased login. */
+/** Passkey (WebAuthn) ceremonies: registration for the account, assertions for the phased login. */
 import {
   type AuthenticationResponseJSON,
   type AuthenticatorTransport,
   generateAuthenticationOptions,
+  generateRegistrationOptions,
+  type RegistrationResponseJSON,
   verifyAuthenticationResponse,
+  verifyRegistrationResponse,
 } from "@simplewebauthn/server";
-import { fromBase64url, nowIso } from "./crypto";
+import { fromBase64url } from "./crypto";
+import { advancePasskeyCounter, findPasskey, passkeyCredentials } from "./store/passkeys";
 import type { Env } from "./worker-env";
 
 export type PasskeyAssertionResult = "ok" | "invalid" | "clone_suspected";
 
-interface PasskeyRow {
-  id: string;
-  credential_id: string;
-  public_key: string;
-  counter: number;
-  transports: string | null;
-}
+export const REGISTRATION_CEREMONY_TTL_S = 5 * 60;
 
 export function passkeysEnabled(env: Env): boolean {
   return env.PASSKEYS_ENABLED === "true";
 }
 
-export async function hasPasskeys(db: D1Database, userId: string): Promise<boolean> {
-  const row = await db.prepare("SELECT 1 AS ok FROM passkeys WHERE user_id = ? LIMIT 1").bind(userId).first();
-  return row !== null;
+function parseTransports(raw: string | null): AuthenticatorTransport[] | undefined {
+  return raw ? (JSON.parse(raw) as AuthenticatorTransport[]) : undefined;
 }
 
 /** Options for `navigator.credentials.get`: challenge and credential ids are base64url without padding. */
 export async function passkeyLoginOptions(env: Env, userId: string) {
-  const { results } = await env.DB.prepare("SELECT credential_id, transports FROM passkeys WHERE user_id = ?")
-    .bind(userId)
-    .all<{ credential_id: string; transports: string | null }>();
+  const credentials = await passkeyCredentials(env.DB, userId);
   return generateAuthenticationOptions({
     rpID: env.WEBAUTHN_RP_ID,
     userVerification: "preferred",
     timeout: 120_000,
-    allowCredentials: results.map((r) => ({
+    allowCredentials: credentials.map((r) => ({
       id: r.credential_id,
-      transports: r.transports ? (JSON.parse(r.transports) as AuthenticatorTransport[]) : undefined,
+      transports: parseTransports(r.transports),
     })),
   });
 }
 
-function isAssertion(value: unknown): value is AuthenticationResponseJSON {
-  const v = value as Partial<AuthenticationResponseJSON> | null;
+/** Options for `navigator.credentials.create`; the account's existing credentials are excluded. */
+export function passkeyRegistrationOptions(
+  env: Env,
+  user: { id: string; name: string },
+  existing: { credential_id: string }[],
+) {
+  return generateRegistrationOptions({
+    rpName: env.WEBAUTHN_RP_NAME,
+    rpID: env.WEBAUTHN_RP_ID,
+    userName: user.name,
+    userID: new TextEncoder().encode(user.id) as Uint8Array<ArrayBuffer>,
+    attestationType: "none",
+    excludeCredentials: existing.map((r) => ({ id: r.credential_id })),
+    authenticatorSelection: { residentKey: "preferred", userVerification: "preferred" },
+    timeout: REGISTRATION_CEREMONY_TTL_S * 1000,
+  });
+}
+
+/** The fields every credential JSON carries, checked before the library sees untrusted input. */
+function hasCredentialEnvelope(
+  value: unknown,
+): value is { id: string; rawId: string; type: "public-key"; response: Record<string, unknown> } {
+  const v = value as {
+    id?: unknown;
+    rawId?: unknown;
+    type?: unknown;
+    response?: { clientDataJSON?: unknown };
+  } | null;
   return (
     !!v &&
     typeof v === "object" &&
@@ -52,10 +73,56 @@ function isAssertion(value: unknown): value is AuthenticationResponseJSON {
     typeof v.rawId === "string" &&
     v.type === "public-key" &&
     !!v.response &&
-    typeof v.response.clientDataJSON === "string" &&
-    typeof v.response.authenticatorData === "string" &&
-    typeof v.response.signature === "string"
+    typeof v.response.clientDataJSON === "string"
   );
+}
+
+function isAssertion(value: unknown): value is AuthenticationResponseJSON {
+  return (
+    hasCredentialEnvelope(value) &&
+    typeof value.response.authenticatorData === "string" &&
+    typeof value.response.signature === "string"
+  );
+}
+
+function isRegistration(value: unknown): value is RegistrationResponseJSON {
+  return hasCredentialEnvelope(value) && typeof value.response.attestationObject === "string";
+}
+
+/** One definition of the relying party, so registration and login cannot drift apart. */
+function relyingParty(env: Env) {
+  return {
+    expectedOrigin: env.WEBAUTHN_ORIGIN,
+    expectedRPID: env.WEBAUTHN_RP_ID,
+    requireUserVerification: false,
+  };
+}
+
+export interface RegisteredCredential {
+  id: string;
+  publicKey: Uint8Array;
+  counter: number;
+  transports?: string[];
+}
+
+/** The verified credential of an attestation, or null for anything the ceremony refuses. */
+export async function verifyPasskeyRegistration(
+  env: Env,
+  expectedChallenge: string,
+  credential: unknown,
+): Promise<RegisteredCredential | null> {
+  if (!isRegistration(credential)) return null;
+  try {
+    const result = await verifyRegistrationResponse({
+      response: credential,
+      expectedChallenge,
+      ...relyingParty(env),
+    });
+    if (!result.verified || !result.registrationInfo) return null;
+    return result.registrationInfo.credential;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -70,25 +137,19 @@ export async function verifyPasskeyAssertion(
   credential: unknown,
 ): Promise<PasskeyAssertionResult> {
   if (!isAssertion(credential)) return "invalid";
-  const row = await env.DB.prepare(
-    "SELECT id, credential_id, public_key, counter, transports FROM passkeys WHERE user_id = ? AND credential_id = ?",
-  )
-    .bind(userId, credential.id)
-    .first<PasskeyRow>();
+  const row = await findPasskey(env.DB, userId, credential.id);
   if (!row) return "invalid";
   let newCounter: number;
   try {
     const result = await verifyAuthenticationResponse({
       response: credential,
       expectedChallenge,
-      expectedOrigin: env.WEBAUTHN_ORIGIN,
-      expectedRPID: env.WEBAUTHN_RP_ID,
-      requireUserVerification: false,
+      ...relyingParty(env),
       credential: {
         id: row.credential_id,
         publicKey: fromBase64url(row.public_key) as Uint8Array<ArrayBuffer>,
         counter: row.counter,
-        transports: row.transports ? (JSON.parse(row.transports) as AuthenticatorTransport[]) : undefined,
+        transports: parseTransports(row.transports),
       },
     });
     if (!result.verified) return "invalid";
@@ -96,10 +157,5 @@ export async function verifyPasskeyAssertion(
   } catch (err) {
     return /counter/i.test((err as Error).message) ? "clone_suspected" : "invalid";
   }
-  const res = await env.DB.prepare(
-    "UPDATE passkeys SET counter = ?, last_used_at = ? WHERE id = ? AND (counter < ? OR (counter = 0 AND ? = 0))",
-  )
-    .bind(newCounter, nowIso(), row.id, newCounter, newCounter)
-    .run();
-  return res.meta.changes === 1 ? "ok" : "clone_suspected";
+  return (await advancePasskeyCounter(env.DB, row.id, newCounter)) ? "ok" : "clone_suspected";
 }

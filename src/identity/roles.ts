@@ -1,5 +1,6 @@
-/** Role resolution and the membership facts authorization needs (plain functions over D1 rows). */
+/** Role resolution: presets, their aliases in both scopes, and custom roles. */
 import { ApiError } from "../lib/problem";
+import { rolesBySlug } from "./store/roles";
 
 export type RoleScope = "org" | "site";
 
@@ -40,13 +41,7 @@ export async function resolveRole(
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(raw.trim()))
     throw new ApiError(400, "BAD_ROLE", { detail: "Invalid role name." });
   const slug = canonicalRoleSlug(scope, raw);
-  const { results } = await db
-    .prepare(
-      `SELECT scope, slug, is_system, permissions FROM roles
-       WHERE slug = ? AND (org_id IS NULL OR org_id = ?)`,
-    )
-    .bind(slug, orgId)
-    .all<{ scope: RoleScope; slug: string; is_system: number; permissions: string }>();
+  const results = await rolesBySlug(db, orgId, slug);
   const match = results.find((r) => r.scope === scope);
   if (match) {
     return {
@@ -62,44 +57,4 @@ export async function resolveRole(
     });
   }
   throw new ApiError(400, "ROLE_NOT_FOUND", { detail: `No role ${raw}.` });
-}
-
-export interface OrgMember {
-  role: string;
-  isOwner: boolean;
-  permissions: string[];
-}
-
-export async function orgMembership(
-  db: D1Database,
-  orgId: string,
-  userId: string,
-): Promise<OrgMember | null> {
-  const row = await db
-    .prepare(
-      `SELECT m.role, COALESCE(r.is_system, 0) AS is_system, COALESCE(r.permissions, '[]') AS permissions
-       FROM org_memberships m
-       LEFT JOIN roles r ON r.scope = 'org' AND r.slug = m.role AND (r.org_id IS NULL OR r.org_id = m.org_id)
-       WHERE m.org_id = ? AND m.user_id = ?`,
-    )
-    .bind(orgId, userId)
-    .first<{ role: string; is_system: number; permissions: string }>();
-  if (!row) return null;
-  return {
-    role: row.role,
-    isOwner: row.is_system === 1,
-    permissions: JSON.parse(row.permissions) as string[],
-  };
-}
-
-/** SQL fragment: the membership row `alias` holds an owner (is_system) organization role. */
-export function ownerRoleSql(alias: string): string {
-  return `EXISTS (SELECT 1 FROM roles r WHERE r.scope = 'org' AND r.is_system = 1 AND r.slug = ${alias}.role
-                  AND (r.org_id IS NULL OR r.org_id = ${alias}.org_id))`;
-}
-
-/** SQL fragment: the site membership row `alias` holds an owner (is_system) site role. */
-export function siteOwnerRoleSql(alias: string): string {
-  return `EXISTS (SELECT 1 FROM roles r WHERE r.scope = 'site' AND r.is_system = 1 AND r.slug = ${alias}.role
-                  AND (r.org_id IS NULL OR r.org_id = ${alias}.org_id))`;
 }

@@ -4,7 +4,8 @@ import { SESSION_TTL_S, TRUSTED_SESSION_TTL_S } from "./config";
 import { type AppContext, clientIp } from "./context";
 import { isoIn } from "./crypto";
 import { newRefreshToken, refreshTokenHash } from "./refresh-tokens";
-import { insertSessionStatement, primaryEmail } from "./store";
+import { primaryEmail } from "./store/accounts";
+import { insertSessionStatement } from "./store/sessions";
 import { accessTokenTtl, signAccessToken } from "./tokens";
 import type { Env } from "./worker-env";
 

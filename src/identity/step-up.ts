@@ -2,7 +2,7 @@ import { ApiError } from "../lib/problem";
 import type { AppContext } from "./context";
 import { maskEmail } from "./crypto";
 import { consumeOtp, issueOtp } from "./otp";
-import { primaryEmail } from "./store";
+import { primaryEmail } from "./store/accounts";
 
 /**
  * The one step-up protocol of every sensitive operation. Without a code: a `sensitive_action` OTP bound

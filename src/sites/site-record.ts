@@ -64,7 +64,7 @@ export function toSiteRecord(row: SiteRow, platformDomain: string): SiteRecord {
     aliases: stringArray(row.aliases),
     canonical_host: canonicalHost(row, platformDomain),
     default_language: row.default_language,
-    languages: stringArray(row.languages),
+    languages: languagesOf(row),
     theme: row.theme,
     status: row.status,
     status_reason: row.status_reason,
@@ -206,4 +206,8 @@ export function hostsOf(row: SiteRow, platformDomain: string): string[] {
 
 export function aliasesOf(row: SiteRow): string[] {
   return stringArray(row.aliases);
+}
+
+export function languagesOf(row: SiteRow): string[] {
+  return stringArray(row.languages);
 }

@@ -25,6 +25,7 @@ import { collectExternalImageUrls, validateSettings } from "./settings/validate-
 import {
   aliasesOf,
   hostsOf,
+  languagesOf,
   type PublicSite,
   readSettings,
   type SettingsDocument,
@@ -78,6 +79,12 @@ function parseAliases(values: string[], primary: string | null, platformDomain: 
   return out;
 }
 
+function parseName(value: string): string {
+  const name = value.trim();
+  if (name.length === 0) throw badRequest("name: must not be empty");
+  return name;
+}
+
 function parseSlug(value: string): string {
   if (!SLUG_RE.test(value)) {
     throw badRequest("slug: 1 to 63 lower-case letters, digits or inner hyphens");
@@ -114,9 +121,8 @@ async function afterWrite(env: SitesEnv, before: SiteRow | null, after: SiteRow,
   await enqueueImageSwaps(env, after.id, pending);
 }
 
-export interface CreateSiteInput {
-  org_id: string;
-  name: string;
+export interface UpdateSiteInput {
+  name?: string | undefined;
   slug?: string | undefined;
   primary_domain?: string | null | undefined;
   aliases?: string[] | undefined;
@@ -124,6 +130,11 @@ export interface CreateSiteInput {
   languages?: string[] | undefined;
   theme?: string | null | undefined;
   settings?: unknown;
+}
+
+export interface CreateSiteInput extends UpdateSiteInput {
+  org_id: string;
+  name: string;
 }
 
 export async function createSite(
@@ -136,8 +147,7 @@ export async function createSite(
   if (!mayCreateIn(identity, orgId)) {
     throw new ApiError(403, "FORBIDDEN", { detail: "org_id is not one of your organizations." });
   }
-  const name = input.name.trim();
-  if (name.length === 0) throw badRequest("name: must not be empty");
+  const name = parseName(input.name);
   let slug: string;
   if (input.slug !== undefined) {
     slug = parseSlug(input.slug);
@@ -194,24 +204,9 @@ export async function createSite(
   return toSiteRecord(row, env.PLATFORM_DOMAIN);
 }
 
-export interface UpdateSiteInput {
-  name?: string | undefined;
-  slug?: string | undefined;
-  primary_domain?: string | null | undefined;
-  aliases?: string[] | undefined;
-  default_language?: string | undefined;
-  languages?: string[] | undefined;
-  theme?: string | null | undefined;
-  settings?: unknown;
-}
-
 export async function patchSite(env: SitesEnv, site: SiteRow, input: UpdateSiteInput): Promise<SiteRecord> {
   const update: SiteUpdate = {};
-  if (input.name !== undefined) {
-    const name = input.name.trim();
-    if (name.length === 0) throw badRequest("name: must not be empty");
-    update.name = name;
-  }
+  if (input.name !== undefined) update.name = parseName(input.name);
   if (input.slug !== undefined) update.slug = parseSlug(input.slug);
 
   let hosts: ReturnType<typeof hostEntries> | null = null;
@@ -236,7 +231,7 @@ export async function patchSite(env: SitesEnv, site: SiteRow, input: UpdateSiteI
       input.default_language === undefined
         ? site.default_language
         : parseLanguage(input.default_language, "default_language");
-    const current = readStringList(site.languages);
+    const current = languagesOf(site);
     update.default_language = defaultLanguage;
     update.languages = JSON.stringify(languageList(defaultLanguage, input.languages ?? current));
   }
@@ -269,15 +264,6 @@ export async function patchSite(env: SitesEnv, site: SiteRow, input: UpdateSiteI
   if (!after) throw new ApiError(404, "NOT_FOUND", { detail: "Site not found." });
   await afterWrite(env, site, after, pending);
   return toSiteRecord(after, env.PLATFORM_DOMAIN);
-}
-
-function readStringList(stored: string): string[] {
-  try {
-    const parsed: unknown = JSON.parse(stored);
-    return Array.isArray(parsed) ? parsed.filter((v): v is string => typeof v === "string") : [];
-  } catch {
-    return [];
-  }
 }
 
 export async function deleteSite(env: SitesEnv, site: SiteRow): Promise<void> {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { SCOPES } from "../../src/content/auth/scopes";
 import { newId } from "../../src/lib/ids";
 import {
   call,
@@ -98,22 +99,8 @@ describe("POST /api/v1/sites/{site_id}/api-keys", () => {
 
   it("accepts every one of the 14 scopes on a secret key", async () => {
     const site = await makeSite();
-    const scopes = [
-      "posts:write",
-      "posts:read",
-      "post_types:read",
-      "sites:read",
-      "media:read",
-      "media:write",
-      "site:read",
-      "site:write",
-      "seo:read",
-      "seo:write",
-      "analytics:read",
-      "leads:read",
-      "export",
-      "import",
-    ];
+    const scopes = [...SCOPES];
+    expect(scopes).toHaveLength(14);
     const key = await createKey(site, { scopes });
     expect(key.scopes).toEqual(scopes);
   });

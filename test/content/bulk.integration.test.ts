@@ -4,6 +4,7 @@ import {
   BASE,
   call,
   content,
+  countRows,
   createKey,
   createPost,
   makeSite,
@@ -39,11 +40,6 @@ interface ImportResult {
   lines: { line: number; status: string; id?: string; error?: { code: string; status: number } }[];
 }
 
-const countPosts = async (siteId: string) =>
-  (await testEnv.DB.prepare("SELECT count(*) AS n FROM posts WHERE site_id = ?")
-    .bind(siteId)
-    .first<{ n: number }>())!.n;
-
 describe("POST /v1/import", () => {
   it("creates one post per line on the key's site and is idempotent by line content", async () => {
     const t = await bulkTenant();
@@ -57,12 +53,12 @@ describe("POST /v1/import", () => {
     expect(first.status).toBe(200);
     const r1 = (await first.json()) as ImportResult;
     expect(r1.summary).toEqual({ total: 3, created: 3, duplicate: 0, failed: 0 });
-    expect(await countPosts(t.site.id)).toBe(3);
-    expect(await countPosts(other.id)).toBe(0);
+    expect(await countRows("posts", t.site.id)).toBe(3);
+    expect(await countRows("posts", other.id)).toBe(0);
     const again = (await (await importBody(t.ck, body)).json()) as ImportResult;
     expect(again.summary).toEqual({ total: 3, created: 0, duplicate: 3, failed: 0 });
     expect(again.lines.map((l) => l.id)).toEqual(r1.lines.map((l) => l.id));
-    expect(await countPosts(t.site.id)).toBe(3);
+    expect(await countRows("posts", t.site.id)).toBe(3);
   });
 
   it("a bad line fails alone, with its code; restricted access fails its line", async () => {
@@ -99,7 +95,7 @@ describe("POST /v1/import", () => {
     expect(tooMany.status).toBe(413);
     const big = await importBody(t.ck, ndjson([{ title: "x", summary: "y".repeat(8 * 1024 * 1024) }]));
     expect(big.status).toBe(413);
-    expect(await countPosts(t.site.id)).toBe(0);
+    expect(await countRows("posts", t.site.id)).toBe(0);
   });
 
   it("needs import AND posts:write with a ck_ key; other resources and empty bodies are 400", async () => {

@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, content, createKey, problem, tenant, testEnv } from "../support/content-helpers";
-
-const countPosts = async (siteId: string) =>
-  (await testEnv.DB.prepare("SELECT count(*) AS n FROM posts WHERE site_id = ?")
-    .bind(siteId)
-    .first<{ n: number }>())!.n;
+import { call, content, countRows, createKey, problem, tenant, testEnv } from "../support/content-helpers";
 
 describe("POST /v1/posts with Idempotency-Key", () => {
   it("a replay with the same body returns the original 201 with Idempotency-Replayed: true and creates nothing", async () => {
@@ -28,7 +23,7 @@ describe("POST /v1/posts with Idempotency-Key", () => {
     expect(replay.headers.get("idempotency-replayed")).toBe("true");
     expect(replay.headers.get("location")).toBe(first.headers.get("location"));
     expect(await replay.text()).toBe(firstBody);
-    expect(await countPosts(t.site.id)).toBe(1);
+    expect(await countRows("posts", t.site.id)).toBe(1);
   });
 
   it("the same key with another body is 422 IDEMPOTENCY_KEY_REUSED", async () => {
@@ -41,7 +36,7 @@ describe("POST /v1/posts with Idempotency-Key", () => {
     });
     expect(res.status).toBe(422);
     expect((await problem(res)).code).toBe("IDEMPOTENCY_KEY_REUSED");
-    expect(await countPosts(t.site.id)).toBe(1);
+    expect(await countRows("posts", t.site.id)).toBe(1);
   });
 
   it("is scoped per API key: another key with the same Idempotency-Key creates its own post", async () => {
@@ -59,7 +54,7 @@ describe("POST /v1/posts with Idempotency-Key", () => {
     });
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(b.headers.get("idempotency-replayed")).toBeNull();
-    expect(await countPosts(t.site.id)).toBe(2);
+    expect(await countRows("posts", t.site.id)).toBe(2);
   });
 
   it("20 concurrent requests with one key create exactly one post", async () => {
@@ -76,7 +71,7 @@ describe("POST /v1/posts with Idempotency-Key", () => {
     expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
     for (const r of responses.filter((r) => r.status === 409))
       expect((await problem(r)).code).toBe("IDEMPOTENCY_IN_PROGRESS");
-    expect(await countPosts(t.site.id)).toBe(1);
+    expect(await countRows("posts", t.site.id)).toBe(1);
     const created = (await fresh[0]!.json()) as { id: string };
     const later = await call("POST", "/v1/posts", {
       key: t.ck,
@@ -164,6 +159,6 @@ describe("POST /v1/posts with Idempotency-Key", () => {
       });
       expect(res.status, k).toBe(400);
     }
-    expect(await countPosts(t.site.id)).toBe(0);
+    expect(await countRows("posts", t.site.id)).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { call, content, createPost, makeSite, tenant, testEnv } from "../support/content-helpers";
+import { call, content, countRows, createPost, makeSite, tenant, testEnv } from "../support/content-helpers";
 
 describe("ingestImage (RPC from sites)", () => {
   it("ok: stores the bytes in R2 under the site, records a ready media row, answers the CDN URL", async () => {
@@ -56,10 +56,7 @@ describe("ingestImage (RPC from sites)", () => {
       expect(res.status, url).toBe("rejected");
       if (res.status === "rejected") expect(res.definitive).toBe(true);
     }
-    const count = await testEnv.DB.prepare("SELECT count(*) AS n FROM media WHERE site_id = ?")
-      .bind(site.id)
-      .first<{ n: number }>();
-    expect(count!.n).toBe(0);
+    expect(await countRows("media", site.id)).toBe(0);
   });
 
   it("a site content has not synced yet is pending, never a definitive refusal", async () => {

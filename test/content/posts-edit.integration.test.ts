@@ -3,6 +3,7 @@ import { newId } from "../../src/lib/ids";
 import {
   call,
   content,
+  countRows,
   createPost,
   ORIGIN,
   paragraph,
@@ -214,10 +215,7 @@ describe("PATCH /v1/posts/{reference}", () => {
     expect(events.map((e) => e.payload.url).sort()).toEqual(cases.map(([slug]) => url(slug)).sort());
     // Moving the date of a live post into the future also notifies search engines.
     expect((await effects(t.site.id, "indexnow")).map((e) => e.payload.urls)).toEqual([[url("to-future")]]);
-    const left = await testEnv.DB.prepare("SELECT count(*) AS n FROM post_effects WHERE site_id = ?")
-      .bind(t.site.id)
-      .first<{ n: number }>();
-    expect(left!.n).toBe(0);
+    expect(await countRows("post_effects", t.site.id)).toBe(0);
   });
 
   it("a public post that moves to another URL (slug or language) has its old page purged, no event", async () => {

@@ -3,6 +3,7 @@ import { newId } from "../../src/lib/ids";
 import {
   call,
   content,
+  countRows,
   createKey,
   createPost,
   ORIGIN,
@@ -102,10 +103,7 @@ describe("POST /v1/posts", () => {
     const res = await call("POST", "/v1/posts", { key: t.ck, body: { title: "x" } });
     expect(res.status).toBe(422);
     expect((await problem(res)).code).toBe("NO_AUTHORSHIP_CONTEXT");
-    const count = await testEnv.DB.prepare("SELECT count(*) AS n FROM posts WHERE site_id = ?")
-      .bind(t.site.id)
-      .first<{ n: number }>();
-    expect(count!.n).toBe(0);
+    expect(await countRows("posts", t.site.id)).toBe(0);
   });
 
   it("validates the body: 400 for bad blocks_json, slug, language, published_at, post_type; 422 for unknown type", async () => {

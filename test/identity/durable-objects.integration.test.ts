@@ -37,7 +37,7 @@ describe("RateLimiter", () => {
 
 describe("hourly cleanup", () => {
   it("removes stale codes, old outbox rows, dead sessions and abandoned pending signups", async () => {
-    const { cleanupExpired } = await import("../../src/identity/store");
+    const { cleanupExpired } = await import("../../src/identity/store/maintenance");
     const old = "2020-01-01T00:00:00.000Z";
     const id = crypto.randomUUID();
     await e.DB.batch([

@@ -160,37 +160,22 @@ describe("replaceImageUrl", () => {
   it("about_html: rewrites only the addressed attribute, escaping the new URL", () => {
     const html =
       "<p>x</p><img alt=a src='https://a.example/1.png'><img src=https://a.example/2.png srcset=\"https://a.example/3.png 1x, https://a.example/4.png 2x\">";
-    expect(
-      replaceImageUrl({ about_html: html }, "settings.about_html#img[0].src", 'https://cdn.test/q?a=1&b="2"'),
-    ).toEqual({
+    const swap = (path: string, url: string, expected?: string) =>
+      replaceImageUrl({ about_html: html }, path, url, expected);
+    expect(swap("settings.about_html#img[0].src", 'https://cdn.test/q?a=1&b="2"')).toEqual({
       about_html:
         '<p>x</p><img alt=a src="https://cdn.test/q?a=1&amp;b=&quot;2&quot;"><img src=https://a.example/2.png srcset="https://a.example/3.png 1x, https://a.example/4.png 2x">',
     });
-    expect(replaceImageUrl({ about_html: html }, "settings.about_html#img[1].srcset[1]", CDN)).toEqual({
+    expect(swap("settings.about_html#img[1].srcset[1]", CDN)).toEqual({
       about_html: `<p>x</p><img alt=a src='https://a.example/1.png'><img src=https://a.example/2.png srcset="https://a.example/3.png 1x, ${CDN} 2x">`,
     });
-    expect(replaceImageUrl({ about_html: html }, "settings.about_html#img[1].src", CDN)).toEqual({
+    expect(swap("settings.about_html#img[1].src", CDN)).toEqual({
       about_html: `<p>x</p><img alt=a src='https://a.example/1.png'><img src="${CDN}" srcset="https://a.example/3.png 1x, https://a.example/4.png 2x">`,
     });
-    expect(
-      replaceImageUrl(
-        { about_html: html },
-        "settings.about_html#img[0].src",
-        CDN,
-        "https://other.example/x.png",
-      ),
-    ).toEqual({
+    expect(swap("settings.about_html#img[0].src", CDN, "https://other.example/x.png")).toEqual({
       about_html: html,
     });
-
-    expect(
-      replaceImageUrl(
-        { about_html: html },
-        "settings.about_html#img[1].srcset[0]",
-        CDN,
-        "https://other.example/x.png",
-      ),
-    ).toEqual({
+    expect(swap("settings.about_html#img[1].srcset[0]", CDN, "https://other.example/x.png")).toEqual({
       about_html: html,
     });
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  everyKindOfModal,
   expectValid,
   expectViolation,
   FORM_ULID,
@@ -31,19 +32,7 @@ describe("settings.modals", () => {
     const doc = {
       ads: { units: [internalImageUnit("house-1")] },
       modals: [
-        formModal(),
-        {
-          id: "promo",
-          title: "Promo",
-          content: { kind: "ad", unit_id: "house-1" },
-          rules: { trigger: { kind: "scroll", percent: 50 } },
-        },
-        {
-          id: "notice",
-          title: "Notice",
-          content: { kind: "text", text: "We <3 readers" },
-          rules: { trigger: { kind: "exit_intent" } },
-        },
+        ...everyKindOfModal(),
         { id: "bare", title: "Only required fields", content: { kind: "text", text: "x" } },
       ],
     };

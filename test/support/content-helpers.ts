@@ -91,23 +91,6 @@ export interface CreatedKey {
   created_at: string;
 }
 
-export const ALL_SECRET_SCOPES = [
-  "posts:write",
-  "posts:read",
-  "post_types:read",
-  "sites:read",
-  "media:read",
-  "media:write",
-  "site:read",
-  "site:write",
-  "seo:read",
-  "seo:write",
-  "analytics:read",
-  "leads:read",
-  "export",
-  "import",
-];
-
 export const ORIGIN = "https://reader.example.test";
 
 export async function createKey(
@@ -160,6 +143,14 @@ export async function createPost(
   const res = await call("POST", "/v1/posts", { key, body, headers });
   if (res.status !== 201) throw new Error(`createPost: ${res.status} ${await res.text()}`);
   return (await res.json()) as PostOut;
+}
+
+/** Rows a site has in a content table: "nothing was written" checks. */
+export async function countRows(table: "posts" | "post_effects" | "media", siteId: string): Promise<number> {
+  const row = await testEnv.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE site_id = ?`)
+    .bind(siteId)
+    .first<{ n: number }>();
+  return row!.n;
 }
 
 export function paragraph(text: string) {

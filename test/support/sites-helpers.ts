@@ -6,6 +6,7 @@
 import { env, exports } from "cloudflare:workers";
 import { newId } from "../../src/lib/ids";
 import type { SitesRpc } from "../../src/lib/rpc";
+import { setOrgSiteLimit } from "../../src/sites/store";
 
 export const sitesEnv = env as unknown as SitesEnv;
 
@@ -156,10 +157,5 @@ export async function forceStoredSettings(siteId: string, raw: string) {
 }
 
 export async function setSiteLimit(orgId: string, limit: number) {
-  await sitesEnv.DB.prepare(
-    `INSERT INTO org_plans (org_id, site_limit, updated_at) VALUES (?, ?, ?)
-     ON CONFLICT (org_id) DO UPDATE SET site_limit = excluded.site_limit`,
-  )
-    .bind(orgId, limit, new Date().toISOString())
-    .run();
+  await setOrgSiteLimit(sitesEnv.DB, orgId, limit, new Date().toISOString());
 }

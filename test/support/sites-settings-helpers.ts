@@ -68,6 +68,25 @@ export function formModal(id = "newsletter"): Record<string, unknown> {
   };
 }
 
+/** A form, an ad (showing unit `house-1`) and a text modal, each with its own trigger. */
+export function everyKindOfModal(): Record<string, unknown>[] {
+  return [
+    formModal(),
+    {
+      id: "promo",
+      title: "Promo",
+      content: { kind: "ad", unit_id: "house-1" },
+      rules: { trigger: { kind: "scroll", percent: 50 } },
+    },
+    {
+      id: "notice",
+      title: "Notice",
+      content: { kind: "text", text: "We <3 readers" },
+      rules: { trigger: { kind: "exit_intent" } },
+    },
+  ];
+}
+
 export function validLogo(): Record<string, unknown> {
   return {
     version: 1,
@@ -119,21 +138,7 @@ export function fullSettings(): Record<string, unknown> {
         { id: "net-1", type: "adsense", client: "ca-pub-1", slot: "123" },
       ],
     },
-    modals: [
-      formModal(),
-      {
-        id: "promo",
-        title: "Promo",
-        content: { kind: "ad", unit_id: "house-1" },
-        rules: { trigger: { kind: "scroll", percent: 50 } },
-      },
-      {
-        id: "notice",
-        title: "Notice",
-        content: { kind: "text", text: "We <3 readers" },
-        rules: { trigger: { kind: "exit_intent" } },
-      },
-    ],
+    modals: everyKindOfModal(),
     applets: {
       forms: { enabled: true, installed_at: "2026-01-01T00:00:00.000Z" },
       "legal-pages": { enabled: false, installed_at: null, options: { index: true } },

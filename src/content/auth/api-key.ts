@@ -4,10 +4,11 @@
  */
 import type { Context } from "hono";
 import { ApiError } from "../../lib/problem";
+import type { SiteProjection } from "../../lib/rpc";
 import type { BucketSpec, BucketState } from "../api-key-gate";
 import type { AppEnv } from "../bindings";
 import { findActiveKeyByHash } from "../store/api-keys";
-import { INACTIVE_SITE_STATUSES } from "../store/sites";
+import { getSite, INACTIVE_SITE_STATUSES } from "../store/sites";
 import { hashApiKey, type KeyKind } from "./key-hash";
 import type { Scope } from "./scopes";
 
@@ -144,4 +145,11 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
   };
   c.set("auth", context);
   return context;
+}
+
+/** The authenticated key's site; a site this service does not know answers like a revoked key. */
+export async function keySite(db: D1Database, key: KeyContext): Promise<SiteProjection> {
+  const site = await getSite(db, key.siteId);
+  if (!site) throw new ApiError(401, "UNAUTHENTICATED", { detail: "The API key is invalid or revoked." });
+  return site;
 }

@@ -16,3 +16,11 @@ export function requireKey(
 export function security(kinds: "secret" | "any", scopes: string[]): Record<string, string[]>[] {
   return kinds === "secret" ? [{ apiKey: scopes }] : [{ apiKey: scopes }, { publicReadKey: scopes }];
 }
+
+/** A route's documented security and its enforcing middleware from one requirement, so they cannot disagree. */
+export function keyAuth(requirement: KeyRequirement) {
+  return {
+    security: security(requirement.kinds, requirement.scopes),
+    middleware: [requireKey(requirement)],
+  };
+}

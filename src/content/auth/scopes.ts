@@ -30,7 +30,3 @@ export const PUBLIC_KEY_SCOPES: readonly Scope[] = [
   "media:read",
   "seo:read",
 ];
-
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
-}

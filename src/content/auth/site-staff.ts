@@ -5,7 +5,8 @@
  */
 import { type EdgeIdentity, readEdgeIdentity } from "../../lib/edge";
 import { ApiError } from "../../lib/problem";
-import { getSite, type SiteRow } from "../store/sites";
+import type { SiteProjection } from "../../lib/rpc";
+import { getSite } from "../store/sites";
 
 const ORG_ADMIN_ROLES = new Set(["org_owner", "org_admin", "owner", "admin"]);
 
@@ -13,7 +14,7 @@ export function siteNotFound(): ApiError {
   return new ApiError(404, "NOT_FOUND", { detail: "No such site." });
 }
 
-export function canAdministerKeys(identity: EdgeIdentity, site: SiteRow): boolean {
+export function canAdministerKeys(identity: EdgeIdentity, site: SiteProjection): boolean {
   // A reader session (a site's audience account) never administers keys, whatever it claims.
   if (identity.sessionKind === "reader") return false;
   const orgAdmin = (identity.orgMemberships ?? []).some(
@@ -31,7 +32,7 @@ export async function authorizeKeyAdmin(
   headers: Headers,
   db: D1Database,
   siteId: string,
-): Promise<{ userId: string; site: SiteRow }> {
+): Promise<{ userId: string; site: SiteProjection }> {
   const identity = readEdgeIdentity(headers);
   if (!identity.userId) {
     throw new ApiError(401, "UNAUTHENTICATED", { detail: "A signed-in staff session is required." });

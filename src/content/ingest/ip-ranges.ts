@@ -94,11 +94,6 @@ export function parseIPv4(s: string): number | null {
   return n;
 }
 
-/** Dotted-quad text of a 32-bit address. */
-export function formatIPv4(n: number): string {
-  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join(".");
-}
-
 /**
  * Parses an IPv6 address (optionally in brackets, with `::` compression and a dotted IPv4 tail) into
  * eight 16-bit groups; null when it is not one. A zone id (`fe80::1%eth0`) is refused as unparseable:

@@ -3,9 +3,11 @@
  * The key is shown once in the creation answer; only its peppered hash is stored.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import { newId, parseId } from "../../lib/ids";
 import { ApiError } from "../../lib/problem";
+import type { SiteProjection } from "../../lib/rpc";
 import { generateApiKey, hashApiKey } from "../auth/key-hash";
 import { PUBLIC_KEY_SCOPES, SCOPES } from "../auth/scopes";
 import { authorizeKeyAdmin, siteNotFound } from "../auth/site-staff";
@@ -82,10 +84,11 @@ function summary(key: ApiKeyRecord) {
   };
 }
 
-function siteIdFrom(raw: string): string {
-  const id = parseId(raw);
-  if (!id) throw siteNotFound();
-  return id;
+/** The staff caller and the `{site_id}` site; an id that is no id is 404 like any site the caller may not see. */
+function authorizeFromPath(c: Context<AppEnv>): Promise<{ userId: string; site: SiteProjection }> {
+  const siteId = parseId(c.req.param("site_id") ?? "");
+  if (!siteId) throw siteNotFound();
+  return authorizeKeyAdmin(c.req.raw.headers, c.env.DB, siteId);
 }
 
 export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
@@ -105,11 +108,7 @@ export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const { userId, site } = await authorizeKeyAdmin(
-        c.req.raw.headers,
-        c.env.DB,
-        siteIdFrom(c.req.param("site_id")),
-      );
+      const { userId, site } = await authorizeFromPath(c);
       const body = c.req.valid("json");
       const scopes = [...new Set(body.scopes)];
       let origins: string[] = [];
@@ -183,11 +182,7 @@ export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const { site } = await authorizeKeyAdmin(
-        c.req.raw.headers,
-        c.env.DB,
-        siteIdFrom(c.req.param("site_id")),
-      );
+      const { site } = await authorizeFromPath(c);
       const keys = await listActiveApiKeys(c.env.DB, site.id);
       c.header("cache-control", "private, no-store");
       return c.json({ items: keys.map(summary) }, 200);
@@ -207,11 +202,7 @@ export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const { userId, site } = await authorizeKeyAdmin(
-        c.req.raw.headers,
-        c.env.DB,
-        siteIdFrom(c.req.param("site_id")),
-      );
+      const { userId, site } = await authorizeFromPath(c);
       const keyId = parseId(c.req.param("id"));
       const revoked =
         keyId !== null && (await revokeApiKey(c.env.DB, site.id, keyId, userId, new Date().toISOString()));

@@ -10,7 +10,8 @@ import type { AppEnv } from "../bindings";
 import { createPost } from "../post-service";
 import { CreatePostSchema } from "../rules/post-input";
 import { canonicalJson } from "../store/idempotency";
-import { effectiveStatus, type PostRow } from "../store/posts";
+import { importedPostId, recordImportLineStatement } from "../store/import-lines";
+import { effectiveStatus, exportPostsPage, type PostRow } from "../store/posts";
 import { taxonomy } from "./post-shapes";
 
 export const IMPORT_MAX_BYTES = 8 * 1024 * 1024;
@@ -59,17 +60,11 @@ async function importLine(c: Context<AppEnv>, line: number, text: string): Promi
     return failed(line, 422, "RESTRICTED_NOT_IMPORTABLE", "Posts with restricted access cannot be imported.");
   }
   const hash = await sha256Base64url(canonicalJson(input));
-  const existing = await c.env.DB.prepare(
-    "SELECT post_id FROM import_lines WHERE site_id = ? AND line_hash = ?",
-  )
-    .bind(auth.siteId, hash)
-    .first<{ post_id: string }>();
-  if (existing) return { line, status: "duplicate", id: existing.post_id };
+  const existing = await importedPostId(c.env.DB, auth.siteId, hash);
+  if (existing) return { line, status: "duplicate", id: existing };
   try {
     const stored = await createPost(c.env, auth, input, (_response, postId) =>
-      c.env.DB.prepare(
-        "INSERT INTO import_lines (site_id, line_hash, post_id, created_at) VALUES (?, ?, ?, ?)",
-      ).bind(auth.siteId, hash, postId, new Date().toISOString()),
+      recordImportLineStatement(c.env.DB, auth.siteId, hash, postId, new Date().toISOString()),
     );
     const body = JSON.parse(stored.body) as { id: string; slug: string };
     return { line, status: "created", id: body.id, slug: body.slug };
@@ -77,12 +72,8 @@ async function importLine(c: Context<AppEnv>, line: number, text: string): Promi
     if (error instanceof ApiError) return failed(line, error.status, error.code, error.detail);
     if (error instanceof Error && /UNIQUE constraint failed: import_lines/.test(error.message)) {
       // The same line imported concurrently: the other import created it.
-      const row = await c.env.DB.prepare(
-        "SELECT post_id FROM import_lines WHERE site_id = ? AND line_hash = ?",
-      )
-        .bind(auth.siteId, hash)
-        .first<{ post_id: string }>();
-      if (row) return { line, status: "duplicate", id: row.post_id };
+      const winner = await importedPostId(c.env.DB, auth.siteId, hash);
+      if (winner) return { line, status: "duplicate", id: winner };
     }
     throw error;
   }
@@ -281,14 +272,7 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>) {
     let after = "";
     const stream = new ReadableStream<Uint8Array>({
       async pull(controller) {
-        const { results } = await db
-          .prepare(
-            `SELECT id, site_id, slug, language, post_type, title, summary, blocks_json, status, access, published_at,
-                      author_slug, author_user_id, featured_image_id, seo_json, created_by_key_id, created_at, updated_at
-               FROM posts WHERE site_id = ? AND status != 'deleted' AND id > ? ORDER BY id LIMIT ?`,
-          )
-          .bind(siteId, after, EXPORT_PAGE)
-          .all<PostRow>();
+        const results = await exportPostsPage(db, siteId, after, EXPORT_PAGE);
         if (results.length > 0) {
           after = results[results.length - 1]!.id;
           controller.enqueue(

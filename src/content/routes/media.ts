@@ -4,7 +4,8 @@ import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import { newId, parseId } from "../../lib/ids";
 import { ApiError } from "../../lib/problem";
-import { requireKey, security } from "../auth/middleware";
+import type { KeyRequirement } from "../auth/api-key";
+import { keyAuth, requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
 import { classifyImage } from "../ingest";
 import {
@@ -71,6 +72,8 @@ function tooLarge(): ApiError {
   return new ApiError(413, "PAYLOAD_TOO_LARGE", { detail: "The file is larger than 8 MiB." });
 }
 
+const UPLOAD_KEY: KeyRequirement = { kinds: "secret", scopes: ["media:write"], quota: "write" };
+
 const IdParam = z.object({ id: z.string().openapi({ description: "Media id (ULID or UUID)" }) });
 
 export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
@@ -81,7 +84,7 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
     summary: "Upload a media asset",
     description:
       "Scope media:write (ck_). multipart/form-data with the field `file` (optional `folder_id`, repeatable `tag_id`). The type comes from the bytes (PNG, JPEG, GIF, WebP, AVIF, ICO, sanitized SVG). Variants are generated asynchronously: the answer has status processing.",
-    security: security("secret", ["media:write"]),
+    security: security(UPLOAD_KEY.kinds, UPLOAD_KEY.scopes),
     request: {
       body: {
         required: true,
@@ -111,63 +114,59 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
       }),
     },
   });
-  app.post(
-    "/v1/media",
-    requireKey({ kinds: "secret", scopes: ["media:write"], quota: "write" }),
-    async (c) => {
-      const auth = c.get("auth");
-      const declared = Number(c.req.header("content-length"));
-      if (Number.isFinite(declared) && declared > UPLOAD_MAX_BYTES + MULTIPART_OVERHEAD) throw tooLarge();
-      if (!(c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/form-data")) {
-        throw new ApiError(415, "UNSUPPORTED_MEDIA_TYPE", {
-          detail: "Send multipart/form-data with a field file.",
-        });
-      }
-      let form: FormData;
-      try {
-        form = await c.req.raw.formData();
-      } catch {
-        throw new ApiError(400, "BAD_REQUEST", { detail: "The body is not valid multipart/form-data." });
-      }
-      const file = form.get("file");
-      if (file === null || typeof file === "string") {
-        throw new ApiError(400, "BAD_REQUEST", { detail: "The form needs one field `file` with the file." });
-      }
-      if (file.size > UPLOAD_MAX_BYTES) throw tooLarge();
-      if (file.size === 0) throw new ApiError(400, "BAD_REQUEST", { detail: "The file is empty." });
-      const folderId = optionalId("folder_id", form.get("folder_id") as string | null);
-      const tagIds = [
-        ...new Set(form.getAll("tag_id").map((t) => optionalId("tag_id", typeof t === "string" ? t : null))),
-      ].filter((t): t is string => t !== null);
-      if (tagIds.length > 20) throw new ApiError(400, "BAD_REQUEST", { detail: "At most 20 tag_id values." });
-      const outcome = classifyImage(new Uint8Array(await file.arrayBuffer()));
-      if (outcome.kind !== "ok") {
-        throw new ApiError(415, "UNSUPPORTED_MEDIA_TYPE", {
-          detail: "The file is not a supported image (PNG, JPEG, GIF, WebP, AVIF, ICO or a safe SVG).",
-          details: { reason: outcome.reason },
-        });
-      }
-      const id = newId();
-      const row: MediaRow = {
-        id,
-        site_id: auth.siteId,
-        r2_key: mediaKey(auth.siteId, id, outcome.ext),
-        content_type: outcome.contentType,
-        size_bytes: outcome.bytes.byteLength,
-        status: "processing",
-        folder_id: folderId,
-        variants_json: "[]",
-        created_at: new Date().toISOString(),
-        tag_ids: tagIds.join(",") || null,
-      };
-      await c.env.MEDIA.put(row.r2_key, outcome.bytes, {
-        httpMetadata: { contentType: outcome.contentType },
+  app.post("/v1/media", requireKey(UPLOAD_KEY), async (c) => {
+    const auth = c.get("auth");
+    const declared = Number(c.req.header("content-length"));
+    if (Number.isFinite(declared) && declared > UPLOAD_MAX_BYTES + MULTIPART_OVERHEAD) throw tooLarge();
+    if (!(c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/form-data")) {
+      throw new ApiError(415, "UNSUPPORTED_MEDIA_TYPE", {
+        detail: "Send multipart/form-data with a field file.",
       });
-      await c.env.DB.batch(insertMediaStatements(c.env.DB, row, tagIds, { url: null, purpose: "upload" }));
-      await c.env.MEDIA_VARIANTS.send({ media_id: id, site_id: auth.siteId });
-      return c.json(asset(c, row), 202);
-    },
-  );
+    }
+    let form: FormData;
+    try {
+      form = await c.req.raw.formData();
+    } catch {
+      throw new ApiError(400, "BAD_REQUEST", { detail: "The body is not valid multipart/form-data." });
+    }
+    const file = form.get("file");
+    if (file === null || typeof file === "string") {
+      throw new ApiError(400, "BAD_REQUEST", { detail: "The form needs one field `file` with the file." });
+    }
+    if (file.size > UPLOAD_MAX_BYTES) throw tooLarge();
+    if (file.size === 0) throw new ApiError(400, "BAD_REQUEST", { detail: "The file is empty." });
+    const folderId = optionalId("folder_id", form.get("folder_id") as string | null);
+    const tagIds = [
+      ...new Set(form.getAll("tag_id").map((t) => optionalId("tag_id", typeof t === "string" ? t : null))),
+    ].filter((t): t is string => t !== null);
+    if (tagIds.length > 20) throw new ApiError(400, "BAD_REQUEST", { detail: "At most 20 tag_id values." });
+    const outcome = classifyImage(new Uint8Array(await file.arrayBuffer()));
+    if (outcome.kind !== "ok") {
+      throw new ApiError(415, "UNSUPPORTED_MEDIA_TYPE", {
+        detail: "The file is not a supported image (PNG, JPEG, GIF, WebP, AVIF, ICO or a safe SVG).",
+        details: { reason: outcome.reason },
+      });
+    }
+    const id = newId();
+    const row: MediaRow = {
+      id,
+      site_id: auth.siteId,
+      r2_key: mediaKey(auth.siteId, id, outcome.ext),
+      content_type: outcome.contentType,
+      size_bytes: outcome.bytes.byteLength,
+      status: "processing",
+      folder_id: folderId,
+      variants_json: "[]",
+      created_at: new Date().toISOString(),
+      tag_ids: tagIds.join(",") || null,
+    };
+    await c.env.MEDIA.put(row.r2_key, outcome.bytes, {
+      httpMetadata: { contentType: outcome.contentType },
+    });
+    await c.env.DB.batch(insertMediaStatements(c.env.DB, row, tagIds, { url: null, purpose: "upload" }));
+    await c.env.MEDIA_VARIANTS.send({ media_id: id, site_id: auth.siteId });
+    return c.json(asset(c, row), 202);
+  });
 
   app.openapi(
     createRoute({
@@ -176,8 +175,7 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Media"],
       summary: "List media assets (newest first, no cursor)",
       description: "Scope media:read (ck_ or pk_).",
-      security: security("any", ["media:read"]),
-      middleware: [requireKey({ kinds: "any", scopes: ["media:read"], quota: "read" })],
+      ...keyAuth({ kinds: "any", scopes: ["media:read"], quota: "read" }),
       request: {
         query: z.object({
           limit: z
@@ -225,8 +223,7 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Media"],
       summary: "Get a media asset",
       description: "Scope media:read (ck_ or pk_). Another site's id is 404.",
-      security: security("any", ["media:read"]),
-      middleware: [requireKey({ kinds: "any", scopes: ["media:read"], quota: "read" })],
+      ...keyAuth({ kinds: "any", scopes: ["media:read"], quota: "read" }),
       request: { params: IdParam, query: z.object({ key: z.string().optional() }) },
       responses: {
         200: { description: "The asset", content: { "application/json": { schema: MediaAssetSchema } } },
@@ -248,8 +245,7 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Media"],
       summary: "Delete a media asset (soft delete)",
       description: "Scope media:write (ck_). Another site's id is 404.",
-      security: security("secret", ["media:write"]),
-      middleware: [requireKey({ kinds: "secret", scopes: ["media:write"], quota: "write" })],
+      ...keyAuth({ kinds: "secret", scopes: ["media:write"], quota: "write" }),
       request: { params: IdParam },
       responses: {
         204: { description: "Deleted" },

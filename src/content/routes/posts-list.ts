@@ -8,11 +8,11 @@ import { sha256Base64url } from "../auth/key-hash";
 import { requireKey } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
 import { decodeCursor, encodeCursor } from "../rules/cursor";
-import { etagFor, matchesIfNoneMatch } from "../rules/etag";
 import { canonicalLanguage } from "../rules/language";
 import { isValidTypeSlug } from "../rules/slug";
 import { parseRfc3339 } from "../rules/time";
 import { type ListableStatus, type ListFilters, listPostsByStatus, listPublicPosts } from "../store/posts";
+import { sendCacheable } from "./cacheable";
 import { listItem, PostListItemSchema, PostSummarySchema, pageSchema, postSummary } from "./post-shapes";
 
 const LISTABLE: readonly ListableStatus[] = ["draft", "scheduled", "published", "archived"];
@@ -200,13 +200,7 @@ export function registerPostListRoute(app: OpenAPIHono<AppEnv>) {
               f: fingerprint,
             })
           : null;
-      const body = JSON.stringify({ items: page.map(listItem), next_cursor: next });
-      const etag = await etagFor(body);
-      c.header("etag", etag);
-      c.header("cache-control", "public, max-age=60");
-      c.header("vary", "Authorization, Origin");
-      if (matchesIfNoneMatch(c.req.header("if-none-match"), etag)) return c.body(null, 304);
-      return c.body(body, 200, { "content-type": "application/json; charset=UTF-8" });
+      return sendCacheable(c, { items: page.map(listItem), next_cursor: next });
     },
   );
 }

@@ -3,12 +3,12 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import { ApiError } from "../../lib/problem";
+import { type KeyRequirement, keySite } from "../auth/api-key";
 import { sha256Base64url } from "../auth/key-hash";
-import { requireKey, security } from "../auth/middleware";
+import { keyAuth, requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
 import { createPost, editPost, unpublishPost, updatePost } from "../post-service";
 import { parseBlocksDocument, renderBlocks } from "../render/render-blocks";
-import { etagFor, matchesIfNoneMatch } from "../rules/etag";
 import { CreatePostSchema, UpdatePostSchema } from "../rules/post-input";
 import { languageParam, resolveEditablePost, resolvePublicPost } from "../rules/resolve";
 import {
@@ -18,7 +18,7 @@ import {
   type StoredResponse,
 } from "../store/idempotency";
 import { mediaKeys, type PostRow } from "../store/posts";
-import { getSite } from "../store/sites";
+import { sendCacheable } from "./cacheable";
 import {
   listItem,
   POST_SEO_KEYS,
@@ -99,21 +99,14 @@ async function postDetail(c: Context<AppEnv>, row: PostRow) {
   };
 }
 
-async function sendCacheable(c: Context<AppEnv>, value: unknown): Promise<Response> {
-  const body = JSON.stringify(value);
-  const etag = await etagFor(body);
-  c.header("etag", etag);
-  c.header("cache-control", "public, max-age=60");
-  c.header("vary", "Authorization, Origin");
-  if (matchesIfNoneMatch(c.req.header("if-none-match"), etag)) return c.body(null, 304);
-  return c.body(body, 200, { "content-type": "application/json; charset=UTF-8" });
+/** `{reference}` and `?language=` of a single-post route, in the order the resolvers take them. */
+function postReference(c: {
+  req: { param(name: "reference"): string; query(name: "language"): string | undefined };
+}): [reference: string, language: string | null] {
+  return [c.req.param("reference"), languageParam(c.req.query("language"))];
 }
 
-async function siteOf(c: Context<AppEnv>) {
-  const site = await getSite(c.env.DB, c.get("auth").siteId);
-  if (!site) throw new ApiError(401, "UNAUTHENTICATED", { detail: "The API key is invalid or revoked." });
-  return site;
-}
+const CREATE_POST_KEY: KeyRequirement = { kinds: "secret", scopes: ["posts:write"], quota: "write" };
 
 const writeProblems = problemResponses({
   400: "Invalid body or parameter",
@@ -131,7 +124,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
     summary: "Create a post",
     description:
       "Scope posts:write (ck_). Idempotency-Key: same key + same body replays the original 201 with Idempotency-Replayed: true; same key + other body is 422 IDEMPOTENCY_KEY_REUSED; while the first request runs, 409 IDEMPOTENCY_IN_PROGRESS. A taken explicit slug is 409 SLUG_TAKEN; a derived slug gets -2, -3, …",
-    security: security("secret", ["posts:write"]),
+    security: security(CREATE_POST_KEY.kinds, CREATE_POST_KEY.scopes),
     request: {
       headers: z.object({ "idempotency-key": z.string().optional() }),
       body: { content: { "application/json": { schema: CreatePostSchema } }, required: true },
@@ -151,40 +144,36 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
   });
   // Declared in the registry and served by a plain handler: replays answer with the stored raw body.
   app.openAPIRegistry.registerPath(createPostRoute);
-  app.post(
-    "/v1/posts",
-    requireKey({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
-    async (c) => {
-      const auth = c.get("auth");
-      if (!auth.createdBy) {
-        throw new ApiError(422, "NO_AUTHORSHIP_CONTEXT", {
-          detail:
-            "This key has no authorship context (created before keys recorded their creator); create a new key.",
-        });
-      }
-      const input = await parseJsonBody(c, CreatePostSchema);
-      const idempotencyKey = parseIdempotencyKey(c.req.header("idempotency-key"));
-      if (!idempotencyKey) return respond(c, await createPost(c.env, auth, input), false);
-      const hash = await sha256Base64url(canonicalJson(input));
-      const start = await beginIdempotent(c.env, auth.keyId, idempotencyKey, hash);
-      if (start.kind === "replay") return respond(c, start.response, true);
-      let stored: StoredResponse;
-      try {
-        stored = await createPost(c.env, auth, input, start.recordStatement);
-      } catch (error) {
-        await start.abort();
-        throw error;
-      }
-      // The D1 record written with the post is the source of truth; the DO and KV copies only speed up
-      // replays, so failing to write them must not turn a created post into an error answer.
-      await start.finish(stored).catch((error: unknown) => {
-        console.error(
-          JSON.stringify({ level: "warn", msg: "idempotency cache not updated", error: String(error) }),
-        );
+  app.post("/v1/posts", requireKey(CREATE_POST_KEY), async (c) => {
+    const auth = c.get("auth");
+    if (!auth.createdBy) {
+      throw new ApiError(422, "NO_AUTHORSHIP_CONTEXT", {
+        detail:
+          "This key has no authorship context (created before keys recorded their creator); create a new key.",
       });
-      return respond(c, stored, false);
-    },
-  );
+    }
+    const input = await parseJsonBody(c, CreatePostSchema);
+    const idempotencyKey = parseIdempotencyKey(c.req.header("idempotency-key"));
+    if (!idempotencyKey) return respond(c, await createPost(c.env, auth, input), false);
+    const hash = await sha256Base64url(canonicalJson(input));
+    const start = await beginIdempotent(c.env, auth.keyId, idempotencyKey, hash);
+    if (start.kind === "replay") return respond(c, start.response, true);
+    let stored: StoredResponse;
+    try {
+      stored = await createPost(c.env, auth, input, start.recordStatement);
+    } catch (error) {
+      await start.abort();
+      throw error;
+    }
+    // The D1 record written with the post is the source of truth; the DO and KV copies only speed up
+    // replays, so failing to write them must not turn a created post into an error answer.
+    await start.finish(stored).catch((error: unknown) => {
+      console.error(
+        JSON.stringify({ level: "warn", msg: "idempotency cache not updated", error: String(error) }),
+      );
+    });
+    return respond(c, stored, false);
+  });
 
   app.openapi(
     createRoute({
@@ -194,8 +183,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       summary: "Get a public post (PostDetail)",
       description:
         "Scope posts:read (ck_ or pk_). Draft, scheduled, restricted and other-site posts are 404.",
-      security: security("any", ["posts:read"]),
-      middleware: [requireKey({ kinds: "any", scopes: ["posts:read"], quota: "read" })],
+      ...keyAuth({ kinds: "any", scopes: ["posts:read"], quota: "read" }),
       request: { params: RefParam, query: PublicReadQuery },
       responses: {
         200: json(PostDetailSchema, "The post"),
@@ -204,14 +192,8 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const site = await siteOf(c);
-      const row = await resolvePublicPost(
-        c.env.DB,
-        site,
-        c.req.param("reference"),
-        languageParam(c.req.query("language")),
-        new Date().toISOString(),
-      );
+      const site = await keySite(c.env.DB, c.get("auth"));
+      const row = await resolvePublicPost(c.env.DB, site, ...postReference(c), new Date().toISOString());
       return sendCacheable(c, await postDetail(c, row));
     },
   );
@@ -224,8 +206,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       summary: "Update a post (partial)",
       description:
         "Scope posts:write (ck_). Slug references find published posts first, then all drafts and scheduled posts; archived posts by id only; a slug in several languages without ?language= is 400 AMBIGUOUS_SLUG.",
-      security: security("secret", ["posts:write"]),
-      middleware: [requireKey({ kinds: "secret", scopes: ["posts:write"], quota: "write" })],
+      ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
       request: {
         params: RefParam,
         query: LanguageQuery,
@@ -241,13 +222,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const row = await updatePost(
-        c.env,
-        c.get("auth"),
-        c.req.param("reference"),
-        languageParam(c.req.query("language")),
-        c.req.valid("json"),
-      );
+      const row = await updatePost(c.env, c.get("auth"), ...postReference(c), c.req.valid("json"));
       return c.json(postSummary(row, new Date().toISOString()), 200);
     },
   );
@@ -260,8 +235,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       summary: "Unpublish a post (published -> archived)",
       description:
         "Scope posts:write (ck_). Emits post.unpublished on the content-events queue and purges the page.",
-      security: security("secret", ["posts:write"]),
-      middleware: [requireKey({ kinds: "secret", scopes: ["posts:write"], quota: "write" })],
+      ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
       request: { params: RefParam, query: LanguageQuery },
       responses: {
         200: json(PostSummarySchema, "Archived"),
@@ -270,12 +244,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const row = await unpublishPost(
-        c.env,
-        c.get("auth"),
-        c.req.param("reference"),
-        languageParam(c.req.query("language")),
-      );
+      const row = await unpublishPost(c.env, c.get("auth"), ...postReference(c));
       return c.json(postSummary(row, new Date().toISOString()), 200);
     },
   );
@@ -288,8 +257,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       summary: "Read the editable source of a post",
       description:
         "Scope posts:write (ck_). Resolved as in PATCH (drafts and scheduled included). blocks_json exactly as stored; absent fields null, absent taxonomy []. 502 when the stored body is in an unrecognized format.",
-      security: security("secret", ["posts:write"]),
-      middleware: [requireKey({ kinds: "secret", scopes: ["posts:write"], quota: "read" })],
+      ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "read" }),
       request: { params: RefParam, query: LanguageQuery },
       responses: {
         200: json(PostSourceSchema, "The source"),
@@ -299,13 +267,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const now = new Date().toISOString();
-      const row = await resolveEditablePost(
-        c.env.DB,
-        c.get("auth").siteId,
-        c.req.param("reference"),
-        languageParam(c.req.query("language")),
-        now,
-      );
+      const row = await resolveEditablePost(c.env.DB, c.get("auth").siteId, ...postReference(c), now);
       let blocks: unknown = null;
       if (row.blocks_json !== null) {
         // Refuse to hand out something a client would "edit" and send back as an empty document.
@@ -350,20 +312,13 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       summary: "Read SEO of a post",
       description:
         "Scope seo:read (ck_ or pk_). Resolved like GET /v1/posts/{reference} (public posts only).",
-      security: security("any", ["seo:read"]),
-      middleware: [requireKey({ kinds: "any", scopes: ["seo:read"], quota: "read" })],
+      ...keyAuth({ kinds: "any", scopes: ["seo:read"], quota: "read" }),
       request: { params: RefParam, query: PublicReadQuery },
       responses: { 200: json(PostSeoSchema, "SEO of the post"), ...writeProblems },
     }),
     async (c) => {
-      const site = await siteOf(c);
-      const row = await resolvePublicPost(
-        c.env.DB,
-        site,
-        c.req.param("reference"),
-        languageParam(c.req.query("language")),
-        new Date().toISOString(),
-      );
+      const site = await keySite(c.env.DB, c.get("auth"));
+      const row = await resolvePublicPost(c.env.DB, site, ...postReference(c), new Date().toISOString());
       return c.json(seoView(row), 200);
     },
   );
@@ -375,8 +330,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["SEO"],
       summary: "Update SEO of a post (merged into seo_json)",
       description: `Scope seo:write (ck_). Allowed keys: ${POST_SEO_KEYS.join(", ")}; null removes a key; a body with none of them is 400 NOTHING_EDITABLE. Resolved as in PATCH /v1/posts/{reference}.`,
-      security: security("secret", ["seo:write"]),
-      middleware: [requireKey({ kinds: "secret", scopes: ["seo:write"], quota: "write" })],
+      ...keyAuth({ kinds: "secret", scopes: ["seo:write"], quota: "write" }),
       request: {
         params: RefParam,
         query: LanguageQuery,
@@ -397,13 +351,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
         });
       }
       const now = new Date().toISOString();
-      const row = await resolveEditablePost(
-        c.env.DB,
-        c.get("auth").siteId,
-        c.req.param("reference"),
-        languageParam(c.req.query("language")),
-        now,
-      );
+      const row = await resolveEditablePost(c.env.DB, c.get("auth").siteId, ...postReference(c), now);
       // Merged into the freshly read seo_json; a concurrent edit makes editPost re-read and merge again.
       const { next } = await editPost(c.env, row.site_id, row, async (existing) => {
         const seo = parseSeo(existing);

@@ -1,10 +1,10 @@
 /** `GET /v1/site` (the key's site) and `GET /v1/post-types`. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { ApiError } from "../../lib/problem";
-import { requireKey, security } from "../auth/middleware";
+import { keySite } from "../auth/api-key";
+import { keyAuth } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
-import { getSite, listPostTypes } from "../store/sites";
+import { listPostTypes } from "../store/sites";
 
 const SiteSchema = z
   .object({
@@ -31,8 +31,7 @@ export function registerSiteRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Site"],
       summary: "Get data of the key's site",
       description: "Any valid key (ck_ or pk_, no scope required: the spec lists no 403).",
-      security: security("any", []),
-      middleware: [requireKey({ kinds: "any", scopes: [], quota: "read" })],
+      ...keyAuth({ kinds: "any", scopes: [], quota: "read" }),
       request: { query: z.object({ key: z.string().optional() }) },
       responses: {
         200: { description: "The site", content: { "application/json": { schema: SiteSchema } } },
@@ -40,9 +39,7 @@ export function registerSiteRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const site = await getSite(c.env.DB, c.get("auth").siteId);
-      if (!site) throw new ApiError(401, "UNAUTHENTICATED", { detail: "The API key is invalid or revoked." });
-      return c.json(site, 200);
+      return c.json(await keySite(c.env.DB, c.get("auth")), 200);
     },
   );
 
@@ -53,8 +50,7 @@ export function registerSiteRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Site"],
       summary: "List post types of the site",
       description: "Scope post_types:read. A pk_ key sees public types only.",
-      security: security("any", ["post_types:read"]),
-      middleware: [requireKey({ kinds: "any", scopes: ["post_types:read"], quota: "read" })],
+      ...keyAuth({ kinds: "any", scopes: ["post_types:read"], quota: "read" }),
       request: { query: z.object({ key: z.string().optional() }) },
       responses: {
         200: {

@@ -25,9 +25,33 @@ export interface PostRow {
   revision: number;
 }
 
-const INSERT_COLUMNS = `id, site_id, slug, language, post_type, title, summary, blocks_json, status, access, published_at,
-  author_slug, author_user_id, featured_image_id, seo_json, created_by_key_id, created_at, updated_at`;
-const COLUMNS = `${INSERT_COLUMNS}, revision`;
+/** Columns an update may change; `id`, `site_id`, `author_user_id`, `created_by_key_id` and `created_at` are set once. */
+const EDITABLE_FIELDS = [
+  "slug",
+  "language",
+  "post_type",
+  "title",
+  "summary",
+  "blocks_json",
+  "status",
+  "access",
+  "published_at",
+  "author_slug",
+  "featured_image_id",
+  "seo_json",
+  "updated_at",
+] as const satisfies readonly (keyof PostRow)[];
+
+const INSERT_FIELDS = [
+  "id",
+  "site_id",
+  ...EDITABLE_FIELDS,
+  "author_user_id",
+  "created_by_key_id",
+  "created_at",
+] as const satisfies readonly (keyof PostRow)[];
+
+const COLUMNS = `${INSERT_FIELDS.join(", ")}, revision`;
 
 /** Listing columns: everything but the body. */
 const SUMMARY_COLUMNS = `p.id, p.site_id, p.slug, p.language, p.post_type, p.title, p.summary, NULL AS blocks_json,
@@ -56,28 +80,9 @@ const PUBLIC_WHERE = `p.site_id = ? AND p.status IN ('published', 'scheduled') A
 export function insertPostStatement(db: D1Database, row: PostRow): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO posts (${INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO posts (${INSERT_FIELDS.join(", ")}) VALUES (${INSERT_FIELDS.map(() => "?").join(", ")})`,
     )
-    .bind(
-      row.id,
-      row.site_id,
-      row.slug,
-      row.language,
-      row.post_type,
-      row.title,
-      row.summary,
-      row.blocks_json,
-      row.status,
-      row.access,
-      row.published_at,
-      row.author_slug,
-      row.author_user_id,
-      row.featured_image_id,
-      row.seo_json,
-      row.created_by_key_id,
-      row.created_at,
-      row.updated_at,
-    );
+    .bind(...INSERT_FIELDS.map((field) => row[field]));
 }
 
 /**
@@ -87,29 +92,10 @@ export function insertPostStatement(db: D1Database, row: PostRow): D1PreparedSta
 export function updatePostStatement(db: D1Database, row: PostRow): D1PreparedStatement {
   return db
     .prepare(
-      `UPDATE posts SET slug = ?, language = ?, post_type = ?, title = ?, summary = ?, blocks_json = ?, status = ?,
-         access = ?, published_at = ?, author_slug = ?, featured_image_id = ?, seo_json = ?, updated_at = ?,
-         revision = revision + 1
+      `UPDATE posts SET ${EDITABLE_FIELDS.map((field) => `${field} = ?`).join(", ")}, revision = revision + 1
        WHERE id = ? AND site_id = ? AND revision = ?`,
     )
-    .bind(
-      row.slug,
-      row.language,
-      row.post_type,
-      row.title,
-      row.summary,
-      row.blocks_json,
-      row.status,
-      row.access,
-      row.published_at,
-      row.author_slug,
-      row.featured_image_id,
-      row.seo_json,
-      row.updated_at,
-      row.id,
-      row.site_id,
-      row.revision,
-    );
+    .bind(...EDITABLE_FIELDS.map((field) => row[field]), row.id, row.site_id, row.revision);
 }
 
 /** Which of the candidate slugs are taken in (site, language). */
@@ -266,6 +252,22 @@ export async function listPostsByStatus(
   const { results } = await db
     .prepare(sql)
     .bind(siteId, ...statusParams, ...params, limit + 1)
+    .all<PostRow>();
+  return results;
+}
+
+/** The whole collection but deleted posts, in id order, a page after `afterId` (exclusive; "" for the first). */
+export async function exportPostsPage(
+  db: D1Database,
+  siteId: string,
+  afterId: string,
+  limit: number,
+): Promise<PostRow[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT ${COLUMNS} FROM posts WHERE site_id = ? AND status != 'deleted' AND id > ? ORDER BY id LIMIT ?`,
+    )
+    .bind(siteId, afterId, limit)
     .all<PostRow>();
   return results;
 }

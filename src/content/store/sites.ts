@@ -1,18 +1,7 @@
 /** Content's own projection of sites (pushed by the sites service over RPC) and the site's post types. */
 import type { SiteProjection } from "../../lib/rpc";
 
-export interface SiteRow {
-  id: string;
-  org_id: string;
-  slug: string;
-  name: string;
-  default_language: string;
-  status: string;
-  primary_domain: string | null;
-  updated_at: string;
-}
-
-/** Site states in which the site's keys stop working and its key administration answers 404. */
+/** Site states in which the site's keys stop working. */
 export const INACTIVE_SITE_STATUSES = new Set(["deleted", "archived"]);
 
 /** Built-in post types every site has; sites may add more (public or private) with `definePostType`. */
@@ -55,13 +44,13 @@ export async function upsertSite(db: D1Database, site: SiteProjection, now: stri
   await db.batch(statements);
 }
 
-export async function getSite(db: D1Database, siteId: string): Promise<SiteRow | null> {
+export async function getSite(db: D1Database, siteId: string): Promise<SiteProjection | null> {
   return db
     .prepare(
       "SELECT id, org_id, slug, name, default_language, status, primary_domain, updated_at FROM sites WHERE id = ?",
     )
     .bind(siteId)
-    .first<SiteRow>();
+    .first<SiteProjection>();
 }
 
 export interface PostTypeRow {

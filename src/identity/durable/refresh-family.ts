@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../crypto";
 import { newRefreshToken, refreshTokenHash } from "../refresh-tokens";
-import { revokeAllSessionsStatement, type SessionRow, type UserStatus } from "../store";
+import { findSessionByRefreshHash, revokeAllSessionsStatement, rotateSession } from "../store/sessions";
 import type { Env } from "../worker-env";
 import { Mutex } from "./mutex";
 
@@ -39,14 +39,7 @@ export class RefreshFamily extends DurableObject<Env> {
     userAgent: string | null;
   }): Promise<RotateOutcome> {
     const db = this.env.DB;
-    const row = await db
-      .prepare(
-        `SELECT s.id, s.user_id, s.family_id, s.refresh_hash, s.trusted_device, s.auth_method, s.ip, s.user_agent,
-                s.created_at, s.expires_at, s.revoked_at, s.revoked_reason, u.status AS user_status
-         FROM sessions s LEFT JOIN users u ON u.id = s.user_id WHERE s.refresh_hash = ?`,
-      )
-      .bind(await refreshTokenHash(input.token))
-      .first<SessionRow & { user_status: UserStatus | null }>();
+    const row = await findSessionByRefreshHash(db, await refreshTokenHash(input.token));
     if (!row || row.family_id !== input.familyId) return { kind: "failed", reason: "unknown" };
     if (row.revoked_at) {
       if (row.revoked_reason === "rotated") {
@@ -70,33 +63,13 @@ export class RefreshFamily extends DurableObject<Env> {
 
     const sessionId = newId();
     const refreshToken = newRefreshToken(row.family_id);
-    const [cas] = await db.batch([
-      db
-        .prepare(
-          "UPDATE sessions SET revoked_at = ?, revoked_reason = 'rotated', rotated_to = ? WHERE id = ? AND revoked_at IS NULL",
-        )
-        .bind(nowIso(), sessionId, row.id),
-      db
-        .prepare(
-          `INSERT INTO sessions (id, user_id, family_id, kind, refresh_hash, trusted_device, auth_method, ip, user_agent, created_at, expires_at)
-           SELECT ?, ?, ?, 'staff', ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ? AND rotated_to = ?)`,
-        )
-        .bind(
-          sessionId,
-          row.user_id,
-          row.family_id,
-          await refreshTokenHash(refreshToken),
-          row.trusted_device,
-          row.auth_method,
-          input.ip,
-          input.userAgent?.slice(0, 256) ?? null,
-          nowIso(),
-          row.expires_at,
-          row.id,
-          sessionId,
-        ),
-    ]);
-    if (cas?.meta.changes !== 1) return { kind: "failed", reason: "revoked" };
+    const rotated = await rotateSession(db, row, {
+      sessionId,
+      refreshHash: await refreshTokenHash(refreshToken),
+      ip: input.ip,
+      userAgent: input.userAgent,
+    });
+    if (!rotated) return { kind: "failed", reason: "revoked" };
     return {
       kind: "ok",
       userId: row.user_id,

@@ -11,15 +11,18 @@ import { nowIso } from "../crypto";
 import { enforceRateLimit } from "../guards";
 import { consumeOtp, issueOtp } from "../otp";
 import { requireStepUp } from "../step-up";
-import { bearerSecurity, jsonBody, jsonResponse, parseEmail } from "./schemas";
-
-interface EmailRow {
-  id: string;
-  address: string;
-  verified_at: string | null;
-  is_primary: number;
-  created_at: string;
-}
+import {
+  type EmailRow,
+  findEmailByAddress,
+  findEmailById,
+  insertPendingEmail,
+  listEmails,
+  makeEmailPrimary,
+  markEmailVerified,
+  removePendingEmail,
+  removeVerifiedEmail,
+} from "../store/emails";
+import { bearerSecurity, jsonBody, jsonResponse, parseEmail, readOptionalJsonBody } from "./schemas";
 
 const EmailItem = z
   .object({
@@ -43,25 +46,15 @@ function item(r: EmailRow) {
 
 const NOT_FOUND = () => new ApiError(404, "EMAIL_NOT_FOUND", { detail: "No such address on this account." });
 
-function myEmails(c: AppContext) {
-  return c.env.DB.prepare(
-    "SELECT id, address, verified_at, is_primary, created_at FROM email_addresses WHERE user_id = ? ORDER BY created_at, id",
-  )
-    .bind(c.get("auth").userId)
-    .all<EmailRow>();
-}
-
 async function myEmailById(c: AppContext, rawId: string): Promise<EmailRow> {
   const id = parseUlid(rawId);
-  if (!id) throw NOT_FOUND();
-  const row = await c.env.DB.prepare(
-    "SELECT id, address, verified_at, is_primary, created_at FROM email_addresses WHERE id = ? AND user_id = ?",
-  )
-    .bind(id, c.get("auth").userId)
-    .first<EmailRow>();
+  const row = id ? await findEmailById(c.env.DB, c.get("auth").userId, id) : null;
   if (!row) throw NOT_FOUND();
   return row;
 }
+
+const ALREADY_ADDED = () =>
+  new ApiError(409, "EMAIL_ALREADY_ADDED", { detail: "This address is already on your account." });
 
 export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(
@@ -84,7 +77,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const { results } = await myEmails(c);
+      const { results } = await listEmails(c.env.DB, c.get("auth").userId);
       const verified = results.filter((r) => r.verified_at).length;
       const pending = results.length - verified;
       // One verified address is a single point of failure for recovery: suggest a backup.
@@ -118,12 +111,8 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const address = parseEmail(c.req.valid("json").email);
       const { userId } = c.get("auth");
-      const { results } = await myEmails(c);
-      if (results.some((r) => r.address === address)) {
-        throw new ApiError(409, "EMAIL_ALREADY_ADDED", {
-          detail: "This address is already on your account.",
-        });
-      }
+      const { results } = await listEmails(c.env.DB, userId);
+      if (results.some((r) => r.address === address)) throw ALREADY_ADDED();
       if (results.length >= MAX_EMAILS_PER_ACCOUNT) {
         throw new ApiError(409, "EMAIL_LIMIT_REACHED", {
           detail: `At most ${MAX_EMAILS_PER_ACCOUNT} addresses.`,
@@ -133,20 +122,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       await enforceRateLimit(c.env, "email_add_target", address);
       await enforceRateLimit(c.env, "email_add_author", userId);
       const id = newId();
-      try {
-        await c.env.DB.prepare(
-          "INSERT INTO email_addresses (id, user_id, address, verified_at, is_primary, created_at) VALUES (?, ?, ?, NULL, 0, ?)",
-        )
-          .bind(id, userId, address, nowIso())
-          .run();
-      } catch (err) {
-        if (String((err as Error).message).includes("UNIQUE")) {
-          throw new ApiError(409, "EMAIL_ALREADY_ADDED", {
-            detail: "This address is already on your account.",
-          });
-        }
-        throw err;
-      }
+      if (!(await insertPendingEmail(c.env.DB, { id, userId, address }))) throw ALREADY_ADDED();
       const otp = await issueOtp(c.env, { purpose: "email_add", target: address, userId });
       try {
         await c.get("services").mailer.send({
@@ -196,11 +172,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       const address = parseEmail(body.email);
       const { userId } = c.get("auth");
       await enforceRateLimit(c.env, "verify_ip", clientIp(c));
-      const row = await c.env.DB.prepare(
-        "SELECT id, address, verified_at, is_primary, created_at FROM email_addresses WHERE user_id = ? AND address = ?",
-      )
-        .bind(userId, address)
-        .first<EmailRow>();
+      const row = await findEmailByAddress(c.env.DB, userId, address);
       if (!row) throw NOT_FOUND();
       if (row.verified_at)
         throw new ApiError(409, "EMAIL_ALREADY_ADDED", { detail: "This address is already verified." });
@@ -212,18 +184,8 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       });
       if (!won) throw new ApiError(401, "CODE_INVALID", { detail: "The code is invalid." });
       const now = nowIso();
-      try {
-        // The first account to prove the address keeps it: the unique index on verified rows decides.
-        await c.env.DB.prepare(
-          "UPDATE email_addresses SET verified_at = ? WHERE id = ? AND verified_at IS NULL",
-        )
-          .bind(now, row.id)
-          .run();
-      } catch (err) {
-        if (String((err as Error).message).includes("UNIQUE")) {
-          throw new ApiError(409, "EMAIL_TAKEN", { detail: "Another account proved this address first." });
-        }
-        throw err;
+      if (!(await markEmailVerified(c.env.DB, row.id, now))) {
+        throw new ApiError(409, "EMAIL_TAKEN", { detail: "Another account proved this address first." });
       }
       return c.json(item({ ...row, verified_at: now }), 200);
     },
@@ -254,16 +216,10 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const text = await c.req.text();
+      const raw = await readOptionalJsonBody(c);
       let code: string | undefined;
-      if (text.trim() !== "") {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          throw new ApiError(400, "BAD_REQUEST", { detail: "The body is not valid JSON." });
-        }
-        const body = z.object({ code: z.string().max(64).optional() }).safeParse(parsed);
+      if (raw !== undefined) {
+        const body = z.object({ code: z.string().max(64).optional() }).safeParse(raw);
         if (!body.success) throw new ApiError(400, "BAD_REQUEST", { detail: "code must be a string." });
         code = body.data.code;
       }
@@ -272,16 +228,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
         throw new ApiError(409, "EMAIL_NOT_VERIFIED", { detail: "Verify the address first." });
       if (row.is_primary === 1) return c.json(item(row), 200);
       await requireStepUp(c, "emails.primary", code);
-      const { userId } = c.get("auth");
-      await c.env.DB.batch([
-        c.env.DB.prepare(
-          "UPDATE email_addresses SET is_primary = 0 WHERE user_id = ? AND is_primary = 1",
-        ).bind(userId),
-        c.env.DB.prepare("UPDATE email_addresses SET is_primary = 1 WHERE id = ? AND user_id = ?").bind(
-          row.id,
-          userId,
-        ),
-      ]);
+      await makeEmailPrimary(c.env.DB, c.get("auth").userId, row.id);
       return c.json(item({ ...row, is_primary: 1 }), 200);
     },
   );
@@ -309,23 +256,12 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       if (row.is_primary === 1)
         throw new ApiError(409, "EMAIL_IS_PRIMARY", { detail: "Make another address primary first." });
       const { userId } = c.get("auth");
-      if (row.verified_at) {
-        // Guarded in the DELETE itself so two concurrent removals cannot leave zero verified addresses.
-        const res = await c.env.DB.prepare(
-          `DELETE FROM email_addresses WHERE id = ? AND user_id = ?
-             AND (SELECT COUNT(*) FROM email_addresses WHERE user_id = ? AND verified_at IS NOT NULL) > 1`,
-        )
-          .bind(row.id, userId, userId)
-          .run();
-        if (res.meta.changes === 0) {
-          throw new ApiError(409, "EMAIL_LAST_VERIFIED", {
-            detail: "The last verified address cannot be removed.",
-          });
-        }
-      } else {
-        await c.env.DB.prepare("DELETE FROM email_addresses WHERE id = ? AND user_id = ?")
-          .bind(row.id, userId)
-          .run();
+      if (!row.verified_at) {
+        await removePendingEmail(c.env.DB, userId, row.id);
+      } else if (!(await removeVerifiedEmail(c.env.DB, userId, row.id))) {
+        throw new ApiError(409, "EMAIL_LAST_VERIFIED", {
+          detail: "The last verified address cannot be removed.",
+        });
       }
       return c.body(null, 204);
     },

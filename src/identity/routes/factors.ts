@@ -4,10 +4,12 @@ import { problemResponses } from "../../lib/app";
 import { ApiError } from "../../lib/problem";
 import { requireBearer } from "../auth";
 import type { AppEnv } from "../context";
-import { beginTotpEnrollment, hasConfirmedTotp, newRecoveryPool, removeTotp, verifyTotp } from "../factors";
+import { beginTotpEnrollment, hasConfirmedTotp, newRecoveryPool, verifyTotp } from "../factors";
+import { smsEnabled } from "../messaging";
 import { passkeysEnabled } from "../passkeys";
 import { requireStepUp } from "../step-up";
-import { primaryEmail } from "../store";
+import { primaryEmail } from "../store/accounts";
+import { deleteTotp, factorCounts, findTotp, hasRecoveryPool } from "../store/factors";
 import { otpauthUri } from "../totp";
 import { bearerSecurity, jsonBody, jsonResponse } from "./schemas";
 
@@ -62,19 +64,14 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const { userId } = c.get("auth");
-      const pending = await c.env.DB.prepare("SELECT confirmed_at FROM totp_factors WHERE user_id = ?")
-        .bind(userId)
-        .first<{ confirmed_at: string | null }>();
+      const pending = await findTotp(c.env.DB, userId);
       if (!pending || pending.confirmed_at) {
         throw new ApiError(404, "NOT_FOUND", { detail: "No pending TOTP enrollment." });
       }
       if (!(await verifyTotp(c.env, userId, c.req.valid("json").code.trim(), "pending"))) {
         throw new ApiError(401, "MFA_INVALID_CODE", { detail: "The TOTP code is invalid." });
       }
-      const existing = await c.env.DB.prepare("SELECT 1 AS ok FROM recovery_codes WHERE user_id = ? LIMIT 1")
-        .bind(userId)
-        .first();
-      if (existing) return c.json({ confirmed: true as const }, 200);
+      if (await hasRecoveryPool(c.env.DB, userId)) return c.json({ confirmed: true as const }, 200);
       const pool = await newRecoveryPool(c.env, userId);
       await c.env.DB.batch(pool.statements);
       c.header("Cache-Control", "no-store");
@@ -98,7 +95,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       await requireStepUp(c, "mfa.totp.delete", c.req.header("x-step-up-code"));
-      await removeTotp(c.env.DB, c.get("auth").userId);
+      await deleteTotp(c.env.DB, c.get("auth").userId);
       return c.body(null, 204);
     },
   );
@@ -157,20 +154,14 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       const { userId } = c.get("auth");
       const [totp, counts] = await Promise.all([
         hasConfirmedTotp(c.env.DB, userId),
-        c.env.DB.prepare(
-          `SELECT (SELECT COUNT(*) FROM passkeys WHERE user_id = ?1) AS passkeys,
-                  (SELECT COUNT(*) FROM phones WHERE user_id = ?1 AND verified_at IS NOT NULL) AS phones,
-                  (SELECT COUNT(*) FROM recovery_codes WHERE user_id = ?1 AND used_at IS NULL) AS recovery`,
-        )
-          .bind(userId)
-          .first<{ passkeys: number; phones: number; recovery: number }>(),
+        factorCounts(c.env.DB, userId),
       ]);
       return c.json(
         {
           totp: { enrolled: totp },
-          passkeys: { enabled: passkeysEnabled(c.env), count: counts?.passkeys ?? 0 },
-          phone: { enabled: c.env.SMS_ENABLED === "true", verified: (counts?.phones ?? 0) > 0 },
-          recovery_codes: { remaining: counts?.recovery ?? 0 },
+          passkeys: { enabled: passkeysEnabled(c.env), count: counts.passkeys },
+          phone: { enabled: smsEnabled(c.env), verified: counts.phones > 0 },
+          recovery_codes: { remaining: counts.recovery },
           email: { available: true },
         },
         200,

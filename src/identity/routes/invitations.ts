@@ -1,26 +1,26 @@
 /** Organization invitations (list, revoke, resend) and invitation acceptance. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { newId, parseUlid } from "../../lib/ids";
+import { newId } from "../../lib/ids";
 import { ApiError } from "../../lib/problem";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
-import { nowIso, sha256Hex } from "../crypto";
+import { sha256Hex } from "../crypto";
 import { enforceRateLimit } from "../guards";
 import {
-  INVITATION_COLUMNS,
-  type InvitationRow,
-  invitationView,
-  mailInvitation,
-  rotateInvitation,
+  pendingInvitationViews,
+  requireInvitesEnabled,
+  resendInvitation,
+  revokeInvitation,
 } from "../invitations";
+import { requireOrgMember } from "../members";
 import { hashPassword } from "../password";
 import { enforcePasswordPolicy } from "../password-policy";
-import { orgMembership } from "../roles";
 import { createSession, sessionResponse } from "../sessions";
-import { findVerifiedOwner } from "../store";
-import { bearerSecurity, jsonBody, jsonResponse } from "./schemas";
+import { findVerifiedOwner } from "../store/accounts";
+import { acceptInvitation, findLiveInvitationByToken } from "../store/invitations";
+import { bearerSecurity, jsonBody, jsonResponse, parseOrgId } from "./schemas";
 
 const Invitation = z
   .object({
@@ -35,21 +35,15 @@ const Invitation = z
   })
   .openapi("Invitation");
 
-function parseOrg(raw: string) {
-  const id = parseUlid(raw);
-  if (!id) throw new ApiError(400, "BAD_ORG", { detail: "org_id must be a ULID." });
-  return id;
-}
-
 /** Authorization first (404 stranger, 403 without members:manage), then the feature switch (501). */
-async function authorizeOrgInvites(c: AppContext, orgId: string) {
-  const me = await orgMembership(c.env.DB, orgId, c.get("auth").userId);
-  if (!me) throw new ApiError(404, "NOT_FOUND", { detail: "Not found." });
-  if (!me.permissions.includes("members:manage")) {
-    throw new ApiError(403, "FORBIDDEN", { detail: "Requires members:manage." });
-  }
-  if (c.env.INVITES_ENABLED !== "true")
-    throw new ApiError(501, "INVITES_DISABLED", { detail: "Invitations are disabled." });
+async function authorizeOrgInvites(c: AppContext, rawOrgId: string) {
+  const orgId = parseOrgId(rawOrgId);
+  await requireOrgMember(c.env.DB, orgId, c.get("auth").userId, {
+    permission: "members:manage",
+    notFoundDetail: "Not found.",
+  });
+  requireInvitesEnabled(c.env);
+  return { orgId };
 }
 
 export function registerInvitationRoutes(app: OpenAPIHono<AppEnv>) {
@@ -74,16 +68,8 @@ export function registerInvitationRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const orgId = parseOrg(c.req.valid("param").org_id);
-      await authorizeOrgInvites(c, orgId);
-      const { results } = await c.env.DB.prepare(
-        `SELECT ${INVITATION_COLUMNS} FROM invitations
-         WHERE org_id = ? AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ?
-         ORDER BY created_at DESC LIMIT 200`,
-      )
-        .bind(orgId, nowIso())
-        .all<InvitationRow>();
-      return c.json({ items: results.map(invitationView) }, 200);
+      const owner = await authorizeOrgInvites(c, c.req.valid("param").org_id);
+      return c.json({ items: await pendingInvitationViews(c.env.DB, owner) }, 200);
     },
   );
 
@@ -109,17 +95,7 @@ export function registerInvitationRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const params = c.req.valid("param");
-      const orgId = parseOrg(params.org_id);
-      await authorizeOrgInvites(c, orgId);
-      const id = parseUlid(params.id);
-      const res = id
-        ? await c.env.DB.prepare(
-            "UPDATE invitations SET revoked_at = ? WHERE id = ? AND org_id = ? AND accepted_at IS NULL AND revoked_at IS NULL",
-          )
-            .bind(nowIso(), id, orgId)
-            .run()
-        : null;
-      if (res?.meta.changes !== 1) throw new ApiError(404, "NOT_FOUND", { detail: "No pending invitation." });
+      await revokeInvitation(c, params.id, await authorizeOrgInvites(c, params.org_id));
       return c.body(null, 204);
     },
   );
@@ -150,25 +126,8 @@ export function registerInvitationRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const params = c.req.valid("param");
-      const orgId = parseOrg(params.org_id);
-      await authorizeOrgInvites(c, orgId);
-      const id = parseUlid(params.id);
-      if (!id) throw new ApiError(404, "NOT_FOUND", { detail: "No such invitation." });
-      const pending = await c.env.DB.prepare("SELECT email FROM invitations WHERE id = ? AND org_id = ?")
-        .bind(id, orgId)
-        .first<{ email: string }>();
-      if (!pending) throw new ApiError(404, "NOT_FOUND", { detail: "No such invitation." });
-      await enforceRateLimit(c.env, "invite_resend_ip", clientIp(c));
-      await enforceRateLimit(c.env, "invite_resend_mailbox", pending.email);
-      const rotated = await rotateInvitation(c, id, "AND org_id = ?", [orgId]);
-      if (rotated === "accepted") {
-        throw new ApiError(409, "INVITATION_ALREADY_ACCEPTED", {
-          detail: "The invitation was already accepted.",
-        });
-      }
-      if (!rotated) throw new ApiError(404, "NOT_FOUND", { detail: "No such invitation." });
-      const emailSent = await mailInvitation(c, rotated.row.email, rotated.token);
-      return c.json({ email_sent: emailSent, expires_at: rotated.row.expires_at }, 202);
+      const owner = await authorizeOrgInvites(c, params.org_id);
+      return c.json(await resendInvitation(c, params.id, owner), 202);
     },
   );
 
@@ -202,66 +161,30 @@ export function registerInvitationRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      if (c.env.INVITES_ENABLED !== "true")
-        throw new ApiError(501, "INVITES_DISABLED", { detail: "Invitations are disabled." });
+      requireInvitesEnabled(c.env);
       await enforceRateLimit(c.env, "invite_accept_ip", clientIp(c));
       const body = c.req.valid("json");
       const tokenHash = await sha256Hex(body.token);
-      const peek = await c.env.DB.prepare(
-        `SELECT ${INVITATION_COLUMNS} FROM invitations
-         WHERE token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ?`,
-      )
-        .bind(tokenHash, nowIso())
-        .first<InvitationRow>();
       const notFound = () =>
         new ApiError(404, "NOT_FOUND", { detail: "The invitation is unknown, used or expired." });
-      if (!peek) throw notFound();
-      const owner = await findVerifiedOwner(c.env.DB, peek.email);
-      let userId = owner?.user_id ?? null;
-      const now = nowIso();
-      // Single use: the claim is a compare-and-set and every other write only happens if it won.
-      const claim = c.env.DB.prepare(
-        "UPDATE invitations SET accepted_at = ? WHERE id = ? AND token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL",
-      ).bind(now, peek.id, tokenHash);
-      const won = "EXISTS (SELECT 1 FROM invitations WHERE id = ? AND accepted_at = ?)";
-      const statements: D1PreparedStatement[] = [claim];
-      if (!userId) {
-        // A new account: possession of the e-mailed token proves the address.
+      const invitation = await findLiveInvitationByToken(c.env.DB, tokenHash);
+      if (!invitation) throw notFound();
+      const owner = await findVerifiedOwner(c.env.DB, invitation.email);
+      let newAccount: { passwordHash: string } | null = null;
+      if (!owner) {
         if (!body.password)
           throw new ApiError(400, "BAD_REQUEST", { detail: "password is required for a new account." });
         await enforcePasswordPolicy(c, body.password);
-        userId = newId();
-        statements.push(
-          c.env.DB.prepare(
-            `INSERT INTO users (id, status, password_hash, created_at, updated_at) SELECT ?, 'active', ?, ?, ? WHERE ${won}`,
-          ).bind(userId, await hashPassword(body.password), now, now, peek.id, now),
-          c.env.DB.prepare(
-            `INSERT INTO email_addresses (id, user_id, address, verified_at, is_primary, created_at)
-             SELECT ?, ?, ?, ?, 1, ? WHERE ${won}`,
-          ).bind(newId(), userId, peek.email, now, now, peek.id, now),
-        );
+        newAccount = { passwordHash: await hashPassword(body.password) };
       }
-      statements.push(
-        peek.scope === "site"
-          ? c.env.DB.prepare(
-              `INSERT INTO site_memberships (site_id, user_id, org_id, role, created_at) SELECT ?, ?, ?, ?, ? WHERE ${won}
-               ON CONFLICT (site_id, user_id) DO UPDATE SET role = excluded.role`,
-            ).bind(peek.site_id, userId, peek.org_id, peek.role, now, peek.id, now)
-          : c.env.DB.prepare(
-              `INSERT INTO org_memberships (org_id, user_id, role, created_at) SELECT ?, ?, ?, ? WHERE ${won}
-               ON CONFLICT (org_id, user_id) DO NOTHING`,
-            ).bind(peek.org_id, userId, peek.role, now, peek.id, now),
-      );
-      let results: D1Result[];
-      try {
-        results = await c.env.DB.batch(statements);
-      } catch (err) {
-        // Another acceptance proved the same address at the same moment: this one lost.
-        if (String((err as Error).message).includes("UNIQUE")) throw notFound();
-        throw err;
-      }
-      if ((results[0]?.meta.changes ?? 0) !== 1) throw notFound();
-      const view = { org_id: peek.org_id, site_id: peek.site_id, role: peek.role, scope: peek.scope };
+      const userId = owner?.user_id ?? newId();
+      if (!(await acceptInvitation(c.env.DB, invitation, tokenHash, userId, newAccount))) throw notFound();
+      const view = {
+        org_id: invitation.org_id,
+        site_id: invitation.site_id,
+        role: invitation.role,
+        scope: invitation.scope,
+      };
       if (!owner) {
         const session = await createSession(c, { userId, method: "invitation" });
         return c.json({ ...view, ...(await sessionResponse(c, session)) }, 200);

@@ -7,13 +7,18 @@ import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
 import { hmacHex, maskEmail, maskPhone, randomDigits, randomToken } from "../crypto";
 import type { LoginMethod, VerifyInput } from "../durable/login-challenge";
-import { hasConfirmedTotp, hasRecoveryCodes, verifyTotp } from "../factors";
+import { hasConfirmedTotp, verifyTotp } from "../factors";
 import { clearPasswordGuard, enforceRateLimit } from "../guards";
 import { provePassword } from "../login-flow";
-import { consumeOtp, issueOtp } from "../otp";
-import { hasPasskeys, passkeyLoginOptions, passkeysEnabled } from "../passkeys";
+import { smsEnabled } from "../messaging";
+import { consumeOtp } from "../otp";
+import { mailCodeToActiveOwner } from "../owner-codes";
+import { passkeyLoginOptions, passkeysEnabled } from "../passkeys";
 import { createSession, sessionResponse } from "../sessions";
-import { findVerifiedOwner, getUser, primaryEmail } from "../store";
+import { getUser, primaryEmail } from "../store/accounts";
+import { hasUnusedRecoveryCodes } from "../store/factors";
+import { hasPasskeys } from "../store/passkeys";
+import { verifiedPhone } from "../store/phones";
 import {
   AcceptedSchema,
   jsonBody,
@@ -48,18 +53,6 @@ const VerifyBody = z
     trust_device: z.boolean().optional(),
   })
   .openapi("LoginMfaVerifyRequest");
-
-function smsEnabled(c: AppContext) {
-  return c.env.SMS_ENABLED === "true";
-}
-
-async function verifiedPhone(db: D1Database, userId: string): Promise<string | null> {
-  const row = await db
-    .prepare("SELECT e164 FROM phones WHERE user_id = ? AND verified_at IS NOT NULL")
-    .bind(userId)
-    .first<{ e164: string }>();
-  return row?.e164 ?? null;
-}
 
 function challengeStub(c: AppContext, challenge: string) {
   return c.env.LOGIN_CHALLENGES.get(c.env.LOGIN_CHALLENGES.idFromName(`challenge:${challenge}`));
@@ -139,8 +132,8 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
       const [totp, passkeys, phone, recovery] = await Promise.all([
         hasConfirmedTotp(c.env.DB, userId),
         passkeysEnabled(c.env) ? hasPasskeys(c.env.DB, userId) : Promise.resolve(false),
-        smsEnabled(c) ? verifiedPhone(c.env.DB, userId) : Promise.resolve(null),
-        hasRecoveryCodes(c.env.DB, userId),
+        smsEnabled(c.env) ? verifiedPhone(c.env.DB, userId) : Promise.resolve(null),
+        hasUnusedRecoveryCodes(c.env.DB, userId),
       ]);
       if (!totp && !passkeys)
         throw new ApiError(428, "MFA_NOT_ENROLLED", { detail: "Enroll a TOTP factor first." });
@@ -327,32 +320,22 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
       const address = parseEmail(c.req.valid("json").email);
       await enforceRateLimit(c.env, "magic_ip", clientIp(c));
       await enforceRateLimit(c.env, "magic_email", address);
-      const owner = await findVerifiedOwner(c.env.DB, address);
-      if (owner && owner.status === "active") {
-        try {
-          const otp = await issueOtp(c.env, {
-            purpose: "magic_link",
-            target: address,
-            userId: owner.user_id,
-          });
-          const link = `${c.env.ISSUER}/auth/magic-link?email=${encodeURIComponent(address)}&code=${otp.code}`;
-          await c.get("services").mailer.send({
-            to: address,
-            purpose: "magic_link",
+      await mailCodeToActiveOwner(c, address, {
+        purpose: "magic_link",
+        message: (code) => {
+          const link = `${c.env.ISSUER}/auth/magic-link?email=${encodeURIComponent(address)}&code=${code}`;
+          return {
             subject: "Your sign-in link",
-            body: `Sign in with code ${otp.code} or open ${link}. It expires in 15 minutes.`,
-            code: otp.code,
+            body: `Sign in with code ${code} or open ${link}. It expires in 15 minutes.`,
             link,
-          });
-          console.info(JSON.stringify({ level: "info", event: "magic_link_sent" }));
-        } catch (err) {
-          console.error(
-            JSON.stringify({ level: "error", event: "magic_link_failed", error: (err as Error).message }),
-          );
-        }
-      } else {
-        console.info(JSON.stringify({ level: "info", event: "magic_link_without_account" }));
-      }
+          };
+        },
+        events: {
+          sent: "magic_link_sent",
+          failed: "magic_link_failed",
+          withoutAccount: "magic_link_without_account",
+        },
+      });
       return c.json(MAGIC_ACCEPTED, 202);
     },
   );

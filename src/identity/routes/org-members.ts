@@ -1,86 +1,61 @@
 /** Organization members: list (any member), add/change/remove (members:manage, owner rules). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { parseUlid } from "../../lib/ids";
 import { ApiError } from "../../lib/problem";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
-import { nowIso } from "../crypto";
 import { createInvitation } from "../invitations";
-import { type OrgMember, orgMembership, ownerRoleSql, resolveRole } from "../roles";
-import { findVerifiedOwner } from "../store";
-import { bearerSecurity, jsonBody, jsonResponse, parseEmail } from "./schemas";
+import { memberItems, protectOwner, requireOrgMember, requireOwnerToGrant } from "../members";
+import { type ResolvedRole, resolveRole } from "../roles";
+import { findVerifiedOwner } from "../store/accounts";
+import {
+  addOrgMember,
+  changeOrgRole,
+  listOrgMembers,
+  type OrgMember,
+  orgMembership,
+  removeOrgMember,
+} from "../store/members";
+import {
+  bearerSecurity,
+  jsonBody,
+  jsonResponse,
+  MemberSchema,
+  parseEmail,
+  parseOrgId,
+  parseUserId,
+} from "./schemas";
 
 const MEMBER_LIST_LIMIT = 100;
 
-const Member = z
-  .object({
-    user_id: z.string(),
-    email: z.string(),
-    role: z.string(),
-    is_owner: z.boolean(),
-    joined_at: z.string(),
-  })
-  .openapi("OrgMember");
+const Member = MemberSchema.openapi("OrgMember");
 
 const OrgParam = z.object({ org_id: z.string().max(64) });
 const MemberParam = z.object({ org_id: z.string().max(64), user_id: z.string().max(64) });
 
-function parseOrgId(raw: string): string {
-  const id = parseUlid(raw);
-  if (!id) throw new ApiError(400, "BAD_ORG", { detail: "org_id must be a ULID." });
-  return id;
+function requireMember(c: AppContext, orgId: string, permission?: string): Promise<OrgMember> {
+  return requireOrgMember(c.env.DB, orgId, c.get("auth").userId, {
+    permission,
+    notFoundDetail: "No such organization.",
+  });
 }
 
-function parseUserId(raw: string): string {
-  const id = parseUlid(raw);
-  if (!id) throw new ApiError(400, "BAD_ID", { detail: "user_id must be a ULID." });
-  return id;
-}
-
-/** Two rungs: a non-member gets an opaque 404, a member without the permission 403. */
-async function requireMember(c: AppContext, orgId: string, permission?: string): Promise<OrgMember> {
-  const me = await orgMembership(c.env.DB, orgId, c.get("auth").userId);
-  if (!me) throw new ApiError(404, "NOT_FOUND", { detail: "No such organization." });
-  if (permission && !me.permissions.includes(permission)) {
-    throw new ApiError(403, "FORBIDDEN", { detail: `Requires ${permission}.` });
-  }
-  return me;
-}
-
-/** After an owner change: the titular owner passes to the oldest remaining owner when it no longer is one. */
-function titularFixup(db: D1Database, orgId: string) {
-  return db
-    .prepare(
-      `UPDATE orgs SET owner_user_id = (
-         SELECT m.user_id FROM org_memberships m WHERE m.org_id = orgs.id AND ${ownerRoleSql("m")}
-         ORDER BY m.created_at, m.user_id LIMIT 1)
-       WHERE id = ? AND NOT EXISTS (
-         SELECT 1 FROM org_memberships m WHERE m.org_id = orgs.id AND m.user_id = orgs.owner_user_id AND ${ownerRoleSql("m")})`,
-    )
-    .bind(orgId);
-}
-
-/**
- * Changes a member's role in one batch; the UPDATE itself refuses to demote the last owner (D1 runs it
- * atomically, so two concurrent demotions cannot both pass). Returns false when that guard refused.
- */
-async function changeRole(db: D1Database, orgId: string, userId: string, role: string, toOwner: boolean) {
-  const [update] = await db.batch([
-    db
-      .prepare(
-        `UPDATE org_memberships SET role = ?1 WHERE org_id = ?2 AND user_id = ?3
-           AND (?4 = 1 OR NOT ${ownerRoleSql("org_memberships")}
-                OR (SELECT COUNT(*) FROM org_memberships m WHERE m.org_id = ?2 AND m.user_id != ?3 AND ${ownerRoleSql("m")}) > 0)`,
-      )
-      .bind(role, orgId, userId, toOwner ? 1 : 0),
-    titularFixup(db, orgId),
-  ]);
-  return (update?.meta.changes ?? 0) === 1;
+/** Owner rules first, then the change; the store refuses to demote the last owner. */
+async function changeRole(
+  c: AppContext,
+  orgId: string,
+  me: OrgMember,
+  target: OrgMember,
+  userId: string,
+  role: ResolvedRole,
+) {
+  protectOwner(me, target, "Only an owner changes another owner.");
+  if (!(await changeOrgRole(c.env.DB, orgId, userId, role.slug, role.isSystem))) throw LAST_OWNER();
 }
 
 const LAST_OWNER = () =>
   new ApiError(409, "LAST_ORG_OWNER", { detail: "The organization must keep an owner." });
+const NOT_MEMBER = () => new ApiError(404, "NOT_MEMBER", { detail: "That user is not a member." });
 
 export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(
@@ -100,36 +75,8 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const orgId = parseOrgId(c.req.valid("param").org_id);
       await requireMember(c, orgId);
-      const { results } = await c.env.DB.prepare(
-        `SELECT m.user_id, m.role, m.created_at, e.address, ${ownerRoleSql("m")} AS is_owner
-         FROM org_memberships m
-         LEFT JOIN email_addresses e ON e.user_id = m.user_id AND e.is_primary = 1
-         WHERE m.org_id = ? ORDER BY m.created_at, m.user_id LIMIT ?`,
-      )
-        .bind(orgId, MEMBER_LIST_LIMIT)
-        .all<{
-          user_id: string;
-          role: string;
-          created_at: string;
-          address: string | null;
-          is_owner: number;
-        }>();
-      // Never a list with anonymous rows: a member without a resolvable address fails the whole answer.
-      if (results.some((r) => !r.address)) {
-        throw new ApiError(500, "LOOKUP_FAILED", { detail: "A member's e-mail could not be resolved." });
-      }
-      return c.json(
-        {
-          items: results.map((r) => ({
-            user_id: r.user_id,
-            email: r.address!,
-            role: r.role,
-            is_owner: r.is_owner === 1,
-            joined_at: r.created_at,
-          })),
-        },
-        200,
-      );
+      const { results } = await listOrgMembers(c.env.DB, orgId, MEMBER_LIST_LIMIT);
+      return c.json({ items: memberItems(results) }, 200);
     },
   );
 
@@ -170,8 +117,7 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const body = c.req.valid("json");
       const address = parseEmail(body.email, "BAD_EMAIL");
       const role = await resolveRole(c.env.DB, orgId, "org", body.role);
-      if (role.isSystem && !me.isOwner)
-        throw new ApiError(403, "OWNER_ONLY", { detail: "Only an owner grants the owner role." });
+      requireOwnerToGrant(me, role);
       const target = await findVerifiedOwner(c.env.DB, address);
       if (!target) {
         if (c.env.INVITES_ENABLED !== "true")
@@ -185,26 +131,13 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
         return c.json({ invitation_id: invitation.id, email_sent: invitation.emailSent }, 202);
       }
       const existing = await orgMembership(c.env.DB, orgId, target.user_id);
+      const member = { user_id: target.user_id, email: address, role: role.slug, is_owner: role.isSystem };
       if (!existing) {
-        await c.env.DB.batch([
-          c.env.DB.prepare(
-            "INSERT INTO org_memberships (org_id, user_id, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-          ).bind(orgId, target.user_id, role.slug, nowIso()),
-          titularFixup(c.env.DB, orgId),
-        ]);
-        return c.json(
-          { user_id: target.user_id, email: address, role: role.slug, is_owner: role.isSystem },
-          201,
-        );
+        await addOrgMember(c.env.DB, orgId, target.user_id, role.slug);
+        return c.json(member, 201);
       }
-      if (existing.isOwner && !me.isOwner) {
-        throw new ApiError(403, "OWNER_PROTECTED", { detail: "Only an owner changes another owner." });
-      }
-      if (!(await changeRole(c.env.DB, orgId, target.user_id, role.slug, role.isSystem))) throw LAST_OWNER();
-      return c.json(
-        { user_id: target.user_id, email: address, role: role.slug, is_owner: role.isSystem },
-        200,
-      );
+      await changeRole(c, orgId, me, existing, target.user_id, role);
+      return c.json(member, 200);
     },
   );
 
@@ -238,13 +171,9 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const me = await requireMember(c, orgId, "members:manage");
       const role = await resolveRole(c.env.DB, orgId, "org", c.req.valid("json").role);
       const target = await orgMembership(c.env.DB, orgId, userId);
-      if (!target) throw new ApiError(404, "NOT_MEMBER", { detail: "That user is not a member." });
-      if (role.isSystem && !me.isOwner)
-        throw new ApiError(403, "OWNER_ONLY", { detail: "Only an owner grants the owner role." });
-      if (target.isOwner && !me.isOwner) {
-        throw new ApiError(403, "OWNER_PROTECTED", { detail: "Only an owner changes another owner." });
-      }
-      if (!(await changeRole(c.env.DB, orgId, userId, role.slug, role.isSystem))) throw LAST_OWNER();
+      if (!target) throw NOT_MEMBER();
+      requireOwnerToGrant(me, role);
+      await changeRole(c, orgId, me, target, userId, role);
       return c.json({ user_id: userId, role: role.slug, is_owner: role.isSystem }, 200);
     },
   );
@@ -275,19 +204,9 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const userId = parseUserId(params.user_id);
       const me = await requireMember(c, orgId, "members:manage");
       const target = await orgMembership(c.env.DB, orgId, userId);
-      if (!target) throw new ApiError(404, "NOT_MEMBER", { detail: "That user is not a member." });
-      if (target.isOwner && !me.isOwner) {
-        throw new ApiError(403, "OWNER_PROTECTED", { detail: "Only an owner removes an owner." });
-      }
-      const [removed] = await c.env.DB.batch([
-        c.env.DB.prepare(
-          `DELETE FROM org_memberships WHERE org_id = ?1 AND user_id = ?2
-             AND (NOT ${ownerRoleSql("org_memberships")}
-                  OR (SELECT COUNT(*) FROM org_memberships m WHERE m.org_id = ?1 AND m.user_id != ?2 AND ${ownerRoleSql("m")}) > 0)`,
-        ).bind(orgId, userId),
-        titularFixup(c.env.DB, orgId),
-      ]);
-      if ((removed?.meta.changes ?? 0) !== 1) throw LAST_OWNER();
+      if (!target) throw NOT_MEMBER();
+      protectOwner(me, target, "Only an owner removes an owner.");
+      if (!(await removeOrgMember(c.env.DB, orgId, userId))) throw LAST_OWNER();
       return c.body(null, 204);
     },
   );

@@ -4,7 +4,7 @@ import { problemResponses } from "../../lib/app";
 import { ApiError } from "../../lib/problem";
 import { requireBearer } from "../auth";
 import type { AppEnv } from "../context";
-import { createOrg, listMyOrgs } from "../store";
+import { createOrg, listMyOrgs } from "../store/orgs";
 import { bearerSecurity, jsonBody, jsonResponse } from "./schemas";
 
 const SLUG_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;

@@ -4,15 +4,23 @@ import { problemResponses } from "../../lib/app";
 import { ApiError } from "../../lib/problem";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
-import { maskPhone, nowIso } from "../crypto";
+import { maskPhone } from "../crypto";
 import { enforceRateLimit } from "../guards";
+import { smsEnabled } from "../messaging";
 import { consumeOtp, issueOtp } from "../otp";
+import {
+  pendingPhoneVerification,
+  phoneAttemptsRemaining,
+  removePhone,
+  retirePendingPhoneCodes,
+  saveVerifiedPhone,
+} from "../store/phones";
 import { bearerSecurity, jsonBody, jsonResponse } from "./schemas";
 
 const E164 = /^\+[1-9]\d{6,14}$/;
 
 function requireSms(c: AppContext) {
-  if (c.env.SMS_ENABLED !== "true") throw new ApiError(501, "SMS_DISABLED", { detail: "SMS is disabled." });
+  if (!smsEnabled(c.env)) throw new ApiError(501, "SMS_DISABLED", { detail: "SMS is disabled." });
 }
 
 export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
@@ -43,12 +51,7 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
         throw new ApiError(400, "INVALID_PHONE", { detail: "Use the E.164 format, e.g. +14155550123." });
       const { userId } = c.get("auth");
       await enforceRateLimit(c.env, "phone_start_user", userId);
-      // The number stays out of `phones` until proven: it lives only in the pending code.
-      await c.env.DB.prepare(
-        "UPDATE otp_codes SET used_at = ? WHERE purpose = 'phone_verify' AND user_id = ? AND used_at IS NULL",
-      )
-        .bind(nowIso(), userId)
-        .run();
+      await retirePendingPhoneCodes(c.env.DB, userId);
       const otp = await issueOtp(c.env, { purpose: "phone_verify", target: phone, userId, context: "phone" });
       try {
         await c.get("services").sms.send({
@@ -90,13 +93,7 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       requireSms(c);
       const { userId } = c.get("auth");
-      const pending = await c.env.DB.prepare(
-        `SELECT target, attempts, max_attempts FROM otp_codes
-         WHERE purpose = 'phone_verify' AND user_id = ? AND used_at IS NULL AND expires_at > ?
-         ORDER BY created_at DESC LIMIT 1`,
-      )
-        .bind(userId, nowIso())
-        .first<{ target: string; attempts: number; max_attempts: number }>();
+      const pending = await pendingPhoneVerification(c.env.DB, userId);
       if (!pending) {
         throw new ApiError(404, "PHONE_VERIFICATION_NOT_FOUND", {
           detail: "Start a phone verification first.",
@@ -114,26 +111,14 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
         userId,
       });
       if (!won) {
-        const after = await c.env.DB.prepare(
-          `SELECT MAX(max_attempts - attempts) AS remaining FROM otp_codes
-           WHERE purpose = 'phone_verify' AND user_id = ? AND target = ? AND used_at IS NULL`,
-        )
-          .bind(userId, pending.target)
-          .first<{ remaining: number | null }>();
-        const remaining = Math.max(0, after?.remaining ?? 0);
+        const remaining = await phoneAttemptsRemaining(c.env.DB, userId, pending.target);
         if (remaining === 0) throw tooMany();
         throw new ApiError(401, "MFA_INVALID_CODE", {
           detail: "The code is invalid.",
           details: { attempts_remaining: remaining },
         });
       }
-      const now = nowIso();
-      await c.env.DB.prepare(
-        `INSERT INTO phones (user_id, e164, verified_at, created_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (user_id) DO UPDATE SET e164 = excluded.e164, verified_at = excluded.verified_at`,
-      )
-        .bind(userId, pending.target, now, now)
-        .run();
+      await saveVerifiedPhone(c.env.DB, userId, pending.target);
       return c.json({ phone: maskPhone(pending.target), verified: true as const }, 200);
     },
   );
@@ -153,13 +138,7 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       requireSms(c);
-      const { userId } = c.get("auth");
-      await c.env.DB.batch([
-        c.env.DB.prepare("DELETE FROM phones WHERE user_id = ?").bind(userId),
-        c.env.DB.prepare(
-          "UPDATE otp_codes SET used_at = ? WHERE purpose = 'phone_verify' AND user_id = ? AND used_at IS NULL",
-        ).bind(nowIso(), userId),
-      ]);
+      await removePhone(c.env.DB, c.get("auth").userId);
       return c.body(null, 204);
     },
   );

@@ -5,7 +5,8 @@ import { ApiError } from "../../lib/problem";
 import type { AppEnv } from "../context";
 import { devOutboxEnabled } from "../messaging";
 import { renderMetrics } from "../metrics";
-import { normalizeEmail } from "../store";
+import { normalizeEmail } from "../store/accounts";
+import { listOutboxMessages } from "../store/outbox";
 import { jwks } from "../tokens";
 import { jsonResponse } from "./schemas";
 
@@ -190,21 +191,7 @@ export function registerProbeRoutes(app: OpenAPIHono<AppEnv>) {
       if (!devOutboxEnabled(c.env)) throw new ApiError(404, "NOT_FOUND", { detail: "No such resource." });
       const raw = c.req.valid("query").to.trim();
       const to = raw.includes("@") ? normalizeEmail(raw) : raw;
-      const { results } = await c.env.DB.prepare(
-        `SELECT to_address AS "to", channel, purpose, code, link, subject, created_at
-         FROM outbox_messages WHERE to_address = ? ORDER BY id DESC LIMIT 100`,
-      )
-        .bind(to)
-        .all<{
-          to: string;
-          channel: string;
-          purpose: string;
-          code: string | null;
-          link: string | null;
-          subject: string;
-          created_at: string;
-        }>();
-      return c.json({ messages: results }, 200);
+      return c.json({ messages: await listOutboxMessages(c.env.DB, to) }, 200);
     },
   );
 }

@@ -1,6 +1,8 @@
 import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { parseUlid } from "../../lib/ids";
 import { ApiError } from "../../lib/problem";
-import { normalizeEmail } from "../store";
+import { normalizeEmail } from "../store/accounts";
 
 export const SessionResponseSchema = z
   .object({
@@ -16,6 +18,15 @@ export const SessionResponseSchema = z
 export const TrustedSessionResponseSchema = SessionResponseSchema.extend({
   trusted_device: z.boolean(),
 }).openapi("TrustedSessionResponse");
+
+/** A member as organization and site member lists show it (see memberItems). */
+export const MemberSchema = z.object({
+  user_id: z.string(),
+  email: z.string(),
+  role: z.string(),
+  is_owner: z.boolean(),
+  joined_at: z.string(),
+});
 
 export const AcceptedSchema = z.object({ message: z.string() }).openapi("Accepted");
 
@@ -40,4 +51,41 @@ export function parseEmail(raw: string, code = "INVALID_EMAIL"): string {
     throw new ApiError(400, code, { detail: "The e-mail address is not valid." });
   }
   return address;
+}
+
+export function parseOrgId(raw: string): string {
+  const id = parseUlid(raw);
+  if (!id) throw new ApiError(400, "BAD_ORG", { detail: "org_id must be a ULID." });
+  return id;
+}
+
+export function parseUserId(raw: string): string {
+  const id = parseUlid(raw);
+  if (!id) throw new ApiError(400, "BAD_ID", { detail: "user_id must be a ULID." });
+  return id;
+}
+
+const NOT_JSON = () => new ApiError(400, "BAD_REQUEST", { detail: "The body is not valid JSON." });
+
+/**
+ * The body parsed by hand, for routes whose rules the declarative validator cannot express (their own
+ * error codes, or a body that may be absent). Unreadable JSON is 400 BAD_REQUEST.
+ */
+export async function readJsonBody(c: Context): Promise<unknown> {
+  try {
+    return JSON.parse(await c.req.text());
+  } catch {
+    throw NOT_JSON();
+  }
+}
+
+/** Like readJsonBody, but an absent or blank body is `undefined`. */
+export async function readOptionalJsonBody(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw NOT_JSON();
+  }
 }

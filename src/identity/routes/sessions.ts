@@ -11,8 +11,8 @@ import type { RotateOutcome } from "../durable/refresh-family";
 import { refreshTokenFamily } from "../refresh-tokens";
 import { clearSessionCookies, REFRESH_COOKIE, sessionResponse } from "../sessions";
 import { requireStepUp } from "../step-up";
-import { listLiveSessions, revokeAllSessionsStatement, revokeSession } from "../store";
-import { bearerSecurity, jsonResponse, SessionResponseSchema } from "./schemas";
+import { listLiveSessions, revokeAllSessionsStatement, revokeSession } from "../store/sessions";
+import { bearerSecurity, jsonResponse, readOptionalJsonBody, SessionResponseSchema } from "./schemas";
 
 const RefreshBody = z.object({ refresh_token: z.string().max(512).optional() }).openapi("RefreshRequest");
 
@@ -54,18 +54,11 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      // Parsed by hand: an absent body is fine, a present but malformed one is a client defect (400).
-      const text = await c.req.text();
+      const raw = await readOptionalJsonBody(c);
       let fromBody: string | undefined;
-      if (text.trim() !== "") {
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          throw new ApiError(400, "BAD_REQUEST", { detail: "The body is not valid JSON." });
-        }
-        const parsed = RefreshBody.safeParse(json);
-        if (!parsed.success || json === null || Array.isArray(json)) {
+      if (raw !== undefined) {
+        const parsed = RefreshBody.safeParse(raw);
+        if (!parsed.success) {
           throw new ApiError(400, "BAD_REQUEST", { detail: "refresh_token must be a string." });
         }
         fromBody = parsed.data.refresh_token;

@@ -6,7 +6,8 @@ import { requireBearer } from "../auth";
 import type { AppEnv } from "../context";
 import { clientIp } from "../context";
 import { clearPasswordGuard, enforceRateLimit } from "../guards";
-import { consumeOtp, issueOtp, prepareOtp } from "../otp";
+import { consumeOtp, prepareOtp } from "../otp";
+import { mailCodeToActiveOwner } from "../owner-codes";
 import { hashPassword, spendHashWork, verifyPassword } from "../password";
 import { enforcePasswordPolicy } from "../password-policy";
 import { prepareSession, sessionResponse } from "../sessions";
@@ -15,9 +16,12 @@ import {
   activationStatements,
   findVerifiedOwner,
   getUser,
+  noOpUserStatement,
   pendingAccountStatements,
-  revokeAllSessionsStatement,
-} from "../store";
+  setPasswordStatement,
+} from "../store/accounts";
+import { isUniqueViolation } from "../store/d1-errors";
+import { revokeAllSessionsStatement } from "../store/sessions";
 import {
   AcceptedSchema,
   bearerSecurity,
@@ -74,14 +78,13 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       await enforcePasswordPolicy(c, body.password);
       const mailer = c.get("services").mailer;
       const owner = await findVerifiedOwner(c.env.DB, address);
-      // Same work on both paths: one scrypt, one D1 read, one four-statement batch, one message; never a 409.
+      // Both paths cost the same (one scrypt, one D1 read, one four-statement batch, one message) and
+      // answer the same, so neither timing nor a 409 tells that an address is registered.
       try {
         if (owner) {
           await spendHashWork(body.password);
           // Harmless writes of the same shape as the new-account batch, so the round trips match.
-          const touch = c.env.DB.prepare("UPDATE users SET updated_at = updated_at WHERE id = ?").bind(
-            owner.user_id,
-          );
+          const touch = noOpUserStatement(c.env.DB, owner.user_id);
           await c.env.DB.batch([touch, touch, touch, touch]);
           await mailer.send({
             to: address,
@@ -147,7 +150,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       try {
         await c.env.DB.batch([...activationStatements(c.env.DB, won.userId, address), statement]);
       } catch (err) {
-        if (String((err as Error).message).includes("UNIQUE")) {
+        if (isUniqueViolation(err)) {
           throw new ApiError(409, "EMAIL_TAKEN", { detail: "Another account proved this address first." });
         }
         throw err;
@@ -172,29 +175,14 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       const address = parseEmail(c.req.valid("json").email);
       await enforceRateLimit(c.env, "reset_ip", clientIp(c));
       await enforceRateLimit(c.env, "reset_email", address);
-      const owner = await findVerifiedOwner(c.env.DB, address);
-      if (owner && owner.status === "active") {
-        try {
-          const otp = await issueOtp(c.env, {
-            purpose: "password_reset",
-            target: address,
-            userId: owner.user_id,
-          });
-          await c.get("services").mailer.send({
-            to: address,
-            purpose: "password_reset",
-            subject: "Reset your password",
-            body: `Your password reset code is ${otp.code}. If you did not ask for it, ignore this message.`,
-            code: otp.code,
-          });
-        } catch (err) {
-          console.error(
-            JSON.stringify({ level: "error", event: "reset_delivery_failed", error: (err as Error).message }),
-          );
-        }
-      } else {
-        console.info(JSON.stringify({ level: "info", event: "reset_requested_without_account" }));
-      }
+      await mailCodeToActiveOwner(c, address, {
+        purpose: "password_reset",
+        message: (code) => ({
+          subject: "Reset your password",
+          body: `Your password reset code is ${code}. If you did not ask for it, ignore this message.`,
+        }),
+        events: { failed: "reset_delivery_failed", withoutAccount: "reset_requested_without_account" },
+      });
       return c.json(RESET_ACCEPTED, 202);
     },
   );
@@ -229,11 +217,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       });
       if (!won?.userId) throw new ApiError(401, "CODE_INVALID", { detail: "The code is invalid." });
       await c.env.DB.batch([
-        c.env.DB.prepare("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?").bind(
-          hash,
-          new Date().toISOString(),
-          won.userId,
-        ),
+        setPasswordStatement(c.env.DB, won.userId, hash),
         revokeAllSessionsStatement(c.env.DB, won.userId, "password_reset"),
       ]);
       await clearPasswordGuard(c.env, address);
@@ -280,11 +264,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       await requireStepUp(c, "password.change", c.req.header("x-step-up-code"));
       const hash = await hashPassword(body.new_password);
       await c.env.DB.batch([
-        c.env.DB.prepare("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?").bind(
-          hash,
-          new Date().toISOString(),
-          userId,
-        ),
+        setPasswordStatement(c.env.DB, userId, hash),
         revokeAllSessionsStatement(c.env.DB, userId, "password_change", sessionId),
       ]);
       return c.body(null, 204);

@@ -5,24 +5,28 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { parseId, parseUlid } from "../../lib/ids";
+import { parseId } from "../../lib/ids";
 import { ApiError } from "../../lib/problem";
-import { rpc, type SitesRpc } from "../../lib/rpc";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
-import { clientIp } from "../context";
-import { nowIso } from "../crypto";
-import { enforceRateLimit } from "../guards";
 import {
   createInvitation,
-  INVITATION_COLUMNS,
-  type InvitationRow,
-  invitationView,
-  mailInvitation,
-  rotateInvitation,
+  pendingInvitationViews,
+  requireInvitesEnabled,
+  resendInvitation,
+  revokeInvitation,
 } from "../invitations";
-import { orgMembership, resolveRole, siteOwnerRoleSql } from "../roles";
-import { bearerSecurity, jsonBody, jsonResponse, parseEmail } from "./schemas";
+import { memberItems } from "../members";
+import { resolveRole } from "../roles";
+import { siteOrg } from "../site-registry";
+import {
+  changeSiteRole,
+  isSiteOwner,
+  listSiteMembers,
+  orgMembership,
+  removeSiteMember,
+} from "../store/members";
+import { bearerSecurity, jsonBody, jsonResponse, MemberSchema, parseEmail, parseUserId } from "./schemas";
 
 const NOT_FOUND = () => new ApiError(404, "NOT_FOUND", { detail: "No such site." });
 
@@ -34,47 +38,29 @@ function parseSiteId(raw: string): string {
 
 /** The site's organization when the caller may administer its members; otherwise an opaque 404. */
 async function authorizeSite(c: AppContext, siteId: string): Promise<{ orgId: string }> {
-  let site: { org_id: string; status: string } | null;
-  try {
-    site = await rpc<SitesRpc>(c.env.SITES).siteOrg(siteId);
-  } catch (err) {
-    // Fail closed: without the site registry nobody is authorized.
-    throw new ApiError(500, "LOOKUP_FAILED", {
-      detail: "The site registry is unavailable.",
-      reason: (err as Error).message,
-    });
-  }
+  const site = await siteOrg(c.env, siteId);
   if (!site) throw NOT_FOUND();
   const { userId } = c.get("auth");
   const me = await orgMembership(c.env.DB, site.org_id, userId);
-  if (me?.permissions.includes("members:manage")) return { orgId: site.org_id };
-  const owner = await c.env.DB.prepare(
-    `SELECT 1 AS ok FROM site_memberships sm WHERE sm.site_id = ? AND sm.user_id = ? AND ${siteOwnerRoleSql("sm")}`,
-  )
-    .bind(siteId, userId)
-    .first();
-  if (owner) return { orgId: site.org_id };
+  if (me?.permissions.includes("members:manage") || (await isSiteOwner(c.env.DB, siteId, userId))) {
+    return { orgId: site.org_id };
+  }
   throw NOT_FOUND();
 }
 
-const SiteMember = z
-  .object({
-    user_id: z.string(),
-    email: z.string(),
-    role: z.string(),
-    is_owner: z.boolean(),
-    joined_at: z.string(),
-  })
-  .openapi("SiteMember");
+/** Authorization first (opaque 404), then the feature switch (501). */
+async function authorizeSiteInvites(c: AppContext, rawSiteId: string) {
+  const siteId = parseSiteId(rawSiteId);
+  const { orgId } = await authorizeSite(c, siteId);
+  requireInvitesEnabled(c.env);
+  return { orgId, siteId };
+}
+
+const SiteMember = MemberSchema.openapi("SiteMember");
 const SiteParam = z.object({ site_id: z.string().max(64) });
 const SiteMemberParam = z.object({ site_id: z.string().max(64), user_id: z.string().max(64) });
 const SiteInviteParam = z.object({ site_id: z.string().max(64), id: z.string().max(64) });
 const LAST_OWNER = () => new ApiError(409, "LAST_SITE_OWNER", { detail: "The site must keep an owner." });
-
-function invitesEnabled(c: AppContext) {
-  if (c.env.INVITES_ENABLED !== "true")
-    throw new ApiError(501, "INVITES_DISABLED", { detail: "Invitations are disabled." });
-}
 
 export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(
@@ -94,34 +80,8 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const siteId = parseSiteId(c.req.valid("param").site_id);
       await authorizeSite(c, siteId);
-      const { results } = await c.env.DB.prepare(
-        `SELECT sm.user_id, sm.role, sm.created_at, e.address, ${siteOwnerRoleSql("sm")} AS is_owner
-         FROM site_memberships sm LEFT JOIN email_addresses e ON e.user_id = sm.user_id AND e.is_primary = 1
-         WHERE sm.site_id = ? ORDER BY sm.created_at, sm.user_id LIMIT 500`,
-      )
-        .bind(siteId)
-        .all<{
-          user_id: string;
-          role: string;
-          created_at: string;
-          address: string | null;
-          is_owner: number;
-        }>();
-      if (results.some((r) => !r.address)) {
-        throw new ApiError(500, "LOOKUP_FAILED", { detail: "A member's e-mail could not be resolved." });
-      }
-      return c.json(
-        {
-          items: results.map((r) => ({
-            user_id: r.user_id,
-            email: r.address!,
-            role: r.role,
-            is_owner: r.is_owner === 1,
-            joined_at: r.created_at,
-          })),
-        },
-        200,
-      );
+      const { results } = await listSiteMembers(c.env.DB, siteId, 500);
+      return c.json({ items: memberItems(results) }, 200);
     },
   );
 
@@ -153,27 +113,13 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const params = c.req.valid("param");
       const siteId = parseSiteId(params.site_id);
-      const userId = parseUlid(params.user_id);
-      if (!userId) throw new ApiError(400, "BAD_ID", { detail: "user_id must be a ULID." });
+      const userId = parseUserId(params.user_id);
       const { orgId } = await authorizeSite(c, siteId);
       const role = await resolveRole(c.env.DB, orgId, "site", c.req.valid("json").role);
-      const res = await c.env.DB.prepare(
-        `UPDATE site_memberships SET role = ?1 WHERE site_id = ?2 AND user_id = ?3
-           AND (?4 = 1 OR NOT ${siteOwnerRoleSql("site_memberships")}
-                OR (SELECT COUNT(*) FROM site_memberships m WHERE m.site_id = ?2 AND m.user_id != ?3 AND ${siteOwnerRoleSql("m")}) > 0)`,
-      )
-        .bind(role.slug, siteId, userId, role.isSystem ? 1 : 0)
-        .run();
-      if (res.meta.changes !== 1) {
-        const exists = await c.env.DB.prepare(
-          "SELECT 1 AS ok FROM site_memberships WHERE site_id = ? AND user_id = ?",
-        )
-          .bind(siteId, userId)
-          .first();
-        if (!exists)
-          throw new ApiError(404, "NOT_MEMBER", { detail: "That user is not a member of the site." });
-        throw LAST_OWNER();
-      }
+      const outcome = await changeSiteRole(c.env.DB, siteId, userId, role.slug, role.isSystem);
+      if (outcome === "not_member")
+        throw new ApiError(404, "NOT_MEMBER", { detail: "That user is not a member of the site." });
+      if (outcome === "last_owner") throw LAST_OWNER();
       return c.json({ user_id: userId, role: role.slug, is_owner: role.isSystem }, 200);
     },
   );
@@ -200,25 +146,9 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const params = c.req.valid("param");
       const siteId = parseSiteId(params.site_id);
-      const userId = parseUlid(params.user_id);
-      if (!userId) throw new ApiError(400, "BAD_ID", { detail: "user_id must be a ULID." });
+      const userId = parseUserId(params.user_id);
       await authorizeSite(c, siteId);
-      // The owner count and the delete are one statement: nothing is removed unless another owner remains.
-      const res = await c.env.DB.prepare(
-        `DELETE FROM site_memberships WHERE site_id = ?1 AND user_id = ?2
-           AND (NOT ${siteOwnerRoleSql("site_memberships")}
-                OR (SELECT COUNT(*) FROM site_memberships m WHERE m.site_id = ?1 AND m.user_id != ?2 AND ${siteOwnerRoleSql("m")}) > 0)`,
-      )
-        .bind(siteId, userId)
-        .run();
-      if (res.meta.changes === 0) {
-        const exists = await c.env.DB.prepare(
-          "SELECT 1 AS ok FROM site_memberships WHERE site_id = ? AND user_id = ?",
-        )
-          .bind(siteId, userId)
-          .first();
-        if (exists) throw LAST_OWNER();
-      }
+      if ((await removeSiteMember(c.env.DB, siteId, userId)) === "last_owner") throw LAST_OWNER();
       return c.body(null, 204);
     },
   );
@@ -238,16 +168,8 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const siteId = parseSiteId(c.req.valid("param").site_id);
-      await authorizeSite(c, siteId);
-      invitesEnabled(c);
-      const { results } = await c.env.DB.prepare(
-        `SELECT ${INVITATION_COLUMNS} FROM invitations
-         WHERE site_id = ? AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ? ORDER BY created_at DESC LIMIT 200`,
-      )
-        .bind(siteId, nowIso())
-        .all<InvitationRow>();
-      return c.json({ items: results.map(invitationView) }, 200);
+      const { siteId } = await authorizeSiteInvites(c, c.req.valid("param").site_id);
+      return c.json({ items: await pendingInvitationViews(c.env.DB, { siteId }) }, 200);
     },
   );
 
@@ -275,9 +197,7 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const siteId = parseSiteId(c.req.valid("param").site_id);
-      const { orgId } = await authorizeSite(c, siteId);
-      invitesEnabled(c);
+      const { orgId, siteId } = await authorizeSiteInvites(c, c.req.valid("param").site_id);
       const body = c.req.valid("json");
       const email = parseEmail(body.email, "BAD_EMAIL");
       const role = await resolveRole(c.env.DB, orgId, "site", body.role);
@@ -302,18 +222,8 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const params = c.req.valid("param");
-      const siteId = parseSiteId(params.site_id);
-      await authorizeSite(c, siteId);
-      invitesEnabled(c);
-      const id = parseUlid(params.id);
-      const res = id
-        ? await c.env.DB.prepare(
-            "UPDATE invitations SET revoked_at = ? WHERE id = ? AND site_id = ? AND accepted_at IS NULL AND revoked_at IS NULL",
-          )
-            .bind(nowIso(), id, siteId)
-            .run()
-        : null;
-      if (res?.meta.changes !== 1) throw new ApiError(404, "NOT_FOUND", { detail: "No pending invitation." });
+      const { siteId } = await authorizeSiteInvites(c, params.site_id);
+      await revokeInvitation(c, params.id, { siteId });
       return c.body(null, 204);
     },
   );
@@ -340,32 +250,8 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const params = c.req.valid("param");
-      const siteId = parseSiteId(params.site_id);
-      await authorizeSite(c, siteId);
-      invitesEnabled(c);
-      const id = parseUlid(params.id);
-      const found = id
-        ? await c.env.DB.prepare("SELECT email FROM invitations WHERE id = ? AND site_id = ?")
-            .bind(id, siteId)
-            .first<{ email: string }>()
-        : null;
-      if (!id || !found) throw new ApiError(404, "NOT_FOUND", { detail: "No such invitation." });
-      await enforceRateLimit(c.env, "invite_resend_ip", clientIp(c));
-      await enforceRateLimit(c.env, "invite_resend_mailbox", found.email);
-      const rotated = await rotateInvitation(c, id, "AND site_id = ?", [siteId]);
-      if (rotated === "accepted") {
-        throw new ApiError(409, "INVITATION_ALREADY_ACCEPTED", {
-          detail: "The invitation was already accepted.",
-        });
-      }
-      if (!rotated) throw new ApiError(404, "NOT_FOUND", { detail: "No such invitation." });
-      return c.json(
-        {
-          email_sent: await mailInvitation(c, rotated.row.email, rotated.token),
-          expires_at: rotated.row.expires_at,
-        },
-        202,
-      );
+      const { siteId } = await authorizeSiteInvites(c, params.site_id);
+      return c.json(await resendInvitation(c, params.id, { siteId }), 202);
     },
   );
 }

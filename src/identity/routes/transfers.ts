@@ -7,26 +7,23 @@ import { rpc, type SitesRpc } from "../../lib/rpc";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { isoIn, nowIso } from "../crypto";
-import { orgMembership, resolveRole } from "../roles";
-import { bearerSecurity, jsonResponse } from "./schemas";
+import { requireOrgMember } from "../members";
+import { resolveRole } from "../roles";
+import { siteOrg } from "../site-registry";
+import { findOrgBySlug } from "../store/orgs";
+import {
+  countIncomingPendingTransfers,
+  decideTransfer,
+  findTransfer,
+  insertPendingTransfer,
+  listOrgTransfers,
+  reopenTransfer,
+  type TransferRow,
+} from "../store/transfers";
+import { bearerSecurity, jsonResponse, readJsonBody } from "./schemas";
 
 /** A transfer waits this long for the destination to decide. */
 export const TRANSFER_TTL_S = 7 * 24 * 3600;
-
-interface TransferRow {
-  id: string;
-  site_id: string;
-  from_org_id: string;
-  to_org_id: string;
-  from_org_name: string;
-  to_org_name: string;
-  mode: "transfer" | "share";
-  share_role: string | null;
-  status: string;
-  created_at: string;
-  expires_at: string;
-  decided_at: string | null;
-}
 
 const TransferView = z
   .object({
@@ -57,22 +54,17 @@ function view(r: TransferRow) {
   };
 }
 
-const SELECT_TRANSFERS = `SELECT t.id, t.site_id, t.from_org_id, t.to_org_id, fo.name AS from_org_name, tor.name AS to_org_name,
-  t.mode, t.share_role, t.status, t.created_at, t.expires_at, t.decided_at
-  FROM transfers t JOIN orgs fo ON fo.id = t.from_org_id JOIN orgs tor ON tor.id = t.to_org_id`;
-
 function parseOrg(raw: string) {
   const id = parseUlid(raw);
   if (!id) throw new ApiError(400, "BAD_REQUEST", { detail: "org_id must be a ULID." });
   return id;
 }
 
-/** A non-member gets an opaque 404; a member without members:manage 403. */
 async function requireManager(c: AppContext, orgId: string) {
-  const me = await orgMembership(c.env.DB, orgId, c.get("auth").userId);
-  if (!me) throw new ApiError(404, "NOT_FOUND", { detail: "Not found." });
-  if (!me.permissions.includes("members:manage"))
-    throw new ApiError(403, "FORBIDDEN", { detail: "Requires members:manage." });
+  await requireOrgMember(c.env.DB, orgId, c.get("auth").userId, {
+    permission: "members:manage",
+    notFoundDetail: "Not found.",
+  });
 }
 
 const CreateBody = z.object({
@@ -82,7 +74,7 @@ const CreateBody = z.object({
   share_role: z.string().max(64).nullable().optional(),
 });
 
-type Decision = "accept" | "reject" | "cancel";
+const STATUS_AFTER = { accept: "accepted", reject: "rejected", cancel: "cancelled" } as const;
 
 export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(
@@ -105,17 +97,7 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const { results } = await c.env.DB.prepare(
-        `SELECT o.id AS org_id, o.name, COUNT(t.id) AS count
-         FROM org_memberships m
-         JOIN orgs o ON o.id = m.org_id
-         JOIN roles r ON r.scope = 'org' AND r.slug = m.role AND (r.org_id IS NULL OR r.org_id = m.org_id)
-         LEFT JOIN transfers t ON t.to_org_id = m.org_id AND t.status = 'pending' AND t.expires_at > ?
-         WHERE m.user_id = ? AND EXISTS (SELECT 1 FROM json_each(r.permissions) WHERE value = 'members:manage')
-         GROUP BY o.id, o.name ORDER BY o.name`,
-      )
-        .bind(nowIso(), c.get("auth").userId)
-        .all<{ org_id: string; name: string; count: number }>();
+      const results = await countIncomingPendingTransfers(c.env.DB, c.get("auth").userId);
       const orgs = results.filter((r) => r.count > 0);
       return c.json({ orgs, total: orgs.reduce((n, r) => n + r.count, 0) }, 200);
     },
@@ -147,15 +129,7 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const orgId = parseOrg(c.req.valid("param").org_id);
       await requireManager(c, orgId);
-      const now = nowIso();
-      const { results } = await c.env.DB.prepare(
-        `${SELECT_TRANSFERS}
-         WHERE (t.from_org_id = ?1 OR t.to_org_id = ?1)
-           AND ((t.status = 'pending' AND t.expires_at > ?2) OR (t.status = 'accepted' AND t.mode = 'share'))
-         ORDER BY t.created_at DESC LIMIT 500`,
-      )
-        .bind(orgId, now)
-        .all<TransferRow>();
+      const results = await listOrgTransfers(c.env.DB, orgId);
       const pending = results.filter((r) => r.status === "pending");
       const shares = results.filter((r) => r.status === "accepted");
       return c.json(
@@ -195,13 +169,7 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const orgId = parseOrg(c.req.valid("param").org_id);
-      let raw: unknown;
-      try {
-        raw = JSON.parse(await c.req.text());
-      } catch {
-        throw new ApiError(400, "BAD_REQUEST", { detail: "The body is not valid JSON." });
-      }
-      const parsed = CreateBody.safeParse(raw);
+      const parsed = CreateBody.safeParse(await readJsonBody(c));
       if (!parsed.success)
         throw new ApiError(400, "BAD_REQUEST", { detail: "site_id, to_org_slug and mode are required." });
       const body = parsed.data;
@@ -217,81 +185,34 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
           throw new ApiError(400, "BAD_REQUEST", { detail: "share_role is required for a share." });
         shareRole = (await resolveRole(c.env.DB, orgId, "site", body.share_role)).slug;
       }
-      const target = await c.env.DB.prepare("SELECT id, name FROM orgs WHERE slug = ?")
-        .bind(body.to_org_slug.trim().toLowerCase())
-        .first<{ id: string; name: string }>();
+      const target = await findOrgBySlug(c.env.DB, body.to_org_slug.trim().toLowerCase());
       if (!target) throw new ApiError(404, "TARGET_NOT_FOUND", { detail: "No organization with that slug." });
       if (target.id === orgId)
         throw new ApiError(400, "SAME_ORG", { detail: "The site already belongs here." });
-      let site: { org_id: string } | null;
-      try {
-        site = await rpc<SitesRpc>(c.env.SITES).siteOrg(siteId);
-      } catch (err) {
-        throw new ApiError(500, "LOOKUP_FAILED", {
-          detail: "The site registry is unavailable.",
-          reason: (err as Error).message,
-        });
-      }
+      const site = await siteOrg(c.env, siteId);
       if (!site || site.org_id !== orgId) {
         throw new ApiError(403, "NOT_OWNER", { detail: "The site does not belong to this organization." });
       }
       const id = newId();
-      try {
-        await c.env.DB.prepare(
-          `INSERT INTO transfers (id, site_id, from_org_id, to_org_id, mode, share_role, status, created_by, created_at, expires_at)
-           VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
-        )
-          .bind(
-            id,
-            siteId,
-            orgId,
-            target.id,
-            body.mode,
-            shareRole,
-            c.get("auth").userId,
-            nowIso(),
-            isoIn(TRANSFER_TTL_S),
-          )
-          .run();
-      } catch (err) {
-        if (String((err as Error).message).includes("UNIQUE")) {
-          // A pending row past its expiry no longer blocks: label it and retry once.
-          const freed = await c.env.DB.prepare(
-            "UPDATE transfers SET status = 'expired' WHERE site_id = ? AND status = 'pending' AND expires_at <= ?",
-          )
-            .bind(siteId, nowIso())
-            .run();
-          if (freed.meta.changes === 0) {
-            throw new ApiError(409, "TRANSFER_EXISTS", {
-              detail: "A transfer of this site is already pending.",
-            });
-          }
-          await c.env.DB.prepare(
-            `INSERT INTO transfers (id, site_id, from_org_id, to_org_id, mode, share_role, status, created_by, created_at, expires_at)
-             VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
-          )
-            .bind(
-              id,
-              siteId,
-              orgId,
-              target.id,
-              body.mode,
-              shareRole,
-              c.get("auth").userId,
-              nowIso(),
-              isoIn(TRANSFER_TTL_S),
-            )
-            .run();
-        } else {
-          throw err;
-        }
+      const inserted = await insertPendingTransfer(c.env.DB, {
+        id,
+        siteId,
+        fromOrgId: orgId,
+        toOrgId: target.id,
+        mode: body.mode,
+        shareRole,
+        createdBy: c.get("auth").userId,
+        expiresAt: isoIn(TRANSFER_TTL_S),
+      });
+      if (!inserted) {
+        throw new ApiError(409, "TRANSFER_EXISTS", { detail: "A transfer of this site is already pending." });
       }
-      const row = await c.env.DB.prepare(`${SELECT_TRANSFERS} WHERE t.id = ?`).bind(id).first<TransferRow>();
+      const row = await findTransfer(c.env.DB, id);
       return c.json(view(row!), 200);
     },
   );
 
-  for (const decision of ["accept", "reject", "cancel"] as const satisfies readonly Decision[]) {
+  for (const decision of ["accept", "reject", "cancel"] as const) {
     app.openapi(
       createRoute({
         method: "post",
@@ -323,24 +244,15 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
         const orgId = parseOrg(params.org_id);
         await requireManager(c, orgId);
         const id = parseUlid(params.id);
-        const row = id
-          ? await c.env.DB.prepare(`${SELECT_TRANSFERS} WHERE t.id = ?`).bind(id).first<TransferRow>()
-          : null;
+        const row = id ? await findTransfer(c.env.DB, id) : null;
         if (!row) throw new ApiError(404, "TRANSFER_NOT_FOUND", { detail: "No such transfer." });
         const party = decision === "cancel" ? row.from_org_id : row.to_org_id;
         if (party !== orgId)
           throw new ApiError(403, "FORBIDDEN", {
             detail: `Only the ${decision === "cancel" ? "origin" : "destination"} decides.`,
           });
-        const status = decision === "accept" ? "accepted" : decision === "reject" ? "rejected" : "cancelled";
-        // Compare-and-set: only a pending, unexpired transfer changes state, exactly once.
         const now = nowIso();
-        const won = await c.env.DB.prepare(
-          "UPDATE transfers SET status = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'pending' AND expires_at > ?",
-        )
-          .bind(status, c.get("auth").userId, now, row.id, now)
-          .run();
-        if (won.meta.changes !== 1)
+        if (!(await decideTransfer(c.env.DB, row.id, STATUS_AFTER[decision], c.get("auth").userId, now)))
           throw new ApiError(409, "NOT_PENDING", { detail: "The transfer is no longer pending." });
         if (decision !== "accept") return c.body(null, 204);
         let applied: { ok: boolean };
@@ -357,16 +269,12 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
         }
         if (!applied.ok) {
           // The registry did not move the site: the transfer goes back to pending, nothing half-done.
-          await c.env.DB.prepare(
-            "UPDATE transfers SET status = 'pending', decided_by = NULL, decided_at = NULL WHERE id = ?",
-          )
-            .bind(row.id)
-            .run();
+          await reopenTransfer(c.env.DB, row.id);
           throw new ApiError(500, "TRANSFER_FAILED", {
             detail: "The site registry refused the transfer; it stays pending.",
           });
         }
-        // Content in other services converges asynchronously.
+        // The other services move the site's content on their own from this event; the transfer is final.
         await c.env.SITE_TRANSFERRED.send({
           type: "site.transferred",
           transfer_id: row.id,

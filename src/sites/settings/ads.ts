@@ -4,10 +4,11 @@ import {
   fieldPath,
   findKeyDeep,
   indexPath,
-  isBlank,
   isIntegerInRange,
   isOneOf,
   isPlainObject,
+  isPresent,
+  isRequiredText,
   type JsonObject,
 } from "./json";
 import { refuse } from "./violation";
@@ -21,14 +22,14 @@ export const AD_CREATIVE_KINDS = ["image", "text"] as const;
 
 function requireText(creative: JsonObject, key: string, max: number, path: string): void {
   const value = creative[key];
-  if (typeof value !== "string" || isBlank(value) || charLength(value) > max) {
+  if (!isRequiredText(value, max)) {
     refuse("ADS_UNIT_CREATIVE_INVALID", fieldPath(path, key), `required text of 1..${max} characters`);
   }
 }
 
 function optionalText(creative: JsonObject, key: string, max: number, path: string): void {
   const value = creative[key];
-  if (value === undefined || value === null) return;
+  if (!isPresent(value)) return;
   if (typeof value !== "string" || charLength(value) > max) {
     refuse("ADS_UNIT_CREATIVE_INVALID", fieldPath(path, key), `must be text of at most ${max} characters`);
   }
@@ -65,7 +66,7 @@ function checkInternalCreative(unit: JsonObject, unitPath: string): void {
     optionalText(creative, "image_alt", AD_IMAGE_ALT_MAX, path);
   }
   const imageUrl = creative.image_url;
-  if (imageUrl !== undefined && imageUrl !== null && !isStrictAssetUrl(imageUrl)) {
+  if (isPresent(imageUrl) && !isStrictAssetUrl(imageUrl)) {
     refuse("ADS_UNIT_CREATIVE_URL_INVALID", `${path}.image_url`, STRICT_URL_RULE);
   }
   if (!isStrictAssetUrl(creative.target_url)) {
@@ -83,10 +84,10 @@ function checkInternalCreative(unit: JsonObject, unitPath: string): void {
 export function checkAds(settings: JsonObject): Set<string> {
   const ids = new Set<string>();
   const ads = settings.ads;
-  if (ads === undefined || ads === null) return ids;
+  if (!isPresent(ads)) return ids;
   if (!isPlainObject(ads)) refuse("ADS_UNIT_INVALID_SHAPE", "settings.ads", "must be an object");
   const units = ads.units;
-  if (units !== undefined && units !== null) {
+  if (isPresent(units)) {
     if (!Array.isArray(units)) refuse("ADS_UNIT_INVALID_SHAPE", "settings.ads.units", "must be an array");
     if (units.length > ADS_MAX_UNITS) {
       refuse("ADS_UNIT_INVALID_SHAPE", "settings.ads.units", `at most ${ADS_MAX_UNITS} units`);
@@ -94,7 +95,7 @@ export function checkAds(settings: JsonObject): Set<string> {
     units.forEach((unit, i) => {
       const path = indexPath("settings.ads.units", i);
       if (!isPlainObject(unit)) refuse("ADS_UNIT_INVALID_SHAPE", path, "must be an object");
-      if (unit.id !== undefined && unit.id !== null) {
+      if (isPresent(unit.id)) {
         if (typeof unit.id !== "string" || unit.id.length < 1 || charLength(unit.id) > AD_UNIT_ID_MAX) {
           refuse(
             "ADS_UNIT_INVALID_SHAPE",

@@ -1,4 +1,4 @@
-import { fieldPath, isPlainObject, type JsonObject } from "./json";
+import { fieldPath, isPlainObject, isPresent, type JsonObject } from "./json";
 import { refuse } from "./violation";
 
 export const APPLETS_MAX = 64;
@@ -12,7 +12,7 @@ const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
  */
 export function checkApplets(settings: JsonObject): void {
   const applets = settings.applets;
-  if (applets === undefined || applets === null) return;
+  if (!isPresent(applets)) return;
   if (!isPlainObject(applets))
     refuse("SETTINGS_INVALID_APPLETS", "settings.applets", "must be an object of slug -> state");
   const entries = Object.entries(applets);
@@ -26,7 +26,7 @@ export function checkApplets(settings: JsonObject): void {
     if (typeof state.enabled !== "boolean")
       refuse("SETTINGS_INVALID_APPLETS", `${path}.enabled`, "must be a boolean");
     const installedAt = state.installed_at;
-    if (installedAt !== undefined && installedAt !== null) {
+    if (isPresent(installedAt)) {
       if (
         typeof installedAt !== "string" ||
         !ISO_TIMESTAMP.test(installedAt) ||

@@ -1,5 +1,5 @@
 import { ASSET_URL_RULE, isSiteAssetUrl, isStrictAssetUrl, STRICT_URL_RULE } from "./asset-urls";
-import { fieldPath, isPlainObject, type JsonObject } from "./json";
+import { fieldPath, isPlainObject, isPresent, type JsonObject } from "./json";
 import { sanitizeSvgField } from "./svg";
 import { refuse } from "./violation";
 
@@ -11,7 +11,7 @@ export const FAVICON_KIT_MAX_ENTRIES = 16;
 export const FAVICON_KIT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 function checkSiteAssetUrl(value: unknown, path: string): void {
-  if (value === undefined || value === null) return;
+  if (!isPresent(value)) return;
   if (!isSiteAssetUrl(value)) refuse("SETTINGS_INVALID_ASSET_URL", path, ASSET_URL_RULE);
 }
 
@@ -22,19 +22,19 @@ function checkSiteAssetUrl(value: unknown, path: string): void {
 export function checkAssets(settings: JsonObject): void {
   for (const key of SVG_FIELDS) {
     const value = settings[key];
-    if (value === undefined || value === null) continue;
+    if (!isPresent(value)) continue;
     settings[key] = sanitizeSvgField(value, fieldPath("settings", key));
   }
   for (const key of SITE_ASSET_URL_FIELDS) checkSiteAssetUrl(settings[key], fieldPath("settings", key));
 
   const seo = settings.seo;
-  if (seo !== undefined && seo !== null) {
+  if (isPresent(seo)) {
     if (!isPlainObject(seo)) refuse("BAD_REQUEST", "settings.seo", "must be an object");
     checkSiteAssetUrl(seo.default_og_image, "settings.seo.default_og_image");
   }
 
   const kit = settings.favicon_kit;
-  if (kit === undefined || kit === null) return;
+  if (!isPresent(kit)) return;
   if (!isPlainObject(kit)) {
     refuse("SETTINGS_INVALID_ASSET_URL", "settings.favicon_kit", "must be an object of name -> URL");
   }

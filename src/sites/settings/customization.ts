@@ -4,6 +4,7 @@ import {
   isNumberInRange,
   isOneOf,
   isPlainObject,
+  isPresent,
   type JsonObject,
 } from "./json";
 import { refuse } from "./violation";
@@ -50,11 +51,11 @@ function isFontStack(value: unknown): boolean {
 
 function checkTypography(typography: unknown): void {
   const path = "settings.customization.typography";
-  if (typography === undefined || typography === null) return;
+  if (!isPresent(typography)) return;
   if (!isPlainObject(typography)) refuse("CUSTOMIZATION_INVALID_SHAPE", path, "must be an object");
   for (const key of ["font_primary", "font_secondary"] as const) {
     const value = typography[key];
-    if (value === undefined || value === null) continue;
+    if (!isPresent(value)) continue;
     if (!isFontStack(value)) {
       refuse(
         "CUSTOMIZATION_TYPOGRAPHY_INVALID",
@@ -64,11 +65,11 @@ function checkTypography(typography: unknown): void {
     }
   }
   const lineHeight = typography.line_height;
-  if (lineHeight !== undefined && lineHeight !== null && !isNumberInRange(lineHeight, ...LINE_HEIGHT_RANGE)) {
+  if (isPresent(lineHeight) && !isNumberInRange(lineHeight, ...LINE_HEIGHT_RANGE)) {
     refuse("CUSTOMIZATION_TYPOGRAPHY_INVALID", `${path}.line_height`, "must be a number from 0.8 to 3");
   }
   const spacing = typography.letter_spacing;
-  if (spacing !== undefined && spacing !== null && !isNumberInRange(spacing, ...LETTER_SPACING_RANGE)) {
+  if (isPresent(spacing) && !isNumberInRange(spacing, ...LETTER_SPACING_RANGE)) {
     refuse(
       "CUSTOMIZATION_TYPOGRAPHY_INVALID",
       `${path}.letter_spacing`,
@@ -79,10 +80,10 @@ function checkTypography(typography: unknown): void {
 
 function checkLayout(layout: unknown): void {
   const path = "settings.customization.layout";
-  if (layout === undefined || layout === null) return;
+  if (!isPresent(layout)) return;
   if (!isPlainObject(layout)) refuse("CUSTOMIZATION_INVALID_SHAPE", path, "must be an object");
   const radius = layout.radius;
-  if (radius !== undefined && radius !== null && !isIntegerInRange(radius, ...LAYOUT_RADIUS_RANGE)) {
+  if (isPresent(radius) && !isIntegerInRange(radius, ...LAYOUT_RADIUS_RANGE)) {
     refuse("CUSTOMIZATION_LAYOUT_OUT_OF_RANGE", `${path}.radius`, "must be an integer from 0 to 64");
   }
 }
@@ -94,10 +95,10 @@ function checkModel(
   code: "CUSTOMIZATION_INVALID_HEADER_MODEL" | "CUSTOMIZATION_INVALID_FOOTER_MODEL",
 ): void {
   const block = settings[key];
-  if (block === undefined || block === null) return;
+  if (!isPresent(block)) return;
   if (!isPlainObject(block)) refuse(code, `settings.${key}`, "must be an object");
   const model = block.model;
-  if (model === undefined || model === null) return;
+  if (!isPresent(model)) return;
   if (!isOneOf(model, models)) {
     refuse(code, `settings.${key}.model`, `must be one of ${models.join(", ")}`);
   }
@@ -109,12 +110,12 @@ function checkModel(
  */
 export function checkCustomization(settings: JsonObject): void {
   const customization = settings.customization;
-  if (customization !== undefined && customization !== null) {
+  if (isPresent(customization)) {
     if (!isPlainObject(customization)) {
       refuse("CUSTOMIZATION_INVALID_SHAPE", "settings.customization", "must be an object");
     }
     const base = customization.theme_base;
-    if (base !== undefined && base !== null) {
+    if (isPresent(base)) {
       if (!isOneOf(base, THEME_BASES)) {
         refuse(
           "CUSTOMIZATION_INVALID_THEME_BASE",

@@ -2,8 +2,9 @@
  * Finds `<img>` `src` and `srcset` in an HTML fragment (`settings.about_html`) and rewrites one
  * URL. A small tokenizer, not a regex over the string: it walks every tag with its quoted
  * attribute values and skips comments, so `<a title="<img src=x>">` or a commented-out image is
- * not mistaken for an image. Raw-text elements (script, style) are not special-cased: about_html
- * carries neither after sanitizing.
+ * not mistaken for an image. Raw-text elements (script, style, textarea) are not special-cased: an
+ * `<img>` written inside one is collected too, which only over-collects (that URL is ingested and
+ * rewritten like the others) and never misses an image a browser would load.
  */
 
 export interface ImgAttribute {

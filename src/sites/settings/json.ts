@@ -46,6 +46,16 @@ export function isBlank(value: string): boolean {
   return value.trim().length === 0;
 }
 
+/** Text a person must fill in: a string, not only whitespace, of at most `max` characters. */
+export function isRequiredText(value: unknown, max: number): value is string {
+  return typeof value === "string" && !isBlank(value) && charLength(value) <= max;
+}
+
+/** Optional settings fields may be absent or null alike. */
+export function isPresent(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
+
 /** Path of the first object key equal to `key` (any case) anywhere inside `value`, or null. */
 export function findKeyDeep(value: unknown, key: string, path: string): string | null {
   if (Array.isArray(value)) {

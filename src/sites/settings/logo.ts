@@ -6,6 +6,7 @@ import {
   isIntegerInRange,
   isOneOf,
   isPlainObject,
+  isPresent,
   type JsonObject,
 } from "./json";
 import { sanitizeSvgField } from "./svg";
@@ -77,8 +78,8 @@ function variantForm(variant: unknown, path: string): { form: VariantForm; varia
   for (const key of Object.keys(variant)) {
     if (!VARIANT_KEYS.has(key)) refuse("LOGO_INVALID_VARIANT", fieldPath(path, key), "unknown field");
   }
-  const hasMarkup = variant.svg_markup !== undefined && variant.svg_markup !== null;
-  const hasSources = variant.sources !== undefined && variant.sources !== null;
+  const hasMarkup = isPresent(variant.svg_markup);
+  const hasSources = isPresent(variant.sources);
   if (hasMarkup && hasSources) refuse("LOGO_MIXED_FORM", path, "use svg_markup or sources, never both");
   if (hasMarkup) return { form: "svg_markup", variant };
   if (hasSources) return { form: "sources", variant };
@@ -97,7 +98,7 @@ function checkVariantContent(variant: JsonObject, form: VariantForm, path: strin
  */
 export function checkLogo(settings: JsonObject): void {
   const logo = settings.logo;
-  if (logo === undefined || logo === null) return;
+  if (!isPresent(logo)) return;
   if (!isPlainObject(logo)) refuse("LOGO_INVALID_SHAPE", "settings.logo", "must be an object");
   for (const key of Object.keys(logo)) {
     if (!LOGO_KEYS.has(key)) refuse("LOGO_INVALID_SHAPE", fieldPath("settings.logo", key), "unknown field");
@@ -119,7 +120,7 @@ export function checkLogo(settings: JsonObject): void {
       );
     }
   }
-  if (logo.light === undefined || logo.light === null) {
+  if (!isPresent(logo.light)) {
     refuse(
       "LOGO_EMPTY_LIGHT",
       "settings.logo.light",
@@ -127,8 +128,7 @@ export function checkLogo(settings: JsonObject): void {
     );
   }
   const light = variantForm(logo.light, "settings.logo.light");
-  const dark =
-    logo.dark === undefined || logo.dark === null ? null : variantForm(logo.dark, "settings.logo.dark");
+  const dark = isPresent(logo.dark) ? variantForm(logo.dark, "settings.logo.dark") : null;
   if (dark && dark.form !== light.form) {
     refuse("LOGO_MIXED_FORM", "settings.logo.dark", `must use the same form as light (${light.form})`);
   }

@@ -4,10 +4,11 @@ import {
   fieldPath,
   findKeyDeep,
   indexPath,
-  isBlank,
   isIntegerInRange,
   isOneOf,
   isPlainObject,
+  isPresent,
+  isRequiredText,
   type JsonObject,
 } from "./json";
 import { refuse } from "./violation";
@@ -54,10 +55,6 @@ function refuseUnknownKeys(value: JsonObject, allowed: readonly string[], path: 
   }
 }
 
-function isPresent(value: unknown): boolean {
-  return value !== undefined && value !== null;
-}
-
 function checkContent(content: unknown, adUnitIds: Set<string>, path: string): void {
   if (!isPlainObject(content)) refuse("MODALS_INVALID", path, "content is required and must be an object");
   refuseUnknownKeys(content, CONTENT_KEYS, path);
@@ -81,7 +78,7 @@ function checkContent(content: unknown, adUnitIds: Set<string>, path: string): v
     }
   } else {
     const text = content.text;
-    if (typeof text !== "string" || isBlank(text) || charLength(text) > MODAL_TEXT_MAX) {
+    if (!isRequiredText(text, MODAL_TEXT_MAX)) {
       refuse("MODALS_INVALID", `${path}.text`, `required plain text of 1..${MODAL_TEXT_MAX} characters`);
     }
   }
@@ -223,7 +220,7 @@ export function checkModals(settings: JsonObject, adUnitIds: Set<string>): void 
     if (ids.has(id)) refuse("MODALS_INVALID", `${path}.id`, "duplicate modal id");
     ids.add(id);
     const title = modal.title;
-    if (typeof title !== "string" || isBlank(title) || charLength(title) > MODAL_TITLE_MAX) {
+    if (!isRequiredText(title, MODAL_TITLE_MAX)) {
       refuse("MODALS_INVALID", `${path}.title`, `required text of 1..${MODAL_TITLE_MAX} characters`);
     }
     if (isPresent(modal.enabled) && typeof modal.enabled !== "boolean") {

@@ -1,0 +1,131 @@
+/** Accounts and their e-mail addresses. */
+import { newId } from "../../lib/ids";
+import { nowIso } from "../crypto";
+
+export type UserStatus = "pending_verification" | "active" | "locked" | "disabled";
+
+export interface LoginCandidate {
+  user_id: string;
+  status: UserStatus;
+  password_hash: string | null;
+  address: string;
+  verified: number;
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/**
+ * The account an address logs into: the account holding it verified, else the newest account with it
+ * pending (that one can only learn it is unverified, and only after its password matched).
+ */
+export function findLoginCandidate(db: D1Database, address: string) {
+  return db
+    .prepare(
+      `SELECT u.id AS user_id, u.status, u.password_hash, e.address, (e.verified_at IS NOT NULL) AS verified
+       FROM email_addresses e JOIN users u ON u.id = e.user_id
+       WHERE e.address = ?
+       ORDER BY (e.verified_at IS NOT NULL) DESC, e.created_at DESC LIMIT 1`,
+    )
+    .bind(address)
+    .first<LoginCandidate>();
+}
+
+/** Account holding the address verified (magic link, reset, signup notice). */
+export function findVerifiedOwner(db: D1Database, address: string) {
+  return db
+    .prepare(
+      `SELECT u.id AS user_id, u.status, u.password_hash, e.address, 1 AS verified
+       FROM email_addresses e JOIN users u ON u.id = e.user_id
+       WHERE e.address = ? AND e.verified_at IS NOT NULL`,
+    )
+    .bind(address)
+    .first<LoginCandidate>();
+}
+
+export interface UserRow {
+  id: string;
+  status: UserStatus;
+  password_hash: string | null;
+  created_at: string;
+}
+
+export function getUser(db: D1Database, userId: string) {
+  return db
+    .prepare("SELECT id, status, password_hash, created_at FROM users WHERE id = ?")
+    .bind(userId)
+    .first<UserRow>();
+}
+
+export async function primaryEmail(db: D1Database, userId: string): Promise<string | null> {
+  const row = await db
+    .prepare("SELECT address FROM email_addresses WHERE user_id = ? AND is_primary = 1")
+    .bind(userId)
+    .first<{ address: string }>();
+  return row?.address ?? null;
+}
+
+/** Statements creating an account in pending_verification with its (pending, primary) address. */
+export function pendingAccountStatements(db: D1Database, address: string, passwordHash: string) {
+  const userId = newId();
+  const now = nowIso();
+  const statements = [
+    db
+      .prepare(
+        "INSERT INTO users (id, status, password_hash, created_at, updated_at) VALUES (?, 'pending_verification', ?, ?, ?)",
+      )
+      .bind(userId, passwordHash, now, now),
+    db
+      .prepare(
+        "INSERT INTO email_addresses (id, user_id, address, verified_at, is_primary, created_at) VALUES (?, ?, ?, NULL, 1, ?)",
+      )
+      .bind(newId(), userId, address, now),
+  ];
+  return { userId, statements };
+}
+
+/**
+ * Proves the signup address: the address becomes verified and the account active (run in one batch with
+ * the first session). The unique index on verified addresses makes a second account proving the same
+ * address fail the batch. Other accounts' pending codes for the address die with it.
+ */
+export function activationStatements(db: D1Database, userId: string, address: string): D1PreparedStatement[] {
+  const now = nowIso();
+  return [
+    db
+      .prepare(
+        "UPDATE email_addresses SET verified_at = ? WHERE user_id = ? AND address = ? AND verified_at IS NULL",
+      )
+      .bind(now, userId, address),
+    db
+      .prepare(
+        "UPDATE users SET status = 'active', updated_at = ? WHERE id = ? AND status = 'pending_verification'",
+      )
+      .bind(now, userId),
+    db
+      .prepare(
+        "UPDATE otp_codes SET used_at = ? WHERE purpose = 'email_verify' AND target = ? AND used_at IS NULL",
+      )
+      .bind(now, address),
+  ];
+}
+
+export function setPasswordStatement(db: D1Database, userId: string, passwordHash: string) {
+  return db
+    .prepare("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?")
+    .bind(passwordHash, nowIso(), userId);
+}
+
+/** A write that changes nothing, for a decoy batch shaped like a real one. */
+export function noOpUserStatement(db: D1Database, userId: string) {
+  return db.prepare("UPDATE users SET updated_at = updated_at WHERE id = ?").bind(userId);
+}
+
+/** Only upgrades when the stored hash is still the one that was verified (a concurrent change wins). */
+export async function upgradePasswordHash(db: D1Database, userId: string, oldHash: string, newHash: string) {
+  await db
+    .prepare("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ? AND password_hash = ?")
+    .bind(newHash, nowIso(), userId, oldHash)
+    .run();
+}

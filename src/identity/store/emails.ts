@@ -1,0 +1,96 @@
+/** The addresses of an account beyond what login and signup need (see accounts.ts). */
+import { nowIso } from "../crypto";
+import { isUniqueViolation } from "./d1-errors";
+
+export interface EmailRow {
+  id: string;
+  address: string;
+  verified_at: string | null;
+  is_primary: number;
+  created_at: string;
+}
+
+const COLUMNS = "id, address, verified_at, is_primary, created_at";
+
+export function listEmails(db: D1Database, userId: string) {
+  return db
+    .prepare(`SELECT ${COLUMNS} FROM email_addresses WHERE user_id = ? ORDER BY created_at, id`)
+    .bind(userId)
+    .all<EmailRow>();
+}
+
+export function findEmailById(db: D1Database, userId: string, id: string) {
+  return db
+    .prepare(`SELECT ${COLUMNS} FROM email_addresses WHERE id = ? AND user_id = ?`)
+    .bind(id, userId)
+    .first<EmailRow>();
+}
+
+export function findEmailByAddress(db: D1Database, userId: string, address: string) {
+  return db
+    .prepare(`SELECT ${COLUMNS} FROM email_addresses WHERE user_id = ? AND address = ?`)
+    .bind(userId, address)
+    .first<EmailRow>();
+}
+
+/** False when the account already holds the address. */
+export async function insertPendingEmail(
+  db: D1Database,
+  input: { id: string; userId: string; address: string },
+): Promise<boolean> {
+  try {
+    await db
+      .prepare(
+        "INSERT INTO email_addresses (id, user_id, address, verified_at, is_primary, created_at) VALUES (?, ?, ?, NULL, 0, ?)",
+      )
+      .bind(input.id, input.userId, input.address, nowIso())
+      .run();
+    return true;
+  } catch (err) {
+    if (isUniqueViolation(err)) return false;
+    throw err;
+  }
+}
+
+/**
+ * False when another account proved the address first: the unique index on verified addresses decides
+ * which account keeps it.
+ */
+export async function markEmailVerified(db: D1Database, id: string, at: string): Promise<boolean> {
+  try {
+    await db
+      .prepare("UPDATE email_addresses SET verified_at = ? WHERE id = ? AND verified_at IS NULL")
+      .bind(at, id)
+      .run();
+    return true;
+  } catch (err) {
+    if (isUniqueViolation(err)) return false;
+    throw err;
+  }
+}
+
+export async function makeEmailPrimary(db: D1Database, userId: string, id: string) {
+  await db.batch([
+    db.prepare("UPDATE email_addresses SET is_primary = 0 WHERE user_id = ? AND is_primary = 1").bind(userId),
+    db.prepare("UPDATE email_addresses SET is_primary = 1 WHERE id = ? AND user_id = ?").bind(id, userId),
+  ]);
+}
+
+export async function removePendingEmail(db: D1Database, userId: string, id: string) {
+  await db.prepare("DELETE FROM email_addresses WHERE id = ? AND user_id = ?").bind(id, userId).run();
+}
+
+/**
+ * Removes a verified address unless it is the account's last verified one (false then). The count is
+ * inside the DELETE so two concurrent removals cannot leave zero verified addresses.
+ */
+export async function removeVerifiedEmail(db: D1Database, userId: string, id: string): Promise<boolean> {
+  const res = await db
+    .prepare(
+      `DELETE FROM email_addresses WHERE id = ? AND user_id = ?
+         AND (SELECT COUNT(*) FROM email_addresses WHERE user_id = ? AND verified_at IS NOT NULL) > 1`,
+    )
+    .bind(id, userId, userId)
+    .run();
+  return res.meta.changes !== 0;
+}

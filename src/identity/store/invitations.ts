@@ -1,0 +1,212 @@
+/** Invitations to an organization or one of its sites; only the token's hash is stored. */
+import { newId } from "../../lib/ids";
+import { nowIso } from "../crypto";
+import { isUniqueViolation } from "./d1-errors";
+
+export interface InvitationRow {
+  id: string;
+  org_id: string;
+  site_id: string | null;
+  scope: "org" | "site";
+  email: string;
+  role: string;
+  invited_by: string;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  revoked_at: string | null;
+}
+
+const COLUMNS =
+  "id, org_id, site_id, scope, email, role, invited_by, created_at, expires_at, accepted_at, revoked_at";
+
+/**
+ * Whose invitations a request may touch: an organization's (both scopes) or one site's. An id from
+ * elsewhere matches nothing, exactly like a missing one.
+ */
+export type InvitationOwner = { orgId: string } | { siteId: string };
+
+function ownerFilter(owner: InvitationOwner): { sql: string; value: string } {
+  return "siteId" in owner
+    ? { sql: "site_id = ?", value: owner.siteId }
+    : { sql: "org_id = ?", value: owner.orgId };
+}
+
+export async function insertInvitation(
+  db: D1Database,
+  input: {
+    id: string;
+    orgId: string;
+    siteId: string | null;
+    email: string;
+    role: string;
+    tokenHash: string;
+    invitedBy: string;
+    expiresAt: string;
+  },
+) {
+  await db
+    .prepare(
+      `INSERT INTO invitations (id, org_id, site_id, scope, email, role, token_hash, invited_by, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(
+      input.id,
+      input.orgId,
+      input.siteId,
+      input.siteId ? "site" : "org",
+      input.email,
+      input.role,
+      input.tokenHash,
+      input.invitedBy,
+      nowIso(),
+      input.expiresAt,
+    )
+    .run();
+}
+
+/** Pending (unaccepted, unrevoked, unexpired) invitations, newest first. */
+export async function listPendingInvitations(db: D1Database, owner: InvitationOwner) {
+  const filter = ownerFilter(owner);
+  const { results } = await db
+    .prepare(
+      `SELECT ${COLUMNS} FROM invitations
+       WHERE ${filter.sql} AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ?
+       ORDER BY created_at DESC LIMIT 200`,
+    )
+    .bind(filter.value, nowIso())
+    .all<InvitationRow>();
+  return results;
+}
+
+/** False when no pending invitation matched. */
+export async function revokePendingInvitation(
+  db: D1Database,
+  id: string,
+  owner: InvitationOwner,
+): Promise<boolean> {
+  const filter = ownerFilter(owner);
+  const res = await db
+    .prepare(
+      `UPDATE invitations SET revoked_at = ? WHERE id = ? AND ${filter.sql} AND accepted_at IS NULL AND revoked_at IS NULL`,
+    )
+    .bind(nowIso(), id, filter.value)
+    .run();
+  return res.meta.changes === 1;
+}
+
+/** The invited address of an invitation in any state, or null. */
+export async function invitationEmail(
+  db: D1Database,
+  id: string,
+  owner: InvitationOwner,
+): Promise<string | null> {
+  const filter = ownerFilter(owner);
+  const row = await db
+    .prepare(`SELECT email FROM invitations WHERE id = ? AND ${filter.sql}`)
+    .bind(id, filter.value)
+    .first<{ email: string }>();
+  return row?.email ?? null;
+}
+
+/**
+ * Replaces the token and restarts the expiry in one UPDATE (the old link dies with it; an expired
+ * invitation revives). "accepted" for an accepted invitation, null when none matched.
+ */
+export async function replaceInvitationToken(
+  db: D1Database,
+  id: string,
+  owner: InvitationOwner,
+  tokenHash: string,
+  expiresAt: string,
+): Promise<InvitationRow | "accepted" | null> {
+  const filter = ownerFilter(owner);
+  const row = await db
+    .prepare(
+      `UPDATE invitations SET token_hash = ?, expires_at = ?
+       WHERE id = ? AND revoked_at IS NULL AND accepted_at IS NULL AND ${filter.sql}
+       RETURNING ${COLUMNS}`,
+    )
+    .bind(tokenHash, expiresAt, id, filter.value)
+    .first<InvitationRow>();
+  if (row) return row;
+  const accepted = await db
+    .prepare(
+      `SELECT 1 AS ok FROM invitations WHERE id = ? AND revoked_at IS NULL AND accepted_at IS NOT NULL AND ${filter.sql}`,
+    )
+    .bind(id, filter.value)
+    .first();
+  return accepted ? "accepted" : null;
+}
+
+export function findLiveInvitationByToken(db: D1Database, tokenHash: string) {
+  return db
+    .prepare(
+      `SELECT ${COLUMNS} FROM invitations
+       WHERE token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ?`,
+    )
+    .bind(tokenHash, nowIso())
+    .first<InvitationRow>();
+}
+
+/**
+ * Accepts an invitation in one batch: the claim is a compare-and-set on the token and every other write
+ * (the new account, when given, and the membership) only happens if the claim won. False when it lost:
+ * the invitation was accepted or revoked meanwhile, or another acceptance proved the same address at the
+ * same moment.
+ */
+export async function acceptInvitation(
+  db: D1Database,
+  invitation: InvitationRow,
+  tokenHash: string,
+  userId: string,
+  newAccount: { passwordHash: string } | null,
+): Promise<boolean> {
+  const now = nowIso();
+  const claim = db
+    .prepare(
+      "UPDATE invitations SET accepted_at = ? WHERE id = ? AND token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL",
+    )
+    .bind(now, invitation.id, tokenHash);
+  const won = "EXISTS (SELECT 1 FROM invitations WHERE id = ? AND accepted_at = ?)";
+  const statements: D1PreparedStatement[] = [claim];
+  if (newAccount) {
+    // Possession of the e-mailed token proves the address.
+    statements.push(
+      db
+        .prepare(
+          `INSERT INTO users (id, status, password_hash, created_at, updated_at) SELECT ?, 'active', ?, ?, ? WHERE ${won}`,
+        )
+        .bind(userId, newAccount.passwordHash, now, now, invitation.id, now),
+      db
+        .prepare(
+          `INSERT INTO email_addresses (id, user_id, address, verified_at, is_primary, created_at)
+           SELECT ?, ?, ?, ?, 1, ? WHERE ${won}`,
+        )
+        .bind(newId(), userId, invitation.email, now, now, invitation.id, now),
+    );
+  }
+  statements.push(
+    invitation.scope === "site"
+      ? db
+          .prepare(
+            `INSERT INTO site_memberships (site_id, user_id, org_id, role, created_at) SELECT ?, ?, ?, ?, ? WHERE ${won}
+             ON CONFLICT (site_id, user_id) DO UPDATE SET role = excluded.role`,
+          )
+          .bind(invitation.site_id, userId, invitation.org_id, invitation.role, now, invitation.id, now)
+      : db
+          .prepare(
+            `INSERT INTO org_memberships (org_id, user_id, role, created_at) SELECT ?, ?, ?, ? WHERE ${won}
+             ON CONFLICT (org_id, user_id) DO NOTHING`,
+          )
+          .bind(invitation.org_id, userId, invitation.role, now, invitation.id, now),
+  );
+  let results: D1Result[];
+  try {
+    results = await db.batch(statements);
+  } catch (err) {
+    if (isUniqueViolation(err)) return false;
+    throw err;
+  }
+  return (results[0]?.meta.changes ?? 0) === 1;
+}

@@ -1,0 +1,196 @@
+/**
+ * Organization and site memberships. Owner-ness is the structural `is_system` attribute of the role,
+ * never its name, so a custom role cannot pose as an owner.
+ */
+import { nowIso } from "../crypto";
+
+type Scope = "org" | "site";
+
+/** SQL fragment: the membership row `alias` holds an owner (is_system) role of the scope. */
+function ownerRoleSql(scope: Scope, alias: string): string {
+  return `EXISTS (SELECT 1 FROM roles r WHERE r.scope = '${scope}' AND r.is_system = 1 AND r.slug = ${alias}.role
+                  AND (r.org_id IS NULL OR r.org_id = ${alias}.org_id))`;
+}
+
+const TABLE = { org: "org_memberships", site: "site_memberships" } as const;
+const SCOPE_COLUMN = { org: "org_id", site: "site_id" } as const;
+
+/**
+ * SQL condition on the membership row being changed or removed: it is not an owner, or another owner of
+ * the same organization or site remains. Evaluated inside the UPDATE or DELETE itself, so two concurrent
+ * demotions of the last two owners cannot both pass.
+ */
+function anotherOwnerRemainsSql(scope: Scope, scopeParam: string, userParam: string): string {
+  const table = TABLE[scope];
+  return `(NOT ${ownerRoleSql(scope, table)}
+           OR (SELECT COUNT(*) FROM ${table} m WHERE m.${SCOPE_COLUMN[scope]} = ${scopeParam}
+                 AND m.user_id != ${userParam} AND ${ownerRoleSql(scope, "m")}) > 0)`;
+}
+
+export interface OrgMember {
+  role: string;
+  isOwner: boolean;
+  permissions: string[];
+}
+
+export async function orgMembership(
+  db: D1Database,
+  orgId: string,
+  userId: string,
+): Promise<OrgMember | null> {
+  const row = await db
+    .prepare(
+      `SELECT m.role, COALESCE(r.is_system, 0) AS is_system, COALESCE(r.permissions, '[]') AS permissions
+       FROM org_memberships m
+       LEFT JOIN roles r ON r.scope = 'org' AND r.slug = m.role AND (r.org_id IS NULL OR r.org_id = m.org_id)
+       WHERE m.org_id = ? AND m.user_id = ?`,
+    )
+    .bind(orgId, userId)
+    .first<{ role: string; is_system: number; permissions: string }>();
+  if (!row) return null;
+  return {
+    role: row.role,
+    isOwner: row.is_system === 1,
+    permissions: JSON.parse(row.permissions) as string[],
+  };
+}
+
+export interface MemberRow {
+  user_id: string;
+  role: string;
+  created_at: string;
+  address: string | null;
+  is_owner: number;
+}
+
+function listMembers(db: D1Database, scope: Scope, scopeId: string, limit: number) {
+  const table = TABLE[scope];
+  return db
+    .prepare(
+      `SELECT m.user_id, m.role, m.created_at, e.address, ${ownerRoleSql(scope, "m")} AS is_owner
+       FROM ${table} m LEFT JOIN email_addresses e ON e.user_id = m.user_id AND e.is_primary = 1
+       WHERE m.${SCOPE_COLUMN[scope]} = ? ORDER BY m.created_at, m.user_id LIMIT ?`,
+    )
+    .bind(scopeId, limit)
+    .all<MemberRow>();
+}
+
+export function listOrgMembers(db: D1Database, orgId: string, limit: number) {
+  return listMembers(db, "org", orgId, limit);
+}
+
+export function listSiteMembers(db: D1Database, siteId: string, limit: number) {
+  return listMembers(db, "site", siteId, limit);
+}
+
+/** After an owner change: the titular owner passes to the oldest remaining owner when it no longer is one. */
+function titularFixup(db: D1Database, orgId: string) {
+  return db
+    .prepare(
+      `UPDATE orgs SET owner_user_id = (
+         SELECT m.user_id FROM org_memberships m WHERE m.org_id = orgs.id AND ${ownerRoleSql("org", "m")}
+         ORDER BY m.created_at, m.user_id LIMIT 1)
+       WHERE id = ? AND NOT EXISTS (
+         SELECT 1 FROM org_memberships m WHERE m.org_id = orgs.id AND m.user_id = orgs.owner_user_id AND ${ownerRoleSql("org", "m")})`,
+    )
+    .bind(orgId);
+}
+
+export async function addOrgMember(db: D1Database, orgId: string, userId: string, role: string) {
+  await db.batch([
+    db
+      .prepare(
+        "INSERT INTO org_memberships (org_id, user_id, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+      )
+      .bind(orgId, userId, role, nowIso()),
+    titularFixup(db, orgId),
+  ]);
+}
+
+/** Changes a member's role; false when that would demote the last owner. */
+export async function changeOrgRole(
+  db: D1Database,
+  orgId: string,
+  userId: string,
+  role: string,
+  toOwner: boolean,
+): Promise<boolean> {
+  const [update] = await db.batch([
+    db
+      .prepare(
+        `UPDATE org_memberships SET role = ?1 WHERE org_id = ?2 AND user_id = ?3
+           AND (?4 = 1 OR ${anotherOwnerRemainsSql("org", "?2", "?3")})`,
+      )
+      .bind(role, orgId, userId, toOwner ? 1 : 0),
+    titularFixup(db, orgId),
+  ]);
+  return (update?.meta.changes ?? 0) === 1;
+}
+
+/** Removes a member; false when nothing was removed (the last owner never leaves). */
+export async function removeOrgMember(db: D1Database, orgId: string, userId: string): Promise<boolean> {
+  const [removed] = await db.batch([
+    db
+      .prepare(
+        `DELETE FROM org_memberships WHERE org_id = ?1 AND user_id = ?2
+           AND ${anotherOwnerRemainsSql("org", "?1", "?2")}`,
+      )
+      .bind(orgId, userId),
+    titularFixup(db, orgId),
+  ]);
+  return (removed?.meta.changes ?? 0) === 1;
+}
+
+export async function isSiteOwner(db: D1Database, siteId: string, userId: string): Promise<boolean> {
+  const row = await db
+    .prepare(
+      `SELECT 1 AS ok FROM site_memberships sm WHERE sm.site_id = ? AND sm.user_id = ? AND ${ownerRoleSql("site", "sm")}`,
+    )
+    .bind(siteId, userId)
+    .first();
+  return row !== null;
+}
+
+async function isSiteMember(db: D1Database, siteId: string, userId: string): Promise<boolean> {
+  const row = await db
+    .prepare("SELECT 1 AS ok FROM site_memberships WHERE site_id = ? AND user_id = ?")
+    .bind(siteId, userId)
+    .first();
+  return row !== null;
+}
+
+export type SiteMemberChange = "done" | "not_member" | "last_owner";
+
+export async function changeSiteRole(
+  db: D1Database,
+  siteId: string,
+  userId: string,
+  role: string,
+  toOwner: boolean,
+): Promise<SiteMemberChange> {
+  const res = await db
+    .prepare(
+      `UPDATE site_memberships SET role = ?1 WHERE site_id = ?2 AND user_id = ?3
+         AND (?4 = 1 OR ${anotherOwnerRemainsSql("site", "?2", "?3")})`,
+    )
+    .bind(role, siteId, userId, toOwner ? 1 : 0)
+    .run();
+  if (res.meta.changes === 1) return "done";
+  return (await isSiteMember(db, siteId, userId)) ? "last_owner" : "not_member";
+}
+
+export async function removeSiteMember(
+  db: D1Database,
+  siteId: string,
+  userId: string,
+): Promise<SiteMemberChange> {
+  const res = await db
+    .prepare(
+      `DELETE FROM site_memberships WHERE site_id = ?1 AND user_id = ?2
+         AND ${anotherOwnerRemainsSql("site", "?1", "?2")}`,
+    )
+    .bind(siteId, userId)
+    .run();
+  if (res.meta.changes !== 0) return "done";
+  return (await isSiteMember(db, siteId, userId)) ? "last_owner" : "not_member";
+}

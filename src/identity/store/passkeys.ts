@@ -1,0 +1,160 @@
+/** Passkeys (WebAuthn credentials) and their open registration ceremonies. */
+import { nowIso } from "../crypto";
+import { isUniqueViolation } from "./d1-errors";
+
+export interface PasskeyRow {
+  id: string;
+  credential_id: string;
+  public_key: string;
+  counter: number;
+  transports: string | null;
+}
+
+export interface PasskeyItem {
+  id: string;
+  name: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export async function hasPasskeys(db: D1Database, userId: string): Promise<boolean> {
+  const row = await db.prepare("SELECT 1 AS ok FROM passkeys WHERE user_id = ? LIMIT 1").bind(userId).first();
+  return row !== null;
+}
+
+export async function passkeyCredentials(db: D1Database, userId: string) {
+  const { results } = await db
+    .prepare("SELECT credential_id, transports FROM passkeys WHERE user_id = ?")
+    .bind(userId)
+    .all<{ credential_id: string; transports: string | null }>();
+  return results;
+}
+
+/** The account's own credential with that id (another account's credential is simply not found). */
+export function findPasskey(db: D1Database, userId: string, credentialId: string) {
+  return db
+    .prepare(
+      "SELECT id, credential_id, public_key, counter, transports FROM passkeys WHERE user_id = ? AND credential_id = ?",
+    )
+    .bind(userId, credentialId)
+    .first<PasskeyRow>();
+}
+
+/**
+ * Stores the counter of a successful assertion; false when it did not advance (a cloned authenticator),
+ * decided in the UPDATE so two concurrent assertions with the same counter cannot both pass.
+ */
+export async function advancePasskeyCounter(
+  db: D1Database,
+  id: string,
+  newCounter: number,
+): Promise<boolean> {
+  const res = await db
+    .prepare(
+      "UPDATE passkeys SET counter = ?, last_used_at = ? WHERE id = ? AND (counter < ? OR (counter = 0 AND ? = 0))",
+    )
+    .bind(newCounter, nowIso(), id, newCounter, newCounter)
+    .run();
+  return res.meta.changes === 1;
+}
+
+export function listPasskeys(db: D1Database, userId: string) {
+  return db
+    .prepare(
+      "SELECT id, name, created_at, last_used_at FROM passkeys WHERE user_id = ? ORDER BY created_at, id",
+    )
+    .bind(userId)
+    .all<PasskeyItem>();
+}
+
+/** One open ceremony per account: a new one replaces the earlier. */
+export async function openRegistrationCeremony(
+  db: D1Database,
+  userId: string,
+  challenge: string,
+  expiresAt: string,
+) {
+  await db
+    .prepare(
+      `INSERT INTO passkey_ceremonies (user_id, challenge, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (user_id) DO UPDATE SET challenge = excluded.challenge, expires_at = excluded.expires_at`,
+    )
+    .bind(userId, challenge, expiresAt)
+    .run();
+}
+
+/** Takes the open ceremony's challenge, consuming it: a challenge is good for one attempt. */
+export async function takeRegistrationChallenge(db: D1Database, userId: string): Promise<string | null> {
+  const row = await db
+    .prepare("DELETE FROM passkey_ceremonies WHERE user_id = ? AND expires_at > ? RETURNING challenge")
+    .bind(userId, nowIso())
+    .first<{ challenge: string }>();
+  return row?.challenge ?? null;
+}
+
+/** The limit is checked inside the INSERT, so concurrent registrations cannot exceed it. */
+export async function insertPasskey(
+  db: D1Database,
+  input: {
+    id: string;
+    userId: string;
+    credentialId: string;
+    publicKey: string;
+    counter: number;
+    transports: string | null;
+    name: string | null;
+    createdAt: string;
+  },
+  limit: number,
+): Promise<"ok" | "duplicate" | "limit"> {
+  let inserted: D1Result;
+  try {
+    inserted = await db
+      .prepare(
+        `INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, transports, name, created_at)
+         SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT COUNT(*) FROM passkeys WHERE user_id = ?) < ?`,
+      )
+      .bind(
+        input.id,
+        input.userId,
+        input.credentialId,
+        input.publicKey,
+        input.counter,
+        input.transports,
+        input.name,
+        input.createdAt,
+        input.userId,
+        limit,
+      )
+      .run();
+  } catch (err) {
+    if (isUniqueViolation(err)) return "duplicate";
+    throw err;
+  }
+  return inserted.meta.changes === 1 ? "ok" : "limit";
+}
+
+/**
+ * Removes a passkey unless it is the account's last strong factor (no confirmed TOTP and no other
+ * passkey); the condition is inside the DELETE so concurrent removals cannot strip both.
+ */
+export async function deletePasskey(
+  db: D1Database,
+  userId: string,
+  id: string,
+): Promise<"deleted" | "not_found" | "last_strong_factor"> {
+  const res = await db
+    .prepare(
+      `DELETE FROM passkeys WHERE id = ? AND user_id = ?
+         AND (EXISTS (SELECT 1 FROM totp_factors WHERE user_id = ? AND confirmed_at IS NOT NULL)
+              OR (SELECT COUNT(*) FROM passkeys WHERE user_id = ?) > 1)`,
+    )
+    .bind(id, userId, userId, userId)
+    .run();
+  if (res.meta.changes === 1) return "deleted";
+  const exists = await db
+    .prepare("SELECT 1 AS ok FROM passkeys WHERE id = ? AND user_id = ?")
+    .bind(id, userId)
+    .first();
+  return exists ? "last_strong_factor" : "not_found";
+}

@@ -1,0 +1,74 @@
+/**
+ * The account's phone as a second factor. A number stays out of `phones` until proven: while pending it
+ * lives only in its `phone_verify` code.
+ */
+import { nowIso } from "../crypto";
+
+export async function verifiedPhone(db: D1Database, userId: string): Promise<string | null> {
+  const row = await db
+    .prepare("SELECT e164 FROM phones WHERE user_id = ? AND verified_at IS NOT NULL")
+    .bind(userId)
+    .first<{ e164: string }>();
+  return row?.e164 ?? null;
+}
+
+function retirePhoneCodesStatement(db: D1Database, userId: string) {
+  return db
+    .prepare(
+      "UPDATE otp_codes SET used_at = ? WHERE purpose = 'phone_verify' AND user_id = ? AND used_at IS NULL",
+    )
+    .bind(nowIso(), userId);
+}
+
+/** Ends every pending verification of the account (a new number replaces the one being proven). */
+export async function retirePendingPhoneCodes(db: D1Database, userId: string) {
+  await retirePhoneCodesStatement(db, userId).run();
+}
+
+/** The latest live verification: the number being proven and its attempts. */
+export function pendingPhoneVerification(db: D1Database, userId: string) {
+  return db
+    .prepare(
+      `SELECT target, attempts, max_attempts FROM otp_codes
+       WHERE purpose = 'phone_verify' AND user_id = ? AND used_at IS NULL AND expires_at > ?
+       ORDER BY created_at DESC LIMIT 1`,
+    )
+    .bind(userId, nowIso())
+    .first<{ target: string; attempts: number; max_attempts: number }>();
+}
+
+/** Attempts left on the unused codes for that number (0 when none). */
+export async function phoneAttemptsRemaining(
+  db: D1Database,
+  userId: string,
+  target: string,
+): Promise<number> {
+  const row = await db
+    .prepare(
+      `SELECT MAX(max_attempts - attempts) AS remaining FROM otp_codes
+       WHERE purpose = 'phone_verify' AND user_id = ? AND target = ? AND used_at IS NULL`,
+    )
+    .bind(userId, target)
+    .first<{ remaining: number | null }>();
+  return Math.max(0, row?.remaining ?? 0);
+}
+
+/** One phone per account: a proven number replaces the earlier one. */
+export async function saveVerifiedPhone(db: D1Database, userId: string, e164: string) {
+  const now = nowIso();
+  await db
+    .prepare(
+      `INSERT INTO phones (user_id, e164, verified_at, created_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (user_id) DO UPDATE SET e164 = excluded.e164, verified_at = excluded.verified_at`,
+    )
+    .bind(userId, e164, now, now)
+    .run();
+}
+
+/** Removes the phone and any verification in progress. */
+export async function removePhone(db: D1Database, userId: string) {
+  await db.batch([
+    db.prepare("DELETE FROM phones WHERE user_id = ?").bind(userId),
+    retirePhoneCodesStatement(db, userId),
+  ]);
+}
