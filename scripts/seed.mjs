@@ -4,20 +4,18 @@
 import { randomBytes } from "node:crypto";
 import { TOTP } from "otpauth";
 
-const ALL_SCOPES_BUT_LEADS = [
+// What the demo needs: writing and reading posts, media and SEO, bulk import and export. Never
+// `leads:read` (personal data is opt-in, per key).
+const DEMO_SECRET_SCOPES = [
   "posts:write",
   "posts:read",
   "post_types:read",
-  "sites:read",
-  "media:read",
   "media:write",
-  "site:read",
-  "site:write",
-  "seo:read",
+  "media:read",
   "seo:write",
-  "analytics:read",
-  "export",
+  "seo:read",
   "import",
+  "export",
 ];
 const PUBLIC_SCOPES = ["posts:read", "post_types:read", "sites:read"];
 export const DEMO_ORIGINS = ["http://localhost:5173", "http://127.0.0.1:5173", "http://127.0.0.1:8787"];
@@ -87,7 +85,7 @@ export async function createDemo(base) {
   });
   const secret = await call(base, "POST", `/api/v1/sites/${site.id}/api-keys`, {
     token,
-    body: { name: "demo secret key", kind: "secret", scopes: ALL_SCOPES_BUT_LEADS },
+    body: { name: "demo secret key", kind: "secret", scopes: DEMO_SECRET_SCOPES },
   });
   const publicKey = await call(base, "POST", `/api/v1/sites/${site.id}/api-keys`, {
     token,
