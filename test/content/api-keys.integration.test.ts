@@ -150,15 +150,15 @@ describe("key administration: who may", () => {
     }
   });
 
-  it("a deleted site answers 404 to its own owner", async () => {
-    const site = await makeSite();
-    await content.syncSite({
-      ...site,
-      status: "deleted",
-      updated_at: new Date(Date.now() + 1000).toISOString(),
-    });
-    const res = await call("GET", path(site.id), { headers: ownerHeaders(site) });
-    expect(res.status).toBe(404);
+  it("a deleted or archived site answers its own owner exactly like a missing one", async () => {
+    const missing = await call("GET", path(newId()), { headers: ownerHeaders(await makeSite()) });
+    for (const status of ["deleted", "archived"]) {
+      const site = await makeSite();
+      await content.syncSite({ ...site, status, updated_at: new Date(Date.now() + 1000).toISOString() });
+      const res = await call("GET", path(site.id), { headers: ownerHeaders(site) });
+      expect(res.status).toBe(404);
+      expect(await res.text()).toBe(await missing.clone().text());
+    }
   });
 });
 

@@ -8,22 +8,12 @@ import {
   ORIGIN,
   paragraph,
   problem,
+  seedMedia,
   tenant,
   testEnv,
 } from "../support/content-helpers";
 
 const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000).toISOString();
-
-async function seedMedia(siteId: string): Promise<string> {
-  const id = newId();
-  await testEnv.DB.prepare(
-    `INSERT INTO media (id, site_id, r2_key, content_type, size_bytes, status, created_at)
-     VALUES (?, ?, ?, 'image/png', 10, 'ready', ?)`,
-  )
-    .bind(id, siteId, `sites/${siteId}/${id}.png`, new Date().toISOString())
-    .run();
-  return id;
-}
 
 async function effects(siteId: string, kind: string) {
   const { results } = await testEnv.DB.prepare(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { call, createKey, createPost, ORIGIN, tenant, testEnv } from "../support/content-helpers";
+import { call, createKey, createPost, ORIGIN, seedMedia, tenant, testEnv } from "../support/content-helpers";
 
 describe("tenant walls: site A's key against site B's posts", () => {
   it("every post route answers B's ids and slugs exactly like missing ones, and changes nothing", async () => {
@@ -78,13 +78,7 @@ describe("tenant walls: site A's key against site B's posts", () => {
   it("B's media never resolves in A's posts: image blocks and covers", async () => {
     const a = await tenant();
     const b = await tenant();
-    const mediaB = newId();
-    await testEnv.DB.prepare(
-      `INSERT INTO media (id, site_id, r2_key, content_type, size_bytes, status, created_at)
-       VALUES (?, ?, ?, 'image/png', 10, 'ready', ?)`,
-    )
-      .bind(mediaB, b.site.id, `sites/${b.site.id}/${mediaB}.png`, new Date().toISOString())
-      .run();
+    const mediaB = await seedMedia(b.site.id);
     const cover = await call("POST", "/v1/posts", {
       key: a.ck,
       body: { title: "Cover", featured_image_id: mediaB },

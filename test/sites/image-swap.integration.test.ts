@@ -1,20 +1,17 @@
 /** The image-swap consumer: replaces external URLs kept after an unfinished ingest. */
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { handleQueue } from "../../src/sites/index";
 import { swapSettings } from "../../src/sites/store";
-import { api, forceStoredSettings, makeSite, sitesEnv, storedSettings } from "../support/sites-helpers";
+import {
+  api,
+  deliverQueue,
+  forceStoredSettings,
+  makeSite,
+  sitesEnv,
+  storedSettings,
+} from "../support/sites-helpers";
 
-async function runSwap(bodies: unknown[]) {
-  const batch = createMessageBatch(
-    "image-swap",
-    bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
-  );
-  const ctx = createExecutionContext();
-  await handleQueue(batch, sitesEnv);
-  return getQueueResult(batch, ctx);
-}
+const runSwap = (bodies: unknown[]) => deliverQueue("image-swap", bodies);
 
 const OK = "https://img.test/ok.png";
 

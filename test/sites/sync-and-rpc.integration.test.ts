@@ -1,27 +1,18 @@
 /** Content's projection of each site (push + retry queue) and the RPC surface identity uses. */
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { handleQueue } from "../../src/sites/index";
+import type { SitesRpc } from "../../src/lib/rpc";
 import { getSite } from "../../src/sites/store";
 import { pushSiteToContent } from "../../src/sites/sync";
-import { api, makeSite, orgMember, sites, sitesEnv } from "../support/sites-helpers";
+import { api, deliverQueue, makeSite, orgMember, sites, sitesEnv } from "../support/sites-helpers";
+
+type TransferInput = Parameters<SitesRpc["applyTransfer"]>[0];
 
 const contentDb = (env as unknown as { TEST_CONTENT_DB: D1Database }).TEST_CONTENT_DB;
 
 async function contentProjection(siteId: string) {
   return contentDb.prepare("SELECT * FROM sites WHERE id = ?").bind(siteId).first<Record<string, unknown>>();
-}
-
-async function runQueue(queue: string, bodies: unknown[]) {
-  const batch = createMessageBatch(
-    queue,
-    bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
-  );
-  const ctx = createExecutionContext();
-  await handleQueue(batch, sitesEnv);
-  return getQueueResult(batch, ctx);
 }
 
 describe("push to content after every write", () => {
@@ -53,14 +44,14 @@ describe("push to content after every write", () => {
   it("site-sync consumer pushes the CURRENT row and acks", async () => {
     const { site } = await makeSite();
     await sitesEnv.DB.prepare("UPDATE sites SET name = 'Changed directly' WHERE id = ?").bind(site.id).run();
-    const result = await runQueue("site-sync", [{ site_id: site.id }]);
+    const result = await deliverQueue("site-sync", [{ site_id: site.id }]);
     expect(result.explicitAcks).toEqual(["m0"]);
     expect(result.retryMessages).toEqual([]);
     expect(await contentProjection(site.id)).toMatchObject({ name: "Changed directly" });
   });
 
   it("site-sync consumer acks a purged site and a malformed message", async () => {
-    const result = await runQueue("site-sync", [{ site_id: newId() }, { nope: true }]);
+    const result = await deliverQueue("site-sync", [{ site_id: newId() }, { nope: true }]);
     expect(result.explicitAcks.sort()).toEqual(["m0", "m1"]);
   });
 });
@@ -81,17 +72,20 @@ describe("RPC siteOrg", () => {
   });
 });
 
+/** An accepted transfer as identity sends it; a share overrides `mode` and `share_role`. */
+const transfer = (siteId: string, fromOrgId: string, toOrgId: string): TransferInput => ({
+  site_id: siteId,
+  from_org_id: fromOrgId,
+  to_org_id: toOrgId,
+  mode: "transfer",
+  share_role: null,
+});
+
 describe("RPC applyTransfer", () => {
   it("transfer: the owner changes; the old organization loses access, the new one gains it", async () => {
     const { site, orgId, owner } = await makeSite();
     const to = newId();
-    const result = await sites.applyTransfer({
-      site_id: site.id,
-      from_org_id: orgId,
-      to_org_id: to,
-      mode: "transfer",
-      share_role: null,
-    });
+    const result = await sites.applyTransfer(transfer(site.id, orgId, to));
     expect(result).toEqual({ ok: true });
     expect(await sites.siteOrg(site.id)).toEqual({ org_id: to, status: "active" });
     expect((await api("GET", `/api/v1/sites/${site.id}`, { headers: owner })).status).toBe(404);
@@ -102,26 +96,14 @@ describe("RPC applyTransfer", () => {
   it("transfer is idempotent (a redelivered acceptance is ok)", async () => {
     const { site, orgId } = await makeSite();
     const to = newId();
-    const input = {
-      site_id: site.id,
-      from_org_id: orgId,
-      to_org_id: to,
-      mode: "transfer" as const,
-      share_role: null,
-    };
+    const input = transfer(site.id, orgId, to);
     expect(await sites.applyTransfer(input)).toEqual({ ok: true });
     expect(await sites.applyTransfer(input)).toEqual({ ok: true });
   });
 
   it("refused when the site does not belong to from_org_id, is missing or is deleted", async () => {
     const { site, owner } = await makeSite();
-    const input = {
-      site_id: site.id,
-      from_org_id: newId(),
-      to_org_id: newId(),
-      mode: "transfer" as const,
-      share_role: null,
-    };
+    const input = transfer(site.id, newId(), newId());
     expect(await sites.applyTransfer(input)).toEqual({ ok: false });
     expect(await sites.applyTransfer({ ...input, site_id: newId() })).toEqual({ ok: false });
     await api("DELETE", `/api/v1/sites/${site.id}`, { headers: owner });
@@ -132,9 +114,7 @@ describe("RPC applyTransfer", () => {
     const { site, orgId, owner } = await makeSite();
     const to = newId();
     const result = await sites.applyTransfer({
-      site_id: site.id,
-      from_org_id: orgId,
-      to_org_id: to,
+      ...transfer(site.id, orgId, to),
       mode: "share",
       share_role: "site_editor",
     });

@@ -153,6 +153,18 @@ export async function countRows(table: "posts" | "post_effects" | "media", siteI
   return row!.n;
 }
 
+/** A ready PNG asset of the site, written straight to D1 (no upload, no variants). */
+export async function seedMedia(siteId: string): Promise<string> {
+  const id = newId();
+  await testEnv.DB.prepare(
+    `INSERT INTO media (id, site_id, r2_key, content_type, size_bytes, status, created_at)
+     VALUES (?, ?, ?, 'image/png', 10, 'ready', ?)`,
+  )
+    .bind(id, siteId, `sites/${siteId}/${id}.png`, new Date().toISOString())
+    .run();
+  return id;
+}
+
 export function paragraph(text: string) {
   return { blocks: [{ id: "p1", type: "paragraph", data: { text } }] };
 }

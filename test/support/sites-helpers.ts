@@ -3,9 +3,11 @@
  * hand: a member of an organization, a member of a site, a reader session, or no header at all (a
  * service-to-service caller).
  */
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { newId } from "../../src/lib/ids";
 import type { SitesRpc } from "../../src/lib/rpc";
+import { handleQueue } from "../../src/sites/index";
 import { setOrgSiteLimit } from "../../src/sites/store";
 
 export const sitesEnv = env as unknown as SitesEnv;
@@ -158,4 +160,15 @@ export async function forceStoredSettings(siteId: string, raw: string) {
 
 export async function setSiteLimit(orgId: string, limit: number) {
   await setOrgSiteLimit(sitesEnv.DB, orgId, limit, new Date().toISOString());
+}
+
+/** Delivers one batch of messages to the sites queue consumer, as the Queues runtime would. */
+export async function deliverQueue(queue: string, bodies: unknown[]) {
+  const batch = createMessageBatch(
+    queue,
+    bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await handleQueue(batch, sitesEnv);
+  return getQueueResult(batch, ctx);
 }

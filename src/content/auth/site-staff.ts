@@ -1,12 +1,12 @@
 /**
  * Who may administer a site's API keys: site staff as the edge describes them (headers set by the
- * gateway from the verified session). Anyone else, and a missing or deleted site, gets the same
+ * gateway from the verified session). Anyone else, and a missing, deleted or archived site, gets the same
  * opaque 404, so the key-admin routes cannot be used to probe which site ids exist.
  */
 import { type EdgeIdentity, readEdgeIdentity } from "../../lib/edge";
 import { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
-import { getSite } from "../store/sites";
+import { getSite, INACTIVE_SITE_STATUSES } from "../store/sites";
 
 const ORG_ADMIN_ROLES = new Set(["org_owner", "org_admin", "owner", "admin"]);
 
@@ -27,7 +27,10 @@ export function canAdministerKeys(identity: EdgeIdentity, site: SiteProjection):
   return orgAdmin || siteOwner;
 }
 
-/** The caller's user id and the site, or 401 (no session) / 404 (no site, deleted, or not allowed). */
+/**
+ * The caller's user id and the site, or 401 (no session) / 404 (no site, deleted or archived — invisible to
+ * customers, as sites says — or not allowed).
+ */
 export async function authorizeKeyAdmin(
   headers: Headers,
   db: D1Database,
@@ -38,6 +41,7 @@ export async function authorizeKeyAdmin(
     throw new ApiError(401, "UNAUTHENTICATED", { detail: "A signed-in staff session is required." });
   }
   const site = await getSite(db, siteId);
-  if (!site || site.status === "deleted" || !canAdministerKeys(identity, site)) throw siteNotFound();
+  if (!site || INACTIVE_SITE_STATUSES.has(site.status) || !canAdministerKeys(identity, site))
+    throw siteNotFound();
   return { userId: identity.userId, site };
 }

@@ -1,20 +1,6 @@
 /** Wire shapes of posts (zod, so the OpenAPI document is the code) and the serializers from rows. */
 import { z } from "@hono/zod-openapi";
-import type { PostRow } from "../store/posts";
-import { effectiveStatus } from "../store/posts";
-
-/** SEO keys a client may set on a post (merged into its seo_json); taxonomy is edited via the post itself. */
-export const POST_SEO_KEYS = [
-  "meta_title",
-  "meta_description",
-  "canonical_url",
-  "og_title",
-  "og_description",
-  "og_image",
-  "twitter_card",
-  "noindex",
-  "focus_keyword",
-] as const;
+import { effectiveStatus, LISTABLE_STATUSES, type ListableStatus, type PostRow } from "../store/posts";
 
 export const PostSeoSchema = z
   .object({
@@ -37,7 +23,12 @@ export const PostSeoSchema = z
   .partial()
   .openapi("PostSeo");
 
+/** SEO keys a client may set on a post (merged into its seo_json); taxonomy is edited via the post itself. */
+export const POST_SEO_KEYS = PostSeoSchema.keyof().options;
+
 const Author = z.object({ slug: z.string() }).nullable();
+const Status = z.enum(LISTABLE_STATUSES);
+const Access = z.enum(["public", "restricted"]);
 
 export const PostListItemSchema = z
   .object({
@@ -57,8 +48,8 @@ export const PostListItemSchema = z
   .openapi("PostListItem");
 
 export const PostSummarySchema = PostListItemSchema.extend({
-  status: z.enum(["draft", "scheduled", "published", "archived"]),
-  access: z.enum(["public", "restricted"]),
+  status: Status,
+  access: Access,
   created_at: z.string(),
 }).openapi("PostSummary");
 
@@ -74,8 +65,8 @@ export const PostSourceSchema = z
     slug: z.string(),
     title: z.string(),
     summary: z.string().nullable(),
-    status: z.enum(["draft", "scheduled", "published", "archived"]),
-    access: z.enum(["public", "restricted"]),
+    status: Status,
+    access: Access,
     published_at: z.string().nullable(),
     language: z.string(),
     post_type: z.string(),
@@ -141,7 +132,7 @@ export function listItem(row: PostRow) {
 export function postSummary(row: PostRow, now: string) {
   return {
     ...listItem(row),
-    status: effectiveStatus(row, now) as "draft" | "scheduled" | "published" | "archived",
+    status: effectiveStatus(row, now) as ListableStatus,
     access: row.access,
     created_at: row.created_at,
   };

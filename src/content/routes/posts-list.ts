@@ -11,11 +11,16 @@ import { decodeCursor, encodeCursor } from "../rules/cursor";
 import { canonicalLanguage } from "../rules/language";
 import { isValidTypeSlug } from "../rules/slug";
 import { parseRfc3339 } from "../rules/time";
-import { type ListableStatus, type ListFilters, listPostsByStatus, listPublicPosts } from "../store/posts";
+import {
+  LISTABLE_STATUSES,
+  type ListableStatus,
+  type ListFilters,
+  listPostsByStatus,
+  listPublicPosts,
+} from "../store/posts";
 import { sendCacheable } from "./cacheable";
 import { listItem, PostListItemSchema, PostSummarySchema, pageSchema, postSummary } from "./post-shapes";
 
-const LISTABLE: readonly ListableStatus[] = ["draft", "scheduled", "published", "archived"];
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 50;
 const MAX_TERMS = 20;
@@ -81,8 +86,8 @@ export function ftsQuery(q: string | undefined): string | null {
 
 function parseStatuses(value: string): ListableStatus[] {
   const items = [...new Set(value.split(",").map((s) => s.trim()))];
-  if (items.length === 0 || items.some((s) => !(LISTABLE as readonly string[]).includes(s))) {
-    throw bad("INVALID_STATUS", `status must be a comma-separated list of ${LISTABLE.join(", ")}.`);
+  if (items.length === 0 || items.some((s) => !(LISTABLE_STATUSES as readonly string[]).includes(s))) {
+    throw bad("INVALID_STATUS", `status must be a comma-separated list of ${LISTABLE_STATUSES.join(", ")}.`);
   }
   return items as ListableStatus[];
 }

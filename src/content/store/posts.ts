@@ -54,9 +54,9 @@ const INSERT_FIELDS = [
 const COLUMNS = `${INSERT_FIELDS.join(", ")}, revision`;
 
 /** Listing columns: everything but the body. */
-const SUMMARY_COLUMNS = `p.id, p.site_id, p.slug, p.language, p.post_type, p.title, p.summary, NULL AS blocks_json,
-  p.status, p.access, p.published_at, p.author_slug, p.author_user_id, p.featured_image_id, p.seo_json,
-  p.created_by_key_id, p.created_at, p.updated_at, p.revision`;
+const SUMMARY_COLUMNS = [...INSERT_FIELDS, "revision"]
+  .map((field) => (field === "blocks_json" ? "NULL AS blocks_json" : `p.${field}`))
+  .join(", ");
 
 /**
  * The status a reader sees: a scheduled post whose time has come is published (no job has to flip it).
@@ -216,7 +216,9 @@ export async function listPublicPosts(
   return results;
 }
 
-export type ListableStatus = "draft" | "scheduled" | "published" | "archived";
+/** Every status but deleted: what listings, summaries and exports can show. */
+export const LISTABLE_STATUSES = ["draft", "scheduled", "published", "archived"] as const;
+export type ListableStatus = (typeof LISTABLE_STATUSES)[number];
 
 /** Authenticated status listing (deleted never), newest id first; returns up to limit + 1 rows. */
 export async function listPostsByStatus(

@@ -35,14 +35,12 @@ const CONTENT_KEYS_BY_KIND: Record<(typeof MODAL_CONTENT_KINDS)[number], string[
   ad: ["kind", "unit_id"],
   text: ["kind", "text"],
 };
-const CONTENT_KEYS = ["kind", "form_id", "unit_id", "text"];
 const RULES_KEYS = ["trigger", "pages", "frequency", "audience"];
 const TRIGGER_KEYS_BY_KIND: Record<(typeof MODAL_TRIGGER_KINDS)[number], string[]> = {
   delay: ["kind", "seconds"],
   scroll: ["kind", "percent"],
   exit_intent: ["kind"],
 };
-const TRIGGER_KEYS = ["kind", "seconds", "percent"];
 const PAGES_KEYS = ["include", "exclude"];
 const FREQUENCY_KEYS = ["max_shows", "per", "days"];
 const AUDIENCE_KEYS = ["devices", "new_visitors_only"];
@@ -55,14 +53,33 @@ function refuseUnknownKeys(value: JsonObject, allowed: readonly string[], path: 
   }
 }
 
+/**
+ * A `kind`-tagged object: keys that no kind has are refused first, then the kind, then keys of another
+ * kind (`{kind: "delay", percent: 50}` is an unknown field, never silently ignored).
+ */
+function checkKind<K extends string>(
+  value: JsonObject,
+  kinds: readonly K[],
+  keysByKind: Record<K, string[]>,
+  unknownKindCode: string,
+  path: string,
+): K {
+  refuseUnknownKeys(value, Object.values<string[]>(keysByKind).flat(), path);
+  const kind = value.kind;
+  if (!isOneOf(kind, kinds)) refuse(unknownKindCode, `${path}.kind`, `must be one of ${kinds.join(", ")}`);
+  refuseUnknownKeys(value, keysByKind[kind], path);
+  return kind;
+}
+
 function checkContent(content: unknown, adUnitIds: Set<string>, path: string): void {
   if (!isPlainObject(content)) refuse("MODALS_INVALID", path, "content is required and must be an object");
-  refuseUnknownKeys(content, CONTENT_KEYS, path);
-  const kind = content.kind;
-  if (!isOneOf(kind, MODAL_CONTENT_KINDS)) {
-    refuse("MODALS_CONTENT_UNKNOWN_KIND", `${path}.kind`, `must be one of ${MODAL_CONTENT_KINDS.join(", ")}`);
-  }
-  refuseUnknownKeys(content, CONTENT_KEYS_BY_KIND[kind], path);
+  const kind = checkKind(
+    content,
+    MODAL_CONTENT_KINDS,
+    CONTENT_KEYS_BY_KIND,
+    "MODALS_CONTENT_UNKNOWN_KIND",
+    path,
+  );
   if (kind === "form") {
     const formId = content.form_id;
     if (!isPresent(formId)) refuse("MODALS_INVALID", `${path}.form_id`, "required for kind form");
@@ -87,12 +104,13 @@ function checkContent(content: unknown, adUnitIds: Set<string>, path: string): v
 function checkTrigger(trigger: unknown, path: string): void {
   if (!isPresent(trigger)) return;
   if (!isPlainObject(trigger)) refuse("MODALS_TRIGGER_INVALID", path, "must be an object");
-  refuseUnknownKeys(trigger, TRIGGER_KEYS, path);
-  const kind = trigger.kind;
-  if (!isOneOf(kind, MODAL_TRIGGER_KINDS)) {
-    refuse("MODALS_TRIGGER_UNKNOWN_KIND", `${path}.kind`, `must be one of ${MODAL_TRIGGER_KINDS.join(", ")}`);
-  }
-  refuseUnknownKeys(trigger, TRIGGER_KEYS_BY_KIND[kind], path);
+  const kind = checkKind(
+    trigger,
+    MODAL_TRIGGER_KINDS,
+    TRIGGER_KEYS_BY_KIND,
+    "MODALS_TRIGGER_UNKNOWN_KIND",
+    path,
+  );
   if (kind === "delay" && !isIntegerInRange(trigger.seconds, ...TRIGGER_SECONDS_RANGE)) {
     refuse("MODALS_TRIGGER_INVALID", `${path}.seconds`, "must be an integer from 1 to 300");
   }
