@@ -5,7 +5,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { root, services } from "./workers.mjs";
 
-function signingKey(kid) {
+/** An Ed25519 private JWK for access tokens (identity publishes its public part in the JWKS). */
+export function signingKey(kid) {
   const { privateKey } = generateKeyPairSync("ed25519");
   return { ...privateKey.export({ format: "jwk" }), kid, alg: "EdDSA", use: "sig" };
 }

@@ -39,6 +39,9 @@ function looksLikeJwt(token: string): boolean {
   return token.split(".").length === 3;
 }
 
+const unauthenticated = () =>
+  new ApiError(401, "UNAUTHENTICATED", { detail: "A valid Bearer access token is required." });
+
 /**
  * Builds the request a service sees: the client's edge headers are removed (a forged
  * X-Org-Memberships must never reach a service), then set again only from the verified identity.
@@ -50,19 +53,16 @@ async function forwardHeaders(env: Env, request: Request, requestId: string, req
   // The scheme the client really used (services set Secure cookies by it); never the client's claim.
   headers.set("x-forwarded-proto", new URL(request.url).protocol.replace(":", ""));
 
+  // Only dashboard routes read the edge identity; elsewhere (identity verifies its own Bearer, content
+  // authenticates API keys, by-host is public) resolving it would be a wasted verify and RPC per request.
+  if (!requiresSession) return headers;
   const token = bearerOf(request.headers);
   if (!token || !looksLikeJwt(token)) {
-    if (requiresSession)
-      throw new ApiError(401, "UNAUTHENTICATED", { detail: "A valid Bearer access token is required." });
-    return headers;
+    throw unauthenticated();
   }
   const verified = await verifyAccessToken(env, token);
   const context = verified ? await loadEdgeContext(env, verified.userId, verified.sessionId) : null;
-  if (!verified || !context?.session_active) {
-    if (requiresSession)
-      throw new ApiError(401, "UNAUTHENTICATED", { detail: "A valid Bearer access token is required." });
-    return headers;
-  }
+  if (!verified || !context?.session_active) throw unauthenticated();
   headers.set(EDGE_HEADERS.userId, context.user_id);
   headers.set(EDGE_HEADERS.sessionId, verified.sessionId);
   headers.set(EDGE_HEADERS.sessionKind, context.session_kind);

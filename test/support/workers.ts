@@ -4,19 +4,16 @@
  * `npm start`), so a test project can run any one of them as the main worker and the other three as
  * auxiliary workers reached over service bindings.
  */
-import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import path from "node:path";
+import { signingKey } from "../../scripts/dev-vars.mjs";
 import { buildWorker, root, services, workerOptions } from "../../scripts/workers.mjs";
 
 export { root, services };
 export type ServiceName = keyof typeof services;
 
 function testSigningKeys(): string {
-  const make = (kid: string) => {
-    const { privateKey } = generateKeyPairSync("ed25519");
-    return { ...privateKey.export({ format: "jwk" }), kid, alg: "EdDSA", use: "sig" };
-  };
-  return JSON.stringify({ current: make("test-current"), next: make("test-next") });
+  return JSON.stringify({ current: signingKey("test-current"), next: signingKey("test-next") });
 }
 
 /** Secrets and dev-only settings every worker gets in tests (as `npm start` writes them to .dev.vars). */
