@@ -62,6 +62,10 @@ export default defineConfig({
       project("sites", "sites"),
       project("gateway", "gateway"),
       project("gateway", "e2e"),
+      // Rules about the code itself (catalogues against the specs, structure), run in Node.
+      defineProject({
+        test: { name: "structure", include: ["test/structure/**/*.test.ts"], environment: "node" },
+      }),
     ],
   },
 });

@@ -1,58 +1,75 @@
 /**
- * Error codes of the content service, mirroring the spec's Errors section: every 4xx/5xx problem+json
- * body this service sends carries one of these as `code` (import results use them per line too).
+ * The content service's error catalogue: every problem+json answer (and every failed import line)
+ * carries one of these codes with its one status. The spec's Errors table gives statuses only ("error
+ * code strings: not shown"), so the codes are ours; test/content/error-catalogue.unit.test.ts checks
+ * that every status is one the table lists (or the platform's redacted 500) and every listed status
+ * has a code.
  */
-export const ContentErrors = {
-  // 400: invalid parameter or body
-  BAD_REQUEST: { status: 400, meaning: "Malformed body or parameter (zod / JSON / multipart)" },
-  INVALID_LIMIT: { status: 400, meaning: "limit outside its range (never clamped)" },
-  INVALID_CURSOR: { status: 400, meaning: "cursor corrupt, tampered or from another listing" },
-  INVALID_STATUS: { status: 400, meaning: "status filter unknown, empty or `deleted`" },
-  INVALID_POST_TYPE: { status: 400, meaning: "malformed post_type slug" },
-  INVALID_SINCE: { status: 400, meaning: "since is not RFC 3339" },
-  INVALID_LANGUAGE: { status: 400, meaning: "language is not a BCP-47 tag" },
-  INVALID_SLUG: { status: 400, meaning: "slug malformed or shaped like an id" },
-  INVALID_TAXONOMY: { status: 400, meaning: "category_slugs / tag_slugs entries must be slugs" },
-  INVALID_AUTHOR: { status: 400, meaning: "author_slug must be a slug" },
-  INVALID_MEDIA_ID: { status: 400, meaning: "featured_image_id is not a ULID or UUID" },
-  INVALID_PUBLISHED_AT: { status: 400, meaning: "published_at is not RFC 3339" },
-  INVALID_SCHEDULE: { status: 400, meaning: "scheduled without a future published_at" },
-  INVALID_BLOCKS: { status: 400, meaning: "blocks_json is not an Editor.js document" },
-  INVALID_IDEMPOTENCY_KEY: { status: 400, meaning: "Idempotency-Key empty, too long or not visible ASCII" },
-  SECRET_KEY_IN_QUERY: { status: 400, meaning: "a ck_ key was sent in the key query parameter" },
-  AMBIGUOUS_SLUG: { status: 400, meaning: "slug exists in several languages; send ?language=" },
-  NOTHING_EDITABLE: { status: 400, meaning: "the body contains no editable field" },
-  ALLOWED_ORIGINS_REQUIRED: { status: 400, meaning: "public key without allowed_origins" },
-  INVALID_ORIGIN: { status: 400, meaning: "allowed_origins entry is not an exact origin" },
-  SCOPE_NOT_ALLOWED: { status: 400, meaning: "public key asked for a non-read scope" },
-  INVALID_JSON: { status: 400, meaning: "import line is not JSON" },
-  // 401, 403
-  UNAUTHENTICATED: { status: 401, meaning: "key (or staff session) missing, invalid or revoked" },
-  INSUFFICIENT_SCOPE: { status: 403, meaning: "the key lacks a scope the operation requires" },
-  ORIGIN_NOT_ALLOWED: { status: 403, meaning: "pk_ key used from an origin outside its allowlist (or none)" },
-  SECRET_KEY_REQUIRED: { status: 403, meaning: "pk_ key used where only a ck_ key is accepted" },
-  // 404, 409
-  NOT_FOUND: { status: 404, meaning: "not found, not public, or another site's resource (one body)" },
-  SLUG_TAKEN: { status: 409, meaning: "an explicit slug already exists for (site, language)" },
-  POST_NOT_PUBLISHED: { status: 409, meaning: "unpublish of a post that is not published" },
-  EDIT_CONFLICT: { status: 409, meaning: "the post kept changing concurrently (16 attempts); retry" },
-  IDEMPOTENCY_IN_PROGRESS: { status: 409, meaning: "a request with this Idempotency-Key is still running" },
-  // 413, 415
-  PAYLOAD_TOO_LARGE: {
-    status: 413,
-    meaning: "upload or import above 8 MiB, import above 1000 lines, blocks > 1 MiB",
-  },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: "upload is not a supported image, or not multipart" },
-  // 422
-  IDEMPOTENCY_KEY_REUSED: { status: 422, meaning: "Idempotency-Key reused with a different body" },
-  NO_AUTHORSHIP_CONTEXT: { status: 422, meaning: "the key has no authorship context (legacy key)" },
-  UNKNOWN_POST_TYPE: { status: 422, meaning: "post_type is not a type of the site" },
-  UNKNOWN_MEDIA: { status: 422, meaning: "featured_image_id is not a media asset of the site" },
-  RESTRICTED_NOT_IMPORTABLE: { status: 422, meaning: "import line with access restricted" },
-  // 429, 5xx
-  RATE_LIMITED: { status: 429, meaning: "quota exceeded; Retry-After sent" },
-  INTERNAL_ERROR: { status: 500, meaning: "redacted internal error" },
-  STORED_BODY_UNRECOGNIZED: { status: 502, meaning: "stored post body in an unrecognized format" },
-} as const;
+import { type ApiError, CommonErrors, defineErrors, errorsOf, type ProblemOptions } from "../lib/problem";
 
-export type ContentErrorCode = keyof typeof ContentErrors;
+export const ContentErrors = defineErrors({
+  // 400: invalid parameter or body
+  BAD_REQUEST: CommonErrors.BAD_REQUEST.status,
+  INVALID_LIMIT: 400,
+  INVALID_CURSOR: 400,
+  INVALID_STATUS: 400,
+  INVALID_POST_TYPE: 400,
+  INVALID_SINCE: 400,
+  INVALID_LANGUAGE: 400,
+  INVALID_SLUG: 400,
+  INVALID_TAXONOMY: 400,
+  INVALID_AUTHOR: 400,
+  INVALID_MEDIA_ID: 400,
+  INVALID_PUBLISHED_AT: 400,
+  INVALID_SCHEDULE: 400,
+  INVALID_BLOCKS: 400,
+  INVALID_IDEMPOTENCY_KEY: 400,
+  SECRET_KEY_IN_QUERY: 400,
+  AMBIGUOUS_SLUG: 400,
+  NOTHING_EDITABLE: 400,
+  ALLOWED_ORIGINS_REQUIRED: 400,
+  INVALID_ORIGIN: 400,
+  SCOPE_NOT_ALLOWED: 400,
+  /** An import line that is not JSON. */
+  INVALID_JSON: 400,
+  // 401, 403
+  UNAUTHENTICATED: 401,
+  INSUFFICIENT_SCOPE: 403,
+  ORIGIN_NOT_ALLOWED: 403,
+  SECRET_KEY_REQUIRED: 403,
+  // 404: not found, not public, or another site's resource (one body)
+  NOT_FOUND: CommonErrors.NOT_FOUND.status,
+  // 409
+  SLUG_TAKEN: 409,
+  POST_NOT_PUBLISHED: 409,
+  /** The post kept changing concurrently (16 attempts); retry. */
+  EDIT_CONFLICT: 409,
+  IDEMPOTENCY_IN_PROGRESS: 409,
+  // 413, 415
+  PAYLOAD_TOO_LARGE: CommonErrors.PAYLOAD_TOO_LARGE.status,
+  UNSUPPORTED_MEDIA_TYPE: CommonErrors.UNSUPPORTED_MEDIA_TYPE.status,
+  // 422: valid but unprocessable
+  IDEMPOTENCY_KEY_REUSED: 422,
+  NO_AUTHORSHIP_CONTEXT: 422,
+  UNKNOWN_POST_TYPE: 422,
+  UNKNOWN_MEDIA: 422,
+  RESTRICTED_NOT_IMPORTABLE: 422,
+  // 429, 5xx
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: CommonErrors.INTERNAL_ERROR.status,
+  STORED_BODY_UNRECOGNIZED: 502,
+});
+
+export type ContentErrorName = keyof typeof ContentErrors;
+
+const errors = errorsOf(ContentErrors);
+
+/** Throws the catalogue's error `name`; `options` is the wire `detail` or the full problem options. */
+export function fail(name: ContentErrorName, options?: string | ProblemOptions): never {
+  return errors.fail(name, options);
+}
+
+/** The catalogue's error `name`, for code that hands the error on instead of throwing it here. */
+export function problem(name: ContentErrorName, options?: string | ProblemOptions): ApiError {
+  return errors.problem(name, options);
+}

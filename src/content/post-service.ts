@@ -1,11 +1,12 @@
 /** The post operations behind the routes: create, update, unpublish. Rules in plain functions, one D1 batch each. */
 import { newId } from "../lib/ids";
-import { ApiError } from "../lib/problem";
+import type { ApiError } from "../lib/problem";
 import type { SiteProjection } from "../lib/rpc";
 import { type KeyContext, keySite } from "./auth/api-key";
 import type { Env } from "./bindings";
 import { postUrl } from "./effects/outbound";
 import { deliverEffects, effectAfterUpdateStatement, type PostEffect, postEffect } from "./effects/pending";
+import { fail, problem } from "./errors";
 import { postSummary } from "./routes/post-shapes";
 import {
   blocksText,
@@ -42,15 +43,13 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 function slugTaken(): ApiError {
-  return new ApiError(409, "SLUG_TAKEN", {
-    detail: "A post with this slug already exists in this language on the site.",
-  });
+  return problem("SLUG_TAKEN", "A post with this slug already exists in this language on the site.");
 }
 
 async function checkPostTypeExists(env: Env, siteId: string, slug: string): Promise<string> {
   checkPostType(slug);
   if (!(await getPostType(env.DB, siteId, slug))) {
-    throw new ApiError(422, "UNKNOWN_POST_TYPE", { detail: `The site has no post type '${slug}'.` });
+    fail("UNKNOWN_POST_TYPE", `The site has no post type '${slug}'.`);
   }
   return slug;
 }
@@ -59,9 +58,7 @@ async function checkFeaturedImage(env: Env, siteId: string, value: string): Prom
   const id = checkMediaId(value);
   // Another site's media id answers exactly like a missing one.
   if (!(await mediaExists(env.DB, siteId, id))) {
-    throw new ApiError(422, "UNKNOWN_MEDIA", {
-      detail: "featured_image_id is not a media asset of this site.",
-    });
+    fail("UNKNOWN_MEDIA", "featured_image_id is not a media asset of this site.");
   }
   return id;
 }
@@ -165,7 +162,7 @@ function laterTimestamp(a: string, b: string): string {
 const MAX_EDIT_ATTEMPTS = 16;
 
 function editConflict(): ApiError {
-  return new ApiError(409, "EDIT_CONFLICT", {
+  return problem("EDIT_CONFLICT", {
     detail: "The post kept changing concurrently; retry the request.",
     headers: { "retry-after": "1" },
   });
@@ -221,7 +218,7 @@ export async function updatePost(
 ): Promise<PostRow> {
   const now = new Date().toISOString();
   if (!EDITABLE_FIELDS.some((f) => input[f] !== undefined)) {
-    throw new ApiError(400, "NOTHING_EDITABLE", { detail: "The body contains no editable field." });
+    fail("NOTHING_EDITABLE", "The body contains no editable field.");
   }
   const resolved = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
   // Checks that read other tables run once, before the edit loop.
@@ -325,9 +322,10 @@ export async function unpublishPost(
   const now = new Date().toISOString();
   const existing = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
   const notPublished = () =>
-    new ApiError(409, "POST_NOT_PUBLISHED", {
-      detail: `Only a published post can be unpublished (this one is ${effectiveStatus(existing, now)}).`,
-    });
+    problem(
+      "POST_NOT_PUBLISHED",
+      `Only a published post can be unpublished (this one is ${effectiveStatus(existing, now)}).`,
+    );
   if (effectiveStatus(existing, now) !== "published") throw notPublished();
   const site = await keySite(env.DB, key);
   const effects = unpublicationEffects(site, existing, now);

@@ -1,9 +1,10 @@
 import { Hono } from "hono";
 import { asciiJson, EDGE_HEADER_NAMES, EDGE_HEADERS } from "../lib/edge";
 import { newId } from "../lib/ids";
-import { ApiError, handleError, notFoundResponse } from "../lib/problem";
+import { handleError, notFoundResponse } from "../lib/problem";
 import { corsHeaders, preflight } from "./cors";
 import { forgetEdgeContext, loadEdgeContext } from "./edge-context";
+import { fail, problem } from "./errors";
 import { routeFor, type Upstream } from "./routes";
 import { verifyAccessToken } from "./tokens";
 
@@ -39,8 +40,7 @@ function looksLikeJwt(token: string): boolean {
   return token.split(".").length === 3;
 }
 
-const unauthenticated = () =>
-  new ApiError(401, "UNAUTHENTICATED", { detail: "A valid Bearer access token is required." });
+const unauthenticated = () => problem("UNAUTHENTICATED", "A valid Bearer access token is required.");
 
 /**
  * Builds the request a service sees: the client's edge headers are removed (a forged
@@ -82,8 +82,7 @@ const MAX_BODY_BYTES = 9 * 1024 * 1024;
 async function readBody(request: Request): Promise<ArrayBuffer | null> {
   if (request.method === "GET" || request.method === "HEAD" || !request.body) return null;
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES)
-    throw new ApiError(413, "PAYLOAD_TOO_LARGE", { detail: "The body exceeds 9 MiB." });
+  if (declared > MAX_BODY_BYTES) fail("PAYLOAD_TOO_LARGE", "The body exceeds 9 MiB.");
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -93,7 +92,7 @@ async function readBody(request: Request): Promise<ArrayBuffer | null> {
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
       await reader.cancel();
-      throw new ApiError(413, "PAYLOAD_TOO_LARGE", { detail: "The body exceeds 9 MiB." });
+      fail("PAYLOAD_TOO_LARGE", "The body exceeds 9 MiB.");
     }
     chunks.push(value);
   }

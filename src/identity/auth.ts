@@ -1,14 +1,15 @@
 import { createMiddleware } from "hono/factory";
 import { createLocalJWKSet, jwtVerify } from "jose";
-import { ApiError } from "../lib/problem";
+import type { ApiError } from "../lib/problem";
 import { AUDIENCE } from "./config";
 import type { AppEnv } from "./context";
 import { fromBase64url } from "./crypto";
+import { problem } from "./errors";
 import { sessionIsLive } from "./store/sessions";
 import { jwks } from "./tokens";
 
 function unauthorized(): ApiError {
-  return new ApiError(401, "UNAUTHORIZED", {
+  return problem("UNAUTHORIZED", {
     detail: "A valid Bearer access token is required.",
     headers: { "WWW-Authenticate": 'Bearer realm="site-platform"' },
   });

@@ -1,6 +1,7 @@
-import { ApiError } from "../lib/problem";
+import type { ApiError } from "../lib/problem";
 import { RATE_LIMITS, type RateLimitName } from "./config";
 import { sha256Hex } from "./crypto";
+import { fail, problem } from "./errors";
 import type { Env } from "./worker-env";
 
 /** Counts one hit on a quota; throws 429 RATE_LIMITED with Retry-After when the quota is spent. */
@@ -9,7 +10,7 @@ export async function enforceRateLimit(env: Env, name: RateLimitName, key: strin
   const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`${name}:${key}`));
   const decision = await stub.hit(limit, window);
   if (!decision.allowed) {
-    throw new ApiError(429, "RATE_LIMITED", {
+    fail("RATE_LIMITED", {
       detail: "Too many requests; retry later.",
       headers: { "Retry-After": String(decision.retryAfter) },
     });
@@ -21,7 +22,7 @@ async function guardStub(env: Env, address: string) {
 }
 
 export function lockedError(retryAfter: number): ApiError {
-  return new ApiError(423, "ACCOUNT_LOCKED", {
+  return problem("ACCOUNT_LOCKED", {
     detail: "Too many failed attempts; try again later, or sign in with a magic link or reset the password.",
     headers: { "Retry-After": String(retryAfter) },
   });

@@ -1,9 +1,9 @@
 /** Invitations: creation, e-mailing, revocation and resending (rules shared by org and site routes). */
 import { newId, parseUlid } from "../lib/ids";
-import { ApiError } from "../lib/problem";
 import type { AppContext } from "./context";
 import { clientIp } from "./context";
 import { isoIn, randomToken, sha256Hex } from "./crypto";
+import { fail, problem } from "./errors";
 import { enforceRateLimit } from "./guards";
 import {
   type InvitationOwner,
@@ -23,8 +23,7 @@ export function invitesEnabled(env: Env): boolean {
 }
 
 export function requireInvitesEnabled(env: Env): void {
-  if (!invitesEnabled(env))
-    throw new ApiError(501, "INVITES_DISABLED", { detail: "Invitations are disabled." });
+  if (!invitesEnabled(env)) fail("INVITES_DISABLED", "Invitations are disabled.");
 }
 
 export function invitationView(r: InvitationRow) {
@@ -87,7 +86,7 @@ export async function createInvitation(
 export async function revokeInvitation(c: AppContext, rawId: string, owner: InvitationOwner) {
   const id = parseUlid(rawId);
   if (!id || !(await revokePendingInvitation(c.env.DB, id, owner))) {
-    throw new ApiError(404, "NOT_FOUND", { detail: "No pending invitation." });
+    fail("NOT_FOUND", "No pending invitation.");
   }
 }
 
@@ -96,7 +95,7 @@ export async function revokeInvitation(c: AppContext, rawId: string, owner: Invi
  * count per client and per invited mailbox, so resending cannot be used to flood an inbox.
  */
 export async function resendInvitation(c: AppContext, rawId: string, owner: InvitationOwner) {
-  const notFound = () => new ApiError(404, "NOT_FOUND", { detail: "No such invitation." });
+  const notFound = () => problem("NOT_FOUND", "No such invitation.");
   const id = parseUlid(rawId);
   const email = id ? await invitationEmail(c.env.DB, id, owner) : null;
   if (!id || !email) throw notFound();
@@ -111,9 +110,7 @@ export async function resendInvitation(c: AppContext, rawId: string, owner: Invi
     isoIn(INVITATION_TTL_S),
   );
   if (rotated === "accepted") {
-    throw new ApiError(409, "INVITATION_ALREADY_ACCEPTED", {
-      detail: "The invitation was already accepted.",
-    });
+    fail("INVITATION_ALREADY_ACCEPTED", "The invitation was already accepted.");
   }
   if (!rotated) throw notFound();
   return {

@@ -1,13 +1,13 @@
 /** Password proof shared by the one-step login and the phased login start. */
-import { ApiError } from "../lib/problem";
 import type { AppContext } from "./context";
 import { clientIp } from "./context";
+import { fail, problem } from "./errors";
 import { enforceRateLimit, lockedError, reservePasswordAttempt } from "./guards";
 import { hashPassword, verifyPassword } from "./password";
 import { findLoginCandidate, upgradePasswordHash } from "./store/accounts";
 
 export const INVALID_CREDENTIALS = () =>
-  new ApiError(401, "INVALID_CREDENTIALS", { detail: "The e-mail or the password is wrong." });
+  problem("INVALID_CREDENTIALS", "The e-mail or the password is wrong.");
 
 /**
  * Proves the password for an address. Unknown address, address not proven on the account, missing
@@ -21,12 +21,11 @@ export async function provePassword(c: AppContext, address: string, password: st
   const check = await verifyPassword(password, candidate?.password_hash ?? null);
   if (!candidate || !check.ok) throw INVALID_CREDENTIALS();
   if (candidate.status === "pending_verification") {
-    throw new ApiError(403, "EMAIL_NOT_VERIFIED", { detail: "Confirm your e-mail address first." });
+    fail("EMAIL_NOT_VERIFIED_AT_LOGIN", "Confirm your e-mail address first.");
   }
   if (!candidate.verified) throw INVALID_CREDENTIALS();
   if (candidate.status === "locked") throw lockedError(3600);
-  if (candidate.status !== "active")
-    throw new ApiError(403, "FORBIDDEN", { detail: "This account is disabled." });
+  if (candidate.status !== "active") fail("FORBIDDEN", "This account is disabled.");
   if (check.needsRehash && candidate.password_hash) {
     await upgradePasswordHash(
       c.env.DB,

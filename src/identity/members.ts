@@ -1,5 +1,6 @@
 /** Membership rules shared by the organization, invitation, transfer and site member routes. */
-import { ApiError } from "../lib/problem";
+
+import { fail } from "./errors";
 import type { ResolvedRole } from "./roles";
 import { type MemberRow, type OrgMember, orgMembership } from "./store/members";
 
@@ -14,26 +15,25 @@ export async function requireOrgMember(
   options: { permission?: string; notFoundDetail: string },
 ): Promise<OrgMember> {
   const me = await orgMembership(db, orgId, userId);
-  if (!me) throw new ApiError(404, "NOT_FOUND", { detail: options.notFoundDetail });
+  if (!me) fail("NOT_FOUND", options.notFoundDetail);
   if (options.permission && !me.permissions.includes(options.permission)) {
-    throw new ApiError(403, "FORBIDDEN", { detail: `Requires ${options.permission}.` });
+    fail("FORBIDDEN", `Requires ${options.permission}.`);
   }
   return me;
 }
 
 export function requireOwnerToGrant(me: OrgMember, role: ResolvedRole): void {
-  if (role.isSystem && !me.isOwner)
-    throw new ApiError(403, "OWNER_ONLY", { detail: "Only an owner grants the owner role." });
+  if (role.isSystem && !me.isOwner) fail("OWNER_ONLY", "Only an owner grants the owner role.");
 }
 
 export function protectOwner(me: OrgMember, target: OrgMember, detail: string): void {
-  if (target.isOwner && !me.isOwner) throw new ApiError(403, "OWNER_PROTECTED", { detail });
+  if (target.isOwner && !me.isOwner) fail("OWNER_PROTECTED", { detail });
 }
 
 /** Never a list with anonymous rows: a member without a resolvable address fails the whole answer. */
 export function memberItems(rows: MemberRow[]) {
   if (rows.some((r) => !r.address)) {
-    throw new ApiError(500, "LOOKUP_FAILED", { detail: "A member's e-mail could not be resolved." });
+    fail("LOOKUP_FAILED", "A member's e-mail could not be resolved.");
   }
   return rows.map((r) => ({
     user_id: r.user_id,

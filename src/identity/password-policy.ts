@@ -1,7 +1,7 @@
-import { ApiError } from "../lib/problem";
 import { checkBreach } from "./breach";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./config";
 import type { AppContext } from "./context";
+import { fail } from "./errors";
 
 /**
  * The password policy of signup, reset, change and SSO registration: at least 12 characters (code
@@ -11,24 +11,19 @@ import type { AppContext } from "./context";
 export async function enforcePasswordPolicy(c: AppContext, password: string): Promise<void> {
   const length = [...password].length;
   if (length < PASSWORD_MIN_LENGTH) {
-    throw new ApiError(400, "PASSWORD_TOO_WEAK", {
-      detail: `The password must have at least ${PASSWORD_MIN_LENGTH} characters.`,
-    });
+    fail("PASSWORD_TOO_WEAK", `The password must have at least ${PASSWORD_MIN_LENGTH} characters.`);
   }
   if (length > PASSWORD_MAX_LENGTH) {
-    throw new ApiError(400, "BAD_REQUEST", {
-      detail: `The password must have at most ${PASSWORD_MAX_LENGTH} characters.`,
-    });
+    fail("BAD_REQUEST", `The password must have at most ${PASSWORD_MAX_LENGTH} characters.`);
   }
   const outcome = await checkBreach(c.get("services").breach, password);
   if (outcome === "breached") {
-    throw new ApiError(400, "PASSWORD_BREACHED", {
-      detail: "This password appears in public breach corpora.",
-    });
+    fail("PASSWORD_BREACHED", "This password appears in public breach corpora.");
   }
   if (outcome === "unavailable" && c.env.BREACH_CHECK_FAIL_CLOSED === "true") {
-    throw new ApiError(503, "PASSWORD_CHECK_UNAVAILABLE", {
-      detail: "The password could not be checked against breach corpora; retry later.",
-    });
+    fail(
+      "PASSWORD_CHECK_UNAVAILABLE",
+      "The password could not be checked against breach corpora; retry later.",
+    );
   }
 }

@@ -1,5 +1,6 @@
 /** Role resolution: presets, their aliases in both scopes, and custom roles. */
-import { ApiError } from "../lib/problem";
+
+import { fail } from "./errors";
 import { rolesBySlug } from "./store/roles";
 
 export type RoleScope = "org" | "site";
@@ -38,8 +39,7 @@ export async function resolveRole(
   scope: RoleScope,
   raw: string,
 ): Promise<ResolvedRole> {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(raw.trim()))
-    throw new ApiError(400, "BAD_ROLE", { detail: "Invalid role name." });
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(raw.trim())) fail("BAD_ROLE", "Invalid role name.");
   const slug = canonicalRoleSlug(scope, raw);
   const results = await rolesBySlug(db, orgId, slug);
   const match = results.find((r) => r.scope === scope);
@@ -52,9 +52,7 @@ export async function resolveRole(
   }
   const otherScopeAlias = (scope === "org" ? SITE_ALIASES : ORG_ALIASES)[raw.trim().toLowerCase()];
   if (results.length > 0 || otherScopeAlias) {
-    throw new ApiError(400, "BAD_ROLE", {
-      detail: `Role ${raw} is not a${scope === "org" ? "n organization" : " site"} role.`,
-    });
+    fail("BAD_ROLE", `Role ${raw} is not a${scope === "org" ? "n organization" : " site"} role.`);
   }
-  throw new ApiError(400, "ROLE_NOT_FOUND", { detail: `No role ${raw}.` });
+  fail("ROLE_NOT_FOUND", `No role ${raw}.`);
 }

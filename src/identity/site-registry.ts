@@ -1,6 +1,6 @@
 /** The sites service as identity's source of truth for which organization owns a site. */
-import { ApiError } from "../lib/problem";
 import { rpc, type SitesRpc } from "../lib/rpc";
+import { fail } from "./errors";
 import type { Env } from "./worker-env";
 
 /**
@@ -11,7 +11,7 @@ export async function siteOrg(env: Env, siteId: string): Promise<{ org_id: strin
   try {
     return await rpc<SitesRpc>(env.SITES).siteOrg(siteId);
   } catch (err) {
-    throw new ApiError(500, "LOOKUP_FAILED", {
+    fail("LOOKUP_FAILED", {
       detail: "The site registry is unavailable.",
       reason: (err as Error).message,
     });

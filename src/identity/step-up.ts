@@ -1,6 +1,7 @@
-import { ApiError } from "../lib/problem";
+import type { ApiError } from "../lib/problem";
 import type { AppContext } from "./context";
 import { maskEmail } from "./crypto";
+import { fail, problem } from "./errors";
 import { consumeOtp, issueOtp } from "./otp";
 import { primaryEmail } from "./store/accounts";
 
@@ -19,7 +20,7 @@ export async function requireStepUp(c: AppContext, operation: string, code: stri
   } catch (err) {
     throw unavailable(err);
   }
-  if (!address) throw new ApiError(503, "STEP_UP_UNAVAILABLE", { detail: "No address to send a code to." });
+  if (!address) fail("STEP_UP_UNAVAILABLE", "No address to send a code to.");
 
   if (code === undefined || code === null || code === "") {
     try {
@@ -39,7 +40,7 @@ export async function requireStepUp(c: AppContext, operation: string, code: stri
     } catch (err) {
       throw unavailable(err);
     }
-    throw new ApiError(428, "STEP_UP_REQUIRED", {
+    fail("STEP_UP_REQUIRED", {
       detail: "A confirmation code was sent; repeat the request with it.",
       details: { channel: "email", sent_to: maskEmail(address) },
     });
@@ -58,11 +59,11 @@ export async function requireStepUp(c: AppContext, operation: string, code: stri
   } catch (err) {
     throw unavailable(err);
   }
-  if (!ok) throw new ApiError(401, "CODE_INVALID", { detail: "The confirmation code is invalid." });
+  if (!ok) fail("CODE_INVALID", "The confirmation code is invalid.");
 }
 
 function unavailable(err: unknown): ApiError {
-  return new ApiError(503, "STEP_UP_UNAVAILABLE", {
+  return problem("STEP_UP_UNAVAILABLE", {
     detail: "The confirmation code could not be sent or checked; nothing was changed.",
     reason: `step-up unavailable: ${(err as Error)?.message}`,
   });

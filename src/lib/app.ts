@@ -1,7 +1,9 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { Env as HonoEnv } from "hono";
-import { ApiError, handleError, notFoundResponse } from "./problem";
+import { CommonErrors, errorsOf, handleError, notFoundResponse } from "./problem";
+
+const { fail } = errorsOf(CommonErrors);
 
 type ServiceInfo = {
   title: string;
@@ -14,15 +16,13 @@ type ServiceInfo = {
  * first issue's path, every thrown error is rendered once, unknown routes are problem+json 404.
  * `GET /openapi.json` and `GET /docs` are added by `serveApiDocs` after the routes are registered.
  */
-export function createServiceApp<E extends HonoEnv>(options: { badRequestCode?: string } = {}) {
+export function createServiceApp<E extends HonoEnv>() {
   const app = new OpenAPIHono<E>({
     defaultHook: (result) => {
       if (!result.success) {
         const issue = result.error.issues[0];
         const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-        throw new ApiError(400, options.badRequestCode ?? "BAD_REQUEST", {
-          detail: `${where}${issue?.message ?? "invalid request"}`,
-        });
+        fail("BAD_REQUEST", `${where}${issue?.message ?? "invalid request"}`);
       }
     },
   });

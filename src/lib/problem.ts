@@ -1,31 +1,59 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
-/** The one error type of every service: thrown anywhere, rendered once as RFC 9457 problem+json. */
+/** An error status a catalogue may give (4xx and 5xx). */
+export type ErrorStatus = ContentfulStatusCode;
+
+declare const catalogued: unique symbol;
+
+/** One entry of a service's error catalogue: the wire `code` and its one HTTP status. */
+export interface ErrorEntry {
+  readonly code: string;
+  readonly status: ErrorStatus;
+  /** Only `defineErrors` makes entries, so an error can't be thrown with a code outside a catalogue. */
+  readonly [catalogued]: true;
+}
+
+type EntrySpec = ErrorStatus | { readonly code: string; readonly status: ErrorStatus };
+
+/**
+ * A closed error catalogue: `NAME: status` (the code is the name) or, for a code the spec gives two
+ * statuses (identity's `EMAIL_NOT_VERIFIED`: 403 at login, 409 on a primary change), one explicitly
+ * named entry per status: `EMAIL_NOT_VERIFIED_AT_LOGIN: { code: "EMAIL_NOT_VERIFIED", status: 403 }`.
+ */
+export function defineErrors<const T extends Record<string, EntrySpec>>(
+  entries: T,
+): { readonly [K in keyof T]: ErrorEntry } {
+  const out: Record<string, ErrorEntry> = {};
+  for (const [name, spec] of Object.entries(entries)) {
+    out[name] = (typeof spec === "number" ? { code: name, status: spec } : { ...spec }) as ErrorEntry;
+  }
+  return out as { readonly [K in keyof T]: ErrorEntry };
+}
+
+export interface ProblemOptions {
+  detail?: string;
+  details?: Record<string, unknown>;
+  /** Extra top-level members (sites' `invalid_images`). */
+  extensions?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  /** Internal reason: logged, never sent. */
+  reason?: string;
+}
+
+/** The one error type of every service: made from a catalogue entry, rendered once as RFC 9457 problem+json. */
 export class ApiError extends Error {
-  readonly status: ContentfulStatusCode;
+  readonly status: ErrorStatus;
   readonly code: string;
   readonly detail: string | undefined;
   readonly details: Record<string, unknown> | undefined;
-  /** Extra top-level members (sites' `invalid_images`). */
   readonly extensions: Record<string, unknown> | undefined;
   readonly headers: Record<string, string> | undefined;
 
-  constructor(
-    status: ContentfulStatusCode,
-    code: string,
-    options: {
-      detail?: string;
-      details?: Record<string, unknown>;
-      extensions?: Record<string, unknown>;
-      headers?: Record<string, string>;
-      /** Internal reason: logged, never sent. */
-      reason?: string;
-    } = {},
-  ) {
-    super(options.reason ?? options.detail ?? code);
-    this.status = status;
-    this.code = code;
+  constructor(entry: ErrorEntry, options: ProblemOptions = {}) {
+    super(options.reason ?? options.detail ?? entry.code);
+    this.status = entry.status;
+    this.code = entry.code;
     this.detail = options.detail;
     this.details = options.details;
     this.extensions = options.extensions;
@@ -33,6 +61,32 @@ export class ApiError extends Error {
   }
 }
 
+/** Errors every service can answer: the app factory's own (unparseable input, unknown route, redacted 500). */
+export const CommonErrors = defineErrors({
+  BAD_REQUEST: 400,
+  NOT_FOUND: 404,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INTERNAL_ERROR: 500,
+});
+
+/**
+ * The only way a service makes its errors: `fail("EMAIL_TAKEN", "detail")` throws, `problem(...)` returns
+ * the error for the few places that hand it on (a factory used in several throws, a per-line import result).
+ */
+export function errorsOf<C extends Record<string, ErrorEntry>>(catalogue: C) {
+  function problem(name: keyof C & string, options?: string | ProblemOptions): ApiError {
+    const entry = catalogue[name];
+    if (!entry) throw new Error(`error ${name} is not in the catalogue`);
+    return new ApiError(entry, typeof options === "string" ? { detail: options } : options);
+  }
+  function fail(name: keyof C & string, options?: string | ProblemOptions): never {
+    throw problem(name, options);
+  }
+  return { problem, fail };
+}
+
+const common = errorsOf(CommonErrors);
 const titles: Record<number, string> = {
   400: "Bad Request",
   401: "Unauthorized",
@@ -86,9 +140,8 @@ export function handleError(err: Error, c: Context): Response {
   const status = (err as { status?: unknown }).status;
   if (typeof status === "number" && status >= 400 && status < 500) {
     // Hono's own HTTPExceptions (e.g. a body the JSON parser refused).
-    return problemResponse(
-      new ApiError(status as ContentfulStatusCode, "BAD_REQUEST", { detail: err.message }),
-    );
+    const name = status === 413 ? "PAYLOAD_TOO_LARGE" : status === 415 ? "UNSUPPORTED_MEDIA_TYPE" : "BAD_REQUEST";
+    return problemResponse(common.problem(name, err.message));
   }
   console.error(
     JSON.stringify({
@@ -98,9 +151,9 @@ export function handleError(err: Error, c: Context): Response {
       stack: err.stack?.split("\n").slice(0, 5),
     }),
   );
-  return problemResponse(new ApiError(500, "INTERNAL_ERROR", { detail: "An internal error occurred." }));
+  return problemResponse(common.problem("INTERNAL_ERROR", "An internal error occurred."));
 }
 
 export function notFoundResponse(): Response {
-  return problemResponse(new ApiError(404, "NOT_FOUND", { detail: "No such resource." }));
+  return problemResponse(common.problem("NOT_FOUND", "No such resource."));
 }

@@ -7,13 +7,14 @@
 import type { Context, Next } from "hono";
 import { readEdgeIdentity } from "../lib/edge";
 import { parseId } from "../lib/ids";
-import { ApiError } from "../lib/problem";
+import type { ApiError } from "../lib/problem";
 import { canAccessSite } from "./access";
 import type { SitesAppEnv } from "./app-env";
+import { fail, problem } from "./errors";
 import { getVisibleSite, type SiteRow, sharesOf } from "./store";
 
 export function siteNotFound(): ApiError {
-  return new ApiError(404, "NOT_FOUND", { detail: "Site not found." });
+  return problem("NOT_FOUND", "Site not found.");
 }
 
 export async function siteGuard(c: Context<SitesAppEnv>, next: Next) {
@@ -31,6 +32,6 @@ export async function siteGuard(c: Context<SitesAppEnv>, next: Next) {
 /** The guarded site of a by-id handler; a segment that is not an id is the handler's 400. */
 export function guardedSite(c: Context<SitesAppEnv>): SiteRow {
   const site = c.get("site");
-  if (!site) throw new ApiError(400, "BAD_REQUEST", { detail: "id: must be a ULID or UUID" });
+  if (!site) fail("BAD_REQUEST", "id: must be a ULID or UUID");
   return site;
 }

@@ -6,8 +6,8 @@
  * it later. A definitive refusal of a NEW URL refuses the whole PATCH (422, nothing stored); a URL the
  * stored document already had never causes a refusal.
  */
-import { ApiError } from "../lib/problem";
 import { type ContentRpc, type ImageIngestResult, rpc } from "../lib/rpc";
+import { fail } from "./errors";
 import { collectExternalImageUrls, replaceImageUrl } from "./settings/validate-settings";
 import { readSettings, type SettingsDocument } from "./site-record";
 import { getVisibleSite, type SiteRow, swapSettings } from "./store";
@@ -167,7 +167,7 @@ export async function rehostSettingsImages(
   if (invalid.length > 0) {
     const [first] = invalid;
     const others = invalid.length - 1;
-    throw new ApiError(422, "IMAGEM_EXTERNA_INVALIDA", {
+    fail("IMAGEM_EXTERNA_INVALIDA", {
       detail:
         `External image ${first!.url} at ${first!.path} was rejected by image ingest (${first!.reason})` +
         (others > 0 ? ` and ${others} other${others === 1 ? "" : "s"}.` : "."),

@@ -1,7 +1,7 @@
 /** The operations on sites: each parses nothing from HTTP, takes plain input and returns plain data. */
 import type { EdgeIdentity } from "../lib/edge";
 import { newId, parseId, parseUlid } from "../lib/ids";
-import { ApiError } from "../lib/problem";
+import type { ApiError } from "../lib/problem";
 import { canAccessSite, isReader, mayCreateIn } from "./access";
 import {
   isPlatformHost,
@@ -13,6 +13,7 @@ import {
   slugFromName,
   slugOfPlatformHost,
 } from "./domains";
+import { fail, problem } from "./errors";
 import { invalidateHosts, readHostCache, writeHostCache } from "./host-cache";
 import {
   enqueueImageSwaps,
@@ -51,7 +52,7 @@ import { pushSiteToContent } from "./sync";
 export const MAX_BATCH_IDS = 200;
 
 function badRequest(detail: string): ApiError {
-  return new ApiError(400, "BAD_REQUEST", { detail });
+  return problem("BAD_REQUEST", { detail });
 }
 
 function now() {
@@ -106,7 +107,7 @@ function languageList(defaultLanguage: string, languages: string[]): string[] {
 function validSettings(settings: unknown): SettingsDocument {
   const result = validateSettings(settings);
   if (!result.ok) {
-    throw new ApiError(400, result.violation.code, { detail: result.violation.message });
+    fail(result.violation.code, result.violation.message);
   }
   return result.settings;
 }
@@ -145,7 +146,7 @@ export async function createSite(
   const orgId = parseId(input.org_id);
   if (!orgId) throw badRequest("org_id: must be a ULID or UUID");
   if (!mayCreateIn(identity, orgId)) {
-    throw new ApiError(403, "FORBIDDEN", { detail: "org_id is not one of your organizations." });
+    fail("FORBIDDEN", "org_id is not one of your organizations.");
   }
   const name = parseName(input.name);
   let slug: string;
@@ -196,9 +197,7 @@ export async function createSite(
     Number.isFinite(limit) ? limit : 10,
   );
   if (!created) {
-    throw new ApiError(409, "SITE_LIMIT_REACHED", {
-      detail: "The organization's plan has no room for another site.",
-    });
+    fail("SITE_LIMIT_REACHED", "The organization's plan has no room for another site.");
   }
   await afterWrite(env, null, row, external);
   return toSiteRecord(row, env.PLATFORM_DOMAIN);
@@ -241,9 +240,10 @@ export async function patchSite(env: SitesEnv, site: SiteRow, input: UpdateSiteI
   if (input.settings !== undefined) {
     const stored = readSettings(site.settings);
     if (stored.unreadable) {
-      throw new ApiError(409, "SETTINGS_UNREADABLE", {
-        detail: "The stored settings are not a JSON object; they cannot be replaced through this route.",
-      });
+      fail(
+        "SETTINGS_UNREADABLE",
+        "The stored settings are not a JSON object; they cannot be replaced through this route.",
+      );
     }
     const validated = validSettings(input.settings);
     const nextHosts = hostsOf({ ...site, ...(update as Partial<SiteRow>) }, env.PLATFORM_DOMAIN);
@@ -261,7 +261,7 @@ export async function patchSite(env: SitesEnv, site: SiteRow, input: UpdateSiteI
   if (Object.keys(update).length === 0) return toSiteRecord(site, env.PLATFORM_DOMAIN);
   const written = await updateSite(env.DB, site.id, update, hosts, now());
   const after = written ? await getSite(env.DB, site.id) : null;
-  if (!after) throw new ApiError(404, "NOT_FOUND", { detail: "Site not found." });
+  if (!after) fail("NOT_FOUND", "Site not found.");
   await afterWrite(env, site, after, pending);
   return toSiteRecord(after, env.PLATFORM_DOMAIN);
 }
@@ -269,7 +269,7 @@ export async function patchSite(env: SitesEnv, site: SiteRow, input: UpdateSiteI
 export async function deleteSite(env: SitesEnv, site: SiteRow): Promise<void> {
   const deleted = await softDeleteSite(env.DB, site.id, now());
   const after = deleted ? await getSite(env.DB, site.id) : null;
-  if (!after) throw new ApiError(404, "NOT_FOUND", { detail: "Site not found." });
+  if (!after) fail("NOT_FOUND", "Site not found.");
   await afterWrite(env, site, after);
 }
 

@@ -1,5 +1,5 @@
 /** Every query of the sites database. Multi-step writes are one D1 batch (a transaction). */
-import { ApiError } from "../lib/problem";
+import { fail } from "./errors";
 
 export interface SiteRow {
   id: string;
@@ -40,10 +40,10 @@ export function hostEntries(primary: string | null, aliases: string[]): HostEntr
 export function conflictFromError(err: unknown): never {
   const message = err instanceof Error ? err.message : String(err);
   if (message.includes("UNIQUE constraint failed: sites.slug")) {
-    throw new ApiError(409, "SLUG_TAKEN", { detail: "This slug is already used by another site." });
+    fail("SLUG_TAKEN", "This slug is already used by another site.");
   }
   if (message.includes("UNIQUE constraint failed: site_hosts.host")) {
-    throw new ApiError(409, "DOMAIN_TAKEN", { detail: "This domain is already used by another site." });
+    fail("DOMAIN_TAKEN", "This domain is already used by another site.");
   }
   throw err;
 }

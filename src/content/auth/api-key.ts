@@ -3,10 +3,11 @@
  * browsers), the pk_ origin allowlist, scopes, and the per-key quotas of the ApiKeyGate.
  */
 import type { Context } from "hono";
-import { ApiError } from "../../lib/problem";
+import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
 import type { BucketSpec, BucketState } from "../api-key-gate";
 import type { AppEnv } from "../bindings";
+import { fail, problem } from "../errors";
 import { findActiveKeyByHash } from "../store/api-keys";
 import { getSite, INACTIVE_SITE_STATUSES } from "../store/sites";
 import { hashApiKey, type KeyKind } from "./key-hash";
@@ -38,7 +39,7 @@ export const QUOTAS = {
 } as const;
 
 function unauthenticated(detail: string): ApiError {
-  return new ApiError(401, "UNAUTHENTICATED", {
+  return problem("UNAUTHENTICATED", {
     detail,
     headers: { "www-authenticate": 'Bearer realm="content"' },
   });
@@ -56,10 +57,10 @@ function presentedKey(c: Context<AppEnv>): string {
   if (query === undefined || query === "") throw unauthenticated("An API key is required.");
   // A secret key in a URL leaks into logs, histories and Referer headers: refuse it outright.
   if (query.startsWith("ck_")) {
-    throw new ApiError(400, "SECRET_KEY_IN_QUERY", {
-      detail:
-        "Only a public (pk_) key may be sent in the key query parameter; send ck_ keys in Authorization.",
-    });
+    fail(
+      "SECRET_KEY_IN_QUERY",
+      "Only a public (pk_) key may be sent in the key query parameter; send ck_ keys in Authorization.",
+    );
   }
   return query;
 }
@@ -96,9 +97,7 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
     const allowed = JSON.parse(row.allowed_origins_json) as string[];
     // The key is valid; the place of use is not. A missing Origin is refused too (fail closed).
     if (origin === undefined || !allowed.includes(origin)) {
-      throw new ApiError(403, "ORIGIN_NOT_ALLOWED", {
-        detail: "This public key may not be used from this origin.",
-      });
+      fail("ORIGIN_NOT_ALLOWED", "This public key may not be used from this origin.");
     }
     addResponseHeaders(c, {
       "access-control-allow-origin": origin,
@@ -106,16 +105,14 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
       vary: "Origin",
     });
     if (requirement.kinds === "secret") {
-      throw new ApiError(403, "SECRET_KEY_REQUIRED", {
-        detail: "This operation requires a secret (ck_) key.",
-      });
+      fail("SECRET_KEY_REQUIRED", "This operation requires a secret (ck_) key.");
     }
   }
 
   const scopes = new Set(JSON.parse(row.scopes_json) as Scope[]);
   const missing = requirement.scopes.filter((s) => !scopes.has(s));
   if (missing.length > 0) {
-    throw new ApiError(403, "INSUFFICIENT_SCOPE", {
+    fail("INSUFFICIENT_SCOPE", {
       detail: `This operation requires the scope(s): ${requirement.scopes.join(", ")}.`,
       details: { required_scopes: requirement.scopes, missing_scopes: missing },
     });
@@ -130,7 +127,7 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
   const result = await gate.take(buckets);
   addResponseHeaders(c, rateLimitHeaders(result.buckets));
   if (!result.allowed) {
-    throw new ApiError(429, "RATE_LIMITED", {
+    fail("RATE_LIMITED", {
       detail: "Quota exceeded for this key.",
       headers: { "retry-after": String(result.retryAfterSeconds) },
     });
@@ -150,6 +147,6 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
 /** The authenticated key's site; a site this service does not know answers like a revoked key. */
 export async function keySite(db: D1Database, key: KeyContext): Promise<SiteProjection> {
   const site = await getSite(db, key.siteId);
-  if (!site) throw new ApiError(401, "UNAUTHENTICATED", { detail: "The API key is invalid or revoked." });
+  if (!site) fail("UNAUTHENTICATED", "The API key is invalid or revoked.");
   return site;
 }

@@ -4,14 +4,15 @@
  * opaque 404, so the key-admin routes cannot be used to probe which site ids exist.
  */
 import { type EdgeIdentity, readEdgeIdentity } from "../../lib/edge";
-import { ApiError } from "../../lib/problem";
+import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
+import { fail, problem } from "../errors";
 import { getSite, INACTIVE_SITE_STATUSES } from "../store/sites";
 
 const ORG_ADMIN_ROLES = new Set(["org_owner", "org_admin", "owner", "admin"]);
 
 export function siteNotFound(): ApiError {
-  return new ApiError(404, "NOT_FOUND", { detail: "No such site." });
+  return problem("NOT_FOUND", "No such site.");
 }
 
 export function canAdministerKeys(identity: EdgeIdentity, site: SiteProjection): boolean {
@@ -38,7 +39,7 @@ export async function authorizeKeyAdmin(
 ): Promise<{ userId: string; site: SiteProjection }> {
   const identity = readEdgeIdentity(headers);
   if (!identity.userId) {
-    throw new ApiError(401, "UNAUTHENTICATED", { detail: "A signed-in staff session is required." });
+    fail("UNAUTHENTICATED", "A signed-in staff session is required.");
   }
   const site = await getSite(db, siteId);
   if (!site || INACTIVE_SITE_STATUSES.has(site.status) || !canAdministerKeys(identity, site))

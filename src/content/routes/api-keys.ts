@@ -6,12 +6,12 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import { newId, parseId } from "../../lib/ids";
-import { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
 import { generateApiKey, hashApiKey } from "../auth/key-hash";
 import { PUBLIC_KEY_SCOPES, SCOPES } from "../auth/scopes";
 import { authorizeKeyAdmin, siteNotFound } from "../auth/site-staff";
 import type { AppEnv } from "../bindings";
+import { fail } from "../errors";
 import { type ApiKeyRecord, insertApiKey, listActiveApiKeys, revokeApiKey } from "../store/api-keys";
 
 const SiteParam = z.object({ site_id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
@@ -114,13 +114,14 @@ export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
       let origins: string[] = [];
       if (body.kind === "public") {
         if (!body.allowed_origins || body.allowed_origins.length === 0) {
-          throw new ApiError(400, "ALLOWED_ORIGINS_REQUIRED", {
-            detail: "A public key needs a non-empty allowed_origins list of exact origins.",
-          });
+          fail(
+            "ALLOWED_ORIGINS_REQUIRED",
+            "A public key needs a non-empty allowed_origins list of exact origins.",
+          );
         }
         const bad = body.allowed_origins.filter((o) => normalizeOrigin(o) === null);
         if (bad.length > 0) {
-          throw new ApiError(400, "INVALID_ORIGIN", {
+          fail("INVALID_ORIGIN", {
             detail:
               "allowed_origins entries must be exact origins like https://example.com (no path or wildcard).",
             details: { invalid: bad },
@@ -129,13 +130,13 @@ export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
         origins = [...new Set(body.allowed_origins.map((o) => normalizeOrigin(o)!))];
         const forbidden = scopes.filter((s) => !PUBLIC_KEY_SCOPES.includes(s));
         if (forbidden.length > 0) {
-          throw new ApiError(400, "SCOPE_NOT_ALLOWED", {
+          fail("SCOPE_NOT_ALLOWED", {
             detail: `A public key carries only read scopes (${PUBLIC_KEY_SCOPES.join(", ")}).`,
             details: { forbidden },
           });
         }
       } else if (body.allowed_origins && body.allowed_origins.length > 0) {
-        throw new ApiError(400, "BAD_REQUEST", { detail: "allowed_origins applies to public keys only." });
+        fail("BAD_REQUEST", "allowed_origins applies to public keys only.");
       }
       const key = generateApiKey(body.kind);
       const record: ApiKeyRecord = {
@@ -206,7 +207,7 @@ export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
       const keyId = parseId(c.req.param("id"));
       const revoked =
         keyId !== null && (await revokeApiKey(c.env.DB, site.id, keyId, userId, new Date().toISOString()));
-      if (!revoked) throw new ApiError(404, "NOT_FOUND", { detail: "No such API key." });
+      if (!revoked) fail("NOT_FOUND", "No such API key.");
       return c.body(null, 204);
     },
   );

@@ -7,6 +7,7 @@ import type { KeyRequirement } from "../auth/api-key";
 import { sha256Base64url } from "../auth/key-hash";
 import { requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
+import { fail, problem } from "../errors";
 import { createPost } from "../post-service";
 import { CreatePostSchema } from "../rules/post-input";
 import { canonicalJson } from "../store/idempotency";
@@ -27,12 +28,14 @@ interface LineResult {
 }
 
 function tooLarge(): ApiError {
-  return new ApiError(413, "PAYLOAD_TOO_LARGE", {
-    detail: `An import is at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB and ${IMPORT_MAX_LINES} lines.`,
-  });
+  return problem(
+    "PAYLOAD_TOO_LARGE",
+    `An import is at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB and ${IMPORT_MAX_LINES} lines.`,
+  );
 }
 
-function failed(line: number, status: number, code: string, detail?: string): LineResult {
+function failed(line: number, error: ApiError): LineResult {
+  const { status, code, detail } = error;
   return { line, status: "failed", error: { status, code, ...(detail ? { detail } : {}) } };
 }
 
@@ -42,22 +45,28 @@ async function importLine(c: Context<AppEnv>, line: number, text: string): Promi
   try {
     raw = JSON.parse(text);
   } catch {
-    return failed(line, 400, "INVALID_JSON", "The line is not JSON.");
+    return failed(line, problem("INVALID_JSON", "The line is not JSON."));
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    return failed(line, 400, "BAD_REQUEST", "Each line is one JSON object.");
+    return failed(line, problem("BAD_REQUEST", "Each line is one JSON object."));
   }
   // site_id, org_id, author_id (and derived fields) of a line are discarded: they come from the key.
   const parsed = CreatePostSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return failed(line, 400, "BAD_REQUEST", `${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`);
+    return failed(
+      line,
+      problem("BAD_REQUEST", `${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`),
+    );
   }
   const input = parsed.data;
   if (input.access === "restricted") {
     // Restricted content cannot be imported in this version: importing it would have to decide who may
     // read it, which the line does not say. It fails loudly instead of becoming public.
-    return failed(line, 422, "RESTRICTED_NOT_IMPORTABLE", "Posts with restricted access cannot be imported.");
+    return failed(
+      line,
+      problem("RESTRICTED_NOT_IMPORTABLE", "Posts with restricted access cannot be imported."),
+    );
   }
   const hash = await sha256Base64url(canonicalJson(input));
   const existing = await importedPostId(c.env.DB, auth.siteId, hash);
@@ -69,7 +78,7 @@ async function importLine(c: Context<AppEnv>, line: number, text: string): Promi
     const body = JSON.parse(stored.body) as { id: string; slug: string };
     return { line, status: "created", id: body.id, slug: body.slug };
   } catch (error) {
-    if (error instanceof ApiError) return failed(line, error.status, error.code, error.detail);
+    if (error instanceof ApiError) return failed(line, error);
     if (error instanceof Error && /UNIQUE constraint failed: import_lines/.test(error.message)) {
       // The same line imported concurrently: the other import created it.
       const winner = await importedPostId(c.env.DB, auth.siteId, hash);
@@ -167,14 +176,10 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const resource = c.req.query("resource");
       if (resource !== undefined && resource !== "posts") {
-        throw new ApiError(400, "BAD_REQUEST", {
-          detail: "Only resource=posts can be imported in this version.",
-        });
+        fail("BAD_REQUEST", "Only resource=posts can be imported in this version.");
       }
       if (!c.get("auth").createdBy) {
-        throw new ApiError(422, "NO_AUTHORSHIP_CONTEXT", {
-          detail: "This key has no authorship context; create a new key.",
-        });
+        fail("NO_AUTHORSHIP_CONTEXT", "This key has no authorship context; create a new key.");
       }
       const declared = Number(c.req.header("content-length"));
       if (Number.isFinite(declared) && declared > IMPORT_MAX_BYTES) throw tooLarge();
@@ -182,14 +187,14 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>) {
       if (new TextEncoder().encode(text).byteLength > IMPORT_MAX_BYTES) throw tooLarge();
       const lines = text.split("\n").map((l) => l.replace(/\r$/, ""));
       while (lines.length > 0 && lines[lines.length - 1]!.trim() === "") lines.pop();
-      if (lines.length === 0) throw new ApiError(400, "BAD_REQUEST", { detail: "The body has no lines." });
+      if (lines.length === 0) fail("BAD_REQUEST", "The body has no lines.");
       if (lines.length > IMPORT_MAX_LINES) throw tooLarge();
       const results: LineResult[] = [];
       for (let i = 0; i < lines.length; i++) {
         const line = lines[i]!;
         results.push(
           line.trim() === ""
-            ? failed(i + 1, 400, "BAD_REQUEST", "Empty line.")
+            ? failed(i + 1, problem("BAD_REQUEST", "Empty line."))
             : await importLine(c, i + 1, line),
         );
       }
@@ -249,22 +254,22 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>) {
     const resource = c.req.query("resource");
     const format = c.req.query("format");
     if (resource !== "posts" && resource !== "leads" && resource !== "analytics") {
-      throw new ApiError(400, "BAD_REQUEST", { detail: "resource must be posts, leads or analytics." });
+      fail("BAD_REQUEST", "resource must be posts, leads or analytics.");
     }
     if (format !== undefined && format !== "ndjson" && format !== "csv") {
-      throw new ApiError(400, "BAD_REQUEST", { detail: "format must be ndjson or csv." });
+      fail("BAD_REQUEST", "format must be ndjson or csv.");
     }
     const auth = c.get("auth");
     if (resource === "analytics" && !auth.scopes.has("analytics:read")) {
-      throw new ApiError(403, "INSUFFICIENT_SCOPE", {
+      fail("INSUFFICIENT_SCOPE", {
         detail: "This operation requires the scope(s): export, analytics:read.",
         details: { required_scopes: ["export", "analytics:read"], missing_scopes: ["analytics:read"] },
       });
     }
     if (resource !== "posts") {
-      throw new ApiError(404, "NOT_FOUND", { detail: `No ${resource} source is available for this site.` });
+      fail("NOT_FOUND", `No ${resource} source is available for this site.`);
     }
-    if (format === "csv") throw new ApiError(400, "BAD_REQUEST", { detail: "Posts export as NDJSON only." });
+    if (format === "csv") fail("BAD_REQUEST", "Posts export as NDJSON only.");
     const db = c.env.DB;
     const siteId = auth.siteId;
     const now = new Date().toISOString();

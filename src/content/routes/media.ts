@@ -3,10 +3,11 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import { newId, parseId } from "../../lib/ids";
-import { ApiError } from "../../lib/problem";
+import type { ApiError } from "../../lib/problem";
 import type { KeyRequirement } from "../auth/api-key";
 import { keyAuth, requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
+import { fail, problem } from "../errors";
 import { classifyImage } from "../ingest";
 import {
   getMedia,
@@ -58,18 +59,18 @@ function asset(c: Context<AppEnv>, row: MediaRow) {
 }
 
 function mediaNotFound(): ApiError {
-  return new ApiError(404, "NOT_FOUND", { detail: "No such media asset." });
+  return problem("NOT_FOUND", "No such media asset.");
 }
 
 function optionalId(name: string, value: string | undefined | null): string | null {
   if (value === undefined || value === null || value === "") return null;
   const id = parseId(value);
-  if (!id) throw new ApiError(400, "BAD_REQUEST", { detail: `${name} must be a ULID or UUID.` });
+  if (!id) fail("BAD_REQUEST", `${name} must be a ULID or UUID.`);
   return id;
 }
 
 function tooLarge(): ApiError {
-  return new ApiError(413, "PAYLOAD_TOO_LARGE", { detail: "The file is larger than 8 MiB." });
+  return problem("PAYLOAD_TOO_LARGE", "The file is larger than 8 MiB.");
 }
 
 const UPLOAD_KEY: KeyRequirement = { kinds: "secret", scopes: ["media:write"], quota: "write" };
@@ -119,30 +120,28 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
     const declared = Number(c.req.header("content-length"));
     if (Number.isFinite(declared) && declared > UPLOAD_MAX_BYTES + MULTIPART_OVERHEAD) throw tooLarge();
     if (!(c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/form-data")) {
-      throw new ApiError(415, "UNSUPPORTED_MEDIA_TYPE", {
-        detail: "Send multipart/form-data with a field file.",
-      });
+      fail("UNSUPPORTED_MEDIA_TYPE", "Send multipart/form-data with a field file.");
     }
     let form: FormData;
     try {
       form = await c.req.raw.formData();
     } catch {
-      throw new ApiError(400, "BAD_REQUEST", { detail: "The body is not valid multipart/form-data." });
+      fail("BAD_REQUEST", "The body is not valid multipart/form-data.");
     }
     const file = form.get("file");
     if (file === null || typeof file === "string") {
-      throw new ApiError(400, "BAD_REQUEST", { detail: "The form needs one field `file` with the file." });
+      fail("BAD_REQUEST", "The form needs one field `file` with the file.");
     }
     if (file.size > UPLOAD_MAX_BYTES) throw tooLarge();
-    if (file.size === 0) throw new ApiError(400, "BAD_REQUEST", { detail: "The file is empty." });
+    if (file.size === 0) fail("BAD_REQUEST", "The file is empty.");
     const folderId = optionalId("folder_id", form.get("folder_id") as string | null);
     const tagIds = [
       ...new Set(form.getAll("tag_id").map((t) => optionalId("tag_id", typeof t === "string" ? t : null))),
     ].filter((t): t is string => t !== null);
-    if (tagIds.length > 20) throw new ApiError(400, "BAD_REQUEST", { detail: "At most 20 tag_id values." });
+    if (tagIds.length > 20) fail("BAD_REQUEST", "At most 20 tag_id values.");
     const outcome = classifyImage(new Uint8Array(await file.arrayBuffer()));
     if (outcome.kind !== "ok") {
-      throw new ApiError(415, "UNSUPPORTED_MEDIA_TYPE", {
+      fail("UNSUPPORTED_MEDIA_TYPE", {
         detail: "The file is not a supported image (PNG, JPEG, GIF, WebP, AVIF, ICO or a safe SVG).",
         details: { reason: outcome.reason },
       });
@@ -201,9 +200,7 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
       if (q.limit !== undefined) {
         limit = /^\d{1,3}$/.test(q.limit) ? Number(q.limit) : 0;
         if (limit < 1 || limit > LIST_MAX) {
-          throw new ApiError(400, "INVALID_LIMIT", {
-            detail: `limit must be an integer from 1 to ${LIST_MAX}.`,
-          });
+          fail("INVALID_LIMIT", `limit must be an integer from 1 to ${LIST_MAX}.`);
         }
       }
       const rows = await listMedia(

@@ -2,11 +2,12 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
-import { ApiError } from "../../lib/problem";
+import type { ApiError } from "../../lib/problem";
 import type { KeyRequirement } from "../auth/api-key";
 import { sha256Base64url } from "../auth/key-hash";
 import { requireKey } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
+import { type ContentErrorName, problem } from "../errors";
 import { decodeCursor, encodeCursor } from "../rules/cursor";
 import { canonicalLanguage } from "../rules/language";
 import { isValidTypeSlug } from "../rules/slug";
@@ -48,8 +49,8 @@ const ListQuery = z.object({
     .openapi({ description: "pk_ key for browsers; ignored when Authorization is sent" }),
 });
 
-function bad(code: string, detail: string): ApiError {
-  return new ApiError(400, code, { detail });
+function bad(code: ContentErrorName, detail: string): ApiError {
+  return problem(code, { detail });
 }
 
 export function parseLimit(value: string | undefined): number {

@@ -2,11 +2,11 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
-import { ApiError } from "../../lib/problem";
 import { type KeyRequirement, keySite } from "../auth/api-key";
 import { sha256Base64url } from "../auth/key-hash";
 import { keyAuth, requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
+import { fail } from "../errors";
 import { createPost, editPost, unpublishPost, updatePost } from "../post-service";
 import { parseBlocksDocument, renderBlocks } from "../render/render-blocks";
 import { CreatePostSchema, UpdatePostSchema } from "../rules/post-input";
@@ -56,13 +56,13 @@ async function parseJsonBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T)
   try {
     raw = await c.req.json();
   } catch {
-    throw new ApiError(400, "BAD_REQUEST", { detail: "The body must be a JSON object." });
+    fail("BAD_REQUEST", "The body must be a JSON object.");
   }
   const result = schema.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-    throw new ApiError(400, "BAD_REQUEST", { detail: `${where}${issue?.message ?? "invalid body"}` });
+    fail("BAD_REQUEST", `${where}${issue?.message ?? "invalid body"}`);
   }
   return result.data;
 }
@@ -147,10 +147,10 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
   app.post("/v1/posts", requireKey(CREATE_POST_KEY), async (c) => {
     const auth = c.get("auth");
     if (!auth.createdBy) {
-      throw new ApiError(422, "NO_AUTHORSHIP_CONTEXT", {
-        detail:
-          "This key has no authorship context (created before keys recorded their creator); create a new key.",
-      });
+      fail(
+        "NO_AUTHORSHIP_CONTEXT",
+        "This key has no authorship context (created before keys recorded their creator); create a new key.",
+      );
     }
     const input = await parseJsonBody(c, CreatePostSchema);
     const idempotencyKey = parseIdempotencyKey(c.req.header("idempotency-key"));
@@ -272,7 +272,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       if (row.blocks_json !== null) {
         // Refuse to hand out something a client would "edit" and send back as an empty document.
         if (!parseBlocksDocument(row.blocks_json).ok) {
-          throw new ApiError(502, "STORED_BODY_UNRECOGNIZED", {
+          fail("STORED_BODY_UNRECOGNIZED", {
             detail: "The stored body of this post is in an unrecognized format.",
             reason: `post ${row.id}: blocks_json is not an Editor.js document`,
           });
@@ -346,9 +346,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       const patch = c.req.valid("json") as Record<string, unknown>;
       const keys = POST_SEO_KEYS.filter((k) => patch[k] !== undefined);
       if (keys.length === 0) {
-        throw new ApiError(400, "NOTHING_EDITABLE", {
-          detail: `The body contains no editable SEO key (${POST_SEO_KEYS.join(", ")}).`,
-        });
+        fail("NOTHING_EDITABLE", `The body contains no editable SEO key (${POST_SEO_KEYS.join(", ")}).`);
       }
       const now = new Date().toISOString();
       const row = await resolveEditablePost(c.env.DB, c.get("auth").siteId, ...postReference(c), now);

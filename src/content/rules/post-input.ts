@@ -1,7 +1,8 @@
 /** CreatePost / UpdatePost bodies and the rules that turn them into a stored row. */
 import { z } from "@hono/zod-openapi";
 import { parseId } from "../../lib/ids";
-import { ApiError } from "../../lib/problem";
+import type { ApiError } from "../../lib/problem";
+import { type ContentErrorName, fail, problem } from "../errors";
 import { parseBlocksDocument } from "../render/render-blocks";
 import type { PostRow, PostStatus } from "../store/posts";
 import { canonicalLanguage } from "./language";
@@ -61,8 +62,8 @@ export type UpdatePostInput = z.infer<typeof UpdatePostSchema>;
 
 const MAX_BLOCKS_BYTES = 1024 * 1024;
 
-function invalid(code: string, detail: string): ApiError {
-  return new ApiError(400, code, { detail });
+function invalid(code: ContentErrorName, detail: string): ApiError {
+  return problem(code, { detail });
 }
 
 export function checkSlug(slug: string): string {
@@ -123,7 +124,7 @@ export function blocksText(value: unknown): string | null {
   }
   const text = JSON.stringify(value);
   if (text.length > MAX_BLOCKS_BYTES) {
-    throw new ApiError(413, "PAYLOAD_TOO_LARGE", { detail: "blocks_json is larger than 1 MiB." });
+    fail("PAYLOAD_TOO_LARGE", "blocks_json is larger than 1 MiB.");
   }
   return text;
 }

@@ -3,7 +3,8 @@
  * site's post and a non-public one on public reads, is the same 404 so existence never leaks.
  */
 import { parseId } from "../../lib/ids";
-import { ApiError } from "../../lib/problem";
+import type { ApiError } from "../../lib/problem";
+import { fail, problem } from "../errors";
 import {
   effectiveStatus,
   getPost,
@@ -15,11 +16,11 @@ import {
 import { canonicalLanguage } from "./language";
 
 export function postNotFound(): ApiError {
-  return new ApiError(404, "NOT_FOUND", { detail: "No such post." });
+  return problem("NOT_FOUND", "No such post.");
 }
 
 function ambiguous(languages: string[]): ApiError {
-  return new ApiError(400, "AMBIGUOUS_SLUG", {
+  return problem("AMBIGUOUS_SLUG", {
     detail: "This slug exists in several languages; send ?language= to choose one.",
     details: { languages },
   });
@@ -29,7 +30,7 @@ function ambiguous(languages: string[]): ApiError {
 export function languageParam(value: string | undefined): string | null {
   if (value === undefined) return null;
   const tag = canonicalLanguage(value);
-  if (!tag) throw new ApiError(400, "BAD_REQUEST", { detail: "language must be a BCP-47 tag." });
+  if (!tag) fail("BAD_REQUEST", "language must be a BCP-47 tag.");
   return tag;
 }
 

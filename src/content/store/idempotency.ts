@@ -1,12 +1,13 @@
+import type { ApiError } from "../../lib/problem";
 /**
  * Idempotent POSTs. A finished response is kept 24 h per (key, Idempotency-Key): in KV (fast path, TTL)
  * and in D1 (durable copy written in the same batch as the post, purged by the cron). Concurrency is
  * settled by a reservation in the key's ApiKeyGate Durable Object: of simultaneous requests with one
  * Idempotency-Key exactly one runs; the others get 409 IDEMPOTENCY_IN_PROGRESS (or the replay once done).
  */
-import { ApiError } from "../../lib/problem";
 import { IDEMPOTENCY_TTL_MS } from "../api-key-gate";
 import type { Env } from "../bindings";
+import { fail, problem } from "../errors";
 
 export interface StoredResponse {
   status: number;
@@ -33,17 +34,16 @@ const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
 export function parseIdempotencyKey(value: string | undefined): string | null {
   if (value === undefined) return null;
   if (!IDEMPOTENCY_KEY_RE.test(value)) {
-    throw new ApiError(400, "INVALID_IDEMPOTENCY_KEY", {
-      detail: "Idempotency-Key must be 1 to 255 visible ASCII characters.",
-    });
+    fail("INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be 1 to 255 visible ASCII characters.");
   }
   return value;
 }
 
 function reused(): ApiError {
-  return new ApiError(422, "IDEMPOTENCY_KEY_REUSED", {
-    detail: "This Idempotency-Key was already used with a different request body.",
-  });
+  return problem(
+    "IDEMPOTENCY_KEY_REUSED",
+    "This Idempotency-Key was already used with a different request body.",
+  );
 }
 
 function kvKey(keyId: string, idempotencyKey: string) {
@@ -76,7 +76,7 @@ export async function beginIdempotent(
   const reservation = await gate.reserve(idempotencyKey, requestHash);
   if (reservation.kind === "mismatch") throw reused();
   if (reservation.kind === "in_progress") {
-    throw new ApiError(409, "IDEMPOTENCY_IN_PROGRESS", {
+    fail("IDEMPOTENCY_IN_PROGRESS", {
       detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
       headers: { "retry-after": "1" },
     });

@@ -2,12 +2,12 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { newId, parseUlid } from "../../lib/ids";
-import { ApiError } from "../../lib/problem";
 import { requireBearer } from "../auth";
 import { MAX_EMAILS_PER_ACCOUNT } from "../config";
 import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
 import { nowIso } from "../crypto";
+import { fail, problem } from "../errors";
 import { enforceRateLimit } from "../guards";
 import { consumeOtp, issueOtp } from "../otp";
 import { requireStepUp } from "../step-up";
@@ -44,7 +44,7 @@ function item(r: EmailRow) {
   };
 }
 
-const NOT_FOUND = () => new ApiError(404, "EMAIL_NOT_FOUND", { detail: "No such address on this account." });
+const NOT_FOUND = () => problem("EMAIL_NOT_FOUND", "No such address on this account.");
 
 async function myEmailById(c: AppContext, rawId: string): Promise<EmailRow> {
   const id = parseUlid(rawId);
@@ -53,8 +53,7 @@ async function myEmailById(c: AppContext, rawId: string): Promise<EmailRow> {
   return row;
 }
 
-const ALREADY_ADDED = () =>
-  new ApiError(409, "EMAIL_ALREADY_ADDED", { detail: "This address is already on your account." });
+const ALREADY_ADDED = () => problem("EMAIL_ALREADY_ADDED", "This address is already on your account.");
 
 export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(
@@ -114,9 +113,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       const { results } = await listEmails(c.env.DB, userId);
       if (results.some((r) => r.address === address)) throw ALREADY_ADDED();
       if (results.length >= MAX_EMAILS_PER_ACCOUNT) {
-        throw new ApiError(409, "EMAIL_LIMIT_REACHED", {
-          detail: `At most ${MAX_EMAILS_PER_ACCOUNT} addresses.`,
-        });
+        fail("EMAIL_LIMIT_REACHED", `At most ${MAX_EMAILS_PER_ACCOUNT} addresses.`);
       }
       await enforceRateLimit(c.env, "email_add_ip", clientIp(c));
       await enforceRateLimit(c.env, "email_add_target", address);
@@ -174,18 +171,17 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       await enforceRateLimit(c.env, "verify_ip", clientIp(c));
       const row = await findEmailByAddress(c.env.DB, userId, address);
       if (!row) throw NOT_FOUND();
-      if (row.verified_at)
-        throw new ApiError(409, "EMAIL_ALREADY_ADDED", { detail: "This address is already verified." });
+      if (row.verified_at) fail("EMAIL_ALREADY_ADDED", "This address is already verified.");
       const won = await consumeOtp(c.env, {
         purpose: "email_add",
         target: address,
         code: body.code.trim(),
         userId,
       });
-      if (!won) throw new ApiError(401, "CODE_INVALID", { detail: "The code is invalid." });
+      if (!won) fail("CODE_INVALID", "The code is invalid.");
       const now = nowIso();
       if (!(await markEmailVerified(c.env.DB, row.id, now))) {
-        throw new ApiError(409, "EMAIL_TAKEN", { detail: "Another account proved this address first." });
+        fail("EMAIL_TAKEN", "Another account proved this address first.");
       }
       return c.json(item({ ...row, verified_at: now }), 200);
     },
@@ -220,12 +216,11 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       let code: string | undefined;
       if (raw !== undefined) {
         const body = z.object({ code: z.string().max(64).optional() }).safeParse(raw);
-        if (!body.success) throw new ApiError(400, "BAD_REQUEST", { detail: "code must be a string." });
+        if (!body.success) fail("BAD_REQUEST", "code must be a string.");
         code = body.data.code;
       }
       const row = await myEmailById(c, c.req.valid("param").id);
-      if (!row.verified_at)
-        throw new ApiError(409, "EMAIL_NOT_VERIFIED", { detail: "Verify the address first." });
+      if (!row.verified_at) fail("EMAIL_NOT_VERIFIED_FOR_PRIMARY", "Verify the address first.");
       if (row.is_primary === 1) return c.json(item(row), 200);
       await requireStepUp(c, "emails.primary", code);
       await makeEmailPrimary(c.env.DB, c.get("auth").userId, row.id);
@@ -253,15 +248,12 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const row = await myEmailById(c, c.req.valid("param").id);
-      if (row.is_primary === 1)
-        throw new ApiError(409, "EMAIL_IS_PRIMARY", { detail: "Make another address primary first." });
+      if (row.is_primary === 1) fail("EMAIL_IS_PRIMARY", "Make another address primary first.");
       const { userId } = c.get("auth");
       if (!row.verified_at) {
         await removePendingEmail(c.env.DB, userId, row.id);
       } else if (!(await removeVerifiedEmail(c.env.DB, userId, row.id))) {
-        throw new ApiError(409, "EMAIL_LAST_VERIFIED", {
-          detail: "The last verified address cannot be removed.",
-        });
+        fail("EMAIL_LAST_VERIFIED", "The last verified address cannot be removed.");
       }
       return c.body(null, 204);
     },

@@ -1,9 +1,9 @@
 /** The caller's second factors: TOTP enrollment and removal, recovery codes, capabilities. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { ApiError } from "../../lib/problem";
 import { requireBearer } from "../auth";
 import type { AppEnv } from "../context";
+import { fail } from "../errors";
 import { beginTotpEnrollment, hasConfirmedTotp, newRecoveryPool, verifyTotp } from "../factors";
 import { smsEnabled } from "../messaging";
 import { passkeysEnabled } from "../passkeys";
@@ -31,9 +31,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       const { userId } = c.get("auth");
       const secret = await beginTotpEnrollment(c.env, userId);
       if (!secret) {
-        throw new ApiError(409, "TOTP_ALREADY_ENROLLED", {
-          detail: "Remove the confirmed TOTP factor first.",
-        });
+        fail("TOTP_ALREADY_ENROLLED", "Remove the confirmed TOTP factor first.");
       }
       const account = (await primaryEmail(c.env.DB, userId)) ?? userId;
       c.header("Cache-Control", "no-store");
@@ -66,10 +64,10 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       const { userId } = c.get("auth");
       const pending = await findTotp(c.env.DB, userId);
       if (!pending || pending.confirmed_at) {
-        throw new ApiError(404, "NOT_FOUND", { detail: "No pending TOTP enrollment." });
+        fail("NOT_FOUND", "No pending TOTP enrollment.");
       }
       if (!(await verifyTotp(c.env, userId, c.req.valid("json").code.trim(), "pending"))) {
-        throw new ApiError(401, "MFA_INVALID_CODE", { detail: "The TOTP code is invalid." });
+        fail("MFA_INVALID_CODE", "The TOTP code is invalid.");
       }
       if (await hasRecoveryPool(c.env.DB, userId)) return c.json({ confirmed: true as const }, 200);
       const pool = await newRecoveryPool(c.env, userId);

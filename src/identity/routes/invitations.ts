@@ -2,11 +2,11 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { newId } from "../../lib/ids";
-import { ApiError } from "../../lib/problem";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
 import { sha256Hex } from "../crypto";
+import { fail, problem } from "../errors";
 import { enforceRateLimit } from "../guards";
 import {
   pendingInvitationViews,
@@ -165,15 +165,13 @@ export function registerInvitationRoutes(app: OpenAPIHono<AppEnv>) {
       await enforceRateLimit(c.env, "invite_accept_ip", clientIp(c));
       const body = c.req.valid("json");
       const tokenHash = await sha256Hex(body.token);
-      const notFound = () =>
-        new ApiError(404, "NOT_FOUND", { detail: "The invitation is unknown, used or expired." });
+      const notFound = () => problem("NOT_FOUND", "The invitation is unknown, used or expired.");
       const invitation = await findLiveInvitationByToken(c.env.DB, tokenHash);
       if (!invitation) throw notFound();
       const owner = await findVerifiedOwner(c.env.DB, invitation.email);
       let newAccount: { passwordHash: string } | null = null;
       if (!owner) {
-        if (!body.password)
-          throw new ApiError(400, "BAD_REQUEST", { detail: "password is required for a new account." });
+        if (!body.password) fail("BAD_REQUEST", "password is required for a new account.");
         await enforcePasswordPolicy(c, body.password);
         newAccount = { passwordHash: await hashPassword(body.password) };
       }

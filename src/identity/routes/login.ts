@@ -1,12 +1,12 @@
 /** Login (one step), phased login (start, send, verify) and magic link. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { ApiError } from "../../lib/problem";
 import { LOGIN_CHALLENGE_TTL_S } from "../config";
 import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
 import { hmacHex, maskEmail, maskPhone, randomDigits, randomToken } from "../crypto";
 import type { LoginMethod, VerifyInput } from "../durable/login-challenge";
+import { fail, problem } from "../errors";
 import { hasConfirmedTotp, verifyTotp } from "../factors";
 import { clearPasswordGuard, enforceRateLimit } from "../guards";
 import { provePassword } from "../login-flow";
@@ -59,9 +59,7 @@ function challengeStub(c: AppContext, challenge: string) {
 }
 
 const CHALLENGE_INVALID = () =>
-  new ApiError(401, "CHALLENGE_INVALID", {
-    detail: "The login challenge is unknown, expired or already used.",
-  });
+  problem("CHALLENGE_INVALID", "The login challenge is unknown, expired or already used.");
 
 function codeHash(c: AppContext, challenge: string, method: string, code: string) {
   return hmacHex(c.env.OTP_PEPPER, `login_mfa|${challenge}|${method}|${code}`);
@@ -92,10 +90,10 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
       const address = parseEmail(body.email);
       const { userId } = await provePassword(c, address, body.password);
       if (!(await hasConfirmedTotp(c.env.DB, userId))) {
-        throw new ApiError(428, "MFA_NOT_ENROLLED", { detail: "Enroll a TOTP factor first." });
+        fail("MFA_NOT_ENROLLED", "Enroll a TOTP factor first.");
       }
       if (!body.totp_code || !(await verifyTotp(c.env, userId, body.totp_code.trim(), "confirmed"))) {
-        throw new ApiError(401, "MFA_INVALID_CODE", { detail: "The TOTP code is invalid." });
+        fail("MFA_INVALID_CODE", "The TOTP code is invalid.");
       }
       await clearPasswordGuard(c.env, address);
       const session = await createSession(c, { userId, method: "password_totp" });
@@ -135,8 +133,7 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
         smsEnabled(c.env) ? verifiedPhone(c.env.DB, userId) : Promise.resolve(null),
         hasUnusedRecoveryCodes(c.env.DB, userId),
       ]);
-      if (!totp && !passkeys)
-        throw new ApiError(428, "MFA_NOT_ENROLLED", { detail: "Enroll a TOTP factor first." });
+      if (!totp && !passkeys) fail("MFA_NOT_ENROLLED", "Enroll a TOTP factor first.");
       const methods: LoginMethod[] = [];
       if (totp) methods.push("totp");
       methods.push("email");
@@ -176,18 +173,16 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const { challenge, method } = c.req.valid("json");
       if (method === "totp" || method === "recovery_code") {
-        throw new ApiError(400, "METHOD_NOT_AVAILABLE", {
-          detail: `Method ${method} needs no delivery step.`,
-        });
+        fail("METHOD_NOT_AVAILABLE", `Method ${method} needs no delivery step.`);
       }
       if (method === "passkey" && !passkeysEnabled(c.env)) {
-        throw new ApiError(501, "PASSKEY_DISABLED", { detail: "Passkeys are disabled." });
+        fail("PASSKEY_DISABLED", "Passkeys are disabled.");
       }
       const stub = challengeStub(c, challenge);
       const open = await stub.describe();
       if (!open) throw CHALLENGE_INVALID();
       if (!open.methods.includes(method)) {
-        throw new ApiError(400, "METHOD_NOT_AVAILABLE", { detail: `Method ${method} is not available.` });
+        fail("METHOD_NOT_AVAILABLE", `Method ${method} is not available.`);
       }
       await enforceRateLimit(c.env, "mfa_send_challenge", challenge);
       if (method === "passkey") {
@@ -203,8 +198,7 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
         method === "email"
           ? await primaryEmail(c.env.DB, open.userId)
           : await verifiedPhone(c.env.DB, open.userId);
-      if (!to)
-        throw new ApiError(400, "METHOD_NOT_AVAILABLE", { detail: `Method ${method} is not available.` });
+      if (!to) fail("METHOD_NOT_AVAILABLE", `Method ${method} is not available.`);
       const message = {
         to,
         purpose: "login_mfa" as const,
@@ -215,7 +209,7 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
       try {
         await (method === "email" ? c.get("services").mailer : c.get("services").sms).send(message);
       } catch (err) {
-        throw new ApiError(502, "DELIVERY_FAILED", {
+        fail("DELIVERY_FAILED", {
           detail: "The code could not be sent; try again or use another method.",
           reason: (err as Error).message,
         });
@@ -250,14 +244,12 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
       const body = c.req.valid("json");
       let input: VerifyInput;
       if (body.method === "passkey") {
-        if (!passkeysEnabled(c.env))
-          throw new ApiError(501, "PASSKEY_DISABLED", { detail: "Passkeys are disabled." });
-        if (body.credential === undefined)
-          throw new ApiError(400, "BAD_REQUEST", { detail: "credential is required." });
+        if (!passkeysEnabled(c.env)) fail("PASSKEY_DISABLED", "Passkeys are disabled.");
+        if (body.credential === undefined) fail("BAD_REQUEST", "credential is required.");
         input = { method: "passkey", credential: body.credential };
       } else {
         const code = body.code?.trim();
-        if (!code) throw new ApiError(400, "BAD_REQUEST", { detail: "code is required." });
+        if (!code) fail("BAD_REQUEST", "code is required.");
         input =
           body.method === "email" || body.method === "sms"
             ? { method: body.method, codeHash: await codeHash(c, body.challenge, body.method, code) }
@@ -268,27 +260,19 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
         case "invalid":
           throw CHALLENGE_INVALID();
         case "method_not_available":
-          throw new ApiError(400, "METHOD_NOT_AVAILABLE", {
-            detail: `Method ${body.method} is not available.`,
-          });
+          return fail("METHOD_NOT_AVAILABLE", `Method ${body.method} is not available.`);
         case "ceremony_invalid":
-          throw new ApiError(401, "PASSKEY_CEREMONY_INVALID", { detail: "Request passkey options first." });
+          return fail("PASSKEY_CEREMONY_INVALID", "Request passkey options first.");
         case "dead":
-          throw new ApiError(429, "TOO_MANY_ATTEMPTS", {
-            detail: "Too many wrong attempts; start the login again.",
-          });
+          return fail("TOO_MANY_ATTEMPTS", "Too many wrong attempts; start the login again.");
         case "wrong":
-          throw new ApiError(
-            401,
-            outcome.reason === "clone" ? "PASSKEY_CLONE_SUSPECTED" : "MFA_INVALID_CODE",
-            {
-              detail:
-                outcome.reason === "clone"
-                  ? "The passkey's signature counter regressed."
-                  : "The code is invalid.",
-              details: { attempts_remaining: outcome.remaining },
-            },
-          );
+          return fail(outcome.reason === "clone" ? "PASSKEY_CLONE_SUSPECTED" : "MFA_INVALID_CODE", {
+            detail:
+              outcome.reason === "clone"
+                ? "The passkey's signature counter regressed."
+                : "The code is invalid.",
+            details: { attempts_remaining: outcome.remaining },
+          });
         case "ok": {
           await clearPasswordGuard(c.env, outcome.address);
           // A recovery code is an emergency entry: it never earns a long-lived trusted-device session.
@@ -365,13 +349,11 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
       await enforceRateLimit(c.env, "verify_ip", clientIp(c));
       await enforceRateLimit(c.env, "verify_email", address);
       const won = await consumeOtp(c.env, { purpose: "magic_link", target: address, code: body.code.trim() });
-      if (!won) throw new ApiError(401, "CODE_INVALID", { detail: "The code is invalid." });
+      if (!won) fail("CODE_INVALID", "The code is invalid.");
       const user = won.userId ? await getUser(c.env.DB, won.userId) : null;
-      if (!user) throw new ApiError(404, "USER_NOT_FOUND", { detail: "The account no longer exists." });
-      if (user.status === "locked")
-        throw new ApiError(423, "ACCOUNT_LOCKED", { detail: "The account is locked." });
-      if (user.status !== "active")
-        throw new ApiError(403, "FORBIDDEN", { detail: "The account is disabled." });
+      if (!user) fail("USER_NOT_FOUND", "The account no longer exists.");
+      if (user.status === "locked") fail("ACCOUNT_LOCKED", "The account is locked.");
+      if (user.status !== "active") fail("FORBIDDEN", "The account is disabled.");
       await clearPasswordGuard(c.env, address);
       const session = await createSession(c, { userId: user.id, method: "magic_link" });
       return c.json(await sessionResponse(c, session), 200);

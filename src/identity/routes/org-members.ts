@@ -1,9 +1,9 @@
 /** Organization members: list (any member), add/change/remove (members:manage, owner rules). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { ApiError } from "../../lib/problem";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
+import { fail, problem } from "../errors";
 import { createInvitation } from "../invitations";
 import { memberItems, protectOwner, requireOrgMember, requireOwnerToGrant } from "../members";
 import { type ResolvedRole, resolveRole } from "../roles";
@@ -53,9 +53,8 @@ async function changeRole(
   if (!(await changeOrgRole(c.env.DB, orgId, userId, role.slug, role.isSystem))) throw LAST_OWNER();
 }
 
-const LAST_OWNER = () =>
-  new ApiError(409, "LAST_ORG_OWNER", { detail: "The organization must keep an owner." });
-const NOT_MEMBER = () => new ApiError(404, "NOT_MEMBER", { detail: "That user is not a member." });
+const LAST_OWNER = () => problem("LAST_ORG_OWNER", "The organization must keep an owner.");
+const NOT_MEMBER = () => problem("NOT_MEMBER", "That user is not a member.");
 
 export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(
@@ -120,8 +119,7 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       requireOwnerToGrant(me, role);
       const target = await findVerifiedOwner(c.env.DB, address);
       if (!target) {
-        if (c.env.INVITES_ENABLED !== "true")
-          throw new ApiError(404, "USER_NOT_FOUND", { detail: "No account with that address." });
+        if (c.env.INVITES_ENABLED !== "true") fail("USER_NOT_FOUND", "No account with that address.");
         const invitation = await createInvitation(c, {
           orgId,
           siteId: null,

@@ -1,9 +1,9 @@
 /** Organizations of the caller: create (caller becomes org_owner) and list. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { ApiError } from "../../lib/problem";
 import { requireBearer } from "../auth";
 import type { AppEnv } from "../context";
+import { fail } from "../errors";
 import { createOrg, listMyOrgs } from "../store/orgs";
 import { bearerSecurity, jsonBody, jsonResponse } from "./schemas";
 
@@ -36,12 +36,10 @@ export function registerOrgRoutes(app: OpenAPIHono<AppEnv>) {
       const body = c.req.valid("json");
       const slug = body.slug.trim().toLowerCase();
       if (!SLUG_RE.test(slug)) {
-        throw new ApiError(400, "BAD_SLUG", {
-          detail: "slug: lower-case letters, digits and inner hyphens, 1-63.",
-        });
+        fail("BAD_SLUG", "slug: lower-case letters, digits and inner hyphens, 1-63.");
       }
       const org = await createOrg(c.env.DB, c.get("auth").userId, body.name, slug);
-      if (!org) throw new ApiError(409, "SLUG_TAKEN", { detail: "That slug is taken." });
+      if (!org) fail("SLUG_TAKEN", "That slug is taken.");
       return c.json({ id: org.id, name: org.name, slug: org.slug, role: org.role }, 201);
     },
   );

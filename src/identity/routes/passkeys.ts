@@ -2,11 +2,11 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { newId, parseUlid } from "../../lib/ids";
-import { ApiError } from "../../lib/problem";
 import { requireBearer } from "../auth";
 import { MAX_PASSKEYS_PER_ACCOUNT } from "../config";
 import type { AppContext, AppEnv } from "../context";
 import { base64url, isoIn, nowIso } from "../crypto";
+import { fail, problem } from "../errors";
 import {
   passkeyRegistrationOptions,
   passkeysEnabled,
@@ -34,12 +34,10 @@ const PasskeyItem = z
   })
   .openapi("Passkey");
 
-const LIMIT_REACHED = () =>
-  new ApiError(409, "PASSKEY_LIMIT_REACHED", { detail: `At most ${MAX_PASSKEYS_PER_ACCOUNT} passkeys.` });
+const LIMIT_REACHED = () => problem("PASSKEY_LIMIT_REACHED", `At most ${MAX_PASSKEYS_PER_ACCOUNT} passkeys.`);
 
 function requirePasskeys(c: AppContext) {
-  if (!passkeysEnabled(c.env))
-    throw new ApiError(501, "PASSKEY_DISABLED", { detail: "Passkeys are disabled." });
+  if (!passkeysEnabled(c.env)) fail("PASSKEY_DISABLED", "Passkeys are disabled.");
 }
 
 export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
@@ -99,16 +97,15 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
         .object({ credential: z.unknown(), name: z.string().max(64).optional() })
         .safeParse(await readJsonBody(c));
       if (!parsed.success || parsed.data.credential === undefined) {
-        throw new ApiError(400, "BAD_REQUEST", { detail: "credential is required." });
+        fail("BAD_REQUEST", "credential is required.");
       }
       const { userId } = c.get("auth");
       const challenge = await takeRegistrationChallenge(c.env.DB, userId);
       if (!challenge) {
-        throw new ApiError(401, "PASSKEY_CEREMONY_INVALID", { detail: "Begin a registration first." });
+        fail("PASSKEY_CEREMONY_INVALID", "Begin a registration first.");
       }
       const info = await verifyPasskeyRegistration(c.env, challenge, parsed.data.credential);
-      if (!info)
-        throw new ApiError(401, "PASSKEY_INVALID", { detail: "The passkey attestation was refused." });
+      if (!info) fail("PASSKEY_INVALID", "The passkey attestation was refused.");
       const id = newId();
       const now = nowIso();
       const stored = await insertPasskey(
@@ -126,9 +123,7 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
         MAX_PASSKEYS_PER_ACCOUNT,
       );
       if (stored === "duplicate") {
-        throw new ApiError(409, "PASSKEY_ALREADY_REGISTERED", {
-          detail: "This passkey is already registered.",
-        });
+        fail("PASSKEY_ALREADY_REGISTERED", "This passkey is already registered.");
       }
       if (stored === "limit") throw LIMIT_REACHED();
       return c.json({ id, name: parsed.data.name ?? null, created_at: now, last_used_at: null }, 201);
@@ -185,14 +180,12 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
       await requireStepUp(c, "mfa.passkey.delete", c.req.header("x-step-up-code"));
       const { userId } = c.get("auth");
       const id = parseUlid(c.req.valid("param").id);
-      const notFound = () => new ApiError(404, "PASSKEY_NOT_FOUND", { detail: "No such passkey." });
+      const notFound = () => problem("PASSKEY_NOT_FOUND", "No such passkey.");
       if (!id) throw notFound();
       const outcome = await deletePasskey(c.env.DB, userId, id);
       if (outcome === "not_found") throw notFound();
       if (outcome === "last_strong_factor") {
-        throw new ApiError(409, "LAST_STRONG_FACTOR", {
-          detail: "Keep a TOTP factor or another passkey before removing this one.",
-        });
+        fail("LAST_STRONG_FACTOR", "Keep a TOTP factor or another passkey before removing this one.");
       }
       return c.body(null, 204);
     },

@@ -1,10 +1,10 @@
 /** The caller's phone as a second factor: start (send a code), confirm, remove. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { ApiError } from "../../lib/problem";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { maskPhone } from "../crypto";
+import { fail, problem } from "../errors";
 import { enforceRateLimit } from "../guards";
 import { smsEnabled } from "../messaging";
 import { consumeOtp, issueOtp } from "../otp";
@@ -20,7 +20,7 @@ import { bearerSecurity, jsonBody, jsonResponse } from "./schemas";
 const E164 = /^\+[1-9]\d{6,14}$/;
 
 function requireSms(c: AppContext) {
-  if (!smsEnabled(c.env)) throw new ApiError(501, "SMS_DISABLED", { detail: "SMS is disabled." });
+  if (!smsEnabled(c.env)) fail("SMS_DISABLED", "SMS is disabled.");
 }
 
 export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
@@ -47,8 +47,7 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       requireSms(c);
       const phone = c.req.valid("json").phone.replace(/[\s()-]/g, "");
-      if (!E164.test(phone))
-        throw new ApiError(400, "INVALID_PHONE", { detail: "Use the E.164 format, e.g. +14155550123." });
+      if (!E164.test(phone)) fail("INVALID_PHONE", "Use the E.164 format, e.g. +14155550123.");
       const { userId } = c.get("auth");
       await enforceRateLimit(c.env, "phone_start_user", userId);
       await retirePendingPhoneCodes(c.env.DB, userId);
@@ -62,7 +61,7 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
           code: otp.code,
         });
       } catch (err) {
-        throw new ApiError(502, "SMS_DELIVERY_FAILED", {
+        fail("SMS_DELIVERY_FAILED", {
           detail: "The SMS could not be sent; try again.",
           reason: (err as Error).message,
         });
@@ -95,14 +94,10 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
       const { userId } = c.get("auth");
       const pending = await pendingPhoneVerification(c.env.DB, userId);
       if (!pending) {
-        throw new ApiError(404, "PHONE_VERIFICATION_NOT_FOUND", {
-          detail: "Start a phone verification first.",
-        });
+        fail("PHONE_VERIFICATION_NOT_FOUND", "Start a phone verification first.");
       }
       const tooMany = () =>
-        new ApiError(429, "TOO_MANY_ATTEMPTS", {
-          detail: "Too many wrong codes; start the verification again.",
-        });
+        problem("TOO_MANY_ATTEMPTS", "Too many wrong codes; start the verification again.");
       if (pending.attempts >= pending.max_attempts) throw tooMany();
       const won = await consumeOtp(c.env, {
         purpose: "phone_verify",
@@ -113,7 +108,7 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
       if (!won) {
         const remaining = await phoneAttemptsRemaining(c.env.DB, userId, pending.target);
         if (remaining === 0) throw tooMany();
-        throw new ApiError(401, "MFA_INVALID_CODE", {
+        fail("MFA_INVALID_CODE", {
           detail: "The code is invalid.",
           details: { attempts_remaining: remaining },
         });

@@ -1,8 +1,8 @@
 /** Probes, metrics, OIDC discovery, JWKS and the development outbox. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { ApiError } from "../../lib/problem";
 import type { AppEnv } from "../context";
+import { fail } from "../errors";
 import { devOutboxEnabled } from "../messaging";
 import { renderMetrics } from "../metrics";
 import { normalizeEmail } from "../store/accounts";
@@ -71,7 +71,7 @@ export function registerProbeRoutes(app: OpenAPIHono<AppEnv>) {
         ),
       ]);
       if (Object.values(checks).some((v) => v !== "ok")) {
-        throw new ApiError(503, "NOT_READY", { detail: "A dependency did not answer.", details: { checks } });
+        fail("NOT_READY", { detail: "A dependency did not answer.", details: { checks } });
       }
       return c.json({ status: "ready" as const, checks }, 200);
     },
@@ -188,7 +188,7 @@ export function registerProbeRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      if (!devOutboxEnabled(c.env)) throw new ApiError(404, "NOT_FOUND", { detail: "No such resource." });
+      if (!devOutboxEnabled(c.env)) fail("NOT_FOUND", "No such resource.");
       const raw = c.req.valid("query").to.trim();
       const to = raw.includes("@") ? normalizeEmail(raw) : raw;
       return c.json({ messages: await listOutboxMessages(c.env.DB, to) }, 200);

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { parseUlid } from "../../lib/ids";
-import { ApiError } from "../../lib/problem";
+import { fail, problem } from "../errors";
 import { normalizeEmail } from "../store/accounts";
 
 export const SessionResponseSchema = z
@@ -45,27 +45,27 @@ const EMAIL_RE =
   /^[^\s@"<>()[\]\\,;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
 /** Normalized (trimmed, lower-cased) address, or 400 with `code` (INVALID_EMAIL by default). */
-export function parseEmail(raw: string, code = "INVALID_EMAIL"): string {
+export function parseEmail(raw: string, code: "INVALID_EMAIL" | "BAD_EMAIL" = "INVALID_EMAIL"): string {
   const address = normalizeEmail(raw);
   if (address.length > 254 || !EMAIL_RE.test(address) || address.split("@")[0]!.length > 64) {
-    throw new ApiError(400, code, { detail: "The e-mail address is not valid." });
+    fail(code, "The e-mail address is not valid.");
   }
   return address;
 }
 
 export function parseOrgId(raw: string): string {
   const id = parseUlid(raw);
-  if (!id) throw new ApiError(400, "BAD_ORG", { detail: "org_id must be a ULID." });
+  if (!id) fail("BAD_ORG", "org_id must be a ULID.");
   return id;
 }
 
 export function parseUserId(raw: string): string {
   const id = parseUlid(raw);
-  if (!id) throw new ApiError(400, "BAD_ID", { detail: "user_id must be a ULID." });
+  if (!id) fail("BAD_ID", "user_id must be a ULID.");
   return id;
 }
 
-const NOT_JSON = () => new ApiError(400, "BAD_REQUEST", { detail: "The body is not valid JSON." });
+const NOT_JSON = () => problem("BAD_REQUEST", "The body is not valid JSON.");
 
 /**
  * The body parsed by hand, for routes whose rules the declarative validator cannot express (their own

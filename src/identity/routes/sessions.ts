@@ -3,11 +3,11 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { getCookie } from "hono/cookie";
 import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
-import { ApiError } from "../../lib/problem";
 import { requireBearer } from "../auth";
 import type { AppEnv } from "../context";
 import { clientIp } from "../context";
 import type { RotateOutcome } from "../durable/refresh-family";
+import { fail, problem } from "../errors";
 import { refreshTokenFamily } from "../refresh-tokens";
 import { clearSessionCookies, REFRESH_COOKIE, sessionResponse } from "../sessions";
 import { requireStepUp } from "../step-up";
@@ -16,8 +16,7 @@ import { bearerSecurity, jsonResponse, readOptionalJsonBody, SessionResponseSche
 
 const RefreshBody = z.object({ refresh_token: z.string().max(512).optional() }).openapi("RefreshRequest");
 
-const REFRESH_FAILED = () =>
-  new ApiError(401, "REFRESH_FAILED", { detail: "The session cannot be refreshed; sign in again." });
+const REFRESH_FAILED = () => problem("REFRESH_FAILED", "The session cannot be refreshed; sign in again.");
 
 const SessionItem = z
   .object({
@@ -59,7 +58,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
       if (raw !== undefined) {
         const parsed = RefreshBody.safeParse(raw);
         if (!parsed.success) {
-          throw new ApiError(400, "BAD_REQUEST", { detail: "refresh_token must be a string." });
+          fail("BAD_REQUEST", "refresh_token must be a string.");
         }
         fromBody = parsed.data.refresh_token;
       }
@@ -79,7 +78,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
           userAgent: c.req.header("user-agent") ?? null,
         });
       } catch (err) {
-        throw new ApiError(503, "REFRESH_UNAVAILABLE", {
+        fail("REFRESH_UNAVAILABLE", {
           detail: "The session could not be checked; retry shortly.",
           headers: { "Retry-After": "1" },
           reason: (err as Error).message,
@@ -90,9 +89,9 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
           clearSessionCookies(c);
           throw REFRESH_FAILED();
         case "locked":
-          throw new ApiError(423, "ACCOUNT_LOCKED", { detail: "The account is locked." });
+          return fail("ACCOUNT_LOCKED", "The account is locked.");
         case "forbidden":
-          throw new ApiError(403, "FORBIDDEN", { detail: "The account is disabled." });
+          return fail("FORBIDDEN", "The account is disabled.");
         case "ok":
           return c.json(await sessionResponse(c, outcome), 200);
       }
@@ -153,7 +152,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
       const id = parseUlid(c.req.valid("param").id);
       // Scoped to the owner in the UPDATE itself: another account's id is not found, exactly like a missing one.
       if (!id || !(await revokeSession(c.env.DB, userId, id, "user_revoked"))) {
-        throw new ApiError(404, "NOT_FOUND", { detail: "No such session." });
+        fail("NOT_FOUND", "No such session.");
       }
       if (id === sessionId) clearSessionCookies(c);
       return c.body(null, 204);

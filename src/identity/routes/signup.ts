@@ -1,10 +1,10 @@
 /** Signup, signup e-mail verification, password reset and password change. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { ApiError } from "../../lib/problem";
 import { requireBearer } from "../auth";
 import type { AppEnv } from "../context";
 import { clientIp } from "../context";
+import { fail } from "../errors";
 import { clearPasswordGuard, enforceRateLimit } from "../guards";
 import { consumeOtp, prepareOtp } from "../otp";
 import { mailCodeToActiveOwner } from "../owner-codes";
@@ -69,8 +69,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      if (c.env.SIGNUP_ENABLED === "false")
-        throw new ApiError(501, "NOT_IMPLEMENTED", { detail: "Signup is disabled." });
+      if (c.env.SIGNUP_ENABLED === "false") fail("NOT_IMPLEMENTED", "Signup is disabled.");
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
       await enforceRateLimit(c.env, "signup_ip", clientIp(c));
@@ -145,13 +144,13 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
         target: address,
         code: body.code.trim(),
       });
-      if (!won?.userId) throw new ApiError(401, "CODE_INVALID", { detail: "The code is invalid." });
+      if (!won?.userId) fail("CODE_INVALID", "The code is invalid.");
       const { statement, session } = await prepareSession(c, { userId: won.userId, method: "email_verify" });
       try {
         await c.env.DB.batch([...activationStatements(c.env.DB, won.userId, address), statement]);
       } catch (err) {
         if (isUniqueViolation(err)) {
-          throw new ApiError(409, "EMAIL_TAKEN", { detail: "Another account proved this address first." });
+          fail("EMAIL_TAKEN", "Another account proved this address first.");
         }
         throw err;
       }
@@ -215,7 +214,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
         target: address,
         code: body.code.trim(),
       });
-      if (!won?.userId) throw new ApiError(401, "CODE_INVALID", { detail: "The code is invalid." });
+      if (!won?.userId) fail("CODE_INVALID", "The code is invalid.");
       await c.env.DB.batch([
         setPasswordStatement(c.env.DB, won.userId, hash),
         revokeAllSessionsStatement(c.env.DB, won.userId, "password_reset"),
@@ -254,13 +253,10 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       await enforcePasswordPolicy(c, body.new_password);
       const user = await getUser(c.env.DB, userId);
       if (!user?.password_hash) {
-        throw new ApiError(409, "PASSWORD_NOT_SET", {
-          detail: "This account has no password; use a reset instead.",
-        });
+        fail("PASSWORD_NOT_SET", "This account has no password; use a reset instead.");
       }
       const check = await verifyPassword(body.current_password, user.password_hash);
-      if (!check.ok)
-        throw new ApiError(401, "INVALID_CREDENTIALS", { detail: "The current password is wrong." });
+      if (!check.ok) fail("INVALID_CREDENTIALS", "The current password is wrong.");
       await requireStepUp(c, "password.change", c.req.header("x-step-up-code"));
       const hash = await hashPassword(body.new_password);
       await c.env.DB.batch([

@@ -6,9 +6,9 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { parseId } from "../../lib/ids";
-import { ApiError } from "../../lib/problem";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
+import { fail, problem } from "../errors";
 import {
   createInvitation,
   pendingInvitationViews,
@@ -28,11 +28,11 @@ import {
 } from "../store/members";
 import { bearerSecurity, jsonBody, jsonResponse, MemberSchema, parseEmail, parseUserId } from "./schemas";
 
-const NOT_FOUND = () => new ApiError(404, "NOT_FOUND", { detail: "No such site." });
+const NOT_FOUND = () => problem("NOT_FOUND", "No such site.");
 
 function parseSiteId(raw: string): string {
   const id = parseId(raw);
-  if (!id) throw new ApiError(400, "BAD_ID", { detail: "site_id must be a ULID or UUID." });
+  if (!id) fail("BAD_ID", "site_id must be a ULID or UUID.");
   return id;
 }
 
@@ -60,7 +60,7 @@ const SiteMember = MemberSchema.openapi("SiteMember");
 const SiteParam = z.object({ site_id: z.string().max(64) });
 const SiteMemberParam = z.object({ site_id: z.string().max(64), user_id: z.string().max(64) });
 const SiteInviteParam = z.object({ site_id: z.string().max(64), id: z.string().max(64) });
-const LAST_OWNER = () => new ApiError(409, "LAST_SITE_OWNER", { detail: "The site must keep an owner." });
+const LAST_OWNER = () => problem("LAST_SITE_OWNER", "The site must keep an owner.");
 
 export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(
@@ -117,8 +117,7 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const { orgId } = await authorizeSite(c, siteId);
       const role = await resolveRole(c.env.DB, orgId, "site", c.req.valid("json").role);
       const outcome = await changeSiteRole(c.env.DB, siteId, userId, role.slug, role.isSystem);
-      if (outcome === "not_member")
-        throw new ApiError(404, "NOT_MEMBER", { detail: "That user is not a member of the site." });
+      if (outcome === "not_member") fail("NOT_MEMBER", "That user is not a member of the site.");
       if (outcome === "last_owner") throw LAST_OWNER();
       return c.json({ user_id: userId, role: role.slug, is_owner: role.isSystem }, 200);
     },

@@ -2,11 +2,11 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { newId, parseId, parseUlid } from "../../lib/ids";
-import { ApiError } from "../../lib/problem";
 import { rpc, type SitesRpc } from "../../lib/rpc";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { isoIn, nowIso } from "../crypto";
+import { fail } from "../errors";
 import { requireOrgMember } from "../members";
 import { resolveRole } from "../roles";
 import { siteOrg } from "../site-registry";
@@ -56,7 +56,7 @@ function view(r: TransferRow) {
 
 function parseOrg(raw: string) {
   const id = parseUlid(raw);
-  if (!id) throw new ApiError(400, "BAD_REQUEST", { detail: "org_id must be a ULID." });
+  if (!id) fail("BAD_REQUEST", "org_id must be a ULID.");
   return id;
 }
 
@@ -170,28 +170,25 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const orgId = parseOrg(c.req.valid("param").org_id);
       const parsed = CreateBody.safeParse(await readJsonBody(c));
-      if (!parsed.success)
-        throw new ApiError(400, "BAD_REQUEST", { detail: "site_id, to_org_slug and mode are required." });
+      if (!parsed.success) fail("BAD_REQUEST", "site_id, to_org_slug and mode are required.");
       const body = parsed.data;
       const siteId = parseId(body.site_id);
-      if (!siteId) throw new ApiError(400, "BAD_REQUEST", { detail: "site_id must be a ULID or UUID." });
+      if (!siteId) fail("BAD_REQUEST", "site_id must be a ULID or UUID.");
       await requireManager(c, orgId);
       if (body.mode !== "transfer" && body.mode !== "share") {
-        throw new ApiError(400, "MODE_INVALID", { detail: "mode is transfer or share." });
+        fail("MODE_INVALID", "mode is transfer or share.");
       }
       let shareRole: string | null = null;
       if (body.mode === "share") {
-        if (!body.share_role)
-          throw new ApiError(400, "BAD_REQUEST", { detail: "share_role is required for a share." });
+        if (!body.share_role) fail("BAD_REQUEST", "share_role is required for a share.");
         shareRole = (await resolveRole(c.env.DB, orgId, "site", body.share_role)).slug;
       }
       const target = await findOrgBySlug(c.env.DB, body.to_org_slug.trim().toLowerCase());
-      if (!target) throw new ApiError(404, "TARGET_NOT_FOUND", { detail: "No organization with that slug." });
-      if (target.id === orgId)
-        throw new ApiError(400, "SAME_ORG", { detail: "The site already belongs here." });
+      if (!target) fail("TARGET_NOT_FOUND", "No organization with that slug.");
+      if (target.id === orgId) fail("SAME_ORG", "The site already belongs here.");
       const site = await siteOrg(c.env, siteId);
       if (!site || site.org_id !== orgId) {
-        throw new ApiError(403, "NOT_OWNER", { detail: "The site does not belong to this organization." });
+        fail("NOT_OWNER", "The site does not belong to this organization.");
       }
       const id = newId();
       const inserted = await insertPendingTransfer(c.env.DB, {
@@ -205,7 +202,7 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
         expiresAt: isoIn(TRANSFER_TTL_S),
       });
       if (!inserted) {
-        throw new ApiError(409, "TRANSFER_EXISTS", { detail: "A transfer of this site is already pending." });
+        fail("TRANSFER_EXISTS", "A transfer of this site is already pending.");
       }
       const row = await findTransfer(c.env.DB, id);
       return c.json(view(row!), 200);
@@ -245,15 +242,13 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
         await requireManager(c, orgId);
         const id = parseUlid(params.id);
         const row = id ? await findTransfer(c.env.DB, id) : null;
-        if (!row) throw new ApiError(404, "TRANSFER_NOT_FOUND", { detail: "No such transfer." });
+        if (!row) fail("TRANSFER_NOT_FOUND", "No such transfer.");
         const party = decision === "cancel" ? row.from_org_id : row.to_org_id;
         if (party !== orgId)
-          throw new ApiError(403, "FORBIDDEN", {
-            detail: `Only the ${decision === "cancel" ? "origin" : "destination"} decides.`,
-          });
+          fail("FORBIDDEN", `Only the ${decision === "cancel" ? "origin" : "destination"} decides.`);
         const now = nowIso();
         if (!(await decideTransfer(c.env.DB, row.id, STATUS_AFTER[decision], c.get("auth").userId, now)))
-          throw new ApiError(409, "NOT_PENDING", { detail: "The transfer is no longer pending." });
+          fail("NOT_PENDING", "The transfer is no longer pending.");
         if (decision !== "accept") return c.body(null, 204);
         let applied: { ok: boolean };
         try {
@@ -270,9 +265,7 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
         if (!applied.ok) {
           // The registry did not move the site: the transfer goes back to pending, nothing half-done.
           await reopenTransfer(c.env.DB, row.id);
-          throw new ApiError(500, "TRANSFER_FAILED", {
-            detail: "The site registry refused the transfer; it stays pending.",
-          });
+          fail("TRANSFER_FAILED", "The site registry refused the transfer; it stays pending.");
         }
         // The other services move the site's content on their own from this event; the transfer is final.
         await c.env.SITE_TRANSFERRED.send({

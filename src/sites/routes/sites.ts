@@ -3,8 +3,8 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { problemResponses } from "../../lib/app";
 import { readEdgeIdentity } from "../../lib/edge";
-import { ApiError } from "../../lib/problem";
 import type { SitesAppEnv } from "../app-env";
+import { fail } from "../errors";
 import { guardedSite, siteGuard } from "../guard";
 import { PublicSiteSchema, SiteSchema, toSiteRecord } from "../site-record";
 import { batchSites, createSite, deleteSite, parseBatchIds, patchSite, siteByHost } from "../site-service";
@@ -148,9 +148,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const limitBody = bodyLimit({
   maxSize: MAX_BODY_BYTES,
   onError: () => {
-    throw new ApiError(413, "PAYLOAD_TOO_LARGE", {
-      detail: `Request body larger than ${MAX_BODY_BYTES} bytes.`,
-    });
+    fail("PAYLOAD_TOO_LARGE", `Request body larger than ${MAX_BODY_BYTES} bytes.`);
   },
 });
 
@@ -172,7 +170,7 @@ export function registerSiteRoutes(app: OpenAPIHono<SitesAppEnv>) {
 
   app.openapi(byHostRoute, async (c) => {
     const site = await siteByHost(c.env, c.req.valid("query").host);
-    if (!site) throw new ApiError(404, "NOT_FOUND", { detail: "No site serves this host." });
+    if (!site) fail("NOT_FOUND", "No site serves this host.");
     return c.json(site, 200);
   });
 

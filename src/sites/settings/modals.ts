@@ -1,4 +1,5 @@
 import { isUlid } from "../../lib/ids";
+import type { SettingsErrorName } from "../errors";
 import {
   charLength,
   fieldPath,
@@ -61,7 +62,7 @@ function checkKind<K extends string>(
   value: JsonObject,
   kinds: readonly K[],
   keysByKind: Record<K, string[]>,
-  unknownKindCode: string,
+  unknownKindCode: SettingsErrorName,
   path: string,
 ): K {
   refuseUnknownKeys(value, Object.values<string[]>(keysByKind).flat(), path);

@@ -1,6 +1,8 @@
+import type { SettingsErrorName } from "../errors";
+
 /** One refused rule: `code` is the spec's error code, `path` the full field path from `settings`. */
 export interface SettingsViolation {
-  code: string;
+  code: SettingsErrorName;
   path: string;
   message: string;
 }
@@ -23,6 +25,6 @@ export class SettingsViolationError extends Error {
 }
 
 /** Stops validation with `code`; the message always starts with the full field path. */
-export function refuse(code: string, path: string, detail: string): never {
+export function refuse(code: SettingsErrorName, path: string, detail: string): never {
   throw new SettingsViolationError({ code, path, message: `${path}: ${detail}` });
 }

@@ -1,0 +1,28 @@
+/**
+ * The gateway's error catalogue (ARCHITECTURE's edge contract): a session route without a verified
+ * access token, a body over the edge cap, a path no service serves, and the redacted 500.
+ */
+import { type ApiError, CommonErrors, defineErrors, errorsOf, type ProblemOptions } from "../lib/problem";
+
+export const GatewayErrors = defineErrors({
+  BAD_REQUEST: CommonErrors.BAD_REQUEST.status,
+  UNAUTHENTICATED: 401,
+  NOT_FOUND: CommonErrors.NOT_FOUND.status,
+  PAYLOAD_TOO_LARGE: CommonErrors.PAYLOAD_TOO_LARGE.status,
+  UNSUPPORTED_MEDIA_TYPE: CommonErrors.UNSUPPORTED_MEDIA_TYPE.status,
+  INTERNAL_ERROR: CommonErrors.INTERNAL_ERROR.status,
+});
+
+export type GatewayErrorName = keyof typeof GatewayErrors;
+
+const errors = errorsOf(GatewayErrors);
+
+/** Throws the catalogue's error `name`; `options` is the wire `detail` or the full problem options. */
+export function fail(name: GatewayErrorName, options?: string | ProblemOptions): never {
+  return errors.fail(name, options);
+}
+
+/** The catalogue's error `name`, for code that hands the error on instead of throwing it here. */
+export function problem(name: GatewayErrorName, options?: string | ProblemOptions): ApiError {
+  return errors.problem(name, options);
+}
