@@ -5,7 +5,7 @@
  * that every status is one the table lists (or the platform's redacted 500) and every listed status
  * has a code.
  */
-import { type ApiError, CommonErrors, defineErrors, errorsOf, type ProblemOptions } from "../lib/problem";
+import { CommonErrors, defineErrors, errorsOf, type Fail } from "../lib/problem";
 
 export const ContentErrors = defineErrors({
   // 400: invalid parameter or body
@@ -65,11 +65,6 @@ export type ContentErrorName = keyof typeof ContentErrors;
 const errors = errorsOf(ContentErrors);
 
 /** Throws the catalogue's error `name`; `options` is the wire `detail` or the full problem options. */
-export function fail(name: ContentErrorName, options?: string | ProblemOptions): never {
-  return errors.fail(name, options);
-}
-
+export const fail: Fail<ContentErrorName> = errors.fail;
 /** The catalogue's error `name`, for code that hands the error on instead of throwing it here. */
-export function problem(name: ContentErrorName, options?: string | ProblemOptions): ApiError {
-  return errors.problem(name, options);
-}
+export const problem = errors.problem;

@@ -2,7 +2,7 @@
  * The gateway's error catalogue (ARCHITECTURE's edge contract): a session route without a verified
  * access token, a body over the edge cap, a path no service serves, and the redacted 500.
  */
-import { type ApiError, CommonErrors, defineErrors, errorsOf, type ProblemOptions } from "../lib/problem";
+import { CommonErrors, defineErrors, errorsOf, type Fail } from "../lib/problem";
 
 export const GatewayErrors = defineErrors({
   BAD_REQUEST: CommonErrors.BAD_REQUEST.status,
@@ -18,11 +18,6 @@ export type GatewayErrorName = keyof typeof GatewayErrors;
 const errors = errorsOf(GatewayErrors);
 
 /** Throws the catalogue's error `name`; `options` is the wire `detail` or the full problem options. */
-export function fail(name: GatewayErrorName, options?: string | ProblemOptions): never {
-  return errors.fail(name, options);
-}
-
+export const fail: Fail<GatewayErrorName> = errors.fail;
 /** The catalogue's error `name`, for code that hands the error on instead of throwing it here. */
-export function problem(name: GatewayErrorName, options?: string | ProblemOptions): ApiError {
-  return errors.problem(name, options);
-}
+export const problem = errors.problem;

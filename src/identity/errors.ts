@@ -4,7 +4,7 @@
  * row (test/identity/error-catalogue.unit.test.ts diffs the two); `beyondSpec` holds the codes the spec
  * leaves unnamed (its 423 and 502 rows have no code) or that our own operations add, each with why.
  */
-import { type ApiError, CommonErrors, defineErrors, errorsOf, type ProblemOptions } from "../lib/problem";
+import { CommonErrors, defineErrors, errorsOf, type Fail } from "../lib/problem";
 
 export const specified = defineErrors({
   // 400
@@ -109,11 +109,6 @@ export type IdentityErrorName = keyof typeof IdentityErrors;
 const errors = errorsOf(IdentityErrors);
 
 /** Throws the catalogue's error `name`; `options` is the wire `detail` or the full problem options. */
-export function fail(name: IdentityErrorName, options?: string | ProblemOptions): never {
-  return errors.fail(name, options);
-}
-
+export const fail: Fail<IdentityErrorName> = errors.fail;
 /** The catalogue's error `name`, for code that hands the error on instead of throwing it here. */
-export function problem(name: IdentityErrorName, options?: string | ProblemOptions): ApiError {
-  return errors.problem(name, options);
-}
+export const problem = errors.problem;

@@ -5,7 +5,7 @@
  * `settingsCodes`); `beyondSpec` holds what the spec leaves unnamed, each with why.
  * test/sites/error-catalogue.unit.test.ts diffs this file against the spec.
  */
-import { type ApiError, CommonErrors, defineErrors, errorsOf, type ProblemOptions } from "../lib/problem";
+import { CommonErrors, defineErrors, errorsOf, type Fail } from "../lib/problem";
 
 /** The settings validator's codes (all 400): what `refuse` in src/sites/settings may stop with. */
 export const settingsCodes = defineErrors({
@@ -100,11 +100,6 @@ export type SettingsErrorName = keyof typeof settingsCodes;
 const errors = errorsOf(SitesErrors);
 
 /** Throws the catalogue's error `name`; `options` is the wire `detail` or the full problem options. */
-export function fail(name: SitesErrorName, options?: string | ProblemOptions): never {
-  return errors.fail(name, options);
-}
-
+export const fail: Fail<SitesErrorName> = errors.fail;
 /** The catalogue's error `name`, for code that hands the error on instead of throwing it here. */
-export function problem(name: SitesErrorName, options?: string | ProblemOptions): ApiError {
-  return errors.problem(name, options);
-}
+export const problem = errors.problem;
