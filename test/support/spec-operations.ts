@@ -218,3 +218,18 @@ export function parseNotBuilt(markdown: string): NotBuiltEntry[] {
   }
   return entries;
 }
+
+/** The spec operations of a service that are built: all but those docs/not-built.md lists. */
+export function builtSpecOperations(texts: SpecTexts, service: ServiceName): SpecOperation[] {
+  const notBuilt = new Set(
+    parseNotBuilt(texts.notBuilt)
+      .filter((e) => e.service === service)
+      .map((e) => operationKey({ method: e.method, path: gatewayPath(service, e.specPath) })),
+  );
+  return specOperations(texts)[service].filter((op) => !notBuilt.has(operationKey(op)));
+}
+
+/** Whether an operation's path carries a parameter (`{id}`, `{reference}`, ...). */
+export function hasPathParameter(op: { path: string }): boolean {
+  return /\{[^}]+\}/.test(op.path);
+}
