@@ -1,7 +1,7 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig, defineProject } from "vitest/config";
-import { loadCorpora } from "./test/support/corpora.ts";
+import { loadCorpora, loadSpecTexts } from "./test/support/corpora.ts";
 import { fakeInternet } from "./test/support/fake-internet.ts";
 import { auxiliaryWorker, root, type ServiceName, services, testSecrets } from "./test/support/workers.ts";
 
@@ -12,6 +12,7 @@ const migrations = {
 };
 
 const corpora = JSON.stringify(await loadCorpora());
+const specs = JSON.stringify(loadSpecTexts());
 
 /**
  * One project per worker: that worker is the main (its tests import `exports` and `env` from
@@ -30,6 +31,7 @@ function project(main: ServiceName, testDir: string) {
             ...testSecrets,
             TEST_MIGRATIONS: JSON.stringify(migrations),
             TEST_CORPORA: corpora,
+            TEST_SPECS: specs,
           },
           d1Databases: {
             TEST_IDENTITY_DB: "identity-db",

@@ -10,6 +10,7 @@ declare namespace Cloudflare {
   interface Env extends IdentityEnv, ContentEnv, SitesEnv, GatewayEnv {
     TEST_MIGRATIONS: string;
     TEST_CORPORA: string;
+    TEST_SPECS: string;
     TEST_IDENTITY_DB: D1Database;
     TEST_CONTENT_DB: D1Database;
     TEST_SITES_DB: D1Database;

@@ -1,6 +1,71 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import { call, createKey, createPost, ORIGIN, seedMedia, tenant, testEnv } from "../support/content-helpers";
+import { testSpecs } from "../support/corpora-binding";
+import { builtSpecOperations, hasPathParameter } from "../support/spec-operations";
+
+/**
+ * The request each built by-id operation of the spec needs beyond its path (the routes themselves come
+ * from the spec, so a new by-id operation cannot be left out of the walls).
+ */
+const BY_ID_REQUESTS: Record<string, { body?: unknown }> = {
+  "GET /v1/posts/{reference}": {},
+  "PATCH /v1/posts/{reference}": { body: { title: "hijack" } },
+  "POST /v1/posts/{reference}/unpublish": {},
+  "GET /v1/posts/{reference}/seo": {},
+  "PATCH /v1/posts/{reference}/seo": { body: { meta_title: "hijack" } },
+  "GET /v1/posts/{reference}/source": {},
+  "GET /v1/media/{id}": {},
+  "DELETE /v1/media/{id}": {},
+};
+
+interface ByIdRoute {
+  name: string;
+  method: string;
+  path: (ref: string) => string;
+  body: unknown;
+}
+
+const byIdOperations = builtSpecOperations(testSpecs(), "content").filter(hasPathParameter);
+
+function byIdRoutes(belongs: (path: string) => boolean): ByIdRoute[] {
+  return byIdOperations
+    .filter((op) => belongs(op.path))
+    .map((op) => {
+      const name = `${op.method} ${op.path}`;
+      return {
+        name,
+        method: op.method,
+        path: (ref) => op.path.replace(/\{[^}]+\}/, ref),
+        body: BY_ID_REQUESTS[name]?.body,
+      };
+    });
+}
+
+const isPostRoute = (path: string) => path.startsWith("/v1/posts/{reference}");
+const isMediaRoute = (path: string) => path.startsWith("/v1/media/{id}");
+const postRoutes = byIdRoutes(isPostRoute);
+const mediaRoutes = byIdRoutes(isMediaRoute);
+
+describe("the walled routes are the spec's by-id operations", () => {
+  it("every built by-id operation of the spec has a request here and a wall below", () => {
+    const names = byIdOperations.map((op) => `${op.method} ${op.path}`);
+    expect(
+      names.filter((n) => !(n in BY_ID_REQUESTS)),
+      "by-id operations without a request",
+    ).toEqual([]);
+    expect(
+      Object.keys(BY_ID_REQUESTS).filter((n) => !names.includes(n)),
+      "requests of no operation",
+    ).toEqual([]);
+    expect(
+      byIdOperations.filter((op) => !isPostRoute(op.path) && !isMediaRoute(op.path)).map((op) => op.path),
+      "by-id operations no wall covers",
+    ).toEqual([]);
+    expect(postRoutes.length).toBeGreaterThanOrEqual(6);
+    expect(mediaRoutes.length).toBeGreaterThanOrEqual(2);
+  });
+});
 
 describe("tenant walls: site A's key against site B's posts", () => {
   it("every post route answers B's ids and slugs exactly like missing ones, and changes nothing", async () => {
@@ -15,15 +80,7 @@ describe("tenant walls: site A's key against site B's posts", () => {
       status: "published",
     });
     const bDraft = await createPost(b.ck, { title: "B draft", slug: "b-draft" });
-    const routes: [string, (ref: string) => string, unknown][] = [
-      ["GET", (r) => `/v1/posts/${r}`, undefined],
-      ["PATCH", (r) => `/v1/posts/${r}`, { title: "hijack" }],
-      ["POST", (r) => `/v1/posts/${r}/unpublish`, undefined],
-      ["GET", (r) => `/v1/posts/${r}/source`, undefined],
-      ["GET", (r) => `/v1/posts/${r}/seo`, undefined],
-      ["PATCH", (r) => `/v1/posts/${r}/seo`, { meta_title: "hijack" }],
-    ];
-    for (const [method, path, body] of routes) {
+    for (const { method, path, body } of postRoutes) {
       const missingId = await call(method, path(newId()), { key: full.key, body });
       const missingSlug = await call(method, path("no-such-post"), { key: full.key, body });
       expect(missingId.status).toBe(404);
@@ -46,20 +103,12 @@ describe("tenant walls: site A's key against site B's posts", () => {
     const t = await tenant();
     const gone = await createPost(t.ck, { title: "Gone", slug: "gone", status: "published" });
     await testEnv.DB.prepare("UPDATE posts SET status = 'deleted' WHERE id = ?").bind(gone.id).run();
-    const routes: [string, string, unknown][] = [
-      ["GET", "", undefined],
-      ["PATCH", "", { title: "back" }],
-      ["POST", "/unpublish", undefined],
-      ["GET", "/source", undefined],
-      ["GET", "/seo", undefined],
-      ["PATCH", "/seo", { meta_title: "x" }],
-    ];
-    for (const [method, suffix, body] of routes) {
-      const missing = await call(method, `/v1/posts/${newId()}${suffix}`, { key: t.ck, body });
+    for (const { method, path, body } of postRoutes) {
+      const missing = await call(method, path(newId()), { key: t.ck, body });
       const missingBody = await missing.text();
       for (const ref of [gone.id, gone.slug]) {
-        const res = await call(method, `/v1/posts/${ref}${suffix}`, { key: t.ck, body });
-        expect(res.status, `${method} ${ref}${suffix}`).toBe(404);
+        const res = await call(method, path(ref), { key: t.ck, body });
+        expect(res.status, `${method} ${path(ref)}`).toBe(404);
         expect(await res.text()).toBe(missingBody);
       }
     }
@@ -73,6 +122,22 @@ describe("tenant walls: site A's key against site B's posts", () => {
       .bind(gone.id)
       .first<{ status: string; title: string }>();
     expect(row).toEqual({ status: "deleted", title: "Gone" });
+  });
+
+  it("every media route answers B's asset ids exactly like missing ones, and B keeps its asset", async () => {
+    const a = await tenant();
+    const b = await tenant();
+    const aKey = await createKey(a.site, { scopes: ["media:read", "media:write"] });
+    const bKey = await createKey(b.site, { scopes: ["media:read"] });
+    const mediaB = await seedMedia(b.site.id);
+    for (const { name, method, path, body } of mediaRoutes) {
+      const missing = await call(method, path(newId()), { key: aKey.key, body });
+      expect(missing.status, name).toBe(404);
+      const res = await call(method, path(mediaB), { key: aKey.key, body });
+      expect(res.status, name).toBe(404);
+      expect(await res.text()).toBe(await missing.text());
+    }
+    expect((await call("GET", `/v1/media/${mediaB}`, { key: bKey.key })).status).toBe(200);
   });
 
   it("B's media never resolves in A's posts: image blocks and covers", async () => {

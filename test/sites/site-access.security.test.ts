@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
+import { testSpecs } from "../support/corpora-binding";
 import {
   api,
   makeSite,
@@ -16,8 +17,29 @@ import {
   staff,
   storedRow,
 } from "../support/sites-helpers";
+import { builtSpecOperations, hasPathParameter } from "../support/spec-operations";
 
 const byId = (id: string) => `/api/v1/sites/${id}`;
+
+/**
+ * The request each built operation of the spec under a site id needs beyond its path (the routes come
+ * from the spec, so a new by-id operation cannot be left out of these walls).
+ */
+const BY_ID_REQUESTS: Record<string, { body?: unknown }> = {
+  "GET /v1/sites/{id}": {},
+  "PATCH /v1/sites/{id}": { body: { name: "x" } },
+  "DELETE /v1/sites/{id}": {},
+};
+
+const byIdOperations = builtSpecOperations(testSpecs(), "sites").filter(
+  (op) => hasPathParameter(op) && op.specPath.startsWith("/v1/sites/{id}"),
+);
+const byIdRoutes = byIdOperations.map((op) => ({
+  name: `${op.method} ${op.specPath}`,
+  method: op.method,
+  path: (id: string) => op.path.replace(/\{[^}]+\}/, id),
+  request: { body: BY_ID_REQUESTS[`${op.method} ${op.specPath}`]?.body },
+}));
 
 async function answersLikeMissing(
   method: string,
@@ -35,6 +57,19 @@ async function answersLikeMissing(
 }
 
 describe("by-id guard", () => {
+  it("covers every built operation of the spec under a site id, each with its request here", () => {
+    const names = byIdRoutes.map((r) => r.name);
+    expect(
+      names.filter((n) => !(n in BY_ID_REQUESTS)),
+      "by-id operations without a request",
+    ).toEqual([]);
+    expect(
+      Object.keys(BY_ID_REQUESTS).filter((n) => !names.includes(n)),
+      "requests of no operation",
+    ).toEqual([]);
+    expect(names.length).toBeGreaterThanOrEqual(3);
+  });
+
   it("a member of the owning organization reads the site", async () => {
     const { site, orgId } = await makeSite();
     const res = await api<SiteBody>("GET", `/api/v1/sites/${site.id}`, {
@@ -125,16 +160,22 @@ describe("by-id guard", () => {
         .bind(id, newId(), `legacy-${newId().toLowerCase().slice(-10)}`, at, at)
         .run();
       const stranger = orgMember(newId());
-      for (const method of ["GET", "PATCH", "DELETE"]) {
-        const body = method === "PATCH" ? { name: "x" } : undefined;
-        const missing = await api(method, `/api/v1/sites/${crypto.randomUUID()}`, {
-          headers: stranger,
-          body,
-        });
-        const target = await api(method, `/api/v1/sites/${id.toUpperCase()}`, { headers: stranger, body });
+      for (const { method, path, request } of byIdRoutes) {
+        const missing = await api(method, path(crypto.randomUUID()), { headers: stranger, ...request });
+        const target = await api(method, path(id.toUpperCase()), { headers: stranger, ...request });
         expect(target.status).toBe(404);
         expect(target.text).toBe(missing.text);
       }
+    });
+
+    it("every by-id operation of the spec", async () => {
+      const { site } = await makeSite();
+      const before = await storedRow(site.id);
+      const stranger = orgMember(newId());
+      for (const { method, path, request } of byIdRoutes) {
+        await answersLikeMissing(method, path, stranger, site.id, request);
+      }
+      expect(await storedRow(site.id)).toEqual(before);
     });
 
     it("a member of another site of the same organization does not reach this one", async () => {
@@ -156,23 +197,20 @@ describe("by-id guard", () => {
   });
 
   describe("reader (consumer) sessions get 404 on by-id routes", () => {
-    it("GET, PATCH and DELETE, even holding memberships", async () => {
+    it("every by-id operation of the spec, even holding memberships", async () => {
       const { site, orgId } = await makeSite();
       const headers = reader(orgId, site.id);
-      await answersLikeMissing("GET", byId, headers, site.id);
-      await answersLikeMissing("PATCH", byId, headers, site.id, { body: { name: "x" } });
-      await answersLikeMissing("DELETE", byId, headers, site.id);
+      for (const { method, path, request } of byIdRoutes) {
+        await answersLikeMissing(method, path, headers, site.id, request);
+      }
       expect((await storedRow(site.id))?.status).toBe("active");
     });
   });
 
   describe("a segment that is not an id passes the guard; the handler answers 400", () => {
-    for (const method of ["GET", "PATCH", "DELETE"]) {
-      it(method, async () => {
-        const res = await api(method, "/api/v1/sites/not-an-id", {
-          headers: orgMember(newId()),
-          body: method === "PATCH" ? { name: "x" } : undefined,
-        });
+    for (const { name, method, path, request } of byIdRoutes) {
+      it(name, async () => {
+        const res = await api(method, path("not-an-id"), { headers: orgMember(newId()), ...request });
         expect(res.status).toBe(400);
         expect(res.body.code).toBe("BAD_REQUEST");
       });

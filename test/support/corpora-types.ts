@@ -4,3 +4,12 @@ export interface Corpora {
   svgMalicious: { name: string; svg: string }[];
   simpleIcons: { slug: string; svg: string }[];
 }
+
+/** The contract texts (../shared specs and ARCHITECTURE.md) and the project's docs/not-built.md. */
+export interface SpecTexts {
+  identity: string;
+  content: string;
+  sites: string;
+  architecture: string;
+  notBuilt: string;
+}

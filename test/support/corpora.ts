@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Corpora } from "./corpora-types.ts";
+import type { Corpora, SpecTexts } from "./corpora-types.ts";
 import { root } from "./workers.ts";
 
 const corporaDir = path.resolve(root, "../shared/corpora");
@@ -25,4 +25,17 @@ export async function loadCorpora(): Promise<Corpora> {
     .filter((f) => f.endsWith(".svg"))
     .map((f) => ({ slug: f.slice(0, -4), svg: readFileSync(path.join(iconsDir, f), "utf8") }));
   return { xss, svgMalicious, simpleIcons };
+}
+
+/** The specs, ARCHITECTURE.md (../shared) and docs/not-built.md, for the spec-coverage tests. */
+export function loadSpecTexts(): SpecTexts {
+  const shared = path.resolve(root, "../shared");
+  const read = (file: string) => readFileSync(file, "utf8");
+  return {
+    identity: read(path.join(shared, "spec/identity.md")),
+    content: read(path.join(shared, "spec/content.md")),
+    sites: read(path.join(shared, "spec/sites.md")),
+    architecture: read(path.join(shared, "ARCHITECTURE.md")),
+    notBuilt: read(path.join(root, "docs/not-built.md")),
+  };
 }

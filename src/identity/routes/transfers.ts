@@ -209,11 +209,16 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
     },
   );
 
-  for (const decision of ["accept", "reject", "cancel"] as const) {
+  const decisions = [
+    { decision: "accept", path: "/api/v1/auth/orgs/{org_id}/transfers/{id}/accept" },
+    { decision: "reject", path: "/api/v1/auth/orgs/{org_id}/transfers/{id}/reject" },
+    { decision: "cancel", path: "/api/v1/auth/orgs/{org_id}/transfers/{id}/cancel" },
+  ] as const;
+  for (const { decision, path } of decisions) {
     app.openapi(
       createRoute({
         method: "post",
-        path: `/api/v1/auth/orgs/{org_id}/transfers/{id}/${decision}`,
+        path,
         tags: ["Transfers"],
         summary:
           decision === "cancel"
