@@ -1,83 +1,88 @@
 /**
- * Drizzle description of the content database (mirrors migrations/content/*.sql, which is the source
- * applied by wrangler; the FTS5 table and its triggers live only in SQL).
+ * The content database's tables: the source of their shapes. Row types are `$inferSelect` of these
+ * tables, and property names are the SQL column names so that a row read with a raw D1 statement has
+ * exactly that type. Migrations (migrations/content/*.sql, what wrangler applies) must agree column by
+ * column; test/gateway/schema-matches-migrations.unit.test.ts enforces it. The FTS5 table and its
+ * triggers live only in SQL. In the store modules (src/content/store/*.ts, src/content/effects/pending.ts)
+ * plain reads and inserts go through drizzle, while guarded UPDATEs, upserts, keyset listings and
+ * batches stay prepared SQL, whose exact text matters. Only the content worker imports this file.
  */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const sites = sqliteTable("sites", {
   id: text("id").primaryKey(),
-  orgId: text("org_id").notNull(),
+  org_id: text("org_id").notNull(),
   slug: text("slug").notNull(),
   name: text("name").notNull(),
-  defaultLanguage: text("default_language").notNull(),
+  default_language: text("default_language").notNull(),
   status: text("status").notNull(),
-  primaryDomain: text("primary_domain"),
-  updatedAt: text("updated_at").notNull(),
-  syncedAt: text("synced_at").notNull(),
+  primary_domain: text("primary_domain"),
+  updated_at: text("updated_at").notNull(),
+  synced_at: text("synced_at").notNull(),
 });
 
 export const apiKeys = sqliteTable(
   "api_keys",
   {
     id: text("id").primaryKey(),
-    siteId: text("site_id").notNull(),
+    site_id: text("site_id").notNull(),
     name: text("name").notNull(),
     kind: text("kind", { enum: ["secret", "public"] }).notNull(),
-    keyHash: text("key_hash").notNull().unique(),
-    keyPrefix: text("key_prefix").notNull(),
-    scopesJson: text("scopes_json").notNull(),
-    allowedOriginsJson: text("allowed_origins_json").notNull().default("[]"),
-    createdBy: text("created_by"),
-    createdAt: text("created_at").notNull(),
-    revokedAt: text("revoked_at"),
-    revokedBy: text("revoked_by"),
+    key_hash: text("key_hash").notNull().unique(),
+    key_prefix: text("key_prefix").notNull(),
+    scopes_json: text("scopes_json").notNull(),
+    allowed_origins_json: text("allowed_origins_json").notNull().default("[]"),
+    created_by: text("created_by"),
+    created_at: text("created_at").notNull(),
+    revoked_at: text("revoked_at"),
+    revoked_by: text("revoked_by"),
   },
-  (t) => [index("api_keys_site").on(t.siteId, t.createdAt)],
+  (t) => [index("api_keys_site").on(t.site_id, t.created_at)],
 );
 
 export const postTypes = sqliteTable(
   "post_types",
   {
-    siteId: text("site_id").notNull(),
+    site_id: text("site_id").notNull(),
     slug: text("slug").notNull(),
     name: text("name").notNull(),
-    isPublic: integer("is_public").notNull().default(1),
-    createdAt: text("created_at").notNull(),
+    is_public: integer("is_public").notNull().default(1),
+    created_at: text("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.siteId, t.slug] })],
+  (t) => [primaryKey({ columns: [t.site_id, t.slug] })],
 );
 
 export const posts = sqliteTable(
   "posts",
   {
     id: text("id").primaryKey(),
-    siteId: text("site_id").notNull(),
+    site_id: text("site_id").notNull(),
     slug: text("slug").notNull(),
     language: text("language").notNull(),
-    postType: text("post_type").notNull().default("post"),
+    post_type: text("post_type").notNull().default("post"),
     title: text("title").notNull(),
     summary: text("summary"),
-    blocksJson: text("blocks_json"),
+    blocks_json: text("blocks_json"),
     status: text("status", { enum: ["draft", "scheduled", "published", "archived", "deleted"] }).notNull(),
     access: text("access", { enum: ["public", "restricted"] })
       .notNull()
       .default("public"),
-    publishedAt: text("published_at"),
-    authorSlug: text("author_slug"),
-    authorUserId: text("author_user_id"),
-    featuredImageId: text("featured_image_id"),
-    seoJson: text("seo_json").notNull().default("{}"),
-    createdByKeyId: text("created_by_key_id"),
-    createdAt: text("created_at").notNull(),
-    updatedAt: text("updated_at").notNull(),
+    published_at: text("published_at"),
+    author_slug: text("author_slug"),
+    author_user_id: text("author_user_id"),
+    featured_image_id: text("featured_image_id"),
+    seo_json: text("seo_json").notNull().default("{}"),
+    created_by_key_id: text("created_by_key_id"),
+    created_at: text("created_at").notNull(),
+    updated_at: text("updated_at").notNull(),
     /** Bumped by every update; updates check it (optimistic concurrency, migration 0003). */
     revision: integer("revision").notNull().default(0),
   },
   (t) => [
-    uniqueIndex("posts_site_slug_language").on(t.siteId, t.slug, t.language),
-    index("posts_public_feed").on(t.siteId, t.publishedAt, t.id),
-    index("posts_site_updated").on(t.siteId, t.updatedAt),
-    index("posts_site_id_desc").on(t.siteId, t.id),
+    uniqueIndex("posts_site_slug_language").on(t.site_id, t.slug, t.language),
+    index("posts_public_feed").on(t.site_id, t.published_at, t.id),
+    index("posts_site_updated").on(t.site_id, t.updated_at),
+    index("posts_site_id_desc").on(t.site_id, t.id),
   ],
 );
 
@@ -85,45 +90,48 @@ export const media = sqliteTable(
   "media",
   {
     id: text("id").primaryKey(),
-    siteId: text("site_id").notNull(),
-    r2Key: text("r2_key").notNull().unique(),
-    contentType: text("content_type").notNull(),
-    sizeBytes: integer("size_bytes").notNull(),
+    site_id: text("site_id").notNull(),
+    r2_key: text("r2_key").notNull().unique(),
+    content_type: text("content_type").notNull(),
+    size_bytes: integer("size_bytes").notNull(),
     status: text("status", { enum: ["processing", "ready", "deleted"] }).notNull(),
-    sourceUrl: text("source_url"),
+    source_url: text("source_url"),
     purpose: text("purpose"),
-    folderId: text("folder_id"),
-    createdAt: text("created_at").notNull(),
-    deletedAt: text("deleted_at"),
-    variantsJson: text("variants_json").notNull().default("[]"),
+    folder_id: text("folder_id"),
+    created_at: text("created_at").notNull(),
+    deleted_at: text("deleted_at"),
+    variants_json: text("variants_json").notNull().default("[]"),
   },
   (t) => [
-    index("media_site_created").on(t.siteId, t.createdAt),
-    index("media_site_folder").on(t.siteId, t.folderId, t.createdAt),
+    index("media_site_created").on(t.site_id, t.created_at),
+    index("media_site_folder").on(t.site_id, t.folder_id, t.created_at),
   ],
 );
 
 export const mediaTags = sqliteTable(
   "media_tags",
   {
-    mediaId: text("media_id").notNull(),
-    tagId: text("tag_id").notNull(),
+    media_id: text("media_id").notNull(),
+    tag_id: text("tag_id").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.mediaId, t.tagId] }), index("media_tags_tag").on(t.tagId, t.mediaId)],
+  (t) => [primaryKey({ columns: [t.media_id, t.tag_id] }), index("media_tags_tag").on(t.tag_id, t.media_id)],
 );
 
 export const idempotencyRecords = sqliteTable(
   "idempotency_records",
   {
-    keyId: text("key_id").notNull(),
-    idempotencyKey: text("idempotency_key").notNull(),
-    requestHash: text("request_hash").notNull(),
+    key_id: text("key_id").notNull(),
+    idempotency_key: text("idempotency_key").notNull(),
+    request_hash: text("request_hash").notNull(),
     status: integer("status").notNull(),
-    responseJson: text("response_json").notNull(),
-    createdAt: text("created_at").notNull(),
-    expiresAt: text("expires_at").notNull(),
+    response_json: text("response_json").notNull(),
+    created_at: text("created_at").notNull(),
+    expires_at: text("expires_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.keyId, t.idempotencyKey] }), index("idempotency_expiry").on(t.expiresAt)],
+  (t) => [
+    primaryKey({ columns: [t.key_id, t.idempotency_key] }),
+    index("idempotency_expiry").on(t.expires_at),
+  ],
 );
 
 export const outboundEffects = sqliteTable(
@@ -131,23 +139,23 @@ export const outboundEffects = sqliteTable(
   {
     id: text("id").primaryKey(),
     kind: text("kind").notNull(),
-    siteId: text("site_id").notNull(),
-    subjectId: text("subject_id"),
-    payloadJson: text("payload_json").notNull(),
-    createdAt: text("created_at").notNull(),
+    site_id: text("site_id").notNull(),
+    subject_id: text("subject_id"),
+    payload_json: text("payload_json").notNull(),
+    created_at: text("created_at").notNull(),
   },
-  (t) => [index("outbound_effects_site").on(t.siteId, t.kind, t.createdAt)],
+  (t) => [index("outbound_effects_site").on(t.site_id, t.kind, t.created_at)],
 );
 
 export const importLines = sqliteTable(
   "import_lines",
   {
-    siteId: text("site_id").notNull(),
-    lineHash: text("line_hash").notNull(),
-    postId: text("post_id").notNull(),
-    createdAt: text("created_at").notNull(),
+    site_id: text("site_id").notNull(),
+    line_hash: text("line_hash").notNull(),
+    post_id: text("post_id").notNull(),
+    created_at: text("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.siteId, t.lineHash] })],
+  (t) => [primaryKey({ columns: [t.site_id, t.line_hash] })],
 );
 
 /** Outbox of post side effects (event, cache purge, IndexNow), written in the batch of the change. */
@@ -155,12 +163,12 @@ export const postEffects = sqliteTable(
   "post_effects",
   {
     id: text("id").primaryKey(),
-    siteId: text("site_id").notNull(),
-    postId: text("post_id").notNull(),
+    site_id: text("site_id").notNull(),
+    post_id: text("post_id").notNull(),
     kind: text("kind", { enum: ["event", "cache_purge", "indexnow"] }).notNull(),
-    payloadJson: text("payload_json").notNull(),
-    createdAt: text("created_at").notNull(),
+    payload_json: text("payload_json").notNull(),
+    created_at: text("created_at").notNull(),
     attempts: integer("attempts").notNull().default(0),
   },
-  (t) => [index("post_effects_created").on(t.createdAt)],
+  (t) => [index("post_effects_created").on(t.created_at)],
 );

@@ -1,123 +1,126 @@
 /**
- * Drizzle description of the identity database (mirrors migrations/identity/*.sql, which is the source
- * applied by wrangler; partial unique indexes and the preset role rows live only in SQL). The service
- * queries with prepared D1 statements in src/identity/store.ts and the Durable Objects, because its
- * writes are compare-and-set UPDATEs and batches that read best as SQL.
+ * The identity database's tables: the source of their shapes. Row types are `$inferSelect` of these
+ * tables, and property names are the SQL column names so that a row read with a raw D1 statement has
+ * exactly that type. Migrations (migrations/identity/*.sql, what wrangler applies) must agree column by
+ * column; test/gateway/schema-matches-migrations.unit.test.ts enforces it. Partial unique indexes and
+ * the preset role rows live only in SQL. Queries are in src/identity/store/*.ts: plain reads go through
+ * drizzle, while compare-and-set writes, conditional INSERT ... SELECT and batches stay prepared SQL,
+ * whose exact text is what makes them race-free. Only the identity worker imports this file.
  */
 import { index, integer, primaryKey, sqliteTable, text, unique } from "drizzle-orm/sqlite-core";
 
 export const users = sqliteTable("users", {
   id: text("id").primaryKey(),
   status: text("status", { enum: ["pending_verification", "active", "locked", "disabled"] }).notNull(),
-  passwordHash: text("password_hash"),
-  displayName: text("display_name"),
-  createdAt: text("created_at").notNull(),
-  updatedAt: text("updated_at").notNull(),
+  password_hash: text("password_hash"),
+  display_name: text("display_name"),
+  created_at: text("created_at").notNull(),
+  updated_at: text("updated_at").notNull(),
 });
 
 export const emailAddresses = sqliteTable(
   "email_addresses",
   {
     id: text("id").primaryKey(),
-    userId: text("user_id")
+    user_id: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     address: text("address").notNull(),
-    verifiedAt: text("verified_at"),
-    isPrimary: integer("is_primary").notNull().default(0),
-    createdAt: text("created_at").notNull(),
+    verified_at: text("verified_at"),
+    is_primary: integer("is_primary").notNull().default(0),
+    created_at: text("created_at").notNull(),
   },
-  (t) => [unique().on(t.userId, t.address), index("email_addresses_address").on(t.address)],
+  (t) => [unique().on(t.user_id, t.address), index("email_addresses_address").on(t.address)],
 );
 
 export const platformOperators = sqliteTable("platform_operators", {
-  userId: text("user_id")
+  user_id: text("user_id")
     .primaryKey()
     .references(() => users.id, { onDelete: "cascade" }),
   capability: text("capability", { enum: ["operator_read", "operator_admin"] }).notNull(),
-  grantedAt: text("granted_at").notNull(),
+  granted_at: text("granted_at").notNull(),
 });
 
 export const sessions = sqliteTable(
   "sessions",
   {
     id: text("id").primaryKey(),
-    userId: text("user_id")
+    user_id: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    familyId: text("family_id").notNull(),
+    family_id: text("family_id").notNull(),
     kind: text("kind").notNull().default("staff"),
-    refreshHash: text("refresh_hash").notNull().unique(),
-    trustedDevice: integer("trusted_device").notNull().default(0),
-    authMethod: text("auth_method").notNull(),
+    refresh_hash: text("refresh_hash").notNull().unique(),
+    trusted_device: integer("trusted_device").notNull().default(0),
+    auth_method: text("auth_method").notNull(),
     ip: text("ip"),
-    userAgent: text("user_agent"),
-    createdAt: text("created_at").notNull(),
-    expiresAt: text("expires_at").notNull(),
-    revokedAt: text("revoked_at"),
-    revokedReason: text("revoked_reason"),
-    rotatedTo: text("rotated_to"),
+    user_agent: text("user_agent"),
+    created_at: text("created_at").notNull(),
+    expires_at: text("expires_at").notNull(),
+    revoked_at: text("revoked_at"),
+    revoked_reason: text("revoked_reason"),
+    rotated_to: text("rotated_to"),
   },
-  (t) => [index("sessions_user").on(t.userId, t.revokedAt), index("sessions_family").on(t.familyId)],
+  (t) => [index("sessions_user").on(t.user_id, t.revoked_at), index("sessions_family").on(t.family_id)],
 );
 
 export const totpFactors = sqliteTable("totp_factors", {
-  userId: text("user_id")
+  user_id: text("user_id")
     .primaryKey()
     .references(() => users.id, { onDelete: "cascade" }),
-  secretEnc: text("secret_enc").notNull(),
-  confirmedAt: text("confirmed_at"),
-  lastUsedStep: integer("last_used_step"),
-  createdAt: text("created_at").notNull(),
+  secret_enc: text("secret_enc").notNull(),
+  confirmed_at: text("confirmed_at"),
+  last_used_step: integer("last_used_step"),
+  created_at: text("created_at").notNull(),
 });
 
 export const recoveryCodes = sqliteTable(
   "recovery_codes",
   {
     id: text("id").primaryKey(),
-    userId: text("user_id")
+    user_id: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    codeHash: text("code_hash").notNull(),
-    usedAt: text("used_at"),
-    createdAt: text("created_at").notNull(),
+    code_hash: text("code_hash").notNull(),
+    used_at: text("used_at"),
+    created_at: text("created_at").notNull(),
   },
-  (t) => [unique().on(t.userId, t.codeHash)],
+  (t) => [unique().on(t.user_id, t.code_hash)],
 );
 
 export const phones = sqliteTable("phones", {
-  userId: text("user_id")
+  user_id: text("user_id")
     .primaryKey()
     .references(() => users.id, { onDelete: "cascade" }),
   e164: text("e164").notNull(),
-  verifiedAt: text("verified_at"),
-  createdAt: text("created_at").notNull(),
+  verified_at: text("verified_at"),
+  created_at: text("created_at").notNull(),
 });
 
 export const passkeys = sqliteTable(
   "passkeys",
   {
     id: text("id").primaryKey(),
-    userId: text("user_id")
+    user_id: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    credentialId: text("credential_id").notNull().unique(),
-    publicKey: text("public_key").notNull(),
+    credential_id: text("credential_id").notNull().unique(),
+    public_key: text("public_key").notNull(),
     counter: integer("counter").notNull().default(0),
     transports: text("transports"),
     name: text("name"),
-    createdAt: text("created_at").notNull(),
-    lastUsedAt: text("last_used_at"),
+    created_at: text("created_at").notNull(),
+    last_used_at: text("last_used_at"),
   },
-  (t) => [index("passkeys_user").on(t.userId)],
+  (t) => [index("passkeys_user").on(t.user_id)],
 );
 
 export const passkeyCeremonies = sqliteTable("passkey_ceremonies", {
-  userId: text("user_id")
+  user_id: text("user_id")
     .primaryKey()
     .references(() => users.id, { onDelete: "cascade" }),
   challenge: text("challenge").notNull(),
-  expiresAt: text("expires_at").notNull(),
+  expires_at: text("expires_at").notNull(),
 });
 
 export const otpCodes = sqliteTable(
@@ -126,18 +129,18 @@ export const otpCodes = sqliteTable(
     id: text("id").primaryKey(),
     purpose: text("purpose").notNull(),
     target: text("target").notNull(),
-    userId: text("user_id"),
+    user_id: text("user_id"),
     context: text("context"),
-    codeHash: text("code_hash").notNull(),
+    code_hash: text("code_hash").notNull(),
     attempts: integer("attempts").notNull().default(0),
-    maxAttempts: integer("max_attempts").notNull(),
-    expiresAt: text("expires_at").notNull(),
-    usedAt: text("used_at"),
-    createdAt: text("created_at").notNull(),
+    max_attempts: integer("max_attempts").notNull(),
+    expires_at: text("expires_at").notNull(),
+    used_at: text("used_at"),
+    created_at: text("created_at").notNull(),
   },
   (t) => [
-    index("otp_codes_target").on(t.purpose, t.target, t.usedAt),
-    index("otp_codes_user").on(t.userId, t.purpose),
+    index("otp_codes_target").on(t.purpose, t.target, t.used_at),
+    index("otp_codes_user").on(t.user_id, t.purpose),
   ],
 );
 
@@ -145,87 +148,87 @@ export const outboxMessages = sqliteTable(
   "outbox_messages",
   {
     id: text("id").primaryKey(),
-    toAddress: text("to_address").notNull(),
+    to_address: text("to_address").notNull(),
     channel: text("channel").notNull(),
     purpose: text("purpose").notNull(),
     code: text("code"),
     link: text("link"),
     subject: text("subject").notNull(),
     body: text("body").notNull(),
-    createdAt: text("created_at").notNull(),
+    created_at: text("created_at").notNull(),
   },
-  (t) => [index("outbox_messages_to").on(t.toAddress, t.id)],
+  (t) => [index("outbox_messages_to").on(t.to_address, t.id)],
 );
 
 export const orgs = sqliteTable("orgs", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   slug: text("slug").notNull().unique(),
-  ownerUserId: text("owner_user_id").notNull(),
-  createdAt: text("created_at").notNull(),
+  owner_user_id: text("owner_user_id").notNull(),
+  created_at: text("created_at").notNull(),
 });
 
 export const roles = sqliteTable("roles", {
   id: text("id").primaryKey(),
-  orgId: text("org_id"),
+  org_id: text("org_id"),
   scope: text("scope", { enum: ["org", "site"] }).notNull(),
   slug: text("slug").notNull(),
   name: text("name").notNull(),
-  isSystem: integer("is_system").notNull().default(0),
+  is_system: integer("is_system").notNull().default(0),
   permissions: text("permissions").notNull().default("[]"),
-  createdAt: text("created_at").notNull(),
+  created_at: text("created_at").notNull(),
 });
 
 export const orgMemberships = sqliteTable(
   "org_memberships",
   {
-    orgId: text("org_id")
+    org_id: text("org_id")
       .notNull()
       .references(() => orgs.id, { onDelete: "cascade" }),
-    userId: text("user_id")
+    user_id: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     role: text("role").notNull(),
-    createdAt: text("created_at").notNull(),
+    created_at: text("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.userId] }), index("org_memberships_user").on(t.userId)],
+  (t) => [primaryKey({ columns: [t.org_id, t.user_id] }), index("org_memberships_user").on(t.user_id)],
 );
 
 export const siteMemberships = sqliteTable(
   "site_memberships",
   {
-    siteId: text("site_id").notNull(),
-    userId: text("user_id")
+    site_id: text("site_id").notNull(),
+    user_id: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    orgId: text("org_id"),
+    org_id: text("org_id"),
     role: text("role").notNull(),
-    createdAt: text("created_at").notNull(),
+    created_at: text("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.siteId, t.userId] }), index("site_memberships_user").on(t.userId)],
+  (t) => [primaryKey({ columns: [t.site_id, t.user_id] }), index("site_memberships_user").on(t.user_id)],
 );
 
 export const invitations = sqliteTable(
   "invitations",
   {
     id: text("id").primaryKey(),
-    orgId: text("org_id")
+    org_id: text("org_id")
       .notNull()
       .references(() => orgs.id, { onDelete: "cascade" }),
-    siteId: text("site_id"),
+    site_id: text("site_id"),
     scope: text("scope", { enum: ["org", "site"] }).notNull(),
     email: text("email").notNull(),
     role: text("role").notNull(),
-    tokenHash: text("token_hash").notNull().unique(),
-    invitedBy: text("invited_by").notNull(),
-    createdAt: text("created_at").notNull(),
-    expiresAt: text("expires_at").notNull(),
-    acceptedAt: text("accepted_at"),
-    revokedAt: text("revoked_at"),
+    token_hash: text("token_hash").notNull().unique(),
+    invited_by: text("invited_by").notNull(),
+    created_at: text("created_at").notNull(),
+    expires_at: text("expires_at").notNull(),
+    accepted_at: text("accepted_at"),
+    revoked_at: text("revoked_at"),
   },
   (t) => [
-    index("invitations_org").on(t.orgId, t.acceptedAt, t.revokedAt),
-    index("invitations_site").on(t.siteId),
+    index("invitations_org").on(t.org_id, t.accepted_at, t.revoked_at),
+    index("invitations_site").on(t.site_id),
   ],
 );
 
@@ -233,21 +236,24 @@ export const transfers = sqliteTable(
   "transfers",
   {
     id: text("id").primaryKey(),
-    siteId: text("site_id").notNull(),
-    fromOrgId: text("from_org_id")
+    site_id: text("site_id").notNull(),
+    from_org_id: text("from_org_id")
       .notNull()
       .references(() => orgs.id, { onDelete: "cascade" }),
-    toOrgId: text("to_org_id")
+    to_org_id: text("to_org_id")
       .notNull()
       .references(() => orgs.id, { onDelete: "cascade" }),
     mode: text("mode", { enum: ["transfer", "share"] }).notNull(),
-    shareRole: text("share_role"),
+    share_role: text("share_role"),
     status: text("status", { enum: ["pending", "accepted", "rejected", "cancelled", "expired"] }).notNull(),
-    createdBy: text("created_by").notNull(),
-    decidedBy: text("decided_by"),
-    createdAt: text("created_at").notNull(),
-    expiresAt: text("expires_at").notNull(),
-    decidedAt: text("decided_at"),
+    created_by: text("created_by").notNull(),
+    decided_by: text("decided_by"),
+    created_at: text("created_at").notNull(),
+    expires_at: text("expires_at").notNull(),
+    decided_at: text("decided_at"),
   },
-  (t) => [index("transfers_to").on(t.toOrgId, t.status), index("transfers_from").on(t.fromOrgId, t.status)],
+  (t) => [
+    index("transfers_to").on(t.to_org_id, t.status),
+    index("transfers_from").on(t.from_org_id, t.status),
+  ],
 );

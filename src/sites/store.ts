@@ -1,24 +1,14 @@
-/** Every query of the sites database. Multi-step writes are one D1 batch (a transaction). */
+/**
+ * Every query of the sites database. Multi-step writes are one D1 batch (a transaction). Plain lookups by
+ * id and slug go through drizzle; the writes and the reads sharing their `VISIBLE` condition stay
+ * prepared SQL (see schema/sites.ts).
+ */
+import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { sites } from "../../schema/sites";
 import { fail } from "./errors";
 
-export interface SiteRow {
-  id: string;
-  org_id: string;
-  name: string;
-  slug: string;
-  primary_domain: string | null;
-  aliases: string;
-  default_language: string;
-  languages: string;
-  theme: string | null;
-  status: string;
-  status_reason: string | null;
-  status_changed_at: string | null;
-  previous_status: string | null;
-  settings: string;
-  created_at: string;
-  updated_at: string;
-}
+export type SiteRow = typeof sites.$inferSelect;
 
 /** Statuses a customer never sees: such a site answers like a missing one. */
 export const HIDDEN_STATUSES = ["deleted", "archived"] as const;
@@ -49,7 +39,7 @@ export function conflictFromError(err: unknown): never {
 }
 
 export async function getSite(db: D1Database, id: string): Promise<SiteRow | null> {
-  return db.prepare("SELECT * FROM sites WHERE id = ?").bind(id).first<SiteRow>();
+  return (await drizzle(db).select().from(sites).where(eq(sites.id, id)).get()) ?? null;
 }
 
 export async function getVisibleSite(db: D1Database, id: string): Promise<SiteRow | null> {
@@ -86,7 +76,7 @@ export async function findSiteIdByHost(db: D1Database, host: string): Promise<st
 }
 
 export async function findSiteBySlug(db: D1Database, slug: string): Promise<SiteRow | null> {
-  return db.prepare("SELECT * FROM sites WHERE slug = ?").bind(slug).first<SiteRow>();
+  return (await drizzle(db).select().from(sites).where(eq(sites.slug, slug)).get()) ?? null;
 }
 
 /**

@@ -5,11 +5,19 @@
  * the cron delivers it later, so an unpublished post never misses its event or its purge (at least once;
  * every event carries its own id for consumers that deduplicate).
  */
+import { asc, inArray, lt } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { postEffects } from "../../../schema/content";
 import { newId } from "../../lib/ids";
 import type { Env } from "../bindings";
 import { cachePurger, searchNotifier } from "./outbound";
 
-export type PostEffectKind = "event" | "cache_purge" | "indexnow";
+type PostEffectRow = Pick<
+  typeof postEffects.$inferSelect,
+  "id" | "site_id" | "post_id" | "kind" | "payload_json"
+>;
+
+export type PostEffectKind = PostEffectRow["kind"];
 
 export interface PostEffect {
   id: string;
@@ -17,14 +25,6 @@ export interface PostEffect {
   post_id: string;
   kind: PostEffectKind;
   payload: unknown;
-}
-
-interface PostEffectRow {
-  id: string;
-  site_id: string;
-  post_id: string;
-  kind: PostEffectKind;
-  payload_json: string;
 }
 
 export function postEffect(
@@ -35,6 +35,14 @@ export function postEffect(
 ): PostEffect {
   return { id: newId(), site_id: siteId, post_id: postId, kind, payload };
 }
+
+const ROW_COLUMNS = {
+  id: postEffects.id,
+  site_id: postEffects.site_id,
+  post_id: postEffects.post_id,
+  kind: postEffects.kind,
+  payload_json: postEffects.payload_json,
+};
 
 /**
  * The outbox row of `effect`, inserted only when the statement just before it in the same batch changed
@@ -80,21 +88,28 @@ async function deliverRows(env: Env, rows: PostEffectRow[]): Promise<number> {
 /** Delivers the given effects (those whose rows the batch actually wrote). */
 export async function deliverEffects(env: Env, effects: PostEffect[]): Promise<void> {
   if (effects.length === 0) return;
-  const { results } = await env.DB.prepare(
-    `SELECT id, site_id, post_id, kind, payload_json FROM post_effects WHERE id IN (${effects.map(() => "?").join(", ")})
-     ORDER BY id`,
-  )
-    .bind(...effects.map((e) => e.id))
-    .all<PostEffectRow>();
-  await deliverRows(env, results);
+  const rows = await drizzle(env.DB)
+    .select(ROW_COLUMNS)
+    .from(postEffects)
+    .where(
+      inArray(
+        postEffects.id,
+        effects.map((e) => e.id),
+      ),
+    )
+    .orderBy(asc(postEffects.id))
+    .all();
+  await deliverRows(env, rows);
 }
 
 /** Cron: delivers effects left behind (older than `before`) by a failed or interrupted delivery. */
 export async function redeliverPendingEffects(env: Env, before: string, limit = 100): Promise<number> {
-  const { results } = await env.DB.prepare(
-    `SELECT id, site_id, post_id, kind, payload_json FROM post_effects WHERE created_at < ? ORDER BY created_at LIMIT ?`,
-  )
-    .bind(before, limit)
-    .all<PostEffectRow>();
-  return deliverRows(env, results);
+  const rows = await drizzle(env.DB)
+    .select(ROW_COLUMNS)
+    .from(postEffects)
+    .where(lt(postEffects.created_at, before))
+    .orderBy(asc(postEffects.created_at))
+    .limit(limit)
+    .all();
+  return deliverRows(env, rows);
 }

@@ -1,18 +1,11 @@
 /** API key rows. Only the keyed hash of a key is stored; lookups are by that hash. */
+import { drizzle } from "drizzle-orm/d1";
+import { apiKeys, type sites } from "../../../schema/content";
 import type { KeyKind } from "../auth/key-hash";
 import type { Scope } from "../auth/scopes";
 
-export interface ApiKeyRow {
-  id: string;
-  site_id: string;
-  name: string;
-  kind: KeyKind;
-  key_prefix: string;
-  scopes_json: string;
-  allowed_origins_json: string;
-  created_by: string | null;
-  created_at: string;
-}
+/** A key as read back: never its hash, nor the revocation (only active keys are read). */
+export type ApiKeyRow = Omit<typeof apiKeys.$inferSelect, "key_hash" | "revoked_at" | "revoked_by">;
 
 export interface ApiKeyRecord {
   id: string;
@@ -41,23 +34,20 @@ export function toRecord(row: ApiKeyRow): ApiKeyRecord {
 }
 
 export async function insertApiKey(db: D1Database, key: ApiKeyRecord & { key_hash: string }): Promise<void> {
-  await db
-    .prepare(
-      `INSERT INTO api_keys (id, site_id, name, kind, key_hash, key_prefix, scopes_json, allowed_origins_json, created_by, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .bind(
-      key.id,
-      key.site_id,
-      key.name,
-      key.kind,
-      key.key_hash,
-      key.key_prefix,
-      JSON.stringify(key.scopes),
-      JSON.stringify(key.allowed_origins),
-      key.created_by,
-      key.created_at,
-    )
+  await drizzle(db)
+    .insert(apiKeys)
+    .values({
+      id: key.id,
+      site_id: key.site_id,
+      name: key.name,
+      kind: key.kind,
+      key_hash: key.key_hash,
+      key_prefix: key.key_prefix,
+      scopes_json: JSON.stringify(key.scopes),
+      allowed_origins_json: JSON.stringify(key.allowed_origins),
+      created_by: key.created_by,
+      created_at: key.created_at,
+    })
     .run();
 }
 
@@ -89,9 +79,8 @@ export async function revokeApiKey(
   return result.meta.changes > 0;
 }
 
-export interface KeyLookupRow extends ApiKeyRow {
-  site_status: string;
-}
+/** Join of the key with its site's status (`s.status AS site_status`). */
+export type KeyLookupRow = ApiKeyRow & { site_status: (typeof sites.$inferSelect)["status"] };
 
 /** The active key with this hash and its site's status; revoked keys are never returned. */
 export async function findActiveKeyByHash(db: D1Database, keyHash: string): Promise<KeyLookupRow | null> {

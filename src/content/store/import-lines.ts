@@ -1,17 +1,22 @@
 /** Lines already imported, by content hash: what makes `POST /v1/import` idempotent per line. */
+import { and, eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { importLines } from "../../../schema/content";
 
 export async function importedPostId(
   db: D1Database,
   siteId: string,
   lineHash: string,
 ): Promise<string | null> {
-  const row = await db
-    .prepare("SELECT post_id FROM import_lines WHERE site_id = ? AND line_hash = ?")
-    .bind(siteId, lineHash)
-    .first<{ post_id: string }>();
+  const row = await drizzle(db)
+    .select({ post_id: importLines.post_id })
+    .from(importLines)
+    .where(and(eq(importLines.site_id, siteId), eq(importLines.line_hash, lineHash)))
+    .get();
   return row?.post_id ?? null;
 }
 
+/** Prepared SQL: the statement runs inside the batch that writes the post. */
 export function recordImportLineStatement(
   db: D1Database,
   siteId: string,

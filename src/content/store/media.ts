@@ -1,17 +1,19 @@
 /** Media assets of a site: rows in D1, bytes in R2 under `sites/{site_id}/{media_id}.{ext}`. */
+import type { media } from "../../../schema/content";
 
-export interface MediaRow {
-  id: string;
-  site_id: string;
-  r2_key: string;
-  content_type: string;
-  size_bytes: number;
-  status: "processing" | "ready" | "deleted";
-  folder_id: string | null;
-  variants_json: string;
-  created_at: string;
-  tag_ids: string | null;
-}
+/** The columns `SELECT` reads, plus `tag_ids`: the asset's media_tags rows joined by commas (or null). */
+export type MediaRow = Pick<
+  typeof media.$inferSelect,
+  | "id"
+  | "site_id"
+  | "r2_key"
+  | "content_type"
+  | "size_bytes"
+  | "status"
+  | "folder_id"
+  | "variants_json"
+  | "created_at"
+> & { tag_ids: string | null };
 
 const SELECT = `SELECT m.id, m.site_id, m.r2_key, m.content_type, m.size_bytes, m.status, m.folder_id, m.variants_json,
   m.created_at, (SELECT group_concat(tag_id, ',') FROM media_tags t WHERE t.media_id = m.id) AS tag_ids FROM media m`;

@@ -1,29 +1,13 @@
-/** Post storage: rows, the public and authenticated listings (keyset), and lookups by id and slug. */
+/**
+ * Post storage: rows, the public and authenticated listings (keyset), and lookups by id and slug. Every
+ * query stays prepared SQL: keyset listings, FTS and json_each filters, and revision-guarded updates
+ * whose exact SQL matters.
+ */
+import type { posts } from "../../../schema/content";
 
-export type PostStatus = "draft" | "scheduled" | "published" | "archived" | "deleted";
-
-export interface PostRow {
-  id: string;
-  site_id: string;
-  slug: string;
-  language: string;
-  post_type: string;
-  title: string;
-  summary: string | null;
-  blocks_json: string | null;
-  status: PostStatus;
-  access: "public" | "restricted";
-  published_at: string | null;
-  author_slug: string | null;
-  author_user_id: string | null;
-  featured_image_id: string | null;
-  seo_json: string;
-  created_by_key_id: string | null;
-  created_at: string;
-  updated_at: string;
-  /** Optimistic-concurrency counter: every update checks and bumps it (0 for a new row). */
-  revision: number;
-}
+/** A whole post row; `revision` is the optimistic-concurrency counter every update checks and bumps. */
+export type PostRow = typeof posts.$inferSelect;
+export type PostStatus = PostRow["status"];
 
 /** Columns an update may change; `id`, `site_id`, `author_user_id`, `created_by_key_id` and `created_at` are set once. */
 const EDITABLE_FIELDS = [

@@ -1,4 +1,7 @@
 /** Content's own projection of sites (pushed by the sites service over RPC) and the site's post types. */
+import { and, asc, eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { postTypes } from "../../../schema/content";
 import type { SiteProjection } from "../../lib/rpc";
 
 /** Site states in which the site's keys stop working. */
@@ -53,25 +56,26 @@ export async function getSite(db: D1Database, siteId: string): Promise<SiteProje
     .first<SiteProjection>();
 }
 
-export interface PostTypeRow {
-  slug: string;
-  name: string;
-  is_public: number;
-}
+export type PostTypeRow = Pick<typeof postTypes.$inferSelect, "slug" | "name" | "is_public">;
+
+const POST_TYPE_COLUMNS = { slug: postTypes.slug, name: postTypes.name, is_public: postTypes.is_public };
 
 export async function listPostTypes(db: D1Database, siteId: string): Promise<PostTypeRow[]> {
-  const { results } = await db
-    .prepare("SELECT slug, name, is_public FROM post_types WHERE site_id = ? ORDER BY slug")
-    .bind(siteId)
-    .all<PostTypeRow>();
-  return results;
+  return drizzle(db)
+    .select(POST_TYPE_COLUMNS)
+    .from(postTypes)
+    .where(eq(postTypes.site_id, siteId))
+    .orderBy(asc(postTypes.slug))
+    .all();
 }
 
 export async function getPostType(db: D1Database, siteId: string, slug: string): Promise<PostTypeRow | null> {
-  return db
-    .prepare("SELECT slug, name, is_public FROM post_types WHERE site_id = ? AND slug = ?")
-    .bind(siteId, slug)
-    .first<PostTypeRow>();
+  const row = await drizzle(db)
+    .select(POST_TYPE_COLUMNS)
+    .from(postTypes)
+    .where(and(eq(postTypes.site_id, siteId), eq(postTypes.slug, slug)))
+    .get();
+  return row ?? null;
 }
 
 export async function upsertPostType(

@@ -1,8 +1,11 @@
 /** Accounts and their e-mail addresses. */
+import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { users } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../crypto";
 
-export type UserStatus = "pending_verification" | "active" | "locked" | "disabled";
+export type UserStatus = (typeof users.$inferSelect)["status"];
 
 export interface LoginCandidate {
   user_id: string;
@@ -44,18 +47,20 @@ export function findVerifiedOwner(db: D1Database, address: string) {
     .first<LoginCandidate>();
 }
 
-export interface UserRow {
-  id: string;
-  status: UserStatus;
-  password_hash: string | null;
-  created_at: string;
-}
+export type UserRow = Pick<typeof users.$inferSelect, "id" | "status" | "password_hash" | "created_at">;
 
-export function getUser(db: D1Database, userId: string) {
-  return db
-    .prepare("SELECT id, status, password_hash, created_at FROM users WHERE id = ?")
-    .bind(userId)
-    .first<UserRow>();
+export async function getUser(db: D1Database, userId: string): Promise<UserRow | null> {
+  const row = await drizzle(db)
+    .select({
+      id: users.id,
+      status: users.status,
+      password_hash: users.password_hash,
+      created_at: users.created_at,
+    })
+    .from(users)
+    .where(eq(users.id, userId))
+    .get();
+  return row ?? null;
 }
 
 export async function primaryEmail(db: D1Database, userId: string): Promise<string | null> {

@@ -1,14 +1,12 @@
 /** The addresses of an account beyond what login and signup need (see accounts.ts). */
+import type { emailAddresses } from "../../../schema/identity";
 import { nowIso } from "../crypto";
 import { isUniqueViolation } from "./d1-errors";
 
-export interface EmailRow {
-  id: string;
-  address: string;
-  verified_at: string | null;
-  is_primary: number;
-  created_at: string;
-}
+export type EmailRow = Pick<
+  typeof emailAddresses.$inferSelect,
+  "id" | "address" | "verified_at" | "is_primary" | "created_at"
+>;
 
 const COLUMNS = "id, address, verified_at, is_primary, created_at";
 

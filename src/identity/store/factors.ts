@@ -1,18 +1,23 @@
 /** TOTP factors and recovery codes (secrets sealed, codes stored as keyed hashes). */
+import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { totpFactors } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../crypto";
 
-export interface TotpRow {
-  secret_enc: string;
-  confirmed_at: string | null;
-  last_used_step: number | null;
-}
+export type TotpRow = Pick<typeof totpFactors.$inferSelect, "secret_enc" | "confirmed_at" | "last_used_step">;
 
-export function findTotp(db: D1Database, userId: string) {
-  return db
-    .prepare("SELECT secret_enc, confirmed_at, last_used_step FROM totp_factors WHERE user_id = ?")
-    .bind(userId)
-    .first<TotpRow>();
+export async function findTotp(db: D1Database, userId: string): Promise<TotpRow | null> {
+  const row = await drizzle(db)
+    .select({
+      secret_enc: totpFactors.secret_enc,
+      confirmed_at: totpFactors.confirmed_at,
+      last_used_step: totpFactors.last_used_step,
+    })
+    .from(totpFactors)
+    .where(eq(totpFactors.user_id, userId))
+    .get();
+  return row ?? null;
 }
 
 /** A pending secret replaces any earlier pending one; a confirmed factor is never overwritten. */

@@ -1,21 +1,11 @@
 /** Invitations to an organization or one of its sites; only the token's hash is stored. */
+import type { invitations } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../crypto";
 import { isUniqueViolation } from "./d1-errors";
 
-export interface InvitationRow {
-  id: string;
-  org_id: string;
-  site_id: string | null;
-  scope: "org" | "site";
-  email: string;
-  role: string;
-  invited_by: string;
-  created_at: string;
-  expires_at: string;
-  accepted_at: string | null;
-  revoked_at: string | null;
-}
+/** An invitation as read back: never its token's hash. */
+export type InvitationRow = Omit<typeof invitations.$inferSelect, "token_hash">;
 
 const COLUMNS =
   "id, org_id, site_id, scope, email, role, invited_by, created_at, expires_at, accepted_at, revoked_at";

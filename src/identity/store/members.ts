@@ -2,6 +2,7 @@
  * Organization and site memberships. Owner-ness is the structural `is_system` attribute of the role,
  * never its name, so a custom role cannot pose as an owner.
  */
+import type { emailAddresses, orgMemberships } from "../../../schema/identity";
 import { nowIso } from "../crypto";
 
 type Scope = "org" | "site";
@@ -55,13 +56,14 @@ export async function orgMembership(
   };
 }
 
-export interface MemberRow {
-  user_id: string;
-  role: string;
-  created_at: string;
-  address: string | null;
+/**
+ * A member (org or site membership: same columns) with its primary address (LEFT JOIN, so maybe null)
+ * and `is_owner`, computed by `ownerRoleSql` (0 or 1).
+ */
+export type MemberRow = Pick<typeof orgMemberships.$inferSelect, "user_id" | "role" | "created_at"> & {
+  address: (typeof emailAddresses.$inferSelect)["address"] | null;
   is_owner: number;
-}
+};
 
 function listMembers(db: D1Database, scope: Scope, scopeId: string, limit: number) {
   const table = TABLE[scope];

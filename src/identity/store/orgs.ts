@@ -1,15 +1,13 @@
 /** Organizations. */
+
+import type { orgMemberships, orgs } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../crypto";
 import { isUniqueViolation } from "./d1-errors";
 
-export interface OrgRow {
-  id: string;
-  name: string;
-  slug: string;
-  role: string;
-  created_at: string;
-}
+/** An organization joined with the caller's membership role. */
+export type OrgRow = Pick<typeof orgs.$inferSelect, "id" | "name" | "slug" | "created_at"> &
+  Pick<typeof orgMemberships.$inferSelect, "role">;
 
 export async function createOrg(db: D1Database, userId: string, name: string, slug: string) {
   const id = newId();

@@ -1,14 +1,14 @@
 /** Passkeys (WebAuthn credentials) and their open registration ceremonies. */
+import { and, eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { passkeys } from "../../../schema/identity";
 import { nowIso } from "../crypto";
 import { isUniqueViolation } from "./d1-errors";
 
-export interface PasskeyRow {
-  id: string;
-  credential_id: string;
-  public_key: string;
-  counter: number;
-  transports: string | null;
-}
+export type PasskeyRow = Pick<
+  typeof passkeys.$inferSelect,
+  "id" | "credential_id" | "public_key" | "counter" | "transports"
+>;
 
 export interface PasskeyItem {
   id: string;
@@ -31,13 +31,23 @@ export async function passkeyCredentials(db: D1Database, userId: string) {
 }
 
 /** The account's own credential with that id (another account's credential is simply not found). */
-export function findPasskey(db: D1Database, userId: string, credentialId: string) {
-  return db
-    .prepare(
-      "SELECT id, credential_id, public_key, counter, transports FROM passkeys WHERE user_id = ? AND credential_id = ?",
-    )
-    .bind(userId, credentialId)
-    .first<PasskeyRow>();
+export async function findPasskey(
+  db: D1Database,
+  userId: string,
+  credentialId: string,
+): Promise<PasskeyRow | null> {
+  const row = await drizzle(db)
+    .select({
+      id: passkeys.id,
+      credential_id: passkeys.credential_id,
+      public_key: passkeys.public_key,
+      counter: passkeys.counter,
+      transports: passkeys.transports,
+    })
+    .from(passkeys)
+    .where(and(eq(passkeys.user_id, userId), eq(passkeys.credential_id, credentialId)))
+    .get();
+  return row ?? null;
 }
 
 /**

@@ -1,20 +1,20 @@
 /** Role definitions: the presets (org_id NULL) and each organization's custom roles. */
+import { and, eq, isNull, or } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { roles } from "../../../schema/identity";
 
-export interface RoleRow {
-  scope: "org" | "site";
-  slug: string;
-  is_system: number;
-  permissions: string;
-}
+export type RoleRow = Pick<typeof roles.$inferSelect, "scope" | "slug" | "is_system" | "permissions">;
 
 /** Roles of either scope an organization can use under that slug. */
 export async function rolesBySlug(db: D1Database, orgId: string, slug: string): Promise<RoleRow[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT scope, slug, is_system, permissions FROM roles
-       WHERE slug = ? AND (org_id IS NULL OR org_id = ?)`,
-    )
-    .bind(slug, orgId)
-    .all<RoleRow>();
-  return results;
+  return drizzle(db)
+    .select({
+      scope: roles.scope,
+      slug: roles.slug,
+      is_system: roles.is_system,
+      permissions: roles.permissions,
+    })
+    .from(roles)
+    .where(and(eq(roles.slug, slug), or(isNull(roles.org_id), eq(roles.org_id, orgId))))
+    .all();
 }

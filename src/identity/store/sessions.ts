@@ -1,21 +1,10 @@
 /** Sessions (the refresh families live in their Durable Object). */
+import type { sessions } from "../../../schema/identity";
 import { nowIso } from "../crypto";
 import type { UserStatus } from "./accounts";
 
-export interface SessionRow {
-  id: string;
-  user_id: string;
-  family_id: string;
-  refresh_hash: string;
-  trusted_device: number;
-  auth_method: string;
-  ip: string | null;
-  user_agent: string | null;
-  created_at: string;
-  expires_at: string;
-  revoked_at: string | null;
-  revoked_reason: string | null;
-}
+/** The columns the session queries read: all but `kind` and `rotated_to`. */
+export type SessionRow = Omit<typeof sessions.$inferSelect, "kind" | "rotated_to">;
 
 export interface NewSession {
   id: string;

@@ -1,21 +1,24 @@
 /** Transfers and shares of sites between organizations (pending until the destination decides). */
+import type { orgs, transfers } from "../../../schema/identity";
 import { nowIso } from "../crypto";
 import { isUniqueViolation } from "./d1-errors";
 
-export interface TransferRow {
-  id: string;
-  site_id: string;
-  from_org_id: string;
-  to_org_id: string;
-  from_org_name: string;
-  to_org_name: string;
-  mode: "transfer" | "share";
-  share_role: string | null;
-  status: string;
-  created_at: string;
-  expires_at: string;
-  decided_at: string | null;
-}
+type OrgName = (typeof orgs.$inferSelect)["name"];
+
+/** A transfer joined with both organizations' names (`SELECT_TRANSFERS`). */
+export type TransferRow = Pick<
+  typeof transfers.$inferSelect,
+  | "id"
+  | "site_id"
+  | "from_org_id"
+  | "to_org_id"
+  | "mode"
+  | "share_role"
+  | "status"
+  | "created_at"
+  | "expires_at"
+  | "decided_at"
+> & { from_org_name: OrgName; to_org_name: OrgName };
 
 const SELECT_TRANSFERS = `SELECT t.id, t.site_id, t.from_org_id, t.to_org_id, fo.name AS from_org_name, tor.name AS to_org_name,
   t.mode, t.share_role, t.status, t.created_at, t.expires_at, t.decided_at
