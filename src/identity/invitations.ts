@@ -5,7 +5,12 @@ import { clientIp } from "./context";
 import { isoIn, randomToken, sha256Hex } from "./crypto";
 import { fail, problem } from "./errors";
 import { enforceRateLimit } from "./guards";
+import { hashPassword } from "./password";
+import { enforcePasswordPolicy } from "./password-policy";
+import { findVerifiedOwner } from "./store/accounts";
 import {
+  acceptInvitation,
+  findLiveInvitationByToken,
   type InvitationOwner,
   type InvitationRow,
   insertInvitation,
@@ -117,4 +122,33 @@ export async function resendInvitation(c: AppContext, rawId: string, owner: Invi
     email_sent: await mailInvitation(c, rotated.email, token),
     expires_at: rotated.expires_at,
   };
+}
+
+/**
+ * Redeems an invitation token: the invited address's account joins with the invited role. An address
+ * without an account gets one, with `password` (required, and held to the password policy). Unknown,
+ * used, revoked and expired tokens are one 404. Returns the membership and, for a new account, its id
+ * (the caller signs it in).
+ */
+export async function redeemInvitation(c: AppContext, input: { token: string; password?: string }) {
+  const tokenHash = await sha256Hex(input.token);
+  const notFound = () => problem("NOT_FOUND", "The invitation is unknown, used or expired.");
+  const invitation = await findLiveInvitationByToken(c.env.DB, tokenHash);
+  if (!invitation) throw notFound();
+  const owner = await findVerifiedOwner(c.env.DB, invitation.email);
+  let newAccount: { passwordHash: string } | null = null;
+  if (!owner) {
+    if (!input.password) fail("BAD_REQUEST", "password is required for a new account.");
+    await enforcePasswordPolicy(c, input.password);
+    newAccount = { passwordHash: await hashPassword(input.password) };
+  }
+  const userId = owner?.user_id ?? newId();
+  if (!(await acceptInvitation(c.env.DB, invitation, tokenHash, userId, newAccount))) throw notFound();
+  const membership = {
+    org_id: invitation.org_id,
+    site_id: invitation.site_id,
+    role: invitation.role,
+    scope: invitation.scope,
+  };
+  return { membership, newUserId: owner ? null : userId };
 }

@@ -1,24 +1,18 @@
 /** The caller's e-mail addresses (owner always from the Bearer). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { newId, parseUlid } from "../../lib/ids";
+import { parseUlid } from "../../lib/ids";
+import { addPendingEmail, EMAIL_NOT_FOUND, verifyPendingEmail } from "../account-emails";
 import { requireBearer } from "../auth";
-import { MAX_EMAILS_PER_ACCOUNT } from "../config";
 import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
-import { nowIso } from "../crypto";
-import { fail, problem } from "../errors";
-import { enforceRateLimit } from "../guards";
-import { consumeOtp, issueOtp } from "../otp";
+import { fail } from "../errors";
 import { requireStepUp } from "../step-up";
 import {
   type EmailRow,
-  findEmailByAddress,
   findEmailById,
-  insertPendingEmail,
   listEmails,
   makeEmailPrimary,
-  markEmailVerified,
   removePendingEmail,
   removeVerifiedEmail,
 } from "../store/emails";
@@ -44,16 +38,12 @@ function item(r: EmailRow) {
   };
 }
 
-const NOT_FOUND = () => problem("EMAIL_NOT_FOUND", "No such address on this account.");
-
 async function myEmailById(c: AppContext, rawId: string): Promise<EmailRow> {
   const id = parseUlid(rawId);
   const row = id ? await findEmailById(c.env.DB, c.get("auth").userId, id) : null;
-  if (!row) throw NOT_FOUND();
+  if (!row) throw EMAIL_NOT_FOUND();
   return row;
 }
-
-const ALREADY_ADDED = () => problem("EMAIL_ALREADY_ADDED", "This address is already on your account.");
 
 export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(
@@ -109,36 +99,8 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const address = parseEmail(c.req.valid("json").email);
-      const { userId } = c.get("auth");
-      const { results } = await listEmails(c.env.DB, userId);
-      if (results.some((r) => r.address === address)) throw ALREADY_ADDED();
-      if (results.length >= MAX_EMAILS_PER_ACCOUNT) {
-        fail("EMAIL_LIMIT_REACHED", `At most ${MAX_EMAILS_PER_ACCOUNT} addresses.`);
-      }
-      await enforceRateLimit(c.env, "email_add_ip", clientIp(c));
-      await enforceRateLimit(c.env, "email_add_target", address);
-      await enforceRateLimit(c.env, "email_add_author", userId);
-      const id = newId();
-      if (!(await insertPendingEmail(c.env.DB, { id, userId, address }))) throw ALREADY_ADDED();
-      const otp = await issueOtp(c.env, { purpose: "email_add", target: address, userId });
-      try {
-        await c.get("services").mailer.send({
-          to: address,
-          purpose: "email_add",
-          subject: "Confirm your new e-mail address",
-          body: `Your confirmation code is ${otp.code}. It expires in 10 minutes.`,
-          code: otp.code,
-        });
-      } catch (err) {
-        console.error(
-          JSON.stringify({
-            level: "error",
-            event: "email_add_delivery_failed",
-            error: (err as Error).message,
-          }),
-        );
-      }
-      return c.json({ id, email: address, verified: false as const }, 202);
+      const caller = { userId: c.get("auth").userId, ip: clientIp(c) };
+      return c.json(await addPendingEmail(c.env, c.get("services").mailer, caller, address), 202);
     },
   );
 
@@ -167,23 +129,8 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      const { userId } = c.get("auth");
-      await enforceRateLimit(c.env, "verify_ip", clientIp(c));
-      const row = await findEmailByAddress(c.env.DB, userId, address);
-      if (!row) throw NOT_FOUND();
-      if (row.verified_at) fail("EMAIL_ALREADY_ADDED", "This address is already verified.");
-      const won = await consumeOtp(c.env, {
-        purpose: "email_add",
-        target: address,
-        code: body.code.trim(),
-        userId,
-      });
-      if (!won) fail("CODE_INVALID", "The code is invalid.");
-      const now = nowIso();
-      if (!(await markEmailVerified(c.env.DB, row.id, now))) {
-        fail("EMAIL_TAKEN", "Another account proved this address first.");
-      }
-      return c.json(item({ ...row, verified_at: now }), 200);
+      const caller = { userId: c.get("auth").userId, ip: clientIp(c) };
+      return c.json(item(await verifyPendingEmail(c.env, caller, { address, code: body.code.trim() })), 200);
     },
   );
 

@@ -1,25 +1,19 @@
 /** Organization invitations (list, revoke, resend) and invitation acceptance. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { newId } from "../../lib/ids";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
-import { sha256Hex } from "../crypto";
-import { fail, problem } from "../errors";
 import { enforceRateLimit } from "../guards";
 import {
   pendingInvitationViews,
+  redeemInvitation,
   requireInvitesEnabled,
   resendInvitation,
   revokeInvitation,
 } from "../invitations";
 import { requireOrgMember } from "../members";
-import { hashPassword } from "../password";
-import { enforcePasswordPolicy } from "../password-policy";
 import { createSession, sessionResponse } from "../sessions";
-import { findVerifiedOwner } from "../store/accounts";
-import { acceptInvitation, findLiveInvitationByToken } from "../store/invitations";
 import { bearerSecurity, jsonBody, jsonResponse, parseOrgId } from "./schemas";
 
 const Invitation = z
@@ -163,31 +157,10 @@ export function registerInvitationRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       requireInvitesEnabled(c.env);
       await enforceRateLimit(c.env, "invite_accept_ip", clientIp(c));
-      const body = c.req.valid("json");
-      const tokenHash = await sha256Hex(body.token);
-      const notFound = () => problem("NOT_FOUND", "The invitation is unknown, used or expired.");
-      const invitation = await findLiveInvitationByToken(c.env.DB, tokenHash);
-      if (!invitation) throw notFound();
-      const owner = await findVerifiedOwner(c.env.DB, invitation.email);
-      let newAccount: { passwordHash: string } | null = null;
-      if (!owner) {
-        if (!body.password) fail("BAD_REQUEST", "password is required for a new account.");
-        await enforcePasswordPolicy(c, body.password);
-        newAccount = { passwordHash: await hashPassword(body.password) };
-      }
-      const userId = owner?.user_id ?? newId();
-      if (!(await acceptInvitation(c.env.DB, invitation, tokenHash, userId, newAccount))) throw notFound();
-      const view = {
-        org_id: invitation.org_id,
-        site_id: invitation.site_id,
-        role: invitation.role,
-        scope: invitation.scope,
-      };
-      if (!owner) {
-        const session = await createSession(c, { userId, method: "invitation" });
-        return c.json({ ...view, ...(await sessionResponse(c, session)) }, 200);
-      }
-      return c.json(view, 200);
+      const { membership, newUserId } = await redeemInvitation(c, c.req.valid("json"));
+      if (!newUserId) return c.json(membership, 200);
+      const session = await createSession(c, { userId: newUserId, method: "invitation" });
+      return c.json({ ...membership, ...(await sessionResponse(c, session)) }, 200);
     },
   );
 }

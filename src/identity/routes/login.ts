@@ -1,24 +1,17 @@
 /** Login (one step), phased login (start, send, verify) and magic link. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { LOGIN_CHALLENGE_TTL_S } from "../config";
-import type { AppContext, AppEnv } from "../context";
+import type { AppEnv } from "../context";
 import { clientIp } from "../context";
-import { hmacHex, maskEmail, maskPhone, randomDigits, randomToken } from "../crypto";
-import type { LoginMethod, VerifyInput } from "../durable/login-challenge";
-import { fail, problem } from "../errors";
+import { fail } from "../errors";
 import { hasConfirmedTotp, verifyTotp } from "../factors";
 import { clearPasswordGuard, enforceRateLimit } from "../guards";
 import { provePassword } from "../login-flow";
-import { smsEnabled } from "../messaging";
 import { consumeOtp } from "../otp";
 import { mailCodeToActiveOwner } from "../owner-codes";
-import { passkeyLoginOptions, passkeysEnabled } from "../passkeys";
+import { openLoginChallenge, sendLoginFactor, verifyLoginFactor } from "../phased-login";
 import { createSession, sessionResponse } from "../sessions";
-import { getUser, primaryEmail } from "../store/accounts";
-import { hasUnusedRecoveryCodes } from "../store/factors";
-import { hasPasskeys } from "../store/passkeys";
-import { verifiedPhone } from "../store/phones";
+import { getUser } from "../store/accounts";
 import {
   AcceptedSchema,
   jsonBody,
@@ -53,17 +46,6 @@ const VerifyBody = z
     trust_device: z.boolean().optional(),
   })
   .openapi("LoginMfaVerifyRequest");
-
-function challengeStub(c: AppContext, challenge: string) {
-  return c.env.LOGIN_CHALLENGES.get(c.env.LOGIN_CHALLENGES.idFromName(`challenge:${challenge}`));
-}
-
-const CHALLENGE_INVALID = () =>
-  problem("CHALLENGE_INVALID", "The login challenge is unknown, expired or already used.");
-
-function codeHash(c: AppContext, challenge: string, method: string, code: string) {
-  return hmacHex(c.env.OTP_PEPPER, `login_mfa|${challenge}|${method}|${code}`);
-}
 
 export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(
@@ -127,24 +109,9 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
       const { userId } = await provePassword(c, address, body.password);
-      const [totp, passkeys, phone, recovery] = await Promise.all([
-        hasConfirmedTotp(c.env.DB, userId),
-        passkeysEnabled(c.env) ? hasPasskeys(c.env.DB, userId) : Promise.resolve(false),
-        smsEnabled(c.env) ? verifiedPhone(c.env.DB, userId) : Promise.resolve(null),
-        hasUnusedRecoveryCodes(c.env.DB, userId),
-      ]);
-      if (!totp && !passkeys) fail("MFA_NOT_ENROLLED", "Enroll a TOTP factor first.");
-      const methods: LoginMethod[] = [];
-      if (totp) methods.push("totp");
-      methods.push("email");
-      if (phone) methods.push("sms");
-      if (passkeys) methods.push("passkey");
-      if (recovery) methods.push("recovery_code");
-      const challenge = randomToken(32);
-      const expiresAt = Date.now() + LOGIN_CHALLENGE_TTL_S * 1000;
-      await challengeStub(c, challenge).open({ userId, address, methods, expiresAt });
+      const opened = await openLoginChallenge(c.env, userId, address);
       c.header("Cache-Control", "no-store");
-      return c.json({ challenge, methods, expires_at: new Date(expiresAt).toISOString() }, 200);
+      return c.json(opened, 200);
     },
   );
 
@@ -171,56 +138,8 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const { challenge, method } = c.req.valid("json");
-      if (method === "totp" || method === "recovery_code") {
-        fail("METHOD_NOT_AVAILABLE", `Method ${method} needs no delivery step.`);
-      }
-      if (method === "passkey" && !passkeysEnabled(c.env)) {
-        fail("PASSKEY_DISABLED", "Passkeys are disabled.");
-      }
-      const stub = challengeStub(c, challenge);
-      const open = await stub.describe();
-      if (!open) throw CHALLENGE_INVALID();
-      if (!open.methods.includes(method)) {
-        fail("METHOD_NOT_AVAILABLE", `Method ${method} is not available.`);
-      }
-      await enforceRateLimit(c.env, "mfa_send_challenge", challenge);
-      if (method === "passkey") {
-        const options = await passkeyLoginOptions(c.env, open.userId);
-        if (!(await stub.armPasskey(options.challenge))) throw CHALLENGE_INVALID();
-        return c.json({ publicKey: options as unknown as Record<string, unknown> }, 200);
-      }
-      const code = randomDigits(6);
-      const expiresAt = Math.min(open.expiresAt, Date.now() + 10 * 60 * 1000);
-      if (!(await stub.armCode(method, await codeHash(c, challenge, method, code), expiresAt)))
-        throw CHALLENGE_INVALID();
-      const to =
-        method === "email"
-          ? await primaryEmail(c.env.DB, open.userId)
-          : await verifiedPhone(c.env.DB, open.userId);
-      if (!to) fail("METHOD_NOT_AVAILABLE", `Method ${method} is not available.`);
-      const message = {
-        to,
-        purpose: "login_mfa" as const,
-        subject: "Your sign-in code",
-        body: `Your sign-in code is ${code}. It expires in 10 minutes.`,
-        code,
-      };
-      try {
-        await (method === "email" ? c.get("services").mailer : c.get("services").sms).send(message);
-      } catch (err) {
-        fail("DELIVERY_FAILED", {
-          detail: "The code could not be sent; try again or use another method.",
-          reason: (err as Error).message,
-        });
-      }
-      return c.json(
-        {
-          expires_at: new Date(expiresAt).toISOString(),
-          sent_to: method === "email" ? maskEmail(to) : maskPhone(to),
-        },
-        202,
-      );
+      const sent = await sendLoginFactor(c.env, c.get("services"), c.req.valid("json"));
+      return "publicKey" in sent ? c.json(sent, 200) : c.json(sent, 202);
     },
   );
 
@@ -242,49 +161,9 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      let input: VerifyInput;
-      if (body.method === "passkey") {
-        if (!passkeysEnabled(c.env)) fail("PASSKEY_DISABLED", "Passkeys are disabled.");
-        if (body.credential === undefined) fail("BAD_REQUEST", "credential is required.");
-        input = { method: "passkey", credential: body.credential };
-      } else {
-        const code = body.code?.trim();
-        if (!code) fail("BAD_REQUEST", "code is required.");
-        input =
-          body.method === "email" || body.method === "sms"
-            ? { method: body.method, codeHash: await codeHash(c, body.challenge, body.method, code) }
-            : { method: body.method, code };
-      }
-      const outcome = await challengeStub(c, body.challenge).verify(input);
-      switch (outcome.kind) {
-        case "invalid":
-          throw CHALLENGE_INVALID();
-        case "method_not_available":
-          return fail("METHOD_NOT_AVAILABLE", `Method ${body.method} is not available.`);
-        case "ceremony_invalid":
-          return fail("PASSKEY_CEREMONY_INVALID", "Request passkey options first.");
-        case "dead":
-          return fail("TOO_MANY_ATTEMPTS", "Too many wrong attempts; start the login again.");
-        case "wrong":
-          return fail(outcome.reason === "clone" ? "PASSKEY_CLONE_SUSPECTED" : "MFA_INVALID_CODE", {
-            detail:
-              outcome.reason === "clone"
-                ? "The passkey's signature counter regressed."
-                : "The code is invalid.",
-            details: { attempts_remaining: outcome.remaining },
-          });
-        case "ok": {
-          await clearPasswordGuard(c.env, outcome.address);
-          // A recovery code is an emergency entry: it never earns a long-lived trusted-device session.
-          const trusted = body.trust_device === true && body.method !== "recovery_code";
-          const session = await createSession(c, {
-            userId: outcome.userId,
-            method: `password_${body.method}`,
-            trusted,
-          });
-          return c.json(await sessionResponse(c, session, { trusted_device: trusted }), 200);
-        }
-      }
+      const { userId, method, trusted } = await verifyLoginFactor(c.env, body);
+      const session = await createSession(c, { userId, method, trusted });
+      return c.json(await sessionResponse(c, session, { trusted_device: trusted }), 200);
     },
   );
 

@@ -1,28 +1,14 @@
 /** The caller's passkeys: registration ceremony, list, removal (step-up). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { newId, parseUlid } from "../../lib/ids";
+import { parseUlid } from "../../lib/ids";
 import { requireBearer } from "../auth";
-import { MAX_PASSKEYS_PER_ACCOUNT } from "../config";
 import type { AppContext, AppEnv } from "../context";
-import { base64url, isoIn, nowIso } from "../crypto";
 import { fail, problem } from "../errors";
-import {
-  passkeyRegistrationOptions,
-  passkeysEnabled,
-  REGISTRATION_CEREMONY_TTL_S,
-  verifyPasskeyRegistration,
-} from "../passkeys";
+import { beginPasskeyRegistration, finishPasskeyRegistration } from "../passkey-registration";
+import { passkeysEnabled } from "../passkeys";
 import { requireStepUp } from "../step-up";
-import { primaryEmail } from "../store/accounts";
-import {
-  deletePasskey,
-  insertPasskey,
-  listPasskeys,
-  openRegistrationCeremony,
-  passkeyCredentials,
-  takeRegistrationChallenge,
-} from "../store/passkeys";
+import { deletePasskey, listPasskeys } from "../store/passkeys";
 import { bearerSecurity, jsonResponse, readJsonBody } from "./schemas";
 
 const PasskeyItem = z
@@ -34,7 +20,16 @@ const PasskeyItem = z
   })
   .openapi("Passkey");
 
-const LIMIT_REACHED = () => problem("PASSKEY_LIMIT_REACHED", `At most ${MAX_PASSKEYS_PER_ACCOUNT} passkeys.`);
+const RegistrationBody = z.object({ credential: z.unknown(), name: z.string().max(64).optional() });
+
+/** The finish body, read by hand: its refusal is 400 BAD_REQUEST "credential is required." */
+function registrationBody(raw: unknown): { credential: unknown; name?: string } {
+  const parsed = RegistrationBody.safeParse(raw);
+  if (!parsed.success || parsed.data.credential === undefined) {
+    fail("BAD_REQUEST", "credential is required.");
+  }
+  return parsed.data;
+}
 
 function requirePasskeys(c: AppContext) {
   if (!passkeysEnabled(c.env)) fail("PASSKEY_DISABLED", "Passkeys are disabled.");
@@ -59,16 +54,7 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       requirePasskeys(c);
-      const { userId } = c.get("auth");
-      const existing = await passkeyCredentials(c.env.DB, userId);
-      if (existing.length >= MAX_PASSKEYS_PER_ACCOUNT) throw LIMIT_REACHED();
-      const options = await passkeyRegistrationOptions(
-        c.env,
-        { id: userId, name: (await primaryEmail(c.env.DB, userId)) ?? userId },
-        existing,
-      );
-      await openRegistrationCeremony(c.env.DB, userId, options.challenge, isoIn(REGISTRATION_CEREMONY_TTL_S));
-      return c.json({ publicKey: options as unknown as Record<string, unknown> }, 200);
+      return c.json(await beginPasskeyRegistration(c.env, c.get("auth").userId), 200);
     },
   );
 
@@ -93,40 +79,8 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       requirePasskeys(c);
-      const parsed = z
-        .object({ credential: z.unknown(), name: z.string().max(64).optional() })
-        .safeParse(await readJsonBody(c));
-      if (!parsed.success || parsed.data.credential === undefined) {
-        fail("BAD_REQUEST", "credential is required.");
-      }
-      const { userId } = c.get("auth");
-      const challenge = await takeRegistrationChallenge(c.env.DB, userId);
-      if (!challenge) {
-        fail("PASSKEY_CEREMONY_INVALID", "Begin a registration first.");
-      }
-      const info = await verifyPasskeyRegistration(c.env, challenge, parsed.data.credential);
-      if (!info) fail("PASSKEY_INVALID", "The passkey attestation was refused.");
-      const id = newId();
-      const now = nowIso();
-      const stored = await insertPasskey(
-        c.env.DB,
-        {
-          id,
-          userId,
-          credentialId: info.id,
-          publicKey: base64url(info.publicKey),
-          counter: info.counter,
-          transports: info.transports ? JSON.stringify(info.transports) : null,
-          name: parsed.data.name ?? null,
-          createdAt: now,
-        },
-        MAX_PASSKEYS_PER_ACCOUNT,
-      );
-      if (stored === "duplicate") {
-        fail("PASSKEY_ALREADY_REGISTERED", "This passkey is already registered.");
-      }
-      if (stored === "limit") throw LIMIT_REACHED();
-      return c.json({ id, name: parsed.data.name ?? null, created_at: now, last_used_at: null }, 201);
+      const body = registrationBody(await readJsonBody(c));
+      return c.json(await finishPasskeyRegistration(c.env, c.get("auth").userId, body), 201);
     },
   );
 

@@ -3,21 +3,11 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
-import { maskPhone } from "../crypto";
-import { fail, problem } from "../errors";
-import { enforceRateLimit } from "../guards";
+import { fail } from "../errors";
 import { smsEnabled } from "../messaging";
-import { consumeOtp, issueOtp } from "../otp";
-import {
-  pendingPhoneVerification,
-  phoneAttemptsRemaining,
-  removePhone,
-  retirePendingPhoneCodes,
-  saveVerifiedPhone,
-} from "../store/phones";
+import { confirmPhone, parsePhone, startPhoneVerification } from "../phone-verification";
+import { removePhone } from "../store/phones";
 import { bearerSecurity, jsonBody, jsonResponse } from "./schemas";
-
-const E164 = /^\+[1-9]\d{6,14}$/;
 
 function requireSms(c: AppContext) {
   if (!smsEnabled(c.env)) fail("SMS_DISABLED", "SMS is disabled.");
@@ -46,27 +36,9 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       requireSms(c);
-      const phone = c.req.valid("json").phone.replace(/[\s()-]/g, "");
-      if (!E164.test(phone)) fail("INVALID_PHONE", "Use the E.164 format, e.g. +14155550123.");
-      const { userId } = c.get("auth");
-      await enforceRateLimit(c.env, "phone_start_user", userId);
-      await retirePendingPhoneCodes(c.env.DB, userId);
-      const otp = await issueOtp(c.env, { purpose: "phone_verify", target: phone, userId, context: "phone" });
-      try {
-        await c.get("services").sms.send({
-          to: phone,
-          purpose: "phone_verify",
-          subject: "Phone verification",
-          body: `Your verification code is ${otp.code}.`,
-          code: otp.code,
-        });
-      } catch (err) {
-        fail("SMS_DELIVERY_FAILED", {
-          detail: "The SMS could not be sent; try again.",
-          reason: (err as Error).message,
-        });
-      }
-      return c.json({ expires_at: otp.expiresAt, sent_to: maskPhone(phone) }, 202);
+      const phone = parsePhone(c.req.valid("json").phone);
+      const sent = await startPhoneVerification(c.env, c.get("services").sms, c.get("auth").userId, phone);
+      return c.json(sent, 202);
     },
   );
 
@@ -91,30 +63,8 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       requireSms(c);
-      const { userId } = c.get("auth");
-      const pending = await pendingPhoneVerification(c.env.DB, userId);
-      if (!pending) {
-        fail("PHONE_VERIFICATION_NOT_FOUND", "Start a phone verification first.");
-      }
-      const tooMany = () =>
-        problem("TOO_MANY_ATTEMPTS", "Too many wrong codes; start the verification again.");
-      if (pending.attempts >= pending.max_attempts) throw tooMany();
-      const won = await consumeOtp(c.env, {
-        purpose: "phone_verify",
-        target: pending.target,
-        code: c.req.valid("json").code.trim(),
-        userId,
-      });
-      if (!won) {
-        const remaining = await phoneAttemptsRemaining(c.env.DB, userId, pending.target);
-        if (remaining === 0) throw tooMany();
-        fail("MFA_INVALID_CODE", {
-          detail: "The code is invalid.",
-          details: { attempts_remaining: remaining },
-        });
-      }
-      await saveVerifiedPhone(c.env.DB, userId, pending.target);
-      return c.json({ phone: maskPhone(pending.target), verified: true as const }, 200);
+      const confirmed = await confirmPhone(c.env, c.get("auth").userId, c.req.valid("json").code.trim());
+      return c.json(confirmed, 200);
     },
   );
 

@@ -6,15 +6,22 @@ import { parseUlid } from "../../lib/ids";
 import { requireBearer } from "../auth";
 import type { AppEnv } from "../context";
 import { clientIp } from "../context";
-import type { RotateOutcome } from "../durable/refresh-family";
 import { fail, problem } from "../errors";
-import { refreshTokenFamily } from "../refresh-tokens";
+import { rotateRefreshToken } from "../refresh";
 import { clearSessionCookies, REFRESH_COOKIE, sessionResponse } from "../sessions";
 import { requireStepUp } from "../step-up";
 import { listLiveSessions, revokeAllSessionsStatement, revokeSession } from "../store/sessions";
 import { bearerSecurity, jsonResponse, readOptionalJsonBody, SessionResponseSchema } from "./schemas";
 
 const RefreshBody = z.object({ refresh_token: z.string().max(512).optional() }).openapi("RefreshRequest");
+
+/** The optional body's token; a body that is not `{"refresh_token"?: string}` is 400 (the session is kept). */
+function refreshTokenFromBody(raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  const parsed = RefreshBody.safeParse(raw);
+  if (!parsed.success) fail("BAD_REQUEST", "refresh_token must be a string.");
+  return parsed.data.refresh_token;
+}
 
 const REFRESH_FAILED = () => problem("REFRESH_FAILED", "The session cannot be refreshed; sign in again.");
 
@@ -53,48 +60,14 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const raw = await readOptionalJsonBody(c);
-      let fromBody: string | undefined;
-      if (raw !== undefined) {
-        const parsed = RefreshBody.safeParse(raw);
-        if (!parsed.success) {
-          fail("BAD_REQUEST", "refresh_token must be a string.");
-        }
-        fromBody = parsed.data.refresh_token;
-      }
-      const token = fromBody ?? getCookie(c, REFRESH_COOKIE);
-      const familyId = token ? refreshTokenFamily(token) : null;
-      if (!token || !familyId) {
+      const token = refreshTokenFromBody(await readOptionalJsonBody(c)) ?? getCookie(c, REFRESH_COOKIE);
+      const client = { ip: clientIp(c), userAgent: c.req.header("user-agent") ?? null };
+      const session = await rotateRefreshToken(c.env, token, client);
+      if (!session) {
         clearSessionCookies(c);
         throw REFRESH_FAILED();
       }
-      let outcome: RotateOutcome;
-      try {
-        const stub = c.env.REFRESH_FAMILIES.get(c.env.REFRESH_FAMILIES.idFromName(familyId));
-        outcome = await stub.rotate({
-          token,
-          familyId,
-          ip: clientIp(c),
-          userAgent: c.req.header("user-agent") ?? null,
-        });
-      } catch (err) {
-        fail("REFRESH_UNAVAILABLE", {
-          detail: "The session could not be checked; retry shortly.",
-          headers: { "Retry-After": "1" },
-          reason: (err as Error).message,
-        });
-      }
-      switch (outcome.kind) {
-        case "failed":
-          clearSessionCookies(c);
-          throw REFRESH_FAILED();
-        case "locked":
-          return fail("ACCOUNT_LOCKED", "The account is locked.");
-        case "forbidden":
-          return fail("FORBIDDEN", "The account is disabled.");
-        case "ok":
-          return c.json(await sessionResponse(c, outcome), 200);
-      }
+      return c.json(await sessionResponse(c, session), 200);
     },
   );
 

@@ -6,20 +6,14 @@ import type { AppEnv } from "../context";
 import { clientIp } from "../context";
 import { fail } from "../errors";
 import { clearPasswordGuard, enforceRateLimit } from "../guards";
-import { consumeOtp, prepareOtp } from "../otp";
+import { consumeOtp } from "../otp";
 import { mailCodeToActiveOwner } from "../owner-codes";
-import { hashPassword, spendHashWork, verifyPassword } from "../password";
+import { hashPassword, verifyPassword } from "../password";
 import { enforcePasswordPolicy } from "../password-policy";
 import { prepareSession, sessionResponse } from "../sessions";
+import { signUp } from "../signup";
 import { requireStepUp } from "../step-up";
-import {
-  activationStatements,
-  findVerifiedOwner,
-  getUser,
-  noOpUserStatement,
-  pendingAccountStatements,
-  setPasswordStatement,
-} from "../store/accounts";
+import { activationStatements, getUser, setPasswordStatement } from "../store/accounts";
 import { isUniqueViolation } from "../store/d1-errors";
 import { revokeAllSessionsStatement } from "../store/sessions";
 import {
@@ -31,7 +25,6 @@ import {
   SessionResponseSchema,
 } from "./schemas";
 
-const SIGNUP_ACCEPTED = { message: "Check your mailbox to finish signing up." };
 const RESET_ACCEPTED = { message: "If the address belongs to an account, a reset code was sent." };
 
 const EmailPassword = z
@@ -75,45 +68,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       await enforceRateLimit(c.env, "signup_ip", clientIp(c));
       await enforceRateLimit(c.env, "signup_email", address);
       await enforcePasswordPolicy(c, body.password);
-      const mailer = c.get("services").mailer;
-      const owner = await findVerifiedOwner(c.env.DB, address);
-      // Both paths cost the same (one scrypt, one D1 read, one four-statement batch, one message) and
-      // answer the same, so neither timing nor a 409 tells that an address is registered.
-      try {
-        if (owner) {
-          await spendHashWork(body.password);
-          // Harmless writes of the same shape as the new-account batch, so the round trips match.
-          const touch = noOpUserStatement(c.env.DB, owner.user_id);
-          await c.env.DB.batch([touch, touch, touch, touch]);
-          await mailer.send({
-            to: address,
-            purpose: "signup_notice",
-            subject: "Someone tried to sign up with your address",
-            body: "An account with this address already exists. Sign in, or reset your password if you forgot it.",
-          });
-        } else {
-          const account = pendingAccountStatements(c.env.DB, address, await hashPassword(body.password));
-          const otp = await prepareOtp(c.env, {
-            purpose: "email_verify",
-            target: address,
-            userId: account.userId,
-          });
-          await c.env.DB.batch([...account.statements, ...otp.statements]);
-          await mailer.send({
-            to: address,
-            purpose: "email_verify",
-            subject: "Confirm your e-mail address",
-            body: `Your confirmation code is ${otp.code}. If you did not sign up, ignore this message.`,
-            code: otp.code,
-          });
-        }
-      } catch (err) {
-        // The answer must not depend on the path taken; the failure is only logged.
-        console.error(
-          JSON.stringify({ level: "error", event: "signup_delivery_failed", error: (err as Error).message }),
-        );
-      }
-      return c.json(SIGNUP_ACCEPTED, 202);
+      return c.json(await signUp(c.env, c.get("services").mailer, address, body.password), 202);
     },
   );
 

@@ -1,29 +1,16 @@
 /** Transfers and shares of sites between organizations. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { newId, parseId, parseUlid } from "../../lib/ids";
-import { rpc, type SitesRpc } from "../../lib/rpc";
+import { parseId, parseUlid } from "../../lib/ids";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
-import { isoIn, nowIso } from "../crypto";
+import { nowIso } from "../crypto";
 import { fail } from "../errors";
 import { requireOrgMember } from "../members";
-import { resolveRole } from "../roles";
-import { siteOrg } from "../site-registry";
-import { findOrgBySlug } from "../store/orgs";
-import {
-  countIncomingPendingTransfers,
-  decideTransfer,
-  findTransfer,
-  insertPendingTransfer,
-  listOrgTransfers,
-  reopenTransfer,
-  type TransferRow,
-} from "../store/transfers";
+import { countIncomingPendingTransfers, listOrgTransfers, type TransferRow } from "../store/transfers";
+import { decideOnTransfer } from "../transfer-decisions";
+import { offerTransfer, type TransferOffer } from "../transfer-offers";
 import { bearerSecurity, jsonResponse, readJsonBody } from "./schemas";
-
-/** A transfer waits this long for the destination to decide. */
-export const TRANSFER_TTL_S = 7 * 24 * 3600;
 
 const TransferView = z
   .object({
@@ -74,7 +61,15 @@ const CreateBody = z.object({
   share_role: z.string().max(64).nullable().optional(),
 });
 
-const STATUS_AFTER = { accept: "accepted", reject: "rejected", cancel: "cancelled" } as const;
+/** The offer body, read by hand: a missing field and a bad site id are 400 BAD_REQUEST with their own detail. */
+function parseOffer(raw: unknown): TransferOffer {
+  const parsed = CreateBody.safeParse(raw);
+  if (!parsed.success) fail("BAD_REQUEST", "site_id, to_org_slug and mode are required.");
+  const body = parsed.data;
+  const siteId = parseId(body.site_id);
+  if (!siteId) fail("BAD_REQUEST", "site_id must be a ULID or UUID.");
+  return { siteId, toOrgSlug: body.to_org_slug, mode: body.mode, shareRole: body.share_role };
+}
 
 export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(
@@ -169,43 +164,10 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const orgId = parseOrg(c.req.valid("param").org_id);
-      const parsed = CreateBody.safeParse(await readJsonBody(c));
-      if (!parsed.success) fail("BAD_REQUEST", "site_id, to_org_slug and mode are required.");
-      const body = parsed.data;
-      const siteId = parseId(body.site_id);
-      if (!siteId) fail("BAD_REQUEST", "site_id must be a ULID or UUID.");
+      const offer = parseOffer(await readJsonBody(c));
       await requireManager(c, orgId);
-      if (body.mode !== "transfer" && body.mode !== "share") {
-        fail("MODE_INVALID", "mode is transfer or share.");
-      }
-      let shareRole: string | null = null;
-      if (body.mode === "share") {
-        if (!body.share_role) fail("BAD_REQUEST", "share_role is required for a share.");
-        shareRole = (await resolveRole(c.env.DB, orgId, "site", body.share_role)).slug;
-      }
-      const target = await findOrgBySlug(c.env.DB, body.to_org_slug.trim().toLowerCase());
-      if (!target) fail("TARGET_NOT_FOUND", "No organization with that slug.");
-      if (target.id === orgId) fail("SAME_ORG", "The site already belongs here.");
-      const site = await siteOrg(c.env, siteId);
-      if (!site || site.org_id !== orgId) {
-        fail("NOT_OWNER", "The site does not belong to this organization.");
-      }
-      const id = newId();
-      const inserted = await insertPendingTransfer(c.env.DB, {
-        id,
-        siteId,
-        fromOrgId: orgId,
-        toOrgId: target.id,
-        mode: body.mode,
-        shareRole,
-        createdBy: c.get("auth").userId,
-        expiresAt: isoIn(TRANSFER_TTL_S),
-      });
-      if (!inserted) {
-        fail("TRANSFER_EXISTS", "A transfer of this site is already pending.");
-      }
-      const row = await findTransfer(c.env.DB, id);
-      return c.json(view(row!), 200);
+      const row = await offerTransfer(c.env, { orgId, userId: c.get("auth").userId }, offer);
+      return c.json(view(row), 200);
     },
   );
 
@@ -245,45 +207,9 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
         const params = c.req.valid("param");
         const orgId = parseOrg(params.org_id);
         await requireManager(c, orgId);
-        const id = parseUlid(params.id);
-        const row = id ? await findTransfer(c.env.DB, id) : null;
-        if (!row) fail("TRANSFER_NOT_FOUND", "No such transfer.");
-        const party = decision === "cancel" ? row.from_org_id : row.to_org_id;
-        if (party !== orgId)
-          fail("FORBIDDEN", `Only the ${decision === "cancel" ? "origin" : "destination"} decides.`);
-        const now = nowIso();
-        if (!(await decideTransfer(c.env.DB, row.id, STATUS_AFTER[decision], c.get("auth").userId, now)))
-          fail("NOT_PENDING", "The transfer is no longer pending.");
-        if (decision !== "accept") return c.body(null, 204);
-        let applied: { ok: boolean };
-        try {
-          applied = await rpc<SitesRpc>(c.env.SITES).applyTransfer({
-            site_id: row.site_id,
-            from_org_id: row.from_org_id,
-            to_org_id: row.to_org_id,
-            mode: row.mode,
-            share_role: row.share_role,
-          });
-        } catch {
-          applied = { ok: false };
-        }
-        if (!applied.ok) {
-          // The registry did not move the site: the transfer goes back to pending, nothing half-done.
-          await reopenTransfer(c.env.DB, row.id);
-          fail("TRANSFER_FAILED", "The site registry refused the transfer; it stays pending.");
-        }
-        // The other services move the site's content on their own from this event; the transfer is final.
-        await c.env.SITE_TRANSFERRED.send({
-          type: "site.transferred",
-          transfer_id: row.id,
-          site_id: row.site_id,
-          from_org_id: row.from_org_id,
-          to_org_id: row.to_org_id,
-          mode: row.mode,
-          share_role: row.share_role,
-          at: now,
-        });
-        return c.json(view({ ...row, status: "accepted", decided_at: now }), 200);
+        const caller = { orgId, userId: c.get("auth").userId };
+        const accepted = await decideOnTransfer(c.env, decision, caller, params.id);
+        return accepted ? c.json(view(accepted), 200) : c.body(null, 204);
       },
     );
   }

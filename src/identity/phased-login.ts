@@ -1,0 +1,184 @@
+/**
+ * The phased login after the password: open a challenge with the methods the account can use, deliver
+ * an e-mail/SMS code or passkey options for one of them, verify the second factor (single use).
+ */
+import { LOGIN_CHALLENGE_TTL_S } from "./config";
+import type { Services } from "./context";
+import { hmacHex, maskEmail, maskPhone, randomDigits, randomToken } from "./crypto";
+import type { LoginMethod, VerifyInput } from "./durable/login-challenge";
+import { fail, problem } from "./errors";
+import { hasConfirmedTotp } from "./factors";
+import { clearPasswordGuard, enforceRateLimit } from "./guards";
+import { smsEnabled } from "./messaging";
+import { passkeyLoginOptions, passkeysEnabled } from "./passkeys";
+import { primaryEmail } from "./store/accounts";
+import { hasUnusedRecoveryCodes } from "./store/factors";
+import { hasPasskeys } from "./store/passkeys";
+import { verifiedPhone } from "./store/phones";
+import type { Env } from "./worker-env";
+
+const CODE_TTL_MS = 10 * 60 * 1000;
+
+function challengeStub(env: Env, challenge: string) {
+  return env.LOGIN_CHALLENGES.get(env.LOGIN_CHALLENGES.idFromName(`challenge:${challenge}`));
+}
+
+const CHALLENGE_INVALID = () =>
+  problem("CHALLENGE_INVALID", "The login challenge is unknown, expired or already used.");
+
+function codeHash(env: Env, challenge: string, method: string, code: string) {
+  return hmacHex(env.OTP_PEPPER, `login_mfa|${challenge}|${method}|${code}`);
+}
+
+/** The second factors an account has, as the phased login offers them. */
+export interface EnrolledFactors {
+  totp: boolean;
+  passkeys: boolean;
+  phone: boolean;
+  recovery: boolean;
+}
+
+/**
+ * The methods a challenge offers, in a fixed order. E-mail is always offered, but only TOTP or a passkey
+ * counts as enrollment: without either the login is refused with 428 MFA_NOT_ENROLLED.
+ */
+export function loginMethods(factors: EnrolledFactors): LoginMethod[] {
+  if (!factors.totp && !factors.passkeys) fail("MFA_NOT_ENROLLED", "Enroll a TOTP factor first.");
+  const methods: LoginMethod[] = [];
+  if (factors.totp) methods.push("totp");
+  methods.push("email");
+  if (factors.phone) methods.push("sms");
+  if (factors.passkeys) methods.push("passkey");
+  if (factors.recovery) methods.push("recovery_code");
+  return methods;
+}
+
+/** Step 1, after the password was proven: a challenge bound to the account and the proven address. */
+export async function openLoginChallenge(env: Env, userId: string, address: string) {
+  const [totp, passkeys, phone, recovery] = await Promise.all([
+    hasConfirmedTotp(env.DB, userId),
+    passkeysEnabled(env) ? hasPasskeys(env.DB, userId) : Promise.resolve(false),
+    smsEnabled(env) ? verifiedPhone(env.DB, userId) : Promise.resolve(null),
+    hasUnusedRecoveryCodes(env.DB, userId),
+  ]);
+  const methods = loginMethods({ totp, passkeys, phone: !!phone, recovery });
+  const challenge = randomToken(32);
+  const expiresAt = Date.now() + LOGIN_CHALLENGE_TTL_S * 1000;
+  await challengeStub(env, challenge).open({ userId, address, methods, expiresAt });
+  return { challenge, methods, expires_at: new Date(expiresAt).toISOString() };
+}
+
+/**
+ * The methods with a delivery step: e-mail and SMS get a code, a passkey gets ceremony options. TOTP and
+ * recovery codes are typed straight into verify; a passkey needs passkeys switched on.
+ */
+export function deliveryMethod(env: Env, method: LoginMethod): "email" | "sms" | "passkey" {
+  if (method === "totp" || method === "recovery_code") {
+    fail("METHOD_NOT_AVAILABLE", `Method ${method} needs no delivery step.`);
+  }
+  if (method === "passkey" && !passkeysEnabled(env)) {
+    fail("PASSKEY_DISABLED", "Passkeys are disabled.");
+  }
+  return method;
+}
+
+export type LoginDelivery = { publicKey: Record<string, unknown> } | { expires_at: string; sent_to: string };
+
+/** Step 2: arms the challenge for one method and delivers what its verification needs. */
+export async function sendLoginFactor(
+  env: Env,
+  services: Pick<Services, "mailer" | "sms">,
+  input: { challenge: string; method: LoginMethod },
+): Promise<LoginDelivery> {
+  const { challenge } = input;
+  const method = deliveryMethod(env, input.method);
+  const stub = challengeStub(env, challenge);
+  const open = await stub.describe();
+  if (!open) throw CHALLENGE_INVALID();
+  if (!open.methods.includes(method)) {
+    fail("METHOD_NOT_AVAILABLE", `Method ${method} is not available.`);
+  }
+  await enforceRateLimit(env, "mfa_send_challenge", challenge);
+  if (method === "passkey") {
+    const options = await passkeyLoginOptions(env, open.userId);
+    if (!(await stub.armPasskey(options.challenge))) throw CHALLENGE_INVALID();
+    return { publicKey: options as unknown as Record<string, unknown> };
+  }
+  const code = randomDigits(6);
+  const expiresAt = Math.min(open.expiresAt, Date.now() + CODE_TTL_MS);
+  if (!(await stub.armCode(method, await codeHash(env, challenge, method, code), expiresAt)))
+    throw CHALLENGE_INVALID();
+  const to =
+    method === "email" ? await primaryEmail(env.DB, open.userId) : await verifiedPhone(env.DB, open.userId);
+  if (!to) fail("METHOD_NOT_AVAILABLE", `Method ${method} is not available.`);
+  const message = {
+    to,
+    purpose: "login_mfa" as const,
+    subject: "Your sign-in code",
+    body: `Your sign-in code is ${code}. It expires in 10 minutes.`,
+    code,
+  };
+  try {
+    await (method === "email" ? services.mailer : services.sms).send(message);
+  } catch (err) {
+    fail("DELIVERY_FAILED", {
+      detail: "The code could not be sent; try again or use another method.",
+      reason: (err as Error).message,
+    });
+  }
+  return {
+    expires_at: new Date(expiresAt).toISOString(),
+    sent_to: method === "email" ? maskEmail(to) : maskPhone(to),
+  };
+}
+
+export interface LoginFactorProof {
+  challenge: string;
+  method: LoginMethod;
+  code?: string;
+  credential?: unknown;
+  trust_device?: boolean;
+}
+
+async function verifyInput(env: Env, body: LoginFactorProof): Promise<VerifyInput> {
+  if (body.method === "passkey") {
+    if (!passkeysEnabled(env)) fail("PASSKEY_DISABLED", "Passkeys are disabled.");
+    if (body.credential === undefined) fail("BAD_REQUEST", "credential is required.");
+    return { method: "passkey", credential: body.credential };
+  }
+  const code = body.code?.trim();
+  if (!code) fail("BAD_REQUEST", "code is required.");
+  return body.method === "email" || body.method === "sms"
+    ? { method: body.method, codeHash: await codeHash(env, body.challenge, body.method, code) }
+    : { method: body.method, code };
+}
+
+/**
+ * Step 3: verifies the second factor against the challenge (which counts the wrong attempts and is
+ * used once). On success the address's password guard is cleared and the session to issue is returned.
+ */
+export async function verifyLoginFactor(env: Env, body: LoginFactorProof) {
+  const outcome = await challengeStub(env, body.challenge).verify(await verifyInput(env, body));
+  switch (outcome.kind) {
+    case "invalid":
+      throw CHALLENGE_INVALID();
+    case "method_not_available":
+      return fail("METHOD_NOT_AVAILABLE", `Method ${body.method} is not available.`);
+    case "ceremony_invalid":
+      return fail("PASSKEY_CEREMONY_INVALID", "Request passkey options first.");
+    case "dead":
+      return fail("TOO_MANY_ATTEMPTS", "Too many wrong attempts; start the login again.");
+    case "wrong":
+      return fail(outcome.reason === "clone" ? "PASSKEY_CLONE_SUSPECTED" : "MFA_INVALID_CODE", {
+        detail:
+          outcome.reason === "clone" ? "The passkey's signature counter regressed." : "The code is invalid.",
+        details: { attempts_remaining: outcome.remaining },
+      });
+    case "ok": {
+      await clearPasswordGuard(env, outcome.address);
+      // A recovery code is an emergency entry: it never earns a long-lived trusted-device session.
+      const trusted = body.trust_device === true && body.method !== "recovery_code";
+      return { userId: outcome.userId, method: `password_${body.method}`, trusted };
+    }
+  }
+}

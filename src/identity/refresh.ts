@@ -1,0 +1,41 @@
+/** Refresh: a token is rotated by its family's Durable Object; a reused token revokes every session. */
+import type { RotateOutcome } from "./durable/refresh-family";
+import { fail } from "./errors";
+import { refreshTokenFamily } from "./refresh-tokens";
+import type { IssuedSession } from "./sessions";
+import type { Env } from "./worker-env";
+
+/**
+ * Rotates `token`: the session it continues, or null when the caller must sign in again (no token, a
+ * malformed, unknown, expired or reused one). A family that cannot be reached is 503 REFRESH_UNAVAILABLE,
+ * never null, so a passing outage does not log anyone out; a locked or disabled account is 423 or 403.
+ */
+export async function rotateRefreshToken(
+  env: Env,
+  token: string | undefined,
+  client: { ip: string; userAgent: string | null },
+): Promise<IssuedSession | null> {
+  const familyId = token ? refreshTokenFamily(token) : null;
+  if (!token || !familyId) return null;
+  let outcome: RotateOutcome;
+  try {
+    const stub = env.REFRESH_FAMILIES.get(env.REFRESH_FAMILIES.idFromName(familyId));
+    outcome = await stub.rotate({ token, familyId, ip: client.ip, userAgent: client.userAgent });
+  } catch (err) {
+    fail("REFRESH_UNAVAILABLE", {
+      detail: "The session could not be checked; retry shortly.",
+      headers: { "Retry-After": "1" },
+      reason: (err as Error).message,
+    });
+  }
+  switch (outcome.kind) {
+    case "failed":
+      return null;
+    case "locked":
+      return fail("ACCOUNT_LOCKED", "The account is locked.");
+    case "forbidden":
+      return fail("FORBIDDEN", "The account is disabled.");
+    case "ok":
+      return outcome;
+  }
+}

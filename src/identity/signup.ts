@@ -1,0 +1,53 @@
+/** Self-signup: one answer and one cost whether or not the address already belongs to an account. */
+import type { Mailer } from "./messaging";
+import { prepareOtp } from "./otp";
+import { hashPassword, spendHashWork } from "./password";
+import { findVerifiedOwner, noOpUserStatement, pendingAccountStatements } from "./store/accounts";
+import type { Env } from "./worker-env";
+
+export const SIGNUP_ACCEPTED = { message: "Check your mailbox to finish signing up." };
+
+/**
+ * Opens a pending account for a new address and e-mails it a code, or e-mails the owner of a registered
+ * address a notice. Both paths cost the same (one scrypt, one D1 read, one four-statement batch, one
+ * message) and answer the same, so neither timing nor a 409 tells that an address is registered.
+ */
+export async function signUp(
+  env: Env,
+  mailer: Mailer,
+  address: string,
+  password: string,
+): Promise<typeof SIGNUP_ACCEPTED> {
+  const owner = await findVerifiedOwner(env.DB, address);
+  try {
+    if (owner) {
+      await spendHashWork(password);
+      // Harmless writes of the same shape as the new-account batch, so the round trips match.
+      const touch = noOpUserStatement(env.DB, owner.user_id);
+      await env.DB.batch([touch, touch, touch, touch]);
+      await mailer.send({
+        to: address,
+        purpose: "signup_notice",
+        subject: "Someone tried to sign up with your address",
+        body: "An account with this address already exists. Sign in, or reset your password if you forgot it.",
+      });
+    } else {
+      const account = pendingAccountStatements(env.DB, address, await hashPassword(password));
+      const otp = await prepareOtp(env, { purpose: "email_verify", target: address, userId: account.userId });
+      await env.DB.batch([...account.statements, ...otp.statements]);
+      await mailer.send({
+        to: address,
+        purpose: "email_verify",
+        subject: "Confirm your e-mail address",
+        body: `Your confirmation code is ${otp.code}. If you did not sign up, ignore this message.`,
+        code: otp.code,
+      });
+    }
+  } catch (err) {
+    // The answer must not depend on the path taken; the failure is only logged.
+    console.error(
+      JSON.stringify({ level: "error", event: "signup_delivery_failed", error: (err as Error).message }),
+    );
+  }
+  return SIGNUP_ACCEPTED;
+}

@@ -1,0 +1,85 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { Mailer, OutboundMessage } from "../../src/identity/messaging";
+import { SIGNUP_ACCEPTED, signUp } from "../../src/identity/signup";
+import type { Env } from "../../src/identity/worker-env";
+import { freshEmail, GOOD_PASSWORD, signupVerified } from "../support/identity-helpers";
+
+const e = env as unknown as Env;
+
+/** The real bindings, with the D1 batches counted (statements per batch). */
+function countingEnv() {
+  const batches: number[] = [];
+  const DB = new Proxy(e.DB, {
+    get(target, key) {
+      if (key === "batch") {
+        return (statements: D1PreparedStatement[]) => {
+          batches.push(statements.length);
+          return target.batch(statements);
+        };
+      }
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { env: { ...e, DB } as Env, batches };
+}
+
+function recordingMailer(fails = false) {
+  const sent: OutboundMessage[] = [];
+  const mailer: Mailer = {
+    async send(message) {
+      sent.push(message);
+      if (fails) throw new Error("provider down");
+    },
+  };
+  return { mailer, sent };
+}
+
+async function accountsWith(address: string): Promise<number> {
+  const row = await e.DB.prepare("SELECT COUNT(*) AS n FROM email_addresses WHERE address = ?")
+    .bind(address)
+    .first<{ n: number }>();
+  return row!.n;
+}
+
+describe("signUp: a new and a registered address do the same work and answer the same", () => {
+  it("one four-statement batch and one message to the address on both paths, and the same answer", async () => {
+    const fresh = freshEmail();
+    const { email: registered } = await signupVerified();
+
+    const newPath = countingEnv();
+    const newMail = recordingMailer();
+    const newAnswer = await signUp(newPath.env, newMail.mailer, fresh, GOOD_PASSWORD);
+
+    const oldPath = countingEnv();
+    const oldMail = recordingMailer();
+    const oldAnswer = await signUp(oldPath.env, oldMail.mailer, registered, "another-long-password-9");
+
+    expect(newAnswer).toEqual(SIGNUP_ACCEPTED);
+    expect(JSON.stringify(oldAnswer)).toBe(JSON.stringify(newAnswer));
+    expect(newPath.batches).toEqual([4]);
+    expect(oldPath.batches).toEqual(newPath.batches);
+    expect(newMail.sent.map((m) => [m.to, m.purpose])).toEqual([[fresh, "email_verify"]]);
+    expect(oldMail.sent.map((m) => [m.to, m.purpose])).toEqual([[registered, "signup_notice"]]);
+    expect(oldMail.sent[0]!.code).toBeUndefined();
+  });
+
+  it("opens a pending account only for the new address; the registered one keeps its single account", async () => {
+    const fresh = freshEmail();
+    const { email: registered } = await signupVerified();
+    await signUp(e, recordingMailer().mailer, fresh, GOOD_PASSWORD);
+    await signUp(e, recordingMailer().mailer, registered, GOOD_PASSWORD);
+    expect(await accountsWith(fresh)).toBe(1);
+    expect(await accountsWith(registered)).toBe(1);
+  });
+
+  it("a failed delivery changes nothing in the answer, on either path", async () => {
+    const { email: registered } = await signupVerified();
+    for (const address of [freshEmail(), registered]) {
+      const { mailer, sent } = recordingMailer(true);
+      expect(await signUp(e, mailer, address, GOOD_PASSWORD)).toEqual(SIGNUP_ACCEPTED);
+      expect(sent).toHaveLength(1);
+    }
+  });
+});
