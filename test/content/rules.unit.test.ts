@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeOrigin } from "../../src/content/routes/api-keys";
+import { normalizeOrigin } from "../../src/content/api-key-admin";
 import { ftsQuery, parseLimit } from "../../src/content/post-listing";
 import { decodeCursor, encodeCursor } from "../../src/content/rules/cursor";
 import { etagFor, matchesIfNoneMatch } from "../../src/content/rules/etag";
