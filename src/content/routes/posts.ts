@@ -3,20 +3,16 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import { type KeyRequirement, keySite } from "../auth/api-key";
-import { sha256Base64url } from "../auth/key-hash";
 import { keyAuth, requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
 import { fail } from "../errors";
-import { createPost, editPost, unpublishPost, updatePost } from "../post-service";
+import { createPostOnce, requireAuthorshipContext } from "../post-creation";
+import { editPost, unpublishPost, updatePost } from "../post-service";
+import { readPostSource } from "../post-source";
 import { parseBlocksDocument, renderBlocks } from "../render/render-blocks";
 import { CreatePostSchema, UpdatePostSchema } from "../rules/post-input";
 import { languageParam, resolveEditablePost, resolvePublicPost } from "../rules/resolve";
-import {
-  beginIdempotent,
-  canonicalJson,
-  parseIdempotencyKey,
-  type StoredResponse,
-} from "../store/idempotency";
+import type { StoredResponse } from "../store/idempotency";
 import { mediaKeys, type PostRow } from "../store/posts";
 import { sendCacheable } from "./cacheable";
 import {
@@ -29,7 +25,6 @@ import {
   parseSeo,
   postSummary,
   seoView,
-  taxonomy,
 } from "./post-shapes";
 
 const RefParam = z.object({
@@ -145,34 +140,11 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
   // Declared in the registry and served by a plain handler: replays answer with the stored raw body.
   app.openAPIRegistry.registerPath(createPostRoute);
   app.post("/v1/posts", requireKey(CREATE_POST_KEY), async (c) => {
-    const auth = c.get("auth");
-    if (!auth.createdBy) {
-      fail(
-        "NO_AUTHORSHIP_CONTEXT",
-        "This key has no authorship context (created before keys recorded their creator); create a new key.",
-      );
-    }
+    const key = c.get("auth");
+    requireAuthorshipContext(key);
     const input = await parseJsonBody(c, CreatePostSchema);
-    const idempotencyKey = parseIdempotencyKey(c.req.header("idempotency-key"));
-    if (!idempotencyKey) return respond(c, await createPost(c.env, auth, input), false);
-    const hash = await sha256Base64url(canonicalJson(input));
-    const start = await beginIdempotent(c.env, auth.keyId, idempotencyKey, hash);
-    if (start.kind === "replay") return respond(c, start.response, true);
-    let stored: StoredResponse;
-    try {
-      stored = await createPost(c.env, auth, input, start.recordStatement);
-    } catch (error) {
-      await start.abort();
-      throw error;
-    }
-    // The D1 record written with the post is the source of truth; the DO and KV copies only speed up
-    // replays, so failing to write them must not turn a created post into an error answer.
-    await start.finish(stored).catch((error: unknown) => {
-      console.error(
-        JSON.stringify({ level: "warn", msg: "idempotency cache not updated", error: String(error) }),
-      );
-    });
-    return respond(c, stored, false);
+    const { stored, replayed } = await createPostOnce(c.env, key, input, c.req.header("idempotency-key"));
+    return respond(c, stored, replayed);
   });
 
   app.openapi(
@@ -267,40 +239,9 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const now = new Date().toISOString();
-      const row = await resolveEditablePost(c.env.DB, c.get("auth").siteId, ...postReference(c), now);
-      let blocks: unknown = null;
-      if (row.blocks_json !== null) {
-        // Refuse to hand out something a client would "edit" and send back as an empty document.
-        if (!parseBlocksDocument(row.blocks_json).ok) {
-          fail("STORED_BODY_UNRECOGNIZED", {
-            detail: "The stored body of this post is in an unrecognized format.",
-            reason: `post ${row.id}: blocks_json is not an Editor.js document`,
-          });
-        }
-        blocks = JSON.parse(row.blocks_json);
-      }
-      const summary = postSummary(row, now);
+      const source = await readPostSource(c.env.DB, c.get("auth").siteId, ...postReference(c), now);
       c.header("cache-control", "private, no-store");
-      return c.json(
-        {
-          id: row.id,
-          slug: row.slug,
-          title: row.title,
-          summary: row.summary,
-          status: summary.status,
-          access: row.access,
-          published_at: row.published_at,
-          language: row.language,
-          post_type: row.post_type,
-          author_slug: row.author_slug,
-          featured_image_id: row.featured_image_id,
-          ...taxonomy(row),
-          blocks_json: blocks,
-          created_at: row.created_at,
-          updated_at: row.updated_at,
-        },
-        200,
-      );
+      return c.json(source, 200);
     },
   );
 
