@@ -7,11 +7,12 @@ import { keyAuth, requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
 import { fail } from "../errors";
 import { createPostOnce, requireAuthorshipContext } from "../post-creation";
-import { editPost, unpublishPost, updatePost } from "../post-service";
+import { patchPostSeo, seoPatch } from "../post-seo";
+import { unpublishPost, updatePost } from "../post-service";
 import { readPostSource } from "../post-source";
 import { parseBlocksDocument, renderBlocks } from "../render/render-blocks";
 import { CreatePostSchema, UpdatePostSchema } from "../rules/post-input";
-import { languageParam, resolveEditablePost, resolvePublicPost } from "../rules/resolve";
+import { languageParam, resolvePublicPost } from "../rules/resolve";
 import type { StoredResponse } from "../store/idempotency";
 import { mediaKeys, type PostRow } from "../store/posts";
 import { sendCacheable } from "./cacheable";
@@ -22,7 +23,6 @@ import {
   PostSeoSchema,
   PostSourceSchema,
   PostSummarySchema,
-  parseSeo,
   postSummary,
   seoView,
 } from "./post-shapes";
@@ -284,23 +284,10 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const patch = c.req.valid("json") as Record<string, unknown>;
-      const keys = POST_SEO_KEYS.filter((k) => patch[k] !== undefined);
-      if (keys.length === 0) {
-        fail("NOTHING_EDITABLE", `The body contains no editable SEO key (${POST_SEO_KEYS.join(", ")}).`);
-      }
+      const patch = seoPatch(c.req.valid("json"));
       const now = new Date().toISOString();
-      const row = await resolveEditablePost(c.env.DB, c.get("auth").siteId, ...postReference(c), now);
-      // Merged into the freshly read seo_json; a concurrent edit makes editPost re-read and merge again.
-      const { next } = await editPost(c.env, row.site_id, row, async (existing) => {
-        const seo = parseSeo(existing);
-        for (const k of keys) {
-          if (patch[k] === null) delete seo[k];
-          else seo[k] = patch[k];
-        }
-        return { ...existing, seo_json: JSON.stringify(seo), updated_at: now };
-      });
-      return c.json(seoView(next), 200);
+      const seo = await patchPostSeo(c.env, c.get("auth").siteId, ...postReference(c), patch, now);
+      return c.json(seo, 200);
     },
   );
 }
