@@ -94,11 +94,15 @@ async function postDetail(c: Context<AppEnv>, row: PostRow) {
   };
 }
 
-/** `{reference}` and `?language=` of a single-post route, in the order the resolvers take them. */
-function postReference(c: {
-  req: { param(name: "reference"): string; query(name: "language"): string | undefined };
-}): [reference: string, language: string | null] {
-  return [c.req.param("reference"), languageParam(c.req.query("language"))];
+interface ReferenceInput {
+  out: { param: { reference: string }; query: { language?: string } };
+}
+
+/** `{reference}` and `?language=` of a single-post route, as its schemas parsed them, in resolver order. */
+function postReference<P extends string, I extends ReferenceInput>(
+  c: Context<AppEnv, P, I>,
+): [reference: string, language: string | null] {
+  return [c.req.valid("param").reference, languageParam(c.req.valid("query").language)];
 }
 
 const CREATE_POST_KEY: KeyRequirement = { kinds: "secret", scopes: ["posts:write"], quota: "write" };
