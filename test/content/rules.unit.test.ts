@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { normalizeOrigin } from "../../src/content/routes/api-keys";
-import { ftsQuery, parseLimit } from "../../src/content/routes/posts-list";
+import { normalizeOrigin } from "../../src/content/api-key-admin";
+import { ftsQuery, parseLimit } from "../../src/content/post-listing";
 import { decodeCursor, encodeCursor } from "../../src/content/rules/cursor";
 import { etagFor, matchesIfNoneMatch } from "../../src/content/rules/etag";
 import { canonicalLanguage } from "../../src/content/rules/language";

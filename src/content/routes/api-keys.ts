@@ -5,14 +5,12 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
-import { newId, parseId } from "../../lib/ids";
+import { parseId } from "../../lib/ids";
 import type { SiteProjection } from "../../lib/rpc";
-import { generateApiKey, hashApiKey } from "../auth/key-hash";
-import { PUBLIC_KEY_SCOPES, SCOPES } from "../auth/scopes";
+import { createApiKey, listApiKeys, revokeSiteApiKey } from "../api-key-admin";
+import { SCOPES } from "../auth/scopes";
 import { authorizeKeyAdmin, siteNotFound } from "../auth/site-staff";
 import type { AppEnv } from "../bindings";
-import { fail } from "../errors";
-import { type ApiKeyRecord, insertApiKey, listActiveApiKeys, revokeApiKey } from "../store/api-keys";
 
 const SiteParam = z.object({ site_id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
 
@@ -56,34 +54,6 @@ const staffProblems = problemResponses({
   404: "No such site, or the caller may not administer its keys (indistinguishable)",
 });
 
-/** An exact origin: scheme, host and optional port, nothing else (no path, query, fragment or wildcard). */
-export function normalizeOrigin(value: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return null;
-  // No wildcards or other odd host characters: the allowlist compares exact origins.
-  if (!/^(?:[a-z0-9-]+\.)*[a-z0-9-]+$|^\[[0-9a-f:.]+\]$/.test(url.hostname)) return null;
-  if (url.origin !== value.replace(/\/$/, "")) return null;
-  return url.origin;
-}
-
-function summary(key: ApiKeyRecord) {
-  return {
-    id: key.id,
-    kind: key.kind,
-    name: key.name,
-    key_prefix: key.key_prefix,
-    scopes: key.scopes,
-    allowed_origins: key.allowed_origins,
-    created_by: key.created_by,
-    created_at: key.created_at,
-  };
-}
-
 /** The staff caller and the `{site_id}` site; an id that is no id is 404 like any site the caller may not see. */
 function authorizeFromPath(c: Context<AppEnv>): Promise<{ userId: string; site: SiteProjection }> {
   const siteId = parseId(c.req.param("site_id") ?? "");
@@ -109,61 +79,9 @@ export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const { userId, site } = await authorizeFromPath(c);
-      const body = c.req.valid("json");
-      const scopes = [...new Set(body.scopes)];
-      let origins: string[] = [];
-      if (body.kind === "public") {
-        if (!body.allowed_origins || body.allowed_origins.length === 0) {
-          fail(
-            "ALLOWED_ORIGINS_REQUIRED",
-            "A public key needs a non-empty allowed_origins list of exact origins.",
-          );
-        }
-        const bad = body.allowed_origins.filter((o) => normalizeOrigin(o) === null);
-        if (bad.length > 0) {
-          fail("INVALID_ORIGIN", {
-            detail:
-              "allowed_origins entries must be exact origins like https://example.com (no path or wildcard).",
-            details: { invalid: bad },
-          });
-        }
-        origins = [...new Set(body.allowed_origins.map((o) => normalizeOrigin(o)!))];
-        const forbidden = scopes.filter((s) => !PUBLIC_KEY_SCOPES.includes(s));
-        if (forbidden.length > 0) {
-          fail("SCOPE_NOT_ALLOWED", {
-            detail: `A public key carries only read scopes (${PUBLIC_KEY_SCOPES.join(", ")}).`,
-            details: { forbidden },
-          });
-        }
-      } else if (body.allowed_origins && body.allowed_origins.length > 0) {
-        fail("BAD_REQUEST", "allowed_origins applies to public keys only.");
-      }
-      const key = generateApiKey(body.kind);
-      const record: ApiKeyRecord = {
-        id: newId(),
-        site_id: site.id,
-        name: body.name,
-        kind: body.kind,
-        key_prefix: key.slice(0, 10),
-        scopes,
-        allowed_origins: origins,
-        created_by: userId,
-        created_at: new Date().toISOString(),
-      };
-      await insertApiKey(c.env.DB, { ...record, key_hash: await hashApiKey(c.env.API_KEY_PEPPER, key) });
+      const created = await createApiKey(c.env, site, userId, c.req.valid("json"));
       c.header("cache-control", "no-store");
-      return c.json(
-        {
-          id: record.id,
-          key,
-          kind: record.kind,
-          name: record.name,
-          scopes: record.scopes,
-          allowed_origins: record.allowed_origins,
-          created_at: record.created_at,
-        },
-        201,
-      );
+      return c.json(created, 201);
     },
   );
 
@@ -184,9 +102,9 @@ export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const { site } = await authorizeFromPath(c);
-      const keys = await listActiveApiKeys(c.env.DB, site.id);
+      const items = await listApiKeys(c.env.DB, site.id);
       c.header("cache-control", "private, no-store");
-      return c.json({ items: keys.map(summary) }, 200);
+      return c.json({ items }, 200);
     },
   );
 
@@ -204,10 +122,7 @@ export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const { userId, site } = await authorizeFromPath(c);
-      const keyId = parseId(c.req.param("id"));
-      const revoked =
-        keyId !== null && (await revokeApiKey(c.env.DB, site.id, keyId, userId, new Date().toISOString()));
-      if (!revoked) fail("NOT_FOUND", "No such API key.");
+      await revokeSiteApiKey(c.env.DB, site.id, c.req.valid("param").id, userId);
       return c.body(null, 204);
     },
   );

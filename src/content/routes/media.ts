@@ -2,27 +2,15 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
-import { newId, parseId } from "../../lib/ids";
+import { parseId } from "../../lib/ids";
 import type { ApiError } from "../../lib/problem";
 import type { KeyRequirement } from "../auth/api-key";
 import { keyAuth, requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
-import { fail, problem } from "../errors";
-import { classifyImage } from "../ingest";
-import {
-  getMedia,
-  insertMediaStatements,
-  listMedia,
-  type MediaRow,
-  mediaKey,
-  softDeleteMedia,
-} from "../store/media";
-
-export const UPLOAD_MAX_BYTES = 8 * 1024 * 1024;
-/** Multipart framing around the file: a request this much above the file limit is refused unread. */
-const MULTIPART_OVERHEAD = 64 * 1024;
-const LIST_DEFAULT = 50;
-const LIST_MAX = 500;
+import { problem } from "../errors";
+import { LIST_DEFAULT, LIST_MAX, listMediaAssets } from "../media-listing";
+import { readUploadForm, uploadMedia } from "../media-upload";
+import { getMedia, type MediaRow, softDeleteMedia } from "../store/media";
 
 const MediaAssetSchema = z
   .object({
@@ -60,17 +48,6 @@ function asset(c: Context<AppEnv>, row: MediaRow) {
 
 function mediaNotFound(): ApiError {
   return problem("NOT_FOUND", "No such media asset.");
-}
-
-function optionalId(name: string, value: string | undefined | null): string | null {
-  if (value === undefined || value === null || value === "") return null;
-  const id = parseId(value);
-  if (!id) fail("BAD_REQUEST", `${name} must be a ULID or UUID.`);
-  return id;
-}
-
-function tooLarge(): ApiError {
-  return problem("PAYLOAD_TOO_LARGE", "The file is larger than 8 MiB.");
 }
 
 const UPLOAD_KEY: KeyRequirement = { kinds: "secret", scopes: ["media:write"], quota: "write" };
@@ -116,55 +93,8 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
     },
   });
   app.post("/v1/media", requireKey(UPLOAD_KEY), async (c) => {
-    const auth = c.get("auth");
-    const declared = Number(c.req.header("content-length"));
-    if (Number.isFinite(declared) && declared > UPLOAD_MAX_BYTES + MULTIPART_OVERHEAD) throw tooLarge();
-    if (!(c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/form-data")) {
-      fail("UNSUPPORTED_MEDIA_TYPE", "Send multipart/form-data with a field file.");
-    }
-    let form: FormData;
-    try {
-      form = await c.req.raw.formData();
-    } catch {
-      fail("BAD_REQUEST", "The body is not valid multipart/form-data.");
-    }
-    const file = form.get("file");
-    if (file === null || typeof file === "string") {
-      fail("BAD_REQUEST", "The form needs one field `file` with the file.");
-    }
-    if (file.size > UPLOAD_MAX_BYTES) throw tooLarge();
-    if (file.size === 0) fail("BAD_REQUEST", "The file is empty.");
-    const folderId = optionalId("folder_id", form.get("folder_id") as string | null);
-    const tagIds = [
-      ...new Set(form.getAll("tag_id").map((t) => optionalId("tag_id", typeof t === "string" ? t : null))),
-    ].filter((t): t is string => t !== null);
-    if (tagIds.length > 20) fail("BAD_REQUEST", "At most 20 tag_id values.");
-    const outcome = classifyImage(new Uint8Array(await file.arrayBuffer()));
-    if (outcome.kind !== "ok") {
-      fail("UNSUPPORTED_MEDIA_TYPE", {
-        detail: "The file is not a supported image (PNG, JPEG, GIF, WebP, AVIF, ICO or a safe SVG).",
-        details: { reason: outcome.reason },
-      });
-    }
-    const id = newId();
-    const row: MediaRow = {
-      id,
-      site_id: auth.siteId,
-      r2_key: mediaKey(auth.siteId, id, outcome.ext),
-      content_type: outcome.contentType,
-      size_bytes: outcome.bytes.byteLength,
-      status: "processing",
-      folder_id: folderId,
-      variants_json: "[]",
-      created_at: new Date().toISOString(),
-      tag_ids: tagIds.join(",") || null,
-    };
-    await c.env.MEDIA.put(row.r2_key, outcome.bytes, {
-      httpMetadata: { contentType: outcome.contentType },
-    });
-    await c.env.DB.batch(insertMediaStatements(c.env.DB, row, tagIds, { url: null, purpose: "upload" }));
-    await c.env.MEDIA_VARIANTS.send({ media_id: id, site_id: auth.siteId });
-    return c.json(asset(c, row), 202);
+    const upload = await readUploadForm(c.req.raw);
+    return c.json(asset(c, await uploadMedia(c.env, c.get("auth").siteId, upload)), 202);
   });
 
   app.openapi(
@@ -195,20 +125,7 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const q = c.req.query();
-      let limit = LIST_DEFAULT;
-      if (q.limit !== undefined) {
-        limit = /^\d{1,3}$/.test(q.limit) ? Number(q.limit) : 0;
-        if (limit < 1 || limit > LIST_MAX) {
-          fail("INVALID_LIMIT", `limit must be an integer from 1 to ${LIST_MAX}.`);
-        }
-      }
-      const rows = await listMedia(
-        c.env.DB,
-        c.get("auth").siteId,
-        { folderId: optionalId("folder_id", q.folder_id), tagId: optionalId("tag_id", q.tag_id) },
-        limit,
-      );
+      const rows = await listMediaAssets(c.env.DB, c.get("auth").siteId, c.req.valid("query"));
       return c.json({ items: rows.map((r) => asset(c, r)) }, 200);
     },
   );

@@ -3,20 +3,17 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import { type KeyRequirement, keySite } from "../auth/api-key";
-import { sha256Base64url } from "../auth/key-hash";
 import { keyAuth, requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
 import { fail } from "../errors";
-import { createPost, editPost, unpublishPost, updatePost } from "../post-service";
+import { createPostOnce, requireAuthorshipContext } from "../post-creation";
+import { patchPostSeo, seoPatch } from "../post-seo";
+import { unpublishPost, updatePost } from "../post-service";
+import { readPostSource } from "../post-source";
 import { parseBlocksDocument, renderBlocks } from "../render/render-blocks";
 import { CreatePostSchema, UpdatePostSchema } from "../rules/post-input";
-import { languageParam, resolveEditablePost, resolvePublicPost } from "../rules/resolve";
-import {
-  beginIdempotent,
-  canonicalJson,
-  parseIdempotencyKey,
-  type StoredResponse,
-} from "../store/idempotency";
+import { languageParam, resolvePublicPost } from "../rules/resolve";
+import type { StoredResponse } from "../store/idempotency";
 import { mediaKeys, type PostRow } from "../store/posts";
 import { sendCacheable } from "./cacheable";
 import {
@@ -26,10 +23,8 @@ import {
   PostSeoSchema,
   PostSourceSchema,
   PostSummarySchema,
-  parseSeo,
   postSummary,
   seoView,
-  taxonomy,
 } from "./post-shapes";
 
 const RefParam = z.object({
@@ -99,11 +94,15 @@ async function postDetail(c: Context<AppEnv>, row: PostRow) {
   };
 }
 
-/** `{reference}` and `?language=` of a single-post route, in the order the resolvers take them. */
-function postReference(c: {
-  req: { param(name: "reference"): string; query(name: "language"): string | undefined };
-}): [reference: string, language: string | null] {
-  return [c.req.param("reference"), languageParam(c.req.query("language"))];
+interface ReferenceInput {
+  out: { param: { reference: string }; query: { language?: string } };
+}
+
+/** `{reference}` and `?language=` of a single-post route, as its schemas parsed them, in resolver order. */
+function postReference<P extends string, I extends ReferenceInput>(
+  c: Context<AppEnv, P, I>,
+): [reference: string, language: string | null] {
+  return [c.req.valid("param").reference, languageParam(c.req.valid("query").language)];
 }
 
 const CREATE_POST_KEY: KeyRequirement = { kinds: "secret", scopes: ["posts:write"], quota: "write" };
@@ -145,34 +144,11 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
   // Declared in the registry and served by a plain handler: replays answer with the stored raw body.
   app.openAPIRegistry.registerPath(createPostRoute);
   app.post("/v1/posts", requireKey(CREATE_POST_KEY), async (c) => {
-    const auth = c.get("auth");
-    if (!auth.createdBy) {
-      fail(
-        "NO_AUTHORSHIP_CONTEXT",
-        "This key has no authorship context (created before keys recorded their creator); create a new key.",
-      );
-    }
+    const key = c.get("auth");
+    requireAuthorshipContext(key);
     const input = await parseJsonBody(c, CreatePostSchema);
-    const idempotencyKey = parseIdempotencyKey(c.req.header("idempotency-key"));
-    if (!idempotencyKey) return respond(c, await createPost(c.env, auth, input), false);
-    const hash = await sha256Base64url(canonicalJson(input));
-    const start = await beginIdempotent(c.env, auth.keyId, idempotencyKey, hash);
-    if (start.kind === "replay") return respond(c, start.response, true);
-    let stored: StoredResponse;
-    try {
-      stored = await createPost(c.env, auth, input, start.recordStatement);
-    } catch (error) {
-      await start.abort();
-      throw error;
-    }
-    // The D1 record written with the post is the source of truth; the DO and KV copies only speed up
-    // replays, so failing to write them must not turn a created post into an error answer.
-    await start.finish(stored).catch((error: unknown) => {
-      console.error(
-        JSON.stringify({ level: "warn", msg: "idempotency cache not updated", error: String(error) }),
-      );
-    });
-    return respond(c, stored, false);
+    const { stored, replayed } = await createPostOnce(c.env, key, input, c.req.header("idempotency-key"));
+    return respond(c, stored, replayed);
   });
 
   app.openapi(
@@ -267,40 +243,9 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const now = new Date().toISOString();
-      const row = await resolveEditablePost(c.env.DB, c.get("auth").siteId, ...postReference(c), now);
-      let blocks: unknown = null;
-      if (row.blocks_json !== null) {
-        // Refuse to hand out something a client would "edit" and send back as an empty document.
-        if (!parseBlocksDocument(row.blocks_json).ok) {
-          fail("STORED_BODY_UNRECOGNIZED", {
-            detail: "The stored body of this post is in an unrecognized format.",
-            reason: `post ${row.id}: blocks_json is not an Editor.js document`,
-          });
-        }
-        blocks = JSON.parse(row.blocks_json);
-      }
-      const summary = postSummary(row, now);
+      const source = await readPostSource(c.env.DB, c.get("auth").siteId, ...postReference(c), now);
       c.header("cache-control", "private, no-store");
-      return c.json(
-        {
-          id: row.id,
-          slug: row.slug,
-          title: row.title,
-          summary: row.summary,
-          status: summary.status,
-          access: row.access,
-          published_at: row.published_at,
-          language: row.language,
-          post_type: row.post_type,
-          author_slug: row.author_slug,
-          featured_image_id: row.featured_image_id,
-          ...taxonomy(row),
-          blocks_json: blocks,
-          created_at: row.created_at,
-          updated_at: row.updated_at,
-        },
-        200,
-      );
+      return c.json(source, 200);
     },
   );
 
@@ -343,23 +288,10 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const patch = c.req.valid("json") as Record<string, unknown>;
-      const keys = POST_SEO_KEYS.filter((k) => patch[k] !== undefined);
-      if (keys.length === 0) {
-        fail("NOTHING_EDITABLE", `The body contains no editable SEO key (${POST_SEO_KEYS.join(", ")}).`);
-      }
+      const patch = seoPatch(c.req.valid("json"));
       const now = new Date().toISOString();
-      const row = await resolveEditablePost(c.env.DB, c.get("auth").siteId, ...postReference(c), now);
-      // Merged into the freshly read seo_json; a concurrent edit makes editPost re-read and merge again.
-      const { next } = await editPost(c.env, row.site_id, row, async (existing) => {
-        const seo = parseSeo(existing);
-        for (const k of keys) {
-          if (patch[k] === null) delete seo[k];
-          else seo[k] = patch[k];
-        }
-        return { ...existing, seo_json: JSON.stringify(seo), updated_at: now };
-      });
-      return c.json(seoView(next), 200);
+      const seo = await patchPostSeo(c.env, c.get("auth").siteId, ...postReference(c), patch, now);
+      return c.json(seo, 200);
     },
   );
 }

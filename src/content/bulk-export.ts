@@ -1,0 +1,90 @@
+/**
+ * `GET /v1/export`: which resource may be exported, and the posts export, streamed page by page as
+ * NDJSON lines that can be fed back to the import.
+ */
+import type { KeyContext } from "./auth/api-key";
+import { fail } from "./errors";
+import { taxonomy } from "./routes/post-shapes";
+import { effectiveStatus, exportPostsPage, type PostRow } from "./store/posts";
+
+const EXPORT_PAGE = 200;
+
+/**
+ * The exportable resource of a request: only posts have a source bound to this service; leads and
+ * analytics are known resources (scopes checked as for a real export) without one, so they are 404.
+ */
+export function exportResource(
+  key: KeyContext,
+  resource: string | undefined,
+  format: string | undefined,
+): "posts" {
+  if (resource !== "posts" && resource !== "leads" && resource !== "analytics") {
+    fail("BAD_REQUEST", "resource must be posts, leads or analytics.");
+  }
+  if (format !== undefined && format !== "ndjson" && format !== "csv") {
+    fail("BAD_REQUEST", "format must be ndjson or csv.");
+  }
+  if (resource === "analytics" && !key.scopes.has("analytics:read")) {
+    fail("INSUFFICIENT_SCOPE", {
+      detail: "This operation requires the scope(s): export, analytics:read.",
+      details: { required_scopes: ["export", "analytics:read"], missing_scopes: ["analytics:read"] },
+    });
+  }
+  if (resource !== "posts") {
+    fail("NOT_FOUND", `No ${resource} source is available for this site.`);
+  }
+  if (format === "csv") fail("BAD_REQUEST", "Posts export as NDJSON only.");
+  return resource;
+}
+
+/** One export line: the CreatePost shape, so it can be fed back to the import. */
+export function exportLine(row: PostRow, now: string) {
+  let blocks: unknown = null;
+  if (row.blocks_json !== null) {
+    try {
+      blocks = JSON.parse(row.blocks_json);
+    } catch {
+      blocks = row.blocks_json;
+    }
+  }
+  return {
+    title: row.title,
+    slug: row.slug,
+    summary: row.summary,
+    blocks_json: blocks,
+    status: effectiveStatus(row, now),
+    published_at: row.published_at,
+    language: row.language,
+    post_type: row.post_type,
+    author_slug: row.author_slug,
+    featured_image_id: row.featured_image_id,
+    ...taxonomy(row),
+    access: row.access,
+  };
+}
+
+/**
+ * Every post of the site (deleted never) as NDJSON, read one page per pull so a large site is never
+ * held in memory; `filename` names the download.
+ */
+export function exportPosts(
+  db: D1Database,
+  siteId: string,
+  now: string,
+): { body: ReadableStream<Uint8Array>; filename: string } {
+  const encoder = new TextEncoder();
+  let after = "";
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const results = await exportPostsPage(db, siteId, after, EXPORT_PAGE);
+      if (results.length > 0) {
+        after = results[results.length - 1]!.id;
+        controller.enqueue(
+          encoder.encode(results.map((r) => `${JSON.stringify(exportLine(r, now))}\n`).join("")),
+        );
+      }
+      if (results.length < EXPORT_PAGE) controller.close();
+    },
+  });
+  return { body, filename: `posts-${siteId}-${now.slice(0, 10)}.ndjson` };
+}

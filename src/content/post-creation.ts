@@ -1,0 +1,55 @@
+/**
+ * `POST /v1/posts` with its `Idempotency-Key`: the same key and body replay the original 201; of
+ * concurrent requests with one key exactly one creates the post.
+ */
+import type { KeyContext } from "./auth/api-key";
+import { sha256Base64url } from "./auth/key-hash";
+import type { Env } from "./bindings";
+import { fail } from "./errors";
+import { createPost } from "./post-service";
+import type { CreatePostInput } from "./rules/post-input";
+import {
+  beginIdempotent,
+  canonicalJson,
+  parseIdempotencyKey,
+  type StoredResponse,
+} from "./store/idempotency";
+
+/** A post needs an author: keys created before keys recorded their creator cannot write posts. */
+export function requireAuthorshipContext(key: KeyContext): void {
+  if (!key.createdBy) {
+    fail(
+      "NO_AUTHORSHIP_CONTEXT",
+      "This key has no authorship context (created before keys recorded their creator); create a new key.",
+    );
+  }
+}
+
+/** Creates the post once per `Idempotency-Key` (header value, if sent); `replayed` when answered from the record. */
+export async function createPostOnce(
+  env: Env,
+  key: KeyContext,
+  input: CreatePostInput,
+  idempotencyHeader: string | undefined,
+): Promise<{ stored: StoredResponse; replayed: boolean }> {
+  const idempotencyKey = parseIdempotencyKey(idempotencyHeader);
+  if (!idempotencyKey) return { stored: await createPost(env, key, input), replayed: false };
+  const hash = await sha256Base64url(canonicalJson(input));
+  const start = await beginIdempotent(env, key.keyId, idempotencyKey, hash);
+  if (start.kind === "replay") return { stored: start.response, replayed: true };
+  let stored: StoredResponse;
+  try {
+    stored = await createPost(env, key, input, start.recordStatement);
+  } catch (error) {
+    await start.abort();
+    throw error;
+  }
+  // The D1 record written with the post is the source of truth; the DO and KV copies only speed up
+  // replays, so failing to write them must not turn a created post into an error answer.
+  await start.finish(stored).catch((error: unknown) => {
+    console.error(
+      JSON.stringify({ level: "warn", msg: "idempotency cache not updated", error: String(error) }),
+    );
+  });
+  return { stored, replayed: false };
+}

@@ -1,0 +1,49 @@
+/** `PATCH /v1/posts/{reference}/seo`: allowed SEO keys merged into the post's `seo_json`. */
+import type { Env } from "./bindings";
+import { fail } from "./errors";
+import { editPost } from "./post-service";
+import { POST_SEO_KEYS, parseSeo, seoView } from "./routes/post-shapes";
+import { resolveEditablePost } from "./rules/resolve";
+
+/** The editable keys a patch sends (null included: it removes the key); none is 400 NOTHING_EDITABLE. */
+export function seoPatch(body: Record<string, unknown>): Record<string, unknown> {
+  const patch = Object.fromEntries(
+    POST_SEO_KEYS.filter((k) => body[k] !== undefined).map((k) => [k, body[k]]),
+  );
+  if (Object.keys(patch).length === 0) {
+    fail("NOTHING_EDITABLE", `The body contains no editable SEO key (${POST_SEO_KEYS.join(", ")}).`);
+  }
+  return patch;
+}
+
+/** `seo` with the patch applied: null removes a key, any other value replaces it. */
+export function mergeSeo(
+  seo: Record<string, unknown>,
+  patch: Record<string, unknown>,
+): Record<string, unknown> {
+  const merged = { ...seo };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete merged[k];
+    else merged[k] = v;
+  }
+  return merged;
+}
+
+/** Applies the patch to the site's post `reference` (resolved as PATCH resolves it); answers the SEO after it. */
+export async function patchPostSeo(
+  env: Env,
+  siteId: string,
+  reference: string,
+  language: string | null,
+  patch: Record<string, unknown>,
+  now: string,
+): Promise<Record<string, unknown>> {
+  const row = await resolveEditablePost(env.DB, siteId, reference, language, now);
+  // Merged into the freshly read seo_json; a concurrent edit makes editPost re-read and merge again.
+  const { next } = await editPost(env, row.site_id, row, async (existing) => ({
+    ...existing,
+    seo_json: JSON.stringify(mergeSeo(parseSeo(existing), patch)),
+    updated_at: now,
+  }));
+  return seoView(next);
+}

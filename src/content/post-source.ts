@@ -1,0 +1,52 @@
+/**
+ * The editable source of a post: metadata, taxonomy and `blocks_json` exactly as stored (unrendered,
+ * unsanitized), for clients that read, modify and send the post back with PATCH.
+ */
+import { fail } from "./errors";
+import { parseBlocksDocument } from "./render/render-blocks";
+import { postSummary, taxonomy } from "./routes/post-shapes";
+import { resolveEditablePost } from "./rules/resolve";
+import type { PostRow } from "./store/posts";
+
+/** The source of `row`; absent fields are null, absent taxonomy []. */
+export function postSource(row: PostRow, now: string) {
+  let blocks: unknown = null;
+  if (row.blocks_json !== null) {
+    // Refuse to hand out something a client would "edit" and send back as an empty document.
+    if (!parseBlocksDocument(row.blocks_json).ok) {
+      fail("STORED_BODY_UNRECOGNIZED", {
+        detail: "The stored body of this post is in an unrecognized format.",
+        reason: `post ${row.id}: blocks_json is not an Editor.js document`,
+      });
+    }
+    blocks = JSON.parse(row.blocks_json);
+  }
+  return {
+    id: row.id,
+    slug: row.slug,
+    title: row.title,
+    summary: row.summary,
+    status: postSummary(row, now).status,
+    access: row.access,
+    published_at: row.published_at,
+    language: row.language,
+    post_type: row.post_type,
+    author_slug: row.author_slug,
+    featured_image_id: row.featured_image_id,
+    ...taxonomy(row),
+    blocks_json: blocks,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** The source of the site's post `reference`, resolved as PATCH resolves it (drafts and scheduled included). */
+export async function readPostSource(
+  db: D1Database,
+  siteId: string,
+  reference: string,
+  language: string | null,
+  now: string,
+) {
+  return postSource(await resolveEditablePost(db, siteId, reference, language, now), now);
+}
