@@ -62,6 +62,10 @@ export default defineConfig({
       project("sites", "sites"),
       project("gateway", "gateway"),
       project("gateway", "e2e"),
+      // Rules over the source tree itself, read from disk: Node, not workerd.
+      defineProject({
+        test: { name: "structure", include: ["test/structure/**/*.test.ts"], environment: "node" },
+      }),
     ],
   },
 });

@@ -1,5 +1,5 @@
 /** The content worker's bindings (generated ContentEnv) plus the secrets it reads. */
-import type { KeyContext } from "./auth/api-key";
+import type { KeyContext } from "./auth/key-context";
 
 export type Env = ContentEnv & {
   API_KEY_PEPPER: string;

@@ -2,7 +2,8 @@
 import { newId } from "../lib/ids";
 import { ApiError } from "../lib/problem";
 import type { SiteProjection } from "../lib/rpc";
-import { type KeyContext, keySite } from "./auth/api-key";
+import { keySite } from "./auth/api-key";
+import type { KeyContext } from "./auth/key-context";
 import type { Env } from "./bindings";
 import { postUrl } from "./effects/outbound";
 import { deliverEffects, effectAfterUpdateStatement, type PostEffect, postEffect } from "./effects/pending";
