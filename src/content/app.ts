@@ -18,7 +18,7 @@ export const API_INFO = {
     "Posts, media, site settings and SEO of one site, by API key (ck_ secret keys, pk_ public read keys).",
 };
 
-export const app = createServiceApp<AppEnv>();
+export const app = createServiceApp<AppEnv>("content");
 registerProblemSchema(app);
 app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
   type: "http",

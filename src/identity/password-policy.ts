@@ -20,7 +20,7 @@ export async function enforcePasswordPolicy(c: AppContext, password: string): Pr
       detail: `The password must have at most ${PASSWORD_MAX_LENGTH} characters.`,
     });
   }
-  const outcome = await checkBreach(c.get("services").breach, password);
+  const outcome = await checkBreach(c.get("services").breach, password, c.get("log"));
   if (outcome === "breached") {
     throw new ApiError(400, "PASSWORD_BREACHED", {
       detail: "This password appears in public breach corpora.",

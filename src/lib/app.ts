@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { Env as HonoEnv } from "hono";
+import { requestLogger } from "./log";
 import { ApiError, handleError, notFoundResponse } from "./problem";
 
 type ServiceInfo = {
@@ -13,8 +14,12 @@ type ServiceInfo = {
  * An OpenAPIHono app with the platform's conventions: zod failures become 400 problem+json with the
  * first issue's path, every thrown error is rendered once, unknown routes are problem+json 404.
  * `GET /openapi.json` and `GET /docs` are added by `serveApiDocs` after the routes are registered.
+ * Every request gets `c.get("log")`, a logger of `service` with the request's `X-Request-Id`.
  */
-export function createServiceApp<E extends HonoEnv>(options: { badRequestCode?: string } = {}) {
+export function createServiceApp<E extends HonoEnv>(
+  service: string,
+  options: { badRequestCode?: string } = {},
+) {
   const app = new OpenAPIHono<E>({
     defaultHook: (result) => {
       if (!result.success) {
@@ -26,6 +31,7 @@ export function createServiceApp<E extends HonoEnv>(options: { badRequestCode?: 
       }
     },
   });
+  app.use("*", requestLogger(service));
   app.onError(handleError);
   app.notFound(() => notFoundResponse());
   return app;

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { callLogger, errorFields } from "./log";
 
 /** The one error type of every service: thrown anywhere, rendered once as RFC 9457 problem+json. */
 export class ApiError extends Error {
@@ -78,26 +79,26 @@ export function problemResponse(error: ApiError): Response {
 
 /** Hono `onError`: ApiError as problem+json; anything else a redacted 500 (the stack goes to the log only). */
 export function handleError(err: Error, c: Context): Response {
+  const log = c.get("log") ?? callLogger("unknown", c.req.header("x-request-id"));
+  const at = { method: c.req.method, path: c.req.path };
   if (err instanceof ApiError) {
-    if (err.status >= 500)
-      console.error(JSON.stringify({ level: "error", code: err.code, reason: err.message }));
+    log[err.status >= 500 ? "error" : "info"]("request_failed", {
+      ...at,
+      status: err.status,
+      code: err.code,
+      reason: err.message,
+    });
     return problemResponse(err);
   }
   const status = (err as { status?: unknown }).status;
   if (typeof status === "number" && status >= 400 && status < 500) {
     // Hono's own HTTPExceptions (e.g. a body the JSON parser refused).
+    log.info("request_failed", { ...at, status, code: "BAD_REQUEST", reason: err.message });
     return problemResponse(
       new ApiError(status as ContentfulStatusCode, "BAD_REQUEST", { detail: err.message }),
     );
   }
-  console.error(
-    JSON.stringify({
-      level: "error",
-      path: c.req.path,
-      error: err.message,
-      stack: err.stack?.split("\n").slice(0, 5),
-    }),
-  );
+  log.error("unhandled_error", { ...at, status: 500, code: "INTERNAL_ERROR", ...errorFields(err) });
   return problemResponse(new ApiError(500, "INTERNAL_ERROR", { detail: "An internal error occurred." }));
 }
 

@@ -13,7 +13,7 @@ import { consumeSiteSync, pushSiteToContent } from "./sync";
 
 type Env = SitesEnv;
 
-const app = createServiceApp<SitesAppEnv>();
+const app = createServiceApp<SitesAppEnv>("sites");
 registerProblemSchema(app);
 registerProbeRoutes(app);
 registerSiteRoutes(app);

@@ -133,13 +133,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
           code: otp.code,
         });
       } catch (err) {
-        console.error(
-          JSON.stringify({
-            level: "error",
-            event: "email_add_delivery_failed",
-            error: (err as Error).message,
-          }),
-        );
+        c.get("log").error("email_add_delivery_failed", { error: (err as Error).message });
       }
       return c.json({ id, email: address, verified: false as const }, 202);
     },

@@ -77,6 +77,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
           familyId,
           ip: clientIp(c),
           userAgent: c.req.header("user-agent") ?? null,
+          requestId: c.get("log").requestId,
         });
       } catch (err) {
         throw new ApiError(503, "REFRESH_UNAVAILABLE", {

@@ -110,9 +110,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
         }
       } catch (err) {
         // The answer must not depend on the path taken; the failure is only logged.
-        console.error(
-          JSON.stringify({ level: "error", event: "signup_delivery_failed", error: (err as Error).message }),
-        );
+        c.get("log").error("signup_delivery_failed", { error: (err as Error).message });
       }
       return c.json(SIGNUP_ACCEPTED, 202);
     },
