@@ -10,6 +10,7 @@ import { registerPostRoutes } from "./routes/posts";
 import { registerPostListRoute } from "./routes/posts-list";
 import { registerProbeRoutes } from "./routes/probes";
 import { registerSiteRoutes } from "./routes/site";
+import { contentServices } from "./services";
 
 export const API_INFO = {
   title: "Content Publishing API",
@@ -47,6 +48,11 @@ app.use("*", async (c, next) => {
     }
   }
   observeRequest(c.req.routePath, c.req.method, c.res.status, (performance.now() - started) / 1000);
+});
+
+app.use("*", async (c, next) => {
+  c.set("services", contentServices(c.env, c.get("log")));
+  await next();
 });
 
 // CORS preflight for browser callers with pk_ keys; the actual request enforces the key's allowlist.

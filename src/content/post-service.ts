@@ -4,7 +4,7 @@ import { ApiError } from "../lib/problem";
 import type { SiteProjection } from "../lib/rpc";
 import { keySite } from "./auth/api-key";
 import type { KeyContext } from "./auth/key-context";
-import type { Env } from "./bindings";
+import type { Env, Services } from "./bindings";
 import { postUrl } from "./effects/outbound";
 import { deliverEffects, effectAfterUpdateStatement, type PostEffect, postEffect } from "./effects/pending";
 import { postSummary } from "./routes/post-shapes";
@@ -215,6 +215,7 @@ export async function editPost(
 
 export async function updatePost(
   env: Env,
+  services: Services,
   key: KeyContext,
   reference: string,
   language: string | null,
@@ -282,7 +283,7 @@ export async function updatePost(
     return pending.effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now));
   };
   const { next } = await editPost(env, key.siteId, resolved, apply, extra);
-  await deliverEffects(env, pending.effects);
+  await deliverEffects(env, services, pending.effects);
   return next;
 }
 
@@ -319,6 +320,7 @@ export interface UnpublishedEvent {
 
 export async function unpublishPost(
   env: Env,
+  services: Services,
   key: KeyContext,
   reference: string,
   language: string | null,
@@ -344,6 +346,6 @@ export async function unpublishPost(
     effectAfterUpdateStatement(env.DB, effects[1]!, now),
   ]);
   if (results[0]!.meta.changes === 0) throw notPublished();
-  await deliverEffects(env, effects);
+  await deliverEffects(env, services, effects);
   return { ...existing, status: "archived", updated_at: now, revision: existing.revision + 1 };
 }

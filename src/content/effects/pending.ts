@@ -6,8 +6,8 @@
  * every event carries its own id for consumers that deduplicate).
  */
 import { newId } from "../../lib/ids";
-import type { Env } from "../bindings";
-import { cachePurger, searchNotifier } from "./outbound";
+import { errorFields } from "../../lib/log";
+import type { Env, Services } from "../bindings";
 
 export type PostEffectKind = "event" | "cache_purge" | "indexnow";
 
@@ -53,21 +53,27 @@ export function effectAfterUpdateStatement(
     .bind(effect.id, effect.site_id, effect.post_id, effect.kind, JSON.stringify(effect.payload), now);
 }
 
-async function deliverOne(env: Env, row: PostEffectRow): Promise<void> {
+async function deliverOne(env: Env, services: Services, row: PostEffectRow): Promise<void> {
   const payload = JSON.parse(row.payload_json) as { urls?: string[] };
   if (row.kind === "event") await env.CONTENT_EVENTS.send(payload);
   else if (row.kind === "cache_purge")
-    await cachePurger(env).purge(row.site_id, row.post_id, payload.urls ?? []);
-  else await searchNotifier(env).notify(row.site_id, row.post_id, payload.urls ?? []);
+    await services.cachePurger.purge(row.site_id, row.post_id, payload.urls ?? []);
+  else await services.searchNotifier.notify(row.site_id, row.post_id, payload.urls ?? []);
 }
 
-async function deliverRows(env: Env, rows: PostEffectRow[]): Promise<number> {
+async function deliverRows(env: Env, services: Services, rows: PostEffectRow[]): Promise<number> {
   let delivered = 0;
   for (const row of rows) {
     try {
-      await deliverOne(env, row);
-    } catch {
+      await deliverOne(env, services, row);
+    } catch (err) {
       // Left in the outbox; the cron retries it.
+      services.log.warn("effect_delivery_failed", {
+        effect_id: row.id,
+        kind: row.kind,
+        site_id: row.site_id,
+        ...errorFields(err),
+      });
       await env.DB.prepare("UPDATE post_effects SET attempts = attempts + 1 WHERE id = ?").bind(row.id).run();
       continue;
     }
@@ -78,7 +84,7 @@ async function deliverRows(env: Env, rows: PostEffectRow[]): Promise<number> {
 }
 
 /** Delivers the given effects (those whose rows the batch actually wrote). */
-export async function deliverEffects(env: Env, effects: PostEffect[]): Promise<void> {
+export async function deliverEffects(env: Env, services: Services, effects: PostEffect[]): Promise<void> {
   if (effects.length === 0) return;
   const { results } = await env.DB.prepare(
     `SELECT id, site_id, post_id, kind, payload_json FROM post_effects WHERE id IN (${effects.map(() => "?").join(", ")})
@@ -86,15 +92,20 @@ export async function deliverEffects(env: Env, effects: PostEffect[]): Promise<v
   )
     .bind(...effects.map((e) => e.id))
     .all<PostEffectRow>();
-  await deliverRows(env, results);
+  await deliverRows(env, services, results);
 }
 
 /** Cron: delivers effects left behind (older than `before`) by a failed or interrupted delivery. */
-export async function redeliverPendingEffects(env: Env, before: string, limit = 100): Promise<number> {
+export async function redeliverPendingEffects(
+  env: Env,
+  services: Services,
+  before: string,
+  limit = 100,
+): Promise<number> {
   const { results } = await env.DB.prepare(
     `SELECT id, site_id, post_id, kind, payload_json FROM post_effects WHERE created_at < ? ORDER BY created_at LIMIT ?`,
   )
     .bind(before, limit)
     .all<PostEffectRow>();
-  return deliverRows(env, results);
+  return deliverRows(env, services, results);
 }

@@ -168,9 +168,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
     // The D1 record written with the post is the source of truth; the DO and KV copies only speed up
     // replays, so failing to write them must not turn a created post into an error answer.
     await start.finish(stored).catch((error: unknown) => {
-      console.error(
-        JSON.stringify({ level: "warn", msg: "idempotency cache not updated", error: String(error) }),
-      );
+      c.get("log").warn("idempotency_cache_not_updated", { error: String(error) });
     });
     return respond(c, stored, false);
   });
@@ -222,7 +220,13 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const row = await updatePost(c.env, c.get("auth"), ...postReference(c), c.req.valid("json"));
+      const row = await updatePost(
+        c.env,
+        c.get("services"),
+        c.get("auth"),
+        ...postReference(c),
+        c.req.valid("json"),
+      );
       return c.json(postSummary(row, new Date().toISOString()), 200);
     },
   );
@@ -244,7 +248,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const row = await unpublishPost(c.env, c.get("auth"), ...postReference(c));
+      const row = await unpublishPost(c.env, c.get("services"), c.get("auth"), ...postReference(c));
       return c.json(postSummary(row, new Date().toISOString()), 200);
     },
   );
