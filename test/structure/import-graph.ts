@@ -11,13 +11,14 @@ export function importSpecifiers(text: string): string[] {
   return [...text.matchAll(SPECIFIER)].map((m) => (m[1] ?? m[2] ?? m[3])!);
 }
 
-function resolveModule(from: string, specifier: string): string | null {
+/** The module a relative specifier names; null for packages; "unresolved" when no file matches. */
+export function resolveModule(from: string, specifier: string): string | null | "unresolved" {
   if (!specifier.startsWith(".")) return null;
   const base = path.resolve(path.dirname(from), specifier);
   for (const candidate of [base, `${base}.ts`, path.join(base, "index.ts")]) {
     if (candidate.endsWith(".ts") && existsSync(candidate)) return candidate;
   }
-  return null;
+  return "unresolved";
 }
 
 export type ImportGraph = Map<string, string[]>;
@@ -25,7 +26,10 @@ export type ImportGraph = Map<string, string[]>;
 export function importGraph(files: string[], read: (file: string) => string = readSource): ImportGraph {
   const graph: ImportGraph = new Map();
   for (const file of files) {
-    const targets = importSpecifiers(read(file)).flatMap((s) => resolveModule(file, s) ?? []);
+    const targets = importSpecifiers(read(file)).flatMap((s) => {
+      const target = resolveModule(file, s);
+      return target === null || target === "unresolved" ? [] : [target];
+    });
     graph.set(file, [...new Set(targets)]);
   }
   return graph;
