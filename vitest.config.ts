@@ -58,6 +58,8 @@ function project(main: ServiceName, testDir: string) {
 
 export default defineConfig({
   test: {
+    // Every 4xx is a log line now; the logs of a failed test are still printed.
+    silent: "passed-only",
     projects: [
       project("identity", "identity"),
       project("content", "content"),

@@ -10,6 +10,7 @@ import { registerPostRoutes } from "./routes/posts";
 import { registerPostListRoute } from "./routes/posts-list";
 import { registerProbeRoutes } from "./routes/probes";
 import { registerSiteRoutes } from "./routes/site";
+import { contentServices } from "./services";
 
 export const API_INFO = {
   title: "Content Publishing API",
@@ -19,7 +20,7 @@ export const API_INFO = {
     "Posts, post SEO, media, post types, site data, import and export of one site, by API key (ck_ secret keys, pk_ public read keys). Partial implementation of the Content Publishing API 1.0.0: the operations listed in docs/not-built.md (site settings and SEO, analytics, leads) are not built and answer 404.",
 };
 
-export const app = createServiceApp<AppEnv>();
+export const app = createServiceApp<AppEnv>("content");
 registerProblemSchema(app);
 app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
   type: "http",
@@ -48,6 +49,11 @@ app.use("*", async (c, next) => {
     }
   }
   observeRequest(c.req.routePath, c.req.method, c.res.status, (performance.now() - started) / 1000);
+});
+
+app.use("*", async (c, next) => {
+  c.set("services", contentServices(c.env, c.get("log")));
+  await next();
 });
 
 // CORS preflight for browser callers with pk_ keys; the actual request enforces the key's allowlist.

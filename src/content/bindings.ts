@@ -1,5 +1,8 @@
-/** The content worker's bindings (generated ContentEnv) plus the secrets it reads. */
-import type { KeyContext } from "./auth/api-key";
+/** The content worker's bindings (generated ContentEnv) plus the secrets it reads, and its Hono env. */
+import type { Logger } from "../lib/log";
+import type { KeyContext } from "./auth/key-context";
+import type { CachePurger, SearchNotifier } from "./effects/outbound";
+import type { ImageFetcher } from "./ingest/ingest-image";
 
 export type Env = ContentEnv & {
   API_KEY_PEPPER: string;
@@ -8,8 +11,21 @@ export type Env = ContentEnv & {
   DEV_OUTBOX?: string;
 };
 
+/**
+ * Outside-world adapters, handed to handlers through the Hono context (`c.get("services")`, built from
+ * env per request by `contentServices`); RPC, queue and cron code build the same from env.
+ */
+export interface Services {
+  searchNotifier: SearchNotifier;
+  cachePurger: CachePurger;
+  images: ImageFetcher;
+  /** The logger of the request, RPC call, batch or cron run the services were built for. */
+  log: Logger;
+}
+
 export interface AppVariables {
   auth: KeyContext;
+  services: Services;
   /** Headers added to whatever response this request ends with (CORS, RateLimit). */
   responseHeaders: Record<string, string>;
 }

@@ -2,7 +2,7 @@
  * `GET /v1/export`: which resource may be exported, and the posts export, streamed page by page as
  * NDJSON lines that can be fed back to the import.
  */
-import type { KeyContext } from "./auth/api-key";
+import type { KeyContext } from "./auth/key-context";
 import { fail } from "./errors";
 import { taxonomy } from "./routes/post-shapes";
 import { effectiveStatus, exportPostsPage, type PostRow } from "./store/posts";

@@ -3,7 +3,7 @@
  * others), idempotent by line content.
  */
 import { ApiError } from "../lib/problem";
-import type { KeyContext } from "./auth/api-key";
+import type { KeyContext } from "./auth/key-context";
 import { sha256Base64url } from "./auth/key-hash";
 import type { Env } from "./bindings";
 import { fail, problem } from "./errors";

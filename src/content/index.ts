@@ -4,15 +4,54 @@
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { newId } from "../lib/ids";
+import { batchLogger, callLogger, errorFields, runLogger } from "../lib/log";
 import type { ContentRpc, ImageIngestResult, SiteProjection } from "../lib/rpc";
 import { app } from "./app";
 import type { Env } from "./bindings";
 import { redeliverPendingEffects } from "./effects/pending";
 import { ingestImage } from "./ingest-service";
 import { isValidTypeSlug } from "./rules/slug";
+import { contentServices } from "./services";
 import { purgeExpiredIdempotency } from "./store/idempotency";
 import { getMedia, markVariantsReady } from "./store/media";
 import { upsertPostType, upsertSite } from "./store/sites";
+
+/** The queue consumers: `media-variants` and the development record of `content-events`. */
+async function consumeQueue(env: Env, batch: MessageBatch<unknown>): Promise<void> {
+  if (batch.queue === "media-variants") {
+    // No resizing backend is bound (local or production): the original is the one variant, and the
+    // asset becomes ready. A resizer (Cloudflare Images) would write its variants here.
+    for (const m of batch.messages) {
+      const body = m.body as { media_id?: string; site_id?: string };
+      if (!body.media_id || !body.site_id) continue;
+      const row = await getMedia(env.DB, body.site_id, body.media_id);
+      if (!row) continue;
+      await markVariantsReady(env.DB, row.id, [
+        { name: "original", url: `${env.MEDIA_PUBLIC_BASE}/${row.r2_key}` },
+      ]);
+    }
+    batch.ackAll();
+    return;
+  }
+  if (batch.queue === "content-events" && env.DEV_OUTBOX === "true") {
+    // Development record of delivered events (production consumers live downstream of this queue).
+    const statements = batch.messages.map((m) => {
+      const body = m.body as { type?: string; site_id?: string; post_id?: string };
+      return env.DB.prepare(
+        "INSERT INTO outbound_effects (id, kind, site_id, subject_id, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      ).bind(
+        newId(),
+        `event:${body.type ?? "unknown"}`,
+        body.site_id ?? "",
+        body.post_id ?? null,
+        JSON.stringify(m.body),
+        new Date().toISOString(),
+      );
+    });
+    if (statements.length > 0) await env.DB.batch(statements);
+  }
+  batch.ackAll();
+}
 
 export default class ContentService extends WorkerEntrypoint<Env> implements ContentRpc {
   override fetch(request: Request): Promise<Response> {
@@ -25,7 +64,7 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
   }
 
   ingestImage(input: { site_id: string; url: string; purpose: string }): Promise<ImageIngestResult> {
-    return ingestImage(this.env, input);
+    return ingestImage(this.env, contentServices(this.env, callLogger("content")), input);
   }
 
   /** Declares (or updates) a post type of a site; private types are never listed publicly. */
@@ -40,46 +79,32 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
   }
 
   override async queue(batch: MessageBatch<unknown>): Promise<void> {
-    if (batch.queue === "media-variants") {
-      // No resizing backend is bound (local or production): the original is the one variant, and the
-      // asset becomes ready. A resizer (Cloudflare Images) would write its variants here.
-      for (const m of batch.messages) {
-        const body = m.body as { media_id?: string; site_id?: string };
-        if (!body.media_id || !body.site_id) continue;
-        const row = await getMedia(this.env.DB, body.site_id, body.media_id);
-        if (!row) continue;
-        await markVariantsReady(this.env.DB, row.id, [
-          { name: "original", url: `${this.env.MEDIA_PUBLIC_BASE}/${row.r2_key}` },
-        ]);
-      }
-      batch.ackAll();
-      return;
+    const log = batchLogger("content", batch);
+    try {
+      await consumeQueue(this.env, batch);
+    } catch (err) {
+      log.error("queue_batch_failed", errorFields(err));
+      throw err;
     }
-    if (batch.queue === "content-events" && this.env.DEV_OUTBOX === "true") {
-      // Development record of delivered events (production consumers live downstream of this queue).
-      const statements = batch.messages.map((m) => {
-        const body = m.body as { type?: string; site_id?: string; post_id?: string };
-        return this.env.DB.prepare(
-          "INSERT INTO outbound_effects (id, kind, site_id, subject_id, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-        ).bind(
-          newId(),
-          `event:${body.type ?? "unknown"}`,
-          body.site_id ?? "",
-          body.post_id ?? null,
-          JSON.stringify(m.body),
-          new Date().toISOString(),
-        );
-      });
-      if (statements.length > 0) await this.env.DB.batch(statements);
-    }
-    batch.ackAll();
+    log.info("queue_batch_done");
   }
 
-  override async scheduled(): Promise<void> {
+  override async scheduled(controller?: ScheduledController): Promise<void> {
+    const log = runLogger("content", controller?.cron);
     const now = Date.now();
-    await purgeExpiredIdempotency(this.env.DB, new Date(now).toISOString());
-    // Effects whose delivery failed right after their change (older than 5 minutes: not in flight).
-    await redeliverPendingEffects(this.env, new Date(now - 5 * 60_000).toISOString());
+    try {
+      await purgeExpiredIdempotency(this.env.DB, new Date(now).toISOString());
+      // Effects whose delivery failed right after their change (older than 5 minutes: not in flight).
+      const redelivered = await redeliverPendingEffects(
+        this.env,
+        contentServices(this.env, log),
+        new Date(now - 5 * 60_000).toISOString(),
+      );
+      log.info("cron_done", { redelivered });
+    } catch (err) {
+      log.error("cron_failed", errorFields(err));
+      throw err;
+    }
   }
 }
 

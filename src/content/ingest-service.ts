@@ -1,27 +1,32 @@
 /** `ingestImage` RPC: fetch an external image safely, keep it in R2 under the site, record a media row. */
 import { newId } from "../lib/ids";
 import type { ImageIngestResult } from "../lib/rpc";
-import type { Env } from "./bindings";
-import { dohResolver, fetchImageSafely } from "./ingest";
+import type { Env, Services } from "./bindings";
 import { insertMediaStatements, mediaKey } from "./store/media";
 import { getSite } from "./store/sites";
 
 export async function ingestImage(
   env: Env,
+  services: Services,
   input: { site_id: string; url: string; purpose: string },
 ): Promise<ImageIngestResult> {
   const site = await getSite(env.DB, input.site_id);
   // Content's copy of a site arrives asynchronously (sites pushes it, retrying through a queue). A site
   // not (yet) known here is a transient state, never a reason to refuse the owner's image.
-  if (!site || site.status === "deleted") return { status: "pending", reason: "site_not_synced" };
-  const timeout = Number(env.IMAGE_INGEST_TIMEOUT_MS);
-  const outcome = await fetchImageSafely(input.url, {
-    resolver: dohResolver(env.DOH_URL),
-    maxBytes: Number(env.INGEST_MAX_BYTES),
-    ...(Number.isFinite(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}),
-  });
-  if (outcome.kind === "transient") return { status: "pending", reason: outcome.reason };
-  if (outcome.kind === "rejected") return { status: "rejected", definitive: true, reason: outcome.reason };
+  if (!site || site.status === "deleted") {
+    services.log.info("image_ingest_deferred", { site_id: input.site_id, reason: "site_not_synced" });
+    return { status: "pending", reason: "site_not_synced" };
+  }
+  const outcome = await services.images.fetchImage(input.url);
+  if (outcome.kind !== "ok") {
+    services.log.info("image_ingest_not_ready", {
+      site_id: site.id,
+      outcome: outcome.kind,
+      reason: outcome.reason,
+    });
+    if (outcome.kind === "transient") return { status: "pending", reason: outcome.reason };
+    return { status: "rejected", definitive: true, reason: outcome.reason };
+  }
   const id = newId();
   const key = mediaKey(site.id, id, outcome.ext);
   await env.MEDIA.put(key, outcome.bytes, { httpMetadata: { contentType: outcome.contentType } });

@@ -1,8 +1,9 @@
+import type { Logger } from "../lib/log";
 /**
  * `POST /v1/posts` with its `Idempotency-Key`: the same key and body replay the original 201; of
  * concurrent requests with one key exactly one creates the post.
  */
-import type { KeyContext } from "./auth/api-key";
+import type { KeyContext } from "./auth/key-context";
 import { sha256Base64url } from "./auth/key-hash";
 import type { Env } from "./bindings";
 import { fail } from "./errors";
@@ -31,6 +32,7 @@ export async function createPostOnce(
   key: KeyContext,
   input: CreatePostInput,
   idempotencyHeader: string | undefined,
+  log: Logger,
 ): Promise<{ stored: StoredResponse; replayed: boolean }> {
   const idempotencyKey = parseIdempotencyKey(idempotencyHeader);
   if (!idempotencyKey) return { stored: await createPost(env, key, input), replayed: false };
@@ -47,9 +49,7 @@ export async function createPostOnce(
   // The D1 record written with the post is the source of truth; the DO and KV copies only speed up
   // replays, so failing to write them must not turn a created post into an error answer.
   await start.finish(stored).catch((error: unknown) => {
-    console.error(
-      JSON.stringify({ level: "warn", msg: "idempotency cache not updated", error: String(error) }),
-    );
+    log.warn("idempotency_cache_not_updated", { error: String(error) });
   });
   return { stored, replayed: false };
 }

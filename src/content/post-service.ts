@@ -2,8 +2,9 @@
 import { newId } from "../lib/ids";
 import type { ApiError } from "../lib/problem";
 import type { SiteProjection } from "../lib/rpc";
-import { type KeyContext, keySite } from "./auth/api-key";
-import type { Env } from "./bindings";
+import { keySite } from "./auth/api-key";
+import type { KeyContext } from "./auth/key-context";
+import type { Env, Services } from "./bindings";
 import { postUrl } from "./effects/outbound";
 import { deliverEffects, effectAfterUpdateStatement, type PostEffect, postEffect } from "./effects/pending";
 import { fail, problem } from "./errors";
@@ -211,6 +212,7 @@ export async function editPost(
 
 export async function updatePost(
   env: Env,
+  services: Services,
   key: KeyContext,
   reference: string,
   language: string | null,
@@ -278,7 +280,7 @@ export async function updatePost(
     return pending.effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now));
   };
   const { next } = await editPost(env, key.siteId, resolved, apply, extra);
-  await deliverEffects(env, pending.effects);
+  await deliverEffects(env, services, pending.effects);
   return next;
 }
 
@@ -315,6 +317,7 @@ export interface UnpublishedEvent {
 
 export async function unpublishPost(
   env: Env,
+  services: Services,
   key: KeyContext,
   reference: string,
   language: string | null,
@@ -341,6 +344,6 @@ export async function unpublishPost(
     effectAfterUpdateStatement(env.DB, effects[1]!, now),
   ]);
   if (results[0]!.meta.changes === 0) throw notPublished();
-  await deliverEffects(env, effects);
+  await deliverEffects(env, services, effects);
   return { ...existing, status: "archived", updated_at: now, revision: existing.revision + 1 };
 }

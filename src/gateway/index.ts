@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { asciiJson, EDGE_HEADER_NAMES, EDGE_HEADERS } from "../lib/edge";
-import { newId } from "../lib/ids";
+import { createLogger, requestIdFrom } from "../lib/log";
 import { handleError, notFoundResponse } from "../lib/problem";
 import { corsHeaders, preflight } from "./cors";
 import { forgetEdgeContext, loadEdgeContext } from "./edge-context";
@@ -9,8 +9,6 @@ import { routeFor, type Upstream } from "./routes";
 import { verifyAccessToken } from "./tokens";
 
 type Env = GatewayEnv;
-
-const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
 function upstreamBinding(env: Env, upstream: Upstream): Fetcher {
   return upstream === "identity" ? env.IDENTITY : upstream === "content" ? env.CONTENT : env.SITES;
@@ -117,9 +115,9 @@ function mergeVary(existing: string | null, add: string): string {
 const app = new Hono<{ Bindings: Env; Variables: { requestId: string } }>();
 
 app.use("*", async (c, next) => {
-  const incoming = c.req.header("x-request-id");
-  const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : newId();
+  const requestId = requestIdFrom(c.req.raw.headers);
   c.set("requestId", requestId);
+  c.set("log", createLogger({ service: "gateway", context: { request_id: requestId } }));
   await next();
   c.res.headers.set("x-request-id", requestId);
   const origin = c.req.header("origin") ?? null;

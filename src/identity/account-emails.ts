@@ -1,5 +1,6 @@
 /** Adding and proving the addresses of an account (the owner is always the caller). */
 import { newId } from "../lib/ids";
+import type { Logger } from "../lib/log";
 import { MAX_EMAILS_PER_ACCOUNT } from "./config";
 import { nowIso } from "./crypto";
 import { fail, problem } from "./errors";
@@ -30,7 +31,13 @@ export interface AccountCaller {
  * not another account holds the address (that only shows when a proof races, as EMAIL_TAKEN); a failed
  * delivery is logged, and the caller may ask again.
  */
-export async function addPendingEmail(env: Env, mailer: Mailer, caller: AccountCaller, address: string) {
+export async function addPendingEmail(
+  env: Env,
+  mailer: Mailer,
+  caller: AccountCaller,
+  address: string,
+  log: Logger,
+) {
   const { userId } = caller;
   const { results } = await listEmails(env.DB, userId);
   if (results.some((r) => r.address === address)) throw ALREADY_ADDED();
@@ -52,9 +59,7 @@ export async function addPendingEmail(env: Env, mailer: Mailer, caller: AccountC
       code: otp.code,
     });
   } catch (err) {
-    console.error(
-      JSON.stringify({ level: "error", event: "email_add_delivery_failed", error: (err as Error).message }),
-    );
+    log.error("email_add_delivery_failed", { error: (err as Error).message });
   }
   return { id, email: address, verified: false as const };
 }

@@ -17,7 +17,7 @@ import { registerSiteMemberRoutes } from "./routes/site-members";
 import { registerTransferRoutes } from "./routes/transfers";
 
 /** The identity HTTP app. Exported apart from the entrypoint so tests can run it with an altered env. */
-export const app = createServiceApp<AppEnv>();
+export const app = createServiceApp<AppEnv>("identity");
 registerProblemSchema(app);
 app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
   type: "http",

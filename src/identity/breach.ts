@@ -1,3 +1,4 @@
+import type { Logger } from "../lib/log";
 import { hex } from "./crypto";
 import { countMetric } from "./metrics";
 
@@ -39,12 +40,16 @@ export class RangeApiBreachChecker implements BreachChecker {
 
 export type BreachOutcome = "clean" | "breached" | "unavailable";
 
-export async function checkBreach(checker: BreachChecker, password: string): Promise<BreachOutcome> {
+export async function checkBreach(
+  checker: BreachChecker,
+  password: string,
+  log: Logger,
+): Promise<BreachOutcome> {
   const result = await checker.isBreached(password);
   const outcome: BreachOutcome = result === null ? "unavailable" : result ? "breached" : "clean";
   countMetric("auth_password_breach_checks_total", "Password breach checks by outcome", { outcome });
   if (outcome === "unavailable") {
-    console.warn(JSON.stringify({ level: "warn", event: "breach_check_unavailable" }));
+    log.warn("breach_check_unavailable");
   }
   return outcome;
 }

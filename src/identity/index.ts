@@ -1,4 +1,5 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
+import { errorFields, runLogger } from "../lib/log";
 import type { EdgeContext, IdentityRpc } from "../lib/rpc";
 import { app } from "./app";
 import { edgeContextFor } from "./store/edge-context";
@@ -10,8 +11,15 @@ export default class IdentityService extends WorkerEntrypoint<Env> implements Id
     return Promise.resolve(app.fetch(request, this.env, this.ctx));
   }
 
-  override async scheduled(): Promise<void> {
-    await cleanupExpired(this.env.DB);
+  override async scheduled(controller?: ScheduledController): Promise<void> {
+    const log = runLogger("identity", controller?.cron);
+    try {
+      await cleanupExpired(this.env.DB);
+    } catch (err) {
+      log.error("cleanup_failed", errorFields(err));
+      throw err;
+    }
+    log.info("cleanup_done");
   }
 
   /** What the gateway attaches to a verified access token; null when the user no longer exists. */

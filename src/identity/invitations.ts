@@ -64,9 +64,7 @@ async function mailInvitation(c: AppContext, email: string, token: string): Prom
     });
     return true;
   } catch (err) {
-    console.error(
-      JSON.stringify({ level: "error", event: "invitation_mail_failed", error: (err as Error).message }),
-    );
+    c.get("log").error("invitation_mail_failed", { error: (err as Error).message });
     return false;
   }
 }

@@ -1,25 +1,6 @@
+import type { OutboundMessage } from "./messages";
 import { insertOutboxMessage } from "./store/outbox";
 import type { Env } from "./worker-env";
-
-export type MessagePurpose =
-  | "email_verify"
-  | "email_add"
-  | "sensitive_action"
-  | "magic_link"
-  | "login_mfa"
-  | "password_reset"
-  | "invitation"
-  | "phone_verify"
-  | "signup_notice";
-
-export interface OutboundMessage {
-  to: string;
-  purpose: MessagePurpose;
-  subject: string;
-  body: string;
-  code?: string;
-  link?: string;
-}
 
 /** Sends e-mail. Throws when the message could not be handed to the provider. */
 export interface Mailer {

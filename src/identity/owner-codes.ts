@@ -1,6 +1,6 @@
 /** Codes e-mailed to whoever holds an address verified (magic-link sign-in, password reset). */
 import type { AppContext } from "./context";
-import type { OutboundMessage } from "./messaging";
+import type { OutboundMessage } from "./messages";
 import { issueOtp } from "./otp";
 import { findVerifiedOwner } from "./store/accounts";
 
@@ -20,7 +20,7 @@ export async function mailCodeToActiveOwner(
 ): Promise<void> {
   const owner = await findVerifiedOwner(c.env.DB, address);
   if (owner?.status !== "active") {
-    console.info(JSON.stringify({ level: "info", event: input.events.withoutAccount }));
+    c.get("log").info(input.events.withoutAccount);
     return;
   }
   try {
@@ -31,10 +31,8 @@ export async function mailCodeToActiveOwner(
       ...input.message(otp.code),
       code: otp.code,
     });
-    if (input.events.sent) console.info(JSON.stringify({ level: "info", event: input.events.sent }));
+    if (input.events.sent) c.get("log").info(input.events.sent);
   } catch (err) {
-    console.error(
-      JSON.stringify({ level: "error", event: input.events.failed, error: (err as Error).message }),
-    );
+    c.get("log").error(input.events.failed, { error: (err as Error).message });
   }
 }

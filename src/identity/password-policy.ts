@@ -16,7 +16,7 @@ export async function enforcePasswordPolicy(c: AppContext, password: string): Pr
   if (length > PASSWORD_MAX_LENGTH) {
     fail("BAD_REQUEST", `The password must have at most ${PASSWORD_MAX_LENGTH} characters.`);
   }
-  const outcome = await checkBreach(c.get("services").breach, password);
+  const outcome = await checkBreach(c.get("services").breach, password, c.get("log"));
   if (outcome === "breached") {
     fail("PASSWORD_BREACHED", "This password appears in public breach corpora.");
   }

@@ -13,14 +13,14 @@ import type { Env } from "./worker-env";
 export async function rotateRefreshToken(
   env: Env,
   token: string | undefined,
-  client: { ip: string; userAgent: string | null },
+  client: { ip: string; userAgent: string | null; requestId?: string },
 ): Promise<IssuedSession | null> {
   const familyId = token ? refreshTokenFamily(token) : null;
   if (!token || !familyId) return null;
   let outcome: RotateOutcome;
   try {
     const stub = env.REFRESH_FAMILIES.get(env.REFRESH_FAMILIES.idFromName(familyId));
-    outcome = await stub.rotate({ token, familyId, ip: client.ip, userAgent: client.userAgent });
+    outcome = await stub.rotate({ token, familyId, ...client });
   } catch (err) {
     fail("REFRESH_UNAVAILABLE", {
       detail: "The session could not be checked; retry shortly.",

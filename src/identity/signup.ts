@@ -1,3 +1,4 @@
+import type { Logger } from "../lib/log";
 /** Self-signup: one answer and one cost whether or not the address already belongs to an account. */
 import type { Mailer } from "./messaging";
 import { prepareOtp } from "./otp";
@@ -17,6 +18,7 @@ export async function signUp(
   mailer: Mailer,
   address: string,
   password: string,
+  log: Logger,
 ): Promise<typeof SIGNUP_ACCEPTED> {
   const owner = await findVerifiedOwner(env.DB, address);
   try {
@@ -45,9 +47,7 @@ export async function signUp(
     }
   } catch (err) {
     // The answer must not depend on the path taken; the failure is only logged.
-    console.error(
-      JSON.stringify({ level: "error", event: "signup_delivery_failed", error: (err as Error).message }),
-    );
+    log.error("signup_delivery_failed", { error: (err as Error).message });
   }
   return SIGNUP_ACCEPTED;
 }

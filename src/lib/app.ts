@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { Env as HonoEnv } from "hono";
+import { requestLogger } from "./log";
 import { CommonErrors, errorsOf, handleError, notFoundResponse } from "./problem";
 
 const { fail } = errorsOf(CommonErrors);
@@ -15,8 +16,9 @@ type ServiceInfo = {
  * An OpenAPIHono app with the platform's conventions: zod failures become 400 problem+json with the
  * first issue's path, every thrown error is rendered once, unknown routes are problem+json 404.
  * `GET /openapi.json` and `GET /docs` are added by `serveApiDocs` after the routes are registered.
+ * Every request gets `c.get("log")`, a logger of `service` with the request's `X-Request-Id`.
  */
-export function createServiceApp<E extends HonoEnv>() {
+export function createServiceApp<E extends HonoEnv>(service: string) {
   const app = new OpenAPIHono<E>({
     defaultHook: (result) => {
       if (!result.success) {
@@ -26,6 +28,7 @@ export function createServiceApp<E extends HonoEnv>() {
       }
     },
   });
+  app.use("*", requestLogger(service));
   app.onError(handleError);
   app.notFound(() => notFoundResponse());
   return app;

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { callLogger, errorFields } from "./log";
 
 /** An error status a catalogue may give (4xx and 5xx). */
 export type ErrorStatus = ContentfulStatusCode;
@@ -135,9 +136,15 @@ export function problemResponse(error: ApiError): Response {
 
 /** Hono `onError`: ApiError as problem+json; anything else a redacted 500 (the stack goes to the log only). */
 export function handleError(err: Error, c: Context): Response {
+  const log = c.get("log") ?? callLogger("unknown", c.req.header("x-request-id"));
+  const at = { method: c.req.method, path: c.req.path };
   if (err instanceof ApiError) {
-    if (err.status >= 500)
-      console.error(JSON.stringify({ level: "error", code: err.code, reason: err.message }));
+    log[err.status >= 500 ? "error" : "info"]("request_failed", {
+      ...at,
+      status: err.status,
+      code: err.code,
+      reason: err.message,
+    });
     return problemResponse(err);
   }
   const status = (err as { status?: unknown }).status;
@@ -145,16 +152,11 @@ export function handleError(err: Error, c: Context): Response {
     // Hono's own HTTPExceptions (e.g. a body the JSON parser refused).
     const name =
       status === 413 ? "PAYLOAD_TOO_LARGE" : status === 415 ? "UNSUPPORTED_MEDIA_TYPE" : "BAD_REQUEST";
-    return problemResponse(common.problem(name, err.message));
+    const error = common.problem(name, err.message);
+    log.info("request_failed", { ...at, status: error.status, code: error.code, reason: err.message });
+    return problemResponse(error);
   }
-  console.error(
-    JSON.stringify({
-      level: "error",
-      path: c.req.path,
-      error: err.message,
-      stack: err.stack?.split("\n").slice(0, 5),
-    }),
-  );
+  log.error("unhandled_error", { ...at, status: 500, code: "INTERNAL_ERROR", ...errorFields(err) });
   return problemResponse(common.problem("INTERNAL_ERROR", "An internal error occurred."));
 }
 

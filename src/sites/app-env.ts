@@ -1,7 +1,22 @@
+import type { Logger } from "../lib/log";
+import type { ContentRpc } from "../lib/rpc";
+import type { HostCache } from "./host-cache";
 import type { SiteRow } from "./store";
 
-/** Hono environment of the sites app: bindings plus the site the by-id guard loaded. */
+/**
+ * Outside-world adapters, handed to handlers through the Hono context (`c.get("services")`, built from
+ * env per request by `sitesServices`); queue and RPC code build the same from env.
+ */
+export interface Services {
+  /** Content over its service binding: image ingest and the site projection push. */
+  content: Pick<ContentRpc, "ingestImage" | "syncSite">;
+  hostCache: HostCache;
+  /** The logger of the request, RPC call or batch the services were built for. */
+  log: Logger;
+}
+
+/** Hono environment of the sites app: bindings, the services, and the site the by-id guard loaded. */
 export interface SitesAppEnv {
   Bindings: SitesEnv;
-  Variables: { site?: SiteRow; sharedWith?: string[] };
+  Variables: { services: Services; site?: SiteRow; sharedWith?: string[] };
 }

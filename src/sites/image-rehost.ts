@@ -6,7 +6,8 @@
  * it later. A definitive refusal of a NEW URL refuses the whole PATCH (422, nothing stored); a URL the
  * stored document already had never causes a refusal.
  */
-import { type ContentRpc, type ImageIngestResult, rpc } from "../lib/rpc";
+import type { ImageIngestResult } from "../lib/rpc";
+import type { Services } from "./app-env";
 import { fail } from "./errors";
 import { collectExternalImageUrls, replaceImageUrl } from "./settings/validate-settings";
 import { readSettings, type SettingsDocument } from "./site-record";
@@ -83,12 +84,11 @@ export function normalizeIngestResult(result: unknown): ImageIngestResult {
 }
 
 function ingestWithDeadline(
-  env: SitesEnv,
+  content: Services["content"],
   siteId: string,
   refs: ImageRef[],
   timeoutMs: number,
 ): Promise<Map<string, ImageIngestResult>> {
-  const content = rpc<ContentRpc>(env.CONTENT);
   const firstPathOf = new Map<string, string>();
   for (const ref of refs) if (!firstPathOf.has(ref.url)) firstPathOf.set(ref.url, ref.path);
   let timer: ReturnType<typeof setTimeout> | null = null;
@@ -144,12 +144,13 @@ export function withoutStaleMediaIds(settings: SettingsDocument, refs: ImageRef[
  */
 export async function rehostSettingsImages(
   env: SitesEnv,
+  services: Services,
   input: { siteId: string; settings: SettingsDocument; stored: SettingsDocument; origins: string[] },
 ): Promise<{ settings: SettingsDocument; pending: ImageRef[] }> {
   const refs = collectExternalImageUrls(input.settings, input.origins);
   if (refs.length === 0) return { settings: input.settings, pending: [] };
   const alreadyStored = new Set(collectExternalImageUrls(input.stored, input.origins).map((r) => r.url));
-  const results = await ingestWithDeadline(env, input.siteId, refs, ingestTimeoutMs(env));
+  const results = await ingestWithDeadline(services.content, input.siteId, refs, ingestTimeoutMs(env));
 
   let settings = input.settings;
   const pending: ImageRef[] = [];
@@ -179,7 +180,12 @@ export async function rehostSettingsImages(
 
 const SWAP_BATCH_SIZE = 50;
 
-export async function enqueueImageSwaps(env: SitesEnv, siteId: string, pending: ImageRef[]): Promise<void> {
+export async function enqueueImageSwaps(
+  env: SitesEnv,
+  services: Services,
+  siteId: string,
+  pending: ImageRef[],
+): Promise<void> {
   if (pending.length === 0) return;
   try {
     // A Queues batch holds at most 100 messages (and 256 KB); a URL is at most 2,048 characters.
@@ -192,14 +198,7 @@ export async function enqueueImageSwaps(env: SitesEnv, siteId: string, pending: 
     }
   } catch (err) {
     // The external URL stays valid and served; only its rehosting is lost.
-    console.error(
-      JSON.stringify({
-        level: "error",
-        event: "image_swap_enqueue_failed",
-        site_id: siteId,
-        error: String(err),
-      }),
-    );
+    services.log.error("image_swap_enqueue_failed", { site_id: siteId, error: String(err) });
   }
 }
 
@@ -223,6 +222,7 @@ const CONSUMER_INGEST_TIMEOUT_MS = 30_000;
  */
 export async function consumeImageSwap(
   env: SitesEnv,
+  services: Services,
   batch: MessageBatch<unknown>,
   hostsOf: (row: SiteRow) => string[],
   onSwapped: (row: SiteRow) => Promise<void>,
@@ -247,7 +247,12 @@ export async function consumeImageSwap(
       message.ack();
       continue;
     }
-    const results = await ingestWithDeadline(env, site_id, [{ path, url }], CONSUMER_INGEST_TIMEOUT_MS);
+    const results = await ingestWithDeadline(
+      services.content,
+      site_id,
+      [{ path, url }],
+      CONSUMER_INGEST_TIMEOUT_MS,
+    );
     const result = results.get(url);
     if (result?.status === "ready") {
       const next = applyReady(settings, { path, url }, result);
@@ -265,9 +270,7 @@ export async function consumeImageSwap(
         message.retry({ delaySeconds: 1 });
       }
     } else if (result?.status === "rejected") {
-      console.warn(
-        JSON.stringify({ level: "warn", event: "image_swap_rejected", site_id, path, reason: result.reason }),
-      );
+      services.log.warn("image_swap_rejected", { site_id, path, reason: result.reason });
       message.ack();
     } else {
       message.retry({ delaySeconds: Math.min(600, 5 * 2 ** message.attempts) });

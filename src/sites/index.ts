@@ -1,20 +1,25 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/app";
 import { parseId } from "../lib/ids";
+import { batchLogger, callLogger, errorFields } from "../lib/log";
 import type { SitesRpc } from "../lib/rpc";
 import type { SitesAppEnv } from "./app-env";
-import { invalidateHosts } from "./host-cache";
 import { consumeImageSwap } from "./image-rehost";
 import { registerProbeRoutes } from "./routes/probes";
 import { registerSiteRoutes } from "./routes/sites";
+import { sitesServices } from "./services";
 import { hostsOf } from "./site-record";
 import { getSite, HIDDEN_STATUSES, shareSite, transferSite } from "./store";
 import { consumeSiteSync, pushSiteToContent } from "./sync";
 
 type Env = SitesEnv;
 
-const app = createServiceApp<SitesAppEnv>();
+const app = createServiceApp<SitesAppEnv>("sites");
 registerProblemSchema(app);
+app.use("*", async (c, next) => {
+  c.set("services", sitesServices(c.env, c.get("log")));
+  await next();
+});
 registerProbeRoutes(app);
 registerSiteRoutes(app);
 serveApiDocs(app, {
@@ -27,17 +32,27 @@ serveApiDocs(app, {
 
 /** Queue consumers of this worker, by queue name. */
 export async function handleQueue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-  if (batch.queue === "site-sync") return consumeSiteSync(env, batch);
-  if (batch.queue === "image-swap") {
-    return consumeImageSwap(
-      env,
-      batch,
-      (row) => hostsOf(row, env.PLATFORM_DOMAIN),
-      (row) => invalidateHosts(env.CACHE, hostsOf(row, env.PLATFORM_DOMAIN)),
-    );
+  const log = batchLogger("sites", batch);
+  const services = sitesServices(env, log);
+  try {
+    if (batch.queue === "site-sync") await consumeSiteSync(env, services, batch);
+    else if (batch.queue === "image-swap") {
+      await consumeImageSwap(
+        env,
+        services,
+        batch,
+        (row) => hostsOf(row, env.PLATFORM_DOMAIN),
+        (row) => services.hostCache.invalidate(hostsOf(row, env.PLATFORM_DOMAIN)),
+      );
+    } else {
+      log.warn("unknown_queue");
+      batch.ackAll();
+    }
+  } catch (err) {
+    log.error("queue_batch_failed", errorFields(err));
+    throw err;
   }
-  console.warn(JSON.stringify({ level: "warn", event: "unknown_queue", queue: batch.queue }));
-  batch.ackAll();
+  log.info("queue_batch_done");
 }
 
 export default class SitesService extends WorkerEntrypoint<Env> implements SitesRpc {
@@ -81,8 +96,9 @@ export default class SitesService extends WorkerEntrypoint<Env> implements Sites
     if (!ok) return { ok: false };
     const after = await getSite(this.env.DB, siteId);
     if (after) {
-      await invalidateHosts(this.env.CACHE, hostsOf(after, this.env.PLATFORM_DOMAIN));
-      await pushSiteToContent(this.env, after);
+      const services = sitesServices(this.env, callLogger("sites"));
+      await services.hostCache.invalidate(hostsOf(after, this.env.PLATFORM_DOMAIN));
+      await pushSiteToContent(this.env, services, after);
     }
     return { ok: true };
   }

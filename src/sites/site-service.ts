@@ -3,6 +3,7 @@ import type { EdgeIdentity } from "../lib/edge";
 import { newId, parseId, parseUlid } from "../lib/ids";
 import type { ApiError } from "../lib/problem";
 import { canAccessSite, isReader, mayCreateIn } from "./access";
+import type { Services } from "./app-env";
 import {
   isPlatformHost,
   LANGUAGE_RE,
@@ -14,7 +15,6 @@ import {
   slugOfPlatformHost,
 } from "./domains";
 import { fail, problem } from "./errors";
-import { invalidateHosts, readHostCache, writeHostCache } from "./host-cache";
 import {
   enqueueImageSwaps,
   type ImageRef,
@@ -113,13 +113,19 @@ function validSettings(settings: unknown): SettingsDocument {
 }
 
 /** Everything that follows a write: host cache, content's projection, deferred image swaps. */
-async function afterWrite(env: SitesEnv, before: SiteRow | null, after: SiteRow, pending: ImageRef[] = []) {
-  await invalidateHosts(env.CACHE, [
+async function afterWrite(
+  env: SitesEnv,
+  services: Services,
+  before: SiteRow | null,
+  after: SiteRow,
+  pending: ImageRef[] = [],
+) {
+  await services.hostCache.invalidate([
     ...(before ? hostsOf(before, env.PLATFORM_DOMAIN) : []),
     ...hostsOf(after, env.PLATFORM_DOMAIN),
   ]);
-  await pushSiteToContent(env, after);
-  await enqueueImageSwaps(env, after.id, pending);
+  await pushSiteToContent(env, services, after);
+  await enqueueImageSwaps(env, services, after.id, pending);
 }
 
 export interface UpdateSiteInput {
@@ -140,6 +146,7 @@ export interface CreateSiteInput extends UpdateSiteInput {
 
 export async function createSite(
   env: SitesEnv,
+  services: Services,
   identity: EdgeIdentity,
   input: CreateSiteInput,
 ): Promise<SiteRecord> {
@@ -199,11 +206,16 @@ export async function createSite(
   if (!created) {
     fail("SITE_LIMIT_REACHED", "The organization's plan has no room for another site.");
   }
-  await afterWrite(env, null, row, external);
+  await afterWrite(env, services, null, row, external);
   return toSiteRecord(row, env.PLATFORM_DOMAIN);
 }
 
-export async function patchSite(env: SitesEnv, site: SiteRow, input: UpdateSiteInput): Promise<SiteRecord> {
+export async function patchSite(
+  env: SitesEnv,
+  services: Services,
+  site: SiteRow,
+  input: UpdateSiteInput,
+): Promise<SiteRecord> {
   const update: SiteUpdate = {};
   if (input.name !== undefined) update.name = parseName(input.name);
   if (input.slug !== undefined) update.slug = parseSlug(input.slug);
@@ -248,7 +260,7 @@ export async function patchSite(env: SitesEnv, site: SiteRow, input: UpdateSiteI
     const validated = validSettings(input.settings);
     const nextHosts = hostsOf({ ...site, ...(update as Partial<SiteRow>) }, env.PLATFORM_DOMAIN);
     const origins = ownOrigins([...hostsOf(site, env.PLATFORM_DOMAIN), ...nextHosts], env.MEDIA_PUBLIC_BASE);
-    const rehosted = await rehostSettingsImages(env, {
+    const rehosted = await rehostSettingsImages(env, services, {
       siteId: site.id,
       settings: validated,
       stored: stored.settings,
@@ -262,15 +274,15 @@ export async function patchSite(env: SitesEnv, site: SiteRow, input: UpdateSiteI
   const written = await updateSite(env.DB, site.id, update, hosts, now());
   const after = written ? await getSite(env.DB, site.id) : null;
   if (!after) fail("NOT_FOUND", "Site not found.");
-  await afterWrite(env, site, after, pending);
+  await afterWrite(env, services, site, after, pending);
   return toSiteRecord(after, env.PLATFORM_DOMAIN);
 }
 
-export async function deleteSite(env: SitesEnv, site: SiteRow): Promise<void> {
+export async function deleteSite(env: SitesEnv, services: Services, site: SiteRow): Promise<void> {
   const deleted = await softDeleteSite(env.DB, site.id, now());
   const after = deleted ? await getSite(env.DB, site.id) : null;
   if (!after) fail("NOT_FOUND", "Site not found.");
-  await afterWrite(env, site, after);
+  await afterWrite(env, services, site, after);
 }
 
 /** Parses `ids` of the batch route: required, comma-separated ULIDs, at most 200. */
@@ -321,14 +333,18 @@ async function lookupCustomHost(db: D1Database, host: string): Promise<SiteRow |
 }
 
 /** The active site serving `host` (primary domain, alias or `<slug>.<platform domain>`), cached in KV. */
-export async function siteByHost(env: SitesEnv, rawHost: string | undefined): Promise<PublicSite | null> {
+export async function siteByHost(
+  env: SitesEnv,
+  services: Services,
+  rawHost: string | undefined,
+): Promise<PublicSite | null> {
   if (rawHost === undefined || rawHost.trim() === "") throw badRequest("host: required");
   const host = normalizeRequestHost(rawHost);
   if (!host) throw badRequest("host: must be a host name");
-  const cached = await readHostCache(env.CACHE, host).catch(() => null);
+  const cached = await services.hostCache.read(host).catch(() => null);
   if (cached) return cached.site;
   const row = await resolveHostFromDb(env, host);
   const site = row ? toPublicSite(toSiteRecord(row, env.PLATFORM_DOMAIN)) : null;
-  await writeHostCache(env.CACHE, host, site).catch(() => undefined);
+  await services.hostCache.write(host, site).catch(() => undefined);
   return site;
 }

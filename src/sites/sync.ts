@@ -3,7 +3,7 @@
  * fails the site write stands (it is the source of truth) and a `site-sync` message retries the push
  * later from the CURRENT row, so retries never resurrect an older state.
  */
-import { type ContentRpc, rpc } from "../lib/rpc";
+import type { Services } from "./app-env";
 import { toProjection } from "./site-record";
 import { getSite, type SiteRow } from "./store";
 
@@ -22,27 +22,22 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export async function pushSiteToContent(env: SitesEnv, row: SiteRow): Promise<"synced" | "queued" | "lost"> {
+export async function pushSiteToContent(
+  env: SitesEnv,
+  services: Services,
+  row: SiteRow,
+): Promise<"synced" | "queued" | "lost"> {
   try {
-    await withTimeout(rpc<ContentRpc>(env.CONTENT).syncSite(toProjection(row)), SYNC_TIMEOUT_MS);
+    await withTimeout(services.content.syncSite(toProjection(row)), SYNC_TIMEOUT_MS);
     return "synced";
   } catch (err) {
-    console.warn(
-      JSON.stringify({ level: "warn", event: "site_sync_failed", site_id: row.id, error: String(err) }),
-    );
+    services.log.warn("site_sync_failed", { site_id: row.id, error: String(err) });
   }
   try {
     await env.SITE_SYNC.send({ site_id: row.id } satisfies SiteSyncMessage);
     return "queued";
   } catch (err) {
-    console.error(
-      JSON.stringify({
-        level: "error",
-        event: "site_sync_enqueue_failed",
-        site_id: row.id,
-        error: String(err),
-      }),
-    );
+    services.log.error("site_sync_enqueue_failed", { site_id: row.id, error: String(err) });
     return "lost";
   }
 }
@@ -52,7 +47,11 @@ function isSyncMessage(body: unknown): body is SiteSyncMessage {
 }
 
 /** Consumer of `site-sync`: pushes the current row; a failure retries with backoff (the queue's max_retries). */
-export async function consumeSiteSync(env: SitesEnv, batch: MessageBatch<unknown>): Promise<void> {
+export async function consumeSiteSync(
+  env: SitesEnv,
+  services: Services,
+  batch: MessageBatch<unknown>,
+): Promise<void> {
   for (const message of batch.messages) {
     if (!isSyncMessage(message.body)) {
       message.ack();
@@ -65,12 +64,10 @@ export async function consumeSiteSync(env: SitesEnv, batch: MessageBatch<unknown
       continue;
     }
     try {
-      await withTimeout(rpc<ContentRpc>(env.CONTENT).syncSite(toProjection(row)), SYNC_TIMEOUT_MS);
+      await withTimeout(services.content.syncSite(toProjection(row)), SYNC_TIMEOUT_MS);
       message.ack();
     } catch (err) {
-      console.warn(
-        JSON.stringify({ level: "warn", event: "site_sync_retry", site_id: row.id, error: String(err) }),
-      );
+      services.log.warn("site_sync_retry", { site_id: row.id, message_id: message.id, error: String(err) });
       message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts) });
     }
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { KeyContext } from "../../src/content/auth/api-key";
+import type { KeyContext } from "../../src/content/auth/key-context";
 import type { Scope } from "../../src/content/auth/scopes";
 import { exportLine, exportResource } from "../../src/content/bulk-export";
 import { checkImportRequest, IMPORT_MAX_BYTES, importLines } from "../../src/content/bulk-import";

@@ -1,9 +1,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Mailer, OutboundMessage } from "../../src/identity/messaging";
+import type { OutboundMessage } from "../../src/identity/messages";
+import type { Mailer } from "../../src/identity/messaging";
 import { SIGNUP_ACCEPTED, signUp } from "../../src/identity/signup";
 import type { Env } from "../../src/identity/worker-env";
+import { callLogger } from "../../src/lib/log";
 import { freshEmail, GOOD_PASSWORD, signupVerified } from "../support/identity-helpers";
+
+const log = callLogger("identity-test");
 
 const e = env as unknown as Env;
 
@@ -50,11 +54,11 @@ describe("signUp: a new and a registered address do the same work and answer the
 
     const newPath = countingEnv();
     const newMail = recordingMailer();
-    const newAnswer = await signUp(newPath.env, newMail.mailer, fresh, GOOD_PASSWORD);
+    const newAnswer = await signUp(newPath.env, newMail.mailer, fresh, GOOD_PASSWORD, log);
 
     const oldPath = countingEnv();
     const oldMail = recordingMailer();
-    const oldAnswer = await signUp(oldPath.env, oldMail.mailer, registered, "another-long-password-9");
+    const oldAnswer = await signUp(oldPath.env, oldMail.mailer, registered, "another-long-password-9", log);
 
     expect(newAnswer).toEqual(SIGNUP_ACCEPTED);
     expect(JSON.stringify(oldAnswer)).toBe(JSON.stringify(newAnswer));
@@ -68,8 +72,8 @@ describe("signUp: a new and a registered address do the same work and answer the
   it("opens a pending account only for the new address; the registered one keeps its single account", async () => {
     const fresh = freshEmail();
     const { email: registered } = await signupVerified();
-    await signUp(e, recordingMailer().mailer, fresh, GOOD_PASSWORD);
-    await signUp(e, recordingMailer().mailer, registered, GOOD_PASSWORD);
+    await signUp(e, recordingMailer().mailer, fresh, GOOD_PASSWORD, log);
+    await signUp(e, recordingMailer().mailer, registered, GOOD_PASSWORD, log);
     expect(await accountsWith(fresh)).toBe(1);
     expect(await accountsWith(registered)).toBe(1);
   });
@@ -78,7 +82,7 @@ describe("signUp: a new and a registered address do the same work and answer the
     const { email: registered } = await signupVerified();
     for (const address of [freshEmail(), registered]) {
       const { mailer, sent } = recordingMailer(true);
-      expect(await signUp(e, mailer, address, GOOD_PASSWORD)).toEqual(SIGNUP_ACCEPTED);
+      expect(await signUp(e, mailer, address, GOOD_PASSWORD, log)).toEqual(SIGNUP_ACCEPTED);
       expect(sent).toHaveLength(1);
     }
   });

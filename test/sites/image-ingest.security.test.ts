@@ -8,7 +8,15 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ingestTimeoutMs, normalizeIngestResult, rehostSettingsImages } from "../../src/sites/image-rehost";
-import { api, makeSite, type SiteBody, sitesEnv, storedRow, storedSettings } from "../support/sites-helpers";
+import {
+  api,
+  makeSite,
+  type SiteBody,
+  servicesFor,
+  sitesEnv,
+  storedRow,
+  storedSettings,
+} from "../support/sites-helpers";
 
 type Rehost422 = SiteBody & {
   code?: string;
@@ -163,15 +171,13 @@ describe("the ingest wait", () => {
     // deadline of 200 ms the answer must come from sites' timer, long before content gives up.
     const { site } = await makeSite();
     const started = Date.now();
-    const result = await rehostSettingsImages(
-      { ...sitesEnv, IMAGE_INGEST_TIMEOUT_MS: "200" },
-      {
-        siteId: site.id,
-        settings: { logo_url: "https://img.test/slow.png" },
-        stored: {},
-        origins: [],
-      },
-    );
+    const shortDeadline = { ...sitesEnv, IMAGE_INGEST_TIMEOUT_MS: "200" };
+    const result = await rehostSettingsImages(shortDeadline, servicesFor(shortDeadline), {
+      siteId: site.id,
+      settings: { logo_url: "https://img.test/slow.png" },
+      stored: {},
+      origins: [],
+    });
     const elapsed = Date.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(190);
     expect(elapsed).toBeLessThan(1200);
@@ -185,7 +191,12 @@ describe("the ingest wait", () => {
     const { site } = await makeSite();
     const down = { ...sitesEnv, CONTENT: {} as Fetcher };
     const settings = { logo_url: "https://img.test/missing.png", favicon_png_url: "https://img.test/ok.png" };
-    const result = await rehostSettingsImages(down, { siteId: site.id, settings, stored: {}, origins: [] });
+    const result = await rehostSettingsImages(down, servicesFor(down), {
+      siteId: site.id,
+      settings,
+      stored: {},
+      origins: [],
+    });
     expect(result).toEqual({
       settings,
       pending: [

@@ -9,6 +9,7 @@ import {
   makeSite,
   type SiteBody,
   service,
+  servicesFor,
   sitesEnv,
   storedRow,
   storedSettings,
@@ -252,7 +253,7 @@ describe("PATCH /v1/sites/{id}", () => {
       const loaded = await getSite(sitesEnv.DB, site.id);
       expect((await api("DELETE", `/api/v1/sites/${site.id}`, { headers: owner })).status).toBe(204);
       const deletedRow = await storedRow(site.id);
-      const late = await patchSite(sitesEnv, loaded!, {
+      const late = await patchSite(sitesEnv, servicesFor(), loaded!, {
         primary_domain: uniqueDomain(),
         aliases: [],
         name: "late",

@@ -5,7 +5,15 @@ import { newId } from "../../src/lib/ids";
 import type { SitesRpc } from "../../src/lib/rpc";
 import { getSite } from "../../src/sites/store";
 import { pushSiteToContent } from "../../src/sites/sync";
-import { api, deliverQueue, makeSite, orgMember, sites, sitesEnv } from "../support/sites-helpers";
+import {
+  api,
+  deliverQueue,
+  makeSite,
+  orgMember,
+  servicesFor,
+  sites,
+  sitesEnv,
+} from "../support/sites-helpers";
 
 type TransferInput = Parameters<SitesRpc["applyTransfer"]>[0];
 
@@ -37,7 +45,7 @@ describe("push to content after every write", () => {
     const row = (await getSite(sitesEnv.DB, site.id))!;
     // A content binding without the RPC method (e.g. an older content deployment): the call throws.
     const unreachable = { ...sitesEnv, CONTENT: {} as Fetcher };
-    expect(await pushSiteToContent(unreachable, row)).toBe("queued");
+    expect(await pushSiteToContent(unreachable, servicesFor(unreachable), row)).toBe("queued");
     expect(await getSite(sitesEnv.DB, site.id)).toEqual(row);
   });
 

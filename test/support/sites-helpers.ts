@@ -6,11 +6,18 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { newId } from "../../src/lib/ids";
+import { callLogger } from "../../src/lib/log";
 import type { SitesRpc } from "../../src/lib/rpc";
 import { handleQueue } from "../../src/sites/index";
+import { sitesServices } from "../../src/sites/services";
 import { setOrgSiteLimit } from "../../src/sites/store";
 
 export const sitesEnv = env as unknown as SitesEnv;
+
+/** The services a handler gets from the context, built from `withEnv` (for calling site operations directly). */
+export function servicesFor(withEnv: SitesEnv = sitesEnv) {
+  return sitesServices(withEnv, callLogger("sites"));
+}
 
 /** The sites worker's default entrypoint over its loopback binding (fetch and RPC). */
 export const sites = (exports as unknown as { default: Fetcher & SitesRpc }).default;

@@ -10,17 +10,9 @@ import type { AppEnv } from "../bindings";
 import { fail, problem } from "../errors";
 import { findActiveKeyByHash } from "../store/api-keys";
 import { getSite, INACTIVE_SITE_STATUSES } from "../store/sites";
+import type { KeyContext } from "./key-context";
 import { hashApiKey, type KeyKind } from "./key-hash";
 import type { Scope } from "./scopes";
-
-export interface KeyContext {
-  keyId: string;
-  siteId: string;
-  kind: KeyKind;
-  scopes: ReadonlySet<Scope>;
-  /** The staff user who created the key (authorship context); null on legacy keys. */
-  createdBy: string | null;
-}
 
 export interface KeyRequirement {
   /** "secret" refuses pk_ keys with 403 (operations whose security is only `apiKey`). */

@@ -1,10 +1,10 @@
 /**
  * Outbound effects behind small interfaces: the search-engine indexing notification (IndexNow) and the
  * CDN cache purge. With DEV_OUTBOX=true (local development and tests) both are recorded in D1
- * (`outbound_effects`) instead of being sent, so tests can assert on them without a network.
+ * (`outbound_effects`) instead of being sent, so tests can assert on them without a network. Handlers
+ * reach them through `c.get("services")`; queue and cron code build the same services from env.
  */
 import { newId } from "../../lib/ids";
-import type { Env } from "../bindings";
 
 export interface SearchNotifier {
   notify(siteId: string, postId: string, urls: string[]): Promise<void>;
@@ -14,7 +14,7 @@ export interface CachePurger {
   purge(siteId: string, postId: string, urls: string[]): Promise<void>;
 }
 
-async function record(env: Env, kind: string, siteId: string, subjectId: string, payload: unknown) {
+async function record(env: ContentEnv, kind: string, siteId: string, subjectId: string, payload: unknown) {
   await env.DB.prepare(
     "INSERT INTO outbound_effects (id, kind, site_id, subject_id, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
   )
@@ -22,7 +22,11 @@ async function record(env: Env, kind: string, siteId: string, subjectId: string,
     .run();
 }
 
-type OutboundEnv = Env & { INDEXNOW_KEY?: string; CACHE_PURGE_URL?: string; CACHE_PURGE_TOKEN?: string };
+type OutboundEnv = ContentEnv & {
+  INDEXNOW_KEY?: string;
+  CACHE_PURGE_URL?: string;
+  CACHE_PURGE_TOKEN?: string;
+};
 
 export function searchNotifier(env: OutboundEnv): SearchNotifier {
   if (env.DEV_OUTBOX === "true") {

@@ -9,8 +9,8 @@ import { asc, inArray, lt } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { postEffects } from "../../../schema/content";
 import { newId } from "../../lib/ids";
-import type { Env } from "../bindings";
-import { cachePurger, searchNotifier } from "./outbound";
+import { errorFields } from "../../lib/log";
+import type { Env, Services } from "../bindings";
 
 type PostEffectRow = Pick<
   typeof postEffects.$inferSelect,
@@ -61,21 +61,27 @@ export function effectAfterUpdateStatement(
     .bind(effect.id, effect.site_id, effect.post_id, effect.kind, JSON.stringify(effect.payload), now);
 }
 
-async function deliverOne(env: Env, row: PostEffectRow): Promise<void> {
+async function deliverOne(env: Env, services: Services, row: PostEffectRow): Promise<void> {
   const payload = JSON.parse(row.payload_json) as { urls?: string[] };
   if (row.kind === "event") await env.CONTENT_EVENTS.send(payload);
   else if (row.kind === "cache_purge")
-    await cachePurger(env).purge(row.site_id, row.post_id, payload.urls ?? []);
-  else await searchNotifier(env).notify(row.site_id, row.post_id, payload.urls ?? []);
+    await services.cachePurger.purge(row.site_id, row.post_id, payload.urls ?? []);
+  else await services.searchNotifier.notify(row.site_id, row.post_id, payload.urls ?? []);
 }
 
-async function deliverRows(env: Env, rows: PostEffectRow[]): Promise<number> {
+async function deliverRows(env: Env, services: Services, rows: PostEffectRow[]): Promise<number> {
   let delivered = 0;
   for (const row of rows) {
     try {
-      await deliverOne(env, row);
-    } catch {
+      await deliverOne(env, services, row);
+    } catch (err) {
       // Left in the outbox; the cron retries it.
+      services.log.warn("effect_delivery_failed", {
+        effect_id: row.id,
+        kind: row.kind,
+        site_id: row.site_id,
+        ...errorFields(err),
+      });
       await env.DB.prepare("UPDATE post_effects SET attempts = attempts + 1 WHERE id = ?").bind(row.id).run();
       continue;
     }
@@ -86,7 +92,7 @@ async function deliverRows(env: Env, rows: PostEffectRow[]): Promise<number> {
 }
 
 /** Delivers the given effects (those whose rows the batch actually wrote). */
-export async function deliverEffects(env: Env, effects: PostEffect[]): Promise<void> {
+export async function deliverEffects(env: Env, services: Services, effects: PostEffect[]): Promise<void> {
   if (effects.length === 0) return;
   const rows = await drizzle(env.DB)
     .select(ROW_COLUMNS)
@@ -99,11 +105,16 @@ export async function deliverEffects(env: Env, effects: PostEffect[]): Promise<v
     )
     .orderBy(asc(postEffects.id))
     .all();
-  await deliverRows(env, rows);
+  await deliverRows(env, services, rows);
 }
 
 /** Cron: delivers effects left behind (older than `before`) by a failed or interrupted delivery. */
-export async function redeliverPendingEffects(env: Env, before: string, limit = 100): Promise<number> {
+export async function redeliverPendingEffects(
+  env: Env,
+  services: Services,
+  before: string,
+  limit = 100,
+): Promise<number> {
   const rows = await drizzle(env.DB)
     .select(ROW_COLUMNS)
     .from(postEffects)
@@ -111,5 +122,5 @@ export async function redeliverPendingEffects(env: Env, before: string, limit = 
     .orderBy(asc(postEffects.created_at))
     .limit(limit)
     .all();
-  return deliverRows(env, rows);
+  return deliverRows(env, services, rows);
 }

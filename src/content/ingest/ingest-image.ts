@@ -12,7 +12,7 @@
  * - `transient` (keep the external URL, retry later): `timeout`, `network_error`, `http_5xx`,
  *   `http_408`, `http_425`, `http_429`, `dns_nxdomain`, `dns_no_address`, `dns_unavailable`.
  */
-import type { Resolver } from "./resolver";
+import { dohResolver, type Resolver } from "./resolver";
 import { safeFetch } from "./safe-fetch";
 import { judgeSvg, sniffRaster } from "./sniff";
 
@@ -27,6 +27,25 @@ export interface IngestDeps {
   maxBytes: number;
   maxRedirects?: number;
   timeoutMs?: number;
+}
+
+/** The SSRF-safe image fetcher the ingest service is handed (through its services). */
+export interface ImageFetcher {
+  fetchImage(url: string): Promise<IngestOutcome>;
+}
+
+/** The real fetcher: DNS-over-HTTPS resolution, public addresses only, size and time bounds. */
+export function safeImageFetcher(config: {
+  dohUrl: string;
+  maxBytes: number;
+  timeoutMs?: number;
+}): ImageFetcher {
+  const deps: IngestDeps = {
+    resolver: dohResolver(config.dohUrl),
+    maxBytes: config.maxBytes,
+    ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
+  };
+  return { fetchImage: (url) => fetchImageSafely(url, deps) };
 }
 
 /** Bytes of a fetched body as an image, by content only (the remote Content-Type is ignored). */

@@ -147,7 +147,13 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
     const key = c.get("auth");
     requireAuthorshipContext(key);
     const input = await parseJsonBody(c, CreatePostSchema);
-    const { stored, replayed } = await createPostOnce(c.env, key, input, c.req.header("idempotency-key"));
+    const { stored, replayed } = await createPostOnce(
+      c.env,
+      key,
+      input,
+      c.req.header("idempotency-key"),
+      c.get("log"),
+    );
     return respond(c, stored, replayed);
   });
 
@@ -198,7 +204,13 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const row = await updatePost(c.env, c.get("auth"), ...postReference(c), c.req.valid("json"));
+      const row = await updatePost(
+        c.env,
+        c.get("services"),
+        c.get("auth"),
+        ...postReference(c),
+        c.req.valid("json"),
+      );
       return c.json(postSummary(row, new Date().toISOString()), 200);
     },
   );
@@ -220,7 +232,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const row = await unpublishPost(c.env, c.get("auth"), ...postReference(c));
+      const row = await unpublishPost(c.env, c.get("services"), c.get("auth"), ...postReference(c));
       return c.json(postSummary(row, new Date().toISOString()), 200);
     },
   );

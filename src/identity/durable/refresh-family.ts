@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { newId } from "../../lib/ids";
+import { callLogger } from "../../lib/log";
 import { nowIso } from "../crypto";
 import { newRefreshToken, refreshTokenHash } from "../refresh-tokens";
 import { findSessionByRefreshHash, revokeAllSessionsStatement, rotateSession } from "../store/sessions";
@@ -28,7 +29,14 @@ export type RotateOutcome =
 export class RefreshFamily extends DurableObject<Env> {
   private readonly lock = new Mutex();
 
-  async rotate(input: { token: string; familyId: string; ip: string | null; userAgent: string | null }) {
+  async rotate(input: {
+    token: string;
+    familyId: string;
+    ip: string | null;
+    userAgent: string | null;
+    /** The caller's request id, for the log. */
+    requestId?: string;
+  }) {
     return this.lock.run(() => this.rotateLocked(input));
   }
 
@@ -37,6 +45,7 @@ export class RefreshFamily extends DurableObject<Env> {
     familyId: string;
     ip: string | null;
     userAgent: string | null;
+    requestId?: string;
   }): Promise<RotateOutcome> {
     const db = this.env.DB;
     const row = await findSessionByRefreshHash(db, await refreshTokenHash(input.token));
@@ -44,14 +53,11 @@ export class RefreshFamily extends DurableObject<Env> {
     if (row.revoked_at) {
       if (row.revoked_reason === "rotated") {
         await revokeAllSessionsStatement(db, row.user_id, "refresh_reuse").run();
-        console.warn(
-          JSON.stringify({
-            level: "warn",
-            event: "refresh_reuse",
-            user_id: row.user_id,
-            family: row.family_id,
-          }),
-        );
+        callLogger("identity", input.requestId).warn("refresh_reuse", {
+          durable_object: "RefreshFamily",
+          user_id: row.user_id,
+          family: row.family_id,
+        });
         return { kind: "failed", reason: "reuse" };
       }
       return { kind: "failed", reason: "revoked" };

@@ -100,7 +100,10 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const address = parseEmail(c.req.valid("json").email);
       const caller = { userId: c.get("auth").userId, ip: clientIp(c) };
-      return c.json(await addPendingEmail(c.env, c.get("services").mailer, caller, address), 202);
+      return c.json(
+        await addPendingEmail(c.env, c.get("services").mailer, caller, address, c.get("log")),
+        202,
+      );
     },
   );
 

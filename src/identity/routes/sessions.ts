@@ -61,7 +61,11 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const token = refreshTokenFromBody(await readOptionalJsonBody(c)) ?? getCookie(c, REFRESH_COOKIE);
-      const client = { ip: clientIp(c), userAgent: c.req.header("user-agent") ?? null };
+      const client = {
+        ip: clientIp(c),
+        userAgent: c.req.header("user-agent") ?? null,
+        requestId: c.get("log").requestId,
+      };
       const session = await rotateRefreshToken(c.env, token, client);
       if (!session) {
         clearSessionCookies(c);

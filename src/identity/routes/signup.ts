@@ -68,7 +68,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       await enforceRateLimit(c.env, "signup_ip", clientIp(c));
       await enforceRateLimit(c.env, "signup_email", address);
       await enforcePasswordPolicy(c, body.password);
-      return c.json(await signUp(c.env, c.get("services").mailer, address, body.password), 202);
+      return c.json(await signUp(c.env, c.get("services").mailer, address, body.password, c.get("log")), 202);
     },
   );
 

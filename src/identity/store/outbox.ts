@@ -1,7 +1,7 @@
 /** The development outbox: messages stored instead of sent (DEV_OUTBOX=true only). */
 import { newId } from "../../lib/ids";
 import { nowIso } from "../crypto";
-import type { OutboundMessage } from "../messaging";
+import type { OutboundMessage } from "../messages";
 
 export async function insertOutboxMessage(db: D1Database, channel: "email" | "sms", m: OutboundMessage) {
   await db

@@ -28,7 +28,7 @@ export function registerProbeRoutes(app: OpenAPIHono<SitesAppEnv>) {
       await c.env.DB.prepare("SELECT 1 FROM sites LIMIT 1").first();
       return c.json({ status: "ready", checks: { db: "ok" } }, 200);
     } catch (err) {
-      console.error(JSON.stringify({ level: "error", event: "ready_check_failed", error: String(err) }));
+      c.get("log").error("ready_check_failed", { error: String(err) });
       return c.json({ status: "not_ready", checks: { db: "unavailable" } }, 503);
     }
   });

@@ -159,7 +159,12 @@ export function registerSiteRoutes(app: OpenAPIHono<SitesAppEnv>) {
   app.use("/api/v1/sites/*", limitBody);
 
   app.openapi(createSiteRoute, async (c) => {
-    const site = await createSite(c.env, readEdgeIdentity(c.req.raw.headers), c.req.valid("json"));
+    const site = await createSite(
+      c.env,
+      c.get("services"),
+      readEdgeIdentity(c.req.raw.headers),
+      c.req.valid("json"),
+    );
     return c.json(site, 201);
   });
 
@@ -169,7 +174,7 @@ export function registerSiteRoutes(app: OpenAPIHono<SitesAppEnv>) {
   });
 
   app.openapi(byHostRoute, async (c) => {
-    const site = await siteByHost(c.env, c.req.valid("query").host);
+    const site = await siteByHost(c.env, c.get("services"), c.req.valid("query").host);
     if (!site) fail("NOT_FOUND", "No site serves this host.");
     return c.json(site, 200);
   });
@@ -180,11 +185,11 @@ export function registerSiteRoutes(app: OpenAPIHono<SitesAppEnv>) {
 
   app.openapi(patchSiteRoute, async (c) => {
     const site = guardedSite(c);
-    return c.json(await patchSite(c.env, site, c.req.valid("json")), 200);
+    return c.json(await patchSite(c.env, c.get("services"), site, c.req.valid("json")), 200);
   });
 
   app.openapi(deleteSiteRoute, async (c) => {
-    await deleteSite(c.env, guardedSite(c));
+    await deleteSite(c.env, c.get("services"), guardedSite(c));
     return c.body(null, 204);
   });
 }

@@ -1,0 +1,12 @@
+/** The authenticated API key of a `/v1` request, as handlers read it from `c.get("auth")`. */
+import type { KeyKind } from "./key-hash";
+import type { Scope } from "./scopes";
+
+export interface KeyContext {
+  keyId: string;
+  siteId: string;
+  kind: KeyKind;
+  scopes: ReadonlySet<Scope>;
+  /** The staff user who created the key (authorship context); null on legacy keys. */
+  createdBy: string | null;
+}

@@ -1,0 +1,22 @@
+/** What identity sends by e-mail or SMS: the message the mailer, the SMS sender and the dev outbox share. */
+
+/** The `purpose` of a message, as the dev outbox lists it. */
+export type MessagePurpose =
+  | "email_verify"
+  | "email_add"
+  | "sensitive_action"
+  | "magic_link"
+  | "login_mfa"
+  | "password_reset"
+  | "invitation"
+  | "phone_verify"
+  | "signup_notice";
+
+export interface OutboundMessage {
+  to: string;
+  purpose: MessagePurpose;
+  subject: string;
+  body: string;
+  code?: string;
+  link?: string;
+}

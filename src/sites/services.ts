@@ -1,0 +1,9 @@
+/** The real adapters of sites' outbound effects, built from env (see `Services`). */
+import type { Logger } from "../lib/log";
+import { type ContentRpc, rpc } from "../lib/rpc";
+import type { Services } from "./app-env";
+import { kvHostCache } from "./host-cache";
+
+export function sitesServices(env: SitesEnv, log: Logger): Services {
+  return { content: rpc<ContentRpc>(env.CONTENT), hostCache: kvHostCache(env.CACHE, log), log };
+}

@@ -1,0 +1,83 @@
+/** Logs of the sites worker: the request id the gateway sent on every failure line, batches by batch id. */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { newId } from "../../src/lib/ids";
+import { deliverQueue, orgMember, sites, sitesEnv, uniqueSlug } from "../support/sites-helpers";
+
+function consoleLines(method: "info" | "warn" | "error") {
+  const spy = vi.spyOn(console, method).mockImplementation(() => {});
+  return () => spy.mock.calls.map((args) => JSON.parse(String(args[0])) as Record<string, unknown>);
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("request logs", () => {
+  it("a 4xx logs one info line with the X-Request-Id and the code", async () => {
+    const info = consoleLines("info");
+    const error = consoleLines("error");
+    const res = await sites.fetch("http://sites.internal/api/v1/sites/by-host", {
+      headers: { "x-request-id": "abc12345" },
+    });
+    expect(res.status).toBe(400);
+    expect(info()).toEqual([
+      {
+        level: "info",
+        service: "sites",
+        request_id: "abc12345",
+        event: "request_failed",
+        method: "GET",
+        path: "/api/v1/sites/by-host",
+        status: 400,
+        code: "BAD_REQUEST",
+        reason: "host: required",
+      },
+    ]);
+    expect(error()).toEqual([]);
+  });
+
+  it("a 500 logs at error with the cause, which the answer never shows", async () => {
+    const error = consoleLines("error");
+    const orgId = newId();
+    const name = `boom-${newId()}`;
+    const trigger = `t_${newId()}`;
+    await sitesEnv.DB.prepare(
+      `CREATE TRIGGER ${trigger} BEFORE INSERT ON sites WHEN NEW.name = '${name}' BEGIN SELECT RAISE(ABORT, 'secret-cause'); END`,
+    ).run();
+    try {
+      const res = await sites.fetch("http://sites.internal/api/v1/sites", {
+        method: "POST",
+        headers: { ...orgMember(orgId), "content-type": "application/json", "x-request-id": "abc12345" },
+        body: JSON.stringify({ org_id: orgId, name, slug: uniqueSlug() }),
+      });
+      expect(res.status).toBe(500);
+      expect(await res.text()).not.toContain("secret-cause");
+    } finally {
+      await sitesEnv.DB.prepare(`DROP TRIGGER IF EXISTS ${trigger}`).run();
+    }
+    const lines = error();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: "error",
+      service: "sites",
+      request_id: "abc12345",
+      event: "unhandled_error",
+      code: "INTERNAL_ERROR",
+    });
+    expect(String(lines[0]!.error)).toContain("secret-cause");
+  });
+});
+
+describe("queue logs", () => {
+  it("a batch logs with its own batch id, the queue and the message count", async () => {
+    const warn = consoleLines("warn");
+    const info = consoleLines("info");
+    await deliverQueue("no-such-queue", [{}, {}]);
+    const [unknown] = warn();
+    const [done] = info();
+    expect(unknown).toMatchObject({ level: "warn", service: "sites", queue: "no-such-queue", messages: 2 });
+    expect(unknown!.event).toBe("unknown_queue");
+    expect(done).toMatchObject({ event: "queue_batch_done", batch_id: unknown!.batch_id });
+    expect(unknown).not.toHaveProperty("request_id");
+  });
+});
