@@ -27,6 +27,8 @@ export const emailAddresses = sqliteTable(
       .references(() => users.id, { onDelete: "cascade" }),
     address: text("address").notNull(),
     verified_at: text("verified_at"),
+    /** Sign-in and recovery through this address only from here (cooling-off); NULL: at once. */
+    usable_at: text("usable_at"),
     is_primary: integer("is_primary").notNull().default(0),
     created_at: text("created_at").notNull(),
   },
@@ -137,6 +139,8 @@ export const otpCodes = sqliteTable(
     expires_at: text("expires_at").notNull(),
     used_at: text("used_at"),
     created_at: text("created_at").notNull(),
+    /** HMAC of the e-mailed link token (magic link, password reset); NULL for typed-only codes. */
+    link_hash: text("link_hash"),
   },
   (t) => [
     index("otp_codes_target").on(t.purpose, t.target, t.used_at),

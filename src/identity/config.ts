@@ -20,15 +20,19 @@ export const RECOVERY_POOL_SIZE = 10;
 export const MAX_EMAILS_PER_ACCOUNT = 10;
 export const MAX_PASSKEYS_PER_ACCOUNT = 20;
 
-/** One-time codes: lifetime in seconds and attempts per code, by purpose. */
+/**
+ * One-time codes: lifetime in seconds and attempts per code, by purpose. `link`: the code is also
+ * e-mailed as an unguessable link token (not attempt-limited), and a new request does not retire the
+ * earlier live codes, so a stranger's requests and wrong guesses cannot take the owner's way in.
+ */
 export const OTP_POLICY = {
-  email_verify: { ttl: 24 * 3600, attempts: 5 },
-  email_add: { ttl: 10 * 60, attempts: 5 },
-  sensitive_action: { ttl: 10 * 60, attempts: 5 },
-  magic_link: { ttl: 15 * 60, attempts: 5 },
-  login_mfa: { ttl: 10 * 60, attempts: 5 },
-  password_reset: { ttl: 30 * 60, attempts: 5 },
-  phone_verify: { ttl: 10 * 60, attempts: 5 },
+  email_verify: { ttl: 24 * 3600, attempts: 5, link: false },
+  email_add: { ttl: 10 * 60, attempts: 5, link: false },
+  sensitive_action: { ttl: 10 * 60, attempts: 5, link: false },
+  magic_link: { ttl: 15 * 60, attempts: 5, link: true },
+  login_mfa: { ttl: 10 * 60, attempts: 5, link: false },
+  password_reset: { ttl: 30 * 60, attempts: 5, link: true },
+  phone_verify: { ttl: 10 * 60, attempts: 5, link: false },
 } as const;
 export type OtpPurpose = keyof typeof OTP_POLICY;
 

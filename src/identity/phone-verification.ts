@@ -3,13 +3,8 @@ import { maskPhone } from "./crypto";
 import { fail, problem } from "./errors";
 import { enforceRateLimit } from "./guards";
 import type { SmsSender } from "./messaging";
-import { consumeOtp, issueOtp } from "./otp";
-import {
-  pendingPhoneVerification,
-  phoneAttemptsRemaining,
-  retirePendingPhoneCodes,
-  saveVerifiedPhone,
-} from "./store/phones";
+import { issueOtp, verifyOtp } from "./otp";
+import { pendingPhoneVerification, retirePendingPhoneCodes, saveVerifiedPhone } from "./store/phones";
 import type { Env } from "./worker-env";
 
 const E164 = /^\+[1-9]\d{6,14}$/;
@@ -55,9 +50,9 @@ export async function confirmPhone(env: Env, userId: string, code: string) {
     fail("PHONE_VERIFICATION_NOT_FOUND", "Start a phone verification first.");
   }
   if (pending.attempts >= pending.max_attempts) throw TOO_MANY();
-  const won = await consumeOtp(env, { purpose: "phone_verify", target: pending.target, code, userId });
-  if (!won) {
-    const remaining = await phoneAttemptsRemaining(env.DB, userId, pending.target);
+  const outcome = await verifyOtp(env, { purpose: "phone_verify", target: pending.target, code, userId });
+  if (!outcome.won) {
+    const remaining = outcome.remaining;
     if (remaining === 0) throw TOO_MANY();
     fail("MFA_INVALID_CODE", {
       detail: "The code is invalid.",

@@ -11,21 +11,29 @@ export interface NewOtpCode {
   codeHash: string;
   maxAttempts: number;
   expiresAt: string;
+  /** HMAC of the link token, for codes that are also e-mailed as a link. */
+  linkHash: string | null;
+  /** False: earlier live codes stay valid (a stranger's request must not kill the owner's code). */
+  supersede: boolean;
 }
 
-/** Statements storing a code and retiring the earlier live ones of the same purpose, target and account. */
+/**
+ * Statements storing a code and (unless `supersede` is false) retiring the earlier live ones of the same
+ * purpose, target and account.
+ */
 export function insertOtpStatements(db: D1Database, code: NewOtpCode): D1PreparedStatement[] {
   const now = nowIso();
+  const retire = db
+    .prepare(
+      "UPDATE otp_codes SET used_at = ? WHERE purpose = ? AND target = ? AND user_id IS ? AND used_at IS NULL",
+    )
+    .bind(now, code.purpose, code.target, code.userId);
   return [
+    ...(code.supersede ? [retire] : []),
     db
       .prepare(
-        "UPDATE otp_codes SET used_at = ? WHERE purpose = ? AND target = ? AND user_id IS ? AND used_at IS NULL",
-      )
-      .bind(now, code.purpose, code.target, code.userId),
-    db
-      .prepare(
-        `INSERT INTO otp_codes (id, purpose, target, user_id, context, code_hash, attempts, max_attempts, expires_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+        `INSERT INTO otp_codes (id, purpose, target, user_id, context, code_hash, link_hash, attempts, max_attempts, expires_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
       )
       .bind(
         newId(),
@@ -34,6 +42,7 @@ export function insertOtpStatements(db: D1Database, code: NewOtpCode): D1Prepare
         code.userId,
         code.context,
         code.codeHash,
+        code.linkHash,
         code.maxAttempts,
         code.expiresAt,
         now,
@@ -63,39 +72,56 @@ function scopeFilter(scope: OtpScope): { sql: string; args: (string | null)[] } 
   return { sql, args };
 }
 
+/** What one guess did: the account of the code it consumed (or null), and the attempts left after it. */
+export interface OtpAttempt {
+  won: { user_id: string | null } | null;
+  /** Attempts left on the best live code of the scope after this one; 0 when none is left. */
+  remaining: number;
+}
+
 /**
- * Marks the newest live code with that hash used, in one compare-and-set UPDATE, so a code is accepted
- * at most once however many requests race. Returns the account it was issued for, or null when none won.
+ * One guess against the live codes of the scope, counted and checked in ONE conditional UPDATE: every
+ * live, unexhausted code of the scope takes the attempt, and the one whose hash matches is consumed in
+ * the same statement. Under any concurrency at most `max_attempts` guesses are ever evaluated against a
+ * code (the 6th finds `attempts = max_attempts` and touches nothing), and a code is consumed once.
  */
-export async function claimOtpCode(
+export async function attemptOtpCode(db: D1Database, scope: OtpScope, codeHash: string): Promise<OtpAttempt> {
+  const now = nowIso();
+  const filter = scopeFilter(scope);
+  const { results } = await db
+    .prepare(
+      `UPDATE otp_codes
+       SET attempts = attempts + 1,
+           used_at = CASE WHEN code_hash = ? THEN ? ELSE used_at END
+       WHERE purpose = ? AND target = ? AND used_at IS NULL AND attempts < max_attempts
+         AND expires_at > ?${filter.sql}
+       RETURNING user_id, used_at IS NOT NULL AS won, max_attempts - attempts AS remaining`,
+    )
+    .bind(codeHash, now, scope.purpose, scope.target, now, ...filter.args)
+    .all<{ user_id: string | null; won: number; remaining: number }>();
+  const won = results.find((r) => r.won === 1);
+  const remaining = results.reduce((n, r) => (r.won ? n : Math.max(n, r.remaining)), 0);
+  return { won: won ? { user_id: won.user_id } : null, remaining };
+}
+
+/**
+ * Consumes the live code of the scope whose e-mailed link token has this hash. A link token carries 256
+ * bits, so it is not attempt-limited: a stranger's wrong typed codes exhaust the typed code, never the
+ * link in the owner's mailbox.
+ */
+export function claimOtpLink(
   db: D1Database,
   scope: OtpScope,
-  codeHash: string,
+  linkHash: string,
 ): Promise<{ user_id: string | null } | null> {
   const now = nowIso();
   const filter = scopeFilter(scope);
   return db
     .prepare(
       `UPDATE otp_codes SET used_at = ?
-       WHERE id = (SELECT id FROM otp_codes
-                   WHERE purpose = ? AND target = ? AND code_hash = ? AND used_at IS NULL
-                     AND attempts < max_attempts AND expires_at > ?${filter.sql}
-                   ORDER BY created_at DESC LIMIT 1)
-         AND used_at IS NULL AND attempts < max_attempts
+       WHERE purpose = ? AND target = ? AND link_hash = ? AND used_at IS NULL AND expires_at > ?${filter.sql}
        RETURNING user_id`,
     )
-    .bind(now, scope.purpose, scope.target, codeHash, now, ...filter.args)
+    .bind(now, scope.purpose, scope.target, linkHash, now, ...filter.args)
     .first<{ user_id: string | null }>();
-}
-
-/** A wrong code counts one attempt on every live code of the scope. */
-export async function countOtpAttempt(db: D1Database, scope: OtpScope) {
-  const filter = scopeFilter(scope);
-  await db
-    .prepare(
-      `UPDATE otp_codes SET attempts = attempts + 1
-       WHERE purpose = ? AND target = ? AND used_at IS NULL AND expires_at > ?${filter.sql}`,
-    )
-    .bind(scope.purpose, scope.target, nowIso(), ...filter.args)
-    .run();
 }

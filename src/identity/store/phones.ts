@@ -37,22 +37,6 @@ export function pendingPhoneVerification(db: D1Database, userId: string) {
     .first<{ target: string; attempts: number; max_attempts: number }>();
 }
 
-/** Attempts left on the unused codes for that number (0 when none). */
-export async function phoneAttemptsRemaining(
-  db: D1Database,
-  userId: string,
-  target: string,
-): Promise<number> {
-  const row = await db
-    .prepare(
-      `SELECT MAX(max_attempts - attempts) AS remaining FROM otp_codes
-       WHERE purpose = 'phone_verify' AND user_id = ? AND target = ? AND used_at IS NULL`,
-    )
-    .bind(userId, target)
-    .first<{ remaining: number | null }>();
-  return Math.max(0, row?.remaining ?? 0);
-}
-
 /** One phone per account: a proven number replaces the earlier one. */
 export async function saveVerifiedPhone(db: D1Database, userId: string, e164: string) {
   const now = nowIso();
