@@ -37,11 +37,12 @@ export const OTP_POLICY = {
 export type OtpPurpose = keyof typeof OTP_POLICY;
 
 /**
- * Account guard (lockout) against online password guessing, keyed by the normalized e-mail so an unknown
- * address behaves exactly like a known one. 5 consecutive failures lock the address for 1 minute; each
- * further lock doubles up to 15 minutes; while locked nothing is counted (an attacker cannot extend a
- * lock); the level decays after 24 h without failures; a successful login, magic-link login or password
- * reset clears it. Magic link and password reset are never locked, so a victim always has a way in.
+ * Account guard (lockout) against online password guessing, keyed by the account (an address without a
+ * usable account by itself, so an unknown address behaves exactly like a known one), or by the owner's
+ * device when the request carries its device cookie (guards.ts `passwordGuardKey`). 5 consecutive
+ * failures lock for 1 minute; each further lock doubles up to 15 minutes; while locked nothing is counted
+ * (an attacker cannot extend a lock); the level decays after 24 h without failures; a successful login,
+ * magic-link login or password reset clears it. Magic link and password reset are never locked.
  */
 export const LOCKOUT = {
   threshold: 5,
@@ -55,12 +56,16 @@ export const RATE_LIMITS = {
   signup_ip: [10, 3600],
   signup_email: [3, 3600],
   magic_ip: [10, 900],
-  magic_email: [3, 900],
+  /** Per pair of address and client: a stranger's requests never spend the owner's quota. */
+  magic_pair: [3, 900],
   reset_ip: [10, 900],
-  reset_email: [3, 900],
+  reset_pair: [3, 900],
+  /** Codes mailed per address and purpose to clients without the owner's device cookie (silent cap). */
+  owner_code_mail: [10, 3600],
   login_ip: [60, 60],
   verify_ip: [30, 600],
-  verify_email: [10, 600],
+  /** Typed-code verifications per pair of address and client (a link token is not guessable). */
+  verify_pair: [10, 600],
   mfa_send_challenge: [5, 600],
   email_add_ip: [20, 3600],
   email_add_target: [3, 3600],

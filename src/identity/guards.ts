@@ -2,13 +2,22 @@ import type { ApiError } from "../lib/problem";
 import { RATE_LIMITS, type RateLimitName } from "./config";
 import { sha256Hex } from "./crypto";
 import { fail, problem } from "./errors";
+import { isLinkToken } from "./otp";
 import type { Env } from "./worker-env";
+
+function hitQuota(env: Env, name: RateLimitName, key: string) {
+  const [limit, window] = RATE_LIMITS[name];
+  return env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`${name}:${key}`)).hit(limit, window);
+}
+
+/** Counts one hit on a quota; false when the quota is spent (for quotas that never answer 429). */
+export async function hitRateLimit(env: Env, name: RateLimitName, key: string): Promise<boolean> {
+  return (await hitQuota(env, name, key)).allowed;
+}
 
 /** Counts one hit on a quota; throws 429 RATE_LIMITED with Retry-After when the quota is spent. */
 export async function enforceRateLimit(env: Env, name: RateLimitName, key: string): Promise<void> {
-  const [limit, window] = RATE_LIMITS[name];
-  const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`${name}:${key}`));
-  const decision = await stub.hit(limit, window);
+  const decision = await hitQuota(env, name, key);
   if (!decision.allowed) {
     fail("RATE_LIMITED", {
       detail: "Too many requests; retry later.",
@@ -17,23 +26,50 @@ export async function enforceRateLimit(env: Env, name: RateLimitName, key: strin
   }
 }
 
-async function guardStub(env: Env, address: string) {
-  return env.ACCOUNT_GUARD.get(env.ACCOUNT_GUARD.idFromName(await sha256Hex(`guard|${address}`)));
+/**
+ * Whose failures a password attempt counts on (the lockout design in docs/decisions.md): the owner's own
+ * device when the request carries its device cookie; otherwise the account holding the address (so every
+ * address of an account shares its 5 tries); an address with no usable account is keyed by itself, so an
+ * unknown address behaves exactly like a known one.
+ */
+export type GuardKey = `device|${string}` | `account|${string}` | `address|${string}`;
+
+export function passwordGuardKey(
+  address: string,
+  account: { userId: string; deviceId: string | null } | null,
+): GuardKey {
+  if (!account) return `address|${address}`;
+  return account.deviceId ? `device|${account.userId}|${account.deviceId}` : `account|${account.userId}`;
+}
+
+/**
+ * Quotas of a code verification: per client IP, and for a typed code per pair of address and client (a
+ * stranger's wrong guesses never spend the owner's quota; each code still takes at most 5 guesses in
+ * all). A link token carries 256 bits, so only the IP quota applies to it.
+ */
+export async function enforceVerifyQuotas(env: Env, ip: string, address: string, code: string) {
+  await enforceRateLimit(env, "verify_ip", ip);
+  if (!isLinkToken(code)) await enforceRateLimit(env, "verify_pair", `${address}|${ip}`);
+}
+
+async function guardStub(env: Env, key: GuardKey) {
+  return env.ACCOUNT_GUARD.get(env.ACCOUNT_GUARD.idFromName(await sha256Hex(`guard|${key}`)));
 }
 
 export function lockedError(retryAfter: number): ApiError {
   return problem("ACCOUNT_LOCKED", {
-    detail: "Too many failed attempts; try again later, or sign in with a magic link or reset the password.",
+    detail:
+      "Too many failed attempts from unknown devices; try again later, sign in from a device you used before, or use a magic link.",
     headers: { "Retry-After": String(retryAfter) },
   });
 }
 
-/** Reserves one password attempt for the address (known or not); 423 while the address is locked. */
-export async function reservePasswordAttempt(env: Env, address: string): Promise<void> {
-  const decision = await (await guardStub(env, address)).attempt();
+/** Reserves one password attempt on the guard (known or not); 423 while that guard is locked. */
+export async function reservePasswordAttempt(env: Env, key: GuardKey): Promise<void> {
+  const decision = await (await guardStub(env, key)).attempt();
   if (decision.locked) throw lockedError(decision.retryAfter);
 }
 
-export async function clearPasswordGuard(env: Env, address: string): Promise<void> {
-  await (await guardStub(env, address)).succeed();
+export async function clearPasswordGuard(env: Env, key: GuardKey): Promise<void> {
+  await (await guardStub(env, key)).succeed();
 }

@@ -1,38 +1,80 @@
 /** Codes e-mailed to whoever holds an address verified (magic-link sign-in, password reset). */
+import type { Logger } from "../lib/log";
 import type { AppContext } from "./context";
+import { clientIp } from "./context";
+import { deviceCookie, knownDevice } from "./devices";
+import { enforceRateLimit, hitRateLimit } from "./guards";
 import type { OutboundMessage } from "./messages";
+import type { Mailer } from "./messaging";
 import { issueOtp } from "./otp";
 import { findVerifiedOwner } from "./store/accounts";
+import type { Env } from "./worker-env";
+
+export interface OwnerCodeRequest {
+  purpose: "magic_link" | "password_reset";
+  /** The message for a typed code and the link carrying the unguessable link token. */
+  message: (code: string, linkToken: string) => Pick<OutboundMessage, "subject" | "body" | "link">;
+  events: { sent?: string; failed: string; withoutAccount: string; capped: string };
+}
+
+const QUOTAS = {
+  magic_link: { ip: "magic_ip", pair: "magic_pair" },
+  password_reset: { ip: "reset_ip", pair: "reset_pair" },
+} as const;
 
 /**
- * Issues a code bound to the active account holding the address verified and e-mails it. The caller
- * answers the same whatever happens here (no account, inactive account, delivery failure) so the answer
- * never reveals whether the address has an account; the outcome goes to the logs only.
+ * Handles a magic-link or reset request. The caller's own quotas (per IP, and per pair of address and
+ * IP) answer 429 to that caller only, so a stranger exhausting them never blocks the owner. Everything
+ * that depends on the address (the account lookup, the address-wide cap, the code, the provider call)
+ * runs after the answer, in the background: the request costs the same whether or not the address has
+ * an account, however slow the provider is.
+ */
+export async function requestOwnerCode(c: AppContext, address: string, input: OwnerCodeRequest) {
+  const ip = clientIp(c);
+  await enforceRateLimit(c.env, QUOTAS[input.purpose].ip, ip);
+  await enforceRateLimit(c.env, QUOTAS[input.purpose].pair, `${address}|${ip}`);
+  const log = c.get("log");
+  const work = mailCodeToActiveOwner(c.env, c.get("services").mailer, log, {
+    address,
+    cookie: deviceCookie(c),
+    ...input,
+  }).catch((err: unknown) => log.error(input.events.failed, { error: (err as Error).message }));
+  c.executionCtx.waitUntil(work);
+}
+
+/**
+ * Issues a code bound to the active account holding the address verified (and usable) and e-mails it.
+ * Nothing here reaches the answer; the outcome goes to the logs only. Beyond the address-wide cap codes
+ * are mailed only to a client carrying the owner's device cookie (a stranger cannot mail-bomb the owner
+ * or crowd out the owner's own requests from a device that signed in before).
  */
 export async function mailCodeToActiveOwner(
-  c: AppContext,
-  address: string,
-  input: {
-    purpose: "magic_link" | "password_reset";
-    message: (code: string) => Pick<OutboundMessage, "subject" | "body" | "link">;
-    events: { sent?: string; failed: string; withoutAccount: string };
-  },
+  env: Env,
+  mailer: Mailer,
+  log: Logger,
+  input: OwnerCodeRequest & { address: string; cookie: string | undefined },
 ): Promise<void> {
-  const owner = await findVerifiedOwner(c.env.DB, address);
+  const { address } = input;
+  const owner = await findVerifiedOwner(env.DB, address);
   if (owner?.status !== "active") {
-    c.get("log").info(input.events.withoutAccount);
+    log.info(input.events.withoutAccount);
+    return;
+  }
+  const ownDevice = await knownDevice(env.OTP_PEPPER, input.cookie, owner.user_id);
+  if (!ownDevice && !(await hitRateLimit(env, "owner_code_mail", `${input.purpose}|${address}`))) {
+    log.warn(input.events.capped);
     return;
   }
   try {
-    const otp = await issueOtp(c.env, { purpose: input.purpose, target: address, userId: owner.user_id });
-    await c.get("services").mailer.send({
+    const otp = await issueOtp(env, { purpose: input.purpose, target: address, userId: owner.user_id });
+    await mailer.send({
       to: address,
       purpose: input.purpose,
-      ...input.message(otp.code),
+      ...input.message(otp.code, otp.linkToken!),
       code: otp.code,
     });
-    if (input.events.sent) c.get("log").info(input.events.sent);
+    if (input.events.sent) log.info(input.events.sent);
   } catch (err) {
-    c.get("log").error(input.events.failed, { error: (err as Error).message });
+    log.error(input.events.failed, { error: (err as Error).message });
   }
 }

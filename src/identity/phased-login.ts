@@ -5,10 +5,10 @@
 import { LOGIN_CHALLENGE_TTL_S } from "./config";
 import type { Services } from "./context";
 import { hmacHex, maskEmail, maskPhone, randomDigits, randomToken } from "./crypto";
-import type { LoginMethod, VerifyInput } from "./durable/login-challenge";
+import type { ChallengeInit, LoginMethod, VerifyInput } from "./durable/login-challenge";
 import { fail, problem } from "./errors";
 import { hasConfirmedTotp } from "./factors";
-import { clearPasswordGuard, enforceRateLimit } from "./guards";
+import { clearPasswordGuard, enforceRateLimit, type GuardKey } from "./guards";
 import { smsEnabled } from "./messaging";
 import { passkeyLoginOptions, passkeysEnabled } from "./passkeys";
 import { primaryEmail } from "./store/accounts";
@@ -53,19 +53,43 @@ export function loginMethods(factors: EnrolledFactors): LoginMethod[] {
   return methods;
 }
 
-/** Step 1, after the password was proven: a challenge bound to the account and the proven address. */
-export async function openLoginChallenge(env: Env, userId: string, address: string) {
+async function enrolledFactors(env: Env, userId: string): Promise<EnrolledFactors> {
   const [totp, passkeys, phone, recovery] = await Promise.all([
     hasConfirmedTotp(env.DB, userId),
     passkeysEnabled(env) ? hasPasskeys(env.DB, userId) : Promise.resolve(false),
     smsEnabled(env) ? verifiedPhone(env.DB, userId) : Promise.resolve(null),
     hasUnusedRecoveryCodes(env.DB, userId),
   ]);
-  const methods = loginMethods({ totp, passkeys, phone: !!phone, recovery });
+  return { totp, passkeys, phone: !!phone, recovery };
+}
+
+async function openChallenge(env: Env, init: Omit<ChallengeInit, "expiresAt">) {
   const challenge = randomToken(32);
   const expiresAt = Date.now() + LOGIN_CHALLENGE_TTL_S * 1000;
-  await challengeStub(env, challenge).open({ userId, address, methods, expiresAt });
-  return { challenge, methods, expires_at: new Date(expiresAt).toISOString() };
+  await challengeStub(env, challenge).open({ ...init, expiresAt });
+  return { challenge, methods: init.methods, expires_at: new Date(expiresAt).toISOString() };
+}
+
+/** Step 1, after the password was proven: a challenge bound to the account and its password guard. */
+export async function openLoginChallenge(env: Env, userId: string, guardKey: GuardKey) {
+  const methods = loginMethods(await enrolledFactors(env, userId));
+  return openChallenge(env, { userId, guardKey, methods, firstFactor: "password" });
+}
+
+/**
+ * A magic-link code is a first factor. For an account with a confirmed second factor (TOTP, passkey or
+ * phone) it opens the phased-login challenge instead of a session, offering every method except e-mail
+ * (the mailbox already answered); null when the account has none (the code alone signs in).
+ */
+export async function openMagicLinkChallenge(env: Env, userId: string) {
+  const factors = await enrolledFactors(env, userId);
+  if (!factors.totp && !factors.passkeys && !factors.phone) return null;
+  const methods: LoginMethod[] = [];
+  if (factors.totp) methods.push("totp");
+  if (factors.phone) methods.push("sms");
+  if (factors.passkeys) methods.push("passkey");
+  if (factors.recovery) methods.push("recovery_code");
+  return openChallenge(env, { userId, guardKey: `account|${userId}`, methods, firstFactor: "magic_link" });
 }
 
 /**
@@ -175,10 +199,10 @@ export async function verifyLoginFactor(env: Env, body: LoginFactorProof) {
         details: { attempts_remaining: outcome.remaining },
       });
     case "ok": {
-      await clearPasswordGuard(env, outcome.address);
+      await clearPasswordGuard(env, outcome.guardKey);
       // A recovery code is an emergency entry: it never earns a long-lived trusted-device session.
       const trusted = body.trust_device === true && body.method !== "recovery_code";
-      return { userId: outcome.userId, method: `password_${body.method}`, trusted };
+      return { userId: outcome.userId, method: `${outcome.firstFactor}_${body.method}`, trusted };
     }
   }
 }

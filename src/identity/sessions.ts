@@ -3,6 +3,7 @@ import { newId } from "../lib/ids";
 import { SESSION_TTL_S, TRUSTED_SESSION_TTL_S } from "./config";
 import { type AppContext, clientIp } from "./context";
 import { isoIn } from "./crypto";
+import { rememberDevice } from "./devices";
 import { newRefreshToken, refreshTokenHash } from "./refresh-tokens";
 import { primaryEmail } from "./store/accounts";
 import { insertSessionStatement } from "./store/sessions";
@@ -82,6 +83,7 @@ export async function sessionResponse<X extends Record<string, unknown> = Record
     path: REFRESH_COOKIE_PATH,
     maxAge: Math.max(0, Math.floor((Date.parse(s.expiresAt) - Date.now()) / 1000)),
   });
+  await rememberDevice(c, s.userId, secure);
   c.header("Cache-Control", "no-store");
   return {
     access_token: accessToken,

@@ -137,7 +137,7 @@ describe("login: lockout (423)", () => {
     }
   });
 
-  it("a locked address still refuses the right password, but magic link works and clears the lock", async () => {
+  it("a locked account still refuses the right password, but magic link (plus the second factor) works and clears the lock", async () => {
     const u = await staffUser();
     for (let i = 0; i < 5; i++) await login(u.email, "wrong-password-long");
     expect((await login(u.email, u.password, await totpCode(u.secret, 1))).status).toBe(423);
@@ -147,10 +147,22 @@ describe("login: lockout (423)", () => {
       (await call("POST", "/api/v1/auth/magic-link/request", { body: { email: u.email }, ip })).status,
     ).toBe(202);
     const code = await latestCode(u.email, "magic_link");
-    expect(
-      (await call("POST", "/api/v1/auth/magic-link/verify", { body: { email: u.email, code }, ip })).status,
-    ).toBe(200);
-    expect((await login(u.email, u.password, await totpCode(u.secret, 1))).status).toBe(200);
+    const opened = await call("POST", "/api/v1/auth/magic-link/verify", {
+      body: { email: u.email, code },
+      ip,
+    });
+    expect(opened.status).toBe(200);
+    const { challenge } = await json<{ challenge: string }>(opened);
+    const done = await call("POST", "/api/v1/auth/login/mfa/verify", {
+      body: { challenge, method: "totp", code: await totpCode(u.secret, 1) },
+      ip,
+    });
+    expect(done.status).toBe(200);
+    const again = await call("POST", "/api/v1/auth/login/start", {
+      body: { email: u.email, password: u.password },
+      ip: freshIp(),
+    });
+    expect(again.status).toBe(200);
   });
 
   it("concurrent wrong passwords cannot outrun the counter: at most 5 are checked", async () => {

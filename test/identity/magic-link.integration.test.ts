@@ -39,15 +39,20 @@ describe("POST /auth/magic-link/request", () => {
     expect((await outbox(email)).map((m) => m.purpose)).toEqual(["email_verify"]);
   });
 
-  it("limits per e-mail (3 per 15 minutes) and per IP (10 per 15 minutes) with Retry-After", async () => {
+  it("limits per pair of e-mail and client (3 per 15 minutes) and per IP (10 per 15 minutes) with Retry-After", async () => {
     const email = freshEmail();
+    const client = freshIp();
     for (let i = 0; i < 3; i++) {
       expect(
-        (await call("POST", "/api/v1/auth/magic-link/request", { body: { email }, ip: freshIp() })).status,
+        (await call("POST", "/api/v1/auth/magic-link/request", { body: { email }, ip: client })).status,
       ).toBe(202);
     }
-    const limited = await call("POST", "/api/v1/auth/magic-link/request", { body: { email }, ip: freshIp() });
+    const limited = await call("POST", "/api/v1/auth/magic-link/request", { body: { email }, ip: client });
     expect(limited.status).toBe(429);
+    // Another client asking for the same address is not limited by the first one's requests.
+    expect(
+      (await call("POST", "/api/v1/auth/magic-link/request", { body: { email }, ip: freshIp() })).status,
+    ).toBe(202);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     const ip = freshIp();
     for (let i = 0; i < 10; i++) {
@@ -86,20 +91,26 @@ describe("POST /auth/magic-link/verify", () => {
     ).toMatchObject({ status: 401, code: "CODE_INVALID" });
   });
 
-  it("limits verify attempts per e-mail (429)", async () => {
+  it("limits typed-code verify attempts per pair of e-mail and client (429), not for other clients", async () => {
     const email = freshEmail();
+    const client = freshIp();
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) {
       statuses.push(
         (
           await call("POST", "/api/v1/auth/magic-link/verify", {
             body: { email, code: "123456" },
-            ip: freshIp(),
+            ip: client,
           })
         ).status,
       );
     }
     expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
     expect(statuses[10]).toBe(429);
+    const other = await call("POST", "/api/v1/auth/magic-link/verify", {
+      body: { email, code: "123456" },
+      ip: freshIp(),
+    });
+    expect(other.status).toBe(401);
   });
 });

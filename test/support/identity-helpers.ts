@@ -39,9 +39,18 @@ export function request(method: string, path: string, opts: CallOptions = {}): R
   return new Request(`${ORIGIN}${path}`, { method, headers, body });
 }
 
-/** Through the real Worker entrypoint (exports.default.fetch) with its real bindings. */
-export function call(method: string, path: string, opts: CallOptions = {}): Promise<Response> {
-  return worker.fetch(request(method, path, opts));
+/**
+ * Through the app the Worker entrypoint serves (IdentityService.fetch is `app.fetch(request, env, ctx)`)
+ * with its real bindings, and waits for the work the request left in the background (`waitUntil`: the
+ * e-mails of magic-link and reset requests), so a test reads the outbox after it settled.
+ */
+export async function call(method: string, path: string, opts: CallOptions = {}): Promise<Response> {
+  const { app } = await import("../../src/identity/app");
+  const { createExecutionContext, waitOnExecutionContext } = await import("cloudflare:test");
+  const ctx = createExecutionContext();
+  const res = await app.fetch(request(method, path, opts), env, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
 }
 
 /** A problem+json body as the identity service renders it. */
@@ -149,11 +158,11 @@ export async function callWith(
 ): Promise<Response> {
   const { app } = await import("../../src/identity/app");
   const { createExecutionContext } = await import("cloudflare:test");
-  return app.fetch(
-    request(method, path, opts),
-    { ...(env as object), ...overrides },
-    createExecutionContext(),
-  );
+  const { waitOnExecutionContext } = await import("cloudflare:test");
+  const ctx = createExecutionContext();
+  const res = await app.fetch(request(method, path, opts), { ...(env as object), ...overrides }, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
 }
 
 export async function problem(res: Response): Promise<{ status: number; code: string; body: ProblemBody }> {

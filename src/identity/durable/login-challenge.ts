@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { LOGIN_CHALLENGE_MAX_FAILURES } from "../config";
 import { timingSafeEqual } from "../crypto";
 import { consumeRecoveryCode, verifyTotp } from "../factors";
+import type { GuardKey } from "../guards";
 import { type PasskeyAssertionResult, verifyPasskeyAssertion } from "../passkeys";
 import type { Env } from "../worker-env";
 import { Mutex } from "./mutex";
@@ -10,8 +11,10 @@ export type LoginMethod = "totp" | "email" | "sms" | "passkey" | "recovery_code"
 
 export interface ChallengeInit {
   userId: string;
-  /** The address the password was proven for: its guard is cleared when the challenge succeeds. */
-  address: string;
+  /** The password guard the first factor counted on: cleared when the challenge succeeds. */
+  guardKey: GuardKey;
+  /** What opened the challenge: a proven password, or a magic-link code (then e-mail is never a method). */
+  firstFactor: "password" | "magic_link";
   methods: LoginMethod[];
   expiresAt: number;
 }
@@ -24,7 +27,7 @@ interface ChallengeState extends ChallengeInit {
 }
 
 export type VerifyOutcome =
-  | { kind: "ok"; userId: string; address: string }
+  | { kind: "ok"; userId: string; guardKey: GuardKey; firstFactor: ChallengeInit["firstFactor"] }
   | { kind: "invalid" }
   | { kind: "method_not_available" }
   | { kind: "ceremony_invalid" }
@@ -124,7 +127,12 @@ export class LoginChallenge extends DurableObject<Env> {
       if (ok) {
         s.status = "consumed";
         await this.ctx.storage.put("s", s);
-        return { kind: "ok", userId: s.userId, address: s.address };
+        return {
+          kind: "ok",
+          userId: s.userId,
+          guardKey: s.guardKey,
+          firstFactor: s.firstFactor ?? "password",
+        };
       }
       s.failures += 1;
       if (s.failures >= LOGIN_CHALLENGE_MAX_FAILURES) {

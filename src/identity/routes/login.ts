@@ -2,16 +2,13 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../context";
-import { clientIp } from "../context";
 import { fail } from "../errors";
 import { hasConfirmedTotp, verifyTotp } from "../factors";
-import { clearPasswordGuard, enforceRateLimit } from "../guards";
+import { clearPasswordGuard } from "../guards";
 import { provePassword } from "../login-flow";
-import { consumeOtp } from "../otp";
-import { mailCodeToActiveOwner } from "../owner-codes";
+import { requestMagicLink, verifyMagicLink } from "../magic-link";
 import { openLoginChallenge, sendLoginFactor, verifyLoginFactor } from "../phased-login";
 import { createSession, sessionResponse } from "../sessions";
-import { getUser } from "../store/accounts";
 import {
   AcceptedSchema,
   jsonBody,
@@ -22,6 +19,16 @@ import {
 } from "./schemas";
 
 const MAGIC_ACCEPTED = { message: "If the address belongs to an account, a sign-in code was sent." };
+
+const MethodList = z.array(z.enum(["totp", "email", "sms", "passkey", "recovery_code"]));
+const MagicLinkChallengeSchema = z
+  .object({
+    mfa_required: z.literal(true),
+    challenge: z.string(),
+    methods: MethodList,
+    expires_at: z.string(),
+  })
+  .openapi("MagicLinkChallenge");
 
 const LoginBody = z
   .object({
@@ -70,14 +77,14 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      const { userId } = await provePassword(c, address, body.password);
+      const { userId, guardKey } = await provePassword(c, address, body.password);
       if (!(await hasConfirmedTotp(c.env.DB, userId))) {
         fail("MFA_NOT_ENROLLED", "Enroll a TOTP factor first.");
       }
       if (!body.totp_code || !(await verifyTotp(c.env, userId, body.totp_code.trim(), "confirmed"))) {
         fail("MFA_INVALID_CODE", "The TOTP code is invalid.");
       }
-      await clearPasswordGuard(c.env, address);
+      await clearPasswordGuard(c.env, guardKey);
       const session = await createSession(c, { userId, method: "password_totp" });
       return c.json(await sessionResponse(c, session), 200);
     },
@@ -108,8 +115,8 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      const { userId } = await provePassword(c, address, body.password);
-      const opened = await openLoginChallenge(c.env, userId, address);
+      const { userId, guardKey } = await provePassword(c, address, body.password);
+      const opened = await openLoginChallenge(c.env, userId, guardKey);
       c.header("Cache-Control", "no-store");
       return c.json(opened, 200);
     },
@@ -180,25 +187,7 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const address = parseEmail(c.req.valid("json").email);
-      await enforceRateLimit(c.env, "magic_ip", clientIp(c));
-      await enforceRateLimit(c.env, "magic_email", address);
-      await mailCodeToActiveOwner(c, address, {
-        purpose: "magic_link",
-        message: (code) => {
-          const link = `${c.env.ISSUER}/auth/magic-link?email=${encodeURIComponent(address)}&code=${code}`;
-          return {
-            subject: "Your sign-in link",
-            body: `Sign in with code ${code} or open ${link}. It expires in 15 minutes.`,
-            link,
-          };
-        },
-        events: {
-          sent: "magic_link_sent",
-          failed: "magic_link_failed",
-          withoutAccount: "magic_link_without_account",
-        },
-      });
+      await requestMagicLink(c, parseEmail(c.req.valid("json").email));
       return c.json(MAGIC_ACCEPTED, 202);
     },
   );
@@ -211,7 +200,10 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
       summary: "Verify the sign-in code and issue a session",
       request: jsonBody(z.object({ email: z.string().max(320), code: z.string().max(64) })),
       responses: {
-        200: jsonResponse("Session issued", SessionResponseSchema),
+        200: jsonResponse(
+          "Session issued; or, for an account with a second factor, the phased-login challenge to finish",
+          z.union([SessionResponseSchema, MagicLinkChallengeSchema]),
+        ),
         ...problemResponses({
           400: "INVALID_EMAIL",
           401: "CODE_INVALID",
@@ -224,18 +216,7 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const address = parseEmail(body.email);
-      await enforceRateLimit(c.env, "verify_ip", clientIp(c));
-      await enforceRateLimit(c.env, "verify_email", address);
-      const won = await consumeOtp(c.env, { purpose: "magic_link", target: address, code: body.code.trim() });
-      if (!won) fail("CODE_INVALID", "The code is invalid.");
-      const user = won.userId ? await getUser(c.env.DB, won.userId) : null;
-      if (!user) fail("USER_NOT_FOUND", "The account no longer exists.");
-      if (user.status === "locked") fail("ACCOUNT_LOCKED", "The account is locked.");
-      if (user.status !== "active") fail("FORBIDDEN", "The account is disabled.");
-      await clearPasswordGuard(c.env, address);
-      const session = await createSession(c, { userId: user.id, method: "magic_link" });
-      return c.json(await sessionResponse(c, session), 200);
+      return c.json(await verifyMagicLink(c, parseEmail(body.email), body.code.trim()), 200);
     },
   );
 }

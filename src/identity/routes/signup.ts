@@ -5,11 +5,11 @@ import { requireBearer } from "../auth";
 import type { AppEnv } from "../context";
 import { clientIp } from "../context";
 import { fail } from "../errors";
-import { clearPasswordGuard, enforceRateLimit } from "../guards";
+import { clearPasswordGuard, enforceRateLimit, enforceVerifyQuotas } from "../guards";
 import { consumeOtp } from "../otp";
-import { mailCodeToActiveOwner } from "../owner-codes";
 import { hashPassword, verifyPassword } from "../password";
 import { enforcePasswordPolicy } from "../password-policy";
+import { requestPasswordReset } from "../password-reset";
 import { prepareSession, sessionResponse } from "../sessions";
 import { signUp } from "../signup";
 import { requireStepUp } from "../step-up";
@@ -92,8 +92,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      await enforceRateLimit(c.env, "verify_ip", clientIp(c));
-      await enforceRateLimit(c.env, "verify_email", address);
+      await enforceVerifyQuotas(c.env, clientIp(c), address, body.code.trim());
       const won = await consumeOtp(c.env, {
         purpose: "email_verify",
         target: address,
@@ -126,17 +125,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const address = parseEmail(c.req.valid("json").email);
-      await enforceRateLimit(c.env, "reset_ip", clientIp(c));
-      await enforceRateLimit(c.env, "reset_email", address);
-      await mailCodeToActiveOwner(c, address, {
-        purpose: "password_reset",
-        message: (code) => ({
-          subject: "Reset your password",
-          body: `Your password reset code is ${code}. If you did not ask for it, ignore this message.`,
-        }),
-        events: { failed: "reset_delivery_failed", withoutAccount: "reset_requested_without_account" },
-      });
+      await requestPasswordReset(c, parseEmail(c.req.valid("json").email));
       return c.json(RESET_ACCEPTED, 202);
     },
   );
@@ -161,7 +150,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      await enforceRateLimit(c.env, "verify_ip", clientIp(c));
+      await enforceVerifyQuotas(c.env, clientIp(c), address, body.code.trim());
       await enforcePasswordPolicy(c, body.new_password);
       const hash = await hashPassword(body.new_password);
       const won = await consumeOtp(c.env, {
@@ -174,7 +163,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
         setPasswordStatement(c.env.DB, won.userId, hash),
         revokeAllSessionsStatement(c.env.DB, won.userId, "password_reset"),
       ]);
-      await clearPasswordGuard(c.env, address);
+      await clearPasswordGuard(c.env, `account|${won.userId}`);
       return c.body(null, 204);
     },
   );

@@ -42,4 +42,9 @@ export function registerIdentityFakes() {
     return body?.to ? Response.json({ id: "msg_1" }, { status: 202 }) : new Response("bad", { status: 400 });
   });
   fakeHost("mail-down.test", () => new Response("provider down", { status: 503 }));
+  // A slow provider: accepts after 3 seconds (the adapter's own timeout is 5 s).
+  fakeHost("mail-slow.test", async () => {
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    return Response.json({ id: "msg_slow" }, { status: 202 });
+  });
 }
