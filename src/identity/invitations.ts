@@ -123,9 +123,10 @@ export async function resendInvitation(c: AppContext, rawId: string, owner: Invi
 }
 
 /**
- * Redeems an invitation token: the invited address's account joins with the invited role. An address
- * without an account gets one, with `password` (required, and held to the password policy). Unknown,
- * used, revoked and expired tokens are one 404. Returns the membership and, for a new account, its id
+ * Redeems an invitation token: the invited address's account joins with the invited role (an existing
+ * member's role changes, under the owner rules of PATCH: 409 when it would demote the last owner). An
+ * address without an account gets one, with `password` (required, and held to the password policy).
+ * Unknown, used, revoked and expired tokens are one 404. Returns the membership and, for a new account, its id
  * (the caller signs it in).
  */
 export async function redeemInvitation(c: AppContext, input: { token: string; password?: string }) {
@@ -141,7 +142,12 @@ export async function redeemInvitation(c: AppContext, input: { token: string; pa
     newAccount = { passwordHash: await hashPassword(input.password) };
   }
   const userId = owner?.user_id ?? newId();
-  if (!(await acceptInvitation(c.env.DB, invitation, tokenHash, userId, newAccount))) throw notFound();
+  const outcome = await acceptInvitation(c.env.DB, invitation, tokenHash, userId, newAccount);
+  if (outcome === "last_owner") {
+    if (invitation.scope === "site") fail("LAST_SITE_OWNER", "The site must keep an owner.");
+    fail("LAST_ORG_OWNER", "The organization must keep an owner.");
+  }
+  if (outcome !== "accepted") throw notFound();
   const membership = {
     org_id: invitation.org_id,
     site_id: invitation.site_id,

@@ -3,6 +3,7 @@ import type { invitations } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../crypto";
 import { isUniqueViolation } from "./d1-errors";
+import { keepsAnOwnerSql, ownerRoleSql, titularFixup } from "./members";
 
 /** An invitation as read back: never its token's hash. */
 export type InvitationRow = Omit<typeof invitations.$inferSelect, "token_hash">;
@@ -141,9 +142,10 @@ export function findLiveInvitationByToken(db: D1Database, tokenHash: string) {
 
 /**
  * Accepts an invitation in one batch: the claim is a compare-and-set on the token and every other write
- * (the new account, when given, and the membership) only happens if the claim won. False when it lost:
- * the invitation was accepted or revoked meanwhile, or another acceptance proved the same address at the
- * same moment.
+ * (the new account, when given, and the membership) only happens if the claim won. The claim also holds
+ * the owner rule of a role change: accepting a non-owner role never demotes the last owner of the
+ * organization or site ("last_owner", the invitation stays pending). "lost" when the invitation was
+ * accepted or revoked meanwhile, or another acceptance proved the same address at the same moment.
  */
 export async function acceptInvitation(
   db: D1Database,
@@ -151,13 +153,16 @@ export async function acceptInvitation(
   tokenHash: string,
   userId: string,
   newAccount: { passwordHash: string } | null,
-): Promise<boolean> {
+): Promise<"accepted" | "last_owner" | "lost"> {
   const now = nowIso();
+  const scope = invitation.scope;
   const claim = db
     .prepare(
-      "UPDATE invitations SET accepted_at = ? WHERE id = ? AND token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL",
+      `UPDATE invitations SET accepted_at = ?1
+       WHERE id = ?2 AND token_hash = ?3 AND accepted_at IS NULL AND revoked_at IS NULL
+         AND ${keepsAnOwnerSql(scope, "?4", "?5", ownerRoleSql(scope, "invitations"))}`,
     )
-    .bind(now, invitation.id, tokenHash);
+    .bind(now, invitation.id, tokenHash, scope === "site" ? invitation.site_id : invitation.org_id, userId);
   const won = "EXISTS (SELECT 1 FROM invitations WHERE id = ? AND accepted_at = ?)";
   const statements: D1PreparedStatement[] = [claim];
   if (newAccount) {
@@ -176,27 +181,40 @@ export async function acceptInvitation(
         .bind(newId(), userId, invitation.email, now, now, invitation.id, now),
     );
   }
-  statements.push(
-    invitation.scope === "site"
-      ? db
-          .prepare(
-            `INSERT INTO site_memberships (site_id, user_id, org_id, role, created_at) SELECT ?, ?, ?, ?, ? WHERE ${won}
-             ON CONFLICT (site_id, user_id) DO UPDATE SET role = excluded.role`,
-          )
-          .bind(invitation.site_id, userId, invitation.org_id, invitation.role, now, invitation.id, now)
-      : db
-          .prepare(
-            `INSERT INTO org_memberships (org_id, user_id, role, created_at) SELECT ?, ?, ?, ? WHERE ${won}
-             ON CONFLICT (org_id, user_id) DO NOTHING`,
-          )
-          .bind(invitation.org_id, userId, invitation.role, now, invitation.id, now),
-  );
+  if (scope === "site") {
+    statements.push(
+      db
+        .prepare(
+          `INSERT INTO site_memberships (site_id, user_id, org_id, role, created_at) SELECT ?, ?, ?, ?, ? WHERE ${won}
+           ON CONFLICT (site_id, user_id) DO UPDATE SET role = excluded.role`,
+        )
+        .bind(invitation.site_id, userId, invitation.org_id, invitation.role, now, invitation.id, now),
+    );
+  } else {
+    statements.push(
+      db
+        .prepare(
+          `INSERT INTO org_memberships (org_id, user_id, role, created_at) SELECT ?, ?, ?, ? WHERE ${won}
+           ON CONFLICT (org_id, user_id) DO UPDATE SET role = excluded.role`,
+        )
+        .bind(invitation.org_id, userId, invitation.role, now, invitation.id, now),
+      titularFixup(db, invitation.org_id),
+    );
+  }
   let results: D1Result[];
   try {
     results = await db.batch(statements);
   } catch (err) {
-    if (isUniqueViolation(err)) return false;
+    if (isUniqueViolation(err)) return "lost";
     throw err;
   }
-  return (results[0]?.meta.changes ?? 0) === 1;
+  if ((results[0]?.meta.changes ?? 0) === 1) return "accepted";
+  // The claim lost to the owner rule only if the invitation is still there to claim.
+  const open = await db
+    .prepare(
+      "SELECT 1 AS ok FROM invitations WHERE id = ? AND token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL",
+    )
+    .bind(invitation.id, tokenHash)
+    .first();
+  return open ? "last_owner" : "lost";
 }
