@@ -7,6 +7,7 @@ import { fail, problem } from "./errors";
 import { enforceRateLimit } from "./guards";
 import { hashPassword } from "./password";
 import { enforcePasswordPolicy } from "./password-policy";
+import { siteOrg } from "./site-registry";
 import { findVerifiedOwner } from "./store/accounts";
 import {
   acceptInvitation,
@@ -123,6 +124,17 @@ export async function resendInvitation(c: AppContext, rawId: string, owner: Invi
 }
 
 /**
+ * A site invitation binds only while the organization that issued it owns the site (the registry's
+ * current answer): after a transfer the origin has no say. A transfer's acceptance revokes the site's
+ * invitations; this also stops one issued while that acceptance was being applied. Always true for an
+ * organization invitation.
+ */
+async function issuerOwnsSite(env: Env, invitation: InvitationRow): Promise<boolean> {
+  if (invitation.scope !== "site" || !invitation.site_id) return true;
+  return (await siteOrg(env, invitation.site_id))?.org_id === invitation.org_id;
+}
+
+/**
  * Redeems an invitation token: the invited address's account joins with the invited role (an existing
  * member's role changes, under the owner rules of PATCH: 409 when it would demote the last owner). An
  * address without an account gets one, with `password` (required, and held to the password policy).
@@ -133,7 +145,7 @@ export async function redeemInvitation(c: AppContext, input: { token: string; pa
   const tokenHash = await sha256Hex(input.token);
   const notFound = () => problem("NOT_FOUND", "The invitation is unknown, used or expired.");
   const invitation = await findLiveInvitationByToken(c.env.DB, tokenHash);
-  if (!invitation) throw notFound();
+  if (!invitation || !(await issuerOwnsSite(c.env, invitation))) throw notFound();
   const owner = await findVerifiedOwner(c.env.DB, invitation.email);
   let newAccount: { passwordHash: string } | null = null;
   if (!owner) {

@@ -130,6 +130,40 @@ export async function replaceInvitationToken(
   return accepted ? "accepted" : null;
 }
 
+/** The site of transfer `?1` when it was accepted as a move (not a share); NULL otherwise. */
+const MOVED_SITE =
+  "(SELECT site_id FROM transfers WHERE id = ?1 AND status = 'accepted' AND mode = 'transfer')";
+
+/**
+ * For the batch that accepts transfer `transferId` (decided at `decidedAt`): revokes every unaccepted
+ * site-scope invitation of the site it moves, expired ones too (a resend would revive them). They are the
+ * origin's, and the origin loses every say over the site; an old link must not grant it to someone the new
+ * organization could not remove. Matches nothing when the transfer is a share or was not accepted.
+ */
+export function revokeMovedSiteInvitations(db: D1Database, transferId: string, decidedAt: string) {
+  return db
+    .prepare(
+      `UPDATE invitations SET revoked_at = ?2
+       WHERE scope = 'site' AND accepted_at IS NULL AND revoked_at IS NULL AND site_id = ${MOVED_SITE}
+         AND EXISTS (SELECT 1 FROM transfers WHERE id = ?1 AND decided_at = ?2)`,
+    )
+    .bind(transferId, decidedAt);
+}
+
+/**
+ * For the batch that reopens transfer `transferId` (before it clears `decided_at`): the invitations its
+ * acceptance revoked are pending again, nothing half-done.
+ */
+export function restoreMovedSiteInvitations(db: D1Database, transferId: string) {
+  return db
+    .prepare(
+      `UPDATE invitations SET revoked_at = NULL
+       WHERE scope = 'site' AND accepted_at IS NULL AND site_id = ${MOVED_SITE}
+         AND revoked_at = (SELECT decided_at FROM transfers WHERE id = ?1)`,
+    )
+    .bind(transferId);
+}
+
 export function findLiveInvitationByToken(db: D1Database, tokenHash: string) {
   return db
     .prepare(
