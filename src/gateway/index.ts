@@ -19,23 +19,21 @@ function bearerOf(headers: Headers): string | null {
   return match ? match[1]! : null;
 }
 
-/** The `sub` of a Bearer JWT without verifying it: only ever used to drop a cache entry. */
-function unverifiedSubject(headers: Headers): string | null {
-  const token = bearerOf(headers);
-  if (!token || !looksLikeJwt(token)) return null;
-  try {
-    const payload = JSON.parse(atob(token.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/"))) as {
-      sub?: unknown;
-    };
-    return typeof payload.sub === "string" ? payload.sub : null;
-  } catch {
-    return null;
-  }
-}
-
 /** A dashboard access token is a JWT; `ck_`/`pk_` API keys go to content untouched. */
 function looksLikeJwt(token: string): boolean {
   return token.split(".").length === 3;
+}
+
+/**
+ * After a successful write to identity, forgets the edge context of the user whose VERIFIED token made
+ * it, so their change works on their next request. An unverified `sub` would let anyone evict any user's
+ * entry (a fresh identity lookup and a scan of the whole cache per forged request).
+ */
+async function forgetCallerContext(env: Env, headers: Headers) {
+  const token = bearerOf(headers);
+  if (!token || !looksLikeJwt(token)) return;
+  const verified = await verifyAccessToken(env, token);
+  if (verified) forgetEdgeContext(verified.userId);
 }
 
 const unauthenticated = () => problem("UNAUTHENTICATED", "A valid Bearer access token is required.");
@@ -166,8 +164,7 @@ app.all("*", async (c) => {
   });
   const res = await upstreamBinding(c.env, route.upstream).fetch(forwarded);
   if (route.upstream === "identity" && c.req.method !== "GET" && res.ok) {
-    const subject = unverifiedSubject(c.req.raw.headers);
-    if (subject) forgetEdgeContext(subject);
+    await forgetCallerContext(c.env, c.req.raw.headers);
   }
   // Re-wrap so the edge can add its own headers (service responses may be immutable).
   return new Response(res.body, res);

@@ -9,7 +9,15 @@ export interface Route {
 
 const API_KEYS = /^\/api\/v1\/sites\/[^/]+\/api-keys(\/|$)/;
 
+/**
+ * Identity's probes and metrics under the edge prefix: a service's probes are answered on its own address
+ * only (the edge has its own /health and /ready), so a client cannot make identity ping D1 and its
+ * Durable Objects, or read its counters, from the internet.
+ */
+const IDENTITY_PROBES = /^\/api\/v1\/auth\/(health|ready|metrics)\/?$/i;
+
 export function routeFor(pathname: string): Route | null {
+  if (IDENTITY_PROBES.test(pathname)) return null;
   if (pathname.startsWith("/api/v1/auth/") || pathname === "/api/v1/auth") {
     // Identity verifies its own Bearer (and most of its operations are public).
     return { upstream: "identity", requiresSession: false };

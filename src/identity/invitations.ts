@@ -7,6 +7,7 @@ import { fail, problem } from "./errors";
 import { enforceRateLimit } from "./guards";
 import { hashPassword } from "./password";
 import { enforcePasswordPolicy } from "./password-policy";
+import { siteOrg } from "./site-registry";
 import { findVerifiedOwner } from "./store/accounts";
 import {
   acceptInvitation,
@@ -123,16 +124,28 @@ export async function resendInvitation(c: AppContext, rawId: string, owner: Invi
 }
 
 /**
- * Redeems an invitation token: the invited address's account joins with the invited role. An address
- * without an account gets one, with `password` (required, and held to the password policy). Unknown,
- * used, revoked and expired tokens are one 404. Returns the membership and, for a new account, its id
+ * A site invitation binds only while the organization that issued it owns the site (the registry's
+ * current answer): after a transfer the origin has no say. A transfer's acceptance revokes the site's
+ * invitations; this also stops one issued while that acceptance was being applied. Always true for an
+ * organization invitation.
+ */
+async function issuerOwnsSite(env: Env, invitation: InvitationRow): Promise<boolean> {
+  if (invitation.scope !== "site" || !invitation.site_id) return true;
+  return (await siteOrg(env, invitation.site_id))?.org_id === invitation.org_id;
+}
+
+/**
+ * Redeems an invitation token: the invited address's account joins with the invited role (an existing
+ * member's role changes, under the owner rules of PATCH: 409 when it would demote the last owner). An
+ * address without an account gets one, with `password` (required, and held to the password policy).
+ * Unknown, used, revoked and expired tokens are one 404. Returns the membership and, for a new account, its id
  * (the caller signs it in).
  */
 export async function redeemInvitation(c: AppContext, input: { token: string; password?: string }) {
   const tokenHash = await sha256Hex(input.token);
   const notFound = () => problem("NOT_FOUND", "The invitation is unknown, used or expired.");
   const invitation = await findLiveInvitationByToken(c.env.DB, tokenHash);
-  if (!invitation) throw notFound();
+  if (!invitation || !(await issuerOwnsSite(c.env, invitation))) throw notFound();
   const owner = await findVerifiedOwner(c.env.DB, invitation.email);
   let newAccount: { passwordHash: string } | null = null;
   if (!owner) {
@@ -141,7 +154,12 @@ export async function redeemInvitation(c: AppContext, input: { token: string; pa
     newAccount = { passwordHash: await hashPassword(input.password) };
   }
   const userId = owner?.user_id ?? newId();
-  if (!(await acceptInvitation(c.env.DB, invitation, tokenHash, userId, newAccount))) throw notFound();
+  const outcome = await acceptInvitation(c.env.DB, invitation, tokenHash, userId, newAccount);
+  if (outcome === "last_owner") {
+    if (invitation.scope === "site") fail("LAST_SITE_OWNER", "The site must keep an owner.");
+    fail("LAST_ORG_OWNER", "The organization must keep an owner.");
+  }
+  if (outcome !== "accepted") throw notFound();
   const membership = {
     org_id: invitation.org_id,
     site_id: invitation.site_id,

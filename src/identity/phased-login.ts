@@ -4,7 +4,7 @@
  */
 import { LOGIN_CHALLENGE_TTL_S } from "./config";
 import type { Services } from "./context";
-import { hmacHex, maskEmail, maskPhone, randomDigits, randomToken } from "./crypto";
+import { hmacHex, randomDigits, randomToken } from "./crypto";
 import type { ChallengeInit, LoginMethod, VerifyInput } from "./durable/login-challenge";
 import { fail, problem } from "./errors";
 import { hasConfirmedTotp } from "./factors";
@@ -106,7 +106,8 @@ export function deliveryMethod(env: Env, method: LoginMethod): "email" | "sms" |
   return method;
 }
 
-export type LoginDelivery = { publicKey: Record<string, unknown> } | { expires_at: string; sent_to: string };
+/** A code delivery answers only its expiry (spec: "202 returns only the expiry"), never where it went. */
+export type LoginDelivery = { publicKey: Record<string, unknown> } | { expires_at: string };
 
 /** Step 2: arms the challenge for one method and delivers what its verification needs. */
 export async function sendLoginFactor(
@@ -150,10 +151,7 @@ export async function sendLoginFactor(
       reason: (err as Error).message,
     });
   }
-  return {
-    expires_at: new Date(expiresAt).toISOString(),
-    sent_to: method === "email" ? maskEmail(to) : maskPhone(to),
-  };
+  return { expires_at: new Date(expiresAt).toISOString() };
 }
 
 export interface LoginFactorProof {

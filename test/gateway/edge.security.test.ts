@@ -110,6 +110,22 @@ describe("edge basics", () => {
     expect(ready.body.status).toBe("ready");
   });
 
+  it("answers identity's probes through the edge with its standard 404 problem", async () => {
+    for (const path of ["/api/v1/auth/health", "/api/v1/auth/ready"]) {
+      const res = await call("GET", path);
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get("content-type")).toContain("application/problem+json");
+      expect(res.body).toEqual({
+        type: "about:blank",
+        title: "Not Found",
+        status: 404,
+        code: "NOT_FOUND",
+        detail: "No such resource.",
+      });
+    }
+    expect((await call("GET", "/health")).status).toBe(200);
+  });
+
   it("returns a problem+json 404 for a path outside the route table", async () => {
     const res = await call("GET", "/nowhere");
     expect(res.status).toBe(404);

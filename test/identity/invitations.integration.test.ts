@@ -31,6 +31,23 @@ async function orgWithInvite() {
   return { owner, t, orgId: org.id, email, invitationId: created.invitation_id };
 }
 
+/** An organization whose only owner invited an address without an account as a plain member. */
+async function orgWithMemberInvite() {
+  const owner = await signupVerified();
+  const t = owner.session.access_token;
+  const org = await json<{ id: string }>(
+    await call("POST", "/api/v1/auth/orgs", {
+      token: t,
+      body: { name: "Owners", slug: `own-${crypto.randomUUID().slice(0, 8)}` },
+    }),
+  );
+  const email = freshEmail("owner-to-be");
+  const created = await json<{ invitation_id: string }>(
+    await call("POST", `/api/v1/auth/orgs/${org.id}/members`, { token: t, body: { email, role: "member" } }),
+  );
+  return { owner, t, orgId: org.id, email, invitationId: created.invitation_id };
+}
+
 function tokenFrom(link: string | null): string {
   return new URL(link!).searchParams.get("token")!;
 }
@@ -232,5 +249,50 @@ describe("POST /auth/invitations/accept", () => {
       await call("GET", "/api/v1/auth/orgs", { token: invitee.session.access_token }),
     );
     expect(orgs.items.map((o) => o.id)).toEqual([org.id]);
+  });
+
+  it("never demotes the last owner: 409 LAST_ORG_OWNER, still owner, still pending; with two owners it does and the titular passes on", async () => {
+    const { owner, t, orgId, email, invitationId } = await orgWithMemberInvite();
+    const invitee = await signupVerified(email);
+    const grant = (who: string) =>
+      call("POST", `/api/v1/auth/orgs/${orgId}/members`, { token: t, body: { email: who, role: "owner" } });
+    expect((await grant(email)).status).toBe(201);
+    // The creator leaves: the invitee is now the only owner and the titular.
+    expect(
+      (await call("DELETE", `/api/v1/auth/orgs/${orgId}/members/${owner.session.user.id}`, { token: t }))
+        .status,
+    ).toBe(204);
+    const token = tokenFrom((await outbox(email)).find((m) => m.purpose === "invitation")!.link);
+    const accept = () => call("POST", "/api/v1/auth/invitations/accept", { body: { token }, ip: freshIp() });
+    const mine = invitee.session.access_token;
+    const roleOf = async (userId: string) =>
+      (
+        await json<{ items: { user_id: string; role: string }[] }>(
+          await call("GET", `/api/v1/auth/orgs/${orgId}/members`, { token: mine }),
+        )
+      ).items.find((m) => m.user_id === userId)?.role;
+
+    expect(await problem(await accept())).toMatchObject({ status: 409, code: "LAST_ORG_OWNER" });
+    expect(await roleOf(invitee.session.user.id)).toBe("org_owner");
+    const pending = await json<{ items: { id: string }[] }>(
+      await call("GET", `/api/v1/auth/orgs/${orgId}/invitations`, { token: mine }),
+    );
+    expect(pending.items.map((i) => i.id)).toEqual([invitationId]);
+
+    const second = await signupVerified();
+    expect(
+      (
+        await call("POST", `/api/v1/auth/orgs/${orgId}/members`, {
+          token: mine,
+          body: { email: second.email, role: "owner" },
+        })
+      ).status,
+    ).toBe(201);
+    expect((await accept()).status).toBe(200);
+    expect(await roleOf(invitee.session.user.id)).toBe("org_member");
+    const org = await e.DB.prepare("SELECT owner_user_id FROM orgs WHERE id = ?")
+      .bind(orgId)
+      .first<{ owner_user_id: string }>();
+    expect(org!.owner_user_id).toBe(second.session.user.id);
   });
 });

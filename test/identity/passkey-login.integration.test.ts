@@ -148,6 +148,7 @@ describe("phased login with SMS", () => {
       ip: freshIp(),
     });
     expect(sent.status).toBe(202);
+    expect(Object.keys(await json(sent))).toEqual(["expires_at"]);
     const { outbox } = await import("../support/identity-helpers");
     const [message] = await outbox(phone);
     expect(message).toMatchObject({ channel: "sms", purpose: "login_mfa" });

@@ -77,6 +77,14 @@ describe("POST /auth/login/mfa/send", () => {
     expect((await json(ok)).trusted_device).toBe(false);
   });
 
+  it("202 returns only the expiry: the body keys are exactly expires_at", async () => {
+    const u = await staffUser();
+    const { challenge } = await start(u.email, u.password);
+    const res = await send(challenge, "email");
+    expect(res.status).toBe(202);
+    expect(Object.keys(await json(res))).toEqual(["expires_at"]);
+  });
+
   it("refuses totp (no delivery step) and methods the account lacks with 400 METHOD_NOT_AVAILABLE", async () => {
     const u = await staffUser();
     const { challenge } = await start(u.email, u.password);

@@ -205,6 +205,67 @@ describe("site invitations", () => {
     expect(members.items).toEqual([expect.objectContaining({ email, role: "site_author" })]);
   });
 
+  it("accepting never demotes the only owner: 409 LAST_SITE_OWNER, still owner, still pending; with two owners it does", async () => {
+    const { t, siteId, orgId } = await setup();
+    const a = await signupVerified();
+    await addSiteMember(siteId, orgId, a.session.user.id, "site_owner");
+    const created = await call("POST", `/api/v1/auth/sites/${siteId}/invitations`, {
+      token: t,
+      body: { email: a.email, role: "editor" },
+    });
+    expect(created.status).toBe(202);
+    const { invitation_id } = await json<{ invitation_id: string }>(created);
+    const invitation = (await outbox(a.email)).find((m) => m.purpose === "invitation")!;
+    const token = new URL(invitation.link!).searchParams.get("token")!;
+    const accept = () => call("POST", "/api/v1/auth/invitations/accept", { body: { token }, ip: freshIp() });
+    const roleOf = async (userId: string) =>
+      (
+        await json<{ items: { user_id: string; role: string }[] }>(
+          await call("GET", `/api/v1/auth/sites/${siteId}/members`, { token: t }),
+        )
+      ).items.find((m) => m.user_id === userId)?.role;
+
+    expect(await problem(await accept())).toMatchObject({ status: 409, code: "LAST_SITE_OWNER" });
+    expect(await roleOf(a.session.user.id)).toBe("site_owner");
+    const pending = await json<{ items: { id: string }[] }>(
+      await call("GET", `/api/v1/auth/sites/${siteId}/invitations`, { token: t }),
+    );
+    expect(pending.items.map((i) => i.id)).toEqual([invitation_id]);
+
+    const b = await signupVerified();
+    await addSiteMember(siteId, orgId, b.session.user.id, "site_owner");
+    expect((await accept()).status).toBe(200);
+    expect(await roleOf(a.session.user.id)).toBe("site_editor");
+    expect(await roleOf(b.session.user.id)).toBe("site_owner");
+  });
+
+  it("two owners accepting editor invitations at the same time leave at least one owner", async () => {
+    const { t, siteId, orgId } = await setup();
+    const owners = [await signupVerified(), await signupVerified()];
+    const tokens: string[] = [];
+    for (const owner of owners) {
+      await addSiteMember(siteId, orgId, owner.session.user.id, "site_owner");
+      await call("POST", `/api/v1/auth/sites/${siteId}/invitations`, {
+        token: t,
+        body: { email: owner.email, role: "editor" },
+      });
+      const invitation = (await outbox(owner.email)).find((m) => m.purpose === "invitation")!;
+      tokens.push(new URL(invitation.link!).searchParams.get("token")!);
+    }
+    const results = await Promise.all(
+      tokens.map((token) =>
+        call("POST", "/api/v1/auth/invitations/accept", { body: { token }, ip: freshIp() }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+    const left = await e.DB.prepare(
+      "SELECT COUNT(*) AS n FROM site_memberships WHERE site_id = ? AND role = 'site_owner'",
+    )
+      .bind(siteId)
+      .first<{ n: number }>();
+    expect(left!.n).toBe(1);
+  });
+
   it("another site's invitation id is not found; 501 INVITES_DISABLED only after authorization", async () => {
     const a = await setup();
     const b = await setup();

@@ -1,7 +1,16 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SitesRpc } from "../../src/lib/rpc";
-import { call, json, problem, signupVerified } from "../support/identity-helpers";
+import {
+  call,
+  freshEmail,
+  freshIp,
+  GOOD_PASSWORD,
+  json,
+  outbox,
+  problem,
+  signupVerified,
+} from "../support/identity-helpers";
 
 const e = env as unknown as IdentityEnv;
 const sites = e.SITES as unknown as SitesRpc;
@@ -55,6 +64,43 @@ interface Transfer {
 
 function offer(token: string, orgId: string, body: unknown) {
   return call("POST", `/api/v1/auth/orgs/${orgId}/transfers`, { token, body });
+}
+
+/** The origin invites an address to the site (as its owner unless told); the id and the e-mailed token. */
+async function inviteToSite(token: string, siteId: string, role = "owner") {
+  const email = freshEmail("site-invitee");
+  const res = await call("POST", `/api/v1/auth/sites/${siteId}/invitations`, {
+    token,
+    body: { email, role },
+  });
+  expect(res.status).toBe(202);
+  const { invitation_id } = await json<{ invitation_id: string }>(res);
+  const link = (await outbox(email)).find((m) => m.purpose === "invitation")!.link!;
+  return { id: invitation_id, email, token: new URL(link).searchParams.get("token")! };
+}
+
+async function pendingIds(token: string, path: string) {
+  const res = await call("GET", path, { token });
+  expect(res.status).toBe(200);
+  return (await json<{ items: { id: string }[] }>(res)).items.map((i) => i.id);
+}
+
+function acceptInvitation(token: string) {
+  return call("POST", "/api/v1/auth/invitations/accept", {
+    body: { token, password: GOOD_PASSWORD },
+    ip: freshIp(),
+  });
+}
+
+async function acceptedTransfer(s: Awaited<ReturnType<typeof setup>>) {
+  const t = await json<Transfer>(
+    await offer(s.ta, s.from.id, { site_id: s.siteId, to_org_slug: s.to.slug, mode: "transfer" }),
+  );
+  const accepted = await call("POST", `/api/v1/auth/orgs/${s.to.id}/transfers/${t.id}/accept`, {
+    token: s.tb,
+  });
+  expect(accepted.status).toBe(200);
+  return t;
 }
 
 describe("transfers", () => {
@@ -255,5 +301,116 @@ describe("transfers", () => {
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(4);
+  });
+
+  it("accepting a transfer revokes the site's pending invitations: the origin no longer lists, resends or revokes them, and their links fail like a revoked one", async () => {
+    const s = await setup();
+    const siteInvite = await inviteToSite(s.ta, s.siteId);
+    const expired = await inviteToSite(s.ta, s.siteId, "editor");
+    await e.DB.prepare("UPDATE invitations SET expires_at = '2020-01-01T00:00:00.000Z' WHERE id = ?")
+      .bind(expired.id)
+      .run();
+    const orgInvite = await json<{ invitation_id: string }>(
+      await call("POST", `/api/v1/auth/orgs/${s.from.id}/members`, {
+        token: s.ta,
+        body: { email: freshEmail("org-invitee"), role: "member" },
+      }),
+    );
+    await acceptedTransfer(s);
+
+    // The organization's own invitations are not the site's: they stay.
+    expect(await pendingIds(s.ta, `/api/v1/auth/orgs/${s.from.id}/invitations`)).toEqual([
+      orgInvite.invitation_id,
+    ]);
+    for (const id of [siteInvite.id, expired.id]) {
+      expect(
+        await problem(
+          await call("POST", `/api/v1/auth/orgs/${s.from.id}/invitations/${id}/resend`, {
+            token: s.ta,
+            ip: freshIp(),
+          }),
+        ),
+      ).toMatchObject({ status: 404, code: "NOT_FOUND" });
+      expect(
+        await problem(
+          await call("DELETE", `/api/v1/auth/orgs/${s.from.id}/invitations/${id}`, { token: s.ta }),
+        ),
+      ).toMatchObject({ status: 404, code: "NOT_FOUND" });
+    }
+    expect(await problem(await acceptInvitation(siteInvite.token))).toMatchObject({
+      status: 404,
+      code: "NOT_FOUND",
+    });
+    // The origin has no say over the site any more; the destination sees no inherited invitation.
+    expect((await call("GET", `/api/v1/auth/sites/${s.siteId}/invitations`, { token: s.ta })).status).toBe(
+      404,
+    );
+    expect(await pendingIds(s.tb, `/api/v1/auth/sites/${s.siteId}/invitations`)).toEqual([]);
+    expect(await pendingIds(s.tb, `/api/v1/auth/sites/${s.siteId}/members`)).toEqual([]);
+  });
+
+  it("an origin's site invitation that escaped the revocation does not bind once the site moved", async () => {
+    const s = await setup();
+    await acceptedTransfer(s);
+    // As if issued by the origin while the acceptance was being applied.
+    const token = `tok-${crypto.randomUUID()}`;
+    const hash = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)))]
+      .map((b) => b.toString(16).padStart(2, "0"))
+      .join("");
+    await e.DB.prepare(
+      `INSERT INTO invitations (id, org_id, site_id, scope, email, role, token_hash, invited_by, created_at, expires_at)
+       VALUES (?, ?, ?, 'site', ?, 'site_owner', ?, ?, ?, ?)`,
+    )
+      .bind(
+        "01JAAAAAAAAAAAAAAAAAAAAAAA",
+        s.from.id,
+        s.siteId,
+        freshEmail("late"),
+        hash,
+        s.a.session.user.id,
+        new Date().toISOString(),
+        new Date(Date.now() + 86_400_000).toISOString(),
+      )
+      .run();
+    expect(await problem(await acceptInvitation(token))).toMatchObject({ status: 404, code: "NOT_FOUND" });
+    expect(await pendingIds(s.tb, `/api/v1/auth/sites/${s.siteId}/members`)).toEqual([]);
+  });
+
+  it("a share leaves the site's invitations with the origin, which still owns the site", async () => {
+    const s = await setup();
+    const invite = await inviteToSite(s.ta, s.siteId, "editor");
+    const t = await json<Transfer>(
+      await offer(s.ta, s.from.id, {
+        site_id: s.siteId,
+        to_org_slug: s.to.slug,
+        mode: "share",
+        share_role: "editor",
+      }),
+    );
+    expect(
+      (await call("POST", `/api/v1/auth/orgs/${s.to.id}/transfers/${t.id}/accept`, { token: s.tb })).status,
+    ).toBe(200);
+    expect(await pendingIds(s.ta, `/api/v1/auth/orgs/${s.from.id}/invitations`)).toEqual([invite.id]);
+    expect((await acceptInvitation(invite.token)).status).toBe(200);
+  });
+
+  it("an acceptance the site registry refuses stays pending and leaves the site's invitations pending", async () => {
+    const s = await setup();
+    const invite = await inviteToSite(s.ta, s.siteId, "editor");
+    const t = await json<Transfer>(
+      await offer(s.ta, s.from.id, { site_id: s.siteId, to_org_slug: s.to.slug, mode: "transfer" }),
+    );
+    await env.TEST_SITES_DB.prepare("UPDATE sites SET status = 'archived' WHERE id = ?").bind(s.siteId).run();
+    expect(
+      await problem(
+        await call("POST", `/api/v1/auth/orgs/${s.to.id}/transfers/${t.id}/accept`, { token: s.tb }),
+      ),
+    ).toMatchObject({ status: 500, code: "TRANSFER_FAILED" });
+    await env.TEST_SITES_DB.prepare("UPDATE sites SET status = 'active' WHERE id = ?").bind(s.siteId).run();
+    expect(await pendingIds(s.ta, `/api/v1/auth/sites/${s.siteId}/invitations`)).toEqual([invite.id]);
+    const list = await json<{ incoming: Transfer[] }>(
+      await call("GET", `/api/v1/auth/orgs/${s.to.id}/transfers`, { token: s.tb }),
+    );
+    expect(list.incoming.map((x) => x.id)).toEqual([t.id]);
   });
 });

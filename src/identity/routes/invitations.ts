@@ -149,6 +149,7 @@ export function registerInvitationRoutes(app: OpenAPIHono<AppEnv>) {
         ...problemResponses({
           400: "BAD_REQUEST (password required for a new account), PASSWORD_TOO_WEAK, PASSWORD_BREACHED",
           404: "NOT_FOUND (unknown, used, revoked or expired token)",
+          409: "LAST_SITE_OWNER, LAST_ORG_OWNER (the invited role would demote the last owner; still pending)",
           429: "RATE_LIMITED",
           501: "INVITES_DISABLED",
         }),

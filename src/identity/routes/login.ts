@@ -134,7 +134,7 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
           "Passkey ceremony options",
           z.object({ publicKey: z.record(z.string(), z.unknown()) }),
         ),
-        202: jsonResponse("Code sent", z.object({ expires_at: z.string() })),
+        202: jsonResponse("Code sent (only its expiry)", z.object({ expires_at: z.string() }).strict()),
         ...problemResponses({
           400: "BAD_REQUEST, METHOD_NOT_AVAILABLE",
           401: "CHALLENGE_INVALID",

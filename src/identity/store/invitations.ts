@@ -3,6 +3,7 @@ import type { invitations } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../crypto";
 import { isUniqueViolation } from "./d1-errors";
+import { keepsAnOwnerSql, ownerRoleSql, titularFixup } from "./members";
 
 /** An invitation as read back: never its token's hash. */
 export type InvitationRow = Omit<typeof invitations.$inferSelect, "token_hash">;
@@ -129,6 +130,40 @@ export async function replaceInvitationToken(
   return accepted ? "accepted" : null;
 }
 
+/** The site of transfer `?1` when it was accepted as a move (not a share); NULL otherwise. */
+const MOVED_SITE =
+  "(SELECT site_id FROM transfers WHERE id = ?1 AND status = 'accepted' AND mode = 'transfer')";
+
+/**
+ * For the batch that accepts transfer `transferId` (decided at `decidedAt`): revokes every unaccepted
+ * site-scope invitation of the site it moves, expired ones too (a resend would revive them). They are the
+ * origin's, and the origin loses every say over the site; an old link must not grant it to someone the new
+ * organization could not remove. Matches nothing when the transfer is a share or was not accepted.
+ */
+export function revokeMovedSiteInvitations(db: D1Database, transferId: string, decidedAt: string) {
+  return db
+    .prepare(
+      `UPDATE invitations SET revoked_at = ?2
+       WHERE scope = 'site' AND accepted_at IS NULL AND revoked_at IS NULL AND site_id = ${MOVED_SITE}
+         AND EXISTS (SELECT 1 FROM transfers WHERE id = ?1 AND decided_at = ?2)`,
+    )
+    .bind(transferId, decidedAt);
+}
+
+/**
+ * For the batch that reopens transfer `transferId` (before it clears `decided_at`): the invitations its
+ * acceptance revoked are pending again, nothing half-done.
+ */
+export function restoreMovedSiteInvitations(db: D1Database, transferId: string) {
+  return db
+    .prepare(
+      `UPDATE invitations SET revoked_at = NULL
+       WHERE scope = 'site' AND accepted_at IS NULL AND site_id = ${MOVED_SITE}
+         AND revoked_at = (SELECT decided_at FROM transfers WHERE id = ?1)`,
+    )
+    .bind(transferId);
+}
+
 export function findLiveInvitationByToken(db: D1Database, tokenHash: string) {
   return db
     .prepare(
@@ -141,9 +176,10 @@ export function findLiveInvitationByToken(db: D1Database, tokenHash: string) {
 
 /**
  * Accepts an invitation in one batch: the claim is a compare-and-set on the token and every other write
- * (the new account, when given, and the membership) only happens if the claim won. False when it lost:
- * the invitation was accepted or revoked meanwhile, or another acceptance proved the same address at the
- * same moment.
+ * (the new account, when given, and the membership) only happens if the claim won. The claim also holds
+ * the owner rule of a role change: accepting a non-owner role never demotes the last owner of the
+ * organization or site ("last_owner", the invitation stays pending). "lost" when the invitation was
+ * accepted or revoked meanwhile, or another acceptance proved the same address at the same moment.
  */
 export async function acceptInvitation(
   db: D1Database,
@@ -151,13 +187,16 @@ export async function acceptInvitation(
   tokenHash: string,
   userId: string,
   newAccount: { passwordHash: string } | null,
-): Promise<boolean> {
+): Promise<"accepted" | "last_owner" | "lost"> {
   const now = nowIso();
+  const scope = invitation.scope;
   const claim = db
     .prepare(
-      "UPDATE invitations SET accepted_at = ? WHERE id = ? AND token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL",
+      `UPDATE invitations SET accepted_at = ?1
+       WHERE id = ?2 AND token_hash = ?3 AND accepted_at IS NULL AND revoked_at IS NULL
+         AND ${keepsAnOwnerSql(scope, "?4", "?5", ownerRoleSql(scope, "invitations"))}`,
     )
-    .bind(now, invitation.id, tokenHash);
+    .bind(now, invitation.id, tokenHash, scope === "site" ? invitation.site_id : invitation.org_id, userId);
   const won = "EXISTS (SELECT 1 FROM invitations WHERE id = ? AND accepted_at = ?)";
   const statements: D1PreparedStatement[] = [claim];
   if (newAccount) {
@@ -176,27 +215,40 @@ export async function acceptInvitation(
         .bind(newId(), userId, invitation.email, now, now, invitation.id, now),
     );
   }
-  statements.push(
-    invitation.scope === "site"
-      ? db
-          .prepare(
-            `INSERT INTO site_memberships (site_id, user_id, org_id, role, created_at) SELECT ?, ?, ?, ?, ? WHERE ${won}
-             ON CONFLICT (site_id, user_id) DO UPDATE SET role = excluded.role`,
-          )
-          .bind(invitation.site_id, userId, invitation.org_id, invitation.role, now, invitation.id, now)
-      : db
-          .prepare(
-            `INSERT INTO org_memberships (org_id, user_id, role, created_at) SELECT ?, ?, ?, ? WHERE ${won}
-             ON CONFLICT (org_id, user_id) DO NOTHING`,
-          )
-          .bind(invitation.org_id, userId, invitation.role, now, invitation.id, now),
-  );
+  if (scope === "site") {
+    statements.push(
+      db
+        .prepare(
+          `INSERT INTO site_memberships (site_id, user_id, org_id, role, created_at) SELECT ?, ?, ?, ?, ? WHERE ${won}
+           ON CONFLICT (site_id, user_id) DO UPDATE SET role = excluded.role`,
+        )
+        .bind(invitation.site_id, userId, invitation.org_id, invitation.role, now, invitation.id, now),
+    );
+  } else {
+    statements.push(
+      db
+        .prepare(
+          `INSERT INTO org_memberships (org_id, user_id, role, created_at) SELECT ?, ?, ?, ? WHERE ${won}
+           ON CONFLICT (org_id, user_id) DO UPDATE SET role = excluded.role`,
+        )
+        .bind(invitation.org_id, userId, invitation.role, now, invitation.id, now),
+      titularFixup(db, invitation.org_id),
+    );
+  }
   let results: D1Result[];
   try {
     results = await db.batch(statements);
   } catch (err) {
-    if (isUniqueViolation(err)) return false;
+    if (isUniqueViolation(err)) return "lost";
     throw err;
   }
-  return (results[0]?.meta.changes ?? 0) === 1;
+  if ((results[0]?.meta.changes ?? 0) === 1) return "accepted";
+  // The claim lost to the owner rule only if the invitation is still there to claim.
+  const open = await db
+    .prepare(
+      "SELECT 1 AS ok FROM invitations WHERE id = ? AND token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL",
+    )
+    .bind(invitation.id, tokenHash)
+    .first();
+  return open ? "last_owner" : "lost";
 }

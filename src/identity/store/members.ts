@@ -7,8 +7,11 @@ import { nowIso } from "../crypto";
 
 type Scope = "org" | "site";
 
-/** SQL fragment: the membership row `alias` holds an owner (is_system) role of the scope. */
-function ownerRoleSql(scope: Scope, alias: string): string {
+/**
+ * SQL fragment: the row `alias` (a membership, or an invitation: any row with `role` and `org_id`) names an
+ * owner (is_system) role of the scope.
+ */
+export function ownerRoleSql(scope: Scope, alias: string): string {
   return `EXISTS (SELECT 1 FROM roles r WHERE r.scope = '${scope}' AND r.is_system = 1 AND r.slug = ${alias}.role
                   AND (r.org_id IS NULL OR r.org_id = ${alias}.org_id))`;
 }
@@ -26,6 +29,24 @@ function anotherOwnerRemainsSql(scope: Scope, scopeParam: string, userParam: str
   return `(NOT ${ownerRoleSql(scope, table)}
            OR (SELECT COUNT(*) FROM ${table} m WHERE m.${SCOPE_COLUMN[scope]} = ${scopeParam}
                  AND m.user_id != ${userParam} AND ${ownerRoleSql(scope, "m")}) > 0)`;
+}
+
+/**
+ * SQL condition for a write that gives user `userParam` a role in the organization or site `scopeParam`
+ * other than by an UPDATE of the membership row (an invitation's acceptance upserts it): the user holds
+ * no membership there yet, the new role is an owner role (`toOwnerSql`), or another owner remains. The
+ * same guard as `changeOrgRole`/`changeSiteRole`, for the write's own statement to evaluate.
+ */
+export function keepsAnOwnerSql(
+  scope: Scope,
+  scopeParam: string,
+  userParam: string,
+  toOwnerSql: string,
+): string {
+  const table = TABLE[scope];
+  return `NOT EXISTS (SELECT 1 FROM ${table} WHERE ${table}.${SCOPE_COLUMN[scope]} = ${scopeParam}
+            AND ${table}.user_id = ${userParam}
+            AND NOT (${toOwnerSql} OR ${anotherOwnerRemainsSql(scope, scopeParam, userParam)}))`;
 }
 
 export interface OrgMember {
@@ -86,7 +107,7 @@ export function listSiteMembers(db: D1Database, siteId: string, limit: number) {
 }
 
 /** After an owner change: the titular owner passes to the oldest remaining owner when it no longer is one. */
-function titularFixup(db: D1Database, orgId: string) {
+export function titularFixup(db: D1Database, orgId: string) {
   return db
     .prepare(
       `UPDATE orgs SET owner_user_id = (

@@ -2,6 +2,7 @@
 import type { orgs, transfers } from "../../../schema/identity";
 import { nowIso } from "../crypto";
 import { isUniqueViolation } from "./d1-errors";
+import { restoreMovedSiteInvitations, revokeMovedSiteInvitations } from "./invitations";
 
 type OrgName = (typeof orgs.$inferSelect)["name"];
 
@@ -102,7 +103,11 @@ export async function insertPendingTransfer(db: D1Database, t: NewTransfer): Pro
   return true;
 }
 
-/** Compare-and-set: only a pending, unexpired transfer changes state, exactly once. */
+/**
+ * Compare-and-set: only a pending, unexpired transfer changes state, exactly once. An acceptance that moves
+ * the site revokes the site's pending invitations in the same batch (`revokeMovedSiteInvitations`); a
+ * share leaves them with the origin, which still owns the site.
+ */
 export async function decideTransfer(
   db: D1Database,
   id: string,
@@ -110,19 +115,22 @@ export async function decideTransfer(
   decidedBy: string,
   now: string,
 ): Promise<boolean> {
-  const res = await db
+  const decide = db
     .prepare(
-      "UPDATE transfers SET status = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'pending' AND expires_at > ?",
+      "UPDATE transfers SET status = ?1, decided_by = ?2, decided_at = ?3 WHERE id = ?4 AND status = 'pending' AND expires_at > ?3",
     )
-    .bind(status, decidedBy, now, id, now)
-    .run();
-  return res.meta.changes === 1;
+    .bind(status, decidedBy, now, id);
+  const statements = status === "accepted" ? [decide, revokeMovedSiteInvitations(db, id, now)] : [decide];
+  const [decided] = await db.batch(statements);
+  return (decided?.meta.changes ?? 0) === 1;
 }
 
-/** Undoes an acceptance the site registry did not carry out. */
+/** Undoes an acceptance the site registry did not carry out, the site's invitations included. */
 export async function reopenTransfer(db: D1Database, id: string) {
-  await db
-    .prepare("UPDATE transfers SET status = 'pending', decided_by = NULL, decided_at = NULL WHERE id = ?")
-    .bind(id)
-    .run();
+  await db.batch([
+    restoreMovedSiteInvitations(db, id),
+    db
+      .prepare("UPDATE transfers SET status = 'pending', decided_by = NULL, decided_at = NULL WHERE id = ?")
+      .bind(id),
+  ]);
 }
