@@ -1,8 +1,8 @@
 /** Adding and proving the addresses of an account (the owner is always the caller). */
 import { newId } from "../lib/ids";
 import type { Logger } from "../lib/log";
-import { MAX_EMAILS_PER_ACCOUNT } from "./config";
-import { nowIso } from "./crypto";
+import { ADDED_ADDRESS_COOLING_OFF_S, MAX_EMAILS_PER_ACCOUNT } from "./config";
+import { isoIn, nowIso } from "./crypto";
 import { fail, problem } from "./errors";
 import { enforceRateLimit } from "./guards";
 import type { Mailer } from "./messaging";
@@ -66,7 +66,9 @@ export async function addPendingEmail(
 
 /**
  * Proves a pending address of the caller with its code. An address already verified answers 409 before
- * any code is burned; the first account to prove an address keeps it (the others get EMAIL_TAKEN).
+ * any code is burned; the first account to prove an address keeps it (the others get EMAIL_TAKEN). The
+ * proven address signs in and recovers the account only after the cooling-off: the caller may hold
+ * nothing more than a stolen access token.
  */
 export async function verifyPendingEmail(
   env: Env,
@@ -86,8 +88,9 @@ export async function verifyPendingEmail(
   });
   if (!won) fail("CODE_INVALID", "The code is invalid.");
   const now = nowIso();
-  if (!(await markEmailVerified(env.DB, row.id, now))) {
+  const usableAt = isoIn(ADDED_ADDRESS_COOLING_OFF_S);
+  if (!(await markEmailVerified(env.DB, row.id, now, usableAt))) {
     fail("EMAIL_TAKEN", "Another account proved this address first.");
   }
-  return { ...row, verified_at: now };
+  return { ...row, verified_at: now, usable_at: usableAt };
 }

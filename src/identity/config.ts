@@ -71,3 +71,11 @@ export const RATE_LIMITS = {
   invite_accept_ip: [20, 600],
 } as const satisfies Record<string, readonly [number, number]>;
 export type RateLimitName = keyof typeof RATE_LIMITS;
+
+/**
+ * An address proven through POST /auth/emails/verify signs in and recovers the account only this long
+ * after its proof (unless the owner promotes it to primary with a code sent to the current primary):
+ * a stolen access token can add and prove an attacker's address, but not use it before the owner, told
+ * at once, removes it.
+ */
+export const ADDED_ADDRESS_COOLING_OFF_S = 72 * 3600;

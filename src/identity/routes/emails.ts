@@ -6,6 +6,7 @@ import { addPendingEmail, EMAIL_NOT_FOUND, verifyPendingEmail } from "../account
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
+import { nowIso } from "../crypto";
 import { fail } from "../errors";
 import { requireStepUp } from "../step-up";
 import {
@@ -25,16 +26,22 @@ const EmailItem = z
     verified: z.boolean(),
     primary: z.boolean(),
     created_at: z.string(),
+    usable_from: z.string().optional().openapi({
+      description:
+        "Only while an added address cools off: from then on it signs in and recovers the account.",
+    }),
   })
   .openapi("EmailAddress");
 
 function item(r: EmailRow) {
+  const usableFrom = r.usable_at && r.usable_at > nowIso() ? r.usable_at : null;
   return {
     id: r.id,
     email: r.address,
     verified: !!r.verified_at,
     primary: r.is_primary === 1,
     created_at: r.created_at,
+    ...(usableFrom ? { usable_from: usableFrom } : {}),
   };
 }
 
@@ -174,7 +181,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       if (row.is_primary === 1) return c.json(item(row), 200);
       await requireStepUp(c, "emails.primary", code);
       await makeEmailPrimary(c.env.DB, c.get("auth").userId, row.id);
-      return c.json(item({ ...row, is_primary: 1 }), 200);
+      return c.json(item({ ...row, is_primary: 1, usable_at: null }), 200);
     },
   );
 
