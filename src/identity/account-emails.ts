@@ -7,6 +7,7 @@ import { fail, problem } from "./errors";
 import { enforceRateLimit } from "./guards";
 import type { Mailer } from "./messaging";
 import { consumeOtp, issueOtp } from "./otp";
+import { noticeAddressChange } from "./owner-notices";
 import {
   type EmailRow,
   findEmailByAddress,
@@ -27,9 +28,10 @@ export interface AccountCaller {
 }
 
 /**
- * Adds `address` pending to the caller's account and e-mails it a code. The answer is the same whether or
- * not another account holds the address (that only shows when a proof races, as EMAIL_TAKEN); a failed
- * delivery is logged, and the caller may ask again.
+ * Adds `address` pending to the caller's account and e-mails it a code; the primary address is told at
+ * once, with a removal link. The answer is the same whether or not another account holds the address
+ * (that only shows when a proof races, as EMAIL_TAKEN); a failed delivery is logged, and the caller may
+ * ask again.
  */
 export async function addPendingEmail(
   env: Env,
@@ -61,6 +63,7 @@ export async function addPendingEmail(
   } catch (err) {
     log.error("email_add_delivery_failed", { error: (err as Error).message });
   }
+  await noticeAddressChange({ env, mailer, log }, { userId, addressId: id, address });
   return { id, email: address, verified: false as const };
 }
 
@@ -72,8 +75,10 @@ export async function addPendingEmail(
  */
 export async function verifyPendingEmail(
   env: Env,
+  mailer: Mailer,
   caller: AccountCaller,
   input: { address: string; code: string },
+  log: Logger,
 ): Promise<EmailRow> {
   const { userId } = caller;
   await enforceRateLimit(env, "verify_ip", caller.ip);
@@ -92,5 +97,9 @@ export async function verifyPendingEmail(
   if (!(await markEmailVerified(env.DB, row.id, now, usableAt))) {
     fail("EMAIL_TAKEN", "Another account proved this address first.");
   }
+  await noticeAddressChange(
+    { env, mailer, log },
+    { userId, addressId: row.id, address: row.address, usableAt },
+  );
   return { ...row, verified_at: now, usable_at: usableAt };
 }

@@ -79,3 +79,5 @@ export type RateLimitName = keyof typeof RATE_LIMITS;
  * at once, removes it.
  */
 export const ADDED_ADDRESS_COOLING_OFF_S = 72 * 3600;
+/** The removal link in the notice of an added address works this long (7 days). */
+export const DISOWN_TOKEN_TTL_S = 7 * 24 * 3600;

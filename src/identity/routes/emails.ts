@@ -3,6 +3,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
 import { addPendingEmail, EMAIL_NOT_FOUND, verifyPendingEmail } from "../account-emails";
+import { disownAddress } from "../address-disown";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
@@ -140,7 +141,9 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
       const caller = { userId: c.get("auth").userId, ip: clientIp(c) };
-      return c.json(item(await verifyPendingEmail(c.env, caller, { address, code: body.code.trim() })), 200);
+      const input = { address, code: body.code.trim() };
+      const row = await verifyPendingEmail(c.env, c.get("services").mailer, caller, input, c.get("log"));
+      return c.json(item(row), 200);
     },
   );
 
@@ -212,6 +215,32 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       } else if (!(await removeVerifiedEmail(c.env.DB, userId, row.id))) {
         fail("EMAIL_LAST_VERIFIED", "The last verified address cannot be removed.");
       }
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/emails/disown",
+      tags: ["Account e-mail addresses"],
+      summary:
+        "Remove an address someone else added (the link in the notice to the primary); signs out every session",
+      description:
+        "No authentication: the token, signed by this service for one address of one account and valid 7 days, is the proof. The address (pending or verified, never the primary) is removed and every session of the account ends in one step. An address already gone answers 204 again.",
+      request: jsonBody(z.object({ token: z.string().max(256) }).openapi("DisownEmailRequest")),
+      responses: {
+        204: { description: "Removed, or already gone; every session of the account ended" },
+        ...problemResponses({
+          400: "BAD_REQUEST",
+          401: "CODE_INVALID (tampered, expired or not ours)",
+          409: "EMAIL_IS_PRIMARY (made primary since; not removed)",
+          429: "RATE_LIMITED",
+        }),
+      },
+    }),
+    async (c) => {
+      await disownAddress(c.env, { token: c.req.valid("json").token, ip: clientIp(c) }, c.get("log"));
       return c.body(null, 204);
     },
   );

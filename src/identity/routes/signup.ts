@@ -8,6 +8,7 @@ import { fail } from "../errors";
 import { clearPasswordGuard, enforceRateLimit } from "../guards";
 import { consumeOtp } from "../otp";
 import { mailCodeToActiveOwner } from "../owner-codes";
+import { noticePasswordReset } from "../owner-notices";
 import { hashPassword, verifyPassword } from "../password";
 import { enforcePasswordPolicy } from "../password-policy";
 import { prepareSession, sessionResponse } from "../sessions";
@@ -175,6 +176,8 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
         revokeAllSessionsStatement(c.env.DB, won.userId, "password_reset"),
       ]);
       await clearPasswordGuard(c.env, address);
+      const sender = { env: c.env, mailer: c.get("services").mailer, log: c.get("log") };
+      await noticePasswordReset(sender, { userId: won.userId, address });
       return c.body(null, 204);
     },
   );

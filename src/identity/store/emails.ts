@@ -103,3 +103,30 @@ export async function removeVerifiedEmail(db: D1Database, userId: string, id: st
     .run();
   return res.meta.changes !== 0;
 }
+
+/**
+ * Removes a non-primary address of the account and revokes every session of the account in one batch.
+ * The revocation is conditioned on the address still being there, so a second click on the same link
+ * ends no session started since. "primary": the address is now the primary one, nothing changed.
+ */
+export async function disownEmail(
+  db: D1Database,
+  userId: string,
+  id: string,
+): Promise<"removed" | "gone" | "primary"> {
+  const now = nowIso();
+  const [, removed] = await db.batch([
+    db
+      .prepare(
+        `UPDATE sessions SET revoked_at = ?, revoked_reason = 'email_disowned'
+         WHERE user_id = ? AND revoked_at IS NULL
+           AND EXISTS (SELECT 1 FROM email_addresses WHERE id = ? AND user_id = ? AND is_primary = 0)`,
+      )
+      .bind(now, userId, id, userId),
+    db
+      .prepare("DELETE FROM email_addresses WHERE id = ? AND user_id = ? AND is_primary = 0")
+      .bind(id, userId),
+  ]);
+  if (removed?.meta.changes === 1) return "removed";
+  return (await findEmailById(db, userId, id)) ? "primary" : "gone";
+}
