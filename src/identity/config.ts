@@ -69,6 +69,8 @@ export const RATE_LIMITS = {
   invite_resend_ip: [20, 3600],
   invite_resend_mailbox: [3, 3600],
   invite_accept_ip: [20, 600],
+  step_up_send: [5, 600],
+  step_up_verify_user: [10, 600],
 } as const satisfies Record<string, readonly [number, number]>;
 export type RateLimitName = keyof typeof RATE_LIMITS;
 

@@ -167,6 +167,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
           404: "EMAIL_NOT_FOUND",
           409: "EMAIL_NOT_VERIFIED",
           428: "STEP_UP_REQUIRED",
+          429: "RATE_LIMITED (step-up code sends and checks)",
           503: "STEP_UP_UNAVAILABLE",
         }),
       },

@@ -201,6 +201,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
           401: "INVALID_CREDENTIALS, CODE_INVALID",
           409: "PASSWORD_NOT_SET",
           428: "STEP_UP_REQUIRED",
+          429: "RATE_LIMITED (step-up code sends and checks)",
           503: "STEP_UP_UNAVAILABLE, PASSWORD_CHECK_UNAVAILABLE",
         }),
       },
