@@ -1,12 +1,13 @@
 /** Adding and proving the addresses of an account (the owner is always the caller). */
 import { newId } from "../lib/ids";
 import type { Logger } from "../lib/log";
-import { MAX_EMAILS_PER_ACCOUNT } from "./config";
-import { nowIso } from "./crypto";
+import { ADDED_ADDRESS_COOLING_OFF_S, MAX_EMAILS_PER_ACCOUNT } from "./config";
+import { isoIn, nowIso } from "./crypto";
 import { fail, problem } from "./errors";
 import { enforceRateLimit } from "./guards";
 import type { Mailer } from "./messaging";
 import { consumeOtp, issueOtp } from "./otp";
+import { noticeAddressChange } from "./owner-notices";
 import {
   type EmailRow,
   findEmailByAddress,
@@ -27,9 +28,10 @@ export interface AccountCaller {
 }
 
 /**
- * Adds `address` pending to the caller's account and e-mails it a code. The answer is the same whether or
- * not another account holds the address (that only shows when a proof races, as EMAIL_TAKEN); a failed
- * delivery is logged, and the caller may ask again.
+ * Adds `address` pending to the caller's account and e-mails it a code; the primary address is told at
+ * once, with a removal link. The answer is the same whether or not another account holds the address
+ * (that only shows when a proof races, as EMAIL_TAKEN); a failed delivery is logged, and the caller may
+ * ask again.
  */
 export async function addPendingEmail(
   env: Env,
@@ -61,17 +63,22 @@ export async function addPendingEmail(
   } catch (err) {
     log.error("email_add_delivery_failed", { error: (err as Error).message });
   }
+  await noticeAddressChange({ env, mailer, log }, { userId, addressId: id, address });
   return { id, email: address, verified: false as const };
 }
 
 /**
  * Proves a pending address of the caller with its code. An address already verified answers 409 before
- * any code is burned; the first account to prove an address keeps it (the others get EMAIL_TAKEN).
+ * any code is burned; the first account to prove an address keeps it (the others get EMAIL_TAKEN). The
+ * proven address signs in and recovers the account only after the cooling-off: the caller may hold
+ * nothing more than a stolen access token.
  */
 export async function verifyPendingEmail(
   env: Env,
+  mailer: Mailer,
   caller: AccountCaller,
   input: { address: string; code: string },
+  log: Logger,
 ): Promise<EmailRow> {
   const { userId } = caller;
   await enforceRateLimit(env, "verify_ip", caller.ip);
@@ -86,8 +93,13 @@ export async function verifyPendingEmail(
   });
   if (!won) fail("CODE_INVALID", "The code is invalid.");
   const now = nowIso();
-  if (!(await markEmailVerified(env.DB, row.id, now))) {
+  const usableAt = isoIn(ADDED_ADDRESS_COOLING_OFF_S);
+  if (!(await markEmailVerified(env.DB, row.id, now, usableAt))) {
     fail("EMAIL_TAKEN", "Another account proved this address first.");
   }
-  return { ...row, verified_at: now };
+  await noticeAddressChange(
+    { env, mailer, log },
+    { userId, addressId: row.id, address: row.address, usableAt },
+  );
+  return { ...row, verified_at: now, usable_at: usableAt };
 }

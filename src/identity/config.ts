@@ -74,5 +74,17 @@ export const RATE_LIMITS = {
   invite_resend_ip: [20, 3600],
   invite_resend_mailbox: [3, 3600],
   invite_accept_ip: [20, 600],
+  step_up_send: [5, 600],
+  step_up_verify_user: [10, 600],
 } as const satisfies Record<string, readonly [number, number]>;
 export type RateLimitName = keyof typeof RATE_LIMITS;
+
+/**
+ * An address proven through POST /auth/emails/verify signs in and recovers the account only this long
+ * after its proof (unless the owner promotes it to primary with a code sent to the current primary):
+ * a stolen access token can add and prove an attacker's address, but not use it before the owner, told
+ * at once, removes it.
+ */
+export const ADDED_ADDRESS_COOLING_OFF_S = 72 * 3600;
+/** The removal link in the notice of an added address works this long (7 days). */
+export const DISOWN_TOKEN_TTL_S = 7 * 24 * 3600;

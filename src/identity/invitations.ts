@@ -146,7 +146,7 @@ export async function redeemInvitation(c: AppContext, input: { token: string; pa
   const notFound = () => problem("NOT_FOUND", "The invitation is unknown, used or expired.");
   const invitation = await findLiveInvitationByToken(c.env.DB, tokenHash);
   if (!invitation || !(await issuerOwnsSite(c.env, invitation))) throw notFound();
-  const owner = await findVerifiedOwner(c.env.DB, invitation.email);
+  const owner = await findVerifiedOwner(c.env.DB, invitation.email, { includeCoolingOff: true });
   let newAccount: { passwordHash: string } | null = null;
   if (!owner) {
     if (!input.password) fail("BAD_REQUEST", "password is required for a new account.");

@@ -10,7 +10,10 @@ export type MessagePurpose =
   | "password_reset"
   | "invitation"
   | "phone_verify"
-  | "signup_notice";
+  | "signup_notice"
+  | "email_added_notice"
+  | "email_verified_notice"
+  | "password_reset_notice";
 
 export interface OutboundMessage {
   to: string;

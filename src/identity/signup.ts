@@ -20,7 +20,8 @@ export async function signUp(
   password: string,
   log: Logger,
 ): Promise<typeof SIGNUP_ACCEPTED> {
-  const owner = await findVerifiedOwner(env.DB, address);
+  // An address still cooling off is somebody's: its mailbox gets the notice, not a second account.
+  const owner = await findVerifiedOwner(env.DB, address, { includeCoolingOff: true });
   try {
     if (owner) {
       await spendHashWork(password);

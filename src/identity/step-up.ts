@@ -1,7 +1,9 @@
 import type { ApiError } from "../lib/problem";
 import type { AppContext } from "./context";
+import { clientIp } from "./context";
 import { maskEmail } from "./crypto";
 import { fail, problem } from "./errors";
+import { enforceRateLimit } from "./guards";
 import { consumeOtp, issueOtp } from "./otp";
 import { primaryEmail } from "./store/accounts";
 
@@ -11,6 +13,9 @@ import { primaryEmail } from "./store/accounts";
  * the masked destination; nothing is changed. With a code: it is consumed (single use) or the answer is
  * 401 CODE_INVALID. When the code can be neither sent nor checked: 503 STEP_UP_UNAVAILABLE, nothing done.
  * Callers run every check that can refuse the request before this, and the change after it.
+ * Sending counts on a per-account quota and checking on the client IP's verify quota and a per-account
+ * one (429 RATE_LIMITED): a stolen access token can neither flood the owner's mailbox with codes nor
+ * guess without end by asking for fresh ones.
  */
 export async function requireStepUp(c: AppContext, operation: string, code: string | undefined | null) {
   const { userId } = c.get("auth");
@@ -23,6 +28,7 @@ export async function requireStepUp(c: AppContext, operation: string, code: stri
   if (!address) fail("STEP_UP_UNAVAILABLE", "No address to send a code to.");
 
   if (code === undefined || code === null || code === "") {
+    await enforceRateLimit(c.env, "step_up_send", userId);
     try {
       const otp = await issueOtp(c.env, {
         purpose: "sensitive_action",
@@ -46,6 +52,8 @@ export async function requireStepUp(c: AppContext, operation: string, code: stri
     });
   }
 
+  await enforceRateLimit(c.env, "verify_ip", clientIp(c));
+  await enforceRateLimit(c.env, "step_up_verify_user", userId);
   let ok: boolean;
   try {
     ok =

@@ -3,9 +3,11 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
 import { addPendingEmail, EMAIL_NOT_FOUND, verifyPendingEmail } from "../account-emails";
+import { disownAddress } from "../address-disown";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
+import { nowIso } from "../crypto";
 import { fail } from "../errors";
 import { requireStepUp } from "../step-up";
 import {
@@ -25,16 +27,22 @@ const EmailItem = z
     verified: z.boolean(),
     primary: z.boolean(),
     created_at: z.string(),
+    usable_from: z.string().optional().openapi({
+      description:
+        "Only while an added address cools off: from then on it signs in and recovers the account.",
+    }),
   })
   .openapi("EmailAddress");
 
 function item(r: EmailRow) {
+  const usableFrom = r.usable_at && r.usable_at > nowIso() ? r.usable_at : null;
   return {
     id: r.id,
     email: r.address,
     verified: !!r.verified_at,
     primary: r.is_primary === 1,
     created_at: r.created_at,
+    ...(usableFrom ? { usable_from: usableFrom } : {}),
   };
 }
 
@@ -133,7 +141,9 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
       const caller = { userId: c.get("auth").userId, ip: clientIp(c) };
-      return c.json(item(await verifyPendingEmail(c.env, caller, { address, code: body.code.trim() })), 200);
+      const input = { address, code: body.code.trim() };
+      const row = await verifyPendingEmail(c.env, c.get("services").mailer, caller, input, c.get("log"));
+      return c.json(item(row), 200);
     },
   );
 
@@ -157,6 +167,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
           404: "EMAIL_NOT_FOUND",
           409: "EMAIL_NOT_VERIFIED",
           428: "STEP_UP_REQUIRED",
+          429: "RATE_LIMITED (step-up code sends and checks)",
           503: "STEP_UP_UNAVAILABLE",
         }),
       },
@@ -174,7 +185,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       if (row.is_primary === 1) return c.json(item(row), 200);
       await requireStepUp(c, "emails.primary", code);
       await makeEmailPrimary(c.env.DB, c.get("auth").userId, row.id);
-      return c.json(item({ ...row, is_primary: 1 }), 200);
+      return c.json(item({ ...row, is_primary: 1, usable_at: null }), 200);
     },
   );
 
@@ -205,6 +216,32 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       } else if (!(await removeVerifiedEmail(c.env.DB, userId, row.id))) {
         fail("EMAIL_LAST_VERIFIED", "The last verified address cannot be removed.");
       }
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/emails/disown",
+      tags: ["Account e-mail addresses"],
+      summary:
+        "Remove an address someone else added (the link in the notice to the primary); signs out every session",
+      description:
+        "No authentication: the token, signed by this service for one address of one account and valid 7 days, is the proof. The address (pending or verified, never the primary) is removed and every session of the account ends in one step. An address already gone answers 204 again.",
+      request: jsonBody(z.object({ token: z.string().max(256) }).openapi("DisownEmailRequest")),
+      responses: {
+        204: { description: "Removed, or already gone; every session of the account ended" },
+        ...problemResponses({
+          400: "BAD_REQUEST",
+          401: "CODE_INVALID (tampered, expired or not ours)",
+          409: "EMAIL_IS_PRIMARY (made primary since; not removed)",
+          429: "RATE_LIMITED",
+        }),
+      },
+    }),
+    async (c) => {
+      await disownAddress(c.env, { token: c.req.valid("json").token, ip: clientIp(c) }, c.get("log"));
       return c.body(null, 204);
     },
   );

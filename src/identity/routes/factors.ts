@@ -88,7 +88,12 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       request: { headers: z.object({ "x-step-up-code": z.string().max(64).optional() }) },
       responses: {
         204: { description: "Removed (also when there was none)" },
-        ...problemResponses({ 401: "CODE_INVALID", 428: "STEP_UP_REQUIRED", 503: "STEP_UP_UNAVAILABLE" }),
+        ...problemResponses({
+          401: "CODE_INVALID",
+          428: "STEP_UP_REQUIRED",
+          429: "RATE_LIMITED (step-up code sends and checks)",
+          503: "STEP_UP_UNAVAILABLE",
+        }),
       },
     }),
     async (c) => {
@@ -112,6 +117,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
         ...problemResponses({
           401: "CODE_INVALID",
           428: "STEP_UP_REQUIRED",
+          429: "RATE_LIMITED (step-up code sends and checks)",
           503: "STEP_UP_UNAVAILABLE (nothing generated or invalidated)",
         }),
       },

@@ -117,7 +117,7 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const address = parseEmail(body.email, "BAD_EMAIL");
       const role = await resolveRole(c.env.DB, orgId, "org", body.role);
       requireOwnerToGrant(me, role);
-      const target = await findVerifiedOwner(c.env.DB, address);
+      const target = await findVerifiedOwner(c.env.DB, address, { includeCoolingOff: true });
       if (!target) {
         if (c.env.INVITES_ENABLED !== "true") fail("USER_NOT_FOUND", "No account with that address.");
         const invitation = await createInvitation(c, {

@@ -123,6 +123,7 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
           404: "PASSKEY_NOT_FOUND",
           409: "LAST_STRONG_FACTOR",
           428: "STEP_UP_REQUIRED",
+          429: "RATE_LIMITED (step-up code sends and checks)",
           501: "PASSKEY_DISABLED",
           503: "STEP_UP_UNAVAILABLE (nothing removed)",
         }),

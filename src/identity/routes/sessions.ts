@@ -153,6 +153,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
         ...problemResponses({
           401: "UNAUTHORIZED, CODE_INVALID",
           428: "STEP_UP_REQUIRED",
+          429: "RATE_LIMITED (step-up code sends and checks)",
           503: "STEP_UP_UNAVAILABLE (nothing revoked)",
         }),
       },

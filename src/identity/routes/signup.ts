@@ -7,6 +7,7 @@ import { clientIp } from "../context";
 import { fail } from "../errors";
 import { clearPasswordGuard, enforceRateLimit, enforceVerifyQuotas } from "../guards";
 import { consumeOtp } from "../otp";
+import { noticePasswordReset } from "../owner-notices";
 import { hashPassword, verifyPassword } from "../password";
 import { enforcePasswordPolicy } from "../password-policy";
 import { requestPasswordReset } from "../password-reset";
@@ -164,6 +165,8 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
         revokeAllSessionsStatement(c.env.DB, won.userId, "password_reset"),
       ]);
       await clearPasswordGuard(c.env, `account|${won.userId}`);
+      const sender = { env: c.env, mailer: c.get("services").mailer, log: c.get("log") };
+      await noticePasswordReset(sender, { userId: won.userId, address });
       return c.body(null, 204);
     },
   );
@@ -187,6 +190,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
           401: "INVALID_CREDENTIALS, CODE_INVALID",
           409: "PASSWORD_NOT_SET",
           428: "STEP_UP_REQUIRED",
+          429: "RATE_LIMITED (step-up code sends and checks)",
           503: "STEP_UP_UNAVAILABLE, PASSWORD_CHECK_UNAVAILABLE",
         }),
       },

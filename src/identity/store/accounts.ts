@@ -19,31 +19,45 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+/** SQL true when the address row `e` may sign in and recover now: proven and past its cooling-off. */
+const USABLE = "(e.verified_at IS NOT NULL AND (e.usable_at IS NULL OR e.usable_at <= ?))";
+
 /**
  * The account an address logs into: the account holding it verified, else the newest account with it
- * pending (that one can only learn it is unverified, and only after its password matched).
+ * pending (that one can only learn it is unverified, and only after its password matched). An address
+ * still cooling off counts as not verified, so its password login is the stranger's 401.
  */
 export function findLoginCandidate(db: D1Database, address: string) {
   return db
     .prepare(
-      `SELECT u.id AS user_id, u.status, u.password_hash, e.address, (e.verified_at IS NOT NULL) AS verified
+      `SELECT u.id AS user_id, u.status, u.password_hash, e.address, ${USABLE} AS verified
        FROM email_addresses e JOIN users u ON u.id = e.user_id
        WHERE e.address = ?
        ORDER BY (e.verified_at IS NOT NULL) DESC, e.created_at DESC LIMIT 1`,
     )
-    .bind(address)
+    .bind(nowIso(), address)
     .first<LoginCandidate>();
 }
 
-/** Account holding the address verified (magic link, reset, signup notice). */
-export function findVerifiedOwner(db: D1Database, address: string) {
+/**
+ * Account holding the address verified and usable for sign-in and recovery (magic link, reset): an
+ * address still cooling off has no owner here, exactly like an unknown one. `includeCoolingOff` finds
+ * the holder anyway, for uses that are not a way into the account (the signup existing-account notice).
+ */
+export function findVerifiedOwner(
+  db: D1Database,
+  address: string,
+  options: { includeCoolingOff?: boolean } = {},
+) {
+  const condition = options.includeCoolingOff ? "e.verified_at IS NOT NULL" : USABLE;
+  const params = options.includeCoolingOff ? [address] : [address, nowIso()];
   return db
     .prepare(
       `SELECT u.id AS user_id, u.status, u.password_hash, e.address, 1 AS verified
        FROM email_addresses e JOIN users u ON u.id = e.user_id
-       WHERE e.address = ? AND e.verified_at IS NOT NULL`,
+       WHERE e.address = ? AND ${condition}`,
     )
-    .bind(address)
+    .bind(...params)
     .first<LoginCandidate>();
 }
 

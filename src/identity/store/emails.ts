@@ -5,10 +5,10 @@ import { isUniqueViolation } from "./d1-errors";
 
 export type EmailRow = Pick<
   typeof emailAddresses.$inferSelect,
-  "id" | "address" | "verified_at" | "is_primary" | "created_at"
+  "id" | "address" | "verified_at" | "usable_at" | "is_primary" | "created_at"
 >;
 
-const COLUMNS = "id, address, verified_at, is_primary, created_at";
+const COLUMNS = "id, address, verified_at, usable_at, is_primary, created_at";
 
 export function listEmails(db: D1Database, userId: string) {
   return db
@@ -51,14 +51,22 @@ export async function insertPendingEmail(
 }
 
 /**
- * False when another account proved the address first: the unique index on verified addresses decides
- * which account keeps it.
+ * Marks the address proven at `at` and usable for sign-in and recovery from `usableAt` (the cooling-off)
+ * in one statement. False when another account proved the address first: the unique index on verified
+ * addresses decides which account keeps it.
  */
-export async function markEmailVerified(db: D1Database, id: string, at: string): Promise<boolean> {
+export async function markEmailVerified(
+  db: D1Database,
+  id: string,
+  at: string,
+  usableAt: string,
+): Promise<boolean> {
   try {
     await db
-      .prepare("UPDATE email_addresses SET verified_at = ? WHERE id = ? AND verified_at IS NULL")
-      .bind(at, id)
+      .prepare(
+        "UPDATE email_addresses SET verified_at = ?, usable_at = ? WHERE id = ? AND verified_at IS NULL",
+      )
+      .bind(at, usableAt, id)
       .run();
     return true;
   } catch (err) {
@@ -67,10 +75,13 @@ export async function markEmailVerified(db: D1Database, id: string, at: string):
   }
 }
 
+/** The promotion was approved with a code sent to the current primary: it ends the cooling-off too. */
 export async function makeEmailPrimary(db: D1Database, userId: string, id: string) {
   await db.batch([
     db.prepare("UPDATE email_addresses SET is_primary = 0 WHERE user_id = ? AND is_primary = 1").bind(userId),
-    db.prepare("UPDATE email_addresses SET is_primary = 1 WHERE id = ? AND user_id = ?").bind(id, userId),
+    db
+      .prepare("UPDATE email_addresses SET is_primary = 1, usable_at = NULL WHERE id = ? AND user_id = ?")
+      .bind(id, userId),
   ]);
 }
 
@@ -91,4 +102,31 @@ export async function removeVerifiedEmail(db: D1Database, userId: string, id: st
     .bind(id, userId, userId)
     .run();
   return res.meta.changes !== 0;
+}
+
+/**
+ * Removes a non-primary address of the account and revokes every session of the account in one batch.
+ * The revocation is conditioned on the address still being there, so a second click on the same link
+ * ends no session started since. "primary": the address is now the primary one, nothing changed.
+ */
+export async function disownEmail(
+  db: D1Database,
+  userId: string,
+  id: string,
+): Promise<"removed" | "gone" | "primary"> {
+  const now = nowIso();
+  const [, removed] = await db.batch([
+    db
+      .prepare(
+        `UPDATE sessions SET revoked_at = ?, revoked_reason = 'email_disowned'
+         WHERE user_id = ? AND revoked_at IS NULL
+           AND EXISTS (SELECT 1 FROM email_addresses WHERE id = ? AND user_id = ? AND is_primary = 0)`,
+      )
+      .bind(now, userId, id, userId),
+    db
+      .prepare("DELETE FROM email_addresses WHERE id = ? AND user_id = ? AND is_primary = 0")
+      .bind(id, userId),
+  ]);
+  if (removed?.meta.changes === 1) return "removed";
+  return (await findEmailById(db, userId, id)) ? "primary" : "gone";
 }
