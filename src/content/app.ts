@@ -10,6 +10,7 @@ import { registerPostRoutes } from "./routes/posts";
 import { registerPostListRoute } from "./routes/posts-list";
 import { registerProbeRoutes } from "./routes/probes";
 import { registerSiteRoutes } from "./routes/site";
+import { registerSiteSettingsRoutes } from "./routes/site-settings";
 import { contentServices } from "./services";
 
 export const API_INFO = {
@@ -17,7 +18,7 @@ export const API_INFO = {
   // Not the spec's 1.0.0 until every one of its 27 operations is built.
   version: "1.0.0-partial",
   description:
-    "Posts, post SEO, media, post types, site data, import and export of one site, by API key (ck_ secret keys, pk_ public read keys). Partial implementation of the Content Publishing API 1.0.0: the operations listed in docs/not-built.md (site settings and SEO, analytics, leads) are not built and answer 404.",
+    "Posts, post SEO, media, post types, site data, site settings and SEO, import and export of one site, by API key (ck_ secret keys, pk_ public read keys). Partial implementation of the Content Publishing API 1.0.0: the operations listed in docs/not-built.md (analytics, leads) are not built and answer 404.",
 };
 
 export const app = createServiceApp<AppEnv>("content");
@@ -72,6 +73,7 @@ app.options("/v1/*", (c) => {
 registerProbeRoutes(app, () => openApiLoaded());
 registerApiKeyRoutes(app);
 registerSiteRoutes(app);
+registerSiteSettingsRoutes(app);
 registerPostListRoute(app);
 registerPostRoutes(app);
 registerMediaRoutes(app);

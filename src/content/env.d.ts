@@ -15,4 +15,5 @@ interface ContentEnv {
 	DEV_OUTBOX: string;
 	KEY_GATE: DurableObjectNamespace<import("../../src/content/index").ApiKeyGate>;
 	IDENTITY: Fetcher /* identity */;
+	SITES: Fetcher /* sites */;
 }

@@ -6,8 +6,15 @@
  * has a code.
  */
 import { CommonErrors, defineErrors, errorsOf, type Fail } from "../lib/problem";
+import { SETTINGS_VALIDATOR_CODES, SETTINGS_WRITE_REFUSALS } from "../lib/settings-codes";
 
 export const ContentErrors = defineErrors({
+  // Site settings and SEO writes go through the sites service and answer with the code and status it
+  // gave: its settings validator's codes (400), SETTINGS_UNREADABLE (409), IMAGEM_EXTERNA_INVALIDA (422,
+  // with `invalid_images`) and EDIT_CONFLICT (409, below). Spread first: the entries below repeat
+  // BAD_REQUEST and EDIT_CONFLICT with the same status.
+  ...SETTINGS_VALIDATOR_CODES,
+  ...SETTINGS_WRITE_REFUSALS,
   // 400: invalid parameter or body
   BAD_REQUEST: CommonErrors.BAD_REQUEST.status,
   INVALID_LIMIT: 400,
@@ -58,6 +65,8 @@ export const ContentErrors = defineErrors({
   RATE_LIMITED: 429,
   INTERNAL_ERROR: CommonErrors.INTERNAL_ERROR.status,
   STORED_BODY_UNRECOGNIZED: 502,
+  /** The sites service (owner of the settings document) did not answer a settings or SEO read or write. */
+  SITES_UNAVAILABLE: 502,
 });
 
 export type ContentErrorName = keyof typeof ContentErrors;

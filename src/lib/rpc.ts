@@ -4,6 +4,7 @@
  * other service's code).
  */
 import type { OperatorCapability, OrgMembership, SessionKind, SiteMembership } from "./edge";
+import type { SettingsWriteCode } from "./settings-codes";
 
 /** Identity -> gateway: what the edge attaches to a verified access token. */
 export interface EdgeContext {
@@ -47,6 +48,39 @@ export interface ContentRpc {
   definePostType(input: { site_id: string; slug: string; name: string; public: boolean }): Promise<void>;
 }
 
+/** A site's stored settings document as sites holds it. */
+export interface StoredSiteSettings {
+  /** `{}` when the stored value is not a JSON object (then `unreadable` is true). */
+  settings: Record<string, unknown>;
+  unreadable: boolean;
+}
+
+/**
+ * A merge onto a site's settings document. Top-level merge: each key present replaces the stored
+ * value of that key whole (no deep merge, as the sites PATCH replaces whole values); `null` removes the
+ * key. `seo` is the same merge one level down, into `settings.seo`.
+ */
+export interface SiteSettingsMerge {
+  site_id: string;
+  settings?: Record<string, unknown>;
+  seo?: Record<string, unknown>;
+}
+
+/**
+ * The outcome of a settings write, as data (a refusal never crosses the RPC boundary as a thrown error):
+ * the stored document after the write, or the code and status the sites PATCH would answer with.
+ */
+export type SiteSettingsWriteResult =
+  | { ok: true; settings: Record<string, unknown> }
+  | {
+      ok: false;
+      code: SettingsWriteCode;
+      status: number;
+      detail: string;
+      /** With IMAGEM_EXTERNA_INVALIDA: the refused images (up to 20), as the sites PATCH lists them. */
+      invalid_images?: unknown[];
+    };
+
 export interface SitesRpc {
   /** Moves (or shares) a site between organizations; called by identity when a transfer is accepted. */
   applyTransfer(input: {
@@ -58,6 +92,14 @@ export interface SitesRpc {
   }): Promise<{ ok: boolean }>;
   /** Owner organization of a live site, or null. */
   siteOrg(site_id: string): Promise<{ org_id: string; status: string } | null>;
+  /** The stored settings document of a live site; null for a missing, deleted or archived site. */
+  siteSettings(site_id: string): Promise<StoredSiteSettings | null>;
+  /**
+   * Merges onto the stored document, runs the settings validator and the image rehosting of the sites
+   * PATCH, and stores with a compare-and-swap (nothing stored on refusal); then the same cache
+   * invalidation and push to content as the PATCH. A missing or hidden site is NOT_FOUND.
+   */
+  mergeSiteSettings(input: SiteSettingsMerge): Promise<SiteSettingsWriteResult>;
 }
 
 /** Narrows a generated `Fetcher` binding to the RPC contract it serves. */

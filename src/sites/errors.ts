@@ -6,52 +6,10 @@
  * test/sites/error-catalogue.unit.test.ts diffs this file against the spec.
  */
 import { CommonErrors, defineErrors, errorsOf, type Fail } from "../lib/problem";
+import { SETTINGS_VALIDATOR_CODES, SETTINGS_WRITE_REFUSALS } from "../lib/settings-codes";
 
 /** The settings validator's codes (all 400): what `refuse` in src/sites/settings may stop with. */
-export const settingsCodes = defineErrors({
-  BAD_REQUEST: 400,
-  SETTINGS_INVALID_SVG: 400,
-  SETTINGS_INVALID_ASSET_URL: 400,
-  SETTINGS_INVALID_APPLETS: 400,
-  CUSTOMIZATION_INVALID_SHAPE: 400,
-  CUSTOMIZATION_TYPOGRAPHY_INVALID: 400,
-  CUSTOMIZATION_LAYOUT_OUT_OF_RANGE: 400,
-  CUSTOMIZATION_INVALID_HEADER_MODEL: 400,
-  CUSTOMIZATION_INVALID_FOOTER_MODEL: 400,
-  /** Ours, in the spec's `CUSTOMIZATION_*` family: `theme_base` outside light, auto, dark, sepia, high_contrast. */
-  CUSTOMIZATION_INVALID_THEME_BASE: 400,
-  ADS_UNIT_CREATIVE_INVALID: 400,
-  ADS_UNIT_CREATIVE_URL_INVALID: 400,
-  ADS_UNIT_UNKNOWN_KIND: 400,
-  ADS_UNIT_MARKUP_FORBIDDEN: 400,
-  ADS_UNIT_HTML_RETIRED: 400,
-  /** Ours, in the spec's `ADS_UNIT_*` family: `settings.ads.units` or a unit is not of the right shape. */
-  ADS_UNIT_INVALID_SHAPE: 400,
-  LOGO_INVALID_SHAPE: 400,
-  LOGO_INVALID_VERSION: 400,
-  LOGO_INVALID_ALT: 400,
-  LOGO_INVALID_SIZE: 400,
-  LOGO_INVALID_VARIANT: 400,
-  LOGO_INVALID_SOURCE: 400,
-  LOGO_UNSUPPORTED_TYPE: 400,
-  LOGO_DUPLICATE_TYPE: 400,
-  LOGO_TOO_MANY_SOURCES: 400,
-  LOGO_MIXED_FORM: 400,
-  LOGO_EMPTY_LIGHT: 400,
-  MODALS_INVALID_SHAPE: 400,
-  MODALS_TOO_MANY: 400,
-  MODALS_INVALID: 400,
-  MODALS_UNKNOWN_FIELD: 400,
-  MODALS_MARKUP_FORBIDDEN: 400,
-  MODALS_CONTENT_UNKNOWN_KIND: 400,
-  MODALS_CONTENT_REF_UNKNOWN: 400,
-  MODALS_CONTENT_INVALID_ULID: 400,
-  MODALS_TRIGGER_UNKNOWN_KIND: 400,
-  MODALS_TRIGGER_INVALID: 400,
-  MODALS_PAGES_INVALID: 400,
-  MODALS_FREQUENCY_INVALID: 400,
-  MODALS_AUDIENCE_INVALID: 400,
-});
+export const settingsCodes = defineErrors(SETTINGS_VALIDATOR_CODES);
 
 export const specified = defineErrors({
   // 400
@@ -89,6 +47,11 @@ export const beyondSpec = defineErrors({
   /** A request body above the 1 MiB the registry accepts. */
   PAYLOAD_TOO_LARGE: CommonErrors.PAYLOAD_TOO_LARGE.status,
   UNSUPPORTED_MEDIA_TYPE: CommonErrors.UNSUPPORTED_MEDIA_TYPE.status,
+  /**
+   * A merge of settings (content's `PATCH /v1/site/settings` and `/v1/site/seo`, over RPC) that lost its
+   * compare-and-swap to concurrent writes on every attempt.
+   */
+  EDIT_CONFLICT: SETTINGS_WRITE_REFUSALS.EDIT_CONFLICT,
   /** The spec's 500 "internal failure with redacted detail" names no code. */
   INTERNAL_ERROR: CommonErrors.INTERNAL_ERROR.status,
 });

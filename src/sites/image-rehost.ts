@@ -138,6 +138,17 @@ export function withoutStaleMediaIds(settings: SettingsDocument, refs: ImageRef[
   return out;
 }
 
+/** How a write rehosts: every external URL (the PATCH) or only new ones, and ingest answers to reuse. */
+export interface RehostOptions {
+  /**
+   * Only URLs absent from the stored document are ingested (a merge: stored URLs are left as they are,
+   * their swap already queued by the write that brought them).
+   */
+  onlyNew?: boolean;
+  /** Ingest answers by URL, filled and reused across attempts of one write: each URL is ingested once. */
+  memo?: Map<string, ImageIngestResult>;
+}
+
 /**
  * Rehosts the external images of an already validated document. Throws 422 IMAGEM_EXTERNA_INVALIDA
  * when a new URL is refused for good; otherwise returns the document to store and what to swap later.
@@ -146,11 +157,19 @@ export async function rehostSettingsImages(
   env: SitesEnv,
   services: Services,
   input: { siteId: string; settings: SettingsDocument; stored: SettingsDocument; origins: string[] },
+  options: RehostOptions = {},
 ): Promise<{ settings: SettingsDocument; pending: ImageRef[] }> {
-  const refs = collectExternalImageUrls(input.settings, input.origins);
-  if (refs.length === 0) return { settings: input.settings, pending: [] };
   const alreadyStored = new Set(collectExternalImageUrls(input.stored, input.origins).map((r) => r.url));
-  const results = await ingestWithDeadline(services.content, input.siteId, refs, ingestTimeoutMs(env));
+  const refs = collectExternalImageUrls(input.settings, input.origins).filter(
+    (r) => !options.onlyNew || !alreadyStored.has(r.url),
+  );
+  if (refs.length === 0) return { settings: input.settings, pending: [] };
+  const results = options.memo ?? new Map<string, ImageIngestResult>();
+  const toIngest = refs.filter((r) => !results.has(r.url));
+  if (toIngest.length > 0) {
+    const fresh = await ingestWithDeadline(services.content, input.siteId, toIngest, ingestTimeoutMs(env));
+    for (const [url, result] of fresh) results.set(url, result);
+  }
 
   let settings = input.settings;
   const pending: ImageRef[] = [];

@@ -2,14 +2,17 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/app";
 import { parseId } from "../lib/ids";
 import { batchLogger, callLogger, errorFields } from "../lib/log";
-import type { SitesRpc } from "../lib/rpc";
+import { ApiError } from "../lib/problem";
+import type { SiteSettingsMerge, SiteSettingsWriteResult, SitesRpc, StoredSiteSettings } from "../lib/rpc";
+import { isSettingsWriteCode } from "../lib/settings-codes";
 import type { SitesAppEnv } from "./app-env";
 import { consumeImageSwap } from "./image-rehost";
 import { registerProbeRoutes } from "./routes/probes";
 import { registerSiteRoutes } from "./routes/sites";
 import { sitesServices } from "./services";
-import { hostsOf } from "./site-record";
-import { getSite, HIDDEN_STATUSES, shareSite, transferSite } from "./store";
+import { mergeSiteSettings } from "./settings-merge";
+import { hostsOf, readSettings } from "./site-record";
+import { getSite, getVisibleSite, HIDDEN_STATUSES, shareSite, transferSite } from "./store";
 import { consumeSiteSync, pushSiteToContent } from "./sync";
 
 type Env = SitesEnv;
@@ -70,6 +73,31 @@ export default class SitesService extends WorkerEntrypoint<Env> implements Sites
     const row = await getSite(this.env.DB, id);
     if (!row || (HIDDEN_STATUSES as readonly string[]).includes(row.status)) return null;
     return { org_id: row.org_id, status: row.status };
+  }
+
+  /** The stored settings of a live site (content's `GET /v1/site/settings` and `/v1/site/seo`). */
+  async siteSettings(site_id: string): Promise<StoredSiteSettings | null> {
+    const id = parseId(site_id);
+    const row = id ? await getVisibleSite(this.env.DB, id) : null;
+    return row ? readSettings(row.settings) : null;
+  }
+
+  /** Content's settings and SEO writes: a refusal is answered as data with the PATCH's code and status. */
+  async mergeSiteSettings(input: SiteSettingsMerge): Promise<SiteSettingsWriteResult> {
+    const services = sitesServices(this.env, callLogger("sites"));
+    try {
+      return { ok: true, settings: await mergeSiteSettings(this.env, services, input) };
+    } catch (err) {
+      if (!(err instanceof ApiError) || !isSettingsWriteCode(err.code)) throw err;
+      const invalid = err.extensions?.invalid_images;
+      return {
+        ok: false,
+        code: err.code,
+        status: err.status,
+        detail: err.detail ?? err.code,
+        ...(Array.isArray(invalid) ? { invalid_images: invalid } : {}),
+      };
+    }
   }
 
   async applyTransfer(input: Parameters<SitesRpc["applyTransfer"]>[0]): Promise<{ ok: boolean }> {

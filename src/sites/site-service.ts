@@ -19,6 +19,7 @@ import {
   enqueueImageSwaps,
   type ImageRef,
   ownOrigins,
+  type RehostOptions,
   rehostSettingsImages,
   withoutStaleMediaIds,
 } from "./image-rehost";
@@ -112,8 +113,40 @@ function validSettings(settings: unknown): SettingsDocument {
   return result.settings;
 }
 
+/**
+ * The settings step of every write of a site's settings document (the PATCH's replacement, content's
+ * merge over RPC), so both refuse with the same codes: the stored document must be a JSON object (409
+ * SETTINGS_UNREADABLE), `next(stored)` must pass the validator (its code, 400), and new external images
+ * are rehosted (422 IMAGEM_EXTERNA_INVALIDA). Returns the document to store and the swaps to queue.
+ */
+export async function settingsToStore(
+  env: SitesEnv,
+  services: Services,
+  site: SiteRow,
+  next: (stored: SettingsDocument) => unknown,
+  nextHosts: string[],
+  rehost: RehostOptions = {},
+): Promise<{ settings: string; pending: ImageRef[] }> {
+  const stored = readSettings(site.settings);
+  if (stored.unreadable) {
+    fail(
+      "SETTINGS_UNREADABLE",
+      "The stored settings are not a JSON object; they cannot be replaced through this route.",
+    );
+  }
+  const validated = validSettings(next(stored.settings));
+  const origins = ownOrigins([...hostsOf(site, env.PLATFORM_DOMAIN), ...nextHosts], env.MEDIA_PUBLIC_BASE);
+  const rehosted = await rehostSettingsImages(
+    env,
+    services,
+    { siteId: site.id, settings: validated, stored: stored.settings, origins },
+    rehost,
+  );
+  return { settings: JSON.stringify(rehosted.settings), pending: rehosted.pending };
+}
+
 /** Everything that follows a write: host cache, content's projection, deferred image swaps. */
-async function afterWrite(
+export async function afterWrite(
   env: SitesEnv,
   services: Services,
   before: SiteRow | null,
@@ -250,24 +283,10 @@ export async function patchSite(
 
   let pending: ImageRef[] = [];
   if (input.settings !== undefined) {
-    const stored = readSettings(site.settings);
-    if (stored.unreadable) {
-      fail(
-        "SETTINGS_UNREADABLE",
-        "The stored settings are not a JSON object; they cannot be replaced through this route.",
-      );
-    }
-    const validated = validSettings(input.settings);
     const nextHosts = hostsOf({ ...site, ...(update as Partial<SiteRow>) }, env.PLATFORM_DOMAIN);
-    const origins = ownOrigins([...hostsOf(site, env.PLATFORM_DOMAIN), ...nextHosts], env.MEDIA_PUBLIC_BASE);
-    const rehosted = await rehostSettingsImages(env, services, {
-      siteId: site.id,
-      settings: validated,
-      stored: stored.settings,
-      origins,
-    });
-    update.settings = JSON.stringify(rehosted.settings);
-    pending = rehosted.pending;
+    const written = await settingsToStore(env, services, site, () => input.settings, nextHosts);
+    update.settings = written.settings;
+    pending = written.pending;
   }
 
   if (Object.keys(update).length === 0) return toSiteRecord(site, env.PLATFORM_DOMAIN);
