@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { startPlatform } from "../scripts/platform.mjs";
 import { root } from "../scripts/workers.mjs";
+import { benchAnalytics } from "./analytics.mjs";
 import { benchContent } from "./content.mjs";
 import { benchIdentity } from "./identity.mjs";
 
@@ -18,6 +19,7 @@ const report = {
 try {
   if (only.length === 0 || only.includes("identity")) report.identity = await benchIdentity(urls.gateway);
   if (only.length === 0 || only.includes("content")) report.content = await benchContent(mf, urls);
+  if (only.length === 0 || only.includes("analytics")) report.analytics = await benchAnalytics(mf, urls);
 } finally {
   await mf.dispose();
   rmSync(persist, { recursive: true, force: true });

@@ -172,3 +172,63 @@ export const postEffects = sqliteTable(
   },
   (t) => [index("post_effects_created").on(t.created_at)],
 );
+
+/** One random salt per UTC day for visitor ids; deleted (with the day's visitor ids) once the day is over. */
+export const analyticsSalts = sqliteTable("analytics_salts", {
+  day: text("day").primaryKey(),
+  salt: text("salt").notNull(),
+  created_at: text("created_at").notNull(),
+});
+
+/** The day's visitor ids per path (hashes, never an IP or user agent); raw data, purged by the cron. */
+export const analyticsVisitors = sqliteTable(
+  "analytics_visitors",
+  {
+    site_id: text("site_id").notNull(),
+    day: text("day").notNull(),
+    visitor_id: text("visitor_id").notNull(),
+    path: text("path").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.site_id, t.day, t.visitor_id, t.path] }),
+    index("analytics_visitors_day").on(t.day),
+  ],
+);
+
+/** Daily rollup of a site (UTC day): human views and unique visitors, bot hits apart. */
+export const analyticsDaily = sqliteTable(
+  "analytics_daily",
+  {
+    site_id: text("site_id").notNull(),
+    day: text("day").notNull(),
+    views: integer("views").notNull().default(0),
+    visitors: integer("visitors").notNull().default(0),
+    bot_views: integer("bot_views").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.site_id, t.day] })],
+);
+
+/** Daily rollup per path: human views and unique visitors of the path. */
+export const analyticsPathsDaily = sqliteTable(
+  "analytics_paths_daily",
+  {
+    site_id: text("site_id").notNull(),
+    day: text("day").notNull(),
+    path: text("path").notNull(),
+    views: integer("views").notNull().default(0),
+    visitors: integer("visitors").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.site_id, t.day, t.path] })],
+);
+
+/** Daily rollup per referring host (another site's host only, never the referring URL). */
+export const analyticsReferrersDaily = sqliteTable(
+  "analytics_referrers_daily",
+  {
+    site_id: text("site_id").notNull(),
+    day: text("day").notNull(),
+    referrer_host: text("referrer_host").notNull(),
+    views: integer("views").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.site_id, t.day, t.referrer_host] })],
+);

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { TOTP } from "otpauth";
 
-// What the demo needs: writing and reading posts, media and SEO, bulk import and export. Never
+// What the demo needs: writing and reading posts, media and SEO, analytics, bulk import and export. Never
 // `leads:read` (personal data is opt-in, per key).
 const DEMO_SECRET_SCOPES = [
   "posts:write",
@@ -16,6 +16,7 @@ const DEMO_SECRET_SCOPES = [
   "seo:read",
   "import",
   "export",
+  "analytics:read",
 ];
 const PUBLIC_SCOPES = ["posts:read", "post_types:read", "sites:read"];
 export const DEMO_ORIGINS = ["http://localhost:5173", "http://127.0.0.1:5173", "http://127.0.0.1:8787"];

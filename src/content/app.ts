@@ -2,6 +2,7 @@
 import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/app";
 import type { AppEnv } from "./bindings";
 import { observeRequest } from "./metrics";
+import { COLLECT_PATH, registerAnalyticsRoutes } from "./routes/analytics";
 import { registerApiKeyRoutes } from "./routes/api-keys";
 import { registerBulkRoutes } from "./routes/bulk";
 import { registerMediaRoutes } from "./routes/media";
@@ -18,7 +19,7 @@ export const API_INFO = {
   // Not the spec's 1.0.0 until every one of its 27 operations is built.
   version: "1.0.0-partial",
   description:
-    "Posts, post SEO, media, post types, site data, site settings and SEO, import and export of one site, by API key (ck_ secret keys, pk_ public read keys). Partial implementation of the Content Publishing API 1.0.0: the operations listed in docs/not-built.md (analytics, leads) are not built and answer 404.",
+    "Posts, post SEO, media, post types, site data, site settings and SEO, analytics (collection by the public site, summary, views per post), import and export of one site, by API key (ck_ secret keys, pk_ public read keys). Partial implementation of the Content Publishing API 1.0.0: the operations listed in docs/not-built.md (leads) are not built and answer 404.",
 };
 
 export const app = createServiceApp<AppEnv>("content");
@@ -58,13 +59,15 @@ app.use("*", async (c, next) => {
 });
 
 // CORS preflight for browser callers with pk_ keys; the actual request enforces the key's allowlist.
+// Analytics collection is the one POST a pk_ key makes (a JSON-typed fetch preflights; sendBeacon does not).
 app.options("/v1/*", (c) => {
   const origin = c.req.header("origin");
   if (!origin) return c.body(null, 204);
+  const collect = c.req.path === COLLECT_PATH;
   return c.body(null, 204, {
     "access-control-allow-origin": origin,
-    "access-control-allow-methods": "GET, HEAD",
-    "access-control-allow-headers": "Authorization, If-None-Match",
+    "access-control-allow-methods": collect ? "POST" : "GET, HEAD",
+    "access-control-allow-headers": collect ? "Authorization, Content-Type" : "Authorization, If-None-Match",
     "access-control-max-age": "600",
     vary: "Origin",
   });
@@ -78,6 +81,7 @@ registerPostListRoute(app);
 registerPostRoutes(app);
 registerMediaRoutes(app);
 registerBulkRoutes(app);
+registerAnalyticsRoutes(app);
 registerMediaPublicRoute(app);
 serveApiDocs(app, API_INFO);
 

@@ -1,5 +1,6 @@
 /** The content worker's bindings (generated ContentEnv) plus the secrets it reads, and its Hono env. */
 import type { Logger } from "../lib/log";
+import type { AnalyticsStore } from "./analytics-store";
 import type { KeyContext } from "./auth/key-context";
 import type { CachePurger, SearchNotifier } from "./effects/outbound";
 import type { ImageFetcher } from "./ingest/ingest-image";
@@ -19,6 +20,8 @@ export interface Services {
   searchNotifier: SearchNotifier;
   cachePurger: CachePurger;
   images: ImageFetcher;
+  /** Page-view counts and the analytics reads (D1 today; swappable, see `analytics-store.ts`). */
+  analytics: AnalyticsStore;
   /** The logger of the request, RPC call, batch or cron run the services were built for. */
   log: Logger;
 }

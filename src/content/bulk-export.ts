@@ -10,30 +10,25 @@ import { effectiveStatus, exportPostsPage, type PostRow } from "./store/posts";
 const EXPORT_PAGE = 200;
 
 /**
- * The exportable resource of a request: only posts have a source bound to this service; leads and
- * analytics are known resources (scopes checked as for a real export) without one, so they are 404.
+ * The exportable resource of a request (its scopes are checked by the route's key requirement): posts
+ * (here) and analytics (`analytics-export.ts`); leads are a known resource without a source bound to this
+ * service, so they are 404.
  */
 export function exportResource(
-  key: KeyContext,
+  _key: KeyContext,
   resource: string | undefined,
   format: string | undefined,
-): "posts" {
+): "posts" | "analytics" {
   if (resource !== "posts" && resource !== "leads" && resource !== "analytics") {
     fail("BAD_REQUEST", "resource must be posts, leads or analytics.");
   }
   if (format !== undefined && format !== "ndjson" && format !== "csv") {
     fail("BAD_REQUEST", "format must be ndjson or csv.");
   }
-  if (resource === "analytics" && !key.scopes.has("analytics:read")) {
-    fail("INSUFFICIENT_SCOPE", {
-      detail: "This operation requires the scope(s): export, analytics:read.",
-      details: { required_scopes: ["export", "analytics:read"], missing_scopes: ["analytics:read"] },
-    });
-  }
-  if (resource !== "posts") {
+  if (resource === "leads") {
     fail("NOT_FOUND", `No ${resource} source is available for this site.`);
   }
-  if (format === "csv") fail("BAD_REQUEST", "Posts export as NDJSON only.");
+  if (resource === "posts" && format === "csv") fail("BAD_REQUEST", "Posts export as NDJSON only.");
   return resource;
 }
 

@@ -39,11 +39,18 @@ export const ContentErrors = defineErrors({
   SCOPE_NOT_ALLOWED: 400,
   /** An import line that is not JSON. */
   INVALID_JSON: 400,
+  /** Analytics `from`/`to`/`days` outside their rules. */
+  INVALID_WINDOW: 400,
+  INVALID_OFFSET: 400,
+  /** A page view the collection endpoint cannot read (body, path). */
+  INVALID_PAGE_VIEW: 400,
   // 401, 403
   UNAUTHENTICATED: 401,
   INSUFFICIENT_SCOPE: 403,
   ORIGIN_NOT_ALLOWED: 403,
   SECRET_KEY_REQUIRED: 403,
+  /** Analytics collection takes the site's public (pk_) key only. */
+  PUBLIC_KEY_REQUIRED: 403,
   // 404: not found, not public, or another site's resource (one body)
   NOT_FOUND: CommonErrors.NOT_FOUND.status,
   // 409

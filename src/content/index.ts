@@ -10,6 +10,7 @@ import { app } from "./app";
 import type { Env } from "./bindings";
 import { redeliverPendingEffects } from "./effects/pending";
 import { ingestImage } from "./ingest-service";
+import { utcDay } from "./rules/analytics-window";
 import { isValidTypeSlug } from "./rules/slug";
 import { contentServices } from "./services";
 import { purgeExpiredIdempotency } from "./store/idempotency";
@@ -94,13 +95,20 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
     const now = Date.now();
     try {
       await purgeExpiredIdempotency(this.env.DB, new Date(now).toISOString());
+      const services = contentServices(this.env, log);
+      // Analytics retention: visitor ids and salts live only for their UTC day; the rollups stay.
+      const analytics = await services.analytics.purgeRawBefore(utcDay(new Date(now)));
       // Effects whose delivery failed right after their change (older than 5 minutes: not in flight).
       const redelivered = await redeliverPendingEffects(
         this.env,
-        contentServices(this.env, log),
+        services,
         new Date(now - 5 * 60_000).toISOString(),
       );
-      log.info("cron_done", { redelivered });
+      log.info("cron_done", {
+        redelivered,
+        analytics_visitor_rows_purged: analytics.visitors,
+        analytics_salts_purged: analytics.salts,
+      });
     } catch (err) {
       log.error("cron_failed", errorFields(err));
       throw err;

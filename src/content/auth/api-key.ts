@@ -15,11 +15,18 @@ import { hashApiKey, type KeyKind } from "./key-hash";
 import type { Scope } from "./scopes";
 
 export interface KeyRequirement {
-  /** "secret" refuses pk_ keys with 403 (operations whose security is only `apiKey`). */
-  kinds: "secret" | "any";
+  /**
+   * "secret" refuses pk_ keys with 403 (operations whose security is only `apiKey`); "public" refuses
+   * ck_ keys with 403 (analytics collection, which counts the caller's browser).
+   */
+  kinds: "secret" | "any" | "public";
   /** Every listed scope is required. */
   scopes: Scope[];
-  quota: "read" | "write";
+  /**
+   * The key's token buckets (its ApiKeyGate), or "collect": only the per-(site, client IP) collection
+   * limiter, so a popular site's page views never spend its API read quota.
+   */
+  quota: "read" | "write" | "collect";
 }
 
 /** Quotas (token buckets, per minute), from the spec's Limits table. */
@@ -29,6 +36,9 @@ export const QUOTAS = {
   publicReadPerIp: { policy: "public-reads-per-ip", capacity: 60, windowSeconds: 60 },
   leads: { name: "leads", policy: "leads", capacity: 10, windowSeconds: 60 },
 } as const;
+
+/** Analytics collection per (site, client IP): the `COLLECT_LIMITER` binding's `simple` setting in wrangler.toml. */
+export const COLLECT_QUOTA = { capacity: 60, windowSeconds: 60 } as const;
 
 function unauthenticated(detail: string): ApiError {
   return problem("UNAUTHENTICATED", {
@@ -101,6 +111,10 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
     }
   }
 
+  if (kind === "secret" && requirement.kinds === "public") {
+    fail("PUBLIC_KEY_REQUIRED", "This operation takes the site's public (pk_) key.");
+  }
+
   const scopes = new Set(JSON.parse(row.scopes_json) as Scope[]);
   const missing = requirement.scopes.filter((s) => !scopes.has(s));
   if (missing.length > 0) {
@@ -110,20 +124,8 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
     });
   }
 
-  const buckets: BucketSpec[] = [requirement.quota === "write" ? QUOTAS.write : QUOTAS.read];
-  if (kind === "public" && requirement.quota === "read") {
-    buckets.push({ ...QUOTAS.publicReadPerIp, name: `ip:${clientIp(c)}` });
-  }
-  if (requirement.scopes.includes("leads:read")) buckets.push(QUOTAS.leads);
-  const gate = c.env.KEY_GATE.get(c.env.KEY_GATE.idFromName(row.id));
-  const result = await gate.take(buckets);
-  addResponseHeaders(c, rateLimitHeaders(result.buckets));
-  if (!result.allowed) {
-    fail("RATE_LIMITED", {
-      detail: "Quota exceeded for this key.",
-      headers: { "retry-after": String(result.retryAfterSeconds) },
-    });
-  }
+  if (requirement.quota === "collect") await takeCollectQuota(c, row.site_id);
+  else await takeKeyQuota(c, row.id, kind, requirement);
 
   const context: KeyContext = {
     keyId: row.id,
@@ -134,6 +136,38 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
   };
   c.set("auth", context);
   return context;
+}
+
+async function takeKeyQuota(c: Context<AppEnv>, keyId: string, kind: KeyKind, requirement: KeyRequirement) {
+  const buckets: BucketSpec[] = [requirement.quota === "write" ? QUOTAS.write : QUOTAS.read];
+  if (kind === "public" && requirement.quota === "read") {
+    buckets.push({ ...QUOTAS.publicReadPerIp, name: `ip:${clientIp(c)}` });
+  }
+  if (requirement.scopes.includes("leads:read")) buckets.push(QUOTAS.leads);
+  const gate = c.env.KEY_GATE.get(c.env.KEY_GATE.idFromName(keyId));
+  const result = await gate.take(buckets);
+  addResponseHeaders(c, rateLimitHeaders(result.buckets));
+  if (!result.allowed) {
+    fail("RATE_LIMITED", {
+      detail: "Quota exceeded for this key.",
+      headers: { "retry-after": String(result.retryAfterSeconds) },
+    });
+  }
+}
+
+/**
+ * Page views per (site, client IP): the Workers rate-limiting binding (`COLLECT_LIMITER`, 60 per 60 s,
+ * counted where the request lands, no Durable Object hop on the hot path). Stops one client from
+ * inflating a site's numbers at will; a site's other keys share the bucket, so a second key buys nothing.
+ */
+async function takeCollectQuota(c: Context<AppEnv>, siteId: string) {
+  const { success } = await c.env.COLLECT_LIMITER.limit({ key: `${siteId}:${clientIp(c)}` });
+  if (!success) {
+    fail("RATE_LIMITED", {
+      detail: "Too many page views from this client for this site.",
+      headers: { "retry-after": String(COLLECT_QUOTA.windowSeconds) },
+    });
+  }
 }
 
 /** The authenticated key's site; a site this service does not know answers like a revoked key. */

@@ -13,7 +13,8 @@ export function requireKey(
 }
 
 /** OpenAPI security requirement naming the scopes (OpenAPI 3.1 allows role names for non-OAuth schemes). */
-export function security(kinds: "secret" | "any", scopes: string[]): Record<string, string[]>[] {
+export function security(kinds: KeyRequirement["kinds"], scopes: string[]): Record<string, string[]>[] {
+  if (kinds === "public") return [{ publicReadKey: scopes }];
   return kinds === "secret" ? [{ apiKey: scopes }] : [{ apiKey: scopes }, { publicReadKey: scopes }];
 }
 

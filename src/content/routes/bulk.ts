@@ -2,17 +2,32 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
+import { type ExportFile, exportAnalytics } from "../analytics-export";
 import type { KeyRequirement } from "../auth/api-key";
 import { requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
 import { exportPosts, exportResource } from "../bulk-export";
 import { checkImportRequest, IMPORT_MAX_LINES, importPosts } from "../bulk-import";
+import { AnalyticsWindowQuery } from "./analytics";
 
 function exportRequirement(c: Context<AppEnv>): KeyRequirement {
   const resource = c.req.query("resource");
   if (resource === "posts") return { kinds: "secret", scopes: ["export", "posts:write"], quota: "read" };
   if (resource === "leads") return { kinds: "secret", scopes: ["export", "leads:read"], quota: "read" };
+  if (resource === "analytics")
+    return { kinds: "secret", scopes: ["export", "analytics:read"], quota: "read" };
   return { kinds: "secret", scopes: ["export"], quota: "read" };
+}
+
+function attachment(file: ExportFile): Response {
+  return new Response(file.body, {
+    status: 200,
+    headers: {
+      "content-type": file.contentType,
+      "content-disposition": `attachment; filename="${file.filename}"`,
+      "cache-control": "private, no-store",
+    },
+  });
 }
 
 export function registerBulkRoutes(app: OpenAPIHono<AppEnv>) {
@@ -79,28 +94,36 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>) {
       method: "get",
       path: "/v1/export",
       tags: ["Bulk"],
-      summary: "Bulk export (NDJSON stream)",
+      summary: "Bulk export (NDJSON or CSV stream)",
       description:
-        "Scope export (ck_). resource=posts also needs posts:write and streams the whole collection (draft, scheduled, published, archived; never deleted) with blocks_json, one CreatePost-shaped line per post (format ndjson only; csv is 400). resource=leads also needs leads:read; resource=analytics needs analytics:read; neither has a backend bound to this service yet (404).",
+        "Scope export (ck_). `format` is `ndjson` (the default) or `csv`. resource=posts also needs posts:write and streams the whole collection (draft, scheduled, published, archived; never deleted) with blocks_json, one CreatePost-shaped line per post (format ndjson only; csv is 400). resource=analytics also needs analytics:read: the window is `from`/`to`/`days` as in GET /v1/analytics/summary; `group=day` (default) is the time series, one line per day of the window with zeros (`date`, `views`, `visitors`, `bot_views`), `group=path` one line per day and path that had views (`date`, `path`, `views`, `visitors`); CSV has a header row. resource=leads also needs leads:read and has no backend bound to this service yet (404).",
       security: [
         { apiKey: ["export", "posts:write"] },
         { apiKey: ["export", "leads:read"] },
-        { apiKey: ["export"] },
+        { apiKey: ["export", "analytics:read"] },
       ],
       request: {
         query: z.object({
           resource: z.enum(["posts", "leads", "analytics"]),
-          format: z.enum(["ndjson", "csv"]).optional(),
+          format: z.enum(["ndjson", "csv"]).optional().openapi({ description: "Default ndjson" }),
+          ...AnalyticsWindowQuery.shape,
+          group: z
+            .enum(["day", "path"])
+            .optional()
+            .openapi({ description: "Analytics only: day (default) or path" }),
         }),
       },
       responses: {
         // A plain schema object: the handler answers with a streamed Response.
         200: {
-          description: "NDJSON stream",
-          content: { "application/x-ndjson": { schema: { type: "string" } } },
+          description: "NDJSON or CSV stream (Content-Disposition: attachment)",
+          content: {
+            "application/x-ndjson": { schema: { type: "string" } },
+            "text/csv": { schema: { type: "string" } },
+          },
         },
         ...problemResponses({
-          400: "Bad resource or format",
+          400: "Bad resource, format, group or analytics window",
           401: "Key",
           403: "Scopes, or a pk_ key",
           404: "No backend for the resource",
@@ -110,17 +133,14 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>) {
     }),
   );
   // Served by a plain handler: the answer is a streamed Response.
-  app.get("/v1/export", requireKey(exportRequirement), (c) => {
+  app.get("/v1/export", requireKey(exportRequirement), async (c) => {
     const key = c.get("auth");
-    exportResource(key, c.req.query("resource"), c.req.query("format"));
-    const { body, filename } = exportPosts(c.env.DB, key.siteId, new Date().toISOString());
-    return new Response(body, {
-      status: 200,
-      headers: {
-        "content-type": "application/x-ndjson",
-        "content-disposition": `attachment; filename="${filename}"`,
-        "cache-control": "private, no-store",
-      },
-    });
+    const resource = exportResource(key, c.req.query("resource"), c.req.query("format"));
+    if (resource === "analytics") {
+      const today = new Date().toISOString().slice(0, 10);
+      return attachment(await exportAnalytics(c.get("services").analytics, key.siteId, c.req.query(), today));
+    }
+    const posts = exportPosts(c.env.DB, key.siteId, new Date().toISOString());
+    return attachment({ ...posts, contentType: "application/x-ndjson" });
   });
 }

@@ -278,3 +278,21 @@ export async function mediaExists(db: D1Database, siteId: string, id: string): P
     .first<{ ok: number }>();
   return row !== null;
 }
+
+/** The posts a set of path keys names (not deleted), for the analytics per post; one statement for any count. */
+export async function postsBySlugAndLanguage(
+  db: D1Database,
+  siteId: string,
+  keys: { slug: string; language: string }[],
+): Promise<Pick<PostRow, "id" | "slug" | "title" | "language" | "post_type">[]> {
+  if (keys.length === 0) return [];
+  const { results } = await db
+    .prepare(
+      `SELECT id, slug, title, language, post_type FROM posts
+       WHERE site_id = ? AND status != 'deleted' AND (slug, language) IN
+         (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))`,
+    )
+    .bind(siteId, JSON.stringify(keys.map((k) => [k.slug, k.language])))
+    .all<Pick<PostRow, "id" | "slug" | "title" | "language" | "post_type">>();
+  return results;
+}
