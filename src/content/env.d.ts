@@ -5,6 +5,7 @@ interface ContentEnv {
 	DB: D1Database;
 	CONTENT_EVENTS: Queue;
 	MEDIA_VARIANTS: Queue;
+	IMAGES: ImagesBinding;
 	MEDIA_PUBLIC_BASE: string;
 	INDEXNOW_ENDPOINT: string;
 	DOH_URL: string;

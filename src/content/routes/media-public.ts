@@ -1,25 +1,34 @@
-/** `GET /media/{key}`: media bytes from R2, so `MEDIA_PUBLIC_BASE` URLs work locally as on the CDN. */
+/**
+ * `GET /media/{key}`: media bytes from R2 (originals `sites/{site}/{id}.{ext}`, variants
+ * `sites/{site}/{id}/{width}.{ext}`), so `MEDIA_PUBLIC_BASE` URLs work locally as on the CDN.
+ */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { notFoundResponse } from "../../lib/problem";
 import type { AppEnv } from "../bindings";
-import { mediaStatusByKey } from "../store/media";
+import { mediaStatus } from "../store/media";
 
-const KEY_RE = /^sites\/[0-9A-Za-z-]{26,36}\/[0-9A-Za-z]{26}\.[a-z0-9]{2,5}$/;
+const KEY_RE = /^sites\/([0-9A-Za-z-]{26,36})\/([0-9A-Za-z]{26})(?:\/\d{1,5})?\.[a-z0-9]{2,5}$/;
 
 export function registerMediaPublicRoute(app: OpenAPIHono<AppEnv>) {
   app.openAPIRegistry.registerPath({
     method: "get",
     path: "/media/{key}",
     tags: ["Media"],
-    summary: "Public media file (immutable; the key embeds the media id)",
+    summary: "Public media file: an original or a variant (immutable; the key embeds the site and media ids)",
     request: {},
-    responses: { 200: { description: "The file" }, 404: { description: "No such file" } },
+    responses: {
+      200: { description: "The file" },
+      404: { description: "No such file" },
+    },
   });
   app.get("/media/*", async (c) => {
     const key = decodeURIComponent(c.req.path.slice("/media/".length));
-    if (!KEY_RE.test(key)) return notFoundResponse();
-    // A soft-deleted asset stops being served (unknown keys, e.g. not yet recorded, fall through to R2).
-    if ((await mediaStatusByKey(c.env.DB, key)) === "deleted") return notFoundResponse();
+    const match = KEY_RE.exec(key);
+    if (!match) return notFoundResponse();
+    // A soft-deleted asset stops being served (unknown ids, e.g. not yet recorded, fall through to R2).
+    if ((await mediaStatus(c.env.DB, match[1] as string, match[2] as string)) === "deleted") {
+      return notFoundResponse();
+    }
     const object = await c.env.MEDIA.get(key);
     if (!object) return notFoundResponse();
     return new Response(object.body, {
