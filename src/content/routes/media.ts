@@ -8,10 +8,11 @@ import type { KeyRequirement } from "../auth/api-key";
 import { keyAuth, requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
 import { problem } from "../errors";
+import { deleteMediaAsset } from "../media-deletion";
 import { LIST_DEFAULT, LIST_MAX, listMediaAssets } from "../media-listing";
 import { readUploadForm, uploadMedia } from "../media-upload";
 import { parseVariants, type VariantFailure } from "../media-variants";
-import { getMedia, type MediaRow, softDeleteMedia } from "../store/media";
+import { getMedia, type MediaRow } from "../store/media";
 
 const MediaVariantSchema = z
   .object({
@@ -182,7 +183,8 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/v1/media/{id}",
       tags: ["Media"],
       summary: "Delete a media asset (soft delete)",
-      description: "Scope media:write (ck_). Another site's id is 404.",
+      description:
+        "Scope media:write (ck_). Another site's id is 404. The public URLs of the original and of every variant answer 404 at once and are purged from the CDN.",
       ...keyAuth({ kinds: "secret", scopes: ["media:write"], quota: "write" }),
       request: { params: IdParam },
       responses: {
@@ -193,7 +195,7 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const id = parseId(c.req.valid("param").id);
       const deleted =
-        id !== null && (await softDeleteMedia(c.env.DB, c.get("auth").siteId, id, new Date().toISOString()));
+        id !== null && (await deleteMediaAsset(c.env, c.get("services"), c.get("auth").siteId, id));
       if (!deleted) throw mediaNotFound();
       return c.body(null, 204);
     },

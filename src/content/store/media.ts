@@ -93,19 +93,21 @@ export async function listMedia(
   return results;
 }
 
-export async function softDeleteMedia(
+/**
+ * The soft delete of a live asset of the site. Batch the purge of its URLs right after it
+ * (`effectAfterUpdateStatement`), so the purge is recorded exactly when this changed the row.
+ */
+export function softDeleteMediaStatement(
   db: D1Database,
   siteId: string,
   id: string,
   now: string,
-): Promise<boolean> {
-  const result = await db
+): D1PreparedStatement {
+  return db
     .prepare(
       "UPDATE media SET status = 'deleted', deleted_at = ? WHERE id = ? AND site_id = ? AND status != 'deleted'",
     )
-    .bind(now, id, siteId)
-    .run();
-  return result.meta.changes > 0;
+    .bind(now, id, siteId);
 }
 
 /** The status of an asset by its site and id (any status), or null when there is no such row. */
