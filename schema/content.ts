@@ -94,13 +94,18 @@ export const media = sqliteTable(
     r2_key: text("r2_key").notNull().unique(),
     content_type: text("content_type").notNull(),
     size_bytes: integer("size_bytes").notNull(),
-    status: text("status", { enum: ["processing", "ready", "deleted"] }).notNull(),
+    status: text("status", { enum: ["processing", "ready", "failed", "deleted"] }).notNull(),
     source_url: text("source_url"),
     purpose: text("purpose"),
     folder_id: text("folder_id"),
     created_at: text("created_at").notNull(),
     deleted_at: text("deleted_at"),
     variants_json: text("variants_json").notNull().default("[]"),
+    /** Pixel size of the original (null until the variants consumer has read it, or an SVG without one). */
+    width: integer("width"),
+    height: integer("height"),
+    /** Why variant generation ended `failed` (`undecodable`, `too_large`, `processing_failed`, `original_missing`). */
+    failure_reason: text("failure_reason"),
   },
   (t) => [
     index("media_site_created").on(t.site_id, t.created_at),

@@ -6,6 +6,7 @@ interface ContentEnv {
 	CONTENT_EVENTS: Queue;
 	MEDIA_VARIANTS: Queue;
 	COLLECT_LIMITER: RateLimit;
+	IMAGES: ImagesBinding;
 	MEDIA_PUBLIC_BASE: string;
 	INDEXNOW_ENDPOINT: string;
 	DOH_URL: string;

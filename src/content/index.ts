@@ -4,34 +4,23 @@
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { newId } from "../lib/ids";
-import { batchLogger, callLogger, errorFields, runLogger } from "../lib/log";
+import { batchLogger, callLogger, errorFields, type Logger, runLogger } from "../lib/log";
 import type { ContentRpc, ImageIngestResult, SiteProjection } from "../lib/rpc";
 import { app } from "./app";
 import type { Env } from "./bindings";
 import { redeliverPendingEffects } from "./effects/pending";
 import { ingestImage } from "./ingest-service";
+import { consumeMediaVariants } from "./media-variants";
 import { utcDay } from "./rules/analytics-window";
 import { isValidTypeSlug } from "./rules/slug";
 import { contentServices } from "./services";
 import { purgeExpiredIdempotency } from "./store/idempotency";
-import { getMedia, markVariantsReady } from "./store/media";
 import { upsertPostType, upsertSite } from "./store/sites";
 
 /** The queue consumers: `media-variants` and the development record of `content-events`. */
-async function consumeQueue(env: Env, batch: MessageBatch<unknown>): Promise<void> {
+async function consumeQueue(env: Env, batch: MessageBatch<unknown>, log: Logger): Promise<void> {
   if (batch.queue === "media-variants") {
-    // No resizing backend is bound (local or production): the original is the one variant, and the
-    // asset becomes ready. A resizer (Cloudflare Images) would write its variants here.
-    for (const m of batch.messages) {
-      const body = m.body as { media_id?: string; site_id?: string };
-      if (!body.media_id || !body.site_id) continue;
-      const row = await getMedia(env.DB, body.site_id, body.media_id);
-      if (!row) continue;
-      await markVariantsReady(env.DB, row.id, [
-        { name: "original", url: `${env.MEDIA_PUBLIC_BASE}/${row.r2_key}` },
-      ]);
-    }
-    batch.ackAll();
+    await consumeMediaVariants(env, batch, log);
     return;
   }
   if (batch.queue === "content-events" && env.DEV_OUTBOX === "true") {
@@ -82,7 +71,7 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
   override async queue(batch: MessageBatch<unknown>): Promise<void> {
     const log = batchLogger("content", batch);
     try {
-      await consumeQueue(this.env, batch);
+      await consumeQueue(this.env, batch, log);
     } catch (err) {
       log.error("queue_batch_failed", errorFields(err));
       throw err;

@@ -77,6 +77,9 @@ export async function uploadMedia(env: Env, siteId: string, upload: MediaUpload)
     folder_id: upload.folderId,
     variants_json: "[]",
     created_at: new Date().toISOString(),
+    width: null,
+    height: null,
+    failure_reason: null,
     tag_ids: upload.tagIds.join(",") || null,
   };
   await env.MEDIA.put(row.r2_key, outcome.bytes, { httpMetadata: { contentType: outcome.contentType } });

@@ -34,7 +34,7 @@ describe("ingestImage (RPC from sites)", () => {
     const served = await call("GET", `/media/${key}`);
     expect(served.status).toBe(200);
     expect(served.headers.get("content-type")).toBe("image/png");
-    expect(served.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(served.headers.get("cache-control")).toBe("public, max-age=86400, s-maxage=31536000");
     expect(new Uint8Array(await served.arrayBuffer())).toEqual(bytes);
   });
 

@@ -25,7 +25,9 @@ interface Asset {
   size_bytes: number;
   folder_id: string | null;
   tag_ids: string[];
-  variants: { name: string; url: string }[];
+  width: number | null;
+  height: number | null;
+  variants: { name: string; url: string; width: number | null; height: number | null }[];
 }
 
 async function mediaTenant() {
@@ -76,7 +78,18 @@ describe("POST /v1/media", () => {
       current = (await (await call("GET", `/v1/media/${a.id}`, { key: t.ck })).json()) as Asset;
     }
     expect(current.status).toBe("ready");
-    expect(current.variants).toEqual([{ name: "original", url: a.url }]);
+    // 1x1: no variant width is smaller, so the original is the only one (variants: media-variants tests).
+    expect(current).toMatchObject({ width: 1, height: 1 });
+    expect(current.variants).toEqual([
+      {
+        name: "original",
+        url: a.url,
+        width: 1,
+        height: 1,
+        content_type: "image/png",
+        size_bytes: PNG_1X1.length,
+      },
+    ]);
   });
 
   it("8 MiB is accepted; one byte more is 413", async () => {

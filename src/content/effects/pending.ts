@@ -3,7 +3,8 @@
  * D1 batch (the effect rows only if the change's UPDATE changed a row: `changes() = 1`), then delivered
  * (queue message, cache purge, IndexNow) and deleted. A delivery that fails leaves its row behind and
  * the cron delivers it later, so an unpublished post never misses its event or its purge (at least once;
- * every event carries its own id for consumers that deduplicate).
+ * every event carries its own id for consumers that deduplicate). A deleted media asset's purge rides
+ * the same outbox, with the media id in `post_id` (the effect's subject).
  */
 import { asc, inArray, lt } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";

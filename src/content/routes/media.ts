@@ -8,40 +8,65 @@ import type { KeyRequirement } from "../auth/api-key";
 import { keyAuth, requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
 import { problem } from "../errors";
+import { deleteMediaAsset } from "../media-deletion";
 import { LIST_DEFAULT, LIST_MAX, listMediaAssets } from "../media-listing";
 import { readUploadForm, uploadMedia } from "../media-upload";
-import { getMedia, type MediaRow, softDeleteMedia } from "../store/media";
+import { parseVariants, type VariantFailure } from "../media-variants";
+import { getMedia, type MediaRow } from "../store/media";
+
+const MediaVariantSchema = z
+  .object({
+    name: z.string().openapi({ description: "`original`, or `{width}w-{ext}` (e.g. `640w-webp`)" }),
+    url: z.string(),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+    content_type: z.string(),
+    size_bytes: z.number().int(),
+  })
+  .openapi("MediaVariant");
 
 const MediaAssetSchema = z
   .object({
     id: z.string(),
-    status: z.enum(["processing", "ready"]),
+    status: z.enum(["processing", "ready", "failed"]).openapi({
+      description: "processing until the variants are generated; then ready, or failed (see failure_reason)",
+    }),
+    failure_reason: z
+      .enum(["undecodable", "too_large", "processing_failed", "original_missing"])
+      .nullable()
+      .openapi({ description: "Why variant generation failed; null unless status is failed" }),
     url: z.string(),
     content_type: z.string(),
     size_bytes: z.number().int(),
+    width: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Pixel width of the original (null until known)" }),
+    height: z.number().int().nullable(),
     folder_id: z.string().nullable(),
     tag_ids: z.array(z.string()),
-    variants: z.array(z.object({ name: z.string(), url: z.string() })),
+    variants: z.array(MediaVariantSchema).openapi({
+      description:
+        "The original first, then widths 320/640/1280 below the original's width, each in WebP and the original's format",
+    }),
     created_at: z.string(),
   })
   .openapi("MediaAsset");
 
 function asset(c: Context<AppEnv>, row: MediaRow) {
-  let variants: { name: string; url: string }[] = [];
-  try {
-    variants = JSON.parse(row.variants_json) as { name: string; url: string }[];
-  } catch {
-    variants = [];
-  }
   return {
     id: row.id,
-    status: row.status as "processing" | "ready",
+    status: row.status as "processing" | "ready" | "failed",
+    failure_reason: row.failure_reason as VariantFailure | null,
     url: `${c.env.MEDIA_PUBLIC_BASE}/${row.r2_key}`,
     content_type: row.content_type,
     size_bytes: row.size_bytes,
+    width: row.width,
+    height: row.height,
     folder_id: row.folder_id,
     tag_ids: row.tag_ids ? row.tag_ids.split(",").sort() : [],
-    variants,
+    variants: parseVariants(row.variants_json),
     created_at: row.created_at,
   };
 }
@@ -158,7 +183,8 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/v1/media/{id}",
       tags: ["Media"],
       summary: "Delete a media asset (soft delete)",
-      description: "Scope media:write (ck_). Another site's id is 404.",
+      description:
+        "Scope media:write (ck_). Another site's id is 404. The public URLs of the original and of every variant answer 404 at once and are purged from the CDN.",
       ...keyAuth({ kinds: "secret", scopes: ["media:write"], quota: "write" }),
       request: { params: IdParam },
       responses: {
@@ -169,7 +195,7 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const id = parseId(c.req.valid("param").id);
       const deleted =
-        id !== null && (await softDeleteMedia(c.env.DB, c.get("auth").siteId, id, new Date().toISOString()));
+        id !== null && (await deleteMediaAsset(c.env, c.get("services"), c.get("auth").siteId, id));
       if (!deleted) throw mediaNotFound();
       return c.body(null, 204);
     },

@@ -1,4 +1,7 @@
-/** Media assets of a site: rows in D1, bytes in R2 under `sites/{site_id}/{media_id}.{ext}`. */
+/**
+ * Media assets of a site: rows in D1, bytes in R2. The original under `sites/{site_id}/{media_id}.{ext}`,
+ * each generated variant under `sites/{site_id}/{media_id}/{width}.{ext}`.
+ */
 import type { media } from "../../../schema/content";
 
 /** The columns `SELECT` reads, plus `tag_ids`: the asset's media_tags rows joined by commas (or null). */
@@ -13,18 +16,25 @@ export type MediaRow = Pick<
   | "folder_id"
   | "variants_json"
   | "created_at"
+  | "width"
+  | "height"
+  | "failure_reason"
 > & { tag_ids: string | null };
 
 const SELECT = `SELECT m.id, m.site_id, m.r2_key, m.content_type, m.size_bytes, m.status, m.folder_id, m.variants_json,
-  m.created_at, (SELECT group_concat(tag_id, ',') FROM media_tags t WHERE t.media_id = m.id) AS tag_ids FROM media m`;
+  m.created_at, m.width, m.height, m.failure_reason, (SELECT group_concat(tag_id, ',') FROM media_tags t WHERE t.media_id = m.id) AS tag_ids FROM media m`;
 
 export function mediaKey(siteId: string, id: string, ext: string): string {
   return `sites/${siteId}/${id}.${ext}`;
 }
 
+export function mediaVariantKey(siteId: string, id: string, width: number, ext: string): string {
+  return `sites/${siteId}/${id}/${width}.${ext}`;
+}
+
 export function insertMediaStatements(
   db: D1Database,
-  row: Omit<MediaRow, "tag_ids" | "variants_json">,
+  row: Omit<MediaRow, "tag_ids" | "variants_json" | "width" | "height" | "failure_reason">,
   tagIds: string[],
   source: { url: string | null; purpose: string | null },
 ): D1PreparedStatement[] {
@@ -83,33 +93,59 @@ export async function listMedia(
   return results;
 }
 
-export async function softDeleteMedia(
+/**
+ * The soft delete of a live asset of the site. Batch the purge of its URLs right after it
+ * (`effectAfterUpdateStatement`), so the purge is recorded exactly when this changed the row.
+ */
+export function softDeleteMediaStatement(
   db: D1Database,
   siteId: string,
   id: string,
   now: string,
-): Promise<boolean> {
-  const result = await db
+): D1PreparedStatement {
+  return db
     .prepare(
       "UPDATE media SET status = 'deleted', deleted_at = ? WHERE id = ? AND site_id = ? AND status != 'deleted'",
     )
-    .bind(now, id, siteId)
-    .run();
-  return result.meta.changes > 0;
+    .bind(now, id, siteId);
 }
 
-export async function mediaStatusByKey(db: D1Database, key: string): Promise<string | null> {
+/** The status of an asset by its site and id (any status), or null when there is no such row. */
+export async function mediaStatus(db: D1Database, siteId: string, id: string): Promise<string | null> {
   const row = await db
-    .prepare("SELECT status FROM media WHERE r2_key = ?")
-    .bind(key)
+    .prepare("SELECT status FROM media WHERE id = ? AND site_id = ?")
+    .bind(id, siteId)
     .first<{ status: string }>();
   return row?.status ?? null;
 }
 
-/** Marks the variants of an asset generated (the queue consumer); only a processing asset moves to ready. */
-export async function markVariantsReady(db: D1Database, id: string, variants: unknown[]): Promise<void> {
-  await db
-    .prepare("UPDATE media SET status = 'ready', variants_json = ? WHERE id = ? AND status = 'processing'")
-    .bind(JSON.stringify(variants), id)
+/** What the variants consumer concluded: ready (with the variants) or failed (with the reason). */
+export type VariantsResult =
+  | { status: "ready"; width: number | null; height: number | null; variants: unknown[] }
+  | { status: "failed"; width: number | null; height: number | null; reason: string };
+
+/**
+ * Records the variants consumer's result. Only a `processing` asset moves, so a redelivered message
+ * never rewrites a finished asset and an asset deleted meanwhile stays deleted.
+ */
+export async function finishMediaVariants(
+  db: D1Database,
+  id: string,
+  result: VariantsResult,
+): Promise<boolean> {
+  const outcome = await db
+    .prepare(
+      `UPDATE media SET status = ?, width = ?, height = ?, variants_json = ?, failure_reason = ?
+       WHERE id = ? AND status = 'processing'`,
+    )
+    .bind(
+      result.status,
+      result.width,
+      result.height,
+      JSON.stringify(result.status === "ready" ? result.variants : []),
+      result.status === "failed" ? result.reason : null,
+      id,
+    )
     .run();
+  return outcome.meta.changes > 0;
 }

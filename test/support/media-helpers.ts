@@ -1,0 +1,169 @@
+/**
+ * Test helpers of content's media: images made in the test (a PNG encoder of our own, other formats
+ * through the Images binding), uploads through the worker, the wait for the real media-variants queue,
+ * direct deliveries of a media-variants batch (for attempts and redeliveries), and the decoder's view
+ * of stored bytes (the Images binding's `info()`, which locally is sharp).
+ */
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import type { Env } from "../../src/content/bindings";
+import { consumeMediaVariants } from "../../src/content/media-variants";
+import { batchLogger } from "../../src/lib/log";
+import { BASE, call, content, createKey, makeSite } from "./content-helpers";
+
+export const images = (env as unknown as { IMAGES: ImagesBinding }).IMAGES;
+
+export interface Variant {
+  name: string;
+  url: string;
+  width: number | null;
+  height: number | null;
+  content_type: string;
+  size_bytes: number;
+}
+
+export interface Asset {
+  id: string;
+  status: string;
+  failure_reason: string | null;
+  url: string;
+  content_type: string;
+  size_bytes: number;
+  width: number | null;
+  height: number | null;
+  variants: Variant[];
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(bytes: Uint8Array): number {
+  let c = 0xffffffff;
+  for (const b of bytes) c = (CRC_TABLE[(c ^ b) & 0xff] as number) ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function chunk(type: string, data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(12 + data.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, data.length);
+  out.set(new TextEncoder().encode(type), 4);
+  out.set(data, 8);
+  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
+  return out;
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
+
+export function pngHeader(width: number, height: number): Uint8Array {
+  const ihdr = new Uint8Array(13);
+  const view = new DataView(ihdr.buffer);
+  view.setUint32(0, width);
+  view.setUint32(4, height);
+  ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB, deflate, no filter, no interlace
+  return concat([PNG_SIGNATURE, chunk("IHDR", ihdr)]);
+}
+
+/** A real RGB PNG of this size (a gradient), encoded here: signature, IHDR, one IDAT, IEND. */
+export async function pngImage(width: number, height: number): Promise<Uint8Array> {
+  const raw = new Uint8Array(height * (1 + 3 * width));
+  for (let y = 0; y < height; y++) {
+    const row = y * (1 + 3 * width);
+    for (let x = 0; x < width; x++) raw.set([x & 0xff, y & 0xff, (x + y) & 0xff], row + 1 + 3 * x);
+  }
+  const compressed = new Uint8Array(
+    await new Response(new Blob([raw]).stream().pipeThrough(new CompressionStream("deflate"))).arrayBuffer(),
+  );
+  return concat([pngHeader(width, height), chunk("IDAT", compressed), chunk("IEND", new Uint8Array(0))]);
+}
+
+/** A PNG whose header is sound (the size is readable) but whose pixel data is garbage. */
+export function pngWithCorruptPixels(width: number, height: number): Uint8Array {
+  const garbage = new Uint8Array(4096).map((_, i) => (i * 7919) & 0xff);
+  return concat([pngHeader(width, height), chunk("IDAT", garbage), chunk("IEND", new Uint8Array(0))]);
+}
+
+/** `bytes` re-encoded by the Images binding (to make JPEG and WebP fixtures from a PNG). */
+export async function encodeAs(bytes: Uint8Array, format: "image/jpeg" | "image/webp"): Promise<Uint8Array> {
+  const result = await images.input(new Blob([bytes]).stream()).output({ format });
+  return new Uint8Array(await new Response(result.image()).arrayBuffer());
+}
+
+/** What a decoder reads from `bytes`: format and pixel size. */
+export async function decode(
+  bytes: Uint8Array,
+): Promise<{ format: string; width?: number; height?: number }> {
+  return (await images.info(new Blob([bytes]).stream())) as {
+    format: string;
+    width?: number;
+    height?: number;
+  };
+}
+
+export async function mediaTenant() {
+  const site = await makeSite();
+  const ck = await createKey(site, { scopes: ["media:write", "media:read"] });
+  return { site, ck: ck.key };
+}
+
+export async function uploadFile(key: string, file: Uint8Array | string, name = "a.png"): Promise<Asset> {
+  const form = new FormData();
+  form.append("file", new File([file], name));
+  const res = await content.fetch(
+    new Request(`${BASE}/v1/media`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    }),
+  );
+  if (res.status !== 202) throw new Error(`upload: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Asset;
+}
+
+export async function getAsset(key: string, id: string): Promise<Asset> {
+  const res = await call("GET", `/v1/media/${id}`, { key });
+  if (res.status !== 200) throw new Error(`get media: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Asset;
+}
+
+/** The asset once the real media-variants queue has processed it (or the last state after ~20 s). */
+export async function waitUntilProcessed(key: string, id: string): Promise<Asset> {
+  let current = await getAsset(key, id);
+  for (let i = 0; i < 200 && current.status === "processing"; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    current = await getAsset(key, id);
+  }
+  return current;
+}
+
+/** Delivers one media-variants batch to the consumer as the Queues runtime would; its ack/retry state. */
+export async function deliverVariants(messages: { body: unknown; attempts?: number }[]) {
+  const batch = createMessageBatch(
+    "media-variants",
+    messages.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: m.attempts ?? 1, body: m.body })),
+  );
+  const ctx = createExecutionContext();
+  await consumeMediaVariants(env as unknown as Env, batch, batchLogger("content", batch));
+  return getQueueResult(batch, ctx);
+}
+
+/** The R2 keys under an asset's variant folder. */
+export async function variantKeys(siteId: string, mediaId: string): Promise<string[]> {
+  const listed = await (env as unknown as { MEDIA: R2Bucket }).MEDIA.list({
+    prefix: `sites/${siteId}/${mediaId}/`,
+  });
+  return listed.objects.map((o) => o.key).sort();
+}
