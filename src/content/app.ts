@@ -4,6 +4,8 @@ import type { AppEnv } from "./bindings";
 import { observeRequest } from "./metrics";
 import { registerApiKeyRoutes } from "./routes/api-keys";
 import { registerBulkRoutes } from "./routes/bulk";
+import { registerFormRoutes } from "./routes/forms";
+import { registerLeadRoutes } from "./routes/leads";
 import { registerMediaRoutes } from "./routes/media";
 import { registerMediaPublicRoute } from "./routes/media-public";
 import { registerPostRoutes } from "./routes/posts";
@@ -17,7 +19,7 @@ export const API_INFO = {
   // Not the spec's 1.0.0 until every one of its 27 operations is built.
   version: "1.0.0-partial",
   description:
-    "Posts, post SEO, media, post types, site data, import and export of one site, by API key (ck_ secret keys, pk_ public read keys). Partial implementation of the Content Publishing API 1.0.0: the operations listed in docs/not-built.md (site settings and SEO, analytics, leads) are not built and answer 404.",
+    "Posts, post SEO, media, post types, site data, form leads, import and export of one site, by API key (ck_ secret keys, pk_ public read keys); forms of a site (staff) and their anonymous submission route. Partial implementation of the Content Publishing API 1.0.0: the operations listed in docs/not-built.md (site settings and SEO, analytics) are not built and answer 404.",
 };
 
 export const app = createServiceApp<AppEnv>("content");
@@ -56,14 +58,16 @@ app.use("*", async (c, next) => {
   await next();
 });
 
-// CORS preflight for browser callers with pk_ keys; the actual request enforces the key's allowlist.
+// CORS preflight for browser callers with pk_ keys (the actual request enforces the key's allowlist) and
+// for the anonymous form submissions of a site's pages (JSON bodies need a preflight).
 app.options("/v1/*", (c) => {
   const origin = c.req.header("origin");
   if (!origin) return c.body(null, 204);
+  const submission = /^\/v1\/sites\/[^/]+\/forms\/[^/]+\/submissions$/.test(c.req.path);
   return c.body(null, 204, {
     "access-control-allow-origin": origin,
-    "access-control-allow-methods": "GET, HEAD",
-    "access-control-allow-headers": "Authorization, If-None-Match",
+    "access-control-allow-methods": submission ? "POST" : "GET, HEAD",
+    "access-control-allow-headers": submission ? "Content-Type" : "Authorization, If-None-Match",
     "access-control-max-age": "600",
     vary: "Origin",
   });
@@ -76,6 +80,8 @@ registerPostListRoute(app);
 registerPostRoutes(app);
 registerMediaRoutes(app);
 registerBulkRoutes(app);
+registerLeadRoutes(app);
+registerFormRoutes(app);
 registerMediaPublicRoute(app);
 serveApiDocs(app, API_INFO);
 

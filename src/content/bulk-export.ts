@@ -10,14 +10,14 @@ import { effectiveStatus, exportPostsPage, type PostRow } from "./store/posts";
 const EXPORT_PAGE = 200;
 
 /**
- * The exportable resource of a request: only posts have a source bound to this service; leads and
- * analytics are known resources (scopes checked as for a real export) without one, so they are 404.
+ * The exportable resource of a request: posts (here) and leads (`leads-export.ts`); analytics is a known
+ * resource (scopes checked as for a real export) without a source bound, so it is 404.
  */
 export function exportResource(
   key: KeyContext,
   resource: string | undefined,
   format: string | undefined,
-): "posts" {
+): "posts" | "leads" {
   if (resource !== "posts" && resource !== "leads" && resource !== "analytics") {
     fail("BAD_REQUEST", "resource must be posts, leads or analytics.");
   }
@@ -30,10 +30,10 @@ export function exportResource(
       details: { required_scopes: ["export", "analytics:read"], missing_scopes: ["analytics:read"] },
     });
   }
-  if (resource !== "posts") {
+  if (resource === "analytics") {
     fail("NOT_FOUND", `No ${resource} source is available for this site.`);
   }
-  if (format === "csv") fail("BAD_REQUEST", "Posts export as NDJSON only.");
+  if (resource === "posts" && format === "csv") fail("BAD_REQUEST", "Posts export as NDJSON only.");
   return resource;
 }
 

@@ -2,11 +2,26 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
-import type { KeyRequirement } from "../auth/api-key";
+import { clientIp, type KeyRequirement } from "../auth/api-key";
 import { requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
 import { exportPosts, exportResource } from "../bulk-export";
 import { checkImportRequest, IMPORT_MAX_LINES, importPosts } from "../bulk-import";
+import { leadReader } from "../lead-audit";
+import { type ExportFile, exportLeads, leadsExportRequest } from "../leads-export";
+import { LeadFilterQuerySchema } from "./leads";
+
+/** A streamed download. */
+function attachment(file: ExportFile): Response {
+  return new Response(file.body, {
+    status: 200,
+    headers: {
+      "content-type": file.contentType,
+      "content-disposition": `attachment; filename="${file.filename}"`,
+      "cache-control": "private, no-store",
+    },
+  });
+}
 
 function exportRequirement(c: Context<AppEnv>): KeyRequirement {
   const resource = c.req.query("resource");
@@ -79,9 +94,9 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>) {
       method: "get",
       path: "/v1/export",
       tags: ["Bulk"],
-      summary: "Bulk export (NDJSON stream)",
+      summary: "Bulk export (NDJSON or CSV stream)",
       description:
-        "Scope export (ck_). resource=posts also needs posts:write and streams the whole collection (draft, scheduled, published, archived; never deleted) with blocks_json, one CreatePost-shaped line per post (format ndjson only; csv is 400). resource=leads also needs leads:read; resource=analytics needs analytics:read; neither has a backend bound to this service yet (404).",
+        "Scope export (ck_). resource=posts also needs posts:write and streams the whole collection (draft, scheduled, published, archived; never deleted) with blocks_json, one CreatePost-shaped line per post (format ndjson only; csv is 400). resource=leads also needs leads:read (audited, counted on the strict 10/min leads limit): the lead list's filters form_id, status (default clean), de, ate with the same 400/422 rules, oldest first; format ndjson (default; one Lead per line) or csv (needs form_id: columns id, created_at, status, spam_reasons, page_url, then the form's fields in declared order; RFC 4180 quoting, and a cell starting with = + - @, tab or CR gets a leading apostrophe unless it is a plain number); a site without the forms app is 404. resource=analytics needs analytics:read; it has no backend bound to this service yet (404).",
       security: [
         { apiKey: ["export", "posts:write"] },
         { apiKey: ["export", "leads:read"] },
@@ -90,37 +105,41 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>) {
       request: {
         query: z.object({
           resource: z.enum(["posts", "leads", "analytics"]),
-          format: z.enum(["ndjson", "csv"]).optional(),
+          format: z.enum(["ndjson", "csv"]).optional().openapi({ description: "Default ndjson" }),
+          ...LeadFilterQuerySchema,
         }),
       },
       responses: {
         // A plain schema object: the handler answers with a streamed Response.
         200: {
-          description: "NDJSON stream",
-          content: { "application/x-ndjson": { schema: { type: "string" } } },
+          description: "NDJSON or CSV stream (Content-Disposition: attachment)",
+          content: {
+            "application/x-ndjson": { schema: { type: "string" } },
+            "text/csv": { schema: { type: "string" } },
+          },
         },
         ...problemResponses({
-          400: "Bad resource or format",
+          400: "Bad resource, format or lead filter; csv for posts; csv of leads without form_id",
           401: "Key",
           403: "Scopes, or a pk_ key",
-          404: "No backend for the resource",
-          429: "Quota",
+          404: "No backend for the resource; a site without the forms app (leads)",
+          422: "Leads: de after ate, form_id of no form of the site, key without a creating user",
+          429: "Quota, or the leads limit",
         }),
       },
     }),
   );
   // Served by a plain handler: the answer is a streamed Response.
-  app.get("/v1/export", requireKey(exportRequirement), (c) => {
+  app.get("/v1/export", requireKey(exportRequirement), async (c) => {
     const key = c.get("auth");
-    exportResource(key, c.req.query("resource"), c.req.query("format"));
-    const { body, filename } = exportPosts(c.env.DB, key.siteId, new Date().toISOString());
-    return new Response(body, {
-      status: 200,
-      headers: {
-        "content-type": "application/x-ndjson",
-        "content-disposition": `attachment; filename="${filename}"`,
-        "cache-control": "private, no-store",
-      },
-    });
+    const resource = exportResource(key, c.req.query("resource"), c.req.query("format"));
+    const now = new Date().toISOString();
+    if (resource === "leads") {
+      const request = leadsExportRequest(c.req.query());
+      const reader = leadReader(key, c.get("log").requestId, clientIp(c));
+      return attachment(await exportLeads(c.env, reader, request, now));
+    }
+    const { body, filename } = exportPosts(c.env.DB, key.siteId, now);
+    return attachment({ body, filename, contentType: "application/x-ndjson" });
   });
 }
