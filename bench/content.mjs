@@ -1,6 +1,8 @@
 // Content bench: GET /v1/posts throughput and latency for a site with 1,000 and with 100,000 posts,
-// against the same server's throughput on a trivial route (/health), reported as ratios. Tenants, sites
-// and keys are made through the real API; the posts are bulk-inserted into the content database (the
+// against the same server's throughput on a trivial route (/health), reported as ratios; and the leads
+// export (NDJSON and CSV) of 10,000 and 100,000 leads: time to the first byte against the whole download,
+// which a streamed export keeps apart (a buffered one would show them nearly equal). Tenants, sites and
+// keys are made through the real API; posts and leads are bulk-inserted into the content database (the
 // write quota of 60/min per key would make 100,000 API writes a day-long job).
 import { createDemo } from "../scripts/seed.mjs";
 import { load, round } from "./lib.mjs";
@@ -58,6 +60,72 @@ async function siteWithKeys(urls, token, orgId, label) {
   return { site, keys };
 }
 
+async function insertLeads(db, siteId, formId, count, idBase) {
+  for (let done = 0; done < count; done += 20_000) {
+    const n = Math.min(20_000, count - done);
+    await db
+      .prepare(
+        `WITH RECURSIVE seq(i) AS (SELECT ?1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?1 + ?2 - 1)
+         INSERT INTO leads (id, site_id, form_id, status, spam_reasons_json, fields_json, content_hash, created_at)
+         SELECT printf('%026d', ?3 + i), ?4, ?5, 'clean', '[]',
+                json_object('name', 'Lead ' || i, 'email', 'lead' || i || '@example.com',
+                            'message', 'A message of a few words, "quoted", with a comma, like real ones.'),
+                'h' || i, strftime('%Y-%m-%dT%H:%M:%fZ', 1700000000 + i, 'unixepoch')
+         FROM seq`,
+      )
+      .bind(done + 1, n, idBase, siteId, formId)
+      .run();
+  }
+}
+
+/** A site with the forms app on (through its settings, as a site owner would), one form, `count` leads. */
+async function leadsSite(urls, db, token, orgId, label, count, idBase) {
+  const site = await api(urls.gateway, "POST", "/api/v1/sites", token, {
+    org_id: orgId,
+    name: label,
+    slug: `${label}-${Date.now().toString(36)}`,
+    settings: { applets: { forms: { enabled: true } } },
+  });
+  const form = await api(urls.gateway, "POST", `/api/v1/sites/${site.id}/forms`, token, {
+    name: "Contact",
+    fields: [
+      { name: "name", type: "text", required: true },
+      { name: "email", type: "email", required: true },
+      { name: "message", type: "textarea" },
+    ],
+  });
+  await insertLeads(db, site.id, form.id, count, idBase);
+  return { site, form };
+}
+
+/** One export download: time to the first body chunk, total time, size and lines. */
+async function timeExport(urls, token, siteId, query) {
+  // A fresh key per download: the strict leads limit (10 a minute per key) is not what is measured.
+  const key = await api(urls.gateway, "POST", `/api/v1/sites/${siteId}/api-keys`, token, {
+    name: "bench export",
+    kind: "secret",
+    scopes: ["export", "leads:read"],
+  });
+  const started = performance.now();
+  const res = await fetch(`${urls.content}/v1/export?resource=leads${query}`, {
+    headers: { authorization: `Bearer ${key.key}` },
+  });
+  if (res.status !== 200) throw new Error(`export ${res.status} ${await res.text()}`);
+  const reader = res.body.getReader();
+  let firstByteMs = null;
+  let bytes = 0;
+  let lines = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (firstByteMs === null) firstByteMs = performance.now() - started;
+    bytes += value.byteLength;
+    for (const b of value) if (b === 10) lines++;
+  }
+  const totalMs = performance.now() - started;
+  return { first_byte_ms: round(firstByteMs), total_ms: round(totalMs), bytes, lines };
+}
+
 function lister(base, keys, query) {
   let i = 0;
   return async () => {
@@ -94,7 +162,21 @@ export async function benchContent(mf, urls, { total = 1500, concurrency = 8 } =
     total,
     concurrency,
   });
+  const leads10k = await leadsSite(urls, db, token, demo.org.id, "bench-leads-10k", 10_000, 3_000_000_000);
+  const leads100k = await leadsSite(urls, db, token, demo.org.id, "bench-leads-100k", 100_000, 4_000_000_000);
+  const export10k = await timeExport(urls, token, leads10k.site.id, "");
+  const export100k = await timeExport(urls, token, leads100k.site.id, "");
+  const csv100k = await timeExport(
+    urls,
+    token,
+    leads100k.site.id,
+    `&format=csv&form_id=${leads100k.form.id}`,
+  );
   return {
+    leads_export_10k_ndjson: export10k,
+    leads_export_100k_ndjson: export100k,
+    leads_export_100k_csv: csv100k,
+    ratio_leads_export_100k_first_byte_over_total: round(export100k.first_byte_ms / export100k.total_ms, 3),
     requests_per_case: total,
     concurrency,
     trivial_route_health: trivial,

@@ -237,3 +237,68 @@ export const analyticsReferrersDaily = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.site_id, t.day, t.referrer_host] })],
 );
+
+/** The forms app's switch per site, from the site projection (migration 0005). */
+export const formsAppState = sqliteTable("forms_app_state", {
+  site_id: text("site_id").primaryKey(),
+  enabled: integer("enabled").notNull().default(0),
+  updated_at: text("updated_at").notNull(),
+});
+
+export const forms = sqliteTable(
+  "forms",
+  {
+    id: text("id").primaryKey(),
+    site_id: text("site_id").notNull(),
+    name: text("name").notNull(),
+    fields_json: text("fields_json").notNull(),
+    created_by: text("created_by").notNull(),
+    created_at: text("created_at").notNull(),
+    deleted_at: text("deleted_at"),
+  },
+  (t) => [index("forms_site").on(t.site_id, t.created_at)],
+);
+
+export const leads = sqliteTable(
+  "leads",
+  {
+    id: text("id").primaryKey(),
+    site_id: text("site_id").notNull(),
+    form_id: text("form_id").notNull(),
+    status: text("status", { enum: ["clean", "spam"] }).notNull(),
+    spam_reasons_json: text("spam_reasons_json").notNull().default("[]"),
+    fields_json: text("fields_json").notNull(),
+    content_hash: text("content_hash").notNull(),
+    page_url: text("page_url"),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [
+    index("leads_site_time").on(t.site_id, t.created_at, t.id),
+    index("leads_site_status_time").on(t.site_id, t.status, t.created_at, t.id),
+    index("leads_form_time").on(t.form_id, t.created_at, t.id),
+    index("leads_form_duplicate").on(t.form_id, t.content_hash, t.created_at),
+  ],
+);
+
+/** Audited reads of personal data (lead reads and exports); shaped for a general audit log. */
+export const auditEvents = sqliteTable(
+  "audit_events",
+  {
+    id: text("id").primaryKey(),
+    site_id: text("site_id").notNull(),
+    actor_type: text("actor_type", { enum: ["api_key"] }).notNull(),
+    actor_id: text("actor_id").notNull(),
+    actor_user_id: text("actor_user_id"),
+    action: text("action").notNull(),
+    outcome: text("outcome").notNull(),
+    resource_type: text("resource_type").notNull(),
+    resource_ids_json: text("resource_ids_json").notNull().default("[]"),
+    details_json: text("details_json").notNull().default("{}"),
+    item_count: integer("item_count").notNull().default(0),
+    request_id: text("request_id"),
+    client_ip: text("client_ip"),
+    created_at: text("created_at").notNull(),
+    completed_at: text("completed_at"),
+  },
+  (t) => [index("audit_events_site_time").on(t.site_id, t.created_at, t.id)],
+);

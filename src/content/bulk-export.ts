@@ -11,22 +11,18 @@ const EXPORT_PAGE = 200;
 
 /**
  * The exportable resource of a request (its scopes are checked by the route's key requirement): posts
- * (here) and analytics (`analytics-export.ts`); leads are a known resource without a source bound to this
- * service, so they are 404.
+ * (here), analytics (`analytics-export.ts`) and leads (`leads-export.ts`).
  */
 export function exportResource(
   _key: KeyContext,
   resource: string | undefined,
   format: string | undefined,
-): "posts" | "analytics" {
+): "posts" | "analytics" | "leads" {
   if (resource !== "posts" && resource !== "leads" && resource !== "analytics") {
     fail("BAD_REQUEST", "resource must be posts, leads or analytics.");
   }
   if (format !== undefined && format !== "ndjson" && format !== "csv") {
     fail("BAD_REQUEST", "format must be ndjson or csv.");
-  }
-  if (resource === "leads") {
-    fail("NOT_FOUND", `No ${resource} source is available for this site.`);
   }
   if (resource === "posts" && format === "csv") fail("BAD_REQUEST", "Posts export as NDJSON only.");
   return resource;

@@ -44,6 +44,13 @@ export const ContentErrors = defineErrors({
   INVALID_OFFSET: 400,
   /** A page view the collection endpoint cannot read (body, path). */
   INVALID_PAGE_VIEW: 400,
+  // Forms and leads: a lead filter, a form definition, a submitted field (`details.field` names it).
+  INVALID_FORM_ID: 400,
+  INVALID_DATE: 400,
+  INVALID_ORDER: 400,
+  FORM_ID_REQUIRED: 400,
+  INVALID_FORM_FIELDS: 400,
+  INVALID_FIELD: 400,
   // 401, 403
   UNAUTHENTICATED: 401,
   INSUFFICIENT_SCOPE: 403,
@@ -68,6 +75,9 @@ export const ContentErrors = defineErrors({
   UNKNOWN_POST_TYPE: 422,
   UNKNOWN_MEDIA: 422,
   RESTRICTED_NOT_IMPORTABLE: 422,
+  /** Lead list: `form_id` names no form of the key's site; `de` after `ate`. */
+  UNKNOWN_FORM: 422,
+  INVALID_DATE_RANGE: 422,
   // 429, 5xx
   RATE_LIMITED: 429,
   INTERNAL_ERROR: CommonErrors.INTERNAL_ERROR.status,

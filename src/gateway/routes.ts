@@ -7,7 +7,8 @@ export interface Route {
   requiresSession: boolean;
 }
 
-const API_KEYS = /^\/api\/v1\/sites\/[^/]+\/api-keys(\/|$)/;
+/** A site's API keys and forms are administered in content, which owns them. */
+const CONTENT_SITE_ADMIN = /^\/api\/v1\/sites\/[^/]+\/(?:api-keys|forms)(\/|$)/;
 
 /**
  * Identity's probes and metrics under the edge prefix: a service's probes are answered on its own address
@@ -23,7 +24,7 @@ export function routeFor(pathname: string): Route | null {
     return { upstream: "identity", requiresSession: false };
   }
   if (pathname.startsWith("/.well-known/")) return { upstream: "identity", requiresSession: false };
-  if (API_KEYS.test(pathname)) return { upstream: "content", requiresSession: true };
+  if (CONTENT_SITE_ADMIN.test(pathname)) return { upstream: "content", requiresSession: true };
   // The renderer resolves which site serves a host; sites answers it with a public view of live sites.
   if (pathname === "/api/v1/sites/by-host") return { upstream: "sites", requiresSession: false };
   if (pathname.startsWith("/api/v1/")) return { upstream: "sites", requiresSession: true };

@@ -32,6 +32,11 @@ export interface SiteProjection {
   status: string;
   primary_domain: string | null;
   updated_at: string;
+  /**
+   * The forms app's switch, `settings.applets.forms.enabled` of the site (issue 12's applets routes write
+   * it; until then a site PATCH of that key). Absent (an older sites deployment) leaves content's copy as is.
+   */
+  forms_enabled?: boolean;
 }
 
 export type ImageIngestResult =

@@ -183,6 +183,17 @@ export function toPublicSite(record: SiteRecord): PublicSite {
   return { ...rest, resolved_logo: resolveLogo(record.settings) };
 }
 
+/**
+ * Whether an applet is switched on: `settings.applets.<slug>.enabled === true` (what the applets routes
+ * store). Anything else, an unreadable document included, is off.
+ */
+export function appletEnabled(settings: SettingsDocument, slug: string): boolean {
+  const applets = settings.applets;
+  if (applets === null || typeof applets !== "object" || Array.isArray(applets)) return false;
+  const state = (applets as Record<string, unknown>)[slug];
+  return state !== null && typeof state === "object" && (state as { enabled?: unknown }).enabled === true;
+}
+
 export function toProjection(row: SiteRow): SiteProjection {
   return {
     id: row.id,
@@ -193,6 +204,7 @@ export function toProjection(row: SiteRow): SiteProjection {
     status: row.status,
     primary_domain: row.primary_domain,
     updated_at: row.updated_at,
+    forms_enabled: appletEnabled(readSettings(row.settings).settings, "forms"),
   };
 }
 

@@ -63,6 +63,11 @@ describe("ApiKeyGate token buckets (clock controlled)", () => {
       const denied = instance.take([reads, leads], t0);
       expect(denied.allowed).toBe(false);
       if (!denied.allowed) expect(denied.retryAfterSeconds).toBe(6);
+      // The refused lead read spent no read token, and the key's other reads go on.
+      expect(denied.buckets.map((b) => b.remaining)).toEqual([590, 0]);
+      expect(instance.take([reads], t0).buckets.map((b) => b.remaining)).toEqual([589]);
+      // One leads token is back after 6 s.
+      expect(instance.take([reads, leads], t0 + 6000).allowed).toBe(true);
     });
   });
 });

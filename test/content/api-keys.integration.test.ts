@@ -97,6 +97,28 @@ describe("POST /api/v1/sites/{site_id}/api-keys", () => {
     }
   });
 
+  it("leads:read is never granted by default: a key carries exactly the scopes asked for, and no 'all' grant exists", async () => {
+    const site = await makeSite();
+    for (const scopes of [undefined, ["all"], ["*"], ["leads:*"], ["posts:read", "all"]]) {
+      const res = await call("POST", path(site.id), {
+        headers: ownerHeaders(site),
+        body: { name: "x", kind: "secret", ...(scopes ? { scopes } : {}) },
+      });
+      expect(res.status, JSON.stringify(scopes)).toBe(400);
+    }
+    const exportKey = await createKey(site, { scopes: ["export", "posts:write", "posts:read"] });
+    expect(exportKey.scopes).toEqual(["export", "posts:write", "posts:read"]);
+    const listed = (await (await call("GET", path(site.id), { headers: ownerHeaders(site) })).json()) as {
+      items: { id: string; scopes: string[] }[];
+    };
+    expect(listed.items.find((k) => k.id === exportKey.id)!.scopes).not.toContain("leads:read");
+    for (const p of ["/v1/leads", "/v1/export?resource=leads"]) {
+      const res = await call("GET", p, { key: exportKey.key });
+      expect(res.status).toBe(403);
+      expect(await res.json()).toMatchObject({ details: { missing_scopes: ["leads:read"] } });
+    }
+  });
+
   it("accepts every one of the 14 scopes on a secret key", async () => {
     const site = await makeSite();
     const scopes = [...SCOPES];

@@ -207,7 +207,7 @@ describe("GET /v1/export", () => {
     );
   });
 
-  it("leads need leads:read as well (403 without); with it, no forms source is bound: 404", async () => {
+  it("leads need leads:read as well (403 without); with it, a site without the forms app is 404", async () => {
     const t = await bulkTenant();
     const exportOnly = await createKey(t.site, { scopes: ["export"] });
     expect((await call("GET", "/v1/export?resource=leads", { key: exportOnly.key })).status).toBe(403);

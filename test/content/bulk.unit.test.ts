@@ -57,17 +57,13 @@ describe("GET /v1/export", () => {
     );
   });
 
-  it("leads have no source bound here: 404", () => {
-    expect(() => exportResource(key(["export", "leads:read"]), "leads", undefined)).toThrow(
-      problem(404, "NOT_FOUND", "No leads source is available for this site."),
-    );
-  });
-
-  it("analytics export as NDJSON (the default) or CSV", () => {
+  it("analytics and leads export as NDJSON (the default) or CSV", () => {
     const reader = key(["export", "analytics:read"]);
     expect(exportResource(reader, "analytics", undefined)).toBe("analytics");
     expect(exportResource(reader, "analytics", "ndjson")).toBe("analytics");
     expect(exportResource(reader, "analytics", "csv")).toBe("analytics");
+    expect(exportResource(key(["export", "leads:read"]), "leads", undefined)).toBe("leads");
+    expect(exportResource(key(["export", "leads:read"]), "leads", "csv")).toBe("leads");
   });
 
   it("posts export as NDJSON only: csv is 400", () => {

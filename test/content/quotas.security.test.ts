@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, createKey, createPost, ORIGIN, problem, tenant } from "../support/content-helpers";
+import { auditRows, createForm, formsSite, seedLeads } from "../support/leads-helpers";
 
 /**
  * Sends requests until the first 429 and returns how many passed and how long it took. Buckets refill
@@ -110,6 +111,41 @@ describe("quotas (token buckets in the ApiKeyGate)", () => {
     expect(posts.status).toBe(200);
     expect(posts.headers.get("ratelimit-policy")).toBe('"reads";q=600;w=60');
     await posts.arrayBuffer();
+  });
+
+  it("the 11th lead read in a minute (list, get and export alike) is 429 with Retry-After, unaudited", async () => {
+    const site = await formsSite();
+    const form = await createForm(site);
+    await seedLeads(site.id, form.id, 3);
+    const key = (await createKey(site, { scopes: ["leads:read", "export", "post_types:read"] })).key;
+    // Ordinary reads of the key take nothing from the leads bucket.
+    for (let i = 0; i < 15; i++) expect((await call("GET", "/v1/post-types", { key })).status).toBe(200);
+    const { items } = (await (await call("GET", "/v1/leads", { key })).json()) as { items: { id: string }[] };
+    const reads = [
+      ...Array.from({ length: 3 }, () => "/v1/leads?status=all"),
+      ...items.map((l) => `/v1/leads/${l.id}`),
+      ...Array.from({ length: 3 }, () => "/v1/export?resource=leads"),
+    ];
+    for (const [i, path] of reads.entries()) {
+      const res = await call("GET", path, { key });
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("ratelimit")).toMatch(new RegExp(`"leads";r=${8 - i};t=\\d+$`));
+      await res.arrayBuffer();
+    }
+    expect(await auditRows(site.id)).toHaveLength(10);
+    for (const path of ["/v1/leads", `/v1/leads/${items[0]!.id}`, "/v1/export?resource=leads"]) {
+      const limited = await call("GET", path, { key });
+      expect(limited.status, path).toBe(429);
+      const retryAfter = Number(limited.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(6);
+      expect((await problem(limited)).code).toBe("RATE_LIMITED");
+    }
+    expect(await auditRows(site.id)).toHaveLength(10);
+    // The leads bucket is the key's: the key's other reads, and another key's lead reads, go on.
+    expect((await call("GET", "/v1/post-types", { key })).status).toBe(200);
+    const other = (await createKey(site, { scopes: ["leads:read"] })).key;
+    expect((await call("GET", "/v1/leads", { key: other })).status).toBe(200);
   });
 
   it("RateLimit headers are on 201, 200 and 304 answers, and count down", async () => {

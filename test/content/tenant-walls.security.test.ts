@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import { call, createKey, createPost, ORIGIN, seedMedia, tenant, testEnv } from "../support/content-helpers";
 import { testSpecs } from "../support/corpora-binding";
+import { createForm, formsSite, leadsKey, seedLeads } from "../support/leads-helpers";
 import { builtSpecOperations, hasPathParameter } from "../support/spec-operations";
 
 /**
@@ -17,6 +18,7 @@ const BY_ID_REQUESTS: Record<string, { body?: unknown }> = {
   "GET /v1/posts/{reference}/source": {},
   "GET /v1/media/{id}": {},
   "DELETE /v1/media/{id}": {},
+  "GET /v1/leads/{id}": {},
 };
 
 interface ByIdRoute {
@@ -44,8 +46,10 @@ function byIdRoutes(belongs: (path: string) => boolean): ByIdRoute[] {
 
 const isPostRoute = (path: string) => path.startsWith("/v1/posts/{reference}");
 const isMediaRoute = (path: string) => path.startsWith("/v1/media/{id}");
+const isLeadRoute = (path: string) => path.startsWith("/v1/leads/{id}");
 const postRoutes = byIdRoutes(isPostRoute);
 const mediaRoutes = byIdRoutes(isMediaRoute);
+const leadRoutes = byIdRoutes(isLeadRoute);
 
 describe("the walled routes are the spec's by-id operations", () => {
   it("every built by-id operation of the spec has a request here and a wall below", () => {
@@ -59,11 +63,14 @@ describe("the walled routes are the spec's by-id operations", () => {
       "requests of no operation",
     ).toEqual([]);
     expect(
-      byIdOperations.filter((op) => !isPostRoute(op.path) && !isMediaRoute(op.path)).map((op) => op.path),
+      byIdOperations
+        .filter((op) => !isPostRoute(op.path) && !isMediaRoute(op.path) && !isLeadRoute(op.path))
+        .map((op) => op.path),
       "by-id operations no wall covers",
     ).toEqual([]);
     expect(postRoutes.length).toBeGreaterThanOrEqual(6);
     expect(mediaRoutes.length).toBeGreaterThanOrEqual(2);
+    expect(leadRoutes.length).toBeGreaterThanOrEqual(1);
   });
 });
 
@@ -138,6 +145,27 @@ describe("tenant walls: site A's key against site B's posts", () => {
       expect(await res.text()).toBe(await missing.text());
     }
     expect((await call("GET", `/v1/media/${mediaB}`, { key: bKey.key })).status).toBe(200);
+  });
+
+  it("every lead route answers B's lead ids exactly like missing ones, and B keeps reading its lead", async () => {
+    const a = await formsSite();
+    const b = await formsSite();
+    const formB = await createForm(b);
+    await seedLeads(b.id, formB.id, 1);
+    const leadB = (await testEnv.DB.prepare("SELECT id FROM leads WHERE site_id = ?")
+      .bind(b.id)
+      .first<{ id: string }>())!.id;
+    const aKey = await leadsKey(a, ["leads:read"]);
+    for (const { name, method, path, body } of leadRoutes) {
+      const missing = await call(method, path(newId()), { key: aKey, body });
+      expect(missing.status, name).toBe(404);
+      const res = await call(method, path(leadB), { key: aKey, body });
+      expect(res.status, name).toBe(404);
+      expect(await res.text()).toBe(await missing.text());
+    }
+    expect((await call("GET", `/v1/leads/${leadB}`, { key: await leadsKey(b, ["leads:read"]) })).status).toBe(
+      200,
+    );
   });
 
   it("B's media never resolves in A's posts: image blocks and covers", async () => {

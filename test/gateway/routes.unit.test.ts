@@ -8,6 +8,19 @@ describe("routeFor", () => {
     expect(routeFor("/api/v1/auth/orgs/01JAAAAAAAAAAAAAAAAAAAAAAA/members")?.upstream).toBe("identity");
   });
 
+  it("sends a site's API keys and forms administration to content (with a session), the rest of the site to sites", () => {
+    const site = "/api/v1/sites/01JAAAAAAAAAAAAAAAAAAAAAAA";
+    for (const path of [`${site}/api-keys`, `${site}/api-keys/x`, `${site}/forms`, `${site}/forms/x`]) {
+      expect(routeFor(path), path).toEqual({ upstream: "content", requiresSession: true });
+    }
+    expect(routeFor(`${site}/formsx`)).toEqual({ upstream: "sites", requiresSession: true });
+    expect(routeFor(site)).toEqual({ upstream: "sites", requiresSession: true });
+    expect(routeFor(`/v1/sites/01JAAAAAAAAAAAAAAAAAAAAAAA/forms/x/submissions`)).toEqual({
+      upstream: "content",
+      requiresSession: false,
+    });
+  });
+
   it("routes none of identity's probes: only the gateway's own /health and /ready are public", () => {
     for (const path of [
       "/api/v1/auth/health",

@@ -40,6 +40,23 @@ describe("push to content after every write", () => {
     expect(await contentProjection(site.id)).toMatchObject({ status: "deleted" });
   });
 
+  it("the forms app switch (settings.applets.forms.enabled) reaches content's forms_app_state", async () => {
+    const formsState = async (siteId: string) =>
+      contentDb
+        .prepare("SELECT enabled FROM forms_app_state WHERE site_id = ?")
+        .bind(siteId)
+        .first<{ enabled: number }>();
+    const { site, owner } = await makeSite({ settings: { applets: { forms: { enabled: true } } } });
+    expect(await formsState(site.id)).toEqual({ enabled: 1 });
+    await api("PATCH", `/api/v1/sites/${site.id}`, {
+      headers: owner,
+      body: { settings: { applets: { forms: { enabled: false, installed_at: null } } } },
+    });
+    expect(await formsState(site.id)).toEqual({ enabled: 0 });
+    const plain = await makeSite();
+    expect(await formsState(plain.site.id)).toEqual({ enabled: 0 });
+  });
+
   it("when content cannot take the push, the write stands and a site-sync retry is queued", async () => {
     const { site } = await makeSite();
     const row = (await getSite(sitesEnv.DB, site.id))!;

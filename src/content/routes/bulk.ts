@@ -2,13 +2,17 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
-import { type ExportFile, exportAnalytics } from "../analytics-export";
-import type { KeyRequirement } from "../auth/api-key";
+import type { ExportFile } from "../analytics-export";
+import { exportAnalytics } from "../analytics-export";
+import { clientIp, type KeyRequirement } from "../auth/api-key";
 import { requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
 import { exportPosts, exportResource } from "../bulk-export";
 import { checkImportRequest, IMPORT_MAX_LINES, importPosts } from "../bulk-import";
+import { leadReader } from "../lead-audit";
+import { exportLeads, leadsExportRequest } from "../leads-export";
 import { AnalyticsWindowQuery } from "./analytics";
+import { LeadFilterQuerySchema } from "./leads";
 
 function exportRequirement(c: Context<AppEnv>): KeyRequirement {
   const resource = c.req.query("resource");
@@ -96,7 +100,7 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Bulk"],
       summary: "Bulk export (NDJSON or CSV stream)",
       description:
-        "Scope export (ck_). `format` is `ndjson` (the default) or `csv`. resource=posts also needs posts:write and streams the whole collection (draft, scheduled, published, archived; never deleted) with blocks_json, one CreatePost-shaped line per post (format ndjson only; csv is 400). resource=analytics also needs analytics:read: the window is `from`/`to`/`days` as in GET /v1/analytics/summary; `group=day` (default) is the time series, one line per day of the window with zeros (`date`, `views`, `visitors`, `bot_views`), `group=path` one line per day and path that had views (`date`, `path`, `views`, `visitors`); CSV has a header row. resource=leads also needs leads:read and has no backend bound to this service yet (404).",
+        "Scope export (ck_). `format` is `ndjson` (the default) or `csv`. resource=posts also needs posts:write and streams the whole collection (draft, scheduled, published, archived; never deleted) with blocks_json, one CreatePost-shaped line per post (format ndjson only; csv is 400). resource=analytics also needs analytics:read: the window is `from`/`to`/`days` as in GET /v1/analytics/summary; `group=day` (default) is the time series, one line per day of the window with zeros (`date`, `views`, `visitors`, `bot_views`), `group=path` one line per day and path that had views (`date`, `path`, `views`, `visitors`); CSV has a header row. resource=leads also needs leads:read (audited, counted on the strict 10/min leads limit): the lead list's filters form_id, status (default clean), de, ate with the same 400/422 rules, oldest first; format ndjson (default; one Lead per line) or csv (needs form_id: columns id, created_at, status, spam_reasons, page_url, then the form's fields in declared order; RFC 4180 quoting, and a cell starting with = + - @, tab or CR gets a leading apostrophe unless it is a plain number); a site without the forms app is 404.",
       security: [
         { apiKey: ["export", "posts:write"] },
         { apiKey: ["export", "leads:read"] },
@@ -111,6 +115,7 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>) {
             .enum(["day", "path"])
             .optional()
             .openapi({ description: "Analytics only: day (default) or path" }),
+          ...LeadFilterQuerySchema,
         }),
       },
       responses: {
@@ -123,11 +128,12 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>) {
           },
         },
         ...problemResponses({
-          400: "Bad resource, format, group or analytics window",
+          400: "Bad resource, format, group, analytics window or lead filter; csv for posts; csv of leads without form_id",
           401: "Key",
           403: "Scopes, or a pk_ key",
-          404: "No backend for the resource",
-          429: "Quota",
+          404: "No backend for the resource; a site without the forms app (leads)",
+          422: "Leads: de after ate, form_id of no form of the site, key without a creating user",
+          429: "Quota, or the leads limit",
         }),
       },
     }),
@@ -136,11 +142,18 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>) {
   app.get("/v1/export", requireKey(exportRequirement), async (c) => {
     const key = c.get("auth");
     const resource = exportResource(key, c.req.query("resource"), c.req.query("format"));
+    const now = new Date().toISOString();
     if (resource === "analytics") {
-      const today = new Date().toISOString().slice(0, 10);
-      return attachment(await exportAnalytics(c.get("services").analytics, key.siteId, c.req.query(), today));
+      return attachment(
+        await exportAnalytics(c.get("services").analytics, key.siteId, c.req.query(), now.slice(0, 10)),
+      );
     }
-    const posts = exportPosts(c.env.DB, key.siteId, new Date().toISOString());
+    if (resource === "leads") {
+      const request = leadsExportRequest(c.req.query());
+      const reader = leadReader(key, c.get("log").requestId, clientIp(c));
+      return attachment(await exportLeads(c.env, reader, request, now));
+    }
+    const posts = exportPosts(c.env.DB, key.siteId, now);
     return attachment({ ...posts, contentType: "application/x-ndjson" });
   });
 }

@@ -6,9 +6,12 @@
 import { base64url, base64urlDecode, hmacSha256, timingSafeEqual } from "../auth/key-hash";
 
 export interface CursorPayload {
-  /** "p": public listing, keyed by (published_at, id); "a": authenticated status listing, keyed by id. */
-  m: "p" | "a";
-  /** published_at of the last item (public listing). */
+  /**
+   * "p": public listing, keyed by (published_at, id); "a": authenticated status listing, keyed by id;
+   * "l": lead listing, keyed by (created_at, id).
+   */
+  m: "p" | "a" | "l";
+  /** published_at (public listing) or created_at (lead listing) of the last item. */
   p?: string;
   /** id of the last item. */
   i: string;
@@ -38,9 +41,13 @@ export async function decodeCursor(secret: string, cursor: string): Promise<Curs
   if (!raw) return null;
   try {
     const value = JSON.parse(decoder.decode(raw)) as Partial<CursorPayload>;
-    if ((value.m !== "p" && value.m !== "a") || typeof value.i !== "string" || typeof value.f !== "string")
+    if (
+      !["p", "a", "l"].includes(value.m ?? "") ||
+      typeof value.i !== "string" ||
+      typeof value.f !== "string"
+    )
       return null;
-    if (value.m === "p" && typeof value.p !== "string") return null;
+    if ((value.m === "p" || value.m === "l") && typeof value.p !== "string") return null;
     return value as CursorPayload;
   } catch {
     return null;

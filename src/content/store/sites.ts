@@ -3,6 +3,7 @@ import { and, asc, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { postTypes } from "../../../schema/content";
 import type { SiteProjection } from "../../lib/rpc";
+import { formsAppStatements } from "./forms";
 
 /** Site states in which the site's keys stop working. */
 export const INACTIVE_SITE_STATUSES = new Set(["deleted", "archived"]);
@@ -36,6 +37,7 @@ export async function upsertSite(db: D1Database, site: SiteProjection, now: stri
         site.updated_at,
         now,
       ),
+    ...formsAppStatements(db, site),
     ...BUILTIN_POST_TYPES.map((t) =>
       db
         .prepare(
