@@ -3,6 +3,7 @@ import type { Logger } from "../lib/log";
 import type { Env, Services } from "./bindings";
 import { cachePurger, searchNotifier } from "./effects/outbound";
 import { safeImageFetcher } from "./ingest/ingest-image";
+import { webhookSenderFor } from "./webhooks/sender";
 
 export function contentServices(env: Env, log: Logger): Services {
   const timeout = Number(env.IMAGE_INGEST_TIMEOUT_MS);
@@ -14,6 +15,7 @@ export function contentServices(env: Env, log: Logger): Services {
       maxBytes: Number(env.INGEST_MAX_BYTES),
       ...(Number.isFinite(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}),
     }),
+    webhooks: webhookSenderFor(env),
     log,
   };
 }

@@ -8,6 +8,7 @@ export interface Route {
 }
 
 const API_KEYS = /^\/api\/v1\/sites\/[^/]+\/api-keys(\/|$)/;
+const WEBHOOKS = /^\/api\/v1\/sites\/[^/]+\/webhooks(\/|$)/;
 
 /**
  * Identity's probes and metrics under the edge prefix: a service's probes are answered on its own address
@@ -23,7 +24,9 @@ export function routeFor(pathname: string): Route | null {
     return { upstream: "identity", requiresSession: false };
   }
   if (pathname.startsWith("/.well-known/")) return { upstream: "identity", requiresSession: false };
-  if (API_KEYS.test(pathname)) return { upstream: "content", requiresSession: true };
+  // Key and webhook administration of a site is content's (staff only, like the rest of /api/v1).
+  if (API_KEYS.test(pathname) || WEBHOOKS.test(pathname))
+    return { upstream: "content", requiresSession: true };
   // The renderer resolves which site serves a host; sites answers it with a public view of live sites.
   if (pathname === "/api/v1/sites/by-host") return { upstream: "sites", requiresSession: false };
   if (pathname.startsWith("/api/v1/")) return { upstream: "sites", requiresSession: true };
