@@ -7,6 +7,7 @@
  * plain reads and inserts go through drizzle, while guarded UPDATEs, upserts, keyset listings and
  * batches stay prepared SQL, whose exact text matters. Only the content worker imports this file.
  */
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const sites = sqliteTable("sites", {
@@ -83,6 +84,7 @@ export const posts = sqliteTable(
     index("posts_public_feed").on(t.site_id, t.published_at, t.id),
     index("posts_site_updated").on(t.site_id, t.updated_at),
     index("posts_site_id_desc").on(t.site_id, t.id),
+    index("posts_scheduled_due").on(t.published_at).where(sql`status = 'scheduled'`),
   ],
 );
 

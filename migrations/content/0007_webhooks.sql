@@ -38,3 +38,6 @@ CREATE TABLE webhook_deliveries (
 CREATE UNIQUE INDEX webhook_deliveries_event ON webhook_deliveries (webhook_id, event_id);
 CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, id);
 CREATE INDEX webhook_deliveries_created ON webhook_deliveries (created_at);
+
+-- The cron finds scheduled posts whose time has come (to store them as published and announce them).
+CREATE INDEX posts_scheduled_due ON posts (published_at) WHERE status = 'scheduled';

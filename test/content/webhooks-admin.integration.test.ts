@@ -359,3 +359,33 @@ describe("GET /api/v1/sites/{site_id}/webhooks/{id}/deliveries", () => {
     expect((await problem(bad)).code).toBe("INVALID_CURSOR");
   });
 });
+
+describe("delivery log retention", () => {
+  it("the hourly cron drops settled deliveries older than 30 days and keeps pending and recent ones", async () => {
+    const site = await makeSite();
+    const hook = await createWebhook(site, { url: inbox().url });
+    const old = new Date(Date.now() - 31 * 86_400_000).toISOString();
+    const recent = new Date(Date.now() - 29 * 86_400_000).toISOString();
+    const rows = [
+      ["old-delivered", "delivered", old],
+      ["old-failed", "failed", old],
+      ["old-pending", "pending", old],
+      ["recent-delivered", "delivered", recent],
+    ] as const;
+    for (const [eventId, status, at] of rows) {
+      await testEnv.DB.prepare(
+        `INSERT INTO webhook_deliveries (id, webhook_id, site_id, event_id, event_type, body, status, created_at)
+         VALUES (?, ?, ?, ?, 'post.updated', '{}', ?, ?)`,
+      )
+        .bind(newId(), hook.id, site.id, eventId, status, at)
+        .run();
+    }
+    await content.scheduled({ cron: "30 * * * *" });
+    const { results } = await testEnv.DB.prepare(
+      "SELECT event_id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY event_id",
+    )
+      .bind(hook.id)
+      .all<{ event_id: string }>();
+    expect(results.map((r) => r.event_id)).toEqual(["old-pending", "recent-delivered"]);
+  });
+});
