@@ -389,3 +389,23 @@ describe("delivery log retention", () => {
     expect(results.map((r) => r.event_id)).toEqual(["old-pending", "recent-delivered"]);
   });
 });
+
+describe("OpenAPI", () => {
+  it("content's document has the five webhook routes and the four events (OpenAPI 3.1 webhooks)", async () => {
+    const doc = (await (await call("GET", "/openapi.json")).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+      webhooks: Record<string, { post: { requestBody: unknown; parameters: { name: string }[] } }>;
+    };
+    const base = "/api/v1/sites/{site_id}/webhooks";
+    expect(Object.keys(doc.paths[base]!).sort()).toEqual(["get", "post"]);
+    expect(Object.keys(doc.paths[`${base}/{id}`]!)).toEqual(["delete"]);
+    expect(Object.keys(doc.paths[`${base}/{id}/rotate-secret`]!)).toEqual(["post"]);
+    expect(Object.keys(doc.paths[`${base}/{id}/deliveries`]!)).toEqual(["get"]);
+    expect(Object.keys(doc.webhooks).sort()).toEqual(EVENTS.slice().sort());
+    expect(doc.webhooks["post.published"]!.post.parameters.map((p) => p.name).sort()).toEqual([
+      "webhook-id",
+      "webhook-signature",
+      "webhook-timestamp",
+    ]);
+  });
+});

@@ -21,6 +21,7 @@ import {
   rotateWebhookSecret,
 } from "../webhooks/admin";
 import { WEBHOOK_EVENTS } from "../webhooks/events";
+import { registerWebhookEventDocs } from "./webhook-events";
 
 const SiteParam = z.object({ site_id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
 const WebhookParam = SiteParam.extend({ id: z.string().openapi({ description: "Webhook id (ULID)" }) });
@@ -104,6 +105,7 @@ const TAGS = ["Webhooks"];
 const BASE = "/api/v1/sites/{site_id}/webhooks";
 
 export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>) {
+  registerWebhookEventDocs(app);
   app.openapi(
     createRoute({
       method: "post",
