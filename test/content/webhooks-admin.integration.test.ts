@@ -114,13 +114,18 @@ describe("POST /api/v1/sites/{site_id}/webhooks", () => {
     expect(count!.n).toBe(0);
   });
 
-  it("accepts a public name that does not resolve yet (every delivery checks the address again)", async () => {
+  it("accepts a public name that does not resolve yet or whose DNS is down or slow (every delivery checks again)", async () => {
     const site = await makeSite();
-    const res = await call("POST", webhooksPath(site.id), {
-      headers: ownerHeaders(site),
-      body: { url: "https://nxdomain.test/hook", events: EVENTS },
-    });
-    expect(res.status).toBe(201);
+    for (const host of ["nxdomain.test", "servfail.test", "dnsdown.test", "dnsslow.test"]) {
+      const started = Date.now();
+      const res = await call("POST", webhooksPath(site.id), {
+        headers: ownerHeaders(site),
+        body: { url: `https://${host}/hook`, events: EVENTS },
+      });
+      expect(res.status, host).toBe(201);
+      // The DNS check has the attempt's deadline (1 s in tests): a hung resolver never hangs registration.
+      expect(Date.now() - started, host).toBeLessThan(4000);
+    }
   });
 
   it("refuses unknown, empty or missing events and unknown body shapes with 400", async () => {

@@ -64,7 +64,7 @@ export function safeWebhookSender(config: {
   const fetcher = config.fetcher ?? ((input, init) => fetch(input, init));
   const timeoutMs = config.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
 
-  async function checkDestination(raw: string): Promise<DestinationCheck> {
+  async function destination(raw: string): Promise<DestinationCheck> {
     let url: URL;
     try {
       url = new URL(raw);
@@ -76,6 +76,19 @@ export function safeWebhookSender(config: {
     const checked = await checkPublicDestination(url.toString(), config.resolver);
     if ("ok" in checked) return { ok: true, url: checked.url.toString() };
     return { ok: false, reason: checked.reason, definitive: checked.kind === "rejected" };
+  }
+
+  /** The registration check, within the same deadline as an attempt (a hung DNS server never hangs the request). */
+  async function checkDestination(raw: string): Promise<DestinationCheck> {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const expired = new Promise<DestinationCheck>((resolve) => {
+      timer = setTimeout(() => resolve({ ok: false, reason: "dns_timeout", definitive: false }), timeoutMs);
+    });
+    try {
+      return await Promise.race([destination(raw), expired]);
+    } finally {
+      if (timer !== null) clearTimeout(timer);
+    }
   }
 
   async function send(raw: string, headers: Record<string, string>, body: string): Promise<AttemptOutcome> {
@@ -90,14 +103,13 @@ export function safeWebhookSender(config: {
     deadline.catch(() => {});
     const timer = setTimeout(() => expire(), timeoutMs);
     try {
-      const destination = await Promise.race([checkDestination(raw), deadline]);
-      if (!destination.ok) {
-        const reason =
-          destination.reason === "non_public_host" ? "destination_not_public" : destination.reason;
-        return { kind: "failed", status: null, error: reason, retryable: !destination.definitive };
+      const checked = await Promise.race([destination(raw), deadline]);
+      if (!checked.ok) {
+        const reason = checked.reason === "non_public_host" ? "destination_not_public" : checked.reason;
+        return { kind: "failed", status: null, error: reason, retryable: !checked.definitive };
       }
       const res = await Promise.race([
-        fetcher(destination.url, {
+        fetcher(checked.url, {
           method: "POST",
           redirect: "manual",
           signal: abort.signal,
