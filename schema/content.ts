@@ -7,6 +7,7 @@
  * plain reads and inserts go through drizzle, while guarded UPDATEs, upserts, keyset listings and
  * batches stay prepared SQL, whose exact text matters. Only the content worker imports this file.
  */
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const sites = sqliteTable("sites", {
@@ -83,6 +84,7 @@ export const posts = sqliteTable(
     index("posts_public_feed").on(t.site_id, t.published_at, t.id),
     index("posts_site_updated").on(t.site_id, t.updated_at),
     index("posts_site_id_desc").on(t.site_id, t.id),
+    index("posts_scheduled_due").on(t.published_at).where(sql`status = 'scheduled'`),
   ],
 );
 
@@ -301,4 +303,49 @@ export const auditEvents = sqliteTable(
     completed_at: text("completed_at"),
   },
   (t) => [index("audit_events_site_time").on(t.site_id, t.created_at, t.id)],
+);
+/** Signed webhooks of a site (migration 0007); the secret only encrypted (`src/content/webhooks/secret-box.ts`). */
+export const webhooks = sqliteTable(
+  "webhooks",
+  {
+    id: text("id").primaryKey(),
+    site_id: text("site_id").notNull(),
+    url: text("url").notNull(),
+    events_json: text("events_json").notNull(),
+    description: text("description"),
+    secret_encrypted: text("secret_encrypted").notNull(),
+    created_by: text("created_by"),
+    created_at: text("created_at").notNull(),
+    secret_rotated_at: text("secret_rotated_at"),
+  },
+  (t) => [index("webhooks_site").on(t.site_id, t.created_at)],
+);
+
+/** One delivery per (event, webhook) with its attempt log (migration 0007). */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    webhook_id: text("webhook_id").notNull(),
+    site_id: text("site_id").notNull(),
+    event_id: text("event_id").notNull(),
+    event_type: text("event_type").notNull(),
+    body: text("body").notNull(),
+    status: text("status", { enum: ["pending", "delivered", "failed"] }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    attempts_json: text("attempts_json").notNull().default("[]"),
+    last_status_code: integer("last_status_code"),
+    last_error: text("last_error"),
+    next_attempt_at: text("next_attempt_at"),
+    locked_until: text("locked_until"),
+    created_at: text("created_at").notNull(),
+    last_attempt_at: text("last_attempt_at"),
+    delivered_at: text("delivered_at"),
+    failed_at: text("failed_at"),
+  },
+  (t) => [
+    uniqueIndex("webhook_deliveries_event").on(t.webhook_id, t.event_id),
+    index("webhook_deliveries_log").on(t.webhook_id, t.id),
+    index("webhook_deliveries_created").on(t.created_at),
+  ],
 );

@@ -24,7 +24,12 @@ const wanted = {
     OTP_PEPPER: random,
     DEV_OUTBOX: () => "true",
   },
-  content: { API_KEY_PEPPER: random, CURSOR_SECRET: random, DEV_OUTBOX: () => "true" },
+  content: {
+    API_KEY_PEPPER: random,
+    CURSOR_SECRET: random,
+    WEBHOOK_SECRET_KEY: random,
+    DEV_OUTBOX: () => "true",
+  },
   sites: { DEV_OUTBOX: () => "true" },
 };
 

@@ -14,6 +14,7 @@ import { registerPostListRoute } from "./routes/posts-list";
 import { registerProbeRoutes } from "./routes/probes";
 import { registerSiteRoutes } from "./routes/site";
 import { registerSiteSettingsRoutes } from "./routes/site-settings";
+import { registerWebhookRoutes } from "./routes/webhooks";
 import { contentServices } from "./services";
 
 export const API_INFO = {
@@ -83,6 +84,7 @@ app.options("/v1/*", (c) => {
 
 registerProbeRoutes(app, () => openApiLoaded());
 registerApiKeyRoutes(app);
+registerWebhookRoutes(app);
 registerSiteRoutes(app);
 registerSiteSettingsRoutes(app);
 registerPostListRoute(app);

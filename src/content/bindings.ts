@@ -4,10 +4,15 @@ import type { AnalyticsStore } from "./analytics-store";
 import type { KeyContext } from "./auth/key-context";
 import type { CachePurger, SearchNotifier } from "./effects/outbound";
 import type { ImageFetcher } from "./ingest/ingest-image";
+import type { WebhookSender } from "./webhooks/sender";
 
 export type Env = ContentEnv & {
   API_KEY_PEPPER: string;
   CURSOR_SECRET: string;
+  /** Seals webhook signing secrets at rest (`src/content/webhooks/secret-box.ts`). */
+  WEBHOOK_SECRET_KEY: string;
+  /** Tests only: the first retry delay of a failed webhook attempt (default 5 s; 0 retries at once). */
+  WEBHOOK_RETRY_BASE_SECONDS?: string;
   /** "true" only in local development and tests: outbound effects are recorded instead of sent. */
   DEV_OUTBOX?: string;
 };
@@ -22,6 +27,8 @@ export interface Services {
   images: ImageFetcher;
   /** Page-view counts and the analytics reads (D1 today; swappable, see `analytics-store.ts`). */
   analytics: AnalyticsStore;
+  /** Webhook deliveries and the registration check of their URLs (SSRF-safe). */
+  webhooks: WebhookSender;
   /** The logger of the request, RPC call, batch or cron run the services were built for. */
   log: Logger;
 }

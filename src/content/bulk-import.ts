@@ -5,7 +5,7 @@
 import { ApiError } from "../lib/problem";
 import type { KeyContext } from "./auth/key-context";
 import { sha256Base64url } from "./auth/key-hash";
-import type { Env } from "./bindings";
+import type { Env, Services } from "./bindings";
 import { fail, problem } from "./errors";
 import { createPost } from "./post-service";
 import { CreatePostSchema } from "./rules/post-input";
@@ -69,7 +69,13 @@ export function importLines(text: string): string[] {
   return lines;
 }
 
-async function importLine(env: Env, key: KeyContext, line: number, text: string): Promise<LineResult> {
+async function importLine(
+  env: Env,
+  services: Services,
+  key: KeyContext,
+  line: number,
+  text: string,
+): Promise<LineResult> {
   if (text.trim() === "") return failed(line, problem("BAD_REQUEST", "Empty line."));
   let raw: unknown;
   try {
@@ -102,7 +108,7 @@ async function importLine(env: Env, key: KeyContext, line: number, text: string)
   const existing = await importedPostId(env.DB, key.siteId, hash);
   if (existing) return { line, status: "duplicate", id: existing };
   try {
-    const stored = await createPost(env, key, input, (_response, postId) =>
+    const stored = await createPost(env, services, key, input, (_response, postId) =>
       recordImportLineStatement(env.DB, key.siteId, hash, postId, new Date().toISOString()),
     );
     const body = JSON.parse(stored.body) as { id: string; slug: string };
@@ -119,10 +125,15 @@ async function importLine(env: Env, key: KeyContext, line: number, text: string)
 }
 
 /** Imports every line of `text` into the key's site, one after the other, and sums up the outcome. */
-export async function importPosts(env: Env, key: KeyContext, text: string): Promise<ImportSummary> {
+export async function importPosts(
+  env: Env,
+  services: Services,
+  key: KeyContext,
+  text: string,
+): Promise<ImportSummary> {
   const lines = importLines(text);
   const results: LineResult[] = [];
-  for (const [i, line] of lines.entries()) results.push(await importLine(env, key, i + 1, line));
+  for (const [i, line] of lines.entries()) results.push(await importLine(env, services, key, i + 1, line));
   const count = (s: LineResult["status"]) => results.filter((r) => r.status === s).length;
   return {
     summary: {

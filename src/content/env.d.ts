@@ -12,8 +12,10 @@ interface ContentEnv {
 	DOH_URL: string;
 	INGEST_MAX_BYTES: string;
 	IMAGE_INGEST_TIMEOUT_MS: string;
+	WEBHOOK_TIMEOUT_MS: string;
 	API_KEY_PEPPER: string;
 	CURSOR_SECRET: string;
+	WEBHOOK_SECRET_KEY: string;
 	DEV_OUTBOX: string;
 	KEY_GATE: DurableObjectNamespace<import("../../src/content/index").ApiKeyGate>;
 	IDENTITY: Fetcher /* identity */;

@@ -37,6 +37,8 @@ export const ContentErrors = defineErrors({
   ALLOWED_ORIGINS_REQUIRED: 400,
   INVALID_ORIGIN: 400,
   SCOPE_NOT_ALLOWED: 400,
+  /** A webhook URL that is not an absolute https URL without credentials or fragment. */
+  INVALID_WEBHOOK_URL: 400,
   /** An import line that is not JSON. */
   INVALID_JSON: 400,
   /** Analytics `from`/`to`/`days` outside their rules. */
@@ -66,6 +68,8 @@ export const ContentErrors = defineErrors({
   /** The post kept changing concurrently (16 attempts); retry. */
   EDIT_CONFLICT: 409,
   IDEMPOTENCY_IN_PROGRESS: 409,
+  /** The site already has the most webhooks it may have (20). */
+  WEBHOOK_LIMIT_REACHED: 409,
   // 413, 415
   PAYLOAD_TOO_LARGE: CommonErrors.PAYLOAD_TOO_LARGE.status,
   UNSUPPORTED_MEDIA_TYPE: CommonErrors.UNSUPPORTED_MEDIA_TYPE.status,
@@ -78,6 +82,8 @@ export const ContentErrors = defineErrors({
   /** Lead list: `form_id` names no form of the key's site; `de` after `ate`. */
   UNKNOWN_FORM: 422,
   INVALID_DATE_RANGE: 422,
+  /** A webhook URL whose host is, or resolves to, a private, loopback or link-local address. */
+  WEBHOOK_URL_NOT_PUBLIC: 422,
   // 429, 5xx
   RATE_LIMITED: 429,
   INTERNAL_ERROR: CommonErrors.INTERNAL_ERROR.status,

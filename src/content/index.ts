@@ -13,35 +13,58 @@ import { ingestImage } from "./ingest-service";
 import { consumeMediaVariants } from "./media-variants";
 import { utcDay } from "./rules/analytics-window";
 import { isValidTypeSlug } from "./rules/slug";
+import { publishDueScheduledPosts } from "./scheduled-publishing";
 import { contentServices } from "./services";
 import { purgeExpiredIdempotency } from "./store/idempotency";
 import { upsertPostType, upsertSite } from "./store/sites";
+import { purgeSettledDeliveries } from "./store/webhooks";
+import { deliverContentEvents, settleDeadLetters } from "./webhooks/delivery";
+import { emitMediaReady, isContentEvent } from "./webhooks/events";
 
-/** The queue consumers: `media-variants` and the development record of `content-events`. */
+/**
+ * The queue consumers: `media-variants`, `content-events` (webhook fan-out and deliveries, and in
+ * development a record of each event) and its dead-letter queue.
+ */
 async function consumeQueue(env: Env, batch: MessageBatch<unknown>, log: Logger): Promise<void> {
   if (batch.queue === "media-variants") {
     await consumeMediaVariants(env, batch, log);
     return;
   }
+  if (batch.queue === "content-events-dlq") {
+    await settleDeadLetters(env, log, batch);
+    return;
+  }
   if (batch.queue === "content-events" && env.DEV_OUTBOX === "true") {
-    // Development record of delivered events (production consumers live downstream of this queue).
-    const statements = batch.messages.map((m) => {
-      const body = m.body as { type?: string; site_id?: string; post_id?: string };
-      return env.DB.prepare(
-        "INSERT INTO outbound_effects (id, kind, site_id, subject_id, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-      ).bind(
-        newId(),
-        `event:${body.type ?? "unknown"}`,
-        body.site_id ?? "",
-        body.post_id ?? null,
-        JSON.stringify(m.body),
-        new Date().toISOString(),
-      );
-    });
+    // Development record of the events that reached the queue (webhook delivery messages are not events).
+    const statements = batch.messages
+      .filter((m) => isContentEvent(m.body))
+      .map((m) => {
+        const body = m.body as { type?: string; site_id?: string; post_id?: string };
+        return env.DB.prepare(
+          "INSERT INTO outbound_effects (id, kind, site_id, subject_id, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        ).bind(
+          newId(),
+          `event:${body.type ?? "unknown"}`,
+          body.site_id ?? "",
+          body.post_id ?? null,
+          JSON.stringify(m.body),
+          new Date().toISOString(),
+        );
+      });
     if (statements.length > 0) await env.DB.batch(statements);
+  }
+  if (batch.queue === "content-events") {
+    // Each message is acked or retried on its own (webhook attempts carry their own backoff).
+    await deliverContentEvents(env, contentServices(env, log), batch);
+    return;
   }
   batch.ackAll();
 }
+
+/** The cron trigger (workers/content/wrangler.toml) that only publishes due scheduled posts. */
+const PUBLISHING_CRON = "*/5 * * * *";
+/** Days a settled webhook delivery stays in the delivery log. */
+const DELIVERY_LOG_DAYS = 30;
 
 export default class ContentService extends WorkerEntrypoint<Env> implements ContentRpc {
   override fetch(request: Request): Promise<Response> {
@@ -83,6 +106,17 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
     const log = runLogger("content", controller?.cron);
     const now = Date.now();
     try {
+      const published = await publishDueScheduledPosts(
+        this.env,
+        contentServices(this.env, log),
+        new Date(now).toISOString(),
+      );
+      // The 5-minute trigger only publishes due scheduled posts; the hourly one also does the housekeeping.
+      if (controller?.cron === PUBLISHING_CRON) {
+        log.info("cron_done", { published });
+        return;
+      }
+      await purgeSettledDeliveries(this.env.DB, new Date(now - DELIVERY_LOG_DAYS * 86_400_000).toISOString());
       await purgeExpiredIdempotency(this.env.DB, new Date(now).toISOString());
       const services = contentServices(this.env, log);
       // Analytics retention: visitor ids and salts live only for their UTC day; the rollups stay.
@@ -94,6 +128,7 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
         new Date(now - 5 * 60_000).toISOString(),
       );
       log.info("cron_done", {
+        published,
         redelivered,
         analytics_visitor_rows_purged: analytics.visitors,
         analytics_salts_purged: analytics.salts,

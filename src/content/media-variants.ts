@@ -22,6 +22,7 @@ import {
   mediaVariantKey,
   type VariantsResult,
 } from "./store/media";
+import { emitMediaReady } from "./webhooks/events";
 
 export const VARIANT_WIDTHS = [320, 640, 1280] as const;
 /** Attempts of one message before a failure the decoder does not explain becomes `processing_failed`. */
@@ -233,9 +234,13 @@ export async function processVariantsMessage(
       result = failed("processing_failed", size);
     }
   }
-  await finishMediaVariants(env.DB, row.id, result);
+  const finished = await finishMediaVariants(env.DB, row.id, result);
   if (result.status === "failed")
     log.info("media_variants_failed", { media_id: row.id, reason: result.reason });
+  // `media.ready` once: only the delivery that moved the asset out of `processing` announces it.
+  if (finished && result.status === "ready") {
+    await emitMediaReady(env, row, result.variants as { name: string; url: string }[]);
+  }
   return "ack";
 }
 

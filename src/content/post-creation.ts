@@ -1,11 +1,10 @@
-import type { Logger } from "../lib/log";
 /**
  * `POST /v1/posts` with its `Idempotency-Key`: the same key and body replay the original 201; of
  * concurrent requests with one key exactly one creates the post.
  */
 import type { KeyContext } from "./auth/key-context";
 import { sha256Base64url } from "./auth/key-hash";
-import type { Env } from "./bindings";
+import type { Env, Services } from "./bindings";
 import { fail } from "./errors";
 import { createPost } from "./post-service";
 import type { CreatePostInput } from "./rules/post-input";
@@ -29,19 +28,19 @@ export function requireAuthorshipContext(key: KeyContext): void {
 /** Creates the post once per `Idempotency-Key` (header value, if sent); `replayed` when answered from the record. */
 export async function createPostOnce(
   env: Env,
+  services: Services,
   key: KeyContext,
   input: CreatePostInput,
   idempotencyHeader: string | undefined,
-  log: Logger,
 ): Promise<{ stored: StoredResponse; replayed: boolean }> {
   const idempotencyKey = parseIdempotencyKey(idempotencyHeader);
-  if (!idempotencyKey) return { stored: await createPost(env, key, input), replayed: false };
+  if (!idempotencyKey) return { stored: await createPost(env, services, key, input), replayed: false };
   const hash = await sha256Base64url(canonicalJson(input));
   const start = await beginIdempotent(env, key.keyId, idempotencyKey, hash);
   if (start.kind === "replay") return { stored: start.response, replayed: true };
   let stored: StoredResponse;
   try {
-    stored = await createPost(env, key, input, start.recordStatement);
+    stored = await createPost(env, services, key, input, start.recordStatement);
   } catch (error) {
     await start.abort();
     throw error;
@@ -49,7 +48,7 @@ export async function createPostOnce(
   // The D1 record written with the post is the source of truth; the DO and KV copies only speed up
   // replays, so failing to write them must not turn a created post into an error answer.
   await start.finish(stored).catch((error: unknown) => {
-    log.warn("idempotency_cache_not_updated", { error: String(error) });
+    services.log.warn("idempotency_cache_not_updated", { error: String(error) });
   });
   return { stored, replayed: false };
 }

@@ -1,9 +1,13 @@
 /** `PATCH /v1/posts/{reference}/seo`: allowed SEO keys merged into the post's `seo_json`. */
-import type { Env } from "./bindings";
+import type { Env, Services } from "./bindings";
+import { deliverEffects, effectAfterUpdateStatement, type PostEffect, postEffect } from "./effects/pending";
 import { fail } from "./errors";
-import { editPost } from "./post-service";
+import { editPost, postChangeEvent } from "./post-service";
 import { POST_SEO_KEYS, parseSeo, seoView } from "./routes/post-shapes";
 import { resolveEditablePost } from "./rules/resolve";
+import { type PostRow, publicTypeSlugs } from "./store/posts";
+import { getSite } from "./store/sites";
+import { postEvent } from "./webhooks/events";
 
 /** The editable keys a patch sends (null included: it removes the key); none is 400 NOTHING_EDITABLE. */
 export function seoPatch(body: Record<string, unknown>): Record<string, unknown> {
@@ -29,9 +33,13 @@ export function mergeSeo(
   return merged;
 }
 
-/** Applies the patch to the site's post `reference` (resolved as PATCH resolves it); answers the SEO after it. */
+/**
+ * Applies the patch to the site's post `reference` (resolved as PATCH resolves it); answers the SEO after
+ * it. A published public post announces the change (`post.updated`, an outbox row of the edit's batch).
+ */
 export async function patchPostSeo(
   env: Env,
+  services: Services,
   siteId: string,
   reference: string,
   language: string | null,
@@ -39,11 +47,27 @@ export async function patchPostSeo(
   now: string,
 ): Promise<Record<string, unknown>> {
   const row = await resolveEditablePost(env.DB, siteId, reference, language, now);
+  const site = await getSite(env.DB, siteId);
+  const publicTypes = await publicTypeSlugs(env.DB, siteId);
+  const pending: { effects: PostEffect[] } = { effects: [] };
+  const announce = (existing: PostRow, next: PostRow): D1PreparedStatement[] => {
+    const updated = site !== null && postChangeEvent(existing, next, now, publicTypes) === "post.updated";
+    const event = updated ? postEvent("post.updated", site, next, now) : null;
+    pending.effects = event ? [{ ...postEffect(siteId, next.id, "event", event), id: event.id }] : [];
+    return pending.effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now));
+  };
   // Merged into the freshly read seo_json; a concurrent edit makes editPost re-read and merge again.
-  const { next } = await editPost(env, row.site_id, row, async (existing) => ({
-    ...existing,
-    seo_json: JSON.stringify(mergeSeo(parseSeo(existing), patch)),
-    updated_at: now,
-  }));
+  const { next } = await editPost(
+    env,
+    row.site_id,
+    row,
+    async (existing) => ({
+      ...existing,
+      seo_json: JSON.stringify(mergeSeo(parseSeo(existing), patch)),
+      updated_at: now,
+    }),
+    announce,
+  );
+  await deliverEffects(env, services, pending.effects);
   return seoView(next);
 }

@@ -37,6 +37,7 @@ import {
   updatePostStatement,
 } from "./store/posts";
 import { getPostType } from "./store/sites";
+import { type PostEventType, postEvent } from "./webhooks/events";
 
 /** A clash on (site, slug, language); other unique constraints (e.g. import lines) are not slug clashes. */
 function isUniqueViolation(error: unknown): boolean {
@@ -66,6 +67,7 @@ async function checkFeaturedImage(env: Env, siteId: string, value: string): Prom
 
 export async function createPost(
   env: Env,
+  services: Services,
   key: KeyContext,
   input: CreatePostInput,
   /** Extra statements written in the same batch as the post (idempotency record, import line). */
@@ -100,6 +102,8 @@ export async function createPost(
     revision: 0,
   };
 
+  // A post created public is published: its event is an outbox row of the insert's batch.
+  const publishes = isPublic(row, now, await publicTypeSlugs(env.DB, site.id));
   const insert = async (slug: string) => {
     const candidate = { ...row, slug };
     const response: StoredResponse = {
@@ -107,9 +111,14 @@ export async function createPost(
       body: JSON.stringify(postSummary(candidate, now)),
       location: `/v1/posts/${candidate.id}`,
     };
-    const statements = [insertPostStatement(env.DB, candidate)];
+    const effects = publishes ? [postEventEffect("post.published", site, candidate, now)] : [];
+    const statements = [
+      insertPostStatement(env.DB, candidate),
+      ...effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now)),
+    ];
     if (record) statements.push(record(response, candidate.id));
     await env.DB.batch(statements);
+    await deliverEffects(env, services, effects);
     return response;
   };
 
@@ -256,6 +265,10 @@ export async function updatePost(
         input.published_at !== undefined ? checkPublishedAt(input.published_at) : existing.published_at;
       Object.assign(next, settleStatus(status, publishedAt, now));
     }
+    // A scheduled post whose time has come is published: stored as such, it is announced once.
+    if (next.status === "scheduled" && next.published_at !== null && next.published_at <= now) {
+      next.status = "published";
+    }
     return next;
   };
 
@@ -263,10 +276,16 @@ export async function updatePost(
   const pending: { effects: PostEffect[] } = { effects: [] };
   const extra = (existing: PostRow, next: PostRow): D1PreparedStatement[] => {
     pending.effects = [];
-    if (!isPublic(existing, now, publicTypes)) return [];
+    const event = postChangeEvent(existing, next, now, publicTypes);
+    if (event && event !== "post.unpublished") pending.effects.push(postEventEffect(event, site, next, now));
+    if (!isPublic(existing, now, publicTypes)) {
+      return pending.effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now));
+    }
     // Taking a public post out of public view (status, access, a future date, a private type) is an
     // unpublication whatever the route: the same event and the same purge of its page as unpublish.
-    if (!isPublic(next, now, publicTypes)) pending.effects.push(...unpublicationEffects(site, existing, now));
+    if (!isPublic(next, now, publicTypes)) {
+      pending.effects.push(...unpublicationEffects(site, existing, next, now));
+    }
     // Moving the date of a live post changes what search engines show: tell them (IndexNow).
     const url = postUrl(site, next);
     // A public post that stays public under another URL (slug or language changed): its old page goes.
@@ -284,35 +303,48 @@ export async function updatePost(
   return next;
 }
 
-/** The unpublication event and the purge of the post's page, as outbox effects. */
-function unpublicationEffects(site: SiteProjection, post: PostRow, now: string): PostEffect[] {
-  const url = postUrl(site, post);
-  const event: UnpublishedEvent = {
-    id: newId(),
-    type: "post.unpublished",
-    site_id: site.id,
-    post_id: post.id,
-    slug: post.slug,
-    language: post.language,
-    url,
-    occurred_at: now,
-  };
-  return [
-    { ...postEffect(site.id, post.id, "event", event), id: event.id },
-    postEffect(site.id, post.id, "cache_purge", { urls: url ? [url] : [] }),
-  ];
+/**
+ * The webhook event of an edit: `post.published` when it puts the post into public view (or publishes
+ * a due scheduled post nobody announced yet), `post.updated` when a published public post stays public,
+ * `post.unpublished` when it leaves public view; null for edits nobody outside can see.
+ */
+export function postChangeEvent(
+  existing: PostRow,
+  next: PostRow,
+  now: string,
+  publicTypes: ReadonlySet<string>,
+): PostEventType | null {
+  const wasPublic = isPublic(existing, now, publicTypes);
+  const isNowPublic = isPublic(next, now, publicTypes);
+  if (wasPublic && !isNowPublic) return "post.unpublished";
+  if (!isNowPublic) return null;
+  return wasPublic && existing.status === "published" ? "post.updated" : "post.published";
 }
 
-export interface UnpublishedEvent {
-  /** Unique per event: delivery is at least once, consumers may deduplicate by it. */
-  id: string;
-  type: "post.unpublished";
-  site_id: string;
-  post_id: string;
-  slug: string;
-  language: string;
-  url: string | null;
-  occurred_at: string;
+/** A post event as an outbox effect (the effect's id is the event's id). */
+function postEventEffect(
+  type: PostEventType,
+  site: SiteProjection,
+  post: PostRow,
+  now: string,
+  page: Pick<PostRow, "slug" | "language"> = post,
+): PostEffect {
+  const event = postEvent(type, site, post, now, page);
+  return { ...postEffect(site.id, post.id, "event", event), id: event.id };
+}
+
+/** The unpublication event (of the page that left public view) and the purge of that page, as outbox effects. */
+function unpublicationEffects(
+  site: SiteProjection,
+  existing: PostRow,
+  next: PostRow,
+  now: string,
+): PostEffect[] {
+  const url = postUrl(site, existing);
+  return [
+    postEventEffect("post.unpublished", site, next, now, existing),
+    postEffect(site.id, existing.id, "cache_purge", { urls: url ? [url] : [] }),
+  ];
 }
 
 export async function unpublishPost(
@@ -331,7 +363,13 @@ export async function unpublishPost(
     );
   if (effectiveStatus(existing, now) !== "published") throw notPublished();
   const site = await keySite(env.DB, key);
-  const effects = unpublicationEffects(site, existing, now);
+  const archived: PostRow = {
+    ...existing,
+    status: "archived",
+    updated_at: now,
+    revision: existing.revision + 1,
+  };
+  const effects = unpublicationEffects(site, existing, archived, now);
   // One batch: the conditional update (of two concurrent unpublishes exactly one changes the row; the
   // other is a 409) and the outbox rows of its event and purge, written only if the update happened.
   const results = await env.DB.batch([
@@ -345,5 +383,5 @@ export async function unpublishPost(
   ]);
   if (results[0]!.meta.changes === 0) throw notPublished();
   await deliverEffects(env, services, effects);
-  return { ...existing, status: "archived", updated_at: now, revision: existing.revision + 1 };
+  return archived;
 }

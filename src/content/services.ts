@@ -4,6 +4,7 @@ import type { Env, Services } from "./bindings";
 import { cachePurger, searchNotifier } from "./effects/outbound";
 import { safeImageFetcher } from "./ingest/ingest-image";
 import { d1AnalyticsStore } from "./store/analytics";
+import { webhookSenderFor } from "./webhooks/sender";
 
 export function contentServices(env: Env, log: Logger): Services {
   const timeout = Number(env.IMAGE_INGEST_TIMEOUT_MS);
@@ -16,6 +17,7 @@ export function contentServices(env: Env, log: Logger): Services {
       ...(Number.isFinite(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}),
     }),
     analytics: d1AnalyticsStore(env.DB),
+    webhooks: webhookSenderFor(env),
     log,
   };
 }

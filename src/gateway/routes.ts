@@ -7,8 +7,8 @@ export interface Route {
   requiresSession: boolean;
 }
 
-/** A site's API keys and forms are administered in content, which owns them. */
-const CONTENT_SITE_ADMIN = /^\/api\/v1\/sites\/[^/]+\/(?:api-keys|forms)(\/|$)/;
+/** A site's API keys, forms and webhooks are administered in content, which owns them. */
+const CONTENT_SITE_ADMIN = /^\/api\/v1\/sites\/[^/]+\/(?:api-keys|forms|webhooks)(\/|$)/;
 
 /**
  * Identity's probes and metrics under the edge prefix: a service's probes are answered on its own address

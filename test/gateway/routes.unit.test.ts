@@ -32,4 +32,21 @@ describe("routeFor", () => {
       expect(routeFor(path), path).toBeNull();
     }
   });
+
+  it("sends a site's key and webhook administration to content, behind a staff session", () => {
+    const site = "01JAAAAAAAAAAAAAAAAAAAAAAA";
+    for (const path of [
+      `/api/v1/sites/${site}/api-keys`,
+      `/api/v1/sites/${site}/api-keys/01JBBBBBBBBBBBBBBBBBBBBBBB`,
+      `/api/v1/sites/${site}/webhooks`,
+      `/api/v1/sites/${site}/webhooks/01JBBBBBBBBBBBBBBBBBBBBBBB`,
+      `/api/v1/sites/${site}/webhooks/01JBBBBBBBBBBBBBBBBBBBBBBB/rotate-secret`,
+      `/api/v1/sites/${site}/webhooks/01JBBBBBBBBBBBBBBBBBBBBBBB/deliveries`,
+    ]) {
+      expect(routeFor(path), path).toEqual({ upstream: "content", requiresSession: true });
+    }
+    // Only that exact segment: a site field merely starting with "webhooks" stays with sites.
+    expect(routeFor(`/api/v1/sites/${site}/webhooks-legacy`)?.upstream).toBe("sites");
+    expect(routeFor(`/api/v1/sites/${site}`)?.upstream).toBe("sites");
+  });
 });

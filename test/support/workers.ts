@@ -22,11 +22,15 @@ export const testSecrets: Record<string, string> = {
   OTP_PEPPER: randomBytes(32).toString("base64url"),
   API_KEY_PEPPER: randomBytes(32).toString("base64url"),
   CURSOR_SECRET: randomBytes(32).toString("base64url"),
+  WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
   DEV_OUTBOX: "true",
   // Test-only overrides of wrangler vars: short ingest wait, fake DNS-over-HTTPS and breach-check hosts.
   IMAGE_INGEST_TIMEOUT_MS: "1500",
   DOH_URL: "https://dns.test/dns-query",
   BREACH_CHECK_URL: "https://breach.test/range/",
+  // Webhook attempts give up after 1 s, and failed ones are retried at once (the schedule has unit tests).
+  WEBHOOK_TIMEOUT_MS: "1000",
+  WEBHOOK_RETRY_BASE_SECONDS: "0",
 };
 
 const buildDir = path.join(root, ".test-build");

@@ -9,3 +9,4 @@ export {
 } from "./ingest-image";
 export { isPublicAddress } from "./ip-ranges";
 export { dohResolver, ResolveError, type Resolver } from "./resolver";
+export { checkPublicDestination } from "./safe-fetch";

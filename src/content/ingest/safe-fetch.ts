@@ -93,6 +93,28 @@ export function checkUrl(raw: string): { ok: true; url: URL; host: string; liter
 }
 
 /**
+ * The URL checks and the DNS check of one hop, for callers that make their own request (webhook
+ * deliveries, which POST and never follow redirects): every address the name resolves to must be public.
+ */
+export async function checkPublicDestination(
+  raw: string,
+  resolver: Resolver,
+): Promise<{ ok: true; url: URL } | Failure> {
+  const checked = checkUrl(raw);
+  if (!("ok" in checked)) return checked;
+  if (checked.literal) return { ok: true, url: checked.url };
+  let addresses: string[];
+  try {
+    addresses = await resolver.resolve(checked.host);
+  } catch (err) {
+    if (err instanceof ResolveError) return transient(`dns_${err.kind}`);
+    return transient("dns_unavailable");
+  }
+  if (addresses.length === 0 || !addresses.every(isPublicAddress)) return rejected("non_public_host");
+  return { ok: true, url: checked.url };
+}
+
+/**
  * Fetches `raw` and returns its body bytes, or why not. Rejections are definitive (the URL is bad or
  * unsafe); transient failures may succeed later (timeouts, 5xx, DNS trouble, 408/425/429).
  */

@@ -89,7 +89,7 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const key = c.get("auth");
       checkImportRequest(key, c.req.query("resource"), c.req.header("content-length"));
-      return c.json(await importPosts(c.env, key, await c.req.text()), 200);
+      return c.json(await importPosts(c.env, c.get("services"), key, await c.req.text()), 200);
     },
   );
 

@@ -149,10 +149,10 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
     const input = await parseJsonBody(c, CreatePostSchema);
     const { stored, replayed } = await createPostOnce(
       c.env,
+      c.get("services"),
       key,
       input,
       c.req.header("idempotency-key"),
-      c.get("log"),
     );
     return respond(c, stored, replayed);
   });
@@ -302,7 +302,8 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const patch = seoPatch(c.req.valid("json"));
       const now = new Date().toISOString();
-      const seo = await patchPostSeo(c.env, c.get("auth").siteId, ...postReference(c), patch, now);
+      const auth = c.get("auth");
+      const seo = await patchPostSeo(c.env, c.get("services"), auth.siteId, ...postReference(c), patch, now);
       return c.json(seo, 200);
     },
   );

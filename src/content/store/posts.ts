@@ -296,3 +296,24 @@ export async function postsBySlugAndLanguage(
     .all<Pick<PostRow, "id" | "slug" | "title" | "language" | "post_type">>();
   return results;
 }
+
+/** Cron: scheduled posts whose time has come, oldest first (partial index `posts_scheduled_due`, migration 0007). */
+export async function dueScheduledPosts(db: D1Database, now: string, limit: number): Promise<PostRow[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT ${COLUMNS} FROM posts WHERE status = 'scheduled' AND published_at <= ? ORDER BY published_at, id LIMIT ?`,
+    )
+    .bind(now, limit)
+    .all<PostRow>();
+  return results;
+}
+
+/** Stores a due scheduled post as published (readers already see it so); changes nothing if an edit came first. */
+export function publishDueStatement(db: D1Database, post: PostRow, now: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE posts SET status = 'published', updated_at = max(updated_at, ?), revision = revision + 1
+       WHERE id = ? AND site_id = ? AND status = 'scheduled' AND published_at <= ?`,
+    )
+    .bind(now, post.id, post.site_id, now);
+}

@@ -21,6 +21,8 @@
  *   servfail.test               SERVFAIL (Status 2)
  *   dnsdown.test                HTTP 503 from the DoH server
  *   dnsslow.test                answers after 5 s
+ *   hooks.test                  A/AAAA public: the webhook receiver (./webhook-receiver.ts), which can
+ *                               define more names (PUT https://hooks.test/__zone/<name>)
  *   Any other name: NXDOMAIN.
  *
  * Image hosts: every name above that has addresses (public or not) serves the SAME paths below, so a
@@ -47,6 +49,7 @@
  *   /redirect-loop    302 to itself                    /redirect-chain/<n>  n hops of 302 then the PNG
  */
 import { fakeHost } from "../fake-internet.ts";
+import { registerWebhookReceiver } from "./webhook-receiver.ts";
 
 const b64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 
@@ -275,6 +278,8 @@ const ZONES: Record<string, Zone> = {
   "servfail.test": { rcode: 2 },
   "dnsdown.test": { http: 503 },
   "dnsslow.test": { A: [PUBLIC_A], delayMs: 5000 },
+  // The webhook receiver (./webhook-receiver.ts); more receiver names are defined by tests through it.
+  "hooks.test": { A: [PUBLIC_A], AAAA: [PUBLIC_AAAA] },
 };
 
 async function dohServer(_request: Request, url: URL): Promise<Response> {
@@ -313,4 +318,7 @@ export function registerContentFakes() {
   for (const [host, zone] of Object.entries(ZONES)) {
     if (zone.A || zone.AAAA) fakeHost(host, imageHost);
   }
+  registerWebhookReceiver((name, zone) => {
+    ZONES[name] = zone;
+  });
 }

@@ -1,0 +1,264 @@
+/**
+ * Webhooks of a site and their delivery log. Every query names the site, so another site's webhook id
+ * matches nothing. Guarded writes (the per-site limit, the delivery claim, the attempt record) are single
+ * statements, so concurrent consumers and admins never double-count.
+ */
+import type { webhookDeliveries, webhooks } from "../../../schema/content";
+
+export type WebhookRow = typeof webhooks.$inferSelect;
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+/** A webhook as listed: never its secret. */
+export type WebhookView = Omit<WebhookRow, "secret_encrypted">;
+
+const VIEW_COLUMNS = "id, site_id, url, events_json, description, created_by, created_at, secret_rotated_at";
+
+/** Inserts the webhook unless the site already has `limit`; false when the limit was reached. */
+export async function insertWebhook(db: D1Database, row: WebhookRow, limit: number): Promise<boolean> {
+  const result = await db
+    .prepare(
+      `INSERT INTO webhooks (id, site_id, url, events_json, description, secret_encrypted, created_by, created_at, secret_rotated_at)
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, NULL WHERE (SELECT count(*) FROM webhooks WHERE site_id = ?) < ?`,
+    )
+    .bind(
+      row.id,
+      row.site_id,
+      row.url,
+      row.events_json,
+      row.description,
+      row.secret_encrypted,
+      row.created_by,
+      row.created_at,
+      row.site_id,
+      limit,
+    )
+    .run();
+  return result.meta.changes > 0;
+}
+
+export async function listSiteWebhooks(db: D1Database, siteId: string): Promise<WebhookView[]> {
+  const { results } = await db
+    .prepare(`SELECT ${VIEW_COLUMNS} FROM webhooks WHERE site_id = ? ORDER BY created_at DESC, id DESC`)
+    .bind(siteId)
+    .all<WebhookView>();
+  return results;
+}
+
+export async function webhookExists(db: D1Database, siteId: string, id: string): Promise<boolean> {
+  const row = await db
+    .prepare("SELECT 1 AS found FROM webhooks WHERE id = ? AND site_id = ?")
+    .bind(id, siteId)
+    .first<{ found: number }>();
+  return row !== null;
+}
+
+/** Deletes the webhook and its delivery log in one batch; false when the site has no such webhook. */
+export async function deleteWebhook(db: D1Database, siteId: string, id: string): Promise<boolean> {
+  const [removed] = await db.batch([
+    db.prepare("DELETE FROM webhooks WHERE id = ? AND site_id = ?").bind(id, siteId),
+    db.prepare("DELETE FROM webhook_deliveries WHERE webhook_id = ? AND site_id = ?").bind(id, siteId),
+  ]);
+  return removed!.meta.changes > 0;
+}
+
+/** Replaces the sealed secret; false when the site has no such webhook. */
+export async function replaceWebhookSecret(
+  db: D1Database,
+  siteId: string,
+  id: string,
+  sealed: string,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .prepare("UPDATE webhooks SET secret_encrypted = ?, secret_rotated_at = ? WHERE id = ? AND site_id = ?")
+    .bind(sealed, now, id, siteId)
+    .run();
+  return result.meta.changes > 0;
+}
+
+/** Ids of the site's webhooks subscribed to `eventType`. */
+export async function subscribedWebhookIds(
+  db: D1Database,
+  siteId: string,
+  eventType: string,
+): Promise<string[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT w.id FROM webhooks w
+       WHERE w.site_id = ? AND EXISTS (SELECT 1 FROM json_each(w.events_json) WHERE json_each.value = ?)
+       ORDER BY w.id`,
+    )
+    .bind(siteId, eventType)
+    .all<{ id: string }>();
+  return results.map((r) => r.id);
+}
+
+export interface NewDelivery {
+  id: string;
+  webhook_id: string;
+  site_id: string;
+  event_id: string;
+  event_type: string;
+  body: string;
+  created_at: string;
+}
+
+/**
+ * Writes one delivery per (event, webhook), ignoring pairs that exist (an event redelivered by the queue
+ * fans out again), and answers the deliveries of the event that no attempt has touched yet.
+ */
+export async function insertDeliveries(
+  db: D1Database,
+  siteId: string,
+  eventId: string,
+  rows: NewDelivery[],
+): Promise<Pick<DeliveryRow, "id" | "webhook_id">[]> {
+  await db.batch(
+    rows.map((d) =>
+      db
+        .prepare(
+          `INSERT OR IGNORE INTO webhook_deliveries (id, webhook_id, site_id, event_id, event_type, body, status, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`,
+        )
+        .bind(d.id, d.webhook_id, d.site_id, d.event_id, d.event_type, d.body, d.created_at),
+    ),
+  );
+  const { results } = await db
+    .prepare(
+      `SELECT id, webhook_id FROM webhook_deliveries
+       WHERE site_id = ? AND event_id = ? AND status = 'pending' AND attempts = 0 ORDER BY id`,
+    )
+    .bind(siteId, eventId)
+    .all<Pick<DeliveryRow, "id" | "webhook_id">>();
+  return results;
+}
+
+/** A claimed delivery with what its attempt needs from the webhook. */
+export type ClaimedDelivery = DeliveryRow & { url: string; secret_encrypted: string };
+
+export type Claim =
+  | { kind: "claimed"; delivery: ClaimedDelivery }
+  /** Delivered, failed, or its webhook is gone: nothing to do. */
+  | { kind: "settled" }
+  /** Another consumer holds it (a duplicate message) until `until`. */
+  | { kind: "busy"; until: string };
+
+/**
+ * Takes the delivery for one attempt until `lockUntil` (a duplicate queue message, or a second consumer,
+ * finds it busy). A delivery whose webhook was deleted is settled.
+ */
+export async function claimDelivery(
+  db: D1Database,
+  id: string,
+  now: string,
+  lockUntil: string,
+): Promise<Claim> {
+  const [claim, read] = await db.batch([
+    db
+      .prepare(
+        `UPDATE webhook_deliveries SET locked_until = ?
+         WHERE id = ? AND status = 'pending' AND (locked_until IS NULL OR locked_until <= ?)
+           AND EXISTS (SELECT 1 FROM webhooks w
+             WHERE w.id = webhook_deliveries.webhook_id AND w.site_id = webhook_deliveries.site_id)`,
+      )
+      .bind(lockUntil, id, now),
+    db
+      .prepare(
+        `SELECT d.*, w.url, w.secret_encrypted FROM webhook_deliveries d
+         LEFT JOIN webhooks w ON w.id = d.webhook_id AND w.site_id = d.site_id WHERE d.id = ?`,
+      )
+      .bind(id),
+  ]);
+  const row = (read!.results as (DeliveryRow & { url: string | null; secret_encrypted: string | null })[])[0];
+  if (!row || row.url === null || row.secret_encrypted === null || row.status !== "pending") {
+    return { kind: "settled" };
+  }
+  if (claim!.meta.changes === 0) return { kind: "busy", until: row.locked_until ?? now };
+  return { kind: "claimed", delivery: row as ClaimedDelivery };
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** Appends the attempt to the log and sets what it decided: delivered, failed, or pending until `next_attempt_at`. */
+export async function recordAttempt(
+  db: D1Database,
+  id: string,
+  attempt: AttemptRecord,
+  outcome: { status: DeliveryRow["status"]; next_attempt_at: string | null; settled_at: string | null },
+): Promise<void> {
+  await db
+    .prepare(
+      `UPDATE webhook_deliveries SET attempts = attempts + 1,
+         attempts_json = json_insert(attempts_json, '$[#]', json(?)),
+         last_status_code = ?, last_error = ?, last_attempt_at = ?, status = ?, next_attempt_at = ?,
+         delivered_at = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_at END,
+         failed_at = CASE WHEN ? = 'failed' THEN ? ELSE failed_at END,
+         locked_until = NULL
+       WHERE id = ?`,
+    )
+    .bind(
+      JSON.stringify(attempt),
+      attempt.status_code,
+      attempt.error,
+      attempt.at,
+      outcome.status,
+      outcome.next_attempt_at,
+      outcome.status,
+      outcome.settled_at,
+      outcome.status,
+      outcome.settled_at,
+      id,
+    )
+    .run();
+}
+
+/** Frees a claimed delivery whose attempt could not be made (nothing was sent). */
+export async function releaseDelivery(db: D1Database, id: string): Promise<void> {
+  await db.prepare("UPDATE webhook_deliveries SET locked_until = NULL WHERE id = ?").bind(id).run();
+}
+
+/** A delivery whose queue message exhausted its retries (dead-letter queue) is failed for good. */
+export async function markDeadLettered(db: D1Database, id: string, now: string): Promise<boolean> {
+  const result = await db
+    .prepare(
+      `UPDATE webhook_deliveries SET status = 'failed', failed_at = ?, next_attempt_at = NULL, locked_until = NULL,
+         last_error = coalesce(last_error, 'dead_lettered')
+       WHERE id = ? AND status = 'pending'`,
+    )
+    .bind(now, id)
+    .run();
+  return result.meta.changes > 0;
+}
+
+/** One page of the webhook's deliveries, newest first, before the delivery id `before` when given. */
+export async function listDeliveries(
+  db: D1Database,
+  siteId: string,
+  webhookId: string,
+  limit: number,
+  before: string | null,
+): Promise<DeliveryRow[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND site_id = ? AND (? IS NULL OR id < ?)
+       ORDER BY id DESC LIMIT ?`,
+    )
+    .bind(webhookId, siteId, before, before, limit)
+    .all<DeliveryRow>();
+  return results;
+}
+
+/** Cron: settled deliveries older than `before` leave the log. */
+export async function purgeSettledDeliveries(db: D1Database, before: string): Promise<number> {
+  const result = await db
+    .prepare("DELETE FROM webhook_deliveries WHERE created_at < ? AND status != 'pending'")
+    .bind(before)
+    .run();
+  return result.meta.changes;
+}
