@@ -19,7 +19,7 @@ import { purgeExpiredIdempotency } from "./store/idempotency";
 import { upsertPostType, upsertSite } from "./store/sites";
 import { purgeSettledDeliveries } from "./store/webhooks";
 import { deliverContentEvents, settleDeadLetters } from "./webhooks/delivery";
-import { emitMediaReady, isContentEvent } from "./webhooks/events";
+import { isContentEvent } from "./webhooks/events";
 
 /**
  * The queue consumers: `media-variants`, `content-events` (webhook fan-out and deliveries, and in
