@@ -88,11 +88,7 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
       // Analytics retention: visitor ids and salts live only for their UTC day; the rollups stay.
       const analytics = await services.analytics.purgeRawBefore(utcDay(new Date(now)));
       // Effects whose delivery failed right after their change (older than 5 minutes: not in flight).
-      const redelivered = await redeliverPendingEffects(
-        this.env,
-        services,
-        new Date(now - 5 * 60_000).toISOString(),
-      );
+      const redelivered = await redeliverPendingEffects(this.env, services, now);
       log.info("cron_done", {
         redelivered,
         analytics_visitor_rows_purged: analytics.visitors,

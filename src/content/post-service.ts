@@ -266,15 +266,16 @@ export async function updatePost(
     if (!isPublic(existing, now, publicTypes)) return [];
     // Taking a public post out of public view (status, access, a future date, a private type) is an
     // unpublication whatever the route: the same event and the same purge of its page as unpublish.
-    if (!isPublic(next, now, publicTypes)) pending.effects.push(...unpublicationEffects(site, existing, now));
+    if (!isPublic(next, now, publicTypes))
+      pending.effects.push(...unpublicationEffects(site, existing, now, env.PLATFORM_DOMAIN));
     // Moving the date of a live post changes what search engines show: tell them (IndexNow).
-    const url = postUrl(site, next);
+    const url = postUrl(site, next, env.PLATFORM_DOMAIN);
     // A public post that stays public under another URL (slug or language changed): its old page goes.
-    const oldUrl = postUrl(site, existing);
-    if (isPublic(next, now, publicTypes) && oldUrl && oldUrl !== url) {
+    const oldUrl = postUrl(site, existing, env.PLATFORM_DOMAIN);
+    if (isPublic(next, now, publicTypes) && oldUrl !== url) {
       pending.effects.push(postEffect(site.id, next.id, "cache_purge", { urls: [oldUrl] }));
     }
-    if (input.published_at !== undefined && next.published_at !== existing.published_at && url) {
+    if (input.published_at !== undefined && next.published_at !== existing.published_at) {
       pending.effects.push(postEffect(site.id, next.id, "indexnow", { urls: [url] }));
     }
     return pending.effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now));
@@ -285,8 +286,13 @@ export async function updatePost(
 }
 
 /** The unpublication event and the purge of the post's page, as outbox effects. */
-function unpublicationEffects(site: SiteProjection, post: PostRow, now: string): PostEffect[] {
-  const url = postUrl(site, post);
+function unpublicationEffects(
+  site: SiteProjection,
+  post: PostRow,
+  now: string,
+  platformDomain: string,
+): PostEffect[] {
+  const url = postUrl(site, post, platformDomain);
   const event: UnpublishedEvent = {
     id: newId(),
     type: "post.unpublished",
@@ -299,7 +305,7 @@ function unpublicationEffects(site: SiteProjection, post: PostRow, now: string):
   };
   return [
     { ...postEffect(site.id, post.id, "event", event), id: event.id },
-    postEffect(site.id, post.id, "cache_purge", { urls: url ? [url] : [] }),
+    postEffect(site.id, post.id, "cache_purge", { urls: [url] }),
   ];
 }
 
@@ -311,7 +317,7 @@ export interface UnpublishedEvent {
   post_id: string;
   slug: string;
   language: string;
-  url: string | null;
+  url: string;
   occurred_at: string;
 }
 
@@ -331,7 +337,7 @@ export async function unpublishPost(
     );
   if (effectiveStatus(existing, now) !== "published") throw notPublished();
   const site = await keySite(env.DB, key);
-  const effects = unpublicationEffects(site, existing, now);
+  const effects = unpublicationEffects(site, existing, now, env.PLATFORM_DOMAIN);
   // One batch: the conditional update (of two concurrent unpublishes exactly one changes the row; the
   // other is a 409) and the outbox rows of its event and purge, written only if the update happened.
   const results = await env.DB.batch([
