@@ -5,17 +5,23 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { newId } from "../lib/ids";
 import { batchLogger, callLogger, errorFields, type Logger, runLogger } from "../lib/log";
-import type { ContentRpc, ImageIngestResult, SiteProjection } from "../lib/rpc";
+import type {
+  ContentRpc,
+  ImageIngestResult,
+  PostTypeRemoval,
+  PostTypeResult,
+  SiteProjection,
+} from "../lib/rpc";
 import { app } from "./app";
 import type { Env } from "./bindings";
 import { redeliverPendingEffects } from "./effects/pending";
 import { ingestImage } from "./ingest-service";
 import { consumeMediaVariants } from "./media-variants";
+import { definePostType, type PostTypeDefinition, removePostType } from "./post-types";
 import { utcDay } from "./rules/analytics-window";
-import { isValidTypeSlug } from "./rules/slug";
 import { contentServices } from "./services";
 import { purgeExpiredIdempotency } from "./store/idempotency";
-import { upsertPostType, upsertSite } from "./store/sites";
+import { upsertSite } from "./store/sites";
 
 /** The queue consumers: `media-variants` and the development record of `content-events`. */
 async function consumeQueue(env: Env, batch: MessageBatch<unknown>, log: Logger): Promise<void> {
@@ -58,14 +64,13 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
   }
 
   /** Declares (or updates) a post type of a site; private types are never listed publicly. */
-  async definePostType(input: {
-    site_id: string;
-    slug: string;
-    name: string;
-    public: boolean;
-  }): Promise<void> {
-    if (!isValidTypeSlug(input.slug)) throw new Error("post type slug must be a slug");
-    await upsertPostType(this.env.DB, input, new Date().toISOString());
+  definePostType(input: PostTypeDefinition): Promise<PostTypeResult> {
+    return definePostType(this.env.DB, input);
+  }
+
+  /** Disables a post type (its applet uninstalled); its posts are kept. */
+  removePostType(input: { site_id: string; slug: string }): Promise<PostTypeRemoval> {
+    return removePostType(this.env.DB, input);
   }
 
   override async queue(batch: MessageBatch<unknown>): Promise<void> {
