@@ -11,6 +11,7 @@ import type {
   PostTypeRemoval,
   PostTypeResult,
   SiteProjection,
+  StalledConvergence,
 } from "../lib/rpc";
 import { app } from "./app";
 import type { Env } from "./bindings";
@@ -20,13 +21,18 @@ import { consumeMediaVariants } from "./media-variants";
 import { definePostType, type PostTypeDefinition, removePostType } from "./post-types";
 import { utcDay } from "./rules/analytics-window";
 import { contentServices } from "./services";
+import { consumeSiteTransferred, stalledSites } from "./site-transfer";
 import { purgeExpiredIdempotency } from "./store/idempotency";
 import { upsertSite } from "./store/sites";
 
-/** The queue consumers: `media-variants` and the development record of `content-events`. */
+/** The queue consumers: `media-variants`, `site-transferred` and the development record of `content-events`. */
 async function consumeQueue(env: Env, batch: MessageBatch<unknown>, log: Logger): Promise<void> {
   if (batch.queue === "media-variants") {
     await consumeMediaVariants(env, batch, log);
+    return;
+  }
+  if (batch.queue === "site-transferred") {
+    await consumeSiteTransferred(env, batch, log);
     return;
   }
   if (batch.queue === "content-events" && env.DEV_OUTBOX === "true") {
@@ -66,6 +72,11 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
   /** Declares (or updates) a post type of a site; private types are never listed publicly. */
   definePostType(input: PostTypeDefinition): Promise<PostTypeResult> {
     return definePostType(this.env.DB, input);
+  }
+
+  /** Sites whose content is still stamped for an older organization well after a transfer (health sweep). */
+  stalledConvergence(): Promise<StalledConvergence[]> {
+    return stalledSites(this.env, Date.now());
   }
 
   /** Disables a post type (its applet uninstalled); its posts are kept. */

@@ -45,6 +45,18 @@ export type ImageIngestResult =
 export type PostTypeResult = { ok: true } | { ok: false; reason: string };
 export type PostTypeRemoval = { ok: true; removed: boolean } | { ok: false; reason: string };
 
+/** A site whose content (posts, media, API keys) is still stamped for an older organization after a transfer. */
+export interface StalledConvergence {
+  site_id: string;
+  /** The newest owner content knows of (the applied transfer's, or the projection's when newer). */
+  expected_org_id: string;
+  /** Since when (RFC 3339) that organization owns the site. */
+  since: string;
+  stale_posts: number;
+  stale_media: number;
+  stale_keys: number;
+}
+
 export interface ContentRpc {
   syncSite(site: SiteProjection): Promise<void>;
   ingestImage(input: { site_id: string; url: string; purpose: string }): Promise<ImageIngestResult>;
@@ -64,6 +76,11 @@ export interface ContentRpc {
    * `post` and `page` are refused.
    */
   removePostType(input: { site_id: string; slug: string }): Promise<PostTypeRemoval>;
+  /**
+   * Health: sites whose content is still stamped for an older organization more than 15 minutes after
+   * their owner changed (oldest first, at most 100); empty when every transfer has converged.
+   */
+  stalledConvergence(): Promise<StalledConvergence[]>;
 }
 
 /** A site's stored settings document as sites holds it. */

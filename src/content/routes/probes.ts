@@ -110,7 +110,7 @@ export function registerProbeRoutes(app: OpenAPIHono<AppEnv>, openApiLoaded: () 
       responses: { 200: { description: "Metrics", content: { "text/plain": { schema: z.string() } } } },
     }),
     async (c) =>
-      c.text(renderMetrics(await storedGauges(c.env.DB)), 200, {
+      c.text(renderMetrics(await storedGauges(c.env)), 200, {
         "content-type": "text/plain; version=0.0.4; charset=utf-8",
       }),
   );
