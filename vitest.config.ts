@@ -39,6 +39,10 @@ function project(main: ServiceName, testDir: string) {
             TEST_SITES_DB: "sites-db",
           },
           outboundService: fakeInternet,
+          // Content's tests send `site.transferred` through the real queue, as identity does.
+          ...(main === "content"
+            ? { queueProducers: { TEST_SITE_TRANSFERRED: { queueName: "site-transferred" } } }
+            : {}),
           workers: others.map((name) => ({
             ...auxiliaryWorker(name, { name: main, runner: `vitest-plugin-runner-${testDir}` }),
             outboundService: fakeInternet,

@@ -20,6 +20,8 @@ export const sites = sqliteTable("sites", {
   primary_domain: text("primary_domain"),
   updated_at: text("updated_at").notNull(),
   synced_at: text("synced_at").notNull(),
+  /** When the owner organization last changed (the push that changed it; migration 0008). */
+  org_since: text("org_since"),
 });
 
 export const apiKeys = sqliteTable(
@@ -37,6 +39,8 @@ export const apiKeys = sqliteTable(
     created_at: text("created_at").notNull(),
     revoked_at: text("revoked_at"),
     revoked_by: text("revoked_by"),
+    /** Organization the key is stamped for (set at insert by trigger, restamped after a transfer). */
+    org_id: text("org_id"),
   },
   (t) => [index("api_keys_site").on(t.site_id, t.created_at)],
 );
@@ -49,6 +53,8 @@ export const postTypes = sqliteTable(
     name: text("name").notNull(),
     is_public: integer("is_public").notNull().default(1),
     created_at: text("created_at").notNull(),
+    /** Set when the type is removed (its applet uninstalled); its posts are kept. */
+    disabled_at: text("disabled_at"),
   },
   (t) => [primaryKey({ columns: [t.site_id, t.slug] })],
 );
@@ -78,6 +84,8 @@ export const posts = sqliteTable(
     updated_at: text("updated_at").notNull(),
     /** Bumped by every update; updates check it (optimistic concurrency, migration 0003). */
     revision: integer("revision").notNull().default(0),
+    /** Organization the post is stamped for (set at insert by trigger, restamped after a transfer). */
+    org_id: text("org_id"),
   },
   (t) => [
     uniqueIndex("posts_site_slug_language").on(t.site_id, t.slug, t.language),
@@ -108,6 +116,8 @@ export const media = sqliteTable(
     height: integer("height"),
     /** Why variant generation ended `failed` (`undecodable`, `too_large`, `processing_failed`, `original_missing`). */
     failure_reason: text("failure_reason"),
+    /** Organization the asset is stamped for (set at insert by trigger, restamped after a transfer). */
+    org_id: text("org_id"),
   },
   (t) => [
     index("media_site_created").on(t.site_id, t.created_at),
@@ -176,9 +186,23 @@ export const postEffects = sqliteTable(
     payload_json: text("payload_json").notNull(),
     created_at: text("created_at").notNull(),
     attempts: integer("attempts").notNull().default(0),
+    /** Retry schedule of a failed delivery (migration 0008): due time, last failure, when the cron gave up. */
+    next_attempt_at: text("next_attempt_at"),
+    last_error: text("last_error"),
+    gave_up_at: text("gave_up_at"),
   },
   (t) => [index("post_effects_created").on(t.created_at)],
 );
+
+/** The newest ownership transfer content has applied per site (site-transferred consumer). */
+export const siteTransfers = sqliteTable("site_transfers", {
+  site_id: text("site_id").primaryKey(),
+  transfer_id: text("transfer_id").notNull(),
+  from_org_id: text("from_org_id").notNull(),
+  to_org_id: text("to_org_id").notNull(),
+  transferred_at: text("transferred_at").notNull(),
+  applied_at: text("applied_at").notNull(),
+});
 
 /** One random salt per UTC day for visitor ids; deleted (with the day's visitor ids) once the day is over. */
 export const analyticsSalts = sqliteTable("analytics_salts", {

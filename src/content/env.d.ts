@@ -9,6 +9,7 @@ interface ContentEnv {
 	IMAGES: ImagesBinding;
 	MEDIA_PUBLIC_BASE: string;
 	INDEXNOW_ENDPOINT: string;
+	PLATFORM_DOMAIN: string;
 	DOH_URL: string;
 	INGEST_MAX_BYTES: string;
 	IMAGE_INGEST_TIMEOUT_MS: string;

@@ -5,29 +5,41 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { newId } from "../lib/ids";
 import { batchLogger, callLogger, errorFields, type Logger, runLogger } from "../lib/log";
-import type { ContentRpc, ImageIngestResult, SiteProjection } from "../lib/rpc";
+import type {
+  ContentRpc,
+  ImageIngestResult,
+  PostTypeRemoval,
+  PostTypeResult,
+  SiteProjection,
+  StalledConvergence,
+} from "../lib/rpc";
 import { app } from "./app";
 import type { Env } from "./bindings";
 import { redeliverPendingEffects } from "./effects/pending";
 import { ingestImage } from "./ingest-service";
 import { consumeMediaVariants } from "./media-variants";
+import { definePostType, type PostTypeDefinition, removePostType } from "./post-types";
 import { utcDay } from "./rules/analytics-window";
-import { isValidTypeSlug } from "./rules/slug";
 import { publishDueScheduledPosts } from "./scheduled-publishing";
 import { contentServices } from "./services";
+import { consumeSiteTransferred, stalledSites } from "./site-transfer";
 import { purgeExpiredIdempotency } from "./store/idempotency";
-import { upsertPostType, upsertSite } from "./store/sites";
+import { upsertSite } from "./store/sites";
 import { purgeSettledDeliveries } from "./store/webhooks";
 import { deliverContentEvents, settleDeadLetters } from "./webhooks/delivery";
 import { isContentEvent } from "./webhooks/events";
 
 /**
- * The queue consumers: `media-variants`, `content-events` (webhook fan-out and deliveries, and in
- * development a record of each event) and its dead-letter queue.
+ * The queue consumers: `media-variants`, `site-transferred`, `content-events` (webhook fan-out and
+ * deliveries, and in development a record of each event) and its dead-letter queue.
  */
 async function consumeQueue(env: Env, batch: MessageBatch<unknown>, log: Logger): Promise<void> {
   if (batch.queue === "media-variants") {
     await consumeMediaVariants(env, batch, log);
+    return;
+  }
+  if (batch.queue === "site-transferred") {
+    await consumeSiteTransferred(env, batch, log);
     return;
   }
   if (batch.queue === "content-events-dlq") {
@@ -81,14 +93,18 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
   }
 
   /** Declares (or updates) a post type of a site; private types are never listed publicly. */
-  async definePostType(input: {
-    site_id: string;
-    slug: string;
-    name: string;
-    public: boolean;
-  }): Promise<void> {
-    if (!isValidTypeSlug(input.slug)) throw new Error("post type slug must be a slug");
-    await upsertPostType(this.env.DB, input, new Date().toISOString());
+  definePostType(input: PostTypeDefinition): Promise<PostTypeResult> {
+    return definePostType(this.env.DB, input);
+  }
+
+  /** Sites whose content is still stamped for an older organization well after a transfer (health sweep). */
+  stalledConvergence(): Promise<StalledConvergence[]> {
+    return stalledSites(this.env, Date.now());
+  }
+
+  /** Disables a post type (its applet uninstalled); its posts are kept. */
+  removePostType(input: { site_id: string; slug: string }): Promise<PostTypeRemoval> {
+    return removePostType(this.env.DB, input);
   }
 
   override async queue(batch: MessageBatch<unknown>): Promise<void> {
@@ -122,11 +138,7 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
       // Analytics retention: visitor ids and salts live only for their UTC day; the rollups stay.
       const analytics = await services.analytics.purgeRawBefore(utcDay(new Date(now)));
       // Effects whose delivery failed right after their change (older than 5 minutes: not in flight).
-      const redelivered = await redeliverPendingEffects(
-        this.env,
-        services,
-        new Date(now - 5 * 60_000).toISOString(),
-      );
+      const redelivered = await redeliverPendingEffects(this.env, services, now);
       log.info("cron_done", {
         published,
         redelivered,

@@ -26,7 +26,23 @@ export function observeRequest(route: string, method: string, status: number, se
   h.count++;
 }
 
-export function renderMetrics(): string {
+/** A gauge read from storage at scrape time (the same on every isolate, unlike the request counters). */
+export interface Gauge {
+  name: string;
+  help: string;
+  samples: { labels: Record<string, string>; value: number }[];
+}
+
+function renderGauge(g: Gauge): string[] {
+  const lines = [`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`];
+  for (const s of g.samples) {
+    const labels = Object.entries(s.labels).map(([k, v]) => `${k}="${label(v)}"`);
+    lines.push(`${g.name}${labels.length ? `{${labels.join(",")}}` : ""} ${s.value}`);
+  }
+  return lines;
+}
+
+export function renderMetrics(gauges: Gauge[] = []): string {
   const lines: string[] = [
     "# HELP content_http_requests_total HTTP requests answered, by route, method and status.",
     "# TYPE content_http_requests_total counter",
@@ -44,5 +60,6 @@ export function renderMetrics(): string {
     lines.push(`content_http_request_duration_seconds_sum{${key}} ${h.sum}`);
     lines.push(`content_http_request_duration_seconds_count{${key}} ${h.count}`);
   }
+  for (const g of gauges) lines.push(...renderGauge(g));
   return `${lines.join("\n")}\n`;
 }

@@ -52,7 +52,7 @@ export async function patchPostSeo(
   const pending: { effects: PostEffect[] } = { effects: [] };
   const announce = (existing: PostRow, next: PostRow): D1PreparedStatement[] => {
     const updated = site !== null && postChangeEvent(existing, next, now, publicTypes) === "post.updated";
-    const event = updated ? postEvent("post.updated", site, next, now) : null;
+    const event = updated ? postEvent("post.updated", site, next, now, env.PLATFORM_DOMAIN) : null;
     pending.effects = event ? [{ ...postEffect(siteId, next.id, "event", event), id: event.id }] : [];
     return pending.effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now));
   };

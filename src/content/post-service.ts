@@ -111,7 +111,9 @@ export async function createPost(
       body: JSON.stringify(postSummary(candidate, now)),
       location: `/v1/posts/${candidate.id}`,
     };
-    const effects = publishes ? [postEventEffect("post.published", site, candidate, now)] : [];
+    const effects = publishes
+      ? [postEventEffect("post.published", site, candidate, now, env.PLATFORM_DOMAIN)]
+      : [];
     const statements = [
       insertPostStatement(env.DB, candidate),
       ...effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now)),
@@ -277,23 +279,24 @@ export async function updatePost(
   const extra = (existing: PostRow, next: PostRow): D1PreparedStatement[] => {
     pending.effects = [];
     const event = postChangeEvent(existing, next, now, publicTypes);
-    if (event && event !== "post.unpublished") pending.effects.push(postEventEffect(event, site, next, now));
+    if (event && event !== "post.unpublished")
+      pending.effects.push(postEventEffect(event, site, next, now, env.PLATFORM_DOMAIN));
     if (!isPublic(existing, now, publicTypes)) {
       return pending.effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now));
     }
     // Taking a public post out of public view (status, access, a future date, a private type) is an
     // unpublication whatever the route: the same event and the same purge of its page as unpublish.
     if (!isPublic(next, now, publicTypes)) {
-      pending.effects.push(...unpublicationEffects(site, existing, next, now));
+      pending.effects.push(...unpublicationEffects(site, existing, next, now, env.PLATFORM_DOMAIN));
     }
     // Moving the date of a live post changes what search engines show: tell them (IndexNow).
-    const url = postUrl(site, next);
+    const url = postUrl(site, next, env.PLATFORM_DOMAIN);
     // A public post that stays public under another URL (slug or language changed): its old page goes.
-    const oldUrl = postUrl(site, existing);
-    if (isPublic(next, now, publicTypes) && oldUrl && oldUrl !== url) {
+    const oldUrl = postUrl(site, existing, env.PLATFORM_DOMAIN);
+    if (isPublic(next, now, publicTypes) && oldUrl !== url) {
       pending.effects.push(postEffect(site.id, next.id, "cache_purge", { urls: [oldUrl] }));
     }
-    if (input.published_at !== undefined && next.published_at !== existing.published_at && url) {
+    if (input.published_at !== undefined && next.published_at !== existing.published_at) {
       pending.effects.push(postEffect(site.id, next.id, "indexnow", { urls: [url] }));
     }
     return pending.effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now));
@@ -327,9 +330,10 @@ function postEventEffect(
   site: SiteProjection,
   post: PostRow,
   now: string,
+  platformDomain: string,
   page: Pick<PostRow, "slug" | "language"> = post,
 ): PostEffect {
-  const event = postEvent(type, site, post, now, page);
+  const event = postEvent(type, site, post, now, platformDomain, page);
   return { ...postEffect(site.id, post.id, "event", event), id: event.id };
 }
 
@@ -339,11 +343,12 @@ function unpublicationEffects(
   existing: PostRow,
   next: PostRow,
   now: string,
+  platformDomain: string,
 ): PostEffect[] {
-  const url = postUrl(site, existing);
+  const url = postUrl(site, existing, platformDomain);
   return [
-    postEventEffect("post.unpublished", site, next, now, existing),
-    postEffect(site.id, existing.id, "cache_purge", { urls: url ? [url] : [] }),
+    postEventEffect("post.unpublished", site, next, now, platformDomain, existing),
+    postEffect(site.id, existing.id, "cache_purge", { urls: [url] }),
   ];
 }
 
@@ -369,7 +374,7 @@ export async function unpublishPost(
     updated_at: now,
     revision: existing.revision + 1,
   };
-  const effects = unpublicationEffects(site, existing, archived, now);
+  const effects = unpublicationEffects(site, existing, archived, now, env.PLATFORM_DOMAIN);
   // One batch: the conditional update (of two concurrent unpublishes exactly one changes the row; the
   // other is a 409) and the outbox rows of its event and purge, written only if the update happened.
   const results = await env.DB.batch([

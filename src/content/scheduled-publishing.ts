@@ -37,7 +37,7 @@ export async function publishDueScheduledPosts(env: Env, services: Services, now
       };
       const effects: PostEffect[] = [];
       if (context.site && isPublic(next, now, context.publicTypes)) {
-        const event = postEvent("post.published", context.site, next, now);
+        const event = postEvent("post.published", context.site, next, now, env.PLATFORM_DOMAIN);
         effects.push({ ...postEffect(post.site_id, post.id, "event", event), id: event.id });
       }
       const [flip] = await env.DB.batch([

@@ -46,11 +46,46 @@ export type ImageIngestResult =
   /** Definitive refusal: 404/410, not an image, too large, forbidden scheme, non-public host, hostile SVG. */
   | { status: "rejected"; definitive: true; reason: string };
 
+/** A post type change refused as data (never a thrown error across the binding). */
+export type PostTypeResult = { ok: true } | { ok: false; reason: string };
+export type PostTypeRemoval = { ok: true; removed: boolean } | { ok: false; reason: string };
+
+/** A site whose content (posts, media, API keys) is still stamped for an older organization after a transfer. */
+export interface StalledConvergence {
+  site_id: string;
+  /** The newest owner content knows of (the applied transfer's, or the projection's when newer). */
+  expected_org_id: string;
+  /** Since when (RFC 3339) that organization owns the site. */
+  since: string;
+  stale_posts: number;
+  stale_media: number;
+  stale_keys: number;
+}
+
 export interface ContentRpc {
   syncSite(site: SiteProjection): Promise<void>;
   ingestImage(input: { site_id: string; url: string; purpose: string }): Promise<ImageIngestResult>;
-  /** Declares or updates a post type (CPT) of a site; `public: false` types are never listed publicly. */
-  definePostType(input: { site_id: string; slug: string; name: string; public: boolean }): Promise<void>;
+  /**
+   * Declares or updates a post type (CPT) of a site (an applet installed); `public: false` types are never
+   * listed publicly. Defining a removed type again re-enables it. A malformed slug or name is refused.
+   */
+  definePostType(input: {
+    site_id: string;
+    slug: string;
+    name: string;
+    public: boolean;
+  }): Promise<PostTypeResult>;
+  /**
+   * Disables a post type (its applet uninstalled): no longer listed nor usable for new posts, its posts
+   * leave public view but are kept. `removed: false` when the site had no such enabled type. The built-in
+   * `post` and `page` are refused.
+   */
+  removePostType(input: { site_id: string; slug: string }): Promise<PostTypeRemoval>;
+  /**
+   * Health: sites whose content is still stamped for an older organization more than 15 minutes after
+   * their owner changed (oldest first, at most 100); empty when every transfer has converged.
+   */
+  stalledConvergence(): Promise<StalledConvergence[]>;
 }
 
 /** A site's stored settings document as sites holds it. */

@@ -113,7 +113,7 @@ describe("analytics per post: limit and offset", () => {
 });
 
 describe("which path is which post (the inverse of postUrl)", () => {
-  const site = { primary_domain: "blog.example", default_language: "en" };
+  const site = { primary_domain: "blog.example", slug: "blog", default_language: "en" };
   it("every post URL the platform builds maps back to its post", () => {
     for (const post of [
       { slug: "hello", language: "en" },
@@ -121,7 +121,7 @@ describe("which path is which post (the inverse of postUrl)", () => {
       { slug: "hallo", language: "de" },
       { slug: "nihao", language: "zh-Hant-TW" },
     ]) {
-      const path = new URL(postUrl(site, post)!).pathname;
+      const path = new URL(postUrl(site, post, "sites.example")).pathname;
       expect(postKeyOfPath(path, "en"), path).toEqual(post);
     }
   });

@@ -28,6 +28,24 @@ type OutboundEnv = ContentEnv & {
   CACHE_PURGE_TOKEN?: string;
 };
 
+/** Outbound calls give up after this long; the outbox retries them later. */
+const OUTBOUND_TIMEOUT_MS = 10_000;
+
+/**
+ * POSTs `body` and throws unless the answer is 2xx: a network error, a timeout or any other status is a
+ * failed delivery (the outbox keeps the row and retries), never a silent success.
+ */
+async function postOrThrow(what: string, url: string, headers: Record<string, string>, body: unknown) {
+  const res = await fetch(url, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(OUTBOUND_TIMEOUT_MS),
+  });
+  await res.body?.cancel();
+  if (res.status < 200 || res.status > 299) throw new Error(`${what} answered HTTP ${res.status}`);
+}
+
 export function searchNotifier(env: OutboundEnv): SearchNotifier {
   if (env.DEV_OUTBOX === "true") {
     return { notify: (siteId, postId, urls) => record(env, "indexnow", siteId, postId, { urls }) };
@@ -35,13 +53,15 @@ export function searchNotifier(env: OutboundEnv): SearchNotifier {
   return {
     async notify(_siteId, _postId, urls) {
       const first = urls[0];
-      if (!first || !env.INDEXNOW_KEY) return;
-      // Best effort: a failed notification must not fail the edit that caused it.
-      await fetch(env.INDEXNOW_ENDPOINT, {
-        method: "POST",
-        headers: { "content-type": "application/json; charset=utf-8" },
-        body: JSON.stringify({ host: new URL(first).host, key: env.INDEXNOW_KEY, urlList: urls }),
-      }).catch(() => undefined);
+      if (!first) return;
+      // Unconfigured is a failure, not a success: it shows as pending and given-up effects in /metrics.
+      if (!env.INDEXNOW_KEY) throw new Error("INDEXNOW_KEY is not set");
+      await postOrThrow(
+        "IndexNow",
+        env.INDEXNOW_ENDPOINT,
+        { "content-type": "application/json; charset=utf-8" },
+        { host: new URL(first).host, key: env.INDEXNOW_KEY, urlList: urls },
+      );
     },
   };
 }
@@ -52,22 +72,36 @@ export function cachePurger(env: OutboundEnv): CachePurger {
   }
   return {
     async purge(_siteId, _postId, urls) {
-      if (!env.CACHE_PURGE_URL || !env.CACHE_PURGE_TOKEN || urls.length === 0) return;
-      await fetch(env.CACHE_PURGE_URL, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${env.CACHE_PURGE_TOKEN}` },
-        body: JSON.stringify({ files: urls }),
-      }).catch(() => undefined);
+      if (urls.length === 0) return;
+      if (!env.CACHE_PURGE_URL || !env.CACHE_PURGE_TOKEN)
+        throw new Error("CACHE_PURGE_URL or CACHE_PURGE_TOKEN is not set");
+      await postOrThrow(
+        "Cache purge",
+        env.CACHE_PURGE_URL,
+        { "content-type": "application/json", authorization: `Bearer ${env.CACHE_PURGE_TOKEN}` },
+        { files: urls },
+      );
     },
   };
 }
 
+/**
+ * The canonical host of a site: its custom domain, else its platform host `{slug}.{PLATFORM_DOMAIN}`
+ * (the host sites serves every site on), so every post has a URL to purge and to notify.
+ */
+export function siteHost(
+  site: { primary_domain: string | null; slug: string },
+  platformDomain: string,
+): string {
+  return site.primary_domain ?? `${site.slug}.${platformDomain}`;
+}
+
 /** Public URL of a post on its site (default language at the root, others under /{language}/). */
 export function postUrl(
-  site: { primary_domain: string | null; default_language: string },
+  site: { primary_domain: string | null; slug: string; default_language: string },
   post: { slug: string; language: string },
-): string | null {
-  if (!site.primary_domain) return null;
+  platformDomain: string,
+): string {
   const prefix = post.language === site.default_language ? "" : `/${post.language}`;
-  return `https://${site.primary_domain}${prefix}/${post.slug}`;
+  return `https://${siteHost(site, platformDomain)}${prefix}/${post.slug}`;
 }

@@ -2,6 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../bindings";
 import { renderMetrics } from "../metrics";
+import { storedGauges } from "../stored-gauges";
 
 const JWKS_MAX_AGE_MS = 10 * 60 * 1000;
 
@@ -108,6 +109,9 @@ export function registerProbeRoutes(app: OpenAPIHono<AppEnv>, openApiLoaded: () 
       summary: "Metrics (Prometheus text exposition)",
       responses: { 200: { description: "Metrics", content: { "text/plain": { schema: z.string() } } } },
     }),
-    (c) => c.text(renderMetrics(), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }),
+    async (c) =>
+      c.text(renderMetrics(await storedGauges(c.env)), 200, {
+        "content-type": "text/plain; version=0.0.4; charset=utf-8",
+      }),
   );
 }

@@ -5,7 +5,10 @@ import type { KeyKind } from "../auth/key-hash";
 import type { Scope } from "../auth/scopes";
 
 /** A key as read back: never its hash, nor the revocation (only active keys are read). */
-export type ApiKeyRow = Omit<typeof apiKeys.$inferSelect, "key_hash" | "revoked_at" | "revoked_by">;
+export type ApiKeyRow = Omit<
+  typeof apiKeys.$inferSelect,
+  "key_hash" | "revoked_at" | "revoked_by" | "org_id"
+>;
 
 export interface ApiKeyRecord {
   id: string;

@@ -6,7 +6,8 @@
 import type { posts } from "../../../schema/content";
 
 /** A whole post row; `revision` is the optimistic-concurrency counter every update checks and bumps. */
-export type PostRow = typeof posts.$inferSelect;
+/** A post as the service handles it; `org_id` (the organization stamp) is SQL's: set by trigger, restamped by the transfer consumer. */
+export type PostRow = Omit<typeof posts.$inferSelect, "org_id">;
 export type PostStatus = PostRow["status"];
 
 /** Columns an update may change; `id`, `site_id`, `author_user_id`, `created_by_key_id` and `created_at` are set once. */

@@ -27,9 +27,10 @@ export type PostEventType = "post.published" | "post.updated" | "post.unpublishe
 /** A post event. `post` is the post as the event leaves it, except `url` (and slug, language) of an unpublication: the page that left. */
 export function postEvent(
   type: PostEventType,
-  site: Pick<SiteProjection, "id" | "primary_domain" | "default_language">,
+  site: Pick<SiteProjection, "id" | "primary_domain" | "default_language" | "slug">,
   post: PostRow,
   now: string,
+  platformDomain: string,
   page: Pick<PostRow, "slug" | "language"> = post,
 ): ContentEvent {
   return {
@@ -39,7 +40,7 @@ export function postEvent(
     post_id: post.id,
     slug: page.slug,
     language: page.language,
-    url: postUrl(site, page),
+    url: postUrl(site, page, platformDomain),
     post_type: post.post_type,
     title: post.title,
     status:

@@ -47,6 +47,11 @@
  *   /redirect-metadata 302 http://169.254.169.254/latest/meta-data/
  *   /redirect-ftp     302 ftp://img.test/ok.png        /redirect-no-location  302 without Location
  *   /redirect-loop    302 to itself                    /redirect-chain/<n>  n hops of 302 then the PNG
+ *
+ * Cache purge and IndexNow hosts (`purge.test`, `indexnow.test`), each with a memory of what it got:
+ *   POST /flaky/<token>/<n>   the first n requests of <token> answer 503, every later one 200
+ *   POST /status/<code>       always that status
+ *   GET  /__received/<token>  JSON list of what <token> received: {method, authorization, body, answered}
  */
 import { fakeHost } from "../fake-internet.ts";
 import { registerWebhookReceiver } from "./webhook-receiver.ts";
@@ -312,7 +317,34 @@ async function dohServer(_request: Request, url: URL): Promise<Response> {
   return new Response(JSON.stringify(body), { headers: { "content-type": "application/dns-json" } });
 }
 
+const received = new Map<
+  string,
+  { method: string; authorization: string | null; body: unknown; answered: number }[]
+>();
+
+/** A cache purge or IndexNow endpoint that fails a given number of times, then succeeds. */
+async function effectHost(request: Request, url: URL): Promise<Response> {
+  const log = /^\/__received\/([\w-]+)$/.exec(url.pathname);
+  if (log && request.method === "GET") return Response.json(received.get(log[1]!) ?? []);
+  const flaky = /^\/flaky\/([\w-]+)\/(\d+)$/.exec(url.pathname);
+  const fixed = /^\/status\/([1-5]\d\d)$/.exec(url.pathname);
+  if (request.method !== "POST" || (!flaky && !fixed)) return new Response("not found", { status: 404 });
+  const token = flaky ? flaky[1]! : `status-${fixed![1]}`;
+  const seen = received.get(token) ?? [];
+  const answered = flaky ? (seen.length < Number(flaky[2]) ? 503 : 200) : Number(fixed![1]);
+  const text = await request.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {}
+  seen.push({ method: request.method, authorization: request.headers.get("authorization"), body, answered });
+  received.set(token, seen);
+  return new Response(answered === 200 ? "ok" : "unavailable", { status: answered });
+}
+
 export function registerContentFakes() {
+  fakeHost("purge.test", effectHost);
+  fakeHost("indexnow.test", effectHost);
   fakeHost("example.invalid", () => new Response("unused", { status: 404 }));
   fakeHost("dns.test", dohServer);
   for (const [host, zone] of Object.entries(ZONES)) {
