@@ -164,7 +164,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Posts"],
       summary: "Get a public post (PostDetail)",
       description:
-        "Scope posts:read (ck_ or pk_). Draft, scheduled, restricted and other-site posts are 404.",
+        "Scope posts:read (ck_ or pk_). Draft, scheduled, restricted and other-site posts are 404. A slug public in several languages without ?language= is 400 AMBIGUOUS_SLUG.",
       ...keyAuth({ kinds: "any", scopes: ["posts:read"], quota: "read" }),
       request: { params: RefParam, query: PublicReadQuery },
       responses: {
@@ -187,7 +187,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Posts"],
       summary: "Update a post (partial)",
       description:
-        "Scope posts:write (ck_). Slug references find published posts first, then all drafts and scheduled posts; archived posts by id only; a slug in several languages without ?language= is 400 AMBIGUOUS_SLUG.",
+        "Scope posts:write (ck_). Slug references find published, draft and scheduled posts (no window); archived posts by id only; a slug in several languages without ?language= is 400 AMBIGUOUS_SLUG, never a silent pick.",
       ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
       request: {
         params: RefParam,
