@@ -56,9 +56,11 @@ export const ContentErrors = defineErrors({
   // 409
   SLUG_TAKEN: 409,
   POST_NOT_PUBLISHED: 409,
-  /** The post kept changing concurrently (16 attempts); retry. */
+  /** The post kept changing concurrently for as long as an edit retries; retry. */
   EDIT_CONFLICT: 409,
   IDEMPOTENCY_IN_PROGRESS: 409,
+  // 412, beyond the spec's table (issue 11): If-Match named a revision of the post that is not current.
+  PRECONDITION_FAILED: 412,
   // 413, 415
   PAYLOAD_TOO_LARGE: CommonErrors.PAYLOAD_TOO_LARGE.status,
   UNSUPPORTED_MEDIA_TYPE: CommonErrors.UNSUPPORTED_MEDIA_TYPE.status,

@@ -1,8 +1,8 @@
 /** `PATCH /v1/posts/{reference}/seo`: allowed SEO keys merged into the post's `seo_json`. */
 import type { Env } from "./bindings";
 import { fail } from "./errors";
-import { editPost } from "./post-service";
-import { POST_SEO_KEYS, parseSeo, seoView } from "./routes/post-shapes";
+import { editPostFields } from "./post-service";
+import { POST_SEO_KEYS, seoView } from "./routes/post-shapes";
 import { resolveEditablePost } from "./rules/resolve";
 
 /** The editable keys a patch sends (null included: it removes the key); none is 400 NOTHING_EDITABLE. */
@@ -39,11 +39,7 @@ export async function patchPostSeo(
   now: string,
 ): Promise<Record<string, unknown>> {
   const row = await resolveEditablePost(env.DB, siteId, reference, language, now);
-  // Merged into the freshly read seo_json; a concurrent edit makes editPost re-read and merge again.
-  const { next } = await editPost(env, row.site_id, row, async (existing) => ({
-    ...existing,
-    seo_json: JSON.stringify(mergeSeo(parseSeo(existing), patch)),
-    updated_at: now,
-  }));
+  // A JSON merge patch in one statement (as mergeSeo: null removes a key): concurrent edits never conflict.
+  const next = await editPostFields(env, { siteId, id: row.id }, {}, patch, null);
   return seoView(next);
 }

@@ -92,3 +92,139 @@ describe("a slug in several languages is never picked silently", () => {
     expect(read.status).toBe(200);
   });
 });
+
+type Answer = { status: number; etag: string | null; body: Record<string, unknown> };
+
+async function patch(key: string, path: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await call("PATCH", path, { key, body, headers });
+  return {
+    status: res.status,
+    etag: res.headers.get("etag"),
+    body: (await res.json()) as Record<string, unknown>,
+  };
+}
+
+async function source(key: string, id: string) {
+  const res = await call("GET", `/v1/posts/${id}/source`, { key });
+  return { etag: res.headers.get("etag"), body: (await res.json()) as Record<string, unknown> };
+}
+
+const revisionOf = (a: Answer) => Number(/"rev-(\d+)"/.exec(a.etag ?? "")?.[1]);
+
+describe("concurrent PATCHes without a precondition always apply", () => {
+  it("30 concurrent PATCHes of different fields all land (none 409)", async () => {
+    const t = await tenant();
+    const post = await createPost(t.ck, { title: "P", status: "published" });
+    const bodies = Array.from({ length: 30 }, (_, i) => {
+      const field = i % 6;
+      if (field === 0) return { title: `title-${i}` };
+      if (field === 1) return { summary: `summary-${i}` };
+      if (field === 2) return { author_slug: `author-${i}` };
+      if (field === 3) return { category_slugs: [`c-${i}`] };
+      if (field === 4) return { tag_slugs: [`t-${i}`] };
+      return { blocks_json: { blocks: [{ type: "paragraph", data: { text: `b-${i}` } }] } };
+    });
+    const answers = await Promise.all(bodies.map((body) => patch(t.ck, `/v1/posts/${post.id}`, body)));
+    expect(answers.map((a) => a.status)).toEqual(bodies.map(() => 200));
+    const { body: src } = await source(t.ck, post.id);
+    // Of each field, the value of the last PATCH that wrote it (the highest revision among its writers).
+    for (const [field, pick] of [
+      ["title", (b: Record<string, unknown>) => b.title],
+      ["summary", (b: Record<string, unknown>) => b.summary],
+      ["author_slug", (b: Record<string, unknown>) => b.author_slug],
+      ["category_slugs", (b: Record<string, unknown>) => b.category_slugs],
+      ["tag_slugs", (b: Record<string, unknown>) => b.tag_slugs],
+      ["blocks_json", (b: Record<string, unknown>) => b.blocks_json],
+    ] as const) {
+      const writers = answers
+        .map((a, i) => ({ a, body: bodies[i]! as Record<string, unknown> }))
+        .filter((w) => field in w.body)
+        .sort((x, y) => revisionOf(x.a) - revisionOf(y.a));
+      expect(src[field], field).toEqual(pick(writers.at(-1)!.body));
+    }
+    expect(new Set(answers.map(revisionOf)).size).toBe(30);
+  });
+
+  it("30 concurrent PATCHes of one field: all 200, the last one wins", async () => {
+    const t = await tenant();
+    const post = await createPost(t.ck, { title: "P", status: "published" });
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => patch(t.ck, `/v1/posts/${post.id}`, { title: `T${i}` })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+    const last = [...answers].sort((x, y) => revisionOf(x) - revisionOf(y)).at(-1)!;
+    expect((await source(t.ck, post.id)).body.title).toBe(last.body.title);
+  });
+
+  it("30 concurrent PATCHes of the date and status of a live post never 409", async () => {
+    const t = await tenant();
+    const post = await createPost(t.ck, { title: "P", status: "published" });
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        patch(
+          t.ck,
+          `/v1/posts/${post.id}`,
+          i % 3 === 0
+            ? { status: "published" }
+            : { published_at: new Date(Date.now() - (i + 1) * 60_000).toISOString() },
+        ),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+  });
+});
+
+describe("ETag and If-Match on the source and PATCH", () => {
+  it("the source and the PATCH answer carry the post's revision as ETag", async () => {
+    const t = await tenant();
+    const post = await createPost(t.ck, { title: "P" });
+    const first = await source(t.ck, post.id);
+    expect(first.etag).toMatch(/^"rev-\d+"$/);
+    const edited = await patch(t.ck, `/v1/posts/${post.id}`, { title: "Q" });
+    expect(edited.etag).toMatch(/^"rev-\d+"$/);
+    expect(edited.etag).not.toBe(first.etag);
+    expect((await source(t.ck, post.id)).etag).toBe(edited.etag);
+  });
+
+  it("If-Match with a stale ETag is 412 PRECONDITION_FAILED and changes nothing; current or * apply", async () => {
+    const t = await tenant();
+    const post = await createPost(t.ck, { title: "P", status: "published" });
+    const stale = (await source(t.ck, post.id)).etag!;
+    const current = (await patch(t.ck, `/v1/posts/${post.id}`, { summary: "by someone else" })).etag!;
+    for (const body of [{ title: "mine" }, { status: "draft" }]) {
+      const refused = await patch(t.ck, `/v1/posts/${post.id}`, body, { "if-match": stale });
+      expect(refused.status).toBe(412);
+      expect(refused.body.code).toBe("PRECONDITION_FAILED");
+    }
+    const weak = await patch(t.ck, `/v1/posts/${post.id}`, { title: "mine" }, { "if-match": `W/${current}` });
+    expect(weak.status).toBe(412);
+    const after = await source(t.ck, post.id);
+    expect(after.body).toMatchObject({ title: "P", summary: "by someone else", status: "published" });
+    expect(after.etag).toBe(current);
+    const ok = await patch(
+      t.ck,
+      `/v1/posts/${post.id}`,
+      { title: "mine" },
+      { "if-match": `"x", ${current}` },
+    );
+    expect(ok.status).toBe(200);
+    const star = await patch(t.ck, `/v1/posts/${post.id}`, { status: "draft" }, { "if-match": "*" });
+    expect(star.status).toBe(200);
+    expect((await source(t.ck, post.id)).body).toMatchObject({ title: "mine", status: "draft" });
+  });
+
+  it("of concurrent PATCHes sending the same current ETag exactly one applies; the others are 412", async () => {
+    const t = await tenant();
+    const post = await createPost(t.ck, { title: "P" });
+    const etag = (await source(t.ck, post.id)).etag!;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        patch(t.ck, `/v1/posts/${post.id}`, i % 2 ? { title: `T${i}` } : { status: "published" }, {
+          "if-match": etag,
+        }),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 412)).toHaveLength(9);
+  });
+});

@@ -82,6 +82,50 @@ export function updatePostStatement(db: D1Database, row: PostRow): D1PreparedSta
     .bind(...EDITABLE_FIELDS.map((field) => row[field]), row.id, row.site_id, row.revision);
 }
 
+/** Columns a single-statement edit writes: none of them changes whether or where the post is public. */
+export const PLAIN_FIELDS = ["title", "summary", "blocks_json", "author_slug", "featured_image_id"] as const;
+export type PlainFields = Partial<Pick<PostRow, (typeof PLAIN_FIELDS)[number]>>;
+
+/** The revision a reader sees (see rules/revision-tag.ts), in SQL. */
+const EFFECTIVE_REVISION = `revision + (CASE WHEN status = 'scheduled' AND published_at <= ? THEN 1 ELSE 0 END)`;
+
+/**
+ * One atomic edit of the columns sent (and a JSON merge patch, RFC 7396, onto `seo_json`: a key set to
+ * null is removed, arrays replace): no read-modify-write, so concurrent edits never conflict, and of two
+ * edits of one column the later statement wins. `revisions`, when given, is the If-Match precondition on
+ * the revision the client read. Returns the row as written, or null when no row matched.
+ */
+export function editPostFieldsStatement(
+  db: D1Database,
+  target: { siteId: string; id: string },
+  fields: PlainFields,
+  seoPatch: Record<string, unknown> | null,
+  stamp: string,
+  revisions: number[] | null,
+): D1PreparedStatement {
+  const names = PLAIN_FIELDS.filter((f) => fields[f] !== undefined);
+  const sets = names.map((f) => `${f} = ?`);
+  const params: unknown[] = names.map((f) => fields[f]);
+  if (seoPatch) {
+    sets.push(
+      `seo_json = json_patch(CASE WHEN json_valid(seo_json) AND json_type(seo_json) = 'object' THEN seo_json ELSE '{}' END, ?)`,
+    );
+    params.push(JSON.stringify(seoPatch));
+  }
+  let where = "id = ? AND site_id = ? AND status != 'deleted'";
+  params.push(stamp, target.id, target.siteId);
+  if (revisions) {
+    where += ` AND ${EFFECTIVE_REVISION} IN (${revisions.map(() => "?").join(", ") || "NULL"})`;
+    params.push(stamp, ...revisions);
+  }
+  return db
+    .prepare(
+      `UPDATE posts SET ${[...sets, "updated_at = MAX(updated_at, ?)", "revision = revision + 1"].join(", ")}
+       WHERE ${where} RETURNING ${COLUMNS}`,
+    )
+    .bind(...params);
+}
+
 /** Which of the candidate slugs are taken in (site, language). */
 export async function takenSlugs(
   db: D1Database,
