@@ -11,11 +11,15 @@ import type { Env } from "./bindings";
 import { redeliverPendingEffects } from "./effects/pending";
 import { ingestImage } from "./ingest-service";
 import { consumeMediaVariants } from "./media-variants";
+import { publishDuePosts } from "./post-publication";
 import { utcDay } from "./rules/analytics-window";
 import { isValidTypeSlug } from "./rules/slug";
 import { contentServices } from "./services";
 import { purgeExpiredIdempotency } from "./store/idempotency";
 import { upsertPostType, upsertSite } from "./store/sites";
+
+/** The per-minute trigger (workers/content/wrangler.toml) publishes due posts only; the hourly one does everything. */
+const PUBLISH_CRON = "* * * * *";
 
 /** The queue consumers: `media-variants` and the development record of `content-events`. */
 async function consumeQueue(env: Env, batch: MessageBatch<unknown>, log: Logger): Promise<void> {
@@ -83,8 +87,14 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
     const log = runLogger("content", controller?.cron);
     const now = Date.now();
     try {
-      await purgeExpiredIdempotency(this.env.DB, new Date(now).toISOString());
       const services = contentServices(this.env, log);
+      // Every minute: scheduled posts that came due are stored as published and announced once.
+      const published = await publishDuePosts(this.env, services, new Date(now).toISOString());
+      if (controller?.cron === PUBLISH_CRON) {
+        log.info("cron_done", { published });
+        return;
+      }
+      await purgeExpiredIdempotency(this.env.DB, new Date(now).toISOString());
       // Analytics retention: visitor ids and salts live only for their UTC day; the rollups stay.
       const analytics = await services.analytics.purgeRawBefore(utcDay(new Date(now)));
       // Effects whose delivery failed right after their change (older than 5 minutes: not in flight).
@@ -94,6 +104,7 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
         new Date(now - 5 * 60_000).toISOString(),
       );
       log.info("cron_done", {
+        published,
         redelivered,
         analytics_visitor_rows_purged: analytics.visitors,
         analytics_salts_purged: analytics.salts,

@@ -7,7 +7,7 @@ import { parseBlocksDocument } from "./render/render-blocks";
 import { postSummary, taxonomy } from "./routes/post-shapes";
 import { resolveEditablePost } from "./rules/resolve";
 import { revisionTag } from "./rules/revision-tag";
-import type { PostRow } from "./store/posts";
+import { type PostRow, readUpdatedAt } from "./store/posts";
 
 /** The source of `row`; absent fields are null, absent taxonomy []. */
 export function postSource(row: PostRow, now: string) {
@@ -37,7 +37,7 @@ export function postSource(row: PostRow, now: string) {
     ...taxonomy(row),
     blocks_json: blocks,
     created_at: row.created_at,
-    updated_at: row.updated_at,
+    updated_at: readUpdatedAt(row, now),
   };
 }
 

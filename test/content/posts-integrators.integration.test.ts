@@ -4,7 +4,7 @@
  * going live is visible to `since`, and posts carry their public `url`.
  */
 import { describe, expect, it } from "vitest";
-import { call, createPost, ORIGIN, tenant, testEnv } from "../support/content-helpers";
+import { call, content, createPost, ORIGIN, tenant, testEnv } from "../support/content-helpers";
 
 async function summaryOf(id: string): Promise<{ summary: string | null; status: string }> {
   const row = await testEnv.DB.prepare("SELECT summary, status FROM posts WHERE id = ?")
@@ -226,5 +226,92 @@ describe("ETag and If-Match on the source and PATCH", () => {
     );
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 412)).toHaveLength(9);
+  });
+});
+
+describe("a scheduled post going live is visible to incremental sync", () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  async function publishedEvents(siteId: string) {
+    const { results } = await testEnv.DB.prepare(
+      "SELECT payload_json FROM outbound_effects WHERE site_id = ? AND kind = 'event:post.published'",
+    )
+      .bind(siteId)
+      .all<{ payload_json: string }>();
+    return results.map((r) => JSON.parse(r.payload_json) as Record<string, unknown>);
+  }
+
+  it("since after the scheduling shows the post once it is due, dated at its publication moment, before any cron", async () => {
+    const t = await tenant();
+    const at = new Date(Date.now() + 1500).toISOString();
+    const post = await createPost(t.ck, { title: "Later", status: "published", published_at: at });
+    expect(post.status).toBe("scheduled");
+    await sleep(20);
+    const since = new Date().toISOString();
+    const before = await call("GET", `/v1/posts?since=${since}`, { key: t.pk, origin: ORIGIN });
+    expect(((await before.json()) as { items: unknown[] }).items).toEqual([]);
+    await sleep(Date.parse(at) - Date.now() + 50);
+    for (const query of [`since=${since}`, `since=${since}&status=published`]) {
+      const key = query.includes("status") ? t.ck : t.pk;
+      const res = await call("GET", `/v1/posts?${query}`, { key, origin: ORIGIN });
+      const items = ((await res.json()) as { items: { id: string; updated_at: string }[] }).items;
+      expect(
+        items.map((i) => i.id),
+        query,
+      ).toEqual([post.id]);
+      expect(items[0]!.updated_at).toBe(at);
+    }
+  });
+
+  it("the cron stores the due post as published at its publication moment and emits post.published once", async () => {
+    const t = await tenant();
+    const at = new Date(Date.now() + 1000).toISOString();
+    const post = await createPost(t.ck, { title: "Soon", status: "published", published_at: at });
+    const beforeDue = (await source(t.ck, post.id)).etag;
+    await sleep(Date.parse(at) - Date.now() + 50);
+    const due = await source(t.ck, post.id);
+    expect(due.etag).not.toBe(beforeDue);
+    expect(due.body).toMatchObject({ status: "published", updated_at: at });
+    await content.scheduled({ cron: "* * * * *" });
+    await content.scheduled({ cron: "30 * * * *" });
+    const row = await testEnv.DB.prepare("SELECT status, updated_at FROM posts WHERE id = ?")
+      .bind(post.id)
+      .first<{ status: string; updated_at: string }>();
+    expect(row).toEqual({ status: "published", updated_at: at });
+    // The tag read once the post was due stays valid across the cron's publication.
+    expect((await source(t.ck, post.id)).etag).toBe(due.etag);
+    let events: Record<string, unknown>[] = [];
+    for (let i = 0; i < 50 && events.length === 0; i++) {
+      await sleep(100);
+      events = await publishedEvents(t.site.id);
+    }
+    await sleep(300);
+    events = await publishedEvents(t.site.id);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      type: "post.published",
+      post_id: post.id,
+      published_at: at,
+      url: `https://${t.site.primary_domain}/soon`,
+    });
+  });
+
+  it("a post scheduled long ago that was never published by a cron is published once, dated at its time", async () => {
+    const t = await tenant();
+    const post = await createPost(t.ck, { title: "Old", status: "draft" });
+    const at = new Date(Date.now() - 3600_000).toISOString();
+    await testEnv.DB.prepare(
+      "UPDATE posts SET status = 'scheduled', published_at = ?, updated_at = ? WHERE id = ?",
+    )
+      .bind(at, new Date(Date.now() - 7200_000).toISOString(), post.id)
+      .run();
+    const since = new Date(Date.now() - 3700_000).toISOString();
+    const res = await call("GET", `/v1/posts?since=${since}`, { key: t.pk, origin: ORIGIN });
+    expect(((await res.json()) as { items: { id: string }[] }).items.map((i) => i.id)).toEqual([post.id]);
+    await content.scheduled({ cron: "* * * * *" });
+    const row = await testEnv.DB.prepare("SELECT status, updated_at FROM posts WHERE id = ?")
+      .bind(post.id)
+      .first<{ status: string; updated_at: string }>();
+    expect(row).toEqual({ status: "published", updated_at: at });
   });
 });

@@ -88,7 +88,7 @@ async function postDetail(c: Context<AppEnv>, row: PostRow) {
     return key ? `${c.env.MEDIA_PUBLIC_BASE}/${key}` : null;
   };
   return {
-    ...listItem(row),
+    ...listItem(row, new Date().toISOString()),
     content_html: row.blocks_json ? renderBlocks(row.blocks_json, { mediaUrl }) : "",
     featured_image_url: row.featured_image_id ? mediaUrl(row.featured_image_id) : null,
     seo: seoView(row),

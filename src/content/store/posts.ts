@@ -51,6 +51,26 @@ export function effectiveStatus(row: Pick<PostRow, "status" | "published_at">, n
   return row.status;
 }
 
+/**
+ * The `updated_at` a reader sees: a scheduled post that has come due changed at its publication moment
+ * (when it went live), so incremental sync (`since`) shows it going live even before the cron stores it.
+ */
+export function readUpdatedAt(
+  row: Pick<PostRow, "status" | "published_at" | "updated_at">,
+  now: string,
+): string {
+  if (
+    effectiveStatus(row, now) === "published" &&
+    row.status === "scheduled" &&
+    row.published_at! > row.updated_at
+  )
+    return row.published_at!;
+  return row.updated_at;
+}
+
+/** `readUpdatedAt` in SQL (one parameter: now). */
+const READ_UPDATED_AT = `(CASE WHEN p.status = 'scheduled' AND p.published_at <= ? THEN MAX(p.updated_at, p.published_at) ELSE p.updated_at END)`;
+
 /** Public visibility: published (or scheduled and due), not restricted, of a public post type. */
 export function isPublic(row: PostRow, now: string, publicTypes: ReadonlySet<string>): boolean {
   return (
@@ -183,7 +203,7 @@ export interface ListFilters {
   author: string | null;
 }
 
-function filterSql(filters: ListFilters): { where: string[]; params: unknown[] } {
+function filterSql(filters: ListFilters, now: string): { where: string[]; params: unknown[] } {
   const where: string[] = [];
   const params: unknown[] = [];
   if (filters.postType) {
@@ -199,8 +219,8 @@ function filterSql(filters: ListFilters): { where: string[]; params: unknown[] }
     params.push(filters.author);
   }
   if (filters.since) {
-    where.push("p.updated_at >= ?");
-    params.push(filters.since);
+    where.push(`${READ_UPDATED_AT} >= ?`);
+    params.push(now, filters.since);
   }
   if (filters.categories.length > 0) {
     where.push(
@@ -230,7 +250,7 @@ export async function listPublicPosts(
   after: { publishedAt: string; id: string } | null,
   limit: number,
 ): Promise<PostRow[]> {
-  const { where, params } = filterSql(filters);
+  const { where, params } = filterSql(filters, now);
   if (after) {
     where.push("(p.published_at, p.id) < (?, ?)");
     params.push(after.publishedAt, after.id);
@@ -258,7 +278,7 @@ export async function listPostsByStatus(
   afterId: string | null,
   limit: number,
 ): Promise<PostRow[]> {
-  const { where, params } = filterSql(filters);
+  const { where, params } = filterSql(filters, now);
   const statusClauses: string[] = [];
   const statusParams: unknown[] = [];
   for (const s of statuses) {
@@ -339,4 +359,28 @@ export async function postsBySlugAndLanguage(
     .bind(siteId, JSON.stringify(keys.map((k) => [k.slug, k.language])))
     .all<Pick<PostRow, "id" | "slug" | "title" | "language" | "post_type">>();
   return results;
+}
+
+/** Scheduled posts whose time has come (every site), oldest first: the cron publishes them. */
+export async function dueScheduledPosts(db: D1Database, now: string, limit: number): Promise<PostRow[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT ${COLUMNS} FROM posts WHERE status = 'scheduled' AND published_at <= ? ORDER BY published_at, id LIMIT ?`,
+    )
+    .bind(now, limit)
+    .all<PostRow>();
+  return results;
+}
+
+/**
+ * Stores a due scheduled post as published, dated at its publication moment (`readUpdatedAt`), with the
+ * revision bump readers already counted; changes nothing if it is no longer a due scheduled post.
+ */
+export function publishDueStatement(db: D1Database, post: Pick<PostRow, "id" | "site_id">, now: string) {
+  return db
+    .prepare(
+      `UPDATE posts SET status = 'published', updated_at = MAX(updated_at, published_at), revision = revision + 1
+       WHERE id = ? AND site_id = ? AND status = 'scheduled' AND published_at <= ?`,
+    )
+    .bind(post.id, post.site_id, now);
 }
