@@ -65,11 +65,13 @@ export const ContentErrors = defineErrors({
   // 409
   SLUG_TAKEN: 409,
   POST_NOT_PUBLISHED: 409,
-  /** The post kept changing concurrently (16 attempts); retry. */
+  /** The post kept changing concurrently for as long as an edit retries; retry. */
   EDIT_CONFLICT: 409,
   IDEMPOTENCY_IN_PROGRESS: 409,
   /** The site already has the most webhooks it may have (20). */
   WEBHOOK_LIMIT_REACHED: 409,
+  // 412, beyond the spec's table (issue 11): If-Match named a revision of the post that is not current.
+  PRECONDITION_FAILED: 412,
   // 413, 415
   PAYLOAD_TOO_LARGE: CommonErrors.PAYLOAD_TOO_LARGE.status,
   UNSUPPORTED_MEDIA_TYPE: CommonErrors.UNSUPPORTED_MEDIA_TYPE.status,

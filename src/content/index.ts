@@ -18,9 +18,9 @@ import type { Env } from "./bindings";
 import { redeliverPendingEffects } from "./effects/pending";
 import { ingestImage } from "./ingest-service";
 import { consumeMediaVariants } from "./media-variants";
+import { publishDuePosts } from "./post-publication";
 import { definePostType, type PostTypeDefinition, removePostType } from "./post-types";
 import { utcDay } from "./rules/analytics-window";
-import { publishDueScheduledPosts } from "./scheduled-publishing";
 import { contentServices } from "./services";
 import { consumeSiteTransferred, stalledSites } from "./site-transfer";
 import { purgeExpiredIdempotency } from "./store/idempotency";
@@ -73,8 +73,8 @@ async function consumeQueue(env: Env, batch: MessageBatch<unknown>, log: Logger)
   batch.ackAll();
 }
 
-/** The cron trigger (workers/content/wrangler.toml) that only publishes due scheduled posts. */
-const PUBLISHING_CRON = "*/5 * * * *";
+/** The per-minute trigger (workers/content/wrangler.toml) publishes due posts only; the hourly one does everything. */
+const PUBLISH_CRON = "* * * * *";
 /** Days a settled webhook delivery stays in the delivery log. */
 const DELIVERY_LOG_DAYS = 30;
 
@@ -122,19 +122,15 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
     const log = runLogger("content", controller?.cron);
     const now = Date.now();
     try {
-      const published = await publishDueScheduledPosts(
-        this.env,
-        contentServices(this.env, log),
-        new Date(now).toISOString(),
-      );
-      // The 5-minute trigger only publishes due scheduled posts; the hourly one also does the housekeeping.
-      if (controller?.cron === PUBLISHING_CRON) {
+      const services = contentServices(this.env, log);
+      // Every minute: scheduled posts that came due are stored as published and announced once.
+      const published = await publishDuePosts(this.env, services, new Date(now).toISOString());
+      if (controller?.cron === PUBLISH_CRON) {
         log.info("cron_done", { published });
         return;
       }
       await purgeSettledDeliveries(this.env.DB, new Date(now - DELIVERY_LOG_DAYS * 86_400_000).toISOString());
       await purgeExpiredIdempotency(this.env.DB, new Date(now).toISOString());
-      const services = contentServices(this.env, log);
       // Analytics retention: visitor ids and salts live only for their UTC day; the rollups stay.
       const analytics = await services.analytics.purgeRawBefore(utcDay(new Date(now)));
       // Effects whose delivery failed right after their change (older than 5 minutes: not in flight).

@@ -178,5 +178,5 @@ export async function listPosts(
     rows.length > limit && last
       ? await encodeCursor(env.CURSOR_SECRET, { m: "p", p: last.published_at!, i: last.id, f: fingerprint })
       : null;
-  return { mode: "public", body: { items: page.map(listItem), next_cursor: next } };
+  return { mode: "public", body: { items: page.map((r) => listItem(r, now)), next_cursor: next } };
 }

@@ -1,13 +1,10 @@
 /** `PATCH /v1/posts/{reference}/seo`: allowed SEO keys merged into the post's `seo_json`. */
 import type { Env, Services } from "./bindings";
-import { deliverEffects, effectAfterUpdateStatement, type PostEffect, postEffect } from "./effects/pending";
 import { fail } from "./errors";
-import { editPost, postChangeEvent } from "./post-service";
-import { POST_SEO_KEYS, parseSeo, seoView } from "./routes/post-shapes";
+import { editPostFields } from "./post-service";
+import { POST_SEO_KEYS, seoView } from "./routes/post-shapes";
 import { resolveEditablePost } from "./rules/resolve";
-import { type PostRow, publicTypeSlugs } from "./store/posts";
 import { getSite } from "./store/sites";
-import { postEvent } from "./webhooks/events";
 
 /** The editable keys a patch sends (null included: it removes the key); none is 400 NOTHING_EDITABLE. */
 export function seoPatch(body: Record<string, unknown>): Record<string, unknown> {
@@ -47,27 +44,9 @@ export async function patchPostSeo(
   now: string,
 ): Promise<Record<string, unknown>> {
   const row = await resolveEditablePost(env.DB, siteId, reference, language, now);
+  // A JSON merge patch in one statement (as mergeSeo: null removes a key): concurrent edits never conflict.
+  // A published public post announces it (post.updated, an outbox row of the same batch).
   const site = await getSite(env.DB, siteId);
-  const publicTypes = await publicTypeSlugs(env.DB, siteId);
-  const pending: { effects: PostEffect[] } = { effects: [] };
-  const announce = (existing: PostRow, next: PostRow): D1PreparedStatement[] => {
-    const updated = site !== null && postChangeEvent(existing, next, now, publicTypes) === "post.updated";
-    const event = updated ? postEvent("post.updated", site, next, now, env.PLATFORM_DOMAIN) : null;
-    pending.effects = event ? [{ ...postEffect(siteId, next.id, "event", event), id: event.id }] : [];
-    return pending.effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now));
-  };
-  // Merged into the freshly read seo_json; a concurrent edit makes editPost re-read and merge again.
-  const { next } = await editPost(
-    env,
-    row.site_id,
-    row,
-    async (existing) => ({
-      ...existing,
-      seo_json: JSON.stringify(mergeSeo(parseSeo(existing), patch)),
-      updated_at: now,
-    }),
-    announce,
-  );
-  await deliverEffects(env, services, pending.effects);
+  const next = await editPostFields(env, services, { siteId, site, id: row.id }, {}, patch, null);
   return seoView(next);
 }

@@ -5,7 +5,7 @@ import type { SiteProjection } from "../lib/rpc";
 import { keySite } from "./auth/api-key";
 import type { KeyContext } from "./auth/key-context";
 import type { Env, Services } from "./bindings";
-import { postUrl } from "./effects/outbound";
+import { postUrl, postUrlRoot } from "./effects/outbound";
 import { deliverEffects, effectAfterUpdateStatement, type PostEffect, postEffect } from "./effects/pending";
 import { fail, problem } from "./errors";
 import { postSummary } from "./routes/post-shapes";
@@ -18,20 +18,25 @@ import {
   checkPostType,
   checkPublishedAt,
   checkSlug,
+  checkTaxonomy,
   mergeTaxonomy,
   settleStatus,
   type UpdatePostInput,
 } from "./rules/post-input";
 import { postNotFound, resolveEditablePost } from "./rules/resolve";
+import { effectiveRevision, preconditionHolds, type RevisionPrecondition } from "./rules/revision-tag";
 import { slugCandidates, slugify } from "./rules/slug";
 import type { StoredResponse } from "./store/idempotency";
 import {
+  editPostFieldsStatement,
   effectiveStatus,
   getPost,
   insertPostStatement,
   isPublic,
   mediaExists,
+  type PlainFields,
   type PostRow,
+  postUpdatedEffectStatement,
   publicTypeSlugs,
   takenSlugs,
   updatePostStatement,
@@ -170,14 +175,78 @@ function laterTimestamp(a: string, b: string): string {
   return b;
 }
 
-/** Attempts of an edit that keeps losing to concurrent edits of the same post before it answers 409. */
-const MAX_EDIT_ATTEMPTS = 16;
+/**
+ * How long an edit that keeps losing to concurrent edits of the same post retries before it answers 409.
+ * Every lost attempt means another edit committed, so the loop only ends this way under a sustained
+ * stream of writes to one post far beyond the key's write quota.
+ */
+const EDIT_RETRY_MS = 10_000;
 
 function editConflict(): ApiError {
   return problem("EDIT_CONFLICT", {
     detail: "The post kept changing concurrently; retry the request.",
     headers: { "retry-after": "1" },
   });
+}
+
+function preconditionFailed(): ApiError {
+  return problem(
+    "PRECONDITION_FAILED",
+    "If-Match does not name the post's current revision (its ETag): read it again, nothing was changed.",
+  );
+}
+
+/** A short random pause between attempts, growing with them, so losers of a race do not collide again. */
+function backoff(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 * attempt)));
+}
+
+/**
+ * An edit of plain fields (no visibility, date, slug or language change) as ONE conditional statement:
+ * it never conflicts with a concurrent edit, only the sent columns change, and of two edits of one column
+ * the later wins. `precondition` is If-Match (a 412 when it names a stale revision). A published public
+ * post announces the change: the `post.updated` outbox row is the next statement of the same batch,
+ * written only when the UPDATE applied and built from the row as the UPDATE left it.
+ */
+export async function editPostFields(
+  env: Env,
+  services: Services,
+  /** `site` null (a projection not there yet): the edit announces nothing. */
+  post: { siteId: string; site: SiteProjection | null; id: string },
+  fields: PlainFields,
+  seoPatch: Record<string, unknown> | null,
+  precondition: RevisionPrecondition,
+): Promise<PostRow> {
+  const revisions = Array.isArray(precondition) ? precondition : null;
+  const stamp = new Date().toISOString();
+  const target = { siteId: post.siteId, id: post.id };
+  const eventId = newId();
+  const edit = editPostFieldsStatement(env.DB, target, fields, seoPatch, stamp, revisions);
+  const [result] = await env.DB.batch(
+    post.site
+      ? [
+          edit,
+          postUpdatedEffectStatement(
+            env.DB,
+            eventId,
+            target,
+            postUrlRoot(post.site, env.PLATFORM_DOMAIN),
+            stamp,
+          ),
+        ]
+      : [edit],
+  );
+  const row = (result!.results as PostRow[])[0];
+  if (row) {
+    if (post.site)
+      await deliverEffects(env, services, [
+        { ...postEffect(target.siteId, post.id, "event", null), id: eventId },
+      ]);
+    return row;
+  }
+  const current = await getPost(env.DB, target.siteId, post.id);
+  if (!current || current.status === "deleted") throw postNotFound();
+  throw preconditionFailed();
 }
 
 /**
@@ -192,10 +261,13 @@ export async function editPost(
   first: PostRow,
   apply: (existing: PostRow) => Promise<PostRow>,
   extra: (existing: PostRow, next: PostRow) => D1PreparedStatement[] = () => [],
+  precondition: RevisionPrecondition = null,
 ): Promise<{ existing: PostRow; next: PostRow }> {
   let existing: PostRow | null = first;
-  for (let attempt = 0; attempt < MAX_EDIT_ATTEMPTS; attempt++) {
+  const deadline = Date.now() + EDIT_RETRY_MS;
+  for (let attempt = 0; attempt === 0 || Date.now() < deadline; attempt++) {
     if (attempt > 0) {
+      await backoff(attempt);
       existing = await getPost(env.DB, siteId, first.id);
       if (!existing || existing.status === "deleted") throw postNotFound();
     }
@@ -203,6 +275,8 @@ export async function editPost(
     // updated_at is taken per attempt and never goes backwards: a retried edit commits after the edit it
     // lost to, so it must not look older to `since` (incremental sync) readers.
     const stamp = new Date().toISOString();
+    // If-Match is checked against the row this attempt writes over (the update is guarded by its revision).
+    if (!preconditionHolds(precondition, effectiveRevision(current, stamp))) throw preconditionFailed();
     const next = {
       ...(await apply(current)),
       updated_at: laterTimestamp(stamp, current.updated_at),
@@ -228,12 +302,18 @@ export async function updatePost(
   reference: string,
   language: string | null,
   input: UpdatePostInput,
+  precondition: RevisionPrecondition = null,
 ): Promise<PostRow> {
   const now = new Date().toISOString();
   if (!EDITABLE_FIELDS.some((f) => input[f] !== undefined)) {
     fail("NOTHING_EDITABLE", "The body contains no editable field.");
   }
   const resolved = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
+  // A due scheduled post is stored as published (and announced) by the read-modify-write path below.
+  const dueScheduled = resolved.status === "scheduled" && effectiveStatus(resolved, now) === "published";
+  if (!dueScheduled && !VISIBILITY_FIELDS.some((f) => input[f] !== undefined)) {
+    return editPlainFields(env, key, resolved.id, input, precondition, services);
+  }
   // Checks that read other tables run once, before the edit loop.
   const postType =
     input.post_type !== undefined ? await checkPostTypeExists(env, key.siteId, input.post_type) : undefined;
@@ -301,7 +381,7 @@ export async function updatePost(
     }
     return pending.effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now));
   };
-  const { next } = await editPost(env, key.siteId, resolved, apply, extra);
+  const { next } = await editPost(env, key.siteId, resolved, apply, extra, precondition);
   await deliverEffects(env, services, pending.effects);
   return next;
 }
@@ -322,6 +402,37 @@ export function postChangeEvent(
   if (wasPublic && !isNowPublic) return "post.unpublished";
   if (!isNowPublic) return null;
   return wasPublic && existing.status === "published" ? "post.updated" : "post.published";
+}
+
+/** Fields whose change may change whether or where the post is public (effects): edited read-modify-write. */
+const VISIBILITY_FIELDS = ["slug", "language", "post_type", "status", "published_at", "access"] as const;
+
+async function editPlainFields(
+  env: Env,
+  key: KeyContext,
+  id: string,
+  input: UpdatePostInput,
+  precondition: RevisionPrecondition,
+  services: Services,
+): Promise<PostRow> {
+  const fields: PlainFields = {
+    title: input.title,
+    summary: input.summary,
+    blocks_json: input.blocks_json !== undefined ? blocksText(input.blocks_json) : undefined,
+    author_slug: input.author_slug !== undefined ? checkAuthorSlug(input.author_slug) : undefined,
+    // featured_image_id: a value sets the cover, null clears it, omitted leaves it.
+    featured_image_id:
+      input.featured_image_id == null
+        ? input.featured_image_id
+        : await checkFeaturedImage(env, key.siteId, input.featured_image_id),
+  };
+  const taxonomy: Record<string, string[]> = {};
+  if (input.category_slugs !== undefined)
+    taxonomy.category_slugs = checkTaxonomy("category_slugs", input.category_slugs);
+  if (input.tag_slugs !== undefined) taxonomy.tag_slugs = checkTaxonomy("tag_slugs", input.tag_slugs);
+  const seoPatch = Object.keys(taxonomy).length > 0 ? taxonomy : null;
+  const site = await keySite(env.DB, key);
+  return editPostFields(env, services, { siteId: key.siteId, site, id }, fields, seoPatch, precondition);
 }
 
 /** A post event as an outbox effect (the effect's id is the event's id). */

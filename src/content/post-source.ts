@@ -6,7 +6,8 @@ import { fail } from "./errors";
 import { parseBlocksDocument } from "./render/render-blocks";
 import { postSummary, taxonomy } from "./routes/post-shapes";
 import { resolveEditablePost } from "./rules/resolve";
-import type { PostRow } from "./store/posts";
+import { revisionTag } from "./rules/revision-tag";
+import { type PostRow, readUpdatedAt } from "./store/posts";
 
 /** The source of `row`; absent fields are null, absent taxonomy []. */
 export function postSource(row: PostRow, now: string) {
@@ -36,11 +37,14 @@ export function postSource(row: PostRow, now: string) {
     ...taxonomy(row),
     blocks_json: blocks,
     created_at: row.created_at,
-    updated_at: row.updated_at,
+    updated_at: readUpdatedAt(row, now),
   };
 }
 
-/** The source of the site's post `reference`, resolved as PATCH resolves it (drafts and scheduled included). */
+/**
+ * The source of the site's post `reference`, resolved as PATCH resolves it (drafts and scheduled
+ * included), with the ETag of its revision for an If-Match on the PATCH that sends it back.
+ */
 export async function readPostSource(
   db: D1Database,
   siteId: string,
@@ -48,5 +52,6 @@ export async function readPostSource(
   language: string | null,
   now: string,
 ) {
-  return postSource(await resolveEditablePost(db, siteId, reference, language, now), now);
+  const row = await resolveEditablePost(db, siteId, reference, language, now);
+  return { source: postSource(row, now), etag: revisionTag(row, now) };
 }

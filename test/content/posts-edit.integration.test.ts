@@ -79,7 +79,7 @@ describe("PATCH /v1/posts/{reference}", () => {
     expect((await problem(clash)).code).toBe("SLUG_TAKEN");
   });
 
-  it("slug resolution: published first, then drafts and scheduled; archived by id only", async () => {
+  it("slug resolution: published, drafts and scheduled; archived by id only; a slug in two languages is 400", async () => {
     const t = await tenant();
     const draft = await createPost(t.ck, { title: "Draft", slug: "d-slug" });
     const scheduled = await createPost(t.ck, {
@@ -94,12 +94,15 @@ describe("PATCH /v1/posts/{reference}", () => {
     for (const [ref, id] of [
       ["d-slug", draft.id],
       ["s-slug", scheduled.id],
-      ["mixed", pubEn.id],
+      ["mixed?language=en", pubEn.id],
     ]) {
       const res = await call("PATCH", `/v1/posts/${ref}`, { key: t.ck, body: { summary: "s" } });
       expect(res.status, ref).toBe(200);
       expect(((await res.json()) as { id: string }).id).toBe(id);
     }
+    // Published in one language, a draft in another: never a silent pick of the published one.
+    const mixed = await call("PATCH", "/v1/posts/mixed", { key: t.ck, body: { summary: "s" } });
+    expect((await problem(mixed)).code).toBe("AMBIGUOUS_SLUG");
     expect((await call("PATCH", "/v1/posts/a-slug", { key: t.ck, body: { summary: "s" } })).status).toBe(404);
     expect(
       (await call("PATCH", `/v1/posts/${archived.id}`, { key: t.ck, body: { summary: "s" } })).status,

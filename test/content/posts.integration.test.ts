@@ -269,7 +269,7 @@ describe("GET /v1/posts/{reference}", () => {
     expect(stale.status).toBe(200);
   });
 
-  it("a slug in several languages: ?language= picks; without it the site's default language", async () => {
+  it("a slug public in several languages: ?language= picks; without it 400 AMBIGUOUS_SLUG (never the default language)", async () => {
     const t = await tenant();
     const en = await createPost(t.ck, { title: "Hello", slug: "hello", status: "published" });
     const pt = await createPost(t.ck, {
@@ -278,8 +278,11 @@ describe("GET /v1/posts/{reference}", () => {
       language: "pt-BR",
       status: "published",
     });
-    const byDefault = (await (await call("GET", "/v1/posts/hello", { key: t.ck })).json()) as Detail;
-    expect(byDefault.id).toBe(en.id);
+    const bare = await call("GET", "/v1/posts/hello", { key: t.ck });
+    expect(bare.status).toBe(400);
+    expect(((await bare.json()) as { code: string }).code).toBe("AMBIGUOUS_SLUG");
+    const byEn = (await (await call("GET", "/v1/posts/hello?language=en", { key: t.ck })).json()) as Detail;
+    expect(byEn.id).toBe(en.id);
     const byLang = (await (
       await call("GET", "/v1/posts/hello?language=pt-br", { key: t.ck })
     ).json()) as Detail;

@@ -122,6 +122,34 @@ describe("events as signed webhooks", () => {
     expect(got.every((d) => d.verified)).toBe(true);
   });
 
+  it("concurrent plain PATCHes of a published post all apply and each is announced once; a stale If-Match announces nothing", async () => {
+    const t = await tenant();
+    const { box } = await hookTo(t.site);
+    const post = await createPost(t.ck, { title: "Racing", status: "published", slug: "racing" });
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        call("PATCH", `/v1/posts/${post.id}`, { key: t.ck, body: { title: `Racing ${i}` } }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const stale = await call("PATCH", `/v1/posts/${post.id}`, {
+      key: t.ck,
+      body: { title: "Stale" },
+      headers: { "if-match": '"rev-0"' },
+    });
+    expect(stale.status).toBe(412);
+    const got = await eventually(
+      () => received(box),
+      (ds) => ds.length >= 7,
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+    const updated = payloads(await received(box)).filter((b) => b.type === "post.updated");
+    expect(got.length).toBeGreaterThanOrEqual(7);
+    expect(updated).toHaveLength(6);
+    expect(updated.map((b) => b.data.title).sort()).toEqual([0, 1, 2, 3, 4, 5].map((i) => `Racing ${i}`));
+    expect(updated.every((b) => b.data.url === `https://${t.site.primary_domain}/racing`)).toBe(true);
+  });
+
   it("PATCH /seo of a published post is post.updated; of a draft, nothing", async () => {
     const t = await tenant();
     const { box } = await hookTo(t.site);
@@ -237,17 +265,17 @@ describe("events as signed webhooks", () => {
 });
 
 describe("scheduled posts", () => {
-  it("a scheduled post is announced once when its time has come (the 5-minute cron stores it as published)", async () => {
+  it("a scheduled post is announced once when its time has come (the every-minute cron stores it as published)", async () => {
     const t = await tenant();
     const { box } = await hookTo(t.site);
     const soon = new Date(Date.now() + 1500).toISOString();
     const post = await createPost(t.ck, { title: "Later", status: "published", published_at: soon });
     expect(post.status).toBe("scheduled");
-    await content.scheduled({ cron: "*/5 * * * *" });
+    await content.scheduled({ cron: "* * * * *" });
     await new Promise((r) => setTimeout(r, 2000));
     expect(await received(box)).toEqual([]);
-    await content.scheduled({ cron: "*/5 * * * *" });
-    await content.scheduled({ cron: "*/5 * * * *" });
+    await content.scheduled({ cron: "* * * * *" });
+    await content.scheduled({ cron: "* * * * *" });
     const got = await eventually(
       () => received(box),
       (ds) => ds.length >= 1,
@@ -274,7 +302,7 @@ describe("scheduled posts", () => {
     });
     await new Promise((r) => setTimeout(r, 1200));
     await call("PATCH", `/v1/posts/${post.id}`, { key: t.ck, body: { summary: "now live" } });
-    await content.scheduled({ cron: "*/5 * * * *" });
+    await content.scheduled({ cron: "* * * * *" });
     await call("PATCH", `/v1/posts/${post.id}`, { key: t.ck, body: { summary: "edited live" } });
     await eventually(
       () => received(box),

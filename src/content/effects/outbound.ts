@@ -96,6 +96,14 @@ export function siteHost(
   return site.primary_domain ?? `${site.slug}.${platformDomain}`;
 }
 
+/** What `postUrl` builds on: the site's origin and the language served at its root. */
+export function postUrlRoot(
+  site: { primary_domain: string | null; slug: string; default_language: string },
+  platformDomain: string,
+): { origin: string; defaultLanguage: string } {
+  return { origin: `https://${siteHost(site, platformDomain)}`, defaultLanguage: site.default_language };
+}
+
 /** Public URL of a post on its site (default language at the root, others under /{language}/). */
 export function postUrl(
   site: { primary_domain: string | null; slug: string; default_language: string },

@@ -1,6 +1,12 @@
 /** Wire shapes of posts (zod, so the OpenAPI document is the code) and the serializers from rows. */
 import { z } from "@hono/zod-openapi";
-import { effectiveStatus, LISTABLE_STATUSES, type ListableStatus, type PostRow } from "../store/posts";
+import {
+  effectiveStatus,
+  LISTABLE_STATUSES,
+  type ListableStatus,
+  type PostRow,
+  readUpdatedAt,
+} from "../store/posts";
 
 export const PostSeoSchema = z
   .object({
@@ -113,14 +119,14 @@ export function seoView(row: Pick<PostRow, "seo_json">): Record<string, unknown>
   return Object.fromEntries(POST_SEO_KEYS.map((k) => [k, seo[k] ?? null]));
 }
 
-export function listItem(row: PostRow) {
+export function listItem(row: PostRow, now: string) {
   return {
     id: row.id,
     slug: row.slug,
     title: row.title,
     summary: row.summary,
     published_at: row.published_at,
-    updated_at: row.updated_at,
+    updated_at: readUpdatedAt(row, now),
     language: row.language,
     post_type: row.post_type,
     author: row.author_slug ? { slug: row.author_slug } : null,
@@ -131,7 +137,7 @@ export function listItem(row: PostRow) {
 
 export function postSummary(row: PostRow, now: string) {
   return {
-    ...listItem(row),
+    ...listItem(row, now),
     status: effectiveStatus(row, now) as ListableStatus,
     access: row.access,
     created_at: row.created_at,

@@ -13,6 +13,7 @@ import { readPostSource } from "../post-source";
 import { parseBlocksDocument, renderBlocks } from "../render/render-blocks";
 import { CreatePostSchema, UpdatePostSchema } from "../rules/post-input";
 import { languageParam, resolvePublicPost } from "../rules/resolve";
+import { parseIfMatch, revisionTag } from "../rules/revision-tag";
 import type { StoredResponse } from "../store/idempotency";
 import { mediaKeys, type PostRow } from "../store/posts";
 import { sendCacheable } from "./cacheable";
@@ -87,7 +88,7 @@ async function postDetail(c: Context<AppEnv>, row: PostRow) {
     return key ? `${c.env.MEDIA_PUBLIC_BASE}/${key}` : null;
   };
   return {
-    ...listItem(row),
+    ...listItem(row, new Date().toISOString()),
     content_html: row.blocks_json ? renderBlocks(row.blocks_json, { mediaUrl }) : "",
     featured_image_url: row.featured_image_id ? mediaUrl(row.featured_image_id) : null,
     seo: seoView(row),
@@ -104,6 +105,14 @@ function postReference<P extends string, I extends ReferenceInput>(
 ): [reference: string, language: string | null] {
   return [c.req.valid("param").reference, languageParam(c.req.valid("query").language)];
 }
+
+/** The ETag of a post's revision, for If-Match on PATCH. */
+const REVISION_ETAG = {
+  etag: {
+    description: 'The post\'s revision, e.g. "rev-3"; send it back as If-Match on PATCH',
+    schema: { type: "string" as const },
+  },
+};
 
 const CREATE_POST_KEY: KeyRequirement = { kinds: "secret", scopes: ["posts:write"], quota: "write" };
 
@@ -164,7 +173,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Posts"],
       summary: "Get a public post (PostDetail)",
       description:
-        "Scope posts:read (ck_ or pk_). Draft, scheduled, restricted and other-site posts are 404.",
+        "Scope posts:read (ck_ or pk_). Draft, scheduled, restricted and other-site posts are 404. A slug public in several languages without ?language= is 400 AMBIGUOUS_SLUG.",
       ...keyAuth({ kinds: "any", scopes: ["posts:read"], quota: "read" }),
       request: { params: RefParam, query: PublicReadQuery },
       responses: {
@@ -187,18 +196,25 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Posts"],
       summary: "Update a post (partial)",
       description:
-        "Scope posts:write (ck_). Slug references find published posts first, then all drafts and scheduled posts; archived posts by id only; a slug in several languages without ?language= is 400 AMBIGUOUS_SLUG.",
+        "Scope posts:write (ck_). Slug references find published, draft and scheduled posts (no window); archived posts by id only; a slug in several languages without ?language= is 400 AMBIGUOUS_SLUG, never a silent pick.",
       ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
       request: {
         params: RefParam,
         query: LanguageQuery,
+        headers: z.object({
+          "if-match": z.string().optional().openapi({
+            description:
+              "The ETag of the source (or of a previous PATCH answer): the edit applies only if the post is still at that revision, else 412 PRECONDITION_FAILED and nothing changes. `*` applies to any current post. Without it the edit always applies (only the sent fields change).",
+          }),
+        }),
         body: { content: { "application/json": { schema: UpdatePostSchema } }, required: true },
       },
       responses: {
-        200: json(PostSummarySchema, "Updated"),
+        200: { ...json(PostSummarySchema, "Updated"), headers: REVISION_ETAG },
         ...writeProblems,
         ...problemResponses({
-          409: "Slug taken (SLUG_TAKEN), or the post kept changing concurrently (EDIT_CONFLICT)",
+          409: "Slug taken (SLUG_TAKEN)",
+          412: "If-Match names a revision that is no longer current (PRECONDITION_FAILED); nothing changed",
           422: "Unknown post type or media",
         }),
       },
@@ -210,8 +226,11 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
         c.get("auth"),
         ...postReference(c),
         c.req.valid("json"),
+        parseIfMatch(c.req.header("if-match")),
       );
-      return c.json(postSummary(row, new Date().toISOString()), 200);
+      const now = new Date().toISOString();
+      c.header("etag", revisionTag(row, now));
+      return c.json(postSummary(row, now), 200);
     },
   );
 
@@ -248,15 +267,16 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "read" }),
       request: { params: RefParam, query: LanguageQuery },
       responses: {
-        200: json(PostSourceSchema, "The source"),
+        200: { ...json(PostSourceSchema, "The source"), headers: REVISION_ETAG },
         ...writeProblems,
         ...problemResponses({ 502: "Stored body in an unrecognized format" }),
       },
     }),
     async (c) => {
       const now = new Date().toISOString();
-      const source = await readPostSource(c.env.DB, c.get("auth").siteId, ...postReference(c), now);
+      const { source, etag } = await readPostSource(c.env.DB, c.get("auth").siteId, ...postReference(c), now);
       c.header("cache-control", "private, no-store");
+      c.header("etag", etag);
       return c.json(source, 200);
     },
   );
@@ -296,7 +316,6 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       responses: {
         200: json(PostSeoSchema, "SEO after the merge"),
         ...writeProblems,
-        ...problemResponses({ 409: "The post kept changing concurrently (EDIT_CONFLICT)" }),
       },
     }),
     async (c) => {

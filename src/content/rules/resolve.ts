@@ -53,17 +53,17 @@ export async function resolvePublicPost(
     isPublic(r, now, publicTypes),
   );
   if (rows.length === 0) throw postNotFound();
-  if (rows.length === 1) return rows[0]!;
-  // Several languages and no ?language=: the site's default language is the canonical public page.
-  const preferred = rows.find((r) => r.language === site.default_language);
-  if (preferred) return preferred;
-  throw ambiguous(rows.map((r) => r.language));
+  // Public in several languages and no ?language=: a 400 naming them, never a pick (not even the
+  // site's default language: a client that meant another one would read the wrong post without noticing).
+  if (rows.length > 1) throw ambiguous(rows.map((r) => r.language));
+  return rows[0]!;
 }
 
 /**
- * As PATCH sees it: by id any non-deleted post of the site (archived included); by slug published posts
- * first, then every draft and scheduled post (no window, no cap); archived posts by id only. A slug in
- * several languages without `?language=` is a 400, never a silent pick.
+ * As PATCH sees it: by id any non-deleted post of the site (archived included); by slug the published,
+ * draft and scheduled posts (no window, no cap); archived posts by id only. A slug that names posts in
+ * several languages without `?language=` is a 400, never a silent pick: not even of the published one, so
+ * an agent never edits, unpublishes or reads the source of a post it did not mean.
  */
 export async function resolveEditablePost(
   db: D1Database,
@@ -79,14 +79,7 @@ export async function resolveEditablePost(
     return row;
   }
   const rows = await postsBySlug(db, siteId, reference, language);
-  const published = rows.filter((r) => effectiveStatus(r, now) === "published");
-  const pool =
-    published.length > 0
-      ? published
-      : rows.filter((r) => {
-          const s = effectiveStatus(r, now);
-          return s === "draft" || s === "scheduled";
-        });
+  const pool = rows.filter((r) => effectiveStatus(r, now) !== "archived");
   if (pool.length === 0) throw postNotFound();
   if (pool.length > 1) throw ambiguous(pool.map((r) => r.language));
   return pool[0]!;

@@ -52,6 +52,26 @@ export function effectiveStatus(row: Pick<PostRow, "status" | "published_at">, n
   return row.status;
 }
 
+/**
+ * The `updated_at` a reader sees: a scheduled post that has come due changed at its publication moment
+ * (when it went live), so incremental sync (`since`) shows it going live even before the cron stores it.
+ */
+export function readUpdatedAt(
+  row: Pick<PostRow, "status" | "published_at" | "updated_at">,
+  now: string,
+): string {
+  if (
+    effectiveStatus(row, now) === "published" &&
+    row.status === "scheduled" &&
+    row.published_at! > row.updated_at
+  )
+    return row.published_at!;
+  return row.updated_at;
+}
+
+/** `readUpdatedAt` in SQL (one parameter: now). */
+const READ_UPDATED_AT = `(CASE WHEN p.status = 'scheduled' AND p.published_at <= ? THEN MAX(p.updated_at, p.published_at) ELSE p.updated_at END)`;
+
 /** Public visibility: published (or scheduled and due), not restricted, of a public post type. */
 export function isPublic(row: PostRow, now: string, publicTypes: ReadonlySet<string>): boolean {
   return (
@@ -81,6 +101,81 @@ export function updatePostStatement(db: D1Database, row: PostRow): D1PreparedSta
        WHERE id = ? AND site_id = ? AND revision = ?`,
     )
     .bind(...EDITABLE_FIELDS.map((field) => row[field]), row.id, row.site_id, row.revision);
+}
+
+/** Columns a single-statement edit writes: none of them changes whether or where the post is public. */
+export const PLAIN_FIELDS = ["title", "summary", "blocks_json", "author_slug", "featured_image_id"] as const;
+export type PlainFields = Partial<Pick<PostRow, (typeof PLAIN_FIELDS)[number]>>;
+
+/** The revision a reader sees (see rules/revision-tag.ts), in SQL. */
+const EFFECTIVE_REVISION = `revision + (CASE WHEN status = 'scheduled' AND published_at <= ? THEN 1 ELSE 0 END)`;
+
+/**
+ * One atomic edit of the columns sent (and a JSON merge patch, RFC 7396, onto `seo_json`: a key set to
+ * null is removed, arrays replace): no read-modify-write, so concurrent edits never conflict, and of two
+ * edits of one column the later statement wins. `revisions`, when given, is the If-Match precondition on
+ * the revision the client read. Returns the row as written, or null when no row matched.
+ */
+export function editPostFieldsStatement(
+  db: D1Database,
+  target: { siteId: string; id: string },
+  fields: PlainFields,
+  seoPatch: Record<string, unknown> | null,
+  stamp: string,
+  revisions: number[] | null,
+): D1PreparedStatement {
+  const names = PLAIN_FIELDS.filter((f) => fields[f] !== undefined);
+  const sets = names.map((f) => `${f} = ?`);
+  const params: unknown[] = names.map((f) => fields[f]);
+  if (seoPatch) {
+    sets.push(
+      `seo_json = json_patch(CASE WHEN json_valid(seo_json) AND json_type(seo_json) = 'object' THEN seo_json ELSE '{}' END, ?)`,
+    );
+    params.push(JSON.stringify(seoPatch));
+  }
+  let where = "id = ? AND site_id = ? AND status != 'deleted'";
+  params.push(stamp, target.id, target.siteId);
+  if (revisions) {
+    where += ` AND ${EFFECTIVE_REVISION} IN (${revisions.map(() => "?").join(", ") || "NULL"})`;
+    params.push(stamp, ...revisions);
+  }
+  return db
+    .prepare(
+      `UPDATE posts SET ${[...sets, "updated_at = MAX(updated_at, ?)", "revision = revision + 1"].join(", ")}
+       WHERE ${where} RETURNING ${COLUMNS}`,
+    )
+    .bind(...params);
+}
+
+/**
+ * The `post.updated` outbox row of a single-statement edit (`editPostFieldsStatement`): place it directly
+ * after that UPDATE in the same batch. It is written only when the UPDATE changed the row (`changes()`)
+ * and the post, as the UPDATE left it, is stored published and public; its payload (the flat event of
+ * webhooks/events.ts `postEvent`, url as effects/outbound.ts `postUrl`) is read from that row, so a
+ * concurrent edit between a read and this batch can neither lose nor misdate the event.
+ */
+export function postUpdatedEffectStatement(
+  db: D1Database,
+  eventId: string,
+  target: { siteId: string; id: string },
+  root: { origin: string; defaultLanguage: string },
+  now: string,
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO post_effects (id, site_id, post_id, kind, payload_json, created_at)
+       SELECT ?, p.site_id, p.id, 'event', json_object(
+         'id', ?, 'type', 'post.updated', 'site_id', p.site_id, 'post_id', p.id, 'slug', p.slug,
+         'language', p.language,
+         'url', ? || (CASE WHEN p.language = ? THEN '' ELSE '/' || p.language END) || '/' || p.slug,
+         'post_type', p.post_type, 'title', p.title, 'status', p.status, 'published_at', p.published_at,
+         'updated_at', p.updated_at, 'occurred_at', ?), ?
+       FROM posts p
+       WHERE changes() = 1 AND p.id = ? AND p.site_id = ? AND p.status = 'published' AND p.access = 'public'
+         AND p.published_at <= ?
+         AND p.post_type IN (SELECT slug FROM post_types WHERE site_id = p.site_id AND is_public = 1)`,
+    )
+    .bind(eventId, eventId, root.origin, root.defaultLanguage, now, now, target.id, target.siteId, now);
 }
 
 /** Which of the candidate slugs are taken in (site, language). */
@@ -140,7 +235,7 @@ export interface ListFilters {
   author: string | null;
 }
 
-function filterSql(filters: ListFilters): { where: string[]; params: unknown[] } {
+function filterSql(filters: ListFilters, now: string): { where: string[]; params: unknown[] } {
   const where: string[] = [];
   const params: unknown[] = [];
   if (filters.postType) {
@@ -156,8 +251,8 @@ function filterSql(filters: ListFilters): { where: string[]; params: unknown[] }
     params.push(filters.author);
   }
   if (filters.since) {
-    where.push("p.updated_at >= ?");
-    params.push(filters.since);
+    where.push(`${READ_UPDATED_AT} >= ?`);
+    params.push(now, filters.since);
   }
   if (filters.categories.length > 0) {
     where.push(
@@ -187,7 +282,7 @@ export async function listPublicPosts(
   after: { publishedAt: string; id: string } | null,
   limit: number,
 ): Promise<PostRow[]> {
-  const { where, params } = filterSql(filters);
+  const { where, params } = filterSql(filters, now);
   if (after) {
     where.push("(p.published_at, p.id) < (?, ?)");
     params.push(after.publishedAt, after.id);
@@ -215,7 +310,7 @@ export async function listPostsByStatus(
   afterId: string | null,
   limit: number,
 ): Promise<PostRow[]> {
-  const { where, params } = filterSql(filters);
+  const { where, params } = filterSql(filters, now);
   const statusClauses: string[] = [];
   const statusParams: unknown[] = [];
   for (const s of statuses) {
@@ -298,7 +393,7 @@ export async function postsBySlugAndLanguage(
   return results;
 }
 
-/** Cron: scheduled posts whose time has come, oldest first (partial index `posts_scheduled_due`, migration 0007). */
+/** Scheduled posts whose time has come (every site), oldest first: the cron publishes them. */
 export async function dueScheduledPosts(db: D1Database, now: string, limit: number): Promise<PostRow[]> {
   const { results } = await db
     .prepare(
@@ -309,12 +404,15 @@ export async function dueScheduledPosts(db: D1Database, now: string, limit: numb
   return results;
 }
 
-/** Stores a due scheduled post as published (readers already see it so); changes nothing if an edit came first. */
-export function publishDueStatement(db: D1Database, post: PostRow, now: string): D1PreparedStatement {
+/**
+ * Stores a due scheduled post as published, dated at its publication moment (`readUpdatedAt`), with the
+ * revision bump readers already counted; changes nothing if it is no longer a due scheduled post.
+ */
+export function publishDueStatement(db: D1Database, post: Pick<PostRow, "id" | "site_id">, now: string) {
   return db
     .prepare(
-      `UPDATE posts SET status = 'published', updated_at = max(updated_at, ?), revision = revision + 1
+      `UPDATE posts SET status = 'published', updated_at = MAX(updated_at, published_at), revision = revision + 1
        WHERE id = ? AND site_id = ? AND status = 'scheduled' AND published_at <= ?`,
     )
-    .bind(now, post.id, post.site_id, now);
+    .bind(post.id, post.site_id, now);
 }
