@@ -5,6 +5,7 @@
 import { ApiError } from "../lib/problem";
 import type { KeyContext } from "./auth/key-context";
 import { sha256Base64url } from "./auth/key-hash";
+import { requireAuthorshipContext } from "./author-personas";
 import type { Env } from "./bindings";
 import { fail, problem } from "./errors";
 import { createPost } from "./post-service";
@@ -52,9 +53,7 @@ export function checkImportRequest(
   if (resource !== undefined && resource !== "posts") {
     fail("BAD_REQUEST", "Only resource=posts can be imported in this version.");
   }
-  if (!key.createdBy) {
-    fail("NO_AUTHORSHIP_CONTEXT", "This key has no authorship context; create a new key.");
-  }
+  requireAuthorshipContext(key);
   const declared = Number(contentLength);
   if (Number.isFinite(declared) && declared > IMPORT_MAX_BYTES) tooLarge();
 }

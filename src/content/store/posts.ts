@@ -21,6 +21,7 @@ const EDITABLE_FIELDS = [
   "access",
   "published_at",
   "author_slug",
+  "author_name",
   "featured_image_id",
   "seo_json",
   "updated_at",
@@ -58,7 +59,7 @@ export function isPublic(row: PostRow, now: string, publicTypes: ReadonlySet<str
   );
 }
 
-const PUBLIC_WHERE = `p.site_id = ? AND p.status IN ('published', 'scheduled') AND p.access = 'public'
+export const PUBLIC_WHERE = `p.site_id = ? AND p.status IN ('published', 'scheduled') AND p.access = 'public'
   AND p.published_at <= ? AND p.post_type IN (SELECT slug FROM post_types WHERE site_id = p.site_id AND is_public = 1)`;
 
 export function insertPostStatement(db: D1Database, row: PostRow): D1PreparedStatement {
