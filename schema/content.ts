@@ -41,6 +41,8 @@ export const apiKeys = sqliteTable(
     revoked_by: text("revoked_by"),
     /** Organization the key is stamped for (set at insert by trigger, restamped after a transfer). */
     org_id: text("org_id"),
+    /** Display name of the creator's byline (authorship context, migration 0010); null on older keys. */
+    author_name: text("author_name"),
   },
   (t) => [index("api_keys_site").on(t.site_id, t.created_at)],
 );
@@ -86,6 +88,8 @@ export const posts = sqliteTable(
     revision: integer("revision").notNull().default(0),
     /** Organization the post is stamped for (set at insert by trigger, restamped after a transfer). */
     org_id: text("org_id"),
+    /** The author persona's display name, next to `author_slug` (migration 0010). */
+    author_name: text("author_name"),
   },
   (t) => [
     uniqueIndex("posts_site_slug_language").on(t.site_id, t.slug, t.language),
@@ -371,5 +375,35 @@ export const webhookDeliveries = sqliteTable(
     uniqueIndex("webhook_deliveries_event").on(t.webhook_id, t.event_id),
     index("webhook_deliveries_log").on(t.webhook_id, t.id),
     index("webhook_deliveries_created").on(t.created_at),
+  ],
+);
+
+/** Author personas of a site (migration 0010): one per (site, user, display name), slug unique per site. */
+export const authorPersonas = sqliteTable(
+  "author_personas",
+  {
+    site_id: text("site_id").notNull(),
+    slug: text("slug").notNull(),
+    display_name: text("display_name").notNull(),
+    user_id: text("user_id").notNull(),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.site_id, t.slug] }),
+    uniqueIndex("author_personas_context").on(t.site_id, t.user_id, t.display_name),
+  ],
+);
+
+/** Media each post references (featured image, image blocks' media_id), kept by SQL triggers (migration 0010). */
+export const postMediaRefs = sqliteTable(
+  "post_media_refs",
+  {
+    post_id: text("post_id").notNull(),
+    media_id: text("media_id").notNull(),
+    site_id: text("site_id").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.post_id, t.media_id] }),
+    index("post_media_refs_media").on(t.site_id, t.media_id),
   ],
 );

@@ -16,6 +16,8 @@ export interface NewApiKey {
   scopes: Scope[];
   kind: KeyKind;
   allowed_origins?: string[];
+  /** Display name of the creator's byline on posts this key writes; default: the key's name. */
+  author_name?: string;
 }
 
 /** An exact origin: scheme, host and optional port, nothing else (no path, query, fragment or wildcard). */
@@ -76,6 +78,7 @@ export async function createApiKey(env: Env, site: SiteProjection, userId: strin
     scopes,
     allowed_origins: origins,
     created_by: userId,
+    author_name: input.author_name ?? input.name,
     created_at: new Date().toISOString(),
   };
   await insertApiKey(env.DB, { ...record, key_hash: await hashApiKey(env.API_KEY_PEPPER, key) });
@@ -86,6 +89,7 @@ export async function createApiKey(env: Env, site: SiteProjection, userId: strin
     name: record.name,
     scopes: record.scopes,
     allowed_origins: record.allowed_origins,
+    author: { display_name: record.author_name! },
     created_at: record.created_at,
   };
 }

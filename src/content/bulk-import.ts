@@ -5,8 +5,10 @@
 import { ApiError } from "../lib/problem";
 import type { KeyContext } from "./auth/key-context";
 import { sha256Base64url } from "./auth/key-hash";
+import { requireAuthorshipContext } from "./author-personas";
 import type { Env, Services } from "./bindings";
 import { fail, problem } from "./errors";
+import { dropUnresolvable, type LineWarning, unchangedPost } from "./import-restore";
 import { createPost } from "./post-service";
 import { CreatePostSchema } from "./rules/post-input";
 import { canonicalJson } from "./store/idempotency";
@@ -21,6 +23,8 @@ export interface LineResult {
   id?: string;
   slug?: string;
   error?: { status: number; code: string; detail?: string };
+  /** References this site could not resolve, dropped from the line (the post was still imported). */
+  warnings?: LineWarning[];
 }
 
 export interface ImportSummary {
@@ -52,9 +56,7 @@ export function checkImportRequest(
   if (resource !== undefined && resource !== "posts") {
     fail("BAD_REQUEST", "Only resource=posts can be imported in this version.");
   }
-  if (!key.createdBy) {
-    fail("NO_AUTHORSHIP_CONTEXT", "This key has no authorship context; create a new key.");
-  }
+  requireAuthorshipContext(key);
   const declared = Number(contentLength);
   if (Number.isFinite(declared) && declared > IMPORT_MAX_BYTES) tooLarge();
 }
@@ -108,11 +110,16 @@ async function importLine(
   const existing = await importedPostId(env.DB, key.siteId, hash);
   if (existing) return { line, status: "duplicate", id: existing };
   try {
-    const stored = await createPost(env, services, key, input, (_response, postId) =>
+    const { input: resolved, warnings } = await dropUnresolvable(env.DB, key, input);
+    const warned = warnings.length > 0 ? { warnings } : {};
+    // A backup restored into its own site: the line is the post it was exported from.
+    const restored = await unchangedPost(env.DB, key, resolved);
+    if (restored) return { line, status: "duplicate", id: restored.id, slug: restored.slug, ...warned };
+    const stored = await createPost(env, services, key, resolved, (_response, postId) =>
       recordImportLineStatement(env.DB, key.siteId, hash, postId, new Date().toISOString()),
     );
     const body = JSON.parse(stored.body) as { id: string; slug: string };
-    return { line, status: "created", id: body.id, slug: body.slug };
+    return { line, status: "created", id: body.id, slug: body.slug, ...warned };
   } catch (error) {
     if (error instanceof ApiError) return failed(line, error);
     if (error instanceof Error && /UNIQUE constraint failed: import_lines/.test(error.message)) {

@@ -80,6 +80,8 @@ export const ContentErrors = defineErrors({
   NO_AUTHORSHIP_CONTEXT: 422,
   UNKNOWN_POST_TYPE: 422,
   UNKNOWN_MEDIA: 422,
+  /** author_slug names no author persona of the site. */
+  UNKNOWN_AUTHOR: 422,
   RESTRICTED_NOT_IMPORTABLE: 422,
   /** Lead list: `form_id` names no form of the key's site; `de` after `ate`. */
   UNKNOWN_FORM: 422,

@@ -1,7 +1,9 @@
 /** `GET /v1/media`: the query rules and the listing (newest first, no cursor). */
-import { fail } from "./errors";
+import { parseId } from "../lib/ids";
+import type { KeyContext } from "./auth/key-context";
+import { fail, problem } from "./errors";
 import { optionalId } from "./rules/id-param";
-import { listMedia, type MediaRow } from "./store/media";
+import { getMedia, listMedia, type MediaRow, type MediaVisibility } from "./store/media";
 
 export const LIST_DEFAULT = 50;
 export const LIST_MAX = 500;
@@ -21,9 +23,25 @@ export function parseMediaLimit(value: string | undefined): number {
   return limit;
 }
 
+/**
+ * A public key lives in browsers and reads what the public site shows: only assets a public post uses (a
+ * draft's or an embargoed post's cover must not leak before the post does). Secret keys see every asset.
+ */
+export function mediaVisibility(key: KeyContext): MediaVisibility {
+  return key.kind === "public" ? { kind: "public", now: new Date().toISOString() } : { kind: "all" };
+}
+
+/** One asset the key may read; another site's, a deleted one, or one hidden from this key are the same 404. */
+export async function readMediaAsset(db: D1Database, key: KeyContext, rawId: string): Promise<MediaRow> {
+  const id = parseId(rawId);
+  const row = id ? await getMedia(db, key.siteId, id, mediaVisibility(key)) : null;
+  if (!row) throw problem("NOT_FOUND", "No such media asset.");
+  return row;
+}
+
 export async function listMediaAssets(
   db: D1Database,
-  siteId: string,
+  key: KeyContext,
   query: MediaListQuery,
 ): Promise<MediaRow[]> {
   const limit = parseMediaLimit(query.limit);
@@ -31,5 +49,5 @@ export async function listMediaAssets(
     folderId: optionalId("folder_id", query.folder_id),
     tagId: optionalId("tag_id", query.tag_id),
   };
-  return listMedia(db, siteId, filters, limit);
+  return listMedia(db, key.siteId, filters, limit, mediaVisibility(key));
 }

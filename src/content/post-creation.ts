@@ -5,7 +5,6 @@
 import type { KeyContext } from "./auth/key-context";
 import { sha256Base64url } from "./auth/key-hash";
 import type { Env, Services } from "./bindings";
-import { fail } from "./errors";
 import { createPost } from "./post-service";
 import type { CreatePostInput } from "./rules/post-input";
 import {
@@ -15,15 +14,8 @@ import {
   type StoredResponse,
 } from "./store/idempotency";
 
-/** A post needs an author: keys created before keys recorded their creator cannot write posts. */
-export function requireAuthorshipContext(key: KeyContext): void {
-  if (!key.createdBy) {
-    fail(
-      "NO_AUTHORSHIP_CONTEXT",
-      "This key has no authorship context (created before keys recorded their creator); create a new key.",
-    );
-  }
-}
+/** A post needs an author: keys created before keys recorded their authorship context cannot write posts. */
+export { requireAuthorshipContext } from "./author-personas";
 
 /** Creates the post once per `Idempotency-Key` (header value, if sent); `replayed` when answered from the record. */
 export async function createPostOnce(

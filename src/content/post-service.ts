@@ -4,6 +4,7 @@ import type { ApiError } from "../lib/problem";
 import type { SiteProjection } from "../lib/rpc";
 import { keySite } from "./auth/api-key";
 import type { KeyContext } from "./auth/key-context";
+import { authorOfNewPost, sitePersona } from "./author-personas";
 import type { Env, Services } from "./bindings";
 import { postUrl, postUrlRoot } from "./effects/outbound";
 import { deliverEffects, effectAfterUpdateStatement, type PostEffect, postEffect } from "./effects/pending";
@@ -12,7 +13,6 @@ import { postSummary } from "./routes/post-shapes";
 import {
   blocksText,
   type CreatePostInput,
-  checkAuthorSlug,
   checkLanguage,
   checkMediaId,
   checkPostType,
@@ -81,6 +81,7 @@ export async function createPost(
   const now = new Date().toISOString();
   const site = await keySite(env.DB, key);
   const language = input.language !== undefined ? checkLanguage(input.language) : site.default_language;
+  const author = await authorOfNewPost(env.DB, key, input.author_slug);
   const postType = await checkPostTypeExists(env, site.id, input.post_type ?? "post");
   const featured =
     input.featured_image_id != null ? await checkFeaturedImage(env, site.id, input.featured_image_id) : null;
@@ -97,7 +98,8 @@ export async function createPost(
     status: settled.status,
     access: input.access ?? "public",
     published_at: settled.published_at,
-    author_slug: checkAuthorSlug(input.author_slug ?? null),
+    author_slug: author.slug,
+    author_name: author.display_name,
     author_user_id: key.createdBy,
     featured_image_id: featured,
     seo_json: mergeTaxonomy("{}", input.category_slugs ?? [], input.tag_slugs ?? []),
@@ -322,6 +324,8 @@ export async function updatePost(
       ? input.featured_image_id
       : await checkFeaturedImage(env, key.siteId, input.featured_image_id);
   const blocks = input.blocks_json !== undefined ? blocksText(input.blocks_json) : undefined;
+  const author =
+    input.author_slug !== undefined ? await sitePersona(env.DB, key.siteId, input.author_slug) : undefined;
   const site = await keySite(env.DB, key);
   const publicTypes = await publicTypeSlugs(env.DB, key.siteId);
 
@@ -333,7 +337,8 @@ export async function updatePost(
     if (input.slug !== undefined) next.slug = checkSlug(input.slug);
     if (input.language !== undefined) next.language = checkLanguage(input.language);
     if (postType !== undefined) next.post_type = postType;
-    if (input.author_slug !== undefined) next.author_slug = checkAuthorSlug(input.author_slug);
+    if (author !== undefined)
+      Object.assign(next, { author_slug: author.slug, author_name: author.display_name });
     if (input.access !== undefined) next.access = input.access;
     // featured_image_id: a value sets the cover, null clears it, omitted leaves it.
     if (featured !== undefined) next.featured_image_id = featured;
@@ -415,11 +420,15 @@ async function editPlainFields(
   precondition: RevisionPrecondition,
   services: Services,
 ): Promise<PostRow> {
+  // author_slug names an existing persona of the site (its display name is stored next to it).
+  const author =
+    input.author_slug !== undefined ? await sitePersona(env.DB, key.siteId, input.author_slug) : undefined;
   const fields: PlainFields = {
     title: input.title,
     summary: input.summary,
     blocks_json: input.blocks_json !== undefined ? blocksText(input.blocks_json) : undefined,
-    author_slug: input.author_slug !== undefined ? checkAuthorSlug(input.author_slug) : undefined,
+    author_slug: author?.slug,
+    author_name: author?.display_name,
     // featured_image_id: a value sets the cover, null clears it, omitted leaves it.
     featured_image_id:
       input.featured_image_id == null

@@ -25,7 +25,7 @@ describe("POST /api/v1/sites/{site_id}/api-keys", () => {
     expect(res.status).toBe(201);
     const body = (await res.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(
-      ["allowed_origins", "created_at", "id", "key", "kind", "name", "scopes"].sort(),
+      ["allowed_origins", "author", "created_at", "id", "key", "kind", "name", "scopes"].sort(),
     );
     expect(body.key).toMatch(/^ck_[A-Za-z0-9_-]{43}$/);
     expect(body.kind).toBe("secret");

@@ -69,7 +69,7 @@ describe("POST /v1/import", () => {
         "{not json",
         { summary: "no title" },
         { title: "Secret", access: "restricted" },
-        { title: "Bad type", post_type: "nope" },
+        { title: "Bad type", post_type: "Not a slug!" },
         "[1,2]",
         { title: "Fine" },
       ]),
@@ -80,7 +80,7 @@ describe("POST /v1/import", () => {
       "INVALID_JSON",
       "BAD_REQUEST",
       "RESTRICTED_NOT_IMPORTABLE",
-      "UNKNOWN_POST_TYPE",
+      "INVALID_POST_TYPE",
       "BAD_REQUEST",
       "created",
     ]);

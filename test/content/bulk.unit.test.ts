@@ -9,7 +9,14 @@ const problem = (status: number, code: string, detail?: string) =>
   expect.objectContaining({ status, code, ...(detail ? { detail } : {}) });
 
 function key(scopes: Scope[], createdBy: string | null = "user-1"): KeyContext {
-  return { keyId: "k", siteId: "s", kind: "secret", scopes: new Set(scopes), createdBy };
+  return {
+    keyId: "k",
+    siteId: "s",
+    kind: "secret",
+    scopes: new Set(scopes),
+    createdBy,
+    authorName: createdBy && "Ana",
+  };
 }
 
 const tooLarge = problem(413, "PAYLOAD_TOO_LARGE", "An import is at most 8 MiB and 1000 lines.");
@@ -25,7 +32,7 @@ describe("POST /v1/import", () => {
 
   it("a key without authorship context is 422 NO_AUTHORSHIP_CONTEXT", () => {
     expect(() => checkImportRequest(key([], null), undefined, undefined)).toThrow(
-      problem(422, "NO_AUTHORSHIP_CONTEXT", "This key has no authorship context; create a new key."),
+      problem(422, "NO_AUTHORSHIP_CONTEXT"),
     );
   });
 
@@ -88,6 +95,7 @@ describe("GET /v1/export", () => {
       access: "public",
       published_at: "2026-01-01T00:00:00.000Z",
       author_slug: "ana",
+      author_name: "Ana",
       author_user_id: "u",
       featured_image_id: null,
       seo_json: '{"category_slugs":["news"],"title":"SEO title"}',

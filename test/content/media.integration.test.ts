@@ -157,7 +157,7 @@ describe("GET /v1/media", () => {
     const c = (await (await upload(t.ck, PNG_1X1)).json()) as Asset;
     const list = async (q: string) =>
       (
-        (await (await call("GET", `/v1/media${q}`, { key: t.pk, origin: ORIGIN })).json()) as {
+        (await (await call("GET", `/v1/media${q}`, { key: t.ck })).json()) as {
           items: Asset[];
         }
       ).items;

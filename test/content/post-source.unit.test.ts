@@ -16,6 +16,7 @@ const row: PostRow = {
   access: "restricted",
   published_at: null,
   author_slug: null,
+  author_name: null,
   author_user_id: "u",
   featured_image_id: null,
   seo_json: "{}",

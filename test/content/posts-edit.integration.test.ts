@@ -277,7 +277,7 @@ describe("concurrent edits of one post", () => {
     const post = await createPost(t.ck, { title: "P", status: "published" });
     const edits: [string, Record<string, unknown>][] = [
       ["", { summary: "S" }],
-      ["", { author_slug: "ana" }],
+      ["", { author_slug: "test-key" }],
       ["", { category_slugs: ["c"] }],
       ["", { tag_slugs: ["t"] }],
       ["/seo", { meta_title: "MT" }],
@@ -301,7 +301,7 @@ describe("concurrent edits of one post", () => {
     expect(src).toMatchObject({
       title: "P",
       summary: "S",
-      author_slug: "ana",
+      author_slug: "test-key",
       category_slugs: ["c"],
       tag_slugs: ["t"],
     });
@@ -470,7 +470,8 @@ describe("GET /v1/posts/{reference}/source", () => {
     const src = (await res.json()) as Record<string, unknown>;
     expect(src.blocks_json).toEqual(blocks);
     expect(src.summary).toBeNull();
-    expect(src.author_slug).toBeNull();
+    // Every post has an author: the persona of the key that wrote it.
+    expect(src.author_slug).toBe("test-key");
     expect(src.featured_image_id).toBeNull();
     expect(src.category_slugs).toEqual([]);
     expect(src.tag_slugs).toEqual([]);

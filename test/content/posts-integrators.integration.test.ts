@@ -115,6 +115,14 @@ describe("concurrent PATCHes without a precondition always apply", () => {
   it("30 concurrent PATCHes of different fields all land (none 409)", async () => {
     const t = await tenant();
     const post = await createPost(t.ck, { title: "P", status: "published" });
+    // author_slug names an existing persona of the site (issue11-j): the site has author-0 … author-29.
+    await testEnv.DB.batch(
+      Array.from({ length: 30 }, (_, i) =>
+        testEnv.DB.prepare(
+          "INSERT INTO author_personas (site_id, slug, display_name, user_id, created_at) VALUES (?, ?, ?, ?, ?)",
+        ).bind(t.site.id, `author-${i}`, `Author ${i}`, `user-${i}`, new Date().toISOString()),
+      ),
+    );
     const bodies = Array.from({ length: 30 }, (_, i) => {
       const field = i % 6;
       if (field === 0) return { title: `title-${i}` };

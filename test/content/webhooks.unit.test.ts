@@ -130,6 +130,7 @@ describe("which post event an edit is", () => {
     access: "public",
     published_at: "2025-06-01T00:00:00.000Z",
     author_slug: null,
+    author_name: null,
     author_user_id: null,
     featured_image_id: null,
     seo_json: "{}",

@@ -133,6 +133,7 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
     kind,
     scopes,
     createdBy: row.created_by,
+    authorName: row.author_name,
   };
   c.set("auth", context);
   return context;

@@ -9,4 +9,6 @@ export interface KeyContext {
   scopes: ReadonlySet<Scope>;
   /** The staff user who created the key (authorship context); null on legacy keys. */
   createdBy: string | null;
+  /** Display name of the creator's byline (authorship context); null on keys created before it was recorded. */
+  authorName: string | null;
 }

@@ -20,6 +20,10 @@ const CreateApiKeyBody = z
     scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length),
     kind: z.enum(["secret", "public"]),
     allowed_origins: z.array(z.string().max(255)).max(50).optional(),
+    author_name: z.string().trim().min(1).max(100).optional().openapi({
+      description:
+        "Byline of the posts this key writes (the creating staff user's author persona on the site); default: the key's name",
+    }),
   })
   .openapi("CreateApiKey");
 
@@ -31,6 +35,7 @@ const ApiKeyCreated = z
     name: z.string(),
     scopes: z.array(z.enum(SCOPES)),
     allowed_origins: z.array(z.string()),
+    author: z.object({ display_name: z.string() }),
     created_at: z.string(),
   })
   .openapi("ApiKeyCreated");

@@ -40,7 +40,7 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>) {
     path: "/v1/import",
     tags: ["Bulk"],
     summary: "Bulk import posts (NDJSON)",
-    description: `Scopes import AND posts:write (ck_). One CreatePost per line; site, organization and author come from the key. Idempotent by line content (a repeated line answers duplicate). At most ${IMPORT_MAX_LINES} lines and 8 MiB. A line with access restricted fails (RESTRICTED_NOT_IMPORTABLE).`,
+    description: `Scopes import AND posts:write (ck_). One CreatePost per line; site, organization and author come from the key. Idempotent by line content (a repeated line answers duplicate); a line equal to an existing post of the site with its slug and language (a site's own export restored) answers duplicate with that post's id; a changed line whose slug is taken fails (SLUG_TAKEN: import never overwrites). References the site cannot resolve (featured image, post type, author) are dropped with a warning on the line. At most ${IMPORT_MAX_LINES} lines and 8 MiB. A line with access restricted fails (RESTRICTED_NOT_IMPORTABLE).`,
     security: security("secret", ["import", "posts:write"]),
     request: {
       query: z.object({ resource: z.enum(["posts"]).optional() }),
@@ -67,6 +67,13 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>) {
                   error: z
                     .object({ status: z.number(), code: z.string(), detail: z.string().optional() })
                     .optional(),
+                  warnings: z
+                    .array(z.object({ field: z.string(), code: z.string(), detail: z.string() }))
+                    .optional()
+                    .openapi({
+                      description:
+                        "References this site cannot resolve (featured_image_id, post_type, author_slug), dropped from the line",
+                    }),
                 }),
               ),
             }),

@@ -9,10 +9,10 @@ import { keyAuth, requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
 import { problem } from "../errors";
 import { deleteMediaAsset } from "../media-deletion";
-import { LIST_DEFAULT, LIST_MAX, listMediaAssets } from "../media-listing";
+import { LIST_DEFAULT, LIST_MAX, listMediaAssets, readMediaAsset } from "../media-listing";
 import { readUploadForm, uploadMedia } from "../media-upload";
 import { parseVariants, type VariantFailure } from "../media-variants";
-import { getMedia, type MediaRow } from "../store/media";
+import type { MediaRow } from "../store/media";
 
 const MediaVariantSchema = z
   .object({
@@ -128,7 +128,8 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/v1/media",
       tags: ["Media"],
       summary: "List media assets (newest first, no cursor)",
-      description: "Scope media:read (ck_ or pk_).",
+      description:
+        "Scope media:read (ck_ or pk_). A pk_ key lists only assets public posts use (featured image or image block); ck_ keys list every asset.",
       ...keyAuth({ kinds: "any", scopes: ["media:read"], quota: "read" }),
       request: {
         query: z.object({
@@ -150,7 +151,7 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const rows = await listMediaAssets(c.env.DB, c.get("auth").siteId, c.req.valid("query"));
+      const rows = await listMediaAssets(c.env.DB, c.get("auth"), c.req.valid("query"));
       return c.json({ items: rows.map((r) => asset(c, r)) }, 200);
     },
   );
@@ -161,7 +162,8 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/v1/media/{id}",
       tags: ["Media"],
       summary: "Get a media asset",
-      description: "Scope media:read (ck_ or pk_). Another site's id is 404.",
+      description:
+        "Scope media:read (ck_ or pk_). Another site's id is 404; so is, for a pk_ key, an asset no public post uses.",
       ...keyAuth({ kinds: "any", scopes: ["media:read"], quota: "read" }),
       request: { params: IdParam, query: z.object({ key: z.string().optional() }) },
       responses: {
@@ -170,9 +172,7 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const id = parseId(c.req.valid("param").id);
-      const row = id ? await getMedia(c.env.DB, c.get("auth").siteId, id) : null;
-      if (!row) throw mediaNotFound();
+      const row = await readMediaAsset(c.env.DB, c.get("auth"), c.req.valid("param").id);
       return c.json(asset(c, row), 200);
     },
   );

@@ -32,7 +32,10 @@ export const PostSeoSchema = z
 /** SEO keys a client may set on a post (merged into its seo_json); taxonomy is edited via the post itself. */
 export const POST_SEO_KEYS = PostSeoSchema.keyof().options;
 
-const Author = z.object({ slug: z.string() }).nullable();
+const Author = z
+  .object({ slug: z.string(), display_name: z.string() })
+  .nullable()
+  .openapi({ description: "The author persona; null only on posts written before personas existed" });
 const Status = z.enum(LISTABLE_STATUSES);
 const Access = z.enum(["public", "restricted"]);
 
@@ -129,7 +132,9 @@ export function listItem(row: PostRow, now: string) {
     updated_at: readUpdatedAt(row, now),
     language: row.language,
     post_type: row.post_type,
-    author: row.author_slug ? { slug: row.author_slug } : null,
+    author: row.author_slug
+      ? { slug: row.author_slug, display_name: row.author_name ?? row.author_slug }
+      : null,
     featured_image_id: row.featured_image_id,
     ...taxonomy(row),
   };

@@ -19,6 +19,8 @@ export interface ApiKeyRecord {
   scopes: Scope[];
   allowed_origins: string[];
   created_by: string | null;
+  /** The byline of the creator (authorship context); null on keys created before it was recorded. */
+  author_name: string | null;
   created_at: string;
 }
 
@@ -32,6 +34,7 @@ export function toRecord(row: ApiKeyRow): ApiKeyRecord {
     scopes: JSON.parse(row.scopes_json) as Scope[],
     allowed_origins: JSON.parse(row.allowed_origins_json) as string[],
     created_by: row.created_by,
+    author_name: row.author_name,
     created_at: row.created_at,
   };
 }
@@ -49,6 +52,7 @@ export async function insertApiKey(db: D1Database, key: ApiKeyRecord & { key_has
       scopes_json: JSON.stringify(key.scopes),
       allowed_origins_json: JSON.stringify(key.allowed_origins),
       created_by: key.created_by,
+      author_name: key.author_name,
       created_at: key.created_at,
     })
     .run();
@@ -57,7 +61,7 @@ export async function insertApiKey(db: D1Database, key: ApiKeyRecord & { key_has
 export async function listActiveApiKeys(db: D1Database, siteId: string): Promise<ApiKeyRecord[]> {
   const { results } = await db
     .prepare(
-      `SELECT id, site_id, name, kind, key_prefix, scopes_json, allowed_origins_json, created_by, created_at
+      `SELECT id, site_id, name, kind, key_prefix, scopes_json, allowed_origins_json, created_by, author_name, created_at
        FROM api_keys WHERE site_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`,
     )
     .bind(siteId)
@@ -90,7 +94,7 @@ export async function findActiveKeyByHash(db: D1Database, keyHash: string): Prom
   return db
     .prepare(
       `SELECT k.id, k.site_id, k.name, k.kind, k.key_prefix, k.scopes_json, k.allowed_origins_json, k.created_by,
-              k.created_at, s.status AS site_status
+              k.author_name, k.created_at, s.status AS site_status
        FROM api_keys k JOIN sites s ON s.id = k.site_id
        WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
     )

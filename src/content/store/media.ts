@@ -3,6 +3,17 @@
  * each generated variant under `sites/{site_id}/{media_id}/{width}.{ext}`.
  */
 import type { media } from "../../../schema/content";
+import { PUBLIC_WHERE } from "./posts";
+
+/**
+ * Public reads (pk_ keys) see an asset only while a public post uses it: its featured image or an image
+ * block's media_id (`post_media_refs`, kept by triggers on every post write). Binds the site id and `now`.
+ */
+const USED_BY_PUBLIC_POST = `EXISTS (SELECT 1 FROM post_media_refs r JOIN posts p ON p.id = r.post_id
+  WHERE r.site_id = m.site_id AND r.media_id = m.id AND ${PUBLIC_WHERE})`;
+
+/** Which assets a read may see: all of the site's (ck_), or only those public content uses at `now` (pk_). */
+export type MediaVisibility = { kind: "all" } | { kind: "public"; now: string };
 
 /** The columns `SELECT` reads, plus `tag_ids`: the asset's media_tags rows joined by commas (or null). */
 export type MediaRow = Pick<
@@ -63,10 +74,17 @@ export function insertMediaStatements(
 }
 
 /** A live (not deleted) asset of the site; another site's id answers null exactly like a missing one. */
-export async function getMedia(db: D1Database, siteId: string, id: string): Promise<MediaRow | null> {
+export async function getMedia(
+  db: D1Database,
+  siteId: string,
+  id: string,
+  visibility: MediaVisibility = { kind: "all" },
+): Promise<MediaRow | null> {
+  const sql = `${SELECT} WHERE m.id = ? AND m.site_id = ? AND m.status != 'deleted'`;
+  if (visibility.kind === "all") return db.prepare(sql).bind(id, siteId).first<MediaRow>();
   return db
-    .prepare(`${SELECT} WHERE m.id = ? AND m.site_id = ? AND m.status != 'deleted'`)
-    .bind(id, siteId)
+    .prepare(`${sql} AND ${USED_BY_PUBLIC_POST}`)
+    .bind(id, siteId, siteId, visibility.now)
     .first<MediaRow>();
 }
 
@@ -75,9 +93,14 @@ export async function listMedia(
   siteId: string,
   filters: { folderId: string | null; tagId: string | null },
   limit: number,
+  visibility: MediaVisibility = { kind: "all" },
 ): Promise<MediaRow[]> {
   const where = ["m.site_id = ?", "m.status != 'deleted'"];
   const params: unknown[] = [siteId];
+  if (visibility.kind === "public") {
+    where.push(USED_BY_PUBLIC_POST);
+    params.push(siteId, visibility.now);
+  }
   if (filters.folderId) {
     where.push("m.folder_id = ?");
     params.push(filters.folderId);

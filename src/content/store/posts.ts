@@ -22,6 +22,7 @@ const EDITABLE_FIELDS = [
   "access",
   "published_at",
   "author_slug",
+  "author_name",
   "featured_image_id",
   "seo_json",
   "updated_at",
@@ -79,7 +80,7 @@ export function isPublic(row: PostRow, now: string, publicTypes: ReadonlySet<str
   );
 }
 
-const PUBLIC_WHERE = `p.site_id = ? AND p.status IN ('published', 'scheduled') AND p.access = 'public'
+export const PUBLIC_WHERE = `p.site_id = ? AND p.status IN ('published', 'scheduled') AND p.access = 'public'
   AND p.published_at <= ? AND p.post_type IN (SELECT slug FROM post_types WHERE site_id = p.site_id AND is_public = 1)`;
 
 export function insertPostStatement(db: D1Database, row: PostRow): D1PreparedStatement {
@@ -104,7 +105,14 @@ export function updatePostStatement(db: D1Database, row: PostRow): D1PreparedSta
 }
 
 /** Columns a single-statement edit writes: none of them changes whether or where the post is public. */
-export const PLAIN_FIELDS = ["title", "summary", "blocks_json", "author_slug", "featured_image_id"] as const;
+export const PLAIN_FIELDS = [
+  "title",
+  "summary",
+  "blocks_json",
+  "author_slug",
+  "author_name",
+  "featured_image_id",
+] as const;
 export type PlainFields = Partial<Pick<PostRow, (typeof PLAIN_FIELDS)[number]>>;
 
 /** The revision a reader sees (see rules/revision-tag.ts), in SQL. */
