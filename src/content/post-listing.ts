@@ -2,6 +2,7 @@
  * `GET /v1/posts`: the query rules (plain functions over the parsed query) and the listing itself, the
  * public keyset listing or, with `status`, the authenticated PostSummary listing.
  */
+import type { SiteProjection } from "../lib/rpc";
 import { sha256Base64url } from "./auth/key-hash";
 import type { Env } from "./bindings";
 import { fail } from "./errors";
@@ -150,10 +151,12 @@ async function resumePoint(
 /** One page of the key's site: the public listing, or the status listing when `statuses` is set. */
 export async function listPosts(
   env: Env,
-  siteId: string,
+  site: SiteProjection,
   request: PostListRequest,
   now: string,
 ): Promise<PostListPage> {
+  const siteId = site.id;
+  const at = { site, platformDomain: env.PLATFORM_DOMAIN };
   const { limit, statuses, filters } = request;
   const fingerprint = await listingFingerprint(siteId, request);
   const resume = await resumePoint(env, request.cursor, statuses ? "a" : "p", fingerprint);
@@ -167,7 +170,7 @@ export async function listPosts(
       rows.length > limit && last
         ? await encodeCursor(env.CURSOR_SECRET, { m: "a", i: last.id, f: fingerprint })
         : null;
-    return { mode: "status", body: { items: page.map((r) => postSummary(r, now)), next_cursor: next } };
+    return { mode: "status", body: { items: page.map((r) => postSummary(r, now, at)), next_cursor: next } };
   }
 
   const after = resume?.p !== undefined ? { publishedAt: resume.p, id: resume.i } : null;
@@ -178,5 +181,5 @@ export async function listPosts(
     rows.length > limit && last
       ? await encodeCursor(env.CURSOR_SECRET, { m: "p", p: last.published_at!, i: last.id, f: fingerprint })
       : null;
-  return { mode: "public", body: { items: page.map((r) => listItem(r, now)), next_cursor: next } };
+  return { mode: "public", body: { items: page.map((r) => listItem(r, now, at)), next_cursor: next } };
 }

@@ -115,7 +115,7 @@ export async function createPost(
     const candidate = { ...row, slug };
     const response: StoredResponse = {
       status: 201,
-      body: JSON.stringify(postSummary(candidate, now)),
+      body: JSON.stringify(postSummary(candidate, now, { site, platformDomain: env.PLATFORM_DOMAIN })),
       location: `/v1/posts/${candidate.id}`,
     };
     const effects = publishes
@@ -305,7 +305,7 @@ export async function updatePost(
   language: string | null,
   input: UpdatePostInput,
   precondition: RevisionPrecondition = null,
-): Promise<PostRow> {
+): Promise<{ post: PostRow; site: SiteProjection }> {
   const now = new Date().toISOString();
   if (!EDITABLE_FIELDS.some((f) => input[f] !== undefined)) {
     fail("NOTHING_EDITABLE", "The body contains no editable field.");
@@ -313,8 +313,10 @@ export async function updatePost(
   const resolved = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
   // A due scheduled post is stored as published (and announced) by the read-modify-write path below.
   const dueScheduled = resolved.status === "scheduled" && effectiveStatus(resolved, now) === "published";
+  // Read once: the edit's effects and the answer's url are built from it.
+  const site = await keySite(env.DB, key);
   if (!dueScheduled && !VISIBILITY_FIELDS.some((f) => input[f] !== undefined)) {
-    return editPlainFields(env, key, resolved.id, input, precondition, services);
+    return { post: await editPlainFields(env, key, site, resolved.id, input, precondition, services), site };
   }
   // Checks that read other tables run once, before the edit loop.
   const postType =
@@ -326,7 +328,6 @@ export async function updatePost(
   const blocks = input.blocks_json !== undefined ? blocksText(input.blocks_json) : undefined;
   const author =
     input.author_slug !== undefined ? await sitePersona(env.DB, key.siteId, input.author_slug) : undefined;
-  const site = await keySite(env.DB, key);
   const publicTypes = await publicTypeSlugs(env.DB, key.siteId);
 
   const apply = async (existing: PostRow): Promise<PostRow> => {
@@ -388,7 +389,7 @@ export async function updatePost(
   };
   const { next } = await editPost(env, key.siteId, resolved, apply, extra, precondition);
   await deliverEffects(env, services, pending.effects);
-  return next;
+  return { post: next, site };
 }
 
 /**
@@ -415,6 +416,7 @@ const VISIBILITY_FIELDS = ["slug", "language", "post_type", "status", "published
 async function editPlainFields(
   env: Env,
   key: KeyContext,
+  site: SiteProjection,
   id: string,
   input: UpdatePostInput,
   precondition: RevisionPrecondition,
@@ -440,7 +442,6 @@ async function editPlainFields(
     taxonomy.category_slugs = checkTaxonomy("category_slugs", input.category_slugs);
   if (input.tag_slugs !== undefined) taxonomy.tag_slugs = checkTaxonomy("tag_slugs", input.tag_slugs);
   const seoPatch = Object.keys(taxonomy).length > 0 ? taxonomy : null;
-  const site = await keySite(env.DB, key);
   return editPostFields(env, services, { siteId: key.siteId, site, id }, fields, seoPatch, precondition);
 }
 
@@ -478,7 +479,7 @@ export async function unpublishPost(
   key: KeyContext,
   reference: string,
   language: string | null,
-): Promise<PostRow> {
+): Promise<{ post: PostRow; site: SiteProjection }> {
   const now = new Date().toISOString();
   const existing = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
   const notPublished = () =>
@@ -508,5 +509,5 @@ export async function unpublishPost(
   ]);
   if (results[0]!.meta.changes === 0) throw notPublished();
   await deliverEffects(env, services, effects);
-  return archived;
+  return { post: archived, site };
 }

@@ -4,10 +4,10 @@
  */
 import { fail } from "./errors";
 import { parseBlocksDocument } from "./render/render-blocks";
-import { postSummary, taxonomy } from "./routes/post-shapes";
+import { taxonomy } from "./routes/post-shapes";
 import { resolveEditablePost } from "./rules/resolve";
 import { revisionTag } from "./rules/revision-tag";
-import { type PostRow, readUpdatedAt } from "./store/posts";
+import { effectiveStatus, type ListableStatus, type PostRow, readUpdatedAt } from "./store/posts";
 
 /** The source of `row`; absent fields are null, absent taxonomy []. */
 export function postSource(row: PostRow, now: string) {
@@ -27,7 +27,7 @@ export function postSource(row: PostRow, now: string) {
     slug: row.slug,
     title: row.title,
     summary: row.summary,
-    status: postSummary(row, now).status,
+    status: effectiveStatus(row, now) as ListableStatus,
     access: row.access,
     published_at: row.published_at,
     language: row.language,

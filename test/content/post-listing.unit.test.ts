@@ -10,11 +10,24 @@ import {
 } from "../../src/content/post-listing";
 import { encodeCursor } from "../../src/content/rules/cursor";
 import { newId } from "../../src/lib/ids";
+import type { SiteProjection } from "../../src/lib/rpc";
 
 const problem = (status: number, code: string, detail?: string) =>
   expect.objectContaining({ status, code, ...(detail ? { detail } : {}) });
 
 const request = (query: PostListQuery) => postListRequest(query);
+
+/** A site projection nobody stored: the listing reads posts by its id and builds urls from it. */
+const unknownSite = (): SiteProjection => ({
+  id: newId(),
+  org_id: newId(),
+  slug: "nowhere",
+  name: "Nowhere",
+  default_language: "en",
+  status: "active",
+  primary_domain: null,
+  updated_at: "2026-01-01T00:00:00.000Z",
+});
 
 describe("GET /v1/posts query rules", () => {
   it("an empty query is the public listing: 20 items, no filters, first page", () => {
@@ -119,19 +132,19 @@ describe("GET /v1/posts cursor", () => {
 
   it("a corrupt cursor, or one of another listing, is 400 INVALID_CURSOR", async () => {
     const corrupt = postListRequest({ cursor: "not-a-cursor" });
-    await expect(listPosts(contentEnv, newId(), corrupt, now)).rejects.toMatchObject({
+    await expect(listPosts(contentEnv, unknownSite(), corrupt, now)).rejects.toMatchObject({
       status: 400,
       code: "INVALID_CURSOR",
       detail: "cursor is corrupt or belongs to another listing.",
     });
     const foreign = await encodeCursor(contentEnv.CURSOR_SECRET, { m: "p", p: now, i: newId(), f: "other" });
     await expect(
-      listPosts(contentEnv, newId(), postListRequest({ cursor: foreign }), now),
+      listPosts(contentEnv, unknownSite(), postListRequest({ cursor: foreign }), now),
     ).rejects.toMatchObject({ code: "INVALID_CURSOR" });
   });
 
   it("an empty site answers an empty page in either mode", async () => {
-    const site = newId();
+    const site = unknownSite();
     expect(await listPosts(contentEnv, site, postListRequest({}), now)).toEqual({
       mode: "public",
       body: { items: [], next_cursor: null },

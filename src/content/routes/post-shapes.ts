@@ -1,5 +1,7 @@
 /** Wire shapes of posts (zod, so the OpenAPI document is the code) and the serializers from rows. */
 import { z } from "@hono/zod-openapi";
+import type { SiteProjection } from "../../lib/rpc";
+import { postUrl } from "../effects/outbound";
 import {
   effectiveStatus,
   LISTABLE_STATUSES,
@@ -43,6 +45,11 @@ export const PostListItemSchema = z
   .object({
     id: z.string(),
     slug: z.string(),
+    url: z.string().openapi({
+      description:
+        "Absolute public URL of the post: https://{canonical host}/{slug} in the site's default language, /{language}/{slug} otherwise. Drafts, scheduled and archived posts carry the URL they have (or will have) when public.",
+      example: "https://blog.example.com/hello-world",
+    }),
     title: z.string(),
     summary: z.string().nullable(),
     published_at: z.string().nullable(),
@@ -122,10 +129,17 @@ export function seoView(row: Pick<PostRow, "seo_json">): Record<string, unknown>
   return Object.fromEntries(POST_SEO_KEYS.map((k) => [k, seo[k] ?? null]));
 }
 
-export function listItem(row: PostRow, now: string) {
+/** What a post's public `url` is built from: the key's site (one read per request) and the platform domain. */
+export interface PostUrlContext {
+  site: Pick<SiteProjection, "primary_domain" | "slug" | "default_language">;
+  platformDomain: string;
+}
+
+export function listItem(row: PostRow, now: string, at: PostUrlContext) {
   return {
     id: row.id,
     slug: row.slug,
+    url: postUrl(at.site, row, at.platformDomain),
     title: row.title,
     summary: row.summary,
     published_at: row.published_at,
@@ -140,9 +154,9 @@ export function listItem(row: PostRow, now: string) {
   };
 }
 
-export function postSummary(row: PostRow, now: string) {
+export function postSummary(row: PostRow, now: string, at: PostUrlContext) {
   return {
-    ...listItem(row, now),
+    ...listItem(row, now, at),
     status: effectiveStatus(row, now) as ListableStatus,
     access: row.access,
     created_at: row.created_at,

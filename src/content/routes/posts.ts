@@ -2,6 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
+import type { SiteProjection } from "../../lib/rpc";
 import { type KeyRequirement, keySite } from "../auth/api-key";
 import { keyAuth, requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
@@ -79,7 +80,7 @@ function mediaIdsOf(blocksJson: string | null): string[] {
     .map((b) => b.data.media_id as string);
 }
 
-async function postDetail(c: Context<AppEnv>, row: PostRow) {
+async function postDetail(c: Context<AppEnv>, row: PostRow, site: SiteProjection) {
   const ids = mediaIdsOf(row.blocks_json);
   if (row.featured_image_id) ids.push(row.featured_image_id);
   const keys = await mediaKeys(c.env.DB, row.site_id, ids);
@@ -88,7 +89,7 @@ async function postDetail(c: Context<AppEnv>, row: PostRow) {
     return key ? `${c.env.MEDIA_PUBLIC_BASE}/${key}` : null;
   };
   return {
-    ...listItem(row, new Date().toISOString()),
+    ...listItem(row, new Date().toISOString(), { site, platformDomain: c.env.PLATFORM_DOMAIN }),
     content_html: row.blocks_json ? renderBlocks(row.blocks_json, { mediaUrl }) : "",
     featured_image_url: row.featured_image_id ? mediaUrl(row.featured_image_id) : null,
     seo: seoView(row),
@@ -185,7 +186,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const site = await keySite(c.env.DB, c.get("auth"));
       const row = await resolvePublicPost(c.env.DB, site, ...postReference(c), new Date().toISOString());
-      return sendCacheable(c, await postDetail(c, row));
+      return sendCacheable(c, await postDetail(c, row, site));
     },
   );
 
@@ -220,7 +221,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const row = await updatePost(
+      const { post: row, site } = await updatePost(
         c.env,
         c.get("services"),
         c.get("auth"),
@@ -230,7 +231,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       );
       const now = new Date().toISOString();
       c.header("etag", revisionTag(row, now));
-      return c.json(postSummary(row, now), 200);
+      return c.json(postSummary(row, now, { site, platformDomain: c.env.PLATFORM_DOMAIN }), 200);
     },
   );
 
@@ -251,8 +252,14 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const row = await unpublishPost(c.env, c.get("services"), c.get("auth"), ...postReference(c));
-      return c.json(postSummary(row, new Date().toISOString()), 200);
+      const { post, site } = await unpublishPost(
+        c.env,
+        c.get("services"),
+        c.get("auth"),
+        ...postReference(c),
+      );
+      const at = { site, platformDomain: c.env.PLATFORM_DOMAIN };
+      return c.json(postSummary(post, new Date().toISOString(), at), 200);
     },
   );
 

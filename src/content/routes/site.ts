@@ -1,9 +1,11 @@
 /** `GET /v1/site` (the key's site) and `GET /v1/post-types`. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
+import type { SiteProjection } from "../../lib/rpc";
 import { keySite } from "../auth/api-key";
 import { keyAuth } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
+import { siteHost } from "../effects/outbound";
 import { listPostTypes } from "../store/sites";
 
 const SiteSchema = z
@@ -15,9 +17,33 @@ const SiteSchema = z
     default_language: z.string(),
     status: z.string(),
     primary_domain: z.string().nullable(),
+    canonical_host: z.string().openapi({
+      description: "The host the site is served on: primary_domain, else {slug}.{platform domain}",
+      example: "blog.example.com",
+    }),
+    url: z
+      .string()
+      .openapi({ description: "https://{canonical_host}/", example: "https://blog.example.com/" }),
     updated_at: z.string(),
   })
   .openapi("Site");
+
+/** The Site answer: the projection's fields and where the site is served. */
+function siteView(site: SiteProjection, platformDomain: string) {
+  const host = siteHost(site, platformDomain);
+  return {
+    id: site.id,
+    org_id: site.org_id,
+    slug: site.slug,
+    name: site.name,
+    default_language: site.default_language,
+    status: site.status,
+    primary_domain: site.primary_domain,
+    canonical_host: host,
+    url: `https://${host}/`,
+    updated_at: site.updated_at,
+  };
+}
 
 const PostTypeSchema = z
   .object({ slug: z.string(), name: z.string(), public: z.boolean() })
@@ -39,7 +65,7 @@ export function registerSiteRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      return c.json(await keySite(c.env.DB, c.get("auth")), 200);
+      return c.json(siteView(await keySite(c.env.DB, c.get("auth")), c.env.PLATFORM_DOMAIN), 200);
     },
   );
 
