@@ -7,24 +7,29 @@ import { nowIso } from "../crypto";
 
 type Scope = "org" | "site";
 
+const TABLE = { org: "org_memberships", site: "site_memberships" } as const;
+const SCOPE_COLUMN = { org: "org_id", site: "site_id" } as const;
+
+/** The row names the owner guards are written with: the membership tables and their aliases, invitations. */
+export type RowAlias = (typeof TABLE)[Scope] | "m" | "sm" | "invitations";
+/** A bound parameter of the statement a guard goes into (`?1`, `?4`…), never a value. */
+type Param = `?${number}`;
+
 /**
  * SQL fragment: the row `alias` (a membership, or an invitation: any row with `role` and `org_id`) names an
  * owner (is_system) role of the scope.
  */
-export function ownerRoleSql(scope: Scope, alias: string): string {
+export function ownerRoleSql(scope: Scope, alias: RowAlias): string {
   return `EXISTS (SELECT 1 FROM roles r WHERE r.scope = '${scope}' AND r.is_system = 1 AND r.slug = ${alias}.role
                   AND (r.org_id IS NULL OR r.org_id = ${alias}.org_id))`;
 }
-
-const TABLE = { org: "org_memberships", site: "site_memberships" } as const;
-const SCOPE_COLUMN = { org: "org_id", site: "site_id" } as const;
 
 /**
  * SQL condition on the membership row being changed or removed: it is not an owner, or another owner of
  * the same organization or site remains. Evaluated inside the UPDATE or DELETE itself, so two concurrent
  * demotions of the last two owners cannot both pass.
  */
-function anotherOwnerRemainsSql(scope: Scope, scopeParam: string, userParam: string): string {
+function anotherOwnerRemainsSql(scope: Scope, scopeParam: Param, userParam: Param): string {
   const table = TABLE[scope];
   return `(NOT ${ownerRoleSql(scope, table)}
            OR (SELECT COUNT(*) FROM ${table} m WHERE m.${SCOPE_COLUMN[scope]} = ${scopeParam}
@@ -39,8 +44,8 @@ function anotherOwnerRemainsSql(scope: Scope, scopeParam: string, userParam: str
  */
 export function keepsAnOwnerSql(
   scope: Scope,
-  scopeParam: string,
-  userParam: string,
+  scopeParam: Param,
+  userParam: Param,
   toOwnerSql: string,
 ): string {
   const table = TABLE[scope];
