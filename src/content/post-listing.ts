@@ -2,7 +2,7 @@
  * `GET /v1/posts`: the query rules (plain functions over the parsed query) and the listing itself, the
  * public keyset listing or, with `status`, the authenticated PostSummary listing.
  */
-import type { SiteProjection } from "../lib/rpc";
+import type { SiteAddress } from "./auth/key-context";
 import { sha256Base64url } from "./auth/key-hash";
 import type { Env } from "./bindings";
 import { fail } from "./errors";
@@ -151,7 +151,7 @@ async function resumePoint(
 /** One page of the key's site: the public listing, or the status listing when `statuses` is set. */
 export async function listPosts(
   env: Env,
-  site: SiteProjection,
+  site: SiteAddress,
   request: PostListRequest,
   now: string,
 ): Promise<PostListPage> {

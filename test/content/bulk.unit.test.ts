@@ -12,6 +12,7 @@ function key(scopes: Scope[], createdBy: string | null = "user-1"): KeyContext {
   return {
     keyId: "k",
     siteId: "s",
+    site: { id: "s", slug: "s", primary_domain: null, default_language: "en" },
     kind: "secret",
     scopes: new Set(scopes),
     createdBy,

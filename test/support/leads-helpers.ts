@@ -3,8 +3,10 @@
  * the staff route, form tokens stamped at a chosen time, submissions through the anonymous route, leads
  * written straight to D1 in bulk, and the audit rows of a site.
  */
+
 import { env } from "cloudflare:workers";
 import { issueFormToken } from "../../src/content/forms/form-token";
+import type { AuditEvent } from "../../src/content/store/audit";
 import { newId } from "../../src/lib/ids";
 import type { SiteProjection } from "../../src/lib/rpc";
 import { BASE, call, content, createKey, makeSite, ownerHeaders, testEnv } from "./content-helpers";
@@ -171,22 +173,8 @@ export async function seedLeads(
     .run();
 }
 
-export interface AuditRow {
-  id: string;
-  actor_type: string;
-  actor_id: string;
-  actor_user_id: string | null;
-  action: string;
-  outcome: string;
-  resource_type: string;
-  resource_ids: string[];
-  details: Record<string, unknown>;
-  item_count: number;
-  request_id: string | null;
-  client_ip: string | null;
-  created_at: string;
-  completed_at: string | null;
-}
+/** An audit row as the tests read it back: the stored event (`store/audit.ts`) and its actor type. */
+export type AuditRow = Omit<AuditEvent, "site_id"> & { actor_type: string };
 
 /** The site's audit rows, oldest first. */
 export async function auditRows(siteId: string): Promise<AuditRow[]> {

@@ -130,6 +130,12 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
   const context: KeyContext = {
     keyId: row.id,
     siteId: row.site_id,
+    site: {
+      id: row.site_id,
+      slug: row.site_slug,
+      primary_domain: row.site_primary_domain,
+      default_language: row.site_default_language,
+    },
     kind,
     scopes,
     createdBy: row.created_by,

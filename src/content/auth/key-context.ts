@@ -1,10 +1,19 @@
 /** The authenticated API key of a `/v1` request, as handlers read it from `c.get("auth")`. */
+import type { SiteProjection } from "../../lib/rpc";
 import type { KeyKind } from "./key-hash";
 import type { Scope } from "./scopes";
+
+/**
+ * What a public URL of the key's site is built from (`postUrl`, `siteHost`): read in the key lookup's own
+ * join with the site, so a read that answers with URLs spends no extra storage hop on the site.
+ */
+export type SiteAddress = Pick<SiteProjection, "id" | "slug" | "primary_domain" | "default_language">;
 
 export interface KeyContext {
   keyId: string;
   siteId: string;
+  /** The key's site, as far as its URLs need it (from the key lookup). */
+  site: SiteAddress;
   kind: KeyKind;
   scopes: ReadonlySet<Scope>;
   /** The staff user who created the key (authorship context); null on legacy keys. */

@@ -14,7 +14,7 @@ import {
   TOP_PATHS,
   TOP_REFERRERS,
 } from "../analytics-report";
-import { clientIp, type KeyRequirement, keySite } from "../auth/api-key";
+import { clientIp, type KeyRequirement } from "../auth/api-key";
 import { keyAuth, requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
 import { fail } from "../errors";
@@ -203,12 +203,10 @@ export function registerAnalyticsRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const key = c.get("auth");
-      const site = await keySite(c.env.DB, key);
       const page = await analyticsPosts(
         c.get("services").analytics,
         c.env.DB,
-        site,
+        c.get("auth").site,
         c.req.valid("query"),
         today(),
       );

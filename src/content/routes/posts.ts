@@ -2,8 +2,8 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
-import type { SiteProjection } from "../../lib/rpc";
-import { type KeyRequirement, keySite } from "../auth/api-key";
+import type { KeyRequirement } from "../auth/api-key";
+import type { SiteAddress } from "../auth/key-context";
 import { keyAuth, requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
 import { fail } from "../errors";
@@ -80,7 +80,7 @@ function mediaIdsOf(blocksJson: string | null): string[] {
     .map((b) => b.data.media_id as string);
 }
 
-async function postDetail(c: Context<AppEnv>, row: PostRow, site: SiteProjection) {
+async function postDetail(c: Context<AppEnv>, row: PostRow, site: SiteAddress) {
   const ids = mediaIdsOf(row.blocks_json);
   if (row.featured_image_id) ids.push(row.featured_image_id);
   const keys = await mediaKeys(c.env.DB, row.site_id, ids);
@@ -184,7 +184,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const site = await keySite(c.env.DB, c.get("auth"));
+      const { site } = c.get("auth");
       const row = await resolvePublicPost(c.env.DB, site, ...postReference(c), new Date().toISOString());
       return sendCacheable(c, await postDetail(c, row, site));
     },
@@ -301,8 +301,12 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       responses: { 200: json(PostSeoSchema, "SEO of the post"), ...writeProblems },
     }),
     async (c) => {
-      const site = await keySite(c.env.DB, c.get("auth"));
-      const row = await resolvePublicPost(c.env.DB, site, ...postReference(c), new Date().toISOString());
+      const row = await resolvePublicPost(
+        c.env.DB,
+        c.get("auth").site,
+        ...postReference(c),
+        new Date().toISOString(),
+      );
       return c.json(seoView(row), 200);
     },
   );

@@ -86,15 +86,23 @@ export async function revokeApiKey(
   return result.meta.changes > 0;
 }
 
-/** Join of the key with its site's status (`s.status AS site_status`). */
-export type KeyLookupRow = ApiKeyRow & { site_status: (typeof sites.$inferSelect)["status"] };
+type SiteRow = typeof sites.$inferSelect;
 
-/** The active key with this hash and its site's status; revoked keys are never returned. */
+/** Join of the key with its site's status and the site fields its public URLs are built from. */
+export type KeyLookupRow = ApiKeyRow & {
+  site_status: SiteRow["status"];
+  site_slug: SiteRow["slug"];
+  site_primary_domain: SiteRow["primary_domain"];
+  site_default_language: SiteRow["default_language"];
+};
+
+/** The active key with this hash and its site (status, URL fields); revoked keys are never returned. */
 export async function findActiveKeyByHash(db: D1Database, keyHash: string): Promise<KeyLookupRow | null> {
   return db
     .prepare(
       `SELECT k.id, k.site_id, k.name, k.kind, k.key_prefix, k.scopes_json, k.allowed_origins_json, k.created_by,
-              k.author_name, k.created_at, s.status AS site_status
+              k.author_name, k.created_at, s.status AS site_status, s.slug AS site_slug,
+              s.primary_domain AS site_primary_domain, s.default_language AS site_default_language
        FROM api_keys k JOIN sites s ON s.id = k.site_id
        WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
     )
