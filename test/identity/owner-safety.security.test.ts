@@ -242,6 +242,29 @@ describe("a magic link is a first factor", () => {
     expect(row).toEqual({ auth_method: "magic_link_totp" });
   });
 
+  it("for an account whose only second factor is a phone it opens the challenge with sms", async () => {
+    const { email, session } = await signupVerified();
+    const phone = `+1415555${String(Math.floor(Math.random() * 10000)).padStart(4, "0")}`;
+    const t = session.access_token;
+    expect((await call("POST", "/api/v1/auth/mfa/phone/start", { token: t, body: { phone } })).status).toBe(
+      202,
+    );
+    const sms = (await outbox(phone)).find((m) => m.purpose === "phone_verify")!;
+    expect(
+      (await call("POST", "/api/v1/auth/mfa/phone/confirm", { token: t, body: { code: sms.code } })).status,
+    ).toBe(200);
+    const ip = freshIp();
+    await call("POST", "/api/v1/auth/magic-link/request", { body: { email }, ip });
+    const res = await call("POST", "/api/v1/auth/magic-link/verify", {
+      body: { email, code: await latestCode(email, "magic_link") },
+      ip,
+    });
+    expect(res.status).toBe(200);
+    const body = await json<Record<string, unknown>>(res);
+    expect(body).not.toHaveProperty("access_token");
+    expect(body).toMatchObject({ mfa_required: true, methods: ["sms"] });
+  });
+
   it("for an account without a second factor it still issues a session", async () => {
     const { email } = await signupVerified();
     const ip = freshIp();
