@@ -1,5 +1,6 @@
-import type { Logger } from "../lib/log";
 /** Self-signup: one answer and one cost whether or not the address already belongs to an account. */
+import type { Logger } from "../lib/log";
+import type { AppContext } from "./context";
 import type { Mailer } from "./messaging";
 import { prepareOtp } from "./otp";
 import { hashPassword, spendHashWork } from "./password";
@@ -9,20 +10,27 @@ import type { Env } from "./worker-env";
 export const SIGNUP_ACCEPTED = { message: "Check your mailbox to finish signing up." };
 
 /**
- * Opens a pending account for a new address and e-mails it a code, or e-mails the owner of a registered
- * address a notice. Both paths cost the same (one scrypt, one D1 read, one four-statement batch, one
- * message) and answer the same, so neither timing nor a 409 tells that an address is registered.
+ * Answers a signup (after the caller's quotas and the password policy) with the one 202 body, and does
+ * everything that depends on the address (the account lookup, the KDF, the writes, the provider call)
+ * after the answer, in the background: the response time cannot tell a registered address from a new
+ * one, however the two paths' storage and provider costs drift apart (as requestOwnerCode does for
+ * magic links and resets).
  */
-export async function signUp(
-  env: Env,
-  mailer: Mailer,
-  address: string,
-  password: string,
-  log: Logger,
-): Promise<typeof SIGNUP_ACCEPTED> {
-  // An address still cooling off is somebody's: its mailbox gets the notice, not a second account.
-  const owner = await findVerifiedOwner(env.DB, address, { includeCoolingOff: true });
+export function requestSignup(c: AppContext, address: string, password: string): typeof SIGNUP_ACCEPTED {
+  c.executionCtx.waitUntil(signUp(c.env, c.get("services").mailer, address, password, c.get("log")));
+  return SIGNUP_ACCEPTED;
+}
+
+/**
+ * Opens a pending account for a new address and e-mails it a code, or e-mails the owner of a registered
+ * address a notice. Both paths still do the same work (one scrypt, one D1 read, one four-statement batch,
+ * one message), so not even the Worker's CPU load tells them apart. Never throws: the outcome goes to
+ * the logs only.
+ */
+export async function signUp(env: Env, mailer: Mailer, address: string, password: string, log: Logger) {
   try {
+    // An address still cooling off is somebody's: its mailbox gets the notice, not a second account.
+    const owner = await findVerifiedOwner(env.DB, address, { includeCoolingOff: true });
     if (owner) {
       await spendHashWork(password);
       // Harmless writes of the same shape as the new-account batch, so the round trips match.
@@ -47,8 +55,6 @@ export async function signUp(
       });
     }
   } catch (err) {
-    // The answer must not depend on the path taken; the failure is only logged.
     log.error("signup_delivery_failed", { error: (err as Error).message });
   }
-  return SIGNUP_ACCEPTED;
 }

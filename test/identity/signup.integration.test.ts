@@ -1,8 +1,12 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { metricValue } from "../../src/identity/metrics";
+import { hashPassword } from "../../src/identity/password";
+import { activationStatements, pendingAccountStatements } from "../../src/identity/store/accounts";
+import type { Env } from "../../src/identity/worker-env";
 import {
   call,
+  callTimed,
   callWith,
   freshEmail,
   freshIp,
@@ -14,6 +18,8 @@ import {
   signupVerified,
 } from "../support/identity-helpers";
 import { expectIndistinguishableTimes } from "../support/timing";
+
+const e = env as unknown as Env;
 
 const DB = (env as unknown as { DB: D1Database }).DB;
 
@@ -237,32 +243,38 @@ describe("POST /auth/email/verify/confirm", () => {
 });
 
 describe("POST /auth/signup: equal cost", () => {
-  it("a new and a registered e-mail cost the same (15 interleaved samples each, statistically indistinguishable)", {
+  it("a new and a registered e-mail are answered in the same time (15 interleaved samples each, statistically indistinguishable; the address-dependent work runs after the answer)", {
     timeout: 120_000,
   }, async () => {
+    // Registered straight in the store, not through the signup route: an address that never came through
+    // signup, like the new ones, so both series meet the per-address quota's storage for the first time
+    // (a warm quota object answers a few ms sooner, which would be the test's artefact, not the service's).
+    const passwordHash = await hashPassword(GOOD_PASSWORD);
     const registered: string[] = [];
-    // Eight addresses, at most two samples each: with their own signup that stays within 3 per hour.
-    for (let i = 0; i < 8; i++) registered.push((await signupVerified()).email);
+    for (let i = 0; i < 15; i++) {
+      const address = freshEmail("registered");
+      const account = pendingAccountStatements(e.DB, address, passwordHash);
+      await e.DB.batch([...account.statements, ...activationStatements(e.DB, account.userId, address)]);
+      registered.push(address);
+    }
     const fresh: number[] = [];
     const known: number[] = [];
     for (let i = 0; i < 15; i++) {
       const runs = [
         async () => {
-          const t = performance.now();
-          const res = await call("POST", "/api/v1/auth/signup", {
+          const { res, ms } = await callTimed("POST", "/api/v1/auth/signup", {
             body: { email: freshEmail("cost"), password: GOOD_PASSWORD },
             ip: freshIp(),
           });
-          fresh.push(performance.now() - t);
+          fresh.push(ms);
           expect(res.status).toBe(202);
         },
         async () => {
-          const t = performance.now();
-          const res = await call("POST", "/api/v1/auth/signup", {
-            body: { email: registered[i % 8]!, password: GOOD_PASSWORD },
+          const { res, ms } = await callTimed("POST", "/api/v1/auth/signup", {
+            body: { email: registered[i]!, password: GOOD_PASSWORD },
             ip: freshIp(),
           });
-          known.push(performance.now() - t);
+          known.push(ms);
           expect(res.status).toBe(202);
         },
       ];

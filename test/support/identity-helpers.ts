@@ -53,6 +53,26 @@ export async function call(method: string, path: string, opts: CallOptions = {})
   return res;
 }
 
+/**
+ * Like `call`, and also the time until the answer came (what a client can observe), measured before the
+ * background work the request left behind is settled.
+ */
+export async function callTimed(
+  method: string,
+  path: string,
+  opts: CallOptions = {},
+): Promise<{ res: Response; ms: number }> {
+  const { app } = await import("../../src/identity/app");
+  const { createExecutionContext, waitOnExecutionContext } = await import("cloudflare:test");
+  const ctx = createExecutionContext();
+  const req = request(method, path, opts);
+  const started = performance.now();
+  const res = await app.fetch(req, env, ctx);
+  const ms = performance.now() - started;
+  await waitOnExecutionContext(ctx);
+  return { res, ms };
+}
+
 /** A problem+json body as the identity service renders it. */
 export interface ProblemBody {
   type: string;

@@ -12,7 +12,7 @@ import { hashPassword, verifyPassword } from "../password";
 import { enforcePasswordPolicy } from "../password-policy";
 import { requestPasswordReset } from "../password-reset";
 import { prepareSession, sessionResponse } from "../sessions";
-import { signUp } from "../signup";
+import { requestSignup } from "../signup";
 import { requireStepUp } from "../step-up";
 import { activationStatements, getUser, setPasswordStatement } from "../store/accounts";
 import { isUniqueViolation } from "../store/d1-errors";
@@ -69,7 +69,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       await enforceRateLimit(c.env, "signup_ip", clientIp(c));
       await enforceRateLimit(c.env, "signup_email", address);
       await enforcePasswordPolicy(c, body.password);
-      return c.json(await signUp(c.env, c.get("services").mailer, address, body.password, c.get("log")), 202);
+      return c.json(requestSignup(c, address, body.password), 202);
     },
   );
 
