@@ -65,3 +65,34 @@ export const siteShares = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.site_id, t.org_id] }), index("site_shares_org").on(t.org_id)],
 );
+
+/** Outbox of full-page cache purges (src/sites/page-cache.ts). */
+export const pagePurges = sqliteTable(
+  "page_purges",
+  {
+    id: text("id").primaryKey(),
+    site_id: text("site_id").notNull(),
+    /** JSON array of hosts to purge. */
+    hosts_json: text("hosts_json").notNull(),
+    reason: text("reason").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    last_error: text("last_error"),
+    next_attempt_at: text("next_attempt_at").notNull(),
+    gave_up_at: text("gave_up_at"),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [index("page_purges_due").on(t.gave_up_at, t.next_attempt_at)],
+);
+
+/** Development and tests: outbound effects recorded instead of sent (DEV_OUTBOX=true). */
+export const outboundEffects = sqliteTable(
+  "outbound_effects",
+  {
+    id: text("id").primaryKey(),
+    kind: text("kind").notNull(),
+    site_id: text("site_id").notNull(),
+    payload_json: text("payload_json").notNull(),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [index("outbound_effects_site").on(t.site_id, t.kind, t.created_at)],
+);

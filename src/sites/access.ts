@@ -35,26 +35,6 @@ export function memberOrgIds(identity: EdgeIdentity): Set<string> {
   return normalized((identity.orgMemberships ?? []).map((m) => m.org_id));
 }
 
-export function memberSiteIds(identity: EdgeIdentity): Set<string> {
-  return normalized((identity.siteMemberships ?? []).map((m) => m.site_id));
-}
-
-/**
- * The by-id guard: a membership in the site, or any membership in the organization that owns it (or one
- * it is shared with). Readers never pass: consumer sessions have no staff routes.
- */
-export function canAccessSite(
-  identity: EdgeIdentity,
-  site: { id: string; org_id: string },
-  sharedWithOrgIds: string[] = [],
-): boolean {
-  if (isReader(identity)) return false;
-  if (isServiceCaller(identity)) return true;
-  if (memberSiteIds(identity).has(site.id)) return true;
-  const orgs = memberOrgIds(identity);
-  return orgs.has(site.org_id) || sharedWithOrgIds.some((org) => orgs.has(org));
-}
-
 /** POST /v1/sites: the body's org_id must be one of the caller's organizations (mass-assignment defense). */
 export function mayCreateIn(identity: EdgeIdentity, orgId: string): boolean {
   if (isReader(identity)) return false;

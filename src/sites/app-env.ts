@@ -1,6 +1,8 @@
 import type { Logger } from "../lib/log";
 import type { ContentRpc } from "../lib/rpc";
 import type { HostCache } from "./host-cache";
+import type { PageCache } from "./page-cache";
+import type { SitePermission } from "./permissions";
 import type { SiteRow } from "./store";
 
 /**
@@ -11,6 +13,8 @@ export interface Services {
   /** Content over its service binding: image ingest and the site projection push. */
   content: Pick<ContentRpc, "ingestImage" | "syncSite">;
   hostCache: HostCache;
+  /** The full-page cache of the site's hosts (purged on every site change, retried by the cron). */
+  pageCache: PageCache;
   /** The logger of the request, RPC call or batch the services were built for. */
   log: Logger;
 }
@@ -18,5 +22,5 @@ export interface Services {
 /** Hono environment of the sites app: bindings, the services, and the site the by-id guard loaded. */
 export interface SitesAppEnv {
   Bindings: SitesEnv;
-  Variables: { services: Services; site?: SiteRow; sharedWith?: string[] };
+  Variables: { services: Services; site?: SiteRow; sitePermissions?: Set<SitePermission> };
 }

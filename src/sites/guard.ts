@@ -2,15 +2,17 @@
  * The by-id guard of `/v1/sites/{id}` and everything under it. A segment that parses as an id must name
  * a visible site the caller may see; otherwise the answer is the SAME 404 as for a nonexistent site, so
  * the status never confirms that another tenant's site exists. A segment that is not an id passes
- * untouched (so `/batch` and `/by-host` coexist with `/{id}`); its handler answers 400.
+ * untouched (so `/batch` and `/by-host` coexist with `/{id}`); its handler answers 400. What a member
+ * may do there is the permission matrix (permissions.ts): a member lacking the handler's permission
+ * gets 403 FORBIDDEN.
  */
 import type { Context, Next } from "hono";
 import { readEdgeIdentity } from "../lib/edge";
 import { parseId } from "../lib/ids";
 import type { ApiError } from "../lib/problem";
-import { canAccessSite } from "./access";
 import type { SitesAppEnv } from "./app-env";
 import { fail, problem } from "./errors";
+import { type SitePermission, sitePermissions } from "./permissions";
 import { getVisibleSite, type SiteRow, sharesOf } from "./store";
 
 export function siteNotFound(): ApiError {
@@ -22,16 +24,23 @@ export async function siteGuard(c: Context<SitesAppEnv>, next: Next) {
   if (id === null) return next();
   const row = await getVisibleSite(c.env.DB, id);
   if (!row) throw siteNotFound();
-  const shared = (await sharesOf(c.env.DB, [row.id])).get(row.id) ?? [];
-  if (!canAccessSite(readEdgeIdentity(c.req.raw.headers), row, shared)) throw siteNotFound();
+  const shares = (await sharesOf(c.env.DB, [row.id])).get(row.id) ?? [];
+  const permissions = sitePermissions(readEdgeIdentity(c.req.raw.headers), row, shares);
+  if (!permissions.has("read")) throw siteNotFound();
   c.set("site", row);
-  c.set("sharedWith", shared);
+  c.set("sitePermissions", permissions);
   return next();
 }
 
-/** The guarded site of a by-id handler; a segment that is not an id is the handler's 400. */
-export function guardedSite(c: Context<SitesAppEnv>): SiteRow {
+/**
+ * The guarded site of a by-id handler, for a caller holding `permission` on it (403 FORBIDDEN for a
+ * member without it); a segment that is not an id is the handler's 400.
+ */
+export function guardedSite(c: Context<SitesAppEnv>, permission: SitePermission = "read"): SiteRow {
   const site = c.get("site");
   if (!site) fail("BAD_REQUEST", "id: must be a ULID or UUID");
+  if (!c.get("sitePermissions")?.has(permission)) {
+    fail("FORBIDDEN", `Your role on this site does not allow this (needs "${permission}").`);
+  }
   return site;
 }

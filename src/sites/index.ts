@@ -6,12 +6,14 @@ import { ApiError } from "../lib/problem";
 import type { SiteSettingsMerge, SiteSettingsWriteResult, SitesRpc, StoredSiteSettings } from "../lib/rpc";
 import { isSettingsWriteCode } from "../lib/settings-codes";
 import type { SitesAppEnv } from "./app-env";
+import { runCron } from "./cron";
 import { consumeImageSwap } from "./image-rehost";
 import { registerProbeRoutes } from "./routes/probes";
 import { registerSiteRoutes } from "./routes/sites";
 import { sitesServices } from "./services";
 import { mergeSiteSettings } from "./settings-merge";
 import { hostsOf, readSettings } from "./site-record";
+import { invalidateSiteCaches } from "./site-service";
 import { getSite, getVisibleSite, HIDDEN_STATUSES, shareSite, transferSite } from "./store";
 import { consumeSiteSync, pushSiteToContent } from "./sync";
 
@@ -45,7 +47,7 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Env): Promi
         services,
         batch,
         (row) => hostsOf(row, env.PLATFORM_DOMAIN),
-        (row) => services.hostCache.invalidate(hostsOf(row, env.PLATFORM_DOMAIN)),
+        (row) => invalidateSiteCaches(services, row.id, hostsOf(row, env.PLATFORM_DOMAIN), "image_swapped"),
       );
     } else {
       log.warn("unknown_queue");
@@ -65,6 +67,10 @@ export default class SitesService extends WorkerEntrypoint<Env> implements Sites
 
   override queue(batch: MessageBatch<unknown>): Promise<void> {
     return handleQueue(batch, this.env);
+  }
+
+  override scheduled(controller: ScheduledController): Promise<void> {
+    return runCron(this.env, controller.cron);
   }
 
   async siteOrg(site_id: string): Promise<{ org_id: string; status: string } | null> {
@@ -125,7 +131,12 @@ export default class SitesService extends WorkerEntrypoint<Env> implements Sites
     const after = await getSite(this.env.DB, siteId);
     if (after) {
       const services = sitesServices(this.env, callLogger("sites"));
-      await services.hostCache.invalidate(hostsOf(after, this.env.PLATFORM_DOMAIN));
+      await invalidateSiteCaches(
+        services,
+        after.id,
+        hostsOf(after, this.env.PLATFORM_DOMAIN),
+        "site_transferred",
+      );
       await pushSiteToContent(this.env, services, after);
     }
     return { ok: true };

@@ -3,7 +3,13 @@ import type { Logger } from "../lib/log";
 import { type ContentRpc, rpc } from "../lib/rpc";
 import type { Services } from "./app-env";
 import { kvHostCache } from "./host-cache";
+import { outboxPageCache, pagePurger } from "./page-cache";
 
 export function sitesServices(env: SitesEnv, log: Logger): Services {
-  return { content: rpc<ContentRpc>(env.CONTENT), hostCache: kvHostCache(env.CACHE, log), log };
+  return {
+    content: rpc<ContentRpc>(env.CONTENT),
+    hostCache: kvHostCache(env.CACHE, log),
+    pageCache: outboxPageCache(env.DB, pagePurger(env), log),
+    log,
+  };
 }

@@ -2,7 +2,7 @@
 import type { EdgeIdentity } from "../lib/edge";
 import { newId, parseId, parseUlid } from "../lib/ids";
 import type { ApiError } from "../lib/problem";
-import { canAccessSite, isReader, mayCreateIn } from "./access";
+import { isReader, mayCreateIn } from "./access";
 import type { Services } from "./app-env";
 import {
   isPlatformHost,
@@ -23,6 +23,7 @@ import {
   rehostSettingsImages,
   withoutStaleMediaIds,
 } from "./image-rehost";
+import { canAccessSite } from "./permissions";
 import { collectExternalImageUrls, validateSettings } from "./settings/validate-settings";
 import {
   aliasesOf,
@@ -145,18 +146,37 @@ export async function settingsToStore(
   return { settings: JSON.stringify(rehosted.settings), pending: rehosted.pending };
 }
 
-/** Everything that follows a write: host cache, content's projection, deferred image swaps. */
+/**
+ * Drops what caches hold of a site's hosts: the by-host KV entries and the full-page cache (both best
+ * effort; the page purge is retried by the cron when it fails).
+ */
+export async function invalidateSiteCaches(
+  services: Services,
+  siteId: string,
+  hosts: string[],
+  reason: string,
+) {
+  await services.hostCache.invalidate(hosts);
+  await services.pageCache.invalidate(siteId, hosts, reason);
+}
+
+/**
+ * Everything that follows a write: host and page caches (of the hosts before and after), content's
+ * projection, deferred image swaps. `reason` names the change in the purge outbox and the logs.
+ */
 export async function afterWrite(
   env: SitesEnv,
   services: Services,
   before: SiteRow | null,
   after: SiteRow,
   pending: ImageRef[] = [],
+  reason = "site_changed",
 ) {
-  await services.hostCache.invalidate([
+  const hosts = [
     ...(before ? hostsOf(before, env.PLATFORM_DOMAIN) : []),
     ...hostsOf(after, env.PLATFORM_DOMAIN),
-  ]);
+  ];
+  await invalidateSiteCaches(services, after.id, [...new Set(hosts)], reason);
   await pushSiteToContent(env, services, after);
   await enqueueImageSwaps(env, services, after.id, pending);
 }
@@ -301,7 +321,7 @@ export async function deleteSite(env: SitesEnv, services: Services, site: SiteRo
   const deleted = await softDeleteSite(env.DB, site.id, now());
   const after = deleted ? await getSite(env.DB, site.id) : null;
   if (!after) fail("NOT_FOUND", "Site not found.");
-  await afterWrite(env, services, site, after);
+  await afterWrite(env, services, site, after, [], "site_deleted");
 }
 
 /** Parses `ids` of the batch route: required, comma-separated ULIDs, at most 200. */

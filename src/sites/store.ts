@@ -55,15 +55,25 @@ export async function getVisibleSites(db: D1Database, ids: string[]): Promise<Si
   return results;
 }
 
-/** Organizations a site is shared with (accepted transfers in mode "share"), by site id. */
-export async function sharesOf(db: D1Database, siteIds: string[]): Promise<Map<string, string[]>> {
-  const out = new Map<string, string[]>();
+/** A site shared with another organization (an accepted transfer in mode "share"), in a site role. */
+export interface SiteShare {
+  org_id: string;
+  role: string;
+}
+
+/** Organizations each site is shared with, and in which site role, by site id. */
+export async function sharesOf(db: D1Database, siteIds: string[]): Promise<Map<string, SiteShare[]>> {
+  const out = new Map<string, SiteShare[]>();
   if (siteIds.length === 0) return out;
   const { results } = await db
-    .prepare("SELECT site_id, org_id FROM site_shares WHERE site_id IN (SELECT value FROM json_each(?))")
+    .prepare(
+      "SELECT site_id, org_id, role FROM site_shares WHERE site_id IN (SELECT value FROM json_each(?))",
+    )
     .bind(JSON.stringify(siteIds))
-    .all<{ site_id: string; org_id: string }>();
-  for (const row of results) out.set(row.site_id, [...(out.get(row.site_id) ?? []), row.org_id]);
+    .all<{ site_id: string } & SiteShare>();
+  for (const { site_id, org_id, role } of results) {
+    out.set(site_id, [...(out.get(site_id) ?? []), { org_id, role }]);
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import { testSpecs } from "../support/corpora-binding";
+import { BY_ID_OPERATIONS } from "../support/site-operations";
 import {
   api,
   makeSite,
@@ -21,24 +22,17 @@ import { builtSpecOperations, hasPathParameter } from "../support/spec-operation
 
 const byId = (id: string) => `/api/v1/sites/${id}`;
 
-/**
- * The request each built operation of the spec under a site id needs beyond its path (the routes come
- * from the spec, so a new by-id operation cannot be left out of these walls).
- */
-const BY_ID_REQUESTS: Record<string, { body?: unknown }> = {
-  "GET /v1/sites/{id}": {},
-  "PATCH /v1/sites/{id}": { body: { name: "x" } },
-  "DELETE /v1/sites/{id}": {},
-};
-
 const byIdOperations = builtSpecOperations(testSpecs(), "sites").filter(
   (op) => hasPathParameter(op) && op.specPath.startsWith("/v1/sites/{id}"),
 );
 const byIdRoutes = byIdOperations.map((op) => ({
   name: `${op.method} ${op.specPath}`,
   method: op.method,
-  path: (id: string) => op.path.replace(/\{[^}]+\}/, id),
-  request: { body: BY_ID_REQUESTS[`${op.method} ${op.specPath}`]?.body },
+  path: (id: string) => {
+    const query = BY_ID_OPERATIONS[`${op.method} ${op.specPath}`]?.query;
+    return op.path.replace(/\{[^}]+\}/, id) + (query ? `?${query}` : "");
+  },
+  request: { body: BY_ID_OPERATIONS[`${op.method} ${op.specPath}`]?.body },
 }));
 
 async function answersLikeMissing(
@@ -60,11 +54,11 @@ describe("by-id guard", () => {
   it("covers every built operation of the spec under a site id, each with its request here", () => {
     const names = byIdRoutes.map((r) => r.name);
     expect(
-      names.filter((n) => !(n in BY_ID_REQUESTS)),
+      names.filter((n) => !(n in BY_ID_OPERATIONS)),
       "by-id operations without a request",
     ).toEqual([]);
     expect(
-      Object.keys(BY_ID_REQUESTS).filter((n) => !names.includes(n)),
+      Object.keys(BY_ID_OPERATIONS).filter((n) => !names.includes(n)),
       "requests of no operation",
     ).toEqual([]);
     expect(names.length).toBeGreaterThanOrEqual(3);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EdgeIdentity } from "../../src/lib/edge";
 import { newId } from "../../src/lib/ids";
-import { canAccessSite, isServiceCaller, mayCreateIn } from "../../src/sites/access";
+import { isServiceCaller, mayCreateIn } from "../../src/sites/access";
 import {
   isPlatformHost,
   normalizeHost,
@@ -9,6 +9,7 @@ import {
   slugFromName,
   slugOfPlatformHost,
 } from "../../src/sites/domains";
+import { canAccessSite } from "../../src/sites/permissions";
 import { readSettings } from "../../src/sites/site-record";
 import { parseBatchIds } from "../../src/sites/site-service";
 
@@ -109,7 +110,7 @@ describe("access rules", () => {
       orgMemberships: [{ org_id: partner, role: "org_member", permissions: [] }],
     };
     expect(canAccessSite(partnerMember, site)).toBe(false);
-    expect(canAccessSite(partnerMember, site, [partner])).toBe(true);
+    expect(canAccessSite(partnerMember, site, [{ org_id: partner, role: "site_editor" }])).toBe(true);
   });
   it("a reader never passes", () => {
     const readerWithEverything: EdgeIdentity = {

@@ -118,6 +118,7 @@ const patchSiteRoute = createRoute({
     200: json(SiteSchema, "Updated site (markup sanitized, rehosted images swapped in)"),
     ...problemResponses({
       400: "BAD_REQUEST or a settings validator code (SETTINGS_*, CUSTOMIZATION_*, ADS_UNIT_*, LOGO_*, MODALS_*)",
+      403: "FORBIDDEN: a member whose role may not change settings",
       404: "Site missing or not the caller's",
       409: "DOMAIN_TAKEN, SLUG_TAKEN or SETTINGS_UNREADABLE",
       413: "PAYLOAD_TOO_LARGE: body over 1 MiB",
@@ -136,6 +137,7 @@ const deleteSiteRoute = createRoute({
     204: { description: "Deleted" },
     ...problemResponses({
       400: "id is neither ULID nor UUID",
+      403: "FORBIDDEN: a member whose role may not delete the site",
       404: "Site missing or not the caller's",
       500: "Internal failure",
     }),
@@ -184,12 +186,12 @@ export function registerSiteRoutes(app: OpenAPIHono<SitesAppEnv>) {
   });
 
   app.openapi(patchSiteRoute, async (c) => {
-    const site = guardedSite(c);
+    const site = guardedSite(c, "settings");
     return c.json(await patchSite(c.env, c.get("services"), site, c.req.valid("json")), 200);
   });
 
   app.openapi(deleteSiteRoute, async (c) => {
-    await deleteSite(c.env, c.get("services"), guardedSite(c));
+    await deleteSite(c.env, c.get("services"), guardedSite(c, "delete"));
     return c.body(null, 204);
   });
 }
