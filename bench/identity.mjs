@@ -16,10 +16,16 @@ async function verifiedAccount(base, i) {
   const email = `bench-${Date.now().toString(36)}-${i}@bench.example`;
   const password = `bench password ${i} long enough`;
   await post(base, "/api/v1/auth/signup", { email, password }, `10.9.${i}.1`);
-  const outbox = await (
-    await fetch(`${base}/api/v1/auth/__dev/outbox?to=${encodeURIComponent(email)}`)
-  ).json();
-  const code = outbox.messages.find((m) => m.purpose === "email_verify").code;
+  // Identity mails after it answers (the signup's address-dependent work runs in the background).
+  let code = null;
+  for (let attempt = 0; attempt < 50 && !code; attempt++) {
+    const outbox = await (
+      await fetch(`${base}/api/v1/auth/__dev/outbox?to=${encodeURIComponent(email)}`)
+    ).json();
+    code = outbox.messages.find((m) => m.purpose === "email_verify")?.code ?? null;
+    if (!code) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (!code) throw new Error(`no email_verify code for ${email}`);
   await post(base, "/api/v1/auth/email/verify/confirm", { email, code }, `10.9.${i}.1`);
   return { email, password };
 }

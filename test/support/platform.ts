@@ -42,14 +42,24 @@ export function uniqueEmail(label = "user"): string {
   return `${label}-${Date.now().toString(36)}-${counter}@example.com`;
 }
 
+/**
+ * The newest code of `purpose` e-mailed to `to`. Identity mails after it answers (signup, magic link and
+ * reset do their address-dependent work in the background), so the outbox is polled briefly, as a
+ * person waits for the message.
+ */
 export async function outboxCode(to: string, purpose: string): Promise<string> {
-  const res = await call<{ messages: { purpose: string; code: string | null }[] }>(
-    "GET",
-    `/api/v1/auth/__dev/outbox?to=${encodeURIComponent(to)}`,
-  );
-  const message = res.body.messages.find((m) => m.purpose === purpose && m.code);
-  if (!message?.code) throw new Error(`no ${purpose} code for ${to}: ${JSON.stringify(res.body)}`);
-  return message.code;
+  let last: unknown = null;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const res = await call<{ messages: { purpose: string; code: string | null }[] }>(
+      "GET",
+      `/api/v1/auth/__dev/outbox?to=${encodeURIComponent(to)}`,
+    );
+    const message = res.body.messages.find((m) => m.purpose === purpose && m.code);
+    if (message?.code) return message.code;
+    last = res.body;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no ${purpose} code for ${to}: ${JSON.stringify(last)}`);
 }
 
 export interface Session {
