@@ -19,7 +19,10 @@ import { APPLET_CATALOG, type Applet, findApplet, type PostTypeTemplate } from "
 /** Bound on content's answer to a post type change: a hung content service must not hang the write. */
 export const CONTENT_TIMEOUT_MS = 5000;
 
-/** Attempts of the compare-and-swap before EDIT_CONFLICT (each re-reads the document). */
+/**
+ * Attempts of the compare-and-swap before EDIT_CONFLICT (each re-reads the document). An attempt only
+ * loses to another write that landed meanwhile, so N concurrent writers need at most N attempts.
+ */
 export const MAX_APPLET_WRITE_ATTEMPTS = 32;
 
 export interface AppletState {
@@ -126,13 +129,16 @@ async function changePostType(
     timer = setTimeout(() => resolve("timeout"), timeoutMs);
   });
   // Inside an async function so a synchronous throw of the binding (a method missing) is a rejection.
-  const call = (async () =>
-    enabled
-      ? services.content.definePostType({ site_id: siteId, ...template })
-      : services.content.removePostType({ site_id: siteId, slug: template.slug }))().then(
-    (answer): ContentAnswer => ({ ok: isObject(answer) && answer.ok === true }),
-    (error: unknown): ContentAnswer => ({ error }),
-  );
+  const call = (async (): Promise<ContentAnswer> => {
+    try {
+      const answer: unknown = enabled
+        ? await services.content.definePostType({ site_id: siteId, ...template })
+        : await services.content.removePostType({ site_id: siteId, slug: template.slug });
+      return { ok: isObject(answer) && answer.ok === true };
+    } catch (error) {
+      return { error };
+    }
+  })();
   try {
     return await Promise.race([call, deadline]);
   } finally {
