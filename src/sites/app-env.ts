@@ -10,8 +10,11 @@ import type { SiteRow } from "./store";
  * env per request by `sitesServices`); queue and RPC code build the same from env.
  */
 export interface Services {
-  /** Content over its service binding: image ingest and the site projection push. */
-  content: Pick<ContentRpc, "ingestImage" | "syncSite">;
+  /**
+   * Content over its service binding: image ingest, the site projection push, and the post types of
+   * applets with a `post_type_template`.
+   */
+  content: Pick<ContentRpc, "ingestImage" | "syncSite" | "definePostType" | "removePostType">;
   hostCache: HostCache;
   /** The full-page cache of the site's hosts (purged on every site change, retried by the cron). */
   pageCache: PageCache;

@@ -52,6 +52,11 @@ export const beyondSpec = defineErrors({
    * compare-and-swap to concurrent writes on every attempt.
    */
   EDIT_CONFLICT: SETTINGS_WRITE_REFUSALS.EDIT_CONFLICT,
+  /**
+   * The spec's applets 502 ("failure materializing a content type on applet install", and its removal on
+   * uninstall) names no code: content threw, timed out or refused the post type change; nothing stored.
+   */
+  APPLET_CONTENT_UNAVAILABLE: 502,
   /** The spec's 500 "internal failure with redacted detail" names no code. */
   INTERNAL_ERROR: CommonErrors.INTERNAL_ERROR.status,
 });

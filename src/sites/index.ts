@@ -8,6 +8,7 @@ import { isSettingsWriteCode } from "../lib/settings-codes";
 import type { SitesAppEnv } from "./app-env";
 import { runCron } from "./cron";
 import { consumeImageSwap } from "./image-rehost";
+import { registerAppletRoutes } from "./routes/applets";
 import { registerProbeRoutes } from "./routes/probes";
 import { registerSiteRoutes } from "./routes/sites";
 import { sitesServices } from "./services";
@@ -27,12 +28,13 @@ app.use("*", async (c, next) => {
 });
 registerProbeRoutes(app);
 registerSiteRoutes(app);
+registerAppletRoutes(app);
 serveApiDocs(app, {
   title: "Sites",
   // Not the spec's 0.1.0 until every one of its 26 operations is built.
   version: "0.1.0-partial",
   description:
-    "Sites service: site registry and settings. Partial implementation of the Sites and Organizations spec 0.1.0: the operations listed in docs/not-built.md (applets, themes, legal pages, health, DNS check, operator console) are not built and answer 404.",
+    "Sites service: site registry and settings. Partial implementation of the Sites and Organizations spec 0.1.0: the operations listed in docs/not-built.md (themes, legal pages, health, DNS check, operator console) are not built and answer 404.",
 });
 
 /** Queue consumers of this worker, by queue name. */

@@ -2,9 +2,8 @@ import { describe, expect, it } from "vitest";
 import { call, createOrg, createSite, verifiedUser } from "../support/platform";
 
 /**
- * Forms and leads across the Workers, through the gateway only: the forms app is switched on in the
- * site's settings (`settings.applets.forms.enabled`, what the applets routes will write), content learns
- * it from the site push, staff define a form, a visitor submits it anonymously, and a key with
+ * Forms and leads across the Workers, through the gateway only: the forms app is installed through the
+ * applets route (stored as `settings.applets.forms.enabled`), content learns it from the site push, staff define a form, a visitor submits it anonymously, and a key with
  * `leads:read` reads and exports the lead.
  */
 describe("forms and leads journey", () => {
@@ -25,11 +24,11 @@ describe("forms and leads journey", () => {
     expect((await call("POST", `/api/v1/sites/${site.id}/forms`, { token, body: definition })).status).toBe(
       404,
     );
-    const patched = await call("PATCH", `/api/v1/sites/${site.id}`, {
+    const installed = await call("PUT", `/api/v1/sites/${site.id}/applets/forms`, {
       token,
-      body: { settings: { applets: { forms: { enabled: true } } } },
+      body: { enabled: true },
     });
-    expect(patched.status).toBe(200);
+    expect(installed.status).toBe(200);
 
     const form = await call<{ id: string }>("POST", `/api/v1/sites/${site.id}/forms`, {
       token,
@@ -75,10 +74,11 @@ describe("forms and leads journey", () => {
     expect(String(exported.body)).toContain("visitor@example.com");
 
     // Switching the app off hides the area at once (the push), and keeps the data.
-    await call("PATCH", `/api/v1/sites/${site.id}`, {
+    const uninstalled = await call("PUT", `/api/v1/sites/${site.id}/applets/forms`, {
       token,
-      body: { settings: { applets: { forms: { enabled: false } } } },
+      body: { enabled: false },
     });
+    expect(uninstalled.status).toBe(200);
     expect((await call("GET", "/v1/leads?status=all", { headers })).status).toBe(404);
   });
 });

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import type { SitePermission } from "../../src/sites/permissions";
 import { testSpecs } from "../support/corpora-binding";
-import { BY_ID_OPERATIONS } from "../support/site-operations";
+import { BY_ID_OPERATIONS, byIdPath } from "../support/site-operations";
 import { api, type EdgeHeaders, makeSite, sitesEnv, storedRow } from "../support/sites-helpers";
 import { builtSpecOperations, hasPathParameter } from "../support/spec-operations";
 
@@ -127,10 +127,7 @@ const operations = builtSpecOperations(testSpecs(), "sites")
       name,
       ...spec,
       call: (siteId: string, h: EdgeHeaders) =>
-        api(op.method, op.path.replace(/\{[^}]+\}/, siteId) + (spec.query ? `?${spec.query}` : ""), {
-          headers: h,
-          body: spec.body,
-        }),
+        api(op.method, byIdPath(op.path, siteId, spec), { headers: h, body: spec.body }),
     };
   });
 

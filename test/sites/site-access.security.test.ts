@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import { testSpecs } from "../support/corpora-binding";
-import { BY_ID_OPERATIONS } from "../support/site-operations";
+import { BY_ID_OPERATIONS, byIdPath } from "../support/site-operations";
 import {
   api,
   makeSite,
@@ -28,10 +28,7 @@ const byIdOperations = builtSpecOperations(testSpecs(), "sites").filter(
 const byIdRoutes = byIdOperations.map((op) => ({
   name: `${op.method} ${op.specPath}`,
   method: op.method,
-  path: (id: string) => {
-    const query = BY_ID_OPERATIONS[`${op.method} ${op.specPath}`]?.query;
-    return op.path.replace(/\{[^}]+\}/, id) + (query ? `?${query}` : "");
-  },
+  path: (id: string) => byIdPath(op.path, id, BY_ID_OPERATIONS[`${op.method} ${op.specPath}`]),
   request: { body: BY_ID_OPERATIONS[`${op.method} ${op.specPath}`]?.body },
 }));
 

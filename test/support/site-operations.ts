@@ -12,10 +12,26 @@ export interface ByIdOperation {
   body?: unknown;
   /** Query string (without `?`). */
   query?: string;
+  /** Values of the path's parameters after `{id}`, by name (e.g. an applet's `slug`). */
+  params?: Record<string, string>;
+}
+
+/** The operation's path (`{id}` first) with `siteId` and its other parameters filled in. */
+export function byIdPath(path: string, siteId: string, operation: ByIdOperation | undefined): string {
+  const filled = path
+    .replace(/\{[^}]+\}/, siteId)
+    .replace(/\{([^}]+)\}/g, (whole, name: string) => operation?.params?.[name] ?? whole);
+  return filled + (operation?.query ? `?${operation.query}` : "");
 }
 
 export const BY_ID_OPERATIONS: Record<string, ByIdOperation> = {
   "GET /v1/sites/{id}": { permission: "read" },
   "PATCH /v1/sites/{id}": { permission: "settings", body: { name: "x" } },
   "DELETE /v1/sites/{id}": { permission: "delete" },
+  "GET /v1/sites/{id}/applets": { permission: "read" },
+  "PUT /v1/sites/{id}/applets/{slug}": {
+    permission: "applets",
+    body: { enabled: true },
+    params: { slug: "forms" },
+  },
 };
