@@ -220,6 +220,13 @@ export async function transitionSite(
     });
     if (written.changed) {
       const after = await existingSite(env.DB, id);
+      services.log.info("site_status_changed", {
+        site_id: id,
+        transition,
+        from: before.status,
+        to: after.status,
+        actor_user_id: operator.userId,
+      });
       await afterWrite(env, services, before, after, [], `site_${transition}`);
       return toPlatformSiteDetail(after, env.PLATFORM_DOMAIN);
     }
