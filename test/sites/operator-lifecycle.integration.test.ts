@@ -299,6 +299,9 @@ describe("transition requests", () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body).toMatchObject({ code: "BAD_REQUEST" });
     }
+    const huge = await transition(site.id, "archive", { reason: "r".repeat(20_000) });
+    expect(huge.status).toBe(413);
+    expect(huge.body).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
     const malformed = await api("POST", `/api/v1/platform/sites/${site.id}/archive`, {
       headers: admin,
       rawBody: "{not json",

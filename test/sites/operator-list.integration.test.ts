@@ -201,7 +201,20 @@ describe("GET /v1/platform/sites", () => {
   it("limit: 1..200 (default 50); anything else is 400", async () => {
     expect((await list("limit=1")).status).toBe(200);
     expect((await list("limit=200")).status).toBe(200);
-    expect((await list("")).body.items.length).toBeLessThanOrEqual(50);
+    const ns = namespace("dflt");
+    const at = new Date().toISOString();
+    await sitesEnv.DB.batch(
+      Array.from({ length: 51 }, (_, i) =>
+        sitesEnv.DB.prepare(
+          "INSERT INTO sites (id, org_id, name, slug, created_at, updated_at) VALUES (?, ?, 'Legacy', ?, ?, ?)",
+        ).bind(crypto.randomUUID(), newId(), `${ns}-${i}`, at, at),
+      ),
+    );
+    const page = await list(`q=${ns}`);
+    expect(page.body.items).toHaveLength(50);
+    expect(page.body.next_cursor).not.toBeNull();
+    expect((await list(`q=${ns}&cursor=${page.body.next_cursor}`)).body.items).toHaveLength(1);
+    expect((await list(`q=${ns}&limit=200`)).body.items).toHaveLength(51);
     for (const bad of ["0", "201", "-1", "1.5", "abc", "", "1e2", "99999999999"]) {
       const r = await list(`limit=${bad}`);
       expect(r.status, bad).toBe(400);

@@ -125,6 +125,7 @@ function transitionRoute(transition: Transition, summary: string) {
         403: "FORBIDDEN: operator_admin needed",
         404: "NOT_FOUND",
         409: "SITE_LIMIT_REACHED (leaving deleted without room in the plan) or EDIT_CONFLICT",
+        413: "PAYLOAD_TOO_LARGE: body over 16 KiB",
       }),
     },
   });
