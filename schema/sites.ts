@@ -96,3 +96,29 @@ export const outboundEffects = sqliteTable(
   },
   (t) => [index("outbound_effects_site").on(t.site_id, t.kind, t.created_at)],
 );
+
+/**
+ * Audit trail of the operator console (migrations/sites/0004): effective lifecycle transitions and purges,
+ * with the actor. The same migration adds the expression index `sites_id_key` on `sites` (the console's
+ * keyset order, src/sites/id-order.ts).
+ */
+export const siteAudit = sqliteTable(
+  "site_audit",
+  {
+    id: text("id").primaryKey(),
+    action: text("action", { enum: ["deactivate", "archive", "restore", "purge"] }).notNull(),
+    site_id: text("site_id").notNull(),
+    site_slug: text("site_slug").notNull(),
+    org_id: text("org_id").notNull(),
+    from_status: text("from_status").notNull(),
+    /** null for a purge. */
+    to_status: text("to_status"),
+    /** JSON array of the site's hosts. */
+    hosts_json: text("hosts_json").notNull(),
+    actor_user_id: text("actor_user_id"),
+    actor_capability: text("actor_capability").notNull(),
+    reason: text("reason"),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [index("site_audit_site").on(t.site_id, t.created_at)],
+);

@@ -49,7 +49,8 @@ export const beyondSpec = defineErrors({
   UNSUPPORTED_MEDIA_TYPE: CommonErrors.UNSUPPORTED_MEDIA_TYPE.status,
   /**
    * A merge of settings (content's `PATCH /v1/site/settings` and `/v1/site/seo`, over RPC) that lost its
-   * compare-and-swap to concurrent writes on every attempt.
+   * compare-and-swap to concurrent writes on every attempt; likewise an operator lifecycle transition or
+   * purge whose site kept changing under it.
    */
   EDIT_CONFLICT: SETTINGS_WRITE_REFUSALS.EDIT_CONFLICT,
   /**

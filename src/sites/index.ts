@@ -9,6 +9,7 @@ import type { SitesAppEnv } from "./app-env";
 import { runCron } from "./cron";
 import { consumeImageSwap } from "./image-rehost";
 import { registerAppletRoutes } from "./routes/applets";
+import { registerPlatformSiteRoutes } from "./routes/platform-sites";
 import { registerProbeRoutes } from "./routes/probes";
 import { registerSiteRoutes } from "./routes/sites";
 import { sitesServices } from "./services";
@@ -29,6 +30,7 @@ app.use("*", async (c, next) => {
 registerProbeRoutes(app);
 registerSiteRoutes(app);
 registerAppletRoutes(app);
+registerPlatformSiteRoutes(app);
 serveApiDocs(app, {
   title: "Sites",
   // Not the spec's 0.1.0 until every one of its 26 operations is built.
