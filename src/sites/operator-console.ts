@@ -265,7 +265,12 @@ export async function purgeSite(
     if (!purged) continue;
     services.log.info("site_purged", { site_id: id, actor_user_id: operator.userId });
     await invalidateSiteCaches(services, id, hosts, "site_purged");
-    await pushSiteToContent(env, services, { ...before, status: "deleted", updated_at: at });
+    await pushSiteToContent(
+      env,
+      services,
+      { ...before, status: "deleted", updated_at: at },
+      { purged: true },
+    );
     return;
   }
   fail("EDIT_CONFLICT", "The site kept changing; try again.");

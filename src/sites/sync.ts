@@ -1,14 +1,19 @@
 /**
  * Keeps content's projection of each site current. The push happens inline after every write; when it
  * fails the site write stands (it is the source of truth) and a `site-sync` message retries the push
- * later from the CURRENT row, so retries never resurrect an older state.
+ * later from the CURRENT row, so retries never resurrect an older state. A purged site has no row left:
+ * its message carries the final projection (status `deleted`), pushed only while no row exists, so
+ * content still learns that the site is gone (its keys stop working) when content was down at purge time.
  */
+import type { SiteProjection } from "../lib/rpc";
 import type { Services } from "./app-env";
 import { toProjection } from "./site-record";
 import { getSite, type SiteRow } from "./store";
 
 export interface SiteSyncMessage {
   site_id: string;
+  /** For a purged site (no row left): the last projection to push. */
+  purged?: SiteProjection;
 }
 
 /** Bound on the inline push: a hung content service must not hang the customer's write. */
@@ -26,15 +31,18 @@ export async function pushSiteToContent(
   env: SitesEnv,
   services: Services,
   row: SiteRow,
+  options: { purged?: boolean } = {},
 ): Promise<"synced" | "queued" | "lost"> {
+  const projection = toProjection(row);
   try {
-    await withTimeout(services.content.syncSite(toProjection(row)), SYNC_TIMEOUT_MS);
+    await withTimeout(services.content.syncSite(projection), SYNC_TIMEOUT_MS);
     return "synced";
   } catch (err) {
     services.log.warn("site_sync_failed", { site_id: row.id, error: String(err) });
   }
   try {
-    await env.SITE_SYNC.send({ site_id: row.id } satisfies SiteSyncMessage);
+    const message: SiteSyncMessage = { site_id: row.id, ...(options.purged ? { purged: projection } : {}) };
+    await env.SITE_SYNC.send(message);
     return "queued";
   } catch (err) {
     services.log.error("site_sync_enqueue_failed", { site_id: row.id, error: String(err) });
@@ -57,17 +65,19 @@ export async function consumeSiteSync(
       message.ack();
       continue;
     }
-    const row = await getSite(env.DB, message.body.site_id);
-    if (!row) {
-      // Purged since: nothing left to project.
+    const { site_id, purged } = message.body;
+    const row = await getSite(env.DB, site_id);
+    // Purged since: only a purge's own message has something left to project (the site is gone).
+    const projection = row ? toProjection(row) : purged?.id === site_id ? purged : null;
+    if (!projection) {
       message.ack();
       continue;
     }
     try {
-      await withTimeout(services.content.syncSite(toProjection(row)), SYNC_TIMEOUT_MS);
+      await withTimeout(services.content.syncSite(projection), SYNC_TIMEOUT_MS);
       message.ack();
     } catch (err) {
-      services.log.warn("site_sync_retry", { site_id: row.id, message_id: message.id, error: String(err) });
+      services.log.warn("site_sync_retry", { site_id, message_id: message.id, error: String(err) });
       message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts) });
     }
   }

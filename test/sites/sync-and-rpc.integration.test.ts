@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import type { SitesRpc } from "../../src/lib/rpc";
+import { toProjection } from "../../src/sites/site-record";
 import { getSite } from "../../src/sites/store";
 import { pushSiteToContent } from "../../src/sites/sync";
 import {
@@ -73,6 +74,42 @@ describe("push to content after every write", () => {
     expect(result.explicitAcks).toEqual(["m0"]);
     expect(result.retryMessages).toEqual([]);
     expect(await contentProjection(site.id)).toMatchObject({ name: "Changed directly" });
+  });
+
+  it("a purge that content missed still reaches it: the queued message carries the final projection", async () => {
+    const { site } = await makeSite();
+    const row = (await getSite(sitesEnv.DB, site.id))!;
+    const sent: unknown[] = [];
+    const unreachable = {
+      ...sitesEnv,
+      CONTENT: {} as Fetcher,
+      SITE_SYNC: { send: async (body: unknown) => void sent.push(body) } as unknown as Queue,
+    };
+    const gone = { ...row, status: "deleted", updated_at: new Date(Date.now() + 1000).toISOString() };
+    expect(await pushSiteToContent(unreachable, servicesFor(unreachable), gone, { purged: true })).toBe(
+      "queued",
+    );
+    await sitesEnv.DB.prepare("DELETE FROM sites WHERE id = ?").bind(site.id).run();
+    expect(await contentProjection(site.id)).toMatchObject({ status: "active" });
+    const result = await deliverQueue("site-sync", sent);
+    expect(result.explicitAcks).toEqual(["m0"]);
+    expect(await contentProjection(site.id)).toMatchObject({ status: "deleted" });
+  });
+
+  it("a purge's projection never overrides a live row, nor names another site", async () => {
+    const { site } = await makeSite();
+    const row = (await getSite(sitesEnv.DB, site.id))!;
+    const purged = {
+      ...toProjection(row),
+      status: "deleted",
+      updated_at: new Date(Date.now() + 1000).toISOString(),
+    };
+    await deliverQueue("site-sync", [{ site_id: site.id, purged }]);
+    expect(await contentProjection(site.id)).toMatchObject({ status: "active" });
+    const other = newId();
+    await deliverQueue("site-sync", [{ site_id: other, purged }]);
+    expect(await contentProjection(other)).toBeNull();
+    expect(await contentProjection(site.id)).toMatchObject({ status: "active" });
   });
 
   it("site-sync consumer acks a purged site and a malformed message", async () => {
