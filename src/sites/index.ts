@@ -8,8 +8,10 @@ import { isSettingsWriteCode } from "../lib/settings-codes";
 import type { SitesAppEnv } from "./app-env";
 import { runCron } from "./cron";
 import { consumeImageSwap } from "./image-rehost";
+import { registerPlatformThemeRoutes } from "./routes/platform-themes";
 import { registerProbeRoutes } from "./routes/probes";
 import { registerSiteRoutes } from "./routes/sites";
+import { registerThemeRoutes } from "./routes/themes";
 import { sitesServices } from "./services";
 import { mergeSiteSettings } from "./settings-merge";
 import { hostsOf, readSettings } from "./site-record";
@@ -27,6 +29,8 @@ app.use("*", async (c, next) => {
 });
 registerProbeRoutes(app);
 registerSiteRoutes(app);
+registerThemeRoutes(app);
+registerPlatformThemeRoutes(app);
 serveApiDocs(app, {
   title: "Sites",
   // Not the spec's 0.1.0 until every one of its 26 operations is built.

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import type { SitePermission } from "../../src/sites/permissions";
 import { testSpecs } from "../support/corpora-binding";
-import { BY_ID_OPERATIONS } from "../support/site-operations";
+import { BY_ID_OPERATIONS, byIdPath } from "../support/site-operations";
 import { api, type EdgeHeaders, makeSite, sitesEnv, storedRow } from "../support/sites-helpers";
 import { builtSpecOperations, hasPathParameter } from "../support/spec-operations";
 
@@ -126,11 +126,17 @@ const operations = builtSpecOperations(testSpecs(), "sites")
     return {
       name,
       ...spec,
-      call: (siteId: string, h: EdgeHeaders) =>
-        api(op.method, op.path.replace(/\{[^}]+\}/, siteId) + (spec.query ? `?${spec.query}` : ""), {
-          headers: h,
-          body: spec.body,
-        }),
+      call: async (site: Site, h: EdgeHeaders) => {
+        const prepared = spec.prepare ? await spec.prepare(site) : {};
+        return api(
+          op.method,
+          byIdPath(op.path, site.id, prepared.params) + (spec.query ? `?${spec.query}` : ""),
+          {
+            headers: h,
+            body: prepared.body ?? spec.body,
+          },
+        );
+      },
     };
   });
 
@@ -148,7 +154,7 @@ describe("permission matrix of the by-id routes", () => {
           const { site, orgId } = await makeSite();
           const caller = await role.caller({ id: site.id, orgId });
           const before = await storedRow(site.id);
-          const res = await op.call(site.id, caller);
+          const res = await op.call({ id: site.id, orgId }, caller);
           if (allowed) {
             expect(res.status, res.text).not.toBe(403);
             expect(res.status, res.text).not.toBe(404);

@@ -5,6 +5,7 @@
  * the spec's by-id operations and look each up here, so a new by-id route cannot be left out of either.
  */
 import type { SitePermission } from "../../src/sites/permissions";
+import { storeTheme } from "./theme-helpers";
 
 export interface ByIdOperation {
   permission: SitePermission;
@@ -12,10 +13,41 @@ export interface ByIdOperation {
   body?: unknown;
   /** Query string (without `?`). */
   query?: string;
+  /**
+   * Stored state a permitted caller's request refers to, made for one site: the values of the path's
+   * further parameters (`{theme_id}`, ...) and the body, when they must name something of that site.
+   */
+  prepare?: (site: {
+    id: string;
+    orgId: string;
+  }) => Promise<{ params?: Record<string, string>; body?: unknown }>;
+}
+
+/** `path` with `{id}` the site and every further `{name}` from `params` (left as is when not given). */
+export function byIdPath(path: string, siteId: string, params: Record<string, string> = {}): string {
+  return path
+    .replace(/\{[^}]+\}/, siteId)
+    .replace(/\{([^}]+)\}/g, (whole, name: string) => params[name] ?? whole);
+}
+
+async function orgTheme(site: { orgId: string }): Promise<string> {
+  return storeTheme({ scope: "org", org_id: site.orgId });
 }
 
 export const BY_ID_OPERATIONS: Record<string, ByIdOperation> = {
   "GET /v1/sites/{id}": { permission: "read" },
   "PATCH /v1/sites/{id}": { permission: "settings", body: { name: "x" } },
   "DELETE /v1/sites/{id}": { permission: "delete" },
+  "GET /v1/sites/{id}/themes": { permission: "read" },
+  "POST /v1/sites/{id}/themes": { permission: "themes", body: { name: "Look", slug: "look" } },
+  "POST /v1/sites/{id}/themes/apply": {
+    permission: "themes",
+    body: { theme_id: "01J0000000000000000000000Z" },
+    prepare: async (site) => ({ body: { theme_id: await orgTheme(site) } }),
+  },
+  "POST /v1/sites/{id}/themes/undo": { permission: "themes" },
+  "DELETE /v1/sites/{id}/themes/{theme_id}": {
+    permission: "themes",
+    prepare: async (site) => ({ params: { theme_id: await orgTheme(site) } }),
+  },
 };
