@@ -57,12 +57,10 @@ export const ThemeSchema = z
     version: z.string(),
     description: z.string().nullable(),
     preview_url: z.string().nullable(),
-    package: z
-      .record(z.string(), z.unknown())
-      .openapi({
-        description:
-          "The look: customization (theme_base, colors, typography, layout), header.model, footer.model, home.blocks",
-      }),
+    package: z.record(z.string(), z.unknown()).openapi({
+      description:
+        "The look: customization (theme_base, colors, typography, layout), header.model, footer.model, home.blocks",
+    }),
     created_at: z.string(),
     updated_at: z.string(),
   })
