@@ -22,7 +22,8 @@ export async function themesStorage<T>(services: Services, run: () => Promise<T>
     return await run();
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    if (message.includes("UNIQUE constraint failed") && message.includes("themes.slug")) {
+    // An expression index reports itself by name: "UNIQUE constraint failed: index 'themes_owner_slug'".
+    if (message.includes("UNIQUE constraint failed") && message.includes("themes_owner_slug")) {
       fail("THEME_SLUG_TAKEN", "This slug is already used by another theme of the same owner.");
     }
     services.log.error("themes_storage_failed", { error: message.slice(0, 300) });
