@@ -5,6 +5,10 @@ import { api, makeSite, type SiteBody, sitesEnv, storedRow, storedSettings } fro
 import { LOOK, storeTheme, themeSlug } from "../support/theme-helpers";
 
 interface ThemeBody {
+  /** Problem answers: */
+  code?: string;
+  detail?: string;
+  details?: Record<string, unknown>;
   id: string;
   scope: string;
   org_id: string | null;
