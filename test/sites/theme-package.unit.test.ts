@@ -71,6 +71,7 @@ describe("theme package: the cut", () => {
     expect(isEmptyLook(cutLook({ menu: {}, header: { cta: { label: "x" } } }))).toBe(true);
     expect(isEmptyLook(cutLook({ home: { blocks: [{ type: "html", html: "<b>x</b>" }] } }))).toBe(true);
     expect(isEmptyLook(cutLook({ customization: { custom_css: "x", colors: { nope: "#fff" } } }))).toBe(true);
+    expect(isEmptyLook(cutLook({ customization: { colors: { dark: { nope: "#fff" } } } }))).toBe(true);
     expect(isEmptyLook(cutLook({ footer: { model: "minimal-centered" } }))).toBe(false);
   });
 });

@@ -45,7 +45,8 @@ function pick(value: unknown, keys: readonly string[]): unknown {
 function cutColors(colors: unknown): unknown {
   if (!isPlainObject(colors)) return colors;
   const palette = pick(colors, COLOR_KEYS) as JsonObject;
-  if (colors.dark !== undefined) palette.dark = pick(colors.dark, COLOR_KEYS);
+  const dark = pick(colors.dark, COLOR_KEYS);
+  if (!isEmptyValue(dark)) palette.dark = dark;
   return palette;
 }
 
