@@ -6,7 +6,8 @@
  * src/sites/store.ts: plain reads go through drizzle, while the plan-limited insert, compare-and-swap
  * updates and batches stay prepared SQL, whose exact text matters. Only the sites worker imports this file.
  */
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const sites = sqliteTable(
   "sites",
@@ -121,4 +122,45 @@ export const siteAudit = sqliteTable(
     created_at: text("created_at").notNull(),
   },
   (t) => [index("site_audit_site").on(t.site_id, t.created_at)],
+);
+
+/** Platform and organization themes (src/sites/themes/); `package_json` is the theme package. */
+export const themes = sqliteTable(
+  "themes",
+  {
+    id: text("id").primaryKey(),
+    scope: text("scope", { enum: ["platform", "org", "backup"] }).notNull(),
+    /** The owner organization of an org theme; null for platform themes. */
+    org_id: text("org_id"),
+    slug: text("slug").notNull(),
+    name: text("name").notNull(),
+    version: text("version").notNull(),
+    description: text("description"),
+    preview_url: text("preview_url"),
+    /** JSON: the visual allowlist of settings (see src/sites/themes/package.ts). */
+    package_json: text("package_json").notNull(),
+    created_at: text("created_at").notNull(),
+    updated_at: text("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("themes_owner_slug").on(t.scope, sql`COALESCE(${t.org_id}, '')`, t.slug),
+    index("themes_org").on(t.org_id, t.scope),
+  ],
+);
+
+/** Per-site undo stack of looks kept before each theme apply (at most 10 per site). */
+export const themeSnapshots = sqliteTable(
+  "theme_snapshots",
+  {
+    id: text("id").primaryKey(),
+    site_id: text("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    theme_id: text("theme_id").notNull(),
+    /** JSON: the look before the apply (see src/sites/themes/package.ts `LookSnapshot`). */
+    look_json: text("look_json").notNull(),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("theme_snapshots_site_seq").on(t.site_id, t.seq)],
 );

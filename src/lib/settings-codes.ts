@@ -19,6 +19,17 @@ export const SETTINGS_VALIDATOR_CODES = {
   CUSTOMIZATION_INVALID_FOOTER_MODEL: 400,
   /** Ours, in the spec's `CUSTOMIZATION_*` family: `theme_base` outside light, auto, dark, sepia, high_contrast. */
   CUSTOMIZATION_INVALID_THEME_BASE: 400,
+  /** Ours, in the spec's `CUSTOMIZATION_*` family: a `customization.colors` value not a hex color. */
+  CUSTOMIZATION_INVALID_COLOR: 400,
+  /**
+   * Ours, the spec's `BUILDER_*` family (its names are not shown): the home page builder,
+   * `settings.home.blocks` (src/sites/settings/builder.ts).
+   */
+  BUILDER_INVALID_SHAPE: 400,
+  BUILDER_TOO_MANY_BLOCKS: 400,
+  BUILDER_UNKNOWN_BLOCK: 400,
+  BUILDER_INVALID_BLOCK: 400,
+  BUILDER_INVALID_SOURCE: 400,
   ADS_UNIT_CREATIVE_INVALID: 400,
   ADS_UNIT_CREATIVE_URL_INVALID: 400,
   ADS_UNIT_UNKNOWN_KIND: 400,

@@ -10,8 +10,10 @@ import { runCron } from "./cron";
 import { consumeImageSwap } from "./image-rehost";
 import { registerAppletRoutes } from "./routes/applets";
 import { registerPlatformSiteRoutes } from "./routes/platform-sites";
+import { registerPlatformThemeRoutes } from "./routes/platform-themes";
 import { registerProbeRoutes } from "./routes/probes";
 import { registerSiteRoutes } from "./routes/sites";
+import { registerThemeRoutes } from "./routes/themes";
 import { sitesServices } from "./services";
 import { mergeSiteSettings } from "./settings-merge";
 import { hostsOf, readSettings } from "./site-record";
@@ -31,12 +33,14 @@ registerProbeRoutes(app);
 registerSiteRoutes(app);
 registerAppletRoutes(app);
 registerPlatformSiteRoutes(app);
+registerThemeRoutes(app);
+registerPlatformThemeRoutes(app);
 serveApiDocs(app, {
   title: "Sites",
   // Not the spec's 0.1.0 until every one of its 26 operations is built.
   version: "0.1.0-partial",
   description:
-    "Sites service: site registry and settings. Partial implementation of the Sites and Organizations spec 0.1.0: the operations listed in docs/not-built.md (themes, legal pages, health, DNS check, operator console) are not built and answer 404.",
+    "Sites service: site registry and settings. Partial implementation of the Sites and Organizations spec 0.1.0: the operations listed in docs/not-built.md (legal pages, health, DNS check) are not built and answer 404.",
 });
 
 /** Queue consumers of this worker, by queue name. */

@@ -126,8 +126,13 @@ const operations = builtSpecOperations(testSpecs(), "sites")
     return {
       name,
       ...spec,
-      call: (siteId: string, h: EdgeHeaders) =>
-        api(op.method, byIdPath(op.path, siteId, spec), { headers: h, body: spec.body }),
+      call: async (site: Site, h: EdgeHeaders) => {
+        const prepared = spec.prepare ? await spec.prepare(site) : {};
+        return api(op.method, byIdPath(op.path, site.id, spec, prepared.params), {
+          headers: h,
+          body: prepared.body ?? spec.body,
+        });
+      },
     };
   });
 
@@ -145,7 +150,7 @@ describe("permission matrix of the by-id routes", () => {
           const { site, orgId } = await makeSite();
           const caller = await role.caller({ id: site.id, orgId });
           const before = await storedRow(site.id);
-          const res = await op.call(site.id, caller);
+          const res = await op.call({ id: site.id, orgId }, caller);
           if (allowed) {
             expect(res.status, res.text).not.toBe(403);
             expect(res.status, res.text).not.toBe(404);

@@ -5,6 +5,7 @@
  * the spec's by-id operations and look each up here, so a new by-id route cannot be left out of either.
  */
 import type { SitePermission } from "../../src/sites/permissions";
+import { storeTheme } from "./theme-helpers";
 
 export interface ByIdOperation {
   permission: SitePermission;
@@ -14,14 +15,35 @@ export interface ByIdOperation {
   query?: string;
   /** Values of the path's parameters after `{id}`, by name (e.g. an applet's `slug`). */
   params?: Record<string, string>;
+  /**
+   * Stored state a permitted caller's request refers to, made for one site: the values of the path's
+   * further parameters (`{theme_id}`, ...) and the body, when they must name something of that site.
+   */
+  prepare?: (site: {
+    id: string;
+    orgId: string;
+  }) => Promise<{ params?: Record<string, string>; body?: unknown }>;
 }
 
-/** The operation's path (`{id}` first) with `siteId` and its other parameters filled in. */
-export function byIdPath(path: string, siteId: string, operation: ByIdOperation | undefined): string {
+/**
+ * The operation's path (`{id}` first) with `siteId`, every further `{name}` from `params` or the
+ * operation's own `params` (left as is when not given), and the operation's query.
+ */
+export function byIdPath(
+  path: string,
+  siteId: string,
+  operation: ByIdOperation | undefined,
+  params: Record<string, string> = {},
+): string {
+  const values = { ...operation?.params, ...params };
   const filled = path
     .replace(/\{[^}]+\}/, siteId)
-    .replace(/\{([^}]+)\}/g, (whole, name: string) => operation?.params?.[name] ?? whole);
+    .replace(/\{([^}]+)\}/g, (whole, name: string) => values[name] ?? whole);
   return filled + (operation?.query ? `?${operation.query}` : "");
+}
+
+async function orgTheme(site: { orgId: string }): Promise<string> {
+  return storeTheme({ scope: "org", org_id: site.orgId });
 }
 
 export const BY_ID_OPERATIONS: Record<string, ByIdOperation> = {
@@ -33,5 +55,17 @@ export const BY_ID_OPERATIONS: Record<string, ByIdOperation> = {
     permission: "applets",
     body: { enabled: true },
     params: { slug: "forms" },
+  },
+  "GET /v1/sites/{id}/themes": { permission: "read" },
+  "POST /v1/sites/{id}/themes": { permission: "themes", body: { name: "Look", slug: "look" } },
+  "POST /v1/sites/{id}/themes/apply": {
+    permission: "themes",
+    body: { theme_id: "01J0000000000000000000000Z" },
+    prepare: async (site) => ({ body: { theme_id: await orgTheme(site) } }),
+  },
+  "POST /v1/sites/{id}/themes/undo": { permission: "themes" },
+  "DELETE /v1/sites/{id}/themes/{theme_id}": {
+    permission: "themes",
+    prepare: async (site) => ({ params: { theme_id: await orgTheme(site) } }),
   },
 };

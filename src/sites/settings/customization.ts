@@ -1,5 +1,6 @@
 import {
   charLength,
+  fieldPath,
   isIntegerInRange,
   isNumberInRange,
   isOneOf,
@@ -78,6 +79,27 @@ function checkTypography(typography: unknown): void {
   }
 }
 
+/** `#rgb`, `#rgba`, `#rrggbb` or `#rrggbbaa`: the value lands in CSS, so nothing else is accepted. */
+export const HEX_COLOR = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
+/** Nesting of a palette: `colors` may hold one `dark` palette of the same shape. */
+function checkColors(colors: unknown, path: string, nested: boolean): void {
+  if (!isPresent(colors)) return;
+  if (!isPlainObject(colors)) refuse("CUSTOMIZATION_INVALID_SHAPE", path, "must be an object");
+  for (const [key, value] of Object.entries(colors)) {
+    if (key === "dark" && !nested) {
+      checkColors(value, `${path}.dark`, true);
+      continue;
+    }
+    if (isPresent(value) && (typeof value !== "string" || !HEX_COLOR.test(value))) {
+      refuse(
+        "CUSTOMIZATION_INVALID_COLOR",
+        fieldPath(path, key),
+        "must be a hex color (#rgb or #rrggbb, optional alpha)",
+      );
+    }
+  }
+}
+
 function checkLayout(layout: unknown): void {
   const path = "settings.customization.layout";
   if (!isPresent(layout)) return;
@@ -105,7 +127,7 @@ function checkModel(
 }
 
 /**
- * Customization family. Order: `customization` shape, `theme_base`, typography, layout, then
+ * Customization family. Order: `customization` shape, `theme_base`, colors, typography, layout, then
  * `header.model` and `footer.model`. Keys not named here are theme data and pass through.
  */
 export function checkCustomization(settings: JsonObject): void {
@@ -124,6 +146,7 @@ export function checkCustomization(settings: JsonObject): void {
         );
       }
     }
+    checkColors(customization.colors, "settings.customization.colors", false);
     checkTypography(customization.typography);
     checkLayout(customization.layout);
   }

@@ -1,6 +1,7 @@
 import { checkAds } from "./ads";
 import { checkApplets } from "./applets";
 import { checkAssets } from "./assets";
+import { checkBuilder } from "./builder";
 import { checkCustomization } from "./customization";
 import { collectExternalImageUrls } from "./image-urls";
 import { cloneJsonDocument, isPlainObject } from "./json";
@@ -27,6 +28,7 @@ export const MAX_IMAGE_URLS = 100;
  *   2. assets: logo_svg, favicon_svg, logo_url, favicon_png_url, favicon_ico_url,
  *      seo.default_og_image, favicon_kit  SETTINGS_INVALID_SVG, SETTINGS_INVALID_ASSET_URL
  *   3. customization, header, footer      CUSTOMIZATION_*
+ *   3b. home page builder (home.blocks)   BUILDER_*
  *   4. ads                                ADS_UNIT_*
  *   5. logo                               LOGO_* (+ asset codes with the logo path)
  *   6. modals (needs the ad unit ids)     MODALS_*
@@ -46,6 +48,7 @@ export function validateSettings(settings: unknown): SettingsValidation {
     if (!isPlainObject(document)) throw new Error("unreachable: a cloned object is an object");
     checkAssets(document);
     checkCustomization(document);
+    checkBuilder(document);
     const adUnitIds = checkAds(document);
     checkLogo(document);
     checkModals(document, adUnitIds);

@@ -1,0 +1,352 @@
+/**
+ * The theme operations (spec: "Themes of a site" and the platform themes of the operator console). Each
+ * takes plain input and returns plain data; storage is theme-store.ts, the look rules package.ts, the
+ * contrast gate contrast.ts.
+ */
+import { z } from "@hono/zod-openapi";
+import { newId, parseUlid } from "../../lib/ids";
+import type { Services } from "../app-env";
+import { fail } from "../errors";
+import { isPlainObject, type JsonObject } from "../settings/json";
+import { validateSettings } from "../settings/validate-settings";
+import { readSettings, type SiteRecord, toSiteRecord } from "../site-record";
+import { afterWrite } from "../site-service";
+import { getSite, getVisibleSite, type SiteRow } from "../store";
+import { contrastFailure, describeFailure } from "./contrast";
+import {
+  applyLook,
+  cutLook,
+  isEmptyLook,
+  readSnapshot,
+  restoreLook,
+  snapshotLook,
+  type ThemePackage,
+} from "./package";
+import {
+  ORG_THEME_VERSION,
+  parseDescription,
+  parsePreviewUrl,
+  parseThemeName,
+  parseThemeSlug,
+  parseThemeVersion,
+} from "./theme-input";
+import {
+  deleteTheme,
+  findApplicableTheme,
+  hasSnapshot,
+  insertTheme,
+  latestSnapshot,
+  listThemes,
+  replacePlatformTheme,
+  storeAppliedLook,
+  storeUndoneLook,
+  type ThemeRow,
+  themesStorage,
+} from "./theme-store";
+
+/** Attempts of a settings compare-and-swap (apply, undo) before EDIT_CONFLICT, each on a fresh read. */
+export const MAX_SWAP_ATTEMPTS = 8;
+
+export const ThemeSchema = z
+  .object({
+    id: z.string(),
+    scope: z.enum(["platform", "org"]),
+    org_id: z.string().nullable().openapi({ description: "Owner organization of an org theme" }),
+    name: z.string(),
+    slug: z.string(),
+    version: z.string(),
+    description: z.string().nullable(),
+    preview_url: z.string().nullable(),
+    package: z.record(z.string(), z.unknown()).openapi({
+      description:
+        "The look: customization (theme_base, colors, typography, layout), header.model, footer.model, home.blocks",
+    }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Theme");
+
+export type Theme = z.infer<typeof ThemeSchema>;
+
+function toTheme(row: ThemeRow): Theme {
+  const parsed: unknown = JSON.parse(row.package_json);
+  return {
+    id: row.id,
+    scope: row.scope === "platform" ? "platform" : "org",
+    org_id: row.org_id,
+    name: row.name,
+    slug: row.slug,
+    version: row.version,
+    description: row.description,
+    preview_url: row.preview_url,
+    package: isPlainObject(parsed) ? parsed : {},
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+function now() {
+  return new Date().toISOString();
+}
+
+function validOrFail(document: JsonObject): JsonObject {
+  const result = validateSettings(document);
+  if (!result.ok) fail(result.violation.code, result.violation.message);
+  return result.settings;
+}
+
+/**
+ * A look cut into a theme package: the containers' shapes and values judged by the settings validator
+ * (its codes), the allowlist cut with content removed, THEME_EMPTY when nothing is left.
+ */
+export function themePackageOf(source: JsonObject): ThemePackage {
+  if (
+    source.customization !== undefined &&
+    source.customization !== null &&
+    !isPlainObject(source.customization)
+  ) {
+    fail("CUSTOMIZATION_INVALID_SHAPE", "customization: must be an object");
+  }
+  const containers = Object.fromEntries(
+    ["customization", "header", "footer", "home"]
+      .filter((k) => Object.hasOwn(source, k))
+      .map((k) => [k, source[k]]),
+  );
+  const pkg = cutLook(validOrFail(containers));
+  if (isEmptyLook(pkg))
+    fail(
+      "THEME_EMPTY",
+      "There is no look to save: no customization, header or footer model, or home blocks.",
+    );
+  return validOrFail(pkg);
+}
+
+function themeNotFound(): never {
+  fail("THEME_NOT_FOUND", "Theme not found.");
+}
+
+export async function themeGallery(
+  env: SitesEnv,
+  services: Services,
+  site: SiteRow,
+): Promise<{ items: Theme[]; undo_available: boolean }> {
+  return themesStorage(services, async () => {
+    const [rows, undo] = await Promise.all([listThemes(env.DB, site.org_id), hasSnapshot(env.DB, site.id)]);
+    return { items: rows.map(toTheme), undo_available: undo };
+  });
+}
+
+export interface SaveThemeInput {
+  name: string;
+  slug: string;
+  description?: string | null | undefined;
+}
+
+/** Saves the site's current look as a theme of its owner organization (taken from storage). */
+export async function saveOrgTheme(
+  env: SitesEnv,
+  services: Services,
+  site: SiteRow,
+  input: SaveThemeInput,
+): Promise<Theme> {
+  const name = parseThemeName(input.name);
+  const slug = parseThemeSlug(input.slug);
+  const description = parseDescription(input.description);
+  const pkg = themePackageOf(readSettings(site.settings).settings);
+  const at = now();
+  const row: ThemeRow = {
+    id: newId(),
+    scope: "org",
+    org_id: site.org_id,
+    slug,
+    name,
+    version: ORG_THEME_VERSION,
+    description,
+    preview_url: null,
+    package_json: JSON.stringify(pkg),
+    created_at: at,
+    updated_at: at,
+  };
+  await themesStorage(services, () => insertTheme(env.DB, row));
+  return toTheme(row);
+}
+
+async function freshSite(env: SitesEnv, site: SiteRow, attempt: number): Promise<SiteRow> {
+  const row = attempt === 0 ? site : await getVisibleSite(env.DB, site.id);
+  if (!row) fail("NOT_FOUND", "Site not found.");
+  return row;
+}
+
+function storedDocument(site: SiteRow): JsonObject {
+  const stored = readSettings(site.settings);
+  if (stored.unreadable) {
+    fail(
+      "SETTINGS_UNREADABLE",
+      "The stored settings are not a JSON object; a theme cannot be applied or undone.",
+    );
+  }
+  return stored.settings;
+}
+
+async function written(
+  env: SitesEnv,
+  services: Services,
+  before: SiteRow,
+  reason: string,
+): Promise<SiteRecord> {
+  const after = await getSite(env.DB, before.id);
+  if (!after) fail("NOT_FOUND", "Site not found.");
+  await afterWrite(env, services, before, after, [], reason);
+  return toSiteRecord(after, env.PLATFORM_DOMAIN);
+}
+
+/**
+ * Applies a platform theme or one of the owner organization's: only look paths are written, the result
+ * passes the PATCH's validator (nothing stored on refusal), and the look before is kept as an undo
+ * snapshot in the same batch as the settings compare-and-swap.
+ */
+export async function applyTheme(
+  env: SitesEnv,
+  services: Services,
+  site: SiteRow,
+  rawThemeId: string,
+): Promise<SiteRecord> {
+  const themeId = parseUlid(rawThemeId);
+  if (!themeId) themeNotFound();
+  const theme = await themesStorage(services, () => findApplicableTheme(env.DB, themeId, site.org_id));
+  if (!theme) themeNotFound();
+  const pkg = toTheme(theme).package;
+  for (let attempt = 0; attempt < MAX_SWAP_ATTEMPTS; attempt++) {
+    const current = await freshSite(env, site, attempt);
+    const stored = storedDocument(current);
+    const next = JSON.stringify(validOrFail(applyLook(stored, pkg)));
+    const at = now();
+    const snapshot = {
+      id: newId(),
+      theme_id: theme.id,
+      look_json: JSON.stringify(snapshotLook(stored)),
+      created_at: at,
+    };
+    const ok = await themesStorage(services, () =>
+      storeAppliedLook(env.DB, { siteId: current.id, expected: current.settings, next, snapshot, at }),
+    );
+    if (ok) return written(env, services, current, "theme_applied");
+  }
+  fail("EDIT_CONFLICT", "The site's settings kept changing during this apply; retry.");
+}
+
+/** Restores the latest snapshot (validated; kept on refusal) and deletes it, in one batch. */
+export async function undoTheme(env: SitesEnv, services: Services, site: SiteRow): Promise<SiteRecord> {
+  for (let attempt = 0; attempt < MAX_SWAP_ATTEMPTS; attempt++) {
+    const current = await freshSite(env, site, attempt);
+    const stored = storedDocument(current);
+    const snapshot = await themesStorage(services, () => latestSnapshot(env.DB, current.id));
+    if (!snapshot) fail("THEME_NOTHING_TO_UNDO", "No applied theme is left to undo on this site.");
+    const look = await themesStorage(services, async () => readSnapshot(snapshot.look_json));
+    const next = JSON.stringify(validOrFail(restoreLook(stored, look)));
+    const at = now();
+    const ok = await themesStorage(services, () =>
+      storeUndoneLook(env.DB, {
+        siteId: current.id,
+        snapshotId: snapshot.id,
+        expected: current.settings,
+        next,
+        at,
+      }),
+    );
+    if (ok) return written(env, services, current, "theme_undone");
+  }
+  fail("EDIT_CONFLICT", "The site's settings kept changing during this undo; retry.");
+}
+
+/** Deletes an org theme of the site's owner organization; sites that applied it keep their look. */
+export async function deleteOrgTheme(
+  env: SitesEnv,
+  services: Services,
+  site: SiteRow,
+  rawThemeId: string,
+): Promise<void> {
+  const themeId = parseUlid(rawThemeId);
+  if (!themeId) themeNotFound();
+  const deleted = await themesStorage(services, () =>
+    deleteTheme(env.DB, themeId, { scope: "org", orgId: site.org_id }),
+  );
+  if (!deleted) themeNotFound();
+}
+
+export async function listPlatformThemes(env: SitesEnv, services: Services): Promise<Theme[]> {
+  const rows = await themesStorage(services, () => listThemes(env.DB, null));
+  return rows.map(toTheme);
+}
+
+export interface PlatformThemeInput {
+  name: string;
+  slug: string;
+  version: string;
+  description?: string | null | undefined;
+  preview_url?: string | null | undefined;
+  package: Record<string, unknown>;
+}
+
+/** Every rule of a platform theme: fields, the cut, the settings validator, then the contrast gate. */
+function platformThemeFields(input: PlatformThemeInput) {
+  const fields = {
+    name: parseThemeName(input.name),
+    slug: parseThemeSlug(input.slug),
+    version: parseThemeVersion(input.version),
+    preview_url: parsePreviewUrl(input.preview_url),
+    description: parseDescription(input.description),
+  };
+  const pkg = themePackageOf(input.package);
+  const failure = contrastFailure(pkg);
+  if (failure) {
+    fail("THEME_CONTRAST_INSUFFICIENT", { detail: describeFailure(failure), details: { ...failure } });
+  }
+  return { ...fields, package_json: JSON.stringify(pkg) };
+}
+
+export async function createPlatformTheme(
+  env: SitesEnv,
+  services: Services,
+  input: PlatformThemeInput,
+): Promise<Theme> {
+  const at = now();
+  const row: ThemeRow = {
+    id: newId(),
+    scope: "platform",
+    org_id: null,
+    ...platformThemeFields(input),
+    created_at: at,
+    updated_at: at,
+  };
+  await themesStorage(services, () => insertTheme(env.DB, row));
+  return toTheme(row);
+}
+
+/** Replaces a platform theme entirely; an org theme, a backup or a missing id is THEME_NOT_FOUND. */
+export async function replacePlatformThemeById(
+  env: SitesEnv,
+  services: Services,
+  rawThemeId: string,
+  input: PlatformThemeInput,
+): Promise<Theme> {
+  const themeId = parseUlid(rawThemeId);
+  if (!themeId) themeNotFound();
+  const fields = platformThemeFields(input);
+  const row = await themesStorage(services, () =>
+    replacePlatformTheme(env.DB, { id: themeId, ...fields, updated_at: now() }),
+  );
+  if (!row) themeNotFound();
+  return toTheme(row);
+}
+
+export async function deletePlatformTheme(
+  env: SitesEnv,
+  services: Services,
+  rawThemeId: string,
+): Promise<void> {
+  const themeId = parseUlid(rawThemeId);
+  if (!themeId) themeNotFound();
+  const deleted = await themesStorage(services, () => deleteTheme(env.DB, themeId, { scope: "platform" }));
+  if (!deleted) themeNotFound();
+}
