@@ -43,8 +43,24 @@ export const siteHosts = sqliteTable(
       .notNull()
       .references(() => sites.id, { onDelete: "cascade" }),
     kind: text("kind", { enum: ["primary", "alias"] }).notNull(),
+    /** When the TXT proof `_platform-verify.<host>` carrying this site's token was seen; null: unverified. */
+    verified_at: text("verified_at"),
   },
   (t) => [index("site_hosts_site").on(t.site_id)],
+);
+
+/** Hosts a site held unverified and lost to another site's verified claim (migration 0005). */
+export const domainLosses = sqliteTable(
+  "domain_losses",
+  {
+    site_id: text("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
+    host: text("host").notNull(),
+    taken_by_site_id: text("taken_by_site_id").notNull(),
+    lost_at: text("lost_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.site_id, t.host] }), index("domain_losses_lost_at").on(t.lost_at)],
 );
 
 export const orgPlans = sqliteTable("org_plans", {

@@ -10,6 +10,7 @@ import type {
   ImageIngestResult,
   PostTypeRemoval,
   PostTypeResult,
+  SiteHealthFacts,
   SiteProjection,
   StalledConvergence,
 } from "../lib/rpc";
@@ -23,6 +24,7 @@ import { definePostType, type PostTypeDefinition, removePostType } from "./post-
 import { utcDay } from "./rules/analytics-window";
 import { contentServices } from "./services";
 import { consumeSiteTransferred, stalledSites } from "./site-transfer";
+import { siteHealthFacts } from "./store/health";
 import { purgeExpiredIdempotency } from "./store/idempotency";
 import { upsertSite } from "./store/sites";
 import { purgeSettledDeliveries } from "./store/webhooks";
@@ -100,6 +102,11 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
   /** Sites whose content is still stamped for an older organization well after a transfer (health sweep). */
   stalledConvergence(): Promise<StalledConvergence[]> {
     return stalledSites(this.env, Date.now());
+  }
+
+  /** The sites health sweep's content facts (published content, legal pages) of up to 100 sites. */
+  healthFacts(site_ids: string[]): Promise<SiteHealthFacts[]> {
+    return siteHealthFacts(this.env.DB, site_ids, new Date().toISOString());
   }
 
   /** Disables a post type (its applet uninstalled); its posts are kept. */

@@ -62,6 +62,15 @@ export interface StalledConvergence {
   stale_keys: number;
 }
 
+/** What the sites health sweep needs to know of a site's content (one call per chunk of sites). */
+export interface SiteHealthFacts {
+  site_id: string;
+  /** A post or page is published (or scheduled and due). */
+  has_published: boolean;
+  /** A page (not deleted) with slug `legal` or `legal-…`: the legal app's pages. */
+  has_legal_pages: boolean;
+}
+
 export interface ContentRpc {
   syncSite(site: SiteProjection): Promise<void>;
   ingestImage(input: { site_id: string; url: string; purpose: string }): Promise<ImageIngestResult>;
@@ -86,6 +95,8 @@ export interface ContentRpc {
    * their owner changed (oldest first, at most 100); empty when every transfer has converged.
    */
   stalledConvergence(): Promise<StalledConvergence[]>;
+  /** Health facts of up to 100 sites, in request order (unknown sites: all false). */
+  healthFacts(site_ids: string[]): Promise<SiteHealthFacts[]>;
 }
 
 /** A site's stored settings document as sites holds it. */

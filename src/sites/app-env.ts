@@ -1,5 +1,7 @@
 import type { Logger } from "../lib/log";
 import type { ContentRpc } from "../lib/rpc";
+import type { DnsResolver } from "./dns";
+import type { HealthCache } from "./health-cache";
 import type { HostCache } from "./host-cache";
 import type { PageCache } from "./page-cache";
 import type { SitePermission } from "./permissions";
@@ -11,13 +13,20 @@ import type { SiteRow } from "./store";
  */
 export interface Services {
   /**
-   * Content over its service binding: image ingest, the site projection push, and the post types of
-   * applets with a `post_type_template`.
+   * Content over its service binding: image ingest, the site projection push, the post types of applets
+   * with a `post_type_template`, and the health sweep's facts.
    */
-  content: Pick<ContentRpc, "ingestImage" | "syncSite" | "definePostType" | "removePostType">;
+  content: Pick<
+    ContentRpc,
+    "ingestImage" | "syncSite" | "definePostType" | "removePostType" | "stalledConvergence" | "healthFacts"
+  >;
   hostCache: HostCache;
   /** The full-page cache of the site's hosts (purged on every site change, retried by the cron). */
   pageCache: PageCache;
+  /** DNS over HTTPS (`DOH_URL`): the domain check, the ownership proof and the health sweep. */
+  dns: DnsResolver;
+  /** The health sweep's cache (`HEALTH_CACHE` KV); null when the binding is not wired. */
+  health: HealthCache | null;
   /** The logger of the request, RPC call or batch the services were built for. */
   log: Logger;
 }

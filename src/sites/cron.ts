@@ -1,5 +1,6 @@
 /** The sites worker's cron triggers (workers/sites/wrangler.toml `[triggers] crons`), by schedule. */
 import { errorFields, runLogger } from "../lib/log";
+import { HEALTH_CRON, sweepHealth } from "./health";
 import { sitesServices } from "./services";
 
 /** Every 5 minutes: page purges that failed before and are due again. */
@@ -12,6 +13,9 @@ export async function runCron(env: SitesEnv, cron: string): Promise<void> {
     if (cron === RETRY_CRON) {
       const tried = await services.pageCache.retryDue();
       log.info("page_purges_retried", { tried });
+    } else if (cron === HEALTH_CRON) {
+      const sites = await sweepHealth(env, services);
+      log.info("health_swept", { sites });
     } else {
       log.warn("unknown_cron", { cron });
     }

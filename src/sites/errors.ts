@@ -60,6 +60,10 @@ export const beyondSpec = defineErrors({
   APPLET_CONTENT_UNAVAILABLE: 502,
   /** The spec's 500 "internal failure with redacted detail" names no code. */
   INTERNAL_ERROR: CommonErrors.INTERNAL_ERROR.status,
+  /** The spec's 503 "health cache not wired" names no code: `HEALTH_CACHE` KV binding absent. */
+  HEALTH_UNAVAILABLE: 503,
+  /** The spec's 500 "fleet address not configured" of check-dns names no code: PLATFORM_IPV4/IPV6 unset or invalid. */
+  DNS_NOT_CONFIGURED: 500,
 });
 
 export const SitesErrors = { ...settingsCodes, ...specified, ...beyondSpec };

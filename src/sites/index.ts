@@ -9,6 +9,7 @@ import type { SitesAppEnv } from "./app-env";
 import { runCron } from "./cron";
 import { consumeImageSwap } from "./image-rehost";
 import { registerAppletRoutes } from "./routes/applets";
+import { registerDomainRoutes } from "./routes/domains";
 import { registerPlatformSiteRoutes } from "./routes/platform-sites";
 import { registerPlatformThemeRoutes } from "./routes/platform-themes";
 import { registerProbeRoutes } from "./routes/probes";
@@ -35,12 +36,13 @@ registerAppletRoutes(app);
 registerPlatformSiteRoutes(app);
 registerThemeRoutes(app);
 registerPlatformThemeRoutes(app);
+registerDomainRoutes(app);
 serveApiDocs(app, {
   title: "Sites",
   // Not the spec's 0.1.0 until every one of its 26 operations is built.
   version: "0.1.0-partial",
   description:
-    "Sites service: site registry and settings. Partial implementation of the Sites and Organizations spec 0.1.0: the operations listed in docs/not-built.md (legal pages, health, DNS check) are not built and answer 404.",
+    "Sites service: site registry and settings. Partial implementation of the Sites and Organizations spec 0.1.0: the operations listed in docs/not-built.md (legal pages) are not built and answer 404.",
 });
 
 /** Queue consumers of this worker, by queue name. */

@@ -2,6 +2,8 @@
 import type { Logger } from "../lib/log";
 import { type ContentRpc, rpc } from "../lib/rpc";
 import type { Services } from "./app-env";
+import { dohDnsResolver } from "./dns";
+import { kvHealthCache } from "./health-cache";
 import { kvHostCache } from "./host-cache";
 import { outboxPageCache, pagePurger } from "./page-cache";
 
@@ -10,6 +12,8 @@ export function sitesServices(env: SitesEnv, log: Logger): Services {
     content: rpc<ContentRpc>(env.CONTENT),
     hostCache: kvHostCache(env.CACHE, log),
     pageCache: outboxPageCache(env.DB, pagePurger(env), log),
+    dns: dohDnsResolver(env.DOH_URL),
+    health: env.HEALTH_CACHE ? kvHealthCache(env.HEALTH_CACHE) : null,
     log,
   };
 }

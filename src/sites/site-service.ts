@@ -4,6 +4,7 @@ import { newId, parseId, parseUlid } from "../lib/ids";
 import type { ApiError } from "../lib/problem";
 import { isReader, mayCreateIn } from "./access";
 import type { Services } from "./app-env";
+import { withDomainProof } from "./domain-proof";
 import {
   isPlatformHost,
   LANGUAGE_RE,
@@ -250,11 +251,12 @@ export async function createSite(
   const external = collectExternalImageUrls(validated, origins);
   row.settings = JSON.stringify(withoutStaleMediaIds(validated, external));
   const limit = Number.parseInt(env.DEFAULT_SITE_LIMIT, 10);
-  const created = await insertSite(
+  const hosts = hostEntries(primary, aliases);
+  const created = await withDomainProof(
     env.DB,
-    row,
-    hostEntries(primary, aliases),
-    Number.isFinite(limit) ? limit : 10,
+    null,
+    hosts.map((h) => h.host),
+    () => insertSite(env.DB, row, hosts, Number.isFinite(limit) ? limit : 10),
   );
   if (!created) {
     fail("SITE_LIMIT_REACHED", "The organization's plan has no room for another site.");
@@ -310,7 +312,12 @@ export async function patchSite(
   }
 
   if (Object.keys(update).length === 0) return toSiteRecord(site, env.PLATFORM_DOMAIN);
-  const written = await updateSite(env.DB, site.id, update, hosts, now());
+  const written = await withDomainProof(
+    env.DB,
+    site.id,
+    (hosts ?? []).map((h) => h.host),
+    () => updateSite(env.DB, site.id, update, hosts, now()),
+  );
   const after = written ? await getSite(env.DB, site.id) : null;
   if (!after) fail("NOT_FOUND", "Site not found.");
   await afterWrite(env, services, site, after, pending);

@@ -176,20 +176,27 @@ export async function updateSite(
   ];
   if (hosts) {
     // Conditional like the UPDATE: a site deleted meanwhile keeps its hosts reserved (reversible delete).
+    // Hosts the site keeps keep their row (and so their ownership proof, `verified_at`); a host held by
+    // another site makes the INSERT fail on the primary key (DOMAIN_TAKEN).
+    const visible = `EXISTS (SELECT 1 FROM sites WHERE id = ? AND ${VISIBLE})`;
     statements.push(
       db
         .prepare(
-          `DELETE FROM site_hosts WHERE site_id = ? AND EXISTS (SELECT 1 FROM sites WHERE id = ? AND ${VISIBLE})`,
+          `DELETE FROM site_hosts WHERE site_id = ? AND host NOT IN (SELECT value FROM json_each(?)) AND ${visible}`,
         )
-        .bind(id, id),
+        .bind(id, JSON.stringify(hosts.map((h) => h.host)), id),
     );
     for (const h of hosts) {
       statements.push(
         db
+          .prepare(`UPDATE site_hosts SET kind = ? WHERE host = ? AND site_id = ? AND ${visible}`)
+          .bind(h.kind, h.host, id, id),
+        db
           .prepare(
-            `INSERT INTO site_hosts (host, site_id, kind) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM sites WHERE id = ? AND ${VISIBLE})`,
+            `INSERT INTO site_hosts (host, site_id, kind) SELECT ?, ?, ?
+             WHERE ${visible} AND NOT EXISTS (SELECT 1 FROM site_hosts WHERE host = ? AND site_id = ?)`,
           )
-          .bind(h.host, id, h.kind, id),
+          .bind(h.host, id, h.kind, id, h.host, id),
       );
     }
   }

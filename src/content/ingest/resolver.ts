@@ -1,8 +1,17 @@
 /**
  * Name resolution for the image fetcher, behind a small interface so tests inject the fake internet's
  * DNS-over-HTTPS server. Workers have no resolver API of their own, so the production adapter speaks
- * the DNS-over-HTTPS JSON API (`application/dns-json`, as served by Cloudflare and Google).
+ * the DNS-over-HTTPS JSON API (`application/dns-json`, as served by Cloudflare and Google) through
+ * the shared query of src/lib/doh.ts.
  */
+import {
+  DOH_TYPES,
+  type DohFetcher,
+  DohUnavailable,
+  dohQuery,
+  RCODE_NOERROR,
+  RCODE_NXDOMAIN,
+} from "../../lib/doh";
 import { parseIPv4, parseIPv6 } from "./ip-ranges";
 
 export interface Resolver {
@@ -22,21 +31,6 @@ export class ResolveError extends Error {
   }
 }
 
-interface DohAnswer {
-  type?: number;
-  data?: string;
-}
-
-interface DohResponse {
-  Status?: number;
-  Answer?: DohAnswer[];
-}
-
-const TYPE_A = 1;
-const TYPE_AAAA = 28;
-const RCODE_NOERROR = 0;
-const RCODE_NXDOMAIN = 3;
-
 /**
  * Resolver over the DNS-over-HTTPS JSON API at `dohUrl`: A and AAAA are asked in parallel and both
  * must answer, because the safety check needs the COMPLETE address set (a host with one public A and
@@ -45,44 +39,28 @@ const RCODE_NXDOMAIN = 3;
  */
 export function dohResolver(
   dohUrl: string,
-  fetcher: typeof fetch = (input, init) => fetch(input, init),
+  fetcher: DohFetcher = (input, init) => fetch(input, init),
 ): Resolver {
   async function query(host: string, type: "A" | "AAAA"): Promise<{ rcode: number; addresses: string[] }> {
-    const url = new URL(dohUrl);
-    url.searchParams.set("name", host);
-    url.searchParams.set("type", type);
-    let res: Response;
+    let answer: Awaited<ReturnType<typeof dohQuery>>;
     try {
-      res = await fetcher(url.toString(), {
-        headers: { accept: "application/dns-json" },
-        redirect: "manual",
-      });
+      answer = await dohQuery(dohUrl, host, type, fetcher);
     } catch (err) {
-      throw new ResolveError("unavailable", `DoH request failed: ${String(err)}`);
+      if (err instanceof DohUnavailable) throw new ResolveError("unavailable", err.message);
+      throw err;
     }
-    if (!res.ok) {
-      await res.body?.cancel();
-      throw new ResolveError("unavailable", `DoH answered ${res.status}`);
-    }
-    let body: DohResponse;
-    try {
-      body = (await res.json()) as DohResponse;
-    } catch {
-      throw new ResolveError("unavailable", "DoH answer is not JSON");
-    }
-    if (typeof body.Status !== "number") throw new ResolveError("unavailable", "DoH answer without Status");
-    const wanted = type === "A" ? TYPE_A : TYPE_AAAA;
+    const wanted = DOH_TYPES[type];
     const addresses: string[] = [];
-    for (const answer of body.Answer ?? []) {
-      if (answer.type !== wanted) continue;
-      const data = typeof answer.data === "string" ? answer.data.trim() : "";
+    for (const record of answer.records) {
+      if (record.type !== wanted) continue;
+      const data = record.data;
       // A malformed record makes the set unknowable; refusing to guess keeps the check fail-closed.
       const valid =
         type === "A" ? /^[0-9.]+$/.test(data) && parseIPv4(data) !== null : parseIPv6(data) !== null;
       if (!valid) throw new ResolveError("unavailable", `malformed ${type} record`);
       addresses.push(data);
     }
-    return { rcode: body.Status, addresses };
+    return { rcode: answer.status, addresses };
   }
 
   return {

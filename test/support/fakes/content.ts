@@ -2,8 +2,13 @@
  * Fakes of the outside world that the content service calls (registered on reserved .test hosts).
  * Everything answers deterministically from the request: the case is encoded in the host or path.
  *
- * DNS-over-HTTPS: `https://dns.test/dns-query?name=NAME&type=A|AAAA` (JSON API, application/dns-json;
- * the test env sets `DOH_URL=https://dns.test/dns-query`). Names:
+ * DNS-over-HTTPS: `https://dns.test/dns-query?name=NAME&type=A|AAAA|CNAME|TXT` (JSON API,
+ * application/dns-json; the test env sets `DOH_URL=https://dns.test/dns-query`). A name with a CNAME
+ * answers A and AAAA queries with the CNAME record and the target's records (as a recursive resolver
+ * does), a CNAME query with the CNAME record alone; TXT data is quoted like Cloudflare's answers.
+ * `PUT https://dns.test/__zone/<name>` (name under .test) with a JSON zone
+ * `{A?, AAAA?, cname?, TXT?, rcode?}` records more answers (the sites DNS check's table of recorded
+ * answers, test/sites/dns-answers.ts). Names:
  *   img.test, cdn.img.test      A 93.184.216.34, AAAA 2606:2800:220:1::1 (public)
  *   v6only.test                 AAAA 2606:2800:220:1::1 only (public)
  *   cname.test                  CNAME img.test + img.test's public records
@@ -257,6 +262,8 @@ interface Zone {
   A?: string[];
   AAAA?: string[];
   cname?: string;
+  /** TXT strings (each answered as one quoted character-string). */
+  TXT?: string[];
   /** DNS rcode (0 NOERROR, 2 SERVFAIL, 3 NXDOMAIN). */
   rcode?: number;
   /** HTTP status of the DoH server itself. */
@@ -287,23 +294,42 @@ const ZONES: Record<string, Zone> = {
   "hooks.test": { A: [PUBLIC_A], AAAA: [PUBLIC_AAAA] },
 };
 
-async function dohServer(_request: Request, url: URL): Promise<Response> {
+const QTYPES: Record<string, number> = { A: 1, CNAME: 5, TXT: 16, AAAA: 28 };
+
+function zoneAnswers(name: string, zone: Zone, type: string) {
+  const answers: { name: string; type: number; TTL: number; data: string }[] = [];
+  const qtype = QTYPES[type]!;
+  if (zone.cname) answers.push({ name: `${name}.`, type: 5, TTL: 300, data: `${zone.cname}.` });
+  if (type === "CNAME") return answers;
+  const owner = `${zone.cname ?? name}.`;
+  const data =
+    type === "A"
+      ? zone.A
+      : type === "AAAA"
+        ? zone.AAAA
+        : zone.cname
+          ? []
+          : (zone.TXT ?? []).map((t) => JSON.stringify(t));
+  for (const d of data ?? []) answers.push({ name: owner, type: qtype, TTL: 60, data: d });
+  return answers;
+}
+
+async function dohServer(request: Request, url: URL): Promise<Response> {
+  const define = /^\/__zone\/([a-z0-9_.-]+\.test)$/.exec(url.pathname);
+  if (define && request.method === "PUT") {
+    ZONES[define[1]!] = (await request.json()) as Zone;
+    return new Response(null, { status: 204 });
+  }
   if (url.pathname !== "/dns-query") return new Response("not found", { status: 404 });
   const name = (url.searchParams.get("name") ?? "").toLowerCase().replace(/\.$/, "");
   const type = url.searchParams.get("type") ?? "A";
-  const qtype = type === "AAAA" ? 28 : 1;
-  if (type !== "A" && type !== "AAAA") return new Response("unsupported type", { status: 400 });
+  const qtype = QTYPES[type];
+  if (qtype === undefined) return new Response("unsupported type", { status: 400 });
   const zone = ZONES[name] ?? { rcode: 3 };
   if (zone.delayMs) await sleep(zone.delayMs);
   if (zone.http) return new Response("DoH unavailable", { status: zone.http });
-  const answers: { name: string; type: number; TTL: number; data: string }[] = [];
   const rcode = zone.rcode ?? 0;
-  if (rcode === 0) {
-    if (zone.cname) answers.push({ name: `${name}.`, type: 5, TTL: 300, data: `${zone.cname}.` });
-    const owner = `${zone.cname ?? name}.`;
-    for (const data of (type === "A" ? zone.A : zone.AAAA) ?? [])
-      answers.push({ name: owner, type: qtype, TTL: 60, data });
-  }
+  const answers = rcode === 0 ? zoneAnswers(name, zone, type) : [];
   const body = {
     Status: rcode,
     TC: false,

@@ -1,0 +1,96 @@
+/**
+ * Domain ownership proof (beyond the spec; docs/decisions.md, Sites). The first site to name a custom
+ * host holds it, but only "unverified" until the TXT record `_platform-verify.<host>` carries that
+ * site's token. A site that proves a host takes it from an UNVERIFIED holder (which then sees
+ * `domain_lost` in its health); a VERIFIED holder is never displaced (as Vercel and Cloudflare for SaaS
+ * settle a contested hostname). The token is derived from the site id and the host, so a refused claim
+ * needs no storage and every check computes the same value. Serving by host is unchanged: whoever holds
+ * the host serves it.
+ */
+import type { ApiError } from "../lib/problem";
+import { problem } from "./errors";
+import { firstHostHeldElsewhere, hostHolding, markHostVerified } from "./store/domains";
+
+export const PROOF_LABEL = "_platform-verify";
+const TOKEN_PREFIX = "platform-verify=";
+
+export function proofName(host: string): string {
+  return `${PROOF_LABEL}.${host}`;
+}
+
+/** The TXT value that proves `host` for `siteId`: `platform-verify=<32 hex>` of SHA-256(site id, host). */
+export async function proofValue(siteId: string, host: string): Promise<string> {
+  const bytes = new TextEncoder().encode(`platform-domain-proof:v1\n${siteId}\n${host}`);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  const hex = [...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `${TOKEN_PREFIX}${hex}`;
+}
+
+export interface DomainProofState {
+  host: string;
+  txt_name: string;
+  txt_value: string;
+  /** Whether `_platform-verify.<host>` carries this site's value; null when the TXT lookup failed. */
+  txt_seen: boolean | null;
+  /** Who holds the host now. */
+  holder: "this_site" | "another_site" | "nobody";
+  /** This site holds the host and its proof was seen. */
+  verified: boolean;
+}
+
+/**
+ * The proof state of `host` for `site` from the TXT strings read (null: lookup failed). Seeing the proof
+ * of a host the site already holds records it as verified (check-dns, the sweep and verify all do).
+ */
+export async function proofState(
+  db: D1Database,
+  site: { id: string },
+  host: string,
+  txt: string[] | null,
+  now: string,
+): Promise<DomainProofState> {
+  const value = await proofValue(site.id, host);
+  const txtSeen = txt === null ? null : txt.includes(value);
+  const holding = await hostHolding(db, host);
+  const holder = !holding ? "nobody" : holding.site_id === site.id ? "this_site" : "another_site";
+  let verified = holder === "this_site" && holding?.verified_at != null;
+  if (holder === "this_site" && !verified && txtSeen) {
+    await markHostVerified(db, site.id, host, now);
+    verified = true;
+  }
+  return { host, txt_name: proofName(host), txt_value: value, txt_seen: txtSeen, holder, verified };
+}
+
+/**
+ * `DOMAIN_TAKEN` of a create or PATCH, with how to prove ownership: for a PATCH the TXT record of the
+ * caller's own site; a site being created has no id yet, so it is told to create the site without the
+ * host first.
+ */
+export async function domainTaken(db: D1Database, siteId: string | null, hosts: string[]): Promise<ApiError> {
+  const host = await firstHostHeldElsewhere(db, hosts, siteId);
+  const detail = "This domain is already used by another site.";
+  if (!host) return problem("DOMAIN_TAKEN", detail);
+  const details: Record<string, unknown> = { host, txt_name: proofName(host) };
+  if (siteId) {
+    details.txt_value = await proofValue(siteId, host);
+    details.how = `Publish a TXT record ${proofName(host)} with the value txt_value, then POST /v1/sites/${siteId}/domains/verify {"host": "${host}"}. A holder that has not proven the domain loses it to you; a holder that has keeps it.`;
+  } else {
+    details.how = `Create the site without ${host}, then publish the TXT record named by GET /v1/sites/{id}/domains/check-dns?host=${host} and POST /v1/sites/{id}/domains/verify {"host": "${host}"}.`;
+  }
+  return problem("DOMAIN_TAKEN", { detail, details });
+}
+
+/** Runs a site write; a DOMAIN_TAKEN from it gets the proof details for the first host held elsewhere. */
+export async function withDomainProof<T>(
+  db: D1Database,
+  siteId: string | null,
+  hosts: string[],
+  write: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if ((err as ApiError)?.code !== "DOMAIN_TAKEN" || hosts.length === 0) throw err;
+    throw await domainTaken(db, siteId, hosts);
+  }
+}
