@@ -10,8 +10,8 @@ import type { SiteRow } from "./store";
  * env per request by `sitesServices`); queue and RPC code build the same from env.
  */
 export interface Services {
-  /** Content over its service binding: image ingest and the site projection push. */
-  content: Pick<ContentRpc, "ingestImage" | "syncSite">;
+  /** Content over its service binding: image ingest, the site projection push, legal pages. */
+  content: Pick<ContentRpc, "ingestImage" | "syncSite" | "upsertLegalPage" | "legalPages">;
   hostCache: HostCache;
   /** The full-page cache of the site's hosts (purged on every site change, retried by the cron). */
   pageCache: PageCache;

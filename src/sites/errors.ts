@@ -52,6 +52,8 @@ export const beyondSpec = defineErrors({
    * compare-and-swap to concurrent writes on every attempt.
    */
   EDIT_CONFLICT: SETTINGS_WRITE_REFUSALS.EDIT_CONFLICT,
+  /** The spec's 401 of legal page generation (no `X-User-Id`) names no code. */
+  UNAUTHENTICATED: 401,
   /** The spec's 500 "internal failure with redacted detail" names no code. */
   INTERNAL_ERROR: CommonErrors.INTERNAL_ERROR.status,
 });

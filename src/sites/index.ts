@@ -8,6 +8,7 @@ import { isSettingsWriteCode } from "../lib/settings-codes";
 import type { SitesAppEnv } from "./app-env";
 import { runCron } from "./cron";
 import { consumeImageSwap } from "./image-rehost";
+import { registerLegalRoutes } from "./routes/legal";
 import { registerProbeRoutes } from "./routes/probes";
 import { registerSiteRoutes } from "./routes/sites";
 import { sitesServices } from "./services";
@@ -27,6 +28,7 @@ app.use("*", async (c, next) => {
 });
 registerProbeRoutes(app);
 registerSiteRoutes(app);
+registerLegalRoutes(app);
 serveApiDocs(app, {
   title: "Sites",
   // Not the spec's 0.1.0 until every one of its 26 operations is built.
