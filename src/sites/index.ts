@@ -34,7 +34,7 @@ serveApiDocs(app, {
   // Not the spec's 0.1.0 until every one of its 26 operations is built.
   version: "0.1.0-partial",
   description:
-    "Sites service: site registry and settings. Partial implementation of the Sites and Organizations spec 0.1.0: the operations listed in docs/not-built.md (applets, themes, legal pages, health, DNS check, operator console) are not built and answer 404.",
+    "Sites service: site registry and settings. Partial implementation of the Sites and Organizations spec 0.1.0: the operations listed in docs/not-built.md (applets, themes, health, DNS check, operator console) are not built and answer 404.",
 });
 
 /** Queue consumers of this worker, by queue name. */
