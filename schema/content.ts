@@ -90,6 +90,11 @@ export const posts = sqliteTable(
     org_id: text("org_id"),
     /** The author persona's display name, next to `author_slug` (migration 0010). */
     author_name: text("author_name"),
+    /**
+     * Structured fields, a JSON object or null (migration 0011): legal pages carry `secao` `legal`,
+     * `documento_legal`, `ordem` and `gerador_hash` (the hash of the body the generator wrote).
+     */
+    fields: text("fields"),
   },
   (t) => [
     uniqueIndex("posts_site_slug_language").on(t.site_id, t.slug, t.language),

@@ -45,18 +45,26 @@ export function requireAuthorshipContext(key: KeyContext): { userId: string; dis
 
 /** The site's persona of the key's context, made on first use (a concurrent first use finds the winner's). */
 export async function keyPersona(db: D1Database, key: KeyContext): Promise<Persona> {
-  const context = requireAuthorshipContext(key);
-  const existing = await personaByContext(db, key.siteId, context.userId, context.displayName);
+  return contextPersona(db, key.siteId, requireAuthorshipContext(key));
+}
+
+/** The site's persona of an authorship context (user and byline), made on first use. */
+export async function contextPersona(
+  db: D1Database,
+  siteId: string,
+  context: { userId: string; displayName: string },
+): Promise<Persona> {
+  const existing = await personaByContext(db, siteId, context.userId, context.displayName);
   if (existing) return existing;
   const base = personaSlugBase(context.displayName);
   for (let round = 0; round < 5; round++) {
     const candidates = slugCandidates(base, 20, 1 + round * 20);
-    const taken = await takenPersonaSlugs(db, key.siteId, candidates);
+    const taken = await takenPersonaSlugs(db, siteId, candidates);
     for (const slug of candidates.filter((s) => !taken.has(s)).slice(0, 3)) {
-      const row = { site_id: key.siteId, slug, display_name: context.displayName, user_id: context.userId };
+      const row = { site_id: siteId, slug, display_name: context.displayName, user_id: context.userId };
       await insertPersona(db, { ...row, created_at: new Date().toISOString() });
       // Written by us, or the context's persona made concurrently (then the slug clash is moot).
-      const made = await personaByContext(db, key.siteId, context.userId, context.displayName);
+      const made = await personaByContext(db, siteId, context.userId, context.displayName);
       if (made) return made;
     }
   }

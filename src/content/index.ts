@@ -8,6 +8,9 @@ import { batchLogger, callLogger, errorFields, type Logger, runLogger } from "..
 import type {
   ContentRpc,
   ImageIngestResult,
+  LegalPage,
+  LegalPageResult,
+  LegalPageWrite,
   PostTypeRemoval,
   PostTypeResult,
   SiteHealthFacts,
@@ -18,6 +21,7 @@ import { app } from "./app";
 import type { Env } from "./bindings";
 import { redeliverPendingEffects } from "./effects/pending";
 import { ingestImage } from "./ingest-service";
+import { legalPages, upsertLegalPage } from "./legal-pages";
 import { consumeMediaVariants } from "./media-variants";
 import { publishDuePosts } from "./post-publication";
 import { definePostType, type PostTypeDefinition, removePostType } from "./post-types";
@@ -112,6 +116,16 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
   /** Disables a post type (its applet uninstalled); its posts are kept. */
   removePostType(input: { site_id: string; slug: string }): Promise<PostTypeRemoval> {
     return removePostType(this.env.DB, input);
+  }
+
+  /** Sites' legal page generator: one document written as a page (refusals as data). */
+  upsertLegalPage(input: LegalPageWrite): Promise<LegalPageResult> {
+    return upsertLegalPage(this.env, contentServices(this.env, callLogger("content")), input);
+  }
+
+  /** The site's legal pages that exist, for the legal index. */
+  legalPages(input: { site_id: string }): Promise<LegalPage[]> {
+    return legalPages(this.env, input.site_id);
   }
 
   override async queue(batch: MessageBatch<unknown>): Promise<void> {

@@ -104,6 +104,7 @@ export async function createPost(
     featured_image_id: featured,
     seo_json: mergeTaxonomy("{}", input.category_slugs ?? [], input.tag_slugs ?? []),
     created_by_key_id: key.keyId,
+    fields: null,
     created_at: now,
     updated_at: now,
     revision: 0,
@@ -363,26 +364,14 @@ export async function updatePost(
   // Side effects are outbox rows of the same batch as the edit, so they exist exactly when the edit does.
   const pending: { effects: PostEffect[] } = { effects: [] };
   const extra = (existing: PostRow, next: PostRow): D1PreparedStatement[] => {
-    pending.effects = [];
-    const event = postChangeEvent(existing, next, now, publicTypes);
-    if (event && event !== "post.unpublished")
-      pending.effects.push(postEventEffect(event, site, next, now, env.PLATFORM_DOMAIN));
-    if (!isPublic(existing, now, publicTypes)) {
-      return pending.effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now));
-    }
-    // Taking a public post out of public view (status, access, a future date, a private type) is an
-    // unpublication whatever the route: the same event and the same purge of its page as unpublish.
-    if (!isPublic(next, now, publicTypes)) {
-      pending.effects.push(...unpublicationEffects(site, existing, next, now, env.PLATFORM_DOMAIN));
-    }
+    pending.effects = editEffects(site, existing, next, now, publicTypes, env.PLATFORM_DOMAIN);
     // Moving the date of a live post changes what search engines show: tell them (IndexNow).
-    const url = postUrl(site, next, env.PLATFORM_DOMAIN);
-    // A public post that stays public under another URL (slug or language changed): its old page goes.
-    const oldUrl = postUrl(site, existing, env.PLATFORM_DOMAIN);
-    if (isPublic(next, now, publicTypes) && oldUrl !== url) {
-      pending.effects.push(postEffect(site.id, next.id, "cache_purge", { urls: [oldUrl] }));
-    }
-    if (input.published_at !== undefined && next.published_at !== existing.published_at) {
+    if (
+      isPublic(existing, now, publicTypes) &&
+      input.published_at !== undefined &&
+      next.published_at !== existing.published_at
+    ) {
+      const url = postUrl(site, next, env.PLATFORM_DOMAIN);
       pending.effects.push(postEffect(site.id, next.id, "indexnow", { urls: [url] }));
     }
     return pending.effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now));
@@ -408,6 +397,36 @@ export function postChangeEvent(
   if (wasPublic && !isNowPublic) return "post.unpublished";
   if (!isNowPublic) return null;
   return wasPublic && existing.status === "published" ? "post.updated" : "post.published";
+}
+
+/**
+ * The outbox effects of a read-modify-write edit from `existing` to `next`: its webhook event; taking a
+ * public post out of public view (status, access, a future date, a private type) is an unpublication
+ * whatever the route (the same event and purge as unpublish); a public post that stays public under
+ * another URL (slug, language, or its move under /legal/) has its old page purged.
+ */
+export function editEffects(
+  site: SiteProjection,
+  existing: PostRow,
+  next: PostRow,
+  now: string,
+  publicTypes: ReadonlySet<string>,
+  platformDomain: string,
+): PostEffect[] {
+  const effects: PostEffect[] = [];
+  const event = postChangeEvent(existing, next, now, publicTypes);
+  if (event && event !== "post.unpublished")
+    effects.push(postEventEffect(event, site, next, now, platformDomain));
+  if (!isPublic(existing, now, publicTypes)) return effects;
+  if (!isPublic(next, now, publicTypes)) {
+    effects.push(...unpublicationEffects(site, existing, next, now, platformDomain));
+    return effects;
+  }
+  const oldUrl = postUrl(site, existing, platformDomain);
+  if (oldUrl !== postUrl(site, next, platformDomain)) {
+    effects.push(postEffect(site.id, next.id, "cache_purge", { urls: [oldUrl] }));
+  }
+  return effects;
 }
 
 /** Fields whose change may change whether or where the post is public (effects): edited read-modify-write. */
@@ -452,7 +471,7 @@ function postEventEffect(
   post: PostRow,
   now: string,
   platformDomain: string,
-  page: Pick<PostRow, "slug" | "language"> = post,
+  page: Pick<PostRow, "slug" | "language" | "fields"> = post,
 ): PostEffect {
   const event = postEvent(type, site, post, now, platformDomain, page);
   return { ...postEffect(site.id, post.id, "event", event), id: event.id };

@@ -71,6 +71,51 @@ export interface SiteHealthFacts {
   has_legal_pages: boolean;
 }
 
+/** The `fields` of a legal page (sites' legal page generator): what places it under /legal/. */
+export interface LegalPageFields {
+  secao: "legal";
+  /** The catalog slug of the document; `indice` for the legal index (its page is /legal/ itself). */
+  documento_legal: string;
+  ordem: number;
+}
+
+/** One legal document written as a page of the site (`upsertLegalPage`). */
+export interface LegalPageWrite {
+  site_id: string;
+  /** The staff user generating (the page's author; its byline is the site's name). */
+  user_id: string;
+  /** Slug of a new page (an existing page of the document keeps its own). */
+  slug: string;
+  title: string;
+  /** Editor.js document of the generated text. */
+  blocks: { blocks: unknown[] };
+  fields: LegalPageFields;
+}
+
+/**
+ * What `upsertLegalPage` did: `criada` (new draft), `atualizada` (a draft the generator wrote and nobody
+ * edited since, rewritten), `existente_publicada` (a published or scheduled page: only its fields set),
+ * `existente_preservada` (a hand-written or hand-edited page: only its fields set).
+ */
+export type LegalPageOutcome = "criada" | "atualizada" | "existente_publicada" | "existente_preservada";
+
+/** A legal page as content holds it. `path` is below the site's origin (`/legal/…`); `url` is absolute. */
+export interface LegalPage {
+  post_id: string;
+  documento_legal: string;
+  ordem: number;
+  slug: string;
+  title: string;
+  status: string;
+  path: string;
+  url: string;
+}
+
+/** The outcome of one legal page write, as data (a refusal never crosses the binding as a thrown error). */
+export type LegalPageResult =
+  | { ok: true; resultado: LegalPageOutcome; adotada: boolean; page: LegalPage }
+  | { ok: false; code: string; detail: string };
+
 export interface ContentRpc {
   syncSite(site: SiteProjection): Promise<void>;
   ingestImage(input: { site_id: string; url: string; purpose: string }): Promise<ImageIngestResult>;
@@ -97,6 +142,14 @@ export interface ContentRpc {
   stalledConvergence(): Promise<StalledConvergence[]>;
   /** Health facts of up to 100 sites, in request order (unknown sites: all false). */
   healthFacts(site_ids: string[]): Promise<SiteHealthFacts[]>;
+  /**
+   * Writes one legal document as a page of the site (one D1 batch): a new draft, or the document's
+   * existing page (found by `fields.documento_legal`, else by slug) regenerated when the generator wrote
+   * it and nobody edited it since, else only its `fields` set. Refusals come back as data.
+   */
+  upsertLegalPage(input: LegalPageWrite): Promise<LegalPageResult>;
+  /** The site's legal pages that exist (not archived or deleted), in `ordem`; the index included. */
+  legalPages(input: { site_id: string }): Promise<LegalPage[]>;
 }
 
 /** A site's stored settings document as sites holds it. */

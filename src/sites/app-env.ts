@@ -14,11 +14,18 @@ import type { SiteRow } from "./store";
 export interface Services {
   /**
    * Content over its service binding: image ingest, the site projection push, the post types of applets
-   * with a `post_type_template`, and the health sweep's facts.
+   * with a `post_type_template`, legal pages, and the health sweep's facts.
    */
   content: Pick<
     ContentRpc,
-    "ingestImage" | "syncSite" | "definePostType" | "removePostType" | "stalledConvergence" | "healthFacts"
+    | "ingestImage"
+    | "syncSite"
+    | "definePostType"
+    | "removePostType"
+    | "stalledConvergence"
+    | "healthFacts"
+    | "upsertLegalPage"
+    | "legalPages"
   >;
   hostCache: HostCache;
   /** The full-page cache of the site's hosts (purged on every site change, retried by the cron). */

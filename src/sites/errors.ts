@@ -58,6 +58,8 @@ export const beyondSpec = defineErrors({
    * uninstall) names no code: content threw, timed out or refused the post type change; nothing stored.
    */
   APPLET_CONTENT_UNAVAILABLE: 502,
+  /** The spec's 401 of legal page generation (no `X-User-Id`) names no code. */
+  UNAUTHENTICATED: 401,
   /** The spec's 500 "internal failure with redacted detail" names no code. */
   INTERNAL_ERROR: CommonErrors.INTERNAL_ERROR.status,
   /** The spec's 503 "health cache not wired" names no code: `HEALTH_CACHE` KV binding absent. */

@@ -10,6 +10,7 @@ import { runCron } from "./cron";
 import { consumeImageSwap } from "./image-rehost";
 import { registerAppletRoutes } from "./routes/applets";
 import { registerDomainRoutes } from "./routes/domains";
+import { registerLegalRoutes } from "./routes/legal";
 import { registerPlatformSiteRoutes } from "./routes/platform-sites";
 import { registerPlatformThemeRoutes } from "./routes/platform-themes";
 import { registerProbeRoutes } from "./routes/probes";
@@ -37,12 +38,12 @@ registerPlatformSiteRoutes(app);
 registerThemeRoutes(app);
 registerPlatformThemeRoutes(app);
 registerDomainRoutes(app);
+registerLegalRoutes(app);
 serveApiDocs(app, {
   title: "Sites",
-  // Not the spec's 0.1.0 until every one of its 26 operations is built.
-  version: "0.1.0-partial",
+  version: "0.1.0",
   description:
-    "Sites service: site registry and settings. Partial implementation of the Sites and Organizations spec 0.1.0: the operations listed in docs/not-built.md (legal pages) are not built and answer 404.",
+    "Sites service: site registry, settings, applets, themes, legal pages, site health and DNS, domain ownership proof and the platform operator console (the Sites and Organizations spec 0.1.0, all 26 operations).",
 });
 
 /** Queue consumers of this worker, by queue name. */

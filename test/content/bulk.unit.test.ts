@@ -101,6 +101,7 @@ describe("GET /v1/export", () => {
       featured_image_id: null,
       seo_json: '{"category_slugs":["news"],"title":"SEO title"}',
       created_by_key_id: "k",
+      fields: null,
       created_at: "2025-12-01T00:00:00.000Z",
       updated_at: "2025-12-02T00:00:00.000Z",
       revision: 3,

@@ -21,6 +21,7 @@ const row: PostRow = {
   featured_image_id: null,
   seo_json: "{}",
   created_by_key_id: "k",
+  fields: null,
   created_at: "2026-05-01T00:00:00.000Z",
   updated_at: "2026-05-02T00:00:00.000Z",
   revision: 0,

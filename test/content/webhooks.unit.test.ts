@@ -135,6 +135,7 @@ describe("which post event an edit is", () => {
     featured_image_id: null,
     seo_json: "{}",
     created_by_key_id: null,
+    fields: null,
     created_at: now,
     updated_at: now,
     revision: 0,

@@ -21,6 +21,7 @@ import {
   makeSite,
   orgMember,
   servicesFor,
+  servicesWithContent,
   siteMember,
   sitesEnv,
   storedSettings,
@@ -67,19 +68,7 @@ async function purgeCount(siteId: string): Promise<number> {
 }
 
 /** The real services with some of content's methods replaced (content failing, or observed). */
-function servicesWith(content: Partial<Services["content"]>): Services {
-  const real = servicesFor();
-  return {
-    ...real,
-    content: {
-      ingestImage: (input) => real.content.ingestImage(input),
-      syncSite: (site) => real.content.syncSite(site),
-      definePostType: (input) => real.content.definePostType(input),
-      removePostType: (input) => real.content.removePostType(input),
-      ...content,
-    },
-  };
-}
+const servicesWith = (content: Partial<Services["content"]>): Services => servicesWithContent(content);
 
 async function siteRow(siteId: string) {
   const row = await getSite(sitesEnv.DB, siteId);

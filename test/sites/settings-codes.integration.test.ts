@@ -376,6 +376,12 @@ const ROWS: Row[] = [
   ["SETTINGS_INVALID_APPLETS", "settings.applets", { applets: ["forms"] }],
   ["SETTINGS_INVALID_APPLETS", "settings.applets.forms.enabled", { applets: { forms: { enabled: "yes" } } }],
   ["SETTINGS_INVALID_APPLETS", 'settings.applets["Forms!"]', { applets: { "Forms!": { enabled: true } } }],
+  // Legal pages' case and owner data.
+  ["SETTINGS_INVALID_LEGAL", "settings.legal", { legal: "empresa" }],
+  ["SETTINGS_INVALID_LEGAL", "settings.legal.perfil", { legal: { perfil: "governo" } }],
+  ["SETTINGS_INVALID_LEGAL", "settings.legal.setor", { legal: { perfil: "empresa", setor: "mineracao" } }],
+  ["SETTINGS_INVALID_LEGAL", "settings.legal.cnpj", { legal: { cnpj: 123 } }],
+  ["SETTINGS_INVALID_LEGAL", "settings.legal.razao_social", { legal: { razao_social: "x".repeat(301) } }],
   // Shape.
   ["BAD_REQUEST", "settings", [1, 2]],
   ["BAD_REQUEST", "settings", null],

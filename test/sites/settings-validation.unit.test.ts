@@ -410,7 +410,7 @@ describe("validateSettings: pass-through", () => {
     const doc = {
       code_injection: { head: "<script>1</script>", body_end: "" },
       about_html: "<p>hi</p>",
-      legal: { perfil: "x", setor: "y" },
+      legal: { perfil: "empresa", setor: "saude", outra_chave: "x" },
       cookies: { banner: true },
       ads: { units: [internalImageUnit()], extra: { anything: 1 } },
     };

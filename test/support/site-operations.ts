@@ -50,6 +50,8 @@ export const BY_ID_OPERATIONS: Record<string, ByIdOperation> = {
   "GET /v1/sites/{id}": { permission: "read" },
   "PATCH /v1/sites/{id}": { permission: "settings", body: { name: "x" } },
   "DELETE /v1/sites/{id}": { permission: "delete" },
+  "GET /v1/sites/{id}/legal/catalogo": { permission: "read", query: "setor=ecommerce" },
+  "POST /v1/sites/{id}/legal/generate": { permission: "legal", body: { documentos: ["termos-de-uso"] } },
   "GET /v1/sites/{id}/applets": { permission: "read" },
   "PUT /v1/sites/{id}/applets/{slug}": {
     permission: "applets",

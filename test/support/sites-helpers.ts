@@ -8,6 +8,7 @@ import { env, exports } from "cloudflare:workers";
 import { newId } from "../../src/lib/ids";
 import { callLogger } from "../../src/lib/log";
 import type { SitesRpc } from "../../src/lib/rpc";
+import type { Services } from "../../src/sites/app-env";
 import { handleQueue } from "../../src/sites/index";
 import { sitesServices } from "../../src/sites/services";
 import { setOrgSiteLimit } from "../../src/sites/store";
@@ -17,6 +18,32 @@ export const sitesEnv = env as unknown as SitesEnv;
 /** The services a handler gets from the context, built from `withEnv` (for calling site operations directly). */
 export function servicesFor(withEnv: SitesEnv = sitesEnv) {
   return sitesServices(withEnv, callLogger("sites"));
+}
+
+/**
+ * The real services with some of content's methods replaced (content failing, or observed). Every other
+ * method delegates to the real binding (an RPC stub's methods cannot be spread).
+ */
+export function servicesWithContent(
+  overrides: Partial<Services["content"]>,
+  withEnv: SitesEnv = sitesEnv,
+): Services {
+  const real = servicesFor(withEnv);
+  const c = real.content;
+  return {
+    ...real,
+    content: {
+      ingestImage: (input) => c.ingestImage(input),
+      syncSite: (site) => c.syncSite(site),
+      definePostType: (input) => c.definePostType(input),
+      removePostType: (input) => c.removePostType(input),
+      stalledConvergence: () => c.stalledConvergence(),
+      healthFacts: (ids) => c.healthFacts(ids),
+      upsertLegalPage: (input) => c.upsertLegalPage(input),
+      legalPages: (input) => c.legalPages(input),
+      ...overrides,
+    },
+  };
 }
 
 /** The sites worker's default entrypoint over its loopback binding (fetch and RPC). */

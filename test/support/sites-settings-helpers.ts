@@ -146,7 +146,7 @@ export function fullSettings(): Record<string, unknown> {
     code_injection: { head: "<script>window.analytics = true</script>" },
     about_html:
       '<p>About us</p><img src="https://img.example.com/about.png" srcset="https://img.example.com/a1.png 1x, https://img.example.com/a2.png 2x" alt="">',
-    legal: { perfil: "empresa", setor: "varejo" },
+    legal: { perfil: "empresa", setor: "ecommerce" },
     menu: [{ label: "Home", href: "/" }],
     cookies: { banner: true },
   };

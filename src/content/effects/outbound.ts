@@ -104,12 +104,39 @@ export function postUrlRoot(
   return { origin: `https://${siteHost(site, platformDomain)}`, defaultLanguage: site.default_language };
 }
 
+/** The legal index's `fields.documento_legal`: its page is `/legal/` itself. */
+export const LEGAL_INDEX_DOCUMENT = "indice";
+
+function legalDocument(fields: string | null | undefined): string | null {
+  if (!fields) return null;
+  try {
+    const parsed: unknown = JSON.parse(fields);
+    if (parsed === null || typeof parsed !== "object") return null;
+    const { secao, documento_legal } = parsed as { secao?: unknown; documento_legal?: unknown };
+    if (secao !== "legal") return null;
+    return typeof documento_legal === "string" ? documento_legal : "";
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The path of a post below its language prefix: `/{slug}`, except a legal page (`fields.secao` = `legal`,
+ * sites' legal page generator), which lives at `/legal/{slug}`, and the legal index at `/legal/`.
+ * Mirrored in SQL by store/posts.ts `POST_PATH_SQL`.
+ */
+export function postPath(post: { slug: string; fields?: string | null }): string {
+  const legal = legalDocument(post.fields);
+  if (legal === null) return `/${post.slug}`;
+  return legal === LEGAL_INDEX_DOCUMENT ? "/legal/" : `/legal/${post.slug}`;
+}
+
 /** Public URL of a post on its site (default language at the root, others under /{language}/). */
 export function postUrl(
   site: { primary_domain: string | null; slug: string; default_language: string },
-  post: { slug: string; language: string },
+  post: { slug: string; language: string; fields?: string | null },
   platformDomain: string,
 ): string {
   const prefix = post.language === site.default_language ? "" : `/${post.language}`;
-  return `https://${siteHost(site, platformDomain)}${prefix}/${post.slug}`;
+  return `https://${siteHost(site, platformDomain)}${prefix}${postPath(post)}`;
 }

@@ -25,6 +25,7 @@ const EDITABLE_FIELDS = [
   "author_name",
   "featured_image_id",
   "seo_json",
+  "fields",
   "updated_at",
 ] as const satisfies readonly (keyof PostRow)[];
 
@@ -38,6 +39,8 @@ const INSERT_FIELDS = [
 ] as const satisfies readonly (keyof PostRow)[];
 
 const COLUMNS = `${INSERT_FIELDS.join(", ")}, revision`;
+/** Every column of a `PostRow`, for other post stores' SELECTs. */
+export const POST_COLUMNS = COLUMNS;
 
 /** Listing columns: everything but the body. */
 const SUMMARY_COLUMNS = [...INSERT_FIELDS, "revision"]
@@ -175,7 +178,7 @@ export function postUpdatedEffectStatement(
        SELECT ?, p.site_id, p.id, 'event', json_object(
          'id', ?, 'type', 'post.updated', 'site_id', p.site_id, 'post_id', p.id, 'slug', p.slug,
          'language', p.language,
-         'url', ? || (CASE WHEN p.language = ? THEN '' ELSE '/' || p.language END) || '/' || p.slug,
+         'url', ? || (CASE WHEN p.language = ? THEN '' ELSE '/' || p.language END) || ${POST_PATH_SQL},
          'post_type', p.post_type, 'title', p.title, 'status', p.status, 'published_at', p.published_at,
          'updated_at', p.updated_at, 'occurred_at', ?), ?
        FROM posts p
@@ -185,6 +188,14 @@ export function postUpdatedEffectStatement(
     )
     .bind(eventId, eventId, root.origin, root.defaultLanguage, now, now, target.id, target.siteId, now);
 }
+
+/**
+ * The path of post `p` below its language prefix, in SQL: `postPath` of effects/outbound.ts (a legal page,
+ * `fields.secao` = `legal`, lives under /legal/; the legal index at /legal/ itself).
+ */
+const POST_PATH_SQL = `(CASE WHEN json_valid(p.fields) AND json_extract(p.fields, '$.secao') = 'legal'
+  THEN '/legal/' || (CASE WHEN json_extract(p.fields, '$.documento_legal') = 'indice' THEN '' ELSE p.slug END)
+  ELSE '/' || p.slug END)`;
 
 /** Which of the candidate slugs are taken in (site, language). */
 export async function takenSlugs(

@@ -31,7 +31,7 @@ export function postEvent(
   post: PostRow,
   now: string,
   platformDomain: string,
-  page: Pick<PostRow, "slug" | "language"> = post,
+  page: Pick<PostRow, "slug" | "language" | "fields"> = post,
 ): ContentEvent {
   return {
     id: newId(),

@@ -5,6 +5,7 @@ import { checkBuilder } from "./builder";
 import { checkCustomization } from "./customization";
 import { collectExternalImageUrls } from "./image-urls";
 import { cloneJsonDocument, isPlainObject } from "./json";
+import { checkLegal } from "./legal";
 import { checkLogo } from "./logo";
 import { checkModals } from "./modals";
 import { refuse, type SettingsValidation, SettingsViolationError } from "./violation";
@@ -33,6 +34,7 @@ export const MAX_IMAGE_URLS = 100;
  *   5. logo                               LOGO_* (+ asset codes with the logo path)
  *   6. modals (needs the ad unit ids)     MODALS_*
  *   7. applets                            SETTINGS_INVALID_APPLETS
+ *   7b. legal (perfil, setor, owner data) SETTINGS_INVALID_LEGAL
  *   8. at most MAX_IMAGE_URLS absolute image URLs   BAD_REQUEST
  * The input is never mutated: everything works on a copy.
  */
@@ -53,6 +55,7 @@ export function validateSettings(settings: unknown): SettingsValidation {
     checkLogo(document);
     checkModals(document, adUnitIds);
     checkApplets(document);
+    checkLegal(document);
     const images = collectExternalImageUrls(document).length;
     if (images > MAX_IMAGE_URLS) {
       refuse("BAD_REQUEST", "settings", `at most ${MAX_IMAGE_URLS} image URLs (found ${images})`);
