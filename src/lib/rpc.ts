@@ -67,7 +67,7 @@ export interface SiteHealthFacts {
   site_id: string;
   /** A post or page is published (or scheduled and due). */
   has_published: boolean;
-  /** A page (not deleted) with slug `legal` or `legal-…`: the legal app's pages. */
+  /** A page (neither deleted nor archived) under /legal/ (`fields.secao = 'legal'`) or with slug `legal` or `legal-…`. */
   has_legal_pages: boolean;
 }
 

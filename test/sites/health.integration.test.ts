@@ -45,13 +45,20 @@ const DRESSED = {
 
 async function insertPost(
   siteId: string,
-  fields: { slug: string; post_type?: string; status: string; org_id?: string; published_at?: string | null },
+  fields: {
+    slug: string;
+    post_type?: string;
+    status: string;
+    org_id?: string;
+    published_at?: string | null;
+    fields?: Record<string, unknown>;
+  },
 ) {
   const at = new Date().toISOString();
   await contentDb
     .prepare(
-      `INSERT INTO posts (id, site_id, slug, language, post_type, title, status, published_at, org_id, created_at, updated_at)
-       VALUES (?, ?, ?, 'en', ?, 'T', ?, ?, ?, ?, ?)`,
+      `INSERT INTO posts (id, site_id, slug, language, post_type, title, status, published_at, org_id, fields, created_at, updated_at)
+       VALUES (?, ?, ?, 'en', ?, 'T', ?, ?, ?, ?, ?, ?)`,
     )
     .bind(
       newId(),
@@ -61,6 +68,7 @@ async function insertPost(
       fields.status,
       fields.published_at ?? null,
       fields.org_id ?? null,
+      fields.fields ? JSON.stringify(fields.fields) : null,
       at,
       at,
     )
@@ -202,6 +210,26 @@ describe("issue codes: produced by their cause, cleared once it is gone", () => 
     });
     await sweep();
     expect(codes(await health(s, o))).not.toEqual(expect.arrayContaining(["nothing_published"]));
+    expect(codes(await health(s, o))).not.toContain("no_legal_pages");
+  });
+
+  it("a page the legal generator placed under /legal/ (fields.secao = legal) counts, whatever its slug", async () => {
+    const { site: s, owner: o } = await makeSite();
+    await insertPost(s.id, {
+      slug: "sobre",
+      post_type: "page",
+      status: "draft",
+      fields: { secao: "institucional" },
+    });
+    await sweep();
+    expect(codes(await health(s, o))).toContain("no_legal_pages");
+    await insertPost(s.id, {
+      slug: "politica-de-privacidade",
+      post_type: "page",
+      status: "draft",
+      fields: { secao: "legal", documento_legal: "politica-de-privacidade", ordem: 1 },
+    });
+    await sweep();
     expect(codes(await health(s, o))).not.toContain("no_legal_pages");
   });
 });

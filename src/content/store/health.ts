@@ -6,8 +6,8 @@ export const HEALTH_FACTS_MAX_SITES = 100;
 /**
  * The sites health sweep's facts about content, for a chunk of sites in one statement: whether anything
  * is published (a scheduled post whose time has come counts, as readers see it), and whether the site
- * has legal pages: a page, not deleted, with slug `legal` or `legal-…` (the legal pages app's pages; the
- * generator's `fields.secao = 'legal'` marker is not stored by content yet).
+ * has legal pages: a page, neither deleted nor archived, that the legal page generator placed under
+ * /legal/ (`fields.secao = 'legal'`), or a hand-made one with slug `legal` or `legal-…`.
  */
 export async function siteHealthFacts(
   db: D1Database,
@@ -22,7 +22,8 @@ export async function siteHealthFacts(
          EXISTS (SELECT 1 FROM posts p WHERE p.site_id = s.value
            AND (p.status = 'published' OR (p.status = 'scheduled' AND p.published_at <= ?))) AS has_published,
          EXISTS (SELECT 1 FROM posts p WHERE p.site_id = s.value AND p.post_type = 'page'
-           AND p.status NOT IN ('deleted', 'archived') AND (p.slug = 'legal' OR p.slug LIKE 'legal-%')) AS has_legal_pages
+           AND p.status NOT IN ('deleted', 'archived')
+           AND (json_extract(p.fields, '$.secao') = 'legal' OR p.slug = 'legal' OR p.slug LIKE 'legal-%')) AS has_legal_pages
        FROM json_each(?) s`,
     )
     .bind(now, JSON.stringify(ids))
