@@ -19,7 +19,7 @@ import {
 } from "./lifecycle";
 import type { Operator } from "./operator";
 import { type KeyedSiteRow, listPlatformSites, purgeSiteRows, writeTransition } from "./operator-store";
-import { aliasesOf, hostsOf } from "./site-record";
+import { aliasesOf, hostsOf, SiteSchema } from "./site-record";
 import { afterWrite, invalidateSiteCaches } from "./site-service";
 import { getSite, type SiteRow } from "./store";
 import { pushSiteToContent } from "./sync";
@@ -31,19 +31,19 @@ export const MAX_REASON_CHARS = 500;
 /** Compare-and-swap rounds before a transition or purge gives up under constant concurrent change. */
 const MAX_ATTEMPTS = 5;
 
-export const PlatformSiteSchema = z
-  .object({
-    id: z.string(),
-    org_id: z.string(),
-    name: z.string(),
-    slug: z.string(),
-    primary_domain: z.string().nullable(),
-    canonical_host: z.string(),
-    status: z.string().openapi({ description: `One of ${SITE_STATUSES.join(", ")}` }),
-    status_reason: z.string().nullable(),
-    status_changed_at: z.string().nullable(),
-    created_at: z.string(),
-  })
+/** The console's list row: the site record's identity and lifecycle fields (never its settings). */
+export const PlatformSiteSchema = SiteSchema.pick({
+  id: true,
+  org_id: true,
+  name: true,
+  slug: true,
+  primary_domain: true,
+  canonical_host: true,
+  status_reason: true,
+  status_changed_at: true,
+  created_at: true,
+})
+  .extend({ status: z.string().openapi({ description: `One of ${SITE_STATUSES.join(", ")}` }) })
   .openapi("PlatformSite");
 
 export const PlatformSiteDetailSchema = PlatformSiteSchema.extend({

@@ -30,7 +30,7 @@ const SETTINGS = {
   modals: [],
   applets: { forms: { enabled: true } },
   cookies: { banner: true },
-  legal: { perfil: "loja" },
+  legal: { perfil: "empresa", setor: "ecommerce" },
   customization: {
     theme_base: "dark",
     colors: { bg: "#000000", text: "#ffffff", primary: "#8ab4f8", accent: "#f28b82" },
