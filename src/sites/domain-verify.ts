@@ -3,6 +3,7 @@
  * an unverified holder. The rules are in domain-proof.ts.
  */
 import type { Services } from "./app-env";
+import { LOST, untilSwapped } from "./compare-and-swap";
 import { type DomainProofState, domainTaken, proofName, proofState } from "./domain-proof";
 import { isPlatformHost, MAX_ALIASES, normalizeHost } from "./domains";
 import { fail } from "./errors";
@@ -66,7 +67,8 @@ export async function verifyDomain(
   const txt = await services.dns.lookup(proofName(host), "TXT");
   const strings = txt.status === "ok" ? txt.values : txt.status === "nxdomain" ? [] : null;
   let current = site;
-  for (let attempt = 0; attempt < MOVE_ATTEMPTS; attempt++) {
+  const conflict = "The domains changed concurrently on every attempt; try again.";
+  return untilSwapped(MOVE_ATTEMPTS, conflict, async () => {
     const now = new Date().toISOString();
     const state = await proofState(env.DB, current, host, strings, now);
     if (state.holder === "this_site" || !state.txt_seen) {
@@ -116,6 +118,6 @@ export async function verifyDomain(
       };
     }
     current = after;
-  }
-  fail("EDIT_CONFLICT", "The domains changed concurrently on every attempt; try again.");
+    return LOST;
+  });
 }

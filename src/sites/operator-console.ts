@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { newId, parseId } from "../lib/ids";
 import type { ApiError } from "../lib/problem";
 import type { Services } from "./app-env";
+import { LOST, untilSwapped } from "./compare-and-swap";
 import { canonicalHost } from "./domains";
 import { fail, problem } from "./errors";
 import { idOrderKey, keyAsUuid } from "./id-order";
@@ -201,7 +202,7 @@ export async function transitionSite(
   transition: Transition,
   reason: string | null,
 ): Promise<PlatformSiteDetail> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  return untilSwapped(MAX_ATTEMPTS, "The site kept changing; try again.", async () => {
     const before = await existingSite(env.DB, id);
     const to = transitionTarget(transition, before);
     if (to === before.status) return toPlatformSiteDetail(before, env.PLATFORM_DOMAIN);
@@ -234,8 +235,8 @@ export async function transitionSite(
     if (checkLimit && written.status === before.status) {
       fail("SITE_LIMIT_REACHED", "The organization's plan has no room for another site.");
     }
-  }
-  fail("EDIT_CONFLICT", "The site kept changing; try again.");
+    return LOST;
+  });
 }
 
 /**
@@ -250,7 +251,7 @@ export async function purgeSite(
   operator: Operator,
   id: string,
 ): Promise<void> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  await untilSwapped(MAX_ATTEMPTS, "The site kept changing; try again.", async () => {
     const before = await existingSite(env.DB, id);
     const hosts = hostsOf(before, env.PLATFORM_DOMAIN);
     const at = new Date().toISOString();
@@ -262,7 +263,7 @@ export async function purgeSite(
       actor: { userId: operator.userId, capability: operator.capability },
       at,
     });
-    if (!purged) continue;
+    if (!purged) return LOST;
     services.log.info("site_purged", { site_id: id, actor_user_id: operator.userId });
     await invalidateSiteCaches(services, id, hosts, "site_purged");
     await pushSiteToContent(
@@ -271,7 +272,5 @@ export async function purgeSite(
       { ...before, status: "deleted", updated_at: at },
       { purged: true },
     );
-    return;
-  }
-  fail("EDIT_CONFLICT", "The site kept changing; try again.");
+  });
 }

@@ -11,6 +11,7 @@
 import { parseId } from "../lib/ids";
 import type { ImageIngestResult, SiteSettingsMerge } from "../lib/rpc";
 import type { Services } from "./app-env";
+import { LOST, untilSwapped } from "./compare-and-swap";
 import { fail } from "./errors";
 import type { SettingsDocument } from "./site-record";
 import { afterWrite, settingsToStore } from "./site-service";
@@ -57,11 +58,6 @@ function now() {
   return new Date().toISOString();
 }
 
-/** A short random pause after a lost compare-and-swap, so racing merges stop colliding in step. */
-function jitter(attempt: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 5 * attempt)));
-}
-
 /** Merges, validates, rehosts and stores; returns the stored document. Throws the PATCH's ApiErrors. */
 export async function mergeSiteSettings(
   env: SitesEnv,
@@ -72,8 +68,8 @@ export async function mergeSiteSettings(
   if (!id) fail("NOT_FOUND", "Site not found.");
   // Each new image is ingested once, whatever the number of attempts (an ingest makes a media asset).
   const rehost = { onlyNew: true, memo: new Map<string, ImageIngestResult>() };
-  for (let attempt = 0; attempt < MAX_MERGE_ATTEMPTS; attempt++) {
-    if (attempt > 0) await jitter(attempt);
+  const conflict = "The site's settings kept changing during this update; retry.";
+  return untilSwapped(MAX_MERGE_ATTEMPTS, conflict, async () => {
     const site = await getVisibleSite(env.DB, id);
     if (!site) fail("NOT_FOUND", "Site not found.");
     const { settings, pending } = await settingsToStore(
@@ -91,11 +87,9 @@ export async function mergeSiteSettings(
       );
     }
     const at = now();
-    if (await swapSettings(env.DB, id, site.settings, settings, at)) {
-      await afterWrite(env, services, site, { ...site, settings, updated_at: at }, pending);
-      return JSON.parse(settings) as SettingsDocument;
-    }
     // Written meanwhile (or deleted: the next read says so): merge again onto the newer document.
-  }
-  fail("EDIT_CONFLICT", "The site's settings kept changing during this update; retry.");
+    if (!(await swapSettings(env.DB, id, site.settings, settings, at))) return LOST;
+    await afterWrite(env, services, site, { ...site, settings, updated_at: at }, pending);
+    return JSON.parse(settings) as SettingsDocument;
+  });
 }

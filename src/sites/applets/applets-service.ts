@@ -9,6 +9,7 @@
  * switch off.
  */
 import type { Services } from "../app-env";
+import { LOST, untilSwapped } from "../compare-and-swap";
 import { fail } from "../errors";
 import { validateSettings } from "../settings/validate-settings";
 import { appletEnabled, readSettings, type SettingsDocument } from "../site-record";
@@ -183,11 +184,6 @@ async function reconcile(env: SitesEnv, services: Services, siteId: string, app:
   }
 }
 
-/** A short random pause after a lost compare-and-swap, so racing writes stop colliding in step. */
-function jitter(attempt: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 5 * attempt)));
-}
-
 async function storeFlag(
   env: SitesEnv,
   services: Services,
@@ -195,20 +191,18 @@ async function storeFlag(
   app: Applet,
   enabled: boolean,
 ): Promise<AppletState> {
-  for (let attempt = 0; attempt < MAX_APPLET_WRITE_ATTEMPTS; attempt++) {
-    if (attempt > 0) await jitter(attempt);
+  const conflict = "The site's settings kept changing during this update; retry.";
+  return untilSwapped(MAX_APPLET_WRITE_ATTEMPTS, conflict, async () => {
     const site = await getVisibleSite(env.DB, siteId);
     if (!site) fail("NOT_FOUND", "Site not found.");
     const at = new Date().toISOString();
     const next = await documentToStore(env, services, site, app.slug, enabled, at);
     if (!next.changed) return appletState(app, readSettings(site.settings).settings);
-    if (await swapSettings(env.DB, site.id, site.settings, next.settings, at)) {
-      const after = { ...site, settings: next.settings, updated_at: at };
-      await afterWrite(env, services, site, after, next.pending, `applet_${enabled ? "in" : "un"}stalled`);
-      return appletState(app, readSettings(next.settings).settings);
-    }
-  }
-  fail("EDIT_CONFLICT", "The site's settings kept changing during this update; retry.");
+    if (!(await swapSettings(env.DB, site.id, site.settings, next.settings, at))) return LOST;
+    const after = { ...site, settings: next.settings, updated_at: at };
+    await afterWrite(env, services, site, after, next.pending, `applet_${enabled ? "in" : "un"}stalled`);
+    return appletState(app, readSettings(next.settings).settings);
+  });
 }
 
 /**

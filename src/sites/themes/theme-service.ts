@@ -6,6 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { newId, parseUlid } from "../../lib/ids";
 import type { Services } from "../app-env";
+import { LOST, untilSwapped } from "../compare-and-swap";
 import { fail } from "../errors";
 import { isPlainObject, type JsonObject } from "../settings/json";
 import { validateSettings } from "../settings/validate-settings";
@@ -216,7 +217,8 @@ export async function applyTheme(
   const theme = await themesStorage(services, () => findApplicableTheme(env.DB, themeId, site.org_id));
   if (!theme) themeNotFound();
   const pkg = toTheme(theme).package;
-  for (let attempt = 0; attempt < MAX_SWAP_ATTEMPTS; attempt++) {
+  const conflict = "The site's settings kept changing during this apply; retry.";
+  return untilSwapped(MAX_SWAP_ATTEMPTS, conflict, async (attempt) => {
     const current = await freshSite(env, site, attempt);
     const stored = storedDocument(current);
     const next = JSON.stringify(validOrFail(applyLook(stored, pkg)));
@@ -230,14 +232,14 @@ export async function applyTheme(
     const ok = await themesStorage(services, () =>
       storeAppliedLook(env.DB, { siteId: current.id, expected: current.settings, next, snapshot, at }),
     );
-    if (ok) return written(env, services, current, "theme_applied");
-  }
-  fail("EDIT_CONFLICT", "The site's settings kept changing during this apply; retry.");
+    return ok ? written(env, services, current, "theme_applied") : LOST;
+  });
 }
 
 /** Restores the latest snapshot (validated; kept on refusal) and deletes it, in one batch. */
 export async function undoTheme(env: SitesEnv, services: Services, site: SiteRow): Promise<SiteRecord> {
-  for (let attempt = 0; attempt < MAX_SWAP_ATTEMPTS; attempt++) {
+  const conflict = "The site's settings kept changing during this undo; retry.";
+  return untilSwapped(MAX_SWAP_ATTEMPTS, conflict, async (attempt) => {
     const current = await freshSite(env, site, attempt);
     const stored = storedDocument(current);
     const snapshot = await themesStorage(services, () => latestSnapshot(env.DB, current.id));
@@ -254,9 +256,8 @@ export async function undoTheme(env: SitesEnv, services: Services, site: SiteRow
         at,
       }),
     );
-    if (ok) return written(env, services, current, "theme_undone");
-  }
-  fail("EDIT_CONFLICT", "The site's settings kept changing during this undo; retry.");
+    return ok ? written(env, services, current, "theme_undone") : LOST;
+  });
 }
 
 /** Deletes an org theme of the site's owner organization; sites that applied it keep their look. */
