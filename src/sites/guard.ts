@@ -13,7 +13,7 @@ import type { ApiError } from "../lib/problem";
 import type { SitesAppEnv } from "./app-env";
 import { fail, problem } from "./errors";
 import { type SitePermission, sitePermissions } from "./permissions";
-import { getVisibleSite, type SiteRow, sharesOf } from "./store";
+import { getVisibleSiteWithShares, type SiteRow } from "./store";
 
 export function siteNotFound(): ApiError {
   return problem("NOT_FOUND", "Site not found.");
@@ -22,12 +22,11 @@ export function siteNotFound(): ApiError {
 export async function siteGuard(c: Context<SitesAppEnv>, next: Next) {
   const id = parseId(c.req.param("id") ?? "");
   if (id === null) return next();
-  const row = await getVisibleSite(c.env.DB, id);
-  if (!row) throw siteNotFound();
-  const shares = (await sharesOf(c.env.DB, [row.id])).get(row.id) ?? [];
-  const permissions = sitePermissions(readEdgeIdentity(c.req.raw.headers), row, shares);
+  const found = await getVisibleSiteWithShares(c.env.DB, id);
+  if (!found) throw siteNotFound();
+  const permissions = sitePermissions(readEdgeIdentity(c.req.raw.headers), found.site, found.shares);
   if (!permissions.has("read")) throw siteNotFound();
-  c.set("site", row);
+  c.set("site", found.site);
   c.set("sitePermissions", permissions);
   return next();
 }

@@ -55,6 +55,27 @@ export async function getVisibleSites(db: D1Database, ids: string[]): Promise<Si
   return results;
 }
 
+/**
+ * A visible site and the organizations it is shared with, in ONE statement (the by-id guard's read: every
+ * request under `/v1/sites/{id}` needs both).
+ */
+export async function getVisibleSiteWithShares(
+  db: D1Database,
+  id: string,
+): Promise<{ site: SiteRow; shares: SiteShare[] } | null> {
+  const row = await db
+    .prepare(
+      `SELECT s.*, (SELECT json_group_array(json_object('org_id', sh.org_id, 'role', sh.role))
+                      FROM site_shares sh WHERE sh.site_id = s.id) AS shares_json
+       FROM sites s WHERE s.id = ? AND ${VISIBLE}`,
+    )
+    .bind(id)
+    .first<SiteRow & { shares_json: string }>();
+  if (!row) return null;
+  const { shares_json, ...site } = row;
+  return { site, shares: JSON.parse(shares_json) as SiteShare[] };
+}
+
 /** A site shared with another organization (an accepted transfer in mode "share"), in a site role. */
 export interface SiteShare {
   org_id: string;
