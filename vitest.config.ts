@@ -70,6 +70,19 @@ export default defineConfig({
       project("sites", "sites"),
       project("gateway", "gateway"),
       project("gateway", "e2e"),
+      // Real clients in Node: Chromium (playwright-core) against the whole platform as `npm start` runs it,
+      // the MCP SDK client, openid-client. One file at a time: each opens a browser.
+      defineProject({
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          environment: "node",
+          globalSetup: [path.join(root, "test/support/browser-platform.ts")],
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      }),
       // Rules about the code itself (catalogues against the specs, structure), run in Node.
       defineProject({
         test: { name: "structure", include: ["test/structure/**/*.test.ts"], environment: "node" },

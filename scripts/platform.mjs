@@ -13,9 +13,9 @@ export async function startPlatform({
   persist = path.join(root, ".wrangler/state/v3"),
   portOffset = 0,
   extraBindings = {},
+  distDir = path.join(root, ".wrangler/dist"),
 } = {}) {
   const devVars = ensureDevVars();
-  const distDir = path.join(root, ".wrangler/dist");
   const port = (name) => services[name].port + portOffset;
   const mf = new Miniflare(
     convertV4MiniflareOptions({

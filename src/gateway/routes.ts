@@ -24,6 +24,9 @@ export function routeFor(pathname: string): Route | null {
     return { upstream: "identity", requiresSession: false };
   }
   if (pathname.startsWith("/.well-known/")) return { upstream: "identity", requiresSession: false };
+  // The hosted sign-in and account pages (identity serves them; their scripts call the API above).
+  if (pathname === "/auth" || pathname.startsWith("/auth/"))
+    return { upstream: "identity", requiresSession: false };
   if (CONTENT_SITE_ADMIN.test(pathname)) return { upstream: "content", requiresSession: true };
   // The renderer resolves which site serves a host; sites answers it with a public view of live sites.
   if (pathname === "/api/v1/sites/by-host") return { upstream: "sites", requiresSession: false };

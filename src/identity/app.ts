@@ -2,6 +2,7 @@ import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/ap
 import { RangeApiBreachChecker } from "./breach";
 import type { AppEnv } from "./context";
 import { createMailer, createSmsSender } from "./messaging";
+import { registerHostedPages } from "./pages";
 import { registerEmailRoutes } from "./routes/emails";
 import { registerFactorRoutes } from "./routes/factors";
 import { registerInvitationRoutes } from "./routes/invitations";
@@ -47,6 +48,7 @@ registerOrgMemberRoutes(app);
 registerInvitationRoutes(app);
 registerSiteMemberRoutes(app);
 registerTransferRoutes(app);
+registerHostedPages(app);
 
 serveApiDocs(app, {
   title: "Identity",

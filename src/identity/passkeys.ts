@@ -89,10 +89,17 @@ function isRegistration(value: unknown): value is RegistrationResponseJSON {
   return hasCredentialEnvelope(value) && typeof value.response.attestationObject === "string";
 }
 
+/** Every origin a ceremony may come from (`WEBAUTHN_ORIGIN` is comma-separated). */
+export function passkeyOrigins(env: Pick<Env, "WEBAUTHN_ORIGIN">): string[] {
+  return env.WEBAUTHN_ORIGIN.split(",")
+    .map((o) => o.trim())
+    .filter(Boolean);
+}
+
 /** One definition of the relying party, so registration and login cannot drift apart. */
 function relyingParty(env: Env) {
   return {
-    expectedOrigin: env.WEBAUTHN_ORIGIN,
+    expectedOrigin: passkeyOrigins(env),
     expectedRPID: env.WEBAUTHN_RP_ID,
     requireUserVerification: false,
   };

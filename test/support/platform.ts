@@ -5,7 +5,7 @@
 import { exports } from "cloudflare:workers";
 import { TOTP } from "otpauth";
 
-export const BASE = "http://127.0.0.1:8787";
+export const BASE = "http://localhost:8787";
 let counter = 0;
 
 export interface CallResult<T = Record<string, unknown>> {

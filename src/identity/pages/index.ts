@@ -1,0 +1,36 @@
+/**
+ * The hosted pages of the identity host under `/auth/*` (also reached through the gateway's `/auth/*`),
+ * and their assets under `/auth/assets/*`. Pages are not API operations: they stay out of the OpenAPI
+ * document.
+ */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../context";
+import { ACCOUNT_ASSETS, registerAccountPages } from "./account";
+import { COMMON_ASSETS, type PageAsset } from "./assets";
+import { registerSignInPages, SIGN_IN_ASSETS } from "./sign-in";
+
+const ASSETS: Record<string, PageAsset> = { ...COMMON_ASSETS, ...SIGN_IN_ASSETS, ...ACCOUNT_ASSETS };
+
+async function etagOf(body: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body));
+  const hex = [...new Uint8Array(digest).slice(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `"${hex}"`;
+}
+
+export function registerHostedPages(app: OpenAPIHono<AppEnv>) {
+  app.get("/auth/assets/:name", async (c) => {
+    const asset = Object.hasOwn(ASSETS, c.req.param("name")) ? ASSETS[c.req.param("name")] : undefined;
+    if (!asset) return c.notFound();
+    const etag = await etagOf(asset.body);
+    const headers = {
+      "content-type": `${asset.type}; charset=utf-8`,
+      "cache-control": "no-cache",
+      "x-content-type-options": "nosniff",
+      etag,
+    };
+    if (c.req.header("if-none-match") === etag) return new Response(null, { status: 304, headers });
+    return new Response(asset.body, { headers });
+  });
+  registerSignInPages(app);
+  registerAccountPages(app);
+}

@@ -1,0 +1,51 @@
+/**
+ * Global setup of the `browser` project: the whole platform as `npm start` runs it (one Miniflare, the
+ * four Workers built from their wrangler configs, local D1/KV/DO/Queues/R2), on its own ports (gateway
+ * 9787, identity 9788, content 9789, sites 9790) and a throwaway store, so a running `npm start` is left
+ * alone. Pages are opened at `http://localhost:…`: browsers refuse an IP address as a WebAuthn RP ID.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { TestProject } from "vitest/node";
+import { startPlatform } from "../../scripts/platform.mjs";
+import { root } from "../../scripts/workers.mjs";
+
+/** Ports of the browser platform: 8787+offset…; `BROWSER_PORT_OFFSET` moves them (parallel worktrees). */
+export const PORT_OFFSET = Number(process.env.BROWSER_PORT_OFFSET ?? 1000);
+
+export interface BrowserPlatform {
+  /** What a browser opens: `http://localhost:<port>` of each worker. */
+  urls: { gateway: string; identity: string; content: string; sites: string };
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    platform: BrowserPlatform;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const persist = mkdtempSync(path.join(tmpdir(), "platform-browser-"));
+  const local = (port: number) => `http://localhost:${port + PORT_OFFSET}`;
+  const urls = {
+    gateway: local(8787),
+    identity: local(8788),
+    content: local(8789),
+    sites: local(8790),
+  };
+  const { mf } = await startPlatform({
+    persist,
+    portOffset: PORT_OFFSET,
+    distDir: path.join(root, ".browser-build"),
+    extraBindings: {
+      identity: { ISSUER: urls.gateway, WEBAUTHN_ORIGIN: `${urls.gateway},${urls.identity}` },
+      gateway: { TOKEN_ISSUER: urls.gateway },
+    },
+  });
+  project.provide("platform", { urls });
+  return async () => {
+    await mf.dispose();
+    rmSync(persist, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * A real Chromium for the browser tests, driven by playwright-core: Debian's `/usr/bin/chromium` when the
+ * machine has it, else the Chromium inside the `@sparticuz/chromium` npm package (unpacked to /tmp on
+ * first use), so `npm install` + `npm test` need no browser download. The package's default flags turn
+ * web security off (CORS, same-origin policy); they are removed here, since the tests prove exactly those.
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { inject } from "vitest";
+import { root } from "../../scripts/workers.mjs";
+
+const DEBIAN = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
+/** Flags of the packaged Chromium that would hide what the tests check. */
+const UNSAFE_FLAGS = new Set(["--disable-web-security", "--allow-running-insecure-content"]);
+
+export const platform = () => inject("platform");
+
+/** Screenshots and other artifacts of the browser tests (not committed; README images live in docs/). */
+export const ARTIFACTS = path.join(root, "test-artifacts");
+
+export async function launchChromium(): Promise<Browser> {
+  const debian = DEBIAN.find((p) => existsSync(p));
+  if (debian) {
+    return chromium.launch({ executablePath: debian, headless: true, args: ["--no-sandbox"] });
+  }
+  const packaged = (await import("@sparticuz/chromium")).default;
+  return chromium.launch({
+    executablePath: await packaged.executablePath(),
+    headless: true,
+    args: packaged.args.filter((flag) => !UNSAFE_FLAGS.has(flag)),
+  });
+}
+
+let ipCounter = 0;
+/** A client address of its own (documentation range), so per-IP quotas of one test never meet another's. */
+export function freshClientIp(): string {
+  ipCounter += 1;
+  const n = (process.pid * 7919 + ipCounter) % 65_000;
+  return `198.51.${Math.floor(n / 250) % 256}.${(n % 250) + 1}`;
+}
+
+/**
+ * A new browser profile (cookies, storage, authenticators of its own). By default every request carries a
+ * fresh `CF-Connecting-IP`, as Cloudflare's edge would set it for a new visitor.
+ */
+export async function newContext(
+  browser: Browser,
+  options: { clientIp?: string | false } = {},
+): Promise<BrowserContext> {
+  const ip = options.clientIp === undefined ? freshClientIp() : options.clientIp;
+  return browser.newContext({
+    extraHTTPHeaders: ip ? { "cf-connecting-ip": ip } : {},
+    viewport: { width: 1000, height: 800 },
+  });
+}
+
+/** Saves a full-page screenshot under test-artifacts/screenshots/<name>.png and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  const dir = path.join(ARTIFACTS, "screenshots");
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** Collects what the page reports as refused by its Content Security Policy and any script error. */
+export function watchPageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("pageerror", (err) => errors.push(`pageerror: ${err.message}`));
+  page.on("console", (msg) => {
+    if (msg.type() === "error" && /Content Security Policy|Refused to/i.test(msg.text())) {
+      errors.push(`csp: ${msg.text()}`);
+    }
+  });
+  return errors;
+}
+
+/** The newest message to `to` in the dev outbox (polled: identity mails after it answers). */
+export async function outboxMessage(
+  to: string,
+  purpose: string,
+): Promise<{ code: string | null; link: string | null; purpose: string }> {
+  const url = `${platform().urls.gateway}/api/v1/auth/__dev/outbox?to=${encodeURIComponent(to)}`;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const res = await fetch(url);
+    const body = (await res.json()) as {
+      messages: { purpose: string; code: string | null; link?: string | null }[];
+    };
+    const found = body.messages.find((m) => m.purpose === purpose);
+    if (found) return { purpose: found.purpose, code: found.code, link: found.link ?? null };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no ${purpose} message to ${to}`);
+}
