@@ -1,7 +1,7 @@
 /**
  * Global setup of the `browser` project: the whole platform as `npm start` runs it (one Miniflare, the
  * four Workers built from their wrangler configs, local D1/KV/DO/Queues/R2), on its own ports (gateway
- * 9787, identity 9788, content 9789, sites 9790) and a throwaway store, so a running `npm start` is left
+ * 10787, identity 10788, content 10789, sites 10790) and a throwaway store, so a running `npm start` is left
  * alone. Pages are opened at `http://localhost:…`: browsers refuse an IP address as a WebAuthn RP ID.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -12,7 +12,7 @@ import { startPlatform } from "../../scripts/platform.mjs";
 import { root } from "../../scripts/workers.mjs";
 
 /** Ports of the browser platform: 8787+offset…; `BROWSER_PORT_OFFSET` moves them (parallel worktrees). */
-export const PORT_OFFSET = Number(process.env.BROWSER_PORT_OFFSET ?? 1000);
+export const PORT_OFFSET = Number(process.env.BROWSER_PORT_OFFSET ?? 2000);
 
 export interface BrowserPlatform {
   /** What a browser opens: `http://localhost:<port>` of each worker. */
