@@ -6,6 +6,8 @@ interface ContentEnv {
 	CONTENT_EVENTS: Queue;
 	MEDIA_VARIANTS: Queue;
 	COLLECT_LIMITER: RateLimit;
+	READ_LIMITER: RateLimit;
+	PUBLIC_READ_LIMITER: RateLimit;
 	IMAGES: ImagesBinding;
 	MEDIA_PUBLIC_BASE: string;
 	INDEXNOW_ENDPOINT: string;
