@@ -1,6 +1,6 @@
 /**
  * Public post answers cached at the edge with the Cache API (per data center, shared by the isolates
- * there). An entry is keyed by the request's origin, the key's site, the site's content version, the
+ * there), the hottest also in the isolate's memory. An entry is keyed by the request's origin, the key's site, the site's content version, the
  * key's kind and the read's normalized parameters, never by the key itself: every key of one kind of the
  * site shares it, no other site can reach it (the site is in the key), and pk_ and ck_ answers never mix
  * (the kind is in the key). A write moves the site's content version (migration 0012), so readers that
@@ -60,9 +60,54 @@ export async function edgeCacheUrl(
   return `${origin}/__public-reads/${ANSWER_SHAPE}/${key.siteId}/${key.contentVersion}/${key.kind}/${read}/${digest}`;
 }
 
+/** Hot answers kept in the isolate as well, in front of the Cache API: the same keys, the same freshness. */
+export class IsolateAnswers {
+  /** Insertion order is recency order: the first entry is the least recently used. */
+  private readonly entries = new Map<string, { answer: PublicAnswer; freshUntil: number }>();
+  private chars = 0;
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxChars: number,
+  ) {}
+
+  get(url: string, now: number): PublicAnswer | null {
+    const entry = this.entries.get(url);
+    if (!entry) return null;
+    this.drop(url);
+    if (entry.freshUntil <= now) return null;
+    this.entries.set(url, entry);
+    this.chars += entry.answer.body.length;
+    return entry.answer;
+  }
+
+  set(url: string, answer: PublicAnswer, freshUntil: number): void {
+    this.drop(url);
+    if (answer.body.length > this.maxChars / 16) return;
+    this.entries.set(url, { answer, freshUntil });
+    this.chars += answer.body.length;
+    while (this.entries.size > this.maxEntries || this.chars > this.maxChars) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.drop(oldest);
+    }
+  }
+
+  private drop(url: string): void {
+    const entry = this.entries.get(url);
+    if (!entry) return;
+    this.entries.delete(url);
+    this.chars -= entry.answer.body.length;
+  }
+}
+
+/** This isolate's hot answers: at most 256 of them and 2 Mi characters (~4 MiB) in all. */
+const isolateAnswers = new IsolateAnswers(256, 2 * 1024 * 1024);
+
 /**
- * The cached answer of this read if one is fresh, else `compute(now)`'s, stored for the next reader (in
- * the background: a failed store costs only a miss). Errors (400, 404) are thrown, never cached.
+ * The cached answer of this read if one is fresh (in this isolate, else in the data center's cache), else
+ * `compute(now)`'s, stored for the next reader (the Cache API in the background: a failed store costs only
+ * a miss). Errors (400, 404) are thrown, never cached.
  */
 export async function cachedPublicAnswer(
   place: EdgePlace,
@@ -72,16 +117,24 @@ export async function cachedPublicAnswer(
   compute: (now: number) => Promise<FreshValue>,
 ): Promise<PublicAnswer> {
   const url = await edgeCacheUrl(place.origin, key, read, params);
-  const cache = await caches.open(CACHE_NAME);
   const now = clockNow();
+  const hot = isolateAnswers.get(url, now);
+  if (hot) return hot;
+  const cache = await caches.open(CACHE_NAME);
   const hit = await cache.match(url);
   if (hit) {
     const etag = hit.headers.get("etag");
-    if (etag && Number(hit.headers.get(FRESH_UNTIL)) > now) return { body: await hit.text(), etag };
+    const until = Number(hit.headers.get(FRESH_UNTIL));
+    if (etag && until > now) {
+      const answer = { body: await hit.text(), etag };
+      isolateAnswers.set(url, answer, until);
+      return answer;
+    }
     await hit.body?.cancel();
   }
   const fresh = await compute(now);
   const answer = await publicAnswer(fresh.value);
+  isolateAnswers.set(url, answer, fresh.freshUntil);
   const seconds = Math.floor((fresh.freshUntil - now) / 1000);
   if (seconds >= 1) {
     const stored = new Response(answer.body, {
