@@ -1,8 +1,7 @@
 /**
  * A real Chromium for the browser tests, driven by playwright-core: Debian's `/usr/bin/chromium` when the
  * machine has it, else the Chromium inside the `@sparticuz/chromium` npm package (unpacked to /tmp on
- * first use), so `npm install` + `npm test` need no browser download. The package's default flags turn
- * web security off (CORS, same-origin policy); they are removed here, since the tests prove exactly those.
+ * first use), so `npm install` + `npm test` need no browser download.
  */
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
@@ -11,8 +10,16 @@ import { inject } from "vitest";
 import { root } from "../../scripts/workers.mjs";
 
 const DEBIAN = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
-/** Flags of the packaged Chromium that would hide what the tests check. */
-const UNSAFE_FLAGS = new Set(["--disable-web-security", "--allow-running-insecure-content"]);
+/**
+ * Flags of the packaged Chromium (made for one page per Lambda call) left out: two would hide what the
+ * tests check (web security), and with one process a second browser context never opens a page.
+ */
+const DROPPED_FLAGS = new Set([
+  "--disable-web-security",
+  "--allow-running-insecure-content",
+  "--single-process",
+  "--no-zygote",
+]);
 
 export const platform = () => inject("platform");
 
@@ -28,7 +35,7 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: await packaged.executablePath(),
     headless: true,
-    args: packaged.args.filter((flag) => !UNSAFE_FLAGS.has(flag)),
+    args: packaged.args.filter((flag) => !DROPPED_FLAGS.has(flag)),
   });
 }
 
