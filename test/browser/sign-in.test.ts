@@ -53,12 +53,12 @@ afterAll(async () => {
 
 const gateway = () => platform().urls.gateway;
 
-async function openPage(path: string): Promise<Page> {
+async function openPage(path: string, base = gateway()): Promise<Page> {
   const context = await newContext(browser);
   contexts.push(context);
   const page = await context.newPage();
   pageErrors.push({ page: path, errors: watchPageErrors(page) });
-  await page.goto(`${gateway()}${path}`);
+  await page.goto(`${base}${path}`);
   return page;
 }
 
@@ -246,13 +246,16 @@ describe("sign-in page: the password step", () => {
 });
 
 describe("sign-in page: the second step", () => {
-  it("signs in with a TOTP code", async () => {
+  it.each([
+    ["through the gateway", () => gateway()],
+    ["on the identity host", () => platform().urls.identity],
+  ])("signs in with a TOTP code %s", async (_where, base) => {
     const { email, secret } = await totpAccount("totp");
-    const page = await openPage("/auth/sign-in");
+    const page = await openPage("/auth/sign-in", base());
     await enterPassword(page, email);
     const form = page.locator("#sf-totp");
     await form.waitFor();
-    await screenshot(page, "sign-in-second-factor");
+    if (base() === gateway()) await screenshot(page, "sign-in-second-factor");
     // The code field has the focus: the user types straight away.
     expect(await page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("totp_code");
     await page.getByLabel("Code from your authenticator app").fill(totpAt(secret, 1));
@@ -274,6 +277,26 @@ describe("sign-in page: the second step", () => {
     await page.getByLabel("Code from your authenticator app").fill(totpAt(secret, 1));
     await form.getByRole("button", { name: "Verify" }).click();
     await landedOnAccount(page);
+  });
+
+  it("the 5th wrong code kills the challenge (429): announced, and the page starts again at the password", async () => {
+    const { email, secret } = await totpAccount("totp-dead");
+    const page = await openPage("/auth/sign-in");
+    await enterPassword(page, email);
+    const form = page.locator("#sf-totp");
+    await form.waitFor();
+    const wrong = totpAt(secret, 1) === "000000" ? "111111" : "000000";
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      const answered = page.waitForResponse((res) => res.url().endsWith("/api/v1/auth/login/mfa/verify"));
+      await page.getByLabel("Code from your authenticator app").fill(wrong);
+      await form.getByRole("button", { name: "Verify" }).click();
+      expect((await answered).status()).toBe(attempt < 5 ? 401 : 429);
+    }
+    await page.getByRole("alert").waitFor();
+    expect(await statusText(page)).toMatch(/Too many wrong attempts.*Start again\.$/);
+    expect(await page.locator("#password-form").isVisible()).toBe(true);
+    expect(await page.locator("#second-factor").isHidden()).toBe(true);
+    expect(await page.getByLabel("Password", { exact: true }).inputValue()).toBe("");
   });
 
   it("signs in with an e-mailed code", async () => {
@@ -424,5 +447,24 @@ describe("password reset page", () => {
     await page.getByLabel("Code from your authenticator app").fill(totpAt(secret, 1));
     await page.locator("#sf-totp").getByRole("button", { name: "Verify" }).click();
     await landedOnAccount(page);
+  });
+});
+
+describe("links identity mails", () => {
+  it("the owner's notice link removes the added address and signs out every session", async () => {
+    const { email, token } = await account("owner");
+    const added = freshEmail("intruder");
+    expect((await api("/emails", { email: added }, { token })).status).toBe(202);
+    const { link } = await outboxMessage(email, "email_added_notice");
+    expect(new URL(link ?? "").pathname).toBe("/auth/emails/disown");
+    const page = await openPage(new URL(link ?? "").pathname + new URL(link ?? "").search);
+    await page.getByRole("button", { name: "Remove the address and sign out everywhere" }).click();
+    await page.locator("#status.ok").waitFor();
+    expect(await statusText(page)).toMatch(/removed/);
+    // The session that added it is gone.
+    const listed = await fetch(`${gateway()}/api/v1/auth/emails`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(listed.status).toBe(401);
   });
 });

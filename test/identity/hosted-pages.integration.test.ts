@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { safeNextPath } from "../../src/identity/pages/sign-in-next";
-import { call } from "../support/identity-helpers";
+import { call, freshEmail, json, outbox, signupVerified } from "../support/identity-helpers";
 
 const PAGES = [
   "/auth/sign-in",
@@ -97,6 +97,31 @@ describe("GET /auth/* hosted sign-in pages", () => {
     expect(kept.text).toContain(
       `href="/auth/sign-up?next=${encodeURIComponent("/auth/account?tab=keys#x")}"`,
     );
+  });
+});
+
+describe("links identity mails open a page", () => {
+  it("an invitation e-mail links the invitation page on the issuer", async () => {
+    const owner = await signupVerified();
+    const token = owner.session.access_token;
+    const org = await json<{ id: string }>(
+      await call("POST", "/api/v1/auth/orgs", {
+        token,
+        body: { name: "Pages Org", slug: `pages-${crypto.randomUUID().slice(0, 8)}` },
+      }),
+    );
+    const email = freshEmail("invitee");
+    const invited = await call("POST", `/api/v1/auth/orgs/${org.id}/members`, {
+      token,
+      body: { email, role: "member" },
+    });
+    expect(invited.status).toBe(202);
+    const link = new URL((await outbox(email)).find((m) => m.purpose === "invitation")?.link ?? "");
+    expect(link.pathname).toBe("/auth/invitations/accept");
+    expect(link.searchParams.get("token")).toBeTruthy();
+    const { res, text } = await page(`${link.pathname}${link.search}`);
+    expect(res.status).toBe(200);
+    expect(text).toContain('src="/auth/assets/invitation-accept.js"');
   });
 });
 
