@@ -44,7 +44,11 @@ describe("GET /auth/account", () => {
     const { text } = await page();
     expect(text).toMatch(/<p id="status" class="status" aria-live="polite"/);
     expect(text).toContain("<h1>Your account</h1>");
-    const sections = [...text.matchAll(/<section id="([^"]+)" aria-labelledby="([^"]+)">\s*<h2 id="([^"]+)"[^>]*>([^<]+)<\/h2>/g)];
+    const sections = [
+      ...text.matchAll(
+        /<section id="([^"]+)" aria-labelledby="([^"]+)">\s*<h2 id="([^"]+)"[^>]*>([^<]+)<\/h2>/g,
+      ),
+    ];
     expect(sections.map((m) => m[4])).toEqual([
       "E-mail addresses",
       "Two-factor authentication",
@@ -101,7 +105,9 @@ describe("the account page's assets", () => {
 
   it("the script calls only operations the identity API documents, with the methods it documents", async () => {
     const js = await (await call("GET", "/auth/assets/account.js")).text();
-    const doc = await json<{ paths: Record<string, Record<string, unknown>> }>(await call("GET", "/openapi.json"));
+    const doc = await json<{ paths: Record<string, Record<string, unknown>> }>(
+      await call("GET", "/openapi.json"),
+    );
     // What the page calls (method, path in the script, the documented path).
     const used: [string, string, string][] = [
       ["post", '"/refresh"', "/api/v1/auth/refresh"],
