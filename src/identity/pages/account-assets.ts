@@ -37,7 +37,10 @@ dl.secret dd { margin: 0 0 .75rem; }
 dl.secret code { font-size: 1rem; overflow-wrap: anywhere; word-break: break-all; }
 dl.secret dt { font-weight: 600; }
 .codes { list-style: none; padding: 0; font-size: 1.05rem; }
-.device { color: var(--muted); font-size: .85rem; display: block; }
+.device { color: var(--muted); font-size: .8rem; font-weight: 400; display: block; }
+#session-table td { white-space: nowrap; }
+section > .actions { margin-top: 1rem; }
+#stepup .hint { margin-bottom: .75rem; }
 `;
 
 export const ACCOUNT_JS = `"use strict";
