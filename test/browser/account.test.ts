@@ -542,6 +542,29 @@ describe("account page: sessions", () => {
     expect(errors).toEqual([]);
   });
 
+  it("two tabs opened at once both stay signed in: their refreshes take turns, and each keeps working", async () => {
+    const { context, page, errors, email } = await signedIn("tabs");
+    const second = await context.newPage();
+    const secondErrors = watchPageErrors(second);
+    // Both loads rotate the one refresh cookie; the page runs rotations under a Web Lock, one at a time
+    // (two at once present the same token twice: reuse, every session ended; seen without the lock).
+    await Promise.all([page.reload(), second.goto(`${identity()}/auth/account`)]);
+    for (const p of [page, second]) {
+      await p.locator("#account").waitFor({ state: "visible" });
+      expect(await p.locator("#whoami").textContent()).toBe(email);
+    }
+    // Each tab's next call finds its session retired by the other's rotation, refreshes once and goes on.
+    for (const p of [page, second, page]) {
+      await p.getByRole("button", { name: "Set up an authenticator app" }).click();
+      await p.locator("#totp-enroll").waitFor({ state: "visible" });
+      await p.getByRole("button", { name: "Cancel" }).click();
+      await announcedOk(p, /Set-up cancelled/);
+    }
+    expect(new URL(page.url()).pathname).toBe("/auth/account");
+    expect(new URL(second.url()).pathname).toBe("/auth/account");
+    expect([...errors, ...secondErrors]).toEqual([]);
+  });
+
   it("a session ended elsewhere sends the open page to sign-in on its next call", async () => {
     const { page, errors, email } = await signedIn("revoked");
     const other = await otherSession(email, "203.0.113.31");
