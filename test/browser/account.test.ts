@@ -582,6 +582,23 @@ describe("account page: sessions", () => {
   });
 });
 
+describe("account page without a session", () => {
+  it("sends a browser with no session to sign-in, on the identity host and through the gateway alike", async () => {
+    for (const origin of [identity(), platform().urls.gateway]) {
+      const context = await newContext(browser);
+      const page = await context.newPage();
+      const errors = watchPageErrors(page);
+      const res = await page.goto(`${origin}/auth/account`);
+      expect(res?.status()).toBe(200);
+      expect(res?.headers()["content-security-policy"]).toContain("script-src 'self'");
+      await page.waitForURL((url) => url.pathname === "/auth/sign-in");
+      expect(new URL(page.url()).origin).toBe(origin);
+      expect(new URL(page.url()).searchParams.get("next")).toBe("/auth/account");
+      expect(errors).toEqual([]);
+    }
+  });
+});
+
 describe("README screenshot", () => {
   it("keeps a small-viewport shot of the account page in docs/screenshots/account.png", async () => {
     const { page, errors } = await signedIn("readme");
