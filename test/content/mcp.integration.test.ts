@@ -373,6 +373,18 @@ describe("MCP: an agent with a ck_ key", () => {
     await client.close();
   });
 
+  it("an answer above 8 MiB is refused (413 as a tool error), pointing at the HTTP API", async () => {
+    const t = await tenant();
+    const key = await createKey(t.site, { scopes: ["export", "posts:write"] });
+    const text = "x".repeat(950 * 1024);
+    for (let i = 0; i < 9; i++) await createPost(t.ck, { title: `Big ${i}`, blocks_json: paragraph(text) });
+    const client = await agent(key.key);
+    const problem = await refused(client, "export", { resource: "posts" });
+    expect(problem).toMatchObject({ status: 413, code: "PAYLOAD_TOO_LARGE" });
+    expect(problem.detail).toContain("/v1/export");
+    await client.close();
+  });
+
   it("upload_media_from_url goes through image ingest, then the upload: the API's asset, refusals as tool errors", async () => {
     const t = await tenant();
     const key = await createKey(t.site, { scopes: ["media:write", "media:read"] });
@@ -464,6 +476,37 @@ describe("MCP: no valid key is 401 before any MCP processing", () => {
     expect(await res.json()).toMatchObject({ code: "SECRET_KEY_REQUIRED" });
     const noOrigin = await rawMcp({ authorization: `Bearer ${t.pk}` });
     expect(noOrigin.status).toBe(403);
+  });
+
+  it("a body that is not JSON-RPC, or a batch above 20 messages, is a JSON-RPC error, never a crash", async () => {
+    const t = await tenant();
+    const post = (body: string) =>
+      content.fetch(
+        new Request(MCP_URL, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${t.ck}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body,
+        }),
+      );
+    for (const body of ["{not json", JSON.stringify({ hello: "world" })]) {
+      const res = await post(body);
+      expect(res.status, body).toBe(400);
+      expect(await res.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 } });
+    }
+    const huge = await post(
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { x: "a".repeat(2 * 1024 * 1024) } }),
+    );
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
+    const batch = Array.from({ length: 21 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "tools/list" }));
+    const res = await post(JSON.stringify(batch));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: -32600 } });
+    expect(await countRows("posts", t.site.id)).toBe(0);
   });
 
   it("GET and DELETE are 405 (stateless: no stream, no session), after the key check", async () => {

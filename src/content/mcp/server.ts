@@ -40,12 +40,26 @@ function mcpServer(catalogue: readonly ToolDefinition[], context: ToolContext): 
   return server;
 }
 
+/**
+ * Messages one POST may batch: each tool call is an API request with its storage hops, and a Worker
+ * invocation has a bounded number of them (the key's quotas bound the rate, this bounds one request).
+ */
+export const MAX_BATCH = 20;
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+}
+
 /** One MCP POST: a fresh server and transport (JSON answers, no session id), closed once answered. */
 export async function handleMcpRequest(
   c: Context,
   catalogue: readonly ToolDefinition[],
   context: ToolContext,
 ): Promise<Response> {
+  const body = await c.req.json().catch(() => undefined);
+  if (Array.isArray(body) && body.length > MAX_BATCH) {
+    return jsonRpcError(400, -32600, `Invalid Request: at most ${MAX_BATCH} messages in one batch.`);
+  }
   const server = mcpServer(catalogue, context);
   const transport = new StreamableHTTPTransport({ enableJsonResponse: true });
   await server.connect(transport);
@@ -64,12 +78,7 @@ export async function handleMcpRequest(
 
 /** GET (a standalone SSE stream) and DELETE (end a session) mean nothing without sessions: 405, as the MCP transport answers. */
 export function mcpMethodNotAllowed(): Response {
-  return Response.json(
-    {
-      jsonrpc: "2.0",
-      error: { code: -32000, message: "Method not allowed: this MCP server is stateless; POST only." },
-      id: null,
-    },
-    { status: 405, headers: { allow: "POST" } },
-  );
+  const response = jsonRpcError(405, -32000, "Method not allowed: this MCP server is stateless; POST only.");
+  response.headers.set("allow", "POST");
+  return response;
 }
