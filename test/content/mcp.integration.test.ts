@@ -492,6 +492,13 @@ describe("MCP: no valid key is 401 before any MCP processing", () => {
           body,
         }),
       );
+    // Stateless: any request stands alone (no initialize first, no session id).
+    const list = await post(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" }));
+    expect(list.status).toBe(200);
+    expect(list.headers.get("mcp-session-id")).toBeNull();
+    const listed = (await list.json()) as { id: number; result: { tools: { name: string }[] } };
+    expect(listed.id).toBe(7);
+    expect(listed.result.tools.map((x) => x.name)).toContain("create_post");
     for (const body of ["{not json", JSON.stringify({ hello: "world" })]) {
       const res = await post(body);
       expect(res.status, body).toBe(400);
