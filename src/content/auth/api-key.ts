@@ -84,6 +84,17 @@ export function rateLimitHeaders(buckets: BucketState[]): Record<string, string>
   };
 }
 
+/** 403 INSUFFICIENT_SCOPE naming the required and the missing scopes, unless the key has every one. */
+export function requireScopes(scopes: ReadonlySet<Scope>, required: readonly Scope[]): void {
+  const missing = required.filter((s) => !scopes.has(s));
+  if (missing.length > 0) {
+    fail("INSUFFICIENT_SCOPE", {
+      detail: `This operation requires the scope(s): ${required.join(", ")}.`,
+      details: { required_scopes: required, missing_scopes: missing },
+    });
+  }
+}
+
 export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequirement): Promise<KeyContext> {
   const token = presentedKey(c);
   const kind: KeyKind | null = token.startsWith("ck_") ? "secret" : token.startsWith("pk_") ? "public" : null;
@@ -116,13 +127,7 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
   }
 
   const scopes = new Set(JSON.parse(row.scopes_json) as Scope[]);
-  const missing = requirement.scopes.filter((s) => !scopes.has(s));
-  if (missing.length > 0) {
-    fail("INSUFFICIENT_SCOPE", {
-      detail: `This operation requires the scope(s): ${requirement.scopes.join(", ")}.`,
-      details: { required_scopes: requirement.scopes, missing_scopes: missing },
-    });
-  }
+  requireScopes(scopes, requirement.scopes);
 
   if (requirement.quota === "collect") await takeCollectQuota(c, row.site_id);
   else await takeKeyQuota(c, row.id, kind, requirement);

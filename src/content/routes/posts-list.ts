@@ -9,7 +9,7 @@ import { DEFAULT_LIMIT, listPosts, MAX_LIMIT, postListRequest } from "../post-li
 import { sendCacheable } from "./cacheable";
 import { PostListItemSchema, PostSummarySchema, pageSchema } from "./post-shapes";
 
-const ListQuery = z.object({
+export const ListQuery = z.object({
   limit: z
     .string()
     .optional()
