@@ -3315,6 +3315,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * MCP server for AI agents (Streamable HTTP, stateless)
+         * @description Model Context Protocol over Streamable HTTP (JSON answers, no session; GET and DELETE are 405). Authorization: Bearer ck_… (any scope; a pk_ key is 403); a missing, invalid or revoked key is 401 problem+json before any MCP processing. Each request costs one read of the key's quota. Tools (listed only when the key's scopes reach their operation; each runs as its operation with the same key, so validation, scopes, quotas, idempotency and error codes are the API's; a refusal is a tool result with isError and the problem as structuredContent): list_posts (GET /v1/posts), get_post (GET /v1/posts/{reference}), get_post_source (GET /v1/posts/{reference}/source), create_post (POST /v1/posts), update_post (PATCH /v1/posts/{reference}), unpublish_post (POST /v1/posts/{reference}/unpublish), get_post_seo (GET /v1/posts/{reference}/seo), update_post_seo (PATCH /v1/posts/{reference}/seo), upload_media_from_url (POST /v1/media), list_post_types (GET /v1/post-types), get_site (GET /v1/site), get_site_settings (GET /v1/site/settings), get_site_seo (GET /v1/site/seo), export (GET /v1/export). Input schemas are this document's parameters and request bodies of those operations.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            responses: {
+                /** @description The JSON-RPC answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, unknown>;
+                    };
+                };
+                /** @description Accepted (a notification or a response: nothing to answer) */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Key missing, invalid or revoked */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A pk_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Message above 2 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "post.published": {

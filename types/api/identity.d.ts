@@ -1215,7 +1215,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description FORBIDDEN */
+                /** @description FORBIDDEN (the svc_refresh cookie sent by a page of another origin) */
                 403: {
                     headers: {
                         [name: string]: unknown;
