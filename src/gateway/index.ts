@@ -3,6 +3,7 @@ import { asciiJson, EDGE_HEADER_NAMES, EDGE_HEADERS } from "../lib/edge";
 import { createLogger, requestIdFrom } from "../lib/log";
 import { handleError, notFoundResponse } from "../lib/problem";
 import { corsHeaders, preflight } from "./cors";
+import { registerDocs } from "./docs";
 import { forgetEdgeContext, loadEdgeContext } from "./edge-context";
 import { fail, problem } from "./errors";
 import { routeFor, type Upstream } from "./routes";
@@ -146,6 +147,9 @@ app.get("/ready", async (c) => {
     ready ? 200 : 503,
   );
 });
+
+// The API references of the three services (src/gateway/docs.ts).
+registerDocs(app);
 
 app.all("*", async (c) => {
   const url = new URL(c.req.url);

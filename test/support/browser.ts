@@ -11,8 +11,15 @@ import { inject } from "vitest";
 import { root } from "../../scripts/workers.mjs";
 
 const DEBIAN = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
-/** Flags of the packaged Chromium that would hide what the tests check. */
-const UNSAFE_FLAGS = new Set(["--disable-web-security", "--allow-running-insecure-content"]);
+/**
+ * Flags of the packaged Chromium that would hide what the tests check, and `--single-process` (made for
+ * serverless functions): with it the whole browser exits when a test closes its first context.
+ */
+const UNSAFE_FLAGS = new Set([
+  "--disable-web-security",
+  "--allow-running-insecure-content",
+  "--single-process",
+]);
 
 export const platform = () => inject("platform");
 
@@ -55,12 +62,19 @@ export async function newContext(
   });
 }
 
-/** Saves a full-page screenshot under test-artifacts/screenshots/<name>.png and returns its path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * Saves a full-page screenshot under test-artifacts/screenshots/<name>.png and returns its path
+ * (`fullPage: false`: the viewport only, for pages as long as an API reference).
+ */
+export async function screenshot(
+  page: Page,
+  name: string,
+  options: { fullPage?: boolean } = {},
+): Promise<string> {
   const dir = path.join(ARTIFACTS, "screenshots");
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage: options.fullPage ?? true });
   return file;
 }
 
