@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { asciiJson, EDGE_HEADER_NAMES, EDGE_HEADERS } from "../lib/edge";
 import { createLogger, requestIdFrom } from "../lib/log";
 import { handleError, notFoundResponse } from "../lib/problem";
-import { corsHeaders, preflight } from "./cors";
+import { corsHeaders, preflight, refusedPublicKeyOrigin } from "./cors";
 import { registerDocs } from "./docs";
 import { forgetEdgeContext, loadEdgeContext } from "./edge-context";
 import { fail, problem } from "./errors";
@@ -120,7 +120,9 @@ app.use("*", async (c, next) => {
   await next();
   c.res.headers.set("x-request-id", requestId);
   const origin = c.req.header("origin") ?? null;
-  for (const [name, value] of Object.entries(corsHeaders(c.env, c.req.path, origin))) {
+  const refused = refusedPublicKeyOrigin(c.req.raw, c.res);
+  const cors = refused ? { vary: "Origin" } : corsHeaders(c.env, c.req.path, origin);
+  for (const [name, value] of Object.entries(cors)) {
     if (name === "vary") c.res.headers.set("vary", mergeVary(c.res.headers.get("vary"), value));
     else c.res.headers.set(name, value);
   }
