@@ -28,6 +28,7 @@ async function main() {
   console.log(`
 Site platform running:
   gateway   ${urls.gateway}   <- the one address a client needs
+  API docs  ${urls.gateway}/docs   (identity, content and sites references)
   identity  ${urls.identity}   docs: ${urls.identity}/docs
   content   ${urls.content}   docs: ${urls.content}/docs
   sites     ${urls.sites}   docs: ${urls.sites}/docs

@@ -7,6 +7,7 @@ interface ContentEnv {
 	MEDIA_VARIANTS: Queue;
 	COLLECT_LIMITER: RateLimit;
 	IMAGES: ImagesBinding;
+	ASSETS: Fetcher;
 	MEDIA_PUBLIC_BASE: string;
 	INDEXNOW_ENDPOINT: string;
 	PLATFORM_DOMAIN: string;

@@ -62,12 +62,19 @@ export async function newContext(
   });
 }
 
-/** Saves a full-page screenshot under test-artifacts/screenshots/<name>.png and returns its path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * Saves a full-page screenshot under test-artifacts/screenshots/<name>.png and returns its path
+ * (`fullPage: false`: the viewport only, for pages as long as an API reference).
+ */
+export async function screenshot(
+  page: Page,
+  name: string,
+  options: { fullPage?: boolean } = {},
+): Promise<string> {
   const dir = path.join(ARTIFACTS, "screenshots");
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage: options.fullPage ?? true });
   return file;
 }
 

@@ -108,9 +108,14 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
   if (kind === "public") {
     const origin = c.req.header("origin");
     const allowed = JSON.parse(row.allowed_origins_json) as string[];
-    // The key is valid; the place of use is not. A missing Origin is refused too (fail closed).
+    // The key is valid; the place of use is not. A missing Origin is refused too (fail closed). No CORS
+    // grant: the refused page cannot read the answer. `Vary: Origin`: the answer is chosen by the Origin
+    // (no cache may hand it to an allowed one), and it tells the edge this origin was refused here.
     if (origin === undefined || !allowed.includes(origin)) {
-      fail("ORIGIN_NOT_ALLOWED", "This public key may not be used from this origin.");
+      fail("ORIGIN_NOT_ALLOWED", {
+        detail: "This public key may not be used from this origin.",
+        headers: { vary: "Origin" },
+      });
     }
     addResponseHeaders(c, {
       "access-control-allow-origin": origin,
