@@ -12,7 +12,14 @@ import * as OTPAuth from "otpauth";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { root } from "../../scripts/workers.mjs";
-import { launchChromium, newContext, platform, screenshot, watchPageErrors } from "../support/browser";
+import {
+  launchChromium,
+  newContext,
+  platform,
+  screenshot,
+  virtualAuthenticator,
+  watchPageErrors,
+} from "../support/browser";
 
 const PASSWORD = "correct-horse-battery-staple-account-42";
 
@@ -340,17 +347,7 @@ function attestAgain(
 describe("account page: passkeys", () => {
   it("registers a passkey with the virtual authenticator; the same credential is refused again by the browser and by the server", async () => {
     const { context, page, errors, email, bearer } = await signedIn("passkey");
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("WebAuthn.enable");
-    const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: {
-        protocol: "ctap2",
-        transport: "internal",
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-      },
-    });
+    const { cdp, authenticatorId } = await virtualAuthenticator(context, page);
     let finishBody: string | null = null;
     page.on("request", (req) => {
       if (req.url().endsWith("/api/v1/auth/mfa/passkey/register/finish")) finishBody = req.postData();
@@ -403,15 +400,7 @@ describe("account page: passkeys", () => {
 
     // With a second passkey (another authenticator), the first one goes: step-up, then removed.
     await cdp.send("WebAuthn.removeVirtualAuthenticator", { authenticatorId });
-    await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: {
-        protocol: "ctap2",
-        transport: "usb",
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-      },
-    });
+    await virtualAuthenticator(context, page, "usb", cdp);
     await page.getByLabel("Name for the new passkey (optional)").fill("Security key");
     await page.getByRole("button", { name: "Add a passkey" }).click();
     await announcedOk(page, /Passkey added: Security key/);

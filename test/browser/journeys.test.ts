@@ -7,7 +7,14 @@
 import { Secret, TOTP } from "otpauth";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, newContext, outboxMessage, platform, watchPageErrors } from "../support/browser";
+import {
+  launchChromium,
+  newContext,
+  outboxMessage,
+  platform,
+  virtualAuthenticator,
+  watchPageErrors,
+} from "../support/browser";
 
 const PASSWORD = "a-long-and-unusual-passphrase-77";
 
@@ -78,17 +85,7 @@ describe("a person's journey through the hosted pages", () => {
     await onAccountPage(page, email);
 
     // Add a passkey held by Chromium's virtual authenticator.
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("WebAuthn.enable");
-    const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: {
-        protocol: "ctap2",
-        transport: "internal",
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-      },
-    });
+    const { cdp, authenticatorId } = await virtualAuthenticator(context, page);
     await page.getByLabel("Name for the new passkey (optional)").fill("Journey laptop");
     await page.getByRole("button", { name: "Add a passkey" }).click();
     await expect.poll(() => page.locator("#passkey-table").textContent()).toContain("Journey laptop");

@@ -14,6 +14,7 @@ import {
   outboxMessage,
   platform,
   screenshot,
+  virtualAuthenticator,
   watchPageErrors,
 } from "../support/browser";
 
@@ -348,17 +349,7 @@ describe("sign-in page: the second step", () => {
   it("signs in with a passkey registered through the API ceremony (virtual authenticator)", async () => {
     const { email, token } = await account("passkey");
     const page = await openPage("/auth/sign-in");
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send("WebAuthn.enable");
-    await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: {
-        protocol: "ctap2",
-        transport: "internal",
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-      },
-    });
+    await virtualAuthenticator(page.context(), page);
     const registered = await page.evaluate(async (bearer) => {
       const Auth = (window as unknown as { Auth: PageAuth }).Auth;
       const begin = await Auth.api("POST", "/mfa/passkey/register/begin", {}, { token: bearer });

@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import { SCOPES } from "../../src/content/auth/scopes";
 import { ExportQuery } from "../../src/content/routes/bulk";
 import { UploadForm } from "../../src/content/routes/media";
 import { PostSeoSchema } from "../../src/content/routes/post-shapes";
@@ -37,21 +38,8 @@ import { settingsTenant } from "../support/site-settings-helpers";
 
 const MCP_URL = `${BASE}/v1/mcp`;
 
-const ALL_SCOPES = [
-  "posts:write",
-  "posts:read",
-  "post_types:read",
-  "sites:read",
-  "media:read",
-  "media:write",
-  "site:read",
-  "site:write",
-  "seo:read",
-  "seo:write",
-  "analytics:read",
-  "export",
-  "import",
-];
+/** Every scope but `leads:read` (personal data, opt-in per key). */
+const ALL_SCOPES = SCOPES.filter((scope) => scope !== "leads:read");
 
 /** An agent: the SDK client over Streamable HTTP, its requests answered by the content worker. */
 async function agent(key: string, headers: Record<string, string> = {}): Promise<Client> {

@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from "playwright-core";
 import { inject } from "vitest";
 import { root } from "../../scripts/workers.mjs";
 
@@ -106,4 +106,29 @@ export async function outboxMessage(
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`no ${purpose} message to ${to}`);
+}
+
+/**
+ * A passkey authenticator inside Chromium (CDP `WebAuthn.addVirtualAuthenticator`): CTAP2, resident keys,
+ * user verification that always succeeds. `transport` "internal" is a platform authenticator, "usb" a
+ * security key.
+ */
+export async function virtualAuthenticator(
+  context: BrowserContext,
+  page: Page,
+  transport: "internal" | "usb" = "internal",
+  cdpSession?: CDPSession,
+): Promise<{ cdp: CDPSession; authenticatorId: string }> {
+  const cdp = cdpSession ?? (await context.newCDPSession(page));
+  await cdp.send("WebAuthn.enable");
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport,
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+    },
+  });
+  return { cdp, authenticatorId };
 }

@@ -142,21 +142,26 @@ ${links(input.next, [["/auth/sign-in", "Sign in"]])}
 </div>`;
 }
 
+/** The six-digit code of a mailed link, for a reader who types it instead of opening the link. */
+function mailedCodeField(): Html {
+  return field({
+    name: "code",
+    label: "Code from the e-mail",
+    hint: "Or open the link in the e-mail.",
+    autocomplete: "one-time-code",
+    inputmode: "numeric",
+    pattern: "[0-9]{6}",
+    maxlength: 6,
+  });
+}
+
 export function magicLinkBody(input: { next: string; email: string; fromLink: boolean }): Html {
   const request = html`<form id="request-form" method="post">
 ${field({ name: "email", label: "E-mail", type: "email", autocomplete: "email", value: input.email })}
 <button type="submit">E-mail me a sign-in link</button>
 </form>
 <form id="code-form" method="post" hidden>
-${field({
-  name: "code",
-  label: "Code from the e-mail",
-  hint: "Or open the link in the e-mail.",
-  autocomplete: "one-time-code",
-  inputmode: "numeric",
-  pattern: "[0-9]{6}",
-  maxlength: 6,
-})}
+${mailedCodeField()}
 <button type="submit">Sign in</button>
 </form>`;
   const link = html`<form id="link-form" method="post">
@@ -187,15 +192,7 @@ ${field({ name: "email", label: "E-mail", type: "email", autocomplete: "email", 
 <button type="submit">E-mail me a reset code</button>
 </form>
 <form id="reset-form" method="post" hidden>
-${field({
-  name: "code",
-  label: "Code from the e-mail",
-  hint: "Or open the link in the e-mail.",
-  autocomplete: "one-time-code",
-  inputmode: "numeric",
-  pattern: "[0-9]{6}",
-  maxlength: 6,
-})}
+${mailedCodeField()}
 ${newPassword}
 <button type="submit">Set new password</button>
 </form>`;
