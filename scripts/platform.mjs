@@ -14,6 +14,7 @@ export async function startPlatform({
   portOffset = 0,
   extraBindings = {},
   distDir = path.join(root, ".wrangler/dist"),
+  outboundService = undefined,
 } = {}) {
   const devVars = ensureDevVars();
   const port = (name) => services[name].port + portOffset;
@@ -30,6 +31,8 @@ export async function startPlatform({
           scriptPath: buildWorker(name, distDir),
           bindings: { ...devVars[name], ...extraBindings[name] },
         }),
+        // Tests route every outbound fetch to their fake internet; `npm start` leaves the network as is.
+        ...(outboundService ? { outboundService } : {}),
         // The gateway is the entry worker; each service also answers on its own address.
         ...(name === "gateway" ? {} : { unsafeDirectSockets: [{ host: HOST, port: port(name) }] }),
       })),

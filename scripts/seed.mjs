@@ -1,8 +1,19 @@
-// `npm run seed -- --json` (with `npm start` running): a fresh verified owner with a TOTP factor, an
-// organization, a site, and a secret and a public API key, created through the gateway exactly as a
-// user would (signup, the code from the dev outbox, TOTP enrolment, login, org, site, keys).
+// `npm run seed -- --json` (with `npm start` running): the demo tenant, created through the gateway
+// exactly as a user would. The first run signs up one demo owner (signup, the code from the dev outbox,
+// TOTP enrolment, login), an organization and a site; every later run signs in as that same owner (its
+// session, kept in a git-ignored state file, else password + TOTP), reuses its organization and site and
+// mints a fresh secret and public API key. So the seed runs any number of times without spending a
+// signup (identity's per-client signup quota) or replaying a TOTP step.
 import { randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { TOTP } from "otpauth";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+/** The demo owner of each platform address (credentials of a local, development-only account). */
+export const DEMO_STATE_FILE = path.join(root, ".wrangler/state/demo-owner.json");
+const TOTP_PERIOD_MS = 30_000;
 
 // What the demo needs: writing and reading posts, media and SEO, analytics, bulk import and export. Never
 // `leads:read` (personal data is opt-in, per key).
@@ -38,8 +49,16 @@ async function call(base, method, path, { body, token, headers = {} } = {}) {
   } catch {
     json = text;
   }
-  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${text}`);
+  if (!res.ok) throw new CallError(method, path, res.status, text, json);
   return json;
+}
+
+class CallError extends Error {
+  constructor(method, path, status, text, body) {
+    super(`${method} ${path} -> ${status}: ${text}`);
+    this.status = status;
+    this.code = body && typeof body === "object" ? body.code : undefined;
+  }
 }
 
 async function latestCode(base, to, purpose) {
@@ -52,8 +71,17 @@ async function latestCode(base, to, purpose) {
   throw new Error(`no ${purpose} code for ${to} in the dev outbox`);
 }
 
-/** Creates the demo tenant; also returns the owner's session (not printed) for callers like the bench. */
-export async function createDemo(base) {
+function totpOf(secret) {
+  return new TOTP({ secret, digits: 6, period: 30, algorithm: "SHA1" });
+}
+
+const totpStep = (ms) => Math.floor(ms / TOTP_PERIOD_MS);
+
+/**
+ * A new verified owner with a confirmed TOTP factor, signed in with password + TOTP. `totp_step` is the
+ * last step spent (identity refuses a step twice), so a later login knows which code is still good.
+ */
+async function signUpOwner(base) {
   const tag = randomBytes(4).toString("hex");
   const email = `owner-${tag}@demo.example`;
   const password = `Demo-${randomBytes(12).toString("base64url")}`;
@@ -63,7 +91,7 @@ export async function createDemo(base) {
   const verified = await call(base, "POST", "/api/v1/auth/email/verify/confirm", { body: { email, code } });
 
   const enrol = await call(base, "POST", "/api/v1/auth/mfa/totp", { token: verified.access_token, body: {} });
-  const totp = new TOTP({ secret: enrol.secret, digits: 6, period: 30, algorithm: "SHA1" });
+  const totp = totpOf(enrol.secret);
   await call(base, "POST", "/api/v1/auth/mfa/totp/confirm", {
     token: verified.access_token,
     body: { code: totp.generate() },
@@ -71,11 +99,15 @@ export async function createDemo(base) {
 
   // A fresh login with password and TOTP. The enrolment code's time step is spent (replay protection),
   // so the login uses the next step's code, which identity accepts within its drift window.
+  const at = Date.now() + TOTP_PERIOD_MS;
   const session = await call(base, "POST", "/api/v1/auth/login", {
-    body: { email, password, totp_code: totp.generate({ timestamp: Date.now() + 30_000 }) },
+    body: { email, password, totp_code: totp.generate({ timestamp: at }) },
   });
-  const token = session.access_token;
+  const owner = { id: session.user.id, email, password, totp_secret: enrol.secret };
+  return { owner, session, totpStep: totpStep(at), tag };
+}
 
+async function createTenant(base, token, tag) {
   const org = await call(base, "POST", "/api/v1/auth/orgs", {
     token,
     body: { name: "Demo Org", slug: `demo-${tag}` },
@@ -84,26 +116,123 @@ export async function createDemo(base) {
     token,
     body: { org_id: org.id, name: "Demo Site", slug: `demo-${tag}`, default_language: "en" },
   });
-  const secret = await call(base, "POST", `/api/v1/sites/${site.id}/api-keys`, {
+  return { org: { id: org.id, slug: org.slug }, site: { id: site.id, slug: site.slug } };
+}
+
+async function createKeys(base, token, siteId) {
+  const secret = await call(base, "POST", `/api/v1/sites/${siteId}/api-keys`, {
     token,
     body: { name: "demo secret key", kind: "secret", scopes: DEMO_SECRET_SCOPES },
   });
-  const publicKey = await call(base, "POST", `/api/v1/sites/${site.id}/api-keys`, {
+  const publicKey = await call(base, "POST", `/api/v1/sites/${siteId}/api-keys`, {
     token,
     body: { name: "demo public key", kind: "public", scopes: PUBLIC_SCOPES, allowed_origins: DEMO_ORIGINS },
   });
-
-  const demo = {
-    user: { id: session.user.id, email, password, totp_secret: enrol.secret },
-    org: { id: org.id, slug: org.slug },
-    site: { id: site.id, slug: site.slug },
-    keys: { secret: secret.key, public: publicKey.key },
-  };
-  return { demo, session };
+  return { secret: secret.key, public: publicKey.key };
 }
 
-export async function seedDemo(base) {
-  return (await createDemo(base)).demo;
+/**
+ * A fresh owner and tenant every call (the bench wants tenants of their own on a throwaway store); also
+ * returns the owner's session (not printed). The development seed is `seedDemo`.
+ */
+export async function createDemo(base) {
+  const { owner, session, tag } = await signUpOwner(base);
+  const tenant = await createTenant(base, session.access_token, tag);
+  const keys = await createKeys(base, session.access_token, tenant.site.id);
+  return { demo: { user: owner, ...tenant, keys }, session };
+}
+
+function readState(file) {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    return {};
+  }
+}
+
+function writeState(file, base, entry) {
+  const all = readState(file);
+  all[base] = entry;
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+}
+
+/**
+ * Signs in as the stored demo owner: its session first (one refresh, rotating the token), else password +
+ * TOTP with the first step not spent yet (waiting for it, as a person waits for the next code). Null when
+ * this platform does not know the owner (a new store): the caller signs up a new one.
+ */
+async function signIn(base, stored) {
+  if (stored.refresh_token) {
+    try {
+      const session = await call(base, "POST", "/api/v1/auth/refresh", {
+        body: { refresh_token: stored.refresh_token },
+      });
+      return { session, totpStep: stored.totp_step };
+    } catch (err) {
+      if (!(err instanceof CallError) || err.status !== 401) throw err;
+    }
+  }
+  const step = Math.max(totpStep(Date.now()), (stored.totp_step ?? 0) + 1);
+  const usableFrom = (step - 1) * TOTP_PERIOD_MS; // identity accepts the next step (drift window 1)
+  if (Date.now() < usableFrom) await new Promise((r) => setTimeout(r, usableFrom - Date.now() + 50));
+  try {
+    const session = await call(base, "POST", "/api/v1/auth/login", {
+      body: {
+        email: stored.user.email,
+        password: stored.user.password,
+        totp_code: totpOf(stored.user.totp_secret).generate({ timestamp: step * TOTP_PERIOD_MS }),
+      },
+    });
+    return { session, totpStep: step };
+  } catch (err) {
+    if (err instanceof CallError && err.status === 401 && err.code === "INVALID_CREDENTIALS") return null;
+    throw err;
+  }
+}
+
+/** The stored organization and site, when they still exist and the owner still reaches the site. */
+async function storedTenant(base, token, stored) {
+  if (!stored.site?.id || !stored.org?.id) return null;
+  try {
+    const site = await call(base, "GET", `/api/v1/sites/${stored.site.id}`, { token });
+    return site.org_id === stored.org.id ? { org: stored.org, site: stored.site } : null;
+  } catch (err) {
+    if (err instanceof CallError && (err.status === 403 || err.status === 404)) return null;
+    throw err;
+  }
+}
+
+/**
+ * The development seed: the demo owner (signed up on the first run against `base`, signed in on every
+ * later one), its organization and site (created once, reused), and a fresh secret and public key per
+ * run. `stateFile` keeps the owner's credentials, session and tenant per platform address; `fresh`
+ * (an empty store, as `npm start` knows) skips signing in.
+ */
+export async function seedDemo(base, { stateFile = DEMO_STATE_FILE, fresh = false } = {}) {
+  const stored = fresh ? undefined : readState(stateFile)[base];
+  const signedIn = stored ? await signIn(base, stored) : null;
+  let owner;
+  let session;
+  let totpStepSpent;
+  let tenant = null;
+  if (signedIn) {
+    ({ session, totpStep: totpStepSpent } = signedIn);
+    owner = stored.user;
+    tenant = await storedTenant(base, session.access_token, stored);
+  } else {
+    ({ owner, session, totpStep: totpStepSpent } = await signUpOwner(base));
+  }
+  tenant ??= await createTenant(base, session.access_token, randomBytes(4).toString("hex"));
+  const keys = await createKeys(base, session.access_token, tenant.site.id);
+  writeState(stateFile, base, {
+    user: owner,
+    ...tenant,
+    refresh_token: session.refresh_token,
+    totp_step: totpStepSpent,
+  });
+  return { user: owner, ...tenant, keys };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

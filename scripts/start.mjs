@@ -18,14 +18,17 @@ async function main() {
   const users = await identityDb.prepare("SELECT COUNT(*) AS n FROM users").first("n");
   if (users === 0) {
     console.log("\nEmpty database: seeding the demo tenant (also: npm run seed -- --json)…");
-    console.log(JSON.stringify(await seedDemo(urls.gateway), null, 2));
+    console.log(JSON.stringify(await seedDemo(urls.gateway, { fresh: true }), null, 2));
   } else {
-    console.log("\nDatabase already seeded; `npm run seed -- --json` makes another demo tenant.");
+    console.log(
+      "\nDatabase already seeded; `npm run seed -- --json` prints the demo tenant with fresh keys.",
+    );
   }
 
   console.log(`
 Site platform running:
   gateway   ${urls.gateway}   <- the one address a client needs
+  API docs  ${urls.gateway}/docs   (identity, content and sites references)
   identity  ${urls.identity}   docs: ${urls.identity}/docs
   content   ${urls.content}   docs: ${urls.content}/docs
   sites     ${urls.sites}   docs: ${urls.sites}/docs

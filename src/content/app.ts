@@ -7,6 +7,7 @@ import { registerApiKeyRoutes } from "./routes/api-keys";
 import { registerBulkRoutes } from "./routes/bulk";
 import { registerFormRoutes } from "./routes/forms";
 import { registerLeadRoutes } from "./routes/leads";
+import { registerMcpRoute } from "./routes/mcp";
 import { registerMediaRoutes } from "./routes/media";
 import { registerMediaPublicRoute } from "./routes/media-public";
 import { registerPostRoutes } from "./routes/posts";
@@ -95,6 +96,7 @@ registerAnalyticsRoutes(app);
 registerLeadRoutes(app);
 registerFormRoutes(app);
 registerMediaPublicRoute(app);
+registerMcpRoute(app);
 serveApiDocs(app, API_INFO);
 
 let openApiDocument: boolean | null = null;

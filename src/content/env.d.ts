@@ -9,6 +9,7 @@ interface ContentEnv {
 	READ_LIMITER: RateLimit;
 	PUBLIC_READ_LIMITER: RateLimit;
 	IMAGES: ImagesBinding;
+	ASSETS: Fetcher;
 	MEDIA_PUBLIC_BASE: string;
 	INDEXNOW_ENDPOINT: string;
 	PLATFORM_DOMAIN: string;

@@ -88,12 +88,16 @@ export const ContentErrors = defineErrors({
   INVALID_DATE_RANGE: 422,
   /** A webhook URL whose host is, or resolves to, a private, loopback or link-local address. */
   WEBHOOK_URL_NOT_PUBLIC: 422,
+  /** MCP upload_media_from_url: image ingest refused the URL for good (not public, 4xx, not an image, …). */
+  MEDIA_URL_REFUSED: 422,
   // 429, 5xx
   RATE_LIMITED: 429,
   INTERNAL_ERROR: CommonErrors.INTERNAL_ERROR.status,
   STORED_BODY_UNRECOGNIZED: 502,
   /** The sites service (owner of the settings document) did not answer a settings or SEO read or write. */
   SITES_UNAVAILABLE: 502,
+  /** MCP upload_media_from_url: the image could not be fetched now (timeout, 5xx, DNS); retry later. */
+  MEDIA_URL_UNAVAILABLE: 502,
 });
 
 export type ContentErrorName = keyof typeof ContentErrors;

@@ -2,7 +2,8 @@
  * CORS at the edge. The dashboard API (`/api/*`) answers only allowlisted origins, with credentials
  * (cookies carry the session). Content's `/v1/*` is called from any site with a public key; which
  * origins may use a key is content's decision (403 there), so the edge reflects the origin without
- * credentials.
+ * credentials, except where content refused a `pk_` key's origin (`refusedPublicKeyOrigin`): the edge never
+ * grants what content refused, so that page cannot read the answer, as on content's own address.
  */
 const EXPOSED = [
   "ETag",
@@ -54,4 +55,22 @@ export function preflight(env: GatewayEnv, pathname: string, origin: string | nu
     headers["access-control-max-age"] = "600";
   }
   return new Response(null, { status: 204, headers });
+}
+
+/** Whether a `/v1` request presents a `pk_` key, as content reads it (the Authorization header wins). */
+function presentsPublicKey(url: URL, headers: Headers): boolean {
+  const authorization = headers.get("authorization");
+  if (authorization !== null) return /^Bearer\s+pk_/i.test(authorization);
+  return url.searchParams.get("key")?.startsWith("pk_") ?? false;
+}
+
+/**
+ * Content refused the request's origin for its `pk_` key: its answer is chosen by the Origin (`Vary:
+ * Origin`) and grants none (no `Access-Control-Allow-Origin`). An allowed origin gets content's grant.
+ */
+export function refusedPublicKeyOrigin(request: Request, response: Response): boolean {
+  const url = new URL(request.url);
+  if (!url.pathname.startsWith("/v1/") || !presentsPublicKey(url, request.headers)) return false;
+  if (response.headers.has("access-control-allow-origin")) return false;
+  return /(^|,)\s*origin\s*(,|$)/i.test(response.headers.get("vary") ?? "");
 }

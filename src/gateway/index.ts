@@ -2,7 +2,8 @@ import { Hono } from "hono";
 import { asciiJson, EDGE_HEADER_NAMES, EDGE_HEADERS } from "../lib/edge";
 import { createLogger, requestIdFrom } from "../lib/log";
 import { handleError, notFoundResponse } from "../lib/problem";
-import { corsHeaders, preflight } from "./cors";
+import { corsHeaders, preflight, refusedPublicKeyOrigin } from "./cors";
+import { registerDocs } from "./docs";
 import { forgetEdgeContext, loadEdgeContext } from "./edge-context";
 import { fail, problem } from "./errors";
 import { routeFor, type Upstream } from "./routes";
@@ -119,7 +120,9 @@ app.use("*", async (c, next) => {
   await next();
   c.res.headers.set("x-request-id", requestId);
   const origin = c.req.header("origin") ?? null;
-  for (const [name, value] of Object.entries(corsHeaders(c.env, c.req.path, origin))) {
+  const refused = refusedPublicKeyOrigin(c.req.raw, c.res);
+  const cors = refused ? { vary: "Origin" } : corsHeaders(c.env, c.req.path, origin);
+  for (const [name, value] of Object.entries(cors)) {
     if (name === "vary") c.res.headers.set("vary", mergeVary(c.res.headers.get("vary"), value));
     else c.res.headers.set(name, value);
   }
@@ -146,6 +149,9 @@ app.get("/ready", async (c) => {
     ready ? 200 : 503,
   );
 });
+
+// The API references of the three services (src/gateway/docs.ts).
+registerDocs(app);
 
 app.all("*", async (c) => {
   const url = new URL(c.req.url);

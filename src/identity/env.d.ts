@@ -3,6 +3,7 @@ interface IdentityEnv {
 	CACHE: KVNamespace;
 	DB: D1Database;
 	SITE_TRANSFERRED: Queue;
+	ASSETS: Fetcher;
 	ISSUER: string;
 	WEBAUTHN_RP_ID: string;
 	WEBAUTHN_RP_NAME: string;

@@ -50,7 +50,7 @@ export async function pendingInvitationViews(db: D1Database, owner: InvitationOw
 }
 
 function acceptLink(c: AppContext, token: string) {
-  return `${c.env.ISSUER}/invitations/accept?token=${token}`;
+  return `${c.env.ISSUER}/auth/invitations/accept?token=${token}`;
 }
 
 /** E-mails the link; false when only sending failed (the invitation exists; resend, do not duplicate). */

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { Scalar } from "@scalar/hono-api-reference";
 import type { Env as HonoEnv } from "hono";
+import { API_REFERENCE_SCRIPT, referencePage, referenceScript } from "./api-docs";
 import { requestLogger } from "./log";
 import { CommonErrors, errorsOf, handleError, notFoundResponse } from "./problem";
 
@@ -15,7 +15,8 @@ type ServiceInfo = {
 /**
  * An OpenAPIHono app with the platform's conventions: zod failures become 400 problem+json with the
  * first issue's path, every thrown error is rendered once, unknown routes are problem+json 404.
- * `GET /openapi.json` and `GET /docs` are added by `serveApiDocs` after the routes are registered.
+ * `GET /openapi.json` and `GET /docs` (with its script, `src/lib/api-docs.ts`) are added by `serveApiDocs`
+ * after the routes are registered.
  * Every request gets `c.get("log")`, a logger of `service` with the request's `X-Request-Id`.
  */
 export function createServiceApp<E extends HonoEnv>(service: string) {
@@ -34,13 +35,14 @@ export function createServiceApp<E extends HonoEnv>(service: string) {
   return app;
 }
 
-export function serveApiDocs<E extends HonoEnv>(
+export function serveApiDocs<E extends HonoEnv & { Bindings: { ASSETS: Fetcher } }>(
   app: OpenAPIHono<E>,
   info: ServiceInfo,
   servers?: { url: string }[],
 ) {
   app.doc31("/openapi.json", { openapi: "3.1.0", info, ...(servers ? { servers } : {}) });
-  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: info.title }));
+  app.get("/docs", () => referencePage(info.title, "/openapi.json"));
+  app.get(API_REFERENCE_SCRIPT, (c) => referenceScript(c.env.ASSETS, c.req.raw));
 }
 
 /** Standard problem+json response declarations to spread into route definitions. */

@@ -5,6 +5,7 @@ interface SitesEnv {
 	DB: D1Database;
 	IMAGE_SWAP: Queue;
 	SITE_SYNC: Queue;
+	ASSETS: Fetcher;
 	PLATFORM_DOMAIN: string;
 	DEFAULT_SITE_LIMIT: string;
 	IMAGE_INGEST_TIMEOUT_MS: string;

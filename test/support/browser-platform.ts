@@ -10,6 +10,13 @@ import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { startPlatform } from "../../scripts/platform.mjs";
 import { root } from "../../scripts/workers.mjs";
+import { fakeInternet } from "./fake-internet.ts";
+
+/** The test-only hosts of the fake internet (breach range API, DNS-over-HTTPS), as the workerd projects use. */
+const FAKE_HOSTS = {
+  BREACH_CHECK_URL: "https://breach.test/range/",
+  DOH_URL: "https://dns.test/dns-query",
+};
 
 /** Ports of the browser platform: 8787+offset…; `BROWSER_PORT_OFFSET` moves them (parallel worktrees). */
 export const PORT_OFFSET = Number(process.env.BROWSER_PORT_OFFSET ?? 2000);
@@ -38,8 +45,13 @@ export default async function setup(project: TestProject) {
     persist,
     portOffset: PORT_OFFSET,
     distDir: path.join(root, ".browser-build"),
+    // No test touches the network: every outbound fetch lands in the same fake internet as the workerd
+    // projects' (anything unknown answers 599).
+    outboundService: fakeInternet,
     extraBindings: {
-      identity: { ISSUER: urls.gateway, WEBAUTHN_ORIGIN: `${urls.gateway},${urls.identity}` },
+      identity: { ...FAKE_HOSTS, ISSUER: urls.gateway, WEBAUTHN_ORIGIN: `${urls.gateway},${urls.identity}` },
+      content: FAKE_HOSTS,
+      sites: FAKE_HOSTS,
       gateway: { TOKEN_ISSUER: urls.gateway },
     },
   });

@@ -1,18 +1,25 @@
 /**
  * A real Chromium for the browser tests, driven by playwright-core: Debian's `/usr/bin/chromium` when the
  * machine has it, else the Chromium inside the `@sparticuz/chromium` npm package (unpacked to /tmp on
- * first use), so `npm install` + `npm test` need no browser download. The package's default flags turn
- * web security off (CORS, same-origin policy); they are removed here, since the tests prove exactly those.
+ * first use), so `npm install` + `npm test` need no browser download.
  */
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from "playwright-core";
 import { inject } from "vitest";
 import { root } from "../../scripts/workers.mjs";
 
 const DEBIAN = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
-/** Flags of the packaged Chromium that would hide what the tests check. */
-const UNSAFE_FLAGS = new Set(["--disable-web-security", "--allow-running-insecure-content"]);
+/**
+ * Flags of the packaged Chromium (made for one page per Lambda call) left out: two would hide what the
+ * tests check (web security), and with one process a second browser context never opens a page.
+ */
+const DROPPED_FLAGS = new Set([
+  "--disable-web-security",
+  "--allow-running-insecure-content",
+  "--single-process",
+  "--no-zygote",
+]);
 
 export const platform = () => inject("platform");
 
@@ -28,7 +35,7 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: await packaged.executablePath(),
     headless: true,
-    args: packaged.args.filter((flag) => !UNSAFE_FLAGS.has(flag)),
+    args: packaged.args.filter((flag) => !DROPPED_FLAGS.has(flag)),
   });
 }
 
@@ -55,12 +62,19 @@ export async function newContext(
   });
 }
 
-/** Saves a full-page screenshot under test-artifacts/screenshots/<name>.png and returns its path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * Saves a full-page screenshot under test-artifacts/screenshots/<name>.png and returns its path
+ * (`fullPage: false`: the viewport only, for pages as long as an API reference).
+ */
+export async function screenshot(
+  page: Page,
+  name: string,
+  options: { fullPage?: boolean } = {},
+): Promise<string> {
   const dir = path.join(ARTIFACTS, "screenshots");
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage: options.fullPage ?? true });
   return file;
 }
 
@@ -92,4 +106,29 @@ export async function outboxMessage(
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`no ${purpose} message to ${to}`);
+}
+
+/**
+ * A passkey authenticator inside Chromium (CDP `WebAuthn.addVirtualAuthenticator`): CTAP2, resident keys,
+ * user verification that always succeeds. `transport` "internal" is a platform authenticator, "usb" a
+ * security key.
+ */
+export async function virtualAuthenticator(
+  context: BrowserContext,
+  page: Page,
+  transport: "internal" | "usb" = "internal",
+  cdpSession?: CDPSession,
+): Promise<{ cdp: CDPSession; authenticatorId: string }> {
+  const cdp = cdpSession ?? (await context.newCDPSession(page));
+  await cdp.send("WebAuthn.enable");
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport,
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+    },
+  });
+  return { cdp, authenticatorId };
 }

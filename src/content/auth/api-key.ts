@@ -113,6 +113,17 @@ async function lookUpKey(
   return row;
 }
 
+/** 403 INSUFFICIENT_SCOPE naming the required and the missing scopes, unless the key has every one. */
+export function requireScopes(scopes: ReadonlySet<Scope>, required: readonly Scope[]): void {
+  const missing = required.filter((s) => !scopes.has(s));
+  if (missing.length > 0) {
+    fail("INSUFFICIENT_SCOPE", {
+      detail: `This operation requires the scope(s): ${required.join(", ")}.`,
+      details: { required_scopes: required, missing_scopes: missing },
+    });
+  }
+}
+
 export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequirement): Promise<KeyContext> {
   const token = presentedKey(c);
   const kind: KeyKind | null = token.startsWith("ck_") ? "secret" : token.startsWith("pk_") ? "public" : null;
@@ -125,9 +136,14 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
   if (kind === "public") {
     const origin = c.req.header("origin");
     const allowed = JSON.parse(row.allowed_origins_json) as string[];
-    // The key is valid; the place of use is not. A missing Origin is refused too (fail closed).
+    // The key is valid; the place of use is not. A missing Origin is refused too (fail closed). No CORS
+    // grant: the refused page cannot read the answer. `Vary: Origin`: the answer is chosen by the Origin
+    // (no cache may hand it to an allowed one), and it tells the edge this origin was refused here.
     if (origin === undefined || !allowed.includes(origin)) {
-      fail("ORIGIN_NOT_ALLOWED", "This public key may not be used from this origin.");
+      fail("ORIGIN_NOT_ALLOWED", {
+        detail: "This public key may not be used from this origin.",
+        headers: { vary: "Origin" },
+      });
     }
     addResponseHeaders(c, {
       "access-control-allow-origin": origin,
@@ -144,13 +160,7 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
   }
 
   const scopes = new Set(JSON.parse(row.scopes_json) as Scope[]);
-  const missing = requirement.scopes.filter((s) => !scopes.has(s));
-  if (missing.length > 0) {
-    fail("INSUFFICIENT_SCOPE", {
-      detail: `This operation requires the scope(s): ${requirement.scopes.join(", ")}.`,
-      details: { required_scopes: requirement.scopes, missing_scopes: missing },
-    });
-  }
+  requireScopes(scopes, requirement.scopes);
 
   if (requirement.quota === "collect") await takeCollectQuota(c, row.site_id);
   else if (requirement.quota === "write") await takeGateQuota(c, row.id, [QUOTAS.write]);

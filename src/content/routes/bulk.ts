@@ -14,6 +14,15 @@ import { exportLeads, leadsExportRequest } from "../leads-export";
 import { AnalyticsWindowQuery } from "./analytics";
 import { LeadFilterQuerySchema } from "./leads";
 
+/** `GET /v1/export`'s query (the handler reads it raw: each resource's rules parse their own parameters). */
+export const ExportQuery = z.object({
+  resource: z.enum(["posts", "leads", "analytics"]),
+  format: z.enum(["ndjson", "csv"]).optional().openapi({ description: "Default ndjson" }),
+  ...AnalyticsWindowQuery.shape,
+  group: z.enum(["day", "path"]).optional().openapi({ description: "Analytics only: day (default) or path" }),
+  ...LeadFilterQuerySchema,
+});
+
 function exportRequirement(c: Context<AppEnv>): KeyRequirement {
   const resource = c.req.query("resource");
   if (resource === "posts") return { kinds: "secret", scopes: ["export", "posts:write"], quota: "read" };
@@ -114,16 +123,7 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>) {
         { apiKey: ["export", "analytics:read"] },
       ],
       request: {
-        query: z.object({
-          resource: z.enum(["posts", "leads", "analytics"]),
-          format: z.enum(["ndjson", "csv"]).optional().openapi({ description: "Default ndjson" }),
-          ...AnalyticsWindowQuery.shape,
-          group: z
-            .enum(["day", "path"])
-            .optional()
-            .openapi({ description: "Analytics only: day (default) or path" }),
-          ...LeadFilterQuerySchema,
-        }),
+        query: ExportQuery,
       },
       responses: {
         // A plain schema object: the handler answers with a streamed Response.

@@ -75,6 +75,13 @@ function mediaNotFound(): ApiError {
   return problem("NOT_FOUND", "No such media asset.");
 }
 
+/** The upload form (the handler reads it with `readUploadForm`; also upload_media_from_url's fields). */
+export const UploadForm = z.object({
+  file: z.string().openapi({ format: "binary" }),
+  folder_id: z.string().optional(),
+  tag_id: z.string().optional(),
+});
+
 const UPLOAD_KEY: KeyRequirement = { kinds: "secret", scopes: ["media:write"], quota: "write" };
 
 const IdParam = z.object({ id: z.string().openapi({ description: "Media id (ULID or UUID)" }) });
@@ -92,13 +99,7 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
       body: {
         required: true,
         content: {
-          "multipart/form-data": {
-            schema: z.object({
-              file: z.string().openapi({ format: "binary" }),
-              folder_id: z.string().optional(),
-              tag_id: z.string().optional(),
-            }),
-          },
+          "multipart/form-data": { schema: UploadForm },
         },
       },
     },

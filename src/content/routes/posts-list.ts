@@ -10,7 +10,7 @@ import { publicPostList } from "../public-reads";
 import { edgePlace, sendPublicAnswer } from "./cacheable";
 import { PostListItemSchema, PostSummarySchema, pageSchema } from "./post-shapes";
 
-const ListQuery = z.object({
+export const ListQuery = z.object({
   limit: z
     .string()
     .optional()

@@ -26,17 +26,28 @@ import {
   seoView,
 } from "./post-shapes";
 
-const RefParam = z.object({
+export const RefParam = z.object({
   reference: z.string().min(1).openapi({ description: "ULID, UUID or slug" }),
 });
-const LanguageQuery = z.object({
+export const LanguageQuery = z.object({
   language: z.string().optional().openapi({ description: "BCP-47; disambiguates a slug (ignored for ids)" }),
 });
-const PublicReadQuery = LanguageQuery.extend({
+export const PublicReadQuery = LanguageQuery.extend({
   key: z
     .string()
     .optional()
     .openapi({ description: "pk_ key for browsers; ignored when Authorization is sent" }),
+});
+
+/** The create's header: replays of one Idempotency-Key answer the original 201. */
+export const IdempotencyHeaders = z.object({ "idempotency-key": z.string().optional() });
+
+/** The PATCH's precondition on the post's revision. */
+export const IfMatchHeaders = z.object({
+  "if-match": z.string().optional().openapi({
+    description:
+      "The ETag of the source (or of a previous PATCH answer): the edit applies only if the post is still at that revision, else 412 PRECONDITION_FAILED and nothing changes. `*` applies to any current post. Without it the edit always applies (only the sent fields change).",
+  }),
 });
 
 const json = (schema: z.ZodType, description: string) => ({
@@ -107,7 +118,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       "Scope posts:write (ck_). Idempotency-Key: same key + same body replays the original 201 with Idempotency-Replayed: true; same key + other body is 422 IDEMPOTENCY_KEY_REUSED; while the first request runs, 409 IDEMPOTENCY_IN_PROGRESS. A taken explicit slug is 409 SLUG_TAKEN; a derived slug gets -2, -3, …",
     security: security(CREATE_POST_KEY.kinds, CREATE_POST_KEY.scopes),
     request: {
-      headers: z.object({ "idempotency-key": z.string().optional() }),
+      headers: IdempotencyHeaders,
       body: { content: { "application/json": { schema: CreatePostSchema } }, required: true },
     },
     responses: {
@@ -173,12 +184,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       request: {
         params: RefParam,
         query: LanguageQuery,
-        headers: z.object({
-          "if-match": z.string().optional().openapi({
-            description:
-              "The ETag of the source (or of a previous PATCH answer): the edit applies only if the post is still at that revision, else 412 PRECONDITION_FAILED and nothing changes. `*` applies to any current post. Without it the edit always applies (only the sent fields change).",
-          }),
-        }),
+        headers: IfMatchHeaders,
         body: { content: { "application/json": { schema: UpdatePostSchema } }, required: true },
       },
       responses: {

@@ -6,6 +6,7 @@ import { parseUlid } from "../../lib/ids";
 import { requireBearer } from "../auth";
 import type { AppEnv } from "../context";
 import { clientIp } from "../context";
+import { isForeignBrowserRequest } from "../cookie-csrf";
 import { fail, problem } from "../errors";
 import { rotateRefreshToken } from "../refresh";
 import { clearSessionCookies, REFRESH_COOKIE, sessionResponse } from "../sessions";
@@ -22,6 +23,9 @@ function refreshTokenFromBody(raw: unknown): string | undefined {
   if (!parsed.success) fail("BAD_REQUEST", "refresh_token must be a string.");
   return parsed.data.refresh_token;
 }
+
+const FOREIGN_COOKIE_REFRESH = () =>
+  problem("FORBIDDEN", "A refresh with the session cookie must come from this origin's own pages.");
 
 const REFRESH_FAILED = () => problem("REFRESH_FAILED", "The session cannot be refreshed; sign in again.");
 
@@ -53,14 +57,16 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
         ...problemResponses({
           400: "BAD_REQUEST (malformed body; the session is not lost)",
           401: "REFRESH_FAILED (the only answer meaning: sign in again)",
-          403: "FORBIDDEN",
+          403: "FORBIDDEN (the svc_refresh cookie sent by a page of another origin)",
           423: "ACCOUNT_LOCKED",
           503: "REFRESH_UNAVAILABLE (retry; never log the user out)",
         }),
       },
     }),
     async (c) => {
-      const token = refreshTokenFromBody(await readOptionalJsonBody(c)) ?? getCookie(c, REFRESH_COOKIE);
+      const fromBody = refreshTokenFromBody(await readOptionalJsonBody(c));
+      if (fromBody === undefined && isForeignBrowserRequest(c.req.raw)) throw FOREIGN_COOKIE_REFRESH();
+      const token = fromBody ?? getCookie(c, REFRESH_COOKIE);
       const client = {
         ip: clientIp(c),
         userAgent: c.req.header("user-agent") ?? null,

@@ -147,7 +147,7 @@ function pngHeaded(total: number): ReadableStream<Uint8Array> {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const image = (bytes: Uint8Array, type: string) =>
-  new Response(bytes, { status: 200, headers: { "content-type": type } });
+  new Response(new Uint8Array(bytes), { status: 200, headers: { "content-type": type } });
 const redirect = (location: string | null) =>
   new Response(null, { status: 302, headers: location === null ? {} : { location } });
 
@@ -218,9 +218,14 @@ async function imageHost(request: Request, url: URL): Promise<Response> {
     }
     case "/bomb.png":
       // ~12 KiB on the wire, 12 MiB once the runtime undoes Content-Encoding: the cap must count the latter.
-      return new Response(pngHeaded(12 * MiB).pipeThrough(new CompressionStream("gzip")), {
-        headers: { "content-type": "image/png", "content-encoding": "gzip" },
-      });
+      return new Response(
+        pngHeaded(12 * MiB).pipeThrough(
+          new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>,
+        ),
+        {
+          headers: { "content-type": "image/png", "content-encoding": "gzip" },
+        },
+      );
     case "/redirect-ok":
       return redirect("https://cdn.img.test/ok.png");
     case "/redirect-relative":

@@ -1,0 +1,15 @@
+export interface Demo {
+  user: { id: string; email: string; password: string; totp_secret: string };
+  org: { id: string; slug: string };
+  site: { id: string; slug: string };
+  keys: { secret: string; public: string };
+}
+export declare const DEMO_STATE_FILE: string;
+export declare const DEMO_ORIGINS: string[];
+export declare function createDemo(
+  base: string,
+): Promise<{ demo: Demo; session: { access_token: string; refresh_token: string } }>;
+export declare function seedDemo(
+  base: string,
+  options?: { stateFile?: string; fresh?: boolean },
+): Promise<Demo>;

@@ -1,0 +1,84 @@
+/**
+ * The MCP server of one request (stateless Streamable HTTP: every request carries the key, so there is no
+ * session to keep): `tools/list` answers the tools the key's scopes reach, `tools/call` runs any tool as
+ * its operation (a tool outside the key's scopes is refused by the operation itself, 403
+ * INSUFFICIENT_SCOPE naming the missing scopes).
+ */
+import { StreamableHTTPTransport } from "@hono/mcp";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { runTool, type ToolContext, unknownTool } from "./dispatch";
+import { type ToolDefinition, toolVisible } from "./tools";
+
+export const MCP_SERVER_INFO = { name: "content", title: "Content Publishing API", version: "1.0.0" };
+
+const INSTRUCTIONS =
+  "Tools of the Content Publishing API for the one site of your API key (ck_). Each tool is one API operation and answers its JSON body; a refusal is a tool error carrying the API's problem (status, code, detail). Posts are referenced by id or slug. Create a post with create_post (status published publishes it), edit with update_post, read drafts with get_post_source. Only the tools your key's scopes allow are listed.";
+
+/** The server never asks the client for input (no elicitation), so it needs no JSON Schema validator. */
+const NO_VALIDATION: jsonSchemaValidator = {
+  getValidator: () => () => ({ valid: false, data: undefined, errorMessage: "not supported" }),
+};
+
+function mcpServer(catalogue: readonly ToolDefinition[], context: ToolContext): Server {
+  const server = new Server(MCP_SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: NO_VALIDATION,
+  });
+  const visible = catalogue.filter((d) => toolVisible(d, context.key.scopes)).map((d) => d.tool);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const definition = catalogue.find((d) => d.spec.name === request.params.name);
+    // As the SDK's McpServer answers an unknown tool: a tool error (here the API's 404 problem).
+    if (!definition) return unknownTool(request.params.name, visible);
+    return runTool(definition, request.params.arguments ?? {}, context);
+  });
+  return server;
+}
+
+/**
+ * Messages one POST may batch: each tool call is an API request with its storage hops, and a Worker
+ * invocation has a bounded number of them (the key's quotas bound the rate, this bounds one request).
+ */
+export const MAX_BATCH = 20;
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+}
+
+/** One MCP POST: a fresh server and transport (JSON answers, no session id), closed once answered. */
+export async function handleMcpRequest(
+  c: Context,
+  catalogue: readonly ToolDefinition[],
+  context: ToolContext,
+): Promise<Response> {
+  const body = await c.req.json().catch(() => undefined);
+  if (Array.isArray(body) && body.length > MAX_BATCH) {
+    return jsonRpcError(400, -32600, `Invalid Request: at most ${MAX_BATCH} messages in one batch.`);
+  }
+  const server = mcpServer(catalogue, context);
+  const transport = new StreamableHTTPTransport({ enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    const response = (await transport.handleRequest(c)) ?? c.body(null, 202);
+    response.headers.set("cache-control", "no-store");
+    return response;
+  } catch (error) {
+    // The transport's own refusals (406, 415, a body that is not JSON-RPC) are JSON-RPC error answers.
+    if (error instanceof HTTPException) return error.getResponse();
+    throw error;
+  } finally {
+    await server.close();
+  }
+}
+
+/** GET (a standalone SSE stream) and DELETE (end a session) mean nothing without sessions: 405, as the MCP transport answers. */
+export function mcpMethodNotAllowed(): Response {
+  const response = jsonRpcError(405, -32000, "Method not allowed: this MCP server is stateless; POST only.");
+  response.headers.set("allow", "POST");
+  return response;
+}

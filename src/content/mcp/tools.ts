@@ -1,0 +1,177 @@
+/**
+ * The MCP tools of the content API: each is one operation of the service's OpenAPI document (method and
+ * path), and everything else about it is read from that document, i.e. from the zod schemas the route
+ * validates with: its input schema (the operation's path, query and header parameters and its JSON body,
+ * `$ref`s inlined), the scopes that make it visible (the operation's `apiKey` security requirements) and
+ * the reference text of its description.
+ */
+import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { Scope } from "../auth/scopes";
+
+/** What a tool is, beyond its operation. */
+export interface ToolSpec {
+  name: string;
+  title: string;
+  /** What an agent does with it (the operation's own description follows). */
+  intro: string;
+  method: "GET" | "POST" | "PATCH";
+  /** The operation's path as the OpenAPI document writes it. */
+  path: string;
+  /** The argument that carries the JSON request body (the operation's `application/json` schema). */
+  body?: string;
+  /** Instead of a JSON body, the tool fetches an image by URL (image ingest) and uploads it as the form's `file`. */
+  fileFromUrl?: true;
+  annotations: ToolAnnotations;
+}
+
+const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+const EDIT: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true };
+
+export const TOOL_SPECS: readonly ToolSpec[] = [
+  {
+    name: "list_posts",
+    title: "List posts",
+    intro:
+      "List the site's public posts (newest first, keyset pages: pass next_cursor as cursor). With `status` (posts:write), list drafts, scheduled, published and archived posts instead.",
+    method: "GET",
+    path: "/v1/posts",
+    annotations: READ,
+  },
+  {
+    name: "get_post",
+    title: "Read a public post",
+    intro:
+      "Read one public post by id or slug, with its rendered HTML. Drafts and scheduled posts are not found here: use get_post_source.",
+    method: "GET",
+    path: "/v1/posts/{reference}",
+    annotations: READ,
+  },
+  {
+    name: "get_post_source",
+    title: "Read the editable source of a post",
+    intro:
+      "Read any post of the site (drafts and scheduled included) as stored: metadata, taxonomy and blocks_json, to modify and send back with update_post.",
+    method: "GET",
+    path: "/v1/posts/{reference}/source",
+    annotations: READ,
+  },
+  {
+    name: "create_post",
+    title: "Create a post",
+    intro:
+      "Create a post from `post` (a CreatePost body). status published publishes it now (or schedules it with a future published_at). Pass idempotency_key to make a retry safe.",
+    method: "POST",
+    path: "/v1/posts",
+    body: "post",
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  },
+  {
+    name: "update_post",
+    title: "Update a post",
+    intro:
+      "Change the fields sent in `changes` (an UpdatePost body) of the post `reference`; e.g. {status: published} publishes a draft. `language` only disambiguates a slug; to change the post's language send it inside changes.",
+    method: "PATCH",
+    path: "/v1/posts/{reference}",
+    body: "changes",
+    annotations: EDIT,
+  },
+  {
+    name: "unpublish_post",
+    title: "Unpublish a post",
+    intro: "Take a published post off the site (published -> archived); it stays in the archive.",
+    method: "POST",
+    path: "/v1/posts/{reference}/unpublish",
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  },
+  {
+    name: "get_post_seo",
+    title: "Read SEO of a post",
+    intro: "Read the SEO fields of a public post.",
+    method: "GET",
+    path: "/v1/posts/{reference}/seo",
+    annotations: READ,
+  },
+  {
+    name: "update_post_seo",
+    title: "Update SEO of a post",
+    intro: "Merge the SEO fields sent in `seo` (a PostSeo body; null removes a field) into the post's SEO.",
+    method: "PATCH",
+    path: "/v1/posts/{reference}/seo",
+    body: "seo",
+    annotations: EDIT,
+  },
+  {
+    name: "upload_media_from_url",
+    title: "Upload an image from a URL",
+    intro:
+      "Fetch the image at `url` (public http(s) hosts only, through the platform's SSRF-safe image ingest) and upload it as a media asset of the site, exactly as POST /v1/media would; use the answer's id as featured_image_id.",
+    method: "POST",
+    path: "/v1/media",
+    fileFromUrl: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  },
+  {
+    name: "list_post_types",
+    title: "List post types",
+    intro: "List the site's post types (the post_type values a post may take).",
+    method: "GET",
+    path: "/v1/post-types",
+    annotations: READ,
+  },
+  {
+    name: "get_site",
+    title: "Read the site",
+    intro: "Read the key's site: name, default language, canonical host and URL.",
+    method: "GET",
+    path: "/v1/site",
+    annotations: READ,
+  },
+  {
+    name: "get_site_settings",
+    title: "Read site settings",
+    intro: "Read the site's editable settings (an allowlist of keys).",
+    method: "GET",
+    path: "/v1/site/settings",
+    annotations: READ,
+  },
+  {
+    name: "get_site_seo",
+    title: "Read site SEO",
+    intro: "Read the site-level SEO defaults.",
+    method: "GET",
+    path: "/v1/site/seo",
+    annotations: READ,
+  },
+  {
+    name: "export",
+    title: "Export",
+    intro:
+      "Export the site's posts (whole collection with blocks_json, NDJSON, re-importable), leads or analytics, as text.",
+    method: "GET",
+    path: "/v1/export",
+    annotations: READ,
+  },
+];
+
+/** Where an argument goes in the HTTP request. */
+export interface Argument {
+  in: "path" | "query" | "header" | "body" | "form" | "url";
+  /** The parameter's (or form field's) name in the request. */
+  name: string;
+  required: boolean;
+}
+
+/** A tool as the server lists and runs it. */
+export interface ToolDefinition {
+  spec: ToolSpec;
+  tool: Tool;
+  /** Argument name -> where it goes. */
+  arguments: Record<string, Argument>;
+  /** Any one of these scope sets makes the tool visible (the operation's `apiKey` requirements). */
+  scopeSets: Scope[][];
+}
+
+/** A visible tool: the key carries every scope of one of the operation's `apiKey` requirements. */
+export function toolVisible(definition: ToolDefinition, scopes: ReadonlySet<Scope>): boolean {
+  return definition.scopeSets.some((set) => set.every((s) => scopes.has(s)));
+}

@@ -1,0 +1,34 @@
+/**
+ * Where a page goes once the visitor is signed in: the `next` parameter when it is a path on this same
+ * origin, else the account page. Stops an open redirect (`?next=https://evil.example`, `//evil.example`,
+ * `/\evil.example`, or a tab or newline that browsers strip out of `/\t/evil.example`) turning our sign-in
+ * page into a phishing hop that lands the victim, signed in and trusting, on another site.
+ */
+export const DEFAULT_NEXT = "/auth/account";
+
+const BASE = "http://same-origin.invalid";
+
+export function safeNextPath(raw: string | undefined | null): string {
+  if (!raw || raw.length > 2048) return DEFAULT_NEXT;
+  if (!raw.startsWith("/") || raw.startsWith("//") || raw.includes("\\")) return DEFAULT_NEXT;
+  for (let i = 0; i < raw.length; i++) {
+    const code = raw.charCodeAt(i);
+    if (code <= 0x20 || code === 0x7f) return DEFAULT_NEXT;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw, BASE);
+  } catch {
+    return DEFAULT_NEXT;
+  }
+  if (url.origin !== BASE) return DEFAULT_NEXT;
+  return `${url.pathname}${url.search}${url.hash}`;
+}
+
+/** `path` with `next` carried along when it is not the default, so a detour (sign-up, reset) keeps it. */
+export function withNext(path: string, next: string, extra: Record<string, string> = {}): string {
+  const query = new URLSearchParams(extra);
+  if (next !== DEFAULT_NEXT) query.set("next", next);
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
+}
