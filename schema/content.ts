@@ -22,6 +22,11 @@ export const sites = sqliteTable("sites", {
   synced_at: text("synced_at").notNull(),
   /** When the owner organization last changed (the push that changed it; migration 0008). */
   org_since: text("org_since"),
+  /**
+   * Moves on every change of what a public read of the site shows (triggers of migration 0012, and each
+   * projection push): part of the edge cache key of public post answers (src/content/public-reads.ts).
+   */
+  content_version: integer("content_version").notNull().default(0),
 });
 
 export const apiKeys = sqliteTable(

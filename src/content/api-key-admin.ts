@@ -4,6 +4,7 @@
  */
 import { newId, parseId } from "../lib/ids";
 import type { SiteProjection } from "../lib/rpc";
+import { keyContexts } from "./auth/key-cache";
 import { generateApiKey, hashApiKey, type KeyKind } from "./auth/key-hash";
 import { PUBLIC_KEY_SCOPES, type Scope } from "./auth/scopes";
 import type { Env } from "./bindings";
@@ -113,5 +114,7 @@ export async function listApiKeys(db: D1Database, siteId: string) {
 export async function revokeSiteApiKey(db: D1Database, siteId: string, keyId: string, userId: string) {
   const id = parseId(keyId);
   const revoked = id !== null && (await revokeApiKey(db, siteId, id, userId, new Date().toISOString()));
-  if (!revoked) fail("NOT_FOUND", "No such API key.");
+  if (id === null || !revoked) fail("NOT_FOUND", "No such API key.");
+  // Refused at once in this isolate; other isolates drop their cached copy within KEY_CONTEXT_TTL_MS.
+  keyContexts.forgetKey(id);
 }

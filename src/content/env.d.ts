@@ -6,6 +6,8 @@ interface ContentEnv {
 	CONTENT_EVENTS: Queue;
 	MEDIA_VARIANTS: Queue;
 	COLLECT_LIMITER: RateLimit;
+	READ_LIMITER: RateLimit;
+	PUBLIC_READ_LIMITER: RateLimit;
 	IMAGES: ImagesBinding;
 	ASSETS: Fetcher;
 	MEDIA_PUBLIC_BASE: string;

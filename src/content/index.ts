@@ -18,6 +18,7 @@ import type {
   StalledConvergence,
 } from "../lib/rpc";
 import { app } from "./app";
+import { keyContexts } from "./auth/key-cache";
 import type { Env } from "./bindings";
 import { redeliverPendingEffects } from "./effects/pending";
 import { ingestImage } from "./ingest-service";
@@ -79,6 +80,18 @@ async function consumeQueue(env: Env, batch: MessageBatch<unknown>, log: Logger)
   batch.ackAll();
 }
 
+/**
+ * An RPC write of a site's content: once done, this isolate's next read of the site reads its key (and so
+ * its content version) afresh (the API's writes do the same in `requireKey`).
+ */
+async function forgettingSite<T>(siteId: string, write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } finally {
+    keyContexts.forgetSite(siteId);
+  }
+}
+
 /** The per-minute trigger (workers/content/wrangler.toml) publishes due posts only; the hourly one does everything. */
 const PUBLISH_CRON = "* * * * *";
 /** Days a settled webhook delivery stays in the delivery log. */
@@ -89,9 +102,13 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
     return Promise.resolve(app.fetch(request, this.env, this.ctx));
   }
 
-  /** Sites pushes every change of a site; `deleted`/`archived` make the site's keys stop working at once. */
+  /**
+   * Sites pushes every change of a site; `deleted`/`archived` make the site's keys stop working: at once in
+   * this isolate, within the key-context TTL in others (src/content/auth/key-cache.ts).
+   */
   async syncSite(site: SiteProjection): Promise<void> {
     await upsertSite(this.env.DB, site, new Date().toISOString());
+    keyContexts.forgetSite(site.id);
   }
 
   ingestImage(input: { site_id: string; url: string; purpose: string }): Promise<ImageIngestResult> {
@@ -100,7 +117,7 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
 
   /** Declares (or updates) a post type of a site; private types are never listed publicly. */
   definePostType(input: PostTypeDefinition): Promise<PostTypeResult> {
-    return definePostType(this.env.DB, input);
+    return forgettingSite(input.site_id, definePostType(this.env.DB, input));
   }
 
   /** Sites whose content is still stamped for an older organization well after a transfer (health sweep). */
@@ -115,12 +132,13 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
 
   /** Disables a post type (its applet uninstalled); its posts are kept. */
   removePostType(input: { site_id: string; slug: string }): Promise<PostTypeRemoval> {
-    return removePostType(this.env.DB, input);
+    return forgettingSite(input.site_id, removePostType(this.env.DB, input));
   }
 
   /** Sites' legal page generator: one document written as a page (refusals as data). */
   upsertLegalPage(input: LegalPageWrite): Promise<LegalPageResult> {
-    return upsertLegalPage(this.env, contentServices(this.env, callLogger("content")), input);
+    const written = upsertLegalPage(this.env, contentServices(this.env, callLogger("content")), input);
+    return forgettingSite(input.site_id, written);
   }
 
   /** The site's legal pages that exist, for the legal index. */

@@ -46,7 +46,12 @@ export interface PostListRequest {
 }
 
 export type PostListPage =
-  | { mode: "public"; body: { items: ReturnType<typeof listItem>[]; next_cursor: string | null } }
+  | {
+      mode: "public";
+      body: { items: ReturnType<typeof listItem>[]; next_cursor: string | null };
+      /** The site's next scheduled publication: until then the page cannot change by the clock alone. */
+      nextPublicationAt: string | null;
+    }
   | { mode: "status"; body: { items: ReturnType<typeof postSummary>[]; next_cursor: string | null } };
 
 export function parseLimit(value: string | undefined): number {
@@ -66,10 +71,13 @@ export function parseStatuses(value: string): ListableStatus[] {
   return items as ListableStatus[];
 }
 
-/** `category` and `tag`: comma-separated slugs (ANY), at most 20. */
+/**
+ * `category` and `tag`: comma-separated slugs (ANY), at most 20, sorted: the order means nothing, so
+ * `a,b` and `b,a` are one listing (one cursor binding, one edge-cache entry).
+ */
 export function slugList(name: string, value: string | undefined): string[] {
   if (value === undefined) return [];
-  const items = [...new Set(value.split(",").map((s) => s.trim()))];
+  const items = [...new Set(value.split(",").map((s) => s.trim()))].sort();
   if (items.length > MAX_TERMS || items.some((s) => !isValidTypeSlug(s))) {
     fail("BAD_REQUEST", `${name} must be up to ${MAX_TERMS} comma-separated slugs.`);
   }
@@ -174,12 +182,13 @@ export async function listPosts(
   }
 
   const after = resume?.p !== undefined ? { publishedAt: resume.p, id: resume.i } : null;
-  const rows = await listPublicPosts(env.DB, siteId, now, filters, after, limit);
+  const { rows, nextPublicationAt } = await listPublicPosts(env.DB, siteId, now, filters, after, limit);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const next =
     rows.length > limit && last
       ? await encodeCursor(env.CURSOR_SECRET, { m: "p", p: last.published_at!, i: last.id, f: fingerprint })
       : null;
-  return { mode: "public", body: { items: page.map((r) => listItem(r, now, at)), next_cursor: next } };
+  const body = { items: page.map((r) => listItem(r, now, at)), next_cursor: next };
+  return { mode: "public", body, nextPublicationAt };
 }

@@ -17,6 +17,7 @@ function key(scopes: Scope[], createdBy: string | null = "user-1"): KeyContext {
     scopes: new Set(scopes),
     createdBy,
     authorName: createdBy && "Ana",
+    contentVersion: 0,
   };
 }
 

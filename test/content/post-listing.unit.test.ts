@@ -98,6 +98,8 @@ describe("GET /v1/posts query rules", () => {
 
   it("category and tag are up to 20 distinct slugs matching ANY", () => {
     expect(slugList("category", "news, sport,news")).toEqual(["news", "sport"]);
+    // Sorted: `b,a` is the listing `a,b` (one cursor binding, one edge-cache entry).
+    expect(slugList("tag", "sport,news")).toEqual(["news", "sport"]);
     const many = Array.from({ length: 21 }, (_, i) => `t${i}`).join(",");
     expect(() => request({ tag: many })).toThrow(
       problem(400, "BAD_REQUEST", "tag must be up to 20 comma-separated slugs."),
@@ -148,6 +150,7 @@ describe("GET /v1/posts cursor", () => {
     expect(await listPosts(contentEnv, site, postListRequest({}), now)).toEqual({
       mode: "public",
       body: { items: [], next_cursor: null },
+      nextPublicationAt: null,
     });
     expect(await listPosts(contentEnv, site, postListRequest({ status: "draft" }), now)).toEqual({
       mode: "status",

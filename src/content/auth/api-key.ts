@@ -1,15 +1,18 @@
 /**
  * Authentication of `/v1` requests by API key: `Authorization: Bearer ck_…|pk_…` (or `?key=pk_…` for
- * browsers), the pk_ origin allowlist, scopes, and the per-key quotas of the ApiKeyGate.
+ * browsers), the pk_ origin allowlist, scopes, and the per-key quotas: writes and lead reads in the key's
+ * ApiKeyGate (exact), reads in the Workers rate-limiting bindings (counted where the request lands).
  */
 import type { Context } from "hono";
 import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
 import type { BucketSpec, BucketState } from "../api-key-gate";
 import type { AppEnv } from "../bindings";
+import { clockNow } from "../clock";
 import { fail, problem } from "../errors";
-import { findActiveKeyByHash } from "../store/api-keys";
+import { findActiveKeyByHash, type KeyLookupRow } from "../store/api-keys";
 import { getSite, INACTIVE_SITE_STATUSES } from "../store/sites";
+import { keyContexts } from "./key-cache";
 import type { KeyContext } from "./key-context";
 import { hashApiKey, type KeyKind } from "./key-hash";
 import type { Scope } from "./scopes";
@@ -23,13 +26,17 @@ export interface KeyRequirement {
   /** Every listed scope is required. */
   scopes: Scope[];
   /**
-   * The key's token buckets (its ApiKeyGate), or "collect": only the per-(site, client IP) collection
-   * limiter, so a popular site's page views never spend its API read quota.
+   * The key's write bucket (its ApiKeyGate), its read buckets (the `READ_LIMITER` and, for pk_ keys,
+   * `PUBLIC_READ_LIMITER` bindings; `leads:read` adds the gate's leads bucket), or "collect": only the
+   * per-(site, client IP) collection limiter, so a popular site's page views never spend its API read quota.
    */
   quota: "read" | "write" | "collect";
 }
 
-/** Quotas (token buckets, per minute), from the spec's Limits table. */
+/**
+ * Quotas, per minute, from the spec's Limits table: token buckets in the ApiKeyGate (writes, leads), and
+ * the `simple` settings of the `READ_LIMITER` / `PUBLIC_READ_LIMITER` bindings in wrangler.toml (reads).
+ */
 export const QUOTAS = {
   write: { name: "write", policy: "writes", capacity: 60, windowSeconds: 60 },
   read: { name: "read", policy: "reads", capacity: 600, windowSeconds: 60 },
@@ -77,11 +84,33 @@ export function addResponseHeaders(c: Context<AppEnv>, headers: Record<string, s
   c.set("responseHeaders", { ...current, ...headers });
 }
 
-export function rateLimitHeaders(buckets: BucketState[]): Record<string, string> {
-  return {
-    "ratelimit-policy": buckets.map((b) => `"${b.policy}";q=${b.capacity};w=${b.windowSeconds}`).join(", "),
-    ratelimit: buckets.map((b) => `"${b.policy}";r=${b.remaining};t=${b.resetSeconds}`).join(", "),
-  };
+type QuotaPolicy = Pick<BucketState, "policy" | "capacity" | "windowSeconds">;
+
+function policyHeader(policies: QuotaPolicy[]): string {
+  return policies.map((b) => `"${b.policy}";q=${b.capacity};w=${b.windowSeconds}`).join(", ");
+}
+
+function stateHeader(buckets: BucketState[]): string {
+  return buckets.map((b) => `"${b.policy}";r=${b.remaining};t=${b.resetSeconds}`).join(", ");
+}
+
+/**
+ * The key and its site. Writes and lead reads read it from D1 every time, so a revocation stops them at
+ * once in every isolate; other reads and page-view collection use this isolate's cached context (at most
+ * `KEY_CONTEXT_TTL_MS` old: the revocation bound elsewhere than in the revoking isolate).
+ */
+async function lookUpKey(
+  db: D1Database,
+  keyHash: string,
+  requirement: KeyRequirement,
+): Promise<KeyLookupRow | null> {
+  const now = clockNow();
+  const exact = requirement.quota === "write" || requirement.scopes.includes("leads:read");
+  const cached = exact ? null : keyContexts.get(keyHash, now);
+  if (cached) return cached;
+  const row = await findActiveKeyByHash(db, keyHash);
+  if (row && !INACTIVE_SITE_STATUSES.has(row.site_status)) keyContexts.set(keyHash, row, now);
+  return row;
 }
 
 /** 403 INSUFFICIENT_SCOPE naming the required and the missing scopes, unless the key has every one. */
@@ -99,8 +128,7 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
   const token = presentedKey(c);
   const kind: KeyKind | null = token.startsWith("ck_") ? "secret" : token.startsWith("pk_") ? "public" : null;
   if (!kind || token.length > 200) throw unauthenticated("The API key is invalid.");
-  // Looked up on every request (no cache), so a revocation takes effect at once.
-  const row = await findActiveKeyByHash(c.env.DB, await hashApiKey(c.env.API_KEY_PEPPER, token));
+  const row = await lookUpKey(c.env.DB, await hashApiKey(c.env.API_KEY_PEPPER, token), requirement);
   if (!row || row.kind !== kind || INACTIVE_SITE_STATUSES.has(row.site_status)) {
     throw unauthenticated("The API key is invalid or revoked.");
   }
@@ -135,7 +163,8 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
   requireScopes(scopes, requirement.scopes);
 
   if (requirement.quota === "collect") await takeCollectQuota(c, row.site_id);
-  else await takeKeyQuota(c, row.id, kind, requirement);
+  else if (requirement.quota === "write") await takeGateQuota(c, row.id, [QUOTAS.write]);
+  else await takeReadQuota(c, row.id, kind, requirement);
 
   const context: KeyContext = {
     keyId: row.id,
@@ -150,26 +179,62 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
     scopes,
     createdBy: row.created_by,
     authorName: row.author_name,
+    contentVersion: row.site_content_version,
   };
   c.set("auth", context);
   return context;
 }
 
-async function takeKeyQuota(c: Context<AppEnv>, keyId: string, kind: KeyKind, requirement: KeyRequirement) {
-  const buckets: BucketSpec[] = [requirement.quota === "write" ? QUOTAS.write : QUOTAS.read];
-  if (kind === "public" && requirement.quota === "read") {
-    buckets.push({ ...QUOTAS.publicReadPerIp, name: `ip:${clientIp(c)}` });
-  }
-  if (requirement.scopes.includes("leads:read")) buckets.push(QUOTAS.leads);
+/** Buckets of the key's ApiKeyGate (one Durable Object call): exact, all or nothing. */
+async function takeGateQuota(
+  c: Context<AppEnv>,
+  keyId: string,
+  buckets: BucketSpec[],
+  policies: QuotaPolicy[] = buckets,
+) {
   const gate = c.env.KEY_GATE.get(c.env.KEY_GATE.idFromName(keyId));
   const result = await gate.take(buckets);
-  addResponseHeaders(c, rateLimitHeaders(result.buckets));
+  addResponseHeaders(c, {
+    "ratelimit-policy": policyHeader(policies),
+    ratelimit: stateHeader(result.buckets),
+  });
   if (!result.allowed) {
     fail("RATE_LIMITED", {
       detail: "Quota exceeded for this key.",
       headers: { "retry-after": String(result.retryAfterSeconds) },
     });
   }
+}
+
+/**
+ * Reads: 600 per minute per key (`READ_LIMITER`) and, for pk_ keys, 60 per (key, client IP)
+ * (`PUBLIC_READ_LIMITER`), counted by the rate-limiting bindings where the request lands: no Durable
+ * Object round trip. The bindings tell only allowed or not, so `RateLimit` carries no remaining count for
+ * them (only a refusal, `r=0`); `RateLimit-Policy` still lists every quota that applies. The per-IP limit
+ * is taken first, so one client over its share does not spend the key's quota. Lead reads add the gate's
+ * exact leads bucket.
+ */
+async function takeReadQuota(c: Context<AppEnv>, keyId: string, kind: KeyKind, requirement: KeyRequirement) {
+  const perIp = kind === "public";
+  const leads = requirement.scopes.includes("leads:read");
+  const policies: QuotaPolicy[] = [QUOTAS.read];
+  if (perIp) policies.push(QUOTAS.publicReadPerIp);
+  if (leads) policies.push(QUOTAS.leads);
+  addResponseHeaders(c, { "ratelimit-policy": policyHeader(policies) });
+  if (perIp) await limitHere(c, c.env.PUBLIC_READ_LIMITER, `${keyId}:${clientIp(c)}`, QUOTAS.publicReadPerIp);
+  await limitHere(c, c.env.READ_LIMITER, keyId, QUOTAS.read);
+  if (leads) await takeGateQuota(c, keyId, [QUOTAS.leads], policies);
+}
+
+async function limitHere(c: Context<AppEnv>, limiter: RateLimit, key: string, quota: QuotaPolicy) {
+  const { success } = await limiter.limit({ key });
+  if (success) return;
+  // The binding does not say when its window ends: at most one window from now.
+  addResponseHeaders(c, { ratelimit: `"${quota.policy}";r=0;t=${quota.windowSeconds}` });
+  fail("RATE_LIMITED", {
+    detail: "Quota exceeded for this key.",
+    headers: { "retry-after": String(quota.windowSeconds) },
+  });
 }
 
 /**

@@ -20,4 +20,9 @@ export interface KeyContext {
   createdBy: string | null;
   /** Display name of the creator's byline (authorship context); null on keys created before it was recorded. */
   authorName: string | null;
+  /**
+   * The site's content version as the key lookup read it (the isolate's cached lookup may be up to
+   * `KEY_CONTEXT_TTL_MS` old): part of the edge cache key of public post answers.
+   */
+  contentVersion: number;
 }

@@ -2,13 +2,18 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../bindings";
 import { authenticateKey, type KeyRequirement } from "./api-key";
+import { keyContexts } from "./key-cache";
 
 export function requireKey(
   requirement: KeyRequirement | ((c: Context<AppEnv>) => KeyRequirement),
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    await authenticateKey(c, typeof requirement === "function" ? requirement(c) : requirement);
+    const required = typeof requirement === "function" ? requirement(c) : requirement;
+    const key = await authenticateKey(c, required);
     await next();
+    // A write may have moved the site's content version: this isolate's next read of any key of the site
+    // reads the key (and so the version) afresh, so it never answers from an older edge-cache entry.
+    if (required.quota === "write") keyContexts.forgetSite(key.siteId);
   };
 }
 

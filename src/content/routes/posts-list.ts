@@ -6,7 +6,8 @@ import type { KeyRequirement } from "../auth/api-key";
 import { requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
 import { DEFAULT_LIMIT, listPosts, MAX_LIMIT, postListRequest } from "../post-listing";
-import { sendCacheable } from "./cacheable";
+import { publicPostList } from "../public-reads";
+import { edgePlace, sendPublicAnswer } from "./cacheable";
 import { PostListItemSchema, PostSummarySchema, pageSchema } from "./post-shapes";
 
 export const ListQuery = z.object({
@@ -73,9 +74,11 @@ export function registerPostListRoute(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const request = postListRequest(c.req.valid("query"));
+      const key = c.get("auth");
       // Every item's url is built from the key's site (read with the key: no extra hop).
-      const page = await listPosts(c.env, c.get("auth").site, request, new Date().toISOString());
-      if (page.mode === "public") return sendCacheable(c, page.body);
+      if (!request.statuses)
+        return sendPublicAnswer(c, await publicPostList(c.env, key, request, edgePlace(c)));
+      const page = await listPosts(c.env, key.site, request, new Date().toISOString());
       c.header("cache-control", "private, no-store");
       return c.json(page.body, 200);
     },

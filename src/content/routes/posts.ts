@@ -3,7 +3,6 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import type { KeyRequirement } from "../auth/api-key";
-import type { SiteAddress } from "../auth/key-context";
 import { keyAuth, requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
 import { fail } from "../errors";
@@ -11,15 +10,13 @@ import { createPostOnce, requireAuthorshipContext } from "../post-creation";
 import { patchPostSeo, seoPatch } from "../post-seo";
 import { unpublishPost, updatePost } from "../post-service";
 import { readPostSource } from "../post-source";
-import { parseBlocksDocument, renderBlocks } from "../render/render-blocks";
+import { publicPost } from "../public-reads";
 import { CreatePostSchema, UpdatePostSchema } from "../rules/post-input";
 import { languageParam, resolvePublicPost } from "../rules/resolve";
 import { parseIfMatch, revisionTag } from "../rules/revision-tag";
 import type { StoredResponse } from "../store/idempotency";
-import { mediaKeys, type PostRow } from "../store/posts";
-import { sendCacheable } from "./cacheable";
+import { edgePlace, sendPublicAnswer } from "./cacheable";
 import {
-  listItem,
   POST_SEO_KEYS,
   PostDetailSchema,
   PostSeoSchema,
@@ -80,31 +77,6 @@ function respond(c: Context<AppEnv>, stored: StoredResponse, replayed: boolean):
   if (stored.location) headers.location = stored.location;
   if (replayed) headers["idempotency-replayed"] = "true";
   return c.body(stored.body, stored.status as 201, headers);
-}
-
-function mediaIdsOf(blocksJson: string | null): string[] {
-  if (!blocksJson) return [];
-  const doc = parseBlocksDocument(blocksJson);
-  if (!doc.ok) return [];
-  return doc.blocks
-    .filter((b) => b.type === "image" && typeof b.data.media_id === "string")
-    .map((b) => b.data.media_id as string);
-}
-
-async function postDetail(c: Context<AppEnv>, row: PostRow, site: SiteAddress) {
-  const ids = mediaIdsOf(row.blocks_json);
-  if (row.featured_image_id) ids.push(row.featured_image_id);
-  const keys = await mediaKeys(c.env.DB, row.site_id, ids);
-  const mediaUrl = (id: string) => {
-    const key = keys.get(id.toUpperCase()) ?? keys.get(id);
-    return key ? `${c.env.MEDIA_PUBLIC_BASE}/${key}` : null;
-  };
-  return {
-    ...listItem(row, new Date().toISOString(), { site, platformDomain: c.env.PLATFORM_DOMAIN }),
-    content_html: row.blocks_json ? renderBlocks(row.blocks_json, { mediaUrl }) : "",
-    featured_image_url: row.featured_image_id ? mediaUrl(row.featured_image_id) : null,
-    seo: seoView(row),
-  };
 }
 
 interface ReferenceInput {
@@ -195,9 +167,8 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const { site } = c.get("auth");
-      const row = await resolvePublicPost(c.env.DB, site, ...postReference(c), new Date().toISOString());
-      return sendCacheable(c, await postDetail(c, row, site));
+      const answer = await publicPost(c.env, c.get("auth"), ...postReference(c), edgePlace(c));
+      return sendPublicAnswer(c, answer);
     },
   );
 

@@ -10,6 +10,7 @@ import {
   getPost,
   isPublic,
   type PostRow,
+  type PublicReference,
   postsBySlug,
   publicTypeSlugs,
 } from "../store/posts";
@@ -34,6 +35,23 @@ export function languageParam(value: string | undefined): string | null {
   return tag;
 }
 
+/** A public read's reference: a ULID or UUID is an id (`?language=` ignored), anything else a slug. */
+export function publicReference(reference: string, language: string | null): PublicReference {
+  const id = parseId(reference);
+  return id ? { id } : { slug: reference, language };
+}
+
+/**
+ * The one public post among those a reference matched: none is a 404; a slug public in several languages
+ * without `?language=` is a 400 naming them, never a pick (not even the site's default language: a client
+ * that meant another one would read the wrong post without noticing).
+ */
+export function onePublicPost(rows: PostRow[]): PostRow {
+  if (rows.length === 0) throw postNotFound();
+  if (rows.length > 1) throw ambiguous(rows.map((r) => r.language));
+  return rows[0]!;
+}
+
 /** As `GET /v1/posts/{reference}` sees it: public posts only. */
 export async function resolvePublicPost(
   db: D1Database,
@@ -52,11 +70,7 @@ export async function resolvePublicPost(
   const rows = (await postsBySlug(db, site.id, reference, language)).filter((r) =>
     isPublic(r, now, publicTypes),
   );
-  if (rows.length === 0) throw postNotFound();
-  // Public in several languages and no ?language=: a 400 naming them, never a pick (not even the
-  // site's default language: a client that meant another one would read the wrong post without noticing).
-  if (rows.length > 1) throw ambiguous(rows.map((r) => r.language));
-  return rows[0]!;
+  return onePublicPost(rows);
 }
 
 /**

@@ -94,15 +94,20 @@ export type KeyLookupRow = ApiKeyRow & {
   site_slug: SiteRow["slug"];
   site_primary_domain: SiteRow["primary_domain"];
   site_default_language: SiteRow["default_language"];
+  site_content_version: SiteRow["content_version"];
 };
 
-/** The active key with this hash and its site (status, URL fields); revoked keys are never returned. */
+/**
+ * The active key with this hash and its site (status, URL fields, content version); revoked keys are never
+ * returned.
+ */
 export async function findActiveKeyByHash(db: D1Database, keyHash: string): Promise<KeyLookupRow | null> {
   return db
     .prepare(
       `SELECT k.id, k.site_id, k.name, k.kind, k.key_prefix, k.scopes_json, k.allowed_origins_json, k.created_by,
               k.author_name, k.created_at, s.status AS site_status, s.slug AS site_slug,
-              s.primary_domain AS site_primary_domain, s.default_language AS site_default_language
+              s.primary_domain AS site_primary_domain, s.default_language AS site_default_language,
+              s.content_version AS site_content_version
        FROM api_keys k JOIN sites s ON s.id = k.site_id
        WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
     )

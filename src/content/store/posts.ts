@@ -292,7 +292,28 @@ function filterSql(filters: ListFilters, now: string): { where: string[]; params
   return { where, params };
 }
 
-/** Public listing, newest first, keyset over (published_at, id); returns up to limit + 1 rows. */
+/**
+ * When the site's next scheduled post comes due (after `now`), or null: until then no public answer of
+ * the site changes by the clock alone, so an edge-cached answer stays right at most until this moment.
+ */
+function nextPublicationStatement(db: D1Database, siteId: string, now: string): D1PreparedStatement {
+  return db
+    .prepare(
+      "SELECT MIN(published_at) AS at FROM posts WHERE site_id = ? AND status = 'scheduled' AND published_at > ?",
+    )
+    .bind(siteId, now);
+}
+
+/** A public read's rows and the site's next publication (`nextPublicationStatement`), read in one batch. */
+export interface PublicRead<T> {
+  rows: T;
+  nextPublicationAt: string | null;
+}
+
+/**
+ * Public listing, newest first, keyset over (published_at, id); up to limit + 1 rows, and the site's next
+ * publication in the same batch (one round trip).
+ */
 export async function listPublicPosts(
   db: D1Database,
   siteId: string,
@@ -300,7 +321,7 @@ export async function listPublicPosts(
   filters: ListFilters,
   after: { publishedAt: string; id: string } | null,
   limit: number,
-): Promise<PostRow[]> {
+): Promise<PublicRead<PostRow[]>> {
   const { where, params } = filterSql(filters, now);
   if (after) {
     where.push("(p.published_at, p.id) < (?, ?)");
@@ -308,11 +329,60 @@ export async function listPublicPosts(
   }
   const sql = `SELECT ${SUMMARY_COLUMNS} FROM posts p WHERE ${PUBLIC_WHERE}${where.map((w) => ` AND ${w}`).join("")}
     ORDER BY p.published_at DESC, p.id DESC LIMIT ?`;
-  const { results } = await db
-    .prepare(sql)
-    .bind(siteId, now, ...params, limit + 1)
-    .all<PostRow>();
-  return results;
+  const [list, next] = await db.batch([
+    db.prepare(sql).bind(siteId, now, ...params, limit + 1),
+    nextPublicationStatement(db, siteId, now),
+  ]);
+  return {
+    rows: list!.results as PostRow[],
+    nextPublicationAt: (next!.results[0] as { at: string | null } | undefined)?.at ?? null,
+  };
+}
+
+/** A public post's reference: an id, or a slug (in one language, or in every language). */
+export type PublicReference = { id: string } | { slug: string; language: string | null };
+
+/** The public posts a reference names (one at most by id), and the public URLs of their media. */
+export interface PublicPosts {
+  posts: PostRow[];
+  /** Media id -> R2 key, for every live asset the posts reference (`post_media_refs`). */
+  mediaKeys: Map<string, string>;
+}
+
+/**
+ * The public posts `reference` names, the R2 keys of the media they reference, and the site's next
+ * publication: three statements in one batch, so a public detail read is one round trip.
+ */
+export async function readPublicPosts(
+  db: D1Database,
+  siteId: string,
+  reference: PublicReference,
+  now: string,
+): Promise<PublicRead<PublicPosts>> {
+  const [match, matchParams] =
+    "id" in reference
+      ? ["p.id = ?", [reference.id]]
+      : reference.language
+        ? ["p.slug = ? AND p.language = ?", [reference.slug, reference.language]]
+        : ["p.slug = ?", [reference.slug]];
+  const [posts, media, next] = await db.batch([
+    db
+      .prepare(`SELECT ${COLUMNS} FROM posts p WHERE ${PUBLIC_WHERE} AND ${match} ORDER BY p.language`)
+      .bind(siteId, now, ...matchParams),
+    db
+      .prepare(
+        `SELECT m.id, m.r2_key FROM media m WHERE m.site_id = ? AND m.status != 'deleted' AND m.id IN (
+           SELECT r.media_id FROM post_media_refs r WHERE r.site_id = ? AND r.post_id IN (
+             SELECT p.id FROM posts p WHERE ${PUBLIC_WHERE} AND ${match}))`,
+      )
+      .bind(siteId, siteId, siteId, now, ...matchParams),
+    nextPublicationStatement(db, siteId, now),
+  ]);
+  const keys = (media!.results as { id: string; r2_key: string }[]).map((r) => [r.id, r.r2_key] as const);
+  return {
+    rows: { posts: posts!.results as PostRow[], mediaKeys: new Map(keys) },
+    nextPublicationAt: (next!.results[0] as { at: string | null } | undefined)?.at ?? null,
+  };
 }
 
 /** Every status but deleted: what listings, summaries and exports can show. */
@@ -371,19 +441,6 @@ export async function exportPostsPage(
     .bind(siteId, afterId, limit)
     .all<PostRow>();
   return results;
-}
-
-/** Public URLs of the site's ready media, for the renderer's `mediaUrl`. */
-export async function mediaKeys(db: D1Database, siteId: string, ids: string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const unique = [...new Set(ids)].slice(0, 90);
-  const { results } = await db
-    .prepare(
-      `SELECT id, r2_key FROM media WHERE site_id = ? AND status != 'deleted' AND id IN (${unique.map(() => "?").join(", ")})`,
-    )
-    .bind(siteId, ...unique)
-    .all<{ id: string; r2_key: string }>();
-  return new Map(results.map((r) => [r.id, r.r2_key]));
 }
 
 export async function mediaExists(db: D1Database, siteId: string, id: string): Promise<boolean> {

@@ -30,6 +30,7 @@ export async function upsertSite(db: D1Database, site: SiteProjection, now: stri
     ),
     // An older push never overwrites a newer one (pushes may arrive out of order). `org_since` moves when
     // the owner organization changes (every SET expression reads the row as it was before the update).
+    // `content_version` moves with every applied push: the site's URLs are part of its public answers.
     db
       .prepare(
         `INSERT INTO sites (id, org_id, slug, name, default_language, status, primary_domain, updated_at, synced_at, org_since)
@@ -37,7 +38,8 @@ export async function upsertSite(db: D1Database, site: SiteProjection, now: stri
          ON CONFLICT (id) DO UPDATE SET org_id = excluded.org_id, slug = excluded.slug, name = excluded.name,
            default_language = excluded.default_language, status = excluded.status,
            primary_domain = excluded.primary_domain, updated_at = excluded.updated_at, synced_at = excluded.synced_at,
-           org_since = CASE WHEN sites.org_id = excluded.org_id THEN sites.org_since ELSE excluded.updated_at END
+           org_since = CASE WHEN sites.org_id = excluded.org_id THEN sites.org_since ELSE excluded.updated_at END,
+           content_version = sites.content_version + 1
          WHERE excluded.updated_at >= sites.updated_at`,
       )
       .bind(

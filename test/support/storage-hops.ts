@@ -1,0 +1,155 @@
+/**
+ * Storage hops of a content request, counted honestly: the content Worker's entrypoint run over its real
+ * bindings, each wrapped to count the round trips it makes. A D1 `first`/`all`/`run`/`raw` is one hop, a
+ * D1 `batch` is one hop (one round trip, however many statements), every call on a Durable Object stub is
+ * one, every KV and R2 call is one. Not storage, counted apart: the rate-limiting bindings (counters local
+ * to the machine), service bindings and queue sends. The Cache API (per data center) is not wrapped: a read
+ * answered from it shows as zero storage hops.
+ */
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import type { Env } from "../../src/content/bindings";
+import ContentService from "../../src/content/index";
+
+export interface Hops {
+  d1: number;
+  durableObject: number;
+  kv: number;
+  r2: number;
+  /** Rate-limiting binding calls (not storage). */
+  limiter: number;
+  /** D1, Durable Object, KV and R2 round trips. */
+  storage(): number;
+}
+
+function newHops(): Hops {
+  return {
+    d1: 0,
+    durableObject: 0,
+    kv: 0,
+    r2: 0,
+    limiter: 0,
+    storage() {
+      return this.d1 + this.durableObject + this.kv + this.r2;
+    },
+  };
+}
+
+/** Wraps every method of `target` named in `counted` so each call adds one to `count()`. */
+function counting<T extends object>(target: T, counted: readonly string[], count: () => void): T {
+  return new Proxy(target, {
+    get(t, prop) {
+      const value = Reflect.get(t, prop, t) as unknown;
+      if (typeof value !== "function") return value;
+      if (typeof prop === "string" && counted.includes(prop)) {
+        return (...args: unknown[]) => {
+          count();
+          return (value as (...a: unknown[]) => unknown).apply(t, args);
+        };
+      }
+      return (value as (...a: unknown[]) => unknown).bind(t);
+    },
+  });
+}
+
+function countingD1(db: D1Database, hops: Hops): D1Database {
+  const real = new WeakMap<object, D1PreparedStatement>();
+  const wrapStatement = (statement: D1PreparedStatement): D1PreparedStatement => {
+    const wrapped = new Proxy(statement, {
+      get(t, prop) {
+        const value = Reflect.get(t, prop, t) as unknown;
+        if (prop === "bind") return (...args: unknown[]) => wrapStatement(t.bind(...args));
+        if (typeof value !== "function") return value;
+        if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") {
+          return (...args: unknown[]) => {
+            hops.d1++;
+            return (value as (...a: unknown[]) => unknown).apply(t, args);
+          };
+        }
+        return (value as (...a: unknown[]) => unknown).bind(t);
+      },
+    });
+    real.set(wrapped, statement);
+    return wrapped;
+  };
+  return new Proxy(db, {
+    get(t, prop) {
+      if (prop === "prepare") return (sql: string) => wrapStatement(t.prepare(sql));
+      if (prop === "batch") {
+        return (statements: D1PreparedStatement[]) => {
+          hops.d1++;
+          return t.batch(statements.map((s) => real.get(s) ?? s));
+        };
+      }
+      if (prop === "exec" || prop === "dump") {
+        return (...args: unknown[]) => {
+          hops.d1++;
+          return (t[prop] as (...a: unknown[]) => unknown).apply(t, args);
+        };
+      }
+      const value = Reflect.get(t, prop, t) as unknown;
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(t) : value;
+    },
+  });
+}
+
+function countingDurableObjects<T extends object>(ns: T, hops: Hops): T {
+  return new Proxy(ns, {
+    get(t, prop) {
+      const value = Reflect.get(t, prop, t) as unknown;
+      if (typeof value !== "function") return value;
+      if (prop === "get" || prop === "getByName") {
+        return (...args: unknown[]) => {
+          const stub = (value as (...a: unknown[]) => object).apply(t, args);
+          // Any method called on the stub is a call to the object.
+          return new Proxy(stub, {
+            get(s, method) {
+              const member = Reflect.get(s, method, s) as unknown;
+              if (typeof method !== "string" || method === "then" || method === "id" || method === "name") {
+                return member;
+              }
+              return (...callArgs: unknown[]) => {
+                hops.durableObject++;
+                // Reflect.apply: an RPC stub's method would take `.apply` for a remote method name.
+                return Reflect.apply(member as (...a: unknown[]) => unknown, s, callArgs);
+              };
+            },
+          });
+        };
+      }
+      return (value as (...a: unknown[]) => unknown).bind(t);
+    },
+  });
+}
+
+/** The content env with its storage bindings counting, and the counters. */
+export function countingContentEnv(): { env: Env; hops: Hops } {
+  const base = env as unknown as Env;
+  const hops = newHops();
+  const countLimiter = () => {
+    hops.limiter++;
+  };
+  const wrapped: Env = {
+    ...base,
+    DB: countingD1(base.DB, hops),
+    KEY_GATE: countingDurableObjects(base.KEY_GATE, hops),
+    CACHE: counting(base.CACHE, ["get", "getWithMetadata", "put", "delete", "list"], () => {
+      hops.kv++;
+    }),
+    MEDIA: counting(base.MEDIA, ["get", "head", "put", "delete", "list", "createMultipartUpload"], () => {
+      hops.r2++;
+    }),
+    READ_LIMITER: counting(base.READ_LIMITER, ["limit"], countLimiter),
+    PUBLIC_READ_LIMITER: counting(base.PUBLIC_READ_LIMITER, ["limit"], countLimiter),
+    COLLECT_LIMITER: counting(base.COLLECT_LIMITER, ["limit"], countLimiter),
+  };
+  return { env: wrapped, hops };
+}
+
+/** One request through the content Worker's entrypoint over `workerEnv`, its background work awaited. */
+export async function fetchThrough(workerEnv: Env, request: Request): Promise<Response> {
+  const ctx = createExecutionContext();
+  const res = await new ContentService(ctx, workerEnv).fetch(request);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
