@@ -7,5 +7,6 @@ export declare function startPlatform(options?: {
   portOffset?: number;
   extraBindings?: Partial<Record<ServiceName, Record<string, string>>>;
   distDir?: string;
+  handleStructuredLogs?: (log: { timestamp: number; level: string; message: string }) => void;
 }): Promise<{ mf: Miniflare; urls: Record<ServiceName, string>; migrations: Record<string, string[]> }>;
 export declare function waitUntilReady(url: string, timeoutMs?: number): Promise<void>;

@@ -14,6 +14,8 @@ export async function startPlatform({
   portOffset = 0,
   extraBindings = {},
   distDir = path.join(root, ".wrangler/dist"),
+  // Where the Workers' log lines go (default: Miniflare prints them); the bench keeps them in a file.
+  handleStructuredLogs = undefined,
 } = {}) {
   const devVars = ensureDevVars();
   const port = (name) => services[name].port + portOffset;
@@ -25,6 +27,7 @@ export async function startPlatform({
       // No request.cf lookup: nothing at start-up reaches the network.
       cf: { colo: "DEV", country: "XX", asn: 0 },
       log: new Log(process.env.LOG_LEVEL === "debug" ? LogLevel.DEBUG : LogLevel.WARN),
+      ...(handleStructuredLogs ? { handleStructuredLogs } : {}),
       workers: serviceNames.map((name) => ({
         ...workerOptions(name, {
           scriptPath: buildWorker(name, distDir),
