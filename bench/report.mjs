@@ -121,9 +121,9 @@ export function checkTargets(result) {
     const ratio = batch && one ? batch.p50_ms / one.p50_ms : null;
     add(
       "Batch of 200 sites within 2x of one GET (p50)",
-      ratio === null ? null : `${num(ratio, 2)}x (${num(batch.p50_ms, 1)} vs ${num(one.p50_ms, 1)} ms)`,
+      ratio === null ? null : `${num(ratio, 3)}x (${num(batch.p50_ms, 2)} vs ${num(one.p50_ms, 2)} ms)`,
       ratio !== null && ratio <= 2,
-      ratio === null ? "" : `${num(ratio, 2)}x vs ≤ 2x: over by ${num(ratio - 2, 2)}x`,
+      ratio === null ? "" : `${num(ratio, 3)}x vs ≤ 2x: over by ${num(ratio - 2, 3)}x`,
     );
   }
   {
