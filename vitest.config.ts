@@ -83,6 +83,17 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       }),
+      // The deploy (scripts/deploy.mjs) against a fake account, and the four Workers as the generated
+      // production configs describe them (no .dev.vars, no test secrets): no development route answers.
+      defineProject({
+        test: {
+          name: "deploy",
+          include: ["test/deploy/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      }),
       // Rules about the code itself (catalogues against the specs, structure), run in Node.
       defineProject({
         test: { name: "structure", include: ["test/structure/**/*.test.ts"], environment: "node" },

@@ -1,4 +1,4 @@
-// Small measuring kit for the benches: percentiles, timed loops, concurrency-limited runs.
+// Small measuring kit for the benches: percentiles, summaries, timed calls.
 export function percentile(sorted, p) {
   if (sorted.length === 0) return Number.NaN;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
@@ -23,21 +23,4 @@ export async function timed(fn) {
   const start = performance.now();
   const result = await fn();
   return { ms: performance.now() - start, result };
-}
-
-/** Runs `fn` `total` times with `concurrency` in flight; returns per-call latencies and throughput. */
-export async function load(fn, { total, concurrency }) {
-  const latencies = [];
-  let next = 0;
-  const started = performance.now();
-  async function worker() {
-    while (next < total) {
-      next += 1;
-      const { ms } = await timed(fn);
-      latencies.push(ms);
-    }
-  }
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const seconds = (performance.now() - started) / 1000;
-  return { ...summarize(latencies), rps: round(total / seconds, 1) };
 }

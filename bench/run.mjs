@@ -1,30 +1,178 @@
-// `npm run bench`: starts the platform on a fresh temporary store (ports 9787-9790, so it can run beside
-// `npm start`), runs each bench and prints one JSON report (also written to bench/results/).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// `npm run bench [-- --quick] [-- --wrk] [-- SECTION ...]`: starts the platform on a fresh temporary store
+// (ports 9787-9790, so it can run beside `npm start`), seeds what the chosen sections need, then drives a
+// real load generator (autocannon; wrk with --wrk when it is on PATH) through the gateway, one row after
+// another in this one run: the trivial route first and last, every other row also as a ratio to it.
+// Prints a Markdown table and the issue's targets (PASS/MISS with the gap) and writes both, with the raw
+// figures as JSON, to bench/results/. Sections: posts write sites login bulk (default), analytics leads
+// (or `all`). Options: --quick (small sizes, 3 s rows), --duration S, --warmup S, --connections N.
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startPlatform } from "../scripts/platform.mjs";
 import { root } from "../scripts/workers.mjs";
-import { benchAnalytics } from "./analytics.mjs";
-import { benchContent } from "./content.mjs";
-import { benchIdentity } from "./identity.mjs";
+import { round } from "./lib.mjs";
+import { measure, wrkAvailable } from "./loadgen.mjs";
+import { workerdPid } from "./memory.mjs";
+import { checkTargets, renderReport } from "./report.mjs";
+import { DEFAULT_SECTIONS, prepareSection, SECTIONS } from "./sections.mjs";
+import { createTenant } from "./seed.mjs";
 
-const only = process.argv.slice(2).filter((a) => !a.startsWith("--"));
-const persist = mkdtempSync(path.join(os.tmpdir(), "platform-bench-"));
-const { mf, urls } = await startPlatform({ persist, portOffset: 1000 });
-const report = {
-  at: new Date().toISOString(),
-  machine: `${os.cpus().length} cores, node ${process.version}`,
-};
-try {
-  if (only.length === 0 || only.includes("identity")) report.identity = await benchIdentity(urls.gateway);
-  if (only.length === 0 || only.includes("content")) report.content = await benchContent(mf, urls);
-  if (only.length === 0 || only.includes("analytics")) report.analytics = await benchAnalytics(mf, urls);
-} finally {
-  await mf.dispose();
-  rmSync(persist, { recursive: true, force: true });
+const USAGE = `npm run bench -- [--quick] [--wrk] [--duration S] [--warmup S] [--connections N] [--port-offset N] [SECTION...]
+sections: ${SECTIONS.join(" ")} | all   (default: ${DEFAULT_SECTIONS.join(" ")})`;
+
+export function parseArgs(argv) {
+  const flags = new Map();
+  const sections = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--quick" || a === "--wrk" || a === "--help") flags.set(a, true);
+    else if (a.startsWith("--")) {
+      const [name, inline] = a.split("=", 2);
+      flags.set(name, inline ?? argv[++i]);
+    } else sections.push(a);
+  }
+  const quick = flags.has("--quick");
+  const chosen = sections.includes("all") ? SECTIONS : sections.length ? sections : DEFAULT_SECTIONS;
+  for (const s of chosen) if (!SECTIONS.includes(s)) throw new Error(`unknown section "${s}"\n${USAGE}`);
+  const number = (name, fallback) => (flags.has(name) ? Number(flags.get(name)) : fallback);
+  return {
+    help: flags.has("--help"),
+    quick,
+    wrk: flags.has("--wrk"),
+    sections: SECTIONS.filter((s) => chosen.includes(s)),
+    sizes: quick ? [1_000, 5_000, 10_000] : [1_000, 10_000, 100_000],
+    duration: number("--duration", quick ? 3 : 10),
+    warmup: number("--warmup", quick ? 1 : 2),
+    connections: number("--connections", 16),
+    // Ports 8787+offset…: 9787-9790 by default, beside `npm start` and the browser tests.
+    portOffset: number("--port-offset", 1000),
+    // What the key pools are sized for: the highest rate a read or a write row could reach here.
+    maxRps: number("--max-rps", 4000),
+    maxWriteRps: number("--max-write-rps", 400),
+    loginAmount: quick ? 12 : 40,
+    samplerAccounts: quick ? 4 : 12,
+    importLines: quick ? 100 : 1_000,
+  };
 }
-const out = JSON.stringify(report, null, 2);
-console.log(out);
-mkdirSync(path.join(root, "bench/results"), { recursive: true });
-writeFileSync(path.join(root, "bench/results", `${report.at.replace(/[:.]/g, "-")}.json`), out);
+
+async function runLoad(ctx, row) {
+  const spec = {
+    base: ctx.urls.gateway,
+    connections: row.connections ?? ctx.options.connections,
+    ...row.spec,
+  };
+  if (row.warmup !== false) await measure(ctx.tool, { ...spec, duration: ctx.options.warmup });
+  const measured = await measure(
+    ctx.tool,
+    row.amount ? { ...spec, amount: row.amount } : { ...spec, duration: ctx.options.duration },
+  );
+  // wrk tells only how many answers were 4xx/5xx; autocannon gives every status.
+  const expectedCount =
+    measured.tool === "wrk"
+      ? (row.expect ?? 200) >= 400
+        ? measured.non2xx
+        : measured.requests - measured.non2xx
+      : row.expect
+        ? (measured.statuses[row.expect] ?? 0)
+        : Object.entries(measured.statuses)
+            .filter(([status]) => status.startsWith("2"))
+            .reduce((sum, [, n]) => sum + n, 0);
+  const unexpected = measured.requests - expectedCount + measured.errors;
+  const out = {
+    id: row.id,
+    label: row.label,
+    expect: row.expect,
+    unexpected,
+    connections: spec.connections,
+    ...measured,
+  };
+  process.stderr.write(
+    `  ${row.label}: ${round(out.rps, 0)} req/s, p50 ${round(out.p50_ms, 1)} ms, p99 ${round(out.p99_ms, 1)} ms${unexpected ? `, ${unexpected} unexpected` : ""}\n`,
+  );
+  return out;
+}
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2));
+  if (options.help) {
+    console.log(USAGE);
+    return;
+  }
+  let tool = "autocannon";
+  if (options.wrk) {
+    if (!wrkAvailable()) throw new Error("--wrk: wrk is not on PATH");
+    tool = "wrk";
+  }
+  const persist = mkdtempSync(path.join(os.tmpdir(), "platform-bench-"));
+  const at = new Date().toISOString();
+  const dir = path.join(root, "bench/results");
+  mkdirSync(dir, { recursive: true });
+  const stem = path.join(dir, `${at.replace(/[:.]/g, "-")}${options.quick ? "-quick" : ""}`);
+  const log = (line) => process.stderr.write(`${line}\n`);
+  log(`bench: ${options.sections.join(", ")} with ${tool}${options.quick ? " (--quick)" : ""}; starting…`);
+  // The Workers' own log lines (one per request and more) go to a file beside the results.
+  const workerLog = createWriteStream(`${stem}.workers.log`);
+  const { mf, urls } = await startPlatform({
+    persist,
+    portOffset: options.portOffset,
+    handleStructuredLogs: (entry) => workerLog.write(`${entry.message}\n`),
+  });
+  const ctx = { mf, urls, options, tool, seeding: {}, workerdPid: workerdPid() };
+  const result = {
+    at,
+    machine: `${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), node ${process.version}, load average ${os
+      .loadavg()
+      .map((l) => round(l, 2))
+      .join(" ")} at start`,
+    tool,
+    options,
+    workerd_pid: ctx.workerdPid,
+    seeding: ctx.seeding,
+    load: [],
+    singles: [],
+  };
+  try {
+    const started = performance.now();
+    ctx.tenant = await createTenant(mf, urls);
+    log("seeding…");
+    const prepared = [];
+    for (const name of options.sections) prepared.push(await prepareSection(name, ctx));
+    ctx.seeding.total_seconds = round((performance.now() - started) / 1000, 1);
+    log(`seeded in ${ctx.seeding.total_seconds} s; measuring…`);
+
+    const trivial = {
+      id: "trivial",
+      label: "GET /health (trivial route)",
+      spec: { method: "GET", paths: ["/health"] },
+    };
+    result.load.push(await runLoad(ctx, trivial));
+    for (const section of prepared)
+      for (const row of section.load ?? []) result.load.push(await runLoad(ctx, row));
+    for (const section of prepared) if (section.singles) result.singles.push(...(await section.singles()));
+    for (const section of prepared) if (section.after) result.login_timing = await section.after(ctx);
+    result.load.push(
+      await runLoad(ctx, {
+        ...trivial,
+        id: "trivial_end",
+        label: "GET /health (trivial route, again at the end)",
+      }),
+    );
+  } finally {
+    await mf.dispose();
+    workerLog.end();
+    rmSync(persist, { recursive: true, force: true });
+  }
+  result.targets = checkTargets(result);
+  const report = renderReport(result);
+  console.log(report);
+  writeFileSync(`${stem}.json`, JSON.stringify(result, null, 2));
+  writeFileSync(`${stem}.md`, `${report}\n`);
+  log(`\nwritten: ${path.relative(root, stem)}.{md,json,workers.log}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((error) => {
+    console.error(error.stack ?? error);
+    process.exit(1);
+  });
+}

@@ -1,6 +1,7 @@
 // `npm run operator -- grant EMAIL operator_read|operator_admin` / `revoke EMAIL`: platform-operator
 // capability, stored by identity (table platform_operators) and carried to X-Platform-Operator by the
 // edge. Local by default; `--remote` runs the same SQL against the deployed identity database.
+import { existsSync } from "node:fs";
 import { runWrangler } from "./wrangler.mjs";
 
 const [action, email, capability] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
@@ -24,6 +25,16 @@ if (action === "grant" && email && ["operator_read", "operator_admin"].includes(
   process.exit(2);
 }
 
+// The deployed database is named by the production config `npm run deploy` generated (the committed
+// config holds the local placeholder id).
+const remoteConfig = ".wrangler/production/identity.json";
+if (remote && !existsSync(remoteConfig)) {
+  console.error(
+    `${remoteConfig} not found: run \`npm run deploy\` first (it writes the production configs).`,
+  );
+  process.exit(1);
+}
+
 const check = `SELECT COUNT(*) AS n FROM (${userOf(email)})`;
 const args = (command) => [
   "d1",
@@ -31,7 +42,7 @@ const args = (command) => [
   "identity",
   remote ? "--remote" : "--local",
   "-c",
-  "workers/identity/wrangler.toml",
+  remote ? remoteConfig : "workers/identity/wrangler.toml",
   ...(remote ? [] : ["--persist-to", ".wrangler/state"]),
   "--json",
   "--command",

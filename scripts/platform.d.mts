@@ -8,5 +8,6 @@ export declare function startPlatform(options?: {
   extraBindings?: Partial<Record<ServiceName, Record<string, string>>>;
   distDir?: string;
   outboundService?: (request: Request) => Promise<Response> | Response;
+  handleStructuredLogs?: (log: { timestamp: number; level: string; message: string }) => void;
 }): Promise<{ mf: Miniflare; urls: Record<ServiceName, string>; migrations: Record<string, string[]> }>;
 export declare function waitUntilReady(url: string, timeoutMs?: number): Promise<void>;

@@ -15,6 +15,8 @@ export async function startPlatform({
   extraBindings = {},
   distDir = path.join(root, ".wrangler/dist"),
   outboundService = undefined,
+  // Where the Workers' log lines go (default: Miniflare prints them); the bench keeps them in a file.
+  handleStructuredLogs = undefined,
 } = {}) {
   const devVars = ensureDevVars();
   const port = (name) => services[name].port + portOffset;
@@ -26,6 +28,7 @@ export async function startPlatform({
       // No request.cf lookup: nothing at start-up reaches the network.
       cf: { colo: "DEV", country: "XX", asn: 0 },
       log: new Log(process.env.LOG_LEVEL === "debug" ? LogLevel.DEBUG : LogLevel.WARN),
+      ...(handleStructuredLogs ? { handleStructuredLogs } : {}),
       workers: serviceNames.map((name) => ({
         ...workerOptions(name, {
           scriptPath: buildWorker(name, distDir),

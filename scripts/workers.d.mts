@@ -7,5 +7,10 @@ export declare const serviceNames: ("gateway" | "identity" | "content" | "sites"
 export declare function buildWorker(name: keyof typeof services, outDir: string): string;
 export declare function workerOptions(
   name: keyof typeof services,
-  options: { scriptPath: string; bindings?: Record<string, string>; rename?: Record<string, string> },
+  options: {
+    scriptPath: string;
+    bindings?: Record<string, string>;
+    rename?: Record<string, string>;
+    config?: string;
+  },
 ): { name: string; scriptPath: string; modules: true; [key: string]: unknown };

@@ -52,13 +52,14 @@ export function buildWorker(name, outDir) {
 }
 
 /**
- * Miniflare (v4-shaped) options of one worker: bindings from its wrangler config, source from the
- * bundle, extra bindings (secrets) merged last, and service bindings renamed where asked (the test
- * plugin renames the worker under test).
+ * Miniflare (v4-shaped) options of one worker: bindings from its wrangler config (the committed one, or
+ * `config`), source from the bundle, extra bindings (secrets) merged last, and service bindings renamed
+ * where asked (the test plugin renames the worker under test).
  */
-export function workerOptions(name, { scriptPath, bindings = {}, rename = {} }) {
+export function workerOptions(name, { scriptPath, bindings = {}, rename = {}, config = undefined }) {
+  // `config`: another wrangler config of this worker (the generated production one, in tests).
   const { workerOptions: options } = unstable_getMiniflareWorkerOptions(
-    path.join(root, services[name].config),
+    config ?? path.join(root, services[name].config),
   );
   // Source options come from the bundle, not from wrangler's module rules.
   const { modulesRules: _rules, ...rest } = options;

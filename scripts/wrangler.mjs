@@ -30,6 +30,29 @@ export function runWrangler(args, options = {}) {
   });
 }
 
+/**
+ * Runs the wrangler CLI and resolves (never rejects) with its exit code and output: `capture` keeps
+ * stdout and stderr apart for parsing (JSON listings); otherwise both stream to this terminal.
+ */
+export function wranglerResult(args, { capture = true, env = {} } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--no-warnings", wranglerCli, ...args], {
+      stdio: capture ? ["ignore", "pipe", "pipe"] : ["ignore", "inherit", "inherit"],
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", ...env },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr?.on("data", (d) => {
+      stderr += d;
+    });
+    child.on("error", (error) => resolve({ code: -1, stdout, stderr: `${stderr}${error.message}` }));
+    child.on("exit", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   runWrangler(process.argv.slice(2)).catch((e) => {
     console.error(e.message);

@@ -1,0 +1,224 @@
+// The bench's printed report: the load table (each row also as a ratio to the trivial route of the same
+// run), the single-request table (exports, import) and the issue's targets, each PASS or MISS with the gap.
+import { round } from "./lib.mjs";
+
+const num = (x, digits = 1) =>
+  x === null || x === undefined || Number.isNaN(x) ? "–" : round(x, digits).toLocaleString("en-US");
+
+/** A Markdown table: the first column left-aligned, the others right-aligned unless `left`. */
+function table(header, rows, left = false) {
+  const align = header.map((_, i) => (i === 0 || left ? "---" : "---:"));
+  const lines = [`| ${header.join(" | ")} |`, `|${align.join("|")}|`];
+  for (const row of rows) lines.push(`| ${row.join(" | ")} |`);
+  return lines.join("\n");
+}
+
+export function loadTable(rows, trivial) {
+  return table(
+    [
+      "route",
+      "req/s",
+      "p50 ms",
+      "p99 ms",
+      "req/s ÷ trivial",
+      "p50 × trivial",
+      "p99 × trivial",
+      "requests",
+      "unexpected",
+    ],
+    rows.map((r) => [
+      r.label,
+      num(r.rps, 0),
+      num(r.p50_ms, 1),
+      num(r.p99_ms, 1),
+      num(r.rps / trivial.rps, 3),
+      num(r.p50_ms / trivial.p50_ms, 1),
+      num(r.p99_ms / trivial.p99_ms, 1),
+      num(r.requests, 0),
+      r.unexpected > 0 ? `**${r.unexpected}** ${statusNote(r)}` : "0",
+    ]),
+  );
+}
+
+function statusNote(r) {
+  const expected = String(r.expect ?? "2");
+  const bad = Object.entries(r.statuses ?? {}).filter(([s]) => !s.startsWith(expected));
+  return bad.length ? `(${bad.map(([s, n]) => `${s}: ${n}`).join(", ")})` : "";
+}
+
+export function singleTable(singles) {
+  return table(
+    [
+      "operation",
+      "first byte ms",
+      "total ms",
+      "MB",
+      "MB/s",
+      "lines",
+      "lines/s",
+      "workerd RSS before MB",
+      "workerd peak MB",
+    ],
+    singles.map((s) => [
+      s.label,
+      num(s.first_byte_ms, 0),
+      num(s.total_ms, 0),
+      num(s.bytes / 1e6, 2),
+      num(s.mb_per_s ?? s.bytes / 1e6 / (s.total_ms / 1000), 2),
+      num(s.lines, 0),
+      num(s.lines_per_s ?? s.lines / (s.total_ms / 1000), 0),
+      num(s.workerd_before_mb, 0),
+      num(s.workerd_peak_mb, 0),
+    ]),
+  );
+}
+
+/**
+ * The issue's targets against this run. Each: what is measured, the bound, PASS/MISS and, for a miss, by
+ * how much (or "not measured" when its section did not run).
+ */
+export function checkTargets(result) {
+  const rows = Object.fromEntries(result.load.map((r) => [r.id, r]));
+  const singles = Object.fromEntries(result.singles.map((s) => [s.id, s]));
+  const trivial = rows.trivial;
+  const sizes = result.options.sizes;
+  const [small, middle, large] = [sizes[0], sizes[Math.min(1, sizes.length - 1)], sizes[sizes.length - 1]];
+  const targets = [];
+  const add = (name, measured, pass, gap) =>
+    targets.push({
+      name,
+      measured,
+      result: measured === null ? "NOT RUN" : pass ? "PASS" : "MISS",
+      gap: pass ? "" : gap,
+    });
+  const atLeast = (value, bound, unit = "") =>
+    `${num(value, 3)}${unit} vs ≥ ${bound}${unit}: short by ${num(bound - value, 3)}${unit} (${num(bound / value, 2)}x needed)`;
+
+  for (const kind of ["pk_", "ck_"]) {
+    const list = rows[`list_${kind}${middle}`];
+    const ratio = list && trivial ? list.rps / trivial.rps : null;
+    add(
+      `Public list (${kind}, ${middle.toLocaleString("en-US")} posts) req/s ≥ 0.25 × trivial route`,
+      ratio === null ? null : `${num(ratio, 3)}x (${num(list.rps, 0)} vs ${num(trivial.rps, 0)} req/s)`,
+      ratio !== null && ratio >= 0.25,
+      ratio === null ? "" : atLeast(ratio, 0.25, "x"),
+    );
+  }
+  for (const kind of ["pk_", "ck_"]) {
+    const a = rows[`list_${kind}${small}`];
+    const b = rows[`list_${kind}${large}`];
+    const ratio = a && b ? a.rps / b.rps : null;
+    add(
+      `List at ${large.toLocaleString("en-US")} posts within 1.1x of ${small.toLocaleString("en-US")} (${kind}, req/s)`,
+      ratio === null ? null : `${num(ratio, 3)}x slower (${num(b.rps, 0)} vs ${num(a.rps, 0)} req/s)`,
+      ratio !== null && ratio <= 1.1,
+      ratio === null ? "" : `${num(ratio, 3)}x vs ≤ 1.1x: over by ${num(ratio - 1.1, 3)}x`,
+    );
+  }
+  {
+    const batch = rows.sites_batch;
+    const one = rows.sites_one;
+    const ratio = batch && one ? batch.p50_ms / one.p50_ms : null;
+    add(
+      "Batch of 200 sites within 2x of one GET (p50)",
+      ratio === null ? null : `${num(ratio, 3)}x (${num(batch.p50_ms, 2)} vs ${num(one.p50_ms, 2)} ms)`,
+      ratio !== null && ratio <= 2,
+      ratio === null ? "" : `${num(ratio, 3)}x vs ≤ 2x: over by ${num(ratio - 2, 3)}x`,
+    );
+  }
+  {
+    const exp = singles[`export_${large}`];
+    add(
+      `Export first byte < 1 s at ${large.toLocaleString("en-US")} posts`,
+      exp ? `${num(exp.first_byte_ms, 0)} ms` : null,
+      exp && exp.first_byte_ms < 1000,
+      exp ? `${num(exp.first_byte_ms - 1000, 0)} ms over` : "",
+    );
+    const small2 = singles[`export_${middle}`];
+    let growth = null;
+    if (exp && small2 && exp.workerd_peak_mb !== null && small2.workerd_peak_mb !== null) {
+      growth = {
+        large: exp.workerd_peak_mb - exp.workerd_before_mb,
+        small: small2.workerd_peak_mb - small2.workerd_before_mb,
+      };
+    }
+    // Flat: ten times the rows may not cost more than twice the growth (plus 8 MB of allocator noise).
+    const bound = growth ? Math.max(2 * growth.small, 0) + 8 : null;
+    add(
+      `Export memory flat in rows (workerd peak growth, ${large.toLocaleString("en-US")} vs ${middle.toLocaleString("en-US")} posts)`,
+      growth ? `+${num(growth.large, 1)} MB vs +${num(growth.small, 1)} MB` : null,
+      growth && growth.large <= bound,
+      growth
+        ? `+${num(growth.large, 1)} MB vs ≤ +${num(bound, 1)} MB: over by ${num(growth.large - bound, 1)} MB`
+        : "",
+    );
+  }
+  {
+    const right = rows.login_right;
+    add(
+      "login/start p50 ≤ 250 ms (right password, scrypt N=2^14 r=8 p=5)",
+      right ? `${num(right.p50_ms, 0)} ms` : null,
+      right && right.p50_ms <= 250,
+      right ? `${num(right.p50_ms - 250, 0)} ms over` : "",
+    );
+    const sample = result.login_timing;
+    const ratio = sample ? sample.ratio_p50 : null;
+    add(
+      "Unknown / wrong-password median ratio within 0.9-1.1 (interleaved)",
+      ratio === null
+        ? null
+        : `${num(ratio, 3)} (${num(sample.unknown.p50_ms, 0)} vs ${num(sample.wrong.p50_ms, 0)} ms)`,
+      ratio !== null && ratio >= 0.9 && ratio <= 1.1,
+      ratio === null
+        ? ""
+        : ratio < 0.9
+          ? `${num(0.9 - ratio, 3)} below 0.9`
+          : `${num(ratio - 1.1, 3)} above 1.1`,
+    );
+  }
+  {
+    const dirty = result.load.filter((r) => r.unexpected > 0);
+    add(
+      "Every row answered as expected (2xx; 401 for refusals): no quota or error distorts a figure",
+      `${dirty.length} row(s) with other answers`,
+      dirty.length === 0,
+      dirty.map((r) => `${r.label}: ${r.unexpected}`).join("; "),
+    );
+  }
+  return targets;
+}
+
+export function targetTable(targets) {
+  return table(
+    ["target", "measured", "result", "gap"],
+    targets.map((t) => [t.name, t.measured ?? "–", t.result, t.gap || ""]),
+    true,
+  );
+}
+
+export function renderReport(result) {
+  const trivial = result.load.find((r) => r.id === "trivial");
+  const parts = [
+    `# Bench ${result.at}`,
+    "",
+    `${result.machine}; load generator ${result.tool}, ${result.options.connections} connections, ${result.options.duration} s a row after ${result.options.warmup} s of warm-up${result.options.quick ? " (--quick)" : ""}; workerd pid ${result.workerd_pid ?? "not found"}.`,
+    "",
+    loadTable(result.load, trivial),
+  ];
+  if (result.singles.length) parts.push("", singleTable(result.singles));
+  if (result.login_timing) {
+    const t = result.login_timing;
+    parts.push(
+      "",
+      `login/start refusals, interleaved (${t.unknown.n} + ${t.wrong.n} samples): unknown e-mail p50 ${num(t.unknown.p50_ms, 1)} ms, wrong password p50 ${num(t.wrong.p50_ms, 1)} ms, ratio ${num(t.ratio_p50, 3)}.`,
+    );
+  }
+  parts.push("", targetTable(result.targets));
+  parts.push(
+    "",
+    `Seeding: ${Object.entries(result.seeding)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}.`,
+  );
+  return parts.join("\n");
+}

@@ -1,0 +1,48 @@
+type WorkerName = "gateway" | "identity" | "content" | "sites";
+export interface DeploySettings {
+  account_id?: string;
+  workers?: Partial<
+    Record<
+      WorkerName,
+      {
+        vars?: Record<string, string>;
+        routes?: { pattern: string; custom_domain?: boolean }[];
+        workers_dev?: boolean;
+      }
+    >
+  >;
+}
+export interface ResourceIds {
+  d1: Record<string, string>;
+  kv: Record<string, string>;
+}
+export declare const DEPLOY_ORDER: readonly WorkerName[];
+export declare const GENERATED_DIR: string;
+export declare const DEFAULT_SETTINGS: string;
+export declare const EXAMPLE_SETTINGS: string;
+export declare const SECRETS: Record<
+  WorkerName,
+  { generated: Record<string, () => string>; provided: string[] }
+>;
+export declare const REQUIRED_VARS: Record<WorkerName, string[]>;
+export declare const DEV_ONLY_VARS: RegExp;
+// biome-ignore lint/suspicious/noExplicitAny: wrangler's raw config is untyped JSON.
+export declare function readConfig(name: WorkerName): { file: string; raw: Record<string, any> };
+export declare function readSettings(file: string): DeploySettings;
+export declare function resources(): { d1: string[]; kv: string[]; queues: string[]; r2: string[] };
+export declare function serviceTargets(name: WorkerName): string[];
+export declare function settingsProblems(
+  settings: DeploySettings,
+  options?: { allowExample?: boolean },
+): string[];
+export declare function productionConfig(
+  name: WorkerName,
+  options: { settings: DeploySettings; ids: ResourceIds; outDir: string },
+  // biome-ignore lint/suspicious/noExplicitAny: a wrangler.json object.
+): Record<string, any>;
+export declare function placeholderIds(): ResourceIds;
+export declare function secretsToUpload(
+  name: WorkerName,
+  existing: string[],
+  env: Record<string, string | undefined>,
+): { secrets: Record<string, string>; missing: string[] };

@@ -1,0 +1,188 @@
+// What `npm run deploy` deploys, as data: the Cloudflare resources the four wrangler configs name, the
+// order of the Workers, the secrets each needs, and the production config of each Worker. The committed
+// configs stay the development ones (`npm start`, the tests); a production config is generated from them
+// with the real resource ids, the production vars of the settings file (deploy/production.json), and the
+// services closed to the internet (no workers.dev URL: only the gateway may reach them, since they trust
+// the X-* headers it sets). Nothing here talks to Cloudflare (scripts/deploy.mjs does).
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { experimental_readRawConfig } from "wrangler";
+import { signingKey } from "./dev-vars.mjs";
+import { root, services } from "./workers.mjs";
+
+/** Services before the gateway; among the services, the order of their deploys (see stubs in deploy.mjs). */
+export const DEPLOY_ORDER = /** @type {const} */ (["identity", "content", "sites", "gateway"]);
+
+/** Where the generated production configs are written (git-ignored). */
+export const GENERATED_DIR = path.join(root, ".wrangler/production");
+
+export const DEFAULT_SETTINGS = path.join(root, "deploy/production.json");
+export const EXAMPLE_SETTINGS = path.join(root, "deploy/production.example.json");
+
+const random = () => randomBytes(32).toString("base64url");
+
+/**
+ * Secrets per Worker: `generated` ones are made once when the Worker has none by that name (and never
+ * again: regenerating API_KEY_PEPPER would void every API key, JWT_SIGNING_KEYS every session);
+ * `provided` ones come from the deployer's environment when set (each run uploads them, so rotating one
+ * is setting it and deploying again); absent, the feature they open fails closed and shows in /metrics.
+ */
+export const SECRETS = {
+  gateway: { generated: {}, provided: [] },
+  identity: {
+    generated: {
+      JWT_SIGNING_KEYS: () => {
+        const stamp = new Date().toISOString().slice(0, 10);
+        return JSON.stringify({ current: signingKey(`${stamp}-a`), next: signingKey(`${stamp}-b`) });
+      },
+      OTP_PEPPER: random,
+    },
+    provided: ["MAIL_PROVIDER_TOKEN", "SMS_PROVIDER_TOKEN"],
+  },
+  content: {
+    generated: { API_KEY_PEPPER: random, CURSOR_SECRET: random, WEBHOOK_SECRET_KEY: random },
+    provided: ["CACHE_PURGE_TOKEN", "INDEXNOW_KEY"],
+  },
+  sites: { generated: {}, provided: ["PAGE_PURGE_TOKEN"] },
+};
+
+/** Vars production must set (the committed values are local addresses); the settings file holds them. */
+export const REQUIRED_VARS = {
+  gateway: ["TOKEN_ISSUER", "CORS_ORIGINS"],
+  identity: ["ISSUER", "WEBAUTHN_RP_ID", "WEBAUTHN_ORIGIN", "MAIL_PROVIDER_URL", "MAIL_FROM"],
+  content: ["MEDIA_PUBLIC_BASE", "PLATFORM_DOMAIN", "CACHE_PURGE_URL"],
+  sites: ["PLATFORM_DOMAIN", "MEDIA_PUBLIC_BASE", "PLATFORM_IPV4", "PLATFORM_IPV6", "PAGE_PURGE_URL"],
+};
+
+/** Vars that switch on development behaviour: never in a committed config, never deployed. */
+export const DEV_ONLY_VARS = /^DEV_|^TEST_/;
+
+/** A value that only makes sense on a developer's machine. */
+const LOCAL_VALUE = /localhost|127\.0\.0\.1|(^|[,\s])::1($|[,\s])|\.local(host)?\b/i;
+
+export function readConfig(name) {
+  const file = path.join(root, services[name].config);
+  return { file, raw: experimental_readRawConfig({ config: file }).rawConfig };
+}
+
+export function readSettings(file) {
+  return JSON.parse(readFileSync(file, "utf8"));
+}
+
+/** Every Cloudflare resource the configs name, deduplicated: what must exist before a deploy. */
+export function resources() {
+  const d1 = new Set();
+  const kv = new Set();
+  const queues = new Set();
+  const r2 = new Set();
+  for (const name of DEPLOY_ORDER) {
+    const { raw } = readConfig(name);
+    for (const db of raw.d1_databases ?? []) d1.add(db.database_name);
+    // In the committed configs a namespace's id is its name (the local store's key); production looks
+    // the namespace up by that title.
+    for (const ns of raw.kv_namespaces ?? []) kv.add(ns.id);
+    for (const p of raw.queues?.producers ?? []) queues.add(p.queue);
+    for (const c of raw.queues?.consumers ?? []) {
+      queues.add(c.queue);
+      if (c.dead_letter_queue) queues.add(c.dead_letter_queue);
+    }
+    for (const b of raw.r2_buckets ?? []) r2.add(b.bucket_name);
+  }
+  return { d1: [...d1], kv: [...kv], queues: [...queues], r2: [...r2] };
+}
+
+/** The Workers `name` binds over service bindings. */
+export function serviceTargets(name) {
+  return (readConfig(name).raw.services ?? []).map((s) => s.service);
+}
+
+/** Problems of a settings file for a real deploy: missing production vars, local or example values. */
+export function settingsProblems(settings, { allowExample = false } = {}) {
+  const problems = [];
+  for (const name of DEPLOY_ORDER) {
+    const vars = settings.workers?.[name]?.vars ?? {};
+    for (const key of REQUIRED_VARS[name]) {
+      if (!vars[key]) problems.push(`${name}: vars.${key} is required`);
+    }
+    for (const [key, value] of Object.entries(vars)) {
+      if (DEV_ONLY_VARS.test(key)) problems.push(`${name}: ${key} is development-only`);
+      if (LOCAL_VALUE.test(String(value))) problems.push(`${name}: ${key} = ${value} is a local address`);
+      if (!allowExample && /example\.(com|org|net)/i.test(String(value))) {
+        problems.push(`${name}: ${key} = ${value} is the example's value`);
+      }
+    }
+  }
+  return problems;
+}
+
+/**
+ * The production config of one Worker, as an object for a wrangler.json written into `outDir`: the
+ * committed config with paths made relative to `outDir`, the resource ids of `ids` ({ d1: {name: uuid},
+ * kv: {title: id} }), the settings' vars over the committed ones, and public reach: the services never
+ * on workers.dev nor preview URLs; the gateway on the settings' routes (workers.dev only without routes).
+ */
+export function productionConfig(name, { settings, ids, outDir }) {
+  const { file, raw } = readConfig(name);
+  const here = path.dirname(file);
+  const rel = (p) => path.relative(outDir, path.resolve(here, p));
+  const own = settings.workers?.[name] ?? {};
+  const config = structuredClone(raw);
+  config.main = rel(raw.main);
+  config.vars = { ...raw.vars, ...own.vars };
+  for (const key of Object.keys(config.vars)) {
+    if (DEV_ONLY_VARS.test(key)) throw new Error(`${name}: ${key} must not be deployed`);
+  }
+  if (config.d1_databases) {
+    config.d1_databases = config.d1_databases.map((db) => ({
+      ...db,
+      database_id: lookup(ids.d1, db.database_name, `D1 database ${db.database_name}`),
+      migrations_dir: rel(db.migrations_dir),
+    }));
+  }
+  if (config.kv_namespaces) {
+    config.kv_namespaces = config.kv_namespaces.map((ns) => ({
+      ...ns,
+      id: lookup(ids.kv, ns.id, `KV namespace ${ns.id}`),
+    }));
+  }
+  if (name === "gateway") {
+    if (own.routes?.length) config.routes = own.routes;
+    config.workers_dev = own.workers_dev ?? !own.routes?.length;
+  } else {
+    config.workers_dev = false;
+  }
+  config.preview_urls = false;
+  if (settings.account_id) config.account_id = settings.account_id;
+  return config;
+}
+
+function lookup(map, key, what) {
+  const value = map?.[key];
+  if (!value) throw new Error(`${what} has no id (not created?)`);
+  return value;
+}
+
+/** Placeholder ids for --dry-run and tests: every resource "exists". */
+export function placeholderIds() {
+  const { d1, kv } = resources();
+  const fake = (name) => `00000000${Buffer.from(name).toString("hex")}`.slice(-32);
+  return {
+    d1: Object.fromEntries(d1.map((n) => [n, fake(`d1-${n}`)])),
+    kv: Object.fromEntries(kv.map((n) => [n, fake(`kv-${n}`)])),
+  };
+}
+
+/** The generated secrets `name` still lacks, given the names it has; and the provided ones set in `env`. */
+export function secretsToUpload(name, existing, env) {
+  const out = {};
+  const missing = [];
+  for (const [key, make] of Object.entries(SECRETS[name].generated)) {
+    if (!existing.includes(key)) out[key] = make();
+  }
+  for (const key of SECRETS[name].provided) {
+    if (env[key]) out[key] = env[key];
+    else if (!existing.includes(key)) missing.push(key);
+  }
+  return { secrets: out, missing };
+}

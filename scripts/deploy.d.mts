@@ -1,0 +1,24 @@
+import type { DeploySettings, ResourceIds } from "./deploy-config.mjs";
+
+export interface WranglerResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+export type Wrangler = (
+  args: string[],
+  options?: { capture?: boolean; env?: Record<string, string> },
+) => Promise<WranglerResult>;
+export declare function writeConfigs(
+  dir: string,
+  settings: DeploySettings,
+  ids: ResourceIds,
+): Record<"gateway" | "identity" | "content" | "sites", string>;
+export declare function deploy(options?: {
+  dryRun?: boolean;
+  settingsFile?: string;
+  wrangler?: Wrangler;
+  env?: Record<string, string | undefined>;
+  log?: (line: string) => void;
+  outDir?: string;
+}): Promise<void>;

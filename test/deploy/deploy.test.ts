@@ -1,0 +1,231 @@
+/**
+ * `npm run deploy` (scripts/deploy.mjs) against an in-memory account (fake-account.ts), and the generated
+ * production configs: a first deploy creates every resource, applies the migrations before any code,
+ * deploys the services before the gateway (a stub first where a binding target does not exist yet) and
+ * generates the secrets once; a second deploy creates nothing and generates nothing; no secret reaches the
+ * log; the committed configs set no development flag and the generated ones open no service to the internet.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { deploy } from "../../scripts/deploy.mjs";
+import {
+  DEPLOY_ORDER,
+  DEV_ONLY_VARS,
+  EXAMPLE_SETTINGS,
+  placeholderIds,
+  productionConfig,
+  readConfig,
+  readSettings,
+  resources,
+  SECRETS,
+  settingsProblems,
+} from "../../scripts/deploy-config.mjs";
+import { FakeAccount } from "./fake-account.ts";
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "deploy-test-"));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The example settings with its example.com values replaced: what a deployer writes. */
+function realSettingsFile(): string {
+  const text = readFileSync(EXAMPLE_SETTINGS, "utf8").replaceAll("example.com", "platform.test");
+  const file = path.join(tempDir(), "production.json");
+  writeFileSync(file, text);
+  return file;
+}
+
+async function run(account: FakeAccount, env: Record<string, string> = {}) {
+  const lines: string[] = [];
+  const outDir = tempDir();
+  await deploy({
+    settingsFile: realSettingsFile(),
+    wrangler: account.wrangler,
+    env,
+    log: (line) => lines.push(line),
+    outDir,
+  });
+  return { lines, outDir };
+}
+
+describe("the committed wrangler configs", () => {
+  it("set no development-only var (DEV_*, TEST_*), in any environment", () => {
+    for (const name of DEPLOY_ORDER) {
+      const { raw } = readConfig(name);
+      const envs = Object.values((raw.env ?? {}) as Record<string, { vars?: Record<string, string> }>);
+      for (const vars of [raw.vars ?? {}, ...envs.map((e) => e.vars ?? {})]) {
+        const flags = Object.keys(vars).filter((k) => DEV_ONLY_VARS.test(k));
+        expect(flags, `${name} sets ${flags.join(", ")}`).toEqual([]);
+      }
+    }
+  });
+
+  it("give every queue consumer a dead-letter queue (except the dead-letter consumers themselves)", () => {
+    for (const name of DEPLOY_ORDER) {
+      for (const consumer of readConfig(name).raw.queues?.consumers ?? []) {
+        if (consumer.queue.endsWith("-dlq")) continue;
+        expect(consumer.dead_letter_queue, `${name} consumer of ${consumer.queue}`).toBe(
+          `${consumer.queue}-dlq`,
+        );
+      }
+    }
+    expect(resources().queues).toEqual(
+      expect.arrayContaining([
+        "media-variants-dlq",
+        "site-transferred-dlq",
+        "image-swap-dlq",
+        "site-sync-dlq",
+      ]),
+    );
+  });
+});
+
+describe("the generated production configs", () => {
+  const settings = readSettings(EXAMPLE_SETTINGS);
+  const ids = placeholderIds();
+
+  it("carry the production vars, no development flag and no local address", () => {
+    for (const name of DEPLOY_ORDER) {
+      const config = productionConfig(name, { settings, ids, outDir: tempDir() });
+      for (const [key, value] of Object.entries(config.vars as Record<string, string>)) {
+        expect(DEV_ONLY_VARS.test(key), `${name}.${key}`).toBe(false);
+        expect(value, `${name}.${key}`).not.toMatch(/localhost|127\.0\.0\.1/);
+      }
+      for (const [key, value] of Object.entries(settings.workers?.[name]?.vars ?? {})) {
+        expect(config.vars[key]).toBe(value);
+      }
+    }
+  });
+
+  it("give the services no public URL and the gateway its routes", () => {
+    for (const name of ["identity", "content", "sites"] as const) {
+      const config = productionConfig(name, { settings, ids, outDir: tempDir() });
+      expect(config.workers_dev).toBe(false);
+      expect(config.preview_urls).toBe(false);
+      expect(config.routes).toBeUndefined();
+    }
+    const gateway = productionConfig("gateway", { settings, ids, outDir: tempDir() });
+    expect(gateway.routes).toEqual(settings.workers?.gateway?.routes);
+    expect(gateway.workers_dev).toBe(false);
+  });
+
+  it("name the real resource ids and keep paths valid from where they are written", () => {
+    const outDir = tempDir();
+    const content = productionConfig("content", { settings, ids, outDir });
+    expect(content.d1_databases[0].database_id).toBe(ids.d1.content);
+    expect(content.kv_namespaces[0].id).toBe(ids.kv["content-cache"]);
+    expect(path.resolve(outDir, content.main)).toBe(path.resolve("src/content/index.ts"));
+    expect(path.resolve(outDir, content.d1_databases[0].migrations_dir)).toBe(
+      path.resolve("migrations/content"),
+    );
+    expect(() => productionConfig("content", { settings, ids: { d1: {}, kv: {} }, outDir })).toThrow(/no id/);
+  });
+
+  it("are refused for a real deploy with the example's values or a local address", () => {
+    expect(settingsProblems(settings).join("\n")).toMatch(/example's value/);
+    expect(settingsProblems(settings, { allowExample: true })).toEqual([]);
+    const local = structuredClone(settings);
+    local.workers!.identity!.vars!.ISSUER = "http://localhost:8787";
+    expect(settingsProblems(local, { allowExample: true }).join("\n")).toMatch(/ISSUER .* local address/);
+    const flagged = structuredClone(settings);
+    flagged.workers!.identity!.vars!.DEV_OUTBOX = "true";
+    expect(settingsProblems(flagged, { allowExample: true }).join("\n")).toMatch(
+      /DEV_OUTBOX is development-only/,
+    );
+  });
+});
+
+describe("npm run deploy", () => {
+  it("refuses the example settings before touching the account", async () => {
+    const account = new FakeAccount();
+    await expect(
+      deploy({
+        settingsFile: EXAMPLE_SETTINGS,
+        wrangler: account.wrangler,
+        log: () => {},
+        outDir: tempDir(),
+      }),
+    ).rejects.toThrow(/not ready for production/);
+    expect(account.calls).toEqual([]);
+  });
+
+  it("on a new account: every resource, migrations first, services (with a stub) before the gateway, secrets once", async () => {
+    const account = new FakeAccount();
+    const { lines, outDir } = await run(account, { PAGE_PURGE_TOKEN: "purge-token-value" });
+
+    const wanted = resources();
+    expect(account.d1.map((d) => d.name).sort()).toEqual([...wanted.d1].sort());
+    expect(account.kv.map((k) => k.title).sort()).toEqual([...wanted.kv].sort());
+    expect([...account.queues].sort()).toEqual([...wanted.queues].sort());
+    expect([...account.buckets]).toEqual(wanted.r2);
+
+    // Migrations before the first upload of any code.
+    const firstDeploy = account.calls.findIndex((c) => c[0] === "deploy");
+    const lastMigration = account.calls.map((c) => c.slice(0, 2).join(" ")).lastIndexOf("d1 migrations");
+    expect(lastMigration).toBeLessThan(firstDeploy);
+    expect(account.migrations.sort()).toEqual(["content", "identity", "sites"]);
+    for (const c of account.calls.filter((c) => c[1] === "migrations")) expect(c).toContain("--remote");
+
+    // identity binds sites, which does not exist yet: a stub of sites, then the real Workers in order.
+    expect(account.deploys.map((d) => `${d.worker}${d.stub ? " (stub)" : ""}`)).toEqual([
+      "sites (stub)",
+      "identity",
+      "content",
+      "sites",
+      "gateway",
+    ]);
+    const real = account.deploys.filter((d) => !d.stub);
+    for (const name of DEPLOY_ORDER) {
+      const d = real.find((x) => x.worker === name)!;
+      const generated = Object.keys(SECRETS[name].generated);
+      const provided = SECRETS[name].provided.filter((k) => k === "PAGE_PURGE_TOKEN");
+      expect(d.secretNames.sort()).toEqual([...generated, ...provided].sort());
+      // The deployed config is the generated one, with the account's ids.
+      const config = JSON.parse(readFileSync(d.config, "utf8"));
+      expect(path.dirname(d.config)).toBe(outDir);
+      for (const db of config.d1_databases ?? []) {
+        expect(db.database_id).toBe(account.d1.find((x) => x.name === db.database_name)!.uuid);
+      }
+    }
+    // No secret value is ever printed.
+    const printed = lines.join("\n");
+    for (const d of account.deploys) for (const value of d.secretValues) expect(printed).not.toContain(value);
+    expect(printed).toMatch(/Not set .*identity: MAIL_PROVIDER_TOKEN/);
+  });
+
+  it("run again: finds everything, creates nothing, keeps the generated secrets", async () => {
+    const account = new FakeAccount();
+    await run(account);
+    const secretsAfterFirst = new Map([...account.workers].map(([k, w]) => [k, [...w.secrets].sort()]));
+    account.created = [];
+    account.deploys = [];
+
+    await run(account);
+    expect(account.created).toEqual([]);
+    expect(account.deploys.map((d) => d.worker)).toEqual([...DEPLOY_ORDER]);
+    for (const d of account.deploys) expect(d.secretNames).toEqual([]);
+    expect(new Map([...account.workers].map(([k, w]) => [k, [...w.secrets].sort()]))).toEqual(
+      secretsAfterFirst,
+    );
+  });
+
+  it("stops when the secrets of a Worker cannot be listed (never regenerates them blindly)", async () => {
+    const account = new FakeAccount();
+    await run(account);
+    const broken = account.wrangler;
+    account.wrangler = async (args, options) =>
+      args[0] === "secret"
+        ? { code: 1, stdout: "", stderr: "Authentication error [code: 10000]" }
+        : broken(args, options);
+    account.deploys = [];
+    await expect(run(account)).rejects.toThrow(/listing the secrets of (sites|identity) failed/);
+    expect(account.deploys).toEqual([]);
+  });
+});
