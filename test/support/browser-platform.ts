@@ -4,7 +4,7 @@
  * 10787, identity 10788, content 10789, sites 10790) and a throwaway store, so a running `npm start` is left
  * alone. Pages are opened at `http://localhost:…`: browsers refuse an IP address as a WebAuthn RP ID.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
@@ -34,6 +34,8 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject) {
   const persist = mkdtempSync(path.join(tmpdir(), "platform-browser-"));
+  mkdirSync(path.join(root, "test-artifacts"), { recursive: true });
+  const logFile = path.join(root, "test-artifacts", "platform.log");
   const local = (port: number) => `http://localhost:${port + PORT_OFFSET}`;
   const urls = {
     gateway: local(8787),
@@ -48,6 +50,8 @@ export default async function setup(project: TestProject) {
     // No test touches the network: every outbound fetch lands in the same fake internet as the workerd
     // projects' (anything unknown answers 599).
     outboundService: fakeInternet,
+    // The Workers' log lines go to test-artifacts/platform.log, not between the test results.
+    handleStructuredLogs: (log) => appendFileSync(logFile, `${log.message}\n`),
     extraBindings: {
       identity: { ...FAKE_HOSTS, ISSUER: urls.gateway, WEBAUTHN_ORIGIN: `${urls.gateway},${urls.identity}` },
       content: FAKE_HOSTS,
