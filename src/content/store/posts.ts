@@ -86,6 +86,28 @@ export function isPublic(row: PostRow, now: string, publicTypes: ReadonlySet<str
 export const PUBLIC_WHERE = `p.site_id = ? AND p.status IN ('published', 'scheduled') AND p.access = 'public'
   AND p.published_at <= ? AND p.post_type IN (SELECT slug FROM post_types WHERE site_id = p.site_id AND is_public = 1)`;
 
+/**
+ * PUBLIC_WHERE for one post by id or slug. The date bound is written `+p.published_at` so SQLite cannot use
+ * it to pick the feed index (site_id, published_at): without statistics it did, and scanned every published
+ * post of the site for one slug instead of the (site_id, slug, language) key (a test reads the plan).
+ */
+export const PUBLIC_ONE_WHERE = PUBLIC_WHERE.replace("p.published_at <= ?", "+p.published_at <= ?");
+
+/** The WHERE of one public post by id or slug (optionally in one language), and its parameters. */
+export function publicPostMatch(
+  siteId: string,
+  reference: PublicReference,
+  now: string,
+): [string, unknown[]] {
+  const [match, params] =
+    "id" in reference
+      ? ["p.id = ?", [reference.id]]
+      : reference.language
+        ? ["p.slug = ? AND p.language = ?", [reference.slug, reference.language]]
+        : ["p.slug = ?", [reference.slug]];
+  return [`${PUBLIC_ONE_WHERE} AND ${match}`, [siteId, now, ...params]];
+}
+
 export function insertPostStatement(db: D1Database, row: PostRow): D1PreparedStatement {
   return db
     .prepare(
@@ -359,23 +381,16 @@ export async function readPublicPosts(
   reference: PublicReference,
   now: string,
 ): Promise<PublicRead<PublicPosts>> {
-  const [match, matchParams] =
-    "id" in reference
-      ? ["p.id = ?", [reference.id]]
-      : reference.language
-        ? ["p.slug = ? AND p.language = ?", [reference.slug, reference.language]]
-        : ["p.slug = ?", [reference.slug]];
+  const [where, params] = publicPostMatch(siteId, reference, now);
   const [posts, media, next] = await db.batch([
-    db
-      .prepare(`SELECT ${COLUMNS} FROM posts p WHERE ${PUBLIC_WHERE} AND ${match} ORDER BY p.language`)
-      .bind(siteId, now, ...matchParams),
+    db.prepare(`SELECT ${COLUMNS} FROM posts p WHERE ${where} ORDER BY p.language`).bind(...params),
     db
       .prepare(
         `SELECT m.id, m.r2_key FROM media m WHERE m.site_id = ? AND m.status != 'deleted' AND m.id IN (
            SELECT r.media_id FROM post_media_refs r WHERE r.site_id = ? AND r.post_id IN (
-             SELECT p.id FROM posts p WHERE ${PUBLIC_WHERE} AND ${match}))`,
+             SELECT p.id FROM posts p WHERE ${where}))`,
       )
-      .bind(siteId, siteId, siteId, now, ...matchParams),
+      .bind(siteId, siteId, ...params),
     nextPublicationStatement(db, siteId, now),
   ]);
   const keys = (media!.results as { id: string; r2_key: string }[]).map((r) => [r.id, r.r2_key] as const);
