@@ -97,14 +97,22 @@ describe("the account page's assets", () => {
   });
 
   it("the script writes API data as text only (no innerHTML, no eval) and keeps the token out of storage", async () => {
-    const js = await (await call("GET", "/auth/assets/account.js")).text();
+    // The page runs its own script and the shared one (the session's refresh lives there).
+    const js = [
+      await (await call("GET", "/auth/assets/account.js")).text(),
+      await (await call("GET", "/auth/assets/common.js")).text(),
+    ].join("\n");
     expect(js).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/);
     expect(js).not.toMatch(/localStorage|sessionStorage|document\.cookie/);
     expect(js).toContain("textContent");
   });
 
   it("the script calls only operations the identity API documents, with the methods it documents", async () => {
-    const js = await (await call("GET", "/auth/assets/account.js")).text();
+    // The page runs its own script and the shared one (the session's refresh lives there).
+    const js = [
+      await (await call("GET", "/auth/assets/account.js")).text(),
+      await (await call("GET", "/auth/assets/common.js")).text(),
+    ].join("\n");
     const doc = await json<{ paths: Record<string, Record<string, unknown>> }>(
       await call("GET", "/openapi.json"),
     );

@@ -1,11 +1,9 @@
 /**
  * The account page's script and stylesheet (served as `/auth/assets/account.js` and `account.css`).
  *
- * Session: the access token lives in this page's memory only. On load the page rotates the HttpOnly
- * `svc_refresh` cookie once (POST /refresh; serialized across tabs with the Web Locks API, since the spec
- * asks for one refresh at a time per browser and a second concurrent rotation of the same cookie would
- * count as reuse); 401 REFRESH_FAILED sends the user to sign-in, 503 is retried and never signs anyone
- * out. A call answered 401 UNAUTHORIZED (token expired or session revoked) refreshes once and is retried.
+ * Session: `Auth.accessToken()` (assets.ts) keeps the token in memory and, on load, rotates the HttpOnly
+ * `svc_refresh` cookie once, serialized across tabs; null (401 REFRESH_FAILED) sends the user to sign-in,
+ * 503 is retried and never signs anyone out. A call answered 401 UNAUTHORIZED (token expired or session revoked) refreshes once and is retried.
  *
  * Step-up: an operation answered 428 STEP_UP_REQUIRED opens the one code prompt in the section that asked,
  * naming the masked address the code went to; the operation is repeated with the code (header
@@ -48,45 +46,20 @@ export const ACCOUNT_JS = `"use strict";
   const A = window.Auth;
   const $ = (id) => document.getElementById(id);
   const SIGN_IN = "/auth/sign-in?next=" + encodeURIComponent("/auth/account");
-  let token = null;
-  let pending = null;
   let currentSession = null;
 
   /** Thrown when the session is gone: the page is leaving for sign-in. */
   class Halt extends Error {}
 
   function toSignIn() {
-    token = null;
+    A.clearSession();
     location.replace(SIGN_IN);
     throw new Halt("Your session has ended. Opening the sign-in page.");
   }
 
-  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-  /** One rotation of the svc_refresh cookie: the new access token, or null when the user must sign in. */
-  async function rotate() {
-    for (let attempt = 0; ; attempt++) {
-      let r = null;
-      try { r = await A.api("POST", "/refresh", undefined, { token: false }); } catch { r = null; }
-      if (r && r.ok && r.body && r.body.access_token) { A.setSession(r.body); return r.body.access_token; }
-      if (r && r.status === 401) return null;
-      if (r && (r.status === 403 || r.status === 423)) throw new Error(A.message(r));
-      if (attempt >= 2) throw new Error("We could not check your session just now. You are still signed in: reload the page to try again.");
-      await sleep(800 * (attempt + 1));
-    }
-  }
-
-  function refreshOnce() {
-    if (navigator.locks && navigator.locks.request) return navigator.locks.request("svc-refresh", rotate);
-    return rotate();
-  }
-
   async function session() {
-    if (token) return token;
-    if (!pending) pending = refreshOnce().finally(() => { pending = null; });
-    const t = await pending;
+    const t = await A.accessToken();
     if (!t) toSignIn();
-    token = t;
     return t;
   }
 
@@ -97,7 +70,7 @@ export const ACCOUNT_JS = `"use strict";
     const first = await session();
     let r = await A.api(method, path, body, { token: first, headers });
     if (unauthorized(r)) {
-      if (token === first) token = null;
+      A.forgetToken(first);
       r = await A.api(method, path, body, { token: await session(), headers });
       if (unauthorized(r)) toSignIn();
     }
@@ -593,7 +566,7 @@ export const ACCOUNT_JS = `"use strict";
   }
 
   function leave() {
-    token = null;
+    A.clearSession();
     location.assign("/auth/sign-in");
   }
 

@@ -46,7 +46,8 @@ th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--
  * `{status, body}`; `announce()` writes the live region (errors as `role="alert"`, focus moved there);
  * `form()` wires a form's submit to a handler with the button disabled meanwhile; `accessToken()` keeps
  * the session's access token in memory and, when there is none (a new page), rotates the HttpOnly
- * `svc_refresh` cookie once to get one (one refresh at a time, as the spec asks); `passkey` turns the
+ * `svc_refresh` cookie once to get one (one refresh at a time per browser, as the spec asks, serialized
+ * across tabs; null only when the server says the session is gone); `passkey` turns the
  * server's WebAuthn JSON into browser objects and back.
  */
 const COMMON_JS = `"use strict";
@@ -102,17 +103,39 @@ const COMMON_JS = `"use strict";
   function setSession(body) { if (body && body.access_token) token = body.access_token; }
   function clearSession() { token = null; }
 
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /**
+   * One rotation of the svc_refresh cookie: the new access token, or null when the user must sign in (401
+   * REFRESH_FAILED only). 403/423 are errors to show; anything else (503, network) is retried twice, then
+   * reported without signing the user out.
+   */
+  async function rotate() {
+    for (let attempt = 0; ; attempt++) {
+      let r = null;
+      try { r = await api("POST", "/refresh", undefined, { token: false }); } catch { r = null; }
+      if (r && r.ok && r.body && r.body.access_token) { setSession(r.body); return r.body.access_token; }
+      if (r && r.status === 401) return null;
+      if (r && (r.status === 403 || r.status === 423)) throw new Error(message(r));
+      if (attempt >= 2) throw new Error("We could not check your session just now. You are still signed in: reload the page to try again.");
+      await sleep(800 * (attempt + 1));
+    }
+  }
+
+  /** Serialized across tabs (Web Locks): two tabs rotating one cookie at once would look like a stolen token. */
+  function refreshOnce() {
+    if (navigator.locks && navigator.locks.request) return navigator.locks.request("svc-refresh", rotate);
+    return rotate();
+  }
+
   async function accessToken() {
     if (token) return token;
-    if (!refreshing) {
-      refreshing = api("POST", "/refresh", undefined, { token: false }).then((r) => {
-        refreshing = null;
-        if (r.ok) setSession(r.body);
-        return r.ok ? token : null;
-      });
-    }
+    if (!refreshing) refreshing = refreshOnce().finally(() => { refreshing = null; });
     return refreshing;
   }
+
+  /** Forgets the token a call was refused with (expired or revoked), unless a newer one replaced it. */
+  function forgetToken(value) { if (token === value) token = null; }
 
   function b64urlToBytes(value) {
     const s = value.replace(/-/g, "+").replace(/_/g, "/");
@@ -165,7 +188,7 @@ const COMMON_JS = `"use strict";
 
   function params() { return new URLSearchParams(location.search); }
 
-  window.Auth = { api, message, announce, form, setSession, clearSession, accessToken, passkey, params };
+  window.Auth = { api, message, announce, form, setSession, clearSession, accessToken, forgetToken, passkey, params };
 })();
 `;
 
