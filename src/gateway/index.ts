@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { readCappedBytes } from "../lib/capped-body";
 import { asciiJson, EDGE_HEADER_NAMES, EDGE_HEADERS } from "../lib/edge";
 import { createLogger, requestIdFrom } from "../lib/log";
 import { handleError, notFoundResponse } from "../lib/problem";
@@ -80,26 +81,9 @@ async function readBody(request: Request): Promise<ArrayBuffer | null> {
   if (request.method === "GET" || request.method === "HEAD" || !request.body) return null;
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) fail("PAYLOAD_TOO_LARGE", "The body exceeds 9 MiB.");
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      fail("PAYLOAD_TOO_LARGE", "The body exceeds 9 MiB.");
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return body.buffer;
+  const body = await readCappedBytes(request.body, MAX_BODY_BYTES);
+  if (!body) fail("PAYLOAD_TOO_LARGE", "The body exceeds 9 MiB.");
+  return body.buffer as ArrayBuffer;
 }
 
 function mergeVary(existing: string | null, add: string): string {

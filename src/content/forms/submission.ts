@@ -5,6 +5,7 @@
  * fields (400 naming the field), limited per (site, client IP), checked against the spam rules and stored,
  * clean or flagged; the answer never tells which.
  */
+import { readCappedBytes } from "../../lib/capped-body";
 import { newId, parseId } from "../../lib/ids";
 import type { ApiError } from "../../lib/problem";
 import type { BucketSpec } from "../api-key-gate";
@@ -81,26 +82,8 @@ export async function formForVisitors(
 async function readCapped(request: Request, max: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > max) fail("PAYLOAD_TOO_LARGE", `A submission is at most ${max} bytes.`);
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      await reader.cancel();
-      fail("PAYLOAD_TOO_LARGE", `A submission is at most ${max} bytes.`);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
+  const bytes = await readCappedBytes(request.body, max);
+  if (!bytes) fail("PAYLOAD_TOO_LARGE", `A submission is at most ${max} bytes.`);
   return new TextDecoder().decode(bytes);
 }
 

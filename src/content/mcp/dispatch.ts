@@ -5,6 +5,7 @@
  * checks, quotas, idempotency and error codes are the API's own; the answer becomes the tool result.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { readCappedBytes } from "../../lib/capped-body";
 import type { Logger } from "../../lib/log";
 import { ApiError, problemBody } from "../../lib/problem";
 import { requireScopes } from "../auth/api-key";
@@ -133,25 +134,14 @@ async function toolRequest(
 
 /** The body as text, refused past `MAX_RESULT_BYTES` (counted while streaming). */
 async function readCapped(response: Response): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_RESULT_BYTES) {
-      await reader.cancel();
-      fail(
-        "PAYLOAD_TOO_LARGE",
-        "The answer is larger than 8 MiB: call the HTTP API for it (GET /v1/export streams).",
-      );
-    }
-    chunks.push(value);
+  const bytes = await readCappedBytes(response.body, MAX_RESULT_BYTES);
+  if (!bytes) {
+    fail(
+      "PAYLOAD_TOO_LARGE",
+      "The answer is larger than 8 MiB: call the HTTP API for it (GET /v1/export streams).",
+    );
   }
-  const decoder = new TextDecoder();
-  return chunks.map((c) => decoder.decode(c, { stream: true })).join("") + decoder.decode();
+  return new TextDecoder().decode(bytes);
 }
 
 function withHeaders(result: CallToolResult, response: Response): CallToolResult {
