@@ -11,7 +11,19 @@ import { registerSignInPages, SIGN_IN_ASSETS } from "./sign-in";
 
 const ASSETS: Record<string, PageAsset> = { ...COMMON_ASSETS, ...SIGN_IN_ASSETS, ...ACCOUNT_ASSETS };
 
-async function etagOf(body: string): Promise<string> {
+/** Each asset's ETag, hashed once per isolate (the bodies are constants of the bundle). */
+const ETAGS = new Map<string, Promise<string>>();
+
+function etagOf(name: string, body: string): Promise<string> {
+  let etag = ETAGS.get(name);
+  if (!etag) {
+    etag = hashTag(body);
+    ETAGS.set(name, etag);
+  }
+  return etag;
+}
+
+async function hashTag(body: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body));
   const hex = [...new Uint8Array(digest).slice(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("");
   return `"${hex}"`;
@@ -19,9 +31,10 @@ async function etagOf(body: string): Promise<string> {
 
 export function registerHostedPages(app: OpenAPIHono<AppEnv>) {
   app.get("/auth/assets/:name", async (c) => {
-    const asset = Object.hasOwn(ASSETS, c.req.param("name")) ? ASSETS[c.req.param("name")] : undefined;
+    const name = c.req.param("name");
+    const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
     if (!asset) return c.notFound();
-    const etag = await etagOf(asset.body);
+    const etag = await etagOf(name, asset.body);
     const headers = {
       "content-type": `${asset.type}; charset=utf-8`,
       "cache-control": "no-cache",
