@@ -43,8 +43,12 @@ export const siteHosts = sqliteTable(
       .notNull()
       .references(() => sites.id, { onDelete: "cascade" }),
     kind: text("kind", { enum: ["primary", "alias"] }).notNull(),
-    /** When the TXT proof `_platform-verify.<host>` carrying this site's token was seen; null: unverified. */
+    /** When the host was proved (TXT `_platform-verify.<host>` or DNS without wildcard); null: not served. */
     verified_at: text("verified_at"),
+    /** A proved host whose proof the sweep no longer sees: since when (migration 0006); null: seen. */
+    proof_missing_since: text("proof_missing_since"),
+    /** When the host stopped being served because its proof stayed missing past the grace period. */
+    proof_lost_at: text("proof_lost_at"),
   },
   (t) => [index("site_hosts_site").on(t.site_id)],
 );

@@ -30,6 +30,8 @@ export function routeFor(pathname: string): Route | null {
   if (CONTENT_SITE_ADMIN.test(pathname)) return { upstream: "content", requiresSession: true };
   // The renderer resolves which site serves a host; sites answers it with a public view of live sites.
   if (pathname === "/api/v1/sites/by-host") return { upstream: "sites", requiresSession: false };
+  // Development only: sites answers 404 unless DEV_OUTBOX=true (never deployed), like identity's outbox.
+  if (pathname === "/api/v1/sites/__dev/prove-host") return { upstream: "sites", requiresSession: false };
   if (pathname.startsWith("/api/v1/")) return { upstream: "sites", requiresSession: true };
   // Content's key-authenticated API and the local stand-in for the media CDN.
   if (pathname.startsWith("/v1/") || pathname.startsWith("/media/"))

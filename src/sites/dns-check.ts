@@ -5,11 +5,12 @@
  * IPv6 addresses (`apex_aaaa`), or a CNAME of the host to `<slug>.<PLATFORM_DOMAIN>` (`cname`). A record
  * pointing anywhere else (round-robin to a foreign address, an AAAA beside a fleet A) sends part of the
  * visitors elsewhere, so it is not pointing. The TXT record of the ownership proof is read by the same
- * call (src/sites/domain-proof.ts).
+ * call (src/sites/domain-proof.ts), and so is the DNS proof: pointing while a random sibling does not.
  */
 import type { Services } from "./app-env";
 import type { DnsResolver, DnsResult } from "./dns";
-import { type DomainProofState, proofName, proofState } from "./domain-proof";
+import { type DomainProofState, type ProofEvidence, proofName } from "./domain-proof";
+import { recordProof } from "./host-proof";
 import { isPlatformHost, normalizeHost } from "./domains";
 import { fail } from "./errors";
 import type { SiteRow } from "./store";
@@ -69,6 +70,45 @@ export interface HostDnsCheck {
   records: { a: string[]; aaaa: string[]; cname: string | null };
   /** TXT strings at `_platform-verify.<host>`; null when that lookup failed. */
   proof_txt: string[] | null;
+  /**
+   * The DNS proof: the host points at the platform AND a random sibling name does not (so a wildcard
+   * never proves). null when it cannot be told (a lookup of the host or the sibling failed).
+   */
+  dns_proof: boolean | null;
+}
+
+/**
+ * A random sibling of `host` (its first label replaced): a wildcard that makes the host point at the
+ * platform makes the sibling point there too. Random per check, so no single record can answer it.
+ */
+export function siblingName(host: string): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  const label = `platform-probe-${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+  return [label, ...host.split(".").slice(1)].join(".");
+}
+
+/**
+ * Whether a name's own records reach the platform in any form (a fleet address, or a CNAME to any name
+ * under the platform domain); null when a lookup failed.
+ */
+async function reachesPlatform(
+  resolver: DnsResolver,
+  fleet: Fleet,
+  name: string,
+  platformDomain: string,
+): Promise<boolean | null> {
+  const [a, aaaa, cname] = await Promise.all([
+    resolver.lookup(name, "A"),
+    resolver.lookup(name, "AAAA"),
+    resolver.lookup(name, "CNAME"),
+  ]);
+  if ([a, aaaa, cname].some((r) => r.status === "failed")) return null;
+  const alias = values(cname)[0];
+  if (alias !== undefined && isPlatformHost(alias, platformDomain)) return true;
+  return (
+    values(a).some((ip) => fleet.ipv4.includes(canonicalIp(ip, 4) ?? "")) ||
+    values(aaaa).some((ip) => fleet.ipv6.includes(canonicalIp(ip, 6) ?? ""))
+  );
 }
 
 const values = (r: DnsResult) => (r.status === "ok" ? r.values : []);
@@ -112,6 +152,11 @@ export async function checkHostDns(
     resolver.lookup(proofName(host), "TXT"),
   ]);
   const { form, reason } = verdict(a, aaaa, cname, fleet, target);
+  let dnsProof: boolean | null = reason === "lookup_failed" ? null : false;
+  if (form !== null) {
+    const sibling = await reachesPlatform(resolver, fleet, siblingName(host), platformDomain);
+    dnsProof = sibling === null ? null : !sibling;
+  }
   return {
     host,
     points_to_platform: form !== null,
@@ -120,10 +165,30 @@ export async function checkHostDns(
     expected: { a: fleet.ipv4, aaaa: fleet.ipv6, cname: target },
     records: { a: values(a), aaaa: values(aaaa), cname: values(cname)[0] ?? null },
     proof_txt: txt.status === "failed" ? null : values(txt),
+    dns_proof: dnsProof,
   };
 }
 
-export interface DnsCheckAnswer extends Omit<HostDnsCheck, "proof_txt"> {
+/**
+ * The proof evidence of a host for a site (verify): the TXT and, when the fleet is configured, the DNS
+ * proof, from the same reads as the check.
+ */
+export async function proofEvidence(
+  env: SitesEnv,
+  services: Services,
+  site: { slug: string },
+  host: string,
+): Promise<ProofEvidence> {
+  const fleet = platformFleet(env);
+  if (fleet) {
+    const check = await checkHostDns(services.dns, fleet, site, host, env.PLATFORM_DOMAIN);
+    return { txt: check.proof_txt, dns: check.dns_proof };
+  }
+  const txt = await services.dns.lookup(proofName(host), "TXT");
+  return { txt: txt.status === "ok" ? txt.values : txt.status === "nxdomain" ? [] : null, dns: false };
+}
+
+export interface DnsCheckAnswer extends Omit<HostDnsCheck, "proof_txt" | "dns_proof"> {
   /** The ownership proof of the host for this site; null for the platform's own hosts. */
   ownership: DomainProofState | null;
 }
@@ -148,9 +213,15 @@ export async function checkDomainDns(
     services.log.error("dns_fleet_not_configured", { vars: ["PLATFORM_IPV4", "PLATFORM_IPV6"] });
     fail("DNS_NOT_CONFIGURED", "The platform's addresses are not configured; no DNS verdict can be given.");
   }
-  const { proof_txt, ...check } = await checkHostDns(services.dns, fleet, site, host, env.PLATFORM_DOMAIN);
+  const { proof_txt, dns_proof, ...check } = await checkHostDns(
+    services.dns,
+    fleet,
+    site,
+    host,
+    env.PLATFORM_DOMAIN,
+  );
   const ownership = isPlatformHost(host, env.PLATFORM_DOMAIN)
     ? null
-    : await proofState(env.DB, site, host, proof_txt, new Date().toISOString());
+    : await recordProof(env, services, site, host, { txt: proof_txt, dns: dns_proof });
   return { ...check, ownership };
 }

@@ -1,11 +1,12 @@
 /**
- * Domain ownership proof (beyond the spec; docs/decisions.md, Sites). The first site to name a custom
- * host holds it, but only "unverified" until the TXT record `_platform-verify.<host>` carries that
- * site's token. A site that proves a host takes it from an UNVERIFIED holder (which then sees
- * `domain_lost` in its health); a VERIFIED holder is never displaced (as Vercel and Cloudflare for SaaS
- * settle a contested hostname). The token is derived from the site id and the host, so a refused claim
- * needs no storage and every check computes the same value. Serving by host is unchanged: whoever holds
- * the host serves it.
+ * Domain ownership proof (beyond the spec; docs/decisions.md, Sites; docs/decisions/host-proof.md). The
+ * first site to name a custom host holds it, but only "unverified" until it is proved: the TXT record
+ * `_platform-verify.<host>` carries that site's token, or the host's own DNS points at the platform while
+ * a random sibling name does not (no wildcard). Only a proved host is served by host (`by-host`); an
+ * unproved one answers like an unknown host. A site that proves a host by TXT takes it from an UNVERIFIED
+ * holder (which then sees `domain_lost` in its health); a VERIFIED holder is never displaced (as Vercel
+ * and Cloudflare for SaaS settle a contested hostname). The token is derived from the site id and the
+ * host, so a refused claim needs no storage and every check computes the same value.
  */
 import type { ApiError } from "../lib/problem";
 import { problem } from "./errors";
@@ -38,27 +39,42 @@ export interface DomainProofState {
   verified: boolean;
 }
 
+/** What was read of a host: the TXT strings of its proof name and the DNS proof (null: lookup failed). */
+export interface ProofEvidence {
+  txt: string[] | null;
+  /** Points at the platform while a random sibling does not; false when not checked. */
+  dns: boolean | null;
+}
+
 /**
- * The proof state of `host` for `site` from the TXT strings read (null: lookup failed). Seeing the proof
- * of a host the site already holds records it as verified (check-dns, the sweep and verify all do).
+ * The proof state of `host` for `site` from what was read. Seeing a proof (TXT or DNS) of a host the site
+ * holds records it as verified, and clears a missing mark (check-dns, the sweep and verify all do);
+ * `newlyVerified` says the host starts being served now.
  */
 export async function proofState(
   db: D1Database,
   site: { id: string },
   host: string,
-  txt: string[] | null,
+  evidence: ProofEvidence,
   now: string,
-): Promise<DomainProofState> {
+): Promise<{ state: DomainProofState; newlyVerified: boolean }> {
   const value = await proofValue(site.id, host);
-  const txtSeen = txt === null ? null : txt.includes(value);
+  const txtSeen = evidence.txt === null ? null : evidence.txt.includes(value);
   const holding = await hostHolding(db, host);
-  const holder = !holding ? "nobody" : holding.site_id === site.id ? "this_site" : "another_site";
+  const holder: DomainProofState["holder"] = !holding
+    ? "nobody"
+    : holding.site_id === site.id
+      ? "this_site"
+      : "another_site";
   let verified = holder === "this_site" && holding?.verified_at != null;
-  if (holder === "this_site" && !verified && txtSeen) {
-    await markHostVerified(db, site.id, host, now);
+  let newlyVerified = false;
+  const seen = txtSeen === true || evidence.dns === true;
+  if (holder === "this_site" && seen && (!verified || holding?.proof_missing_since || holding?.proof_lost_at)) {
+    newlyVerified = await markHostVerified(db, site.id, host, now);
     verified = true;
   }
-  return { host, txt_name: proofName(host), txt_value: value, txt_seen: txtSeen, holder, verified };
+  const state = { host, txt_name: proofName(host), txt_value: value, txt_seen: txtSeen, holder, verified };
+  return { state, newlyVerified };
 }
 
 /**

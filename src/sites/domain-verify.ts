@@ -4,10 +4,12 @@
  */
 import type { Services } from "./app-env";
 import { LOST, untilSwapped } from "./compare-and-swap";
-import { type DomainProofState, domainTaken, proofName, proofState } from "./domain-proof";
+import { proofEvidence } from "./dns-check";
+import { type DomainProofState, domainTaken } from "./domain-proof";
 import { isPlatformHost, MAX_ALIASES, normalizeHost } from "./domains";
 import { fail } from "./errors";
-import { aliasesOf, type SiteRecord, toSiteRecord } from "./site-record";
+import { aliasesOf, type SiteRecord, siteRecordOf } from "./site-record";
+import { recordProof } from "./host-proof";
 import { afterWrite } from "./site-service";
 import { getSite, type SiteRow } from "./store";
 import { hostHolding, moveHost } from "./store/domains";
@@ -64,15 +66,15 @@ export async function verifyDomain(
   rawHost: string,
 ): Promise<VerifyResult> {
   const host = parseClaimHost(rawHost, env.PLATFORM_DOMAIN);
-  const txt = await services.dns.lookup(proofName(host), "TXT");
-  const strings = txt.status === "ok" ? txt.values : txt.status === "nxdomain" ? [] : null;
+  const evidence = await proofEvidence(env, services, site, host);
   let current = site;
   const conflict = "The domains changed concurrently on every attempt; try again.";
   return untilSwapped(MOVE_ATTEMPTS, conflict, async () => {
     const now = new Date().toISOString();
-    const state = await proofState(env.DB, current, host, strings, now);
+    const state = await recordProof(env, services, current, host, evidence, now);
+    // Only the TXT record names THIS site: the DNS proof may serve a held host, never take one.
     if (state.holder === "this_site" || !state.txt_seen) {
-      return { ...state, attached: false, site: toSiteRecord(current, env.PLATFORM_DOMAIN) };
+      return { ...state, attached: false, site: await siteRecordOf(env.DB, current, env.PLATFORM_DOMAIN) };
     }
     const holding = await hostHolding(env.DB, host);
     if (holding?.verified_at) {
@@ -114,7 +116,7 @@ export async function verifyDomain(
         holder: "this_site",
         verified: true,
         attached: true,
-        site: toSiteRecord(after, env.PLATFORM_DOMAIN),
+        site: await siteRecordOf(env.DB, after, env.PLATFORM_DOMAIN),
       };
     }
     current = after;

@@ -53,6 +53,16 @@ export function isPlatformHost(host: string, platformDomain: string): boolean {
   return host === domain || host.endsWith(`.${domain}`);
 }
 
-export function canonicalHost(site: { primary_domain: string | null; slug: string }, platformDomain: string) {
-  return site.primary_domain ?? `${site.slug}.${platformDomain}`;
+/**
+ * The host a site is served on: its primary domain once PROVED (`proved`: the site's proved custom hosts,
+ * docs/decisions/host-proof.md), else its platform host `<slug>.<platform domain>`.
+ */
+export function canonicalHost(
+  site: { primary_domain: string | null; slug: string },
+  platformDomain: string,
+  proved: ReadonlySet<string>,
+) {
+  return site.primary_domain && proved.has(site.primary_domain)
+    ? site.primary_domain
+    : `${site.slug}.${platformDomain}`;
 }

@@ -6,9 +6,10 @@
 import type { SiteHealthFacts, StalledConvergence } from "../lib/rpc";
 import type { Services } from "./app-env";
 import { checkHostDns, type Fleet, type HostDnsCheck, platformFleet } from "./dns-check";
-import { proofState } from "./domain-proof";
+
 import { fail } from "./errors";
 import type { HealthEntry, HealthIssue } from "./health-cache";
+import { sweepProof } from "./host-proof";
 import { ownOrigins } from "./image-rehost";
 import { collectExternalImageUrls } from "./settings/validate-settings";
 import { hostsOf, readSettings, type SettingsDocument } from "./site-record";
@@ -101,13 +102,15 @@ function convergenceIssue(stalled: StalledConvergence): HealthIssue {
   );
 }
 
-/** DNS and ownership issues of one held custom host, from the one verdict function the route uses too. */
+/**
+ * DNS and ownership issues of one held custom host, from the one verdict function the route uses too; the
+ * proof is re-checked, and a lost proof ends serving after its grace period (host-proof.ts).
+ */
 export async function hostIssues(
-  db: D1Database,
+  ctx: Pick<SweepContext, "env" | "services" | "now">,
   site: SiteRow,
   holding: HostHolding,
   check: HostDnsCheck,
-  now: string,
 ): Promise<HealthIssue[]> {
   const out: HealthIssue[] = [];
   const { host } = holding;
@@ -121,15 +124,8 @@ export async function hostIssues(
       }),
     );
   }
-  const proof = await proofState(db, site, host, check.proof_txt, now);
-  if (!proof.verified) {
-    out.push(
-      issue("domain_unverified", `${host} is not proven yours: another site that proves it takes it.`, {
-        host,
-        data: { txt_name: proof.txt_name, txt_value: proof.txt_value },
-      }),
-    );
-  }
+  const evidence = { txt: check.proof_txt, dns: check.dns_proof };
+  out.push(...(await sweepProof(ctx.env, ctx.services, site, holding, evidence, ctx.now)));
   return out;
 }
 
@@ -180,11 +176,10 @@ async function sweepChunk(ctx: SweepContext, rows: SiteRow[]): Promise<number> {
   const dns = fleet
     ? await pool(holdings, DNS_CONCURRENCY, async (h) =>
         hostIssues(
-          env.DB,
+          ctx,
           byId.get(h.site_id)!,
           h,
           await checkHostDns(services.dns, fleet, byId.get(h.site_id)!, h.host, env.PLATFORM_DOMAIN),
-          at,
         ),
       )
     : [];

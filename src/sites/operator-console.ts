@@ -23,6 +23,7 @@ import { type KeyedSiteRow, listPlatformSites, purgeSiteRows, writeTransition } 
 import { aliasesOf, hostsOf, SiteSchema } from "./site-record";
 import { afterWrite, invalidateSiteCaches } from "./site-service";
 import { getSite, type SiteRow } from "./store";
+import { provedHostsOf, provedHostsOfSites } from "./store/domains";
 import { pushSiteToContent } from "./sync";
 
 export const MAX_SEARCH_CHARS = 128;
@@ -75,14 +76,14 @@ function badRequest(detail: string): ApiError {
   return problem("BAD_REQUEST", { detail });
 }
 
-function toPlatformSite(row: SiteRow, platformDomain: string): PlatformSite {
+function toPlatformSite(row: SiteRow, platformDomain: string, proved: ReadonlySet<string>): PlatformSite {
   return {
     id: row.id,
     org_id: row.org_id,
     name: row.name,
     slug: row.slug,
     primary_domain: row.primary_domain,
-    canonical_host: canonicalHost(row, platformDomain),
+    canonical_host: canonicalHost(row, platformDomain, proved),
     status: row.status,
     status_reason: row.status_reason,
     status_changed_at: row.status_changed_at,
@@ -90,8 +91,12 @@ function toPlatformSite(row: SiteRow, platformDomain: string): PlatformSite {
   };
 }
 
-export function toPlatformSiteDetail(row: SiteRow, platformDomain: string): PlatformSiteDetail {
-  const listed = toPlatformSite(row, platformDomain);
+export function toPlatformSiteDetail(
+  row: SiteRow,
+  platformDomain: string,
+  proved: ReadonlySet<string>,
+): PlatformSiteDetail {
+  const listed = toPlatformSite(row, platformDomain, proved);
   return {
     ...listed,
     previous_status: row.previous_status,
@@ -103,6 +108,10 @@ export function toPlatformSiteDetail(row: SiteRow, platformDomain: string): Plat
       canonical_host: listed.canonical_host,
     },
   };
+}
+
+async function detailOf(env: SitesEnv, row: SiteRow): Promise<PlatformSiteDetail> {
+  return toPlatformSiteDetail(row, env.PLATFORM_DOMAIN, await provedHostsOf(env.DB, row.id));
 }
 
 export interface PlatformListQuery {
@@ -150,9 +159,13 @@ export async function listSitesForOperator(
     limit: limit + 1,
   });
   const page: KeyedSiteRow[] = rows.slice(0, limit);
+  const proved = await provedHostsOfSites(
+    env.DB,
+    page.map((r) => r.id),
+  );
   const last = page.at(-1);
   return {
-    items: page.map((row) => toPlatformSite(row, env.PLATFORM_DOMAIN)),
+    items: page.map((row) => toPlatformSite(row, env.PLATFORM_DOMAIN, proved.get(row.id) ?? new Set())),
     next_cursor: rows.length > limit && last ? keyAsUuid(last.order_key) : null,
   };
 }
@@ -170,7 +183,7 @@ async function existingSite(db: D1Database, id: string): Promise<SiteRow> {
 }
 
 export async function siteForOperator(env: SitesEnv, id: string): Promise<PlatformSiteDetail> {
-  return toPlatformSiteDetail(await existingSite(env.DB, id), env.PLATFORM_DOMAIN);
+  return detailOf(env, await existingSite(env.DB, id));
 }
 
 /** The reason an operator gives: trimmed, at most 500 characters; empty or absent is null. */
@@ -205,7 +218,7 @@ export async function transitionSite(
   return untilSwapped(MAX_ATTEMPTS, "The site kept changing; try again.", async () => {
     const before = await existingSite(env.DB, id);
     const to = transitionTarget(transition, before);
-    if (to === before.status) return toPlatformSiteDetail(before, env.PLATFORM_DOMAIN);
+    if (to === before.status) return detailOf(env, before);
     const checkLimit = !countsAgainstLimit(before.status) && countsAgainstLimit(to);
     const written = await writeTransition(env.DB, {
       auditId: newId(),
@@ -229,7 +242,7 @@ export async function transitionSite(
         actor_user_id: operator.userId,
       });
       await afterWrite(env, services, before, after, [], `site_${transition}`);
-      return toPlatformSiteDetail(after, env.PLATFORM_DOMAIN);
+      return detailOf(env, after);
     }
     if (written.status === null) fail("NOT_FOUND", "Site not found.");
     if (checkLimit && written.status === before.status) {

@@ -3,6 +3,7 @@ import { z } from "@hono/zod-openapi";
 import type { SiteProjection } from "../lib/rpc";
 import { canonicalHost } from "./domains";
 import type { SiteRow } from "./store";
+import { provedHostsOf } from "./store/domains";
 
 export type SettingsDocument = Record<string, unknown>;
 
@@ -53,7 +54,16 @@ export const SiteSchema = z
 
 export type SiteRecord = z.infer<typeof SiteSchema>;
 
-export function toSiteRecord(row: SiteRow, platformDomain: string): SiteRecord {
+/** `toSiteRecord` with the site's proved hosts read from the database. */
+export async function siteRecordOf(db: D1Database, row: SiteRow, platformDomain: string): Promise<SiteRecord> {
+  return toSiteRecord(row, platformDomain, await provedHostsOf(db, row.id));
+}
+
+/**
+ * The site as its members see it: the domains as set; `canonical_host` is the primary domain only once
+ * proved (`proved`: the site's proved custom hosts), else the platform host.
+ */
+export function toSiteRecord(row: SiteRow, platformDomain: string, proved: ReadonlySet<string>): SiteRecord {
   const { settings, unreadable } = readSettings(row.settings);
   return {
     id: row.id,
@@ -62,7 +72,7 @@ export function toSiteRecord(row: SiteRow, platformDomain: string): SiteRecord {
     slug: row.slug,
     primary_domain: row.primary_domain,
     aliases: stringArray(row.aliases),
-    canonical_host: canonicalHost(row, platformDomain),
+    canonical_host: canonicalHost(row, platformDomain, proved),
     default_language: row.default_language,
     languages: languagesOf(row),
     theme: row.theme,
@@ -171,7 +181,8 @@ export const PublicSiteSchema = SiteSchema.pick({
 
 export type PublicSite = z.infer<typeof PublicSiteSchema>;
 
-export function toPublicSite(record: SiteRecord): PublicSite {
+/** The public view serves only proved hosts: an unproved primary domain or alias is not shown. */
+export function toPublicSite(record: SiteRecord, proved: ReadonlySet<string>): PublicSite {
   const {
     org_id: _o,
     status_reason: _r,
@@ -180,7 +191,12 @@ export function toPublicSite(record: SiteRecord): PublicSite {
     created_at: _a,
     ...rest
   } = record;
-  return { ...rest, resolved_logo: resolveLogo(record.settings) };
+  return {
+    ...rest,
+    primary_domain: record.primary_domain && proved.has(record.primary_domain) ? record.primary_domain : null,
+    aliases: record.aliases.filter((a) => proved.has(a)),
+    resolved_logo: resolveLogo(record.settings),
+  };
 }
 
 /**
@@ -194,7 +210,8 @@ export function appletEnabled(settings: SettingsDocument, slug: string): boolean
   return state !== null && typeof state === "object" && (state as { enabled?: unknown }).enabled === true;
 }
 
-export function toProjection(row: SiteRow): SiteProjection {
+/** Content's projection: `primary_domain` only once proved, so content's URLs keep the platform host. */
+export function toProjection(row: SiteRow, proved: ReadonlySet<string>): SiteProjection {
   return {
     id: row.id,
     org_id: row.org_id,
@@ -202,7 +219,7 @@ export function toProjection(row: SiteRow): SiteProjection {
     name: row.name,
     default_language: row.default_language,
     status: row.status,
-    primary_domain: row.primary_domain,
+    primary_domain: row.primary_domain && proved.has(row.primary_domain) ? row.primary_domain : null,
     updated_at: row.updated_at,
     forms_enabled: appletEnabled(readSettings(row.settings).settings, "forms"),
   };

@@ -34,12 +34,13 @@ import {
   readSettings,
   type SettingsDocument,
   type SiteRecord,
+  siteRecordOf,
   toPublicSite,
   toSiteRecord,
 } from "./site-record";
 import {
   findSiteBySlug,
-  findSiteIdByHost,
+  findSiteIdByProvedHost,
   getSite,
   getVisibleSites,
   hostEntries,
@@ -50,6 +51,7 @@ import {
   softDeleteSite,
   updateSite,
 } from "./store";
+import { provedHostsOf, provedHostsOfSites } from "./store/domains";
 import { pushSiteToContent } from "./sync";
 
 export const MAX_BATCH_IDS = 200;
@@ -262,7 +264,7 @@ export async function createSite(
     fail("SITE_LIMIT_REACHED", "The organization's plan has no room for another site.");
   }
   await afterWrite(env, services, null, row, external);
-  return toSiteRecord(row, env.PLATFORM_DOMAIN);
+  return siteRecordOf(env.DB, row, env.PLATFORM_DOMAIN);
 }
 
 export async function patchSite(
@@ -311,7 +313,7 @@ export async function patchSite(
     pending = written.pending;
   }
 
-  if (Object.keys(update).length === 0) return toSiteRecord(site, env.PLATFORM_DOMAIN);
+  if (Object.keys(update).length === 0) return siteRecordOf(env.DB, site, env.PLATFORM_DOMAIN);
   const written = await withDomainProof(
     env.DB,
     site.id,
@@ -321,7 +323,7 @@ export async function patchSite(
   const after = written ? await getSite(env.DB, site.id) : null;
   if (!after) fail("NOT_FOUND", "Site not found.");
   await afterWrite(env, services, site, after, pending);
-  return toSiteRecord(after, env.PLATFORM_DOMAIN);
+  return siteRecordOf(env.DB, after, env.PLATFORM_DOMAIN);
 }
 
 export async function deleteSite(env: SitesEnv, services: Services, site: SiteRow): Promise<void> {
@@ -361,9 +363,10 @@ export async function batchSites(
   const byId = new Map(
     rows.filter((r) => canAccessSite(identity, r, shares.get(r.id) ?? [])).map((r) => [r.id, r]),
   );
+  const proved = await provedHostsOfSites(env.DB, [...byId.keys()]);
   return ids.flatMap((id) => {
     const row = byId.get(id);
-    return row ? [toSiteRecord(row, env.PLATFORM_DOMAIN)] : [];
+    return row ? [toSiteRecord(row, env.PLATFORM_DOMAIN, proved.get(id) ?? new Set())] : [];
   });
 }
 
@@ -373,12 +376,17 @@ async function resolveHostFromDb(env: SitesEnv, host: string): Promise<SiteRow |
   return row && row.status === "active" ? row : null;
 }
 
+/** Only a proved custom host resolves: an unproved one answers exactly like an unknown one. */
 async function lookupCustomHost(db: D1Database, host: string): Promise<SiteRow | null> {
-  const id = await findSiteIdByHost(db, host);
+  const id = await findSiteIdByProvedHost(db, host);
   return id ? getSite(db, id) : null;
 }
 
-/** The active site serving `host` (primary domain, alias or `<slug>.<platform domain>`), cached in KV. */
+/**
+ * The active site serving `host` (a PROVED primary domain or alias, or `<slug>.<platform domain>`), cached
+ * in KV. The public view names only proved hosts, and its canonical host is the platform host until the
+ * primary domain is proved.
+ */
 export async function siteByHost(
   env: SitesEnv,
   services: Services,
@@ -390,7 +398,8 @@ export async function siteByHost(
   const cached = await services.hostCache.read(host).catch(() => null);
   if (cached) return cached.site;
   const row = await resolveHostFromDb(env, host);
-  const site = row ? toPublicSite(toSiteRecord(row, env.PLATFORM_DOMAIN)) : null;
+  const proved = row ? await provedHostsOf(env.DB, row.id) : new Set<string>();
+  const site = row ? toPublicSite(toSiteRecord(row, env.PLATFORM_DOMAIN, proved), proved) : null;
   await services.hostCache.write(host, site).catch(() => undefined);
   return site;
 }

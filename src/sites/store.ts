@@ -98,9 +98,10 @@ export async function sharesOf(db: D1Database, siteIds: string[]): Promise<Map<s
   return out;
 }
 
-export async function findSiteIdByHost(db: D1Database, host: string): Promise<string | null> {
+/** The site a custom host is served for: only a PROVED host (`verified_at`) is served by host. */
+export async function findSiteIdByProvedHost(db: D1Database, host: string): Promise<string | null> {
   const row = await db
-    .prepare("SELECT site_id FROM site_hosts WHERE host = ?")
+    .prepare("SELECT site_id FROM site_hosts WHERE host = ? AND verified_at IS NOT NULL")
     .bind(host)
     .first<{ site_id: string }>();
   return row?.site_id ?? null;

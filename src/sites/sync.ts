@@ -8,6 +8,7 @@
 import type { SiteProjection } from "../lib/rpc";
 import type { Services } from "./app-env";
 import { toProjection } from "./site-record";
+import { provedHostsOf } from "./store/domains";
 import { getSite, type SiteRow } from "./store";
 
 export interface SiteSyncMessage {
@@ -33,7 +34,7 @@ export async function pushSiteToContent(
   row: SiteRow,
   options: { purged?: boolean } = {},
 ): Promise<"synced" | "queued" | "lost"> {
-  const projection = toProjection(row);
+  const projection = toProjection(row, await provedHostsOf(env.DB, row.id));
   try {
     await withTimeout(services.content.syncSite(projection), SYNC_TIMEOUT_MS);
     return "synced";
@@ -68,7 +69,7 @@ export async function consumeSiteSync(
     const { site_id, purged } = message.body;
     const row = await getSite(env.DB, site_id);
     // Purged since: only a purge's own message has something left to project (the site is gone).
-    const projection = row ? toProjection(row) : purged?.id === site_id ? purged : null;
+    const projection = row ? toProjection(row, await provedHostsOf(env.DB, row.id)) : purged?.id === site_id ? purged : null;
     if (!projection) {
       message.ack();
       continue;

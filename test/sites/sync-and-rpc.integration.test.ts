@@ -100,7 +100,7 @@ describe("push to content after every write", () => {
     const { site } = await makeSite();
     const row = (await getSite(sitesEnv.DB, site.id))!;
     const purged = {
-      ...toProjection(row),
+      ...toProjection(row, new Set()),
       status: "deleted",
       updated_at: new Date(Date.now() + 1000).toISOString(),
     };

@@ -7,6 +7,7 @@
 import type { LegalPage, LegalPageResult } from "../../lib/rpc";
 import type { Services } from "../app-env";
 import { canonicalHost } from "../domains";
+import { provedHostsOf } from "../store/domains";
 import { fail } from "../errors";
 import { appletEnabled, hostsOf, readSettings, type SettingsDocument } from "../site-record";
 import { invalidateSiteCaches } from "../site-service";
@@ -188,7 +189,7 @@ export async function generateLegalPages(
   const selected = selectDocuments(catalogFor(legalCase), body.documentos);
   const facts: SiteFacts = {
     name: site.name,
-    url: `https://${canonicalHost(site, env.PLATFORM_DOMAIN)}`,
+    url: `https://${canonicalHost(site, env.PLATFORM_DOMAIN, await provedHostsOf(env.DB, site.id))}`,
     legal: legalSettings(settings),
   };
   const written: GenerationItem[] = [];

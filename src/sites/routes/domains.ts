@@ -7,7 +7,9 @@ import { problemResponses } from "../../lib/app";
 import type { SitesAppEnv } from "../app-env";
 import { checkDomainDns } from "../dns-check";
 import { verifyDomain } from "../domain-verify";
+import { fail } from "../errors";
 import { guardedSite } from "../guard";
+import { devProveHost, devRoutesEnabled } from "../host-proof";
 import { readHealth } from "../health";
 import { SiteSchema } from "../site-record";
 
@@ -125,7 +127,39 @@ const verifyRoute = createRoute({
   },
 });
 
+const devProveRoute = createRoute({
+  method: "post",
+  path: "/api/v1/sites/__dev/prove-host",
+  tags: ["Development"],
+  summary: "Development only (DEV_OUTBOX=true; 404 otherwise): mark a held custom host proved, no DNS",
+  request: {
+    body: {
+      required: true,
+      content: { "application/json": { schema: z.object({ host: z.string().max(253) }).strict() } },
+    },
+  },
+  responses: {
+    200: json(
+      z.object({ host: z.string(), site_id: z.string(), verified: z.literal(true) }).openapi("DevHostProof"),
+      "The host is proved and served",
+    ),
+    ...problemResponses({
+      400: "Body invalid or host not a host name",
+      404: "NOT_FOUND: not a development build, or no site holds the host",
+    }),
+  },
+});
+
 export function registerDomainRoutes(app: OpenAPIHono<SitesAppEnv>) {
+  // Before the body is validated: outside development the route answers like a missing one.
+  app.use("/api/v1/sites/__dev/*", async (c, next) => {
+    if (!devRoutesEnabled(c.env)) fail("NOT_FOUND", "No such resource.");
+    return next();
+  });
+  app.openapi(devProveRoute, async (c) => {
+    return c.json(await devProveHost(c.env, c.get("services"), c.req.valid("json").host), 200);
+  });
+
   app.openapi(healthRoute, async (c) => {
     const site = guardedSite(c, "read");
     return c.json(await readHealth(c.get("services"), site.id), 200);

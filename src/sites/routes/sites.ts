@@ -6,7 +6,7 @@ import { readEdgeIdentity } from "../../lib/edge";
 import type { SitesAppEnv } from "../app-env";
 import { fail } from "../errors";
 import { guardedSite, siteGuard } from "../guard";
-import { PublicSiteSchema, SiteSchema, toSiteRecord } from "../site-record";
+import { PublicSiteSchema, SiteSchema, siteRecordOf } from "../site-record";
 import { batchSites, createSite, deleteSite, parseBatchIds, patchSite, siteByHost } from "../site-service";
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({
@@ -181,8 +181,8 @@ export function registerSiteRoutes(app: OpenAPIHono<SitesAppEnv>) {
     return c.json(site, 200);
   });
 
-  app.openapi(getSiteRoute, (c) => {
-    return c.json(toSiteRecord(guardedSite(c), c.env.PLATFORM_DOMAIN), 200);
+  app.openapi(getSiteRoute, async (c) => {
+    return c.json(await siteRecordOf(c.env.DB, guardedSite(c), c.env.PLATFORM_DOMAIN), 200);
   });
 
   app.openapi(patchSiteRoute, async (c) => {

@@ -8,11 +8,15 @@ export interface HostHolding {
   site_id: string;
   kind: "primary" | "alias";
   verified_at: string | null;
+  proof_missing_since: string | null;
+  proof_lost_at: string | null;
 }
+
+const HOLDING_COLUMNS = "host, site_id, kind, verified_at, proof_missing_since, proof_lost_at";
 
 export async function hostHolding(db: D1Database, host: string): Promise<HostHolding | null> {
   return db
-    .prepare("SELECT host, site_id, kind, verified_at FROM site_hosts WHERE host = ?")
+    .prepare(`SELECT ${HOLDING_COLUMNS} FROM site_hosts WHERE host = ?`)
     .bind(host)
     .first<HostHolding>();
 }
@@ -22,7 +26,7 @@ export async function holdingsOf(db: D1Database, siteIds: string[]): Promise<Hos
   if (siteIds.length === 0) return [];
   const { results } = await db
     .prepare(
-      `SELECT host, site_id, kind, verified_at FROM site_hosts
+      `SELECT ${HOLDING_COLUMNS} FROM site_hosts
        WHERE site_id IN (SELECT value FROM json_each(?)) ORDER BY host`,
     )
     .bind(JSON.stringify(siteIds))
@@ -46,16 +50,85 @@ export async function firstHostHeldElsewhere(
   return row?.host ?? null;
 }
 
-/** Marks a host the site holds as verified (idempotent: the first sighting's time stays). */
+/** The custom hosts of a site that are proved, so served (primary and aliases alike). */
+export async function provedHostsOf(db: D1Database, siteId: string): Promise<Set<string>> {
+  const { results } = await db
+    .prepare("SELECT host FROM site_hosts WHERE site_id = ? AND verified_at IS NOT NULL")
+    .bind(siteId)
+    .all<{ host: string }>();
+  return new Set(results.map((r) => r.host));
+}
+
+/** The proved hosts of several sites, by site id (one bound parameter however many ids). */
+export async function provedHostsOfSites(db: D1Database, siteIds: string[]): Promise<Map<string, Set<string>>> {
+  const out = new Map<string, Set<string>>();
+  for (const h of await holdingsOf(db, siteIds)) {
+    if (h.verified_at === null) continue;
+    out.set(h.site_id, (out.get(h.site_id) ?? new Set()).add(h.host));
+  }
+  return out;
+}
+
+/**
+ * Records that the proof of a host the site holds was seen: verified from now on (the first sighting's
+ * time stays) and any missing or lost mark cleared. Returns true when the host was NOT verified before
+ * (it starts being served now).
+ */
 export async function markHostVerified(
   db: D1Database,
   siteId: string,
   host: string,
   now: string,
 ): Promise<boolean> {
-  const result = await db
-    .prepare("UPDATE site_hosts SET verified_at = ? WHERE host = ? AND site_id = ? AND verified_at IS NULL")
+  const [first] = await db.batch([
+    db
+      .prepare("UPDATE site_hosts SET verified_at = ? WHERE host = ? AND site_id = ? AND verified_at IS NULL")
+      .bind(now, host, siteId),
+    db
+      .prepare(
+        `UPDATE site_hosts SET proof_missing_since = NULL, proof_lost_at = NULL
+         WHERE host = ? AND site_id = ? AND (proof_missing_since IS NOT NULL OR proof_lost_at IS NOT NULL)`,
+      )
+      .bind(host, siteId),
+  ]);
+  return (first?.meta.changes ?? 0) === 1;
+}
+
+/** A proved host whose proof was not seen: the first miss's time is kept. Returns the time in force. */
+export async function markProofMissing(
+  db: D1Database,
+  siteId: string,
+  host: string,
+  now: string,
+): Promise<string | null> {
+  const row = await db
+    .prepare(
+      `UPDATE site_hosts SET proof_missing_since = COALESCE(proof_missing_since, ?)
+       WHERE host = ? AND site_id = ? AND verified_at IS NOT NULL RETURNING proof_missing_since`,
+    )
     .bind(now, host, siteId)
+    .first<{ proof_missing_since: string }>();
+  return row?.proof_missing_since ?? null;
+}
+
+/**
+ * Ends the proof of a host whose proof stayed missing past the grace period: not served any more, and
+ * `proof_lost_at` says why. Conditional on the miss read, so a proof seen meanwhile wins. Returns whether
+ * it ended.
+ */
+export async function endProof(
+  db: D1Database,
+  siteId: string,
+  host: string,
+  missingSince: string,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .prepare(
+      `UPDATE site_hosts SET verified_at = NULL, proof_missing_since = NULL, proof_lost_at = ?
+       WHERE host = ? AND site_id = ? AND verified_at IS NOT NULL AND proof_missing_since = ?`,
+    )
+    .bind(now, host, siteId, missingSince)
     .run();
   return result.meta.changes === 1;
 }

@@ -10,7 +10,7 @@ import { LOST, untilSwapped } from "../compare-and-swap";
 import { fail } from "../errors";
 import { isPlainObject, type JsonObject } from "../settings/json";
 import { validateSettings } from "../settings/validate-settings";
-import { readSettings, type SiteRecord, toSiteRecord } from "../site-record";
+import { readSettings, type SiteRecord, siteRecordOf } from "../site-record";
 import { afterWrite } from "../site-service";
 import { getSite, getVisibleSite, type SiteRow } from "../store";
 import { contrastFailure, describeFailure } from "./contrast";
@@ -198,7 +198,7 @@ async function written(
   const after = await getSite(env.DB, before.id);
   if (!after) fail("NOT_FOUND", "Site not found.");
   await afterWrite(env, services, before, after, [], reason);
-  return toSiteRecord(after, env.PLATFORM_DOMAIN);
+  return siteRecordOf(env.DB, after, env.PLATFORM_DOMAIN);
 }
 
 /**
