@@ -6,6 +6,7 @@ import {
   makeSite,
   reader,
   type SiteBody,
+  proveHosts,
   sitesEnv,
   uniqueDomain,
 } from "../support/sites-helpers";
@@ -28,6 +29,7 @@ describe("GET /v1/sites/by-host", () => {
     const primary = uniqueDomain();
     const alias = uniqueDomain("alias");
     const { site } = await makeSite({ primary_domain: primary, aliases: [alias] });
+    await proveHosts(primary, alias);
     for (const host of [primary, alias, primary.toUpperCase(), `${alias}:443`, `${primary}.`]) {
       const res = await byHost(host);
       expect(res.status, host).toBe(200);
@@ -56,6 +58,7 @@ describe("GET /v1/sites/by-host", () => {
   it("a deleted site no longer serves its hosts", async () => {
     const primary = uniqueDomain();
     const { site, owner } = await makeSite({ primary_domain: primary });
+    await proveHosts(primary);
     expect((await byHost(primary)).status).toBe(200);
     await api("DELETE", `/api/v1/sites/${site.id}`, { headers: owner });
     expect((await byHost(primary)).status).toBe(404);
@@ -82,6 +85,7 @@ describe("GET /v1/sites/by-host", () => {
       const oldDomain = uniqueDomain("old");
       const newDomain = uniqueDomain("new");
       const { site, owner } = await makeSite({ primary_domain: oldDomain });
+      await proveHosts(oldDomain);
       expect((await byHost(oldDomain)).status).toBe(200);
       expect((await byHost(newDomain)).status).toBe(404);
       const res = await api("PATCH", `/api/v1/sites/${site.id}`, {
@@ -90,6 +94,9 @@ describe("GET /v1/sites/by-host", () => {
       });
       expect(res.status).toBe(200);
       expect((await byHost(oldDomain)).status).toBe(404);
+      // The new domain is served once proved (its cached miss is dropped then).
+      expect((await byHost(newDomain)).status).toBe(404);
+      await proveHosts(newDomain);
       expect((await byHost(newDomain)).body.id).toBe(site.id);
     });
 
@@ -103,10 +110,12 @@ describe("GET /v1/sites/by-host", () => {
       expect((await byHost(`${slug}.sites.localhost`)).body.id).toBe(site.id);
     });
 
-    it("a newly created site's host is not hidden by a cached miss", async () => {
+    it("a newly created site's host, once proved, is not hidden by a cached miss", async () => {
       const domain = uniqueDomain();
       expect((await byHost(domain)).status).toBe(404);
       const { site } = await makeSite({ primary_domain: domain });
+      expect((await byHost(domain)).status).toBe(404);
+      await proveHosts(domain);
       expect((await byHost(domain)).body.id).toBe(site.id);
     });
   });

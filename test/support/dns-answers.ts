@@ -18,6 +18,8 @@ export interface RecordedZone {
   /** `{slug}` is replaced by the checking site's slug. */
   cname?: string;
   rcode?: number;
+  /** The same records also published as the wildcard `*.<parent of host>` (so every sibling has them). */
+  wildcard?: boolean;
 }
 
 export interface DnsAnswerRow {
@@ -32,7 +34,8 @@ export interface DnsAnswerRow {
   };
 }
 
-const ok = (form: "apex_a" | "apex_aaaa" | "cname", verified = false) => ({
+/** Pointing with no wildcard (the random sibling is NXDOMAIN) is the DNS proof: verified. */
+const ok = (form: "apex_a" | "apex_aaaa" | "cname", verified = true) => ({
   points_to_platform: true,
   form,
   reason: null,
@@ -81,6 +84,15 @@ export const DNS_ANSWERS: DnsAnswerRow[] = [
     txt: "none",
     expect: not("cname_elsewhere"),
   },
+  // A wildcard makes the host AND every sibling point at the platform: never a proof; the TXT still is.
+  { name: "www.wild-a", zone: { A: ["192.0.2.10"], wildcard: true }, txt: "none", expect: ok("apex_a", false) },
+  {
+    name: "www.wild-cname",
+    zone: { cname: "{slug}.sites.localhost", wildcard: true },
+    txt: "other",
+    expect: ok("cname", false),
+  },
+  { name: "www.wild-txt", zone: { A: ["192.0.2.10"], wildcard: true }, txt: "own", expect: ok("apex_a", true) },
   { name: "nxdomain", zone: { rcode: 3 }, txt: "none", expect: not("nxdomain") },
   { name: "no-records", zone: {}, txt: "none", expect: not("no_records") },
   { name: "servfail", zone: { rcode: 2 }, txt: "servfail", expect: not("lookup_failed") },
@@ -109,11 +121,13 @@ export async function recordRow(
   site: { slug: string },
   values: { own: string; other: string },
 ): Promise<void> {
+  const { wildcard, ...recorded } = row.zone;
   const zone = {
-    ...row.zone,
-    ...(row.zone.cname ? { cname: row.zone.cname.replace("{slug}", site.slug) } : {}),
+    ...recorded,
+    ...(recorded.cname ? { cname: recorded.cname.replace("{slug}", site.slug) } : {}),
   };
   await recordZone(host, zone);
+  if (wildcard) await recordZone(`*.${host.split(".").slice(1).join(".")}`, zone);
   const txt =
     row.txt === "servfail"
       ? { rcode: 2 }

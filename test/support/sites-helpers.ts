@@ -135,6 +135,17 @@ export function uniqueSlug(prefix = "site"): string {
   return `${prefix}-${newId().toLowerCase().slice(-10)}`;
 }
 
+/**
+ * Marks held custom hosts proved through the development route (DEV_OUTBOX=true in tests), so by-host
+ * serves them; docs/decisions/host-proof.md. Tests of the proof itself publish TXT or DNS records instead.
+ */
+export async function proveHosts(...hosts: string[]): Promise<void> {
+  for (const host of hosts) {
+    const res = await api("POST", "/api/v1/sites/__dev/prove-host", { body: { host } });
+    if (res.status !== 200) throw new Error(`proveHosts ${host}: ${res.status} ${res.text}`);
+  }
+}
+
 export function uniqueDomain(prefix = "www"): string {
   return `${prefix}.${newId().toLowerCase().slice(-12)}.example.com`;
 }

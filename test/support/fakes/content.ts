@@ -8,7 +8,7 @@
  * does), a CNAME query with the CNAME record alone; TXT data is quoted like Cloudflare's answers.
  * `PUT https://dns.test/__zone/<name>` (name under .test) with a JSON zone
  * `{A?, AAAA?, cname?, TXT?, rcode?}` records more answers (the sites DNS check's table of recorded
- * answers, test/sites/dns-answers.ts). Names:
+ * answers, test/sites/dns-answers.ts); `*.<name>` records a wildcard under <name>. Names:
  *   img.test, cdn.img.test      A 93.184.216.34, AAAA 2606:2800:220:1::1 (public)
  *   v6only.test                 AAAA 2606:2800:220:1::1 only (public)
  *   cname.test                  CNAME img.test + img.test's public records
@@ -320,7 +320,8 @@ function zoneAnswers(name: string, zone: Zone, type: string) {
 }
 
 async function dohServer(request: Request, url: URL): Promise<Response> {
-  const define = /^\/__zone\/([a-z0-9_.-]+\.test)$/.exec(url.pathname);
+  // `*.<name>` defines a wildcard: it answers every name one label below <name> that has no zone of its own.
+  const define = /^\/__zone\/((?:\*\.)?[a-z0-9_.-]+\.test)$/.exec(url.pathname);
   if (define && request.method === "PUT") {
     ZONES[define[1]!] = (await request.json()) as Zone;
     return new Response(null, { status: 204 });
@@ -330,7 +331,7 @@ async function dohServer(request: Request, url: URL): Promise<Response> {
   const type = url.searchParams.get("type") ?? "A";
   const qtype = QTYPES[type];
   if (qtype === undefined) return new Response("unsupported type", { status: 400 });
-  const zone = ZONES[name] ?? { rcode: 3 };
+  const zone = ZONES[name] ?? ZONES[`*.${name.split(".").slice(1).join(".")}`] ?? { rcode: 3 };
   if (zone.delayMs) await sleep(zone.delayMs);
   if (zone.http) return new Response("DoH unavailable", { status: zone.http });
   const rcode = zone.rcode ?? 0;
