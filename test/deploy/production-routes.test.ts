@@ -145,6 +145,8 @@ describe("the production configuration", () => {
     const paths = [...new Set([...devPathsInSource(), ...(await openApiDevPaths())])];
     // The dev outbox is the one known today; the list must at least hold it (the search works).
     expect(paths).toContain("/api/v1/auth/__dev/outbox");
+    // Sites' development proof of a custom host (docs/decisions/host-proof.md): refused in production too.
+    expect(paths).toContain("/api/v1/sites/__dev/prove-host");
     for (const p of paths) {
       // Not found, whatever the method (a POST may meet 405 where only GET is routed).
       for (const method of ["GET", "POST"]) {

@@ -24,7 +24,7 @@ const Issue = z
   .object({
     code: z.string().openapi({
       description:
-        "dns_not_pointing, dns_lookup_failed, domain_unverified, domain_lost, no_logo, no_favicon, no_legal_pages, nothing_published, external_images_pending, convergence_stalled, settings_unreadable",
+        "dns_not_pointing, dns_lookup_failed, domain_unverified (pending: not served until proved), domain_proof_missing, domain_proof_lost, domain_lost, no_logo, no_favicon, no_legal_pages, nothing_published, external_images_pending, convergence_stalled, settings_unreadable",
     }),
     detail: z.string(),
     host: z.string().optional(),
