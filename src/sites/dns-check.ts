@@ -10,9 +10,9 @@
 import type { Services } from "./app-env";
 import type { DnsResolver, DnsResult } from "./dns";
 import { type DomainProofState, type ProofEvidence, proofName } from "./domain-proof";
-import { recordProof } from "./host-proof";
 import { isPlatformHost, normalizeHost } from "./domains";
 import { fail } from "./errors";
+import { recordProof } from "./host-proof";
 import type { SiteRow } from "./store";
 
 /** The platform's public addresses (`PLATFORM_IPV4`, `PLATFORM_IPV6`: comma lists), canonical text. */

@@ -69,7 +69,11 @@ export async function proofState(
   let verified = holder === "this_site" && holding?.verified_at != null;
   let newlyVerified = false;
   const seen = txtSeen === true || evidence.dns === true;
-  if (holder === "this_site" && seen && (!verified || holding?.proof_missing_since || holding?.proof_lost_at)) {
+  if (
+    holder === "this_site" &&
+    seen &&
+    (!verified || holding?.proof_missing_since || holding?.proof_lost_at)
+  ) {
     newlyVerified = await markHostVerified(db, site.id, host, now);
     verified = true;
   }

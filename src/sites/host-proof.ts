@@ -12,13 +12,7 @@ import { fail } from "./errors";
 import type { HealthIssue } from "./health-cache";
 import { afterWrite } from "./site-service";
 import { getSite, type SiteRow } from "./store";
-import {
-  endProof,
-  type HostHolding,
-  hostHolding,
-  markHostVerified,
-  markProofMissing,
-} from "./store/domains";
+import { endProof, type HostHolding, hostHolding, markHostVerified, markProofMissing } from "./store/domains";
 
 /** How long a proved host stays served after its proof was last seen missing. */
 export const PROOF_GRACE_HOURS = 72;

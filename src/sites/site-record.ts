@@ -55,7 +55,11 @@ export const SiteSchema = z
 export type SiteRecord = z.infer<typeof SiteSchema>;
 
 /** `toSiteRecord` with the site's proved hosts read from the database. */
-export async function siteRecordOf(db: D1Database, row: SiteRow, platformDomain: string): Promise<SiteRecord> {
+export async function siteRecordOf(
+  db: D1Database,
+  row: SiteRow,
+  platformDomain: string,
+): Promise<SiteRecord> {
   return toSiteRecord(row, platformDomain, await provedHostsOf(db, row.id));
 }
 

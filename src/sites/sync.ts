@@ -8,8 +8,8 @@
 import type { SiteProjection } from "../lib/rpc";
 import type { Services } from "./app-env";
 import { toProjection } from "./site-record";
-import { provedHostsOf } from "./store/domains";
 import { getSite, type SiteRow } from "./store";
+import { provedHostsOf } from "./store/domains";
 
 export interface SiteSyncMessage {
   site_id: string;
@@ -69,7 +69,11 @@ export async function consumeSiteSync(
     const { site_id, purged } = message.body;
     const row = await getSite(env.DB, site_id);
     // Purged since: only a purge's own message has something left to project (the site is gone).
-    const projection = row ? toProjection(row, await provedHostsOf(env.DB, row.id)) : purged?.id === site_id ? purged : null;
+    const projection = row
+      ? toProjection(row, await provedHostsOf(env.DB, row.id))
+      : purged?.id === site_id
+        ? purged
+        : null;
     if (!projection) {
       message.ack();
       continue;

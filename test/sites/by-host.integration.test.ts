@@ -4,9 +4,9 @@ import {
   api,
   forceStoredSettings,
   makeSite,
+  proveHosts,
   reader,
   type SiteBody,
-  proveHosts,
   sitesEnv,
   uniqueDomain,
 } from "../support/sites-helpers";

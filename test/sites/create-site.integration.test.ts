@@ -4,6 +4,7 @@ import {
   api,
   makeSite,
   orgMember,
+  proveHosts,
   reader,
   type SiteBody,
   service,
@@ -67,11 +68,17 @@ describe("POST /v1/sites", () => {
     expect(res.body.code).toBe("BAD_REQUEST");
   });
 
-  it("the primary domain becomes the canonical host", async () => {
+  it("the primary domain becomes the canonical host once proved (the platform host until then)", async () => {
     const domain = uniqueDomain();
-    const { site } = await makeSite({ primary_domain: domain.toUpperCase(), default_language: "pt-BR" });
+    const { site, owner } = await makeSite({
+      primary_domain: domain.toUpperCase(),
+      default_language: "pt-BR",
+    });
     expect(site.primary_domain).toBe(domain);
-    expect(site.canonical_host).toBe(domain);
+    expect(site.canonical_host).toBe(`${site.slug}.sites.localhost`);
+    await proveHosts(domain);
+    const proved = await api<SiteBody>("GET", `/api/v1/sites/${site.id}`, { headers: owner });
+    expect(proved.body.canonical_host).toBe(domain);
     expect(site.default_language).toBe("pt-BR");
     expect(site.languages).toEqual(["pt-BR"]);
   });

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import { ID_ORDER_KEY_SQL, idOrderKey, keyAsUuid } from "../../src/sites/id-order";
 import { MAX_SEARCH_CHARS } from "../../src/sites/operator-console";
-import { api, makeSite, orgMember, sitesEnv, uniqueDomain } from "../support/sites-helpers";
+import { api, makeSite, orgMember, proveHosts, sitesEnv, uniqueDomain } from "../support/sites-helpers";
 
 const readOp = { "x-platform-operator": "operator_read", "x-user-id": newId() };
 
@@ -328,6 +328,8 @@ describe("GET /v1/platform/sites/{site_id}", () => {
       aliases: [alias],
       default_language: "pt-BR",
     });
+    // The canonical host is the primary domain once proved (docs/decisions/host-proof.md).
+    await proveHosts(primary);
     await api("DELETE", `/api/v1/sites/${site.id}`, { headers: owner });
     const res = await api("GET", `/api/v1/platform/sites/${site.id}`, { headers: readOp });
     expect(res.status).toBe(200);

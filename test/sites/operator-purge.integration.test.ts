@@ -6,7 +6,15 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { api, makeSite, orgMember, sitesEnv, storedRow, uniqueDomain } from "../support/sites-helpers";
+import {
+  api,
+  makeSite,
+  orgMember,
+  proveHosts,
+  sitesEnv,
+  storedRow,
+  uniqueDomain,
+} from "../support/sites-helpers";
 
 const contentDb = (env as unknown as { TEST_CONTENT_DB: D1Database }).TEST_CONTENT_DB;
 const contentService = (env as unknown as { CONTENT: Fetcher }).CONTENT;
@@ -106,6 +114,7 @@ describe("DELETE /v1/platform/sites/{site_id}", () => {
   it("invalidates the host-keyed cache and the full-page cache of every host", async () => {
     const domain = uniqueDomain();
     const { site } = await makeSite({ primary_domain: domain });
+    await proveHosts(domain);
     const platformHost = `${site.slug}.${sitesEnv.PLATFORM_DOMAIN}`;
     expect((await byHost(domain)).body.id).toBe(site.id);
     expect((await byHost(platformHost)).body.id).toBe(site.id);

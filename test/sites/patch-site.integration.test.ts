@@ -7,6 +7,7 @@ import {
   api,
   forceStoredSettings,
   makeSite,
+  proveHosts,
   type SiteBody,
   service,
   servicesFor,
@@ -183,7 +184,15 @@ describe("PATCH /v1/sites/{id}", () => {
         aliases: [alias, alias.toUpperCase()],
       });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ primary_domain: primary, aliases: [alias], canonical_host: primary });
+      // The canonical host follows the primary domain once proved (docs/decisions/host-proof.md).
+      expect(res.body).toMatchObject({
+        primary_domain: primary,
+        aliases: [alias],
+        canonical_host: `${site.slug}.sites.localhost`,
+      });
+      await proveHosts(primary);
+      const proved = await api<SiteBody>("GET", `/api/v1/sites/${site.id}`, { headers: owner });
+      expect(proved.body.canonical_host).toBe(primary);
       const removed = await patch(site.id, owner, { primary_domain: null });
       expect(removed.body).toMatchObject({
         primary_domain: null,

@@ -85,14 +85,24 @@ export const DNS_ANSWERS: DnsAnswerRow[] = [
     expect: not("cname_elsewhere"),
   },
   // A wildcard makes the host AND every sibling point at the platform: never a proof; the TXT still is.
-  { name: "www.wild-a", zone: { A: ["192.0.2.10"], wildcard: true }, txt: "none", expect: ok("apex_a", false) },
+  {
+    name: "www.wild-a",
+    zone: { A: ["192.0.2.10"], wildcard: true },
+    txt: "none",
+    expect: ok("apex_a", false),
+  },
   {
     name: "www.wild-cname",
     zone: { cname: "{slug}.sites.localhost", wildcard: true },
     txt: "other",
     expect: ok("cname", false),
   },
-  { name: "www.wild-txt", zone: { A: ["192.0.2.10"], wildcard: true }, txt: "own", expect: ok("apex_a", true) },
+  {
+    name: "www.wild-txt",
+    zone: { A: ["192.0.2.10"], wildcard: true },
+    txt: "own",
+    expect: ok("apex_a", true),
+  },
   { name: "nxdomain", zone: { rcode: 3 }, txt: "none", expect: not("nxdomain") },
   { name: "no-records", zone: {}, txt: "none", expect: not("no_records") },
   { name: "servfail", zone: { rcode: 2 }, txt: "servfail", expect: not("lookup_failed") },

@@ -7,11 +7,11 @@
 import type { LegalPage, LegalPageResult } from "../../lib/rpc";
 import type { Services } from "../app-env";
 import { canonicalHost } from "../domains";
-import { provedHostsOf } from "../store/domains";
 import { fail } from "../errors";
 import { appletEnabled, hostsOf, readSettings, type SettingsDocument } from "../site-record";
 import { invalidateSiteCaches } from "../site-service";
 import type { SiteRow } from "../store";
+import { provedHostsOf } from "../store/domains";
 import { DEFAULT_CASE, isPerfil, isSetor, type LegalCase, PERFIS, SETORES } from "./cases";
 import { catalogFor, documentPath, INDEX_DOCUMENT, INDEX_SLUG, type LegalDocument } from "./catalog";
 import type { SiteFacts } from "./placeholders";

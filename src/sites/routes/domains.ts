@@ -9,8 +9,8 @@ import { checkDomainDns } from "../dns-check";
 import { verifyDomain } from "../domain-verify";
 import { fail } from "../errors";
 import { guardedSite } from "../guard";
-import { devProveHost, devRoutesEnabled } from "../host-proof";
 import { readHealth } from "../health";
+import { devProveHost, devRoutesEnabled } from "../host-proof";
 import { SiteSchema } from "../site-record";
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({
@@ -127,9 +127,11 @@ const verifyRoute = createRoute({
   },
 });
 
+const DEV_PROVE_PATH = "/api/v1/sites/__dev/prove-host";
+
 const devProveRoute = createRoute({
   method: "post",
-  path: "/api/v1/sites/__dev/prove-host",
+  path: DEV_PROVE_PATH,
   tags: ["Development"],
   summary: "Development only (DEV_OUTBOX=true; 404 otherwise): mark a held custom host proved, no DNS",
   request: {
@@ -152,7 +154,7 @@ const devProveRoute = createRoute({
 
 export function registerDomainRoutes(app: OpenAPIHono<SitesAppEnv>) {
   // Before the body is validated: outside development the route answers like a missing one.
-  app.use("/api/v1/sites/__dev/*", async (c, next) => {
+  app.use(DEV_PROVE_PATH, async (c, next) => {
     if (!devRoutesEnabled(c.env)) fail("NOT_FOUND", "No such resource.");
     return next();
   });

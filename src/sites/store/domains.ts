@@ -60,7 +60,10 @@ export async function provedHostsOf(db: D1Database, siteId: string): Promise<Set
 }
 
 /** The proved hosts of several sites, by site id (one bound parameter however many ids). */
-export async function provedHostsOfSites(db: D1Database, siteIds: string[]): Promise<Map<string, Set<string>>> {
+export async function provedHostsOfSites(
+  db: D1Database,
+  siteIds: string[],
+): Promise<Map<string, Set<string>>> {
   const out = new Map<string, Set<string>>();
   for (const h of await holdingsOf(db, siteIds)) {
     if (h.verified_at === null) continue;
