@@ -1741,6 +1741,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sites/__dev/prove-host": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Development only (DEV_OUTBOX=true; 404 otherwise): mark a held custom host proved, no DNS */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        host: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The host is proved and served */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DevHostProof"];
+                    };
+                };
+                /** @description Body invalid or host not a host name */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description NOT_FOUND: not a development build, or no site holds the host */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sites/{id}/health": {
         parameters: {
             query?: never;
@@ -2311,6 +2371,12 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        DevHostProof: {
+            host: string;
+            site_id: string;
+            /** @enum {boolean} */
+            verified: true;
+        };
         SiteHealth: {
             /** @description false until the hourly sweep has checked the site */
             cached: boolean;
@@ -2320,7 +2386,7 @@ export interface components {
             unchecked?: string[];
         };
         HealthIssue: {
-            /** @description dns_not_pointing, dns_lookup_failed, domain_unverified, domain_lost, no_logo, no_favicon, no_legal_pages, nothing_published, external_images_pending, convergence_stalled, settings_unreadable */
+            /** @description dns_not_pointing, dns_lookup_failed, domain_unverified (pending: not served until proved), domain_proof_missing, domain_proof_lost, domain_lost, no_logo, no_favicon, no_legal_pages, nothing_published, external_images_pending, convergence_stalled, settings_unreadable */
             code: string;
             detail: string;
             host?: string;
