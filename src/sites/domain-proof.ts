@@ -8,8 +8,11 @@
  * and Cloudflare for SaaS settle a contested hostname). The token is derived from the site id and the
  * host, so a refused claim needs no storage and every check computes the same value.
  */
+
+import type { Logger } from "../lib/log";
 import type { ApiError } from "../lib/problem";
 import { problem } from "./errors";
+import type { HealthCache, HealthIssue } from "./health-cache";
 import { firstHostHeldElsewhere, hostHolding, markHostVerified } from "./store/domains";
 
 export const PROOF_LABEL = "_platform-verify";
@@ -112,5 +115,36 @@ export async function withDomainProof<T>(
   } catch (err) {
     if ((err as ApiError)?.code !== "DOMAIN_TAKEN" || hosts.length === 0) throw err;
     throw await domainTaken(db, siteId, hosts);
+  }
+}
+
+/** The health issue of a host held but not proved: pending, not served, with the exact record to publish. */
+export function pendingIssue(host: string, record: { txt_name: string; txt_value: string }): HealthIssue {
+  return {
+    code: "domain_unverified",
+    detail: `${host} is pending: it is not served until proved. Publish the TXT record ${record.txt_name} with the value ${record.txt_value} (or point ${host} at the platform without a wildcard); another site that proves it first takes it.`,
+    host,
+    data: { ...record, state: "pending" },
+  };
+}
+
+/**
+ * A host a write just gave the site is pending until proved: its issue is added to the cached health at
+ * once (when the site was swept before; the next sweep reports it anyway). Best effort.
+ */
+export async function reportPendingHosts(
+  health: HealthCache | null,
+  log: Logger,
+  siteId: string,
+  hosts: string[],
+): Promise<void> {
+  for (const host of hosts) {
+    const issue = pendingIssue(host, {
+      txt_name: proofName(host),
+      txt_value: await proofValue(siteId, host),
+    });
+    await health
+      ?.addIssue(siteId, issue)
+      .catch((err: unknown) => log.warn("health_issue_add_failed", { error: String(err) }));
   }
 }

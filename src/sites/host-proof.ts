@@ -6,7 +6,7 @@
  * purged) and the site's health tells why. A lookup that fails decides nothing.
  */
 import type { Services } from "./app-env";
-import { type DomainProofState, type ProofEvidence, proofState } from "./domain-proof";
+import { type DomainProofState, type ProofEvidence, pendingIssue, proofState } from "./domain-proof";
 import { normalizeHost } from "./domains";
 import { fail } from "./errors";
 import type { HealthIssue } from "./health-cache";
@@ -91,15 +91,6 @@ function lostIssue(host: string, record: Record<string, string>, since: string |
     detail: `${host} is no longer served: its proof (the TXT record ${record.txt_name}, or DNS pointing at the platform without a wildcard) disappeared${since ? ` on ${since}` : ""} and stayed missing for ${PROOF_GRACE_HOURS} hours. Publish the record again to serve it.`,
     host,
     data: { ...record, state: "pending", proof_lost_at: lostAt, ...(since ? { missing_since: since } : {}) },
-  };
-}
-
-export function pendingIssue(host: string, record: { txt_name: string; txt_value: string }): HealthIssue {
-  return {
-    code: "domain_unverified",
-    detail: `${host} is pending: it is not served until proved. Publish the TXT record ${record.txt_name} with the value ${record.txt_value} (or point ${host} at the platform without a wildcard); another site that proves it first takes it.`,
-    host,
-    data: { ...record, state: "pending" },
   };
 }
 

@@ -4,7 +4,7 @@ import { newId, parseId, parseUlid } from "../lib/ids";
 import type { ApiError } from "../lib/problem";
 import { isReader, mayCreateIn } from "./access";
 import type { Services } from "./app-env";
-import { withDomainProof } from "./domain-proof";
+import { reportPendingHosts, withDomainProof } from "./domain-proof";
 import {
   isPlatformHost,
   LANGUAGE_RE,
@@ -323,6 +323,10 @@ export async function patchSite(
   const after = written ? await getSite(env.DB, site.id) : null;
   if (!after) fail("NOT_FOUND", "Site not found.");
   await afterWrite(env, services, site, after, pending);
+  const added = (hosts ?? [])
+    .map((h) => h.host)
+    .filter((h) => !hostsOf(site, env.PLATFORM_DOMAIN).includes(h));
+  await reportPendingHosts(services.health, services.log, site.id, added);
   return siteRecordOf(env.DB, after, env.PLATFORM_DOMAIN);
 }
 

@@ -144,6 +144,17 @@ describe("an unproved host is not served", () => {
     expect((await byHost(primary)).status).toBe(404);
     expect((await byHost(later)).status).toBe(404);
   });
+
+  it("a host added by PATCH shows as pending in the cached health at once", async () => {
+    const { site, owner } = await makeSite();
+    await sweep();
+    const host = testHost("fresh");
+    await api("PATCH", `/api/v1/sites/${site.id}`, { headers: owner, body: { aliases: [host] } });
+    expect((await health(site, owner)).find((i) => i.host === host)).toMatchObject({
+      code: "domain_unverified",
+      data: { state: "pending", txt_value: await proofValue(site.id, host) },
+    });
+  });
 });
 
 describe("what proves a host", () => {
