@@ -177,6 +177,20 @@ describe("what proves a host", () => {
     expect(projection?.primary_domain).toBe(host);
   });
 
+  it("50 concurrent checks of a published proof: all see it verified, recorded once", async () => {
+    const host = testHost();
+    const { site, owner } = await makeSite({ primary_domain: host });
+    await publishTxt(site, host);
+    const checks = await Promise.all(Array.from({ length: 50 }, () => checkDns(site, host, owner)));
+    expect(checks.map((c) => c.status)).toEqual(Array(50).fill(200));
+    expect(checks.every((c) => c.body.ownership.verified === true)).toBe(true);
+    const first = (await holding(host))?.verified_at;
+    expect(first).toEqual(expect.any(String));
+    await checkDns(site, host, owner);
+    expect((await holding(host))?.verified_at).toBe(first);
+    expect((await byHost(host)).body).toMatchObject({ id: site.id });
+  });
+
   it("the host points at the platform and a random sibling does not: proof (by the sweep too)", async () => {
     const host = testHost();
     const { site } = await makeSite({ primary_domain: host });
