@@ -6,7 +6,6 @@
 import type { SiteHealthFacts, StalledConvergence } from "../lib/rpc";
 import type { Services } from "./app-env";
 import { checkHostDns, type Fleet, type HostDnsCheck, platformFleet } from "./dns-check";
-
 import { fail } from "./errors";
 import type { HealthEntry, HealthIssue } from "./health-cache";
 import { sweepProof } from "./host-proof";
