@@ -119,10 +119,10 @@ describe("POST /api/v1/sites/{site_id}/api-keys", () => {
     }
   });
 
-  it("accepts every one of the 14 scopes on a secret key", async () => {
+  it("accepts every one of the 15 scopes (the spec's 14 and site:code) on a secret key", async () => {
     const site = await makeSite();
     const scopes = [...SCOPES];
-    expect(scopes).toHaveLength(14);
+    expect(scopes).toHaveLength(15);
     const key = await createKey(site, { scopes });
     expect(key.scopes).toEqual(scopes);
   });

@@ -257,7 +257,7 @@ describe("PATCH /v1/sites/{id}", () => {
         primary_domain: uniqueDomain(),
         aliases: [],
         name: "late",
-      }).catch((e: unknown) => e);
+      }, true).catch((e: unknown) => e);
       expect(late).toBeInstanceOf(ApiError);
       expect((late as ApiError).status).toBe(404);
       expect(await storedRow(site.id)).toEqual(deletedRow);

@@ -5,7 +5,7 @@ import { problemResponses } from "../../lib/app";
 import { readEdgeIdentity } from "../../lib/edge";
 import type { SitesAppEnv } from "../app-env";
 import { fail } from "../errors";
-import { guardedSite, siteGuard } from "../guard";
+import { guardedSite, holdsPermission, siteGuard } from "../guard";
 import { PublicSiteSchema, SiteSchema, toSiteRecord } from "../site-record";
 import { batchSites, createSite, deleteSite, parseBatchIds, patchSite, siteByHost } from "../site-service";
 
@@ -187,7 +187,8 @@ export function registerSiteRoutes(app: OpenAPIHono<SitesAppEnv>) {
 
   app.openapi(patchSiteRoute, async (c) => {
     const site = guardedSite(c, "settings");
-    return c.json(await patchSite(c.env, c.get("services"), site, c.req.valid("json")), 200);
+    const mayEditCode = holdsPermission(c, "code");
+    return c.json(await patchSite(c.env, c.get("services"), site, c.req.valid("json"), mayEditCode), 200);
   });
 
   app.openapi(deleteSiteRoute, async (c) => {

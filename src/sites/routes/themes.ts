@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import type { SitesAppEnv } from "../app-env";
-import { guardedSite } from "../guard";
+import { guardedSite, holdsPermission } from "../guard";
 import { SiteSchema } from "../site-record";
 import {
   applyTheme,
@@ -150,12 +150,13 @@ export function registerThemeRoutes(app: OpenAPIHono<SitesAppEnv>) {
 
   app.openapi(applyRoute, async (c) => {
     const site = guardedSite(c, "themes");
-    return c.json(await applyTheme(c.env, c.get("services"), site, c.req.valid("json").theme_id), 200);
+    const { theme_id } = c.req.valid("json");
+    return c.json(await applyTheme(c.env, c.get("services"), site, theme_id, holdsPermission(c, "code")), 200);
   });
 
   app.openapi(undoRoute, async (c) => {
     const site = guardedSite(c, "themes");
-    return c.json(await undoTheme(c.env, c.get("services"), site), 200);
+    return c.json(await undoTheme(c.env, c.get("services"), site, holdsPermission(c, "code")), 200);
   });
 
   app.openapi(deleteRoute, async (c) => {
