@@ -329,14 +329,7 @@ export async function patchSite(
   let pending: ImageRef[] = [];
   if (input.settings !== undefined) {
     const nextHosts = hostsOf({ ...site, ...(update as Partial<SiteRow>) }, env.PLATFORM_DOMAIN);
-    const written = await settingsToStore(
-      env,
-      services,
-      site,
-      () => input.settings,
-      nextHosts,
-      mayEditCode,
-    );
+    const written = await settingsToStore(env, services, site, () => input.settings, nextHosts, mayEditCode);
     update.settings = written.settings;
     pending = written.pending;
   }

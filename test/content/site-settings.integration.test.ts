@@ -112,7 +112,9 @@ describe("scopes and key kinds", () => {
       headers: {
         "x-user-id": `user-${site.org_id}`,
         "x-session-kind": "staff",
-        "x-org-memberships": JSON.stringify([{ org_id: site.org_id, role: "org_owner", permissions: [], owner: true }]),
+        "x-org-memberships": JSON.stringify([
+          { org_id: site.org_id, role: "org_owner", permissions: [], owner: true },
+        ]),
         "x-site-memberships": "[]",
       },
       body: { name: "pk", kind: "public", scopes: ["site:read"], allowed_origins: [ORIGIN] },

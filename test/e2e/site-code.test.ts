@@ -56,7 +56,9 @@ describe("a site editor cannot put script on the live site", () => {
     });
     expect(attack.status, JSON.stringify(attack.body)).toBe(403);
     expect(attack.body).toMatchObject({ code: "FORBIDDEN" });
-    const after = await call<{ settings: unknown; updated_at: string }>("GET", path, { token: owner.access_token });
+    const after = await call<{ settings: unknown; updated_at: string }>("GET", path, {
+      token: owner.access_token,
+    });
     expect(after.body.settings).toEqual(before.body.settings);
     expect(after.body.updated_at).toBe(before.body.updated_at);
     // The editor still edits what is theirs to edit.
@@ -79,7 +81,9 @@ describe("a site editor cannot put script on the live site", () => {
     // And the editor resending it unchanged (with another change) passes.
     const resend = await call("PATCH", path, {
       token: editor.access_token,
-      body: { settings: { code_injection: "<script>analytics(2)</script>", social: { x: "https://x.example" } } },
+      body: {
+        settings: { code_injection: "<script>analytics(2)</script>", social: { x: "https://x.example" } },
+      },
     });
     expect(resend.status, JSON.stringify(resend.body)).toBe(200);
   });

@@ -10,8 +10,8 @@ import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import { SITE_PERMISSIONS } from "../../src/lib/site-permissions";
 import { testSpecs } from "../support/corpora-binding";
-import { PERMISSION_TABLE, type PermissionRow } from "../support/site-permission-table";
 import { BY_ID_OPERATIONS, type ByIdOperation, byIdPath } from "../support/site-operations";
+import { PERMISSION_TABLE, type PermissionRow } from "../support/site-permission-table";
 import { api, type EdgeHeaders, makeSite, sitesEnv, storedRow } from "../support/sites-helpers";
 import { builtSpecOperations, hasPathParameter } from "../support/spec-operations";
 

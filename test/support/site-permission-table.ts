@@ -97,7 +97,12 @@ export const PERMISSION_TABLE: PermissionRow[] = [
     orgs: () => [],
     sites: (s) => [{ site_id: s.id, role: "site_owner" }],
   },
-  { name: "site_editor", may: MANAGE, orgs: () => [], sites: (s) => [{ site_id: s.id, role: "site_editor" }] },
+  {
+    name: "site_editor",
+    may: MANAGE,
+    orgs: () => [],
+    sites: (s) => [{ site_id: s.id, role: "site_editor" }],
+  },
   { name: "site_author", may: READ, orgs: () => [], sites: (s) => [{ site_id: s.id, role: "site_author" }] },
   {
     name: "site_contributor",
@@ -105,7 +110,12 @@ export const PERMISSION_TABLE: PermissionRow[] = [
     orgs: () => [],
     sites: (s) => [{ site_id: s.id, role: "site_contributor" }],
   },
-  { name: "custom site role", may: READ, orgs: () => [], sites: (s) => [{ site_id: s.id, role: "proofreader" }] },
+  {
+    name: "custom site role",
+    may: READ,
+    orgs: () => [],
+    sites: (s) => [{ site_id: s.id, role: "proofreader" }],
+  },
   {
     name: "org_member of the owning org plus site_editor of the site",
     may: MANAGE,

@@ -7,8 +7,8 @@
  */
 import { type EdgeIdentity, readEdgeIdentity } from "../../lib/edge";
 import type { ApiError } from "../../lib/problem";
-import { personSitePermissions } from "../../lib/site-permissions";
 import type { SiteProjection } from "../../lib/rpc";
+import { personSitePermissions } from "../../lib/site-permissions";
 import { fail, problem } from "../errors";
 import { getSite, INACTIVE_SITE_STATUSES } from "../store/sites";
 

@@ -69,7 +69,9 @@ export async function insertLead(
   if (token) {
     statements.push(
       db
-        .prepare("INSERT INTO form_token_uses (token_id, form_id, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
+        .prepare(
+          "INSERT INTO form_token_uses (token_id, form_id, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+        )
         .bind(token.id, lead.form_id, token.expiresAt),
       db
         .prepare(

@@ -151,7 +151,10 @@ export function registerThemeRoutes(app: OpenAPIHono<SitesAppEnv>) {
   app.openapi(applyRoute, async (c) => {
     const site = guardedSite(c, "themes");
     const { theme_id } = c.req.valid("json");
-    return c.json(await applyTheme(c.env, c.get("services"), site, theme_id, holdsPermission(c, "code")), 200);
+    return c.json(
+      await applyTheme(c.env, c.get("services"), site, theme_id, holdsPermission(c, "code")),
+      200,
+    );
   });
 
   app.openapi(undoRoute, async (c) => {
