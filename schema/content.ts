@@ -320,6 +320,17 @@ export const leads = sqliteTable(
   ],
 );
 
+/** Ids of form tokens already used by a submission, until the token expires (single-use tokens). */
+export const formTokenUses = sqliteTable(
+  "form_token_uses",
+  {
+    token_id: text("token_id").primaryKey(),
+    form_id: text("form_id").notNull(),
+    expires_at: text("expires_at").notNull(),
+  },
+  (t) => [index("form_token_uses_expiry").on(t.expires_at)],
+);
+
 /** Audited reads of personal data (lead reads and exports); shaped for a general audit log. */
 export const auditEvents = sqliteTable(
   "audit_events",

@@ -39,7 +39,9 @@ export const SiteSettingsSchema = z
     customization: anyJson(
       "Look of the site: theme_base (light, auto, dark, sepia, high_contrast), typography, layout, colors; checked by the sites settings validator (CUSTOMIZATION_*)",
     ),
-    advanced: anyJson("Advanced options"),
+    advanced: anyJson(
+      "Advanced options; the renderer may output them as markup, so changing them needs scope site:code",
+    ),
     subscriptions_enabled: anyJson("Whether readers may subscribe"),
     language_url_mode: anyJson("How languages appear in URLs"),
   })
@@ -159,6 +161,14 @@ export async function readStoredSettings(env: Env, siteId: string): Promise<Stor
   return stored ?? siteGone();
 }
 
+/** Sites refused a change of markup settings (`advanced`): the key lacks site:code; nothing was stored. */
+function markupNeedsScope(): never {
+  fail("INSUFFICIENT_SCOPE", {
+    detail: "Changing advanced (output as markup) requires the scope(s): site:write, site:code.",
+    details: { required_scopes: ["site:write", "site:code"], missing_scopes: ["site:code"] },
+  });
+}
+
 /** Merges through sites; answers sites' refusal with its code (and `invalid_images`). */
 export async function mergeStoredSettings(
   env: Env,
@@ -171,6 +181,8 @@ export async function mergeStoredSettings(
     sitesUnavailable(err);
   }
   if (result.ok) return result.settings;
+  // Sites refused a change of markup settings: the key lacks site:code (nothing was stored).
+  if (result.code === "FORBIDDEN") markupNeedsScope();
   if (result.code === "NOT_FOUND") siteGone();
   if (!isSettingsWriteCode(result.code)) sitesUnavailable(`unexpected refusal code ${String(result.code)}`);
   fail(result.code, {

@@ -16,12 +16,21 @@ export const EDGE_HEADERS = {
 
 export const EDGE_HEADER_NAMES: readonly string[] = Object.values(EDGE_HEADERS);
 
+/**
+ * `owner`: the role is the scope's structural owner role (identity's `is_system`), the only way a
+ * service recognises an owner (never by the role's name); absent = not an owner.
+ */
 export const OrgMembershipSchema = z.object({
   org_id: z.string(),
   role: z.string(),
   permissions: z.array(z.string()).default([]),
+  owner: z.boolean().optional(),
 });
-export const SiteMembershipSchema = z.object({ site_id: z.string(), role: z.string() });
+export const SiteMembershipSchema = z.object({
+  site_id: z.string(),
+  role: z.string(),
+  owner: z.boolean().optional(),
+});
 
 export type OrgMembership = z.infer<typeof OrgMembershipSchema>;
 export type SiteMembership = z.infer<typeof SiteMembershipSchema>;

@@ -166,6 +166,11 @@ export interface StoredSiteSettings {
  */
 export interface SiteSettingsMerge {
   site_id: string;
+  /**
+   * The writer may change settings that reach the page as markup (the key holds `site:code`); absent or
+   * false: a merge that would change them is refused (`FORBIDDEN`, 403, nothing stored).
+   */
+  may_edit_markup?: boolean;
   settings?: Record<string, unknown>;
   seo?: Record<string, unknown>;
 }
@@ -183,7 +188,9 @@ export type SiteSettingsWriteResult =
       detail: string;
       /** With IMAGEM_EXTERNA_INVALIDA: the refused images (up to 20), as the sites PATCH lists them. */
       invalid_images?: unknown[];
-    };
+    }
+  /** The merge would change markup settings and `may_edit_markup` was not set (content: scope `site:code`). */
+  | { ok: false; code: "FORBIDDEN"; status: 403; detail: string };
 
 export interface SitesRpc {
   /** Moves (or shares) a site between organizations; called by identity when a transfer is accepted. */

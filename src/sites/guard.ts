@@ -43,3 +43,8 @@ export function guardedSite(c: Context<SitesAppEnv>, permission: SitePermission 
   }
   return site;
 }
+
+/** Whether the guarded caller holds `permission` on the site (a finer rule inside a handler). */
+export function holdsPermission(c: Context<SitesAppEnv>, permission: SitePermission): boolean {
+  return c.get("sitePermissions")?.has(permission) ?? false;
+}

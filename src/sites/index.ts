@@ -105,6 +105,9 @@ export default class SitesService extends WorkerEntrypoint<Env> implements Sites
     try {
       return { ok: true, settings: await mergeSiteSettings(this.env, services, input) };
     } catch (err) {
+      if (err instanceof ApiError && err.code === "FORBIDDEN") {
+        return { ok: false, code: "FORBIDDEN", status: 403, detail: err.detail ?? err.code };
+      }
       if (!(err instanceof ApiError) || !isSettingsWriteCode(err.code)) throw err;
       const invalid = err.extensions?.invalid_images;
       return {

@@ -78,6 +78,8 @@ export async function mergeSiteSettings(
       site,
       (stored) => mergeSettingsDocument(stored, input),
       [],
+      // Content's key holds `site:code` (the key scope of the `code` permission) or may not change markup.
+      input.may_edit_markup === true,
       rehost,
     );
     if (new TextEncoder().encode(settings).byteLength > MAX_MERGED_SETTINGS_BYTES) {

@@ -24,7 +24,8 @@ import {
   rehostSettingsImages,
   withoutStaleMediaIds,
 } from "./image-rehost";
-import { canAccessSite } from "./permissions";
+import { canAccessSite, mayWriteCodeIn } from "./permissions";
+import { carriesMarkup, changedMarkup, MARKUP_FIELDS } from "./settings/markup";
 import { collectExternalImageUrls, validateSettings } from "./settings/validate-settings";
 import {
   aliasesOf,
@@ -118,10 +119,25 @@ function validSettings(settings: unknown): SettingsDocument {
 }
 
 /**
+ * 403 FORBIDDEN when `after` would put other markup or script on the page than `before` (a field added,
+ * changed or removed): only callers holding `code` may (issue 19). Resending it unchanged passes.
+ */
+export function refuseMarkupChange(before: SettingsDocument, after: SettingsDocument): void {
+  if (changedMarkup(before, after)) {
+    fail(
+      "FORBIDDEN",
+      `Your role on this site does not allow changing settings that reach the page as markup or script (${MARKUP_FIELDS}; needs "code").`,
+    );
+  }
+}
+
+/**
  * The settings step of every write of a site's settings document (the PATCH's replacement, content's
  * merge over RPC), so both refuse with the same codes: the stored document must be a JSON object (409
  * SETTINGS_UNREADABLE), `next(stored)` must pass the validator (its code, 400), and new external images
- * are rehosted (422 IMAGEM_EXTERNA_INVALIDA). Returns the document to store and the swaps to queue.
+ * are rehosted (422 IMAGEM_EXTERNA_INVALIDA). A caller without the `code` permission (`mayEditCode`
+ * false) may not change the markup the page carries (settings/markup.ts): 403 FORBIDDEN, nothing
+ * written. Returns the document to store and the swaps to queue.
  */
 export async function settingsToStore(
   env: SitesEnv,
@@ -129,6 +145,7 @@ export async function settingsToStore(
   site: SiteRow,
   next: (stored: SettingsDocument) => unknown,
   nextHosts: string[],
+  mayEditCode: boolean,
   rehost: RehostOptions = {},
 ): Promise<{ settings: string; pending: ImageRef[] }> {
   const stored = readSettings(site.settings);
@@ -139,6 +156,7 @@ export async function settingsToStore(
     );
   }
   const validated = validSettings(next(stored.settings));
+  if (!mayEditCode) refuseMarkupChange(stored.settings, validated);
   const origins = ownOrigins([...hostsOf(site, env.PLATFORM_DOMAIN), ...nextHosts], env.MEDIA_PUBLIC_BASE);
   const rehosted = await rehostSettingsImages(
     env,
@@ -227,6 +245,9 @@ export async function createSite(
   const defaultLanguage = parseLanguage(input.default_language ?? "en", "default_language");
   const languages = languageList(defaultLanguage, input.languages ?? []);
   const validated = input.settings === undefined ? {} : validSettings(input.settings);
+  if (carriesMarkup(validated) && !mayWriteCodeIn(identity, orgId)) {
+    fail("FORBIDDEN", `Only owners and admins of the organization may create a site with ${MARKUP_FIELDS}.`);
+  }
 
   const at = now();
   const row: SiteRow = {
@@ -267,11 +288,13 @@ export async function createSite(
   return siteRecordOf(env.DB, row, env.PLATFORM_DOMAIN);
 }
 
+/** `mayEditCode`: the caller holds `code` (markup settings, settings/markup.ts). */
 export async function patchSite(
   env: SitesEnv,
   services: Services,
   site: SiteRow,
   input: UpdateSiteInput,
+  mayEditCode: boolean,
 ): Promise<SiteRecord> {
   const update: SiteUpdate = {};
   if (input.name !== undefined) update.name = parseName(input.name);
@@ -308,7 +331,7 @@ export async function patchSite(
   let pending: ImageRef[] = [];
   if (input.settings !== undefined) {
     const nextHosts = hostsOf({ ...site, ...(update as Partial<SiteRow>) }, env.PLATFORM_DOMAIN);
-    const written = await settingsToStore(env, services, site, () => input.settings, nextHosts);
+    const written = await settingsToStore(env, services, site, () => input.settings, nextHosts, mayEditCode);
     update.settings = written.settings;
     pending = written.pending;
   }

@@ -43,7 +43,7 @@ describe("GET /v1/sites/{site_id}/forms/{form_id} (anonymous)", () => {
       "seats",
       "consent",
     ]);
-    expect(body.token).toMatch(/^[0-9a-z]+\.[A-Za-z0-9_-]{22}$/);
+    expect(body.token).toMatch(/^[0-9a-z]+\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}$/);
   });
 });
 

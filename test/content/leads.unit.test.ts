@@ -92,9 +92,15 @@ describe("form tokens", () => {
     expect(await formTokenIssuedAt("secret", "S", "F", token)).toBe(1_750_000_000_123);
     expect(await formTokenIssuedAt("secret", "S", "G", token)).toBeNull();
     expect(await formTokenIssuedAt("other", "S", "F", token)).toBeNull();
-    const [time, mac] = token.split(".");
+    const [time, id, mac] = token.split(".");
     const later = (Number.parseInt(time!, 36) + 60_000).toString(36);
-    expect(await formTokenIssuedAt("secret", "S", "F", `${later}.${mac}`)).toBeNull();
+    expect(await formTokenIssuedAt("secret", "S", "F", `${later}.${id}.${mac}`)).toBeNull();
+    // The random id is signed too: another id under the same MAC does not verify.
+    const otherId = (await issueFormToken("secret", "S", "F", 1_750_000_000_123)).split(".")[1];
+    expect(otherId).not.toBe(id);
+    expect(await formTokenIssuedAt("secret", "S", "F", `${time}.${otherId}.${mac}`)).toBeNull();
+    // The id-less v1 form of earlier deployments no longer verifies (flagged bad_token, still kept).
+    expect(await formTokenIssuedAt("secret", "S", "F", `${time}.${mac}`)).toBeNull();
     expect(await formTokenIssuedAt("secret", "S", "F", "junk")).toBeNull();
   });
 });

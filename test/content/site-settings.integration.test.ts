@@ -112,7 +112,9 @@ describe("scopes and key kinds", () => {
       headers: {
         "x-user-id": `user-${site.org_id}`,
         "x-session-kind": "staff",
-        "x-org-memberships": JSON.stringify([{ org_id: site.org_id, role: "org_owner", permissions: [] }]),
+        "x-org-memberships": JSON.stringify([
+          { org_id: site.org_id, role: "org_owner", permissions: [], owner: true },
+        ]),
         "x-site-memberships": "[]",
       },
       body: { name: "pk", kind: "public", scopes: ["site:read"], allowed_origins: [ORIGIN] },
@@ -278,7 +280,8 @@ describe("PATCH /v1/site/settings: merged through the sites service", () => {
   });
 
   it("concurrent merges of different keys all land (compare-and-swap, re-merged on conflict)", async () => {
-    const t = await settingsTenant();
+    // site:code: one of the merges writes `advanced` (markup, issue 19).
+    const t = await settingsTenant(["site:read", "site:write", "site:code"]);
     await plantSettings(t.site.id, { future_key: 1 });
     const patches: Json[] = [
       { social: { a: 1 } },

@@ -184,13 +184,12 @@ describe("webhook administration: who may", () => {
     ).toBe(401);
   });
 
-  it("the API-key administrators may (org_owner, org_admin, members:manage, site_owner); everyone else gets the missing site's 404", async () => {
+  it("the API-key administrators may (org_owner, org_admin, site_owner); everyone else (members:manage alone too) gets the missing site's 404", async () => {
     const site = await makeSite();
     const hook = await createWebhook(site, { url: inbox().url });
     const allowed = [
       staffHeaders("u1", { org: [{ org_id: site.org_id, role: "org_owner" }] }),
       staffHeaders("u2", { org: [{ org_id: site.org_id, role: "org_admin" }] }),
-      staffHeaders("u3", { org: [{ org_id: site.org_id, role: "editor", permissions: ["members:manage"] }] }),
       staffHeaders("u4", { site: [{ site_id: site.id, role: "site_owner" }] }),
     ];
     for (const headers of allowed) {
@@ -200,6 +199,7 @@ describe("webhook administration: who may", () => {
     expect(missing.status).toBe(404);
     const missingBody = await missing.text();
     const denied = [
+      staffHeaders("u3", { org: [{ org_id: site.org_id, role: "editor", permissions: ["members:manage"] }] }),
       staffHeaders("u5", { org: [{ org_id: site.org_id, role: "org_member" }] }),
       staffHeaders("u6", { site: [{ site_id: site.id, role: "site_editor" }] }),
       staffHeaders("u7", { org: [{ org_id: newId(), role: "org_owner" }] }),

@@ -44,7 +44,9 @@ describe("webhooks through the gateway", () => {
     const forged = {
       "x-user-id": owner.user.id,
       "x-session-kind": "staff",
-      "x-org-memberships": JSON.stringify([{ org_id: org.id, role: "org_owner", permissions: [] }]),
+      "x-org-memberships": JSON.stringify([
+        { org_id: org.id, role: "org_owner", permissions: [], owner: true },
+      ]),
     };
     expect((await call("GET", path, { headers: forged })).status).toBe(401);
     const intruder = await verifiedUser();

@@ -189,6 +189,10 @@ describe("RPC edgeContext", () => {
       e.DB.prepare(
         "INSERT INTO site_memberships (site_id, user_id, org_id, role, created_at) VALUES (?, ?, ?, 'site_editor', ?)",
       ).bind("01HSITE0000000000000000001", session.user.id, org.id, now),
+      // The structural owner role (is_system) is marked `owner: true` on the edge (issue 19).
+      e.DB.prepare(
+        "INSERT INTO site_memberships (site_id, user_id, org_id, role, created_at) VALUES (?, ?, ?, 'site_owner', ?)",
+      ).bind("01HSITE0000000000000000002", session.user.id, org.id, `${now}Z`),
       e.DB.prepare(
         "INSERT INTO platform_operators (user_id, capability, granted_at) VALUES (?, 'operator_read', ?)",
       ).bind(session.user.id, now),
@@ -198,8 +202,11 @@ describe("RPC edgeContext", () => {
       user_id: session.user.id,
       session_active: true,
       session_kind: "staff",
-      org_memberships: [{ org_id: org.id, role: "org_owner", permissions: ["members:manage"] }],
-      site_memberships: [{ site_id: "01HSITE0000000000000000001", role: "site_editor" }],
+      org_memberships: [{ org_id: org.id, role: "org_owner", permissions: ["members:manage"], owner: true }],
+      site_memberships: [
+        { site_id: "01HSITE0000000000000000001", role: "site_editor" },
+        { site_id: "01HSITE0000000000000000002", role: "site_owner", owner: true },
+      ],
       operator: "operator_read",
     });
     await call("DELETE", `/api/v1/auth/sessions/${session.session_id}`, { token: session.access_token });

@@ -262,11 +262,17 @@ describe("PATCH /v1/sites/{id}", () => {
       const loaded = await getSite(sitesEnv.DB, site.id);
       expect((await api("DELETE", `/api/v1/sites/${site.id}`, { headers: owner })).status).toBe(204);
       const deletedRow = await storedRow(site.id);
-      const late = await patchSite(sitesEnv, servicesFor(), loaded!, {
-        primary_domain: uniqueDomain(),
-        aliases: [],
-        name: "late",
-      }).catch((e: unknown) => e);
+      const late = await patchSite(
+        sitesEnv,
+        servicesFor(),
+        loaded!,
+        {
+          primary_domain: uniqueDomain(),
+          aliases: [],
+          name: "late",
+        },
+        true,
+      ).catch((e: unknown) => e);
       expect(late).toBeInstanceOf(ApiError);
       expect((late as ApiError).status).toBe(404);
       expect(await storedRow(site.id)).toEqual(deletedRow);

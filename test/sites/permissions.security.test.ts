@@ -1,37 +1,23 @@
 /**
  * The permission matrix of the by-id routes (docs/decisions.md "Who may do what with a site"): every
- * built by-id operation of the spec, called by every role; a member lacking the operation's permission
- * gets 403 FORBIDDEN and nothing changes, a member holding it gets past the matrix. The expected table
- * below is written out by hand (not read from src/sites/permissions.ts), so a change of the code's table
- * fails here.
+ * built by-id operation of the spec, called by every role of the shared table of site administration
+ * (test/support/site-permission-table.ts, which content's key, form and webhook administration is checked
+ * against too); a member lacking the operation's permission gets 403 FORBIDDEN and nothing changes, a
+ * member holding it gets past the matrix, a person with no role on the site gets the opaque 404. The
+ * `code` column: a PATCH that changes a setting reaching the page as markup or script.
  */
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import type { SitePermission } from "../../src/sites/permissions";
+import { SITE_PERMISSIONS } from "../../src/lib/site-permissions";
 import { testSpecs } from "../support/corpora-binding";
-import { BY_ID_OPERATIONS, byIdPath } from "../support/site-operations";
+import { BY_ID_OPERATIONS, type ByIdOperation, byIdPath } from "../support/site-operations";
+import { PERMISSION_TABLE, type PermissionRow } from "../support/site-permission-table";
 import { api, type EdgeHeaders, makeSite, sitesEnv, storedRow } from "../support/sites-helpers";
 import { builtSpecOperations, hasPathParameter } from "../support/spec-operations";
-
-const ALL: SitePermission[] = ["read", "settings", "applets", "themes", "legal", "delete"];
-const MANAGE: SitePermission[] = ["read", "settings", "applets", "themes", "legal"];
-const READ: SitePermission[] = ["read"];
 
 interface Site {
   id: string;
   orgId: string;
-}
-
-function headers(
-  orgs: { org_id: string; role: string; permissions?: string[] }[],
-  sitesOf: { site_id: string; role: string }[],
-): EdgeHeaders {
-  return {
-    "x-user-id": newId(),
-    "x-session-kind": "staff",
-    "x-org-memberships": JSON.stringify(orgs.map((o) => ({ permissions: [], ...o }))),
-    "x-site-memberships": JSON.stringify(sitesOf),
-  };
 }
 
 async function shareWith(siteId: string, orgId: string, role: string) {
@@ -40,82 +26,27 @@ async function shareWith(siteId: string, orgId: string, role: string) {
     .run();
 }
 
-/** Each role of the matrix: how a caller holding it is made for a site, and what it may do. */
-const ROLES: { name: string; may: SitePermission[]; caller: (site: Site) => Promise<EdgeHeaders> }[] = [
-  { name: "org_owner", may: ALL, caller: async (s) => headers([{ org_id: s.orgId, role: "org_owner" }], []) },
-  { name: "org_admin", may: ALL, caller: async (s) => headers([{ org_id: s.orgId, role: "org_admin" }], []) },
-  {
-    name: "org_member",
-    may: READ,
-    caller: async (s) => headers([{ org_id: s.orgId, role: "org_member" }], []),
+/** The edge headers of a person holding the row's role on the site (its share made first). */
+async function callerOf(row: PermissionRow, site: Site): Promise<EdgeHeaders> {
+  const partner = newId();
+  if (row.share) await shareWith(site.id, partner, row.share);
+  return {
+    "x-user-id": newId(),
+    "x-session-kind": "staff",
+    "x-org-memberships": JSON.stringify(row.orgs(site, partner)),
+    "x-site-memberships": JSON.stringify(row.sites(site)),
+  };
+}
+
+/** Beyond the spec's operation list: the PATCH that writes markup, which needs `code` (issue 19). */
+const CODE_OPERATIONS: Record<string, ByIdOperation & { method: string; path: string }> = {
+  "PATCH /v1/sites/{id} writing settings.code_injection": {
+    method: "PATCH",
+    path: "/api/v1/sites/{id}",
+    permission: "code",
+    body: { settings: { code_injection: "<script>alert(1)</script>" } },
   },
-  {
-    name: "custom org role",
-    may: READ,
-    caller: async (s) =>
-      headers([{ org_id: s.orgId, role: "reviewers", permissions: ["members:manage"] }], []),
-  },
-  {
-    name: "custom org role with sites:manage",
-    may: MANAGE,
-    caller: async (s) =>
-      headers([{ org_id: s.orgId, role: "webmasters", permissions: ["sites:manage"] }], []),
-  },
-  { name: "site_owner", may: ALL, caller: async (s) => headers([], [{ site_id: s.id, role: "site_owner" }]) },
-  {
-    name: "site_editor",
-    may: MANAGE,
-    caller: async (s) => headers([], [{ site_id: s.id, role: "site_editor" }]),
-  },
-  {
-    name: "site_author",
-    may: READ,
-    caller: async (s) => headers([], [{ site_id: s.id, role: "site_author" }]),
-  },
-  {
-    name: "site_contributor",
-    may: READ,
-    caller: async (s) => headers([], [{ site_id: s.id, role: "site_contributor" }]),
-  },
-  {
-    name: "custom site role",
-    may: READ,
-    caller: async (s) => headers([], [{ site_id: s.id, role: "proofreader" }]),
-  },
-  {
-    name: "org_member of the owning org plus site_editor of the site",
-    may: MANAGE,
-    caller: async (s) =>
-      headers([{ org_id: s.orgId, role: "org_member" }], [{ site_id: s.id, role: "site_editor" }]),
-  },
-  {
-    name: "org_admin of an organization the site is shared with as site_editor",
-    may: MANAGE,
-    caller: async (s) => {
-      const partner = newId();
-      await shareWith(s.id, partner, "site_editor");
-      return headers([{ org_id: partner, role: "org_admin" }], []);
-    },
-  },
-  {
-    name: "org_owner of an organization the site is shared with as site_owner",
-    may: ALL,
-    caller: async (s) => {
-      const partner = newId();
-      await shareWith(s.id, partner, "site_owner");
-      return headers([{ org_id: partner, role: "org_owner" }], []);
-    },
-  },
-  {
-    name: "org_member of an organization the site is shared with as site_owner",
-    may: READ,
-    caller: async (s) => {
-      const partner = newId();
-      await shareWith(s.id, partner, "site_owner");
-      return headers([{ org_id: partner, role: "org_member" }], []);
-    },
-  },
-];
+};
 
 const operations = builtSpecOperations(testSpecs(), "sites")
   .filter((op) => hasPathParameter(op) && op.specPath.startsWith("/v1/sites/{id}"))
@@ -134,26 +65,40 @@ const operations = builtSpecOperations(testSpecs(), "sites")
         });
       },
     };
-  });
+  })
+  .concat(
+    Object.entries(CODE_OPERATIONS).map(([name, spec]) => ({
+      name,
+      ...spec,
+      call: (site: Site, h: EdgeHeaders) =>
+        api(spec.method, byIdPath(spec.path, site.id, spec), { headers: h, body: spec.body }),
+    })),
+  );
 
 describe("permission matrix of the by-id routes", () => {
-  it("every role of the table is tested against every permission", () => {
-    expect(ROLES.length).toBeGreaterThanOrEqual(14);
-    expect(new Set(operations.map((o) => o.permission)).size).toBeGreaterThanOrEqual(3);
+  it("every role of the table is tested against every permission sites enforces", () => {
+    expect(PERMISSION_TABLE.length).toBeGreaterThanOrEqual(17);
+    // `integrations` (API keys, webhooks, forms) is content's column: test/content/site-admin-permissions.
+    const enforced = SITE_PERMISSIONS.filter((p) => p !== "integrations");
+    expect(new Set(operations.map((o) => o.permission))).toEqual(new Set(enforced));
   });
 
   for (const op of operations) {
     describe(op.name, () => {
-      for (const role of ROLES) {
+      for (const role of PERMISSION_TABLE) {
         const allowed = role.may.includes(op.permission);
-        it(`${role.name}: ${allowed ? "passes the matrix" : "403 FORBIDDEN, nothing changed"}`, async () => {
+        const outcome = allowed ? "passes the matrix" : role.may.length === 0 ? "404" : "403 FORBIDDEN";
+        it(`${role.name}: ${outcome}${allowed ? "" : ", nothing changed"}`, async () => {
           const { site, orgId } = await makeSite();
-          const caller = await role.caller({ id: site.id, orgId });
+          const caller = await callerOf(role, { id: site.id, orgId });
           const before = await storedRow(site.id);
           const res = await op.call({ id: site.id, orgId }, caller);
           if (allowed) {
             expect(res.status, res.text).not.toBe(403);
             expect(res.status, res.text).not.toBe(404);
+          } else if (role.may.length === 0) {
+            expect(res.status, res.text).toBe(404);
+            expect(await storedRow(site.id)).toEqual(before);
           } else {
             expect(res.status, res.text).toBe(403);
             expect(res.body.code).toBe("FORBIDDEN");

@@ -67,6 +67,8 @@ describe("RPC mergeSiteSettings", () => {
     const result = await sites.mergeSiteSettings({
       site_id: site.id,
       settings: { customization: { theme_base: "light" }, search: null, advanced: { a: 1 } },
+      // `advanced` is markup (issue 19): the writer holds site:code.
+      may_edit_markup: true,
       seo: { meta_title: null, meta_description: "D" },
     });
     const expected = {
@@ -171,7 +173,11 @@ describe("RPC mergeSiteSettings", () => {
   it("a merged document above 1 MiB is PAYLOAD_TOO_LARGE (413), nothing stored", async () => {
     const big = "x".repeat(700 * 1024);
     const { site } = await siteWith({ about_html: big });
-    const result = await sites.mergeSiteSettings({ site_id: site.id, settings: { advanced: { blob: big } } });
+    const result = await sites.mergeSiteSettings({
+      site_id: site.id,
+      settings: { advanced: { blob: big } },
+      may_edit_markup: true,
+    });
     expect(result).toMatchObject({ ok: false, code: "PAYLOAD_TOO_LARGE", status: 413 });
     expect(Object.keys(await stored(site.id))).toEqual(["about_html"]);
   });

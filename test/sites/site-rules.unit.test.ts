@@ -116,8 +116,8 @@ describe("access rules", () => {
     const readerWithEverything: EdgeIdentity = {
       ...nobody,
       sessionKind: "reader",
-      orgMemberships: [{ org_id: site.org_id, role: "org_owner", permissions: [] }],
-      siteMemberships: [{ site_id: site.id, role: "site_owner" }],
+      orgMemberships: [{ org_id: site.org_id, role: "org_owner", permissions: [], owner: true }],
+      siteMemberships: [{ site_id: site.id, role: "site_owner", owner: true }],
     };
     expect(canAccessSite(readerWithEverything, site)).toBe(false);
     expect(mayCreateIn(readerWithEverything, site.org_id)).toBe(false);

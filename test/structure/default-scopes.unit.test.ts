@@ -23,3 +23,19 @@ describe("leads:read is never granted by default", () => {
     expect(seed).not.toContain('"leads:read"');
   });
 });
+
+describe("site:code is never granted by default", () => {
+  it("no demo key carries it: script on the live site is asked for by name (issue 19)", () => {
+    const seed = readFileSync(path.join(root, "scripts/seed.mjs"), "utf8");
+    expect(arrayLiterals(seed, "DEMO_SECRET_SCOPES")).not.toContain("site:code");
+    expect(arrayLiterals(seed, "PUBLIC_SCOPES")).not.toContain("site:code");
+    expect(seed).not.toContain('"site:code"');
+  });
+
+  it("a public key may not carry it", () => {
+    const scopes = readFileSync(path.join(root, "src/content/auth/scopes.ts"), "utf8");
+    expect(arrayLiterals(scopes, "SCOPES")).toContain("site:code");
+    const pub = /PUBLIC_KEY_SCOPES: readonly Scope\[\] = \[([^\]]*)\]/.exec(scopes)![1]!;
+    expect(pub).not.toContain("site:code");
+  });
+});

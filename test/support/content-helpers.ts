@@ -45,15 +45,24 @@ export async function makeSite(overrides: Partial<SiteProjection> = {}): Promise
 export function staffHeaders(
   userId: string,
   memberships: {
-    org?: { org_id: string; role: string; permissions?: string[] }[];
-    site?: { site_id: string; role: string }[];
+    org?: { org_id: string; role: string; permissions?: string[]; owner?: boolean }[];
+    site?: { site_id: string; role: string; owner?: boolean }[];
   },
 ): Record<string, string> {
   return {
     "x-user-id": userId,
     "x-session-kind": "staff",
-    "x-org-memberships": JSON.stringify((memberships.org ?? []).map((m) => ({ permissions: [], ...m }))),
-    "x-site-memberships": JSON.stringify(memberships.site ?? []),
+    // Identity marks the structural owner roles (`is_system`: the presets org_owner, site_owner).
+    "x-org-memberships": JSON.stringify(
+      (memberships.org ?? []).map((m) => ({
+        permissions: [],
+        ...(m.role === "org_owner" ? { owner: true } : {}),
+        ...m,
+      })),
+    ),
+    "x-site-memberships": JSON.stringify(
+      (memberships.site ?? []).map((m) => ({ ...(m.role === "site_owner" ? { owner: true } : {}), ...m })),
+    ),
   };
 }
 

@@ -20,7 +20,7 @@ function ownerOf(orgId: string): Record<string, string> {
   return {
     "x-user-id": `user-${orgId}`,
     "x-session-kind": "staff",
-    "x-org-memberships": JSON.stringify([{ org_id: orgId, role: "org_owner", permissions: [] }]),
+    "x-org-memberships": JSON.stringify([{ org_id: orgId, role: "org_owner", permissions: [], owner: true }]),
     "x-site-memberships": "[]",
   };
 }

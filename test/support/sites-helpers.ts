@@ -51,11 +51,19 @@ export const sites = (exports as unknown as { default: Fetcher & SitesRpc }).def
 
 export type EdgeHeaders = Record<string, string>;
 
+/**
+ * What identity marks as the structural owner (`is_system`) on an edge membership: the presets
+ * `org_owner` and `site_owner` are the only `is_system` roles, so a test emulating identity marks them.
+ */
+export function ownerMark(role: string): { owner?: true } {
+  return role === "org_owner" || role === "site_owner" ? { owner: true } : {};
+}
+
 export function orgMember(orgId: string, role = "org_owner", userId = newId()): EdgeHeaders {
   return {
     "x-user-id": userId,
     "x-session-kind": "staff",
-    "x-org-memberships": JSON.stringify([{ org_id: orgId, role, permissions: [] }]),
+    "x-org-memberships": JSON.stringify([{ org_id: orgId, role, permissions: [], ...ownerMark(role) }]),
     "x-site-memberships": "[]",
   };
 }
@@ -65,7 +73,7 @@ export function siteMember(siteId: string, role = "site_editor", userId = newId(
     "x-user-id": userId,
     "x-session-kind": "staff",
     "x-org-memberships": "[]",
-    "x-site-memberships": JSON.stringify([{ site_id: siteId, role }]),
+    "x-site-memberships": JSON.stringify([{ site_id: siteId, role, ...ownerMark(role) }]),
   };
 }
 

@@ -878,7 +878,7 @@ export interface paths {
         head?: never;
         /**
          * Update site settings (merged onto the stored document)
-         * @description Scope site:write, ck_ only. Body {"settings": {…}}: each allowlisted key sent (social, footer_columns, legal_links, search, customization, advanced, subscriptions_enabled, language_url_mode) replaces that key's stored value whole; null removes it; other keys, and org_id, status, site_id, slug anywhere in the body, are ignored. A body with no allowlisted key is 400 NOTHING_EDITABLE. Merged by the sites service onto the stored document: the same validator, image rehosting and error codes as PATCH /api/v1/sites/{id}; nothing is stored on refusal. Answers the allowlisted settings after the write.
+         * @description Scope site:write, ck_ only. Body {"settings": {…}}: each allowlisted key sent (social, footer_columns, legal_links, search, customization, advanced, subscriptions_enabled, language_url_mode) replaces that key's stored value whole; null removes it; other keys, and org_id, status, site_id, slug anywhere in the body, are ignored. A body with no allowlisted key is 400 NOTHING_EDITABLE. Changing `advanced` (output by the renderer as markup) also needs scope site:code: without it, a write that would change its stored value (set, change or remove) is 403 INSUFFICIENT_SCOPE and nothing is stored; resending it unchanged passes. Merged by the sites service onto the stored document: the same validator, image rehosting and error codes as PATCH /api/v1/sites/{id}; nothing is stored on refusal. Answers the allowlisted settings after the write.
          */
         patch: {
             parameters: {
@@ -920,7 +920,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Scope missing or pk_ key */
+                /** @description Scope missing or pk_ key (site:code to change `advanced`) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1097,7 +1097,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Scope missing or pk_ key */
+                /** @description Scope missing or pk_ key (site:code to change `advanced`) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3174,7 +3174,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a form (anonymous)
-         * @description Anonymous. JSON object or application/x-www-form-urlencoded, at most 32768 bytes (413), other types 415. Declared fields are validated (400 INVALID_FIELD with details.field); undeclared names are ignored. Reserved: _hp (honeypot input, rendered hidden; must stay empty), _token (the token of GET …/forms/{form_id}), _page (the page URL, optional). Spam is stored with status spam and its spam_reasons, and answered like a clean submission: honeypot (_hp filled in); no_token, bad_token, too_fast, stale_token (token missing, not verifying, younger than 3 s or older than 24 h); links (more than 2 outside url fields); rate (more than 3 quick submissions per site and IP); duplicate (the same values to the same form within 10 minutes). Per (site, client IP) 20 submissions, one more every 30 s: beyond, 429 with Retry-After. No such site or form, another site's form, a deleted form, the forms app off or a site that is not live: the same 404.
+         * @description Anonymous. JSON object or application/x-www-form-urlencoded, at most 32768 bytes (413), other types 415. Declared fields are validated (400 INVALID_FIELD with details.field); undeclared names are ignored. Reserved: _hp (honeypot input, rendered hidden; must stay empty), _token (the token of GET …/forms/{form_id}), _page (the page URL, optional). Spam is stored with status spam and its spam_reasons, and answered like a clean submission: honeypot (_hp filled in); no_token, bad_token, too_fast, stale_token (token missing, not verifying, younger than 3 s or older than 24 h); links (more than 2 outside url fields); rate (more than 3 quick submissions per site and IP); duplicate (the same values to the same form within 10 minutes); reused_token (a token is good for one submission: every later one with it, racing ones included). Per (site, client IP) 20 submissions, one more every 30 s: beyond, 429 with Retry-After. No such site or form, another site's form, a deleted form, the forms app off or a site that is not live: the same 404.
          */
         post: {
             parameters: {
@@ -3668,7 +3668,7 @@ export interface components {
             /** @enum {string} */
             kind: "secret" | "public";
             name: string;
-            scopes: ("posts:write" | "posts:read" | "post_types:read" | "sites:read" | "media:read" | "media:write" | "site:read" | "site:write" | "seo:read" | "seo:write" | "analytics:read" | "leads:read" | "export" | "import")[];
+            scopes: ("posts:write" | "posts:read" | "post_types:read" | "sites:read" | "media:read" | "media:write" | "site:read" | "site:write" | "site:code" | "seo:read" | "seo:write" | "analytics:read" | "leads:read" | "export" | "import")[];
             allowed_origins: string[];
             author: {
                 display_name: string;
@@ -3677,7 +3677,7 @@ export interface components {
         };
         CreateApiKey: {
             name: string;
-            scopes: ("posts:write" | "posts:read" | "post_types:read" | "sites:read" | "media:read" | "media:write" | "site:read" | "site:write" | "seo:read" | "seo:write" | "analytics:read" | "leads:read" | "export" | "import")[];
+            scopes: ("posts:write" | "posts:read" | "post_types:read" | "sites:read" | "media:read" | "media:write" | "site:read" | "site:write" | "site:code" | "seo:read" | "seo:write" | "analytics:read" | "leads:read" | "export" | "import")[];
             /** @enum {string} */
             kind: "secret" | "public";
             allowed_origins?: string[];
@@ -3690,7 +3690,7 @@ export interface components {
             kind: "secret" | "public";
             name: string;
             key_prefix: string;
-            scopes: ("posts:write" | "posts:read" | "post_types:read" | "sites:read" | "media:read" | "media:write" | "site:read" | "site:write" | "seo:read" | "seo:write" | "analytics:read" | "leads:read" | "export" | "import")[];
+            scopes: ("posts:write" | "posts:read" | "post_types:read" | "sites:read" | "media:read" | "media:write" | "site:read" | "site:write" | "site:code" | "seo:read" | "seo:write" | "analytics:read" | "leads:read" | "export" | "import")[];
             allowed_origins: string[];
             created_by: string | null;
             created_at: string;
@@ -3796,7 +3796,7 @@ export interface components {
             search?: unknown;
             /** @description Look of the site: theme_base (light, auto, dark, sepia, high_contrast), typography, layout, colors; checked by the sites settings validator (CUSTOMIZATION_*) */
             customization?: unknown;
-            /** @description Advanced options */
+            /** @description Advanced options; the renderer may output them as markup, so changing them needs scope site:code */
             advanced?: unknown;
             /** @description Whether readers may subscribe */
             subscriptions_enabled?: unknown;
@@ -4037,7 +4037,7 @@ export interface components {
             form_id: string;
             /** @enum {string} */
             status: "clean" | "spam";
-            /** @description Why a lead is spam: honeypot, no_token, bad_token, too_fast, stale_token, links, rate, duplicate. Empty when clean. */
+            /** @description Why a lead is spam: honeypot, no_token, bad_token, too_fast, stale_token, links, rate, duplicate, reused_token. Empty when clean. */
             spam_reasons: string[];
             /** @description The declared fields that were filled in, by field name */
             fields: {

@@ -143,7 +143,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description FORBIDDEN: org_id is not among the caller's organizations */
+                /** @description FORBIDDEN: org_id is not among the caller's organizations, or settings carry markup (code_injection, about_html, advanced, home.blocks[].html) and the caller is no owner or admin of it */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -437,7 +437,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description FORBIDDEN: a member whose role may not change settings */
+                /** @description FORBIDDEN: a member whose role may not change settings, or a change of markup settings (code_injection, about_html, advanced, home.blocks[].html: added, changed or removed by omission) by a member without the code permission (owners and organization admins); resending them unchanged passes */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1288,7 +1288,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description FORBIDDEN: a member whose role may not manage themes */
+                /** @description FORBIDDEN: a member whose role may not manage themes, or (without the code permission) a result that would change the site's markup settings (html blocks dropped or brought back) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1372,7 +1372,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description FORBIDDEN: a member whose role may not manage themes */
+                /** @description FORBIDDEN: a member whose role may not manage themes, or (without the code permission) a result that would change the site's markup settings (html blocks dropped or brought back) */
                 403: {
                     headers: {
                         [name: string]: unknown;

@@ -1,31 +1,27 @@
 /**
- * Who may administer a site's API keys: site staff as the edge describes them (headers set by the
- * gateway from the verified session). Anyone else, and a missing, deleted or archived site, gets the same
- * opaque 404, so the key-admin routes cannot be used to probe which site ids exist.
+ * Who may administer a site's API keys, webhooks and forms: the `integrations` permission of the one
+ * permission model of site administration (src/lib/site-permissions.ts, which sites' by-id routes read
+ * too), over the edge's description of the person (headers set by the gateway from the verified
+ * session). Anyone else, and a missing, deleted or archived site, gets the same opaque 404, so the
+ * key-admin routes cannot be used to probe which site ids exist.
  */
 import { type EdgeIdentity, readEdgeIdentity } from "../../lib/edge";
 import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
+import { personSitePermissions } from "../../lib/site-permissions";
 import { fail, problem } from "../errors";
 import { getSite, INACTIVE_SITE_STATUSES } from "../store/sites";
-
-const ORG_ADMIN_ROLES = new Set(["org_owner", "org_admin", "owner", "admin"]);
 
 export function siteNotFound(): ApiError {
   return problem("NOT_FOUND", "No such site.");
 }
 
+/**
+ * Owners (identity's structural mark), organization admins and site owners; never `members:manage` alone,
+ * nor a reader session. Content keeps no shares: the model never grants `integrations` through one.
+ */
 export function canAdministerKeys(identity: EdgeIdentity, site: SiteProjection): boolean {
-  // A reader session (a site's audience account) never administers keys, whatever it claims.
-  if (identity.sessionKind === "reader") return false;
-  const orgAdmin = (identity.orgMemberships ?? []).some(
-    (m) =>
-      m.org_id === site.org_id && (ORG_ADMIN_ROLES.has(m.role) || m.permissions.includes("members:manage")),
-  );
-  const siteOwner = (identity.siteMemberships ?? []).some(
-    (m) => m.site_id === site.id && m.role === "site_owner",
-  );
-  return orgAdmin || siteOwner;
+  return personSitePermissions(identity, site).has("integrations");
 }
 
 /**

@@ -24,7 +24,9 @@ export type SpamReason =
   | "stale_token"
   | "links"
   | "rate"
-  | "duplicate";
+  | "duplicate"
+  /** The token was already used by an earlier submission (decided by the store, atomically). */
+  | "reused_token";
 
 const LINK = /\bhttps?:\/\/|\bwww\.|\[url[=\]]/gi;
 
@@ -50,7 +52,10 @@ export interface SubmissionSignals {
   nowMs: number;
 }
 
-/** Every rule the submission trips, in a fixed order (`duplicate` is decided by the store, atomically). */
+/**
+ * Every rule the submission trips, in a fixed order (`duplicate` and `reused_token` are decided by the
+ * store, atomically).
+ */
 export function spamReasons(signals: SubmissionSignals): SpamReason[] {
   const reasons: SpamReason[] = [];
   if (signals.honeypot !== null && signals.honeypot.trim() !== "") reasons.push("honeypot");

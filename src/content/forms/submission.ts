@@ -15,7 +15,7 @@ import { fail, problem } from "../errors";
 import { type FormRecord, getSubmittableForm } from "../store/forms";
 import { insertLead } from "../store/leads";
 import { type FormField, submittedValues } from "./fields";
-import { formTokenIssuedAt, issueFormToken } from "./form-token";
+import { issueFormToken, verifyFormToken } from "./form-token";
 import { countLinks, SPAM_RULES, spamReasons } from "./spam";
 
 /** Body limit of one submission (413 above). */
@@ -153,11 +153,10 @@ export async function submitLead(
   const body = await readSubmissionBody(input.request);
   const values = submittedValues(form.fields, body);
   const token = optionalText(body[TOKEN_FIELD]);
+  const verified = token ? await verifyFormToken(env.CURSOR_SECRET, form.site_id, form.id, token) : null;
   const reasons = spamReasons({
     honeypot: body[HONEYPOT_FIELD] === undefined ? null : String(body[HONEYPOT_FIELD]),
-    tokenIssuedMs: token
-      ? await formTokenIssuedAt(env.CURSOR_SECRET, form.site_id, form.id, token)
-      : "missing",
+    tokenIssuedMs: token ? (verified?.issuedMs ?? null) : "missing",
     links: countLinks(form.fields, values),
     burst,
     nowMs: input.nowMs,
@@ -177,6 +176,15 @@ export async function submitLead(
       created_at: new Date(input.nowMs).toISOString(),
     },
     new Date(input.nowMs - SPAM_RULES.duplicateWindowMs).toISOString(),
+    // A verified token's id is remembered until the token would be stale anyway (its age limit and
+    // the minute of clock skew tokens are allowed): a second submission with it is `reused_token`.
+    verified
+      ? {
+          id: verified.id,
+          expiresAt: new Date(verified.issuedMs + SPAM_RULES.maxTokenAgeMs + 60_000).toISOString(),
+          now: new Date(input.nowMs).toISOString(),
+        }
+      : null,
   );
   return { id, ...stored };
 }

@@ -96,7 +96,7 @@ const SUBMISSION_RULES = [
   "Spam is stored with status spam and its spam_reasons, and answered like a clean submission:",
   `honeypot (${HONEYPOT_FIELD} filled in); no_token, bad_token, too_fast, stale_token (token missing, not verifying, younger than ${SPAM_RULES.minFillMs / 1000} s or older than 24 h);`,
   `links (more than ${SPAM_RULES.maxLinks} outside url fields); rate (more than ${SUBMISSION_BURST} quick submissions per site and IP);`,
-  `duplicate (the same values to the same form within ${SPAM_RULES.duplicateWindowMs / 60_000} minutes).`,
+  `duplicate (the same values to the same form within ${SPAM_RULES.duplicateWindowMs / 60_000} minutes); reused_token (a token is good for one submission: every later one with it, racing ones included).`,
   `Per (site, client IP) ${SUBMISSION_BUCKET.capacity} submissions, one more every ${SUBMISSION_BUCKET.windowSeconds / SUBMISSION_BUCKET.capacity} s: beyond, 429 with Retry-After.`,
   "No such site or form, another site's form, a deleted form, the forms app off or a site that is not live: the same 404.",
 ].join(" ");

@@ -9,7 +9,7 @@ export const LeadSchema = z
     status: z.enum(["clean", "spam"]),
     spam_reasons: z.array(z.string()).openapi({
       description:
-        "Why a lead is spam: honeypot, no_token, bad_token, too_fast, stale_token, links, rate, duplicate. Empty when clean.",
+        "Why a lead is spam: honeypot, no_token, bad_token, too_fast, stale_token, links, rate, duplicate, reused_token. Empty when clean.",
     }),
     fields: z
       .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))

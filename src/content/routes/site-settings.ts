@@ -58,7 +58,7 @@ const readProblems = problemResponses({
 const writeProblems = problemResponses({
   400: "NOTHING_EDITABLE (no allowed key), BAD_REQUEST, or the sites settings validator's code (SETTINGS_*, CUSTOMIZATION_*, …) for the merged document",
   401: "Key missing or invalid (also a site deleted or archived)",
-  403: "Scope missing or pk_ key",
+  403: "Scope missing or pk_ key (site:code to change `advanced`)",
   409: "SETTINGS_UNREADABLE (stored document not a JSON object; nothing written) or EDIT_CONFLICT (kept changing; retry)",
   413: "PAYLOAD_TOO_LARGE: body over 1 MiB",
   422: "IMAGEM_EXTERNA_INVALIDA: a new external image refused by image ingest (with invalid_images)",
@@ -92,7 +92,7 @@ export function registerSiteSettingsRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/v1/site/settings",
       tags: ["Site"],
       summary: "Update site settings (merged onto the stored document)",
-      description: `Scope site:write, ck_ only. Body {"settings": {…}}: each allowlisted key sent (${SITE_SETTINGS_KEYS.join(", ")}) replaces that key's stored value whole; null removes it; other keys, and org_id, status, site_id, slug anywhere in the body, are ignored. A body with no allowlisted key is 400 NOTHING_EDITABLE. ${MERGE_RULES} Answers the allowlisted settings after the write.`,
+      description: `Scope site:write, ck_ only. Body {"settings": {…}}: each allowlisted key sent (${SITE_SETTINGS_KEYS.join(", ")}) replaces that key's stored value whole; null removes it; other keys, and org_id, status, site_id, slug anywhere in the body, are ignored. A body with no allowlisted key is 400 NOTHING_EDITABLE. Changing \`advanced\` (output by the renderer as markup) also needs scope site:code: without it, a write that would change its stored value (set, change or remove) is 403 INSUFFICIENT_SCOPE and nothing is stored; resending it unchanged passes. ${MERGE_RULES} Answers the allowlisted settings after the write.`,
       ...guard({ kinds: "secret", scopes: ["site:write"], quota: "write" }),
       request: {
         body: { required: true, content: { "application/json": { schema: SiteSettingsPatchSchema } } },
@@ -104,7 +104,13 @@ export function registerSiteSettingsRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const patch = settingsPatch(c.req.valid("json"));
-      const stored = await mergeStoredSettings(c.env, { site_id: c.get("auth").siteId, settings: patch });
+      const { siteId, scopes } = c.get("auth");
+      const mayEditMarkup = scopes.has("site:code");
+      const stored = await mergeStoredSettings(c.env, {
+        site_id: siteId,
+        settings: patch,
+        may_edit_markup: mayEditMarkup,
+      });
       return c.json(settingsView({ settings: stored, unreadable: false }), 200);
     },
   );

@@ -17,24 +17,40 @@ export interface NewLead {
   created_at: string;
 }
 
+/** A verified form token's id, remembered until `expiresAt`; `now` prunes expired ids. */
+export interface TokenUse {
+  id: string;
+  expiresAt: string;
+  now: string;
+}
+
+/** Expired token ids each submission deletes: more than it adds, so the table holds about a day. */
+const PRUNE_PER_SUBMISSION = 2;
+
 /**
- * Stores a submission. The duplicate rule (same form, same values since `duplicateSince`) is decided
- * inside the INSERT: D1 runs one write at a time, so of two identical submissions racing each other the
- * second always sees the first.
+ * Stores a submission. The duplicate rule (same form, same values since `duplicateSince`) and the
+ * reused-token rule (the token's id recorded by an earlier submission) are decided inside the INSERT,
+ * and the token's id is recorded in the same batch: D1 runs one write at a time, so of two identical
+ * submissions, or two with one token, racing each other the second always sees the first.
  */
 export async function insertLead(
   db: D1Database,
   lead: NewLead,
   duplicateSince: string,
+  token: TokenUse | null,
 ): Promise<{ status: "clean" | "spam"; spam_reasons: string[] }> {
-  const row = await db
+  const insert = db
     .prepare(
       `INSERT INTO leads (id, site_id, form_id, status, spam_reasons_json, fields_json, content_hash, page_url, created_at)
        SELECT ?1, ?2, ?3,
-              CASE WHEN d.dup OR json_array_length(?4) > 0 THEN 'spam' ELSE 'clean' END,
-              CASE WHEN d.dup THEN json_insert(?4, '$[#]', 'duplicate') ELSE json(?4) END,
+              CASE WHEN d.dup OR d.reused OR json_array_length(?4) > 0 THEN 'spam' ELSE 'clean' END,
+              CASE WHEN d.reused AND d.dup THEN json_insert(?4, '$[#]', 'duplicate', '$[#]', 'reused_token')
+                   WHEN d.dup THEN json_insert(?4, '$[#]', 'duplicate')
+                   WHEN d.reused THEN json_insert(?4, '$[#]', 'reused_token')
+                   ELSE json(?4) END,
               ?5, ?6, ?7, ?8
-       FROM (SELECT EXISTS (SELECT 1 FROM leads WHERE form_id = ?3 AND content_hash = ?6 AND created_at >= ?9) AS dup) d
+       FROM (SELECT EXISTS (SELECT 1 FROM leads WHERE form_id = ?3 AND content_hash = ?6 AND created_at >= ?9) AS dup,
+                    EXISTS (SELECT 1 FROM form_token_uses WHERE token_id = ?10) AS reused) d
        RETURNING status, spam_reasons_json`,
     )
     .bind(
@@ -47,9 +63,27 @@ export async function insertLead(
       lead.page_url,
       lead.created_at,
       duplicateSince,
-    )
-    .first<{ status: "clean" | "spam"; spam_reasons_json: string }>();
-  return { status: row!.status, spam_reasons: JSON.parse(row!.spam_reasons_json) as string[] };
+      token?.id ?? null,
+    );
+  const statements = [insert];
+  if (token) {
+    statements.push(
+      db
+        .prepare(
+          "INSERT INTO form_token_uses (token_id, form_id, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+        )
+        .bind(token.id, lead.form_id, token.expiresAt),
+      db
+        .prepare(
+          `DELETE FROM form_token_uses WHERE token_id IN
+             (SELECT token_id FROM form_token_uses WHERE expires_at < ? LIMIT ${PRUNE_PER_SUBMISSION})`,
+        )
+        .bind(token.now),
+    );
+  }
+  const [inserted] = await db.batch<{ status: "clean" | "spam"; spam_reasons_json: string }>(statements);
+  const row = inserted!.results[0]!;
+  return { status: row.status, spam_reasons: JSON.parse(row.spam_reasons_json) as string[] };
 }
 
 export interface LeadFilters {

@@ -110,6 +110,8 @@ async function documentToStore(
       return withEntry(stored, slug, entry);
     },
     [],
+    // An install writes `applets` only; it never changes the page's markup.
+    false,
     { onlyNew: true },
   );
   return { ...written, changed };

@@ -5,7 +5,7 @@ import { problemResponses } from "../../lib/app";
 import { readEdgeIdentity } from "../../lib/edge";
 import type { SitesAppEnv } from "../app-env";
 import { fail } from "../errors";
-import { guardedSite, siteGuard } from "../guard";
+import { guardedSite, holdsPermission, siteGuard } from "../guard";
 import { PublicSiteSchema, SiteSchema, siteRecordOf } from "../site-record";
 import { batchSites, createSite, deleteSite, parseBatchIds, patchSite, siteByHost } from "../site-service";
 
@@ -62,7 +62,7 @@ const createSiteRoute = createRoute({
     ...problemResponses({
       400: "Invalid body, org_id or settings",
       413: "PAYLOAD_TOO_LARGE: body over 1 MiB",
-      403: "FORBIDDEN: org_id is not among the caller's organizations",
+      403: "FORBIDDEN: org_id is not among the caller's organizations, or settings carry markup (code_injection, about_html, advanced, home.blocks[].html) and the caller is no owner or admin of it",
       409: "DOMAIN_TAKEN, SLUG_TAKEN or SITE_LIMIT_REACHED",
       500: "Internal failure (detail redacted)",
     }),
@@ -118,7 +118,7 @@ const patchSiteRoute = createRoute({
     200: json(SiteSchema, "Updated site (markup sanitized, rehosted images swapped in)"),
     ...problemResponses({
       400: "BAD_REQUEST or a settings validator code (SETTINGS_*, CUSTOMIZATION_*, ADS_UNIT_*, LOGO_*, MODALS_*)",
-      403: "FORBIDDEN: a member whose role may not change settings",
+      403: "FORBIDDEN: a member whose role may not change settings, or a change of markup settings (code_injection, about_html, advanced, home.blocks[].html: added, changed or removed by omission) by a member without the code permission (owners and organization admins); resending them unchanged passes",
       404: "Site missing or not the caller's",
       409: "DOMAIN_TAKEN, SLUG_TAKEN or SETTINGS_UNREADABLE",
       413: "PAYLOAD_TOO_LARGE: body over 1 MiB",
@@ -187,7 +187,8 @@ export function registerSiteRoutes(app: OpenAPIHono<SitesAppEnv>) {
 
   app.openapi(patchSiteRoute, async (c) => {
     const site = guardedSite(c, "settings");
-    return c.json(await patchSite(c.env, c.get("services"), site, c.req.valid("json")), 200);
+    const mayEditCode = holdsPermission(c, "code");
+    return c.json(await patchSite(c.env, c.get("services"), site, c.req.valid("json"), mayEditCode), 200);
   });
 
   app.openapi(deleteSiteRoute, async (c) => {

@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import type { SitesAppEnv } from "../app-env";
-import { guardedSite } from "../guard";
+import { guardedSite, holdsPermission } from "../guard";
 import { SiteSchema } from "../site-record";
 import {
   applyTheme,
@@ -96,7 +96,7 @@ const applyRoute = createRoute({
     200: json(SiteSchema, "The site after the apply"),
     ...problemResponses({
       400: "BAD_REQUEST or a settings validator code (CUSTOMIZATION_*, BUILDER_*, ...)",
-      403: "FORBIDDEN: a member whose role may not manage themes",
+      403: "FORBIDDEN: a member whose role may not manage themes, or (without the code permission) a result that would change the site's markup settings (html blocks dropped or brought back)",
       404: "NOT_FOUND (site) or THEME_NOT_FOUND",
       409: "SETTINGS_UNREADABLE or EDIT_CONFLICT",
       503: "THEMES_UNAVAILABLE",
@@ -113,7 +113,7 @@ const undoRoute = createRoute({
     200: json(SiteSchema, "The site after the undo"),
     ...problemResponses({
       400: "BAD_REQUEST or the validator's code when the snapshot no longer passes (snapshot kept)",
-      403: "FORBIDDEN: a member whose role may not manage themes",
+      403: "FORBIDDEN: a member whose role may not manage themes, or (without the code permission) a result that would change the site's markup settings (html blocks dropped or brought back)",
       404: "NOT_FOUND: site missing or not the caller's",
       409: "THEME_NOTHING_TO_UNDO, SETTINGS_UNREADABLE or EDIT_CONFLICT",
       503: "THEMES_UNAVAILABLE",
@@ -150,12 +150,16 @@ export function registerThemeRoutes(app: OpenAPIHono<SitesAppEnv>) {
 
   app.openapi(applyRoute, async (c) => {
     const site = guardedSite(c, "themes");
-    return c.json(await applyTheme(c.env, c.get("services"), site, c.req.valid("json").theme_id), 200);
+    const { theme_id } = c.req.valid("json");
+    return c.json(
+      await applyTheme(c.env, c.get("services"), site, theme_id, holdsPermission(c, "code")),
+      200,
+    );
   });
 
   app.openapi(undoRoute, async (c) => {
     const site = guardedSite(c, "themes");
-    return c.json(await undoTheme(c.env, c.get("services"), site), 200);
+    return c.json(await undoTheme(c.env, c.get("services"), site, holdsPermission(c, "code")), 200);
   });
 
   app.openapi(deleteRoute, async (c) => {

@@ -11,7 +11,7 @@ import { fail } from "../errors";
 import { isPlainObject, type JsonObject } from "../settings/json";
 import { validateSettings } from "../settings/validate-settings";
 import { readSettings, type SiteRecord, siteRecordOf } from "../site-record";
-import { afterWrite } from "../site-service";
+import { afterWrite, refuseMarkupChange } from "../site-service";
 import { getSite, getVisibleSite, type SiteRow } from "../store";
 import { contrastFailure, describeFailure } from "./contrast";
 import {
@@ -211,6 +211,7 @@ export async function applyTheme(
   services: Services,
   site: SiteRow,
   rawThemeId: string,
+  mayEditCode: boolean,
 ): Promise<SiteRecord> {
   const themeId = parseUlid(rawThemeId);
   if (!themeId) themeNotFound();
@@ -221,7 +222,10 @@ export async function applyTheme(
   return untilSwapped(MAX_SWAP_ATTEMPTS, conflict, async (attempt) => {
     const current = await freshSite(env, site, attempt);
     const stored = storedDocument(current);
-    const next = JSON.stringify(validOrFail(applyLook(stored, pkg)));
+    const applied = validOrFail(applyLook(stored, pkg));
+    // A theme never carries html blocks, but its home.blocks replace the site's (theirs leave).
+    if (!mayEditCode) refuseMarkupChange(stored, applied);
+    const next = JSON.stringify(applied);
     const at = now();
     const snapshot = {
       id: newId(),
@@ -237,7 +241,13 @@ export async function applyTheme(
 }
 
 /** Restores the latest snapshot (validated; kept on refusal) and deletes it, in one batch. */
-export async function undoTheme(env: SitesEnv, services: Services, site: SiteRow): Promise<SiteRecord> {
+/** `mayEditCode` false: an undo that would change the page's markup (html blocks back) is 403. */
+export async function undoTheme(
+  env: SitesEnv,
+  services: Services,
+  site: SiteRow,
+  mayEditCode: boolean,
+): Promise<SiteRecord> {
   const conflict = "The site's settings kept changing during this undo; retry.";
   return untilSwapped(MAX_SWAP_ATTEMPTS, conflict, async (attempt) => {
     const current = await freshSite(env, site, attempt);
@@ -245,7 +255,9 @@ export async function undoTheme(env: SitesEnv, services: Services, site: SiteRow
     const snapshot = await themesStorage(services, () => latestSnapshot(env.DB, current.id));
     if (!snapshot) fail("THEME_NOTHING_TO_UNDO", "No applied theme is left to undo on this site.");
     const look = await themesStorage(services, async () => readSnapshot(snapshot.look_json));
-    const next = JSON.stringify(validOrFail(restoreLook(stored, look)));
+    const restored = validOrFail(restoreLook(stored, look));
+    if (!mayEditCode) refuseMarkupChange(stored, restored);
+    const next = JSON.stringify(restored);
     const at = now();
     const ok = await themesStorage(services, () =>
       storeUndoneLook(env.DB, {

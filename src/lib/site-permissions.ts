@@ -1,0 +1,112 @@
+/**
+ * The one permission model of site administration, read by both services that administer a site: sites
+ * (its by-id routes, `src/sites/permissions.ts`) and content (API keys, forms and webhooks of a site,
+ * `src/content/auth/site-staff.ts`). What each organization and site role may do with a site; one test
+ * table (test/support/site-permission-table.ts) is checked against both services' behaviour.
+ *
+ * Owners are recognised by the structural `is_system` attribute of their role, which identity puts on
+ * each membership of the edge context as `owner: true` (spec: "never by name"); a membership whose role
+ * is merely NAMED `org_owner` or `site_owner` is no owner. `org_admin` is the organization preset that
+ * administers; a custom organization role with `sites:manage` manages the organization's sites (not
+ * delete, code or integrations); `members:manage` administers members only, nothing on a site.
+ *
+ * Permissions: `read`; `settings`, `applets`, `themes`, `legal` (the site's look and content settings);
+ * `code` (settings that reach the page as markup or script: `code_injection`, `about_html`, `html` blocks
+ * of the home builder, `advanced`); `integrations` (API keys, webhooks and forms: credentials and lead
+ * data flows that act on the site without a person); `delete`.
+ */
+import type { EdgeIdentity, OrgMembership, SiteMembership } from "./edge";
+import { parseId } from "./ids";
+
+export const SITE_PERMISSIONS = [
+  "read",
+  "settings",
+  "applets",
+  "themes",
+  "legal",
+  "code",
+  "integrations",
+  "delete",
+] as const;
+export type SitePermission = (typeof SITE_PERMISSIONS)[number];
+
+const ALL: readonly SitePermission[] = SITE_PERMISSIONS;
+const MANAGE: readonly SitePermission[] = ["read", "settings", "applets", "themes", "legal"];
+const READ: readonly SitePermission[] = ["read"];
+
+/** A custom organization role carrying this permission manages the organization's sites (not delete). */
+export const SITES_MANAGE_PERMISSION = "sites:manage";
+
+/** Organization presets that are not owners (owners are `owner: true`, whatever their slug). */
+const ORG_PRESETS: Record<string, readonly SitePermission[]> = {
+  org_admin: ALL,
+  org_member: READ,
+};
+
+/** Site presets that are not owners. Custom site roles (by slug) read; the header carries no permissions for them. */
+const SITE_PRESETS: Record<string, readonly SitePermission[]> = {
+  site_editor: MANAGE,
+  site_author: READ,
+  site_contributor: READ,
+};
+
+/** A share's site role, as the shared organization's administrators hold it (a share is no owner membership). */
+const SHARE_ROLES: Record<string, readonly SitePermission[]> = {
+  site_owner: ALL,
+  site_editor: MANAGE,
+};
+
+/**
+ * Credentials and lead flows (`integrations`) are never granted through a share: they act on the site
+ * without a person and outlive the share, so only the owning organization and the site's own members
+ * administer them (content, which keeps no shares, answers the same).
+ */
+const NEVER_SHARED: ReadonlySet<SitePermission> = new Set(["integrations"]);
+
+export function orgRolePermissions(m: OrgMembership): readonly SitePermission[] {
+  if (m.owner === true) return ALL;
+  const preset = ORG_PRESETS[m.role];
+  if (preset) return preset;
+  return m.permissions.includes(SITES_MANAGE_PERMISSION) ? MANAGE : READ;
+}
+
+export function siteRolePermissions(m: SiteMembership): readonly SitePermission[] {
+  if (m.owner === true) return ALL;
+  return SITE_PRESETS[m.role] ?? READ;
+}
+
+/** Whether the organization role administers (owner, admin, or a custom role with sites:manage). */
+function administers(m: OrgMembership): boolean {
+  return orgRolePermissions(m).includes("settings");
+}
+
+/**
+ * What a person may do with the site: the union of their grants. The owning organization's role; a
+ * stored site membership's role; and for an organization the site is shared with, the share's site role
+ * for that organization's administrators (its plain members read), never `integrations`. Empty = no
+ * access. A reader session (a site's audience account) gets nothing, whatever it carries. Service
+ * callers are the calling service's own rule (sites: everything; content: never administers).
+ */
+export function personSitePermissions(
+  identity: EdgeIdentity,
+  site: { id: string; org_id: string },
+  shares: { org_id: string; role: string }[] = [],
+): Set<SitePermission> {
+  const out = new Set<SitePermission>();
+  if (identity.sessionKind === "reader") return out;
+  const grant = (list: readonly SitePermission[], via = "membership") => {
+    for (const p of list) if (via !== "share" || !NEVER_SHARED.has(p)) out.add(p);
+  };
+  for (const m of identity.orgMemberships ?? []) {
+    const org = parseId(m.org_id);
+    if (org === site.org_id) grant(orgRolePermissions(m));
+    const share = shares.find((s) => s.org_id === org);
+    if (share) grant(administers(m) ? (SHARE_ROLES[share.role] ?? READ) : READ, "share");
+  }
+  for (const m of identity.siteMemberships ?? []) {
+    if (parseId(m.site_id) === site.id) grant(siteRolePermissions(m));
+  }
+  return out;
+}
+
+export const ALL_SITE_PERMISSIONS = ALL;
