@@ -14,6 +14,7 @@ import type {
   PostTypeRemoval,
   PostTypeResult,
   SiteHealthFacts,
+  SiteIntegrations,
   SiteProjection,
   StalledConvergence,
 } from "../lib/rpc";
@@ -30,6 +31,7 @@ import { utcDay } from "./rules/analytics-window";
 import { contentServices } from "./services";
 import { consumeSiteTransferred, stalledSites } from "./site-transfer";
 import { siteHealthFacts } from "./store/health";
+import { siteIntegrationCounts } from "./store/transfers";
 import { purgeExpiredIdempotency } from "./store/idempotency";
 import { upsertSite } from "./store/sites";
 import { purgeSettledDeliveries } from "./store/webhooks";
@@ -128,6 +130,11 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
   /** The sites health sweep's content facts (published content, legal pages) of up to 100 sites. */
   healthFacts(site_ids: string[]): Promise<SiteHealthFacts[]> {
     return siteHealthFacts(this.env.DB, site_ids, new Date().toISOString());
+  }
+
+  /** A transfer offer's integrations to end (identity, through sites): live keys and webhooks per site. */
+  siteIntegrations(site_ids: string[]): Promise<SiteIntegrations[]> {
+    return siteIntegrationCounts(this.env.DB, site_ids);
   }
 
   /** Disables a post type (its applet uninstalled); its posts are kept. */

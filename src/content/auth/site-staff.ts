@@ -7,7 +7,9 @@ import { type EdgeIdentity, readEdgeIdentity } from "../../lib/edge";
 import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
 import { fail, problem } from "../errors";
+import { clockNow } from "../clock";
 import { getSite, INACTIVE_SITE_STATUSES } from "../store/sites";
+import { siteOwner } from "../store/transfers";
 
 const ORG_ADMIN_ROLES = new Set(["org_owner", "org_admin", "owner", "admin"]);
 
@@ -15,16 +17,28 @@ export function siteNotFound(): ApiError {
   return problem("NOT_FOUND", "No such site.");
 }
 
-export function canAdministerKeys(identity: EdgeIdentity, site: SiteProjection): boolean {
+/**
+ * The gateway caches a user's memberships for at most 30 s (`EDGE_CONTEXT_TTL`), so for that long after a
+ * site changes owner a site membership the transfer ended may still be claimed by the edge headers. Site-
+ * scope grants are not honoured here until this much time has passed since the change (issue 19); the new
+ * owner's organization administrators are unaffected.
+ */
+export const SITE_GRANT_QUARANTINE_MS = 30_000;
+
+export function canAdministerKeys(
+  identity: EdgeIdentity,
+  site: SiteProjection,
+  siteGrantsHonoured = true,
+): boolean {
   // A reader session (a site's audience account) never administers keys, whatever it claims.
   if (identity.sessionKind === "reader") return false;
   const orgAdmin = (identity.orgMemberships ?? []).some(
     (m) =>
       m.org_id === site.org_id && (ORG_ADMIN_ROLES.has(m.role) || m.permissions.includes("members:manage")),
   );
-  const siteOwner = (identity.siteMemberships ?? []).some(
-    (m) => m.site_id === site.id && m.role === "site_owner",
-  );
+  const siteOwner =
+    siteGrantsHonoured &&
+    (identity.siteMemberships ?? []).some((m) => m.site_id === site.id && m.role === "site_owner");
   return orgAdmin || siteOwner;
 }
 
@@ -41,8 +55,12 @@ export async function authorizeKeyAdmin(
   if (!identity.userId) {
     fail("UNAUTHENTICATED", "A signed-in staff session is required.");
   }
-  const site = await getSite(db, siteId);
-  if (!site || INACTIVE_SITE_STATUSES.has(site.status) || !canAdministerKeys(identity, site))
-    throw siteNotFound();
+  const [projection, owner] = await Promise.all([getSite(db, siteId), siteOwner(db, siteId)]);
+  if (!projection || !owner || INACTIVE_SITE_STATUSES.has(projection.status)) throw siteNotFound();
+  // The owner as content knows it: the projection, or an applied transfer when newer (a push may lag).
+  const site = { ...projection, org_id: owner.org_id };
+  const changed = owner.changed_at === null ? 0 : Date.parse(owner.changed_at);
+  const settled = !(clockNow() - changed < SITE_GRANT_QUARANTINE_MS);
+  if (!canAdministerKeys(identity, site, settled)) throw siteNotFound();
   return { userId: identity.userId, site };
 }
