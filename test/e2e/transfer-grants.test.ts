@@ -5,6 +5,7 @@
  * minted, key 401, webhook not delivered) until B's admins explicitly keep an integration; a `share` keeps
  * them all (the origin still owns the site).
  */
+import type { TOTP } from "otpauth";
 import { describe, expect, it } from "vitest";
 import { freshIp } from "../support/identity-helpers";
 import {
@@ -14,6 +15,7 @@ import {
   createSite,
   PASSWORD,
   type Session,
+  totpFor,
   uniqueEmail,
   verifiedUser,
 } from "../support/platform";
@@ -56,12 +58,24 @@ async function secondOwner(origin: Session, siteId: string) {
     headers: { "cf-connecting-ip": freshIp() },
   });
   expect(accepted.status).toBe(200);
-  return { email, access_token: accepted.body.access_token };
+  // Staff sign in with a second factor: the account enrols TOTP, to open a fresh session later.
+  const session = accepted.body.access_token;
+  const enrol = await call<{ secret: string }>("POST", "/api/v1/auth/mfa/totp", { token: session });
+  expect(enrol.status).toBe(200);
+  const totp = totpFor(enrol.body.secret);
+  const confirmed = await call("POST", "/api/v1/auth/mfa/totp/confirm", { token: session, body: { code: totp.generate() } });
+  expect(confirmed.status).toBeLessThan(300);
+  return { email, access_token: session, totp };
 }
 
-async function signIn(email: string): Promise<string> {
+/** A new session of the account (its own edge-context cache entry), with the next window's TOTP code. */
+async function signIn(account: { email: string; totp: TOTP }): Promise<string> {
   const login = await call<{ access_token: string }>("POST", "/api/v1/auth/login", {
-    body: { email, password: PASSWORD },
+    body: {
+      email: account.email,
+      password: PASSWORD,
+      totp_code: account.totp.generate({ timestamp: Date.now() + 30_000 }),
+    },
     headers: { "cf-connecting-ip": freshIp() },
   });
   expect(login.status).toBe(200);
@@ -147,7 +161,7 @@ describe("a transferred site stops working for the seller", () => {
     });
     expect(minted.status).toBe(404);
     // Its membership is gone: a fresh session sees the missing site's 404 and mints nothing either.
-    const fresh = await signIn(second.email);
+    const fresh = await signIn(second);
     const missing = await call("GET", "/api/v1/sites/01JAAAAAAAAAAAAAAAAAAAAAAA", { token: fresh });
     const read = await call("GET", `/api/v1/sites/${p.site.id}`, { token: fresh });
     expect(read.status).toBe(404);
@@ -237,7 +251,7 @@ describe("a transferred site stops working for the seller", () => {
     const a = await integrations(p.origin, p.site.id);
     const { offer } = await offerAndAccept(p, "share");
     expect(offer.body.will_end).toBeNull();
-    const fresh = await signIn(second.email);
+    const fresh = await signIn(second);
     expect((await call("GET", `/api/v1/sites/${p.site.id}`, { token: fresh })).status).toBe(200);
     const post = await publish(a.key.key, "Still ours");
     expect(post.status).toBe(201);
