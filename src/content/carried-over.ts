@@ -13,7 +13,9 @@ import { keepCarriedOver } from "./store/transfers";
 
 export const CarriedOverSchema = z
   .object({
-    from_org_id: z.string().openapi({ description: "The organization that owned the site before the transfer" }),
+    from_org_id: z
+      .string()
+      .openapi({ description: "The organization that owned the site before the transfer" }),
     at: z.string().openapi({ description: "When the transfer was accepted" }),
   })
   .nullable()
@@ -21,7 +23,6 @@ export const CarriedOverSchema = z
     description:
       "Set when a transfer of the site carried this integration over from the previous owner: suspended until an administrator keeps it (POST …/keep) or removes it. Null when active.",
   });
-
 
 /** Keeps carried-over key `rawId` of the site; an unknown, active, revoked or other site's key is 404. */
 export async function keepApiKey(db: D1Database, siteId: string, rawId: string): Promise<void> {

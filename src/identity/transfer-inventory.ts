@@ -7,8 +7,8 @@
  */
 import { rpc, type SiteIntegrations, type SitesRpc } from "../lib/rpc";
 import { nowIso } from "./crypto";
-import type { TransferRow } from "./store/transfers";
 import { countEndingGrants } from "./store/transfer-grants";
+import type { TransferRow } from "./store/transfers";
 import type { Env } from "./worker-env";
 
 export interface WillEnd {

@@ -22,7 +22,14 @@ import {
   tenant,
   testEnv,
 } from "../support/content-helpers";
-import { createWebhook, eventually, inbox, received, trustSecrets, webhooksPath } from "../support/webhook-helpers";
+import {
+  createWebhook,
+  eventually,
+  inbox,
+  received,
+  trustSecrets,
+  webhooksPath,
+} from "../support/webhook-helpers";
 
 afterEach(() => setClockForTests(null));
 
@@ -46,7 +53,8 @@ async function keysAs(site: SiteProjection, orgId: string) {
   const res = await call("GET", `/api/v1/sites/${site.id}/api-keys`, {
     headers: ownerHeaders({ ...site, org_id: orgId }),
   });
-  const body = res.status === 200 ? ((await res.json()) as { items: { id: string; carried_over: unknown }[] }) : null;
+  const body =
+    res.status === 200 ? ((await res.json()) as { items: { id: string; carried_over: unknown }[] }) : null;
   return { status: res.status, items: body?.items ?? [] };
 }
 
@@ -111,7 +119,9 @@ describe("a transfer ends the origin's integrations in content", () => {
       { from_org_id: t.site.org_id, at: expect.any(String) },
       { from_org_id: t.site.org_id, at: expect.any(String) },
     ]);
-    expect(await content.siteIntegrations([t.site.id])).toEqual([{ site_id: t.site.id, api_keys: 0, webhooks: 0 }]);
+    expect(await content.siteIntegrations([t.site.id])).toEqual([
+      { site_id: t.site.id, api_keys: 0, webhooks: 0 },
+    ]);
     // The origin's administrators no longer reach the site's keys (the missing site's 404).
     expect((await keysAs(t.site, t.site.org_id)).status).toBe(404);
     expect((await call("POST", "/v1/posts", { key: t.ck, body: { title: "No" } })).status).toBe(401);
@@ -123,9 +133,9 @@ describe("a transfer ends the origin's integrations in content", () => {
     expect(kept.status).toBe(200);
     expect(await kept.json()).toMatchObject({ id: t.secretKey.id, carried_over: null });
     expect((await call("POST", keep, { headers: newOwner })).status).toBe(404);
-    expect((await call("POST", `/api/v1/sites/${t.site.id}/api-keys/nope/keep`, { headers: newOwner })).status).toBe(
-      404,
-    );
+    expect(
+      (await call("POST", `/api/v1/sites/${t.site.id}/api-keys/nope/keep`, { headers: newOwner })).status,
+    ).toBe(404);
     expect((await call("POST", "/v1/posts", { key: t.ck, body: { title: "Kept" } })).status).toBe(201);
     const revoked = await call("DELETE", `/api/v1/sites/${t.site.id}/api-keys/${t.publicKey.id}`, {
       headers: newOwner,

@@ -63,7 +63,10 @@ async function secondOwner(origin: Session, siteId: string) {
   const enrol = await call<{ secret: string }>("POST", "/api/v1/auth/mfa/totp", { token: session });
   expect(enrol.status).toBe(200);
   const totp = totpFor(enrol.body.secret);
-  const confirmed = await call("POST", "/api/v1/auth/mfa/totp/confirm", { token: session, body: { code: totp.generate() } });
+  const confirmed = await call("POST", "/api/v1/auth/mfa/totp/confirm", {
+    token: session,
+    body: { code: totp.generate() },
+  });
   expect(confirmed.status).toBeLessThan(300);
   return { email, access_token: session, totp };
 }
@@ -117,7 +120,12 @@ async function offerAndAccept(
 ): Promise<{ offer: CallResult<TransferOut>; listed: TransferOut }> {
   const offer = await call<TransferOut>("POST", `/api/v1/auth/orgs/${p.from.id}/transfers`, {
     token: p.origin.access_token,
-    body: { site_id: p.site.id, to_org_slug: p.to.slug, mode, ...(mode === "share" ? { share_role: "editor" } : {}) },
+    body: {
+      site_id: p.site.id,
+      to_org_slug: p.to.slug,
+      mode,
+      ...(mode === "share" ? { share_role: "editor" } : {}),
+    },
   });
   expect(offer.status).toBe(200);
   const list = await call<{ incoming: TransferOut[] }>("GET", `/api/v1/auth/orgs/${p.to.id}/transfers`, {
@@ -131,13 +139,16 @@ async function offerAndAccept(
   return { offer, listed };
 }
 
-const carried = <T extends { carried_over: unknown }>(items: T[]) => items.filter((i) => i.carried_over !== null);
+const carried = <T extends { carried_over: unknown }>(items: T[]) =>
+  items.filter((i) => i.carried_over !== null);
 
 describe("a transferred site stops working for the seller", () => {
   it("the origin's second owner, key and webhook are refused after a transfer; the offer said so", async () => {
     const p = await parties();
     const second = await secondOwner(p.origin, p.site.id);
-    expect((await call("GET", `/api/v1/sites/${p.site.id}`, { token: second.access_token })).status).toBe(200);
+    expect((await call("GET", `/api/v1/sites/${p.site.id}`, { token: second.access_token })).status).toBe(
+      200,
+    );
     const a = await integrations(p.origin, p.site.id);
     expect((await publish(a.key.key, "Before")).status).toBe(201);
     await eventually(

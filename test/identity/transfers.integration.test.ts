@@ -438,12 +438,16 @@ describe("transfers", () => {
 
     // Refused by the registry: nothing ends.
     await env.TEST_SITES_DB.prepare("UPDATE sites SET status = 'archived' WHERE id = ?").bind(s.siteId).run();
-    const refused = await call("POST", `/api/v1/auth/orgs/${s.to.id}/transfers/${t.id}/accept`, { token: s.tb });
+    const refused = await call("POST", `/api/v1/auth/orgs/${s.to.id}/transfers/${t.id}/accept`, {
+      token: s.tb,
+    });
     expect(refused.status).toBe(500);
     expect(await members()).toEqual(before);
     await env.TEST_SITES_DB.prepare("UPDATE sites SET status = 'active' WHERE id = ?").bind(s.siteId).run();
 
-    const accepted = await call("POST", `/api/v1/auth/orgs/${s.to.id}/transfers/${t.id}/accept`, { token: s.tb });
+    const accepted = await call("POST", `/api/v1/auth/orgs/${s.to.id}/transfers/${t.id}/accept`, {
+      token: s.tb,
+    });
     expect(accepted.status).toBe(200);
     expect(await members()).toEqual([s.b.session.user.id]);
   });
@@ -453,12 +457,17 @@ describe("transfers", () => {
     const member = await inviteToSite(s.ta, s.siteId, "editor");
     expect((await acceptInvitation(member.token)).status).toBe(200);
     const t = await json<Transfer & { will_end: unknown }>(
-      await offer(s.ta, s.from.id, { site_id: s.siteId, to_org_slug: s.to.slug, mode: "share", share_role: "editor" }),
+      await offer(s.ta, s.from.id, {
+        site_id: s.siteId,
+        to_org_slug: s.to.slug,
+        mode: "share",
+        share_role: "editor",
+      }),
     );
     expect(t.will_end).toBeNull();
-    expect((await call("POST", `/api/v1/auth/orgs/${s.to.id}/transfers/${t.id}/accept`, { token: s.tb })).status).toBe(
-      200,
-    );
+    expect(
+      (await call("POST", `/api/v1/auth/orgs/${s.to.id}/transfers/${t.id}/accept`, { token: s.tb })).status,
+    ).toBe(200);
     const { results } = await e.DB.prepare("SELECT user_id FROM site_memberships WHERE site_id = ?")
       .bind(s.siteId)
       .all();

@@ -6,8 +6,8 @@
 import { type EdgeIdentity, readEdgeIdentity } from "../../lib/edge";
 import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
-import { fail, problem } from "../errors";
 import { clockNow } from "../clock";
+import { fail, problem } from "../errors";
 import { getSite, INACTIVE_SITE_STATUSES } from "../store/sites";
 import { siteOwner } from "../store/transfers";
 

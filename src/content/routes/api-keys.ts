@@ -8,10 +8,10 @@ import { problemResponses } from "../../lib/app";
 import { parseId } from "../../lib/ids";
 import type { SiteProjection } from "../../lib/rpc";
 import { createApiKey, listApiKeys, revokeSiteApiKey } from "../api-key-admin";
-import { CarriedOverSchema, keepApiKey } from "../carried-over";
 import { SCOPES } from "../auth/scopes";
 import { authorizeKeyAdmin, siteNotFound } from "../auth/site-staff";
 import type { AppEnv } from "../bindings";
+import { CarriedOverSchema, keepApiKey } from "../carried-over";
 
 const SiteParam = z.object({ site_id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
 

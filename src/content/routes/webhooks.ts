@@ -9,8 +9,8 @@ import { problemResponses } from "../../lib/app";
 import { parseId } from "../../lib/ids";
 import type { SiteProjection } from "../../lib/rpc";
 import { authorizeKeyAdmin, siteNotFound } from "../auth/site-staff";
-import { CarriedOverSchema, keepWebhook } from "../carried-over";
 import type { AppEnv } from "../bindings";
+import { CarriedOverSchema, keepWebhook } from "../carried-over";
 import {
   createWebhook,
   DELIVERIES_MAX,

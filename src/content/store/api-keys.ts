@@ -2,8 +2,8 @@
 import { drizzle } from "drizzle-orm/d1";
 import { apiKeys, type sites } from "../../../schema/content";
 import type { KeyKind } from "../auth/key-hash";
-import { carriedOver } from "./transfers";
 import type { Scope } from "../auth/scopes";
+import { carriedOver } from "./transfers";
 
 /** A key as read back: never its hash, nor the revocation (only active keys are read). */
 export type ApiKeyRow = Omit<
@@ -12,7 +12,8 @@ export type ApiKeyRow = Omit<
 >;
 
 /** A key as listed to its site's administrators: with what a transfer carried over (issue 19). */
-export type ListedApiKeyRow = ApiKeyRow & Pick<typeof apiKeys.$inferSelect, "carried_over_at" | "carried_over_from">;
+export type ListedApiKeyRow = ApiKeyRow &
+  Pick<typeof apiKeys.$inferSelect, "carried_over_at" | "carried_over_from">;
 
 export interface ApiKeyRecord {
   id: string;

@@ -6,8 +6,8 @@
 import { newId, parseUlid } from "../../lib/ids";
 import type { SiteProjection } from "../../lib/rpc";
 import type { Env } from "../bindings";
-import { carriedOver } from "../store/transfers";
 import { fail } from "../errors";
+import { carriedOver } from "../store/transfers";
 import {
   type DeliveryRow,
   deleteWebhook,

@@ -9,7 +9,7 @@ import { fail } from "../errors";
 import { requireOrgMember } from "../members";
 import { countIncomingPendingTransfers, listOrgTransfers, type TransferRow } from "../store/transfers";
 import { decideOnTransfer } from "../transfer-decisions";
-import { whatWillEnd, type WillEnd } from "../transfer-inventory";
+import { type WillEnd, whatWillEnd } from "../transfer-inventory";
 import { offerTransfer, type TransferOffer } from "../transfer-offers";
 import { bearerSecurity, jsonResponse, readJsonBody } from "./schemas";
 
@@ -26,13 +26,17 @@ const TransferView = z
     expires_at: z.string(),
     will_end: z
       .object({
-        site_members: z.number().int().openapi({ description: "Site members who are not members of the destination" }),
-        pending_invitations: z.number().int().openapi({ description: "Pending site invitations (all revoked)" }),
-        api_keys: z
+        site_members: z
           .number()
           .int()
-          .nullable()
-          .openapi({ description: "Live API keys, carried over until the destination keeps them; null: unknown" }),
+          .openapi({ description: "Site members who are not members of the destination" }),
+        pending_invitations: z
+          .number()
+          .int()
+          .openapi({ description: "Pending site invitations (all revoked)" }),
+        api_keys: z.number().int().nullable().openapi({
+          description: "Live API keys, carried over until the destination keeps them; null: unknown",
+        }),
         webhooks: z
           .number()
           .int()

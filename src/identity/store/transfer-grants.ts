@@ -22,9 +22,7 @@ export function endOutsiderSiteMemberships(db: D1Database, transferId: string, d
       )
       .bind(transferId, decidedAt),
     db
-      .prepare(
-        `DELETE FROM site_memberships WHERE rowid IN (SELECT m.rowid ${OUTSIDERS})`,
-      )
+      .prepare(`DELETE FROM site_memberships WHERE rowid IN (SELECT m.rowid ${OUTSIDERS})`)
       .bind(transferId, decidedAt),
   ];
 }
