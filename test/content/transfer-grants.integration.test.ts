@@ -147,6 +147,32 @@ describe("a transfer ends the origin's integrations in content", () => {
     expect(await keepHook.json()).toMatchObject({ id: hook.id, carried_over: null });
   });
 
+  it("keeping races: of 20 concurrent keeps exactly one answers 200; another site's key, an active key and an unknown id answer the same 404", async () => {
+    const t = await tenant();
+    const other = await tenant();
+    const to = newId();
+    await transferQueue.TEST_SITE_TRANSFERRED.send(transferred(t.site, to));
+    await eventually(
+      () => keysAs(t.site, to),
+      (r) => r.items.length === 2 && r.items.every((k) => k.carried_over !== null),
+    );
+    const newOwner = ownerHeaders({ ...t.site, org_id: to });
+    const keep = (siteId: string, keyId: string, headers = newOwner) =>
+      call("POST", `/api/v1/sites/${siteId}/api-keys/${keyId}/keep`, { headers });
+    const unknown = await keep(t.site.id, newId());
+    const unknownBody = await unknown.json();
+    expect(unknown.status).toBe(404);
+    // Another site's carried-over key through this site's path: the wall answers like a missing id.
+    const wall = await keep(t.site.id, other.secretKey.id);
+    expect(wall.status).toBe(404);
+    expect(await wall.json()).toEqual(unknownBody);
+    const results = await Promise.all(Array.from({ length: 20 }, () => keep(t.site.id, t.secretKey.id)));
+    expect(results.map((r) => r.status).sort()).toEqual([200, ...Array(19).fill(404)]);
+    // Already active now: the same 404 as an unknown id.
+    const active = await keep(t.site.id, t.secretKey.id);
+    expect(await active.json()).toEqual(unknownBody);
+  });
+
   it("before the message is consumed, the old owner's webhook hears none of the new owner's posts", async () => {
     const t = await tenant();
     const old = inbox();
