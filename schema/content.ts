@@ -22,6 +22,8 @@ export const sites = sqliteTable("sites", {
   synced_at: text("synced_at").notNull(),
   /** When the owner organization last changed (the push that changed it; migration 0008). */
   org_since: text("org_since"),
+  /** When content learned the owner changed (NULL until it first changes; migration 0013). */
+  org_changed_at: text("org_changed_at"),
   /**
    * Moves on every change of what a public read of the site shows (triggers of migration 0012, and each
    * projection push): part of the edge cache key of public post answers (src/content/public-reads.ts).
@@ -48,6 +50,10 @@ export const apiKeys = sqliteTable(
     org_id: text("org_id"),
     /** Display name of the creator's byline (authorship context, migration 0010); null on older keys. */
     author_name: text("author_name"),
+    /** Set when a transfer carried the key over to a new owner: refused until kept (migration 0013). */
+    carried_over_at: text("carried_over_at"),
+    /** The organization the key was carried over from. */
+    carried_over_from: text("carried_over_from"),
   },
   (t) => [index("api_keys_site").on(t.site_id, t.created_at)],
 );
@@ -366,6 +372,12 @@ export const webhooks = sqliteTable(
     created_by: text("created_by"),
     created_at: text("created_at").notNull(),
     secret_rotated_at: text("secret_rotated_at"),
+    /** Organization the webhook is stamped for (set at insert by trigger, migration 0013). */
+    org_id: text("org_id"),
+    /** Set when a transfer carried the webhook over to a new owner: not delivered until kept. */
+    carried_over_at: text("carried_over_at"),
+    /** The organization the webhook was carried over from. */
+    carried_over_from: text("carried_over_from"),
   },
   (t) => [index("webhooks_site").on(t.site_id, t.created_at)],
 );

@@ -212,6 +212,25 @@ export const siteMemberships = sqliteTable(
   (t) => [primaryKey({ columns: [t.site_id, t.user_id] }), index("site_memberships_user").on(t.user_id)],
 );
 
+/**
+ * Site memberships a `transfer` acceptance ended (issue 19, migration 0003), kept only so that an
+ * acceptance the site registry refuses can put them back when the transfer reopens.
+ */
+export const transferEndedSiteMemberships = sqliteTable(
+  "transfer_ended_site_memberships",
+  {
+    transfer_id: text("transfer_id").notNull(),
+    site_id: text("site_id").notNull(),
+    user_id: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    org_id: text("org_id"),
+    role: text("role").notNull(),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.transfer_id, t.user_id] })],
+);
+
 export const invitations = sqliteTable(
   "invitations",
   {

@@ -95,7 +95,7 @@ export async function createApiKey(env: Env, site: SiteProjection, userId: strin
   };
 }
 
-/** The site's active keys, newest first, never the key itself. */
+/** The site's unrevoked keys (carried-over ones marked), newest first, never the key itself. */
 export async function listApiKeys(db: D1Database, siteId: string) {
   const keys = await listActiveApiKeys(db, siteId);
   return keys.map((key) => ({
@@ -107,6 +107,7 @@ export async function listApiKeys(db: D1Database, siteId: string) {
     allowed_origins: key.allowed_origins,
     created_by: key.created_by,
     created_at: key.created_at,
+    carried_over: key.carried_over,
   }));
 }
 

@@ -14,6 +14,7 @@ import type {
   PostTypeRemoval,
   PostTypeResult,
   SiteHealthFacts,
+  SiteIntegrations,
   SiteProjection,
   StalledConvergence,
 } from "../lib/rpc";
@@ -32,6 +33,7 @@ import { consumeSiteTransferred, stalledSites } from "./site-transfer";
 import { siteHealthFacts } from "./store/health";
 import { purgeExpiredIdempotency } from "./store/idempotency";
 import { upsertSite } from "./store/sites";
+import { siteIntegrationCounts } from "./store/transfers";
 import { purgeSettledDeliveries } from "./store/webhooks";
 import { deliverContentEvents, settleDeadLetters } from "./webhooks/delivery";
 import { isContentEvent } from "./webhooks/events";
@@ -128,6 +130,11 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
   /** The sites health sweep's content facts (published content, legal pages) of up to 100 sites. */
   healthFacts(site_ids: string[]): Promise<SiteHealthFacts[]> {
     return siteHealthFacts(this.env.DB, site_ids, new Date().toISOString());
+  }
+
+  /** A transfer offer's integrations to end (identity, through sites): live keys and webhooks per site. */
+  siteIntegrations(site_ids: string[]): Promise<SiteIntegrations[]> {
+    return siteIntegrationCounts(this.env.DB, site_ids);
   }
 
   /** Disables a post type (its applet uninstalled); its posts are kept. */

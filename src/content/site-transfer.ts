@@ -1,7 +1,8 @@
 /**
  * The `site-transferred` consumer: after identity accepts a transfer (mode `transfer`), the site's posts,
  * media and API keys are restamped for the new organization in one D1 batch, idempotently and never
- * backwards (see `restampStatements`). A `share` leaves the owner, and so the stamps, as they are. A
+ * backwards (see `restampStatements`); in the same batch the origin's API keys and webhooks are carried
+ * over (suspended until the new owner keeps them, `carried-over.ts`). A `share` leaves the owner, and so the stamps, as they are. A
  * convergence that does not happen (the message lost, stuck or failing) is reported by
  * `stalledConvergence` (RPC for the sites health sweep, and a gauge of /metrics).
  */
@@ -9,6 +10,7 @@ import { z } from "@hono/zod-openapi";
 import type { Logger } from "../lib/log";
 import { errorFields } from "../lib/log";
 import type { StalledConvergence } from "../lib/rpc";
+import { keyContexts } from "./auth/key-cache";
 import type { Env } from "./bindings";
 import { restampStatements, stalledConvergence } from "./store/transfers";
 
@@ -41,6 +43,7 @@ export async function consumeSiteTransferred(env: Env, batch: MessageBatch<unkno
     }
     try {
       await env.DB.batch(restampStatements(env.DB, m, new Date().toISOString()));
+      keyContexts.forgetSite(m.site_id);
       log.info("site_transferred_applied", { site_id: m.site_id, transfer_id: m.transfer_id });
       message.ack();
     } catch (err) {

@@ -30,7 +30,8 @@ export function requireDecidingOrg(
 /**
  * Takes `decision` on transfer `rawId` for organization `orgId` (its membership already authorized). The
  * state changes once (a decided or expired transfer is 409 NOT_PENDING); accepting a move revokes the
- * site's pending invitations in the same step (the origin loses every say over the site). An acceptance is
+ * site's pending invitations and ends the site memberships of people outside the destination in the same
+ * step (the origin loses every say over the site; content carries its keys and webhooks over on the event). An acceptance is
  * applied in the site registry, or undone and refused (TRANSFER_FAILED) when the registry does not carry
  * it out; once
  * applied, the other services learn of it from the site-transferred event. Returns the accepted transfer,

@@ -62,6 +62,16 @@ export interface StalledConvergence {
   stale_keys: number;
 }
 
+/**
+ * A site's integrations in content that accepting a `transfer` of it ends (carries over, suspended until
+ * the new owner keeps them): its live API keys and its webhooks.
+ */
+export interface SiteIntegrations {
+  site_id: string;
+  api_keys: number;
+  webhooks: number;
+}
+
 /** What the sites health sweep needs to know of a site's content (one call per chunk of sites). */
 export interface SiteHealthFacts {
   site_id: string;
@@ -142,6 +152,8 @@ export interface ContentRpc {
   stalledConvergence(): Promise<StalledConvergence[]>;
   /** Health facts of up to 100 sites, in request order (unknown sites: all false). */
   healthFacts(site_ids: string[]): Promise<SiteHealthFacts[]>;
+  /** Live API keys and webhooks of up to 100 sites, in request order (unknown sites: zeros). */
+  siteIntegrations(site_ids: string[]): Promise<SiteIntegrations[]>;
   /**
    * Writes one legal document as a page of the site (one D1 batch): a new draft, or the document's
    * existing page (found by `fields.documento_legal`, else by slug) regenerated when the generator wrote
@@ -201,6 +213,11 @@ export interface SitesRpc {
     mode: "transfer" | "share";
     share_role: string | null;
   }): Promise<{ ok: boolean }>;
+  /**
+   * Content's integrations of up to 100 sites (keys, webhooks), in request order, as content counts them:
+   * what a transfer offer tells the destination will stop working (identity has no binding to content).
+   */
+  siteIntegrations(site_ids: string[]): Promise<SiteIntegrations[]>;
   /** Owner organization of a live site, or null. */
   siteOrg(site_id: string): Promise<{ org_id: string; status: string } | null>;
   /** The stored settings document of a live site; null for a missing, deleted or archived site. */

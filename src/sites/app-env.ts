@@ -14,7 +14,8 @@ import type { SiteRow } from "./store";
 export interface Services {
   /**
    * Content over its service binding: image ingest, the site projection push, the post types of applets
-   * with a `post_type_template`, legal pages, and the health sweep's facts.
+   * with a `post_type_template`, legal pages, the health sweep's facts, and the integrations a
+   * transfer offer lists.
    */
   content: Pick<
     ContentRpc,
@@ -24,6 +25,7 @@ export interface Services {
     | "removePostType"
     | "stalledConvergence"
     | "healthFacts"
+    | "siteIntegrations"
     | "upsertLegalPage"
     | "legalPages"
   >;

@@ -3,7 +3,13 @@ import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/ap
 import { parseId } from "../lib/ids";
 import { batchLogger, callLogger, errorFields } from "../lib/log";
 import { ApiError } from "../lib/problem";
-import type { SiteSettingsMerge, SiteSettingsWriteResult, SitesRpc, StoredSiteSettings } from "../lib/rpc";
+import type {
+  SiteIntegrations,
+  SiteSettingsMerge,
+  SiteSettingsWriteResult,
+  SitesRpc,
+  StoredSiteSettings,
+} from "../lib/rpc";
 import { isSettingsWriteCode } from "../lib/settings-codes";
 import type { SitesAppEnv } from "./app-env";
 import { runCron } from "./cron";
@@ -82,6 +88,11 @@ export default class SitesService extends WorkerEntrypoint<Env> implements Sites
 
   override scheduled(controller: ScheduledController): Promise<void> {
     return runCron(this.env, controller.cron);
+  }
+
+  /** Identity's transfer offers: content's keys and webhooks of the sites (relayed, sites counts nothing). */
+  siteIntegrations(site_ids: string[]): Promise<SiteIntegrations[]> {
+    return sitesServices(this.env, callLogger("sites")).content.siteIntegrations(site_ids.slice(0, 100));
   }
 
   async siteOrg(site_id: string): Promise<{ org_id: string; status: string } | null> {

@@ -18,6 +18,7 @@ function row(id: string, siteId = "site-1"): KeyLookupRow {
     site_slug: "s",
     site_primary_domain: null,
     site_default_language: "en",
+    suspended: 0,
     site_content_version: 3,
   };
 }

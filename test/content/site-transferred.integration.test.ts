@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { call, content, createPost, seedMedia, tenant, testEnv } from "../support/content-helpers";
+import { call, content, createKey, createPost, seedMedia, tenant, testEnv } from "../support/content-helpers";
 
 const queue = (env as unknown as { TEST_SITE_TRANSFERRED: Queue }).TEST_SITE_TRANSFERRED;
 const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000).toISOString();
@@ -81,8 +81,13 @@ describe("site-transferred consumer", () => {
       .bind(t.site.id)
       .first();
     expect(row).toEqual({ transfer_id: message.transfer_id, to_org_id: to });
-    // Content written after the transfer (the projection not yet pushed) is stamped for the new owner too.
-    await createPost(t.ck, { title: "Three" });
+    // The origin's key is carried over: refused like a revoked one (test/content/transfer-grants…).
+    const refused = await call("POST", "/v1/posts", { key: t.ck, body: { title: "Three" } });
+    expect(refused.status).toBe(401);
+    // Content written after the transfer (the projection not yet pushed) by a key of the new owner is
+    // stamped for it too.
+    const fresh = await createKey({ ...t.site, org_id: to });
+    await createPost(fresh.key, { title: "Three" });
     expect(await stamps(t.site.id)).toEqual([to]);
   });
 

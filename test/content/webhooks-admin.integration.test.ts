@@ -27,6 +27,7 @@ describe("POST /api/v1/sites/{site_id}/webhooks", () => {
     const body = (await res.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(
       [
+        "carried_over",
         "created_at",
         "created_by",
         "description",

@@ -413,4 +413,64 @@ describe("transfers", () => {
     );
     expect(list.incoming.map((x) => x.id)).toEqual([t.id]);
   });
+  it("accepting a transfer ends the site memberships of people outside the destination in the same step; a refused acceptance puts them back", async () => {
+    const s = await setup();
+    const outsider = await inviteToSite(s.ta, s.siteId, "owner");
+    expect((await acceptInvitation(outsider.token)).status).toBe(200);
+    // The destination's own member, also a member of the site, keeps it.
+    await e.DB.prepare(
+      "INSERT INTO site_memberships (site_id, user_id, org_id, role, created_at) VALUES (?, ?, ?, 'site_editor', ?)",
+    )
+      .bind(s.siteId, s.b.session.user.id, s.from.id, new Date().toISOString())
+      .run();
+    const members = async () =>
+      (
+        await e.DB.prepare("SELECT user_id FROM site_memberships WHERE site_id = ? ORDER BY user_id")
+          .bind(s.siteId)
+          .all<{ user_id: string }>()
+      ).results.map((r) => r.user_id);
+    const before = await members();
+    expect(before).toHaveLength(2);
+    const t = await json<Transfer & { will_end: unknown }>(
+      await offer(s.ta, s.from.id, { site_id: s.siteId, to_org_slug: s.to.slug, mode: "transfer" }),
+    );
+    expect(t.will_end).toEqual({ site_members: 1, pending_invitations: 0, api_keys: 0, webhooks: 0 });
+
+    // Refused by the registry: nothing ends.
+    await env.TEST_SITES_DB.prepare("UPDATE sites SET status = 'archived' WHERE id = ?").bind(s.siteId).run();
+    const refused = await call("POST", `/api/v1/auth/orgs/${s.to.id}/transfers/${t.id}/accept`, {
+      token: s.tb,
+    });
+    expect(refused.status).toBe(500);
+    expect(await members()).toEqual(before);
+    await env.TEST_SITES_DB.prepare("UPDATE sites SET status = 'active' WHERE id = ?").bind(s.siteId).run();
+
+    const accepted = await call("POST", `/api/v1/auth/orgs/${s.to.id}/transfers/${t.id}/accept`, {
+      token: s.tb,
+    });
+    expect(accepted.status).toBe(200);
+    expect(await members()).toEqual([s.b.session.user.id]);
+  });
+
+  it("a share ends no site membership and says so (will_end null)", async () => {
+    const s = await setup();
+    const member = await inviteToSite(s.ta, s.siteId, "editor");
+    expect((await acceptInvitation(member.token)).status).toBe(200);
+    const t = await json<Transfer & { will_end: unknown }>(
+      await offer(s.ta, s.from.id, {
+        site_id: s.siteId,
+        to_org_slug: s.to.slug,
+        mode: "share",
+        share_role: "editor",
+      }),
+    );
+    expect(t.will_end).toBeNull();
+    expect(
+      (await call("POST", `/api/v1/auth/orgs/${s.to.id}/transfers/${t.id}/accept`, { token: s.tb })).status,
+    ).toBe(200);
+    const { results } = await e.DB.prepare("SELECT user_id FROM site_memberships WHERE site_id = ?")
+      .bind(s.siteId)
+      .all();
+    expect(results).toHaveLength(1);
+  });
 });

@@ -39,6 +39,7 @@ export function servicesWithContent(
       removePostType: (input) => c.removePostType(input),
       stalledConvergence: () => c.stalledConvergence(),
       healthFacts: (ids) => c.healthFacts(ids),
+      siteIntegrations: (ids) => c.siteIntegrations(ids),
       upsertLegalPage: (input) => c.upsertLegalPage(input),
       legalPages: (input) => c.legalPages(input),
       ...overrides,

@@ -133,7 +133,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the site's active API keys (never the key itself) */
+        /** List the site's API keys, carried-over ones marked (never the key itself) */
         get: {
             parameters: {
                 query?: never;
@@ -308,6 +308,76 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/api-keys/{id}/keep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Keep a key a transfer carried over: active again, for the site's new owner
+         * @description After a transfer, the previous owner's keys are carried over (suspended, refused like revoked keys) until an administrator of the new owner keeps or revokes each one. Only a carried-over key can be kept; any other id is 404.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Site id (ULID or UUID) */
+                    site_id: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Kept */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ApiKeySummary"];
+                    };
+                };
+                /** @description Invalid body */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site, or the caller may not administer its keys (indistinguishable) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -517,6 +587,77 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/webhooks/{id}/keep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Keep a webhook a transfer carried over: delivered again, for the site's new owner
+         * @description After a transfer, the previous owner's webhooks are carried over (nothing delivered to them) until an administrator of the new owner keeps or deletes each one. Only a carried-over webhook can be kept; any other id is 404. Consider rotating its secret.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Site id (ULID or UUID) */
+                    site_id: string;
+                    /** @description Webhook id (ULID) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Kept */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Webhook"];
+                    };
+                };
+                /** @description Invalid body or query */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site or webhook, or the caller may not administer the site's webhooks (indistinguishable) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3694,7 +3835,15 @@ export interface components {
             allowed_origins: string[];
             created_by: string | null;
             created_at: string;
+            carried_over: components["schemas"]["CarriedOver"];
         };
+        /** @description Set when a transfer of the site carried this integration over from the previous owner: suspended until an administrator keeps it (POST …/keep) or removes it. Null when active. */
+        CarriedOver: {
+            /** @description The organization that owned the site before the transfer */
+            from_org_id: string;
+            /** @description When the transfer was accepted */
+            at: string;
+        } | null;
         WebhookCreated: {
             id: string;
             url: string;
@@ -3703,6 +3852,7 @@ export interface components {
             created_by: string | null;
             created_at: string;
             secret_rotated_at: string | null;
+            carried_over: components["schemas"]["CarriedOver"];
             /** @description Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes). Shown only here; store it now. */
             secret: string;
         };
@@ -3720,6 +3870,7 @@ export interface components {
             created_by: string | null;
             created_at: string;
             secret_rotated_at: string | null;
+            carried_over: components["schemas"]["CarriedOver"];
         };
         WebhookSecretRotated: {
             id: string;

@@ -4635,6 +4635,17 @@ export interface components {
             };
             created_at: string;
             expires_at: string;
+            /** @description What accepting this pending transfer ends (the origin's grants on the site); null for a share or a decided transfer */
+            will_end: {
+                /** @description Site members who are not members of the destination */
+                site_members: number;
+                /** @description Pending site invitations (all revoked) */
+                pending_invitations: number;
+                /** @description Live API keys, carried over until the destination keeps them; null: unknown */
+                api_keys: number | null;
+                /** @description Webhooks, carried over until the destination keeps them; null: unknown */
+                webhooks: number | null;
+            } | null;
         };
     };
     responses: never;

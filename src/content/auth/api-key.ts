@@ -95,8 +95,9 @@ function stateHeader(buckets: BucketState[]): string {
 }
 
 /**
- * The key and its site. Writes and lead reads read it from D1 every time, so a revocation stops them at
- * once in every isolate; other reads and page-view collection use this isolate's cached context (at most
+ * The key and its site. Writes, lead reads and exports read it from D1 every time, so a revocation, or a
+ * transfer of the site (the key's organization no longer the site's), stops them at once in every
+ * isolate; other reads and page-view collection use this isolate's cached context (at most
  * `KEY_CONTEXT_TTL_MS` old: the revocation bound elsewhere than in the revoking isolate).
  */
 async function lookUpKey(
@@ -105,7 +106,10 @@ async function lookUpKey(
   requirement: KeyRequirement,
 ): Promise<KeyLookupRow | null> {
   const now = clockNow();
-  const exact = requirement.quota === "write" || requirement.scopes.includes("leads:read");
+  const exact =
+    requirement.quota === "write" ||
+    requirement.scopes.includes("leads:read") ||
+    requirement.scopes.includes("export");
   const cached = exact ? null : keyContexts.get(keyHash, now);
   if (cached) return cached;
   const row = await findActiveKeyByHash(db, keyHash);
@@ -129,7 +133,9 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
   const kind: KeyKind | null = token.startsWith("ck_") ? "secret" : token.startsWith("pk_") ? "public" : null;
   if (!kind || token.length > 200) throw unauthenticated("The API key is invalid.");
   const row = await lookUpKey(c.env.DB, await hashApiKey(c.env.API_KEY_PEPPER, token), requirement);
-  if (!row || row.kind !== kind || INACTIVE_SITE_STATUSES.has(row.site_status)) {
+  // A suspended key (carried over by a transfer, or stamped for an organization that no longer owns the
+  // site) answers exactly like a revoked one.
+  if (!row || row.kind !== kind || INACTIVE_SITE_STATUSES.has(row.site_status) || row.suspended) {
     throw unauthenticated("The API key is invalid or revoked.");
   }
 

@@ -9,19 +9,32 @@ import { type EdgeIdentity, readEdgeIdentity } from "../../lib/edge";
 import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
 import { personSitePermissions } from "../../lib/site-permissions";
+import { clockNow } from "../clock";
 import { fail, problem } from "../errors";
 import { getSite, INACTIVE_SITE_STATUSES } from "../store/sites";
+import { siteOwner } from "../store/transfers";
 
 export function siteNotFound(): ApiError {
   return problem("NOT_FOUND", "No such site.");
 }
 
 /**
- * Owners (identity's structural mark), organization admins and site owners; never `members:manage` alone,
- * nor a reader session. Content keeps no shares: the model never grants `integrations` through one.
+ * The gateway caches a user's memberships for at most 30 s (`EDGE_CONTEXT_TTL`), so for that long after a
+ * site changes owner a site membership the transfer ended may still be claimed by the edge headers. Site-
+ * scope grants are not honoured here until this much time has passed since the change (issue 19); the new
+ * owner's organization administrators are unaffected.
  */
-export function canAdministerKeys(identity: EdgeIdentity, site: SiteProjection): boolean {
-  return personSitePermissions(identity, site).has("integrations");
+export const SITE_GRANT_QUARANTINE_MS = 30_000;
+
+export function canAdministerKeys(
+  identity: EdgeIdentity,
+  site: SiteProjection,
+  siteGrantsHonoured = true,
+): boolean {
+  // Owners (identity's structural mark), organization admins and site owners; never `members:manage` alone,
+  // nor a reader session. Content keeps no shares: the model never grants `integrations` through one.
+  const person = siteGrantsHonoured ? identity : { ...identity, siteMemberships: [] };
+  return personSitePermissions(person, site).has("integrations");
 }
 
 /**
@@ -37,8 +50,12 @@ export async function authorizeKeyAdmin(
   if (!identity.userId) {
     fail("UNAUTHENTICATED", "A signed-in staff session is required.");
   }
-  const site = await getSite(db, siteId);
-  if (!site || INACTIVE_SITE_STATUSES.has(site.status) || !canAdministerKeys(identity, site))
-    throw siteNotFound();
+  const [projection, owner] = await Promise.all([getSite(db, siteId), siteOwner(db, siteId)]);
+  if (!projection || !owner || INACTIVE_SITE_STATUSES.has(projection.status)) throw siteNotFound();
+  // The owner as content knows it: the projection, or an applied transfer when newer (a push may lag).
+  const site = { ...projection, org_id: owner.org_id };
+  const changed = owner.changed_at === null ? 0 : Date.parse(owner.changed_at);
+  const settled = !(clockNow() - changed < SITE_GRANT_QUARANTINE_MS);
+  if (!canAdministerKeys(identity, site, settled)) throw siteNotFound();
   return { userId: identity.userId, site };
 }

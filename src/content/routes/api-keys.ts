@@ -11,6 +11,7 @@ import { createApiKey, listApiKeys, revokeSiteApiKey } from "../api-key-admin";
 import { SCOPES } from "../auth/scopes";
 import { authorizeKeyAdmin, siteNotFound } from "../auth/site-staff";
 import type { AppEnv } from "../bindings";
+import { CarriedOverSchema, keepApiKey } from "../carried-over";
 
 const SiteParam = z.object({ site_id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
 
@@ -50,6 +51,7 @@ const ApiKeySummary = z
     allowed_origins: z.array(z.string()),
     created_by: z.string().nullable(),
     created_at: z.string(),
+    carried_over: CarriedOverSchema,
   })
   .openapi("ApiKeySummary");
 
@@ -95,7 +97,7 @@ export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
       method: "get",
       path: "/api/v1/sites/{site_id}/api-keys",
       tags: ["API keys"],
-      summary: "List the site's active API keys (never the key itself)",
+      summary: "List the site's API keys, carried-over ones marked (never the key itself)",
       request: { params: SiteParam },
       responses: {
         200: {
@@ -129,6 +131,30 @@ export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
       const { userId, site } = await authorizeFromPath(c);
       await revokeSiteApiKey(c.env.DB, site.id, c.req.valid("param").id, userId);
       return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/sites/{site_id}/api-keys/{id}/keep",
+      tags: ["API keys"],
+      summary: "Keep a key a transfer carried over: active again, for the site's new owner",
+      description:
+        "After a transfer, the previous owner's keys are carried over (suspended, refused like revoked keys) until an administrator of the new owner keeps or revokes each one. Only a carried-over key can be kept; any other id is 404.",
+      request: { params: SiteParam.extend({ id: z.string() }) },
+      responses: {
+        200: { description: "Kept", content: { "application/json": { schema: ApiKeySummary } } },
+        ...staffProblems,
+      },
+    }),
+    async (c) => {
+      const { site } = await authorizeFromPath(c);
+      const id = c.req.valid("param").id;
+      await keepApiKey(c.env.DB, site.id, id);
+      const kept = (await listApiKeys(c.env.DB, site.id)).find((k) => k.id === id)!;
+      c.header("cache-control", "private, no-store");
+      return c.json(kept, 200);
     },
   );
 }

@@ -10,6 +10,7 @@ import { parseId } from "../../lib/ids";
 import type { SiteProjection } from "../../lib/rpc";
 import { authorizeKeyAdmin, siteNotFound } from "../auth/site-staff";
 import type { AppEnv } from "../bindings";
+import { CarriedOverSchema, keepWebhook } from "../carried-over";
 import {
   createWebhook,
   DELIVERIES_MAX,
@@ -47,6 +48,7 @@ const webhookFields = {
   created_by: z.string().nullable(),
   created_at: z.string(),
   secret_rotated_at: z.string().nullable(),
+  carried_over: CarriedOverSchema,
 };
 
 const Webhook = z.object(webhookFields).openapi("Webhook");
@@ -175,6 +177,30 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>) {
       const { site } = await authorizeFromPath(c);
       await deleteSiteWebhook(c.env.DB, site.id, c.req.valid("param").id);
       return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: `${BASE}/{id}/keep`,
+      tags: TAGS,
+      summary: "Keep a webhook a transfer carried over: delivered again, for the site's new owner",
+      description:
+        "After a transfer, the previous owner's webhooks are carried over (nothing delivered to them) until an administrator of the new owner keeps or deletes each one. Only a carried-over webhook can be kept; any other id is 404. Consider rotating its secret.",
+      request: { params: WebhookParam },
+      responses: {
+        200: { description: "Kept", content: { "application/json": { schema: Webhook } } },
+        ...staffProblems,
+      },
+    }),
+    async (c) => {
+      const { site } = await authorizeFromPath(c);
+      const id = c.req.valid("param").id;
+      await keepWebhook(c.env.DB, site.id, id);
+      const kept = (await listWebhooks(c.env.DB, site.id)).find((w) => w.id === id)!;
+      c.header("cache-control", "private, no-store");
+      return c.json(kept, 200);
     },
   );
 

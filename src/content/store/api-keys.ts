@@ -3,12 +3,17 @@ import { drizzle } from "drizzle-orm/d1";
 import { apiKeys, type sites } from "../../../schema/content";
 import type { KeyKind } from "../auth/key-hash";
 import type { Scope } from "../auth/scopes";
+import { carriedOver } from "./transfers";
 
 /** A key as read back: never its hash, nor the revocation (only active keys are read). */
 export type ApiKeyRow = Omit<
   typeof apiKeys.$inferSelect,
-  "key_hash" | "revoked_at" | "revoked_by" | "org_id"
+  "key_hash" | "revoked_at" | "revoked_by" | "org_id" | "carried_over_at" | "carried_over_from"
 >;
+
+/** A key as listed to its site's administrators: with what a transfer carried over (issue 19). */
+export type ListedApiKeyRow = ApiKeyRow &
+  Pick<typeof apiKeys.$inferSelect, "carried_over_at" | "carried_over_from">;
 
 export interface ApiKeyRecord {
   id: string;
@@ -58,15 +63,17 @@ export async function insertApiKey(db: D1Database, key: ApiKeyRecord & { key_has
     .run();
 }
 
-export async function listActiveApiKeys(db: D1Database, siteId: string): Promise<ApiKeyRecord[]> {
+/** The site's unrevoked keys, carried-over ones included (with their `carried_over`). */
+export async function listActiveApiKeys(db: D1Database, siteId: string) {
   const { results } = await db
     .prepare(
-      `SELECT id, site_id, name, kind, key_prefix, scopes_json, allowed_origins_json, created_by, author_name, created_at
+      `SELECT id, site_id, name, kind, key_prefix, scopes_json, allowed_origins_json, created_by, author_name, created_at,
+         carried_over_at, carried_over_from
        FROM api_keys WHERE site_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`,
     )
     .bind(siteId)
-    .all<ApiKeyRow>();
-  return results.map(toRecord);
+    .all<ListedApiKeyRow>();
+  return results.map((row) => ({ ...toRecord(row), carried_over: carriedOver(row) }));
 }
 
 /** Revokes an active key of the site; false when there is none (unknown, other site's, or already revoked). */
@@ -95,11 +102,17 @@ export type KeyLookupRow = ApiKeyRow & {
   site_primary_domain: SiteRow["primary_domain"];
   site_default_language: SiteRow["default_language"];
   site_content_version: SiteRow["content_version"];
+  /**
+   * 1 when the key may not act (issue 19): a transfer carried it over, or its organization is no longer the
+   * site's owner as content knows it (the projection or the applied transfer, whichever is newer), which
+   * covers the time before the site-transferred consumer has run.
+   */
+  suspended: number;
 };
 
 /**
- * The active key with this hash and its site (status, URL fields, content version); revoked keys are never
- * returned.
+ * The active key with this hash and its site (status, URL fields, content version) and whether it is
+ * suspended; revoked keys are never returned.
  */
 export async function findActiveKeyByHash(db: D1Database, keyHash: string): Promise<KeyLookupRow | null> {
   return db
@@ -107,8 +120,9 @@ export async function findActiveKeyByHash(db: D1Database, keyHash: string): Prom
       `SELECT k.id, k.site_id, k.name, k.kind, k.key_prefix, k.scopes_json, k.allowed_origins_json, k.created_by,
               k.author_name, k.created_at, s.status AS site_status, s.slug AS site_slug,
               s.primary_domain AS site_primary_domain, s.default_language AS site_default_language,
-              s.content_version AS site_content_version
-       FROM api_keys k JOIN sites s ON s.id = k.site_id
+              s.content_version AS site_content_version,
+              (k.carried_over_at IS NOT NULL OR k.org_id IS NOT o.org_id) AS suspended
+       FROM api_keys k JOIN sites s ON s.id = k.site_id LEFT JOIN site_owner o ON o.site_id = k.site_id
        WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
     )
     .bind(keyHash)

@@ -39,6 +39,7 @@ export async function upsertSite(db: D1Database, site: SiteProjection, now: stri
            default_language = excluded.default_language, status = excluded.status,
            primary_domain = excluded.primary_domain, updated_at = excluded.updated_at, synced_at = excluded.synced_at,
            org_since = CASE WHEN sites.org_id = excluded.org_id THEN sites.org_since ELSE excluded.updated_at END,
+           org_changed_at = CASE WHEN sites.org_id = excluded.org_id THEN sites.org_changed_at ELSE excluded.synced_at END,
            content_version = sites.content_version + 1
          WHERE excluded.updated_at >= sites.updated_at`,
       )

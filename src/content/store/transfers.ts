@@ -1,4 +1,4 @@
-import type { StalledConvergence } from "../../lib/rpc";
+import type { SiteIntegrations, StalledConvergence } from "../../lib/rpc";
 
 /**
  * The organization stamp of a site's content (posts, media, API keys: `org_id`, set at insert by the
@@ -34,12 +34,95 @@ export function restampStatements(db: D1Database, m: SiteTransferred, now: strin
            OR (excluded.transferred_at = site_transfers.transferred_at AND excluded.transfer_id > site_transfers.transfer_id)`,
       )
       .bind(m.site_id, m.transfer_id, m.from_org_id, m.to_org_id, m.at, now),
-    ...STAMPED_TABLES.map((table) =>
+    ...(["posts", "media"] as const).map((table) =>
       db
         .prepare(`UPDATE ${table} SET org_id = ? WHERE site_id = ? AND org_id IS NOT ? AND ${isCurrent}`)
         .bind(m.to_org_id, m.site_id, m.to_org_id, m.site_id, m.transfer_id),
     ),
+    // The origin's integrations end here: restamped, and carried over (suspended) until the new owner keeps
+    // them (`keepCarriedOver`). Only those stamped for another organization: what the new owner made
+    // since it took over (stamped for it at insert) goes on.
+    ...CARRIED_TABLES.map((table) =>
+      db
+        .prepare(
+          `UPDATE ${table} SET org_id = ?1, carried_over_at = ?4, carried_over_from = org_id
+           WHERE site_id = ?2 AND org_id IS NOT ?1 AND ${table === "api_keys" ? "revoked_at IS NULL AND " : ""}
+             EXISTS (SELECT 1 FROM site_transfers WHERE site_id = ?2 AND transfer_id = ?3)`,
+        )
+        .bind(m.to_org_id, m.site_id, m.transfer_id, m.at),
+    ),
+    // A revoked key only follows the stamp (it is never carried over: nothing to keep).
+    db
+      .prepare(`UPDATE api_keys SET org_id = ? WHERE site_id = ? AND org_id IS NOT ? AND ${isCurrent}`)
+      .bind(m.to_org_id, m.site_id, m.to_org_id, m.site_id, m.transfer_id),
   ];
+}
+
+/** A carried-over integration as listed (`CarriedOver` of the OpenAPI document); null when active. */
+export function carriedOver(row: { carried_over_at: string | null; carried_over_from: string | null }) {
+  return row.carried_over_at === null
+    ? null
+    : { from_org_id: row.carried_over_from ?? "", at: row.carried_over_at };
+}
+
+/** The integrations a transfer carries over: suspended until an administrator of the new owner keeps them. */
+export const CARRIED_TABLES = ["api_keys", "webhooks"] as const;
+
+/**
+ * Keeps one carried-over key or webhook of the site (the new owner's explicit choice): active again,
+ * stamped for the site's current owner. False when the site has no such carried-over row.
+ */
+export async function keepCarriedOver(
+  db: D1Database,
+  table: (typeof CARRIED_TABLES)[number],
+  siteId: string,
+  id: string,
+): Promise<boolean> {
+  const result = await db
+    .prepare(
+      `UPDATE ${table} SET carried_over_at = NULL, carried_over_from = NULL,
+         org_id = (SELECT org_id FROM site_owner WHERE site_id = ?2)
+       WHERE id = ?1 AND site_id = ?2 AND carried_over_at IS NOT NULL
+         ${table === "api_keys" ? "AND revoked_at IS NULL" : ""}`,
+    )
+    .bind(id, siteId)
+    .run();
+  return result.meta.changes > 0;
+}
+
+/**
+ * Who owns the site as content knows it (the newer of the projection and the applied transfer), and when
+ * content learned of the last change of owner (`changed_at`, null when it never changed).
+ */
+export function siteOwner(db: D1Database, siteId: string) {
+  return db
+    .prepare(
+      `SELECT o.org_id, NULLIF(max(coalesce(s.org_changed_at, ''), coalesce(t.applied_at, '')), '') AS changed_at
+       FROM site_owner o JOIN sites s ON s.id = o.site_id LEFT JOIN site_transfers t ON t.site_id = o.site_id
+       WHERE o.site_id = ?`,
+    )
+    .bind(siteId)
+    .first<{ org_id: string; changed_at: string | null }>();
+}
+
+/**
+ * Per site (up to 100): its live API keys (not revoked, not carried over) and webhooks (not carried over),
+ * which accepting a transfer of it would carry over.
+ */
+export async function siteIntegrationCounts(db: D1Database, siteIds: string[]): Promise<SiteIntegrations[]> {
+  const ids = [...new Set(siteIds.filter((id) => typeof id === "string"))].slice(0, 100);
+  if (ids.length === 0) return [];
+  const { results } = await db
+    .prepare(
+      `SELECT s.value AS site_id,
+         (SELECT count(*) FROM api_keys k WHERE k.site_id = s.value AND k.revoked_at IS NULL AND k.carried_over_at IS NULL) AS api_keys,
+         (SELECT count(*) FROM webhooks w WHERE w.site_id = s.value AND w.carried_over_at IS NULL) AS webhooks
+       FROM json_each(?) s`,
+    )
+    .bind(JSON.stringify(ids))
+    .all<SiteIntegrations>();
+  const bySite = new Map(results.map((r) => [r.site_id, r]));
+  return siteIds.map((id) => bySite.get(id) ?? { site_id: id, api_keys: 0, webhooks: 0 });
 }
 
 const staleCount = (table: string) =>

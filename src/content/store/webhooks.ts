@@ -8,13 +8,17 @@ import type { webhookDeliveries, webhooks } from "../../../schema/content";
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
-/** A webhook as listed: never its secret. */
-export type WebhookView = Omit<WebhookRow, "secret_encrypted">;
+/** A webhook as listed: never its secret (nor its organization stamp). */
+export type WebhookView = Omit<WebhookRow, "secret_encrypted" | "org_id">;
 
-const VIEW_COLUMNS = "id, site_id, url, events_json, description, created_by, created_at, secret_rotated_at";
+/** A webhook as inserted: its stamp is set by trigger, and a new webhook is never carried over. */
+export type NewWebhookRow = Omit<WebhookRow, "org_id" | "carried_over_at" | "carried_over_from">;
+
+const VIEW_COLUMNS =
+  "id, site_id, url, events_json, description, created_by, created_at, secret_rotated_at, carried_over_at, carried_over_from";
 
 /** Inserts the webhook unless the site already has `limit`; false when the limit was reached. */
-export async function insertWebhook(db: D1Database, row: WebhookRow, limit: number): Promise<boolean> {
+export async function insertWebhook(db: D1Database, row: NewWebhookRow, limit: number): Promise<boolean> {
   const result = await db
     .prepare(
       `INSERT INTO webhooks (id, site_id, url, events_json, description, secret_encrypted, created_by, created_at, secret_rotated_at)
@@ -76,7 +80,15 @@ export async function replaceWebhookSecret(
   return result.meta.changes > 0;
 }
 
-/** Ids of the site's webhooks subscribed to `eventType`. */
+/**
+ * A webhook that may be delivered to (`w`): not carried over by a transfer, and stamped for the site's
+ * owner as content knows it (so before the site-transferred consumer has run, the origin's webhook is
+ * already silent once the projection or the transfer names the new owner).
+ */
+const LIVE_WEBHOOK =
+  "w.carried_over_at IS NULL AND w.org_id IS (SELECT org_id FROM site_owner o WHERE o.site_id = w.site_id)";
+
+/** Ids of the site's live webhooks (`LIVE_WEBHOOK`) subscribed to `eventType`. */
 export async function subscribedWebhookIds(
   db: D1Database,
   siteId: string,
@@ -86,6 +98,7 @@ export async function subscribedWebhookIds(
     .prepare(
       `SELECT w.id FROM webhooks w
        WHERE w.site_id = ? AND EXISTS (SELECT 1 FROM json_each(w.events_json) WHERE json_each.value = ?)
+         AND ${LIVE_WEBHOOK}
        ORDER BY w.id`,
     )
     .bind(siteId, eventType)
@@ -159,13 +172,14 @@ export async function claimDelivery(
         `UPDATE webhook_deliveries SET locked_until = ?
          WHERE id = ? AND status = 'pending' AND (locked_until IS NULL OR locked_until <= ?)
            AND EXISTS (SELECT 1 FROM webhooks w
-             WHERE w.id = webhook_deliveries.webhook_id AND w.site_id = webhook_deliveries.site_id)`,
+             WHERE w.id = webhook_deliveries.webhook_id AND w.site_id = webhook_deliveries.site_id AND ${LIVE_WEBHOOK})`,
       )
       .bind(lockUntil, id, now),
     db
       .prepare(
         `SELECT d.*, w.url, w.secret_encrypted FROM webhook_deliveries d
-         LEFT JOIN webhooks w ON w.id = d.webhook_id AND w.site_id = d.site_id WHERE d.id = ?`,
+         LEFT JOIN webhooks w ON w.id = d.webhook_id AND w.site_id = d.site_id AND ${LIVE_WEBHOOK}
+         WHERE d.id = ?`,
       )
       .bind(id),
   ]);

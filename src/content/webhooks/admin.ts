@@ -7,6 +7,7 @@ import { newId, parseUlid } from "../../lib/ids";
 import type { SiteProjection } from "../../lib/rpc";
 import type { Env } from "../bindings";
 import { fail } from "../errors";
+import { carriedOver } from "../store/transfers";
 import {
   type DeliveryRow,
   deleteWebhook,
@@ -78,6 +79,7 @@ function view(row: WebhookView) {
     created_by: row.created_by,
     created_at: row.created_at,
     secret_rotated_at: row.secret_rotated_at,
+    carried_over: carriedOver(row),
   };
 }
 
@@ -114,7 +116,7 @@ export async function createWebhook(
   if (!(await insertWebhook(env.DB, row, MAX_WEBHOOKS_PER_SITE))) {
     fail("WEBHOOK_LIMIT_REACHED", `A site has at most ${MAX_WEBHOOKS_PER_SITE} webhooks; delete one first.`);
   }
-  return { ...view(row), secret };
+  return { ...view({ ...row, carried_over_at: null, carried_over_from: null }), secret };
 }
 
 export async function listWebhooks(db: D1Database, siteId: string) {

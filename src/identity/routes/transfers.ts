@@ -9,6 +9,7 @@ import { fail } from "../errors";
 import { requireOrgMember } from "../members";
 import { countIncomingPendingTransfers, listOrgTransfers, type TransferRow } from "../store/transfers";
 import { decideOnTransfer } from "../transfer-decisions";
+import { type WillEnd, whatWillEnd } from "../transfer-inventory";
 import { offerTransfer, type TransferOffer } from "../transfer-offers";
 import { bearerSecurity, jsonResponse, readJsonBody } from "./schemas";
 
@@ -23,10 +24,34 @@ const TransferView = z
     to_org: z.object({ id: z.string(), name: z.string() }),
     created_at: z.string(),
     expires_at: z.string(),
+    will_end: z
+      .object({
+        site_members: z
+          .number()
+          .int()
+          .openapi({ description: "Site members who are not members of the destination" }),
+        pending_invitations: z
+          .number()
+          .int()
+          .openapi({ description: "Pending site invitations (all revoked)" }),
+        api_keys: z.number().int().nullable().openapi({
+          description: "Live API keys, carried over until the destination keeps them; null: unknown",
+        }),
+        webhooks: z
+          .number()
+          .int()
+          .nullable()
+          .openapi({ description: "Webhooks, carried over until the destination keeps them; null: unknown" }),
+      })
+      .nullable()
+      .openapi({
+        description:
+          "What accepting this pending transfer ends (the origin's grants on the site); null for a share or a decided transfer",
+      }),
   })
   .openapi("Transfer");
 
-function view(r: TransferRow) {
+function view(r: TransferRow, willEnd: Map<string, WillEnd> = new Map()) {
   const expired = r.status === "pending" && r.expires_at <= nowIso();
   return {
     id: r.id,
@@ -38,6 +63,7 @@ function view(r: TransferRow) {
     to_org: { id: r.to_org_id, name: r.to_org_name },
     created_at: r.created_at,
     expires_at: r.expires_at,
+    will_end: willEnd.get(r.id) ?? null,
   };
 }
 
@@ -127,12 +153,14 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
       const results = await listOrgTransfers(c.env.DB, orgId);
       const pending = results.filter((r) => r.status === "pending");
       const shares = results.filter((r) => r.status === "accepted");
+      const ends = await whatWillEnd(c.env, pending);
+      const show = (r: TransferRow) => view(r, ends);
       return c.json(
         {
-          incoming: pending.filter((r) => r.to_org_id === orgId).map(view),
-          outgoing: pending.filter((r) => r.from_org_id === orgId).map(view),
-          shares_granted: shares.filter((r) => r.from_org_id === orgId).map(view),
-          shares_received: shares.filter((r) => r.to_org_id === orgId).map(view),
+          incoming: pending.filter((r) => r.to_org_id === orgId).map(show),
+          outgoing: pending.filter((r) => r.from_org_id === orgId).map(show),
+          shares_granted: shares.filter((r) => r.from_org_id === orgId).map((r) => view(r)),
+          shares_received: shares.filter((r) => r.to_org_id === orgId).map((r) => view(r)),
         },
         200,
       );
@@ -167,7 +195,7 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
       const offer = parseOffer(await readJsonBody(c));
       await requireManager(c, orgId);
       const row = await offerTransfer(c.env, { orgId, userId: c.get("auth").userId }, offer);
-      return c.json(view(row), 200);
+      return c.json(view(row, await whatWillEnd(c.env, [row])), 200);
     },
   );
 

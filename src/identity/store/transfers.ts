@@ -3,6 +3,7 @@ import type { orgs, transfers } from "../../../schema/identity";
 import { nowIso } from "../crypto";
 import { isUniqueViolation } from "./d1-errors";
 import { restoreMovedSiteInvitations, revokeMovedSiteInvitations } from "./invitations";
+import { endOutsiderSiteMemberships, restoreOutsiderSiteMemberships } from "./transfer-grants";
 
 type OrgName = (typeof orgs.$inferSelect)["name"];
 
@@ -105,8 +106,9 @@ export async function insertPendingTransfer(db: D1Database, t: NewTransfer): Pro
 
 /**
  * Compare-and-set: only a pending, unexpired transfer changes state, exactly once. An acceptance that moves
- * the site revokes the site's pending invitations in the same batch (`revokeMovedSiteInvitations`); a
- * share leaves them with the origin, which still owns the site.
+ * the site revokes the site's pending invitations (`revokeMovedSiteInvitations`) and ends the site
+ * memberships of people outside the destination (`endOutsiderSiteMemberships`) in the same batch; a share
+ * leaves them with the origin, which still owns the site.
  */
 export async function decideTransfer(
   db: D1Database,
@@ -120,15 +122,19 @@ export async function decideTransfer(
       "UPDATE transfers SET status = ?1, decided_by = ?2, decided_at = ?3 WHERE id = ?4 AND status = 'pending' AND expires_at > ?3",
     )
     .bind(status, decidedBy, now, id);
-  const statements = status === "accepted" ? [decide, revokeMovedSiteInvitations(db, id, now)] : [decide];
+  const statements =
+    status === "accepted"
+      ? [decide, revokeMovedSiteInvitations(db, id, now), ...endOutsiderSiteMemberships(db, id, now)]
+      : [decide];
   const [decided] = await db.batch(statements);
   return (decided?.meta.changes ?? 0) === 1;
 }
 
-/** Undoes an acceptance the site registry did not carry out, the site's invitations included. */
+/** Undoes an acceptance the site registry did not carry out, the site's invitations and members included. */
 export async function reopenTransfer(db: D1Database, id: string) {
   await db.batch([
     restoreMovedSiteInvitations(db, id),
+    ...restoreOutsiderSiteMemberships(db, id),
     db
       .prepare("UPDATE transfers SET status = 'pending', decided_by = NULL, decided_at = NULL WHERE id = ?")
       .bind(id),
