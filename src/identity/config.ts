@@ -45,7 +45,9 @@ export type OtpPurpose = keyof typeof OTP_POLICY;
  * sign-in (every factor), magic-link login or password reset clears it. Magic link and password reset are
  * never locked. A right password only gives its reservation back (docs/decisions/id-lockout.md). At most
  * `threshold` proofs are evaluated at once (failures plus reservations in flight); a further attempt
- * waits up to `waitSeconds` for a slot; a reservation never settled expires after `leaseSeconds`.
+ * waits in line for a slot while the line moves, giving up (503 SIGN_IN_BUSY, never 423/429) after
+ * `waitSeconds` without a slot granted or settled, or after `maxWaitSeconds` in all; a reservation never
+ * settled expires after `leaseSeconds`.
  */
 export const LOCKOUT = {
   threshold: 5,
@@ -53,7 +55,8 @@ export const LOCKOUT = {
   maxSeconds: 15 * 60,
   decaySeconds: 24 * 3600,
   waitSeconds: 10,
-  leaseSeconds: 10,
+  maxWaitSeconds: 60,
+  leaseSeconds: 20,
 } as const;
 
 /** Fixed-window quotas counted in the RateLimiter Durable Object: [limit, window seconds]. */

@@ -44,8 +44,12 @@ export function passwordGuardKey(
   address: string,
   account: { userId: string; deviceId: string | null } | null,
 ): GuardKey {
-  if (!account) return `address|${address}`;
-  return account.deviceId ? `device|${account.userId}|${account.deviceId}` : `account|${account.userId}`;
+  return account ? accountGuardKey(account.userId, account.deviceId) : `address|${address}`;
+}
+
+/** The guard of a known account: its owner's device when the request carries the device cookie. */
+export function accountGuardKey(userId: string, deviceId: string | null): GuardKey {
+  return deviceId ? `device|${userId}|${deviceId}` : `account|${userId}`;
 }
 
 /**

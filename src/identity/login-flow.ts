@@ -3,7 +3,7 @@ import type { AppContext } from "./context";
 import { clientIp } from "./context";
 import { deviceCookie, knownDevice } from "./devices";
 import { fail, problem } from "./errors";
-import { enforceRateLimit, guardedProof, lockedError, passwordGuardKey } from "./guards";
+import { accountGuardKey, enforceRateLimit, guardedProof, lockedError, passwordGuardKey } from "./guards";
 import { hashPassword, verifyPassword } from "./password";
 import { findLoginCandidate, upgradePasswordHash } from "./store/accounts";
 
@@ -57,4 +57,24 @@ export async function provePassword(c: AppContext, address: string, password: st
     await upgradePasswordHash(c.env.DB, proven.userId, proven.hash, await hashPassword(password));
   }
   return { userId: proven.userId, address, guardKey };
+}
+
+/**
+ * The current password of a signed-in account (password change): the same guard as a sign-in, keyed by
+ * the caller's device when it carries the device cookie, else by the account, so a stolen access token is
+ * not an unthrottled oracle for the password. A wrong password is a confirmed failure (401), a locked
+ * guard answers 423.
+ */
+export async function proveCurrentPassword(
+  c: AppContext,
+  userId: string,
+  password: string,
+  hash: string,
+): Promise<void> {
+  const deviceId = await knownDevice(c.env.OTP_PEPPER, deviceCookie(c), userId);
+  await guardedProof(c.env, accountGuardKey(userId, deviceId), async (failed) => {
+    if ((await verifyPassword(password, hash)).ok) return;
+    failed();
+    fail("INVALID_CREDENTIALS", "The current password is wrong.");
+  });
 }

@@ -141,3 +141,22 @@ describe("lockout: concurrent wrong guesses cannot outrun the counter", () => {
     expect((await start(u.email, u.password)).status).toBe(423);
   });
 });
+
+describe("lockout: the current password of a password change counts like a sign-in", () => {
+  it("a stolen access token is no oracle: 20 concurrent wrong current passwords evaluate 5, then 423", {
+    timeout: 60_000,
+  }, async () => {
+    const { session, password } = await signupVerified();
+    const change = (current: string) =>
+      call("POST", "/api/v1/auth/password/change", {
+        token: session.access_token,
+        body: { current_password: current, new_password: "a-brand-new-passphrase-77" },
+        ip: freshIp(),
+      });
+    const results = statuses(await Promise.all(Array.from({ length: 20 }, () => change("wrong-current-pass"))));
+    expect(count(results, 401)).toBe(5);
+    expect(count(results, 423)).toBe(15);
+    // Locked: even the right password cannot tell the attacker it was right (no 428 step-up).
+    expect((await problem(await change(password))).code).toBe("ACCOUNT_LOCKED");
+  });
+});

@@ -19,7 +19,7 @@ export interface GuardDecision {
 
 /**
  * The answer to `reserve()`: a lease on one evaluation slot, the lock (armed by confirmed failures), or
- * "busy" when no slot freed within `LOCKOUT.waitSeconds` (never a lock: the caller answers 503).
+ * "busy" when the wait for a slot ran out (never a lock: the caller answers 503 SIGN_IN_BUSY).
  */
 export type Reservation =
   | { kind: "granted"; lease: string }
@@ -40,13 +40,15 @@ const fresh = (): GuardState => ({ failures: 0, level: 0, lockedUntil: 0, lastFa
  * `release(lease)` (the proof was right, or was never evaluated). Confirmed failures plus leases in flight
  * never exceed `LOCKOUT.threshold`, so concurrent guesses cannot outrun the counter; only confirmed
  * failures arm the lock, so right proofs never count. A reservation that finds every slot taken waits (FIFO,
- * at most `LOCKOUT.waitSeconds`) for one; a lease that is never settled (crashed request) expires after
+ * bounded: see `reserve`) for one; a lease that is never settled (crashed request) expires after
  * `LOCKOUT.leaseSeconds`. `clear()` is a completed sign-in. Policy: config.ts `LOCKOUT`.
  */
 export class AccountGuard extends DurableObject<IdentityEnv> {
   private readonly lock = new Mutex();
   private readonly waiters: Array<() => void> = [];
   private wakeTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the line last moved (a slot granted or settled): a waiter gives up after a stall, not a queue. */
+  private progressAt = 0;
 
   private async load(now: number): Promise<GuardState> {
     const s = { ...fresh(), ...((await this.ctx.storage.get<GuardState>("s")) ?? {}) };
@@ -72,24 +74,32 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
 
   /**
    * Reserves one evaluation slot. Answers at once when a slot is free or the guard is locked; otherwise
-   * waits in line until a lease is settled or expires, at most `LOCKOUT.waitSeconds`.
+   * waits in line (FIFO) until a lease is settled or expires. "busy" only when the line stalled for
+   * `LOCKOUT.waitSeconds` (no slot granted or settled: holders that died without settling, whose leases
+   * expire after `leaseSeconds`) or this waiter has waited `LOCKOUT.maxWaitSeconds` in all (a queue too
+   * long to serve).
    */
   async reserve(): Promise<Reservation> {
-    const deadline = Date.now() + LOCKOUT.waitSeconds * 1000;
+    const began = Date.now();
     let first = true;
     for (;;) {
       const mayTake = first ? this.waiters.length === 0 : true;
       const outcome = await this.lock.run(() => this.tryReserve(mayTake));
       if (outcome) {
+        this.progressAt = Date.now();
         this.wakeNext();
         return outcome;
       }
-      const left = deadline - Date.now();
-      if (left <= 0) {
+      const now = Date.now();
+      const left = Math.min(
+        Math.max(began, this.progressAt) + LOCKOUT.waitSeconds * 1000,
+        began + LOCKOUT.maxWaitSeconds * 1000,
+      );
+      if (left <= now) {
         this.wakeNext();
         return { kind: "busy", retryAfter: 1 };
       }
-      await this.waitTurn(left, first);
+      await this.waitTurn(left - now, first);
       first = false;
     }
   }
@@ -171,6 +181,7 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
       await this.save(s, now);
       return out;
     });
+    this.progressAt = Date.now();
     this.wakeNext();
     return result;
   }
