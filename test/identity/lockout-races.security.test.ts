@@ -9,7 +9,9 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/identity/crypto";
 import {
   call,
+  freshEmail,
   freshIp,
+  GOOD_PASSWORD,
   json,
   problem,
   signupVerified,
@@ -88,6 +90,22 @@ describe("lockout: right passwords are never counted", () => {
     expect(count(results, 401)).toBeLessThanOrEqual(5);
     expect(count(results, 200) + count(results, 401) + count(results, 423)).toBe(30);
     if (count(results, 423) > 0) expect(count(results, 401)).toBe(5);
+  });
+});
+
+describe("lockout: a refusal after the reservation gives the slot back", () => {
+  it("12 concurrent right passwords of an unconfirmed signup answer 403 and leave nothing counted or held", {
+    timeout: 60_000,
+  }, async () => {
+    const email = freshEmail("pending");
+    const password = GOOD_PASSWORD;
+    const signup = await call("POST", "/api/v1/auth/signup", { body: { email, password }, ip: freshIp() });
+    expect(signup.status).toBe(202);
+    const results = await Promise.all(Array.from({ length: 12 }, () => start(email, password)));
+    const codes = await Promise.all(results.map(async (r) => (await problem(r)).code));
+    expect(codes).toEqual(Array(12).fill("EMAIL_NOT_VERIFIED"));
+    const guard = e.ACCOUNT_GUARD.get(e.ACCOUNT_GUARD.idFromName(await sha256Hex(`guard|address|${email}`)));
+    expect(await guard.counts()).toMatchObject({ failures: 0, inFlight: 0, lockedUntil: 0 });
   });
 });
 
