@@ -34,11 +34,7 @@ export async function enforceRateLimit(env: Env, name: RateLimitName, key: strin
  * challenge opened by a magic link (apart from the password guards, so a stranger's wrong passwords never
  * block the owner's magic link plus second factor).
  */
-export type GuardKey =
-  | `device|${string}`
-  | `account|${string}`
-  | `address|${string}`
-  | `mailbox|${string}`;
+export type GuardKey = `device|${string}` | `account|${string}` | `address|${string}` | `mailbox|${string}`;
 
 export function passwordGuardKey(
   address: string,

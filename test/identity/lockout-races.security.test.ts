@@ -75,7 +75,10 @@ describe("lockout: right passwords are never counted", () => {
     const results = statuses(await Promise.all(attempts.map((a) => a())));
     expect(count(results, 200)).toBe(20);
     expect(count(results, 401)).toBe(4);
-    expect(await (await accountGuard(u.session.user.id)).counts()).toMatchObject({ failures: 4, inFlight: 0 });
+    expect(await (await accountGuard(u.session.user.id)).counts()).toMatchObject({
+      failures: 4,
+      inFlight: 0,
+    });
   });
 
   it("20 wrong guesses and 10 right passwords at once: at most 5 guesses evaluated, 423 only after the lock", {
@@ -171,7 +174,9 @@ describe("lockout: the current password of a password change counts like a sign-
         body: { current_password: current, new_password: "a-brand-new-passphrase-77" },
         ip: freshIp(),
       });
-    const results = statuses(await Promise.all(Array.from({ length: 20 }, () => change("wrong-current-pass"))));
+    const results = statuses(
+      await Promise.all(Array.from({ length: 20 }, () => change("wrong-current-pass"))),
+    );
     expect(count(results, 401)).toBe(5);
     expect(count(results, 423)).toBe(15);
     // Locked: even the right password cannot tell the attacker it was right (no 428 step-up).

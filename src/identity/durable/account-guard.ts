@@ -140,13 +140,10 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
 
   private armWakeTimer(ms: number): void {
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
-    this.wakeTimer = setTimeout(
-      () => {
-        this.wakeTimer = undefined;
-        this.wakeNext();
-      },
-      Math.max(ms, 0) + 5,
-    );
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = undefined;
+      this.wakeNext();
+    }, Math.max(ms, 0) + 5);
   }
 
   /**
