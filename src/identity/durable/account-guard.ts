@@ -83,8 +83,9 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
     const began = Date.now();
     let first = true;
     for (;;) {
-      const mayTake = first ? this.waiters.length === 0 : true;
-      const outcome = await this.lock.run(() => this.tryReserve(mayTake));
+      // A newcomer queues behind earlier waiters (decided under the lock, when the slots are counted).
+      const newcomer = first;
+      const outcome = await this.lock.run(() => this.tryReserve(!newcomer || this.waiters.length === 0));
       if (outcome) {
         this.progressAt = Date.now();
         this.wakeNext();
