@@ -40,15 +40,23 @@ export type OtpPurpose = keyof typeof OTP_POLICY;
  * Account guard (lockout) against online password guessing, keyed by the account (an address without a
  * usable account by itself, so an unknown address behaves exactly like a known one), or by the owner's
  * device when the request carries its device cookie (guards.ts `passwordGuardKey`). 5 consecutive
- * failures lock for 1 minute; each further lock doubles up to 15 minutes; while locked nothing is counted
- * (an attacker cannot extend a lock); the level decays after 24 h without failures; a successful login,
- * magic-link login or password reset clears it. Magic link and password reset are never locked.
+ * confirmed failures lock for 1 minute; each further lock doubles up to 15 minutes; while locked nothing is
+ * counted (an attacker cannot extend a lock); the level decays after 24 h without failures; a completed
+ * sign-in (every factor), magic-link login or password reset clears it. Magic link and password reset are
+ * never locked. A right password only gives its reservation back (docs/decisions/id-lockout.md). At most
+ * `threshold` proofs are evaluated at once (failures plus reservations in flight); a further attempt
+ * waits in line for a slot while the line moves, giving up (503 SIGN_IN_BUSY, never 423/429) after
+ * `waitSeconds` without a slot granted or settled, or after `maxWaitSeconds` in all; a reservation never
+ * settled expires after `leaseSeconds`.
  */
 export const LOCKOUT = {
   threshold: 5,
   baseSeconds: 60,
   maxSeconds: 15 * 60,
   decaySeconds: 24 * 3600,
+  waitSeconds: 10,
+  maxWaitSeconds: 60,
+  leaseSeconds: 20,
 } as const;
 
 /** Fixed-window quotas counted in the RateLimiter Durable Object: [limit, window seconds]. */

@@ -96,6 +96,11 @@ export const beyondSpec = defineErrors({
   SLUG_TAKEN: 409,
   /** Transfer acceptance could not be applied in the site registry (fail closed, nothing changed). */
   TRANSFER_FAILED: 500,
+  /**
+   * Sign-in (password, login, second factor): every evaluation slot of the lockout guard stayed taken
+   * for its bounded wait (config.ts LOCKOUT.waitSeconds). Never a lock; the client retries.
+   */
+  SIGN_IN_BUSY: 503,
   /** Readiness probe: a dependency ping failed (spec: 503). */
   NOT_READY: 503,
   PAYLOAD_TOO_LARGE: CommonErrors.PAYLOAD_TOO_LARGE.status,

@@ -27,19 +27,25 @@ export async function enforceRateLimit(env: Env, name: RateLimitName, key: strin
 }
 
 /**
- * Whose failures a password attempt counts on (the lockout design in docs/decisions.md): the owner's own
+ * Whose failures a sign-in attempt counts on (the lockout design in docs/decisions.md): the owner's own
  * device when the request carries its device cookie; otherwise the account holding the address (so every
  * address of an account shares its 5 tries); an address with no usable account is keyed by itself, so an
- * unknown address behaves exactly like a known one.
+ * unknown address behaves exactly like a known one. `mailbox|<user>` counts the second factor of a
+ * challenge opened by a magic link (apart from the password guards, so a stranger's wrong passwords never
+ * block the owner's magic link plus second factor).
  */
-export type GuardKey = `device|${string}` | `account|${string}` | `address|${string}`;
+export type GuardKey = `device|${string}` | `account|${string}` | `address|${string}` | `mailbox|${string}`;
 
 export function passwordGuardKey(
   address: string,
   account: { userId: string; deviceId: string | null } | null,
 ): GuardKey {
-  if (!account) return `address|${address}`;
-  return account.deviceId ? `device|${account.userId}|${account.deviceId}` : `account|${account.userId}`;
+  return account ? accountGuardKey(account.userId, account.deviceId) : `address|${address}`;
+}
+
+/** The guard of a known account: its owner's device when the request carries the device cookie. */
+export function accountGuardKey(userId: string, deviceId: string | null): GuardKey {
+  return deviceId ? `device|${userId}|${deviceId}` : `account|${userId}`;
 }
 
 /**
@@ -52,8 +58,8 @@ export async function enforceVerifyQuotas(env: Env, ip: string, address: string,
   if (!isLinkToken(code)) await enforceRateLimit(env, "verify_pair", `${address}|${ip}`);
 }
 
-async function guardStub(env: Env, key: GuardKey) {
-  return env.ACCOUNT_GUARD.get(env.ACCOUNT_GUARD.idFromName(await sha256Hex(`guard|${key}`)));
+export function guardStub(env: Env, key: GuardKey) {
+  return sha256Hex(`guard|${key}`).then((name) => env.ACCOUNT_GUARD.get(env.ACCOUNT_GUARD.idFromName(name)));
 }
 
 export function lockedError(retryAfter: number): ApiError {
@@ -64,12 +70,42 @@ export function lockedError(retryAfter: number): ApiError {
   });
 }
 
-/** Reserves one password attempt on the guard (known or not); 423 while that guard is locked. */
-export async function reservePasswordAttempt(env: Env, key: GuardKey): Promise<void> {
-  const decision = await (await guardStub(env, key)).attempt();
-  if (decision.locked) throw lockedError(decision.retryAfter);
+export function busyError(retryAfter: number): ApiError {
+  return problem("SIGN_IN_BUSY", {
+    detail: "Too many sign-in attempts are being checked at once; retry in a moment.",
+    headers: { "Retry-After": String(retryAfter) },
+  });
 }
 
+/**
+ * Runs one sign-in proof under a reservation on the guard of `key` (AccountGuard's protocol): 423 while the
+ * guard is locked, 503 SIGN_IN_BUSY when no slot freed within the bounded wait. `evaluate` marks the proof
+ * failed through `failed()` before it throws or returns; anything else (a right proof, a refusal that is
+ * not a wrong guess, an exception) gives the slot back; a request that dies before settling leaves a lease
+ * that expires (LOCKOUT.leaseSeconds). The one place a failure is confirmed: `guard.fail` answers a
+ * `FailureOutcome` (`lockedFor` > 0 when this failure armed the lock), the hook for sign-in events.
+ */
+export async function guardedProof<T>(
+  env: Env,
+  key: GuardKey,
+  evaluate: (failed: () => void) => Promise<T>,
+): Promise<T> {
+  const guard = await guardStub(env, key);
+  const reservation = await guard.reserve();
+  if (reservation.kind === "locked") throw lockedError(reservation.retryAfter);
+  if (reservation.kind === "busy") throw busyError(reservation.retryAfter);
+  const verdict = { failed: false };
+  try {
+    return await evaluate(() => {
+      verdict.failed = true;
+    });
+  } finally {
+    if (verdict.failed) await guard.fail(reservation.lease);
+    else await guard.release(reservation.lease);
+  }
+}
+
+/** A completed sign-in (every factor proven) on this key: forgets its confirmed failures. */
 export async function clearPasswordGuard(env: Env, key: GuardKey): Promise<void> {
-  await (await guardStub(env, key)).succeed();
+  await (await guardStub(env, key)).clear();
 }

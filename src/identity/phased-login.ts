@@ -8,7 +8,7 @@ import { hmacHex, randomDigits, randomToken } from "./crypto";
 import type { ChallengeInit, LoginMethod, VerifyInput } from "./durable/login-challenge";
 import { fail, problem } from "./errors";
 import { hasConfirmedTotp } from "./factors";
-import { clearPasswordGuard, enforceRateLimit, type GuardKey } from "./guards";
+import { busyError, clearPasswordGuard, enforceRateLimit, type GuardKey } from "./guards";
 import { smsEnabled } from "./messaging";
 import { passkeyLoginOptions, passkeysEnabled } from "./passkeys";
 import { primaryEmail } from "./store/accounts";
@@ -73,7 +73,7 @@ async function openChallenge(env: Env, init: Omit<ChallengeInit, "expiresAt">) {
 /** Step 1, after the password was proven: a challenge bound to the account and its password guard. */
 export async function openLoginChallenge(env: Env, userId: string, guardKey: GuardKey) {
   const methods = loginMethods(await enrolledFactors(env, userId));
-  return openChallenge(env, { userId, guardKey, methods, firstFactor: "password" });
+  return openChallenge(env, { userId, guardKey, factorGuardKey: guardKey, methods, firstFactor: "password" });
 }
 
 /**
@@ -89,7 +89,13 @@ export async function openMagicLinkChallenge(env: Env, userId: string) {
   if (factors.phone) methods.push("sms");
   if (factors.passkeys) methods.push("passkey");
   if (factors.recovery) methods.push("recovery_code");
-  return openChallenge(env, { userId, guardKey: `account|${userId}`, methods, firstFactor: "magic_link" });
+  return openChallenge(env, {
+    userId,
+    guardKey: `account|${userId}`,
+    factorGuardKey: `mailbox|${userId}`,
+    methods,
+    firstFactor: "magic_link",
+  });
 }
 
 /**
@@ -190,6 +196,13 @@ export async function verifyLoginFactor(env: Env, body: LoginFactorProof) {
       return fail("PASSKEY_CEREMONY_INVALID", "Request passkey options first.");
     case "dead":
       return fail("TOO_MANY_ATTEMPTS", "Too many wrong attempts; start the login again.");
+    case "locked":
+      return fail("TOO_MANY_ATTEMPTS", {
+        detail: "Too many wrong codes for this sign-in; try again later.",
+        headers: { "Retry-After": String(outcome.retryAfter) },
+      });
+    case "busy":
+      throw busyError(outcome.retryAfter);
     case "wrong":
       return fail(outcome.reason === "clone" ? "PASSKEY_CLONE_SUSPECTED" : "MFA_INVALID_CODE", {
         detail:
@@ -197,7 +210,7 @@ export async function verifyLoginFactor(env: Env, body: LoginFactorProof) {
         details: { attempts_remaining: outcome.remaining },
       });
     case "ok": {
-      await clearPasswordGuard(env, outcome.guardKey);
+      for (const key of outcome.guardKeys) await clearPasswordGuard(env, key);
       // A recovery code is an emergency entry: it never earns a long-lived trusted-device session.
       const trusted = body.trust_device === true && body.method !== "recovery_code";
       return { userId: outcome.userId, method: `${outcome.firstFactor}_${body.method}`, trusted };

@@ -394,6 +394,31 @@ describe("sign-in page: the second step", () => {
   });
 });
 
+describe("the page script's own next check", () => {
+  it("refuses a tampered data-next that only normalises into another origin, keeps a same-origin one", async () => {
+    const page = await openPage("/auth/sign-in");
+    const checked = await page.evaluate(
+      (values) =>
+        values.map((value) => {
+          document.querySelector("[data-next]")?.setAttribute("data-next", value);
+          return (window as unknown as { SignIn: { nextPath(): string } }).SignIn.nextPath();
+        }),
+      [
+        "/..//evil.example/x",
+        "/.//evil.example/x",
+        "/%2e%2e//evil.example/x",
+        "/a/..//evil.example/x",
+        "/\\evil.example",
+        "/\t/evil.example",
+        "https://evil.example/",
+        "javascript:alert(1)",
+        "/auth/x/../account?tab=keys#k",
+      ],
+    );
+    expect(checked).toEqual([...Array(8).fill("/auth/account"), "/auth/account?tab=keys#k"]);
+  });
+});
+
 describe("magic link page", () => {
   it("an account with a second factor opens the mailed link and finishes with TOTP on the page", async () => {
     const { email, secret } = await totpAccount("magic");

@@ -1,26 +1,70 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/identity/crypto";
 
 const e = env as unknown as IdentityEnv;
 
+function guard() {
+  return e.ACCOUNT_GUARD.get(e.ACCOUNT_GUARD.idFromName(crypto.randomUUID()));
+}
+
+type Stub = ReturnType<typeof guard>;
+
+async function granted(stub: Stub): Promise<string> {
+  const r = await stub.reserve();
+  if (r.kind !== "granted") throw new Error(`expected a slot, got ${r.kind}`);
+  return r.lease;
+}
+
 describe("AccountGuard", () => {
-  it("counts concurrent attempts exactly: 5 run, the rest are locked", async () => {
-    const stub = e.ACCOUNT_GUARD.get(
-      e.ACCOUNT_GUARD.idFromName(await sha256Hex(`guard|${crypto.randomUUID()}`)),
-    );
-    const results = await Promise.all(Array.from({ length: 12 }, () => stub.attempt()));
-    expect(results.filter((r) => !r.locked)).toHaveLength(5);
-    expect(results.filter((r) => r.locked).every((r) => r.retryAfter > 0 && r.retryAfter <= 60)).toBe(true);
+  it("at most 5 reservations in flight; confirmed failures arm the lock and the waiters are locked", async () => {
+    const stub = guard();
+    const leases = await Promise.all(Array.from({ length: 5 }, () => granted(stub)));
+    const waiting = Array.from({ length: 7 }, () => stub.reserve());
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await stub.counts()).toMatchObject({ failures: 0, inFlight: 5 });
+    const outcomes = await Promise.all(leases.map((lease) => stub.fail(lease)));
+    expect(outcomes.map((o) => o.lockedFor)).toEqual([0, 0, 0, 0, 60]);
+    const late = await Promise.all(waiting);
+    expect(late.every((r) => r.kind === "locked" && r.retryAfter > 0 && r.retryAfter <= 60)).toBe(true);
   });
 
-  it("a success clears the state", async () => {
-    const stub = e.ACCOUNT_GUARD.get(e.ACCOUNT_GUARD.idFromName(crypto.randomUUID()));
-    for (let i = 0; i < 5; i++) await stub.attempt();
-    expect((await stub.check()).locked).toBe(true);
-    await stub.succeed();
+  it("released reservations count nothing and hand their slots to the waiters", async () => {
+    const stub = guard();
+    const leases = await Promise.all(Array.from({ length: 5 }, () => granted(stub)));
+    const waiting = Array.from({ length: 8 }, () => granted(stub));
+    await Promise.all(leases.map((lease) => stub.release(lease)));
+    const next = await Promise.all(waiting.slice(0, 5));
+    await Promise.all(next.map((lease) => stub.release(lease)));
+    await Promise.all((await Promise.all(waiting.slice(5))).map((lease) => stub.release(lease)));
+    expect(await stub.counts()).toMatchObject({ failures: 0, inFlight: 0, lockedUntil: 0 });
     expect((await stub.check()).locked).toBe(false);
-    expect((await stub.attempt()).locked).toBe(false);
+  });
+
+  it("4 failures and a free slot: the 5th proof runs; clear() (a completed sign-in) forgets them", async () => {
+    const stub = guard();
+    for (let i = 0; i < 4; i++) await stub.fail(await granted(stub));
+    expect(await stub.counts()).toMatchObject({ failures: 4, inFlight: 0 });
+    const last = await granted(stub);
+    await stub.clear();
+    expect(await stub.counts()).toMatchObject({ failures: 0, inFlight: 1 });
+    await stub.release(last);
+    expect(await stub.counts()).toMatchObject({ failures: 0, inFlight: 0 });
+  });
+
+  it("reservations never settled: waiters give up after a 10 s stall (503, not a lock), the leases expire at 20 s", {
+    timeout: 60_000,
+  }, async () => {
+    const stub = guard();
+    for (let i = 0; i < 5; i++) await granted(stub);
+    const t = Date.now();
+    const stalled = await stub.reserve();
+    expect(stalled.kind).toBe("busy");
+    expect(Date.now() - t).toBeGreaterThanOrEqual(9_500);
+    expect(await stub.counts()).toMatchObject({ failures: 0, inFlight: 5, lockedUntil: 0 });
+    await new Promise((r) => setTimeout(r, 20_500 - (Date.now() - t)));
+    expect(await stub.counts()).toMatchObject({ failures: 0, inFlight: 0, lockedUntil: 0 });
+    const lease = await granted(stub);
+    await stub.release(lease);
   });
 });
 

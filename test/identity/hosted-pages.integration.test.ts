@@ -19,6 +19,26 @@ const PAGES = [
   "/auth/invitations/accept?token=t",
 ];
 
+/** Paths that start with one slash but resolve, or re-resolve once normalised, on another origin. */
+const DOT_SEGMENT_ESCAPES = [
+  "/..//evil.example/x",
+  "/.//evil.example/x",
+  "/%2e%2e//evil.example/x",
+  "/%2E//evil.example/x",
+  "/a/..//evil.example/x",
+  "/a/%2e%2e//evil.example/x",
+  "/\\evil.example",
+  "/\\/evil.example",
+  "/%5c/evil.example/../..//evil.example",
+  "/\t/evil.example",
+  "/\n/evil.example",
+  "/.\t./\n/evil.example",
+  "https://evil.example/x",
+  "http://identity.test.evil.example/x",
+  "javascript:alert(1)",
+  " /..//evil.example",
+];
+
 async function page(path: string) {
   const res = await call("GET", path);
   return { res, text: await res.text() };
@@ -93,6 +113,18 @@ describe("GET /auth/* hosted sign-in pages", () => {
       const { text } = await page(`/auth/sign-in?next=${encodeURIComponent(hostile)}`);
       expect(nextOf(text), hostile).toBe("/auth/account");
     }
+    // Issue 18 item 4: a path that only normalises into another origin (dot segments, encoded dots,
+    // backslashes, control characters) is refused, on every page that takes next, before it is emitted.
+    for (const hostile of DOT_SEGMENT_ESCAPES) {
+      for (const path of ["/auth/sign-in", "/auth/sign-up", "/auth/magic-link", "/auth/password/reset"]) {
+        const { text } = await page(`${path}?next=${encodeURIComponent(hostile)}`);
+        expect(nextOf(text), `${path} ${hostile}`).toBe("/auth/account");
+        expect(text, `${path} ${hostile}`).not.toContain("evil.example");
+      }
+    }
+    // A same-origin path is emitted in its normalised form.
+    const normalised = await page(`/auth/sign-in?next=${encodeURIComponent("/auth/x/../account?tab=keys")}`);
+    expect(nextOf(normalised.text)).toBe("/auth/account?tab=keys");
     // A detour (sign-up, reset) carries the next path along.
     expect(kept.text).toContain(
       `href="/auth/sign-up?next=${encodeURIComponent("/auth/account?tab=keys#x")}"`,
@@ -131,6 +163,11 @@ describe("safeNextPath", () => {
     expect(safeNextPath("/a/../b")).toBe("/b");
     // An encoded newline stays inside the path: the browser will not decode it into the authority.
     expect(safeNextPath("/%0a/x")).toBe("/%0a/x");
+    // Normalised, then emitted as the normalised path; encoded backslashes stay inside the path.
+    expect(safeNextPath("/a/./b/%2e%2e/c?q=1#h")).toBe("/a/c?q=1#h");
+    expect(safeNextPath("/%5cevil.example")).toBe("/%5cevil.example");
+    expect(safeNextPath("/auth/account")).toBe("/auth/account");
+    for (const bad of DOT_SEGMENT_ESCAPES) expect(safeNextPath(bad), bad).toBe("/auth/account");
     for (const bad of [
       undefined,
       "",

@@ -615,6 +615,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description ACCOUNT_LOCKED (too many wrong current passwords, the sign-in lockout) */
+                423: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description STEP_UP_REQUIRED */
                 428: {
                     headers: {
@@ -633,7 +642,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description STEP_UP_UNAVAILABLE, PASSWORD_CHECK_UNAVAILABLE */
+                /** @description STEP_UP_UNAVAILABLE, PASSWORD_CHECK_UNAVAILABLE, SIGN_IN_BUSY */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -736,6 +745,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description SIGN_IN_BUSY (no evaluation slot of the lockout guard freed within 10 s) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -827,6 +845,15 @@ export interface paths {
                 };
                 /** @description RATE_LIMITED */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description SIGN_IN_BUSY (no evaluation slot of the lockout guard freed within 10 s) */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -992,8 +1019,17 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description TOO_MANY_ATTEMPTS */
+                /** @description TOO_MANY_ATTEMPTS (the challenge or its lockout guard) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description SIGN_IN_BUSY (no evaluation slot of the lockout guard freed within 10 s) */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };

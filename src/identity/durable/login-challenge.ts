@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { LOGIN_CHALLENGE_MAX_FAILURES } from "../config";
 import { timingSafeEqual } from "../crypto";
 import { consumeRecoveryCode, verifyTotp } from "../factors";
-import type { GuardKey } from "../guards";
+import { type GuardKey, guardStub } from "../guards";
 import { type PasskeyAssertionResult, verifyPasskeyAssertion } from "../passkeys";
 import type { Env } from "../worker-env";
 import { Mutex } from "./mutex";
@@ -13,6 +13,11 @@ export interface ChallengeInit {
   userId: string;
   /** The password guard the first factor counted on: cleared when the challenge succeeds. */
   guardKey: GuardKey;
+  /**
+   * The guard every second-factor proof of this challenge reserves a slot on and confirms its wrong codes
+   * on (the password's own guard, or `mailbox|<user>` after a magic link); cleared on success.
+   */
+  factorGuardKey: GuardKey;
   /** What opened the challenge: a proven password, or a magic-link code (then e-mail is never a method). */
   firstFactor: "password" | "magic_link";
   methods: LoginMethod[];
@@ -27,7 +32,13 @@ interface ChallengeState extends ChallengeInit {
 }
 
 export type VerifyOutcome =
-  | { kind: "ok"; userId: string; guardKey: GuardKey; firstFactor: ChallengeInit["firstFactor"] }
+  | {
+      kind: "ok";
+      userId: string;
+      guardKeys: GuardKey[];
+      firstFactor: ChallengeInit["firstFactor"];
+    }
+  | { kind: "locked" | "busy"; retryAfter: number }
   | { kind: "invalid" }
   | { kind: "method_not_available" }
   | { kind: "ceremony_invalid" }
@@ -96,41 +107,24 @@ export class LoginChallenge extends DurableObject<Env> {
       if (!s.methods.includes(input.method)) return { kind: "method_not_available" };
       if (input.method === "passkey" && !s.passkeyChallenge) return { kind: "ceremony_invalid" };
 
-      let ok = false;
-      let reason: "code" | "passkey" | "clone" = "code";
-      switch (input.method) {
-        case "totp":
-          ok = await verifyTotp(this.env, s.userId, input.code, "confirmed");
-          break;
-        case "recovery_code":
-          ok = await consumeRecoveryCode(this.env, s.userId, input.code);
-          break;
-        case "email":
-        case "sms":
-          ok =
-            s.sentCode?.method === input.method &&
-            Date.now() < s.sentCode.expiresAt &&
-            timingSafeEqual(s.sentCode.codeHash, input.codeHash);
-          break;
-        case "passkey": {
-          const result: PasskeyAssertionResult = await verifyPasskeyAssertion(
-            this.env,
-            s.userId,
-            s.passkeyChallenge!,
-            input.credential,
-          );
-          ok = result === "ok";
-          reason = result === "clone_suspected" ? "clone" : "passkey";
-          break;
-        }
+      const guardKey = s.factorGuardKey ?? s.guardKey;
+      const guard = await guardStub(this.env, guardKey);
+      const reservation = await guard.reserve();
+      if (reservation.kind !== "granted") return reservation;
+      let result: { ok: boolean; reason: "code" | "passkey" | "clone" } | undefined;
+      try {
+        result = await this.evaluate(s, input);
+      } finally {
+        if (result && !result.ok) await guard.fail(reservation.lease);
+        else await guard.release(reservation.lease);
       }
-      if (ok) {
+      if (result.ok) {
         s.status = "consumed";
         await this.ctx.storage.put("s", s);
         return {
           kind: "ok",
           userId: s.userId,
-          guardKey: s.guardKey,
+          guardKeys: [...new Set([s.guardKey, guardKey])],
           firstFactor: s.firstFactor ?? "password",
         };
       }
@@ -141,8 +135,39 @@ export class LoginChallenge extends DurableObject<Env> {
         return { kind: "dead" };
       }
       await this.ctx.storage.put("s", s);
-      return { kind: "wrong", remaining: LOGIN_CHALLENGE_MAX_FAILURES - s.failures, reason };
+      return { kind: "wrong", remaining: LOGIN_CHALLENGE_MAX_FAILURES - s.failures, reason: result.reason };
     });
+  }
+
+  /** Evaluates one second-factor proof against the challenge (under the lock and a guard reservation). */
+  private async evaluate(
+    s: ChallengeState,
+    input: VerifyInput,
+  ): Promise<{ ok: boolean; reason: "code" | "passkey" | "clone" }> {
+    switch (input.method) {
+      case "totp":
+        return { ok: await verifyTotp(this.env, s.userId, input.code, "confirmed"), reason: "code" };
+      case "recovery_code":
+        return { ok: await consumeRecoveryCode(this.env, s.userId, input.code), reason: "code" };
+      case "email":
+      case "sms": {
+        const sent = s.sentCode;
+        const ok =
+          sent?.method === input.method &&
+          Date.now() < sent.expiresAt &&
+          timingSafeEqual(sent.codeHash, input.codeHash);
+        return { ok, reason: "code" };
+      }
+      case "passkey": {
+        const verdict: PasskeyAssertionResult = await verifyPasskeyAssertion(
+          this.env,
+          s.userId,
+          s.passkeyChallenge!,
+          input.credential,
+        );
+        return { ok: verdict === "ok", reason: verdict === "clone_suspected" ? "clone" : "passkey" };
+      }
+    }
   }
 
   /** Test and diagnostics view of the counter. */

@@ -10,12 +10,33 @@ const FLOW_JS = `"use strict";
   const DEFAULT_NEXT = "/auth/account";
   const $ = (selector) => document.querySelector(selector);
 
-  // Checked on the server already (safeNextPath); checked again so a tampered attribute cannot leave the origin.
+  // Checked on the server already (safeNextPath); checked again, the same way, so a tampered attribute
+  // cannot leave the origin: the value and the path it normalises to must both resolve on this origin.
+  function sameOriginPath(value) {
+    try {
+      const url = new URL(value, location.origin);
+      return url.origin === location.origin ? url.pathname + url.search + url.hash : null;
+    } catch {
+      return null;
+    }
+  }
+
+  // One leading slash, no backslash (92), space, control character or DEL.
+  function plainPath(value) {
+    if (value.charAt(0) !== "/" || value.charAt(1) === "/") return false;
+    for (let i = 0; i < value.length; i++) {
+      const code = value.charCodeAt(i);
+      if (code <= 32 || code === 92 || code === 127) return false;
+    }
+    return true;
+  }
+
   function nextPath() {
     const el = $("[data-next]");
     const value = el ? el.getAttribute("data-next") || "" : "";
-    const safe = value.charAt(0) === "/" && value.charAt(1) !== "/" && value.indexOf(String.fromCharCode(92)) === -1;
-    return safe ? value : DEFAULT_NEXT;
+    if (!plainPath(value)) return DEFAULT_NEXT;
+    const path = sameOriginPath(value);
+    return path && sameOriginPath(path) === path ? path : DEFAULT_NEXT;
   }
 
   function withNext(path, extra) {

@@ -71,19 +71,20 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
           423: "ACCOUNT_LOCKED",
           428: "MFA_NOT_ENROLLED",
           429: "RATE_LIMITED",
+          503: "SIGN_IN_BUSY (no evaluation slot of the lockout guard freed within 10 s)",
         }),
       },
     }),
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      const { userId, guardKey } = await provePassword(c, address, body.password);
-      if (!(await hasConfirmedTotp(c.env.DB, userId))) {
-        fail("MFA_NOT_ENROLLED", "Enroll a TOTP factor first.");
-      }
-      if (!body.totp_code || !(await verifyTotp(c.env, userId, body.totp_code.trim(), "confirmed"))) {
-        fail("MFA_INVALID_CODE", "The TOTP code is invalid.");
-      }
+      const { userId, guardKey } = await provePassword(c, address, body.password, async (id, failed) => {
+        if (!(await hasConfirmedTotp(c.env.DB, id))) fail("MFA_NOT_ENROLLED", "Enroll a TOTP factor first.");
+        if (!body.totp_code || !(await verifyTotp(c.env, id, body.totp_code.trim(), "confirmed"))) {
+          failed();
+          fail("MFA_INVALID_CODE", "The TOTP code is invalid.");
+        }
+      });
       await clearPasswordGuard(c.env, guardKey);
       const session = await createSession(c, { userId, method: "password_totp" });
       return c.json(await sessionResponse(c, session), 200);
@@ -109,6 +110,7 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
           423: "ACCOUNT_LOCKED",
           428: "MFA_NOT_ENROLLED",
           429: "RATE_LIMITED",
+          503: "SIGN_IN_BUSY (no evaluation slot of the lockout guard freed within 10 s)",
         }),
       },
     }),
@@ -162,7 +164,8 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
         ...problemResponses({
           400: "BAD_REQUEST, METHOD_NOT_AVAILABLE",
           401: "MFA_INVALID_CODE (details.attempts_remaining), CHALLENGE_INVALID, PASSKEY_CEREMONY_INVALID, PASSKEY_CLONE_SUSPECTED",
-          429: "TOO_MANY_ATTEMPTS",
+          429: "TOO_MANY_ATTEMPTS (the challenge or its lockout guard)",
+          503: "SIGN_IN_BUSY (no evaluation slot of the lockout guard freed within 10 s)",
         }),
       },
     }),

@@ -6,9 +6,10 @@ import type { AppEnv } from "../context";
 import { clientIp } from "../context";
 import { fail } from "../errors";
 import { clearPasswordGuard, enforceRateLimit, enforceVerifyQuotas } from "../guards";
+import { proveCurrentPassword } from "../login-flow";
 import { consumeOtp } from "../otp";
 import { noticePasswordReset } from "../owner-notices";
-import { hashPassword, verifyPassword } from "../password";
+import { hashPassword } from "../password";
 import { enforcePasswordPolicy } from "../password-policy";
 import { requestPasswordReset } from "../password-reset";
 import { prepareSession, sessionResponse } from "../sessions";
@@ -189,9 +190,10 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
           400: "PASSWORD_TOO_WEAK, PASSWORD_BREACHED",
           401: "INVALID_CREDENTIALS, CODE_INVALID",
           409: "PASSWORD_NOT_SET",
+          423: "ACCOUNT_LOCKED (too many wrong current passwords, the sign-in lockout)",
           428: "STEP_UP_REQUIRED",
           429: "RATE_LIMITED (step-up code sends and checks)",
-          503: "STEP_UP_UNAVAILABLE, PASSWORD_CHECK_UNAVAILABLE",
+          503: "STEP_UP_UNAVAILABLE, PASSWORD_CHECK_UNAVAILABLE, SIGN_IN_BUSY",
         }),
       },
     }),
@@ -203,8 +205,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       if (!user?.password_hash) {
         fail("PASSWORD_NOT_SET", "This account has no password; use a reset instead.");
       }
-      const check = await verifyPassword(body.current_password, user.password_hash);
-      if (!check.ok) fail("INVALID_CREDENTIALS", "The current password is wrong.");
+      await proveCurrentPassword(c, userId, body.current_password, user.password_hash);
       await requireStepUp(c, "password.change", c.req.header("x-step-up-code"));
       const hash = await hashPassword(body.new_password);
       await c.env.DB.batch([
