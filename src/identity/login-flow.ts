@@ -44,5 +44,5 @@ export async function provePassword(c: AppContext, address: string, password: st
       await hashPassword(password),
     );
   }
-  return { userId: candidate.user_id, address, guardKey };
+  return { userId: candidate.user_id, address, guardKey, epoch: candidate.credential_epoch };
 }
