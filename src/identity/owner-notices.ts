@@ -100,7 +100,7 @@ export async function noticeFactorAdded(
       {
         to: primary,
         purpose,
-        subject: added.subject,
+        subject: input.alsoRecovery ? `${added.subject}, with new recovery codes` : added.subject,
         body: `${added.what(input.detail ?? "")}${pool} If this was not you, ${undo} with this link, which also signs out every session (it works for ${LINK_DAYS} days): ${link} Then change your password.`,
         link,
       },
