@@ -110,6 +110,15 @@ export function deliveryMethod(env: Env, method: LoginMethod): "email" | "sms" |
   return method;
 }
 
+/**
+ * Whether a password change or reset (or an owner's undo) since the challenge opened voided it: it then
+ * sends no code and spends no factor (a recovery code stays unused). The session INSERT checks the
+ * epoch again atomically (sessions.ts), so a change racing the verification still wins.
+ */
+async function voided(env: Env, open: { userId: string; epoch: number }): Promise<boolean> {
+  return (await credentialEpoch(env.DB, open.userId)) !== open.epoch;
+}
+
 /** A code delivery answers only its expiry (spec: "202 returns only the expiry"), never where it went. */
 export type LoginDelivery = { publicKey: Record<string, unknown> } | { expires_at: string };
 
@@ -123,8 +132,7 @@ export async function sendLoginFactor(
   const method = deliveryMethod(env, input.method);
   const stub = challengeStub(env, challenge);
   const open = await stub.describe();
-  // A password change or reset since the challenge opened voids it: no code is sent for it.
-  if (!open || (await credentialEpoch(env.DB, open.userId)) !== open.epoch) throw CHALLENGE_INVALID();
+  if (!open || (await voided(env, open))) throw CHALLENGE_INVALID();
   if (!open.methods.includes(method)) {
     fail("METHOD_NOT_AVAILABLE", `Method ${method} is not available.`);
   }
@@ -185,7 +193,10 @@ async function verifyInput(env: Env, body: LoginFactorProof): Promise<VerifyInpu
  * used once). On success the address's password guard is cleared and the session to issue is returned.
  */
 export async function verifyLoginFactor(env: Env, body: LoginFactorProof) {
-  const outcome = await challengeStub(env, body.challenge).verify(await verifyInput(env, body));
+  const stub = challengeStub(env, body.challenge);
+  const open = await stub.describe();
+  if (open && (await voided(env, open))) throw CHALLENGE_INVALID();
+  const outcome = await stub.verify(await verifyInput(env, body));
   switch (outcome.kind) {
     case "invalid":
       throw CHALLENGE_INVALID();
