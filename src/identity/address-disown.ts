@@ -96,5 +96,10 @@ export async function disownByToken(
     return;
   }
   const removed = await disownFactor(env.DB, kind, userId, subjectId);
-  log.info("factor_disowned", { user_id: userId, kind, id: subjectId, outcome: removed ? "removed" : "gone" });
+  log.info("factor_disowned", {
+    user_id: userId,
+    kind,
+    id: subjectId,
+    outcome: removed ? "removed" : "gone",
+  });
 }

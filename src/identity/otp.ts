@@ -104,7 +104,12 @@ export async function verifyOtp(env: Env, input: OtpScopeInput & { code: string 
     : "-";
   const attempt = await attemptOtpCode(env.DB, scope, hash);
   const won = attempt.won;
-  return { userId: won?.user_id ?? null, epoch: won?.epoch ?? null, won: !!won, remaining: attempt.remaining };
+  return {
+    userId: won?.user_id ?? null,
+    epoch: won?.epoch ?? null,
+    won: !!won,
+    remaining: attempt.remaining,
+  };
 }
 
 /**

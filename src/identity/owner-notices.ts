@@ -95,7 +95,8 @@ export async function noticeFactorAdded(
     const link = `${env.ISSUER}/auth/disown?token=${encodeURIComponent(token)}`;
     const added = ADDED[input.kind];
     const pool = input.alsoRecovery ? " A new set of recovery codes was generated with it." : "";
-    const undo = input.kind === "recovery" ? "void these codes" : "remove it (and any recovery codes generated since)";
+    const undo =
+      input.kind === "recovery" ? "void these codes" : "remove it (and any recovery codes generated since)";
     return [
       {
         to: primary,

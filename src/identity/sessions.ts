@@ -45,17 +45,21 @@ export async function prepareSession(
   const familyId = newId();
   const refreshToken = newRefreshToken(familyId);
   const expiresAt = isoIn(trusted ? TRUSTED_SESSION_TTL_S : SESSION_TTL_S);
-  const statement = insertSessionStatement(c.env.DB, {
-    id: sessionId,
-    userId: input.userId,
-    familyId,
-    refreshHash: await refreshTokenHash(refreshToken),
-    trusted,
-    method: input.method,
-    ip: clientIp(c),
-    userAgent: c.req.header("user-agent") ?? null,
-    expiresAt,
-  }, input.epoch);
+  const statement = insertSessionStatement(
+    c.env.DB,
+    {
+      id: sessionId,
+      userId: input.userId,
+      familyId,
+      refreshHash: await refreshTokenHash(refreshToken),
+      trusted,
+      method: input.method,
+      ip: clientIp(c),
+      userAgent: c.req.header("user-agent") ?? null,
+      expiresAt,
+    },
+    input.epoch,
+  );
   return { statement, session: { userId: input.userId, sessionId, refreshToken, expiresAt, trusted } };
 }
 

@@ -25,7 +25,9 @@ async function notices(to: string, purpose: string): Promise<OutboxMessage[]> {
 async function ownerWithTotp() {
   const email = uniqueEmail("victim");
   const session = await verifiedUser(email);
-  const enrol = await call<{ secret: string }>("POST", "/api/v1/auth/mfa/totp", { token: session.access_token });
+  const enrol = await call<{ secret: string }>("POST", "/api/v1/auth/mfa/totp", {
+    token: session.access_token,
+  });
   expect(enrol.status).toBe(200);
   const totp = totpFor(enrol.body.secret);
   const confirm = await call("POST", "/api/v1/auth/mfa/totp/confirm", {
@@ -98,11 +100,15 @@ describe("a stolen access token tries to plant its own second factor (through th
     const page = await call("GET", `${link.pathname}${link.search}`);
     expect(page.status).toBe(200);
 
-    const undo = await call("POST", "/api/v1/auth/disown", { body: { token: link.searchParams.get("token") } });
+    const undo = await call("POST", "/api/v1/auth/disown", {
+      body: { token: link.searchParams.get("token") },
+    });
     expect(undo.status).toBe(204);
 
     // The thief's session is over, and the planted factor and its recovery codes open nothing.
-    const refreshed = await call("POST", "/api/v1/auth/refresh", { body: { refresh_token: victim.refresh_token } });
+    const refreshed = await call("POST", "/api/v1/auth/refresh", {
+      body: { refresh_token: victim.refresh_token },
+    });
     expect(refreshed.status).toBe(401);
     const login = await call<{ code: string }>("POST", "/api/v1/auth/login", {
       body: { email, password: PASSWORD, totp_code: planted.generate({ timestamp: Date.now() + 30_000 }) },

@@ -16,9 +16,9 @@ import {
   parseNotBuilt,
   referenceVersion,
   SERVICES,
-  STEP_UP_EXTENSIONS,
   type ServiceName,
   type SpecOperation,
+  STEP_UP_EXTENSIONS,
   specOperations,
   statedOperationCount,
 } from "../support/spec-operations";
@@ -138,12 +138,16 @@ describe("identity's step-up operations: the spec's list (Authentication rule 3)
     const doc = (await res.json()) as { paths: Record<string, Record<string, { responses?: Responses }>> };
     const out = new Map<string, Responses>();
     for (const [path, item] of Object.entries(doc.paths)) {
-      for (const [method, op] of Object.entries(item)) out.set(operationKey({ method, path }), op.responses ?? {});
+      for (const [method, op] of Object.entries(item))
+        out.set(operationKey({ method, path }), op.responses ?? {});
     }
     return out;
   }
   const specList = identityStepUpOperations(texts.identity);
-  const extensions = STEP_UP_EXTENSIONS.map((x) => ({ method: x.method, path: gatewayPath("identity", x.specPath) }));
+  const extensions = STEP_UP_EXTENSIONS.map((x) => ({
+    method: x.method,
+    path: gatewayPath("identity", x.specPath),
+  }));
 
   it("the rule names six operations; each extension is built, with its issue, and not already on the list", async () => {
     expect(specList.map(show)).toHaveLength(6);

@@ -98,7 +98,10 @@ function disown(token: string) {
 }
 
 function refresh(session: SessionBody) {
-  return call("POST", "/api/v1/auth/refresh", { body: { refresh_token: session.refresh_token }, ip: freshIp() });
+  return call("POST", "/api/v1/auth/refresh", {
+    body: { refresh_token: session.refresh_token },
+    ip: freshIp(),
+  });
 }
 
 /** The three ceremonies, each on an account whose existing factor is not of the same kind. */
@@ -147,10 +150,12 @@ describe.each(CEREMONIES)("adding a second factor: $name", ({ path, body, victim
     await call("POST", path, { token: t, body });
     const code = await latestCode(owner.email, "sensitive_action");
     const wrong = code === "000000" ? "111111" : "000000";
-    expect(await problem(await call("POST", path, { token: t, body, headers: stepUp(wrong) }))).toMatchObject({
-      status: 401,
-      code: "CODE_INVALID",
-    });
+    expect(await problem(await call("POST", path, { token: t, body, headers: stepUp(wrong) }))).toMatchObject(
+      {
+        status: 401,
+        code: "CODE_INVALID",
+      },
+    );
     expect(await enrollmentState(owner.session.user.id)).toEqual(before);
   });
 
@@ -168,10 +173,12 @@ describe.each(CEREMONIES)("adding a second factor: $name", ({ path, body, victim
     const t = owner.session.access_token;
     await call("POST", "/api/v1/auth/mfa/recovery-codes/generate", { token: t });
     const other = await latestCode(owner.email, "sensitive_action");
-    expect(await problem(await call("POST", path, { token: t, body, headers: stepUp(other) }))).toMatchObject({
-      status: 401,
-      code: "CODE_INVALID",
-    });
+    expect(await problem(await call("POST", path, { token: t, body, headers: stepUp(other) }))).toMatchObject(
+      {
+        status: 401,
+        code: "CODE_INVALID",
+      },
+    );
   });
 });
 
@@ -185,7 +192,10 @@ describe("with the right step-up code each ceremony completes, its confirm askin
     const begin = await call("POST", TOTP, { token: t, headers: stepUp(code) });
     expect(begin.status).toBe(200);
     const { secret } = await json<{ secret: string }>(begin);
-    const confirm = await call("POST", `${TOTP}/confirm`, { token: t, body: { code: await totpCode(secret) } });
+    const confirm = await call("POST", `${TOTP}/confirm`, {
+      token: t,
+      body: { code: await totpCode(secret) },
+    });
     expect(confirm.status).toBe(200);
     expect((await json<{ recovery_codes: string[] }>(confirm)).recovery_codes).toHaveLength(10);
     const [notice] = await notices(owner.email, "factor_added_notice");
@@ -199,7 +209,9 @@ describe("with the right step-up code each ceremony completes, its confirm askin
     const phone = randomPhone();
     await call("POST", PHONE, { token: t, body: { phone } });
     const code = await latestCode(owner.email, "sensitive_action");
-    expect((await call("POST", PHONE, { token: t, body: { phone }, headers: stepUp(code) })).status).toBe(202);
+    expect((await call("POST", PHONE, { token: t, body: { phone }, headers: stepUp(code) })).status).toBe(
+      202,
+    );
     const sms = await latestCode(phone, "phone_verify");
     expect(
       (await call("POST", "/api/v1/auth/mfa/phone/confirm", { token: t, body: { code: sms } })).status,
@@ -252,7 +264,9 @@ describe("the first factor costs only the access token, and the owner is still t
       (await call("POST", "/api/v1/auth/mfa/phone/confirm", { token: t, body: { code: sms } })).status,
     ).toBe(200);
     expect(
-      await problem(await call("POST", `${TOTP}/confirm`, { token: t, body: { code: await totpCode(secret) } })),
+      await problem(
+        await call("POST", `${TOTP}/confirm`, { token: t, body: { code: await totpCode(secret) } }),
+      ),
     ).toMatchObject({ status: 404, code: "NOT_FOUND" });
     expect(await problem(await finishPasskey(t, passkeyBegin))).toMatchObject({
       status: 401,
@@ -295,7 +309,9 @@ describe("the owner's one-click undo (POST /auth/disown)", () => {
       headers: stepUp(await latestCode(owner.email, "sensitive_action")),
     });
     const stored = await json<{ id: string }>(await finishPasskey(t, begin));
-    const link = (await notices(owner.email, "factor_added_notice")).find((m) => m.subject.includes("passkey"));
+    const link = (await notices(owner.email, "factor_added_notice")).find((m) =>
+      m.subject.includes("passkey"),
+    );
     const token = undoToken(link!.link);
 
     // Tampered: refused, nothing changed.
@@ -312,10 +328,12 @@ describe("the owner's one-click undo (POST /auth/disown)", () => {
     expect((await call("GET", "/api/v1/auth/mfa/methods", { token: t })).status).toBe(401);
     expect((await refresh(owner.session)).status).toBe(401);
     // The TOTP the owner had before stays; its recovery codes predate the passkey and stay too.
-    expect(await count("SELECT COUNT(*) AS n FROM totp_factors WHERE user_id = ?", owner.session.user.id)).toBe(1);
-    expect(await count("SELECT COUNT(*) AS n FROM recovery_codes WHERE user_id = ?", owner.session.user.id)).toBe(
-      10,
-    );
+    expect(
+      await count("SELECT COUNT(*) AS n FROM totp_factors WHERE user_id = ?", owner.session.user.id),
+    ).toBe(1);
+    expect(
+      await count("SELECT COUNT(*) AS n FROM recovery_codes WHERE user_id = ?", owner.session.user.id),
+    ).toBe(10);
     // A second click: 204, nothing more.
     expect((await disown(token)).status).toBe(204);
   });
@@ -336,14 +354,21 @@ describe("the owner's one-click undo (POST /auth/disown)", () => {
     const t = owner.session.access_token;
     await call("POST", "/api/v1/auth/mfa/recovery-codes/generate", { token: t });
     const code = await latestCode(owner.email, "sensitive_action");
-    const res = await call("POST", "/api/v1/auth/mfa/recovery-codes/generate", { token: t, headers: stepUp(code) });
+    const res = await call("POST", "/api/v1/auth/mfa/recovery-codes/generate", {
+      token: t,
+      headers: stepUp(code),
+    });
     expect(res.status).toBe(200);
     const [notice] = await notices(owner.email, "recovery_codes_notice");
     expect(notice?.subject).toContain("recovery codes");
     expect((await disown(undoToken(notice!.link))).status).toBe(204);
-    expect(await count("SELECT COUNT(*) AS n FROM recovery_codes WHERE user_id = ?", owner.session.user.id)).toBe(0);
+    expect(
+      await count("SELECT COUNT(*) AS n FROM recovery_codes WHERE user_id = ?", owner.session.user.id),
+    ).toBe(0);
     // The TOTP predates the pool: it stays.
-    expect(await count("SELECT COUNT(*) AS n FROM totp_factors WHERE user_id = ?", owner.session.user.id)).toBe(1);
+    expect(
+      await count("SELECT COUNT(*) AS n FROM totp_factors WHERE user_id = ?", owner.session.user.id),
+    ).toBe(1);
     expect((await refresh(owner.session)).status).toBe(401);
   });
 
@@ -356,7 +381,9 @@ describe("the owner's one-click undo (POST /auth/disown)", () => {
     await call("POST", PHONE, { token: t, body: { phone }, headers: stepUp(code) });
     const sms = await latestCode(phone, "phone_verify");
     await call("POST", "/api/v1/auth/mfa/phone/confirm", { token: t, body: { code: sms } });
-    const notice = (await notices(owner.email, "factor_added_notice")).find((m) => m.subject.includes("phone"));
+    const notice = (await notices(owner.email, "factor_added_notice")).find((m) =>
+      m.subject.includes("phone"),
+    );
     expect((await disown(undoToken(notice!.link))).status).toBe(204);
     expect(await count("SELECT COUNT(*) AS n FROM phones WHERE user_id = ?", owner.session.user.id)).toBe(0);
     expect((await refresh(owner.session)).status).toBe(401);

@@ -132,10 +132,17 @@ describe("a password reset", () => {
     const owner = await signupVerified();
     const t = owner.session.access_token;
     const userId = owner.session.user.id;
-    await call("POST", "/api/v1/auth/emails", { token: t, body: { email: freshEmail("extra") }, ip: freshIp() });
+    await call("POST", "/api/v1/auth/emails", {
+      token: t,
+      body: { email: freshEmail("extra") },
+      ip: freshIp(),
+    });
     await call("POST", "/api/v1/auth/mfa/recovery-codes/generate", { token: t });
     await mailMagicLink(owner.email);
-    await call("POST", "/api/v1/auth/password/reset/request", { body: { email: owner.email }, ip: freshIp() });
+    await call("POST", "/api/v1/auth/password/reset/request", {
+      body: { email: owner.email },
+      ip: freshIp(),
+    });
     const olderReset = await latestLinkToken(owner.email, "password_reset");
     expect(await liveCodes(userId)).toBeGreaterThanOrEqual(4);
     await resetPassword(owner.email);

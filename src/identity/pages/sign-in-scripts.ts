@@ -311,7 +311,10 @@ const DISOWN_JS = disownScript(
   "/emails/disown",
   "The address was removed and every session of the account signed out.",
 );
-const FACTOR_DISOWN_JS = disownScript("/disown", "It was undone and every session of the account signed out.");
+const FACTOR_DISOWN_JS = disownScript(
+  "/disown",
+  "It was undone and every session of the account signed out.",
+);
 
 const INVITATION_JS = `(() => {
   const A = window.Auth;

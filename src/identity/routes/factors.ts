@@ -1,8 +1,8 @@
 /** The caller's second factors: TOTP enrollment and removal, recovery codes, capabilities. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { requireBearer } from "../auth";
 import { type DisownKind, disownByToken } from "../address-disown";
+import { requireBearer } from "../auth";
 import { type AppEnv, clientIp } from "../context";
 import { fail } from "../errors";
 import { confirmTotpEnrollment, enrollmentProof, generateRecoveryPool } from "../factor-enrollment";

@@ -21,7 +21,10 @@ export function hasFactorSql(param: string): string {
 }
 
 export async function hasSignInFactor(db: D1Database, userId: string): Promise<boolean> {
-  const row = await db.prepare(`SELECT ${hasFactorSql("?1")} AS has`).bind(userId).first<{ has: number }>();
+  const row = await db
+    .prepare(`SELECT ${hasFactorSql("?1")} AS has`)
+    .bind(userId)
+    .first<{ has: number }>();
   return row?.has === 1;
 }
 

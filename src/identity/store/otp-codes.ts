@@ -121,11 +121,7 @@ export async function attemptOtpCode(db: D1Database, scope: OtpScope, codeHash: 
  * bits, so it is not attempt-limited: a stranger's wrong typed codes exhaust the typed code, never the
  * link in the owner's mailbox.
  */
-export function claimOtpLink(
-  db: D1Database,
-  scope: OtpScope,
-  linkHash: string,
-): Promise<OtpWin | null> {
+export function claimOtpLink(db: D1Database, scope: OtpScope, linkHash: string): Promise<OtpWin | null> {
   const now = nowIso();
   const filter = scopeFilter(scope);
   return db

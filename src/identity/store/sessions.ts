@@ -24,8 +24,7 @@ export interface NewSession {
  * or an owner's undo, in between leaves nothing written (`meta.changes` 0).
  */
 export function insertSessionStatement(db: D1Database, s: NewSession, epoch?: number) {
-  const guard =
-    epoch === undefined ? "" : " WHERE (SELECT credential_epoch FROM users WHERE id = ?2) = ?11";
+  const guard = epoch === undefined ? "" : " WHERE (SELECT credential_epoch FROM users WHERE id = ?2) = ?11";
   return db
     .prepare(
       `INSERT INTO sessions (id, user_id, family_id, kind, refresh_hash, trusted_device, auth_method, ip, user_agent, created_at, expires_at)
