@@ -420,7 +420,10 @@ describe("account page: passkeys", () => {
     await cdp.send("WebAuthn.removeVirtualAuthenticator", { authenticatorId });
     await virtualAuthenticator(context, page, "usb", cdp);
     await page.getByLabel("Name for the new passkey (optional)").fill("Security key");
+    const adding = await sent(email, "sensitive_action");
     await page.getByRole("button", { name: "Add a passkey" }).click();
+    await stepUpPrompt(page, "passkeys", email);
+    await enterStepUp(page, await newCode(email, "sensitive_action", adding));
     await announcedOk(page, /Passkey added: Security key/);
     const removing = await sent(email, "sensitive_action");
     await page.getByRole("button", { name: "Remove passkey Test laptop" }).click();
