@@ -16,6 +16,8 @@ export const users = sqliteTable("users", {
   display_name: text("display_name"),
   created_at: text("created_at").notNull(),
   updated_at: text("updated_at").notNull(),
+  /** Raised by every password change or reset and every owner's undo: open login challenges die. */
+  credential_epoch: integer("credential_epoch").notNull().default(0),
 });
 
 export const emailAddresses = sqliteTable(
@@ -74,6 +76,10 @@ export const totpFactors = sqliteTable("totp_factors", {
   confirmed_at: text("confirmed_at"),
   last_used_step: integer("last_used_step"),
   created_at: text("created_at").notNull(),
+  /** New at each enrollment: the owner notice's undo link names it. */
+  id: text("id"),
+  /** The enrollment was opened with the step-up code (needed when the account has another factor). */
+  stepped_up: integer("stepped_up").notNull().default(0),
 });
 
 export const recoveryCodes = sqliteTable(
@@ -97,6 +103,8 @@ export const phones = sqliteTable("phones", {
   e164: text("e164").notNull(),
   verified_at: text("verified_at"),
   created_at: text("created_at").notNull(),
+  /** New at each proven number: the owner notice's undo link names it. */
+  id: text("id"),
 });
 
 export const passkeys = sqliteTable(
@@ -123,6 +131,7 @@ export const passkeyCeremonies = sqliteTable("passkey_ceremonies", {
     .references(() => users.id, { onDelete: "cascade" }),
   challenge: text("challenge").notNull(),
   expires_at: text("expires_at").notNull(),
+  stepped_up: integer("stepped_up").notNull().default(0),
 });
 
 export const otpCodes = sqliteTable(

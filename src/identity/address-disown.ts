@@ -1,7 +1,9 @@
 /**
- * The one-click removal of an added address, from the link in the notice to the primary address. The
- * link carries a stateless token: the address id, the account and an expiry, signed with HMAC keyed by
- * OTP_PEPPER, so only this service can mint one and only for that address of that account.
+ * The owner's one-click "this was not me", from the link in a notice to the primary address: for an
+ * added address, a sign-in factor (TOTP, phone, passkey) or a recovery-code pool. The link carries a
+ * stateless token: what it names (kind and id), the account and an expiry, signed with HMAC keyed by
+ * OTP_PEPPER, so only this service can mint one and only for that thing of that account. Using it
+ * removes the thing and ends every session of the account in one batch.
  */
 import { parseUlid } from "../lib/ids";
 import type { Logger } from "../lib/log";
@@ -10,25 +12,35 @@ import { hmacHex, timingSafeEqual } from "./crypto";
 import { fail } from "./errors";
 import { enforceRateLimit } from "./guards";
 import { disownEmail } from "./store/emails";
+import { disownFactor, type FactorKind } from "./store/factors";
 import type { Env } from "./worker-env";
 
+export type DisownKind = "email" | FactorKind;
+const KINDS: readonly DisownKind[] = ["email", "totp", "phone", "passkey", "recovery"];
+
 export interface DisownClaim {
-  addressId: string;
+  kind: DisownKind;
+  /** The address, factor or pool (the id of its first code). */
+  subjectId: string;
   userId: string;
 }
 
 function mac(pepper: string, claim: DisownClaim, expires: number): Promise<string> {
-  return hmacHex(pepper, `email-disown|${claim.addressId}|${claim.userId}|${expires}`);
+  return hmacHex(pepper, `${claim.kind}-disown|${claim.subjectId}|${claim.userId}|${expires}`);
 }
 
-/** `<address id>.<user id>.<expiry, unix seconds>.<HMAC>`; valid DISOWN_TOKEN_TTL_S from `from`. */
+/**
+ * `[<kind>.]<subject id>.<user id>.<expiry, unix seconds>.<HMAC>`, valid DISOWN_TOKEN_TTL_S from
+ * `from`. An address's token has no kind part (the form of the links mailed before factors had one).
+ */
 export async function signDisownToken(
   pepper: string,
   claim: DisownClaim,
   from = Date.now(),
 ): Promise<string> {
   const expires = Math.floor(from / 1000) + DISOWN_TOKEN_TTL_S;
-  return `${claim.addressId}.${claim.userId}.${expires}.${await mac(pepper, claim, expires)}`;
+  const kind = claim.kind === "email" ? "" : `${claim.kind}.`;
+  return `${kind}${claim.subjectId}.${claim.userId}.${expires}.${await mac(pepper, claim, expires)}`;
 }
 
 /** The claim of a token this service signed and that has not expired; null for anything else. */
@@ -37,30 +49,57 @@ export async function readDisownToken(
   token: string,
   now = Date.now(),
 ): Promise<DisownClaim | null> {
-  const [rawAddress, rawUser, rawExpires, signature, ...rest] = token.split(".");
-  const addressId = parseUlid(rawAddress ?? "");
+  const parts = token.split(".");
+  const kind = (parts.length === 5 ? parts.shift() : "email") as DisownKind;
+  const [rawSubject, rawUser, rawExpires, signature, ...rest] = parts;
+  const subjectId = parseUlid(rawSubject ?? "");
   const userId = parseUlid(rawUser ?? "");
-  if (rest.length > 0 || !addressId || !userId || !signature || !/^\d{1,12}$/.test(rawExpires ?? "")) {
+  if (
+    !KINDS.includes(kind) ||
+    rest.length > 0 ||
+    !subjectId ||
+    !userId ||
+    !signature ||
+    !/^\d{1,12}$/.test(rawExpires ?? "")
+  ) {
     return null;
   }
   const expires = Number(rawExpires);
-  const claim = { addressId, userId };
+  const claim = { kind, subjectId, userId };
   if (!timingSafeEqual(signature, await mac(pepper, claim, expires))) return null;
   return expires * 1000 > now ? claim : null;
 }
 
 /**
- * Removes the address the token names and ends every session of its account, in one batch: the owner
- * says someone else added it, so the access token that did is presumed stolen. An address already gone
- * is the same success (the link may be clicked twice); one the owner has since made primary is kept.
+ * Removes what the token names and ends every session of its account (and its open login challenges),
+ * in one batch: the owner says someone else added it, so the access token that did is presumed stolen.
+ * Something already gone is the same success (the link may be clicked twice); an address the owner has
+ * since made primary is kept (409). `kinds` limits which notices' links an endpoint takes.
  */
-export async function disownAddress(env: Env, input: { token: string; ip: string }, log: Logger) {
+export async function disownByToken(
+  env: Env,
+  input: { token: string; ip: string; kinds?: readonly DisownKind[] },
+  log: Logger,
+) {
   await enforceRateLimit(env, "verify_ip", input.ip);
   const claim = await readDisownToken(env.OTP_PEPPER, input.token);
-  if (!claim) fail("CODE_INVALID", "The removal link is invalid or has expired.");
-  const outcome = await disownEmail(env.DB, claim.userId, claim.addressId);
-  if (outcome === "primary") {
-    fail("EMAIL_IS_PRIMARY", "This address has since become the primary address; it was not removed.");
+  if (!claim || (input.kinds && !input.kinds.includes(claim.kind))) {
+    fail("CODE_INVALID", "The link is invalid or has expired.");
   }
-  log.info("email_disowned", { user_id: claim.userId, address_id: claim.addressId, outcome });
+  const { kind, userId, subjectId } = claim;
+  if (kind === "email") {
+    const outcome = await disownEmail(env.DB, userId, subjectId);
+    if (outcome === "primary") {
+      fail("EMAIL_IS_PRIMARY", "This address has since become the primary address; it was not removed.");
+    }
+    log.info("email_disowned", { user_id: userId, address_id: subjectId, outcome });
+    return;
+  }
+  const removed = await disownFactor(env.DB, kind, userId, subjectId);
+  log.info("factor_disowned", {
+    user_id: userId,
+    kind,
+    id: subjectId,
+    outcome: removed ? "removed" : "gone",
+  });
 }

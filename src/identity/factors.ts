@@ -16,12 +16,20 @@ export async function hasConfirmedTotp(db: D1Database, userId: string): Promise<
   return !!row?.confirmed_at;
 }
 
-/** Starts (or restarts) enrollment: a pending secret replaces any earlier pending one. */
-export async function beginTotpEnrollment(env: Env, userId: string): Promise<string | null> {
+/**
+ * Starts (or restarts) enrollment: a pending secret replaces any earlier pending one. null when a
+ * confirmed factor exists (checked before `prove`, the ceremony's proof: factor-enrollment.ts).
+ */
+export async function beginTotpEnrollment(
+  env: Env,
+  userId: string,
+  prove: () => Promise<boolean>,
+): Promise<string | null> {
   const existing = await findTotp(env.DB, userId);
   if (existing?.confirmed_at) return null;
+  const steppedUp = await prove();
   const secret = base32Encode(randomBytes(20));
-  await savePendingTotp(env.DB, userId, await sealSecret(env.OTP_PEPPER, secret));
+  await savePendingTotp(env.DB, userId, await sealSecret(env.OTP_PEPPER, secret), steppedUp);
   return secret;
 }
 
@@ -61,7 +69,7 @@ export async function newRecoveryPool(env: Env, userId: string) {
     codes.push(`${raw.slice(0, 5)}-${raw.slice(5)}`);
   }
   const hashes = await Promise.all(codes.map((code) => recoveryHash(env, code)));
-  return { codes, statements: replaceRecoveryPoolStatements(env.DB, userId, hashes) };
+  return { codes, ...replaceRecoveryPoolStatements(env.DB, userId, hashes) };
 }
 
 export async function consumeRecoveryCode(env: Env, userId: string, code: string): Promise<boolean> {

@@ -51,12 +51,17 @@ export async function provePassword(c: AppContext, address: string, password: st
     if (candidate.status === "locked") throw lockedError(3600);
     if (candidate.status !== "active") fail("FORBIDDEN", "This account is disabled.");
     if (extra) await extra(candidate.user_id, failed);
-    return { needsRehash: check.needsRehash, userId: candidate.user_id, hash: candidate.password_hash };
+    return {
+      needsRehash: check.needsRehash,
+      userId: candidate.user_id,
+      hash: candidate.password_hash,
+      epoch: candidate.credential_epoch,
+    };
   });
   if (proven.needsRehash && proven.hash) {
     await upgradePasswordHash(c.env.DB, proven.userId, proven.hash, await hashPassword(password));
   }
-  return { userId: proven.userId, address, guardKey };
+  return { userId: proven.userId, address, guardKey, epoch: proven.epoch };
 }
 
 /**

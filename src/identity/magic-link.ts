@@ -4,7 +4,7 @@
  * login's challenge (every method except e-mail), never a session, from it (docs/decisions.md).
  */
 import { type AppContext, clientIp } from "./context";
-import { fail } from "./errors";
+import { fail, problem } from "./errors";
 import { clearPasswordGuard, enforceVerifyQuotas } from "./guards";
 import { consumeOtp } from "./otp";
 import { requestOwnerCode } from "./owner-codes";
@@ -46,12 +46,15 @@ export async function verifyMagicLink(c: AppContext, address: string, code: stri
   if (!user) fail("USER_NOT_FOUND", "The account no longer exists.");
   if (user.status === "locked") fail("ACCOUNT_LOCKED", "The account is locked.");
   if (user.status !== "active") fail("FORBIDDEN", "The account is disabled.");
-  const challenge = await openMagicLinkChallenge(c.env, user.id);
+  // The epoch read in the statement that consumed the code: a password change or reset since voids it.
+  const epoch = won.epoch ?? -1;
+  const challenge = await openMagicLinkChallenge(c.env, user.id, epoch);
   if (challenge) {
     c.header("Cache-Control", "no-store");
     return { mfa_required: true as const, ...challenge };
   }
   await clearPasswordGuard(c.env, `account|${user.id}`);
-  const session = await createSession(c, { userId: user.id, method: "magic_link" });
+  const stale = () => problem("CODE_INVALID", "The code is invalid.");
+  const session = await createSession(c, { userId: user.id, method: "magic_link", epoch, stale });
   return sessionResponse(c, session);
 }

@@ -13,7 +13,9 @@ export type MessagePurpose =
   | "signup_notice"
   | "email_added_notice"
   | "email_verified_notice"
-  | "password_reset_notice";
+  | "password_reset_notice"
+  | "factor_added_notice"
+  | "recovery_codes_notice";
 
 export interface OutboundMessage {
   to: string;

@@ -26,6 +26,8 @@ export interface OtpScopeInput {
 /** What a verification did: the account of the consumed code (null: refused) and the attempts left. */
 export interface OtpOutcome {
   userId: string | null;
+  /** The account's credential epoch when the code was consumed (null: refused, or no account). */
+  epoch: number | null;
   won: boolean;
   remaining: number;
 }
@@ -94,14 +96,20 @@ export async function verifyOtp(env: Env, input: OtpScopeInput & { code: string 
       scope,
       await linkHash(env, input.purpose, input.target, input.code),
     );
-    return { userId: won?.user_id ?? null, won: !!won, remaining: 0 };
+    return { userId: won?.user_id ?? null, epoch: won?.epoch ?? null, won: !!won, remaining: 0 };
   }
   // A malformed code still counts as a guess (it can never match a stored hash).
   const hash = /^\d{6}$/.test(input.code)
     ? await codeHash(env, input.purpose, input.target, input.code)
     : "-";
   const attempt = await attemptOtpCode(env.DB, scope, hash);
-  return { userId: attempt.won?.user_id ?? null, won: !!attempt.won, remaining: attempt.remaining };
+  const won = attempt.won;
+  return {
+    userId: won?.user_id ?? null,
+    epoch: won?.epoch ?? null,
+    won: !!won,
+    remaining: attempt.remaining,
+  };
 }
 
 /**
@@ -111,7 +119,7 @@ export async function verifyOtp(env: Env, input: OtpScopeInput & { code: string 
 export async function consumeOtp(
   env: Env,
   input: OtpScopeInput & { code: string },
-): Promise<{ userId: string | null } | null> {
+): Promise<{ userId: string | null; epoch: number | null } | null> {
   const outcome = await verifyOtp(env, input);
-  return outcome.won ? { userId: outcome.userId } : null;
+  return outcome.won ? { userId: outcome.userId, epoch: outcome.epoch } : null;
 }

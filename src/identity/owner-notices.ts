@@ -1,6 +1,6 @@
 /**
- * Notices to the owner of an account when a way into it changes: an address added or proven, the
- * password reset. They go to the primary address (the one a stolen access token cannot change without a
+ * Notices to the owner of an account when a way into it changes: an address added or proven, a sign-in
+ * factor added, a recovery-code pool generated, the password reset. They go to the primary address (the one a stolen access token cannot change without a
  * code sent there), at once, and never fail the change itself: a notice that cannot be sent is logged.
  */
 import type { Logger } from "../lib/log";
@@ -10,6 +10,7 @@ import { nowIso } from "./crypto";
 import type { OutboundMessage } from "./messages";
 import type { Mailer } from "./messaging";
 import { primaryEmail } from "./store/accounts";
+import type { FactorKind } from "./store/factors";
 import type { Env } from "./worker-env";
 
 export interface NoticeSender {
@@ -35,7 +36,8 @@ export async function noticeAddressChange(
   await deliver(sender, purpose, async () => {
     const primary = await primaryEmail(env.DB, input.userId);
     if (!primary || primary === input.address) return [];
-    const token = await signDisownToken(env.OTP_PEPPER, { addressId: input.addressId, userId: input.userId });
+    const claim = { kind: "email" as const, subjectId: input.addressId, userId: input.userId };
+    const token = await signDisownToken(env.OTP_PEPPER, claim);
     const link = `${env.ISSUER}/auth/emails/disown?token=${encodeURIComponent(token)}`;
     const what = input.usableAt
       ? `The address ${input.address} was confirmed on your account. It can sign in and recover the account from ${input.usableAt} (${COOLING_OFF_HOURS} hours after its confirmation), or at once if you make it your primary address.`
@@ -48,6 +50,59 @@ export async function noticeAddressChange(
           ? "An address was confirmed on your account"
           : "An address was added to your account",
         body: `${what} If you did not add it, remove it with this link, which also signs out every session (it works for ${LINK_DAYS} days): ${link}`,
+        link,
+      },
+    ];
+  });
+}
+
+const ADDED: Record<FactorKind, { subject: string; what: (detail: string) => string }> = {
+  totp: {
+    subject: "An authenticator app was added to your account",
+    what: () => "An authenticator app (TOTP) was added to your account as a sign-in factor.",
+  },
+  phone: {
+    subject: "A phone was added to your account",
+    what: (phone) => `The phone ${phone} was added to your account as a sign-in factor.`,
+  },
+  passkey: {
+    subject: "A passkey was added to your account",
+    what: (name) => `A passkey${name ? ` (${name})` : ""} was added to your account.`,
+  },
+  recovery: {
+    subject: "New recovery codes were generated for your account",
+    what: () =>
+      "A new set of recovery codes was generated for your account; the earlier codes no longer work.",
+  },
+};
+
+/**
+ * Tells the primary address at once that a sign-in factor was added, or a recovery-code pool generated
+ * (`alsoRecovery`: a pool came with the factor), with a one-click link that removes it (and voids the
+ * recovery codes generated with it or since) and signs out every session. Sent for the first factor too.
+ */
+export async function noticeFactorAdded(
+  sender: NoticeSender,
+  input: { userId: string; kind: FactorKind; id: string; detail?: string; alsoRecovery?: boolean },
+): Promise<void> {
+  const { env } = sender;
+  const purpose = input.kind === "recovery" ? "recovery_codes_notice" : "factor_added_notice";
+  await deliver(sender, purpose, async () => {
+    const primary = await primaryEmail(env.DB, input.userId);
+    if (!primary) return [];
+    const claim = { kind: input.kind, subjectId: input.id, userId: input.userId };
+    const token = await signDisownToken(env.OTP_PEPPER, claim);
+    const link = `${env.ISSUER}/auth/disown?token=${encodeURIComponent(token)}`;
+    const added = ADDED[input.kind];
+    const pool = input.alsoRecovery ? " A new set of recovery codes was generated with it." : "";
+    const undo =
+      input.kind === "recovery" ? "void these codes" : "remove it (and any recovery codes generated since)";
+    return [
+      {
+        to: primary,
+        purpose,
+        subject: input.alsoRecovery ? `${added.subject}, with new recovery codes` : added.subject,
+        body: `${added.what(input.detail ?? "")}${pool} If this was not you, ${undo} with this link, which also signs out every session (it works for ${LINK_DAYS} days): ${link} Then change your password.`,
         link,
       },
     ];

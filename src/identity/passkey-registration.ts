@@ -19,33 +19,45 @@ import type { Env } from "./worker-env";
 
 const LIMIT_REACHED = () => problem("PASSKEY_LIMIT_REACHED", `At most ${MAX_PASSKEYS_PER_ACCOUNT} passkeys.`);
 
-/** Opens a registration ceremony (an earlier open one dies): options for navigator.credentials.create. */
-export async function beginPasskeyRegistration(env: Env, userId: string) {
+/**
+ * Opens a registration ceremony (an earlier open one dies): options for navigator.credentials.create.
+ * `prove` (factor-enrollment.ts) runs after the limit check and before anything is stored; the ceremony
+ * records whether it was opened with the step-up code.
+ */
+export async function beginPasskeyRegistration(env: Env, userId: string, prove: () => Promise<boolean>) {
   const existing = await passkeyCredentials(env.DB, userId);
   if (existing.length >= MAX_PASSKEYS_PER_ACCOUNT) throw LIMIT_REACHED();
+  const steppedUp = await prove();
   const options = await passkeyRegistrationOptions(
     env,
     { id: userId, name: (await primaryEmail(env.DB, userId)) ?? userId },
     existing,
   );
-  await openRegistrationCeremony(env.DB, userId, options.challenge, isoIn(REGISTRATION_CEREMONY_TTL_S));
+  await openRegistrationCeremony(env.DB, userId, {
+    challenge: options.challenge,
+    expiresAt: isoIn(REGISTRATION_CEREMONY_TTL_S),
+    steppedUp,
+  });
   return { publicKey: options as unknown as Record<string, unknown> };
 }
 
+const CEREMONY_INVALID = () => problem("PASSKEY_CEREMONY_INVALID", "Begin a registration first.");
+
 /**
  * Finishes the open ceremony (taken once, whatever the outcome) with the attestation and stores the
- * passkey. A credential already registered, or one over the limit, is refused by the insert itself.
+ * passkey. A credential already registered, or one over the limit, is refused by the insert itself, and
+ * so is one whose ceremony was opened without the step-up once the account has a factor (401
+ * PASSKEY_CEREMONY_INVALID: begin again, which asks for the code).
  */
 export async function finishPasskeyRegistration(
   env: Env,
   userId: string,
   input: { credential: unknown; name?: string },
+  mayComplete: (steppedUp: boolean) => Promise<boolean>,
 ) {
-  const challenge = await takeRegistrationChallenge(env.DB, userId);
-  if (!challenge) {
-    fail("PASSKEY_CEREMONY_INVALID", "Begin a registration first.");
-  }
-  const info = await verifyPasskeyRegistration(env, challenge, input.credential);
+  const ceremony = await takeRegistrationChallenge(env.DB, userId);
+  if (!ceremony || !(await mayComplete(ceremony.steppedUp))) throw CEREMONY_INVALID();
+  const info = await verifyPasskeyRegistration(env, ceremony.challenge, input.credential);
   if (!info) fail("PASSKEY_INVALID", "The passkey attestation was refused.");
   const id = newId();
   const now = nowIso();
@@ -62,11 +74,12 @@ export async function finishPasskeyRegistration(
       name,
       createdAt: now,
     },
-    MAX_PASSKEYS_PER_ACCOUNT,
+    { limit: MAX_PASSKEYS_PER_ACCOUNT, steppedUp: ceremony.steppedUp },
   );
   if (stored === "duplicate") {
     fail("PASSKEY_ALREADY_REGISTERED", "This passkey is already registered.");
   }
   if (stored === "limit") throw LIMIT_REACHED();
+  if (stored === "unproven") throw CEREMONY_INVALID();
   return { id, name, created_at: now, last_used_at: null };
 }

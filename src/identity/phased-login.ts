@@ -11,7 +11,7 @@ import { hasConfirmedTotp } from "./factors";
 import { busyError, clearPasswordGuard, enforceRateLimit, type GuardKey } from "./guards";
 import { smsEnabled } from "./messaging";
 import { passkeyLoginOptions, passkeysEnabled } from "./passkeys";
-import { primaryEmail } from "./store/accounts";
+import { credentialEpoch, primaryEmail } from "./store/accounts";
 import { hasUnusedRecoveryCodes } from "./store/factors";
 import { hasPasskeys } from "./store/passkeys";
 import { verifiedPhone } from "./store/phones";
@@ -23,7 +23,7 @@ function challengeStub(env: Env, challenge: string) {
   return env.LOGIN_CHALLENGES.get(env.LOGIN_CHALLENGES.idFromName(`challenge:${challenge}`));
 }
 
-const CHALLENGE_INVALID = () =>
+export const CHALLENGE_INVALID = () =>
   problem("CHALLENGE_INVALID", "The login challenge is unknown, expired or already used.");
 
 function codeHash(env: Env, challenge: string, method: string, code: string) {
@@ -70,10 +70,13 @@ async function openChallenge(env: Env, init: Omit<ChallengeInit, "expiresAt">) {
   return { challenge, methods: init.methods, expires_at: new Date(expiresAt).toISOString() };
 }
 
-/** Step 1, after the password was proven: a challenge bound to the account and its password guard. */
-export async function openLoginChallenge(env: Env, userId: string, guardKey: GuardKey) {
+/**
+ * Step 1, after the password was proven: a challenge bound to the account, its password guard and the
+ * credential epoch read with the password's hash.
+ */
+export async function openLoginChallenge(env: Env, userId: string, guardKey: GuardKey, epoch: number) {
   const methods = loginMethods(await enrolledFactors(env, userId));
-  return openChallenge(env, { userId, guardKey, factorGuardKey: guardKey, methods, firstFactor: "password" });
+  return openChallenge(env, { userId, guardKey, factorGuardKey: guardKey, methods, firstFactor: "password", epoch });
 }
 
 /**
@@ -81,7 +84,7 @@ export async function openLoginChallenge(env: Env, userId: string, guardKey: Gua
  * phone) it opens the phased-login challenge instead of a session, offering every method except e-mail
  * (the mailbox already answered); null when the account has none (the code alone signs in).
  */
-export async function openMagicLinkChallenge(env: Env, userId: string) {
+export async function openMagicLinkChallenge(env: Env, userId: string, epoch: number) {
   const factors = await enrolledFactors(env, userId);
   if (!factors.totp && !factors.passkeys && !factors.phone) return null;
   const methods: LoginMethod[] = [];
@@ -95,6 +98,7 @@ export async function openMagicLinkChallenge(env: Env, userId: string) {
     factorGuardKey: `mailbox|${userId}`,
     methods,
     firstFactor: "magic_link",
+    epoch,
   });
 }
 
@@ -112,6 +116,15 @@ export function deliveryMethod(env: Env, method: LoginMethod): "email" | "sms" |
   return method;
 }
 
+/**
+ * Whether a password change or reset (or an owner's undo) since the challenge opened voided it: it then
+ * sends no code and spends no factor (a recovery code stays unused). The session INSERT checks the
+ * epoch again atomically (sessions.ts), so a change racing the verification still wins.
+ */
+async function voided(env: Env, open: { userId: string; epoch: number }): Promise<boolean> {
+  return (await credentialEpoch(env.DB, open.userId)) !== open.epoch;
+}
+
 /** A code delivery answers only its expiry (spec: "202 returns only the expiry"), never where it went. */
 export type LoginDelivery = { publicKey: Record<string, unknown> } | { expires_at: string };
 
@@ -125,7 +138,7 @@ export async function sendLoginFactor(
   const method = deliveryMethod(env, input.method);
   const stub = challengeStub(env, challenge);
   const open = await stub.describe();
-  if (!open) throw CHALLENGE_INVALID();
+  if (!open || (await voided(env, open))) throw CHALLENGE_INVALID();
   if (!open.methods.includes(method)) {
     fail("METHOD_NOT_AVAILABLE", `Method ${method} is not available.`);
   }
@@ -186,7 +199,10 @@ async function verifyInput(env: Env, body: LoginFactorProof): Promise<VerifyInpu
  * used once). On success the address's password guard is cleared and the session to issue is returned.
  */
 export async function verifyLoginFactor(env: Env, body: LoginFactorProof) {
-  const outcome = await challengeStub(env, body.challenge).verify(await verifyInput(env, body));
+  const stub = challengeStub(env, body.challenge);
+  const open = await stub.describe();
+  if (open && (await voided(env, open))) throw CHALLENGE_INVALID();
+  const outcome = await stub.verify(await verifyInput(env, body));
   switch (outcome.kind) {
     case "invalid":
       throw CHALLENGE_INVALID();
@@ -213,7 +229,9 @@ export async function verifyLoginFactor(env: Env, body: LoginFactorProof) {
       for (const key of outcome.guardKeys) await clearPasswordGuard(env, key);
       // A recovery code is an emergency entry: it never earns a long-lived trusted-device session.
       const trusted = body.trust_device === true && body.method !== "recovery_code";
-      return { userId: outcome.userId, method: `${outcome.firstFactor}_${body.method}`, trusted };
+      const method = `${outcome.firstFactor}_${body.method}`;
+      // The session is written only while the epoch is the challenge's (the caller's createSession).
+      return { userId: outcome.userId, method, trusted, epoch: outcome.epoch, stale: CHALLENGE_INVALID };
     }
   }
 }

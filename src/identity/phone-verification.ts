@@ -16,11 +16,23 @@ export function parsePhone(raw: string): string {
   return phone;
 }
 
-/** Sends a code to `phone` (earlier pending codes of the account die); the provider's refusal is 502. */
-export async function startPhoneVerification(env: Env, sms: SmsSender, userId: string, phone: string) {
+/** The context of a pending verification: whether it was started with the step-up code. */
+const CONTEXT = { proven: "phone+step_up", plain: "phone" } as const;
+
+/**
+ * Sends a code to `phone` (earlier pending codes of the account die); the provider's refusal is 502.
+ * `steppedUp`: the verification was started with the step-up code (factor-enrollment.ts).
+ */
+export async function startPhoneVerification(
+  env: Env,
+  sms: SmsSender,
+  input: { userId: string; phone: string; steppedUp: boolean },
+) {
+  const { userId, phone } = input;
   await enforceRateLimit(env, "phone_start_user", userId);
   await retirePendingPhoneCodes(env.DB, userId);
-  const otp = await issueOtp(env, { purpose: "phone_verify", target: phone, userId, context: "phone" });
+  const context = input.steppedUp ? CONTEXT.proven : CONTEXT.plain;
+  const otp = await issueOtp(env, { purpose: "phone_verify", target: phone, userId, context });
   try {
     await sms.send({
       to: phone,
@@ -40,14 +52,26 @@ export async function startPhoneVerification(env: Env, sms: SmsSender, userId: s
 
 const TOO_MANY = () => problem("TOO_MANY_ATTEMPTS", "Too many wrong codes; start the verification again.");
 
+const NOT_FOUND = () => problem("PHONE_VERIFICATION_NOT_FOUND", "Start a phone verification first.");
+
 /**
- * Proves the pending number with its code; it becomes the account's phone. A wrong code answers how many
- * attempts remain; the last wrong one (and any try after it) is 429 TOO_MANY_ATTEMPTS.
+ * Proves the pending number with its code; it becomes the account's phone (with a new id, returned for
+ * the owner notice). A wrong code answers how many attempts remain; the last wrong one (and any try
+ * after it) is 429 TOO_MANY_ATTEMPTS. A verification started without the step-up completes only while
+ * the account has no factor (a replaced number is one): otherwise it is dropped, 404, start again.
  */
-export async function confirmPhone(env: Env, userId: string, code: string) {
+export async function confirmPhone(
+  env: Env,
+  userId: string,
+  code: string,
+  mayComplete: (steppedUp: boolean) => Promise<boolean>,
+) {
   const pending = await pendingPhoneVerification(env.DB, userId);
-  if (!pending) {
-    fail("PHONE_VERIFICATION_NOT_FOUND", "Start a phone verification first.");
+  if (!pending) throw NOT_FOUND();
+  const steppedUp = pending.context === CONTEXT.proven;
+  if (!(await mayComplete(steppedUp))) {
+    await retirePendingPhoneCodes(env.DB, userId);
+    throw NOT_FOUND();
   }
   if (pending.attempts >= pending.max_attempts) throw TOO_MANY();
   const outcome = await verifyOtp(env, { purpose: "phone_verify", target: pending.target, code, userId });
@@ -59,6 +83,7 @@ export async function confirmPhone(env: Env, userId: string, code: string) {
       details: { attempts_remaining: remaining },
     });
   }
-  await saveVerifiedPhone(env.DB, userId, pending.target);
-  return { phone: maskPhone(pending.target), verified: true as const };
+  const id = await saveVerifiedPhone(env.DB, userId, pending.target, steppedUp);
+  if (!id) throw NOT_FOUND();
+  return { phone: maskPhone(pending.target), verified: true as const, id };
 }

@@ -1,5 +1,6 @@
 import { deleteCookie, setCookie } from "hono/cookie";
 import { newId } from "../lib/ids";
+import type { ApiError } from "../lib/problem";
 import { SESSION_TTL_S, TRUSTED_SESSION_TTL_S } from "./config";
 import { type AppContext, clientIp } from "./context";
 import { isoIn } from "./crypto";
@@ -22,36 +23,52 @@ export interface IssuedSession {
   trusted: boolean;
 }
 
+export interface SessionRequest {
+  userId: string;
+  method: string;
+  trusted?: boolean;
+  /**
+   * The account's credential epoch when the sign-in's proof was read or consumed: the session is
+   * written only while it is unchanged (store/sessions.ts), else `stale` is thrown.
+   */
+  epoch?: number;
+  stale?: () => ApiError;
+}
+
 /** Statement and tokens of a new session (a new refresh family), to run alone or inside a batch. */
 export async function prepareSession(
   c: AppContext,
-  input: { userId: string; method: string; trusted?: boolean },
+  input: SessionRequest,
 ): Promise<{ statement: D1PreparedStatement; session: IssuedSession }> {
   const trusted = input.trusted ?? false;
   const sessionId = newId();
   const familyId = newId();
   const refreshToken = newRefreshToken(familyId);
   const expiresAt = isoIn(trusted ? TRUSTED_SESSION_TTL_S : SESSION_TTL_S);
-  const statement = insertSessionStatement(c.env.DB, {
-    id: sessionId,
-    userId: input.userId,
-    familyId,
-    refreshHash: await refreshTokenHash(refreshToken),
-    trusted,
-    method: input.method,
-    ip: clientIp(c),
-    userAgent: c.req.header("user-agent") ?? null,
-    expiresAt,
-  });
+  const statement = insertSessionStatement(
+    c.env.DB,
+    {
+      id: sessionId,
+      userId: input.userId,
+      familyId,
+      refreshHash: await refreshTokenHash(refreshToken),
+      trusted,
+      method: input.method,
+      ip: clientIp(c),
+      userAgent: c.req.header("user-agent") ?? null,
+      expiresAt,
+    },
+    input.epoch,
+  );
   return { statement, session: { userId: input.userId, sessionId, refreshToken, expiresAt, trusted } };
 }
 
-export async function createSession(
-  c: AppContext,
-  input: { userId: string; method: string; trusted?: boolean },
-) {
+export async function createSession(c: AppContext, input: SessionRequest) {
   const { statement, session } = await prepareSession(c, input);
-  await statement.run();
+  const written = await statement.run();
+  if (written.meta.changes !== 1) {
+    throw input.stale?.() ?? new Error("session not written: the credential epoch changed");
+  }
   return session;
 }
 

@@ -153,13 +153,21 @@ async function enterStepUp(page: Page, code: string) {
   await page.locator("#stepup").getByRole("button", { name: "Confirm" }).click();
 }
 
-async function api(method: string, p: string, token: string, body?: unknown, ip = "203.0.113.9") {
+async function api(
+  method: string,
+  p: string,
+  token: string,
+  body?: unknown,
+  ip = "203.0.113.9",
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(`${identity()}/api/v1/auth${p}`, {
     method,
     headers: {
       authorization: `Bearer ${token}`,
       "cf-connecting-ip": ip,
       ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...headers,
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
@@ -368,8 +376,13 @@ describe("account page: passkeys", () => {
     const replayed = await api("POST", "/mfa/passkey/register/finish", bearer(), JSON.parse(finishBody!));
     expect(replayed.status).toBe(401);
     expect(replayed.body.code).toBe("PASSKEY_CEREMONY_INVALID");
-    // (a) The same authenticator again on the page: excludeCredentials makes Chromium refuse, and the page says so.
+    // (a) The same authenticator again on the page. The account now has a factor, so adding another
+    // costs the step-up first (the code mailed to the primary); then excludeCredentials makes Chromium
+    // refuse, and the page says so.
+    const beforeAdd = await sent(email, "sensitive_action");
     await page.getByRole("button", { name: "Add a passkey" }).click();
+    await stepUpPrompt(page, "passkeys", email);
+    await enterStepUp(page, await newCode(email, "sensitive_action", beforeAdd));
     await announcedError(page, /already holds a passkey for your account/);
     expect(await page.locator("#passkey-table tbody tr").count()).toBe(1);
 
@@ -377,7 +390,12 @@ describe("account page: passkeys", () => {
     // ceremony is refused with the spec's 409.
     const { credentials } = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
     expect(credentials).toHaveLength(1);
-    const begin = await api("POST", "/mfa/passkey/register/begin", bearer(), {});
+    const beforeBegin = await sent(email, "sensitive_action");
+    expect((await api("POST", "/mfa/passkey/register/begin", bearer(), {})).status).toBe(428);
+    const stepUpCode = await newCode(email, "sensitive_action", beforeBegin);
+    const begin = await api("POST", "/mfa/passkey/register/begin", bearer(), {}, undefined, {
+      "x-step-up-code": stepUpCode,
+    });
     expect(begin.status).toBe(200);
     const challenge = (begin.body.publicKey as { challenge: string }).challenge;
     const again = await api("POST", "/mfa/passkey/register/finish", bearer(), {
@@ -402,7 +420,10 @@ describe("account page: passkeys", () => {
     await cdp.send("WebAuthn.removeVirtualAuthenticator", { authenticatorId });
     await virtualAuthenticator(context, page, "usb", cdp);
     await page.getByLabel("Name for the new passkey (optional)").fill("Security key");
+    const adding = await sent(email, "sensitive_action");
     await page.getByRole("button", { name: "Add a passkey" }).click();
+    await stepUpPrompt(page, "passkeys", email);
+    await enterStepUp(page, await newCode(email, "sensitive_action", adding));
     await announcedOk(page, /Passkey added: Security key/);
     const removing = await sent(email, "sensitive_action");
     await page.getByRole("button", { name: "Remove passkey Test laptop" }).click();

@@ -10,6 +10,7 @@ import { testSpecs } from "../support/corpora-binding";
 import {
   gatewayPath,
   identityReferencedOperations,
+  identityStepUpOperations,
   normalizePath,
   operationKey,
   parseNotBuilt,
@@ -17,6 +18,7 @@ import {
   SERVICES,
   type ServiceName,
   type SpecOperation,
+  STEP_UP_EXTENSIONS,
   specOperations,
   statedOperationCount,
 } from "../support/spec-operations";
@@ -126,6 +128,54 @@ describe("every spec operation is built or listed in docs/not-built.md", () => {
     const built = referenced.filter((op) => keys.has(operationKey(op)));
     const namedButBuilt = built.filter((op) => texts.notBuilt.includes(`\`${op.method} ${op.specPath}\``));
     expect(namedButBuilt.map(show), "named in docs/not-built.md but built").toEqual([]);
+  });
+});
+
+describe("identity's step-up operations: the spec's list (Authentication rule 3) and its declared extensions", () => {
+  type Responses = Record<string, { description?: string }>;
+  async function responsesByOperation() {
+    const res = await services.identity.fetch("http://x/openapi.json");
+    const doc = (await res.json()) as { paths: Record<string, Record<string, { responses?: Responses }>> };
+    const out = new Map<string, Responses>();
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item))
+        out.set(operationKey({ method, path }), op.responses ?? {});
+    }
+    return out;
+  }
+  const specList = identityStepUpOperations(texts.identity);
+  const extensions = STEP_UP_EXTENSIONS.map((x) => ({
+    method: x.method,
+    path: gatewayPath("identity", x.specPath),
+  }));
+
+  it("the rule names six operations; each extension is built, with its issue, and not already on the list", async () => {
+    expect(specList.map(show)).toHaveLength(6);
+    const { keys } = await documented("identity");
+    for (const x of extensions) {
+      expect(keys.has(operationKey(x)), show(x)).toBe(true);
+      expect(specList.map(operationKey)).not.toContain(operationKey(x));
+    }
+    for (const x of STEP_UP_EXTENSIONS) expect(x.issue).toMatch(/^#\d+$/);
+  });
+
+  it("each one documents 428 STEP_UP_REQUIRED, 401 CODE_INVALID and 503 STEP_UP_UNAVAILABLE", async () => {
+    const documentedResponses = await responsesByOperation();
+    for (const op of [...specList, ...extensions]) {
+      const responses = documentedResponses.get(operationKey(op));
+      expect(responses, show(op)).toBeDefined();
+      expect(responses?.["428"]?.description, show(op)).toContain("STEP_UP_REQUIRED");
+      expect(responses?.["401"]?.description, show(op)).toContain("CODE_INVALID");
+      expect(responses?.["503"]?.description, show(op)).toContain("STEP_UP_UNAVAILABLE");
+    }
+  });
+
+  it("no other operation answers STEP_UP_REQUIRED: the list is closed but for the declared extensions", async () => {
+    const allowed = new Set([...specList, ...extensions].map(operationKey));
+    const stepUp = [...(await responsesByOperation())]
+      .filter(([, responses]) => responses["428"]?.description?.includes("STEP_UP_REQUIRED"))
+      .map(([key]) => key);
+    expect(stepUp.filter((key) => !allowed.has(key))).toEqual([]);
   });
 });
 

@@ -16,6 +16,7 @@ const PAGES = [
   "/auth/password/reset",
   "/auth/password/reset?email=a%40example.com&code=abc",
   "/auth/emails/disown?token=t",
+  "/auth/disown?token=t",
   "/auth/invitations/accept?token=t",
 ];
 

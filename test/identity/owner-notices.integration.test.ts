@@ -182,7 +182,7 @@ describe("POST /auth/emails/disown (the removal link)", () => {
     const token = await removalToken(owner.email, "email_added_notice");
     const last = token.at(-1) === "0" ? "1" : "0";
     const tampered = `${token.slice(0, -1)}${last}`;
-    const claim = { addressId: added.id, userId: owner.session.user.id };
+    const claim = { kind: "email" as const, subjectId: added.id, userId: owner.session.user.id };
     const expired = await signDisownToken(e.OTP_PEPPER, claim, Date.now() - 8 * 24 * 3600 * 1000);
     const foreign = await signDisownToken("another-deployment-pepper", claim);
     for (const bad of [tampered, expired, foreign, "garbage"]) {

@@ -10,13 +10,18 @@ import {
   signupVerified,
   softAuthenticator,
   staffUser,
+  withStepUp,
 } from "../support/identity-helpers";
 
 const e = env as unknown as IdentityEnv;
 
-async function register(token: string, name?: string) {
+/** Registers a passkey; `primary`: the account already has a factor, so begin takes the step-up. */
+async function register(token: string, name?: string, primary?: string) {
   const authenticator = await softAuthenticator();
-  const begin = await call("POST", "/api/v1/auth/mfa/passkey/register/begin", { token, body: {} });
+  const path = "/api/v1/auth/mfa/passkey/register/begin";
+  const begin = primary
+    ? await withStepUp(primary, "POST", path, { token, body: {} })
+    : await call("POST", path, { token, body: {} });
   expect(begin.status).toBe(200);
   const { publicKey } = await json<{
     publicKey: { challenge: string; rp: { id: string }; user: { name: string } };
@@ -36,7 +41,7 @@ async function register(token: string, name?: string) {
 describe("passkey registration", () => {
   it("begin returns options; finish stores the passkey (201) and it works for login", async () => {
     const u = await staffUser();
-    const { finish, authenticator, publicKey } = await register(u.session.access_token, "laptop");
+    const { finish, authenticator, publicKey } = await register(u.session.access_token, "laptop", u.email);
     expect(publicKey.rp.id).toBe(e.WEBAUTHN_RP_ID);
     expect(publicKey.user.name).toBe(u.email);
     expect(finish.status).toBe(201);
@@ -239,8 +244,8 @@ describe("DELETE /auth/mfa/passkey/{id} (step-up)", () => {
   it("removes with the code; another account's passkey is 404 PASSKEY_NOT_FOUND", async () => {
     const u = await staffUser();
     const other = await staffUser();
-    await register(u.session.access_token);
-    await register(other.session.access_token);
+    await register(u.session.access_token, undefined, u.email);
+    await register(other.session.access_token, undefined, other.email);
     const mine = (
       await json<{ items: { id: string }[] }>(
         await call("GET", "/api/v1/auth/mfa/passkey", { token: u.session.access_token }),

@@ -9,6 +9,7 @@ import {
   problem,
   signupVerified,
   staffUser,
+  withStepUp,
 } from "../support/identity-helpers";
 
 function randomPhone() {
@@ -20,7 +21,10 @@ describe("POST /auth/mfa/phone/start and /confirm", () => {
     const u = await staffUser();
     const t = u.session.access_token;
     const phone = randomPhone();
-    const start = await call("POST", "/api/v1/auth/mfa/phone/start", { token: t, body: { phone } });
+    const start = await withStepUp(u.email, "POST", "/api/v1/auth/mfa/phone/start", {
+      token: t,
+      body: { phone },
+    });
     expect(start.status).toBe(202);
     expect((await json<{ sent_to: string }>(start)).sent_to).toBe(`+1******${phone.slice(-4)}`);
     const [sms] = await outbox(phone);

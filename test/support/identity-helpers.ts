@@ -113,6 +113,22 @@ export async function latestCode(to: string, purpose: string): Promise<string> {
   return message.code;
 }
 
+/**
+ * A step-up operation as the owner performs it: the call, and when it answers 428 STEP_UP_REQUIRED, the
+ * code mailed to `primary` in header X-Step-Up-Code on a second call (what the hosted pages do).
+ */
+export async function withStepUp(
+  primary: string,
+  method: string,
+  path: string,
+  opts: CallOptions = {},
+): Promise<Response> {
+  const first = await call(method, path, opts);
+  if (first.status !== 428) return first;
+  const code = await latestCode(primary, "sensitive_action");
+  return call(method, path, { ...opts, headers: { ...opts.headers, "x-step-up-code": code } });
+}
+
 export interface SessionBody {
   access_token: string;
   refresh_token: string;

@@ -233,3 +233,28 @@ export function builtSpecOperations(texts: SpecTexts, service: ServiceName): Spe
 export function hasPathParameter(op: { path: string }): boolean {
   return /\{[^}]+\}/.test(op.path);
 }
+
+/**
+ * The operations identity's Authentication rule 3 names as step-up operations (the `METHOD /path` it
+ * lists; "both variants" of `DELETE /auth/sessions` are one operation), as gateway paths.
+ */
+export function identityStepUpOperations(markdown: string): { method: string; path: string }[] {
+  const rule = section(markdown, "Authentication").find((l) => /^3\. Step-up:/.test(l.trim()));
+  if (!rule) throw new Error("identity.md's Authentication section has no rule 3 (Step-up)");
+  return [...rule.matchAll(new RegExp(`\`(${METHOD}) (/[^\`\\s]+)\``, "g"))].map((m) => ({
+    method: m[1]!,
+    path: gatewayPath("identity", m[2]!),
+  }));
+}
+
+/**
+ * Declared extensions of the spec's closed list of step-up operations, each with its issue: they answer
+ * 428 STEP_UP_REQUIRED, 401 CODE_INVALID and 503 STEP_UP_UNAVAILABLE as the spec's step-up operations
+ * do (docs/decisions/id-stepup.md). Adding a sign-in factor to an account that already has one costs the
+ * step-up on the ceremony's first call.
+ */
+export const STEP_UP_EXTENSIONS: readonly { method: string; specPath: string; issue: string }[] = [
+  { method: "POST", specPath: "/auth/mfa/totp", issue: "#18" },
+  { method: "POST", specPath: "/auth/mfa/phone/start", issue: "#18" },
+  { method: "POST", specPath: "/auth/mfa/passkey/register/begin", issue: "#18" },
+];

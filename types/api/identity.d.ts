@@ -1455,11 +1455,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start TOTP enrollment: a new secret (pending until confirmed) */
+        /**
+         * Start TOTP enrollment: a new secret (pending until confirmed); step-up when the account already has a factor
+         * @description Extends the spec's step-up operations (Authentication rule 3; issue 18): on an account that already has a sign-in factor (a confirmed TOTP, a verified phone or a passkey) this first call of the ceremony asks for the step-up code in header `X-Step-Up-Code` like the spec's step-up operations: without it a code goes to the primary address and the answer is 428 `STEP_UP_REQUIRED` (details `channel`, `sent_to`), a wrong code is 401 `CODE_INVALID`, 503 `STEP_UP_UNAVAILABLE` when it cannot be sent or checked; nothing is stored before the proof. The proof is bound to this ceremony: its confirm or finish call asks for no second code. An account without a factor enrolls its first one with the access token alone.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    "x-step-up-code"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1477,7 +1482,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHORIZED, CODE_INVALID */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1488,6 +1493,33 @@ export interface paths {
                 };
                 /** @description TOTP_ALREADY_ENROLLED */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description STEP_UP_REQUIRED */
+                428: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RATE_LIMITED (step-up code sends and checks) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description STEP_UP_UNAVAILABLE (nothing stored) */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1568,7 +1600,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm TOTP enrollment with a current code; the first confirmation also returns recovery codes */
+        /**
+         * Confirm TOTP enrollment with a current code; the first confirmation also returns recovery codes
+         * @description Asks for no step-up code: the proof was given when the enrollment was started. An enrollment started without it (the account had no factor then) completes only while the account still has none; otherwise 404, start again. The primary address is told at once, with a one-click undo.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1684,6 +1719,74 @@ export interface paths {
                 };
                 /** @description STEP_UP_UNAVAILABLE (nothing generated or invalidated) */
                 503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/disown": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo a sign-in factor or recovery-code pool someone else added (the link in the notice to the primary); signs out every session
+         * @description No authentication: the token, signed by this service for one factor (TOTP, phone, passkey) or recovery-code pool of one account and valid 7 days, is the proof. The factor is removed (even the account's last), the recovery codes generated with it or since are voided, every session of the account ends and its open login challenges die, in one step. Something already gone answers 204 again. An added address's link uses `POST /auth/emails/disown`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DisownRequest"];
+                };
+            };
+            responses: {
+                /** @description Removed, or already gone; every session of the account ended */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description BAD_REQUEST */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description CODE_INVALID (tampered, expired or not ours) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2214,11 +2317,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a code to a phone number (E.164, validated before any provider call) */
+        /**
+         * Send a code to a phone number (E.164, validated before any provider call); step-up when the account already has a factor
+         * @description Extends the spec's step-up operations (Authentication rule 3; issue 18): on an account that already has a sign-in factor (a confirmed TOTP, a verified phone or a passkey) this first call of the ceremony asks for the step-up code in header `X-Step-Up-Code` like the spec's step-up operations: without it a code goes to the primary address and the answer is 428 `STEP_UP_REQUIRED` (details `channel`, `sent_to`), a wrong code is 401 `CODE_INVALID`, 503 `STEP_UP_UNAVAILABLE` when it cannot be sent or checked; nothing is stored before the proof. The proof is bound to this ceremony: its confirm or finish call asks for no second code. An account without a factor enrolls its first one with the access token alone.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    "x-step-up-code"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2249,8 +2357,17 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHORIZED, CODE_INVALID */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description STEP_UP_REQUIRED */
+                428: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2285,6 +2402,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description STEP_UP_UNAVAILABLE (nothing sent) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2302,7 +2428,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Prove the phone with its code; it becomes a second factor */
+        /**
+         * Prove the phone with its code; it becomes a second factor
+         * @description Asks for no step-up code: the proof was given when the verification was started. One started without it (the account had no factor then) completes only while the account still has none; otherwise 404, start again. The primary address is told at once, with a one-click undo.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2434,11 +2563,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Open a registration ceremony (owner from the Bearer; body {}); an earlier open ceremony dies */
+        /**
+         * Open a registration ceremony (owner from the Bearer; body {}); an earlier open ceremony dies; step-up when the account already has a factor
+         * @description Extends the spec's step-up operations (Authentication rule 3; issue 18): on an account that already has a sign-in factor (a confirmed TOTP, a verified phone or a passkey) this first call of the ceremony asks for the step-up code in header `X-Step-Up-Code` like the spec's step-up operations: without it a code goes to the primary address and the answer is 428 `STEP_UP_REQUIRED` (details `channel`, `sent_to`), a wrong code is 401 `CODE_INVALID`, 503 `STEP_UP_UNAVAILABLE` when it cannot be sent or checked; nothing is stored before the proof. The proof is bound to this ceremony: its confirm or finish call asks for no second code. An account without a factor enrolls its first one with the access token alone.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    "x-step-up-code"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2457,7 +2591,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHORIZED, CODE_INVALID */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2475,8 +2609,35 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description STEP_UP_REQUIRED */
+                428: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RATE_LIMITED (step-up code sends and checks) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description PASSKEY_DISABLED */
                 501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description STEP_UP_UNAVAILABLE (no ceremony opened) */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2503,7 +2664,7 @@ export interface paths {
         put?: never;
         /**
          * Finish the ceremony with the attestation; the passkey is stored
-         * @description Body `{"credential": <RegistrationResponseJSON>, "name"?: string}`.
+         * @description Body `{"credential": <RegistrationResponseJSON>, "name"?: string}`. Asks for no step-up code: the proof was given when the ceremony was opened. A ceremony opened without it (the account had no factor then) finishes only while the account still has none; otherwise 401 PASSKEY_CEREMONY_INVALID, begin again. The primary address is told at once, with a one-click undo.
          */
         post: {
             parameters: {
@@ -4569,6 +4730,9 @@ export interface components {
             auth_method: string;
             trusted_device: boolean;
             current: boolean;
+        };
+        DisownRequest: {
+            token: string;
         };
         EmailAddress: {
             id: string;

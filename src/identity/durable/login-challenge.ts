@@ -22,6 +22,12 @@ export interface ChallengeInit {
   firstFactor: "password" | "magic_link";
   methods: LoginMethod[];
   expiresAt: number;
+  /**
+   * The account's credential epoch when the first factor was proven. A password change or reset (or an
+   * owner's undo) raises it in D1 in the same batch as the change; the challenge then can neither send
+   * a code nor open a session (the session INSERT is conditional on it): phased-login.ts, sessions.ts.
+   */
+  epoch: number;
 }
 
 interface ChallengeState extends ChallengeInit {
@@ -37,6 +43,7 @@ export type VerifyOutcome =
       userId: string;
       guardKeys: GuardKey[];
       firstFactor: ChallengeInit["firstFactor"];
+      epoch: number;
     }
   | { kind: "locked" | "busy"; retryAfter: number }
   | { kind: "invalid" }
@@ -70,10 +77,15 @@ export class LoginChallenge extends DurableObject<Env> {
   }
 
   /** The open challenge's account and methods, or null when it is unusable. */
-  async describe(): Promise<{ userId: string; methods: LoginMethod[]; expiresAt: number } | null> {
+  async describe(): Promise<{
+    userId: string;
+    methods: LoginMethod[];
+    expiresAt: number;
+    epoch: number;
+  } | null> {
     const s = await this.state();
     if (s?.status !== "open") return null;
-    return { userId: s.userId, methods: s.methods, expiresAt: s.expiresAt };
+    return { userId: s.userId, methods: s.methods, expiresAt: s.expiresAt, epoch: s.epoch ?? 0 };
   }
 
   /** Stores the hash of a code just generated for e-mail/SMS delivery (replaces an earlier one). */
@@ -126,6 +138,7 @@ export class LoginChallenge extends DurableObject<Env> {
           userId: s.userId,
           guardKeys: [...new Set([s.guardKey, guardKey])],
           firstFactor: s.firstFactor ?? "password",
+          epoch: s.epoch ?? 0,
         };
       }
       s.failures += 1;

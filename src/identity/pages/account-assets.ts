@@ -335,7 +335,11 @@ export const ACCOUNT_JS = `"use strict";
   }
 
   $("totp-start").addEventListener("click", (event) => act(event.currentTarget, async () => {
-    const r = await call("POST", "/mfa/totp");
+    // An account that already has a sign-in factor proves it is the owner first (428, the mailed code).
+    const r = await withStepUp("two-factor", $("totp-start"), "add an authenticator app", (code) =>
+      call("POST", "/mfa/totp", undefined, stepUpHeader(code)),
+    );
+    if (r === null) return;
     if (!r.ok) { fail(r); await loadFactors(); return; }
     $("totp-secret").textContent = r.body.secret;
     $("totp-uri").textContent = r.body.otpauth_uri;
@@ -471,7 +475,10 @@ export const ACCOUNT_JS = `"use strict";
     if (!window.PublicKeyCredential || !navigator.credentials) {
       return A.announce("This browser does not support passkeys.", "error");
     }
-    const begin = await call("POST", "/mfa/passkey/register/begin", {});
+    const begin = await withStepUp("passkeys", null, "add a passkey", (code) =>
+      call("POST", "/mfa/passkey/register/begin", {}, stepUpHeader(code)),
+    );
+    if (begin === null) return;
     if (!begin.ok) return fail(begin);
     let credential;
     try {

@@ -308,17 +308,18 @@ const PASSWORD_RESET_JS = `(() => {
 })();
 `;
 
-const DISOWN_JS = `(() => {
+/** The "this was not me" page's script: `endpoint` takes the link's token. */
+const disownScript = (endpoint: string, done: string) => `(() => {
   const A = window.Auth;
   const token = A.params().get("token") || "";
   const form = document.getElementById("disown-form");
   A.form(form, async () => {
-    const result = await A.api("POST", "/emails/disown", { token: token }, { token: false });
+    const result = await A.api("POST", "${endpoint}", { token: token }, { token: false });
     if (result.ok) {
       form.hidden = true;
       document.getElementById("disown-done").hidden = false;
       A.clearSession();
-      A.announce("The address was removed and every session of the account signed out. Sign in again and change your password.", "ok");
+      A.announce("${done} Sign in again and change your password.", "ok");
       return;
     }
     if (result.body && result.body.code === "CODE_INVALID") return A.announce("This link is invalid or expired (links work for 7 days).", "error");
@@ -326,6 +327,15 @@ const DISOWN_JS = `(() => {
   });
 })();
 `;
+
+const DISOWN_JS = disownScript(
+  "/emails/disown",
+  "The address was removed and every session of the account signed out.",
+);
+const FACTOR_DISOWN_JS = disownScript(
+  "/disown",
+  "It was undone and every session of the account signed out.",
+);
 
 const INVITATION_JS = `(() => {
   const A = window.Auth;
@@ -357,5 +367,6 @@ export const SIGN_IN_SCRIPTS = {
   "magic-link.js": FLOW_JS + MAGIC_LINK_JS,
   "password-reset.js": FLOW_JS + PASSWORD_RESET_JS,
   "email-disown.js": DISOWN_JS,
+  "disown.js": FACTOR_DISOWN_JS,
   "invitation-accept.js": FLOW_JS + INVITATION_JS,
 } as const;

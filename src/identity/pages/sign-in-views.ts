@@ -208,12 +208,19 @@ ${links(input.next, [["/auth/sign-in", "Back to sign in"]])}
 </div>`;
 }
 
-export function disownBody(): Html {
+/** The "this was not me" page of an owner notice: for an added address, or a factor or recovery pool. */
+export function disownBody(what: "address" | "factor" = "address"): Html {
+  const text =
+    what === "address"
+      ? "Someone added an address to your account. If it was not you, remove it: every session of the account is signed out, so whoever added it is thrown out too. Then sign in again and change your password."
+      : "A sign-in factor was added to your account, or new recovery codes were generated. If it was not you, undo it: the factor is removed, the recovery codes generated with it or since stop working, and every session of the account is signed out, so whoever added it is thrown out too. Then sign in again and change your password.";
+  const button =
+    what === "address" ? "Remove the address and sign out everywhere" : "Undo it and sign out everywhere";
   return html`<div id="flow">
 ${NOSCRIPT}
-<p>Someone added an address to your account. If it was not you, remove it: every session of the account is signed out, so whoever added it is thrown out too. Then sign in again and change your password.</p>
+<p>${text}</p>
 <form id="disown-form" method="post">
-<button type="submit">Remove the address and sign out everywhere</button>
+<button type="submit">${button}</button>
 </form>
 <div id="disown-done" hidden>${links("/auth/account", [["/auth/sign-in", "Sign in"]])}</div>
 </div>`;

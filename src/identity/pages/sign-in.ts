@@ -71,6 +71,13 @@ export function registerSignInPages(app: OpenAPIHono<AppEnv>) {
       body: disownBody(),
     }),
   );
+  app.get("/auth/disown", (c) =>
+    renderPage(c, {
+      title: "Undo a change to your account",
+      script: "disown.js",
+      body: disownBody("factor"),
+    }),
+  );
   app.get("/auth/invitations/accept", (c) =>
     renderPage(c, {
       title: "Accept an invitation",

@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
 import { addPendingEmail, EMAIL_NOT_FOUND, verifyPendingEmail } from "../account-emails";
-import { disownAddress } from "../address-disown";
+import { disownByToken } from "../address-disown";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
@@ -241,7 +241,8 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      await disownAddress(c.env, { token: c.req.valid("json").token, ip: clientIp(c) }, c.get("log"));
+      const input = { token: c.req.valid("json").token, ip: clientIp(c), kinds: ["email"] as const };
+      await disownByToken(c.env, input, c.get("log"));
       return c.body(null, 204);
     },
   );

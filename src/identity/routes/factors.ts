@@ -1,17 +1,21 @@
 /** The caller's second factors: TOTP enrollment and removal, recovery codes, capabilities. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
+import { type DisownKind, disownByToken } from "../address-disown";
 import { requireBearer } from "../auth";
-import type { AppEnv } from "../context";
+import { type AppEnv, clientIp } from "../context";
 import { fail } from "../errors";
-import { beginTotpEnrollment, hasConfirmedTotp, newRecoveryPool, verifyTotp } from "../factors";
+import { confirmTotpEnrollment, enrollmentProof, generateRecoveryPool } from "../factor-enrollment";
+import { beginTotpEnrollment, hasConfirmedTotp } from "../factors";
 import { smsEnabled } from "../messaging";
 import { passkeysEnabled } from "../passkeys";
 import { requireStepUp } from "../step-up";
 import { primaryEmail } from "../store/accounts";
-import { deleteTotp, factorCounts, findTotp, hasRecoveryPool } from "../store/factors";
+import { deleteTotp, factorCounts } from "../store/factors";
 import { otpauthUri } from "../totp";
-import { bearerSecurity, jsonBody, jsonResponse } from "./schemas";
+import { bearerSecurity, jsonBody, jsonResponse, STEP_UP_EXTENSION, StepUpHeader } from "./schemas";
+
+const DISOWNABLE_FACTORS: readonly DisownKind[] = ["totp", "phone", "passkey", "recovery"];
 
 export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(
@@ -19,17 +23,26 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       method: "post",
       path: "/api/v1/auth/mfa/totp",
       tags: ["Second factors"],
-      summary: "Start TOTP enrollment: a new secret (pending until confirmed)",
+      summary:
+        "Start TOTP enrollment: a new secret (pending until confirmed); step-up when the account already has a factor",
+      description: STEP_UP_EXTENSION,
       security: bearerSecurity,
       middleware: [requireBearer] as const,
+      request: { headers: StepUpHeader },
       responses: {
         200: jsonResponse("Secret", z.object({ secret: z.string(), otpauth_uri: z.string() })),
-        ...problemResponses({ 401: "UNAUTHORIZED", 409: "TOTP_ALREADY_ENROLLED" }),
+        ...problemResponses({
+          401: "UNAUTHORIZED, CODE_INVALID",
+          409: "TOTP_ALREADY_ENROLLED",
+          428: "STEP_UP_REQUIRED",
+          429: "RATE_LIMITED (step-up code sends and checks)",
+          503: "STEP_UP_UNAVAILABLE (nothing stored)",
+        }),
       },
     }),
     async (c) => {
       const { userId } = c.get("auth");
-      const secret = await beginTotpEnrollment(c.env, userId);
+      const secret = await beginTotpEnrollment(c.env, userId, enrollmentProof(c, "totp"));
       if (!secret) {
         fail("TOTP_ALREADY_ENROLLED", "Remove the confirmed TOTP factor first.");
       }
@@ -46,6 +59,8 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Second factors"],
       summary:
         "Confirm TOTP enrollment with a current code; the first confirmation also returns recovery codes",
+      description:
+        "Asks for no step-up code: the proof was given when the enrollment was started. An enrollment started without it (the account had no factor then) completes only while the account still has none; otherwise 404, start again. The primary address is told at once, with a one-click undo.",
       security: bearerSecurity,
       middleware: [requireBearer] as const,
       request: jsonBody(z.object({ code: z.string().max(16) })),
@@ -61,19 +76,9 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const { userId } = c.get("auth");
-      const pending = await findTotp(c.env.DB, userId);
-      if (!pending || pending.confirmed_at) {
-        fail("NOT_FOUND", "No pending TOTP enrollment.");
-      }
-      if (!(await verifyTotp(c.env, userId, c.req.valid("json").code.trim(), "pending"))) {
-        fail("MFA_INVALID_CODE", "The TOTP code is invalid.");
-      }
-      if (await hasRecoveryPool(c.env.DB, userId)) return c.json({ confirmed: true as const }, 200);
-      const pool = await newRecoveryPool(c.env, userId);
-      await c.env.DB.batch(pool.statements);
+      const confirmed = await confirmTotpEnrollment(c, c.req.valid("json").code.trim());
       c.header("Cache-Control", "no-store");
-      return c.json({ confirmed: true as const, recovery_codes: pool.codes }, 200);
+      return c.json(confirmed, 200);
     },
   );
 
@@ -123,12 +128,36 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const { userId } = c.get("auth");
       await requireStepUp(c, "mfa.recovery_codes.generate", c.req.header("x-step-up-code"));
-      const pool = await newRecoveryPool(c.env, userId);
-      await c.env.DB.batch(pool.statements);
+      const codes = await generateRecoveryPool(c);
       c.header("Cache-Control", "no-store");
-      return c.json({ recovery_codes: pool.codes }, 200);
+      return c.json({ recovery_codes: codes }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/disown",
+      tags: ["Second factors"],
+      summary:
+        "Undo a sign-in factor or recovery-code pool someone else added (the link in the notice to the primary); signs out every session",
+      description:
+        "No authentication: the token, signed by this service for one factor (TOTP, phone, passkey) or recovery-code pool of one account and valid 7 days, is the proof. The factor is removed (even the account's last), the recovery codes generated with it or since are voided, every session of the account ends and its open login challenges die, in one step. Something already gone answers 204 again. An added address's link uses `POST /auth/emails/disown`.",
+      request: jsonBody(z.object({ token: z.string().max(256) }).openapi("DisownRequest")),
+      responses: {
+        204: { description: "Removed, or already gone; every session of the account ended" },
+        ...problemResponses({
+          400: "BAD_REQUEST",
+          401: "CODE_INVALID (tampered, expired or not ours)",
+          429: "RATE_LIMITED",
+        }),
+      },
+    }),
+    async (c) => {
+      const input = { token: c.req.valid("json").token, ip: clientIp(c), kinds: DISOWNABLE_FACTORS };
+      await disownByToken(c.env, input, c.get("log"));
+      return c.body(null, 204);
     },
   );
 

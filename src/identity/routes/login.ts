@@ -5,7 +5,7 @@ import type { AppEnv } from "../context";
 import { fail } from "../errors";
 import { hasConfirmedTotp, verifyTotp } from "../factors";
 import { clearPasswordGuard } from "../guards";
-import { provePassword } from "../login-flow";
+import { INVALID_CREDENTIALS, provePassword } from "../login-flow";
 import { requestMagicLink, verifyMagicLink } from "../magic-link";
 import { openLoginChallenge, sendLoginFactor, verifyLoginFactor } from "../phased-login";
 import { createSession, sessionResponse } from "../sessions";
@@ -78,7 +78,7 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      const { userId, guardKey } = await provePassword(c, address, body.password, async (id, failed) => {
+      const { userId, guardKey, epoch } = await provePassword(c, address, body.password, async (id, failed) => {
         if (!(await hasConfirmedTotp(c.env.DB, id))) fail("MFA_NOT_ENROLLED", "Enroll a TOTP factor first.");
         if (!body.totp_code || !(await verifyTotp(c.env, id, body.totp_code.trim(), "confirmed"))) {
           failed();
@@ -86,7 +86,8 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
         }
       });
       await clearPasswordGuard(c.env, guardKey);
-      const session = await createSession(c, { userId, method: "password_totp" });
+      const stale = INVALID_CREDENTIALS;
+      const session = await createSession(c, { userId, method: "password_totp", epoch, stale });
       return c.json(await sessionResponse(c, session), 200);
     },
   );
@@ -117,8 +118,8 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      const { userId, guardKey } = await provePassword(c, address, body.password);
-      const opened = await openLoginChallenge(c.env, userId, guardKey);
+      const { userId, guardKey, epoch } = await provePassword(c, address, body.password);
+      const opened = await openLoginChallenge(c.env, userId, guardKey, epoch);
       c.header("Cache-Control", "no-store");
       return c.json(opened, 200);
     },
@@ -171,8 +172,9 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const { userId, method, trusted } = await verifyLoginFactor(c.env, body);
-      const session = await createSession(c, { userId, method, trusted });
+      const proven = await verifyLoginFactor(c.env, body);
+      const session = await createSession(c, proven);
+      const { trusted } = proven;
       return c.json(await sessionResponse(c, session, { trusted_device: trusted }), 200);
     },
   );

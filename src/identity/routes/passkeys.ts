@@ -5,11 +5,12 @@ import { parseUlid } from "../../lib/ids";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { fail, problem } from "../errors";
+import { enrollmentProof, mayComplete, tellOwner } from "../factor-enrollment";
 import { beginPasskeyRegistration, finishPasskeyRegistration } from "../passkey-registration";
 import { passkeysEnabled } from "../passkeys";
 import { requireStepUp } from "../step-up";
 import { deletePasskey, listPasskeys } from "../store/passkeys";
-import { bearerSecurity, jsonResponse, readJsonBody } from "./schemas";
+import { bearerSecurity, jsonResponse, readJsonBody, STEP_UP_EXTENSION, StepUpHeader } from "./schemas";
 
 const PasskeyItem = z
   .object({
@@ -41,20 +42,31 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
       method: "post",
       path: "/api/v1/auth/mfa/passkey/register/begin",
       tags: ["Second factors"],
-      summary: "Open a registration ceremony (owner from the Bearer; body {}); an earlier open ceremony dies",
+      summary:
+        "Open a registration ceremony (owner from the Bearer; body {}); an earlier open ceremony dies; step-up when the account already has a factor",
+      description: STEP_UP_EXTENSION,
       security: bearerSecurity,
       middleware: [requireBearer] as const,
+      request: { headers: StepUpHeader },
       responses: {
         200: jsonResponse(
           "Options for navigator.credentials.create",
           z.object({ publicKey: z.record(z.string(), z.unknown()) }),
         ),
-        ...problemResponses({ 401: "UNAUTHORIZED", 409: "PASSKEY_LIMIT_REACHED", 501: "PASSKEY_DISABLED" }),
+        ...problemResponses({
+          401: "UNAUTHORIZED, CODE_INVALID",
+          409: "PASSKEY_LIMIT_REACHED",
+          428: "STEP_UP_REQUIRED",
+          429: "RATE_LIMITED (step-up code sends and checks)",
+          501: "PASSKEY_DISABLED",
+          503: "STEP_UP_UNAVAILABLE (no ceremony opened)",
+        }),
       },
     }),
     async (c) => {
       requirePasskeys(c);
-      return c.json(await beginPasskeyRegistration(c.env, c.get("auth").userId), 200);
+      const prove = enrollmentProof(c, "passkey");
+      return c.json(await beginPasskeyRegistration(c.env, c.get("auth").userId, prove), 200);
     },
   );
 
@@ -66,7 +78,8 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
       summary: "Finish the ceremony with the attestation; the passkey is stored",
       security: bearerSecurity,
       middleware: [requireBearer] as const,
-      description: 'Body `{"credential": <RegistrationResponseJSON>, "name"?: string}`.',
+      description:
+        'Body `{"credential": <RegistrationResponseJSON>, "name"?: string}`. Asks for no step-up code: the proof was given when the ceremony was opened. A ceremony opened without it (the account had no factor then) finishes only while the account still has none; otherwise 401 PASSKEY_CEREMONY_INVALID, begin again. The primary address is told at once, with a one-click undo.',
       responses: {
         201: jsonResponse("Registered", PasskeyItem),
         ...problemResponses({
@@ -80,7 +93,11 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       requirePasskeys(c);
       const body = registrationBody(await readJsonBody(c));
-      return c.json(await finishPasskeyRegistration(c.env, c.get("auth").userId, body), 201);
+      const stored = await finishPasskeyRegistration(c.env, c.get("auth").userId, body, (steppedUp) =>
+        mayComplete(c, steppedUp),
+      );
+      await tellOwner(c, { kind: "passkey", id: stored.id, detail: stored.name ?? "" });
+      return c.json(stored, 201);
     },
   );
 

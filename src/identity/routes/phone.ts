@@ -4,10 +4,11 @@ import { problemResponses } from "../../lib/app";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { fail } from "../errors";
+import { enrollmentProof, mayComplete, tellOwner } from "../factor-enrollment";
 import { smsEnabled } from "../messaging";
 import { confirmPhone, parsePhone, startPhoneVerification } from "../phone-verification";
 import { removePhone } from "../store/phones";
-import { bearerSecurity, jsonBody, jsonResponse } from "./schemas";
+import { bearerSecurity, jsonBody, jsonResponse, STEP_UP_EXTENSION, StepUpHeader } from "./schemas";
 
 function requireSms(c: AppContext) {
   if (!smsEnabled(c.env)) fail("SMS_DISABLED", "SMS is disabled.");
@@ -19,26 +20,34 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
       method: "post",
       path: "/api/v1/auth/mfa/phone/start",
       tags: ["Second factors"],
-      summary: "Send a code to a phone number (E.164, validated before any provider call)",
+      summary:
+        "Send a code to a phone number (E.164, validated before any provider call); step-up when the account already has a factor",
+      description: STEP_UP_EXTENSION,
       security: bearerSecurity,
       middleware: [requireBearer] as const,
-      request: jsonBody(z.object({ phone: z.string().max(32) }).openapi("PhoneStartRequest")),
+      request: {
+        ...jsonBody(z.object({ phone: z.string().max(32) }).openapi("PhoneStartRequest")),
+        headers: StepUpHeader,
+      },
       responses: {
         202: jsonResponse("Code sent", z.object({ expires_at: z.string(), sent_to: z.string() })),
         ...problemResponses({
           400: "INVALID_PHONE",
-          401: "UNAUTHORIZED",
+          401: "UNAUTHORIZED, CODE_INVALID",
+          428: "STEP_UP_REQUIRED",
           429: "RATE_LIMITED",
           501: "SMS_DISABLED",
           502: "Provider failure",
+          503: "STEP_UP_UNAVAILABLE (nothing sent)",
         }),
       },
     }),
     async (c) => {
       requireSms(c);
       const phone = parsePhone(c.req.valid("json").phone);
-      const sent = await startPhoneVerification(c.env, c.get("services").sms, c.get("auth").userId, phone);
-      return c.json(sent, 202);
+      const steppedUp = await enrollmentProof(c, "phone")();
+      const input = { userId: c.get("auth").userId, phone, steppedUp };
+      return c.json(await startPhoneVerification(c.env, c.get("services").sms, input), 202);
     },
   );
 
@@ -48,6 +57,8 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/phone/confirm",
       tags: ["Second factors"],
       summary: "Prove the phone with its code; it becomes a second factor",
+      description:
+        "Asks for no step-up code: the proof was given when the verification was started. One started without it (the account had no factor then) completes only while the account still has none; otherwise 404, start again. The primary address is told at once, with a one-click undo.",
       security: bearerSecurity,
       middleware: [requireBearer] as const,
       request: jsonBody(z.object({ code: z.string().max(16) }).openapi("PhoneConfirmRequest")),
@@ -63,7 +74,11 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       requireSms(c);
-      const confirmed = await confirmPhone(c.env, c.get("auth").userId, c.req.valid("json").code.trim());
+      const code = c.req.valid("json").code.trim();
+      const { id, ...confirmed } = await confirmPhone(c.env, c.get("auth").userId, code, (steppedUp) =>
+        mayComplete(c, steppedUp),
+      );
+      await tellOwner(c, { kind: "phone", id, detail: confirmed.phone });
       return c.json(confirmed, 200);
     },
   );

@@ -32,6 +32,16 @@ export const AcceptedSchema = z.object({ message: z.string() }).openapi("Accepte
 
 export const bearerSecurity = [{ bearerAuth: [] }];
 
+/** The step-up code header of the step-up operations (spec Authentication rule 3). */
+export const StepUpHeader = z.object({ "x-step-up-code": z.string().max(64).optional() });
+
+/**
+ * The description of the three operations that open a factor's enrollment ceremony: they extend the
+ * spec's closed list of step-up operations (issue 18; test/support/spec-operations.ts declares it).
+ */
+export const STEP_UP_EXTENSION =
+  "Extends the spec's step-up operations (Authentication rule 3; issue 18): on an account that already has a sign-in factor (a confirmed TOTP, a verified phone or a passkey) this first call of the ceremony asks for the step-up code in header `X-Step-Up-Code` like the spec's step-up operations: without it a code goes to the primary address and the answer is 428 `STEP_UP_REQUIRED` (details `channel`, `sent_to`), a wrong code is 401 `CODE_INVALID`, 503 `STEP_UP_UNAVAILABLE` when it cannot be sent or checked; nothing is stored before the proof. The proof is bound to this ceremony: its confirm or finish call asks for no second code. An account without a factor enrolls its first one with the access token alone.";
+
 export const jsonBody = <T extends z.ZodType>(schema: T) => ({
   body: { content: { "application/json": { schema } }, required: true },
 });

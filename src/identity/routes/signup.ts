@@ -15,7 +15,7 @@ import { requestPasswordReset } from "../password-reset";
 import { prepareSession, sessionResponse } from "../sessions";
 import { requestSignup } from "../signup";
 import { requireStepUp } from "../step-up";
-import { activationStatements, getUser, setPasswordStatement } from "../store/accounts";
+import { activationStatements, getUser, setPasswordStatements } from "../store/accounts";
 import { isUniqueViolation } from "../store/d1-errors";
 import { revokeAllSessionsStatement } from "../store/sessions";
 import {
@@ -162,7 +162,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       });
       if (!won?.userId) fail("CODE_INVALID", "The code is invalid.");
       await c.env.DB.batch([
-        setPasswordStatement(c.env.DB, won.userId, hash),
+        ...setPasswordStatements(c.env.DB, won.userId, hash),
         revokeAllSessionsStatement(c.env.DB, won.userId, "password_reset"),
       ]);
       await clearPasswordGuard(c.env, `account|${won.userId}`);
@@ -209,7 +209,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       await requireStepUp(c, "password.change", c.req.header("x-step-up-code"));
       const hash = await hashPassword(body.new_password);
       await c.env.DB.batch([
-        setPasswordStatement(c.env.DB, userId, hash),
+        ...setPasswordStatements(c.env.DB, userId, hash),
         revokeAllSessionsStatement(c.env.DB, userId, "password_change", sessionId),
       ]);
       return c.body(null, 204);

@@ -13,6 +13,8 @@ export interface LoginCandidate {
   password_hash: string | null;
   address: string;
   verified: number;
+  /** Read with the hash: a login it proves opens a session only while the epoch is unchanged. */
+  credential_epoch: number;
 }
 
 export function normalizeEmail(email: string): string {
@@ -30,7 +32,7 @@ const USABLE = "(e.verified_at IS NOT NULL AND (e.usable_at IS NULL OR e.usable_
 export function findLoginCandidate(db: D1Database, address: string) {
   return db
     .prepare(
-      `SELECT u.id AS user_id, u.status, u.password_hash, e.address, ${USABLE} AS verified
+      `SELECT u.id AS user_id, u.status, u.password_hash, u.credential_epoch, e.address, ${USABLE} AS verified
        FROM email_addresses e JOIN users u ON u.id = e.user_id
        WHERE e.address = ?
        ORDER BY (e.verified_at IS NOT NULL) DESC, e.created_at DESC LIMIT 1`,
@@ -53,7 +55,7 @@ export function findVerifiedOwner(
   const params = options.includeCoolingOff ? [address] : [address, nowIso()];
   return db
     .prepare(
-      `SELECT u.id AS user_id, u.status, u.password_hash, e.address, 1 AS verified
+      `SELECT u.id AS user_id, u.status, u.password_hash, u.credential_epoch, e.address, 1 AS verified
        FROM email_addresses e JOIN users u ON u.id = e.user_id
        WHERE e.address = ? AND ${condition}`,
     )
@@ -61,7 +63,10 @@ export function findVerifiedOwner(
     .first<LoginCandidate>();
 }
 
-export type UserRow = Pick<typeof users.$inferSelect, "id" | "status" | "password_hash" | "created_at">;
+export type UserRow = Pick<
+  typeof users.$inferSelect,
+  "id" | "status" | "password_hash" | "created_at" | "credential_epoch"
+>;
 
 export async function getUser(db: D1Database, userId: string): Promise<UserRow | null> {
   const row = await drizzle(db)
@@ -70,6 +75,7 @@ export async function getUser(db: D1Database, userId: string): Promise<UserRow |
       status: users.status,
       password_hash: users.password_hash,
       created_at: users.created_at,
+      credential_epoch: users.credential_epoch,
     })
     .from(users)
     .where(eq(users.id, userId))
@@ -130,10 +136,49 @@ export function activationStatements(db: D1Database, userId: string, address: st
   ];
 }
 
-export function setPasswordStatement(db: D1Database, userId: string, passwordHash: string) {
-  return db
-    .prepare("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?")
-    .bind(passwordHash, nowIso(), userId);
+/** The one-time codes and link tokens a password change or reset voids (every purpose that lets in). */
+export const PASSWORD_VOIDED_PURPOSES = [
+  "magic_link",
+  "password_reset",
+  "email_verify",
+  "email_add",
+  "sensitive_action",
+] as const;
+
+/**
+ * The statements of a password change or reset, for one batch with the sessions' revocation: the new
+ * hash, the credential epoch raised (every open login challenge, and any code consumed before this write
+ * but not yet turned into a session, can no longer open one: sessions.ts, phased-login.ts), and every
+ * unconsumed code and link token of the account voided: bound to it, or sent to one of its addresses
+ * for no account (docs/decisions/id-stepup.md).
+ */
+export function setPasswordStatements(db: D1Database, userId: string, passwordHash: string) {
+  const now = nowIso();
+  const purposes = PASSWORD_VOIDED_PURPOSES.map((p) => `'${p}'`).join(", ");
+  return [
+    db
+      .prepare(
+        "UPDATE users SET password_hash = ?1, updated_at = ?2, credential_epoch = credential_epoch + 1 WHERE id = ?3",
+      )
+      .bind(passwordHash, now, userId),
+    db
+      .prepare(
+        `UPDATE otp_codes SET used_at = ?1
+         WHERE used_at IS NULL AND purpose IN (${purposes})
+           AND (user_id = ?2
+                OR (user_id IS NULL AND target IN (SELECT address FROM email_addresses WHERE user_id = ?2)))`,
+      )
+      .bind(now, userId),
+  ];
+}
+
+/** The account's credential epoch (null: no such account). */
+export async function credentialEpoch(db: D1Database, userId: string): Promise<number | null> {
+  const row = await db
+    .prepare("SELECT credential_epoch FROM users WHERE id = ?")
+    .bind(userId)
+    .first<{ credential_epoch: number }>();
+  return row?.credential_epoch ?? null;
 }
 
 /** A write that changes nothing, for a decoy batch shaped like a real one. */

@@ -115,7 +115,7 @@ export async function disownEmail(
   id: string,
 ): Promise<"removed" | "gone" | "primary"> {
   const now = nowIso();
-  const [, removed] = await db.batch([
+  const [, , removed] = await db.batch([
     db
       .prepare(
         `UPDATE sessions SET revoked_at = ?, revoked_reason = 'email_disowned'
@@ -123,6 +123,12 @@ export async function disownEmail(
            AND EXISTS (SELECT 1 FROM email_addresses WHERE id = ? AND user_id = ? AND is_primary = 0)`,
       )
       .bind(now, userId, id, userId),
+    db
+      .prepare(
+        `UPDATE users SET credential_epoch = credential_epoch + 1, updated_at = ?1 WHERE id = ?2
+           AND EXISTS (SELECT 1 FROM email_addresses WHERE id = ?3 AND user_id = ?2 AND is_primary = 0)`,
+      )
+      .bind(now, userId, id),
     db
       .prepare("DELETE FROM email_addresses WHERE id = ? AND user_id = ? AND is_primary = 0")
       .bind(id, userId),

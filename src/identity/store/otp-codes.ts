@@ -72,9 +72,21 @@ function scopeFilter(scope: OtpScope): { sql: string; args: (string | null)[] } 
   return { sql, args };
 }
 
+/**
+ * What a consumed code was bound to: its account, and that account's credential epoch read in the same
+ * statement that consumed it (a session it opens is issued only while the epoch is unchanged).
+ */
+export interface OtpWin {
+  user_id: string | null;
+  epoch: number | null;
+}
+
+/** Read in the RETURNING of the consuming UPDATE, so it is the epoch at the moment of consumption. */
+const EPOCH = "(SELECT u.credential_epoch FROM users u WHERE u.id = otp_codes.user_id) AS epoch";
+
 /** What one guess did: the account of the code it consumed (or null), and the attempts left after it. */
 export interface OtpAttempt {
-  won: { user_id: string | null } | null;
+  won: OtpWin | null;
   /** Attempts left on the best live code of the scope after this one; 0 when none is left. */
   remaining: number;
 }
@@ -95,13 +107,13 @@ export async function attemptOtpCode(db: D1Database, scope: OtpScope, codeHash: 
            used_at = CASE WHEN code_hash = ? THEN ? ELSE used_at END
        WHERE purpose = ? AND target = ? AND used_at IS NULL AND attempts < max_attempts
          AND expires_at > ?${filter.sql}
-       RETURNING user_id, used_at IS NOT NULL AS won, max_attempts - attempts AS remaining`,
+       RETURNING user_id, used_at IS NOT NULL AS won, max_attempts - attempts AS remaining, ${EPOCH}`,
     )
     .bind(codeHash, now, scope.purpose, scope.target, now, ...filter.args)
-    .all<{ user_id: string | null; won: number; remaining: number }>();
+    .all<{ user_id: string | null; won: number; remaining: number; epoch: number | null }>();
   const won = results.find((r) => r.won === 1);
   const remaining = results.reduce((n, r) => (r.won ? n : Math.max(n, r.remaining)), 0);
-  return { won: won ? { user_id: won.user_id } : null, remaining };
+  return { won: won ? { user_id: won.user_id, epoch: won.epoch } : null, remaining };
 }
 
 /**
@@ -109,19 +121,15 @@ export async function attemptOtpCode(db: D1Database, scope: OtpScope, codeHash: 
  * bits, so it is not attempt-limited: a stranger's wrong typed codes exhaust the typed code, never the
  * link in the owner's mailbox.
  */
-export function claimOtpLink(
-  db: D1Database,
-  scope: OtpScope,
-  linkHash: string,
-): Promise<{ user_id: string | null } | null> {
+export function claimOtpLink(db: D1Database, scope: OtpScope, linkHash: string): Promise<OtpWin | null> {
   const now = nowIso();
   const filter = scopeFilter(scope);
   return db
     .prepare(
       `UPDATE otp_codes SET used_at = ?
        WHERE purpose = ? AND target = ? AND link_hash = ? AND used_at IS NULL AND expires_at > ?${filter.sql}
-       RETURNING user_id`,
+       RETURNING user_id, ${EPOCH}`,
     )
     .bind(now, scope.purpose, scope.target, linkHash, now, ...filter.args)
-    .first<{ user_id: string | null }>();
+    .first<OtpWin>();
 }

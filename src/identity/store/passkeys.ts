@@ -4,6 +4,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { passkeys } from "../../../schema/identity";
 import { nowIso } from "../crypto";
 import { isUniqueViolation } from "./d1-errors";
+import { hasFactorSql } from "./factors";
 
 export type PasskeyRow = Pick<
   typeof passkeys.$inferSelect,
@@ -81,28 +82,36 @@ export function listPasskeys(db: D1Database, userId: string) {
 export async function openRegistrationCeremony(
   db: D1Database,
   userId: string,
-  challenge: string,
-  expiresAt: string,
+  ceremony: { challenge: string; expiresAt: string; steppedUp: boolean },
 ) {
   await db
     .prepare(
-      `INSERT INTO passkey_ceremonies (user_id, challenge, expires_at) VALUES (?, ?, ?)
-       ON CONFLICT (user_id) DO UPDATE SET challenge = excluded.challenge, expires_at = excluded.expires_at`,
+      `INSERT INTO passkey_ceremonies (user_id, challenge, expires_at, stepped_up) VALUES (?, ?, ?, ?)
+       ON CONFLICT (user_id) DO UPDATE SET challenge = excluded.challenge, expires_at = excluded.expires_at,
+         stepped_up = excluded.stepped_up`,
     )
-    .bind(userId, challenge, expiresAt)
+    .bind(userId, ceremony.challenge, ceremony.expiresAt, ceremony.steppedUp ? 1 : 0)
     .run();
 }
 
-/** Takes the open ceremony's challenge, consuming it: a challenge is good for one attempt. */
-export async function takeRegistrationChallenge(db: D1Database, userId: string): Promise<string | null> {
+/**
+ * Takes the open ceremony's challenge (and whether it was opened with the step-up), consuming it: a
+ * challenge is good for one attempt.
+ */
+export async function takeRegistrationChallenge(db: D1Database, userId: string) {
   const row = await db
-    .prepare("DELETE FROM passkey_ceremonies WHERE user_id = ? AND expires_at > ? RETURNING challenge")
+    .prepare(
+      "DELETE FROM passkey_ceremonies WHERE user_id = ? AND expires_at > ? RETURNING challenge, stepped_up",
+    )
     .bind(userId, nowIso())
-    .first<{ challenge: string }>();
-  return row?.challenge ?? null;
+    .first<{ challenge: string; stepped_up: number }>();
+  return row ? { challenge: row.challenge, steppedUp: row.stepped_up === 1 } : null;
 }
 
-/** The limit is checked inside the INSERT, so concurrent registrations cannot exceed it. */
+/**
+ * The limit is checked inside the INSERT, so concurrent registrations cannot exceed it; so is the
+ * ceremony's proof: without the step-up only while the account has no factor ("unproven" otherwise).
+ */
 export async function insertPasskey(
   db: D1Database,
   input: {
@@ -115,14 +124,15 @@ export async function insertPasskey(
     name: string | null;
     createdAt: string;
   },
-  limit: number,
-): Promise<"ok" | "duplicate" | "limit"> {
+  rules: { limit: number; steppedUp: boolean },
+): Promise<"ok" | "duplicate" | "limit" | "unproven"> {
   let inserted: D1Result;
   try {
     inserted = await db
       .prepare(
         `INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, transports, name, created_at)
-         SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT COUNT(*) FROM passkeys WHERE user_id = ?) < ?`,
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE (SELECT COUNT(*) FROM passkeys WHERE user_id = ?2) < ?9
+           AND (?10 = 1 OR NOT ${hasFactorSql("?2")})`,
       )
       .bind(
         input.id,
@@ -133,15 +143,20 @@ export async function insertPasskey(
         input.transports,
         input.name,
         input.createdAt,
-        input.userId,
-        limit,
+        rules.limit,
+        rules.steppedUp ? 1 : 0,
       )
       .run();
   } catch (err) {
     if (isUniqueViolation(err)) return "duplicate";
     throw err;
   }
-  return inserted.meta.changes === 1 ? "ok" : "limit";
+  if (inserted.meta.changes === 1) return "ok";
+  const count = await db
+    .prepare("SELECT COUNT(*) AS n FROM passkeys WHERE user_id = ?")
+    .bind(input.userId)
+    .first<{ n: number }>();
+  return (count?.n ?? 0) >= rules.limit ? "limit" : "unproven";
 }
 
 /**

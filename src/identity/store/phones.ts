@@ -2,7 +2,9 @@
  * The account's phone as a second factor. A number stays out of `phones` until proven: while pending it
  * lives only in its `phone_verify` code.
  */
+import { newId } from "../../lib/ids";
 import { nowIso } from "../crypto";
+import { hasFactorSql } from "./factors";
 
 export async function verifiedPhone(db: D1Database, userId: string): Promise<string | null> {
   const row = await db
@@ -29,24 +31,35 @@ export async function retirePendingPhoneCodes(db: D1Database, userId: string) {
 export function pendingPhoneVerification(db: D1Database, userId: string) {
   return db
     .prepare(
-      `SELECT target, attempts, max_attempts FROM otp_codes
+      `SELECT target, attempts, max_attempts, context FROM otp_codes
        WHERE purpose = 'phone_verify' AND user_id = ? AND used_at IS NULL AND expires_at > ?
        ORDER BY created_at DESC LIMIT 1`,
     )
     .bind(userId, nowIso())
-    .first<{ target: string; attempts: number; max_attempts: number }>();
+    .first<{ target: string; attempts: number; max_attempts: number; context: string | null }>();
 }
 
-/** One phone per account: a proven number replaces the earlier one. */
-export async function saveVerifiedPhone(db: D1Database, userId: string, e164: string) {
+/**
+ * One phone per account: a proven number (with a new id) replaces the earlier one. Without the step-up
+ * (`steppedUp` false) only while the account has no factor, decided inside the write; null if refused.
+ */
+export async function saveVerifiedPhone(
+  db: D1Database,
+  userId: string,
+  e164: string,
+  steppedUp: boolean,
+): Promise<string | null> {
   const now = nowIso();
-  await db
+  const id = newId();
+  const res = await db
     .prepare(
-      `INSERT INTO phones (user_id, e164, verified_at, created_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (user_id) DO UPDATE SET e164 = excluded.e164, verified_at = excluded.verified_at`,
+      `INSERT INTO phones (user_id, e164, verified_at, created_at, id)
+       SELECT ?1, ?2, ?3, ?3, ?4 WHERE ?5 = 1 OR NOT ${hasFactorSql("?1")}
+       ON CONFLICT (user_id) DO UPDATE SET e164 = excluded.e164, verified_at = excluded.verified_at, id = excluded.id`,
     )
-    .bind(userId, e164, now, now)
+    .bind(userId, e164, now, id, steppedUp ? 1 : 0)
     .run();
+  return res.meta.changes === 1 ? id : null;
 }
 
 /** Removes the phone and any verification in progress. */

@@ -18,11 +18,17 @@ export interface NewSession {
   expiresAt: string;
 }
 
-export function insertSessionStatement(db: D1Database, s: NewSession) {
+/**
+ * The INSERT of a new session. With `epoch` (the account's credential epoch when the sign-in's proof was
+ * read or consumed) the row is written only while the epoch is unchanged: a password change or reset,
+ * or an owner's undo, in between leaves nothing written (`meta.changes` 0).
+ */
+export function insertSessionStatement(db: D1Database, s: NewSession, epoch?: number) {
+  const guard = epoch === undefined ? "" : " WHERE (SELECT credential_epoch FROM users WHERE id = ?2) = ?11";
   return db
     .prepare(
       `INSERT INTO sessions (id, user_id, family_id, kind, refresh_hash, trusted_device, auth_method, ip, user_agent, created_at, expires_at)
-       VALUES (?, ?, ?, 'staff', ?, ?, ?, ?, ?, ?, ?)`,
+       SELECT ?1, ?2, ?3, 'staff', ?4, ?5, ?6, ?7, ?8, ?9, ?10${guard}`,
     )
     .bind(
       s.id,
@@ -35,6 +41,7 @@ export function insertSessionStatement(db: D1Database, s: NewSession) {
       s.userAgent?.slice(0, 256) ?? null,
       nowIso(),
       s.expiresAt,
+      ...(epoch === undefined ? [] : [epoch]),
     );
 }
 
