@@ -76,7 +76,14 @@ async function openChallenge(env: Env, init: Omit<ChallengeInit, "expiresAt">) {
  */
 export async function openLoginChallenge(env: Env, userId: string, guardKey: GuardKey, epoch: number) {
   const methods = loginMethods(await enrolledFactors(env, userId));
-  return openChallenge(env, { userId, guardKey, factorGuardKey: guardKey, methods, firstFactor: "password", epoch });
+  return openChallenge(env, {
+    userId,
+    guardKey,
+    factorGuardKey: guardKey,
+    methods,
+    firstFactor: "password",
+    epoch,
+  });
 }
 
 /**

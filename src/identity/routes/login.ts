@@ -78,13 +78,19 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      const { userId, guardKey, epoch } = await provePassword(c, address, body.password, async (id, failed) => {
-        if (!(await hasConfirmedTotp(c.env.DB, id))) fail("MFA_NOT_ENROLLED", "Enroll a TOTP factor first.");
-        if (!body.totp_code || !(await verifyTotp(c.env, id, body.totp_code.trim(), "confirmed"))) {
-          failed();
-          fail("MFA_INVALID_CODE", "The TOTP code is invalid.");
-        }
-      });
+      const { userId, guardKey, epoch } = await provePassword(
+        c,
+        address,
+        body.password,
+        async (id, failed) => {
+          if (!(await hasConfirmedTotp(c.env.DB, id)))
+            fail("MFA_NOT_ENROLLED", "Enroll a TOTP factor first.");
+          if (!body.totp_code || !(await verifyTotp(c.env, id, body.totp_code.trim(), "confirmed"))) {
+            failed();
+            fail("MFA_INVALID_CODE", "The TOTP code is invalid.");
+          }
+        },
+      );
       await clearPasswordGuard(c.env, guardKey);
       const stale = INVALID_CREDENTIALS;
       const session = await createSession(c, { userId, method: "password_totp", epoch, stale });
