@@ -178,9 +178,15 @@ async function verifyInput(env: Env, body: LoginFactorProof): Promise<VerifyInpu
 /**
  * Step 3: verifies the second factor against the challenge (which counts the wrong attempts and is
  * used once). On success the address's password guard is cleared and the session to issue is returned.
+ * A counted wrong attempt is handed to `onWrong` (the security event) before the answer.
  */
-export async function verifyLoginFactor(env: Env, body: LoginFactorProof) {
+export async function verifyLoginFactor(
+  env: Env,
+  body: LoginFactorProof,
+  onWrong?: (userId: string) => Promise<void>,
+) {
   const outcome = await challengeStub(env, body.challenge).verify(await verifyInput(env, body));
+  if ((outcome.kind === "wrong" || outcome.kind === "dead") && outcome.userId) await onWrong?.(outcome.userId);
   switch (outcome.kind) {
     case "invalid":
       throw CHALLENGE_INVALID();

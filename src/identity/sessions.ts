@@ -4,6 +4,7 @@ import { SESSION_TTL_S, TRUSTED_SESSION_TTL_S } from "./config";
 import { type AppContext, clientIp } from "./context";
 import { isoIn } from "./crypto";
 import { rememberDevice } from "./devices";
+import { eventOrigin, signInEvents } from "./events";
 import { newRefreshToken, refreshTokenHash } from "./refresh-tokens";
 import { primaryEmail } from "./store/accounts";
 import { insertSessionStatement } from "./store/sessions";
@@ -22,11 +23,14 @@ export interface IssuedSession {
   trusted: boolean;
 }
 
-/** Statement and tokens of a new session (a new refresh family), to run alone or inside a batch. */
+/**
+ * Statement and tokens of a new session (a new refresh family), to run alone or inside a batch, and the
+ * security events (`events`) that belong in that batch.
+ */
 export async function prepareSession(
   c: AppContext,
   input: { userId: string; method: string; trusted?: boolean },
-): Promise<{ statement: D1PreparedStatement; session: IssuedSession }> {
+): Promise<{ statement: D1PreparedStatement; session: IssuedSession; events: D1PreparedStatement[] }> {
   const trusted = input.trusted ?? false;
   const sessionId = newId();
   const familyId = newId();
@@ -43,15 +47,16 @@ export async function prepareSession(
     userAgent: c.req.header("user-agent") ?? null,
     expiresAt,
   });
-  return { statement, session: { userId: input.userId, sessionId, refreshToken, expiresAt, trusted } };
+  const events = signInEvents(c.env.DB, eventOrigin(c), input.userId, input.method);
+  return { statement, session: { userId: input.userId, sessionId, refreshToken, expiresAt, trusted }, events };
 }
 
 export async function createSession(
   c: AppContext,
   input: { userId: string; method: string; trusted?: boolean },
 ) {
-  const { statement, session } = await prepareSession(c, input);
-  await statement.run();
+  const { statement, session, events } = await prepareSession(c, input);
+  await c.env.DB.batch([statement, ...events]);
   return session;
 }
 

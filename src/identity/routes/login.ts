@@ -4,6 +4,7 @@ import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../context";
 import { fail } from "../errors";
 import { hasConfirmedTotp, verifyTotp } from "../factors";
+import { recordFactorFailure, recordSignInFailure } from "../events";
 import { clearPasswordGuard } from "../guards";
 import { provePassword } from "../login-flow";
 import { requestMagicLink, verifyMagicLink } from "../magic-link";
@@ -77,11 +78,14 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      const { userId, guardKey } = await provePassword(c, address, body.password);
+      const { userId, guardKey } = await provePassword(c, address, body.password).catch(
+        recordSignInFailure(c, address, "password"),
+      );
       if (!(await hasConfirmedTotp(c.env.DB, userId))) {
         fail("MFA_NOT_ENROLLED", "Enroll a TOTP factor first.");
       }
       if (!body.totp_code || !(await verifyTotp(c.env, userId, body.totp_code.trim(), "confirmed"))) {
+        await recordFactorFailure(c, "totp")(userId);
         fail("MFA_INVALID_CODE", "The TOTP code is invalid.");
       }
       await clearPasswordGuard(c.env, guardKey);
@@ -115,7 +119,9 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      const { userId, guardKey } = await provePassword(c, address, body.password);
+      const { userId, guardKey } = await provePassword(c, address, body.password).catch(
+        recordSignInFailure(c, address, "password"),
+      );
       const opened = await openLoginChallenge(c.env, userId, guardKey);
       c.header("Cache-Control", "no-store");
       return c.json(opened, 200);
@@ -168,7 +174,11 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const { userId, method, trusted } = await verifyLoginFactor(c.env, body);
+      const { userId, method, trusted } = await verifyLoginFactor(
+        c.env,
+        body,
+        recordFactorFailure(c, body.method),
+      );
       const session = await createSession(c, { userId, method, trusted });
       return c.json(await sessionResponse(c, session, { trusted_device: trusted }), 200);
     },
@@ -216,7 +226,11 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      return c.json(await verifyMagicLink(c, parseEmail(body.email), body.code.trim()), 200);
+      const address = parseEmail(body.email);
+      const answer = await verifyMagicLink(c, address, body.code.trim()).catch(
+        recordSignInFailure(c, address, "magic_link"),
+      );
+      return c.json(answer, 200);
     },
   );
 }

@@ -100,9 +100,9 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
         code: body.code.trim(),
       });
       if (!won?.userId) fail("CODE_INVALID", "The code is invalid.");
-      const { statement, session } = await prepareSession(c, { userId: won.userId, method: "email_verify" });
+      const { statement, session, events } = await prepareSession(c, { userId: won.userId, method: "email_verify" });
       try {
-        await c.env.DB.batch([...activationStatements(c.env.DB, won.userId, address), statement]);
+        await c.env.DB.batch([...activationStatements(c.env.DB, won.userId, address), statement, ...events]);
       } catch (err) {
         if (isUniqueViolation(err)) {
           fail("EMAIL_TAKEN", "Another account proved this address first.");
