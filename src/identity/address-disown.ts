@@ -8,6 +8,7 @@ import type { Logger } from "../lib/log";
 import { DISOWN_TOKEN_TTL_S } from "./config";
 import { hmacHex, timingSafeEqual } from "./crypto";
 import { fail } from "./errors";
+import { type EventOrigin, recordEvent } from "./events";
 import { enforceRateLimit } from "./guards";
 import { disownEmail } from "./store/emails";
 import type { Env } from "./worker-env";
@@ -54,11 +55,21 @@ export async function readDisownToken(
  * says someone else added it, so the access token that did is presumed stolen. An address already gone
  * is the same success (the link may be clicked twice); one the owner has since made primary is kept.
  */
-export async function disownAddress(env: Env, input: { token: string; ip: string }, log: Logger) {
+export async function disownAddress(
+  env: Env,
+  input: { token: string; ip: string; origin: EventOrigin },
+  log: Logger,
+) {
   await enforceRateLimit(env, "verify_ip", input.ip);
   const claim = await readDisownToken(env.OTP_PEPPER, input.token);
   if (!claim) fail("CODE_INVALID", "The removal link is invalid or has expired.");
-  const outcome = await disownEmail(env.DB, claim.userId, claim.addressId);
+  const event = recordEvent(
+    env.DB,
+    input.origin,
+    { userId: claim.userId, type: "not_me_used", target: claim.addressId, detail: "address" },
+    { ifChanged: true },
+  );
+  const outcome = await disownEmail(env.DB, claim.userId, claim.addressId, event);
   if (outcome === "primary") {
     fail("EMAIL_IS_PRIMARY", "This address has since become the primary address; it was not removed.");
   }

@@ -11,6 +11,7 @@ import { noticePasswordReset } from "../owner-notices";
 import { hashPassword, verifyPassword } from "../password";
 import { enforcePasswordPolicy } from "../password-policy";
 import { requestPasswordReset } from "../password-reset";
+import { eventOrigin, recordEvent } from "../events";
 import { prepareSession, sessionResponse } from "../sessions";
 import { requestSignup } from "../signup";
 import { requireStepUp } from "../step-up";
@@ -163,6 +164,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       await c.env.DB.batch([
         setPasswordStatement(c.env.DB, won.userId, hash),
         revokeAllSessionsStatement(c.env.DB, won.userId, "password_reset"),
+        recordEvent(c.env.DB, eventOrigin(c), { userId: won.userId, type: "password_reset" }),
       ]);
       await clearPasswordGuard(c.env, `account|${won.userId}`);
       const sender = { env: c.env, mailer: c.get("services").mailer, log: c.get("log") };
@@ -210,6 +212,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       await c.env.DB.batch([
         setPasswordStatement(c.env.DB, userId, hash),
         revokeAllSessionsStatement(c.env.DB, userId, "password_change", sessionId),
+        recordEvent(c.env.DB, eventOrigin(c), { userId, type: "password_changed" }),
       ]);
       return c.body(null, 204);
     },

@@ -44,3 +44,15 @@ export function expiredEventsStatement(db: D1Database, now: number) {
   const cutoff = new Date(now - EVENT_RETENTION_DAYS * 24 * 3600 * 1000).toISOString();
   return db.prepare("DELETE FROM security_events WHERE created_at < ?").bind(cutoff);
 }
+
+/**
+ * Runs `statements` as one batch with the change's security event (src/identity/events.ts
+ * `recordEvent`) last, when there is one: the event row commits with the change or not at all.
+ */
+export function batchWithEvent(
+  db: D1Database,
+  statements: D1PreparedStatement[],
+  event?: D1PreparedStatement,
+): Promise<D1Result[]> {
+  return db.batch(event ? [...statements, event] : statements);
+}
