@@ -172,6 +172,21 @@ export function signInEvents(db: D1Database, origin: EventOrigin, userId: string
   return events;
 }
 
+/**
+ * An event of the caller's own account (the Bearer's), for the batch of the change; with `ifChanged`
+ * (compare-and-set writes) only when the statement before it changed a row.
+ */
+export function callerEvent(
+  c: Context,
+  type: AccountEventType,
+  fields: EventFields = {},
+  options: { ifChanged?: boolean } = {},
+): D1PreparedStatement {
+  const db = (c.env as { DB: D1Database }).DB;
+  const userId = (c.get("auth") as { userId: string }).userId;
+  return recordEvent(db, eventOrigin(c), { userId, type, ...fields }, options);
+}
+
 const WRITE_TRIES = 3;
 
 /**

@@ -40,6 +40,7 @@ export async function finishPasskeyRegistration(
   env: Env,
   userId: string,
   input: { credential: unknown; name?: string },
+  event?: D1PreparedStatement,
 ) {
   const challenge = await takeRegistrationChallenge(env.DB, userId);
   if (!challenge) {
@@ -63,6 +64,7 @@ export async function finishPasskeyRegistration(
       createdAt: now,
     },
     MAX_PASSKEYS_PER_ACCOUNT,
+    event,
   );
   if (stored === "duplicate") {
     fail("PASSKEY_ALREADY_REGISTERED", "This passkey is already registered.");

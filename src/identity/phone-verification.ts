@@ -44,7 +44,7 @@ const TOO_MANY = () => problem("TOO_MANY_ATTEMPTS", "Too many wrong codes; start
  * Proves the pending number with its code; it becomes the account's phone. A wrong code answers how many
  * attempts remain; the last wrong one (and any try after it) is 429 TOO_MANY_ATTEMPTS.
  */
-export async function confirmPhone(env: Env, userId: string, code: string) {
+export async function confirmPhone(env: Env, userId: string, code: string, event?: D1PreparedStatement) {
   const pending = await pendingPhoneVerification(env.DB, userId);
   if (!pending) {
     fail("PHONE_VERIFICATION_NOT_FOUND", "Start a phone verification first.");
@@ -59,6 +59,6 @@ export async function confirmPhone(env: Env, userId: string, code: string) {
       details: { attempts_remaining: remaining },
     });
   }
-  await saveVerifiedPhone(env.DB, userId, pending.target);
+  await saveVerifiedPhone(env.DB, userId, pending.target, event);
   return { phone: maskPhone(pending.target), verified: true as const };
 }

@@ -4,6 +4,7 @@ import { problemResponses } from "../../lib/app";
 import { requireBearer } from "../auth";
 import type { AppEnv } from "../context";
 import { fail } from "../errors";
+import { callerEvent } from "../events";
 import { beginTotpEnrollment, hasConfirmedTotp, newRecoveryPool, verifyTotp } from "../factors";
 import { smsEnabled } from "../messaging";
 import { passkeysEnabled } from "../passkeys";
@@ -66,12 +67,13 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       if (!pending || pending.confirmed_at) {
         fail("NOT_FOUND", "No pending TOTP enrollment.");
       }
-      if (!(await verifyTotp(c.env, userId, c.req.valid("json").code.trim(), "pending"))) {
+      const added = callerEvent(c, "factor_added", { method: "totp" }, { ifChanged: true });
+      if (!(await verifyTotp(c.env, userId, c.req.valid("json").code.trim(), "pending", added))) {
         fail("MFA_INVALID_CODE", "The TOTP code is invalid.");
       }
       if (await hasRecoveryPool(c.env.DB, userId)) return c.json({ confirmed: true as const }, 200);
       const pool = await newRecoveryPool(c.env, userId);
-      await c.env.DB.batch(pool.statements);
+      await c.env.DB.batch([...pool.statements, callerEvent(c, "recovery_codes_generated")]);
       c.header("Cache-Control", "no-store");
       return c.json({ confirmed: true as const, recovery_codes: pool.codes }, 200);
     },
@@ -98,7 +100,8 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       await requireStepUp(c, "mfa.totp.delete", c.req.header("x-step-up-code"));
-      await deleteTotp(c.env.DB, c.get("auth").userId);
+      const removed = callerEvent(c, "factor_removed", { method: "totp" }, { ifChanged: true });
+      await deleteTotp(c.env.DB, c.get("auth").userId, removed);
       return c.body(null, 204);
     },
   );
@@ -126,7 +129,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       const { userId } = c.get("auth");
       await requireStepUp(c, "mfa.recovery_codes.generate", c.req.header("x-step-up-code"));
       const pool = await newRecoveryPool(c.env, userId);
-      await c.env.DB.batch(pool.statements);
+      await c.env.DB.batch([...pool.statements, callerEvent(c, "recovery_codes_generated")]);
       c.header("Cache-Control", "no-store");
       return c.json({ recovery_codes: pool.codes }, 200);
     },

@@ -5,6 +5,7 @@ import { parseUlid } from "../../lib/ids";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { fail, problem } from "../errors";
+import { callerEvent } from "../events";
 import { beginPasskeyRegistration, finishPasskeyRegistration } from "../passkey-registration";
 import { passkeysEnabled } from "../passkeys";
 import { requireStepUp } from "../step-up";
@@ -80,7 +81,8 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       requirePasskeys(c);
       const body = registrationBody(await readJsonBody(c));
-      return c.json(await finishPasskeyRegistration(c.env, c.get("auth").userId, body), 201);
+      const added = callerEvent(c, "factor_added", { method: "passkey" }, { ifChanged: true });
+      return c.json(await finishPasskeyRegistration(c.env, c.get("auth").userId, body, added), 201);
     },
   );
 
@@ -137,7 +139,8 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
       const id = parseUlid(c.req.valid("param").id);
       const notFound = () => problem("PASSKEY_NOT_FOUND", "No such passkey.");
       if (!id) throw notFound();
-      const outcome = await deletePasskey(c.env.DB, userId, id);
+      const removed = callerEvent(c, "factor_removed", { method: "passkey", target: id }, { ifChanged: true });
+      const outcome = await deletePasskey(c.env.DB, userId, id, removed);
       if (outcome === "not_found") throw notFound();
       if (outcome === "last_strong_factor") {
         fail("LAST_STRONG_FACTOR", "Keep a TOTP factor or another passkey before removing this one.");

@@ -4,6 +4,7 @@ import { problemResponses } from "../../lib/app";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { fail } from "../errors";
+import { callerEvent } from "../events";
 import { smsEnabled } from "../messaging";
 import { confirmPhone, parsePhone, startPhoneVerification } from "../phone-verification";
 import { removePhone } from "../store/phones";
@@ -63,7 +64,9 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       requireSms(c);
-      const confirmed = await confirmPhone(c.env, c.get("auth").userId, c.req.valid("json").code.trim());
+      const added = callerEvent(c, "factor_added", { method: "sms" });
+      const code = c.req.valid("json").code.trim();
+      const confirmed = await confirmPhone(c.env, c.get("auth").userId, code, added);
       return c.json(confirmed, 200);
     },
   );
@@ -83,7 +86,8 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       requireSms(c);
-      await removePhone(c.env.DB, c.get("auth").userId);
+      const removed = callerEvent(c, "factor_removed", { method: "sms" }, { ifChanged: true });
+      await removePhone(c.env.DB, c.get("auth").userId, removed);
       return c.body(null, 204);
     },
   );

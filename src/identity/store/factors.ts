@@ -4,6 +4,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { totpFactors } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../crypto";
+import { batchWithEvent } from "./events";
 
 export type TotpRow = Pick<typeof totpFactors.$inferSelect, "secret_enc" | "confirmed_at" | "last_used_step">;
 
@@ -41,22 +42,23 @@ export async function burnTotpStep(
   userId: string,
   step: number,
   mode: "confirmed" | "pending",
+  event?: D1PreparedStatement,
 ): Promise<boolean> {
   const confirm = mode === "pending" ? ", confirmed_at = ?" : "";
   const args: (string | number)[] = mode === "pending" ? [step, nowIso()] : [step];
-  const res = await db
+  const burn = db
     .prepare(
       `UPDATE totp_factors SET last_used_step = ?${confirm}
        WHERE user_id = ? AND confirmed_at IS ${mode === "pending" ? "NULL" : "NOT NULL"}
          AND (last_used_step IS NULL OR last_used_step < ?)`,
     )
-    .bind(...args, userId, step)
-    .run();
-  return res.meta.changes === 1;
+    .bind(...args, userId, step);
+  const [res] = await batchWithEvent(db, [burn], event);
+  return res?.meta.changes === 1;
 }
 
-export async function deleteTotp(db: D1Database, userId: string) {
-  await db.prepare("DELETE FROM totp_factors WHERE user_id = ?").bind(userId).run();
+export async function deleteTotp(db: D1Database, userId: string, event?: D1PreparedStatement) {
+  await batchWithEvent(db, [db.prepare("DELETE FROM totp_factors WHERE user_id = ?").bind(userId)], event);
 }
 
 /** Statements replacing the account's pool: the old codes die in the same batch. */

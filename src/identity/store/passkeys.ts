@@ -4,6 +4,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { passkeys } from "../../../schema/identity";
 import { nowIso } from "../crypto";
 import { isUniqueViolation } from "./d1-errors";
+import { batchWithEvent } from "./events";
 
 export type PasskeyRow = Pick<
   typeof passkeys.$inferSelect,
@@ -116,10 +117,11 @@ export async function insertPasskey(
     createdAt: string;
   },
   limit: number,
+  event?: D1PreparedStatement,
 ): Promise<"ok" | "duplicate" | "limit"> {
-  let inserted: D1Result;
+  let inserted: D1Result | undefined;
   try {
-    inserted = await db
+    const insert = db
       .prepare(
         `INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, transports, name, created_at)
          SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT COUNT(*) FROM passkeys WHERE user_id = ?) < ?`,
@@ -135,13 +137,13 @@ export async function insertPasskey(
         input.createdAt,
         input.userId,
         limit,
-      )
-      .run();
+      );
+    [inserted] = await batchWithEvent(db, [insert], event);
   } catch (err) {
     if (isUniqueViolation(err)) return "duplicate";
     throw err;
   }
-  return inserted.meta.changes === 1 ? "ok" : "limit";
+  return inserted?.meta.changes === 1 ? "ok" : "limit";
 }
 
 /**
@@ -152,16 +154,17 @@ export async function deletePasskey(
   db: D1Database,
   userId: string,
   id: string,
+  event?: D1PreparedStatement,
 ): Promise<"deleted" | "not_found" | "last_strong_factor"> {
-  const res = await db
+  const remove = db
     .prepare(
       `DELETE FROM passkeys WHERE id = ? AND user_id = ?
          AND (EXISTS (SELECT 1 FROM totp_factors WHERE user_id = ? AND confirmed_at IS NOT NULL)
               OR (SELECT COUNT(*) FROM passkeys WHERE user_id = ?) > 1)`,
     )
-    .bind(id, userId, userId, userId)
-    .run();
-  if (res.meta.changes === 1) return "deleted";
+    .bind(id, userId, userId, userId);
+  const [res] = await batchWithEvent(db, [remove], event);
+  if (res?.meta.changes === 1) return "deleted";
   const exists = await db
     .prepare("SELECT 1 AS ok FROM passkeys WHERE id = ? AND user_id = ?")
     .bind(id, userId)

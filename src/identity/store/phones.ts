@@ -3,6 +3,7 @@
  * lives only in its `phone_verify` code.
  */
 import { nowIso } from "../crypto";
+import { batchWithEvent } from "./events";
 
 export async function verifiedPhone(db: D1Database, userId: string): Promise<string | null> {
   const row = await db
@@ -38,21 +39,28 @@ export function pendingPhoneVerification(db: D1Database, userId: string) {
 }
 
 /** One phone per account: a proven number replaces the earlier one. */
-export async function saveVerifiedPhone(db: D1Database, userId: string, e164: string) {
+export async function saveVerifiedPhone(
+  db: D1Database,
+  userId: string,
+  e164: string,
+  event?: D1PreparedStatement,
+) {
   const now = nowIso();
-  await db
+  const save = db
     .prepare(
       `INSERT INTO phones (user_id, e164, verified_at, created_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (user_id) DO UPDATE SET e164 = excluded.e164, verified_at = excluded.verified_at`,
     )
-    .bind(userId, e164, now, now)
-    .run();
+    .bind(userId, e164, now, now);
+  await batchWithEvent(db, [save], event);
 }
 
 /** Removes the phone and any verification in progress. */
-export async function removePhone(db: D1Database, userId: string) {
-  await db.batch([
-    db.prepare("DELETE FROM phones WHERE user_id = ?").bind(userId),
+export async function removePhone(db: D1Database, userId: string, event?: D1PreparedStatement) {
+  // The DELETE runs last, so an event conditioned on it (`ifChanged`) follows it in the batch.
+  const statements = [
     retirePhoneCodesStatement(db, userId),
-  ]);
+    db.prepare("DELETE FROM phones WHERE user_id = ?").bind(userId),
+  ];
+  await batchWithEvent(db, statements, event);
 }
