@@ -53,7 +53,12 @@ export async function addPendingEmail(
   await enforceRateLimit(env, "email_add_target", address);
   await enforceRateLimit(env, "email_add_author", userId);
   const id = newId();
-  const event = recordEvent(env.DB, caller.origin, { userId, type: "address_added", target: id, detail: address });
+  const event = recordEvent(env.DB, caller.origin, {
+    userId,
+    type: "address_added",
+    target: id,
+    detail: address,
+  });
   if (!(await insertPendingEmail(env.DB, { id, userId, address }, event))) throw ALREADY_ADDED();
   const otp = await issueOtp(env, { purpose: "email_add", target: address, userId });
   try {

@@ -45,6 +45,7 @@ export const ORG_EVENT_TYPES = [
   "transfer_accepted",
   "transfer_rejected",
   "transfer_cancelled",
+  "transfer_reopened",
 ] as const;
 
 export type AccountEventType = (typeof ACCOUNT_EVENT_TYPES)[number];
@@ -92,7 +93,12 @@ export function ipPrefix(ip: string | null | undefined): string | null {
   }
   if (!/^[0-9a-f:]+$/i.test(ip)) return null;
   const groups = ipv6Groups(ip);
-  return groups ? `${groups.slice(0, 3).map((g) => g.toString(16)).join(":")}::/48` : null;
+  return groups
+    ? `${groups
+        .slice(0, 3)
+        .map((g) => g.toString(16))
+        .join(":")}::/48`
+    : null;
 }
 
 const BROWSERS: [RegExp, string][] = [
@@ -187,6 +193,44 @@ export function callerEvent(
   return recordEvent(db, eventOrigin(c), { userId, type, ...fields }, options);
 }
 
+/**
+ * Organization events keep who acted (`actorUserId`) but not the actor's network or browser: a person in
+ * two organizations must not show where they are to the admins of either.
+ */
+const NO_ORIGIN: EventOrigin = { ipPrefix: null, userAgent: null };
+
+export function orgEvent(
+  db: D1Database,
+  orgId: string,
+  type: OrgEventType,
+  fields: EventFields,
+  options: { ifChanged?: boolean } = {},
+): D1PreparedStatement {
+  return recordEvent(db, NO_ORIGIN, { orgId, type, ...fields }, options);
+}
+
+/**
+ * A transfer's event for both organizations it concerns; the second row is conditioned on the first
+ * having been written, so with `ifChanged` both follow the compare-and-set before them.
+ */
+export function transferEvents(
+  db: D1Database,
+  orgs: { fromOrgId: string; toOrgId: string },
+  type:
+    | "transfer_offered"
+    | "transfer_accepted"
+    | "transfer_rejected"
+    | "transfer_cancelled"
+    | "transfer_reopened",
+  fields: EventFields,
+  options: { ifChanged?: boolean } = {},
+): D1PreparedStatement[] {
+  return [
+    orgEvent(db, orgs.fromOrgId, type, fields, options),
+    orgEvent(db, orgs.toOrgId, type, fields, { ifChanged: true }),
+  ];
+}
+
 const WRITE_TRIES = 3;
 
 /**
@@ -230,7 +274,8 @@ export function recordSignInFailure(c: Context, address: string, method: SignInM
       (async () => {
         if (!type) return;
         const owner = await findVerifiedOwner(db, address, { includeCoolingOff: true });
-        if (owner) await writeEvent(recordEvent(db, origin, { userId: owner.user_id, type, method }), c.get("log"));
+        if (owner)
+          await writeEvent(recordEvent(db, origin, { userId: owner.user_id, type, method }), c.get("log"));
       })().catch(() => undefined),
     );
     throw err;

@@ -186,7 +186,8 @@ export async function verifyLoginFactor(
   onWrong?: (userId: string) => Promise<void>,
 ) {
   const outcome = await challengeStub(env, body.challenge).verify(await verifyInput(env, body));
-  if ((outcome.kind === "wrong" || outcome.kind === "dead") && outcome.userId) await onWrong?.(outcome.userId);
+  if ((outcome.kind === "wrong" || outcome.kind === "dead") && outcome.userId)
+    await onWrong?.(outcome.userId);
   switch (outcome.kind) {
     case "invalid":
       throw CHALLENGE_INVALID();

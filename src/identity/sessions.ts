@@ -48,7 +48,11 @@ export async function prepareSession(
     expiresAt,
   });
   const events = signInEvents(c.env.DB, eventOrigin(c), input.userId, input.method);
-  return { statement, session: { userId: input.userId, sessionId, refreshToken, expiresAt, trusted }, events };
+  return {
+    statement,
+    session: { userId: input.userId, sessionId, refreshToken, expiresAt, trusted },
+    events,
+  };
 }
 
 export async function createSession(

@@ -142,7 +142,12 @@ export class LoginChallenge extends DurableObject<Env> {
         return { kind: "dead", userId: s.userId };
       }
       await this.ctx.storage.put("s", s);
-      return { kind: "wrong", remaining: LOGIN_CHALLENGE_MAX_FAILURES - s.failures, reason, userId: s.userId };
+      return {
+        kind: "wrong",
+        remaining: LOGIN_CHALLENGE_MAX_FAILURES - s.failures,
+        reason,
+        userId: s.userId,
+      };
     });
   }
 

@@ -139,7 +139,12 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
       const id = parseUlid(c.req.valid("param").id);
       const notFound = () => problem("PASSKEY_NOT_FOUND", "No such passkey.");
       if (!id) throw notFound();
-      const removed = callerEvent(c, "factor_removed", { method: "passkey", target: id }, { ifChanged: true });
+      const removed = callerEvent(
+        c,
+        "factor_removed",
+        { method: "passkey", target: id },
+        { ifChanged: true },
+      );
       const outcome = await deletePasskey(c.env.DB, userId, id, removed);
       if (outcome === "not_found") throw notFound();
       if (outcome === "last_strong_factor") {

@@ -5,13 +5,13 @@ import { requireBearer } from "../auth";
 import type { AppEnv } from "../context";
 import { clientIp } from "../context";
 import { fail } from "../errors";
+import { eventOrigin, recordEvent } from "../events";
 import { clearPasswordGuard, enforceRateLimit, enforceVerifyQuotas } from "../guards";
 import { consumeOtp } from "../otp";
 import { noticePasswordReset } from "../owner-notices";
 import { hashPassword, verifyPassword } from "../password";
 import { enforcePasswordPolicy } from "../password-policy";
 import { requestPasswordReset } from "../password-reset";
-import { eventOrigin, recordEvent } from "../events";
 import { prepareSession, sessionResponse } from "../sessions";
 import { requestSignup } from "../signup";
 import { requireStepUp } from "../step-up";
@@ -101,7 +101,10 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
         code: body.code.trim(),
       });
       if (!won?.userId) fail("CODE_INVALID", "The code is invalid.");
-      const { statement, session, events } = await prepareSession(c, { userId: won.userId, method: "email_verify" });
+      const { statement, session, events } = await prepareSession(c, {
+        userId: won.userId,
+        method: "email_verify",
+      });
       try {
         await c.env.DB.batch([...activationStatements(c.env.DB, won.userId, address), statement, ...events]);
       } catch (err) {

@@ -221,8 +221,8 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const params = c.req.valid("param");
-      const { siteId } = await authorizeSiteInvites(c, params.site_id);
-      await revokeInvitation(c, params.id, { siteId });
+      const { orgId, siteId } = await authorizeSiteInvites(c, params.site_id);
+      await revokeInvitation(c, params.id, { siteId }, orgId);
       return c.body(null, 204);
     },
   );

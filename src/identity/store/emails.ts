@@ -88,7 +88,9 @@ export async function makeEmailPrimary(
   await batchWithEvent(
     db,
     [
-      db.prepare("UPDATE email_addresses SET is_primary = 0 WHERE user_id = ? AND is_primary = 1").bind(userId),
+      db
+        .prepare("UPDATE email_addresses SET is_primary = 0 WHERE user_id = ? AND is_primary = 1")
+        .bind(userId),
       db
         .prepare("UPDATE email_addresses SET is_primary = 1, usable_at = NULL WHERE id = ? AND user_id = ?")
         .bind(id, userId),
@@ -139,18 +141,22 @@ export async function disownEmail(
   event?: D1PreparedStatement,
 ): Promise<"removed" | "gone" | "primary"> {
   const now = nowIso();
-  const [, removed] = await batchWithEvent(db, [
-    db
-      .prepare(
-        `UPDATE sessions SET revoked_at = ?, revoked_reason = 'email_disowned'
+  const [, removed] = await batchWithEvent(
+    db,
+    [
+      db
+        .prepare(
+          `UPDATE sessions SET revoked_at = ?, revoked_reason = 'email_disowned'
          WHERE user_id = ? AND revoked_at IS NULL
            AND EXISTS (SELECT 1 FROM email_addresses WHERE id = ? AND user_id = ? AND is_primary = 0)`,
-      )
-      .bind(now, userId, id, userId),
-    db
-      .prepare("DELETE FROM email_addresses WHERE id = ? AND user_id = ? AND is_primary = 0")
-      .bind(id, userId),
-  ], event);
+        )
+        .bind(now, userId, id, userId),
+      db
+        .prepare("DELETE FROM email_addresses WHERE id = ? AND user_id = ? AND is_primary = 0")
+        .bind(id, userId),
+    ],
+    event,
+  );
   if (removed?.meta.changes === 1) return "removed";
   return (await findEmailById(db, userId, id)) ? "primary" : "gone";
 }

@@ -124,13 +124,21 @@ export function titularFixup(db: D1Database, orgId: string) {
     .bind(orgId);
 }
 
-export async function addOrgMember(db: D1Database, orgId: string, userId: string, role: string) {
+/** `event` (conditioned on the write before it) rides right after the membership write. */
+export async function addOrgMember(
+  db: D1Database,
+  orgId: string,
+  userId: string,
+  role: string,
+  event?: D1PreparedStatement,
+) {
   await db.batch([
     db
       .prepare(
         "INSERT INTO org_memberships (org_id, user_id, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
       )
       .bind(orgId, userId, role, nowIso()),
+    ...(event ? [event] : []),
     titularFixup(db, orgId),
   ]);
 }
@@ -142,6 +150,7 @@ export async function changeOrgRole(
   userId: string,
   role: string,
   toOwner: boolean,
+  event?: D1PreparedStatement,
 ): Promise<boolean> {
   const [update] = await db.batch([
     db
@@ -150,13 +159,19 @@ export async function changeOrgRole(
            AND (?4 = 1 OR ${anotherOwnerRemainsSql("org", "?2", "?3")})`,
       )
       .bind(role, orgId, userId, toOwner ? 1 : 0),
+    ...(event ? [event] : []),
     titularFixup(db, orgId),
   ]);
   return (update?.meta.changes ?? 0) === 1;
 }
 
 /** Removes a member; false when nothing was removed (the last owner never leaves). */
-export async function removeOrgMember(db: D1Database, orgId: string, userId: string): Promise<boolean> {
+export async function removeOrgMember(
+  db: D1Database,
+  orgId: string,
+  userId: string,
+  event?: D1PreparedStatement,
+): Promise<boolean> {
   const [removed] = await db.batch([
     db
       .prepare(
@@ -164,6 +179,7 @@ export async function removeOrgMember(db: D1Database, orgId: string, userId: str
            AND ${anotherOwnerRemainsSql("org", "?1", "?2")}`,
       )
       .bind(orgId, userId),
+    ...(event ? [event] : []),
     titularFixup(db, orgId),
   ]);
   return (removed?.meta.changes ?? 0) === 1;
