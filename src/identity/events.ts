@@ -9,6 +9,7 @@
  */
 import type { Context } from "hono";
 import { newId } from "../lib/ids";
+import type { Logger } from "../lib/log";
 import { ApiError } from "../lib/problem";
 import { clientIp } from "./context";
 import { nowIso } from "./crypto";
@@ -237,18 +238,13 @@ const WRITE_TRIES = 3;
  * Writes an event whose change lives in a Durable Object (no D1 batch to join): three tries, then the
  * loss is logged and swallowed, since the answer of the request it records is already decided.
  */
-export async function writeEvent(statement: D1PreparedStatement, log?: { error: (...a: never[]) => void }) {
+export async function writeEvent(statement: D1PreparedStatement, log?: Pick<Logger, "error">) {
   for (let attempt = 1; attempt <= WRITE_TRIES; attempt += 1) {
     try {
       await statement.run();
       return;
     } catch (err) {
-      if (attempt === WRITE_TRIES) {
-        (log?.error as ((event: string, fields: Record<string, unknown>) => void) | undefined)?.(
-          "security_event_lost",
-          { reason: (err as Error).message },
-        );
-      }
+      if (attempt === WRITE_TRIES) log?.error("security_event_lost", { reason: (err as Error).message });
     }
   }
 }
