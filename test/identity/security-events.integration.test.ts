@@ -529,6 +529,32 @@ describe("organization events and their walls", () => {
     });
     expect(res.status).toBe(201);
     const siteId = ((await res.json()) as { id: string }).id;
+    // A site member of the origin: invited to the site, role changed, removed; the origin's events.
+    const siteInvitee = freshEmail("site-member");
+    const invited = await call("POST", `/api/v1/auth/sites/${siteId}/invitations`, {
+      token: a.session.access_token,
+      body: { email: siteInvitee, role: "site_author" },
+    });
+    expect(invited.status).toBe(202);
+    const siteLink = (await outbox(siteInvitee)).find((m) => m.purpose === "invitation")!.link!;
+    const joined = await call("POST", "/api/v1/auth/invitations/accept", {
+      body: { token: new URL(siteLink).searchParams.get("token"), password: GOOD_PASSWORD },
+      ip: freshIp(),
+    });
+    expect(joined.status).toBe(200);
+    const siteMemberId = (await json<{ user: { id: string } }>(joined)).user.id;
+    const memberPath = `/api/v1/auth/sites/${siteId}/members/${siteMemberId}`;
+    const ta = a.session.access_token;
+    expect((await call("PATCH", memberPath, { token: ta, body: { role: "site_editor" } })).status).toBe(200);
+    expect((await call("DELETE", memberPath, { token: ta })).status).toBe(204);
+    expect((await call("DELETE", memberPath, { token: ta })).status).toBe(204);
+    const siteItems = (await orgEvents(ta, from.id)).items;
+    expect(siteItems.map((i) => [i.type, i.target, i.detail])).toEqual([
+      ["member_removed", siteMemberId, `site ${siteId}`],
+      ["role_changed", siteMemberId, `site_editor on site ${siteId}`],
+      ["invitation_accepted", siteItems[2]!.target, "site_author"],
+      ["invitation_sent", siteItems[2]!.target, `${siteInvitee} as site_author on site ${siteId}`],
+    ]);
     const offer = async () => {
       const r = await call("POST", `/api/v1/auth/orgs/${from.id}/transfers`, {
         token: a.session.access_token,
@@ -565,7 +591,7 @@ describe("organization events and their walls", () => {
       ["transfer_rejected", first],
       ["transfer_offered", first],
     ];
-    const fromItems = (await orgEvents(a.session.access_token, from.id)).items;
+    const fromItems = (await orgEvents(a.session.access_token, from.id)).items.slice(0, expected.length);
     expect(fromItems.map((i) => [i.type, i.target])).toEqual(expected);
     const toItems = (await orgEvents(b.session.access_token, to.id)).items;
     expect(toItems.map((i) => [i.type, i.target])).toEqual(expected);

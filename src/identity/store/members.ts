@@ -211,15 +211,16 @@ export async function changeSiteRole(
   userId: string,
   role: string,
   toOwner: boolean,
+  event?: D1PreparedStatement,
 ): Promise<SiteMemberChange> {
-  const res = await db
+  const update = db
     .prepare(
       `UPDATE site_memberships SET role = ?1 WHERE site_id = ?2 AND user_id = ?3
          AND (?4 = 1 OR ${anotherOwnerRemainsSql("site", "?2", "?3")})`,
     )
-    .bind(role, siteId, userId, toOwner ? 1 : 0)
-    .run();
-  if (res.meta.changes === 1) return "done";
+    .bind(role, siteId, userId, toOwner ? 1 : 0);
+  const [res] = await db.batch(event ? [update, event] : [update]);
+  if (res?.meta.changes === 1) return "done";
   return (await isSiteMember(db, siteId, userId)) ? "last_owner" : "not_member";
 }
 
@@ -227,14 +228,15 @@ export async function removeSiteMember(
   db: D1Database,
   siteId: string,
   userId: string,
+  event?: D1PreparedStatement,
 ): Promise<SiteMemberChange> {
-  const res = await db
+  const remove = db
     .prepare(
       `DELETE FROM site_memberships WHERE site_id = ?1 AND user_id = ?2
          AND ${anotherOwnerRemainsSql("site", "?1", "?2")}`,
     )
-    .bind(siteId, userId)
-    .run();
-  if (res.meta.changes !== 0) return "done";
+    .bind(siteId, userId);
+  const [res] = await db.batch(event ? [remove, event] : [remove]);
+  if ((res?.meta.changes ?? 0) !== 0) return "done";
   return (await isSiteMember(db, siteId, userId)) ? "last_owner" : "not_member";
 }
