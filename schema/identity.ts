@@ -289,3 +289,30 @@ export const transfers = sqliteTable(
     index("transfers_from").on(t.from_org_id, t.status),
   ],
 );
+
+/**
+ * The account's and the organization's security events (issue 18, beyond the spec): append-only (a
+ * trigger refuses UPDATE), one subject per row (`user_id` or `org_id`, a CHECK in SQL), the client's
+ * network as a /24 or /48 prefix and its user agent as "browser on OS". Written by src/identity/events.ts.
+ */
+export const securityEvents = sqliteTable(
+  "security_events",
+  {
+    id: text("id").primaryKey(),
+    user_id: text("user_id").references(() => users.id, { onDelete: "cascade" }),
+    org_id: text("org_id").references(() => orgs.id, { onDelete: "cascade" }),
+    type: text("type").notNull(),
+    method: text("method"),
+    actor_user_id: text("actor_user_id"),
+    target: text("target"),
+    detail: text("detail"),
+    ip_prefix: text("ip_prefix"),
+    user_agent: text("user_agent"),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [
+    index("security_events_user").on(t.user_id, t.id),
+    index("security_events_org").on(t.org_id, t.id),
+    index("security_events_created").on(t.created_at),
+  ],
+);

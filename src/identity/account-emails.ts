@@ -4,6 +4,7 @@ import type { Logger } from "../lib/log";
 import { ADDED_ADDRESS_COOLING_OFF_S, MAX_EMAILS_PER_ACCOUNT } from "./config";
 import { isoIn, nowIso } from "./crypto";
 import { fail, problem } from "./errors";
+import { type EventOrigin, recordEvent } from "./events";
 import { enforceRateLimit } from "./guards";
 import type { Mailer } from "./messaging";
 import { consumeOtp, issueOtp } from "./otp";
@@ -25,6 +26,8 @@ const ALREADY_ADDED = () => problem("EMAIL_ALREADY_ADDED", "This address is alre
 export interface AccountCaller {
   userId: string;
   ip: string;
+  /** What the security events keep of the client. */
+  origin: EventOrigin;
 }
 
 /**
@@ -50,7 +53,13 @@ export async function addPendingEmail(
   await enforceRateLimit(env, "email_add_target", address);
   await enforceRateLimit(env, "email_add_author", userId);
   const id = newId();
-  if (!(await insertPendingEmail(env.DB, { id, userId, address }))) throw ALREADY_ADDED();
+  const event = recordEvent(env.DB, caller.origin, {
+    userId,
+    type: "address_added",
+    target: id,
+    detail: address,
+  });
+  if (!(await insertPendingEmail(env.DB, { id, userId, address }, event))) throw ALREADY_ADDED();
   const otp = await issueOtp(env, { purpose: "email_add", target: address, userId });
   try {
     await mailer.send({
@@ -94,7 +103,13 @@ export async function verifyPendingEmail(
   if (!won) fail("CODE_INVALID", "The code is invalid.");
   const now = nowIso();
   const usableAt = isoIn(ADDED_ADDRESS_COOLING_OFF_S);
-  if (!(await markEmailVerified(env.DB, row.id, now, usableAt))) {
+  const event = recordEvent(
+    env.DB,
+    caller.origin,
+    { userId, type: "address_verified", target: row.id, detail: row.address },
+    { ifChanged: true },
+  );
+  if (!(await markEmailVerified(env.DB, row.id, now, usableAt, event))) {
     fail("EMAIL_TAKEN", "Another account proved this address first.");
   }
   await noticeAddressChange(

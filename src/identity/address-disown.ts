@@ -10,6 +10,7 @@ import type { Logger } from "../lib/log";
 import { DISOWN_TOKEN_TTL_S } from "./config";
 import { hmacHex, timingSafeEqual } from "./crypto";
 import { fail } from "./errors";
+import { type EventOrigin, recordEvent } from "./events";
 import { enforceRateLimit } from "./guards";
 import { disownEmail } from "./store/emails";
 import { disownFactor, type FactorKind } from "./store/factors";
@@ -70,6 +71,35 @@ export async function readDisownToken(
   return expires * 1000 > now ? claim : null;
 }
 
+const FACTOR_METHOD: Record<FactorKind, string | null> = {
+  totp: "totp",
+  phone: "sms",
+  passkey: "passkey",
+  recovery: null,
+};
+
+/**
+ * The events of a factor's or pool's undo, for the end of its batch: "not me", the factor removed (a
+ * pool is no factor) and every session revoked. The first is conditioned on the removal (the batch's
+ * last statement), each next one on the one before, so a second click records nothing.
+ */
+function disownEvents(
+  db: D1Database,
+  origin: EventOrigin,
+  claim: { kind: FactorKind; userId: string; subjectId: string },
+) {
+  const { userId, subjectId, kind } = claim;
+  const after = { ifChanged: true };
+  const method = FACTOR_METHOD[kind];
+  return [
+    recordEvent(db, origin, { userId, type: "not_me_used", target: subjectId, detail: kind }, after),
+    ...(method
+      ? [recordEvent(db, origin, { userId, type: "factor_removed", method, target: subjectId }, after)]
+      : []),
+    recordEvent(db, origin, { userId, type: "sessions_revoked", detail: "all" }, after),
+  ];
+}
+
 /**
  * Removes what the token names and ends every session of its account (and its open login challenges),
  * in one batch: the owner says someone else added it, so the access token that did is presumed stolen.
@@ -78,7 +108,7 @@ export async function readDisownToken(
  */
 export async function disownByToken(
   env: Env,
-  input: { token: string; ip: string; kinds?: readonly DisownKind[] },
+  input: { token: string; ip: string; origin: EventOrigin; kinds?: readonly DisownKind[] },
   log: Logger,
 ) {
   await enforceRateLimit(env, "verify_ip", input.ip);
@@ -88,14 +118,21 @@ export async function disownByToken(
   }
   const { kind, userId, subjectId } = claim;
   if (kind === "email") {
-    const outcome = await disownEmail(env.DB, userId, subjectId);
+    const event = recordEvent(
+      env.DB,
+      input.origin,
+      { userId, type: "not_me_used", target: subjectId, detail: "address" },
+      { ifChanged: true },
+    );
+    const outcome = await disownEmail(env.DB, userId, subjectId, event);
     if (outcome === "primary") {
       fail("EMAIL_IS_PRIMARY", "This address has since become the primary address; it was not removed.");
     }
     log.info("email_disowned", { user_id: userId, address_id: subjectId, outcome });
     return;
   }
-  const removed = await disownFactor(env.DB, kind, userId, subjectId);
+  const events = disownEvents(env.DB, input.origin, { kind, userId, subjectId });
+  const removed = await disownFactor(env.DB, kind, userId, subjectId, events);
   log.info("factor_disowned", {
     user_id: userId,
     kind,

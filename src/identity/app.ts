@@ -4,6 +4,7 @@ import type { AppEnv } from "./context";
 import { createMailer, createSmsSender } from "./messaging";
 import { registerHostedPages } from "./pages";
 import { registerEmailRoutes } from "./routes/emails";
+import { registerEventRoutes } from "./routes/events";
 import { registerFactorRoutes } from "./routes/factors";
 import { registerInvitationRoutes } from "./routes/invitations";
 import { registerLoginRoutes } from "./routes/login";
@@ -48,6 +49,7 @@ registerOrgMemberRoutes(app);
 registerInvitationRoutes(app);
 registerSiteMemberRoutes(app);
 registerTransferRoutes(app);
+registerEventRoutes(app);
 registerHostedPages(app);
 
 serveApiDocs(app, {

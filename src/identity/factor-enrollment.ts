@@ -10,6 +10,7 @@
  */
 import type { AppContext } from "./context";
 import { fail, problem } from "./errors";
+import { callerEvent } from "./events";
 import { newRecoveryPool, verifyTotp } from "./factors";
 import { type NoticeSender, noticeFactorAdded } from "./owner-notices";
 import { requireStepUp } from "./step-up";
@@ -73,7 +74,8 @@ export async function confirmTotpEnrollment(c: AppContext, code: string) {
     await deletePendingTotp(c.env.DB, userId);
     throw NO_PENDING();
   }
-  if (!(await verifyTotp(c.env, userId, code, "pending"))) {
+  const added = callerEvent(c, "factor_added", { method: "totp" }, { ifChanged: true });
+  if (!(await verifyTotp(c.env, userId, code, "pending", added))) {
     fail("MFA_INVALID_CODE", "The TOTP code is invalid.");
   }
   if (await hasRecoveryPool(c.env.DB, userId)) {
@@ -81,7 +83,7 @@ export async function confirmTotpEnrollment(c: AppContext, code: string) {
     return { confirmed: true as const };
   }
   const pool = await newRecoveryPool(c.env, userId);
-  await c.env.DB.batch(pool.statements);
+  await c.env.DB.batch([...pool.statements, callerEvent(c, "recovery_codes_generated")]);
   await tellOwner(c, { kind: "totp", id: pending.id, alsoRecovery: true });
   return { confirmed: true as const, recovery_codes: pool.codes };
 }
@@ -89,7 +91,7 @@ export async function confirmTotpEnrollment(c: AppContext, code: string) {
 /** A new recovery pool (the caller ran the step-up); the owner is told, with a link voiding it. */
 export async function generateRecoveryPool(c: AppContext) {
   const pool = await newRecoveryPool(c.env, c.get("auth").userId);
-  await c.env.DB.batch(pool.statements);
+  await c.env.DB.batch([...pool.statements, callerEvent(c, "recovery_codes_generated")]);
   await tellOwner(c, { kind: "recovery", id: pool.poolId });
   return pool.codes;
 }

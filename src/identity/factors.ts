@@ -42,13 +42,14 @@ export async function verifyTotp(
   userId: string,
   code: string,
   mode: "confirmed" | "pending",
+  event?: D1PreparedStatement,
 ): Promise<boolean> {
   const row = await findTotp(env.DB, userId);
   if (!row || (mode === "confirmed" ? !row.confirmed_at : !!row.confirmed_at)) return false;
   const secret = base32Decode(await openSecret(env.OTP_PEPPER, row.secret_enc));
   const step = await matchTotp(secret, code);
   if (step === null) return false;
-  return burnTotpStep(env.DB, userId, step, mode);
+  return burnTotpStep(env.DB, userId, step, mode, event);
 }
 
 // Recovery codes: 10 codes of 10 base32 characters (50 bits), shown once, stored as keyed SHA-256.

@@ -4,6 +4,7 @@ import type { AppContext } from "./context";
 import { clientIp } from "./context";
 import { isoIn, randomToken, sha256Hex } from "./crypto";
 import { fail, problem } from "./errors";
+import { orgEvent } from "./events";
 import { enforceRateLimit } from "./guards";
 import { hashPassword } from "./password";
 import { enforcePasswordPolicy } from "./password-policy";
@@ -76,20 +77,27 @@ export async function createInvitation(
 ) {
   const token = randomToken(32);
   const id = newId();
-  await insertInvitation(c.env.DB, {
-    id,
-    ...input,
-    tokenHash: await sha256Hex(token),
-    invitedBy: c.get("auth").userId,
-    expiresAt: isoIn(INVITATION_TTL_S),
+  const invitedBy = c.get("auth").userId;
+  const detail = `${input.email} as ${input.role}${input.siteId ? ` on site ${input.siteId}` : ""}`;
+  const event = orgEvent(c.env.DB, input.orgId, "invitation_sent", {
+    actorUserId: invitedBy,
+    target: id,
+    detail,
   });
+  await insertInvitation(
+    c.env.DB,
+    { id, ...input, tokenHash: await sha256Hex(token), invitedBy, expiresAt: isoIn(INVITATION_TTL_S) },
+    event,
+  );
   return { id, emailSent: await mailInvitation(c, input.email, token) };
 }
 
 /** 404 for a malformed id, another owner's id and an invitation that is not pending alike. */
-export async function revokeInvitation(c: AppContext, rawId: string, owner: InvitationOwner) {
+export async function revokeInvitation(c: AppContext, rawId: string, owner: InvitationOwner, orgId: string) {
   const id = parseUlid(rawId);
-  if (!id || !(await revokePendingInvitation(c.env.DB, id, owner))) {
+  const fields = { actorUserId: c.get("auth").userId, target: id };
+  const event = orgEvent(c.env.DB, orgId, "invitation_revoked", fields, { ifChanged: true });
+  if (!id || !(await revokePendingInvitation(c.env.DB, id, owner, event))) {
     fail("NOT_FOUND", "No pending invitation.");
   }
 }
@@ -154,7 +162,9 @@ export async function redeemInvitation(c: AppContext, input: { token: string; pa
     newAccount = { passwordHash: await hashPassword(input.password) };
   }
   const userId = owner?.user_id ?? newId();
-  const outcome = await acceptInvitation(c.env.DB, invitation, tokenHash, userId, newAccount);
+  const fields = { actorUserId: userId, target: invitation.id, detail: invitation.role };
+  const event = orgEvent(c.env.DB, invitation.org_id, "invitation_accepted", fields, { ifChanged: true });
+  const outcome = await acceptInvitation(c.env.DB, invitation, tokenHash, userId, newAccount, event);
   if (outcome === "last_owner") {
     if (invitation.scope === "site") fail("LAST_SITE_OWNER", "The site must keep an owner.");
     fail("LAST_ORG_OWNER", "The organization must keep an owner.");

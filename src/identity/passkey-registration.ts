@@ -54,6 +54,7 @@ export async function finishPasskeyRegistration(
   userId: string,
   input: { credential: unknown; name?: string },
   mayComplete: (steppedUp: boolean) => Promise<boolean>,
+  event?: D1PreparedStatement,
 ) {
   const ceremony = await takeRegistrationChallenge(env.DB, userId);
   if (!ceremony || !(await mayComplete(ceremony.steppedUp))) throw CEREMONY_INVALID();
@@ -75,6 +76,7 @@ export async function finishPasskeyRegistration(
       createdAt: now,
     },
     { limit: MAX_PASSKEYS_PER_ACCOUNT, steppedUp: ceremony.steppedUp },
+    event,
   );
   if (stored === "duplicate") {
     fail("PASSKEY_ALREADY_REGISTERED", "This passkey is already registered.");

@@ -204,12 +204,19 @@ async function verifyInput(env: Env, body: LoginFactorProof): Promise<VerifyInpu
 /**
  * Step 3: verifies the second factor against the challenge (which counts the wrong attempts and is
  * used once). On success the address's password guard is cleared and the session to issue is returned.
+ * A counted wrong attempt is handed to `onWrong` (the security event) before the answer.
  */
-export async function verifyLoginFactor(env: Env, body: LoginFactorProof) {
+export async function verifyLoginFactor(
+  env: Env,
+  body: LoginFactorProof,
+  onWrong?: (userId: string) => Promise<void>,
+) {
   const stub = challengeStub(env, body.challenge);
   const open = await stub.describe();
   if (open && (await voided(env, open))) throw CHALLENGE_INVALID();
   const outcome = await stub.verify(await verifyInput(env, body));
+  if ((outcome.kind === "wrong" || outcome.kind === "dead") && outcome.userId)
+    await onWrong?.(outcome.userId);
   switch (outcome.kind) {
     case "invalid":
       throw CHALLENGE_INVALID();

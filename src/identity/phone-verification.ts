@@ -65,6 +65,7 @@ export async function confirmPhone(
   userId: string,
   code: string,
   mayComplete: (steppedUp: boolean) => Promise<boolean>,
+  event?: D1PreparedStatement,
 ) {
   const pending = await pendingPhoneVerification(env.DB, userId);
   if (!pending) throw NOT_FOUND();
@@ -83,7 +84,7 @@ export async function confirmPhone(
       details: { attempts_remaining: remaining },
     });
   }
-  const id = await saveVerifiedPhone(env.DB, userId, pending.target, steppedUp);
+  const id = await saveVerifiedPhone(env.DB, userId, pending.target, steppedUp, event);
   if (!id) throw NOT_FOUND();
   return { phone: maskPhone(pending.target), verified: true as const, id };
 }

@@ -5,6 +5,7 @@ import { SESSION_TTL_S, TRUSTED_SESSION_TTL_S } from "./config";
 import { type AppContext, clientIp } from "./context";
 import { isoIn } from "./crypto";
 import { rememberDevice } from "./devices";
+import { eventOrigin, signInEvents } from "./events";
 import { newRefreshToken, refreshTokenHash } from "./refresh-tokens";
 import { primaryEmail } from "./store/accounts";
 import { insertSessionStatement } from "./store/sessions";
@@ -35,11 +36,15 @@ export interface SessionRequest {
   stale?: () => ApiError;
 }
 
-/** Statement and tokens of a new session (a new refresh family), to run alone or inside a batch. */
+/**
+ * Statement and tokens of a new session (a new refresh family), to run alone or inside a batch, and the
+ * security events (`events`) that belong in that batch right after the statement (conditioned on it
+ * when the insert is conditioned on the credential epoch).
+ */
 export async function prepareSession(
   c: AppContext,
   input: SessionRequest,
-): Promise<{ statement: D1PreparedStatement; session: IssuedSession }> {
+): Promise<{ statement: D1PreparedStatement; session: IssuedSession; events: D1PreparedStatement[] }> {
   const trusted = input.trusted ?? false;
   const sessionId = newId();
   const familyId = newId();
@@ -60,13 +65,20 @@ export async function prepareSession(
     },
     input.epoch,
   );
-  return { statement, session: { userId: input.userId, sessionId, refreshToken, expiresAt, trusted } };
+  const events = signInEvents(c.env.DB, eventOrigin(c), input.userId, input.method, {
+    ifChanged: input.epoch !== undefined,
+  });
+  return {
+    statement,
+    session: { userId: input.userId, sessionId, refreshToken, expiresAt, trusted },
+    events,
+  };
 }
 
 export async function createSession(c: AppContext, input: SessionRequest) {
-  const { statement, session } = await prepareSession(c, input);
-  const written = await statement.run();
-  if (written.meta.changes !== 1) {
+  const { statement, session, events } = await prepareSession(c, input);
+  const [written] = await c.env.DB.batch([statement, ...events]);
+  if (written?.meta.changes !== 1) {
     throw input.stale?.() ?? new Error("session not written: the credential epoch changed");
   }
   return session;

@@ -3,6 +3,7 @@ import { parseUlid } from "../lib/ids";
 import { rpc, type SitesRpc } from "../lib/rpc";
 import { nowIso } from "./crypto";
 import { fail } from "./errors";
+import { transferEvents } from "./events";
 import { decideTransfer, findTransfer, reopenTransfer, type TransferRow } from "./store/transfers";
 import type { Env } from "./worker-env";
 
@@ -48,7 +49,12 @@ export async function decideOnTransfer(
   if (!row) fail("TRANSFER_NOT_FOUND", "No such transfer.");
   requireDecidingOrg(decision, row, caller.orgId);
   const now = nowIso();
-  if (!(await decideTransfer(env.DB, row.id, STATUS_AFTER[decision], caller.userId, now)))
+  const orgs = { fromOrgId: row.from_org_id, toOrgId: row.to_org_id };
+  const fields = { actorUserId: caller.userId, target: row.id, detail: `${row.mode} of site ${row.site_id}` };
+  const events = transferEvents(env.DB, orgs, `transfer_${STATUS_AFTER[decision]}`, fields, {
+    ifChanged: true,
+  });
+  if (!(await decideTransfer(env.DB, row.id, STATUS_AFTER[decision], caller.userId, now, events)))
     fail("NOT_PENDING", "The transfer is no longer pending.");
   if (decision !== "accept") return null;
   let applied: { ok: boolean };
@@ -65,7 +71,7 @@ export async function decideOnTransfer(
   }
   if (!applied.ok) {
     // The registry did not move the site: the transfer goes back to pending, nothing half-done.
-    await reopenTransfer(env.DB, row.id);
+    await reopenTransfer(env.DB, row.id, transferEvents(env.DB, orgs, "transfer_reopened", fields));
     fail("TRANSFER_FAILED", "The site registry refused the transfer; it stays pending.");
   }
   // The other services move the site's content on their own from this event; the transfer is final.

@@ -2,6 +2,7 @@
 import { newId } from "../lib/ids";
 import { isoIn } from "./crypto";
 import { fail } from "./errors";
+import { transferEvents } from "./events";
 import { resolveRole } from "./roles";
 import { siteOrg } from "./site-registry";
 import { findOrgBySlug } from "./store/orgs";
@@ -46,16 +47,26 @@ export async function offerTransfer(
     fail("NOT_OWNER", "The site does not belong to this organization.");
   }
   const id = newId();
-  const inserted = await insertPendingTransfer(env.DB, {
-    id,
-    siteId: offer.siteId,
-    fromOrgId: orgId,
-    toOrgId: target.id,
-    mode,
-    shareRole,
-    createdBy: caller.userId,
-    expiresAt: isoIn(TRANSFER_TTL_S),
+  const orgs = { fromOrgId: orgId, toOrgId: target.id };
+  const events = transferEvents(env.DB, orgs, "transfer_offered", {
+    actorUserId: caller.userId,
+    target: id,
+    detail: `${mode} of site ${offer.siteId}`,
   });
+  const inserted = await insertPendingTransfer(
+    env.DB,
+    {
+      id,
+      siteId: offer.siteId,
+      fromOrgId: orgId,
+      toOrgId: target.id,
+      mode,
+      shareRole,
+      createdBy: caller.userId,
+      expiresAt: isoIn(TRANSFER_TTL_S),
+    },
+    events,
+  );
   if (!inserted) {
     fail("TRANSFER_EXISTS", "A transfer of this site is already pending.");
   }

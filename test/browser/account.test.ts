@@ -592,6 +592,39 @@ describe("account page: sessions", () => {
   });
 });
 
+describe("account page: security activity", () => {
+  it("lists the account's recent events, labelled, newest first, with network and device as text", async () => {
+    const { page, errors, email, bearer } = await signedIn("activity");
+    const wrong = await fetch(`${identity()}/api/v1/auth/login/start`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "cf-connecting-ip": "203.0.113.77",
+        "user-agent": "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+      },
+      body: JSON.stringify({ email, password: "wrong-password-123456" }),
+    });
+    expect(wrong.status).toBe(401);
+    // The failure is written after the answer (it costs the same as one for an unknown address).
+    await expect
+      .poll(async () => ((await api("GET", "/events", bearer())).body.items as unknown[]).length)
+      .toBe(2);
+    await page.reload();
+    await page.locator("#account").waitFor({ state: "visible" });
+    const rows = page.locator("#event-table tbody tr");
+    await expect.poll(() => rows.count()).toBe(2);
+    const newest = (await rows.nth(0).textContent()) ?? "";
+    expect(newest).toContain("Failed sign-in");
+    expect(newest).toContain("Password");
+    expect(newest).toContain("203.0.113.0/24");
+    expect(newest).toContain("Firefox on Linux");
+    expect(newest).not.toContain("203.0.113.77");
+    expect(await rows.nth(1).textContent()).toContain("Signed in");
+    await expect.poll(() => page.locator("#events-more").isHidden()).toBe(true);
+    expect(errors).toEqual([]);
+  });
+});
+
 describe("account page without a session", () => {
   it("sends a browser with no session to sign-in, on the identity host and through the gateway alike", async () => {
     for (const origin of [identity(), platform().urls.gateway]) {

@@ -54,6 +54,7 @@ describe("GET /auth/account", () => {
       "Two-factor authentication",
       "Passkeys",
       "Sessions",
+      "Recent security activity",
     ]);
     for (const m of sections) expect(m[2]).toBe(m[3]);
     const inputs = [...text.matchAll(/<input id="([^"]+)"/g)].map((m) => m[1]!);
@@ -67,7 +68,7 @@ describe("GET /auth/account", () => {
     for (const m of text.matchAll(/<table id="[^"]+">\s*<caption[^>]*>([^<]+)<\/caption>/g)) {
       expect(m[1]!.trim()).not.toBe("");
     }
-    expect([...text.matchAll(/<caption/g)].length).toBe(3);
+    expect([...text.matchAll(/<caption/g)].length).toBe(4);
   });
 
   it("is the same document for everyone: no personal data is rendered by the server", async () => {

@@ -4642,6 +4642,144 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's security events, newest first (sign-ins, factors, addresses, password) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    type?: "sign_in_succeeded" | "sign_in_failed" | "sign_in_locked" | "factor_added" | "factor_removed" | "recovery_codes_generated" | "recovery_code_used" | "address_added" | "address_verified" | "address_made_primary" | "address_removed" | "password_changed" | "password_reset" | "sessions_revoked" | "not_me_used";
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Events */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SecurityEventPage"];
+                    };
+                };
+                /** @description BAD_REQUEST */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description UNAUTHORIZED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/orgs/{org_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's events (memberships, invitations, roles, transfers; never a member's sign-ins, factors or addresses); members:manage */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    type?: "invitation_sent" | "invitation_accepted" | "invitation_revoked" | "member_added" | "member_removed" | "role_changed" | "transfer_offered" | "transfer_accepted" | "transfer_rejected" | "transfer_cancelled" | "transfer_reopened";
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Events */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SecurityEventPage"];
+                    };
+                };
+                /** @description BAD_ORG, BAD_REQUEST */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description UNAUTHORIZED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description FORBIDDEN (a member without members:manage) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description NOT_FOUND (not a member: the organization's existence is not revealed) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4846,6 +4984,23 @@ export interface components {
                 /** @description Webhooks, carried over until the destination keeps them; null: unknown */
                 webhooks: number | null;
             } | null;
+        };
+        SecurityEventPage: {
+            items: components["schemas"]["SecurityEvent"][];
+            next_cursor: string | null;
+        };
+        SecurityEvent: {
+            id: string;
+            type: string;
+            method: string | null;
+            actor_user_id: string | null;
+            target: string | null;
+            detail: string | null;
+            /** @description The client's /24 (IPv4) or /48 (IPv6) */
+            ip_prefix: string | null;
+            /** @description Browser and OS families: "Firefox on Linux" */
+            user_agent: string | null;
+            created_at: string;
         };
     };
     responses: never;

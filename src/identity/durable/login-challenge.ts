@@ -49,8 +49,9 @@ export type VerifyOutcome =
   | { kind: "invalid" }
   | { kind: "method_not_available" }
   | { kind: "ceremony_invalid" }
-  | { kind: "wrong"; remaining: number; reason: "code" | "passkey" | "clone" }
-  | { kind: "dead" };
+  | { kind: "wrong"; remaining: number; reason: "code" | "passkey" | "clone"; userId: string }
+  /** `userId` only when this attempt was the wrong one that killed the challenge. */
+  | { kind: "dead"; userId?: string };
 
 export type VerifyInput =
   | { method: "totp" | "recovery_code"; code: string }
@@ -145,10 +146,15 @@ export class LoginChallenge extends DurableObject<Env> {
       if (s.failures >= LOGIN_CHALLENGE_MAX_FAILURES) {
         s.status = "dead";
         await this.ctx.storage.put("s", s);
-        return { kind: "dead" };
+        return { kind: "dead", userId: s.userId };
       }
       await this.ctx.storage.put("s", s);
-      return { kind: "wrong", remaining: LOGIN_CHALLENGE_MAX_FAILURES - s.failures, reason: result.reason };
+      return {
+        kind: "wrong",
+        remaining: LOGIN_CHALLENGE_MAX_FAILURES - s.failures,
+        reason: result.reason,
+        userId: s.userId,
+      };
     });
   }
 

@@ -514,7 +514,8 @@ export const ACCOUNT_JS = `"use strict";
   /* ---------- sessions ---------- */
 
   const FACTORS = {
-    email_verify: "e-mail confirmation", magic_link: "e-mail link", password_reset: "password reset",
+    recovery_code: "recovery code", email_verify: "e-mail confirmation", magic_link: "e-mail link",
+    password_reset: "password reset",
     password: "password", totp: "authenticator app", email: "e-mail code", passkey: "passkey",
     recovery: "recovery code", sms: "text message", invitation: "invitation",
   };
@@ -612,6 +613,46 @@ export const ACCOUNT_JS = `"use strict";
     leave();
   }));
 
+  /* ---------- security events ---------- */
+
+  const EVENT_LABELS = {
+    sign_in_succeeded: "Signed in", sign_in_failed: "Failed sign-in", sign_in_locked: "Sign-in refused: locked",
+    factor_added: "Second factor added", factor_removed: "Second factor removed",
+    recovery_codes_generated: "Recovery codes generated", recovery_code_used: "Recovery code used",
+    address_added: "Address added", address_verified: "Address verified",
+    address_made_primary: "Address made primary", address_removed: "Address removed",
+    password_changed: "Password changed", password_reset: "Password reset",
+    sessions_revoked: "Signed out of sessions", not_me_used: "\u201CThis was not me\u201D used",
+  };
+  let eventCursor = null;
+
+  function eventWhat(item) {
+    const label = EVENT_LABELS[item.type] || item.type.replace(/_/g, " ");
+    return item.type.startsWith("address_") && item.detail ? label + ": " + item.detail : label;
+  }
+
+  async function loadEvents(more) {
+    const query = "?limit=20" + (more && eventCursor ? "&cursor=" + encodeURIComponent(eventCursor) : "");
+    const r = await call("GET", "/events" + query);
+    if (!r.ok) return fail(r);
+    const body = $("event-table").tBodies[0];
+    if (!more) body.replaceChildren();
+    for (const item of r.body.items) {
+      body.append(el("tr", {}, [
+        el("th", { scope: "row", text: eventWhat(item) }),
+        el("td", { text: when(item.created_at) }),
+        el("td", { text: item.method ? methodName(item.method) : "" }),
+        el("td", { text: item.ip_prefix || "Unknown" }),
+        el("td", { text: item.user_agent || "Unknown" }),
+      ]));
+    }
+    eventCursor = r.body.next_cursor;
+    $("events-more").hidden = !eventCursor;
+    $("events-empty").hidden = body.rows.length > 0;
+  }
+
+  $("events-more").addEventListener("click", (event) => act(event.currentTarget, () => loadEvents(true)));
+
   /* ---------- start ---------- */
 
   async function load(fn) {
@@ -629,7 +670,7 @@ export const ACCOUNT_JS = `"use strict";
       }
       return;
     }
-    await Promise.all([load(loadEmails), load(loadFactors), load(loadPasskeys), load(loadSessions)]);
+    await Promise.all([load(loadEmails), load(loadFactors), load(loadPasskeys), load(loadSessions), load(() => loadEvents(false))]);
     $("loading").hidden = true;
     $("account").hidden = false;
   }

@@ -1,6 +1,7 @@
 /**
  * The account page: e-mail addresses (primary, removal), TOTP enrollment and removal, passkeys,
- * recovery codes, sessions (sign out of one or all), with step-up prompts where the spec asks for them.
+ * recovery codes, sessions (sign out of one or all), with step-up prompts where the spec asks for them,
+ * and the account's recent security events (GET /api/v1/auth/events).
  *
  * The HTML is a static frame; `account.js` (account-script.ts) fills it through the JSON API under
  * `/api/v1/auth` with the session's access token, obtained by one rotation of the HttpOnly `svc_refresh`
@@ -116,6 +117,15 @@ ${table("session-table", "Your sessions", ["Device", "Signed in", "Method", "Add
 </div>`,
 );
 
+const EVENTS = section(
+  "events",
+  "Recent security activity",
+  html`<p class="hint">Sign-ins, second factors, addresses and password changes on your account, newest first. Places are shown as a network (never your full address) and devices as browser and system.</p>
+<p id="events-empty" hidden>Nothing recorded yet.</p>
+${table("event-table", "Your recent security events", ["What", "When", "How", "Network", "Device"])}
+<button type="button" class="secondary" id="events-more" hidden>Show older activity</button>`,
+);
+
 /** The one step-up prompt; the script moves it into the section whose action asked for it. */
 const STEP_UP = html`<form id="stepup" class="notice" hidden aria-labelledby="stepup-title">
 <h3 id="stepup-title">Confirm it's you</h3>
@@ -132,6 +142,7 @@ ${EMAILS}
 ${TWO_FACTOR}
 ${PASSKEYS}
 ${SESSIONS}
+${EVENTS}
 </div>
 ${STEP_UP}
 <noscript><p>This page needs JavaScript.</p></noscript>`;

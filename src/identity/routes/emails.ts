@@ -9,6 +9,7 @@ import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
 import { nowIso } from "../crypto";
 import { fail } from "../errors";
+import { eventOrigin, recordEvent } from "../events";
 import { requireStepUp } from "../step-up";
 import {
   type EmailRow,
@@ -51,6 +52,12 @@ async function myEmailById(c: AppContext, rawId: string): Promise<EmailRow> {
   const row = id ? await findEmailById(c.env.DB, c.get("auth").userId, id) : null;
   if (!row) throw EMAIL_NOT_FOUND();
   return row;
+}
+
+/** The event of a change to one of the caller's addresses, written only if the change changed a row. */
+function addressEvent(c: AppContext, type: "address_made_primary" | "address_removed", row: EmailRow) {
+  const event = { userId: c.get("auth").userId, type, target: row.id, detail: row.address };
+  return recordEvent(c.env.DB, eventOrigin(c), event, { ifChanged: true });
 }
 
 export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
@@ -107,7 +114,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const address = parseEmail(c.req.valid("json").email);
-      const caller = { userId: c.get("auth").userId, ip: clientIp(c) };
+      const caller = { userId: c.get("auth").userId, ip: clientIp(c), origin: eventOrigin(c) };
       return c.json(
         await addPendingEmail(c.env, c.get("services").mailer, caller, address, c.get("log")),
         202,
@@ -140,7 +147,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      const caller = { userId: c.get("auth").userId, ip: clientIp(c) };
+      const caller = { userId: c.get("auth").userId, ip: clientIp(c), origin: eventOrigin(c) };
       const input = { address, code: body.code.trim() };
       const row = await verifyPendingEmail(c.env, c.get("services").mailer, caller, input, c.get("log"));
       return c.json(item(row), 200);
@@ -184,7 +191,8 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       if (!row.verified_at) fail("EMAIL_NOT_VERIFIED_FOR_PRIMARY", "Verify the address first.");
       if (row.is_primary === 1) return c.json(item(row), 200);
       await requireStepUp(c, "emails.primary", code);
-      await makeEmailPrimary(c.env.DB, c.get("auth").userId, row.id);
+      const { userId } = c.get("auth");
+      await makeEmailPrimary(c.env.DB, userId, row.id, addressEvent(c, "address_made_primary", row));
       return c.json(item({ ...row, is_primary: 1, usable_at: null }), 200);
     },
   );
@@ -211,9 +219,10 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       const row = await myEmailById(c, c.req.valid("param").id);
       if (row.is_primary === 1) fail("EMAIL_IS_PRIMARY", "Make another address primary first.");
       const { userId } = c.get("auth");
+      const event = addressEvent(c, "address_removed", row);
       if (!row.verified_at) {
-        await removePendingEmail(c.env.DB, userId, row.id);
-      } else if (!(await removeVerifiedEmail(c.env.DB, userId, row.id))) {
+        await removePendingEmail(c.env.DB, userId, row.id, event);
+      } else if (!(await removeVerifiedEmail(c.env.DB, userId, row.id, event))) {
         fail("EMAIL_LAST_VERIFIED", "The last verified address cannot be removed.");
       }
       return c.body(null, 204);
@@ -241,7 +250,12 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const input = { token: c.req.valid("json").token, ip: clientIp(c), kinds: ["email"] as const };
+      const input = {
+        token: c.req.valid("json").token,
+        ip: clientIp(c),
+        origin: eventOrigin(c),
+        kinds: ["email"] as const,
+      };
       await disownByToken(c.env, input, c.get("log"));
       return c.body(null, 204);
     },

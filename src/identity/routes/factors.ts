@@ -5,6 +5,7 @@ import { type DisownKind, disownByToken } from "../address-disown";
 import { requireBearer } from "../auth";
 import { type AppEnv, clientIp } from "../context";
 import { fail } from "../errors";
+import { callerEvent, eventOrigin } from "../events";
 import { confirmTotpEnrollment, enrollmentProof, generateRecoveryPool } from "../factor-enrollment";
 import { beginTotpEnrollment, hasConfirmedTotp } from "../factors";
 import { smsEnabled } from "../messaging";
@@ -103,7 +104,8 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       await requireStepUp(c, "mfa.totp.delete", c.req.header("x-step-up-code"));
-      await deleteTotp(c.env.DB, c.get("auth").userId);
+      const removed = callerEvent(c, "factor_removed", { method: "totp" }, { ifChanged: true });
+      await deleteTotp(c.env.DB, c.get("auth").userId, removed);
       return c.body(null, 204);
     },
   );
@@ -155,7 +157,12 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const input = { token: c.req.valid("json").token, ip: clientIp(c), kinds: DISOWNABLE_FACTORS };
+      const input = {
+        token: c.req.valid("json").token,
+        ip: clientIp(c),
+        origin: eventOrigin(c),
+        kinds: DISOWNABLE_FACTORS,
+      };
       await disownByToken(c.env, input, c.get("log"));
       return c.body(null, 204);
     },

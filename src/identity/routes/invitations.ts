@@ -89,7 +89,8 @@ export function registerInvitationRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const params = c.req.valid("param");
-      await revokeInvitation(c, params.id, await authorizeOrgInvites(c, params.org_id));
+      const owner = await authorizeOrgInvites(c, params.org_id);
+      await revokeInvitation(c, params.id, owner, owner.orgId);
       return c.body(null, 204);
     },
   );

@@ -3,6 +3,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../context";
 import { fail } from "../errors";
+import { recordFactorFailure, recordSignInFailure } from "../events";
 import { hasConfirmedTotp, verifyTotp } from "../factors";
 import { clearPasswordGuard } from "../guards";
 import { INVALID_CREDENTIALS, provePassword } from "../login-flow";
@@ -87,10 +88,11 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
             fail("MFA_NOT_ENROLLED", "Enroll a TOTP factor first.");
           if (!body.totp_code || !(await verifyTotp(c.env, id, body.totp_code.trim(), "confirmed"))) {
             failed();
+            await recordFactorFailure(c, "totp")(id);
             fail("MFA_INVALID_CODE", "The TOTP code is invalid.");
           }
         },
-      );
+      ).catch(recordSignInFailure(c, address, "password"));
       await clearPasswordGuard(c.env, guardKey);
       const stale = INVALID_CREDENTIALS;
       const session = await createSession(c, { userId, method: "password_totp", epoch, stale });
@@ -124,7 +126,9 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      const { userId, guardKey, epoch } = await provePassword(c, address, body.password);
+      const { userId, guardKey, epoch } = await provePassword(c, address, body.password).catch(
+        recordSignInFailure(c, address, "password"),
+      );
       const opened = await openLoginChallenge(c.env, userId, guardKey, epoch);
       c.header("Cache-Control", "no-store");
       return c.json(opened, 200);
@@ -178,7 +182,7 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const proven = await verifyLoginFactor(c.env, body);
+      const proven = await verifyLoginFactor(c.env, body, recordFactorFailure(c, body.method));
       const session = await createSession(c, proven);
       const { trusted } = proven;
       return c.json(await sessionResponse(c, session, { trusted_device: trusted }), 200);
@@ -227,7 +231,11 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      return c.json(await verifyMagicLink(c, parseEmail(body.email), body.code.trim()), 200);
+      const address = parseEmail(body.email);
+      const answer = await verifyMagicLink(c, address, body.code.trim()).catch(
+        recordSignInFailure(c, address, "magic_link"),
+      );
+      return c.json(answer, 200);
     },
   );
 }

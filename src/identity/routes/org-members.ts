@@ -4,6 +4,7 @@ import { problemResponses } from "../../lib/app";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { fail, problem } from "../errors";
+import { orgEvent } from "../events";
 import { createInvitation } from "../invitations";
 import { memberItems, protectOwner, requireOrgMember, requireOwnerToGrant } from "../members";
 import { type ResolvedRole, resolveRole } from "../roles";
@@ -40,6 +41,18 @@ function requireMember(c: AppContext, orgId: string, permission?: string): Promi
   });
 }
 
+/** An organization event about one member, written only if the membership write changed a row. */
+function memberEvent(
+  c: AppContext,
+  orgId: string,
+  type: "member_added" | "member_removed" | "role_changed",
+  userId: string,
+  role?: string,
+) {
+  const fields = { actorUserId: c.get("auth").userId, target: userId, detail: role ?? null };
+  return orgEvent(c.env.DB, orgId, type, fields, { ifChanged: true });
+}
+
 /** Owner rules first, then the change; the store refuses to demote the last owner. */
 async function changeRole(
   c: AppContext,
@@ -50,7 +63,8 @@ async function changeRole(
   role: ResolvedRole,
 ) {
   protectOwner(me, target, "Only an owner changes another owner.");
-  if (!(await changeOrgRole(c.env.DB, orgId, userId, role.slug, role.isSystem))) throw LAST_OWNER();
+  const event = memberEvent(c, orgId, "role_changed", userId, role.slug);
+  if (!(await changeOrgRole(c.env.DB, orgId, userId, role.slug, role.isSystem, event))) throw LAST_OWNER();
 }
 
 const LAST_OWNER = () => problem("LAST_ORG_OWNER", "The organization must keep an owner.");
@@ -131,7 +145,8 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const existing = await orgMembership(c.env.DB, orgId, target.user_id);
       const member = { user_id: target.user_id, email: address, role: role.slug, is_owner: role.isSystem };
       if (!existing) {
-        await addOrgMember(c.env.DB, orgId, target.user_id, role.slug);
+        const event = memberEvent(c, orgId, "member_added", target.user_id, role.slug);
+        await addOrgMember(c.env.DB, orgId, target.user_id, role.slug, event);
         return c.json(member, 201);
       }
       await changeRole(c, orgId, me, existing, target.user_id, role);
@@ -204,7 +219,8 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const target = await orgMembership(c.env.DB, orgId, userId);
       if (!target) throw NOT_MEMBER();
       protectOwner(me, target, "Only an owner removes an owner.");
-      if (!(await removeOrgMember(c.env.DB, orgId, userId))) throw LAST_OWNER();
+      const event = memberEvent(c, orgId, "member_removed", userId);
+      if (!(await removeOrgMember(c.env.DB, orgId, userId, event))) throw LAST_OWNER();
       return c.body(null, 204);
     },
   );

@@ -5,6 +5,7 @@ import { parseUlid } from "../../lib/ids";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { fail, problem } from "../errors";
+import { callerEvent } from "../events";
 import { enrollmentProof, mayComplete, tellOwner } from "../factor-enrollment";
 import { beginPasskeyRegistration, finishPasskeyRegistration } from "../passkey-registration";
 import { passkeysEnabled } from "../passkeys";
@@ -93,9 +94,9 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       requirePasskeys(c);
       const body = registrationBody(await readJsonBody(c));
-      const stored = await finishPasskeyRegistration(c.env, c.get("auth").userId, body, (steppedUp) =>
-        mayComplete(c, steppedUp),
-      );
+      const added = callerEvent(c, "factor_added", { method: "passkey" }, { ifChanged: true });
+      const proven = (steppedUp: boolean) => mayComplete(c, steppedUp);
+      const stored = await finishPasskeyRegistration(c.env, c.get("auth").userId, body, proven, added);
       await tellOwner(c, { kind: "passkey", id: stored.id, detail: stored.name ?? "" });
       return c.json(stored, 201);
     },
@@ -154,7 +155,13 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
       const id = parseUlid(c.req.valid("param").id);
       const notFound = () => problem("PASSKEY_NOT_FOUND", "No such passkey.");
       if (!id) throw notFound();
-      const outcome = await deletePasskey(c.env.DB, userId, id);
+      const removed = callerEvent(
+        c,
+        "factor_removed",
+        { method: "passkey", target: id },
+        { ifChanged: true },
+      );
+      const outcome = await deletePasskey(c.env.DB, userId, id, removed);
       if (outcome === "not_found") throw notFound();
       if (outcome === "last_strong_factor") {
         fail("LAST_STRONG_FACTOR", "Keep a TOTP factor or another passkey before removing this one.");

@@ -4,6 +4,7 @@ import { problemResponses } from "../../lib/app";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { fail } from "../errors";
+import { callerEvent } from "../events";
 import { enrollmentProof, mayComplete, tellOwner } from "../factor-enrollment";
 import { smsEnabled } from "../messaging";
 import { confirmPhone, parsePhone, startPhoneVerification } from "../phone-verification";
@@ -74,10 +75,11 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       requireSms(c);
+      // The save is conditional (proof, or no factor yet), so the event follows it only if it wrote.
+      const added = callerEvent(c, "factor_added", { method: "sms" }, { ifChanged: true });
       const code = c.req.valid("json").code.trim();
-      const { id, ...confirmed } = await confirmPhone(c.env, c.get("auth").userId, code, (steppedUp) =>
-        mayComplete(c, steppedUp),
-      );
+      const proven = (steppedUp: boolean) => mayComplete(c, steppedUp);
+      const { id, ...confirmed } = await confirmPhone(c.env, c.get("auth").userId, code, proven, added);
       await tellOwner(c, { kind: "phone", id, detail: confirmed.phone });
       return c.json(confirmed, 200);
     },
@@ -98,7 +100,8 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       requireSms(c);
-      await removePhone(c.env.DB, c.get("auth").userId);
+      const removed = callerEvent(c, "factor_removed", { method: "sms" }, { ifChanged: true });
+      await removePhone(c.env.DB, c.get("auth").userId, removed);
       return c.body(null, 204);
     },
   );

@@ -4,10 +4,11 @@ import { getCookie } from "hono/cookie";
 import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
 import { requireBearer } from "../auth";
-import type { AppEnv } from "../context";
+import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
 import { isForeignBrowserRequest } from "../cookie-csrf";
 import { fail, problem } from "../errors";
+import { eventOrigin, recordEvent } from "../events";
 import { rotateRefreshToken } from "../refresh";
 import { clearSessionCookies, REFRESH_COOKIE, sessionResponse } from "../sessions";
 import { requireStepUp } from "../step-up";
@@ -41,6 +42,12 @@ const SessionItem = z
     current: z.boolean(),
   })
   .openapi("Session");
+
+/** The caller's "sessions revoked" event; `detail`: one, others (all but the caller's) or all. */
+function revokedEvent(c: AppContext, detail: "one" | "others" | "all", options?: { ifChanged: boolean }) {
+  const event = { userId: c.get("auth").userId, type: "sessions_revoked" as const, detail };
+  return recordEvent(c.env.DB, eventOrigin(c), event, options);
+}
 
 export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(
@@ -134,7 +141,8 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
       const { userId, sessionId } = c.get("auth");
       const id = parseUlid(c.req.valid("param").id);
       // Scoped to the owner in the UPDATE itself: another account's id is not found, exactly like a missing one.
-      if (!id || !(await revokeSession(c.env.DB, userId, id, "user_revoked"))) {
+      const event = id ? revokedEvent(c, "one", { ifChanged: true }) : undefined;
+      if (!id || !(await revokeSession(c.env.DB, userId, id, "user_revoked", event))) {
         fail("NOT_FOUND", "No such session.");
       }
       if (id === sessionId) clearSessionCookies(c);
@@ -169,12 +177,10 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
       const keep = c.req.valid("query").keep_current;
       const keepCurrent = keep === "true" || keep === "1";
       await requireStepUp(c, "sessions.revoke_all", c.req.header("x-step-up-code"));
-      await revokeAllSessionsStatement(
-        c.env.DB,
-        userId,
-        "user_revoked_all",
-        keepCurrent ? sessionId : undefined,
-      ).run();
+      await c.env.DB.batch([
+        revokeAllSessionsStatement(c.env.DB, userId, "user_revoked_all", keepCurrent ? sessionId : undefined),
+        revokedEvent(c, keepCurrent ? "others" : "all"),
+      ]);
       if (!keepCurrent) clearSessionCookies(c);
       return c.body(null, 204);
     },

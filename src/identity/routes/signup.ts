@@ -5,6 +5,7 @@ import { requireBearer } from "../auth";
 import type { AppEnv } from "../context";
 import { clientIp } from "../context";
 import { fail } from "../errors";
+import { eventOrigin, recordEvent } from "../events";
 import { clearPasswordGuard, enforceRateLimit, enforceVerifyQuotas } from "../guards";
 import { proveCurrentPassword } from "../login-flow";
 import { consumeOtp } from "../otp";
@@ -101,9 +102,12 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
         code: body.code.trim(),
       });
       if (!won?.userId) fail("CODE_INVALID", "The code is invalid.");
-      const { statement, session } = await prepareSession(c, { userId: won.userId, method: "email_verify" });
+      const { statement, session, events } = await prepareSession(c, {
+        userId: won.userId,
+        method: "email_verify",
+      });
       try {
-        await c.env.DB.batch([...activationStatements(c.env.DB, won.userId, address), statement]);
+        await c.env.DB.batch([...activationStatements(c.env.DB, won.userId, address), statement, ...events]);
       } catch (err) {
         if (isUniqueViolation(err)) {
           fail("EMAIL_TAKEN", "Another account proved this address first.");
@@ -164,6 +168,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       await c.env.DB.batch([
         ...setPasswordStatements(c.env.DB, won.userId, hash),
         revokeAllSessionsStatement(c.env.DB, won.userId, "password_reset"),
+        recordEvent(c.env.DB, eventOrigin(c), { userId: won.userId, type: "password_reset" }),
       ]);
       await clearPasswordGuard(c.env, `account|${won.userId}`);
       const sender = { env: c.env, mailer: c.get("services").mailer, log: c.get("log") };
@@ -211,6 +216,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       await c.env.DB.batch([
         ...setPasswordStatements(c.env.DB, userId, hash),
         revokeAllSessionsStatement(c.env.DB, userId, "password_change", sessionId),
+        recordEvent(c.env.DB, eventOrigin(c), { userId, type: "password_changed" }),
       ]);
       return c.body(null, 204);
     },

@@ -9,6 +9,7 @@ import { parseId } from "../../lib/ids";
 import { requireBearer } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { fail, problem } from "../errors";
+import { orgEvent } from "../events";
 import {
   createInvitation,
   pendingInvitationViews,
@@ -61,6 +62,19 @@ const SiteParam = z.object({ site_id: z.string().max(64) });
 const SiteMemberParam = z.object({ site_id: z.string().max(64), user_id: z.string().max(64) });
 const SiteInviteParam = z.object({ site_id: z.string().max(64), id: z.string().max(64) });
 const LAST_OWNER = () => problem("LAST_SITE_OWNER", "The site must keep an owner.");
+
+/** The site's organization's event about one site member, written only if the write changed a row. */
+function siteMemberEvent(
+  c: AppContext,
+  where: { orgId: string; siteId: string },
+  type: "member_removed" | "role_changed",
+  userId: string,
+  role?: string,
+) {
+  const detail = role ? `${role} on site ${where.siteId}` : `site ${where.siteId}`;
+  const fields = { actorUserId: c.get("auth").userId, target: userId, detail };
+  return orgEvent(c.env.DB, where.orgId, type, fields, { ifChanged: true });
+}
 
 export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(
@@ -116,7 +130,8 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const userId = parseUserId(params.user_id);
       const { orgId } = await authorizeSite(c, siteId);
       const role = await resolveRole(c.env.DB, orgId, "site", c.req.valid("json").role);
-      const outcome = await changeSiteRole(c.env.DB, siteId, userId, role.slug, role.isSystem);
+      const event = siteMemberEvent(c, { orgId, siteId }, "role_changed", userId, role.slug);
+      const outcome = await changeSiteRole(c.env.DB, siteId, userId, role.slug, role.isSystem, event);
       if (outcome === "not_member") fail("NOT_MEMBER", "That user is not a member of the site.");
       if (outcome === "last_owner") throw LAST_OWNER();
       return c.json({ user_id: userId, role: role.slug, is_owner: role.isSystem }, 200);
@@ -146,8 +161,9 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const params = c.req.valid("param");
       const siteId = parseSiteId(params.site_id);
       const userId = parseUserId(params.user_id);
-      await authorizeSite(c, siteId);
-      if ((await removeSiteMember(c.env.DB, siteId, userId)) === "last_owner") throw LAST_OWNER();
+      const { orgId } = await authorizeSite(c, siteId);
+      const event = siteMemberEvent(c, { orgId, siteId }, "member_removed", userId);
+      if ((await removeSiteMember(c.env.DB, siteId, userId, event)) === "last_owner") throw LAST_OWNER();
       return c.body(null, 204);
     },
   );
@@ -221,8 +237,8 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const params = c.req.valid("param");
-      const { siteId } = await authorizeSiteInvites(c, params.site_id);
-      await revokeInvitation(c, params.id, { siteId });
+      const { orgId, siteId } = await authorizeSiteInvites(c, params.site_id);
+      await revokeInvitation(c, params.id, { siteId }, orgId);
       return c.body(null, 204);
     },
   );

@@ -2,6 +2,7 @@
 import type { emailAddresses } from "../../../schema/identity";
 import { nowIso } from "../crypto";
 import { isUniqueViolation } from "./d1-errors";
+import { batchWithEvent } from "./events";
 
 export type EmailRow = Pick<
   typeof emailAddresses.$inferSelect,
@@ -35,14 +36,15 @@ export function findEmailByAddress(db: D1Database, userId: string, address: stri
 export async function insertPendingEmail(
   db: D1Database,
   input: { id: string; userId: string; address: string },
+  event?: D1PreparedStatement,
 ): Promise<boolean> {
   try {
-    await db
+    const insert = db
       .prepare(
         "INSERT INTO email_addresses (id, user_id, address, verified_at, is_primary, created_at) VALUES (?, ?, ?, NULL, 0, ?)",
       )
-      .bind(input.id, input.userId, input.address, nowIso())
-      .run();
+      .bind(input.id, input.userId, input.address, nowIso());
+    await batchWithEvent(db, [insert], event);
     return true;
   } catch (err) {
     if (isUniqueViolation(err)) return false;
@@ -60,14 +62,15 @@ export async function markEmailVerified(
   id: string,
   at: string,
   usableAt: string,
+  event?: D1PreparedStatement,
 ): Promise<boolean> {
   try {
-    await db
+    const update = db
       .prepare(
         "UPDATE email_addresses SET verified_at = ?, usable_at = ? WHERE id = ? AND verified_at IS NULL",
       )
-      .bind(at, usableAt, id)
-      .run();
+      .bind(at, usableAt, id);
+    await batchWithEvent(db, [update], event);
     return true;
   } catch (err) {
     if (isUniqueViolation(err)) return false;
@@ -76,32 +79,54 @@ export async function markEmailVerified(
 }
 
 /** The promotion was approved with a code sent to the current primary: it ends the cooling-off too. */
-export async function makeEmailPrimary(db: D1Database, userId: string, id: string) {
-  await db.batch([
-    db.prepare("UPDATE email_addresses SET is_primary = 0 WHERE user_id = ? AND is_primary = 1").bind(userId),
-    db
-      .prepare("UPDATE email_addresses SET is_primary = 1, usable_at = NULL WHERE id = ? AND user_id = ?")
-      .bind(id, userId),
-  ]);
+export async function makeEmailPrimary(
+  db: D1Database,
+  userId: string,
+  id: string,
+  event?: D1PreparedStatement,
+) {
+  await batchWithEvent(
+    db,
+    [
+      db
+        .prepare("UPDATE email_addresses SET is_primary = 0 WHERE user_id = ? AND is_primary = 1")
+        .bind(userId),
+      db
+        .prepare("UPDATE email_addresses SET is_primary = 1, usable_at = NULL WHERE id = ? AND user_id = ?")
+        .bind(id, userId),
+    ],
+    event,
+  );
 }
 
-export async function removePendingEmail(db: D1Database, userId: string, id: string) {
-  await db.prepare("DELETE FROM email_addresses WHERE id = ? AND user_id = ?").bind(id, userId).run();
+export async function removePendingEmail(
+  db: D1Database,
+  userId: string,
+  id: string,
+  event?: D1PreparedStatement,
+) {
+  const remove = db.prepare("DELETE FROM email_addresses WHERE id = ? AND user_id = ?").bind(id, userId);
+  await batchWithEvent(db, [remove], event);
 }
 
 /**
  * Removes a verified address unless it is the account's last verified one (false then). The count is
  * inside the DELETE so two concurrent removals cannot leave zero verified addresses.
  */
-export async function removeVerifiedEmail(db: D1Database, userId: string, id: string): Promise<boolean> {
-  const res = await db
+export async function removeVerifiedEmail(
+  db: D1Database,
+  userId: string,
+  id: string,
+  event?: D1PreparedStatement,
+): Promise<boolean> {
+  const remove = db
     .prepare(
       `DELETE FROM email_addresses WHERE id = ? AND user_id = ?
          AND (SELECT COUNT(*) FROM email_addresses WHERE user_id = ? AND verified_at IS NOT NULL) > 1`,
     )
-    .bind(id, userId, userId)
-    .run();
-  return res.meta.changes !== 0;
+    .bind(id, userId, userId);
+  const [res] = await batchWithEvent(db, [remove], event);
+  return (res?.meta.changes ?? 0) !== 0;
 }
 
 /**
@@ -113,26 +138,32 @@ export async function disownEmail(
   db: D1Database,
   userId: string,
   id: string,
+  event?: D1PreparedStatement,
 ): Promise<"removed" | "gone" | "primary"> {
   const now = nowIso();
-  const [, , removed] = await db.batch([
-    db
-      .prepare(
-        `UPDATE sessions SET revoked_at = ?, revoked_reason = 'email_disowned'
-         WHERE user_id = ? AND revoked_at IS NULL
-           AND EXISTS (SELECT 1 FROM email_addresses WHERE id = ? AND user_id = ? AND is_primary = 0)`,
-      )
-      .bind(now, userId, id, userId),
-    db
-      .prepare(
-        `UPDATE users SET credential_epoch = credential_epoch + 1, updated_at = ?1 WHERE id = ?2
-           AND EXISTS (SELECT 1 FROM email_addresses WHERE id = ?3 AND user_id = ?2 AND is_primary = 0)`,
-      )
-      .bind(now, userId, id),
-    db
-      .prepare("DELETE FROM email_addresses WHERE id = ? AND user_id = ? AND is_primary = 0")
-      .bind(id, userId),
-  ]);
+  // The DELETE runs last, so an event conditioned on it (`ifChanged`) follows it in the batch.
+  const [, , removed] = await batchWithEvent(
+    db,
+    [
+      db
+        .prepare(
+          `UPDATE sessions SET revoked_at = ?, revoked_reason = 'email_disowned'
+           WHERE user_id = ? AND revoked_at IS NULL
+             AND EXISTS (SELECT 1 FROM email_addresses WHERE id = ? AND user_id = ? AND is_primary = 0)`,
+        )
+        .bind(now, userId, id, userId),
+      db
+        .prepare(
+          `UPDATE users SET credential_epoch = credential_epoch + 1, updated_at = ?1 WHERE id = ?2
+             AND EXISTS (SELECT 1 FROM email_addresses WHERE id = ?3 AND user_id = ?2 AND is_primary = 0)`,
+        )
+        .bind(now, userId, id),
+      db
+        .prepare("DELETE FROM email_addresses WHERE id = ? AND user_id = ? AND is_primary = 0")
+        .bind(id, userId),
+    ],
+    event,
+  );
   if (removed?.meta.changes === 1) return "removed";
   return (await findEmailById(db, userId, id)) ? "primary" : "gone";
 }

@@ -4,6 +4,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { totpFactors } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../crypto";
+import { batchWithEvent } from "./events";
 
 export type TotpRow = Pick<
   typeof totpFactors.$inferSelect,
@@ -80,22 +81,23 @@ export async function burnTotpStep(
   userId: string,
   step: number,
   mode: "confirmed" | "pending",
+  event?: D1PreparedStatement,
 ): Promise<boolean> {
   const confirm = mode === "pending" ? ", confirmed_at = ?3" : "";
   const proof = mode === "pending" ? `AND (stepped_up = 1 OR NOT ${hasFactorSql("?2")})` : "";
-  const res = await db
+  const burn = db
     .prepare(
       `UPDATE totp_factors SET last_used_step = ?1${confirm}
        WHERE user_id = ?2 AND confirmed_at IS ${mode === "pending" ? "NULL" : "NOT NULL"}
          AND (last_used_step IS NULL OR last_used_step < ?1) ${proof}`,
     )
-    .bind(step, userId, ...(mode === "pending" ? [nowIso()] : []))
-    .run();
-  return res.meta.changes === 1;
+    .bind(step, userId, ...(mode === "pending" ? [nowIso()] : []));
+  const [res] = await batchWithEvent(db, [burn], event);
+  return res?.meta.changes === 1;
 }
 
-export async function deleteTotp(db: D1Database, userId: string) {
-  await db.prepare("DELETE FROM totp_factors WHERE user_id = ?").bind(userId).run();
+export async function deleteTotp(db: D1Database, userId: string, event?: D1PreparedStatement) {
+  await batchWithEvent(db, [db.prepare("DELETE FROM totp_factors WHERE user_id = ?").bind(userId)], event);
 }
 
 /**
@@ -180,8 +182,15 @@ const REMOVE: Record<FactorKind, string | null> = {
  * exists on that account: every session ends, open login challenges die (the credential epoch rises),
  * the recovery pool generated with it or since is voided (whoever added the factor may hold those codes),
  * and the factor goes, even the last strong one (it was never the owner's). False when already gone.
+ * `events` (security events, conditioned on the removal) end the batch.
  */
-export async function disownFactor(db: D1Database, kind: FactorKind, userId: string, id: string) {
+export async function disownFactor(
+  db: D1Database,
+  kind: FactorKind,
+  userId: string,
+  id: string,
+  events: D1PreparedStatement[] = [],
+) {
   const exists = `EXISTS (${ADDED_AT[kind]})`;
   const statements = [
     `UPDATE sessions SET revoked_at = ?1, revoked_reason = 'factor_disowned'
@@ -191,6 +200,10 @@ export async function disownFactor(db: D1Database, kind: FactorKind, userId: str
     REMOVE[kind],
   ].filter((sql): sql is string => sql !== null);
   const now = nowIso();
-  const results = await db.batch(statements.map((sql) => db.prepare(sql).bind(now, userId, id)));
+  // The removal runs last, so the events (each conditioned on the one before) follow it in the batch.
+  const results = await db.batch([
+    ...statements.map((sql) => db.prepare(sql).bind(now, userId, id)),
+    ...events,
+  ]);
   return (results[1]?.meta.changes ?? 0) === 1;
 }

@@ -35,8 +35,9 @@ export async function insertInvitation(
     invitedBy: string;
     expiresAt: string;
   },
+  event?: D1PreparedStatement,
 ) {
-  await db
+  const insert = db
     .prepare(
       `INSERT INTO invitations (id, org_id, site_id, scope, email, role, token_hash, invited_by, created_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -52,8 +53,8 @@ export async function insertInvitation(
       input.invitedBy,
       nowIso(),
       input.expiresAt,
-    )
-    .run();
+    );
+  await db.batch(event ? [insert, event] : [insert]);
 }
 
 /** Pending (unaccepted, unrevoked, unexpired) invitations, newest first. */
@@ -75,15 +76,16 @@ export async function revokePendingInvitation(
   db: D1Database,
   id: string,
   owner: InvitationOwner,
+  event?: D1PreparedStatement,
 ): Promise<boolean> {
   const filter = ownerFilter(owner);
-  const res = await db
+  const revoke = db
     .prepare(
       `UPDATE invitations SET revoked_at = ? WHERE id = ? AND ${filter.sql} AND accepted_at IS NULL AND revoked_at IS NULL`,
     )
-    .bind(nowIso(), id, filter.value)
-    .run();
-  return res.meta.changes === 1;
+    .bind(nowIso(), id, filter.value);
+  const [res] = await db.batch(event ? [revoke, event] : [revoke]);
+  return res?.meta.changes === 1;
 }
 
 /** The invited address of an invitation in any state, or null. */
@@ -187,6 +189,7 @@ export async function acceptInvitation(
   tokenHash: string,
   userId: string,
   newAccount: { passwordHash: string } | null,
+  event?: D1PreparedStatement,
 ): Promise<"accepted" | "last_owner" | "lost"> {
   const now = nowIso();
   const scope = invitation.scope;
@@ -198,7 +201,8 @@ export async function acceptInvitation(
     )
     .bind(now, invitation.id, tokenHash, scope === "site" ? invitation.site_id : invitation.org_id, userId);
   const won = "EXISTS (SELECT 1 FROM invitations WHERE id = ? AND accepted_at = ?)";
-  const statements: D1PreparedStatement[] = [claim];
+  // The event (conditioned on the claim) follows the claim at once.
+  const statements: D1PreparedStatement[] = event ? [claim, event] : [claim];
   if (newAccount) {
     // Possession of the e-mailed token proves the address.
     statements.push(

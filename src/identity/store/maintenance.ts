@@ -1,9 +1,10 @@
 /** Scheduled cleanup of dead rows. */
+import { expiredEventsStatement } from "./events";
 
 /**
  * Hourly cleanup (cron): spent or expired codes after a day, dev-outbox messages after a week, dead
  * sessions after 30 days, pending signups nobody confirmed within 7 days; pending transfers past their
- * expiry become `expired`.
+ * expiry become `expired`; security events after their retention (store/events.ts).
  */
 export async function cleanupExpired(db: D1Database, now = Date.now()) {
   const iso = (msAgo: number) => new Date(now - msAgo).toISOString();
@@ -20,5 +21,6 @@ export async function cleanupExpired(db: D1Database, now = Date.now()) {
     db
       .prepare("UPDATE transfers SET status = 'expired' WHERE status = 'pending' AND expires_at <= ?")
       .bind(iso(0)),
+    expiredEventsStatement(db, now),
   ]);
 }

@@ -124,13 +124,21 @@ export function titularFixup(db: D1Database, orgId: string) {
     .bind(orgId);
 }
 
-export async function addOrgMember(db: D1Database, orgId: string, userId: string, role: string) {
+/** `event` (conditioned on the write before it) rides right after the membership write. */
+export async function addOrgMember(
+  db: D1Database,
+  orgId: string,
+  userId: string,
+  role: string,
+  event?: D1PreparedStatement,
+) {
   await db.batch([
     db
       .prepare(
         "INSERT INTO org_memberships (org_id, user_id, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
       )
       .bind(orgId, userId, role, nowIso()),
+    ...(event ? [event] : []),
     titularFixup(db, orgId),
   ]);
 }
@@ -142,6 +150,7 @@ export async function changeOrgRole(
   userId: string,
   role: string,
   toOwner: boolean,
+  event?: D1PreparedStatement,
 ): Promise<boolean> {
   const [update] = await db.batch([
     db
@@ -150,13 +159,19 @@ export async function changeOrgRole(
            AND (?4 = 1 OR ${anotherOwnerRemainsSql("org", "?2", "?3")})`,
       )
       .bind(role, orgId, userId, toOwner ? 1 : 0),
+    ...(event ? [event] : []),
     titularFixup(db, orgId),
   ]);
   return (update?.meta.changes ?? 0) === 1;
 }
 
 /** Removes a member; false when nothing was removed (the last owner never leaves). */
-export async function removeOrgMember(db: D1Database, orgId: string, userId: string): Promise<boolean> {
+export async function removeOrgMember(
+  db: D1Database,
+  orgId: string,
+  userId: string,
+  event?: D1PreparedStatement,
+): Promise<boolean> {
   const [removed] = await db.batch([
     db
       .prepare(
@@ -164,6 +179,7 @@ export async function removeOrgMember(db: D1Database, orgId: string, userId: str
            AND ${anotherOwnerRemainsSql("org", "?1", "?2")}`,
       )
       .bind(orgId, userId),
+    ...(event ? [event] : []),
     titularFixup(db, orgId),
   ]);
   return (removed?.meta.changes ?? 0) === 1;
@@ -195,15 +211,16 @@ export async function changeSiteRole(
   userId: string,
   role: string,
   toOwner: boolean,
+  event?: D1PreparedStatement,
 ): Promise<SiteMemberChange> {
-  const res = await db
+  const update = db
     .prepare(
       `UPDATE site_memberships SET role = ?1 WHERE site_id = ?2 AND user_id = ?3
          AND (?4 = 1 OR ${anotherOwnerRemainsSql("site", "?2", "?3")})`,
     )
-    .bind(role, siteId, userId, toOwner ? 1 : 0)
-    .run();
-  if (res.meta.changes === 1) return "done";
+    .bind(role, siteId, userId, toOwner ? 1 : 0);
+  const [res] = await db.batch(event ? [update, event] : [update]);
+  if (res?.meta.changes === 1) return "done";
   return (await isSiteMember(db, siteId, userId)) ? "last_owner" : "not_member";
 }
 
@@ -211,14 +228,15 @@ export async function removeSiteMember(
   db: D1Database,
   siteId: string,
   userId: string,
+  event?: D1PreparedStatement,
 ): Promise<SiteMemberChange> {
-  const res = await db
+  const remove = db
     .prepare(
       `DELETE FROM site_memberships WHERE site_id = ?1 AND user_id = ?2
          AND ${anotherOwnerRemainsSql("site", "?1", "?2")}`,
     )
-    .bind(siteId, userId)
-    .run();
-  if (res.meta.changes !== 0) return "done";
+    .bind(siteId, userId);
+  const [res] = await db.batch(event ? [remove, event] : [remove]);
+  if ((res?.meta.changes ?? 0) !== 0) return "done";
   return (await isSiteMember(db, siteId, userId)) ? "last_owner" : "not_member";
 }

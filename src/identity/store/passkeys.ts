@@ -4,6 +4,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { passkeys } from "../../../schema/identity";
 import { nowIso } from "../crypto";
 import { isUniqueViolation } from "./d1-errors";
+import { batchWithEvent } from "./events";
 import { hasFactorSql } from "./factors";
 
 export type PasskeyRow = Pick<
@@ -125,10 +126,11 @@ export async function insertPasskey(
     createdAt: string;
   },
   rules: { limit: number; steppedUp: boolean },
+  event?: D1PreparedStatement,
 ): Promise<"ok" | "duplicate" | "limit" | "unproven"> {
-  let inserted: D1Result;
+  let inserted: D1Result | undefined;
   try {
-    inserted = await db
+    const insert = db
       .prepare(
         `INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, transports, name, created_at)
          SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE (SELECT COUNT(*) FROM passkeys WHERE user_id = ?2) < ?9
@@ -145,13 +147,13 @@ export async function insertPasskey(
         input.createdAt,
         rules.limit,
         rules.steppedUp ? 1 : 0,
-      )
-      .run();
+      );
+    [inserted] = await batchWithEvent(db, [insert], event);
   } catch (err) {
     if (isUniqueViolation(err)) return "duplicate";
     throw err;
   }
-  if (inserted.meta.changes === 1) return "ok";
+  if (inserted?.meta.changes === 1) return "ok";
   const count = await db
     .prepare("SELECT COUNT(*) AS n FROM passkeys WHERE user_id = ?")
     .bind(input.userId)
@@ -167,16 +169,17 @@ export async function deletePasskey(
   db: D1Database,
   userId: string,
   id: string,
+  event?: D1PreparedStatement,
 ): Promise<"deleted" | "not_found" | "last_strong_factor"> {
-  const res = await db
+  const remove = db
     .prepare(
       `DELETE FROM passkeys WHERE id = ? AND user_id = ?
          AND (EXISTS (SELECT 1 FROM totp_factors WHERE user_id = ? AND confirmed_at IS NOT NULL)
               OR (SELECT COUNT(*) FROM passkeys WHERE user_id = ?) > 1)`,
     )
-    .bind(id, userId, userId, userId)
-    .run();
-  if (res.meta.changes === 1) return "deleted";
+    .bind(id, userId, userId, userId);
+  const [res] = await batchWithEvent(db, [remove], event);
+  if (res?.meta.changes === 1) return "deleted";
   const exists = await db
     .prepare("SELECT 1 AS ok FROM passkeys WHERE id = ? AND user_id = ?")
     .bind(id, userId)

@@ -4,6 +4,7 @@
  */
 import { newId } from "../../lib/ids";
 import { nowIso } from "../crypto";
+import { batchWithEvent } from "./events";
 import { hasFactorSql } from "./factors";
 
 export async function verifiedPhone(db: D1Database, userId: string): Promise<string | null> {
@@ -42,30 +43,34 @@ export function pendingPhoneVerification(db: D1Database, userId: string) {
 /**
  * One phone per account: a proven number (with a new id) replaces the earlier one. Without the step-up
  * (`steppedUp` false) only while the account has no factor, decided inside the write; null if refused.
+ * `event` (with `ifChanged`) follows the write in its batch.
  */
 export async function saveVerifiedPhone(
   db: D1Database,
   userId: string,
   e164: string,
   steppedUp: boolean,
+  event?: D1PreparedStatement,
 ): Promise<string | null> {
   const now = nowIso();
   const id = newId();
-  const res = await db
+  const save = db
     .prepare(
       `INSERT INTO phones (user_id, e164, verified_at, created_at, id)
        SELECT ?1, ?2, ?3, ?3, ?4 WHERE ?5 = 1 OR NOT ${hasFactorSql("?1")}
        ON CONFLICT (user_id) DO UPDATE SET e164 = excluded.e164, verified_at = excluded.verified_at, id = excluded.id`,
     )
-    .bind(userId, e164, now, id, steppedUp ? 1 : 0)
-    .run();
-  return res.meta.changes === 1 ? id : null;
+    .bind(userId, e164, now, id, steppedUp ? 1 : 0);
+  const [res] = await batchWithEvent(db, [save], event);
+  return res?.meta.changes === 1 ? id : null;
 }
 
 /** Removes the phone and any verification in progress. */
-export async function removePhone(db: D1Database, userId: string) {
-  await db.batch([
-    db.prepare("DELETE FROM phones WHERE user_id = ?").bind(userId),
+export async function removePhone(db: D1Database, userId: string, event?: D1PreparedStatement) {
+  // The DELETE runs last, so an event conditioned on it (`ifChanged`) follows it in the batch.
+  const statements = [
     retirePhoneCodesStatement(db, userId),
-  ]);
+    db.prepare("DELETE FROM phones WHERE user_id = ?").bind(userId),
+  ];
+  await batchWithEvent(db, statements, event);
 }

@@ -2,6 +2,7 @@
 import type { sessions } from "../../../schema/identity";
 import { nowIso } from "../crypto";
 import type { UserStatus } from "./accounts";
+import { batchWithEvent } from "./events";
 
 /** The columns the session queries read: all but `kind` and `rotated_to`. */
 export type SessionRow = Omit<typeof sessions.$inferSelect, "kind" | "rotated_to">;
@@ -69,14 +70,20 @@ export function listLiveSessions(db: D1Database, userId: string) {
     .all<SessionRow>();
 }
 
-export async function revokeSession(db: D1Database, userId: string, sessionId: string, reason: string) {
-  const res = await db
+export async function revokeSession(
+  db: D1Database,
+  userId: string,
+  sessionId: string,
+  reason: string,
+  event?: D1PreparedStatement,
+) {
+  const revoke = db
     .prepare(
       "UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL",
     )
-    .bind(nowIso(), reason, sessionId, userId)
-    .run();
-  return res.meta.changes > 0;
+    .bind(nowIso(), reason, sessionId, userId);
+  const [res] = await batchWithEvent(db, [revoke], event);
+  return (res?.meta.changes ?? 0) > 0;
 }
 
 export function revokeAllSessionsStatement(

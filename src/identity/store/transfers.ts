@@ -86,9 +86,13 @@ function insertTransferStatement(db: D1Database, t: NewTransfer) {
  * one pending transfer per site). A pending row past its expiry no longer blocks: it is labelled expired
  * and the insert retried once.
  */
-export async function insertPendingTransfer(db: D1Database, t: NewTransfer): Promise<boolean> {
+export async function insertPendingTransfer(
+  db: D1Database,
+  t: NewTransfer,
+  events: D1PreparedStatement[] = [],
+): Promise<boolean> {
   try {
-    await insertTransferStatement(db, t).run();
+    await db.batch([insertTransferStatement(db, t), ...events]);
     return true;
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
@@ -100,7 +104,7 @@ export async function insertPendingTransfer(db: D1Database, t: NewTransfer): Pro
     .bind(t.siteId, nowIso())
     .run();
   if (freed.meta.changes === 0) return false;
-  await insertTransferStatement(db, t).run();
+  await db.batch([insertTransferStatement(db, t), ...events]);
   return true;
 }
 
@@ -116,27 +120,30 @@ export async function decideTransfer(
   status: "accepted" | "rejected" | "cancelled",
   decidedBy: string,
   now: string,
+  events: D1PreparedStatement[] = [],
 ): Promise<boolean> {
   const decide = db
     .prepare(
       "UPDATE transfers SET status = ?1, decided_by = ?2, decided_at = ?3 WHERE id = ?4 AND status = 'pending' AND expires_at > ?3",
     )
     .bind(status, decidedBy, now, id);
-  const statements =
-    status === "accepted"
-      ? [decide, revokeMovedSiteInvitations(db, id, now), ...endOutsiderSiteMemberships(db, id, now)]
-      : [decide];
+  // The events (conditioned on the compare-and-set) follow it at once, before anything else changes rows.
+  const statements = [decide, ...events];
+  if (status === "accepted") {
+    statements.push(revokeMovedSiteInvitations(db, id, now), ...endOutsiderSiteMemberships(db, id, now));
+  }
   const [decided] = await db.batch(statements);
   return (decided?.meta.changes ?? 0) === 1;
 }
 
 /** Undoes an acceptance the site registry did not carry out, the site's invitations and members included. */
-export async function reopenTransfer(db: D1Database, id: string) {
+export async function reopenTransfer(db: D1Database, id: string, events: D1PreparedStatement[] = []) {
   await db.batch([
     restoreMovedSiteInvitations(db, id),
     ...restoreOutsiderSiteMemberships(db, id),
     db
       .prepare("UPDATE transfers SET status = 'pending', decided_by = NULL, decided_at = NULL WHERE id = ?")
       .bind(id),
+    ...events,
   ]);
 }
