@@ -245,9 +245,12 @@ describe("factor, recovery-code, password and session events", () => {
     const regen = await withStepUp("POST", "/api/v1/auth/mfa/recovery-codes/generate", u.email, { token: t });
     expect(regen.status).toBe(200);
     const phone = `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
-    expect((await call("POST", "/api/v1/auth/mfa/phone/start", { token: t, body: { phone } })).status).toBe(
-      202,
-    );
+    // The account has a TOTP: adding another factor costs the step-up (id-stepup).
+    const start = await withStepUp("POST", "/api/v1/auth/mfa/phone/start", u.email, {
+      token: t,
+      body: { phone },
+    });
+    expect(start.status).toBe(202);
     const [sms] = await outbox(phone);
     expect(
       (await call("POST", "/api/v1/auth/mfa/phone/confirm", { token: t, body: { code: sms!.code } })).status,
@@ -257,7 +260,7 @@ describe("factor, recovery-code, password and session events", () => {
     expect((await call("DELETE", "/api/v1/auth/mfa/phone", { token: t })).status).toBe(204);
     const authenticator = await softAuthenticator();
     const begin = await json<{ publicKey: { challenge: string } }>(
-      await call("POST", "/api/v1/auth/mfa/passkey/register/begin", { token: t, body: {} }),
+      await withStepUp("POST", "/api/v1/auth/mfa/passkey/register/begin", u.email, { token: t, body: {} }),
     );
     const credential = await authenticator.attest({
       challenge: begin.publicKey.challenge,
@@ -347,6 +350,43 @@ describe("factor, recovery-code, password and session events", () => {
       ["password_changed", null],
       ["sign_in_succeeded", null],
     ]);
+  });
+});
+
+describe("the owner's undo of a factor someone else added", () => {
+  it("records 'not me', the factor removed and every session revoked, in the undo's batch; a second click records nothing", async () => {
+    const u = await signupVerified();
+    const t = u.session.access_token;
+    const phone = `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
+    // The account has no factor yet: the first one needs no step-up.
+    const start = await call("POST", "/api/v1/auth/mfa/phone/start", { token: t, body: { phone } });
+    expect(start.status).toBe(202);
+    const [sms] = await outbox(phone);
+    const confirm = await call("POST", "/api/v1/auth/mfa/phone/confirm", {
+      token: t,
+      body: { code: sms!.code },
+    });
+    expect(confirm.status).toBe(200);
+    const notice = (await outbox(u.email)).find((m) => m.purpose === "factor_added_notice" && m.link);
+    const token = new URL(notice!.link!).searchParams.get("token")!;
+    const undo = () => call("POST", "/api/v1/auth/disown", { body: { token }, ip: freshIp() });
+    expect((await undo()).status).toBe(204);
+    expect((await undo()).status).toBe(204);
+    const rows = await e.DB.prepare(
+      "SELECT type, method, target, detail FROM security_events WHERE user_id = ? AND type != 'sign_in_succeeded' ORDER BY id",
+    )
+      .bind(u.session.user.id)
+      .all<{ type: string; method: string | null; target: string | null; detail: string | null }>();
+    const phoneId = rows.results[0]?.target;
+    expect(rows.results.map((r) => [r.type, r.method, r.detail])).toEqual([
+      ["factor_added", "sms", null],
+      ["not_me_used", null, "phone"],
+      ["factor_removed", "sms", null],
+      ["sessions_revoked", null, "all"],
+    ]);
+    expect(rows.results[1]!.target).toBe(rows.results[2]!.target);
+    expect(phoneId).toBeNull();
+    expect(await rowCount("SELECT COUNT(*) AS n FROM phones WHERE user_id = ?", u.session.user.id)).toBe(0);
   });
 });
 
