@@ -1,7 +1,7 @@
 /** The caller's second factors: TOTP enrollment and removal, recovery codes, capabilities. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { requireBearer } from "../auth";
+import { bearerAuth } from "../auth";
 import type { AppEnv } from "../context";
 import { fail } from "../errors";
 import { beginTotpEnrollment, hasConfirmedTotp, newRecoveryPool, verifyTotp } from "../factors";
@@ -11,7 +11,7 @@ import { requireStepUp } from "../step-up";
 import { primaryEmail } from "../store/accounts";
 import { deleteTotp, factorCounts, findTotp, hasRecoveryPool } from "../store/factors";
 import { otpauthUri } from "../totp";
-import { bearerSecurity, jsonBody, jsonResponse } from "./schemas";
+import { jsonBody, jsonResponse } from "./schemas";
 
 export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(
@@ -20,8 +20,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/totp",
       tags: ["Second factors"],
       summary: "Start TOTP enrollment: a new secret (pending until confirmed)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       responses: {
         200: jsonResponse("Secret", z.object({ secret: z.string(), otpauth_uri: z.string() })),
         ...problemResponses({ 401: "UNAUTHORIZED", 409: "TOTP_ALREADY_ENROLLED" }),
@@ -46,8 +45,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Second factors"],
       summary:
         "Confirm TOTP enrollment with a current code; the first confirmation also returns recovery codes",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: jsonBody(z.object({ code: z.string().max(16) })),
       responses: {
         200: jsonResponse(
@@ -83,8 +81,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/totp",
       tags: ["Second factors"],
       summary: "Remove the TOTP factor (step-up; idempotent)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { headers: z.object({ "x-step-up-code": z.string().max(64).optional() }) },
       responses: {
         204: { description: "Removed (also when there was none)" },
@@ -109,8 +106,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/recovery-codes/generate",
       tags: ["Second factors"],
       summary: "Generate a new pool of 10 recovery codes (step-up); the old pool dies",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { headers: z.object({ "x-step-up-code": z.string().max(64).optional() }) },
       responses: {
         200: jsonResponse("The new pool, shown once", z.object({ recovery_codes: z.array(z.string()) })),
@@ -138,8 +134,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/methods",
       tags: ["Second factors"],
       summary: "Capabilities of the caller's second factors",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       responses: {
         200: jsonResponse(
           "Capabilities",

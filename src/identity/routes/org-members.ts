@@ -1,7 +1,7 @@
 /** Organization members: list (any member), add/change/remove (members:manage, owner rules). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { requireBearer } from "../auth";
+import { bearerAuth } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { fail, problem } from "../errors";
 import { createInvitation } from "../invitations";
@@ -17,7 +17,6 @@ import {
   removeOrgMember,
 } from "../store/members";
 import {
-  bearerSecurity,
   jsonBody,
   jsonResponse,
   MemberSchema,
@@ -63,8 +62,7 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/orgs/{org_id}/members",
       tags: ["Organization members"],
       summary: "Organization-level members (any member may read; up to 100)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: OrgParam },
       responses: {
         200: jsonResponse("Members", z.object({ items: z.array(Member) })),
@@ -86,8 +84,7 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Organization members"],
       summary:
         "Grant membership to an account (201), change an existing member's role (200), or invite (202)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: {
         params: OrgParam,
         ...jsonBody(
@@ -145,8 +142,7 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/orgs/{org_id}/members/{user_id}",
       tags: ["Organization members"],
       summary: "Change a member's role (non-member caller: 404 before any 403)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: {
         params: MemberParam,
         ...jsonBody(z.object({ role: z.string().max(64) }).openapi("ChangeRoleRequest")),
@@ -182,8 +178,7 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/orgs/{org_id}/members/{user_id}",
       tags: ["Organization members"],
       summary: "Remove a member (owners only remove owners, oneself included; the last owner never leaves)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: MemberParam },
       responses: {
         204: { description: "Removed" },

@@ -2,14 +2,14 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
-import { requireBearer } from "../auth";
+import { bearerAuth } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { fail, problem } from "../errors";
 import { beginPasskeyRegistration, finishPasskeyRegistration } from "../passkey-registration";
 import { passkeysEnabled } from "../passkeys";
 import { requireStepUp } from "../step-up";
 import { deletePasskey, listPasskeys } from "../store/passkeys";
-import { bearerSecurity, jsonResponse, readJsonBody } from "./schemas";
+import { jsonResponse, readJsonBody } from "./schemas";
 
 const PasskeyItem = z
   .object({
@@ -42,8 +42,7 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/passkey/register/begin",
       tags: ["Second factors"],
       summary: "Open a registration ceremony (owner from the Bearer; body {}); an earlier open ceremony dies",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       responses: {
         200: jsonResponse(
           "Options for navigator.credentials.create",
@@ -64,8 +63,7 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/passkey/register/finish",
       tags: ["Second factors"],
       summary: "Finish the ceremony with the attestation; the passkey is stored",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       description: 'Body `{"credential": <RegistrationResponseJSON>, "name"?: string}`.',
       responses: {
         201: jsonResponse("Registered", PasskeyItem),
@@ -90,8 +88,7 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/passkey",
       tags: ["Second factors"],
       summary: "The caller's passkeys",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       responses: {
         200: jsonResponse("Passkeys", z.object({ items: z.array(PasskeyItem) })),
         ...problemResponses({ 401: "UNAUTHORIZED", 501: "PASSKEY_DISABLED" }),
@@ -110,8 +107,7 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/passkey/{id}",
       tags: ["Second factors"],
       summary: "Remove a passkey (step-up first, then the owner-scoped delete)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: {
         params: z.object({ id: z.string().max(64) }),
         headers: z.object({ "x-step-up-code": z.string().max(64).optional() }),

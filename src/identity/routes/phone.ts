@@ -1,13 +1,13 @@
 /** The caller's phone as a second factor: start (send a code), confirm, remove. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { requireBearer } from "../auth";
+import { bearerAuth } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { fail } from "../errors";
 import { smsEnabled } from "../messaging";
 import { confirmPhone, parsePhone, startPhoneVerification } from "../phone-verification";
 import { removePhone } from "../store/phones";
-import { bearerSecurity, jsonBody, jsonResponse } from "./schemas";
+import { jsonBody, jsonResponse } from "./schemas";
 
 function requireSms(c: AppContext) {
   if (!smsEnabled(c.env)) fail("SMS_DISABLED", "SMS is disabled.");
@@ -20,8 +20,7 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/phone/start",
       tags: ["Second factors"],
       summary: "Send a code to a phone number (E.164, validated before any provider call)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: jsonBody(z.object({ phone: z.string().max(32) }).openapi("PhoneStartRequest")),
       responses: {
         202: jsonResponse("Code sent", z.object({ expires_at: z.string(), sent_to: z.string() })),
@@ -48,8 +47,7 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/phone/confirm",
       tags: ["Second factors"],
       summary: "Prove the phone with its code; it becomes a second factor",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: jsonBody(z.object({ code: z.string().max(16) }).openapi("PhoneConfirmRequest")),
       responses: {
         200: jsonResponse("Verified", z.object({ phone: z.string(), verified: z.literal(true) })),
@@ -74,8 +72,7 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/phone",
       tags: ["Second factors"],
       summary: "Remove the phone (idempotent)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       responses: {
         204: { description: "Removed (also when nothing existed)" },
         ...problemResponses({ 401: "UNAUTHORIZED", 501: "SMS_DISABLED" }),

@@ -30,8 +30,6 @@ export const MemberSchema = z.object({
 
 export const AcceptedSchema = z.object({ message: z.string() }).openapi("Accepted");
 
-export const bearerSecurity = [{ bearerAuth: [] }];
-
 export const jsonBody = <T extends z.ZodType>(schema: T) => ({
   body: { content: { "application/json": { schema } }, required: true },
 });
