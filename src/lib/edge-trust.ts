@@ -90,7 +90,9 @@ export async function edgeSignatureValid(
   if (Math.abs(now / 1000 - timestamp) > EDGE_SIGNATURE_MAX_AGE_S) return false;
   const mac = fromBase64url(match[2]!);
   if (!mac) return false;
-  const data = new TextEncoder().encode(edgeCanonical(request.method, request.url, request.headers, timestamp));
+  const data = new TextEncoder().encode(
+    edgeCanonical(request.method, request.url, request.headers, timestamp),
+  );
   // WebCrypto's verify compares in constant time.
   return crypto.subtle.verify("HMAC", await hmacKey(secret), mac, data);
 }

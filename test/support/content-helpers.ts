@@ -7,6 +7,7 @@ import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
 import { newId } from "../../src/lib/ids";
 import type { ContentRpc, SiteProjection } from "../../src/lib/rpc";
+import { signEdgeHeaders } from "./edge-signing";
 
 export interface ContentTestRpc extends ContentRpc {
   fetch(request: Request): Promise<Response>;
@@ -73,7 +74,7 @@ export function call(method: string, path: string, options: RequestOptions = {})
   return content.fetch(contentRequest(method, path, options));
 }
 
-/** The request `call` sends. */
+/** The request `call` sends; its edge headers signed as the gateway signs them (test/support/edge-signing.ts). */
 export function contentRequest(method: string, path: string, options: RequestOptions = {}): Request {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
@@ -84,7 +85,8 @@ export function contentRequest(method: string, path: string, options: RequestOpt
     headers["content-type"] = "application/json";
     body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
   }
-  return new Request(`${BASE}${path}`, { method, headers, body });
+  const url = `${BASE}${path}`;
+  return new Request(url, { method, headers: signEdgeHeaders(method, url, headers), body });
 }
 
 /**
