@@ -33,9 +33,9 @@ import {
   SECRETS,
   SHARED_SECRETS,
   secretsToUpload,
-  sharedSecretsToUpload,
   serviceTargets,
   settingsProblems,
+  sharedSecretsToUpload,
 } from "./deploy-config.mjs";
 import { root } from "./workers.mjs";
 import { wranglerResult } from "./wrangler.mjs";

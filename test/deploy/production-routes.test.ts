@@ -56,7 +56,11 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "production-routes-"));
   const files = writeConfigs(path.join(dir, "configs"), readSettings(EXAMPLE_SETTINGS), placeholderIds());
   // One value of each shared secret for every Worker that shares it, as a deploy uploads it.
-  const shared = Object.entries(SHARED_SECRETS).map(([key, { workers, make }]) => ({ key, workers, value: make() }));
+  const shared = Object.entries(SHARED_SECRETS).map(([key, { workers, make }]) => ({
+    key,
+    workers,
+    value: make(),
+  }));
   const workers = DEPLOY_ORDER.map((name) => {
     // The secrets a deploy generates; the provided ones (provider tokens) stay unset, as on a fresh account.
     const secrets = Object.fromEntries([

@@ -16,14 +16,7 @@ import {
   orgMembership,
   removeOrgMember,
 } from "../store/members";
-import {
-  jsonBody,
-  jsonResponse,
-  MemberSchema,
-  parseEmail,
-  parseOrgId,
-  parseUserId,
-} from "./schemas";
+import { jsonBody, jsonResponse, MemberSchema, parseEmail, parseOrgId, parseUserId } from "./schemas";
 
 const MEMBER_LIST_LIMIT = 100;
 

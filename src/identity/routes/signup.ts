@@ -17,13 +17,7 @@ import { requireStepUp } from "../step-up";
 import { activationStatements, getUser, setPasswordStatement } from "../store/accounts";
 import { isUniqueViolation } from "../store/d1-errors";
 import { revokeAllSessionsStatement } from "../store/sessions";
-import {
-  AcceptedSchema,
-  jsonBody,
-  jsonResponse,
-  parseEmail,
-  SessionResponseSchema,
-} from "./schemas";
+import { AcceptedSchema, jsonBody, jsonResponse, parseEmail, SessionResponseSchema } from "./schemas";
 
 const RESET_ACCEPTED = { message: "If the address belongs to an account, a reset code was sent." };
 
