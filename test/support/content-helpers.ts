@@ -5,6 +5,7 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
+import { EDGE_HEADER_NAMES } from "../../src/lib/edge";
 import { newId } from "../../src/lib/ids";
 import type { ContentRpc, SiteProjection } from "../../src/lib/rpc";
 import { signEdgeHeaders } from "./edge-signing";
@@ -86,7 +87,9 @@ export function contentRequest(method: string, path: string, options: RequestOpt
     body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
   }
   const url = `${BASE}${path}`;
-  return new Request(url, { method, headers: signEdgeHeaders(method, url, headers), body });
+  // Content has no service caller: a request without edge headers (by key, public) needs no signature.
+  const staff = Object.keys(headers).some((name) => EDGE_HEADER_NAMES.includes(name.toLowerCase()));
+  return new Request(url, { method, headers: staff ? signEdgeHeaders(method, url, headers) : headers, body });
 }
 
 /**
