@@ -24,6 +24,10 @@ export declare const SECRETS: Record<
   WorkerName,
   { generated: Record<string, () => string>; provided: string[] }
 >;
+export declare const SHARED_SECRETS: Record<string, { workers: WorkerName[]; make: () => string }>;
+export declare function sharedSecretsToUpload(
+  existingOf: Partial<Record<WorkerName, string[] | null>>,
+): Record<WorkerName, Record<string, string>>;
 export declare const REQUIRED_VARS: Record<WorkerName, string[]>;
 export declare const DEV_ONLY_VARS: RegExp;
 // biome-ignore lint/suspicious/noExplicitAny: wrangler's raw config is untyped JSON.

@@ -47,6 +47,31 @@ export const SECRETS = {
   sites: { generated: {}, provided: ["PAGE_PURGE_TOKEN"] },
 };
 
+/**
+ * Secrets the Workers share, one value on each of them: the gateway's HMAC over the edge headers, which
+ * every service verifies (src/lib/edge-trust.ts). Cloudflare never reveals a secret's value, so a Worker
+ * that lacks one cannot be given the others' copy: then one new value goes to all of them together (the
+ * services before the gateway, so dashboard requests fail closed, as anonymous, for the seconds between
+ * the first service's deploy and the gateway's).
+ */
+export const SHARED_SECRETS = {
+  EDGE_HMAC_SECRET: { workers: ["gateway", "identity", "content", "sites"], make: random },
+};
+
+/**
+ * The shared secrets to upload, per Worker, given the secret names each has (null: not deployed yet):
+ * nothing when every Worker has it, else one fresh value for every Worker that shares it.
+ */
+export function sharedSecretsToUpload(existingOf) {
+  const out = Object.fromEntries(DEPLOY_ORDER.map((name) => [name, {}]));
+  for (const [key, { workers, make }] of Object.entries(SHARED_SECRETS)) {
+    if (workers.every((name) => (existingOf[name] ?? []).includes(key))) continue;
+    const value = make();
+    for (const name of workers) out[name][key] = value;
+  }
+  return out;
+}
+
 /** Vars production must set (the committed values are local addresses); the settings file holds them. */
 export const REQUIRED_VARS = {
   gateway: ["TOKEN_ISSUER", "CORS_ORIGINS"],

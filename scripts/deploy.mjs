@@ -31,9 +31,11 @@ import {
   readSettings,
   resources,
   SECRETS,
+  SHARED_SECRETS,
   secretsToUpload,
   serviceTargets,
   settingsProblems,
+  sharedSecretsToUpload,
 } from "./deploy-config.mjs";
 import { root } from "./workers.mjs";
 import { wranglerResult } from "./wrangler.mjs";
@@ -110,6 +112,8 @@ function describePlan(settings, settingsFile, env, log) {
         : "no public URL (service bindings only)";
     log(`     ${name}: ${reach}`);
     if (gen.length) log(`       secrets generated when absent: ${gen.join(", ")}`);
+    const shared = Object.keys(SHARED_SECRETS).filter((k) => SHARED_SECRETS[k].workers.includes(name));
+    if (shared.length) log(`       shared secrets (one value on every Worker): ${shared.join(", ")}`);
     if (provided.length) log(`       secrets provided: ${provided.join(", ")}`);
     log(`       production vars: ${REQUIRED_VARS[name].join(", ")}`);
   }
@@ -260,6 +264,9 @@ async function realDeploy({ settingsFile, wrangler: run, env, log, outDir }) {
     if (!secretsOf.has(name)) secretsOf.set(name, await deployedSecrets(wrangler, name, files[name]));
     return secretsOf.get(name);
   };
+  // Every Worker's secret names first: a shared secret goes to all of them or to none.
+  for (const name of DEPLOY_ORDER) await known(name);
+  const shared = sharedSecretsToUpload(Object.fromEntries(DEPLOY_ORDER.map((n) => [n, secretsOf.get(n)])));
   const missingProvided = [];
   for (const name of DEPLOY_ORDER) {
     for (const target of serviceTargets(name)) {
@@ -272,7 +279,8 @@ async function realDeploy({ settingsFile, wrangler: run, env, log, outDir }) {
       }
     }
     const existing = (await known(name)) ?? [];
-    const { secrets, missing } = secretsToUpload(name, existing, env);
+    const { secrets: own, missing } = secretsToUpload(name, existing, env);
+    const secrets = { ...own, ...shared[name] };
     missingProvided.push(...missing.map((k) => `${name}: ${k}`));
     const args = ["deploy", "-c", files[name]];
     let secretDir = null;

@@ -33,6 +33,12 @@ const wanted = {
   sites: { DEV_OUTBOX: () => "true" },
 };
 
+/**
+ * Secrets the four Workers share, one value everywhere: the gateway's HMAC over the edge headers, which
+ * each service verifies (src/lib/edge-trust.ts). The gateway's copy wins when the files disagree.
+ */
+const shared = { EDGE_HMAC_SECRET: random };
+
 function parse(text) {
   const vars = {};
   for (const line of text.split("\n")) {
@@ -48,13 +54,32 @@ function parse(text) {
 /** Ensures every `.dev.vars` holds its secrets (creating what is missing) and returns them per worker. */
 export function ensureDevVars() {
   const all = {};
+  const fileOf = (name) => path.join(root, path.dirname(services[name].config), ".dev.vars");
+  const current = Object.fromEntries(
+    Object.keys(wanted).map((name) => [
+      name,
+      existsSync(fileOf(name)) ? parse(readFileSync(fileOf(name), "utf8")) : {},
+    ]),
+  );
+  const sharedValues = Object.fromEntries(
+    Object.entries(shared).map(([key, make]) => [
+      key,
+      current.gateway[key] ?? Object.values(current).find((vars) => vars[key])?.[key] ?? make(),
+    ]),
+  );
   for (const [name, generators] of Object.entries(wanted)) {
-    const file = path.join(root, path.dirname(services[name].config), ".dev.vars");
-    const existing = existsSync(file) ? parse(readFileSync(file, "utf8")) : {};
+    const file = fileOf(name);
+    const existing = current[name];
     let changed = false;
     for (const [key, make] of Object.entries(generators)) {
       if (existing[key] === undefined) {
         existing[key] = make();
+        changed = true;
+      }
+    }
+    for (const [key, value] of Object.entries(sharedValues)) {
+      if (existing[key] !== value) {
+        existing[key] = value;
         changed = true;
       }
     }

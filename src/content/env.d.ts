@@ -21,6 +21,7 @@ interface ContentEnv {
 	CURSOR_SECRET: string;
 	WEBHOOK_SECRET_KEY: string;
 	DEV_OUTBOX: string;
+	EDGE_HMAC_SECRET: string;
 	KEY_GATE: DurableObjectNamespace<import("../../src/content/index").ApiKeyGate>;
 	IDENTITY: Fetcher /* identity */;
 	SITES: Fetcher /* sites */;

@@ -6,6 +6,7 @@ interface GatewayEnv {
 	EDGE_CONTEXT_TTL: string;
 	TOKEN_ISSUER: string;
 	TOKEN_AUDIENCE: string;
+	EDGE_HMAC_SECRET: string;
 	IDENTITY: Fetcher /* identity */;
 	CONTENT: Fetcher /* content */;
 	SITES: Fetcher /* sites */;

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { readCappedBytes } from "../lib/capped-body";
-import { asciiJson, EDGE_HEADER_NAMES, EDGE_HEADERS } from "../lib/edge";
+import { asciiJson, EDGE_CONTROL_HEADERS, EDGE_HEADER_NAMES, EDGE_HEADERS } from "../lib/edge";
+import { signEdgeHeaders } from "../lib/edge-trust";
 import { createLogger, requestIdFrom } from "../lib/log";
 import { handleError, notFoundResponse } from "../lib/problem";
 import { corsHeaders, preflight, refusedPublicKeyOrigin } from "./cors";
@@ -42,11 +43,12 @@ const unauthenticated = () => problem("UNAUTHENTICATED", "A valid Bearer access 
 
 /**
  * Builds the request a service sees: the client's edge headers are removed (a forged
- * X-Org-Memberships must never reach a service), then set again only from the verified identity.
+ * X-Org-Memberships must never reach a service), then set again only from the verified identity and
+ * signed with the edge secret, which is what makes a service believe them (src/lib/edge-trust.ts).
  */
 async function forwardHeaders(env: Env, request: Request, requestId: string, requiresSession: boolean) {
   const headers = new Headers(request.headers);
-  for (const name of EDGE_HEADER_NAMES) headers.delete(name);
+  for (const name of [...EDGE_HEADER_NAMES, ...EDGE_CONTROL_HEADERS]) headers.delete(name);
   headers.set("x-request-id", requestId);
   // The scheme the client really used (services set Secure cookies by it); never the client's claim.
   headers.set("x-forwarded-proto", new URL(request.url).protocol.replace(":", ""));
@@ -67,6 +69,7 @@ async function forwardHeaders(env: Env, request: Request, requestId: string, req
   headers.set(EDGE_HEADERS.orgMemberships, asciiJson(context.org_memberships));
   headers.set(EDGE_HEADERS.siteMemberships, asciiJson(context.site_memberships));
   if (context.operator) headers.set(EDGE_HEADERS.platformOperator, context.operator);
+  await signEdgeHeaders(env.EDGE_HMAC_SECRET, request.method, request.url, headers);
   return headers;
 }
 

@@ -31,7 +31,7 @@ function headerLooksValid(token: string): boolean {
  * Bearer authentication: the caller's identity comes only from a verified access token whose session
  * is still live in D1, so a revoked session stops working on identity at once.
  */
-export const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
+const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
   const header = c.req.header("authorization") ?? "";
   const m = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(header);
   if (!m || !headerLooksValid(m[1]!)) throw unauthorized();
@@ -53,3 +53,14 @@ export const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
   c.set("auth", { userId: sub, sessionId: sid });
   await next();
 });
+
+/**
+ * A Bearer route's documented security (`bearerAuth`, the spec's scheme) and its enforcing middleware
+ * from one value, spread into `createRoute` (as content's `keyAuth`): the OpenAPI document cannot
+ * promise a Bearer check the route does not run, and the security sweep
+ * (test/identity/bearer-sweep.integration.test.ts) finds every such route from the document.
+ */
+export const bearerAuth = {
+  security: [{ bearerAuth: [] }],
+  middleware: [requireBearer],
+};

@@ -18,6 +18,7 @@ interface IdentityEnv {
 	JWT_SIGNING_KEYS: string;
 	OTP_PEPPER: string;
 	DEV_OUTBOX: string;
+	EDGE_HMAC_SECRET: string;
 	LOGIN_CHALLENGES: DurableObjectNamespace<import("../../src/identity/index").LoginChallenge>;
 	REFRESH_FAMILIES: DurableObjectNamespace<import("../../src/identity/index").RefreshFamily>;
 	ACCOUNT_GUARD: DurableObjectNamespace<import("../../src/identity/index").AccountGuard>;

@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Env as HonoEnv } from "hono";
 import { API_REFERENCE_SCRIPT, referencePage, referenceScript } from "./api-docs";
+import { edgeTrust } from "./edge-trust";
 import { requestLogger } from "./log";
 import { CommonErrors, errorsOf, handleError, notFoundResponse } from "./problem";
 
@@ -17,7 +18,8 @@ type ServiceInfo = {
  * first issue's path, every thrown error is rendered once, unknown routes are problem+json 404.
  * `GET /openapi.json` and `GET /docs` (with its script, `src/lib/api-docs.ts`) are added by `serveApiDocs`
  * after the routes are registered.
- * Every request gets `c.get("log")`, a logger of `service` with the request's `X-Request-Id`.
+ * Every request gets `c.get("log")`, a logger of `service` with the request's `X-Request-Id`, and keeps
+ * its edge headers only when the gateway's signature over them verifies (`edgeTrust`).
  */
 export function createServiceApp<E extends HonoEnv>(service: string) {
   const app = new OpenAPIHono<E>({
@@ -30,6 +32,8 @@ export function createServiceApp<E extends HonoEnv>(service: string) {
     },
   });
   app.use("*", requestLogger(service));
+  // Before any route: edge headers count only when the gateway signed them (src/lib/edge-trust.ts).
+  app.use("*", edgeTrust<E>());
   app.onError(handleError);
   app.notFound(() => notFoundResponse());
   return app;

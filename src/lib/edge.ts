@@ -2,8 +2,9 @@ import { z } from "zod";
 
 /**
  * The edge contract: headers the gateway sets from the verified identity. Every client-sent copy is
- * stripped at the gateway, so a service may trust them; a service never accepts them from anyone else
- * (services are reachable only through service bindings in production).
+ * stripped at the gateway, which signs the ones it sets (`x-edge-signature`, src/lib/edge-trust.ts); a
+ * service keeps them only when that signature verifies and otherwise drops them all (an anonymous
+ * caller), so a direct call cannot forge them even where a service is reachable without the gateway.
  */
 export const EDGE_HEADERS = {
   userId: "x-user-id",
@@ -15,6 +16,13 @@ export const EDGE_HEADERS = {
 } as const;
 
 export const EDGE_HEADER_NAMES: readonly string[] = Object.values(EDGE_HEADERS);
+
+/** `t=<unix seconds>,v1=<base64url HMAC>`: the gateway's signature over the edge headers. */
+export const EDGE_SIGNATURE_HEADER = "x-edge-signature";
+/** Set by a service's `edgeTrust` only after the signature verified (a client's copy is always removed). */
+export const EDGE_VERIFIED_HEADER = "x-edge-verified";
+/** Headers of the contract a client may never send: the gateway and each service remove client copies. */
+export const EDGE_CONTROL_HEADERS: readonly string[] = [EDGE_SIGNATURE_HEADER, EDGE_VERIFIED_HEADER];
 
 /**
  * `owner`: the role is the scope's structural owner role (identity's `is_system`), the only way a
@@ -46,6 +54,11 @@ export interface EdgeIdentity {
   siteMemberships: SiteMembership[] | null;
   operator: OperatorCapability | null;
   sessionKind: SessionKind | null;
+  /**
+   * True only when the gateway's signature over these headers verified (`edgeTrust`). An unverified
+   * request has no edge headers left, and is anonymous: never a service caller.
+   */
+  verified: boolean;
 }
 
 function parseJsonHeader<T>(value: string | null, schema: z.ZodType<T>): T | null {
@@ -72,6 +85,7 @@ export function readEdgeIdentity(headers: Headers): EdgeIdentity {
     ),
     operator: operator === "operator_read" || operator === "operator_admin" ? operator : null,
     sessionKind: kind === "staff" || kind === "reader" ? kind : null,
+    verified: headers.get(EDGE_VERIFIED_HEADER) === "1",
   };
 }
 

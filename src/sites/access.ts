@@ -6,11 +6,14 @@ import type { EdgeIdentity } from "../lib/edge";
 import { parseId } from "../lib/ids";
 
 /**
- * A caller with no edge headers at all reached us over a service binding (the gateway sets them on every
- * user request), so it acts for the platform.
+ * A caller the edge secret vouches for (`identity.verified`) that carries no edge header at all acts for
+ * the platform: the gateway sets them on every user request it signs, so only a holder of the secret
+ * sends a signed request without them. An unsigned request has lost its edge headers (`edgeTrust`) and is
+ * anonymous, never a service caller.
  */
 export function isServiceCaller(identity: EdgeIdentity): boolean {
   return (
+    identity.verified &&
     identity.orgMemberships === null &&
     identity.siteMemberships === null &&
     identity.sessionKind === null &&

@@ -14,5 +14,6 @@ interface SitesEnv {
 	PLATFORM_IPV4: string;
 	PLATFORM_IPV6: string;
 	DEV_OUTBOX: string;
+	EDGE_HMAC_SECRET: string;
 	CONTENT: Fetcher /* content */;
 }

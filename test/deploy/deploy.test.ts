@@ -20,6 +20,7 @@ import {
   readSettings,
   resources,
   SECRETS,
+  SHARED_SECRETS,
   settingsProblems,
 } from "../../scripts/deploy-config.mjs";
 import { FakeAccount } from "./fake-account.ts";
@@ -186,7 +187,8 @@ describe("npm run deploy", () => {
       const d = real.find((x) => x.worker === name)!;
       const generated = Object.keys(SECRETS[name].generated);
       const provided = SECRETS[name].provided.filter((k) => k === "PAGE_PURGE_TOKEN");
-      expect(d.secretNames.sort()).toEqual([...generated, ...provided].sort());
+      const shared = Object.keys(SHARED_SECRETS).filter((k) => SHARED_SECRETS[k]!.workers.includes(name));
+      expect(d.secretNames.sort()).toEqual([...generated, ...shared, ...provided].sort());
       // The deployed config is the generated one, with the account's ids.
       const config = JSON.parse(readFileSync(d.config, "utf8"));
       expect(path.dirname(d.config)).toBe(outDir);
@@ -198,6 +200,35 @@ describe("npm run deploy", () => {
     const printed = lines.join("\n");
     for (const d of account.deploys) for (const value of d.secretValues) expect(printed).not.toContain(value);
     expect(printed).toMatch(/Not set .*identity: MAIL_PROVIDER_TOKEN/);
+  });
+
+  it("gives every Worker the same shared secret, and all of them a fresh one when one Worker lost it", async () => {
+    const account = new FakeAccount();
+    await run(account);
+    const sharedValue = (key: string) => {
+      const values = account.deploys
+        .filter((d) => !d.stub)
+        .map((d) => d.secretValues[d.secretNames.indexOf(key)]);
+      return values;
+    };
+    for (const [key, { workers }] of Object.entries(SHARED_SECRETS)) {
+      const values = sharedValue(key);
+      expect(values).toHaveLength(workers.length);
+      expect(new Set(values).size).toBe(1);
+      expect(values[0]).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    }
+
+    // A Worker without it (its secret deleted by hand): its copy cannot be read back from the others,
+    // so all four get one new value together; the other generated secrets are never regenerated.
+    const first = sharedValue("EDGE_HMAC_SECRET")[0];
+    account.workers.get("sites")!.secrets.delete("EDGE_HMAC_SECRET");
+    account.deploys = [];
+    await run(account);
+    for (const d of account.deploys) expect(d.secretNames).toEqual(["EDGE_HMAC_SECRET"]);
+    const again = sharedValue("EDGE_HMAC_SECRET");
+    expect(again).toHaveLength(4);
+    expect(new Set(again).size).toBe(1);
+    expect(again[0]).not.toBe(first);
   });
 
   it("run again: finds everything, creates nothing, keeps the generated secrets", async () => {

@@ -18,6 +18,7 @@ import {
   placeholderIds,
   readSettings,
   SECRETS,
+  SHARED_SECRETS,
 } from "../../scripts/deploy-config.mjs";
 import { applyMigrations } from "../../scripts/migrate.mjs";
 import { buildWorker, root, services, workerOptions } from "../../scripts/workers.mjs";
@@ -54,11 +55,18 @@ const buildDir = path.join(root, ".test-build", `deploy-${process.pid}`);
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "production-routes-"));
   const files = writeConfigs(path.join(dir, "configs"), readSettings(EXAMPLE_SETTINGS), placeholderIds());
+  // One value of each shared secret for every Worker that shares it, as a deploy uploads it.
+  const shared = Object.entries(SHARED_SECRETS).map(([key, { workers, make }]) => ({
+    key,
+    workers,
+    value: make(),
+  }));
   const workers = DEPLOY_ORDER.map((name) => {
     // The secrets a deploy generates; the provided ones (provider tokens) stay unset, as on a fresh account.
-    const secrets = Object.fromEntries(
-      Object.entries(SECRETS[name].generated).map(([key, make]) => [key, make()]),
-    );
+    const secrets = Object.fromEntries([
+      ...Object.entries(SECRETS[name].generated).map(([key, make]) => [key, make()]),
+      ...shared.filter((s) => s.workers.includes(name)).map((s) => [s.key, s.value]),
+    ]);
     return workerOptions(name, {
       scriptPath: buildWorker(name, buildDir),
       bindings: secrets,

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { fetchSigned } from "../support/edge-signing";
 import {
   call,
   callWith,
@@ -14,9 +15,9 @@ import {
 
 const e = env as unknown as IdentityEnv;
 
-/** A real site in the sites service, created as the gateway would (edge headers of an org owner). */
+/** A real site in the sites service, created as the gateway would (signed edge headers of an org owner). */
 async function createSite(userId: string, orgId: string): Promise<string> {
-  const res = await e.SITES.fetch("http://sites/api/v1/sites", {
+  const res = await fetchSigned(e.SITES, "http://sites/api/v1/sites", {
     method: "POST",
     headers: {
       "content-type": "application/json",

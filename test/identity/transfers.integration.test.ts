@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SitesRpc } from "../../src/lib/rpc";
+import { fetchSigned } from "../support/edge-signing";
 import {
   call,
   freshEmail,
@@ -24,7 +25,7 @@ async function orgOf(token: string, name: string) {
 }
 
 async function createSite(userId: string, orgId: string): Promise<string> {
-  const res = await e.SITES.fetch("http://sites/api/v1/sites", {
+  const res = await fetchSigned(e.SITES, "http://sites/api/v1/sites", {
     method: "POST",
     headers: {
       "content-type": "application/json",

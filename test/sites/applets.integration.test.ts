@@ -14,6 +14,7 @@ import { APPLET_CATALOG } from "../../src/sites/applets/catalog";
 import { APPLET_SLUG } from "../../src/sites/settings/applets";
 import { appletEnabled } from "../../src/sites/site-record";
 import { getSite } from "../../src/sites/store";
+import { fetchSigned } from "../support/edge-signing";
 import {
   api,
   type EdgeHeaders,
@@ -489,7 +490,7 @@ describe("the forms app: uninstall keeps forms and leads, reinstall brings every
   const CONTENT = "http://content.test";
 
   function contentCall(method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
-    return sitesEnv.CONTENT.fetch(`${CONTENT}${path}`, {
+    return fetchSigned(sitesEnv.CONTENT, `${CONTENT}${path}`, {
       method,
       headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),

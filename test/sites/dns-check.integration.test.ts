@@ -10,6 +10,7 @@ import { proofValue } from "../../src/sites/domain-proof";
 import { HEALTH_CRON } from "../../src/sites/health";
 import SitesService from "../../src/sites/index";
 import { DNS_ANSWERS, FLEET_V4, FLEET_V6, newRun, recordRow, rowHost } from "../support/dns-answers";
+import { signEdgeRequest } from "../support/edge-signing";
 import { api, makeSite, type SiteBody, sitesEnv } from "../support/sites-helpers";
 
 interface CheckBody {
@@ -37,7 +38,7 @@ interface HealthBody {
 /** The sites worker over an env of the test's making (a binding or a var taken away). */
 async function apiWithEnv(env: SitesEnv, path: string, headers: Record<string, string>) {
   const worker = new SitesService(createExecutionContext(), env);
-  const res = await worker.fetch(new Request(`http://sites.internal${path}`, { headers }));
+  const res = await worker.fetch(signEdgeRequest(new Request(`http://sites.internal${path}`, { headers })));
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 

@@ -11,6 +11,7 @@ import { proofValue } from "../../src/sites/domain-proof";
 import { HEALTH_CRON, SWEEP_CHUNK, sweepHealth } from "../../src/sites/health";
 import SitesService from "../../src/sites/index";
 import { newRun, recordZone } from "../support/dns-answers";
+import { signEdgeRequest } from "../support/edge-signing";
 import {
   api,
   forceStoredSettings,
@@ -103,16 +104,20 @@ describe("GET /v1/sites/{id}/health", () => {
       HEALTH_CACHE: undefined,
     } as never);
     const res = await unwired.fetch(
-      new Request(`http://sites.internal/api/v1/sites/${site.id}/health`, { headers: owner }),
+      signEdgeRequest(
+        new Request(`http://sites.internal/api/v1/sites/${site.id}/health`, { headers: owner }),
+      ),
     );
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ code: "HEALTH_UNAVAILABLE" });
     const missing = await unwired.fetch(
-      new Request(`http://sites.internal/api/v1/sites/${newId()}/health`, { headers: owner }),
+      signEdgeRequest(
+        new Request(`http://sites.internal/api/v1/sites/${newId()}/health`, { headers: owner }),
+      ),
     );
     expect(missing.status).toBe(404);
     const bad = await unwired.fetch(
-      new Request("http://sites.internal/api/v1/sites/nope/health", { headers: owner }),
+      signEdgeRequest(new Request("http://sites.internal/api/v1/sites/nope/health", { headers: owner })),
     );
     expect(bad.status).toBe(400);
   });

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { type ContentRpc, type LegalPageWrite, rpc } from "../../src/lib/rpc";
 import { generateLegalPages } from "../../src/sites/legal/legal-pages";
 import { getSite } from "../../src/sites/store";
+import { fetchSigned } from "../support/edge-signing";
 import {
   api,
   type EdgeHeaders,
@@ -70,7 +71,7 @@ async function legalSite(legal: Record<string, unknown> = {}) {
 
 /** A secret key of the site made through content's key administration (as the site's owner). */
 async function contentKey(site: SiteBody, owner: EdgeHeaders): Promise<string> {
-  const res = await sitesEnv.CONTENT.fetch(`http://content.test/api/v1/sites/${site.id}/api-keys`, {
+  const res = await fetchSigned(sitesEnv.CONTENT, `http://content.test/api/v1/sites/${site.id}/api-keys`, {
     method: "POST",
     headers: { ...owner, "content-type": "application/json" },
     body: JSON.stringify({ name: "editor", kind: "secret", scopes: ["posts:write", "posts:read"] }),

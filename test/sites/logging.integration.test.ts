@@ -1,6 +1,7 @@
 /** Logs of the sites worker: the request id the gateway sent on every failure line, batches by batch id. */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { newId } from "../../src/lib/ids";
+import { fetchSigned } from "../support/edge-signing";
 import { deliverQueue, orgMember, sites, sitesEnv, uniqueSlug } from "../support/sites-helpers";
 
 function consoleLines(method: "info" | "warn" | "error") {
@@ -45,7 +46,7 @@ describe("request logs", () => {
       `CREATE TRIGGER ${trigger} BEFORE INSERT ON sites WHEN NEW.name = '${name}' BEGIN SELECT RAISE(ABORT, 'secret-cause'); END`,
     ).run();
     try {
-      const res = await sites.fetch("http://sites.internal/api/v1/sites", {
+      const res = await fetchSigned(sites, "http://sites.internal/api/v1/sites", {
         method: "POST",
         headers: { ...orgMember(orgId), "content-type": "application/json", "x-request-id": "abc12345" },
         body: JSON.stringify({ org_id: orgId, name, slug: uniqueSlug() }),

@@ -1,7 +1,9 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createServiceApp } from "../../src/lib/app";
 import type { SitesAppEnv } from "../../src/sites/app-env";
 import { requireOperator } from "../../src/sites/operator";
+import { signEdgeHeaders } from "../support/edge-signing";
 
 function appWith(access: "read" | "write", code?: "FORBIDDEN" | "PLATFORM_FORBIDDEN") {
   const app = createServiceApp<SitesAppEnv>("sites");
@@ -9,8 +11,13 @@ function appWith(access: "read" | "write", code?: "FORBIDDEN" | "PLATFORM_FORBID
   return app;
 }
 
+/** The edge headers as the gateway sends them (signed: the service app keeps only those). */
 async function call(app: ReturnType<typeof appWith>, headers: Record<string, string>) {
-  const res = await app.request("/x", { headers });
+  const res = await app.request(
+    "/x",
+    { headers: signEdgeHeaders("GET", "http://localhost/x", headers) },
+    env,
+  );
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 

@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
+import { fetchSigned } from "../support/edge-signing";
 import {
   api,
   makeSite,
@@ -48,7 +49,7 @@ async function count(db: D1Database, sql: string, ...params: string[]): Promise<
 
 /** A post written through content's API with a key of the site (as a customer's integration would). */
 async function contentPost(site: { id: string; org_id: string }, owner: Record<string, string>) {
-  const keyRes = await contentService.fetch(`http://content.test/api/v1/sites/${site.id}/api-keys`, {
+  const keyRes = await fetchSigned(contentService, `http://content.test/api/v1/sites/${site.id}/api-keys`, {
     method: "POST",
     headers: { ...owner, "content-type": "application/json" },
     body: JSON.stringify({ name: "k", kind: "secret", scopes: ["posts:write", "posts:read"] }),

@@ -20,6 +20,7 @@ const nobody: EdgeIdentity = {
   siteMemberships: [],
   operator: null,
   sessionKind: "staff",
+  verified: true,
 };
 
 describe("slugFromName", () => {
@@ -80,18 +81,20 @@ describe("parseBatchIds", () => {
 
 describe("access rules", () => {
   const site = { id: newId(), org_id: newId() };
-  it("service callers carry no edge header at all", () => {
-    expect(
-      isServiceCaller({
-        userId: null,
-        sessionId: null,
-        orgMemberships: null,
-        siteMemberships: null,
-        operator: null,
-        sessionKind: null,
-      }),
-    ).toBe(true);
+  it("service callers carry no edge header at all, and the edge secret vouches for them", () => {
+    const noHeaders = {
+      userId: null,
+      sessionId: null,
+      orgMemberships: null,
+      siteMemberships: null,
+      operator: null,
+      sessionKind: null,
+    };
+    expect(isServiceCaller({ ...noHeaders, verified: true })).toBe(true);
     expect(isServiceCaller(nobody)).toBe(false);
+    // Without the signature a request has no edge headers left: anonymous, never a service caller.
+    expect(isServiceCaller({ ...noHeaders, verified: false })).toBe(false);
+    expect(mayCreateIn({ ...noHeaders, verified: false }, site.org_id)).toBe(false);
   });
   it("site membership, owner-org membership or a share grants access; nothing else does", () => {
     expect(canAccessSite(nobody, site)).toBe(false);

@@ -5,8 +5,10 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
+import { EDGE_HEADER_NAMES } from "../../src/lib/edge";
 import { newId } from "../../src/lib/ids";
 import type { ContentRpc, SiteProjection } from "../../src/lib/rpc";
+import { signEdgeHeaders } from "./edge-signing";
 
 export interface ContentTestRpc extends ContentRpc {
   fetch(request: Request): Promise<Response>;
@@ -82,7 +84,7 @@ export function call(method: string, path: string, options: RequestOptions = {})
   return content.fetch(contentRequest(method, path, options));
 }
 
-/** The request `call` sends. */
+/** The request `call` sends; its edge headers signed as the gateway signs them (test/support/edge-signing.ts). */
 export function contentRequest(method: string, path: string, options: RequestOptions = {}): Request {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
@@ -93,7 +95,10 @@ export function contentRequest(method: string, path: string, options: RequestOpt
     headers["content-type"] = "application/json";
     body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
   }
-  return new Request(`${BASE}${path}`, { method, headers, body });
+  const url = `${BASE}${path}`;
+  // Content has no service caller: a request without edge headers (by key, public) needs no signature.
+  const staff = Object.keys(headers).some((name) => EDGE_HEADER_NAMES.includes(name.toLowerCase()));
+  return new Request(url, { method, headers: staff ? signEdgeHeaders(method, url, headers) : headers, body });
 }
 
 /**

@@ -8,6 +8,7 @@ import { env } from "cloudflare:workers";
 import { newId } from "../../src/lib/ids";
 import type { SiteProjection } from "../../src/lib/rpc";
 import { createKey } from "./content-helpers";
+import { fetchSigned } from "./edge-signing";
 
 const bindings = env as unknown as { SITES: Fetcher; TEST_SITES_DB: D1Database; TEST_CONTENT_DB: D1Database };
 
@@ -25,14 +26,14 @@ function ownerOf(orgId: string): Record<string, string> {
   };
 }
 
-/** A request to the sites worker as the site's organization owner (edge headers set by hand). */
+/** A request to the sites worker as the site's organization owner (edge headers set by hand, signed). */
 export async function sitesApi(
   method: string,
   path: string,
   orgId: string,
   body?: unknown,
 ): Promise<SitesAnswer> {
-  const res = await bindings.SITES.fetch(`http://sites.internal${path}`, {
+  const res = await fetchSigned(bindings.SITES, `http://sites.internal${path}`, {
     method,
     headers: { ...ownerOf(orgId), ...(body === undefined ? {} : { "content-type": "application/json" }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),

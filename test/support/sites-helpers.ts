@@ -1,7 +1,8 @@
 /**
  * Helpers for sites tests. The sites worker sits behind the gateway, so tests set the edge headers by
  * hand: a member of an organization, a member of a site, a reader session, or no header at all (a
- * service-to-service caller).
+ * service-to-service caller). `api` signs them as the gateway does (test/support/edge-signing.ts);
+ * `apiUnsigned` sends them as a direct caller without the edge secret would.
  */
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
@@ -12,6 +13,7 @@ import type { Services } from "../../src/sites/app-env";
 import { handleQueue } from "../../src/sites/index";
 import { sitesServices } from "../../src/sites/services";
 import { setOrgSiteLimit } from "../../src/sites/store";
+import { signEdgeHeaders } from "./edge-signing";
 
 export const sitesEnv = env as unknown as SitesEnv;
 
@@ -110,10 +112,35 @@ export interface ApiResult<T = Record<string, unknown>> {
   contentType: string | null;
 }
 
-export async function api<T = Record<string, unknown>>(
+export interface ApiOptions {
+  headers?: EdgeHeaders;
+  body?: unknown;
+  rawBody?: string;
+}
+
+/** A request to the sites worker with its edge headers signed as the gateway signs them. */
+export function api<T = Record<string, unknown>>(
   method: string,
   path: string,
-  options: { headers?: EdgeHeaders; body?: unknown; rawBody?: string } = {},
+  options: ApiOptions = {},
+): Promise<ApiResult<T>> {
+  return apiCall<T>(method, path, options, true);
+}
+
+/** The same request without the gateway's signature: what a direct caller without the edge secret sends. */
+export function apiUnsigned<T = Record<string, unknown>>(
+  method: string,
+  path: string,
+  options: ApiOptions = {},
+): Promise<ApiResult<T>> {
+  return apiCall<T>(method, path, options, false);
+}
+
+async function apiCall<T>(
+  method: string,
+  path: string,
+  options: ApiOptions,
+  signed: boolean,
 ): Promise<ApiResult<T>> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   let body: string | undefined;
@@ -124,7 +151,12 @@ export async function api<T = Record<string, unknown>>(
     body = JSON.stringify(options.body);
     headers["content-type"] = "application/json";
   }
-  const response = await sites.fetch(`http://sites.internal${path}`, { method, headers, body });
+  const url = `http://sites.internal${path}`;
+  const response = await sites.fetch(url, {
+    method,
+    headers: signed ? signEdgeHeaders(method, url, headers) : headers,
+    body,
+  });
   const text = await response.text();
   let parsed: unknown = null;
   try {

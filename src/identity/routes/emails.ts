@@ -4,7 +4,7 @@ import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
 import { addPendingEmail, EMAIL_NOT_FOUND, verifyPendingEmail } from "../account-emails";
 import { disownByToken } from "../address-disown";
-import { requireBearer } from "../auth";
+import { bearerAuth } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
 import { nowIso } from "../crypto";
@@ -19,7 +19,7 @@ import {
   removePendingEmail,
   removeVerifiedEmail,
 } from "../store/emails";
-import { bearerSecurity, jsonBody, jsonResponse, parseEmail, readOptionalJsonBody } from "./schemas";
+import { jsonBody, jsonResponse, parseEmail, readOptionalJsonBody } from "./schemas";
 
 const EmailItem = z
   .object({
@@ -67,8 +67,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/emails",
       tags: ["Account e-mail addresses"],
       summary: "The caller's addresses and a nudge decided by the server",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       responses: {
         200: jsonResponse(
           "Addresses",
@@ -96,8 +95,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/emails",
       tags: ["Account e-mail addresses"],
       summary: "Add a pending address and send it a code (never says the address belongs to someone else)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: jsonBody(z.object({ email: z.string().max(320) }).openapi("AddEmailRequest")),
       responses: {
         202: jsonResponse(
@@ -128,8 +126,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/emails/verify",
       tags: ["Account e-mail addresses"],
       summary: "Prove a pending address with its code (OTP purpose email_add)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: jsonBody(
         z.object({ email: z.string().max(320), code: z.string().max(64) }).openapi("VerifyEmailRequest"),
       ),
@@ -161,8 +158,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Account e-mail addresses"],
       summary:
         "Make a verified address primary (two calls: without `code` a code goes to the current primary)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: z.object({ id: z.string().max(64) }) },
       description:
         'Optional body `{"code": "123456"}` (the step-up code sent to the current primary address).',
@@ -203,8 +199,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/emails/{id}",
       tags: ["Account e-mail addresses"],
       summary: "Remove an address (not the primary, not the last verified; no step-up)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: z.object({ id: z.string().max(64) }) },
       responses: {
         204: { description: "Removed" },

@@ -5,13 +5,13 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
-import { requireBearer } from "../auth";
+import { bearerAuth } from "../auth";
 import type { AppEnv } from "../context";
 import { fail } from "../errors";
 import { ACCOUNT_EVENT_TYPES, ORG_EVENT_TYPES } from "../events";
 import { requireOrgMember } from "../members";
 import { listEvents } from "../store/events";
-import { bearerSecurity, jsonResponse, parseOrgId } from "./schemas";
+import { jsonResponse, parseOrgId } from "./schemas";
 
 const DEFAULT_LIMIT = 50;
 
@@ -54,8 +54,7 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/events",
       tags: ["Security events"],
       summary: "The caller's security events, newest first (sign-ins, factors, addresses, password)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { query: pageQuery(ACCOUNT_EVENT_TYPES) },
       responses: {
         200: jsonResponse("Events", EventPage),
@@ -82,8 +81,7 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Security events"],
       summary:
         "The organization's events (memberships, invitations, roles, transfers; never a member's sign-ins, factors or addresses); members:manage",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: z.object({ org_id: z.string().max(64) }), query: pageQuery(ORG_EVENT_TYPES) },
       responses: {
         200: jsonResponse("Events", EventPage),

@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { type DisownKind, disownByToken } from "../address-disown";
-import { requireBearer } from "../auth";
+import { bearerAuth } from "../auth";
 import { type AppEnv, clientIp } from "../context";
 import { fail } from "../errors";
 import { callerEvent, eventOrigin } from "../events";
@@ -14,7 +14,7 @@ import { requireStepUp } from "../step-up";
 import { primaryEmail } from "../store/accounts";
 import { deleteTotp, factorCounts } from "../store/factors";
 import { otpauthUri } from "../totp";
-import { bearerSecurity, jsonBody, jsonResponse, STEP_UP_EXTENSION, StepUpHeader } from "./schemas";
+import { jsonBody, jsonResponse, STEP_UP_EXTENSION, StepUpHeader } from "./schemas";
 
 const DISOWNABLE_FACTORS: readonly DisownKind[] = ["totp", "phone", "passkey", "recovery"];
 
@@ -27,8 +27,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       summary:
         "Start TOTP enrollment: a new secret (pending until confirmed); step-up when the account already has a factor",
       description: STEP_UP_EXTENSION,
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { headers: StepUpHeader },
       responses: {
         200: jsonResponse("Secret", z.object({ secret: z.string(), otpauth_uri: z.string() })),
@@ -62,8 +61,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
         "Confirm TOTP enrollment with a current code; the first confirmation also returns recovery codes",
       description:
         "Asks for no step-up code: the proof was given when the enrollment was started. An enrollment started without it (the account had no factor then) completes only while the account still has none; otherwise 404, start again. The primary address is told at once, with a one-click undo.",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: jsonBody(z.object({ code: z.string().max(16) })),
       responses: {
         200: jsonResponse(
@@ -89,8 +87,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/totp",
       tags: ["Second factors"],
       summary: "Remove the TOTP factor (step-up; idempotent)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { headers: z.object({ "x-step-up-code": z.string().max(64).optional() }) },
       responses: {
         204: { description: "Removed (also when there was none)" },
@@ -116,8 +113,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/recovery-codes/generate",
       tags: ["Second factors"],
       summary: "Generate a new pool of 10 recovery codes (step-up); the old pool dies",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { headers: z.object({ "x-step-up-code": z.string().max(64).optional() }) },
       responses: {
         200: jsonResponse("The new pool, shown once", z.object({ recovery_codes: z.array(z.string()) })),
@@ -174,8 +170,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/methods",
       tags: ["Second factors"],
       summary: "Capabilities of the caller's second factors",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       responses: {
         200: jsonResponse(
           "Capabilities",

@@ -1,7 +1,7 @@
 /** Organization invitations (list, revoke, resend) and invitation acceptance. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { requireBearer } from "../auth";
+import { bearerAuth } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
 import { enforceRateLimit } from "../guards";
@@ -14,7 +14,7 @@ import {
 } from "../invitations";
 import { requireOrgMember } from "../members";
 import { createSession, sessionResponse } from "../sessions";
-import { bearerSecurity, jsonBody, jsonResponse, parseOrgId } from "./schemas";
+import { jsonBody, jsonResponse, parseOrgId } from "./schemas";
 
 const Invitation = z
   .object({
@@ -47,8 +47,7 @@ export function registerInvitationRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/orgs/{org_id}/invitations",
       tags: ["Organization invitations"],
       summary: "Pending, unaccepted and unexpired invitations of both scopes",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: z.object({ org_id: z.string().max(64) }) },
       responses: {
         200: jsonResponse("Invitations", z.object({ items: z.array(Invitation) })),
@@ -73,8 +72,7 @@ export function registerInvitationRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/orgs/{org_id}/invitations/{id}",
       tags: ["Organization invitations"],
       summary: "Revoke a pending invitation (org_id is part of the match)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: z.object({ org_id: z.string().max(64), id: z.string().max(64) }) },
       responses: {
         204: { description: "Revoked" },
@@ -101,8 +99,7 @@ export function registerInvitationRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/orgs/{org_id}/invitations/{id}/resend",
       tags: ["Organization invitations"],
       summary: "Rotate the token, restart the 7-day expiry and e-mail again (the token is never returned)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: z.object({ org_id: z.string().max(64), id: z.string().max(64) }) },
       responses: {
         202: jsonResponse(

@@ -1,7 +1,7 @@
 /** Organization members: list (any member), add/change/remove (members:manage, owner rules). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { requireBearer } from "../auth";
+import { bearerAuth } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { fail, problem } from "../errors";
 import { orgEvent } from "../events";
@@ -17,15 +17,7 @@ import {
   orgMembership,
   removeOrgMember,
 } from "../store/members";
-import {
-  bearerSecurity,
-  jsonBody,
-  jsonResponse,
-  MemberSchema,
-  parseEmail,
-  parseOrgId,
-  parseUserId,
-} from "./schemas";
+import { jsonBody, jsonResponse, MemberSchema, parseEmail, parseOrgId, parseUserId } from "./schemas";
 
 const MEMBER_LIST_LIMIT = 100;
 
@@ -77,8 +69,7 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/orgs/{org_id}/members",
       tags: ["Organization members"],
       summary: "Organization-level members (any member may read; up to 100)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: OrgParam },
       responses: {
         200: jsonResponse("Members", z.object({ items: z.array(Member) })),
@@ -100,8 +91,7 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Organization members"],
       summary:
         "Grant membership to an account (201), change an existing member's role (200), or invite (202)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: {
         params: OrgParam,
         ...jsonBody(
@@ -160,8 +150,7 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/orgs/{org_id}/members/{user_id}",
       tags: ["Organization members"],
       summary: "Change a member's role (non-member caller: 404 before any 403)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: {
         params: MemberParam,
         ...jsonBody(z.object({ role: z.string().max(64) }).openapi("ChangeRoleRequest")),
@@ -197,8 +186,7 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/orgs/{org_id}/members/{user_id}",
       tags: ["Organization members"],
       summary: "Remove a member (owners only remove owners, oneself included; the last owner never leaves)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: MemberParam },
       responses: {
         204: { description: "Removed" },

@@ -1,11 +1,11 @@
 /** Organizations of the caller: create (caller becomes org_owner) and list. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { requireBearer } from "../auth";
+import { bearerAuth } from "../auth";
 import type { AppEnv } from "../context";
 import { fail } from "../errors";
 import { createOrg, listMyOrgs } from "../store/orgs";
-import { bearerSecurity, jsonBody, jsonResponse } from "./schemas";
+import { jsonBody, jsonResponse } from "./schemas";
 
 const SLUG_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -20,8 +20,7 @@ export function registerOrgRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/orgs",
       tags: ["Organizations"],
       summary: "Create an organization; the caller becomes its owner",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: jsonBody(
         z
           .object({ name: z.string().trim().min(1).max(120), slug: z.string().max(63) })
@@ -50,8 +49,7 @@ export function registerOrgRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/orgs",
       tags: ["Organizations"],
       summary: "The caller's organizations with the caller's role",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       responses: {
         200: jsonResponse("Organizations", z.object({ items: z.array(Org), next_cursor: z.null() })),
         ...problemResponses({ 401: "UNAUTHORIZED" }),

@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
-import { requireBearer } from "../auth";
+import { bearerAuth } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { fail, problem } from "../errors";
 import { callerEvent } from "../events";
@@ -11,7 +11,7 @@ import { beginPasskeyRegistration, finishPasskeyRegistration } from "../passkey-
 import { passkeysEnabled } from "../passkeys";
 import { requireStepUp } from "../step-up";
 import { deletePasskey, listPasskeys } from "../store/passkeys";
-import { bearerSecurity, jsonResponse, readJsonBody, STEP_UP_EXTENSION, StepUpHeader } from "./schemas";
+import { jsonResponse, readJsonBody, STEP_UP_EXTENSION, StepUpHeader } from "./schemas";
 
 const PasskeyItem = z
   .object({
@@ -46,8 +46,7 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
       summary:
         "Open a registration ceremony (owner from the Bearer; body {}); an earlier open ceremony dies; step-up when the account already has a factor",
       description: STEP_UP_EXTENSION,
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { headers: StepUpHeader },
       responses: {
         200: jsonResponse(
@@ -77,8 +76,7 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/passkey/register/finish",
       tags: ["Second factors"],
       summary: "Finish the ceremony with the attestation; the passkey is stored",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       description:
         'Body `{"credential": <RegistrationResponseJSON>, "name"?: string}`. Asks for no step-up code: the proof was given when the ceremony was opened. A ceremony opened without it (the account had no factor then) finishes only while the account still has none; otherwise 401 PASSKEY_CEREMONY_INVALID, begin again. The primary address is told at once, with a one-click undo.',
       responses: {
@@ -108,8 +106,7 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/passkey",
       tags: ["Second factors"],
       summary: "The caller's passkeys",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       responses: {
         200: jsonResponse("Passkeys", z.object({ items: z.array(PasskeyItem) })),
         ...problemResponses({ 401: "UNAUTHORIZED", 501: "PASSKEY_DISABLED" }),
@@ -128,8 +125,7 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/passkey/{id}",
       tags: ["Second factors"],
       summary: "Remove a passkey (step-up first, then the owner-scoped delete)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: {
         params: z.object({ id: z.string().max(64) }),
         headers: z.object({ "x-step-up-code": z.string().max(64).optional() }),

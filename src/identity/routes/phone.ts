@@ -1,7 +1,7 @@
 /** The caller's phone as a second factor: start (send a code), confirm, remove. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { requireBearer } from "../auth";
+import { bearerAuth } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { fail } from "../errors";
 import { callerEvent } from "../events";
@@ -9,7 +9,7 @@ import { enrollmentProof, mayComplete, tellOwner } from "../factor-enrollment";
 import { smsEnabled } from "../messaging";
 import { confirmPhone, parsePhone, startPhoneVerification } from "../phone-verification";
 import { removePhone } from "../store/phones";
-import { bearerSecurity, jsonBody, jsonResponse, STEP_UP_EXTENSION, StepUpHeader } from "./schemas";
+import { jsonBody, jsonResponse, STEP_UP_EXTENSION, StepUpHeader } from "./schemas";
 
 function requireSms(c: AppContext) {
   if (!smsEnabled(c.env)) fail("SMS_DISABLED", "SMS is disabled.");
@@ -24,8 +24,7 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
       summary:
         "Send a code to a phone number (E.164, validated before any provider call); step-up when the account already has a factor",
       description: STEP_UP_EXTENSION,
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: {
         ...jsonBody(z.object({ phone: z.string().max(32) }).openapi("PhoneStartRequest")),
         headers: StepUpHeader,
@@ -60,8 +59,7 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
       summary: "Prove the phone with its code; it becomes a second factor",
       description:
         "Asks for no step-up code: the proof was given when the verification was started. One started without it (the account had no factor then) completes only while the account still has none; otherwise 404, start again. The primary address is told at once, with a one-click undo.",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: jsonBody(z.object({ code: z.string().max(16) }).openapi("PhoneConfirmRequest")),
       responses: {
         200: jsonResponse("Verified", z.object({ phone: z.string(), verified: z.literal(true) })),
@@ -91,8 +89,7 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/phone",
       tags: ["Second factors"],
       summary: "Remove the phone (idempotent)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       responses: {
         204: { description: "Removed (also when nothing existed)" },
         ...problemResponses({ 401: "UNAUTHORIZED", 501: "SMS_DISABLED" }),

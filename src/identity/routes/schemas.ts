@@ -30,8 +30,6 @@ export const MemberSchema = z.object({
 
 export const AcceptedSchema = z.object({ message: z.string() }).openapi("Accepted");
 
-export const bearerSecurity = [{ bearerAuth: [] }];
-
 /** The step-up code header of the step-up operations (spec Authentication rule 3). */
 export const StepUpHeader = z.object({ "x-step-up-code": z.string().max(64).optional() });
 

@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { getCookie } from "hono/cookie";
 import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
-import { requireBearer } from "../auth";
+import { bearerAuth } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
 import { isForeignBrowserRequest } from "../cookie-csrf";
@@ -13,7 +13,7 @@ import { rotateRefreshToken } from "../refresh";
 import { clearSessionCookies, REFRESH_COOKIE, sessionResponse } from "../sessions";
 import { requireStepUp } from "../step-up";
 import { listLiveSessions, revokeAllSessionsStatement, revokeSession } from "../store/sessions";
-import { bearerSecurity, jsonResponse, readOptionalJsonBody, SessionResponseSchema } from "./schemas";
+import { jsonResponse, readOptionalJsonBody, SessionResponseSchema } from "./schemas";
 
 const RefreshBody = z.object({ refresh_token: z.string().max(512).optional() }).openapi("RefreshRequest");
 
@@ -94,8 +94,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/sessions",
       tags: ["Login and sessions"],
       summary: "The caller's live sessions",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       responses: {
         200: jsonResponse("Sessions", z.object({ items: z.array(SessionItem), next_cursor: z.null() })),
         ...problemResponses({ 401: "UNAUTHORIZED" }),
@@ -129,8 +128,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/sessions/{id}",
       tags: ["Login and sessions"],
       summary: "Revoke one of the caller's sessions (no step-up: accepted residual risk)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: z.object({ id: z.string().max(64) }) },
       responses: {
         204: { description: "Revoked" },
@@ -156,8 +154,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/sessions",
       tags: ["Login and sessions"],
       summary: "Sign out of all sessions (step-up); keep_current keeps the caller's",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: {
         query: z.object({ keep_current: z.enum(["true", "false", "1", "0"]).optional() }),
         headers: z.object({ "x-step-up-code": z.string().max(64).optional() }),

@@ -1,7 +1,7 @@
 /** Signup, signup e-mail verification, password reset and password change. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { requireBearer } from "../auth";
+import { bearerAuth } from "../auth";
 import type { AppEnv } from "../context";
 import { clientIp } from "../context";
 import { fail } from "../errors";
@@ -19,14 +19,7 @@ import { requireStepUp } from "../step-up";
 import { activationStatements, getUser, setPasswordStatements } from "../store/accounts";
 import { isUniqueViolation } from "../store/d1-errors";
 import { revokeAllSessionsStatement } from "../store/sessions";
-import {
-  AcceptedSchema,
-  bearerSecurity,
-  jsonBody,
-  jsonResponse,
-  parseEmail,
-  SessionResponseSchema,
-} from "./schemas";
+import { AcceptedSchema, jsonBody, jsonResponse, parseEmail, SessionResponseSchema } from "./schemas";
 
 const RESET_ACCEPTED = { message: "If the address belongs to an account, a reset code was sent." };
 
@@ -183,8 +176,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/password/change",
       tags: ["Signup and password"],
       summary: "Change the password (step-up); all other sessions are revoked",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: {
         ...jsonBody(PasswordChange),
         headers: z.object({ "x-step-up-code": z.string().max(64).optional() }),

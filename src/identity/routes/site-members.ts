@@ -6,7 +6,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { parseId } from "../../lib/ids";
-import { requireBearer } from "../auth";
+import { bearerAuth } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { fail, problem } from "../errors";
 import { orgEvent } from "../events";
@@ -27,7 +27,7 @@ import {
   orgMembership,
   removeSiteMember,
 } from "../store/members";
-import { bearerSecurity, jsonBody, jsonResponse, MemberSchema, parseEmail, parseUserId } from "./schemas";
+import { jsonBody, jsonResponse, MemberSchema, parseEmail, parseUserId } from "./schemas";
 
 const NOT_FOUND = () => problem("NOT_FOUND", "No such site.");
 
@@ -83,8 +83,7 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/sites/{site_id}/members",
       tags: ["Site members"],
       summary: "People with a stored site membership (not those reaching the site by organization role)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: SiteParam },
       responses: {
         200: jsonResponse("Members", z.object({ items: z.array(SiteMember) })),
@@ -105,8 +104,7 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/sites/{site_id}/members/{user_id}",
       tags: ["Site members"],
       summary: "Change a site member's role (site-scope roles only; the last owner is never demoted)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: {
         params: SiteMemberParam,
         ...jsonBody(z.object({ role: z.string().max(64) }).openapi("SiteRoleRequest")),
@@ -144,8 +142,7 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/sites/{site_id}/members/{user_id}",
       tags: ["Site members"],
       summary: "Remove a site member (idempotent; never the last owner, oneself included)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: SiteMemberParam },
       responses: {
         204: { description: "Removed (also for a non-member)" },
@@ -174,8 +171,7 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/sites/{site_id}/invitations",
       tags: ["Site invitations"],
       summary: "Pending invitations of this site only",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: SiteParam },
       responses: {
         200: jsonResponse("Invitations", z.object({ items: z.array(z.record(z.string(), z.unknown())) })),
@@ -194,8 +190,7 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/sites/{site_id}/invitations",
       tags: ["Site invitations"],
       summary: "Invite to the site (org_id derived from the site; no scope field); e-mailed",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: {
         params: SiteParam,
         ...jsonBody(
@@ -227,8 +222,7 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/sites/{site_id}/invitations/{id}",
       tags: ["Site invitations"],
       summary: "Revoke a pending site invitation (another site's id is not found)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: SiteInviteParam },
       responses: {
         204: { description: "Revoked" },
@@ -249,8 +243,7 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/sites/{site_id}/invitations/{id}/resend",
       tags: ["Site invitations"],
       summary: "Rotate the token and restart the expiry, scoped by site",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: SiteInviteParam },
       responses: {
         202: jsonResponse("Sent", z.object({ email_sent: z.boolean(), expires_at: z.string() })),

@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { parseId, parseUlid } from "../../lib/ids";
-import { requireBearer } from "../auth";
+import { bearerAuth } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { nowIso } from "../crypto";
 import { fail } from "../errors";
@@ -11,7 +11,7 @@ import { countIncomingPendingTransfers, listOrgTransfers, type TransferRow } fro
 import { decideOnTransfer } from "../transfer-decisions";
 import { type WillEnd, whatWillEnd } from "../transfer-inventory";
 import { offerTransfer, type TransferOffer } from "../transfer-offers";
-import { bearerSecurity, jsonResponse, readJsonBody } from "./schemas";
+import { jsonResponse, readJsonBody } from "./schemas";
 
 const TransferView = z
   .object({
@@ -104,8 +104,7 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/transfers/pending",
       tags: ["Transfers"],
       summary: "Incoming pending transfers per organization where the caller holds members:manage",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       responses: {
         200: jsonResponse(
           "Counts",
@@ -131,8 +130,7 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Transfers"],
       summary:
         "Pending transfers (incoming and outgoing, with organization names) and shares granted and received",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: z.object({ org_id: z.string().max(64) }) },
       responses: {
         200: jsonResponse(
@@ -173,8 +171,7 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/orgs/{org_id}/transfers",
       tags: ["Transfers"],
       summary: "Offer a site to another organization (URL organization is the origin)",
-      security: bearerSecurity,
-      middleware: [requireBearer] as const,
+      ...bearerAuth,
       request: { params: z.object({ org_id: z.string().max(64) }) },
       description:
         'Body `{"site_id", "to_org_slug", "mode": "transfer"|"share", "share_role"}` (share_role for share).',
@@ -214,8 +211,7 @@ export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
           decision === "cancel"
             ? "Cancel a pending transfer (URL organization is the origin)"
             : `${decision === "accept" ? "Accept" : "Reject"} a pending transfer (URL organization is the destination)`,
-        security: bearerSecurity,
-        middleware: [requireBearer] as const,
+        ...bearerAuth,
         request: { params: z.object({ org_id: z.string().max(64), id: z.string().max(64) }) },
         responses: {
           ...(decision === "accept"
