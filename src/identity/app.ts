@@ -9,6 +9,7 @@ import { registerInvitationRoutes } from "./routes/invitations";
 import { registerLoginRoutes } from "./routes/login";
 import { registerOrgMemberRoutes } from "./routes/org-members";
 import { registerOrgRoutes } from "./routes/orgs";
+import { registerPasskeyLoginRoutes } from "./routes/passkey-login";
 import { registerPasskeyRoutes } from "./routes/passkeys";
 import { registerPhoneRoutes } from "./routes/phone";
 import { registerProbeRoutes } from "./routes/probes";
@@ -38,6 +39,7 @@ app.use("*", async (c, next) => {
 registerProbeRoutes(app);
 registerSignupRoutes(app);
 registerLoginRoutes(app);
+registerPasskeyLoginRoutes(app);
 registerSessionRoutes(app);
 registerFactorRoutes(app);
 registerEmailRoutes(app);

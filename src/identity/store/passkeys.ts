@@ -50,6 +50,26 @@ export async function findPasskey(
   return row ?? null;
 }
 
+/** Any account's credential with that id (passkey-first sign-in: the credential names its account). */
+export async function findPasskeyByCredentialId(
+  db: D1Database,
+  credentialId: string,
+): Promise<(PasskeyRow & { user_id: string }) | null> {
+  const row = await drizzle(db)
+    .select({
+      id: passkeys.id,
+      user_id: passkeys.user_id,
+      credential_id: passkeys.credential_id,
+      public_key: passkeys.public_key,
+      counter: passkeys.counter,
+      transports: passkeys.transports,
+    })
+    .from(passkeys)
+    .where(eq(passkeys.credential_id, credentialId))
+    .get();
+  return row ?? null;
+}
+
 /**
  * Stores the counter of a successful assertion; false when it did not advance (a cloned authenticator),
  * decided in the UPDATE so two concurrent assertions with the same counter cannot both pass.

@@ -1,0 +1,265 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import {
+  call,
+  freshEmail,
+  freshIp,
+  GOOD_PASSWORD,
+  json,
+  problem,
+  type SessionBody,
+  signupVerified,
+  softAuthenticator,
+} from "../support/identity-helpers";
+
+const e = env as unknown as IdentityEnv;
+const origin = () => e.WEBAUTHN_ORIGIN.split(",")[0]!;
+const handleOf = (userId: string) =>
+  btoa(userId).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+
+async function insertPasskey(userId: string, counter = 0) {
+  const authenticator = await softAuthenticator();
+  await e.DB.prepare(
+    "INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+  )
+    .bind(
+      crypto.randomUUID(),
+      userId,
+      authenticator.credentialId,
+      authenticator.publicKey,
+      counter,
+      new Date().toISOString(),
+    )
+    .run();
+  return authenticator;
+}
+
+async function userWithPasskey(counter = 0) {
+  const u = await signupVerified();
+  const userId = u.session.user.id;
+  return { ...u, userId, authenticator: await insertPasskey(userId, counter) };
+}
+
+async function begin(ip = freshIp()) {
+  const res = await call("POST", "/api/v1/auth/login/passkey/begin", { body: {}, ip });
+  expect(res.status).toBe(200);
+  return (
+    await json<{
+      publicKey: { challenge: string; allowCredentials?: unknown[]; userVerification: string; rpId: string };
+    }>(res)
+  ).publicKey;
+}
+
+function finish(credential: unknown, extra: Record<string, unknown> = {}) {
+  return call("POST", "/api/v1/auth/login/passkey/finish", { body: { credential, ...extra }, ip: freshIp() });
+}
+
+type Authenticator = Awaited<ReturnType<typeof softAuthenticator>>;
+function assertion(
+  a: Authenticator,
+  challenge: string,
+  userId: string,
+  over: { counter?: number; flags?: number } = {},
+) {
+  return a.assert({
+    challenge,
+    origin: origin(),
+    rpId: e.WEBAUTHN_RP_ID,
+    counter: over.counter ?? 1,
+    flags: over.flags,
+    userHandle: handleOf(userId),
+  });
+}
+
+async function lockPassword(email: string) {
+  for (let i = 0; i < 12; i += 1) {
+    const res = await call("POST", "/api/v1/auth/login/start", {
+      body: { email, password: "wrong-password-x" },
+      ip: freshIp(),
+    });
+    if (res.status === 423) return;
+  }
+  throw new Error("password never locked");
+}
+
+async function expectRefused(res: Response) {
+  const p = await problem(res);
+  expect(p.status).toBe(401);
+  expect(p.code).toBe("PASSKEY_INVALID");
+  return p.body;
+}
+
+describe("passkey-first sign-in", () => {
+  it("begin answers options for a discoverable credential with user verification required", async () => {
+    const publicKey = await begin();
+    expect(publicKey.allowCredentials ?? []).toEqual([]);
+    expect(publicKey.userVerification).toBe("required");
+    expect(publicKey.rpId).toBe(e.WEBAUTHN_RP_ID);
+    expect(publicKey.challenge).toMatch(/^[A-Za-z0-9_-]{16,}$/);
+  });
+
+  it("a verified assertion signs in (session, cookies, counter advanced)", async () => {
+    const u = await userWithPasskey();
+    const { challenge } = await begin();
+    const res = await finish(await assertion(u.authenticator, challenge, u.userId), { trust_device: true });
+    expect(res.status).toBe(200);
+    const body = await json<SessionBody & { trusted_device: boolean }>(res);
+    expect(body.user.id).toBe(u.userId);
+    expect(body.trusted_device).toBe(true);
+    expect(res.headers.get("set-cookie")).toContain("svc_session=");
+    const me = await call("GET", "/api/v1/auth/sessions", { token: body.access_token });
+    expect(me.status).toBe(200);
+    const row = await e.DB.prepare("SELECT counter, last_used_at FROM passkeys WHERE credential_id = ?")
+      .bind(u.authenticator.credentialId)
+      .first<{ counter: number; last_used_at: string | null }>();
+    expect(row).toMatchObject({ counter: 1 });
+    expect(row!.last_used_at).not.toBeNull();
+  });
+
+  it("works while the password is locked", async () => {
+    const u = await userWithPasskey();
+    await lockPassword(u.email);
+    const locked = await call("POST", "/api/v1/auth/login/start", {
+      body: { email: u.email, password: u.password },
+      ip: freshIp(),
+    });
+    expect(locked.status).toBe(423);
+    const { challenge } = await begin();
+    const res = await finish(await assertion(u.authenticator, challenge, u.userId));
+    expect(res.status).toBe(200);
+    expect((await json<SessionBody>(res)).user.id).toBe(u.userId);
+  });
+
+  it("without the UV flag the assertion is refused, and the challenge is spent", async () => {
+    const u = await userWithPasskey();
+    const { challenge } = await begin();
+    await expectRefused(await finish(await assertion(u.authenticator, challenge, u.userId, { flags: 0x01 })));
+    await expectRefused(await finish(await assertion(u.authenticator, challenge, u.userId, { counter: 2 })));
+  });
+
+  it("a challenge is good once: a replay is refused and of 2 concurrent finishes exactly one signs in", async () => {
+    const u = await userWithPasskey();
+    const first = await begin();
+    const ok = await finish(await assertion(u.authenticator, first.challenge, u.userId, { counter: 1 }));
+    expect(ok.status).toBe(200);
+    await expectRefused(
+      await finish(await assertion(u.authenticator, first.challenge, u.userId, { counter: 2 })),
+    );
+
+    const second = await begin();
+    const [a, b] = await Promise.all([
+      assertion(u.authenticator, second.challenge, u.userId, { counter: 3 }),
+      assertion(u.authenticator, second.challenge, u.userId, { counter: 4 }),
+    ]);
+    const answers = await Promise.all([finish(a), finish(b)]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 401]);
+    const sessions = await e.DB.prepare(
+      "SELECT COUNT(*) AS n FROM sessions WHERE user_id = ? AND auth_method = 'passkey'",
+    )
+      .bind(u.userId)
+      .first<{ n: number }>();
+    expect(sessions!.n).toBe(2);
+  });
+
+  it("a regressed signature counter is refused", async () => {
+    const u = await userWithPasskey(10);
+    const { challenge } = await begin();
+    await expectRefused(await finish(await assertion(u.authenticator, challenge, u.userId, { counter: 5 })));
+    const row = await e.DB.prepare("SELECT counter FROM passkeys WHERE credential_id = ?")
+      .bind(u.authenticator.credentialId)
+      .first<{ counter: number }>();
+    expect(row!.counter).toBe(10);
+  });
+
+  it("unknown credential, wrong signature, wrong origin, unknown challenge and foreign user handle answer one body", async () => {
+    const u = await userWithPasskey();
+    const other = await userWithPasskey();
+    const stranger = await softAuthenticator();
+    const bodies = [];
+    let c = await begin();
+    bodies.push(await expectRefused(await finish(await assertion(stranger, c.challenge, u.userId))));
+    c = await begin();
+    const forged = await assertion(u.authenticator, c.challenge, u.userId);
+    const otherSig = await assertion(other.authenticator, c.challenge, other.userId);
+    bodies.push(
+      await expectRefused(
+        await finish({ ...forged, response: { ...forged.response, signature: otherSig.response.signature } }),
+      ),
+    );
+    c = await begin();
+    bodies.push(
+      await expectRefused(
+        await finish(
+          await u.authenticator.assert({
+            challenge: c.challenge,
+            origin: "https://evil.example",
+            rpId: e.WEBAUTHN_RP_ID,
+            counter: 1,
+          }),
+        ),
+      ),
+    );
+    bodies.push(
+      await expectRefused(
+        await finish(await assertion(u.authenticator, "bm90LWEtc2VydmVyLWNoYWxsZW5nZQ", u.userId)),
+      ),
+    );
+    c = await begin();
+    const foreignHandle = await u.authenticator.assert({
+      challenge: c.challenge,
+      origin: origin(),
+      rpId: e.WEBAUTHN_RP_ID,
+      counter: 1,
+      userHandle: handleOf(other.userId),
+    });
+    bodies.push(await expectRefused(await finish(foreignHandle)));
+    bodies.push(await expectRefused(await finish({ id: "x", rawId: "x", type: "public-key", response: {} })));
+    const strip = (b: Record<string, unknown>) => ({
+      ...b,
+      instance: undefined,
+      request_id: undefined,
+      trace_id: undefined,
+    });
+    for (const b of bodies) expect(strip(b as never)).toEqual(strip(bodies[0] as never));
+  });
+
+  it("a missing credential is 400; unreadable JSON is 400", async () => {
+    expect(
+      (await problem(await call("POST", "/api/v1/auth/login/passkey/finish", { body: {}, ip: freshIp() })))
+        .status,
+    ).toBe(400);
+    expect(
+      (await call("POST", "/api/v1/auth/login/passkey/finish", { rawBody: "{", ip: freshIp() })).status,
+    ).toBe(400);
+  });
+
+  it("an account whose address is not verified gets 403 EMAIL_NOT_VERIFIED, and no session", async () => {
+    const email = freshEmail("pending");
+    const signup = await call("POST", "/api/v1/auth/signup", {
+      body: { email, password: GOOD_PASSWORD },
+      ip: freshIp(),
+    });
+    expect(signup.status).toBe(202);
+    const row = await e.DB.prepare("SELECT user_id FROM email_addresses WHERE address = ?")
+      .bind(email)
+      .first<{ user_id: string }>();
+    const authenticator = await insertPasskey(row!.user_id);
+    const { challenge } = await begin();
+    const p = await problem(await finish(await assertion(authenticator, challenge, row!.user_id)));
+    expect(p).toMatchObject({ status: 403, code: "EMAIL_NOT_VERIFIED" });
+    const n = await e.DB.prepare("SELECT COUNT(*) AS n FROM sessions WHERE user_id = ?")
+      .bind(row!.user_id)
+      .first<{ n: number }>();
+    expect(n!.n).toBe(0);
+  });
+
+  it("begin and finish spend the per-IP login quota (429 past it)", async () => {
+    const ip = freshIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 62; i += 1) {
+      statuses.push((await call("POST", "/api/v1/auth/login/passkey/begin", { body: {}, ip })).status);
+    }
+    expect(statuses.slice(0, 60).every((s) => s === 200)).toBe(true);
+    expect(statuses.slice(60)).toEqual([429, 429]);
+  });
+});
