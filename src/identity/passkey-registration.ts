@@ -6,10 +6,12 @@ import { fail, problem } from "./errors";
 import {
   passkeyRegistrationOptions,
   REGISTRATION_CEREMONY_TTL_S,
+  reportedDiscoverable,
   verifyPasskeyRegistration,
 } from "./passkeys";
 import { primaryEmail } from "./store/accounts";
 import {
+  discoverableFlag,
   insertPasskey,
   openRegistrationCeremony,
   passkeyCredentials,
@@ -59,6 +61,7 @@ export async function finishPasskeyRegistration(
       publicKey: base64url(info.publicKey),
       counter: info.counter,
       transports: info.transports ? JSON.stringify(info.transports) : null,
+      discoverable: reportedDiscoverable(input.credential),
       name,
       createdAt: now,
     },
@@ -68,5 +71,11 @@ export async function finishPasskeyRegistration(
     fail("PASSKEY_ALREADY_REGISTERED", "This passkey is already registered.");
   }
   if (stored === "limit") throw LIMIT_REACHED();
-  return { id, name, created_at: now, last_used_at: null };
+  return {
+    id,
+    name,
+    created_at: now,
+    last_used_at: null,
+    discoverable: discoverableFlag(reportedDiscoverable(input.credential)),
+  };
 }

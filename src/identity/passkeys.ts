@@ -139,6 +139,16 @@ export async function verifyPasskeyRegistration(
 }
 
 /**
+ * Whether the browser reported the new credential as discoverable (`credProps.rk`): 1, 0, or null when
+ * not reported. Unsigned client data, so it is shown to the owner but never relied on for sign-in.
+ */
+export function reportedDiscoverable(credential: unknown): 0 | 1 | null {
+  const rk = (credential as { clientExtensionResults?: { credProps?: { rk?: unknown } } } | null)
+    ?.clientExtensionResults?.credProps?.rk;
+  return typeof rk === "boolean" ? (rk ? 1 : 0) : null;
+}
+
+/**
  * Verifies an assertion against the stored challenge and the account's own credential (a credential
  * of another account is simply not found). A signature counter that did not advance means a cloned
  * authenticator: refused as `clone_suspected`.

@@ -263,3 +263,63 @@ describe("passkey-first sign-in", () => {
     expect(statuses.slice(60)).toEqual([429, 429]);
   });
 });
+
+describe("registration records whether a passkey can sign in alone (credProps)", () => {
+  async function register(token: string, credProps?: { rk: boolean }) {
+    const authenticator = await softAuthenticator();
+    const begin = await call("POST", "/api/v1/auth/mfa/passkey/register/begin", { token, body: {} });
+    expect(begin.status).toBe(200);
+    const { publicKey } = await json<{
+      publicKey: {
+        challenge: string;
+        extensions?: { credProps?: boolean };
+        authenticatorSelection?: { residentKey?: string };
+      };
+    }>(begin);
+    expect(publicKey.extensions?.credProps).toBe(true);
+    expect(publicKey.authenticatorSelection?.residentKey).toBe("preferred");
+    const credential = await authenticator.attest({
+      challenge: publicKey.challenge,
+      origin: origin(),
+      rpId: e.WEBAUTHN_RP_ID,
+      credProps,
+    });
+    const finish = await call("POST", "/api/v1/auth/mfa/passkey/register/finish", {
+      token,
+      body: { credential },
+    });
+    expect(finish.status).toBe(201);
+    return { authenticator, created: await json<{ id: string; discoverable: boolean | null }>(finish) };
+  }
+
+  it("rk true, rk false and not reported are listed as true, false and null", async () => {
+    const u = await signupVerified();
+    const token = u.session.access_token;
+    const yes = await register(token, { rk: true });
+    expect(yes.created.discoverable).toBe(true);
+    const list = await json<{ items: { id: string; discoverable: boolean | null }[] }>(
+      await call("GET", "/api/v1/auth/mfa/passkey", { token }),
+    );
+    expect(list.items.find((i) => i.id === yes.created.id)?.discoverable).toBe(true);
+
+    const other = await signupVerified();
+    const no = await register(other.session.access_token, { rk: false });
+    expect(no.created.discoverable).toBe(false);
+    const third = await signupVerified();
+    const unknown = await register(third.session.access_token);
+    expect(unknown.created.discoverable).toBeNull();
+    const stored = await e.DB.prepare("SELECT discoverable FROM passkeys WHERE id IN (?, ?, ?) ORDER BY id")
+      .bind(yes.created.id, no.created.id, unknown.created.id)
+      .all<{ discoverable: number | null }>();
+    expect(stored.results.map((r) => r.discoverable).sort()).toEqual([0, 1, null].sort());
+  });
+
+  it("a passkey registered through the API signs in alone", async () => {
+    const u = await signupVerified();
+    const { authenticator } = await register(u.session.access_token, { rk: true });
+    const { challenge } = await begin();
+    const res = await finish(await assertion(authenticator, challenge, u.session.user.id));
+    expect(res.status).toBe(200);
+    expect((await json<SessionBody>(res)).user.id).toBe(u.session.user.id);
+  });
+});

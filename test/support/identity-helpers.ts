@@ -246,7 +246,7 @@ export async function softAuthenticator() {
     credentialId,
     publicKey: b64url(cose),
     /** A `none` attestation for navigator.credentials.create, as a browser would send it. */
-    async attest(input: { challenge: string; origin: string; rpId: string }) {
+    async attest(input: { challenge: string; origin: string; rpId: string; credProps?: { rk: boolean } }) {
       const clientData = new TextEncoder().encode(
         JSON.stringify({
           type: "webauthn.create",
@@ -286,7 +286,7 @@ export async function softAuthenticator() {
           attestationObject: b64url(attestationObject),
           transports: ["internal"],
         },
-        clientExtensionResults: {},
+        clientExtensionResults: input.credProps ? { credProps: input.credProps } : {},
       };
     },
     /** `flags` defaults to UP|UV (0x05); `userHandle` is what a discoverable credential returns. */

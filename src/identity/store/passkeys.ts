@@ -15,6 +15,12 @@ export interface PasskeyItem {
   name: string | null;
   created_at: string;
   last_used_at: string | null;
+  /** Can sign in alone (a discoverable credential); null when the browser did not say. */
+  discoverable: boolean | null;
+}
+
+export function discoverableFlag(stored: number | null): boolean | null {
+  return stored === null ? null : stored === 1;
 }
 
 export async function hasPasskeys(db: D1Database, userId: string): Promise<boolean> {
@@ -88,13 +94,14 @@ export async function advancePasskeyCounter(
   return res.meta.changes === 1;
 }
 
-export function listPasskeys(db: D1Database, userId: string) {
-  return db
+export async function listPasskeys(db: D1Database, userId: string): Promise<{ results: PasskeyItem[] }> {
+  const { results } = await db
     .prepare(
-      "SELECT id, name, created_at, last_used_at FROM passkeys WHERE user_id = ? ORDER BY created_at, id",
+      "SELECT id, name, created_at, last_used_at, discoverable FROM passkeys WHERE user_id = ? ORDER BY created_at, id",
     )
     .bind(userId)
-    .all<PasskeyItem>();
+    .all<Omit<PasskeyItem, "discoverable"> & { discoverable: number | null }>();
+  return { results: results.map((r) => ({ ...r, discoverable: discoverableFlag(r.discoverable) })) };
 }
 
 /** One open ceremony per account: a new one replaces the earlier. */
@@ -132,6 +139,7 @@ export async function insertPasskey(
     publicKey: string;
     counter: number;
     transports: string | null;
+    discoverable: 0 | 1 | null;
     name: string | null;
     createdAt: string;
   },
@@ -141,8 +149,8 @@ export async function insertPasskey(
   try {
     inserted = await db
       .prepare(
-        `INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, transports, name, created_at)
-         SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT COUNT(*) FROM passkeys WHERE user_id = ?) < ?`,
+        `INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, transports, discoverable, name, created_at)
+         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT COUNT(*) FROM passkeys WHERE user_id = ?) < ?`,
       )
       .bind(
         input.id,
@@ -151,6 +159,7 @@ export async function insertPasskey(
         input.publicKey,
         input.counter,
         input.transports,
+        input.discoverable,
         input.name,
         input.createdAt,
         input.userId,
