@@ -323,3 +323,29 @@ describe("registration records whether a passkey can sign in alone (credProps)",
     expect((await json<SessionBody>(res)).user.id).toBe(u.session.user.id);
   });
 });
+
+describe("the hosted pages offer passkey-first sign-in", () => {
+  it("the sign-in page has the button, its script calls the documented operations, and no inline script", async () => {
+    const page = await call("GET", "/auth/sign-in");
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('id="passkey-sign-in"');
+    expect(html).toContain("Sign in with a passkey");
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    const js = await (await call("GET", "/auth/assets/sign-in.js")).text();
+    expect(js).toContain('"/login/passkey/begin"');
+    expect(js).toContain('"/login/passkey/finish"');
+    const doc = await json<{ paths: Record<string, Record<string, unknown>> }>(
+      await call("GET", "/openapi.json"),
+    );
+    expect(doc.paths["/api/v1/auth/login/passkey/begin"]?.post).toBeDefined();
+    expect(doc.paths["/api/v1/auth/login/passkey/finish"]?.post).toBeDefined();
+  });
+
+  it("the account page script shows which passkeys sign in alone", async () => {
+    const js = await (await call("GET", "/auth/assets/account.js")).text();
+    expect(js).toContain("item.discoverable");
+    const html = await (await call("GET", "/auth/account")).text();
+    expect(html).toContain("Signs in alone");
+  });
+});

@@ -451,6 +451,7 @@ export const ACCOUNT_JS = `"use strict";
         el("th", { scope: "row", text: name }),
         el("td", { text: when(item.created_at) }),
         el("td", { text: when(item.last_used_at) }),
+        el("td", { text: item.discoverable === true ? "Yes" : item.discoverable === false ? "No (needs your password first)" : "Unknown" }),
         el("td", { className: "actions-cell" }, [remove]),
       ]));
     }

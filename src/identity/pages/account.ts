@@ -97,8 +97,9 @@ const PASSKEYS = section(
   "passkeys",
   "Passkeys",
   html`<p class="hint">A passkey signs you in with this device's screen lock or a security key, instead of a code.</p>
+<p class="hint">A passkey that "signs in alone" also works without your password, from the sign-in page's "Sign in with a passkey" button.</p>
 <p id="passkey-empty" hidden>No passkeys yet.</p>
-${table("passkey-table", "Your passkeys", ["Name", "Added", "Last used", "Actions"])}
+${table("passkey-table", "Your passkeys", ["Name", "Added", "Last used", "Signs in alone", "Actions"])}
 <form id="passkey-add">
 ${field({ name: "passkey-name", label: "Name for the new passkey (optional)", required: false, maxlength: 64, hint: "For example: work laptop." })}
 <button type="submit">Add a passkey</button>
