@@ -16,6 +16,7 @@ import { registerProbeRoutes } from "./routes/probes";
 import { registerSessionRoutes } from "./routes/sessions";
 import { registerSignupRoutes } from "./routes/signup";
 import { registerSiteMemberRoutes } from "./routes/site-members";
+import { registerTotpQrRoute } from "./routes/totp-qr";
 import { registerTransferRoutes } from "./routes/transfers";
 
 /** The identity HTTP app. Exported apart from the entrypoint so tests can run it with an altered env. */
@@ -45,6 +46,7 @@ registerFactorRoutes(app);
 registerEmailRoutes(app);
 registerPhoneRoutes(app);
 registerPasskeyRoutes(app);
+registerTotpQrRoute(app);
 registerOrgRoutes(app);
 registerOrgMemberRoutes(app);
 registerInvitationRoutes(app);

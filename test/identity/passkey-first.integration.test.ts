@@ -349,3 +349,34 @@ describe("the hosted pages offer passkey-first sign-in", () => {
     expect(html).toContain("Signs in alone");
   });
 });
+
+describe("TOTP enrollment QR code (server-rendered SVG)", () => {
+  it("answers the pending enrollment's QR only to its owner, and nothing without one", async () => {
+    const u = await signupVerified();
+    const token = u.session.access_token;
+    const none = await problem(await call("GET", "/api/v1/auth/mfa/totp/qr", { token }));
+    expect(none).toMatchObject({ status: 404, code: "NOT_FOUND" });
+    expect((await call("GET", "/api/v1/auth/mfa/totp/qr")).status).toBe(401);
+    const enroll = await call("POST", "/api/v1/auth/mfa/totp", { token });
+    expect(enroll.status).toBe(200);
+    const res = await call("GET", "/api/v1/auth/mfa/totp/qr", { token });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toContain("no-store");
+    const { svg } = await json<{ svg: string }>(res);
+    expect(svg.startsWith("<svg")).toBe(true);
+    expect(svg).not.toMatch(/<script|on[a-z]+=|href|@/i);
+    const other = await signupVerified();
+    const theirs = await problem(
+      await call("GET", "/api/v1/auth/mfa/totp/qr", { token: other.session.access_token }),
+    );
+    expect(theirs).toMatchObject({ status: 404, code: "NOT_FOUND" });
+  });
+
+  it("the account page shows the QR image and groups the secret in blocks of 4", async () => {
+    const html = await (await call("GET", "/auth/account")).text();
+    expect(html).toContain('id="totp-qr"');
+    const js = await (await call("GET", "/auth/assets/account.js")).text();
+    expect(js).toContain('"/mfa/totp/qr"');
+    expect(js).toContain('replace(/(.{4})(?=.)/g, "$1 ")');
+  });
+});

@@ -337,8 +337,14 @@ export const ACCOUNT_JS = `"use strict";
   $("totp-start").addEventListener("click", (event) => act(event.currentTarget, async () => {
     const r = await call("POST", "/mfa/totp");
     if (!r.ok) { fail(r); await loadFactors(); return; }
-    $("totp-secret").textContent = r.body.secret;
+    // Grouped in blocks of 4 for typing; authenticator apps ignore the spaces.
+    $("totp-secret").textContent = String(r.body.secret).replace(/(.{4})(?=.)/g, "$1 ");
     $("totp-uri").textContent = r.body.otpauth_uri;
+    const qr = await call("GET", "/mfa/totp/qr");
+    if (qr.ok && qr.body && typeof qr.body.svg === "string") {
+      $("totp-qr").src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(qr.body.svg);
+      $("totp-qr").hidden = false;
+    }
     $("totp-enroll").hidden = false;
     $("totp-start").hidden = true;
     ok("Add the secret key to your authenticator app, then enter the code it shows.");
@@ -348,6 +354,8 @@ export const ACCOUNT_JS = `"use strict";
   function closeEnroll() {
     $("totp-enroll").hidden = true;
     $("totp-secret").textContent = "";
+    $("totp-qr").hidden = true;
+    $("totp-qr").removeAttribute("src");
     $("totp-uri").textContent = "";
     $("f-totp-code").value = "";
   }

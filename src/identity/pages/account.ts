@@ -74,7 +74,8 @@ const TWO_FACTOR = section(
 <h4 id="totp-enroll-title" tabindex="-1">Add this account to your authenticator app</h4>
 <p>Enter the secret key in your app (or open the setup link on a device that has it), then type the 6-digit code the app shows. A QR code is not offered.</p>
 <dl class="secret">
-<dt>Secret key</dt><dd><code id="totp-secret"></code></dd>
+<dt>QR code (scan it with the app)</dt><dd><img id="totp-qr" alt="QR code of the setup link" width="200" height="200" hidden></dd>
+<dt>Secret key (to type instead)</dt><dd><code id="totp-secret"></code></dd>
 <dt>Setup link (otpauth URI)</dt><dd><code id="totp-uri"></code></dd>
 </dl>
 <form id="totp-confirm">
