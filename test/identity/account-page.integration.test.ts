@@ -53,6 +53,7 @@ describe("GET /auth/account", () => {
       "E-mail addresses",
       "Two-factor authentication",
       "Passkeys",
+      "Password",
       "Sessions",
     ]);
     for (const m of sections) expect(m[2]).toBe(m[3]);

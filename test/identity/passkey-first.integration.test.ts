@@ -380,3 +380,19 @@ describe("TOTP enrollment QR code (server-rendered SVG)", () => {
     expect(js).toContain('replace(/(.{4})(?=.)/g, "$1 ")');
   });
 });
+
+describe("the account page changes the password with the spec's step-up", () => {
+  it("has the form; its script posts /password/change through the step-up prompt with X-Step-Up-Code", async () => {
+    const html = await (await call("GET", "/auth/account")).text();
+    expect(html).toContain('id="password-change"');
+    expect(html).toContain('autocomplete="current-password"');
+    expect(html).toContain('autocomplete="new-password"');
+    const js = await (await call("GET", "/auth/assets/account.js")).text();
+    expect(js).toContain('call("POST", "/password/change", body, stepUpHeader(code))');
+    expect(js).toContain('withStepUp("password"');
+    const doc = await json<{ paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }>(
+      await call("GET", "/openapi.json"),
+    );
+    expect(doc.paths["/api/v1/auth/password/change"]?.post?.responses["428"]).toBeDefined();
+  });
+});

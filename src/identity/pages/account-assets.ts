@@ -513,6 +513,22 @@ export const ACCOUNT_JS = `"use strict";
     $("passkeys-title").focus();
   }
 
+  /* ---------- password ---------- */
+
+  A.form($("password-change"), async (data) => {
+    const body = { current_password: String(data["current-password"] || ""), new_password: String(data["new-password"] || "") };
+    const r = await withStepUp("password", $("password-change").querySelector("button[type=submit]"), "change your password", (code) =>
+      call("POST", "/password/change", body, stepUpHeader(code)),
+    );
+    if (!r) return;
+    if (r.status !== 204) return fail(r);
+    $("f-current-password").value = "";
+    $("f-new-password").value = "";
+    await loadSessions();
+    ok("Password changed. Every other session was signed out.");
+    $("password-title").focus();
+  });
+
   /* ---------- sessions ---------- */
 
   const FACTORS = {

@@ -72,7 +72,7 @@ const TWO_FACTOR = section(
 </div>
 <div id="totp-enroll" hidden>
 <h4 id="totp-enroll-title" tabindex="-1">Add this account to your authenticator app</h4>
-<p>Enter the secret key in your app (or open the setup link on a device that has it), then type the 6-digit code the app shows. A QR code is not offered.</p>
+<p>Enter the secret key in your app (or open the setup link on a device that has it), then type the 6-digit code the app shows. Or scan the QR code with the app.</p>
 <dl class="secret">
 <dt>QR code (scan it with the app)</dt><dd><img id="totp-qr" alt="QR code of the setup link" width="200" height="200" hidden></dd>
 <dt>Secret key (to type instead)</dt><dd><code id="totp-secret"></code></dd>
@@ -107,6 +107,17 @@ ${field({ name: "passkey-name", label: "Name for the new passkey (optional)", re
 </form>`,
 );
 
+const PASSWORD = section(
+  "password",
+  "Password",
+  html`<p class="hint">Changing the password asks for a code sent to your primary address and signs out every other session.</p>
+<form id="password-change">
+${field({ name: "current-password", label: "Current password", type: "password", autocomplete: "current-password" })}
+${field({ name: "new-password", label: "New password", type: "password", autocomplete: "new-password", hint: "At least 12 characters, not one that appeared in a data breach." })}
+<button type="submit">Change password</button>
+</form>`,
+);
+
 const SESSIONS = section(
   "sessions",
   "Sessions",
@@ -133,6 +144,7 @@ const BODY = html`<link rel="stylesheet" href="/auth/assets/account.css">
 ${EMAILS}
 ${TWO_FACTOR}
 ${PASSKEYS}
+${PASSWORD}
 ${SESSIONS}
 </div>
 ${STEP_UP}
