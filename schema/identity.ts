@@ -118,6 +118,8 @@ export const passkeys = sqliteTable(
     public_key: text("public_key").notNull(),
     counter: integer("counter").notNull().default(0),
     transports: text("transports"),
+    /** credProps.rk at registration: 1 discoverable, 0 not, NULL not reported. */
+    discoverable: integer("discoverable"),
     name: text("name"),
     created_at: text("created_at").notNull(),
     last_used_at: text("last_used_at"),

@@ -10,12 +10,14 @@ import { registerInvitationRoutes } from "./routes/invitations";
 import { registerLoginRoutes } from "./routes/login";
 import { registerOrgMemberRoutes } from "./routes/org-members";
 import { registerOrgRoutes } from "./routes/orgs";
+import { registerPasskeyLoginRoutes } from "./routes/passkey-login";
 import { registerPasskeyRoutes } from "./routes/passkeys";
 import { registerPhoneRoutes } from "./routes/phone";
 import { registerProbeRoutes } from "./routes/probes";
 import { registerSessionRoutes } from "./routes/sessions";
 import { registerSignupRoutes } from "./routes/signup";
 import { registerSiteMemberRoutes } from "./routes/site-members";
+import { registerTotpQrRoute } from "./routes/totp-qr";
 import { registerTransferRoutes } from "./routes/transfers";
 
 /** The identity HTTP app. Exported apart from the entrypoint so tests can run it with an altered env. */
@@ -39,11 +41,13 @@ app.use("*", async (c, next) => {
 registerProbeRoutes(app);
 registerSignupRoutes(app);
 registerLoginRoutes(app);
+registerPasskeyLoginRoutes(app);
 registerSessionRoutes(app);
 registerFactorRoutes(app);
 registerEmailRoutes(app);
 registerPhoneRoutes(app);
 registerPasskeyRoutes(app);
+registerTotpQrRoute(app);
 registerOrgRoutes(app);
 registerOrgMemberRoutes(app);
 registerInvitationRoutes(app);

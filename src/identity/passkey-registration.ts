@@ -6,10 +6,12 @@ import { fail, problem } from "./errors";
 import {
   passkeyRegistrationOptions,
   REGISTRATION_CEREMONY_TTL_S,
+  reportedDiscoverable,
   verifyPasskeyRegistration,
 } from "./passkeys";
 import { primaryEmail } from "./store/accounts";
 import {
+  discoverableFlag,
   insertPasskey,
   openRegistrationCeremony,
   passkeyCredentials,
@@ -72,6 +74,7 @@ export async function finishPasskeyRegistration(
       publicKey: base64url(info.publicKey),
       counter: info.counter,
       transports: info.transports ? JSON.stringify(info.transports) : null,
+      discoverable: reportedDiscoverable(input.credential),
       name,
       createdAt: now,
     },
@@ -83,5 +86,11 @@ export async function finishPasskeyRegistration(
   }
   if (stored === "limit") throw LIMIT_REACHED();
   if (stored === "unproven") throw CEREMONY_INVALID();
-  return { id, name, created_at: now, last_used_at: null };
+  return {
+    id,
+    name,
+    created_at: now,
+    last_used_at: null,
+    discoverable: discoverableFlag(reportedDiscoverable(input.credential)),
+  };
 }

@@ -8,8 +8,14 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from "@simplewebauthn/server";
-import { fromBase64url } from "./crypto";
-import { advancePasskeyCounter, findPasskey, passkeyCredentials } from "./store/passkeys";
+import { base64url, fromBase64url } from "./crypto";
+import {
+  advancePasskeyCounter,
+  findPasskey,
+  findPasskeyByCredentialId,
+  type PasskeyRow,
+  passkeyCredentials,
+} from "./store/passkeys";
 import type { Env } from "./worker-env";
 
 export type PasskeyAssertionResult = "ok" | "invalid" | "clone_suspected";
@@ -133,6 +139,16 @@ export async function verifyPasskeyRegistration(
 }
 
 /**
+ * Whether the browser reported the new credential as discoverable (`credProps.rk`): 1, 0, or null when
+ * not reported. Unsigned client data, so it is shown to the owner but never relied on for sign-in.
+ */
+export function reportedDiscoverable(credential: unknown): 0 | 1 | null {
+  const rk = (credential as { clientExtensionResults?: { credProps?: { rk?: unknown } } } | null)
+    ?.clientExtensionResults?.credProps?.rk;
+  return typeof rk === "boolean" ? (rk ? 1 : 0) : null;
+}
+
+/**
  * Verifies an assertion against the stored challenge and the account's own credential (a credential
  * of another account is simply not found). A signature counter that did not advance means a cloned
  * authenticator: refused as `clone_suspected`.
@@ -146,12 +162,24 @@ export async function verifyPasskeyAssertion(
   if (!isAssertion(credential)) return "invalid";
   const row = await findPasskey(env.DB, userId, credential.id);
   if (!row) return "invalid";
+  return checkAssertion(env, row, expectedChallenge, credential, false);
+}
+
+/** Verifies an assertion against one stored credential and advances its counter atomically. */
+async function checkAssertion(
+  env: Env,
+  row: PasskeyRow,
+  expectedChallenge: string,
+  credential: AuthenticationResponseJSON,
+  requireUserVerification: boolean,
+): Promise<PasskeyAssertionResult> {
   let newCounter: number;
   try {
     const result = await verifyAuthenticationResponse({
       response: credential,
       expectedChallenge,
       ...relyingParty(env),
+      requireUserVerification,
       credential: {
         id: row.credential_id,
         publicKey: fromBase64url(row.public_key) as Uint8Array<ArrayBuffer>,
@@ -160,9 +188,56 @@ export async function verifyPasskeyAssertion(
       },
     });
     if (!result.verified) return "invalid";
+    if (requireUserVerification && !result.authenticationInfo.userVerified) return "invalid";
     newCounter = result.authenticationInfo.newCounter;
   } catch (err) {
     return /counter/i.test((err as Error).message) ? "clone_suspected" : "invalid";
   }
   return (await advancePasskeyCounter(env.DB, row.id, newCounter)) ? "ok" : "clone_suspected";
+}
+
+/**
+ * Options for passkey-first sign-in: no account is known, so allowCredentials stays empty (the
+ * authenticator offers its discoverable credentials) and user verification is required.
+ */
+export function passkeyFirstOptions(env: Env) {
+  return generateAuthenticationOptions({
+    rpID: env.WEBAUTHN_RP_ID,
+    userVerification: "required",
+    timeout: PASSKEY_FIRST_TTL_S * 1000,
+    allowCredentials: [],
+  });
+}
+
+export const PASSKEY_FIRST_TTL_S = 5 * 60;
+
+/** The challenge a client echoed in its assertion (to find the server's copy), or null. */
+export function assertionChallenge(credential: unknown): string | null {
+  if (!isAssertion(credential) || credential.response.clientDataJSON.length > 4096) return null;
+  try {
+    const data = JSON.parse(new TextDecoder().decode(fromBase64url(credential.response.clientDataJSON)));
+    const challenge = (data as { challenge?: unknown }).challenge;
+    return typeof challenge === "string" && /^[A-Za-z0-9_-]{16,128}$/.test(challenge) ? challenge : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A passkey-first assertion: the credential is found by its id alone (whoever holds it), its user
+ * handle when sent must name that credential's account, and user verification is required. Returns the
+ * account on success.
+ */
+export async function verifyPasskeyFirst(
+  env: Env,
+  expectedChallenge: string,
+  credential: unknown,
+): Promise<{ userId: string } | PasskeyAssertionResult> {
+  if (!isAssertion(credential)) return "invalid";
+  const row = await findPasskeyByCredentialId(env.DB, credential.id);
+  if (!row) return "invalid";
+  const handle = credential.response.userHandle;
+  if (handle && handle !== base64url(new TextEncoder().encode(row.user_id))) return "invalid";
+  const result = await checkAssertion(env, row, expectedChallenge, credential, true);
+  return result === "ok" ? { userId: row.user_id } : result;
 }

@@ -53,6 +53,7 @@ describe("GET /auth/account", () => {
       "E-mail addresses",
       "Two-factor authentication",
       "Passkeys",
+      "Password",
       "Sessions",
       "Recent security activity",
     ]);

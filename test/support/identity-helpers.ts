@@ -262,7 +262,7 @@ export async function softAuthenticator() {
     credentialId,
     publicKey: b64url(cose),
     /** A `none` attestation for navigator.credentials.create, as a browser would send it. */
-    async attest(input: { challenge: string; origin: string; rpId: string }) {
+    async attest(input: { challenge: string; origin: string; rpId: string; credProps?: { rk: boolean } }) {
       const clientData = new TextEncoder().encode(
         JSON.stringify({
           type: "webauthn.create",
@@ -302,10 +302,18 @@ export async function softAuthenticator() {
           attestationObject: b64url(attestationObject),
           transports: ["internal"],
         },
-        clientExtensionResults: {},
+        clientExtensionResults: input.credProps ? { credProps: input.credProps } : {},
       };
     },
-    async assert(input: { challenge: string; origin: string; rpId: string; counter: number }) {
+    /** `flags` defaults to UP|UV (0x05); `userHandle` is what a discoverable credential returns. */
+    async assert(input: {
+      challenge: string;
+      origin: string;
+      rpId: string;
+      counter: number;
+      flags?: number;
+      userHandle?: string;
+    }) {
       const clientData = new TextEncoder().encode(
         JSON.stringify({
           type: "webauthn.get",
@@ -319,7 +327,7 @@ export async function softAuthenticator() {
       );
       const counter = new Uint8Array(4);
       new DataView(counter.buffer).setUint32(0, input.counter);
-      const authData = concat(rpIdHash, new Uint8Array([0x05]), counter);
+      const authData = concat(rpIdHash, new Uint8Array([input.flags ?? 0x05]), counter);
       const clientHash = new Uint8Array(await crypto.subtle.digest("SHA-256", clientData));
       const raw = new Uint8Array(
         await crypto.subtle.sign(
@@ -336,6 +344,7 @@ export async function softAuthenticator() {
           clientDataJSON: b64url(clientData),
           authenticatorData: b64url(authData),
           signature: b64url(derSignature(raw)),
+          ...(input.userHandle ? { userHandle: input.userHandle } : {}),
         },
         clientExtensionResults: {},
       };

@@ -189,6 +189,25 @@ export class LoginChallenge extends DurableObject<Env> {
     }
   }
 
+  /**
+   * Passkey-first sign-in (no account known yet): this instance holds one WebAuthn challenge until it
+   * is taken once or expires. Its own storage key, so it never mixes with a phased-login challenge.
+   */
+  async openPasskeyFirst(expiresAt: number): Promise<void> {
+    await this.ctx.storage.put("passkey_first", { expiresAt });
+    await this.ctx.storage.setAlarm(expiresAt);
+  }
+
+  /** Takes the passkey-first challenge: true exactly once, before its expiry. */
+  async takePasskeyFirst(): Promise<boolean> {
+    return this.lock.run(async () => {
+      const p = await this.ctx.storage.get<{ expiresAt: number }>("passkey_first");
+      if (!p) return false;
+      await this.ctx.storage.delete("passkey_first");
+      return Date.now() < p.expiresAt;
+    });
+  }
+
   /** Test and diagnostics view of the counter. */
   async failures(): Promise<number> {
     return (await this.ctx.storage.get<ChallengeState>("s"))?.failures ?? 0;

@@ -341,8 +341,14 @@ export const ACCOUNT_JS = `"use strict";
     );
     if (r === null) return;
     if (!r.ok) { fail(r); await loadFactors(); return; }
-    $("totp-secret").textContent = r.body.secret;
+    // Grouped in blocks of 4 for typing; authenticator apps ignore the spaces.
+    $("totp-secret").textContent = String(r.body.secret).replace(/(.{4})(?=.)/g, "$1 ");
     $("totp-uri").textContent = r.body.otpauth_uri;
+    const qr = await call("GET", "/mfa/totp/qr");
+    if (qr.ok && qr.body && typeof qr.body.svg === "string") {
+      $("totp-qr").src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(qr.body.svg);
+      $("totp-qr").hidden = false;
+    }
     $("totp-enroll").hidden = false;
     $("totp-start").hidden = true;
     ok("Add the secret key to your authenticator app, then enter the code it shows.");
@@ -352,6 +358,8 @@ export const ACCOUNT_JS = `"use strict";
   function closeEnroll() {
     $("totp-enroll").hidden = true;
     $("totp-secret").textContent = "";
+    $("totp-qr").hidden = true;
+    $("totp-qr").removeAttribute("src");
     $("totp-uri").textContent = "";
     $("f-totp-code").value = "";
   }
@@ -455,6 +463,7 @@ export const ACCOUNT_JS = `"use strict";
         el("th", { scope: "row", text: name }),
         el("td", { text: when(item.created_at) }),
         el("td", { text: when(item.last_used_at) }),
+        el("td", { text: item.discoverable === true ? "Yes" : item.discoverable === false ? "No (needs your password first)" : "Unknown" }),
         el("td", { className: "actions-cell" }, [remove]),
       ]));
     }
@@ -510,6 +519,22 @@ export const ACCOUNT_JS = `"use strict";
     ok("Removed passkey " + name + ".");
     $("passkeys-title").focus();
   }
+
+  /* ---------- password ---------- */
+
+  A.form($("password-change"), async (data) => {
+    const body = { current_password: String(data["current-password"] || ""), new_password: String(data["new-password"] || "") };
+    const r = await withStepUp("password", $("password-change").querySelector("button[type=submit]"), "change your password", (code) =>
+      call("POST", "/password/change", body, stepUpHeader(code)),
+    );
+    if (!r) return;
+    if (r.status !== 204) return fail(r);
+    $("f-current-password").value = "";
+    $("f-new-password").value = "";
+    await loadSessions();
+    ok("Password changed. Every other session was signed out.");
+    $("password-title").focus();
+  });
 
   /* ---------- sessions ---------- */
 

@@ -73,9 +73,10 @@ const TWO_FACTOR = section(
 </div>
 <div id="totp-enroll" hidden>
 <h4 id="totp-enroll-title" tabindex="-1">Add this account to your authenticator app</h4>
-<p>Enter the secret key in your app (or open the setup link on a device that has it), then type the 6-digit code the app shows. A QR code is not offered.</p>
+<p>Enter the secret key in your app (or open the setup link on a device that has it), then type the 6-digit code the app shows. Or scan the QR code with the app.</p>
 <dl class="secret">
-<dt>Secret key</dt><dd><code id="totp-secret"></code></dd>
+<dt>QR code (scan it with the app)</dt><dd><img id="totp-qr" alt="QR code of the setup link" width="200" height="200" hidden></dd>
+<dt>Secret key (to type instead)</dt><dd><code id="totp-secret"></code></dd>
 <dt>Setup link (otpauth URI)</dt><dd><code id="totp-uri"></code></dd>
 </dl>
 <form id="totp-confirm">
@@ -98,11 +99,23 @@ const PASSKEYS = section(
   "passkeys",
   "Passkeys",
   html`<p class="hint">A passkey signs you in with this device's screen lock or a security key, instead of a code.</p>
+<p class="hint">A passkey that "signs in alone" also works without your password, from the sign-in page's "Sign in with a passkey" button.</p>
 <p id="passkey-empty" hidden>No passkeys yet.</p>
-${table("passkey-table", "Your passkeys", ["Name", "Added", "Last used", "Actions"])}
+${table("passkey-table", "Your passkeys", ["Name", "Added", "Last used", "Signs in alone", "Actions"])}
 <form id="passkey-add">
 ${field({ name: "passkey-name", label: "Name for the new passkey (optional)", required: false, maxlength: 64, hint: "For example: work laptop." })}
 <button type="submit">Add a passkey</button>
+</form>`,
+);
+
+const PASSWORD = section(
+  "password",
+  "Password",
+  html`<p class="hint">Changing the password asks for a code sent to your primary address and signs out every other session.</p>
+<form id="password-change">
+${field({ name: "current-password", label: "Current password", type: "password", autocomplete: "current-password" })}
+${field({ name: "new-password", label: "New password", type: "password", autocomplete: "new-password", hint: "At least 12 characters, not one that appeared in a data breach." })}
+<button type="submit">Change password</button>
 </form>`,
 );
 
@@ -141,6 +154,7 @@ const BODY = html`<link rel="stylesheet" href="/auth/assets/account.css">
 ${EMAILS}
 ${TWO_FACTOR}
 ${PASSKEYS}
+${PASSWORD}
 ${SESSIONS}
 ${EVENTS}
 </div>

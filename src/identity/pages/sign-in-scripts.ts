@@ -199,6 +199,38 @@ const SIGN_IN_JS = `(() => {
     A.announce(A.message(result), "error");
   });
 
+  const passkeyFirst = document.getElementById("passkey-first");
+  const passkeyButton = document.getElementById("passkey-sign-in");
+  if (!window.PublicKeyCredential || !navigator.credentials) passkeyFirst.hidden = true;
+
+  // Passkey-first: no e-mail, no password; the browser offers the passkeys it holds for this service.
+  async function passkeySignIn() {
+    const options = await A.api("POST", "/login/passkey/begin", {}, { token: false });
+    if (!options.ok) return A.announce(A.message(options), "error");
+    let credential = null;
+    try {
+      credential = await navigator.credentials.get({ publicKey: A.passkey.requestOptions(options.body.publicKey) });
+    } catch (err) {
+      credential = null;
+    }
+    if (!credential) return A.announce("No passkey was used (cancelled or timed out). Try again or sign in with your password.", "error");
+    const result = await A.api("POST", "/login/passkey/finish", { credential: A.passkey.toJSON(credential) }, { token: false });
+    if (result.ok) return S.signedIn(result.body, "");
+    const code = result.body && result.body.code;
+    if (code === "PASSKEY_INVALID") return A.announce("That passkey could not sign you in. It may have been removed from your account, or it only works after your password.", "error");
+    if (code === "EMAIL_NOT_VERIFIED") return A.announce("Confirm your e-mail address first with the code we e-mailed at sign-up.", "error");
+    A.announce(A.message(result), "error");
+  }
+
+  passkeyButton.addEventListener("click", async () => {
+    passkeyButton.disabled = true;
+    try {
+      await passkeySignIn();
+    } finally {
+      passkeyButton.disabled = false;
+    }
+  });
+
   document.getElementById("send-link").addEventListener("click", async () => {
     const result = await A.api("POST", "/magic-link/request", { email: email.value }, { token: false });
     if (!result.ok) return A.announce(A.message(result), "error");

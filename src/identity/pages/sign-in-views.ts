@@ -95,6 +95,10 @@ ${field({ name: "password", label: "Password", type: "password", autocomplete: "
 <p>This account has no second factor yet, so it signs in with a link e-mailed to it. Once in, add an authenticator app or a passkey on your account page to sign in with your password.</p>
 <button type="button" id="send-link">E-mail me a sign-in link</button>
 </div>
+<div id="passkey-first">
+<p>Or, without your password:</p>
+<button type="button" id="passkey-sign-in" class="secondary">Sign in with a passkey</button>
+</div>
 ${secondFactorSection()}
 ${links(input.next, [
   ["/auth/password/reset", "Forgot your password?"],

@@ -19,6 +19,10 @@ const PasskeyItem = z
     name: z.string().nullable(),
     created_at: z.string(),
     last_used_at: z.string().nullable(),
+    discoverable: z
+      .boolean()
+      .nullable()
+      .openapi({ description: "Can sign in alone (credProps at registration); null: not reported" }),
   })
   .openapi("Passkey");
 

@@ -17,6 +17,12 @@ export interface PasskeyItem {
   name: string | null;
   created_at: string;
   last_used_at: string | null;
+  /** Can sign in alone (a discoverable credential); null when the browser did not say. */
+  discoverable: boolean | null;
+}
+
+export function discoverableFlag(stored: number | null): boolean | null {
+  return stored === null ? null : stored === 1;
 }
 
 export async function hasPasskeys(db: D1Database, userId: string): Promise<boolean> {
@@ -52,6 +58,26 @@ export async function findPasskey(
   return row ?? null;
 }
 
+/** Any account's credential with that id (passkey-first sign-in: the credential names its account). */
+export async function findPasskeyByCredentialId(
+  db: D1Database,
+  credentialId: string,
+): Promise<(PasskeyRow & { user_id: string }) | null> {
+  const row = await drizzle(db)
+    .select({
+      id: passkeys.id,
+      user_id: passkeys.user_id,
+      credential_id: passkeys.credential_id,
+      public_key: passkeys.public_key,
+      counter: passkeys.counter,
+      transports: passkeys.transports,
+    })
+    .from(passkeys)
+    .where(eq(passkeys.credential_id, credentialId))
+    .get();
+  return row ?? null;
+}
+
 /**
  * Stores the counter of a successful assertion; false when it did not advance (a cloned authenticator),
  * decided in the UPDATE so two concurrent assertions with the same counter cannot both pass.
@@ -70,13 +96,14 @@ export async function advancePasskeyCounter(
   return res.meta.changes === 1;
 }
 
-export function listPasskeys(db: D1Database, userId: string) {
-  return db
+export async function listPasskeys(db: D1Database, userId: string): Promise<{ results: PasskeyItem[] }> {
+  const { results } = await db
     .prepare(
-      "SELECT id, name, created_at, last_used_at FROM passkeys WHERE user_id = ? ORDER BY created_at, id",
+      "SELECT id, name, created_at, last_used_at, discoverable FROM passkeys WHERE user_id = ? ORDER BY created_at, id",
     )
     .bind(userId)
-    .all<PasskeyItem>();
+    .all<Omit<PasskeyItem, "discoverable"> & { discoverable: number | null }>();
+  return { results: results.map((r) => ({ ...r, discoverable: discoverableFlag(r.discoverable) })) };
 }
 
 /** One open ceremony per account: a new one replaces the earlier. */
@@ -122,6 +149,7 @@ export async function insertPasskey(
     publicKey: string;
     counter: number;
     transports: string | null;
+    discoverable: 0 | 1 | null;
     name: string | null;
     createdAt: string;
   },
@@ -132,9 +160,9 @@ export async function insertPasskey(
   try {
     const insert = db
       .prepare(
-        `INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, transports, name, created_at)
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE (SELECT COUNT(*) FROM passkeys WHERE user_id = ?2) < ?9
-           AND (?10 = 1 OR NOT ${hasFactorSql("?2")})`,
+        `INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, transports, discoverable, name, created_at)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 WHERE (SELECT COUNT(*) FROM passkeys WHERE user_id = ?2) < ?10
+           AND (?11 = 1 OR NOT ${hasFactorSql("?2")})`,
       )
       .bind(
         input.id,
@@ -143,6 +171,7 @@ export async function insertPasskey(
         input.publicKey,
         input.counter,
         input.transports,
+        input.discoverable,
         input.name,
         input.createdAt,
         rules.limit,

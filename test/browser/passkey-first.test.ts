@@ -1,0 +1,129 @@
+/**
+ * Passkey-first sign-in in a real Chromium through the gateway: a passkey registered on one browser
+ * profile is copied (as a synced passkey would be) into a fresh profile's virtual authenticator, and the
+ * "Sign in with a passkey" button signs in there while a stranger has locked the password.
+ */
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  freshClientIp,
+  launchChromium,
+  newContext,
+  outboxMessage,
+  platform,
+  virtualAuthenticator,
+  watchPageErrors,
+} from "../support/browser";
+
+interface PageAuth {
+  api(
+    method: string,
+    path: string,
+    body: unknown,
+    options?: { token?: string | false },
+  ): Promise<{ status: number; ok: boolean; body: unknown }>;
+  passkey: {
+    creationOptions(json: unknown): PublicKeyCredentialCreationOptions;
+    toJSON(credential: PublicKeyCredential): unknown;
+  };
+}
+
+const PASSWORD = "a-long-and-unusual-passphrase-42";
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
+  await browser?.close();
+});
+
+const gateway = () => platform().urls.gateway;
+
+async function openPage(path: string): Promise<{ page: Page; errors: string[] }> {
+  const context = await newContext(browser);
+  contexts.push(context);
+  const page = await context.newPage();
+  const errors = watchPageErrors(page);
+  await page.goto(`${gateway()}${path}`);
+  return { page, errors };
+}
+
+async function api(path: string, body: unknown, options: { token?: string } = {}) {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "cf-connecting-ip": freshClientIp(),
+  };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const res = await fetch(`${gateway()}/api/v1/auth${path}`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
+}
+
+describe("passkey-first sign-in", () => {
+  it("a synced passkey signs in on a fresh browser profile while the password is locked", async () => {
+    const email = `passkey-first-${Date.now().toString(36)}@example.com`;
+    expect((await api("/signup", { email, password: PASSWORD })).status).toBe(202);
+    const { code } = await outboxMessage(email, "email_verify");
+    const confirmed = await api("/email/verify/confirm", { email, code });
+    expect(confirmed.status).toBe(200);
+    const token = confirmed.body.access_token as string;
+
+    // Profile 1 registers a discoverable passkey through the account API ceremony.
+    const first = await openPage("/auth/sign-in");
+    const one = await virtualAuthenticator(first.page.context(), first.page);
+    const registered = await first.page.evaluate(async (bearer) => {
+      const Auth = (window as unknown as { Auth: PageAuth }).Auth;
+      const begin = await Auth.api("POST", "/mfa/passkey/register/begin", {}, { token: bearer });
+      const credential = await navigator.credentials.create({
+        publicKey: Auth.passkey.creationOptions((begin.body as { publicKey: unknown }).publicKey),
+      });
+      const finish = await Auth.api(
+        "POST",
+        "/mfa/passkey/register/finish",
+        { credential: Auth.passkey.toJSON(credential as PublicKeyCredential) },
+        { token: bearer },
+      );
+      return { status: finish.status, body: finish.body as { discoverable: boolean | null } };
+    }, token);
+    expect(registered.status).toBe(201);
+    expect(registered.body.discoverable).toBe(true);
+    const { credentials } = await one.cdp.send("WebAuthn.getCredentials", {
+      authenticatorId: one.authenticatorId,
+    });
+    expect(credentials).toHaveLength(1);
+
+    // A stranger locks the password.
+    let locked = 0;
+    for (let i = 0; i < 12 && locked === 0; i += 1) {
+      const res = await api("/login/start", { email, password: "not-the-password-at-all" });
+      if (res.status === 423) locked = 1;
+    }
+    expect(locked).toBe(1);
+
+    // Profile 2: a fresh context; its authenticator holds the synced copy of the passkey.
+    const second = await openPage("/auth/sign-in");
+    const two = await virtualAuthenticator(second.page.context(), second.page);
+    await two.cdp.send("WebAuthn.addCredential", {
+      authenticatorId: two.authenticatorId,
+      credential: credentials[0]!,
+    });
+    const finished = second.page.waitForResponse((res) =>
+      res.url().endsWith("/api/v1/auth/login/passkey/finish"),
+    );
+    await second.page.getByRole("button", { name: "Sign in with a passkey" }).click();
+    expect((await finished).status()).toBe(200);
+    await second.page.waitForURL((url) => url.pathname === "/auth/account");
+    await expect
+      .poll(async () => (await second.page.locator("#passkey-table").textContent()) ?? "")
+      .toContain("Yes");
+    expect(second.errors).toEqual([]);
+    expect(first.errors).toEqual([]);
+  });
+});
