@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { LOCKOUT } from "../../src/identity/config";
 import { ipPrefix, userAgentFamily } from "../../src/identity/events";
+import { fetchSigned } from "../support/edge-signing";
 import {
   type CallOptions,
   call,
@@ -549,14 +550,14 @@ describe("organization events and their walls", () => {
     const b = await signupVerified();
     const from = await orgOf(a.session.access_token);
     const to = await orgOf(b.session.access_token);
-    const res = await e.SITES.fetch("http://sites/api/v1/sites", {
+    const res = await fetchSigned(e.SITES, "http://sites/api/v1/sites", {
       method: "POST",
       headers: {
         "content-type": "application/json",
         "x-user-id": a.session.user.id,
         "x-session-kind": "staff",
         "x-org-memberships": JSON.stringify([
-          { org_id: from.id, role: "org_owner", permissions: ["members:manage"] },
+          { org_id: from.id, role: "org_owner", permissions: ["members:manage"], owner: true },
         ]),
         "x-site-memberships": "[]",
       },
