@@ -21,6 +21,13 @@ if (!beforePath || !afterPath) {
   process.exit(2);
 }
 
+/** The path from the repository's `test/` folder on, so lists taken in two checkouts compare. */
+function repoRelative(file) {
+  const posix = file.split(path.sep).join("/");
+  const at = posix.lastIndexOf("/test/");
+  return at === -1 ? path.relative(process.cwd(), file) : posix.slice(at + 1);
+}
+
 /** @returns {{ file: string, name: string, project: string }[]} */
 function load(file) {
   const text = readFileSync(file, "utf8");
@@ -29,7 +36,7 @@ function load(file) {
   if (start < 0 || end < start) throw new Error(`${file}: no JSON array found`);
   const entries = JSON.parse(text.slice(start, end + 1));
   return entries.map((e) => ({
-    file: path.relative(process.cwd(), e.file).split(path.sep).join("/"),
+    file: repoRelative(e.file),
     name: e.name,
     project: e.projectName ?? "",
   }));
