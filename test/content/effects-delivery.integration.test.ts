@@ -184,7 +184,7 @@ describe("effects outbox: delivery to the real hosts", () => {
     // Only this tenant's notifications: the pass also redelivers other tests' due effects (one runtime).
     const mine = async () =>
       (await receivedBy("indexnow.test", "status-500")).filter((r) =>
-        JSON.stringify(r.body).includes(t.site.primary_domain),
+        JSON.stringify(r.body).includes(`https://${t.site.primary_domain}/y`),
       ).length;
     const before = await mine();
     let clock = Date.now();
