@@ -3,7 +3,15 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig, defineProject } from "vitest/config";
 import { loadCorpora, loadSpecTexts } from "./test/support/corpora.ts";
 import { fakeInternet } from "./test/support/fake-internet.ts";
-import { auxiliaryWorker, root, type ServiceName, services, testSecrets } from "./test/support/workers.ts";
+import { nodeUnitFiles } from "./test/support/unit-files.ts";
+import {
+  auxiliaryWorker,
+  root,
+  type ServiceName,
+  services,
+  testPasswordCost,
+  testSecrets,
+} from "./test/support/workers.ts";
 
 const migrations = {
   identity: await readD1Migrations(path.join(root, "migrations/identity")),
@@ -15,22 +23,55 @@ const corpora = JSON.stringify(await loadCorpora());
 const specs = JSON.stringify(loadSpecTexts());
 
 /**
+ * The unit files of the workerd projects that import nothing from `cloudflare:` (directly or through
+ * their relative imports) run in the `unit` project, in Node threads; the others stay in workerd.
+ */
+/**
+ * The timing and enumeration tests (signup's equal cost, login refusals' equal timing, the dummy hash's
+ * equal cost) keep the production scrypt cost and run in the `timing` project, after every other project
+ * has finished (`sequence.groupOrder`), so two busy cores do not blur them.
+ */
+const timingFiles = ["test/identity/timing.security.test.ts", "test/identity/password-hash.unit.test.ts"];
+
+const nodeUnits = nodeUnitFiles(root, ["identity", "content", "sites", "gateway"]).filter(
+  (file) => !timingFiles.includes(file),
+);
+
+/** Only these projects have files that read the attack corpora (TEST_CORPORA, 6.9 MB of JSON). */
+const corporaProjects = new Set(["content", "sites", "gateway"]);
+
+interface ProjectOptions {
+  name?: string;
+  include?: string[];
+  /** No TEST_SCRYPT_COST: passwords hashed at the production cost. */
+  productionCost?: boolean;
+  groupOrder?: number;
+  maxWorkers?: number;
+}
+
+/**
  * One project per worker: that worker is the main (its tests import `exports` and `env` from
  * `cloudflare:workers`), the other three run beside it as auxiliary workers over real service
  * bindings. Every project binds all three databases (same ids as the workers use) so the setup file
  * can apply every service's migrations.
+ *
+ * `isolate: false`: the files of a project share one runtime per vitest worker (the four workers, the
+ * three migrated databases) instead of a fresh one per file. D1, KV and Durable Object state carries
+ * across files, so every test makes its own tenants, addresses and client IPs (test/support helpers).
  */
-function project(main: ServiceName, testDir: string) {
+function project(main: ServiceName, testDir: string, options: ProjectOptions = {}) {
+  const name = options.name ?? testDir;
   const others = (Object.keys(services) as ServiceName[]).filter((s) => s !== main);
+  const secrets = options.productionCost ? testSecrets : { ...testSecrets, ...testPasswordCost };
   return defineProject({
     plugins: [
       cloudflareTest({
         wrangler: { configPath: path.join(root, services[main].config) },
         miniflare: {
           bindings: {
-            ...testSecrets,
+            ...secrets,
             TEST_MIGRATIONS: JSON.stringify(migrations),
-            TEST_CORPORA: corpora,
+            ...(corporaProjects.has(name) ? { TEST_CORPORA: corpora } : {}),
             TEST_SPECS: specs,
           },
           d1Databases: {
@@ -43,17 +84,21 @@ function project(main: ServiceName, testDir: string) {
           ...(main === "content"
             ? { queueProducers: { TEST_SITE_TRANSFERRED: { queueName: "site-transferred" } } }
             : {}),
-          workers: others.map((name) => ({
-            ...auxiliaryWorker(name, { name: main, runner: `vitest-plugin-runner-${testDir}` }),
+          workers: others.map((other) => ({
+            ...auxiliaryWorker(other, { name: main, runner: `vitest-plugin-runner-${name}` }, secrets),
             outboundService: fakeInternet,
           })),
         },
       }),
     ],
     test: {
-      name: testDir,
-      include: [`test/${testDir}/**/*.test.ts`],
+      name,
+      include: options.include ?? [`test/${testDir}/**/*.test.ts`],
+      exclude: options.include ? [] : [...nodeUnits, ...timingFiles],
       setupFiles: [path.join(root, "test/support/apply-migrations.ts")],
+      isolate: false,
+      sequence: { groupOrder: options.groupOrder ?? 0 },
+      ...(options.maxWorkers ? { maxWorkers: options.maxWorkers } : {}),
       testTimeout: 30_000,
       hookTimeout: 60_000,
     },
@@ -64,12 +109,25 @@ export default defineConfig({
   test: {
     // Every 4xx is a log line now; the logs of a failed test are still printed.
     silent: "passed-only",
+    // Two runtimes at a time on the two cores (the default would be one: cores - 1).
+    maxWorkers: 2,
     projects: [
       project("identity", "identity"),
       project("content", "content"),
       project("sites", "sites"),
       project("gateway", "gateway"),
       project("gateway", "e2e"),
+      project("identity", "identity", {
+        name: "timing",
+        include: timingFiles,
+        productionCost: true,
+        groupOrder: 1,
+        maxWorkers: 1,
+      }),
+      // The binding-free unit files of the four services, in Node.
+      defineProject({
+        test: { name: "unit", include: nodeUnits, environment: "node", pool: "threads", isolate: false },
+      }),
       // Real clients in Node: Chromium (playwright-core) against the whole platform as `npm start` runs it,
       // the MCP SDK client, openid-client. One file at a time: each opens a browser.
       defineProject({

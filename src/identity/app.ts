@@ -3,6 +3,7 @@ import { RangeApiBreachChecker } from "./breach";
 import type { AppEnv } from "./context";
 import { createMailer, createSmsSender } from "./messaging";
 import { registerHostedPages } from "./pages";
+import { usePasswordCost } from "./password";
 import { registerEmailRoutes } from "./routes/emails";
 import { registerEventRoutes } from "./routes/events";
 import { registerFactorRoutes } from "./routes/factors";
@@ -30,6 +31,7 @@ app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
 });
 
 app.use("*", async (c, next) => {
+  usePasswordCost(c.env.TEST_SCRYPT_COST);
   c.set("services", {
     mailer: createMailer(c.env),
     sms: createSmsSender(c.env),

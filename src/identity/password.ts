@@ -8,6 +8,38 @@ import { base64url, fromBase64url, randomBytes } from "./crypto";
  * is detected and the hash upgraded at the next successful login.
  */
 export const SCRYPT_PARAMS = { ln: 14, r: 8, p: 5 } as const;
+
+type ScryptParams = { ln: number; r: number; p: number };
+let active: ScryptParams = SCRYPT_PARAMS;
+let dummyHash = phcOf(SCRYPT_PARAMS, new Uint8Array(16), new Uint8Array(32));
+
+/**
+ * The parameters new hashes get and the dummy hash costs: SCRYPT_PARAMS, unless the worker has a
+ * `TEST_SCRYPT_COST` binding ("ln=10,r=8,p=1"), which only the test configuration sets. The deploy
+ * refuses every TEST_ var (scripts/deploy-config.mjs) and a test holds each generated production config
+ * to none, so a deployed worker always hashes with SCRYPT_PARAMS. A malformed value is ignored.
+ */
+export function usePasswordCost(testCost: string | undefined): void {
+  const m = testCost ? /^ln=(\d+),r=(\d+),p=(\d+)$/.exec(testCost) : null;
+  const next = m ? { ln: Number(m[1]), r: Number(m[2]), p: Number(m[3]) } : SCRYPT_PARAMS;
+  if (!inBounds(next)) return;
+  if (next.ln === active.ln && next.r === active.r && next.p === active.p) return;
+  active = next;
+  dummyHash = phcOf(next, new Uint8Array(16), new Uint8Array(32));
+}
+
+/** The parameters hashes are made with now (SCRYPT_PARAMS outside tests). */
+export function passwordCost(): ScryptParams {
+  return active;
+}
+
+function inBounds({ ln, r, p }: ScryptParams): boolean {
+  return ln >= 10 && ln <= 20 && r >= 1 && r <= 32 && p >= 1 && p <= 16;
+}
+
+function phcOf({ ln, r, p }: ScryptParams, salt: Uint8Array, hash: Uint8Array): string {
+  return `$scrypt$ln=${ln},r=${r},p=${p}$${base64url(salt)}$${base64url(hash)}`;
+}
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
 
@@ -33,7 +65,7 @@ function derive(password: string, salt: Uint8Array, ln: number, r: number, p: nu
 }
 
 export function hashPassword(password: string): Promise<string> {
-  return hashPasswordWith(password, SCRYPT_PARAMS);
+  return hashPasswordWith(password, active);
 }
 
 /** Hash with explicit parameters (parameter migrations and their tests). */
@@ -41,38 +73,35 @@ export async function hashPasswordWith(password: string, params: { ln: number; r
   const { ln, r, p } = params;
   const salt = randomBytes(SALT_LENGTH);
   const hash = await derive(password, salt, ln, r, p, KEY_LENGTH);
-  return `$scrypt$ln=${ln},r=${r},p=${p}$${base64url(salt)}$${base64url(hash)}`;
+  return phcOf({ ln, r, p }, salt, hash);
 }
 
 function parse(phc: string): ParsedHash | null {
   const m = /^\$scrypt\$ln=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/.exec(phc);
   if (!m) return null;
   const [ln, r, p] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (ln < 10 || ln > 20 || r < 1 || r > 32 || p < 1 || p > 16) return null;
+  if (!inBounds({ ln, r, p })) return null;
   return { ln, r, p, salt: fromBase64url(m[4]!), hash: fromBase64url(m[5]!) };
 }
 
-/**
- * A fixed hash with the current parameters, verified against when there is no account (or no
- * password), so refusing an unknown e-mail costs the same scrypt work as refusing a wrong password.
- */
-const DUMMY_HASH = `$scrypt$ln=${SCRYPT_PARAMS.ln},r=${SCRYPT_PARAMS.r},p=${SCRYPT_PARAMS.p}$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`;
-
 export interface PasswordCheck {
   ok: boolean;
-  /** The stored hash uses other parameters than SCRYPT_PARAMS: rehash after a successful login. */
+  /** The stored hash uses other parameters than the current ones: rehash after a successful login. */
   needsRehash: boolean;
 }
 
-/** Verifies `password` against `phc`; with `phc` null the same work is spent on a dummy hash. */
+/**
+ * Verifies `password` against `phc`; with `phc` null the same work is spent on a dummy hash (a fixed hash
+ * with the current parameters), so refusing an unknown e-mail costs the same scrypt work as refusing a
+ * wrong password.
+ */
 export async function verifyPassword(password: string, phc: string | null): Promise<PasswordCheck> {
-  const parsed = parse(phc ?? DUMMY_HASH) ?? parse(DUMMY_HASH)!;
+  const parsed = parse(phc ?? dummyHash) ?? parse(dummyHash)!;
   const derived = await derive(password, parsed.salt, parsed.ln, parsed.r, parsed.p, parsed.hash.length);
   let diff = derived.length ^ parsed.hash.length;
   for (let i = 0; i < derived.length; i++) diff |= derived[i]! ^ (parsed.hash[i] ?? 0);
   const ok = phc !== null && diff === 0;
-  const needsRehash =
-    ok && (parsed.ln !== SCRYPT_PARAMS.ln || parsed.r !== SCRYPT_PARAMS.r || parsed.p !== SCRYPT_PARAMS.p);
+  const needsRehash = ok && (parsed.ln !== active.ln || parsed.r !== active.r || parsed.p !== active.p);
   return { ok, needsRehash };
 }
 

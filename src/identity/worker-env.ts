@@ -6,6 +6,8 @@ export type Env = IdentityEnv & {
   OTP_PEPPER: string;
   /** "true" only in local development and tests: e-mail and SMS land in the D1 outbox. */
   DEV_OUTBOX?: string;
+  /** Tests only ("ln=10,r=8,p=1"): a cheaper scrypt. A deploy refuses every TEST_ var. */
+  TEST_SCRYPT_COST?: string;
   /** HTTP e-mail provider (production): POST JSON messages here with MAIL_PROVIDER_TOKEN. */
   MAIL_PROVIDER_URL?: string;
   MAIL_PROVIDER_TOKEN?: string;

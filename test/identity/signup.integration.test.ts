@@ -1,12 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { metricValue } from "../../src/identity/metrics";
-import { hashPassword } from "../../src/identity/password";
-import { activationStatements, pendingAccountStatements } from "../../src/identity/store/accounts";
-import type { Env } from "../../src/identity/worker-env";
 import {
   call,
-  callTimed,
   callWith,
   freshEmail,
   freshIp,
@@ -17,9 +13,6 @@ import {
   problem,
   signupVerified,
 } from "../support/identity-helpers";
-import { expectIndistinguishableTimes } from "../support/timing";
-
-const e = env as unknown as Env;
 
 const DB = (env as unknown as { DB: D1Database }).DB;
 
@@ -239,48 +232,5 @@ describe("POST /auth/email/verify/confirm", () => {
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 401)).toHaveLength(9);
-  });
-});
-
-describe("POST /auth/signup: equal cost", () => {
-  it("a new and a registered e-mail are answered in the same time (15 interleaved samples each, statistically indistinguishable; the address-dependent work runs after the answer)", {
-    timeout: 120_000,
-  }, async () => {
-    // Registered straight in the store, not through the signup route: an address that never came through
-    // signup, like the new ones, so both series meet the per-address quota's storage for the first time
-    // (a warm quota object answers a few ms sooner, which would be the test's artefact, not the service's).
-    const passwordHash = await hashPassword(GOOD_PASSWORD);
-    const registered: string[] = [];
-    for (let i = 0; i < 15; i++) {
-      const address = freshEmail("registered");
-      const account = pendingAccountStatements(e.DB, address, passwordHash);
-      await e.DB.batch([...account.statements, ...activationStatements(e.DB, account.userId, address)]);
-      registered.push(address);
-    }
-    const fresh: number[] = [];
-    const known: number[] = [];
-    for (let i = 0; i < 15; i++) {
-      const runs = [
-        async () => {
-          const { res, ms } = await callTimed("POST", "/api/v1/auth/signup", {
-            body: { email: freshEmail("cost"), password: GOOD_PASSWORD },
-            ip: freshIp(),
-          });
-          fresh.push(ms);
-          expect(res.status).toBe(202);
-        },
-        async () => {
-          const { res, ms } = await callTimed("POST", "/api/v1/auth/signup", {
-            body: { email: registered[i]!, password: GOOD_PASSWORD },
-            ip: freshIp(),
-          });
-          known.push(ms);
-          expect(res.status).toBe(202);
-        },
-      ];
-      if (i % 2) runs.reverse();
-      for (const run of runs) await run();
-    }
-    expectIndistinguishableTimes("signup: new vs registered e-mail", fresh, known);
   });
 });

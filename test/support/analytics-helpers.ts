@@ -4,6 +4,8 @@
  * `navigator.sendBeacon` sends them, and rollup rows of past days written straight to D1 (collection
  * only ever counts today).
  */
+
+import { uniqueIp } from "./client-ip";
 import { BASE, content, createKey, makeSite, ORIGIN, testEnv } from "./content-helpers";
 
 export const BROWSER_UA =
@@ -11,11 +13,9 @@ export const BROWSER_UA =
 export const OTHER_BROWSER_UA =
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
 
-let ipCounter = 0;
 /** A client IP no other test uses (the collection limiter counts per site and IP). */
 export function freshIp(): string {
-  ipCounter++;
-  return `198.51.${Math.floor(ipCounter / 250) % 250}.${(ipCounter % 250) + 1}`;
+  return uniqueIp();
 }
 
 export async function analyticsTenant(options: { primary_domain?: string; default_language?: string } = {}) {

@@ -8,9 +8,15 @@ interface TestBindings {
   TEST_SITES_DB: D1Database;
 }
 
-// Setup files may run more than once; applyD1Migrations only applies what is not applied yet.
-const testEnv = env as unknown as TestBindings;
-const all = JSON.parse(testEnv.TEST_MIGRATIONS) as Record<"identity" | "content" | "sites", D1Migration[]>;
-await applyD1Migrations(testEnv.TEST_IDENTITY_DB, all.identity);
-await applyD1Migrations(testEnv.TEST_CONTENT_DB, all.content);
-await applyD1Migrations(testEnv.TEST_SITES_DB, all.sites);
+// Setup files run once per test file, and the files of a project share one runtime (vitest.config.ts,
+// `isolate: false`): the databases are migrated by the first file of each runtime (the flag lives on
+// globalThis, which outlives the file). applyD1Migrations also skips what is applied already.
+const holder = globalThis as { __testMigrated?: Promise<void> };
+holder.__testMigrated ??= (async () => {
+  const testEnv = env as unknown as TestBindings;
+  const all = JSON.parse(testEnv.TEST_MIGRATIONS) as Record<"identity" | "content" | "sites", D1Migration[]>;
+  await applyD1Migrations(testEnv.TEST_IDENTITY_DB, all.identity);
+  await applyD1Migrations(testEnv.TEST_CONTENT_DB, all.content);
+  await applyD1Migrations(testEnv.TEST_SITES_DB, all.sites);
+})();
+await holder.__testMigrated;

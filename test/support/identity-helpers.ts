@@ -1,6 +1,7 @@
 /** Helpers for identity tests: requests through the real Worker, outbox reads, ready-made accounts. */
 import { env, exports } from "cloudflare:workers";
 import { base32Decode, totpAt } from "../../src/identity/totp";
+import { testIp } from "./client-ip";
 
 export const ORIGIN = "http://identity.test";
 
@@ -30,7 +31,7 @@ export interface CallOptions {
 
 export function request(method: string, path: string, opts: CallOptions = {}): Request {
   const headers = new Headers(opts.headers);
-  headers.set("cf-connecting-ip", opts.ip ?? "192.0.2.1");
+  headers.set("cf-connecting-ip", opts.ip ?? testIp());
   if (opts.token) headers.set("authorization", `Bearer ${opts.token}`);
   let body: string | undefined;
   if (opts.rawBody !== undefined) body = opts.rawBody;

@@ -9,6 +9,7 @@ import { issueFormToken } from "../../src/content/forms/form-token";
 import type { AuditEvent } from "../../src/content/store/audit";
 import { newId } from "../../src/lib/ids";
 import type { SiteProjection } from "../../src/lib/rpc";
+import { uniqueIp } from "./client-ip";
 import { BASE, call, content, createKey, makeSite, ownerHeaders, testEnv } from "./content-helpers";
 
 const cursorSecret = (env as unknown as { CURSOR_SECRET: string }).CURSOR_SECRET;
@@ -67,11 +68,9 @@ export function tokenIssued(siteId: string, formId: string, agoMs = 10_000): Pro
   return issueFormToken(cursorSecret, siteId, formId, Date.now() - agoMs);
 }
 
-let ipCounter = 0;
 /** A fresh client address per call, so the per-IP limit of one test never touches another's. */
 export function freshIp(): string {
-  ipCounter++;
-  return `198.18.${Math.floor(ipCounter / 250) % 250}.${(ipCounter % 250) + 1}`;
+  return uniqueIp();
 }
 
 export function submissionPath(siteId: string, formId: string): string {

@@ -4,6 +4,7 @@
  */
 import { exports } from "cloudflare:workers";
 import { TOTP } from "otpauth";
+import { testIp } from "./client-ip";
 
 export const BASE = "http://localhost:8787";
 let counter = 0;
@@ -19,7 +20,8 @@ export async function call<T = Record<string, unknown>>(
   path: string,
   options: { body?: unknown; token?: string; headers?: Record<string, string> } = {},
 ): Promise<CallResult<T>> {
-  const headers: Record<string, string> = { ...options.headers };
+  // The running test's own client address unless the test names one (per-IP limits outlive a file).
+  const headers: Record<string, string> = { "cf-connecting-ip": testIp(), ...options.headers };
   if (options.body !== undefined) headers["content-type"] = "application/json";
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const res = await exports.default.fetch(`${BASE}${path}`, {

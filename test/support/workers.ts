@@ -38,16 +38,39 @@ export const testSecrets: Record<string, string> = {
   PLATFORM_IPV6: "2001:db8::10",
 };
 
+/**
+ * A cheaper scrypt for tests (about 1 ms a hash instead of 155 ms): identity reads it from this binding
+ * (src/identity/password.ts `usePasswordCost`). The deploy refuses every TEST_ var, and the timing project
+ * runs without it, at the production cost.
+ */
+export const testPasswordCost: Record<string, string> = { TEST_SCRYPT_COST: "ln=10,r=8,p=1" };
+
 const buildDir = path.join(root, ".test-build");
+
+const bundles = new Map<ServiceName, string>();
+
+/** Each worker bundled once per vitest run (every workerd project runs three of them beside its main). */
+function built(name: ServiceName): string {
+  let file = bundles.get(name);
+  if (!file) {
+    file = buildWorker(name, buildDir);
+    bundles.set(name, file);
+  }
+  return file;
+}
 
 /**
  * An auxiliary worker. The plugin renames the worker under test to its runner, so auxiliary workers'
  * bindings that name it are pointed at the runner (calls back into the main worker reach it).
  */
-export function auxiliaryWorker(name: ServiceName, main: { name: ServiceName; runner: string }) {
+export function auxiliaryWorker(
+  name: ServiceName,
+  main: { name: ServiceName; runner: string },
+  bindings: Record<string, string> = testSecrets,
+) {
   return workerOptions(name, {
-    scriptPath: buildWorker(name, buildDir),
-    bindings: testSecrets,
+    scriptPath: built(name),
+    bindings,
     rename: { [main.name]: main.runner },
   });
 }
