@@ -209,7 +209,10 @@ describe("account page: two-factor", () => {
 
     await page.getByRole("button", { name: "Set up an authenticator app" }).click();
     await page.locator("#totp-enroll").waitFor({ state: "visible" });
-    const secret = ((await page.locator("#totp-secret").textContent()) ?? "").trim();
+    // Shown in blocks of four for typing; the secret itself is the blocks joined.
+    const shown = ((await page.locator("#totp-secret").textContent()) ?? "").trim();
+    expect(shown).toMatch(/^[A-Z2-7=]{1,4}( [A-Z2-7=]{1,4})*$/);
+    const secret = shown.replace(/\s+/g, "");
     expect(secret).toMatch(/^[A-Z2-7]+=*$/);
     expect(await page.locator("#totp-uri").textContent()).toMatch(/^otpauth:\/\/totp\//);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("f-totp-code");

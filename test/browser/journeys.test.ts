@@ -88,6 +88,11 @@ describe("a person's journey through the hosted pages", () => {
     const { cdp, authenticatorId } = await virtualAuthenticator(context, page);
     await page.getByLabel("Name for the new passkey (optional)").fill("Journey laptop");
     await page.getByRole("button", { name: "Add a passkey" }).click();
+    // The account has a factor (the app), so a new one costs the step-up: the code mailed to the primary.
+    await page.locator("#passkeys #stepup").waitFor({ state: "visible" });
+    const stepUp = await outboxMessage(email, "sensitive_action");
+    await page.getByLabel("Confirmation code").fill(stepUp.code ?? "");
+    await page.locator("#stepup").getByRole("button", { name: "Confirm" }).click();
     await expect.poll(() => page.locator("#passkey-table").textContent()).toContain("Journey laptop");
     const held = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
     expect(held.credentials).toHaveLength(1);

@@ -46,6 +46,8 @@ const fresh = (): GuardState => ({ failures: 0, level: 0, lockedUntil: 0, lastFa
 export class AccountGuard extends DurableObject<IdentityEnv> {
   private readonly lock = new Mutex();
   private readonly waiters: Array<() => void> = [];
+  /** Bumped by every settlement, after its write: a waiter compares it across its look and its sleep. */
+  private moves = 0;
   private wakeTimer: ReturnType<typeof setTimeout> | undefined;
   /** When the line last moved (a slot granted or settled): a waiter gives up after a stall, not a queue. */
   private progressAt = 0;
@@ -85,7 +87,11 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
     for (;;) {
       // A newcomer queues behind earlier waiters (decided under the lock, when the slots are counted).
       const newcomer = first;
-      const outcome = await this.lock.run(() => this.tryReserve(!newcomer || this.waiters.length === 0));
+      let seen = 0;
+      const outcome = await this.lock.run(() => {
+        seen = this.moves;
+        return this.tryReserve(!newcomer || this.waiters.length === 0);
+      });
       if (outcome) {
         this.progressAt = Date.now();
         this.wakeNext();
@@ -100,6 +106,9 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
         this.wakeNext();
         return { kind: "busy", retryAfter: 1 };
       }
+      // A settlement that landed after the slots were counted and before this waiter queued woke nobody
+      // for it (it was in no line): look again instead of sleeping through a free slot (a lost wake-up).
+      if (this.moves !== seen) continue;
       await this.waitTurn(left - now, first);
       first = false;
     }
@@ -177,6 +186,7 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
       delete s.leases[lease];
       const out = apply(s, now);
       await this.save(s, now);
+      this.moves += 1;
       return out;
     });
     this.progressAt = Date.now();
