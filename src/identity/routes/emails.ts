@@ -3,7 +3,6 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
 import { addPendingEmail, EMAIL_NOT_FOUND, verifyPendingEmail } from "../account-emails";
-import { disownByToken } from "../address-disown";
 import { bearerAuth } from "../auth";
 import type { AppContext, AppEnv } from "../context";
 import { clientIp } from "../context";
@@ -19,6 +18,7 @@ import {
   removePendingEmail,
   removeVerifiedEmail,
 } from "../store/emails";
+import { disown } from "./factors";
 import { jsonBody, jsonResponse, parseEmail, readOptionalJsonBody } from "./schemas";
 
 const EmailItem = z
@@ -245,13 +245,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const input = {
-        token: c.req.valid("json").token,
-        ip: clientIp(c),
-        origin: eventOrigin(c),
-        kinds: ["email"] as const,
-      };
-      await disownByToken(c.env, input, c.get("log"));
+      await disown(c, c.req.valid("json").token, ["email"]);
       return c.body(null, 204);
     },
   );

@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { type DisownKind, disownByToken } from "../address-disown";
 import { bearerAuth } from "../auth";
-import { type AppEnv, clientIp } from "../context";
+import { type AppContext, type AppEnv, clientIp } from "../context";
 import { fail } from "../errors";
 import { callerEvent, eventOrigin } from "../events";
 import { confirmTotpEnrollment, enrollmentProof, generateRecoveryPool } from "../factor-enrollment";
@@ -17,6 +17,11 @@ import { otpauthUri } from "../totp";
 import { jsonBody, jsonResponse, STEP_UP_EXTENSION, StepUpHeader } from "./schemas";
 
 const DISOWNABLE_FACTORS: readonly DisownKind[] = ["totp", "phone", "passkey", "recovery"];
+
+/** The one-click undo of a notice (a factor's, a recovery pool's or an address's): the token is the proof. */
+export async function disown(c: AppContext, token: string, kinds: readonly DisownKind[]): Promise<void> {
+  await disownByToken(c.env, { token, ip: clientIp(c), origin: eventOrigin(c), kinds }, c.get("log"));
+}
 
 export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(
@@ -153,13 +158,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const input = {
-        token: c.req.valid("json").token,
-        ip: clientIp(c),
-        origin: eventOrigin(c),
-        kinds: DISOWNABLE_FACTORS,
-      };
-      await disownByToken(c.env, input, c.get("log"));
+      await disown(c, c.req.valid("json").token, DISOWNABLE_FACTORS);
       return c.body(null, 204);
     },
   );
