@@ -43,6 +43,7 @@ import {
   findSiteBySlug,
   findSiteIdByProvedHost,
   getSite,
+  getVisibleSite,
   getVisibleSites,
   hostEntries,
   insertSite,
@@ -337,12 +338,17 @@ export async function patchSite(
   }
 
   if (Object.keys(update).length === 0) return siteRecordOf(env.DB, site, env.PLATFORM_DOMAIN);
+  // Without the `code` permission the markup was judged against the settings read: write only over them.
+  const judgedAgainst = update.settings !== undefined && !mayEditCode ? site.settings : undefined;
   const written = await withDomainProof(
     env.DB,
     site.id,
     (hosts ?? []).map((h) => h.host),
-    () => updateSite(env.DB, site.id, update, hosts, now()),
+    () => updateSite(env.DB, site.id, update, hosts, now(), judgedAgainst),
   );
+  if (!written && judgedAgainst !== undefined && (await getVisibleSite(env.DB, site.id))) {
+    fail("EDIT_CONFLICT", "The settings changed while this PATCH was checked; read them again and resend.");
+  }
   const after = written ? await getSite(env.DB, site.id) : null;
   if (!after) fail("NOT_FOUND", "Site not found.");
   await afterWrite(env, services, site, after, pending);

@@ -188,37 +188,43 @@ export async function updateSite(
   update: SiteUpdate,
   hosts: HostEntry[] | null,
   now: string,
+  expectedSettings?: string | null,
 ): Promise<boolean> {
   const columns = Object.entries(update).filter(([, v]) => v !== undefined) as [string, string | null][];
   const assignments = [...columns.map(([k]) => `${k} = ?`), "updated_at = ?"].join(", ");
+  // `expectedSettings`: a compare-and-swap on the settings read by the caller (a PATCH by someone without
+  // the `code` permission was judged against that document; issue 19). The host statements then follow
+  // only when the row holds the new settings, i.e. when the UPDATE happened.
+  const swap = expectedSettings === undefined ? "" : " AND settings IS ?";
   const statements = [
     db
-      .prepare(`UPDATE sites SET ${assignments} WHERE id = ? AND ${VISIBLE}`)
-      .bind(...columns.map(([, v]) => v), now, id),
+      .prepare(`UPDATE sites SET ${assignments} WHERE id = ? AND ${VISIBLE}${swap}`)
+      .bind(...columns.map(([, v]) => v), now, id, ...(swap ? [expectedSettings] : [])),
   ];
   if (hosts) {
     // Conditional like the UPDATE: a site deleted meanwhile keeps its hosts reserved (reversible delete).
     // Hosts the site keeps keep their row (and so their ownership proof, `verified_at`); a host held by
     // another site makes the INSERT fail on the primary key (DOMAIN_TAKEN).
-    const visible = `EXISTS (SELECT 1 FROM sites WHERE id = ? AND ${VISIBLE})`;
+    const visible = `EXISTS (SELECT 1 FROM sites WHERE id = ? AND ${VISIBLE}${swap})`;
+    const site = swap ? [id, update.settings ?? null] : [id];
     statements.push(
       db
         .prepare(
           `DELETE FROM site_hosts WHERE site_id = ? AND host NOT IN (SELECT value FROM json_each(?)) AND ${visible}`,
         )
-        .bind(id, JSON.stringify(hosts.map((h) => h.host)), id),
+        .bind(id, JSON.stringify(hosts.map((h) => h.host)), ...site),
     );
     for (const h of hosts) {
       statements.push(
         db
           .prepare(`UPDATE site_hosts SET kind = ? WHERE host = ? AND site_id = ? AND ${visible}`)
-          .bind(h.kind, h.host, id, id),
+          .bind(h.kind, h.host, id, ...site),
         db
           .prepare(
             `INSERT INTO site_hosts (host, site_id, kind) SELECT ?, ?, ?
              WHERE ${visible} AND NOT EXISTS (SELECT 1 FROM site_hosts WHERE host = ? AND site_id = ?)`,
           )
-          .bind(h.host, id, h.kind, id, h.host, id),
+          .bind(h.host, id, h.kind, ...site, h.host, id),
       );
     }
   }

@@ -106,6 +106,28 @@ describe("settings that reach the page as markup need `code`", () => {
     expect((await patch(site.id, siteMember(site.id, "site_editor"), { name: "Again" })).status).toBe(200);
   });
 
+  it("an editor's PATCH racing an owner's markup change never puts the old markup back (409 instead)", async () => {
+    const { site, owner } = await siteWithMarkup();
+    const editor = siteMember(site.id, "site_editor");
+    let stored = site.settings as typeof MARKUP;
+    const statuses = new Set<number>();
+    for (let round = 0; round < 12; round++) {
+      const mine = `<script>window.round=${round}</script>`;
+      // The editor resends what it read (the markup unchanged) while the owner changes the markup.
+      const [, edited] = await Promise.all([
+        patch(site.id, owner, { settings: { ...stored, code_injection: mine } }),
+        patch(site.id, editor, { settings: { ...stored, social: { x: `https://x.com/r${round}` } } }),
+      ]);
+      statuses.add(edited.status);
+      expect([200, 403, 409], JSON.stringify(edited.body)).toContain(edited.status);
+      if (edited.status === 409) expect(edited.body.code).toBe("EDIT_CONFLICT");
+      const row = await storedRow(site.id);
+      stored = JSON.parse(row!.settings as string) as typeof MARKUP;
+      expect(stored.code_injection, `round ${round}: the owner's markup stays`).toBe(mine);
+    }
+    expect(statuses.size).toBeGreaterThan(0);
+  });
+
   it("owners and organization admins may write markup", async () => {
     const { site, orgId } = await makeSite();
     const callers: [string, EdgeHeaders][] = [

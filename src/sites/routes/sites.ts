@@ -120,7 +120,7 @@ const patchSiteRoute = createRoute({
       400: "BAD_REQUEST or a settings validator code (SETTINGS_*, CUSTOMIZATION_*, ADS_UNIT_*, LOGO_*, MODALS_*)",
       403: "FORBIDDEN: a member whose role may not change settings, or a change of markup settings (code_injection, about_html, advanced, home.blocks[].html: added, changed or removed by omission) by a member without the code permission (owners and organization admins); resending them unchanged passes",
       404: "Site missing or not the caller's",
-      409: "DOMAIN_TAKEN, SLUG_TAKEN or SETTINGS_UNREADABLE",
+      409: "DOMAIN_TAKEN, SLUG_TAKEN, SETTINGS_UNREADABLE or EDIT_CONFLICT (the settings changed while a PATCH without the `code` permission was checked)",
       413: "PAYLOAD_TOO_LARGE: body over 1 MiB",
       422: "IMAGEM_EXTERNA_INVALIDA (with top-level invalid_images)",
       500: "Internal failure",
