@@ -455,7 +455,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description DOMAIN_TAKEN, SLUG_TAKEN or SETTINGS_UNREADABLE */
+                /** @description DOMAIN_TAKEN, SLUG_TAKEN, SETTINGS_UNREADABLE or EDIT_CONFLICT (the settings changed while a PATCH without the `code` permission was checked) */
                 409: {
                     headers: {
                         [name: string]: unknown;
