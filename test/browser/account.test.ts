@@ -215,6 +215,15 @@ describe("account page: two-factor", () => {
     const secret = shown.replace(/\s+/g, "");
     expect(secret).toMatch(/^[A-Z2-7]+=*$/);
     expect(await page.locator("#totp-uri").textContent()).toMatch(/^otpauth:\/\/totp\//);
+    // The QR code: the server's SVG (GET /api/v1/auth/mfa/totp/qr), drawn by Chromium.
+    const qr = page.locator("#totp-qr");
+    await qr.waitFor({ state: "visible" });
+    expect(await qr.getAttribute("src")).toMatch(/^data:image\/svg\+xml/);
+    await expect
+      .poll(() =>
+        qr.evaluate((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth),
+      )
+      .toBeGreaterThan(0);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("f-totp-code");
     await screenshot(page, "account-totp-enroll");
     const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) });

@@ -40,3 +40,19 @@ describe("security events behind the gateway", () => {
     expect((await call("GET", "/api/v1/auth/events")).status).toBe(401);
   });
 });
+
+describe("TOTP enrolment's QR code behind the gateway", () => {
+  it("answers the caller's pending enrolment as an SVG, nothing without one, 401 without a session", async () => {
+    const owner = await verifiedUser();
+    const none = await call("GET", "/api/v1/auth/mfa/totp/qr", { token: owner.access_token });
+    expect(none.status).toBe(404);
+    const started = await call<{ otpauth_uri: string }>("POST", "/api/v1/auth/mfa/totp", {
+      token: owner.access_token,
+    });
+    expect(started.status).toBe(200);
+    const qr = await call<{ svg: string }>("GET", "/api/v1/auth/mfa/totp/qr", { token: owner.access_token });
+    expect(qr.status).toBe(200);
+    expect(qr.body.svg).toMatch(/^<svg[\s>]/);
+    expect((await call("GET", "/api/v1/auth/mfa/totp/qr")).status).toBe(401);
+  });
+});
