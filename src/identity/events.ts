@@ -246,7 +246,7 @@ const WRITE_TRIES = 3;
  * Writes an event whose change lives in a Durable Object (no D1 batch to join): three tries, then the
  * loss is logged and swallowed, since the answer of the request it records is already decided.
  */
-export async function writeEvent(statement: D1PreparedStatement, log?: Pick<Logger, "error">) {
+async function writeEvent(statement: D1PreparedStatement, log?: Pick<Logger, "error">) {
   for (let attempt = 1; attempt <= WRITE_TRIES; attempt += 1) {
     try {
       await statement.run();

@@ -23,7 +23,7 @@ import {
 } from "./store/factors";
 
 /** The step-up operation names of the three ceremonies (bound into the code like every step-up's). */
-export const ENROLLMENT_OPERATIONS = {
+const ENROLLMENT_OPERATIONS = {
   totp: "mfa.totp.add",
   phone: "mfa.phone.add",
   passkey: "mfa.passkey.add",
@@ -47,7 +47,7 @@ export async function mayComplete(c: AppContext, steppedUp: boolean): Promise<bo
   return steppedUp || !(await hasSignInFactor(c.env.DB, c.get("auth").userId));
 }
 
-export function noticeSender(c: AppContext): NoticeSender {
+function noticeSender(c: AppContext): NoticeSender {
   return { env: c.env, mailer: c.get("services").mailer, log: c.get("log") };
 }
 

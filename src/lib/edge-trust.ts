@@ -79,7 +79,7 @@ export async function signEdgeHeaders(
 }
 
 /** True when the request carries a fresh signature of the gateway over its edge headers. */
-export async function edgeSignatureValid(
+async function edgeSignatureValid(
   secret: string | undefined,
   request: Request,
   now = Date.now(),

@@ -34,7 +34,7 @@ export const OrgMembershipSchema = z.object({
   permissions: z.array(z.string()).default([]),
   owner: z.boolean().optional(),
 });
-export const SiteMembershipSchema = z.object({
+const SiteMembershipSchema = z.object({
   site_id: z.string(),
   role: z.string(),
   owner: z.boolean().optional(),

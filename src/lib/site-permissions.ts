@@ -70,7 +70,7 @@ export function orgRolePermissions(m: OrgMembership): readonly SitePermission[] 
   return m.permissions.includes(SITES_MANAGE_PERMISSION) ? MANAGE : READ;
 }
 
-export function siteRolePermissions(m: SiteMembership): readonly SitePermission[] {
+function siteRolePermissions(m: SiteMembership): readonly SitePermission[] {
   if (m.owner === true) return ALL;
   return SITE_PRESETS[m.role] ?? READ;
 }

@@ -81,7 +81,7 @@ export interface HostDnsCheck {
  * A random sibling of `host` (its first label replaced): a wildcard that makes the host point at the
  * platform makes the sibling point there too. Random per check, so no single record can answer it.
  */
-export function siblingName(host: string): string {
+function siblingName(host: string): string {
   const bytes = crypto.getRandomValues(new Uint8Array(8));
   const label = `platform-probe-${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
   return [label, ...host.split(".").slice(1)].join(".");

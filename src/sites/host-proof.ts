@@ -19,7 +19,7 @@ export const PROOF_GRACE_HOURS = 72;
 const GRACE_MS = PROOF_GRACE_HOURS * 3_600_000;
 
 /** The site's serving changed (a host starts or stops being served): caches and content follow. */
-export async function servingChanged(env: SitesEnv, services: Services, siteId: string, reason: string) {
+async function servingChanged(env: SitesEnv, services: Services, siteId: string, reason: string) {
   const row = await getSite(env.DB, siteId);
   if (row) await afterWrite(env, services, row, row, [], reason);
 }

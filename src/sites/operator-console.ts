@@ -91,7 +91,7 @@ function toPlatformSite(row: SiteRow, platformDomain: string, proved: ReadonlySe
   };
 }
 
-export function toPlatformSiteDetail(
+function toPlatformSiteDetail(
   row: SiteRow,
   platformDomain: string,
   proved: ReadonlySet<string>,

@@ -26,10 +26,10 @@ export function siteNotFound(): ApiError {
  */
 export const SITE_GRANT_QUARANTINE_MS = 30_000;
 
-export function canAdministerKeys(
+function canAdministerKeys(
   identity: EdgeIdentity,
   site: SiteProjection,
-  siteGrantsHonoured = true,
+  siteGrantsHonoured: boolean,
 ): boolean {
   // Owners (identity's structural mark), organization admins and site owners; never `members:manage` alone,
   // nor a reader session. Content keeps no shares: the model never grants `integrations` through one.

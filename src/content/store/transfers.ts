@@ -66,7 +66,7 @@ export function carriedOver(row: { carried_over_at: string | null; carried_over_
 }
 
 /** The integrations a transfer carries over: suspended until an administrator of the new owner keeps them. */
-export const CARRIED_TABLES = ["api_keys", "webhooks"] as const;
+const CARRIED_TABLES = ["api_keys", "webhooks"] as const;
 
 /**
  * Keeps one carried-over key or webhook of the site (the new owner's explicit choice): active again,

@@ -137,7 +137,7 @@ export function activationStatements(db: D1Database, userId: string, address: st
 }
 
 /** The one-time codes and link tokens a password change or reset voids (every purpose that lets in). */
-export const PASSWORD_VOIDED_PURPOSES = [
+const PASSWORD_VOIDED_PURPOSES = [
   "magic_link",
   "password_reset",
   "email_verify",

@@ -13,7 +13,7 @@ export interface EventRow {
 }
 
 /** How long an event is kept (cron): long enough to look back over a quarter, short for a log of people. */
-export const EVENT_RETENTION_DAYS = 90;
+const EVENT_RETENTION_DAYS = 90;
 
 export interface EventPage {
   subject: { column: "user_id" | "org_id"; id: string };

@@ -14,12 +14,12 @@
  */
 import { isPlainObject } from "./json";
 
-export const MARKUP_KEYS = ["code_injection", "about_html", "advanced"] as const;
+const MARKUP_KEYS = ["code_injection", "about_html", "advanced"] as const;
 /** The fields, as errors name them. */
 export const MARKUP_FIELDS = "code_injection, about_html, advanced, home.blocks[].html";
 
 /** The markup a document puts on the page, in a comparable form. */
-export function markupOf(settings: Record<string, unknown>): string {
+function markupOf(settings: Record<string, unknown>): string {
   const top = MARKUP_KEYS.map((k) => (Object.hasOwn(settings, k) ? settings[k] : null));
   const home = settings.home;
   const blocks = isPlainObject(home) && Array.isArray(home.blocks) ? home.blocks : [];
