@@ -12,6 +12,7 @@ import { SCOPES } from "../auth/scopes";
 import { authorizeKeyAdmin, siteNotFound } from "../auth/site-staff";
 import type { AppEnv } from "../bindings";
 import { CarriedOverSchema, keepApiKey } from "../carried-over";
+import { fail } from "../errors";
 
 const SiteParam = z.object({ site_id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
 
@@ -152,7 +153,9 @@ export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
       const { site } = await authorizeFromPath(c);
       const id = c.req.valid("param").id;
       await keepApiKey(c.env.DB, site.id, id);
-      const kept = (await listApiKeys(c.env.DB, site.id)).find((k) => k.id === id)!;
+      const kept = (await listApiKeys(c.env.DB, site.id)).find((k) => k.id === id);
+      // Revoked or deleted between the keep and this read: gone, as any other id.
+      if (!kept) fail("NOT_FOUND", "No such carried-over API key.");
       c.header("cache-control", "private, no-store");
       return c.json(kept, 200);
     },

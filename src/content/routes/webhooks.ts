@@ -11,6 +11,7 @@ import type { SiteProjection } from "../../lib/rpc";
 import { authorizeKeyAdmin, siteNotFound } from "../auth/site-staff";
 import type { AppEnv } from "../bindings";
 import { CarriedOverSchema, keepWebhook } from "../carried-over";
+import { fail } from "../errors";
 import {
   createWebhook,
   DELIVERIES_MAX,
@@ -198,7 +199,9 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>) {
       const { site } = await authorizeFromPath(c);
       const id = c.req.valid("param").id;
       await keepWebhook(c.env.DB, site.id, id);
-      const kept = (await listWebhooks(c.env.DB, site.id)).find((w) => w.id === id)!;
+      const kept = (await listWebhooks(c.env.DB, site.id)).find((w) => w.id === id);
+      // Revoked or deleted between the keep and this read: gone, as any other id.
+      if (!kept) fail("NOT_FOUND", "No such carried-over webhook.");
       c.header("cache-control", "private, no-store");
       return c.json(kept, 200);
     },
