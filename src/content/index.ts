@@ -20,6 +20,7 @@ import type {
 } from "../lib/rpc";
 import { app } from "./app";
 import { keyContexts } from "./auth/key-cache";
+import { consumeAccountDeleted, isAccountDeleted } from "./authors/account-deleted";
 import type { Env } from "./bindings";
 import { redeliverPendingEffects } from "./effects/pending";
 import { ingestImage } from "./ingest-service";
@@ -48,7 +49,10 @@ async function consumeQueue(env: Env, batch: MessageBatch<unknown>, log: Logger)
     return;
   }
   if (batch.queue === "site-transferred") {
-    await consumeSiteTransferred(env, batch, log);
+    // Identity's one queue to content also carries `account.deleted` (issue 24).
+    await consumeAccountDeleted(env, batch.messages.filter(isAccountDeleted), log);
+    const transfers = batch.messages.filter((m) => !isAccountDeleted(m));
+    await consumeSiteTransferred(env, { queue: batch.queue, messages: transfers }, log);
     return;
   }
   if (batch.queue === "content-events-dlq") {

@@ -1,4 +1,5 @@
 import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/app";
+import { registerAccountRoutes } from "./account/routes";
 import { RangeApiBreachChecker } from "./breach";
 import type { AppEnv } from "./context";
 import { createMailer, createSmsSender } from "./messaging";
@@ -56,6 +57,7 @@ registerInvitationRoutes(app);
 registerSiteMemberRoutes(app);
 registerTransferRoutes(app);
 registerEventRoutes(app);
+registerAccountRoutes(app);
 registerHostedPages(app);
 
 serveApiDocs(app, {

@@ -1,9 +1,11 @@
+
 /**
  * Passkey-first sign-in: a discoverable credential with user verification signs in alone (possession of
  * the authenticator plus its PIN or biometric are two factors). No account is named before the
  * assertion, the password guard is neither consulted nor touched, and every refusal of the assertion is
  * the same 401, so nothing tells which credentials or accounts exist.
  */
+import { refuseInactive } from "./account/deletion";
 import type { AppContext } from "./context";
 import { clientIp } from "./context";
 import { fail, problem } from "./errors";
@@ -60,7 +62,7 @@ export async function finishPasskeyLogin(
     fail("EMAIL_NOT_VERIFIED_AT_LOGIN", "Confirm your e-mail address first.");
   }
   if (user.status === "locked") fail("ACCOUNT_LOCKED", "The account is locked.");
-  if (user.status !== "active") fail("FORBIDDEN", "This account is disabled.");
+  if (user.status !== "active") await refuseInactive(c.env.DB, user.id);
   const trusted = body.trust_device === true;
   const session = await createSession(c, { userId: user.id, method: "passkey", trusted });
   return sessionResponse(c, session, { trusted_device: trusted });
