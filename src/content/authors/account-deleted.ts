@@ -54,7 +54,9 @@ async function anonymizeStatements(db: D1Database, userId: string) {
     const slug = randomSlug();
     return [
       db
-        .prepare("UPDATE posts SET author_slug = ?1, author_name = ?2 WHERE site_id = ?3 AND author_slug = ?4")
+        .prepare(
+          "UPDATE posts SET author_slug = ?1, author_name = ?2 WHERE site_id = ?3 AND author_slug = ?4",
+        )
         .bind(slug, name, p.site_id, p.slug),
       db
         .prepare("UPDATE author_personas SET slug = ?1, display_name = ?2 WHERE site_id = ?3 AND slug = ?4")

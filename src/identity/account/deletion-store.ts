@@ -3,8 +3,9 @@
  * rule evaluated inside its INSERT), the cancel, and the erasure after the grace period (one batch whose
  * first statement claims the row, so the erasure runs once however often the cron runs).
  */
-import { drizzle } from "drizzle-orm/d1";
+
 import { and, eq, isNull } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
 import { accountDeletions } from "../../../schema/identity";
 import { ownerRoleSql, pendingDeletionSql, titularFixup } from "../store/members";
 
@@ -89,7 +90,11 @@ export function requestDeletionStatements(
 
 /** The account's deletion row (pending or erased), or null. */
 export async function deletionOf(db: D1Database, userId: string): Promise<DeletionRow | null> {
-  const row = await drizzle(db).select().from(accountDeletions).where(eq(accountDeletions.user_id, userId)).get();
+  const row = await drizzle(db)
+    .select()
+    .from(accountDeletions)
+    .where(eq(accountDeletions.user_id, userId))
+    .get();
   return row ?? null;
 }
 
@@ -107,7 +112,12 @@ export async function cancellableDeletion(db: D1Database, userId: string, now: s
  * The cancel's batch: the pending row leaves (only within the grace period, never once erased) and the
  * account is active again, with its event, all conditioned on the DELETE.
  */
-export function cancelDeletionStatements(db: D1Database, userId: string, now: string, event: D1PreparedStatement) {
+export function cancelDeletionStatements(
+  db: D1Database,
+  userId: string,
+  now: string,
+  event: D1PreparedStatement,
+) {
   return [
     db
       .prepare("DELETE FROM account_deletions WHERE user_id = ?1 AND erased_at IS NULL AND erase_after > ?2")
@@ -213,7 +223,9 @@ export async function unnotifiedErasures(db: D1Database, limit: number) {
 
 export function markContentNotified(db: D1Database, userId: string, now: string) {
   return db
-    .prepare("UPDATE account_deletions SET content_notified_at = ? WHERE user_id = ? AND content_notified_at IS NULL")
+    .prepare(
+      "UPDATE account_deletions SET content_notified_at = ? WHERE user_id = ? AND content_notified_at IS NULL",
+    )
     .bind(now, userId)
     .run();
 }

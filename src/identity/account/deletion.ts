@@ -72,7 +72,9 @@ export async function requestDeletion(c: AppContext) {
   const now = nowIso();
   const eraseAfter = new Date(Date.parse(now) + DELETION_GRACE_DAYS * DAY_MS).toISOString();
   const event = callerEvent(c, "account_deletion_requested", {}, { ifChanged: true });
-  const [inserted] = await c.env.DB.batch(requestDeletionStatements(c.env.DB, userId, { now, eraseAfter }, event));
+  const [inserted] = await c.env.DB.batch(
+    requestDeletionStatements(c.env.DB, userId, { now, eraseAfter }, event),
+  );
   if ((inserted?.meta.changes ?? 0) === 0) {
     // Lost to a concurrent request of the same account (then it is pending: the same answer), or an
     // ownership that changed since the check.
@@ -160,7 +162,12 @@ export async function cancelDeletion(c: AppContext, address: string, code: strin
   const won = await consumeOtp(c.env, { purpose: "account_restore", target: address, code });
   if (!won?.userId) fail("CODE_INVALID", "The code is invalid.");
   const userId = won.userId;
-  const event = recordEvent(c.env.DB, eventOrigin(c), { userId, type: "account_deletion_cancelled" }, { ifChanged: true });
+  const event = recordEvent(
+    c.env.DB,
+    eventOrigin(c),
+    { userId, type: "account_deletion_cancelled" },
+    { ifChanged: true },
+  );
   const [removed] = await c.env.DB.batch(cancelDeletionStatements(c.env.DB, userId, nowIso(), event));
   if ((removed?.meta.changes ?? 0) === 0) fail("CODE_INVALID", "The code is invalid.");
   const primary = await primaryEmail(c.env.DB, userId);

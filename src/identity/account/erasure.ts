@@ -9,6 +9,7 @@ import type { Logger } from "../../lib/log";
 import { recordEvent } from "../events";
 import { createMailer } from "../messaging";
 import type { Env } from "../worker-env";
+import { tell } from "./deletion";
 import {
   dueDeletions,
   eraseStatements,
@@ -16,7 +17,6 @@ import {
   memberOrgIds,
   unnotifiedErasures,
 } from "./deletion-store";
-import { tell } from "./deletion";
 
 /** Accounts erased per run (the rest wait for the next hour). */
 const ERASE_BATCH = 50;
@@ -36,7 +36,12 @@ export async function eraseDueAccounts(env: Env, now: number, log: Logger) {
   let erased = 0;
   for (const due of await dueDeletions(env.DB, at, ERASE_BATCH)) {
     const orgIds = await memberOrgIds(env.DB, due.user_id);
-    const event = recordEvent(env.DB, NO_ORIGIN, { userId: due.user_id, type: "account_erased" }, { ifChanged: true });
+    const event = recordEvent(
+      env.DB,
+      NO_ORIGIN,
+      { userId: due.user_id, type: "account_erased" },
+      { ifChanged: true },
+    );
     const [claim] = await env.DB.batch(eraseStatements(env.DB, due.user_id, at, orgIds, event));
     if ((claim?.meta.changes ?? 0) === 0) continue;
     erased += 1;
@@ -54,7 +59,11 @@ export async function eraseDueAccounts(env: Env, now: number, log: Logger) {
 async function notifyContent(env: Env, at: string, log: Logger) {
   let notified = 0;
   for (const row of await unnotifiedErasures(env.DB, ERASE_BATCH)) {
-    const message: AccountDeletedMessage = { type: "account.deleted", user_id: row.user_id, at: row.erased_at };
+    const message: AccountDeletedMessage = {
+      type: "account.deleted",
+      user_id: row.user_id,
+      at: row.erased_at,
+    };
     try {
       await env.SITE_TRANSFERRED.send(message);
       await markContentNotified(env.DB, row.user_id, at);

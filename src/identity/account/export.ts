@@ -92,7 +92,9 @@ export type AccountExport = z.infer<typeof AccountExportSchema>;
 function exportStatements(db: D1Database, userId: string) {
   const q = (sql: string) => db.prepare(sql).bind(userId);
   return [
-    q("SELECT id, display_name, status, (password_hash IS NOT NULL) AS password_set, created_at, updated_at FROM users WHERE id = ?1"),
+    q(
+      "SELECT id, display_name, status, (password_hash IS NOT NULL) AS password_set, created_at, updated_at FROM users WHERE id = ?1",
+    ),
     q(
       "SELECT id, address, is_primary, verified_at, usable_at, created_at FROM email_addresses WHERE user_id = ?1 ORDER BY created_at, id",
     ),
@@ -112,7 +114,9 @@ function exportStatements(db: D1Database, userId: string) {
       `SELECT o.id AS org_id, o.name, o.slug, m.role, m.created_at, (o.owner_user_id = ?1) AS titular_owner
        FROM org_memberships m JOIN orgs o ON o.id = m.org_id WHERE m.user_id = ?1 ORDER BY m.created_at, o.id`,
     ),
-    q("SELECT site_id, org_id, role, created_at FROM site_memberships WHERE user_id = ?1 ORDER BY created_at, site_id"),
+    q(
+      "SELECT site_id, org_id, role, created_at FROM site_memberships WHERE user_id = ?1 ORDER BY created_at, site_id",
+    ),
     q(
       `SELECT i.id, i.scope, i.org_id, o.name AS org_name, i.site_id, i.email, i.role, i.created_at, i.expires_at,
               i.accepted_at, i.revoked_at, (i.invited_by = ?1) AS sent, (i.email IN
@@ -144,10 +148,11 @@ async function siteNames(env: Env, ids: string[]): Promise<Map<string, string>> 
 export async function exportAccount(env: Env, userId: string): Promise<AccountExport> {
   const db = env.DB;
   const results = await db.batch<Row>(exportStatements(db, userId));
-  const [user, emails, phone, totp, recovery, passkeys, sessions, orgs, sites, invitations, events] = results.map(
-    (r) => r.results ?? [],
-  ) as Row[][];
-  const siteIds = [...new Set([...sites!, ...invitations!].map((s) => s.site_id).filter(Boolean) as string[])];
+  const [user, emails, phone, totp, recovery, passkeys, sessions, orgs, sites, invitations, events] =
+    results.map((r) => r.results ?? []) as Row[][];
+  const siteIds = [
+    ...new Set([...sites!, ...invitations!].map((s) => s.site_id).filter(Boolean) as string[]),
+  ];
   const names = await siteNames(env, siteIds.slice(0, 100));
   const profile = user![0]!;
   const codes = recovery![0]!;
@@ -159,11 +164,19 @@ export async function exportAccount(env: Env, userId: string): Promise<AccountEx
     phone: phone![0] ?? null,
     factors: [
       ...totp!.map((t) => ({ kind: "totp", ...t })),
-      ...(phone![0]?.verified_at ? [{ kind: "sms", confirmed_at: phone![0].verified_at, created_at: phone![0].created_at }] : []),
+      ...(phone![0]?.verified_at
+        ? [{ kind: "sms", confirmed_at: phone![0].verified_at, created_at: phone![0].created_at }]
+        : []),
       ...passkeys!.map((p) => ({ kind: "passkey", confirmed_at: p.created_at, created_at: p.created_at })),
     ],
-    recovery_codes: Number(codes.total) > 0 ? { total: codes.total, unused: codes.unused, generated_at: codes.generated_at } : null,
-    passkeys: passkeys!.map((p) => ({ ...p, discoverable: p.discoverable === null ? null : bool(p.discoverable) })),
+    recovery_codes:
+      Number(codes.total) > 0
+        ? { total: codes.total, unused: codes.unused, generated_at: codes.generated_at }
+        : null,
+    passkeys: passkeys!.map((p) => ({
+      ...p,
+      discoverable: p.discoverable === null ? null : bool(p.discoverable),
+    })),
     sessions: sessions!.map((s) => ({ ...s, trusted_device: bool(s.trusted_device) })),
     memberships: {
       orgs: orgs!.map((o) => ({ ...o, titular_owner: bool(o.titular_owner) })),

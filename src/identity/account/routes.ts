@@ -57,7 +57,10 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
       await requireStepUp(c, "account.delete", c.req.valid("header")["x-step-up-code"]);
       const scheduled = await requestDeletion(c);
       clearSessionCookies(c);
-      return c.json({ status: "pending_deletion" as const, grace_days: DELETION_GRACE_DAYS, ...scheduled }, 202);
+      return c.json(
+        { status: "pending_deletion" as const, grace_days: DELETION_GRACE_DAYS, ...scheduled },
+        202,
+      );
     },
   );
 
@@ -66,7 +69,8 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
       method: "post",
       path: "/api/v1/auth/account/deletion/cancel",
       tags: ["Account"],
-      summary: "Cancel an account's deletion during its grace period, proved by a code e-mailed to its address",
+      summary:
+        "Cancel an account's deletion during its grace period, proved by a code e-mailed to its address",
       description:
         "Two calls. Without `code`: 202, the same answer for every address; a code goes to the address only when it is a verified address of an account whose deletion can still be cancelled. With `code`: 200 and the account can sign in again (its sessions stay ended); every failure is 401 `CODE_INVALID`.",
       request: jsonBody(CancelBody),
@@ -97,7 +101,8 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
       method: "post",
       path: "/api/v1/auth/account/export",
       tags: ["Account"],
-      summary: "Everything the caller's account holds, as one JSON document (step-up); never secrets or hashes",
+      summary:
+        "Everything the caller's account holds, as one JSON document (step-up); never secrets or hashes",
       description: `${STEP_UP_NOTE} A POST because asking for the step-up sends mail.`,
       ...bearerAuth,
       request: { headers: StepUpHeader },
