@@ -336,6 +336,48 @@ describe("DELETE /api/v1/auth/account", () => {
   });
 });
 
+describe("DELETE /api/v1/auth/account under concurrency", () => {
+  it("the two owners of an organization leaving at once: one is scheduled, the other is its last owner", async () => {
+    const a = await verifiedUser();
+    const b = await verifiedUser();
+    await sharedOrg(a, b, "Race Org");
+    const codes: string[] = [];
+    for (const s of [a, b]) {
+      expect((await call("DELETE", "/api/v1/auth/account", { token: s.access_token })).status).toBe(428);
+      codes.push(await outboxCode(s.user.email, "sensitive_action"));
+    }
+    const answers = await Promise.all(
+      [a, b].map((s, i) =>
+        call<{ code?: string }>("DELETE", "/api/v1/auth/account", {
+          token: s.access_token,
+          headers: { "x-step-up-code": codes[i]! },
+        }),
+      ),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([202, 409]);
+    expect(answers.find((r) => r.status === 409)?.body.code).toBe("LAST_ORG_OWNER");
+  });
+
+  it("ten requests with one code: one deletion, one notice, the rest CODE_INVALID", async () => {
+    const a = await verifiedUser();
+    expect((await call("DELETE", "/api/v1/auth/account", { token: a.access_token })).status).toBe(428);
+    const code = await outboxCode(a.user.email, "sensitive_action");
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        call("DELETE", "/api/v1/auth/account", {
+          token: a.access_token,
+          headers: { "x-step-up-code": code },
+        }),
+      ),
+    );
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 202)).toHaveLength(1);
+    expect(statuses.every((s) => s === 202 || s === 401 || s === 429)).toBe(true);
+    const notices = (await outbox(a.user.email)).filter((m) => m.purpose === "account_deletion_notice");
+    expect(notices).toHaveLength(1);
+  });
+});
+
 describe("POST /api/v1/auth/account/export", () => {
   it("asks for the step-up, then returns the caller's own data and never a secret or hash", async () => {
     const owner = await verifiedUser();
