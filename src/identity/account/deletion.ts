@@ -86,7 +86,7 @@ export async function requestDeletion(c: AppContext) {
   if (address) {
     await tell(c.get("services").mailer, c.get("log"), address, {
       subject: "Your account will be deleted",
-      body: `Your account was scheduled for deletion and every session was signed out. Its personal data will be erased after ${eraseAfter}. Until then you can cancel: ${CANCEL_OPERATION} with this address (a code is e-mailed to you). If you did not ask for this, cancel now and change your password.`,
+      body: `Your account was scheduled for deletion and every session was signed out. Its personal data will be erased after ${eraseAfter}. Until then you can keep it: open ${c.env.ISSUER}/auth/account/restore (or call ${CANCEL_OPERATION}) with this address and the code we e-mail you. If you did not ask for this, cancel now and change your password.`,
     });
   }
   return { erase_after: eraseAfter, cancel: CANCEL_OPERATION };
@@ -116,7 +116,7 @@ export async function refuseInactive(db: D1Database, userId: string): Promise<ne
   const pending = await deletionOf(db, userId);
   if (pending && !pending.erased_at) {
     fail("ACCOUNT_PENDING_DELETION", {
-      detail: `This account is scheduled for deletion after ${pending.erase_after}. To keep it, cancel the deletion (${CANCEL_OPERATION}) with a code sent to its address, then sign in.`,
+      detail: `This account is scheduled for deletion after ${pending.erase_after}. To keep it, cancel the deletion with a code sent to its address (the page /auth/account/restore, or ${CANCEL_OPERATION}), then sign in.`,
       details: { erase_after: pending.erase_after, cancel: CANCEL_OPERATION },
     });
   }
