@@ -10,8 +10,8 @@
 import { z } from "@hono/zod-openapi";
 import type { Logger } from "../../lib/log";
 import { errorFields } from "../../lib/log";
-import { keyContexts } from "../auth/key-cache";
-import type { Env } from "../bindings";
+import type { Env } from "../core/bindings";
+import { keyContexts } from "../keys/key-cache";
 
 export const FORMER_AUTHOR = "Former author";
 const RENAMED_PREFIX = "former-author-";

@@ -7,7 +7,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { accountDeletions } from "../../../schema/identity";
-import { ownerRoleSql, pendingDeletionSql, titularFixup } from "../store/members";
+import { ownerRoleSql, pendingDeletionSql, titularFixup } from "../members/store";
 
 /** How long a deleted account waits, disabled, before its personal data is erased. */
 export const DELETION_GRACE_DAYS = 30;

@@ -6,15 +6,15 @@
  * A sign-in whose proof succeeded meanwhile answers 403 ACCOUNT_PENDING_DELETION (`refuseInactive`).
  */
 import { rpc, type SitesRpc } from "../../lib/rpc";
-import { type AppContext, clientIp } from "../context";
-import { nowIso } from "../crypto";
+import { type AppContext, clientIp } from "../core/context";
+import { nowIso } from "../core/crypto";
+import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
-import { callerEvent, eventOrigin, recordEvent } from "../events";
-import { enforceRateLimit, enforceVerifyQuotas } from "../guards";
-import type { Mailer } from "../messaging";
-import { consumeOtp, issueOtp } from "../otp";
-import { findVerifiedOwner, primaryEmail } from "../store/accounts";
-import type { Env } from "../worker-env";
+import { callerEvent, eventOrigin, recordEvent } from "../events/events";
+import { enforceRateLimit, enforceVerifyQuotas } from "../login/guards";
+import type { Mailer } from "../messaging/messaging";
+import { consumeOtp, issueOtp } from "../messaging/otp";
+import { findVerifiedOwner, primaryEmail } from "../signup/accounts-store";
 import {
   cancelDeletionStatements,
   cancellableDeletion,

@@ -6,9 +6,9 @@
  * told of (`account.deleted` on the identity -> content queue), retried on each run until sent.
  */
 import type { Logger } from "../../lib/log";
-import { recordEvent } from "../events";
-import { createMailer } from "../messaging";
-import type { Env } from "../worker-env";
+import type { Env } from "../core/worker-env";
+import { recordEvent } from "../events/events";
+import { createMailer } from "../messaging/messaging";
 import { tell } from "./deletion";
 import {
   dueDeletions,

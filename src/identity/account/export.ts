@@ -7,7 +7,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { rpc, type SitesRpc } from "../../lib/rpc";
-import type { Env } from "../worker-env";
+import type { Env } from "../core/worker-env";
 
 type Row = Record<string, unknown>;
 

@@ -1,11 +1,11 @@
 /** The account's whole life (issue 24 §2, §3): deletion, its cancel, and the export of the account's data. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { bearerAuth } from "../auth";
-import type { AppEnv } from "../context";
-import { jsonBody, jsonResponse, parseEmail, StepUpHeader } from "../routes/schemas";
-import { clearSessionCookies } from "../sessions";
-import { requireStepUp } from "../step-up";
+import { bearerAuth } from "../core/auth";
+import type { AppEnv } from "../core/context";
+import { jsonBody, jsonResponse, parseEmail, StepUpHeader } from "../core/schemas";
+import { requireStepUp } from "../factors/step-up";
+import { clearSessionCookies } from "../login/sessions";
 import { cancelDeletion, checkDeletable, requestCancelCode, requestDeletion } from "./deletion";
 import { DELETION_GRACE_DAYS } from "./deletion-store";
 import { AccountExportSchema, exportAccount } from "./export";

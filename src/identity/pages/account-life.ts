@@ -8,7 +8,7 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { DELETION_GRACE_DAYS } from "../account/deletion-store";
-import type { AppEnv } from "../context";
+import type { AppEnv } from "../core/context";
 import type { PageAsset } from "./assets";
 import { field, html, renderPage } from "./layout";
 

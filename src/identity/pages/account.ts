@@ -10,7 +10,7 @@
  * needs no session on the server side and is the same document for everyone.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../context";
+import type { AppEnv } from "../core/context";
 import { ACCOUNT_CSS, ACCOUNT_JS } from "./account-assets";
 import { DATA_SECTION, DELETE_SECTION } from "./account-life";
 import type { PageAsset } from "./assets";
