@@ -32,7 +32,7 @@ export const DELETE_SECTION = section(
 <p class="hint">If you are the last owner of an organization or a site, name another owner there first.</p>
 <ul id="delete-blockers" hidden></ul>
 <div class="field"><input id="delete-confirm" type="checkbox"> <label for="delete-confirm">I understand that my account will be erased after ${String(DELETION_GRACE_DAYS)} days</label></div>
-<button type="button" class="danger" id="delete-account">Delete my account</button>`,
+<button type="button" class="danger" id="delete-submit">Delete my account</button>`,
 );
 
 /** The account script's part for these sections (inserted into account.js; uses its helpers). */
@@ -68,7 +68,7 @@ export const LIFE_JS = `
     list.hidden = list.children.length === 0;
   }
 
-  $("delete-account").addEventListener("click", (event) => {
+  $("delete-submit").addEventListener("click", (event) => {
     const button = event.currentTarget;
     if (!$("delete-confirm").checked) {
       A.announce("Tick the box to confirm that you understand, then delete.", "error");
