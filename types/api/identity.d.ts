@@ -709,7 +709,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description EMAIL_NOT_VERIFIED (only after the password matched) */
+                /** @description EMAIL_NOT_VERIFIED, ACCOUNT_PENDING_DELETION (only after the password matched) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -816,7 +816,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description EMAIL_NOT_VERIFIED */
+                /** @description EMAIL_NOT_VERIFIED, ACCOUNT_PENDING_DELETION (only after the password matched) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1158,7 +1158,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description FORBIDDEN */
+                /** @description FORBIDDEN, ACCOUNT_PENDING_DELETION (only after the code matched) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1316,7 +1316,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description EMAIL_NOT_VERIFIED (only after the assertion verified), FORBIDDEN */
+                /** @description EMAIL_NOT_VERIFIED, ACCOUNT_PENDING_DELETION (only after the assertion verified), FORBIDDEN */
                 403: {
                     headers: {
                         [name: string]: unknown;

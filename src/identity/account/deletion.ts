@@ -11,7 +11,7 @@ import { nowIso } from "../core/crypto";
 import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
 import { callerEvent, eventOrigin, recordEvent } from "../events/events";
-import { enforceRateLimit, enforceVerifyQuotas } from "../login/guards";
+import { enforceRateLimit, enforceVerifyQuotas, hitRateLimit } from "../login/guards";
 import type { Mailer } from "../messaging/messaging";
 import { consumeOtp, issueOtp } from "../messaging/otp";
 import { findVerifiedOwner, primaryEmail } from "../signup/accounts-store";
@@ -138,6 +138,11 @@ export async function requestCancelCode(c: AppContext, address: string) {
     const owner = await findVerifiedOwner(c.env.DB, address);
     if (!owner || !(await cancellableDeletion(c.env.DB, owner.user_id, nowIso()))) {
       log.info("deletion_cancel_without_pending");
+      return;
+    }
+    // The address-wide silent cap of owner codes: strangers from many clients cannot mail-bomb it.
+    if (!(await hitRateLimit(c.env, "owner_code_mail", `account_restore|${address}`))) {
+      log.warn("deletion_cancel_capped");
       return;
     }
     const otp = await issueOtp(c.env, { purpose: "account_restore", target: address, userId: owner.user_id });
