@@ -25,6 +25,15 @@ const bindings = env as unknown as {
 };
 const idb = () => bindings.TEST_IDENTITY_DB;
 
+interface ExportDoc {
+  profile: { id: string; password_set: boolean };
+  email_addresses: { address: string }[];
+  sessions: unknown[];
+  memberships: { orgs: unknown[] };
+  invitations: unknown[];
+  security_events: { type: string }[];
+}
+
 interface Outbox {
   messages: { purpose: string; code: string | null; subject: string }[];
 }
@@ -389,18 +398,18 @@ describe("POST /api/v1/auth/account/export", () => {
       headers: { "x-step-up-code": "000000" },
     });
     expect(wrong.status).toBe(401);
-    const exported = await withStepUp<Record<string, any>>("POST", "/api/v1/auth/account/export", owner);
+    const exported = await withStepUp<ExportDoc>("POST", "/api/v1/auth/account/export", owner);
     expect(exported.status).toBe(200);
     const doc = exported.body;
     expect(doc.profile.id).toBe(owner.user.id);
     expect(doc.profile.password_set).toBe(true);
-    expect(doc.email_addresses.map((e: { address: string }) => e.address)).toEqual([owner.user.email]);
+    expect(doc.email_addresses.map((e) => e.address)).toEqual([owner.user.email]);
     expect(doc.sessions.length).toBeGreaterThan(0);
     expect(doc.memberships.orgs).toEqual([
       expect.objectContaining({ org_id: org.id, name: "Export Org", role: "org_owner", titular_owner: true }),
     ]);
     expect(doc.invitations).toEqual([]);
-    expect(doc.security_events.map((e: { type: string }) => e.type)).toContain("sign_in_succeeded");
+    expect(doc.security_events.map((e) => e.type)).toContain("sign_in_succeeded");
     const text = JSON.stringify(doc);
     for (const secret of [
       "password_hash",
@@ -416,7 +425,7 @@ describe("POST /api/v1/auth/account/export", () => {
     expect(text).not.toContain(owner.refresh_token);
     // The wall: the other account's export is its own.
     expect(text).not.toContain(other.user.email);
-    const theirs = await withStepUp<Record<string, any>>("POST", "/api/v1/auth/account/export", other);
+    const theirs = await withStepUp<ExportDoc>("POST", "/api/v1/auth/account/export", other);
     expect(theirs.body.profile.id).toBe(other.user.id);
     expect(JSON.stringify(theirs.body)).not.toContain(owner.user.email);
   });
