@@ -26,15 +26,24 @@ export function ownerRoleSql(scope: Scope, alias: RowAlias): string {
 }
 
 /**
+ * SQL condition: the account `userSql` has asked for its deletion and is in its grace period (issue 24:
+ * its memberships go at the erasure, so it never counts as the owner that remains).
+ */
+export function pendingDeletionSql(userSql: string): string {
+  return `${userSql} IN (SELECT d.user_id FROM account_deletions d WHERE d.erased_at IS NULL)`;
+}
+
+/**
  * SQL condition on the membership row being changed or removed: it is not an owner, or another owner of
- * the same organization or site remains. Evaluated inside the UPDATE or DELETE itself, so two concurrent
- * demotions of the last two owners cannot both pass.
+ * the same organization or site remains (an account pending deletion is no such owner). Evaluated inside
+ * the UPDATE or DELETE itself, so two concurrent demotions of the last two owners cannot both pass.
  */
 function anotherOwnerRemainsSql(scope: Scope, scopeParam: Param, userParam: Param): string {
   const table = TABLE[scope];
   return `(NOT ${ownerRoleSql(scope, table)}
            OR (SELECT COUNT(*) FROM ${table} m WHERE m.${SCOPE_COLUMN[scope]} = ${scopeParam}
-                 AND m.user_id != ${userParam} AND ${ownerRoleSql(scope, "m")}) > 0)`;
+                 AND m.user_id != ${userParam} AND ${ownerRoleSql(scope, "m")}
+                 AND NOT ${pendingDeletionSql("m.user_id")}) > 0)`;
 }
 
 /**
