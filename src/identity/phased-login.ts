@@ -7,7 +7,7 @@ import type { Services } from "./context";
 import { hmacHex, randomDigits, randomToken } from "./crypto";
 import type { ChallengeInit, LoginMethod, VerifyInput } from "./durable/login-challenge";
 import { fail, problem } from "./errors";
-import { hasConfirmedTotp } from "./factors";
+import { hasConfirmedTotp, totpRefusal } from "./factors";
 import { busyError, clearPasswordGuard, enforceRateLimit, type GuardKey } from "./guards";
 import { smsEnabled } from "./messaging";
 import { passkeyLoginOptions, passkeysEnabled } from "./passkeys";
@@ -234,6 +234,8 @@ export async function verifyLoginFactor(
     case "busy":
       throw busyError(outcome.retryAfter);
     case "wrong":
+      if (outcome.reason === "code_already_used")
+        throw totpRefusal("used", { attempts_remaining: outcome.remaining });
       return fail(outcome.reason === "clone" ? "PASSKEY_CLONE_SUSPECTED" : "MFA_INVALID_CODE", {
         detail:
           outcome.reason === "clone" ? "The passkey's signature counter regressed." : "The code is invalid.",
