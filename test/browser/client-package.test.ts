@@ -112,6 +112,7 @@ describe("the client package, packed and installed by a consumer", () => {
           module: "NodeNext",
           moduleResolution: "NodeNext",
           strict: true,
+          skipLibCheck: true,
           lib: ["ES2023", "DOM"],
           types: [],
           outDir: "out",
