@@ -2,7 +2,8 @@
  * Organization and site memberships. Owner-ness is the structural `is_system` attribute of the role,
  * never its name, so a custom role cannot pose as an owner.
  */
-import type { emailAddresses, orgMemberships } from "../../../schema/identity";
+import type { emailAddresses, orgMemberships, roles } from "../../../schema/identity";
+import type { Row } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
 
 type Scope = "org" | "site";
@@ -73,7 +74,7 @@ export async function orgMembership(
        WHERE m.org_id = ? AND m.user_id = ?`,
     )
     .bind(orgId, userId)
-    .first<{ role: string; is_system: number; permissions: string }>();
+    .first<Row<typeof orgMemberships, "role"> & Row<typeof roles, "is_system" | "permissions">>();
   if (!row) return null;
   return {
     role: row.role,
