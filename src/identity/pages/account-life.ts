@@ -9,7 +9,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { DELETION_GRACE_DAYS } from "../account/deletion-store";
 import type { AppEnv } from "../core/context";
-import type { PageAsset } from "./assets";
 import { field, html, renderPage } from "./layout";
 
 const section = (id: string, title: string, content: ReturnType<typeof html>) =>
@@ -35,67 +34,6 @@ export const DELETE_SECTION = section(
 <button type="button" class="danger" id="delete-submit">Delete my account</button>`,
 );
 
-/** The account script's part for these sections (inserted into account.js; uses its helpers). */
-export const LIFE_JS = `
-  /* ---------- your data ---------- */
-
-  $("data-export").addEventListener("click", (event) => {
-    const button = event.currentTarget;
-    act(button, async () => {
-      const r = await withStepUp("data", button, "download your data", (code) =>
-        call("POST", "/account/export", undefined, stepUpHeader(code)),
-      );
-      if (!r) return;
-      if (r.status !== 200) return fail(r);
-      const blob = new Blob([JSON.stringify(r.body, null, 2)], { type: "application/json" });
-      const link = el("a", { href: URL.createObjectURL(blob), download: "account-export.json", text: "account-export.json" });
-      link.hidden = true;
-      document.body.append(link);
-      link.click();
-      setTimeout(() => { URL.revokeObjectURL(link.href); link.remove(); }, 1000);
-      ok("Your data was downloaded as account-export.json.");
-    });
-  });
-
-  /* ---------- delete the account ---------- */
-
-  function showBlockers(r) {
-    const list = $("delete-blockers");
-    const details = (r.body && r.body.details) || {};
-    list.replaceChildren();
-    for (const o of details.orgs || []) list.append(el("li", { text: "Organization: " + o.name }));
-    for (const s of details.sites || []) list.append(el("li", { text: "Site: " + (s.name || s.id) }));
-    list.hidden = list.children.length === 0;
-  }
-
-  $("delete-submit").addEventListener("click", (event) => {
-    const button = event.currentTarget;
-    if (!$("delete-confirm").checked) {
-      A.announce("Tick the box to confirm that you understand, then delete.", "error");
-      $("delete-confirm").focus();
-      return;
-    }
-    act(button, async () => {
-      const r = await withStepUp("delete-account", button, "delete your account", (code) =>
-        call("DELETE", "/account", undefined, stepUpHeader(code)),
-      );
-      if (!r) return;
-      if (r.status === 409) {
-        showBlockers(r);
-        A.announce("You are the last owner of what is listed below: name another owner there first. Nothing was deleted.", "error");
-        return;
-      }
-      if (r.status !== 202) return fail(r);
-      A.clearSession();
-      ok("Your account will be erased after " + when(r.body.erase_after) + ". Every session was signed out. To keep it, use \\u201CKeep my account\\u201D on the sign-in page before then.");
-      $("account").hidden = true;
-    });
-  });
-`;
-
-/** Sessions are named by browser and system (the API's `device`), never by the raw user agent. */
-export const DEVICE_NAME_JS = `s.device || "Unknown device"`;
-
 const RESTORE_BODY = html`<div id="flow">
 <p>Your account is scheduled for deletion? Until the date we e-mailed you, a code sent to your address keeps it.</p>
 <form id="restore-request" method="post">
@@ -109,32 +47,6 @@ ${field({ name: "code", label: "Code from the e-mail", autocomplete: "one-time-c
 <p><a href="/auth/sign-in">Back to sign-in</a></p>
 </div>
 <noscript><p>This page needs JavaScript.</p></noscript>`;
-
-const RESTORE_JS = `"use strict";
-(() => {
-  const A = window.Auth;
-  let email = "";
-  A.form(document.getElementById("restore-request"), async (data) => {
-    email = String(data.email || "").trim();
-    const r = await A.api("POST", "/account/deletion/cancel", { email }, { token: false });
-    if (r.status !== 202) return A.announce(A.message(r), "error");
-    document.getElementById("restore-request").hidden = true;
-    document.getElementById("restore-confirm").hidden = false;
-    A.announce("If this address belongs to an account scheduled for deletion, we sent it a code.", "ok");
-    document.getElementById("f-code").focus();
-  });
-  A.form(document.getElementById("restore-confirm"), async (data) => {
-    const r = await A.api("POST", "/account/deletion/cancel", { email, code: String(data.code || "").trim() }, { token: false });
-    if (r.status !== 200) return A.announce(r.body && r.body.code === "CODE_INVALID" ? "The code is not valid. Check the e-mail, or ask for a new code." : A.message(r), "error");
-    document.getElementById("restore-confirm").hidden = true;
-    A.announce("Your account will not be deleted. Sign in to use it.", "ok");
-  });
-})();
-`;
-
-export const LIFE_ASSETS: Record<string, PageAsset> = {
-  "account-restore.js": { type: "text/javascript", body: RESTORE_JS },
-};
 
 export function registerAccountLifePages(app: OpenAPIHono<AppEnv>) {
   app.get("/auth/account/restore", (c) =>

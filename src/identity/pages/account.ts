@@ -4,20 +4,19 @@
  * and the account's recent security events (GET /api/v1/auth/events); its data and its deletion
  * (account-life.ts, issue 24).
  *
- * The HTML is a static frame; `account.js` (account-script.ts) fills it through the JSON API under
+ * The HTML is a static frame; `account.js` (browser/account.ts) fills it through the JSON API under
  * `/api/v1/auth` with the session's access token, obtained by one rotation of the HttpOnly `svc_refresh`
  * cookie per page load and kept in memory only. Nothing personal is rendered by the server, so the page
  * needs no session on the server side and is the same document for everyone.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
-import { ACCOUNT_CSS, ACCOUNT_JS } from "./account-assets";
+import { ACCOUNT_CSS } from "./account-assets";
 import { DATA_SECTION, DELETE_SECTION } from "./account-life";
 import type { PageAsset } from "./assets";
 import { field, html, renderPage } from "./layout";
 
 export const ACCOUNT_ASSETS: Record<string, PageAsset> = {
-  "account.js": { type: "text/javascript", body: ACCOUNT_JS },
   "account.css": { type: "text/css", body: ACCOUNT_CSS },
 };
 

@@ -6,15 +6,15 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { ACCOUNT_ASSETS, registerAccountPages } from "./account";
-import { LIFE_ASSETS, registerAccountLifePages } from "./account-life";
+import { registerAccountLifePages } from "./account-life";
 import { COMMON_ASSETS, type PageAsset } from "./assets";
-import { registerSignInPages, SIGN_IN_ASSETS } from "./sign-in";
+import { SCRIPT_ASSETS } from "./scripts";
+import { registerSignInPages } from "./sign-in";
 
 const ASSETS: Record<string, PageAsset> = {
   ...COMMON_ASSETS,
-  ...SIGN_IN_ASSETS,
+  ...SCRIPT_ASSETS,
   ...ACCOUNT_ASSETS,
-  ...LIFE_ASSETS,
 };
 
 /** Each asset's ETag, hashed once per isolate (the bodies are constants of the bundle). */

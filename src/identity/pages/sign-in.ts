@@ -6,10 +6,8 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../core/context";
-import type { PageAsset } from "./assets";
 import { renderPage } from "./layout";
 import { safeNextPath } from "./sign-in-next";
-import { SIGN_IN_SCRIPTS } from "./sign-in-scripts";
 import {
   confirmBody,
   disownBody,
@@ -19,10 +17,6 @@ import {
   signInBody,
   signUpBody,
 } from "./sign-in-views";
-
-export const SIGN_IN_ASSETS: Record<string, PageAsset> = Object.fromEntries(
-  Object.entries(SIGN_IN_SCRIPTS).map(([name, body]) => [name, { type: "text/javascript", body }]),
-);
 
 /** The query values a page renders (escaped by the template), bounded so a page never echoes a novel. */
 function query(c: Context, name: string): string {
