@@ -471,12 +471,9 @@ A.form($<HTMLFormElement>("password-change"), async (data) => {
     current_password: String(data["current-password"] || ""),
     new_password: String(data["new-password"] || ""),
   };
-  const r = await withStepUp(
-    "password",
-    $("password-change").querySelector<HTMLButtonElement>("button[type=submit]"),
-    "change your password",
-    (code) => call("POST", "/password/change", body, stepUpHeader(code)),
-  );
+  const submit = $("password-change").querySelector<HTMLButtonElement>("button[type=submit]");
+  const attempt = (code?: string) => call("POST", "/password/change", body, stepUpHeader(code));
+  const r = await withStepUp("password", submit, "change your password", attempt);
   if (!r) return;
   if (r.status !== 204) return fail(r);
   $<HTMLInputElement>("f-current-password").value = "";
