@@ -9,7 +9,7 @@
  * (pathname, search, hash) resolves to itself on the origin again. The second resolution refuses dot
  * segments that collapse into a protocol-relative path (`/..//evil.example`, `/.//`, `/%2e%2e//`,
  * `/a/..//`), which the first accepts because the raw value still resolves on the origin. The page scripts
- * repeat the same check in the browser (sign-in-scripts.ts `nextPath`).
+ * repeat the same check in the browser (browser/shared/flow.ts `nextPath`).
  */
 export const DEFAULT_NEXT = "/auth/account";
 
