@@ -11,10 +11,14 @@ export function importSpecifiers(text: string): string[] {
   return [...text.matchAll(SPECIFIER)].map((m) => (m[1] ?? m[2] ?? m[3])!);
 }
 
-/** The module a relative specifier names; null for packages; "unresolved" when no file matches. */
+/**
+ * The module a relative specifier names; null for packages and for JSON data (it imports nothing, so it
+ * closes no cycle: the pages' generated browser-bundle.json); "unresolved" when no file matches.
+ */
 export function resolveModule(from: string, specifier: string): string | null | "unresolved" {
   if (!specifier.startsWith(".")) return null;
   const base = path.resolve(path.dirname(from), specifier);
+  if (base.endsWith(".json") && existsSync(base)) return null;
   for (const candidate of [base, `${base}.ts`, path.join(base, "index.ts")]) {
     if (candidate.endsWith(".ts") && existsSync(candidate)) return candidate;
   }
