@@ -41,6 +41,7 @@ import {
   takenSlugs,
   updatePostStatement,
 } from "./store/posts";
+import { mediaImageRow } from "./store/media";
 import { getPostType } from "./store/sites";
 import { type PostEventType, postEvent } from "./webhooks/events";
 
@@ -68,6 +69,12 @@ async function checkFeaturedImage(env: Env, siteId: string, value: string): Prom
     fail("UNKNOWN_MEDIA", "featured_image_id is not a media asset of this site.");
   }
   return id;
+}
+
+/** The row with its featured image's media (`featured_media`), for the answers of writes. */
+export async function withFeaturedMedia(db: D1Database, row: PostRow): Promise<PostRow> {
+  const media = row.featured_image_id ? await mediaImageRow(db, row.site_id, row.featured_image_id) : null;
+  return { ...row, featured_media: media ? JSON.stringify(media) : null };
 }
 
 export async function createPost(
@@ -112,11 +119,13 @@ export async function createPost(
 
   // A post created public is published: its event is an outbox row of the insert's batch.
   const publishes = isPublic(row, now, await publicTypeSlugs(env.DB, site.id));
+  const shown = await withFeaturedMedia(env.DB, row);
+  const at = { site, platformDomain: env.PLATFORM_DOMAIN, mediaBase: env.MEDIA_PUBLIC_BASE };
   const insert = async (slug: string) => {
     const candidate = { ...row, slug };
     const response: StoredResponse = {
       status: 201,
-      body: JSON.stringify(postSummary(candidate, now, { site, platformDomain: env.PLATFORM_DOMAIN })),
+      body: JSON.stringify(postSummary({ ...shown, slug }, now, at)),
       location: `/v1/posts/${candidate.id}`,
     };
     const effects = publishes

@@ -8,7 +8,7 @@ import type { AppEnv } from "../bindings";
 import { fail } from "../errors";
 import { createPostOnce, requireAuthorshipContext } from "../post-creation";
 import { patchPostSeo, seoPatch } from "../post-seo";
-import { unpublishPost, updatePost } from "../post-service";
+import { unpublishPost, updatePost, withFeaturedMedia } from "../post-service";
 import { readPostSource } from "../post-source";
 import { publicPost } from "../public-reads";
 import { CreatePostSchema, UpdatePostSchema } from "../rules/post-input";
@@ -22,6 +22,7 @@ import {
   PostSeoSchema,
   PostSourceSchema,
   PostSummarySchema,
+  type PostUrlContext,
   postSummary,
   seoView,
 } from "./post-shapes";
@@ -88,6 +89,11 @@ function postReference<P extends string, I extends ReferenceInput>(
   c: Context<AppEnv, P, I>,
 ): [reference: string, language: string | null] {
   return [c.req.valid("param").reference, languageParam(c.req.valid("query").language)];
+}
+
+/** What a post answer's URLs are built from. */
+export function answerContext(c: Context<AppEnv>, site: PostUrlContext["site"]): PostUrlContext {
+  return { site, platformDomain: c.env.PLATFORM_DOMAIN, mediaBase: c.env.MEDIA_PUBLIC_BASE };
 }
 
 /** The ETag of a post's revision, for If-Match on PATCH. */
@@ -208,7 +214,8 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       );
       const now = new Date().toISOString();
       c.header("etag", revisionTag(row, now));
-      return c.json(postSummary(row, now, { site, platformDomain: c.env.PLATFORM_DOMAIN }), 200);
+      const shown = await withFeaturedMedia(c.env.DB, row);
+      return c.json(postSummary(shown, now, answerContext(c, site)), 200);
     },
   );
 
@@ -235,8 +242,8 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
         c.get("auth"),
         ...postReference(c),
       );
-      const at = { site, platformDomain: c.env.PLATFORM_DOMAIN };
-      return c.json(postSummary(post, new Date().toISOString(), at), 200);
+      const shown = await withFeaturedMedia(c.env.DB, post);
+      return c.json(postSummary(shown, new Date().toISOString(), answerContext(c, site)), 200);
     },
   );
 

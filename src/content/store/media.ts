@@ -3,6 +3,7 @@
  * each generated variant under `sites/{site_id}/{media_id}/{width}.{ext}`.
  */
 import type { media } from "../../../schema/content";
+import { MEDIA_IMAGE_COLUMNS, type MediaImageRow } from "./media-image";
 import { PUBLIC_WHERE } from "./posts";
 
 /**
@@ -171,4 +172,12 @@ export async function finishMediaVariants(
     )
     .run();
   return outcome.meta.changes > 0;
+}
+
+/** A live asset's columns for its public view (media/image-view.ts), or null. */
+export async function mediaImageRow(db: D1Database, siteId: string, id: string): Promise<MediaImageRow | null> {
+  return db
+    .prepare(`SELECT ${MEDIA_IMAGE_COLUMNS} FROM media m WHERE m.id = ? AND m.site_id = ? AND m.status != 'deleted'`)
+    .bind(id, siteId)
+    .first<MediaImageRow>();
 }
