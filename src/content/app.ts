@@ -17,6 +17,7 @@ import { registerSiteRoutes } from "./routes/site";
 import { registerSiteSettingsRoutes } from "./routes/site-settings";
 import { registerWebhookRoutes } from "./routes/webhooks";
 import { contentServices } from "./services";
+import { registerTaxonomyRoutes } from "./taxonomy/routes";
 
 export const API_INFO = {
   title: "Content Publishing API",
@@ -97,6 +98,7 @@ registerLeadRoutes(app);
 registerFormRoutes(app);
 registerMediaPublicRoute(app);
 registerMcpRoute(app);
+registerTaxonomyRoutes(app);
 serveApiDocs(app, API_INFO);
 
 let openApiDocument: boolean | null = null;

@@ -8,11 +8,11 @@ import type { AppEnv } from "../bindings";
 import { fail } from "../errors";
 import { createPostOnce, requireAuthorshipContext } from "../post-creation";
 import { patchPostSeo, seoPatch } from "../post-seo";
-import { unpublishPost, updatePost, withFeaturedMedia } from "../post-service";
+import { deletePost, unpublishPost, updatePost, withFeaturedMedia } from "../post-service";
 import { readPostSource } from "../post-source";
 import { publicPost } from "../public-reads";
 import { CreatePostSchema, UpdatePostSchema } from "../rules/post-input";
-import { languageParam, resolvePublicPost } from "../rules/resolve";
+import { languageParam, resolveSeoPost } from "../rules/resolve";
 import { parseIfMatch, revisionTag } from "../rules/revision-tag";
 import type { StoredResponse } from "../store/idempotency";
 import { edgePlace, sendPublicAnswer } from "./cacheable";
@@ -221,6 +221,24 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(
     createRoute({
+      method: "delete",
+      path: "/v1/posts/{reference}",
+      tags: ["Posts"],
+      summary: "Delete a post (soft delete)",
+      description:
+        "Scope posts:write (ck_). Resolved as PATCH (?language= for a slug in several languages; archived posts by id). The post becomes `deleted`: gone from every read and listing at once (and from exports), its public URL purged, `post.deleted` sent to webhooks. Its slug is free again at once. A second DELETE answers 404 like a missing post.",
+      ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
+      request: { params: RefParam, query: LanguageQuery },
+      responses: { 204: { description: "Deleted" }, ...writeProblems },
+    }),
+    async (c) => {
+      await deletePost(c.env, c.get("services"), c.get("auth"), ...postReference(c));
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
       method: "post",
       path: "/v1/posts/{reference}/unpublish",
       tags: ["Posts"],
@@ -279,18 +297,15 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["SEO"],
       summary: "Read SEO of a post",
       description:
-        "Scope seo:read (ck_ or pk_). Resolved like GET /v1/posts/{reference} (public posts only).",
+        "Scope seo:read (ck_ or pk_: what a public page's <head> needs). Resolved like GET /v1/posts/{reference} (public posts only); a slug in several languages without ?language= is 400 AMBIGUOUS_SLUG: for a ck_ key counting every post PATCH would find (as PATCH), for a pk_ key the public ones.",
       ...keyAuth({ kinds: "any", scopes: ["seo:read"], quota: "read" }),
       request: { params: RefParam, query: PublicReadQuery },
       responses: { 200: json(PostSeoSchema, "SEO of the post"), ...writeProblems },
     }),
     async (c) => {
-      const row = await resolvePublicPost(
-        c.env.DB,
-        c.get("auth").site,
-        ...postReference(c),
-        new Date().toISOString(),
-      );
+      const { site, kind } = c.get("auth");
+      const now = new Date().toISOString();
+      const row = await resolveSeoPost(c.env.DB, site, kind === "secret", ...postReference(c), now);
       return c.json(seoView(row), 200);
     },
   );
