@@ -17,6 +17,7 @@ import { registerSiteRoutes } from "./routes/site";
 import { registerSiteSettingsRoutes } from "./routes/site-settings";
 import { registerWebhookRoutes } from "./routes/webhooks";
 import { contentServices } from "./services";
+import { registerAuthorRoutes } from "./authors/routes";
 import { registerTaxonomyRoutes } from "./taxonomy/routes";
 
 export const API_INFO = {
@@ -99,6 +100,7 @@ registerFormRoutes(app);
 registerMediaPublicRoute(app);
 registerMcpRoute(app);
 registerTaxonomyRoutes(app);
+registerAuthorRoutes(app);
 serveApiDocs(app, API_INFO);
 
 let openApiDocument: boolean | null = null;
