@@ -90,5 +90,13 @@ export async function authorOfNewPost(
   slug: string | null | undefined,
 ): Promise<Persona> {
   if (slug === undefined || slug === null) return keyPersona(db, key);
+  const checked = checkAuthorSlug(slug);
+  const named = checked ? await personaBySlug(db, key.siteId, checked) : null;
+  if (named) return named;
+  // The key's own persona, named before its first post made it.
+  if (key.createdBy && key.authorName) {
+    const own = await keyPersona(db, key);
+    if (own.slug === checked) return own;
+  }
   return sitePersona(db, key.siteId, slug);
 }
