@@ -93,8 +93,8 @@ export async function authorOfNewPost(
   const checked = checkAuthorSlug(slug);
   const named = checked ? await personaBySlug(db, key.siteId, checked) : null;
   if (named) return named;
-  // The key's own persona, named before its first post made it.
-  if (key.createdBy && key.authorName) {
+  // The key's own persona, named before its first post made it (made only for a slug it could have).
+  if (key.createdBy && key.authorName && checked?.startsWith(personaSlugBase(key.authorName))) {
     const own = await keyPersona(db, key);
     if (own.slug === checked) return own;
   }
