@@ -1,5 +1,6 @@
 /** The content service's HTTP app: routes grouped as the spec's sections, probes, docs. */
 import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/app";
+import { registerAuthorRoutes } from "./authors/routes";
 import type { AppEnv } from "./bindings";
 import { observeRequest } from "./metrics";
 import { COLLECT_PATH, registerAnalyticsRoutes } from "./routes/analytics";
@@ -17,7 +18,6 @@ import { registerSiteRoutes } from "./routes/site";
 import { registerSiteSettingsRoutes } from "./routes/site-settings";
 import { registerWebhookRoutes } from "./routes/webhooks";
 import { contentServices } from "./services";
-import { registerAuthorRoutes } from "./authors/routes";
 import { registerTaxonomyRoutes } from "./taxonomy/routes";
 
 export const API_INFO = {

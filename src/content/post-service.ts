@@ -27,6 +27,7 @@ import { postNotFound, resolveEditablePost } from "./rules/resolve";
 import { effectiveRevision, preconditionHolds, type RevisionPrecondition } from "./rules/revision-tag";
 import { slugCandidates, slugify } from "./rules/slug";
 import type { StoredResponse } from "./store/idempotency";
+import { mediaImageRow } from "./store/media";
 import {
   editPostFieldsStatement,
   effectiveStatus,
@@ -41,7 +42,6 @@ import {
   takenSlugs,
   updatePostStatement,
 } from "./store/posts";
-import { mediaImageRow } from "./store/media";
 import { getPostType } from "./store/sites";
 import { type PostEventType, postEvent } from "./webhooks/events";
 
@@ -564,7 +564,11 @@ export async function deletePost(
   const now = new Date().toISOString();
   const existing = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
   const site = await keySite(env.DB, key);
-  const deleted: PostRow = { ...existing, status: "deleted", updated_at: laterTimestamp(now, existing.updated_at) };
+  const deleted: PostRow = {
+    ...existing,
+    status: "deleted",
+    updated_at: laterTimestamp(now, existing.updated_at),
+  };
   const effects = [
     postEventEffect("post.deleted", site, deleted, now, env.PLATFORM_DOMAIN, existing),
     postEffect(site.id, existing.id, "cache_purge", { urls: [postUrl(site, existing, env.PLATFORM_DOMAIN)] }),

@@ -16,8 +16,8 @@ import {
   type PublicAnswer,
   publicAnswer,
 } from "./edge-cache";
-import { listPosts, type PostListRequest } from "./post-listing";
 import { imageView } from "./media/image-view";
+import { listPosts, type PostListRequest } from "./post-listing";
 import { renderBlocks } from "./render/render-blocks";
 import { listItem, seoView } from "./routes/post-shapes";
 import { onePublicPost, publicReference } from "./rules/resolve";

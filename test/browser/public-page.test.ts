@@ -36,7 +36,9 @@ async function call<T>(method: string, path: string, options: { token?: string; 
 }
 
 async function upload(secret: string, width: number, height: number, color: string): Promise<string> {
-  const bytes = await sharp({ create: { width, height, channels: 3, background: color } }).png().toBuffer();
+  const bytes = await sharp({ create: { width, height, channels: 3, background: color } })
+    .png()
+    .toBuffer();
   const form = new FormData();
   form.append("file", new File([new Uint8Array(bytes)], "cover.png", { type: "image/png" }));
   const res = await fetch(`${platform().urls.gateway}/v1/media`, {
@@ -65,10 +67,17 @@ async function createTenant(allowedOrigin: string): Promise<Tenant> {
   const email = `page-${tag}@browser.example`;
   await call("POST", "/api/v1/auth/signup", { body: { email, password: `Page-browser-${tag}-passphrase` } });
   const { code } = await outboxMessage(email, "email_verify");
-  const { access_token: token } = await call<{ access_token: string }>("POST", "/api/v1/auth/email/verify/confirm", {
-    body: { email, code },
+  const { access_token: token } = await call<{ access_token: string }>(
+    "POST",
+    "/api/v1/auth/email/verify/confirm",
+    {
+      body: { email, code },
+    },
+  );
+  const org = await call<{ id: string }>("POST", "/api/v1/auth/orgs", {
+    token,
+    body: { name: "Page Org", slug: `pg-${tag}` },
   });
-  const org = await call<{ id: string }>("POST", "/api/v1/auth/orgs", { token, body: { name: "Page Org", slug: `pg-${tag}` } });
   const site = await call<{ id: string }>("POST", "/api/v1/sites", {
     token,
     body: { org_id: org.id, name: "Page Site", slug: `pg-${tag}`, default_language: "en" },
@@ -76,13 +85,25 @@ async function createTenant(allowedOrigin: string): Promise<Tenant> {
   const keys = `/api/v1/sites/${site.id}/api-keys`;
   const { key: secret } = await call<{ key: string }>("POST", keys, {
     token,
-    body: { name: "writer", kind: "secret", scopes: ["posts:write", "media:write", "media:read", "seo:write"] },
+    body: {
+      name: "writer",
+      kind: "secret",
+      scopes: ["posts:write", "media:write", "media:read", "seo:write"],
+    },
   });
   const { key: publicKey } = await call<{ key: string }>("POST", keys, {
     token,
-    body: { name: "pages", kind: "public", scopes: ["posts:read", "seo:read"], allowed_origins: [allowedOrigin] },
+    body: {
+      name: "pages",
+      kind: "public",
+      scopes: ["posts:read", "seo:read"],
+      allowed_origins: [allowedOrigin],
+    },
   });
-  await call("PATCH", "/v1/site/seo", { token: secret, body: { meta_title: "The Page Site", meta_description: "Site head" } });
+  await call("PATCH", "/v1/site/seo", {
+    token: secret,
+    body: { meta_title: "The Page Site", meta_description: "Site head" },
+  });
   const titles = ["A red cover", "A blue cover"];
   for (const [i, title] of titles.entries()) {
     const media = await upload(secret, 1400, 700, i === 0 ? "#c83232" : "#3232c8");
@@ -95,7 +116,10 @@ async function createTenant(allowedOrigin: string): Promise<Tenant> {
         blocks_json: { blocks: [{ type: "image", data: { media_id: media, caption: title } }] },
       },
     });
-    await call("PATCH", `/v1/posts/${post.id}/seo`, { token: secret, body: { meta_description: `About ${title}` } });
+    await call("PATCH", `/v1/posts/${post.id}/seo`, {
+      token: secret,
+      body: { meta_description: `About ${title}` },
+    });
   }
   return { publicKey, titles };
 }
@@ -104,7 +128,9 @@ async function createTenant(allowedOrigin: string): Promise<Tenant> {
 async function serveSitePage(): Promise<{ server: Server; origin: string }> {
   const server = createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-    res.end('<!doctype html><html lang="en"><head><title>loading</title></head><body><main></main></body></html>');
+    res.end(
+      '<!doctype html><html lang="en"><head><title>loading</title></head><body><main></main></body></html>',
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { server, origin: `http://localhost:${(server.address() as AddressInfo).port}` };
@@ -178,7 +204,9 @@ describe("a public page renders its feed and head with a pk_ key only", () => {
       },
       { api: gateway, key: tenant.publicKey },
     );
-    await page.waitForFunction(() => [...document.images].every((i) => i.complete), undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => [...document.images].every((i) => i.complete), undefined, {
+      timeout: 20_000,
+    });
 
     const images = await page.evaluate(() =>
       [...document.images].map((i) => ({ natural: i.naturalWidth, current: i.currentSrc, srcset: i.srcset })),

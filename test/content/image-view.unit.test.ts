@@ -41,7 +41,13 @@ function png(status: string, overrides: Partial<MediaImageRow> = {}): MediaImage
 describe("imageView", () => {
   it("a ready asset: the original and every variant on the configured base (never the stored URLs), narrowest first", () => {
     const view = imageView(BASE, png("ready"), "Alt");
-    expect(view).toMatchObject({ id: "M1", url: `${BASE}/sites/S1/M1.png`, width: 1600, height: 900, alt: "Alt" });
+    expect(view).toMatchObject({
+      id: "M1",
+      url: `${BASE}/sites/S1/M1.png`,
+      width: 1600,
+      height: 900,
+      alt: "Alt",
+    });
     expect(view.variants.map((v) => `${v.width}:${v.format}`)).toEqual([
       "320:image/webp",
       "320:image/png",
@@ -126,7 +132,9 @@ describe("content_html images from media views", () => {
 
   it("a view whose URLs are not safe media URLs is not used (the block falls back to its own URL, or nothing)", () => {
     const hostile = { ...imageView(BASE, png("ready"), ""), url: "javascript:alert(1)" };
-    expect(renderBlocks({ blocks: [{ type: "image", data: { media_id: "M1" } }] }, { mediaImage: () => hostile })).toBe("");
+    expect(
+      renderBlocks({ blocks: [{ type: "image", data: { media_id: "M1" } }] }, { mediaImage: () => hostile }),
+    ).toBe("");
     const comma = imageView("https://a.test/x,y", png("ready"), "");
     const html = renderBlocks(
       { blocks: [{ type: "image", data: { media_id: "M1", url: "https://ok.test/i.png" } }] },

@@ -323,9 +323,7 @@ describe("image", () => {
   });
 
   it("url (simple image) when there is no file, empty alt without caption", () => {
-    expect(render([block("image", { url })])).toBe(
-      `<figure><img src="${url}" alt=""></figure>`,
-    );
+    expect(render([block("image", { url })])).toBe(`<figure><img src="${url}" alt=""></figure>`);
   });
 
   it.each([

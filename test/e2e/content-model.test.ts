@@ -225,7 +225,11 @@ describe("featured images and content images (§1)", () => {
     expect(detail.body.featured_image).toEqual(image);
     expect(detail.body.featured_image_url).toBe(image.url);
     const html = detail.body.content_html;
-    expect(html.match(/<picture><source type="image\/webp" srcset="[^"]+ 320w, [^"]+ 640w, [^"]+ 1280w" sizes="\(max-width: 1400px\) 100vw, 1400px">/g)).toHaveLength(2);
+    expect(
+      html.match(
+        /<picture><source type="image\/webp" srcset="[^"]+ 320w, [^"]+ 640w, [^"]+ 1280w" sizes="\(max-width: 1400px\) 100vw, 1400px">/g,
+      ),
+    ).toHaveLength(2);
     const imgs = html.match(/<img [^>]*>/g)!;
     expect(imgs[0]).toContain('width="1400" height="700"');
     expect(imgs[0]).not.toContain("loading=");
@@ -246,7 +250,9 @@ describe("featured images and content images (§1)", () => {
 
   it("a pk_ key reads the site's SEO and a public post's SEO (seo:read); another origin or no seo:read is 403; a draft is 404", async () => {
     const t = await tenant();
-    expect((await call("PATCH", "/v1/site/seo", { token: t.ck, body: { meta_title: "Site T" } })).status).toBe(200);
+    expect(
+      (await call("PATCH", "/v1/site/seo", { token: t.ck, body: { meta_title: "Site T" } })).status,
+    ).toBe(200);
     const live = await post(t, { title: "Live", status: "published" });
     const draft = await post(t, { title: "Draft" });
     await call("PATCH", `/v1/posts/${live.id}/seo`, { token: t.ck, body: { meta_title: "Live MT" } });
@@ -269,7 +275,10 @@ describe("featured images and content images (§1)", () => {
       scopes: ["posts:read"],
       allowed_origins: [ORIGIN],
     });
-    const refused = await call<{ code: string }>("GET", "/v1/site/seo", { token: postsOnly, headers: { origin: ORIGIN } });
+    const refused = await call<{ code: string }>("GET", "/v1/site/seo", {
+      token: postsOnly,
+      headers: { origin: ORIGIN },
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe("INSUFFICIENT_SCOPE");
   });
@@ -281,7 +290,12 @@ describe("categories and tags (§2)", () => {
   it("count public posts only, per ?language=; a write moves the counts at once; tenants never mix", async () => {
     const t = await tenant();
     const other = await tenant();
-    await post(t, { title: "A", status: "published", category_slugs: ["open-source", "news"], tag_slugs: ["x"] });
+    await post(t, {
+      title: "A",
+      status: "published",
+      category_slugs: ["open-source", "news"],
+      tag_slugs: ["x"],
+    });
     await post(t, { title: "B", status: "published", category_slugs: ["news"], tag_slugs: ["x", "y"] });
     await post(t, { title: "C", status: "published", language: "pt", category_slugs: ["news"] });
     await post(t, { title: "Draft", category_slugs: ["secret"], tag_slugs: ["hidden"] });
@@ -318,7 +332,10 @@ describe("categories and tags (§2)", () => {
     const seoOnly = await key(t.owner, t.siteId, { name: "seo", kind: "secret", scopes: ["seo:read"] });
     const scope = await call<{ code: string }>("GET", "/v1/tags", { token: seoOnly });
     expect([scope.status, scope.body.code]).toEqual([403, "INSUFFICIENT_SCOPE"]);
-    const origin = await call("GET", "/v1/tags", { token: t.pk, headers: { origin: "https://evil.example" } });
+    const origin = await call("GET", "/v1/tags", {
+      token: t.pk,
+      headers: { origin: "https://evil.example" },
+    });
     expect(origin.status).toBe(403);
     const bad = await call<{ code: string }>("GET", "/v1/categories?language=%25%25", { token: t.ck });
     expect(bad.status).toBe(400);
@@ -343,8 +360,14 @@ describe("authors (§2)", () => {
     });
     expect(made.status).toBe(201);
     expect(made.body).toMatchObject({ slug: "ada-lovelace", name: "Ada Lovelace", bio: "First programmer" });
-    expect(made.body.avatar).toMatchObject({ id: avatar, url: `${BASE}/media/sites/${t.siteId}/${avatar}.png` });
-    const second = await call<AuthorOut>("POST", "/v1/authors", { token: t.ck, body: { name: "Ada Lovelace" } });
+    expect(made.body.avatar).toMatchObject({
+      id: avatar,
+      url: `${BASE}/media/sites/${t.siteId}/${avatar}.png`,
+    });
+    const second = await call<AuthorOut>("POST", "/v1/authors", {
+      token: t.ck,
+      body: { name: "Ada Lovelace" },
+    });
     expect(second.body.slug).toBe("ada-lovelace-2");
     const taken = await call<{ code: string }>("POST", "/v1/authors", {
       token: t.ck,
@@ -352,10 +375,14 @@ describe("authors (§2)", () => {
     });
     expect([taken.status, taken.body.code]).toEqual([409, "SLUG_TAKEN"]);
 
-    const byline = await call<{ id: string; author: { slug: string; display_name: string } }>("POST", "/v1/posts", {
-      token: t.ck,
-      body: { title: "By Ada", status: "published", author_slug: "ada-lovelace" },
-    });
+    const byline = await call<{ id: string; author: { slug: string; display_name: string } }>(
+      "POST",
+      "/v1/posts",
+      {
+        token: t.ck,
+        body: { title: "By Ada", status: "published", author_slug: "ada-lovelace" },
+      },
+    );
     expect(byline.body.author).toEqual({ slug: "ada-lovelace", display_name: "Ada Lovelace" });
     const unknown = await call<{ code: string }>("POST", "/v1/posts", {
       token: t.ck,
@@ -394,20 +421,31 @@ describe("authors (§2)", () => {
     const theirMedia = await readyImage(other, 64, 64);
     await call("POST", "/v1/authors", { token: other.ck, body: { name: "Theirs", slug: "theirs" } });
     expect((await call("POST", "/v1/authors", { token: t.ck, body: { name: "" } })).status).toBe(400);
-    expect((await call("POST", "/v1/authors", { token: t.ck, body: { name: "X", slug: "Not A Slug" } })).status).toBe(400);
+    expect(
+      (await call("POST", "/v1/authors", { token: t.ck, body: { name: "X", slug: "Not A Slug" } })).status,
+    ).toBe(400);
     const media = await call<{ code: string }>("POST", "/v1/authors", {
       token: t.ck,
       body: { name: "X", avatar_media_id: theirMedia },
     });
     expect([media.status, media.body.code]).toEqual([422, "UNKNOWN_MEDIA"]);
     const mine = await call<AuthorOut>("POST", "/v1/authors", { token: t.ck, body: { name: "Mine" } });
-    const empty = await call<{ code: string }>("PATCH", `/v1/authors/${mine.body.slug}`, { token: t.ck, body: {} });
+    const empty = await call<{ code: string }>("PATCH", `/v1/authors/${mine.body.slug}`, {
+      token: t.ck,
+      body: {},
+    });
     expect([empty.status, empty.body.code]).toEqual([400, "NOTHING_EDITABLE"]);
     for (const slug of ["theirs", "nobody"]) {
-      const res = await call<{ code: string }>("PATCH", `/v1/authors/${slug}`, { token: t.ck, body: { name: "Y" } });
+      const res = await call<{ code: string }>("PATCH", `/v1/authors/${slug}`, {
+        token: t.ck,
+        body: { name: "Y" },
+      });
       expect([res.status, res.body.code]).toEqual([404, "NOT_FOUND"]);
     }
-    const reader = await call<{ code: string }>("POST", "/v1/authors", { token: t.reader, body: { name: "R" } });
+    const reader = await call<{ code: string }>("POST", "/v1/authors", {
+      token: t.reader,
+      body: { name: "R" },
+    });
     expect([reader.status, reader.body.code]).toEqual([403, "INSUFFICIENT_SCOPE"]);
     const pk = await call("PATCH", `/v1/authors/${mine.body.slug}`, { ...asPage(t), body: { name: "P" } });
     expect(pk.status).toBe(403);
@@ -439,15 +477,21 @@ describe("DELETE /v1/posts/{reference} (§2)", () => {
     expect((await call("GET", `/v1/posts/${gone.id}`, { token: t.ck })).status).toBe(404);
     const list = await call<{ items: { id: string }[] }>("GET", "/v1/posts", asPage(t));
     expect(list.body.items.map((p) => p.id)).not.toContain(gone.id);
-    const statuses = await call<{ items: { id: string }[] }>("GET", "/v1/posts?status=draft,published,archived", {
-      token: t.ck,
-    });
+    const statuses = await call<{ items: { id: string }[] }>(
+      "GET",
+      "/v1/posts?status=draft,published,archived",
+      {
+        token: t.ck,
+      },
+    );
     expect(statuses.body.items.map((p) => p.id)).not.toContain(gone.id);
     expect((await call<Terms>("GET", "/v1/categories", asPage(t))).body.items).toEqual([
       { slug: "c", name: "C", count: 1 },
     ]);
     expect((await call("DELETE", `/v1/posts/${gone.id}`, { token: t.ck })).status).toBe(404);
-    expect((await call("PATCH", `/v1/posts/${gone.id}`, { token: t.ck, body: { title: "x" } })).status).toBe(404);
+    expect((await call("PATCH", `/v1/posts/${gone.id}`, { token: t.ck, body: { title: "x" } })).status).toBe(
+      404,
+    );
 
     const got = await eventually(
       () => received(box),
@@ -461,15 +505,25 @@ describe("DELETE /v1/posts/{reference} (§2)", () => {
     expect(String(payloads(got)[0]!.data.url)).toMatch(/\/going$/);
 
     // The slug is free again.
-    const reuse = await call<{ slug: string }>("POST", "/v1/posts", { token: t.ck, body: { title: "Again", slug: "going" } });
+    const reuse = await call<{ slug: string }>("POST", "/v1/posts", {
+      token: t.ck,
+      body: { title: "Again", slug: "going" },
+    });
     expect([reuse.status, reuse.body.slug]).toEqual([201, "going"]);
-    const exporter = await key(t.owner, t.siteId, { name: "export", kind: "secret", scopes: ["export", "posts:write"] });
+    const exporter = await key(t.owner, t.siteId, {
+      name: "export",
+      kind: "secret",
+      scopes: ["export", "posts:write"],
+    });
     const gateway = (exports as unknown as { default: Fetcher }).default;
     const exported = await gateway.fetch(`${BASE}/v1/export?resource=posts`, {
       headers: { authorization: `Bearer ${exporter}`, "cf-connecting-ip": "203.0.113.78" },
     });
     expect(exported.status).toBe(200);
-    const lines = (await exported.text()).trim().split("\n").map((l) => JSON.parse(l) as { title: string });
+    const lines = (await exported.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { title: string });
     expect(lines.map((l) => l.title).sort()).toEqual(["Again", "Staying"]);
   });
 

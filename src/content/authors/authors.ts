@@ -6,8 +6,8 @@
  * byline of its posts in the same batch.
  */
 import { newId } from "../../lib/ids";
-import { personaSlugBase } from "../author-personas";
 import type { KeyContext } from "../auth/key-context";
+import { personaSlugBase } from "../author-personas";
 import type { Env } from "../bindings";
 import { cachedPublicAnswer, type EdgePlace, freshUntil, type PublicAnswer } from "../edge-cache";
 import { fail, problem } from "../errors";
@@ -37,7 +37,11 @@ export function authorView(env: Pick<Env, "MEDIA_PUBLIC_BASE">, row: AuthorRow, 
   let avatar = null;
   if (row.avatar_media) {
     try {
-      avatar = imageView(env.MEDIA_PUBLIC_BASE, JSON.parse(row.avatar_media) as MediaImageRow, row.display_name);
+      avatar = imageView(
+        env.MEDIA_PUBLIC_BASE,
+        JSON.parse(row.avatar_media) as MediaImageRow,
+        row.display_name,
+      );
     } catch {
       avatar = null;
     }
@@ -60,7 +64,10 @@ export function authorsAnswer(env: Env, key: KeyContext, place: EdgePlace): Prom
     const at = new Date(now).toISOString();
     const rows = await listAuthors(env.DB, key.siteId, secret ? null : { now: at });
     // A pk_ answer depends on which posts are public: it lasts until the next publication at most.
-    return { value: { items: rows.map((r) => authorView(env, r, secret)) }, freshUntil: freshUntil(now, null) };
+    return {
+      value: { items: rows.map((r) => authorView(env, r, secret)) },
+      freshUntil: freshUntil(now, null),
+    };
   });
 }
 
@@ -68,7 +75,8 @@ async function checkAvatar(env: Env, siteId: string, value: string | null | unde
   if (value === undefined || value === null) return value;
   const id = checkMediaId(value);
   // Another site's media id answers exactly like a missing one.
-  if (!(await mediaExists(env.DB, siteId, id))) fail("UNKNOWN_MEDIA", "avatar_media_id is not a media asset of this site.");
+  if (!(await mediaExists(env.DB, siteId, id)))
+    fail("UNKNOWN_MEDIA", "avatar_media_id is not a media asset of this site.");
   return id;
 }
 
@@ -81,7 +89,11 @@ function isAuthorClash(error: unknown): boolean {
 }
 
 /** `POST /v1/authors`: an explicit slug must be free (409); a derived one gets -2, -3, … */
-export async function createAuthor(env: Env, siteId: string, input: Required<Pick<AuthorInput, "name">> & AuthorInput) {
+export async function createAuthor(
+  env: Env,
+  siteId: string,
+  input: Required<Pick<AuthorInput, "name">> & AuthorInput,
+) {
   const avatar = (await checkAvatar(env, siteId, input.avatar_media_id)) ?? null;
   const now = new Date().toISOString();
   const insert = async (slug: string) => {

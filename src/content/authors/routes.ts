@@ -4,16 +4,18 @@ import { problemResponses } from "../../lib/app";
 import type { KeyRequirement } from "../auth/api-key";
 import { keyAuth } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
-import { FeaturedImageSchema } from "../routes/post-shapes";
 import { edgePlace, sendPublicAnswer } from "../routes/cacheable";
-import { authorView, authorsAnswer, createAuthor, editAuthor } from "./authors";
+import { FeaturedImageSchema } from "../routes/post-shapes";
+import { authorsAnswer, authorView, createAuthor, editAuthor } from "./authors";
 
 const AuthorSchema = z
   .object({
     slug: z.string(),
     name: z.string(),
     bio: z.string().nullable(),
-    avatar: FeaturedImageSchema.openapi({ description: "The avatar's media asset as an image view; null without one" }),
+    avatar: FeaturedImageSchema.openapi({
+      description: "The avatar's media asset as an image view; null without one",
+    }),
     avatar_media_id: z.string().nullable().optional().openapi({ description: "ck_ keys only" }),
     created_at: z.string().optional().openapi({ description: "ck_ keys only" }),
     updated_at: z.string().optional().openapi({ description: "ck_ keys only" }),
@@ -24,7 +26,10 @@ const AuthorFields = {
   name: z.string().trim().min(1).max(100),
   slug: z.string().min(1).max(64).openapi({ description: "Lowercase letters, digits and hyphens" }),
   bio: z.string().max(2000).nullable(),
-  avatar_media_id: z.string().nullable().openapi({ description: "A media asset of the site; null clears it" }),
+  avatar_media_id: z
+    .string()
+    .nullable()
+    .openapi({ description: "A media asset of the site; null clears it" }),
 };
 const CreateAuthorSchema = z
   .object(AuthorFields)
@@ -110,7 +115,12 @@ export function registerAuthorRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const row = await editAuthor(c.env, c.get("auth").siteId, c.req.valid("param").slug, c.req.valid("json"));
+      const row = await editAuthor(
+        c.env,
+        c.get("auth").siteId,
+        c.req.valid("param").slug,
+        c.req.valid("json"),
+      );
       return c.json(authorView(c.env, row, true), 200);
     },
   );

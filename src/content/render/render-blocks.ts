@@ -4,6 +4,8 @@
  * inline HTML goes through the allowlist sanitizer. Platform blocks (ad, product card, story page, related
  * articles) and unknown types are kept in the source but never rendered.
  */
+
+import { type ImageView, webpSrcset } from "../media/image-view";
 import {
   escapeHtml,
   hasControlCharacter,
@@ -11,7 +13,6 @@ import {
   sanitizeInlineHtml,
   stripUrlWhitespace,
 } from "./inline-html";
-import { type ImageView, webpSrcset } from "../media/image-view";
 
 export { escapeHtml } from "./inline-html";
 

@@ -44,7 +44,15 @@ export async function insertPersona(
       `INSERT INTO author_personas (site_id, slug, display_name, user_id, created_at, context_name, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     )
-    .bind(row.site_id, row.slug, row.display_name, row.user_id, row.created_at, row.display_name, row.created_at)
+    .bind(
+      row.site_id,
+      row.slug,
+      row.display_name,
+      row.user_id,
+      row.created_at,
+      row.display_name,
+      row.created_at,
+    )
     .run();
   return result.meta.changes > 0;
 }
@@ -94,7 +102,9 @@ export async function listAuthors(
     ? ` AND EXISTS (SELECT 1 FROM posts p WHERE ${PUBLIC_WHERE} AND p.author_slug = a.slug)`
     : "";
   const { results } = await db
-    .prepare(`SELECT ${AUTHOR_COLUMNS} FROM author_personas a WHERE a.site_id = ?${filter} ORDER BY a.slug LIMIT 1000`)
+    .prepare(
+      `SELECT ${AUTHOR_COLUMNS} FROM author_personas a WHERE a.site_id = ?${filter} ORDER BY a.slug LIMIT 1000`,
+    )
     .bind(siteId, ...(publicOnly ? [siteId, publicOnly.now] : []))
     .all<AuthorRow>();
   return results;
@@ -119,7 +129,17 @@ export function insertAuthorStatement(
       `INSERT INTO author_personas (site_id, slug, display_name, user_id, created_at, bio, avatar_media_id, context_name, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .bind(siteId, author.slug, author.name, `author:${author.id}`, now, author.bio, author.avatarMediaId, author.name, now);
+    .bind(
+      siteId,
+      author.slug,
+      author.name,
+      `author:${author.id}`,
+      now,
+      author.bio,
+      author.avatarMediaId,
+      author.name,
+      now,
+    );
 }
 
 /**

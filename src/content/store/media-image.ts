@@ -13,4 +13,3 @@ export interface MediaImageRow {
 /** The columns to select for `MediaImageRow`, from table alias `m`. */
 export const MEDIA_IMAGE_COLUMNS =
   "m.id, m.site_id, m.r2_key, m.content_type, m.status, m.width, m.height, m.variants_json";
-

@@ -175,9 +175,15 @@ export async function finishMediaVariants(
 }
 
 /** A live asset's columns for its public view (media/image-view.ts), or null. */
-export async function mediaImageRow(db: D1Database, siteId: string, id: string): Promise<MediaImageRow | null> {
+export async function mediaImageRow(
+  db: D1Database,
+  siteId: string,
+  id: string,
+): Promise<MediaImageRow | null> {
   return db
-    .prepare(`SELECT ${MEDIA_IMAGE_COLUMNS} FROM media m WHERE m.id = ? AND m.site_id = ? AND m.status != 'deleted'`)
+    .prepare(
+      `SELECT ${MEDIA_IMAGE_COLUMNS} FROM media m WHERE m.id = ? AND m.site_id = ? AND m.status != 'deleted'`,
+    )
     .bind(id, siteId)
     .first<MediaImageRow>();
 }

@@ -19,7 +19,10 @@ const TermsSchema = z.object({ items: z.array(TermSchema) }).openapi("TaxonomyTe
 
 const TermsQuery = z.object({
   language: z.string().optional().openapi({ description: "BCP-47; count only posts in this language" }),
-  key: z.string().optional().openapi({ description: "pk_ key for browsers; ignored when Authorization is sent" }),
+  key: z
+    .string()
+    .optional()
+    .openapi({ description: "pk_ key for browsers; ignored when Authorization is sent" }),
 });
 
 function termsRoute(kind: TaxonomyKind) {
