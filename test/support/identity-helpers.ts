@@ -1,6 +1,6 @@
 /** Helpers for identity tests: requests through the real Worker, outbox reads, ready-made accounts. */
 import { env, exports } from "cloudflare:workers";
-import { base32Decode, totpAt } from "../../src/identity/totp";
+import { base32Decode, totpAt } from "../../src/identity/factors/totp";
 import { testIp } from "./client-ip";
 
 export const ORIGIN = "http://identity.test";
@@ -46,7 +46,7 @@ export function request(method: string, path: string, opts: CallOptions = {}): R
  * e-mails of magic-link and reset requests), so a test reads the outbox after it settled.
  */
 export async function call(method: string, path: string, opts: CallOptions = {}): Promise<Response> {
-  const { app } = await import("../../src/identity/app");
+  const { app } = await import("../../src/identity/core/app");
   const { createExecutionContext, waitOnExecutionContext } = await import("cloudflare:test");
   const ctx = createExecutionContext();
   const res = await app.fetch(request(method, path, opts), env, ctx);
@@ -63,7 +63,7 @@ export async function callTimed(
   path: string,
   opts: CallOptions = {},
 ): Promise<{ res: Response; ms: number }> {
-  const { app } = await import("../../src/identity/app");
+  const { app } = await import("../../src/identity/core/app");
   const { createExecutionContext, waitOnExecutionContext } = await import("cloudflare:test");
   const ctx = createExecutionContext();
   const req = request(method, path, opts);
@@ -173,16 +173,6 @@ export async function staffUser(email = freshEmail("staff"), password = GOOD_PAS
   return { email, password, secret, session, recoveryCodes: recovery_codes };
 }
 
-export async function userIdOf(email: string): Promise<string> {
-  const row = await (env as unknown as { DB: D1Database }).DB.prepare(
-    "SELECT user_id FROM email_addresses WHERE address = ? AND verified_at IS NOT NULL",
-  )
-    .bind(email.toLowerCase())
-    .first<{ user_id: string }>();
-  if (!row) throw new Error(`no verified owner of ${email}`);
-  return row.user_id;
-}
-
 /**
  * The same app on the same real bindings, with some vars changed (a provider host that is down, a
  * setting switched): only configuration differs from `call`.
@@ -193,7 +183,7 @@ export async function callWith(
   path: string,
   opts: CallOptions = {},
 ): Promise<Response> {
-  const { app } = await import("../../src/identity/app");
+  const { app } = await import("../../src/identity/core/app");
   const { createExecutionContext } = await import("cloudflare:test");
   const { waitOnExecutionContext } = await import("cloudflare:test");
   const ctx = createExecutionContext();

@@ -6,14 +6,14 @@
  * byline of its posts in the same batch.
  */
 import { newId } from "../../lib/ids";
-import type { KeyContext } from "../auth/key-context";
-import { personaSlugBase } from "../author-personas";
-import type { Env } from "../bindings";
-import { cachedPublicAnswer, type EdgePlace, freshUntil, type PublicAnswer } from "../edge-cache";
+import type { KeyContext } from "../keys/key-context";
+import { personaSlugBase } from "./personas";
+import type { Env } from "../core/bindings";
+import { cachedPublicAnswer, type EdgePlace, freshUntil, type PublicAnswer } from "../core/edge-cache";
 import { fail, problem } from "../errors";
 import { imageView } from "../media/image-view";
-import { checkAuthorSlug, checkMediaId } from "../rules/post-input";
-import { slugCandidates } from "../rules/slug";
+import { checkAuthorSlug, checkMediaId } from "../posts/input";
+import { slugCandidates } from "../posts/slug";
 import {
   type AuthorRow,
   authorBySlug,
@@ -21,9 +21,9 @@ import {
   listAuthors,
   takenPersonaSlugs,
   updateAuthor,
-} from "../store/authors";
-import type { MediaImageRow } from "../store/media-image";
-import { mediaExists } from "../store/posts";
+} from "./store";
+import type { MediaImageRow } from "../media/media-image";
+import { mediaExists } from "../posts/store";
 
 export interface AuthorInput {
   name?: string;
