@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { imageView, srcsetOf, webpSrcset } from "../../src/content/media/image-view";
-import { renderBlocks } from "../../src/content/posts/render/render-blocks";
 import type { MediaImageRow } from "../../src/content/media/media-image";
+import { renderBlocks } from "../../src/content/posts/render/render-blocks";
 import { findUnsafeHtml } from "../support/html-safety";
 
 const BASE = "https://media.example.com";

@@ -6,14 +6,16 @@
  * byline of its posts in the same batch.
  */
 import { newId } from "../../lib/ids";
-import type { KeyContext } from "../keys/key-context";
-import { personaSlugBase } from "./personas";
 import type { Env } from "../core/bindings";
 import { cachedPublicAnswer, type EdgePlace, freshUntil, type PublicAnswer } from "../core/edge-cache";
 import { fail, problem } from "../errors";
+import type { KeyContext } from "../keys/key-context";
 import { imageView } from "../media/image-view";
+import type { MediaImageRow } from "../media/media-image";
 import { checkAuthorSlug, checkMediaId } from "../posts/input";
 import { slugCandidates } from "../posts/slug";
+import { mediaExists } from "../posts/store";
+import { personaSlugBase } from "./personas";
 import {
   type AuthorRow,
   authorBySlug,
@@ -22,8 +24,6 @@ import {
   takenPersonaSlugs,
   updateAuthor,
 } from "./store";
-import type { MediaImageRow } from "../media/media-image";
-import { mediaExists } from "../posts/store";
 
 export interface AuthorInput {
   name?: string;

@@ -1,10 +1,10 @@
 /** `GET|POST /v1/authors`, `PATCH /v1/authors/{slug}` (issue 22, beyond the spec's table). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import type { KeyRequirement } from "../keys/api-key";
-import { keyAuth } from "../keys/middleware";
 import type { AppEnv } from "../core/bindings";
 import { edgePlace, sendPublicAnswer } from "../core/cacheable";
+import type { KeyRequirement } from "../keys/api-key";
+import { keyAuth } from "../keys/middleware";
 import { FeaturedImageSchema } from "../posts/shapes";
 import { authorsAnswer, authorView, createAuthor, editAuthor } from "./authors";
 

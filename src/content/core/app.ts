@@ -1,9 +1,9 @@
 /** The content service's HTTP app: routes grouped as the spec's sections, probes, docs. */
 import { createServiceApp, registerProblemSchema, serveApiDocs } from "../../lib/app";
 import { COLLECT_PATH, registerAnalyticsRoutes } from "../analytics/routes";
+import { registerAuthorRoutes } from "../authors/routes";
 import { registerBulkRoutes } from "../bulk/routes";
 import { registerFormRoutes } from "../forms/routes";
-import { registerAuthorRoutes } from "../authors/routes";
 import { registerApiKeyRoutes } from "../keys/routes";
 import { registerLeadRoutes } from "../leads/routes";
 import { registerMcpRoute } from "../mcp/routes";
@@ -15,10 +15,10 @@ import { observeRequest } from "../probes/metrics";
 import { registerProbeRoutes } from "../probes/routes";
 import { registerSiteRoutes } from "../site/routes";
 import { registerSiteSettingsRoutes } from "../site/settings-routes";
+import { registerTaxonomyRoutes } from "../taxonomy/routes";
 import { registerWebhookRoutes } from "../webhooks/routes";
 import type { AppEnv } from "./bindings";
 import { contentServices } from "./services";
-import { registerTaxonomyRoutes } from "../taxonomy/routes";
 
 export const API_INFO = {
   title: "Content Publishing API",

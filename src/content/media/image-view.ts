@@ -5,8 +5,9 @@
  * so an answer is always on the origin configured now. A `ready` asset shows its variants; while it is
  * `processing` (or `failed`) only its original.
  */
-import { mediaVariantKey } from "./store";
+
 import type { MediaImageRow } from "./media-image";
+import { mediaVariantKey } from "./store";
 
 /** One rendition on the wire: its pixel width (null when unknown), URL and MIME type. */
 export interface ImageVariant {

@@ -3,8 +3,8 @@
  * each generated variant under `sites/{site_id}/{media_id}/{width}.{ext}`.
  */
 import type { media } from "../../../schema/content";
-import { MEDIA_IMAGE_COLUMNS, type MediaImageRow } from "./media-image";
 import { PUBLIC_WHERE } from "../posts/store";
+import { MEDIA_IMAGE_COLUMNS, type MediaImageRow } from "./media-image";
 
 /**
  * Public reads (pk_ keys) see an asset only while a public post uses it: its featured image or an image

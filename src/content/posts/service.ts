@@ -15,6 +15,7 @@ import type { StoredResponse } from "../core/idempotency-store";
 import { fail, problem } from "../errors";
 import { keySite } from "../keys/api-key";
 import type { KeyContext } from "../keys/key-context";
+import { mediaImageRow } from "../media/store";
 import { getPostType } from "../site/store";
 import { type PostEventType, postEvent } from "../webhooks/events";
 import {
@@ -30,7 +31,6 @@ import {
   settleStatus,
   type UpdatePostInput,
 } from "./input";
-import { mediaImageRow } from "../media/store";
 import { postNotFound, resolveEditablePost } from "./resolve";
 import { effectiveRevision, preconditionHolds, type RevisionPrecondition } from "./revision-tag";
 import { postSummary } from "./shapes";

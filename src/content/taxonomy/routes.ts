@@ -1,9 +1,9 @@
 /** `GET /v1/categories` and `GET /v1/tags` (issue 22, beyond the spec's table). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { keyAuth } from "../keys/middleware";
 import type { AppEnv } from "../core/bindings";
 import { edgePlace, sendPublicAnswer } from "../core/cacheable";
+import { keyAuth } from "../keys/middleware";
 import { languageParam } from "../posts/resolve";
 import { type TaxonomyKind, taxonomyAnswer } from "./taxonomy";
 

@@ -5,9 +5,10 @@
  * through the public-reads edge cache (`edge-cache.ts`): keyed by the site's content version, which every
  * post write moves, so a write purges the counts with the post list and a warm read spends no storage hop.
  */
-import type { KeyContext } from "../keys/key-context";
+
 import type { Env } from "../core/bindings";
 import { cachedPublicAnswer, type EdgePlace, freshUntil, type PublicAnswer } from "../core/edge-cache";
+import type { KeyContext } from "../keys/key-context";
 import { PUBLIC_WHERE } from "../posts/store";
 
 export type TaxonomyKind = "categories" | "tags";
