@@ -4213,6 +4213,59 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "post.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A post was deleted (any status before; slug and url as they were)
+         * @description Sent to every webhook of the site subscribed to this event. Answer 2xx within 15 s; anything else (3xx included: redirects are not followed) is retried 7 times with exponential backoff, except 410 Gone.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry and for every webhook; deduplicate by it. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt (reject if far from now) */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` over "{webhook-id}.{webhook-timestamp}.{raw body}", keyed with the base64-decoded part of the `whsec_` secret. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "post.deleted";
+                        timestamp: string;
+                        data: components["schemas"]["PostEventData"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Received (any 2xx) */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "media.ready": {
         parameters: {
             query?: never;
