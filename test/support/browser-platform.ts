@@ -54,8 +54,9 @@ export default async function setup(project: TestProject) {
     handleStructuredLogs: (log) => appendFileSync(logFile, `${log.message}\n`),
     extraBindings: {
       identity: { ...FAKE_HOSTS, ISSUER: urls.gateway, WEBAUTHN_ORIGIN: `${urls.gateway},${urls.identity}` },
-      content: FAKE_HOSTS,
-      sites: FAKE_HOSTS,
+      // Media URLs on the public origin (the gateway), as the committed config has them at offset 0.
+      content: { ...FAKE_HOSTS, MEDIA_PUBLIC_BASE: `${urls.gateway}/media` },
+      sites: { ...FAKE_HOSTS, MEDIA_PUBLIC_BASE: `${urls.gateway}/media` },
       gateway: { TOKEN_ISSUER: urls.gateway },
     },
   });
