@@ -20,6 +20,7 @@ import { registerSignupRoutes } from "./routes/signup";
 import { registerSiteMemberRoutes } from "./routes/site-members";
 import { registerTotpQrRoute } from "./routes/totp-qr";
 import { registerTransferRoutes } from "./routes/transfers";
+import { registerSsoRoutes } from "./sso/routes";
 
 /** The identity HTTP app. Exported apart from the entrypoint so tests can run it with an altered env. */
 export const app = createServiceApp<AppEnv>("identity");
@@ -56,6 +57,7 @@ registerInvitationRoutes(app);
 registerSiteMemberRoutes(app);
 registerTransferRoutes(app);
 registerEventRoutes(app);
+registerSsoRoutes(app);
 registerHostedPages(app);
 
 serveApiDocs(app, {
