@@ -107,7 +107,7 @@ export async function completeSignIn(
     if (err instanceof oauth.ResponseBodyError || err instanceof oauth.AuthorizationResponseError) {
       throw new SignInRefused(err.error);
     }
-    if (err instanceof oauth.OperationProcessingError) throw new SignInRefused(err.code ?? err.message);
+    if (err instanceof oauth.OperationProcessingError) throw new SignInRefused(`${err.code}: ${err.message}`);
     if (err instanceof TypeError || (err as Error).name === "OperationProcessingError") {
       throw new SignInRefused((err as Error).message);
     }

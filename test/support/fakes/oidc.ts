@@ -63,6 +63,9 @@ async function forward(request: Request, url: URL): Promise<Response> {
     return Response.json({ sub: account.sub });
   }
   const headers = new Headers(request.headers);
+  for (const hop of ["host", "content-length", "connection", "transfer-encoding", "keep-alive", "expect"]) {
+    headers.delete(hop);
+  }
   headers.set("x-forwarded-proto", "https");
   headers.set("x-forwarded-host", IDP_HOST);
   const body =
