@@ -4,10 +4,10 @@
  * step-up (the issuer is discovered through the SSRF guard first); every owner is told of a change.
  */
 import { newId } from "../../lib/ids";
-import type { AppContext } from "../context";
+import type { AppContext } from "../core/context";
 import { fail } from "../errors";
-import { requireOrgMember } from "../members";
-import { requireStepUp } from "../step-up";
+import { requireOrgMember } from "../members/members";
+import { requireStepUp } from "../factors/step-up";
 import { domainProved, normalizeDomain, proofName, proofValue } from "./domain-proof";
 import { tellOwners } from "./notices";
 import { discover } from "./oidc";

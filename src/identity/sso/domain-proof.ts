@@ -7,7 +7,7 @@
  * is never displaced (the unique index of migration 0007).
  */
 import { DOH_TYPES, dnsName, dohQuery, RCODE_NOERROR } from "../../lib/doh";
-import type { Env } from "../worker-env";
+import type { Env } from "../core/worker-env";
 import { DOMAIN_PROOF_LABEL } from "./settings";
 
 const TOKEN_PREFIX = "platform-verify=";

@@ -3,9 +3,9 @@
  * removed) or when an owner signs in past enforced SSO (break-glass). A notice never fails the change:
  * one that cannot be sent is logged.
  */
-import type { AppContext } from "../context";
-import type { Mailer } from "../messaging";
-import type { Env } from "../worker-env";
+import type { AppContext } from "../core/context";
+import type { Mailer } from "../messaging/messaging";
+import type { Env } from "../core/worker-env";
 
 const WHAT = {
   set: "Single sign-on was set up for your organization",

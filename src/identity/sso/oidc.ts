@@ -6,7 +6,7 @@
  * request goes through the SSRF guard (outbound.ts).
  */
 import * as oauth from "oauth4webapi";
-import type { Env } from "../worker-env";
+import type { Env } from "../core/worker-env";
 import { checkProviderUrl, providerFetch } from "./outbound";
 
 export interface ProviderClient {

@@ -10,7 +10,7 @@
  */
 import { DOH_TYPES, DohUnavailable, dohQuery, RCODE_NOERROR } from "../../lib/doh";
 import { isPublicAddress, parseIPv4, parseIPv6 } from "../../lib/ip-ranges";
-import type { Env } from "../worker-env";
+import type { Env } from "../core/worker-env";
 import { SSO_FETCH_MAX_BYTES, SSO_FETCH_TIMEOUT_MS } from "./settings";
 
 /** Why a provider URL is refused before any request: definitive (a 400 when configuring). */

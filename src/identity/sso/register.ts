@@ -7,15 +7,15 @@
  * Both consume their single-use token (compare-and-set) and write everything in one batch.
  */
 import { newId } from "../../lib/ids";
-import type { AppContext } from "../context";
-import { nowIso, sha256Hex } from "../crypto";
+import type { AppContext } from "../core/context";
+import { nowIso, sha256Hex } from "../core/crypto";
 import { fail } from "../errors";
-import { consumeOtp } from "../otp";
-import { hashPassword } from "../password";
-import { enforcePasswordPolicy } from "../password-policy";
-import type { IssuedSession } from "../sessions";
-import { findVerifiedOwner } from "../store/accounts";
-import { isUniqueViolation } from "../store/d1-errors";
+import { consumeOtp } from "../messaging/otp";
+import { hashPassword } from "../signup/password";
+import { enforcePasswordPolicy } from "../signup/password-policy";
+import type { IssuedSession } from "../login/sessions";
+import { findVerifiedOwner } from "../signup/accounts-store";
+import { isUniqueViolation } from "../core/d1-errors";
 import { SSO_DEFAULT_ROLE } from "./settings";
 import { ssoSession } from "./sign-in";
 import {

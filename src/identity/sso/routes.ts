@@ -5,10 +5,10 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { bearerAuth } from "../auth";
-import type { AppEnv } from "../context";
-import { jsonBody, jsonResponse, parseOrgId, SessionResponseSchema, StepUpHeader } from "../routes/schemas";
-import { sessionResponse } from "../sessions";
+import { bearerAuth } from "../core/auth";
+import type { AppEnv } from "../core/context";
+import { jsonBody, jsonResponse, parseOrgId, SessionResponseSchema, StepUpHeader } from "../core/schemas";
+import { sessionResponse } from "../login/sessions";
 import { proveDomains, removeSso, requireOwner, setSso, ssoView } from "./admin";
 import { linkThroughSso, registerThroughSso } from "./register";
 import { finishSignIn, startSignIn } from "./sign-in";

@@ -5,7 +5,7 @@
  * database, or a ciphertext moved onto another organization's row, yields nothing.
  * Stored form: `v1.<iv base64url>.<ciphertext base64url>`.
  */
-import { base64url, fromBase64url } from "../crypto";
+import { base64url, fromBase64url } from "../core/crypto";
 
 const encoder = new TextEncoder();
 const keys = new Map<string, Promise<CryptoKey>>();

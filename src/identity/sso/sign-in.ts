@@ -7,12 +7,12 @@
  */
 import { getCookie, setCookie } from "hono/cookie";
 import * as oauth from "oauth4webapi";
-import type { AppContext } from "../context";
-import { randomToken, sha256Hex, timingSafeEqual } from "../crypto";
+import type { AppContext } from "../core/context";
+import { randomToken, sha256Hex, timingSafeEqual } from "../core/crypto";
 import { fail } from "../errors";
-import { issueOtp } from "../otp";
-import { type IssuedSession, prepareSession } from "../sessions";
-import { findVerifiedOwner } from "../store/accounts";
+import { issueOtp } from "../messaging/otp";
+import { type IssuedSession, prepareSession } from "../login/sessions";
+import { findVerifiedOwner } from "../signup/accounts-store";
 import { callbackUrl } from "./admin";
 import { authorizationUrl, completeSignIn, discover, SignInRefused, type VerifiedIdentity } from "./oidc";
 import { openClientSecret } from "./secret-box";

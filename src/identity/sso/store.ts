@@ -1,6 +1,6 @@
 /** The SSO tables (migration 0007): configurations, vouched domains, logins in flight, links, sessions. */
 import type { orgSso, ssoDomains, ssoPending } from "../../../schema/identity";
-import { isoIn, nowIso } from "../crypto";
+import { isoIn, nowIso } from "../core/crypto";
 import { SSO_LOGIN_TTL_S, SSO_PENDING_TTL_S } from "./settings";
 
 export type SsoConfigRow = typeof orgSso.$inferSelect;
