@@ -41,9 +41,12 @@ export function ssoSettings(domain: string, extra: Record<string, unknown> = {})
 }
 
 /** An organization whose owner configured SSO with `idp.test` and proved one domain. */
-export async function ssoOrg(extra: Record<string, unknown> = {}): Promise<SsoOrg> {
+export async function ssoOrg(
+  extra: Record<string, unknown> = {},
+  existingOwner?: SsoOrg["owner"],
+): Promise<SsoOrg> {
   await dnsZone("idp.test", { A: [PUBLIC_A] });
-  const owner = await signupVerified();
+  const owner = existingOwner ?? (await signupVerified());
   const slug = `sso-${crypto.randomUUID().slice(0, 8)}`;
   const created = await call("POST", "/api/v1/auth/orgs", {
     token: owner.session.access_token,
