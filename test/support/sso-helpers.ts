@@ -5,14 +5,12 @@
  */
 import { proofValue } from "../../src/identity/sso/domain-proof";
 import { call, freshIp, json, signupVerified, withStepUp } from "./identity-helpers";
-import { IDP_CLIENT, IDP_ISSUER, TEST_CALLBACK } from "./oidc-constants";
+import { cookieOf, dnsZone, followProvider, idpAccount, fragmentToken as tokenIn } from "./oidc-browser";
+import { IDP_CLIENT, IDP_ISSUER } from "./oidc-constants";
+
+export { cookieOf, dnsZone, idpAccount };
 
 const PUBLIC_A = "93.184.216.34";
-
-export async function dnsZone(name: string, zone: Record<string, unknown>) {
-  const res = await fetch(`https://dns.test/__zone/${name}`, { method: "PUT", body: JSON.stringify(zone) });
-  if (res.status !== 204) throw new Error(`zone ${name}: ${res.status}`);
-}
 
 export function freshDomain(tag = "acme"): string {
   return `${tag}-${crypto.randomUUID().slice(0, 8)}.test`;
@@ -64,27 +62,6 @@ export async function ssoOrg(
   return { orgId, slug, domain, owner };
 }
 
-/** Registers an account at the provider (claims and, for refusal tests, how its ID token is spoiled). */
-export async function idpAccount(input: {
-  email: string;
-  email_verified?: boolean;
-  name?: string;
-  amr?: string[];
-  tamper?: "nonce" | "aud" | "expired" | "iss" | "none" | "foreign";
-}): Promise<string> {
-  const res = await fetch(`${IDP_ISSUER}/__accounts`, { method: "POST", body: JSON.stringify(input) });
-  return ((await res.json()) as { sub: string }).sub;
-}
-
-function cookieOf(res: Response, name: string): string | null {
-  for (const line of res.headers.getSetCookie()) {
-    const [pair] = line.split(";");
-    const [k, ...v] = (pair ?? "").split("=");
-    if (k?.trim() === name) return v.join("=");
-  }
-  return null;
-}
-
 /**
  * The browser's way through: `GET /sso/start`, then the provider's redirects (its cookies kept) until
  * it sends the browser back to our callback. Returns the callback path and the browser cookie.
@@ -92,31 +69,9 @@ function cookieOf(res: Response, name: string): string | null {
 export async function throughProvider(query: string, ip = freshIp()) {
   const start = await call("GET", `/api/v1/auth/sso/start?${query}`, { ip });
   if (start.status !== 303) throw new Error(`start ${start.status}: ${await start.text()}`);
-  const browser = cookieOf(start, "svc_sso");
-  let url = start.headers.get("location") ?? "";
-  const jar = new Map<string, string>();
-  for (let hop = 0; hop < 8 && !url.startsWith(TEST_CALLBACK); hop++) {
-    const res = await fetch(url, {
-      redirect: "manual",
-      headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; ") },
-    });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(";");
-      const [k, ...v] = (pair ?? "").split("=");
-      if (k) jar.set(k.trim(), v.join("="));
-    }
-    const next = res.headers.get("location");
-    if (!next) throw new Error(`provider answered ${res.status}: ${await res.text()}`);
-    url = new URL(next, url).toString();
-  }
-  if (!url.startsWith(TEST_CALLBACK)) throw new Error(`never came back: ${url}`);
-  const callback = new URL(url);
-  return {
-    path: `${callback.pathname}${callback.search}`,
-    browser: browser ?? "",
-    authorize: start.headers.get("location") ?? "",
-    ip,
-  };
+  const browser = cookieOf(start, "svc_sso") ?? "";
+  const authorize = start.headers.get("location") ?? "";
+  return { path: await followProvider(authorize), browser, authorize, ip };
 }
 
 export function callback(path: string, browser: string, ip?: string) {
@@ -125,10 +80,5 @@ export function callback(path: string, browser: string, ip?: string) {
 
 /** `#register=<token>` / `#link=<token>` of the callback's redirect. */
 export function fragmentToken(res: Response, kind: "register" | "link"): string {
-  const location = res.headers.get("location") ?? "";
-  const m = new RegExp(`#${kind}=([A-Za-z0-9_-]+)`).exec(location);
-  if (!m) throw new Error(`no ${kind} token in ${location}`);
-  return m[1]!;
+  return tokenIn(res.headers.get("location") ?? "", kind);
 }
-
-export { cookieOf };
