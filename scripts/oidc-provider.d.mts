@@ -31,6 +31,13 @@ export declare function startOidcProvider(options: {
   host?: string;
   port?: number;
   autoLogin?: boolean;
+  /** Test harness only: handles a request first when it returns true. */
+  control?: (
+    req: import("node:http").IncomingMessage,
+    res: import("node:http").ServerResponse,
+    url: URL,
+    tools: { addAccount(input: OidcAccountInput): OidcAccount },
+  ) => boolean | Promise<boolean>;
   /** Let the process exit while it listens (tests). */
   unref?: boolean;
   accounts?: OidcAccountInput[];

@@ -134,7 +134,10 @@ export async function startOidcProvider(options) {
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://local");
-    interaction(req, res, url)
+    // Test-only control routes of the harness (never given by `npm start`).
+    const controlled = options.control ? options.control(req, res, url, { addAccount, readForm }) : false;
+    Promise.resolve(controlled)
+      .then((done) => (done ? true : interaction(req, res, url)))
       .then((done) => (done ? undefined : handle(req, res)))
       .catch((err) => {
         if (!res.headersSent) res.writeHead(400, { "content-type": "text/plain" });
