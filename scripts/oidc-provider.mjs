@@ -113,7 +113,7 @@ export async function startOidcProvider(options) {
     if (req.method === "POST" && m[2]) {
       const form = await readForm(req);
       const account = byEmail.get((form.get("email") ?? "").toLowerCase());
-      if (!account || !account.password || account.password !== form.get("password")) {
+      if (!account?.password || account.password !== form.get("password")) {
         res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
         res.end(loginForm(m[1], "Unknown e-mail or wrong password."));
         return true;
