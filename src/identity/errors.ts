@@ -111,6 +111,11 @@ export const beyondSpec = defineErrors({
   SSO_DOMAIN_NOT_VOUCHED: 403,
   /** Organization SSO: the provider could not be reached or answered something unusable. */
   SSO_PROVIDER_UNAVAILABLE: 502,
+  /**
+   * Issue 24: a sign-in whose proof succeeded on an account in its deletion grace period; `details`
+   * names the cancel operation and the end of the grace. Never answered before the proof.
+   */
+  ACCOUNT_PENDING_DELETION: 403,
   /** Readiness probe: a dependency ping failed (spec: 503). */
   NOT_READY: 503,
   PAYLOAD_TOO_LARGE: CommonErrors.PAYLOAD_TOO_LARGE.status,

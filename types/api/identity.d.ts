@@ -709,7 +709,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description EMAIL_NOT_VERIFIED (only after the password matched) */
+                /** @description EMAIL_NOT_VERIFIED, ACCOUNT_PENDING_DELETION (only after the password matched) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -816,7 +816,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description EMAIL_NOT_VERIFIED */
+                /** @description EMAIL_NOT_VERIFIED, ACCOUNT_PENDING_DELETION (only after the password matched) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1158,7 +1158,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description FORBIDDEN */
+                /** @description FORBIDDEN, ACCOUNT_PENDING_DELETION (only after the code matched) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1316,7 +1316,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description EMAIL_NOT_VERIFIED (only after the assertion verified), FORBIDDEN */
+                /** @description EMAIL_NOT_VERIFIED, ACCOUNT_PENDING_DELETION (only after the assertion verified), FORBIDDEN */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4872,7 +4872,7 @@ export interface paths {
                 query?: {
                     /** @description next_cursor of the previous page */
                     cursor?: string;
-                    type?: "sign_in_succeeded" | "sign_in_failed" | "sign_in_locked" | "factor_added" | "factor_removed" | "recovery_codes_generated" | "recovery_code_used" | "address_added" | "address_verified" | "address_made_primary" | "address_removed" | "password_changed" | "password_reset" | "sessions_revoked" | "not_me_used";
+                    type?: "sign_in_succeeded" | "sign_in_failed" | "sign_in_locked" | "factor_added" | "factor_removed" | "recovery_codes_generated" | "recovery_code_used" | "address_added" | "address_verified" | "address_made_primary" | "address_removed" | "password_changed" | "password_reset" | "sessions_revoked" | "not_me_used" | "account_deletion_requested" | "account_deletion_cancelled" | "account_erased";
                     limit?: number;
                 };
                 header?: never;
@@ -4997,180 +4997,19 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/auth/orgs/{org_id}/sso": {
+    "/api/v1/auth/account": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The organization's single sign-on (owners) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    org_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Configuration (never the secret) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OrgSso"];
-                    };
-                };
-                /** @description BAD_ORG */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description UNAUTHORIZED */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description FORBIDDEN (not an owner) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
-        /**
-         * Set the organization's OpenID provider (owners; step-up)
-         * @description Extends the spec's step-up operations (Authentication rule 3; issue 24): header `X-Step-Up-Code`, 428 `STEP_UP_REQUIRED` without it, 401 `CODE_INVALID`, 503 `STEP_UP_UNAVAILABLE`; nothing changes before the proof.
-         */
-        put: {
-            parameters: {
-                query?: never;
-                header?: {
-                    "x-step-up-code"?: string;
-                };
-                path: {
-                    org_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["OrgSsoSettings"];
-                };
-            };
-            responses: {
-                /** @description Set */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OrgSso"];
-                    };
-                };
-                /** @description BAD_ORG, BAD_REQUEST, SSO_ISSUER_INVALID */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description UNAUTHORIZED, CODE_INVALID */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description FORBIDDEN (not an owner) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description STEP_UP_REQUIRED */
-                428: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description SSO_PROVIDER_UNAVAILABLE */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description STEP_UP_UNAVAILABLE */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get?: never;
+        put?: never;
         post?: never;
         /**
-         * Remove single sign-on (owners; step-up); its SSO sessions end
-         * @description Extends the spec's step-up operations (Authentication rule 3; issue 24): header `X-Step-Up-Code`, 428 `STEP_UP_REQUIRED` without it, 401 `CODE_INVALID`, 503 `STEP_UP_UNAVAILABLE`; nothing changes before the proof.
+         * Delete the caller's account (step-up): every session ends; erased after 30 days unless cancelled
+         * @description Extends the spec's step-up operations (Authentication rule 3; issue 24): without header `X-Step-Up-Code` a code goes to the primary address and the answer is 428 `STEP_UP_REQUIRED` (details `channel`, `sent_to`); a wrong code is 401 `CODE_INVALID`; 503 `STEP_UP_UNAVAILABLE` when it cannot be sent or checked (nothing done). Refused with 409 (and the names, in `details.orgs` and `details.sites`) while the account is the last owner of an organization or site; checked before any code is sent. Until `erase_after` the account cannot sign in (403 `ACCOUNT_PENDING_DELETION` after a successful proof) and the deletion can be cancelled with `POST /api/v1/auth/account/deletion/cancel`.
          */
         delete: {
             parameters: {
@@ -5178,27 +5017,18 @@ export interface paths {
                 header?: {
                     "x-step-up-code"?: string;
                 };
-                path: {
-                    org_id: string;
-                };
+                path?: never;
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Removed (also when there was none) */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description BAD_ORG */
-                400: {
+                /** @description Scheduled; every session ended (cookies cleared) */
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/problem+json": components["schemas"]["Problem"];
+                        "application/json": components["schemas"]["AccountDeletion"];
                     };
                 };
                 /** @description UNAUTHORIZED, CODE_INVALID */
@@ -5210,331 +5040,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description FORBIDDEN (not an owner) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description STEP_UP_REQUIRED */
-                428: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description STEP_UP_UNAVAILABLE */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/orgs/{org_id}/sso/domains/verify": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Read the DNS proof of the vouched domains now (owners) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    org_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Configuration */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OrgSso"];
-                    };
-                };
-                /** @description BAD_ORG */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description UNAUTHORIZED */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description FORBIDDEN (not an owner) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/sso/start": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Start signing in through an organization's provider (by slug or e-mail domain)
-         * @description Redirects (303) to the provider with an authorization code request (PKCE S256, state, nonce) bound to this browser by a cookie; with `Accept: application/json` answers 200 with the URL instead. An unknown organization and one without single sign-on answer the same 404.
-         */
-        get: {
-            parameters: {
-                query?: {
-                    org?: string;
-                    email?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The provider's authorization URL */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            authorization_url: string;
-                        };
-                    };
-                };
-                /** @description To the provider */
-                303: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description BAD_REQUEST */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description SSO_PROVIDER_UNAVAILABLE */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/sso/callback": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The provider's redirect back: verifies the ID token, then signs in, or asks to register or link
-         * @description 303 to the hosted page `/auth/sso`: `#done` (session cookies set), `#register=<token>` (an unknown person from a vouched domain: POST /api/v1/auth/sso/register), or `#link=<token>` (an existing account: the code e-mailed to its address, POST /api/v1/auth/sso/link).
-         */
-        get: {
-            parameters: {
-                query?: {
-                    state?: string;
-                    code?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description To the hosted page */
-                303: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description SSO_SIGN_IN_FAILED */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description SSO_DOMAIN_NOT_VOUCHED, FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description SSO_PROVIDER_UNAVAILABLE */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/sso/register": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create the account of a person from a vouched domain after their SSO sign-in
-         * @description The spec's `POST /v1/auth/sso/register`. Body: the `registration_token` of the callback, an optional `display_name`, and a `password` (password policy) only when the organization allows passwords. The account joins the organization with its default role; 201 issues a session.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SsoRegisterRequest"];
-                };
-            };
-            responses: {
-                /** @description Registered and signed in */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SessionResponse"];
-                    };
-                };
-                /** @description BAD_REQUEST, PASSWORD_TOO_WEAK, PASSWORD_BREACHED */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description SSO_TOKEN_INVALID */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description EMAIL_TAKEN */
+                /** @description LAST_ORG_OWNER, LAST_SITE_OWNER (details.orgs, details.sites: id and name) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5543,8 +5049,109 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description PASSWORD_CHECK_UNAVAILABLE */
+                /** @description STEP_UP_REQUIRED */
+                428: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RATE_LIMITED (step-up code sends and checks) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description STEP_UP_UNAVAILABLE (nothing changed) */
                 503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/account/deletion/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an account's deletion during its grace period, proved by a code e-mailed to its address
+         * @description Two calls. Without `code`: 202, the same answer for every address; a code goes to the address only when it is a verified address of an account whose deletion can still be cancelled. With `code`: 200 and the account can sign in again (its sessions stay ended); every failure is 401 `CODE_INVALID`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AccountDeletionCancelRequest"];
+                };
+            };
+            responses: {
+                /** @description Cancelled */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "active";
+                        };
+                    };
+                };
+                /** @description Code sent if the deletion can be cancelled */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                        };
+                    };
+                };
+                /** @description INVALID_EMAIL */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description CODE_INVALID */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5560,7 +5167,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/auth/sso/link": {
+    "/api/v1/auth/account/export": {
         parameters: {
             query?: never;
             header?: never;
@@ -5569,31 +5176,59 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Link an existing account to its organization's provider with the code e-mailed to its address */
+        /**
+         * Everything the caller's account holds, as one JSON document (step-up); never secrets or hashes
+         * @description Extends the spec's step-up operations (Authentication rule 3; issue 24): without header `X-Step-Up-Code` a code goes to the primary address and the answer is 428 `STEP_UP_REQUIRED` (details `channel`, `sent_to`); a wrong code is 401 `CODE_INVALID`; 503 `STEP_UP_UNAVAILABLE` when it cannot be sent or checked (nothing done). A POST because asking for the step-up sends mail.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    "x-step-up-code"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SsoLinkRequest"];
-                };
-            };
+            requestBody?: never;
             responses: {
-                /** @description Linked and signed in */
+                /** @description The account's data */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["SessionResponse"];
+                        "application/json": components["schemas"]["AccountExport"];
                     };
                 };
-                /** @description SSO_TOKEN_INVALID, CODE_INVALID */
+                /** @description UNAUTHORIZED, CODE_INVALID */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description STEP_UP_REQUIRED */
+                428: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RATE_LIMITED (step-up code sends and checks) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description STEP_UP_UNAVAILABLE (nothing exported) */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5698,6 +5333,7 @@ export interface components {
             expires_at: string;
             ip: string | null;
             user_agent: string | null;
+            device: string | null;
             auth_method: string;
             trusted_device: boolean;
             current: boolean;
@@ -5837,38 +5473,114 @@ export interface components {
             user_agent: string | null;
             created_at: string;
         };
-        OrgSso: {
-            configured: boolean;
-            issuer: string | null;
-            client_id: string | null;
-            enforced: boolean;
-            allow_passwords: boolean;
-            redirect_uri: string;
-            domains: {
-                domain: string;
-                verified: boolean;
-                txt_name: string;
-                txt_value: string;
+        AccountDeletion: {
+            /** @enum {string} */
+            status: "pending_deletion";
+            erase_after: string;
+            grace_days: number;
+            cancel: string;
+        };
+        AccountDeletionCancelRequest: {
+            email: string;
+            code?: string;
+        };
+        AccountExport: {
+            /** @enum {string} */
+            format: "site-platform.account-export/1";
+            exported_at: string;
+            profile: {
+                id: string;
+                display_name: string | null;
+                status: string;
+                password_set: boolean;
+                created_at: string;
+                updated_at: string;
+            };
+            email_addresses: {
+                id: string;
+                address: string;
+                is_primary: boolean;
+                verified_at: string | null;
+                usable_at: string | null;
+                created_at: string;
             }[];
-        };
-        OrgSsoSettings: {
-            issuer: string;
-            client_id: string;
-            client_secret: string;
-            domains: string[];
-            /** @default false */
-            enforced: boolean;
-            /** @default true */
-            allow_passwords: boolean;
-        };
-        SsoRegisterRequest: {
-            registration_token: string;
-            display_name?: string;
-            password?: string;
-        };
-        SsoLinkRequest: {
-            link_token: string;
-            code: string;
+            phone: {
+                e164: string;
+                verified_at: string | null;
+                created_at: string;
+            } | null;
+            factors: {
+                /** @enum {string} */
+                kind: "totp" | "sms" | "passkey";
+                confirmed_at: string | null;
+                created_at: string;
+            }[];
+            recovery_codes: {
+                total: number;
+                unused: number;
+                generated_at: string | null;
+            } | null;
+            passkeys: {
+                id: string;
+                name: string | null;
+                discoverable: boolean | null;
+                created_at: string;
+                last_used_at: string | null;
+            }[];
+            sessions: {
+                id: string;
+                auth_method: string;
+                trusted_device: boolean;
+                ip: string | null;
+                user_agent: string | null;
+                created_at: string;
+                expires_at: string;
+                revoked_at: string | null;
+                revoked_reason: string | null;
+            }[];
+            memberships: {
+                orgs: {
+                    org_id: string;
+                    name: string;
+                    slug: string;
+                    role: string;
+                    created_at: string;
+                    titular_owner: boolean;
+                }[];
+                sites: {
+                    site_id: string;
+                    org_id: string | null;
+                    role: string;
+                    created_at: string;
+                    name: string | null;
+                }[];
+            };
+            invitations: {
+                id: string;
+                scope: string;
+                org_id: string;
+                org_name: string;
+                site_id: string | null;
+                site_name: string | null;
+                email: string;
+                role: string;
+                created_at: string;
+                expires_at: string;
+                accepted_at: string | null;
+                revoked_at: string | null;
+                sent: boolean;
+                received: boolean;
+            }[];
+            security_events: {
+                id: string;
+                type: string;
+                method: string | null;
+                target: string | null;
+                detail: string | null;
+                ip_prefix: string | null;
+                user_agent: string | null;
+                created_at: string;
+            }[];
         };
     };
     responses: never;

@@ -35,6 +35,8 @@ export const OTP_POLICY = {
   phone_verify: { ttl: 10 * 60, attempts: 5, link: false },
   /** Issue 24 §1: proves the address of an existing account before its first SSO sign-in links it. */
   sso_link: { ttl: 15 * 60, attempts: 5, link: false },
+  /** Issue 24: cancelling an account's deletion during its grace period (src/identity/account/). */
+  account_restore: { ttl: 30 * 60, attempts: 5, link: false },
 } as const;
 export type OtpPurpose = keyof typeof OTP_POLICY;
 
@@ -86,6 +88,9 @@ export const RATE_LIMITS = {
   invite_accept_ip: [20, 600],
   step_up_send: [5, 600],
   step_up_verify_user: [10, 600],
+  /** Issue 24: codes that cancel an account's deletion, per client and per pair of address and client. */
+  restore_ip: [10, 900],
+  restore_pair: [3, 900],
 } as const satisfies Record<string, readonly [number, number]>;
 export type RateLimitName = keyof typeof RATE_LIMITS;
 

@@ -17,7 +17,9 @@ export type MessagePurpose =
   | "factor_added_notice"
   | "recovery_codes_notice"
   | "sso_link"
-  | "sso_notice";
+  | "sso_notice"
+  | "account_restore"
+  | "account_deletion_notice";
 
 export interface OutboundMessage {
   to: string;
