@@ -6,8 +6,8 @@
 import { newId } from "../../lib/ids";
 import type { AppContext } from "../core/context";
 import { fail } from "../errors";
-import { requireOrgMember } from "../members/members";
 import { requireStepUp } from "../factors/step-up";
+import { requireOrgMember } from "../members/members";
 import { domainProved, normalizeDomain, proofName, proofValue } from "./domain-proof";
 import { tellOwners } from "./notices";
 import { discover } from "./oidc";

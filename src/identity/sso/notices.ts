@@ -3,9 +3,11 @@
  * removed) or when an owner signs in past enforced SSO (break-glass). A notice never fails the change:
  * one that cannot be sent is logged.
  */
+import type { emailAddresses, orgs } from "../../../schema/identity";
+import type { Row } from "../../lib/rows";
 import type { AppContext } from "../core/context";
-import type { Mailer } from "../messaging/messaging";
 import type { Env } from "../core/worker-env";
+import type { Mailer } from "../messaging/messaging";
 
 const WHAT = {
   set: "Single sign-on was set up for your organization",
@@ -24,7 +26,7 @@ async function ownerAddresses(db: D1Database, orgId: string) {
        WHERE m.org_id = ?`,
     )
     .bind(orgId)
-    .all<{ address: string; name: string }>();
+    .all<Row<typeof emailAddresses, "address"> & Row<typeof orgs, "name">>();
   return results;
 }
 

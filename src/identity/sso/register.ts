@@ -9,13 +9,13 @@
 import { newId } from "../../lib/ids";
 import type { AppContext } from "../core/context";
 import { nowIso, sha256Hex } from "../core/crypto";
+import { isUniqueViolation } from "../core/d1-errors";
 import { fail } from "../errors";
+import type { IssuedSession } from "../login/sessions";
 import { consumeOtp } from "../messaging/otp";
+import { findVerifiedOwner } from "../signup/accounts-store";
 import { hashPassword } from "../signup/password";
 import { enforcePasswordPolicy } from "../signup/password-policy";
-import type { IssuedSession } from "../login/sessions";
-import { findVerifiedOwner } from "../signup/accounts-store";
-import { isUniqueViolation } from "../core/d1-errors";
 import { SSO_DEFAULT_ROLE } from "./settings";
 import { ssoSession } from "./sign-in";
 import {

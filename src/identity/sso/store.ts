@@ -1,5 +1,13 @@
 /** The SSO tables (migration 0007): configurations, vouched domains, logins in flight, links, sessions. */
-import type { orgSso, ssoDomains, ssoPending } from "../../../schema/identity";
+import type {
+  orgSso,
+  ssoDomains,
+  ssoIdentities,
+  ssoLogins,
+  ssoPending,
+  users,
+} from "../../../schema/identity";
+import type { Computed, Row } from "../../lib/rows";
 import { isoIn, nowIso } from "../core/crypto";
 import { SSO_LOGIN_TTL_S, SSO_PENDING_TTL_S } from "./settings";
 
@@ -41,7 +49,7 @@ export function domainVouched(db: D1Database, orgId: string, domain: string) {
   return db
     .prepare("SELECT 1 AS ok FROM sso_domains WHERE org_id = ? AND domain = ? AND verified_at IS NOT NULL")
     .bind(orgId, domain)
-    .first<{ ok: number }>();
+    .first<Computed<{ ok: number }>>();
 }
 
 /**
@@ -104,7 +112,7 @@ export function domainHeldElsewhere(db: D1Database, orgId: string, domain: strin
   return db
     .prepare("SELECT 1 AS ok FROM sso_domains WHERE domain = ? AND org_id <> ? AND verified_at IS NOT NULL")
     .bind(domain, orgId)
-    .first<{ ok: number }>();
+    .first<Computed<{ ok: number }>>();
 }
 
 /** Removes the configuration and everything hanging from it; its SSO sessions are revoked. */
@@ -164,13 +172,7 @@ export function consumeLogin(db: D1Database, stateHash: string) {
        RETURNING org_id, config_id, browser_hash, code_verifier, nonce`,
     )
     .bind(now, stateHash)
-    .first<{
-      org_id: string;
-      config_id: string;
-      browser_hash: string;
-      code_verifier: string;
-      nonce: string;
-    }>();
+    .first<Row<typeof ssoLogins, "org_id" | "config_id" | "browser_hash" | "code_verifier" | "nonce">>();
 }
 
 export function linkedUser(db: D1Database, orgId: string, subject: string) {
@@ -180,7 +182,9 @@ export function linkedUser(db: D1Database, orgId: string, subject: string) {
        FROM sso_identities i JOIN users u ON u.id = i.user_id WHERE i.org_id = ? AND i.subject = ?`,
     )
     .bind(orgId, subject)
-    .first<{ user_id: string; status: string; member: number }>();
+    .first<
+      Row<typeof ssoIdentities, "user_id"> & Row<typeof users, "status"> & Computed<{ member: number }>
+    >();
 }
 
 export function insertPending(
