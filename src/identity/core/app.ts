@@ -21,6 +21,7 @@ import { usePasswordCost } from "../signup/password";
 import { registerSignupRoutes } from "../signup/routes";
 import { registerTransferRoutes } from "../transfers/routes";
 import type { AppEnv } from "./context";
+import { registerSsoRoutes } from "../sso/routes";
 
 /** The identity HTTP app. Exported apart from the entrypoint so tests can run it with an altered env. */
 export const app = createServiceApp<AppEnv>("identity");
@@ -57,6 +58,7 @@ registerInvitationRoutes(app);
 registerSiteMemberRoutes(app);
 registerTransferRoutes(app);
 registerEventRoutes(app);
+registerSsoRoutes(app);
 registerAccountRoutes(app);
 registerHostedPages(app);
 
