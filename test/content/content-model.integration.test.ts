@@ -50,7 +50,12 @@ describe("DELETE /v1/posts/{reference}", () => {
     // A moment more: a second event would have arrived by now.
     await new Promise((r) => setTimeout(r, 300));
     expect(await recorded(t.site.id, "event:post.deleted")).toHaveLength(1);
-    expect(deleted[0]).toMatchObject({ type: "post.deleted", slug: "race", status: "deleted", post_id: post.id });
+    expect(deleted[0]).toMatchObject({
+      type: "post.deleted",
+      slug: "race",
+      status: "deleted",
+      post_id: post.id,
+    });
     expect(await recorded(t.site.id, "cache_purge")).toEqual([
       { urls: [`https://${t.site.primary_domain}/race`] },
     ]);

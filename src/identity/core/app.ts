@@ -19,9 +19,9 @@ import { registerProbeRoutes } from "../probes/routes";
 import { RangeApiBreachChecker } from "../signup/breach";
 import { usePasswordCost } from "../signup/password";
 import { registerSignupRoutes } from "../signup/routes";
+import { registerSsoRoutes } from "../sso/routes";
 import { registerTransferRoutes } from "../transfers/routes";
 import type { AppEnv } from "./context";
-import { registerSsoRoutes } from "../sso/routes";
 
 /** The identity HTTP app. Exported apart from the entrypoint so tests can run it with an altered env. */
 export const app = createServiceApp<AppEnv>("identity");
