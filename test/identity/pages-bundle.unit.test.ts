@@ -32,6 +32,7 @@ describe("the pages' browser bundle", () => {
       "password-reset.js",
       "sign-in.js",
       "sign-up.js",
+      "sso.js",
     ]);
     for (const [name, text] of Object.entries(committed as Record<string, string>)) {
       expect(text, name).toMatch(/^"use strict";\n\(\(\) => \{\n/);

@@ -2,6 +2,7 @@
 
 import { A, S } from "./shared/flow";
 import type { RequestOptionsJSON, SecondFactorStart, SignedInBody } from "./shared/globals";
+import { wireSsoStart } from "./shared/sso-start";
 
 const form = document.getElementById("password-form") as HTMLFormElement;
 const noFactor = document.getElementById("no-factor") as HTMLElement;
@@ -99,3 +100,5 @@ document.getElementById("send-link")!.addEventListener("click", async () => {
   if (!result.ok) return A.announce(A.message(result), "error");
   location.assign(S.withNext("/auth/magic-link", { email: email.value, sent: "1" }));
 });
+
+wireSsoStart();

@@ -1,0 +1,42 @@
+/**
+ * `sso.js`: the page the single sign-on callback lands on (`/auth/sso`). `#done`: signed in (the session
+ * cookies are set), on to the account page; `#register=<token>`: a name (and, when allowed, a password)
+ * creates the account; `#link=<token>`: the code e-mailed to the existing account links it.
+ */
+
+import { A, S } from "./shared/flow";
+import type { SignedInBody } from "./shared/globals";
+
+const hash = new URLSearchParams(location.hash.slice(1));
+history.replaceState(null, "", location.pathname);
+const register = document.getElementById("sso-register") as HTMLFormElement;
+const link = document.getElementById("sso-link") as HTMLFormElement;
+if (hash.has("done")) {
+  location.assign("/auth/account");
+} else if (hash.get("register")) {
+  register.hidden = false;
+  A.form(register, async (data) => {
+    const body: { registration_token: string | null; display_name: string | undefined; password?: string } = {
+      registration_token: hash.get("register"),
+      display_name: data.display_name,
+    };
+    if (data.password) body.password = data.password;
+    const result = await A.api<SignedInBody>("POST", "/sso/register", body, { token: false });
+    if (result.ok) return S.signedIn(result.body);
+    A.announce(A.message(result), "error");
+  });
+} else if (hash.get("link")) {
+  link.hidden = false;
+  A.form(link, async (data) => {
+    const result = await A.api<SignedInBody>(
+      "POST",
+      "/sso/link",
+      { link_token: hash.get("link"), code: data.code },
+      { token: false },
+    );
+    if (result.ok) return S.signedIn(result.body);
+    A.announce(A.message(result), "error");
+  });
+} else {
+  A.announce("This sign-in link is incomplete. Start again from the sign-in page.", "error");
+}
