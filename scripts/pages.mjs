@@ -2,7 +2,7 @@
 // served asset `/auth/assets/<name>.js`) with esbuild into src/identity/pages/browser-bundle.json (asset
 // name -> JS text), the one generated file the identity Worker imports in every runtime (vitest in workerd,
 // `npm start`, `wrangler deploy`). Committed; test/identity/pages-bundle.unit.test.ts fails when it is stale.
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -35,6 +35,24 @@ export async function buildPages() {
     out[file.replace(/\.ts$/, ".js")] = output.text;
   }
   return out;
+}
+
+/**
+ * Files of src/identity outside browser/ that hold browser code in a string (what the bundle replaced):
+ * `file:line` of each DOM call. Kept empty by the freshness test.
+ */
+export function scriptsInStrings() {
+  const identity = path.join(root, "src/identity");
+  const dom =
+    /\bdocument\.(getElementById|querySelector)|\.addEventListener\(|\bwindow\.(Auth|SignIn)\s*[.=;]/;
+  return readdirSync(identity, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".ts") && !path.join(identity, f).startsWith(`${sourceDir}${path.sep}`))
+    .flatMap((f) =>
+      readFileSync(path.join(identity, f), "utf8")
+        .split("\n")
+        .flatMap((line, i) => (dom.test(line) ? [`src/identity/${f}:${i + 1}`] : [])),
+    )
+    .sort();
 }
 
 /** The file's text: stable key order, one trailing newline. */

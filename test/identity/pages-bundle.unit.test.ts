@@ -4,7 +4,7 @@
  * fails when the committed file differs (a script changed without `npm run pages`).
  */
 import { describe, expect, it } from "vitest";
-import { buildPages, bundleText } from "../../scripts/pages.mjs";
+import { buildPages, bundleText, scriptsInStrings } from "../../scripts/pages.mjs";
 import committed from "../../src/identity/pages/browser-bundle.json";
 
 describe("the pages' browser bundle", () => {
@@ -38,5 +38,9 @@ describe("the pages' browser bundle", () => {
       expect(text, name).toMatch(/^"use strict";\n\(\(\) => \{\n/);
       expect(text, name).not.toMatch(/^\s*(import|export)\s/m);
     }
+  });
+
+  it("leaves no browser script in a TypeScript string elsewhere in src/identity (it goes under pages/browser/)", () => {
+    expect(scriptsInStrings()).toEqual([]);
   });
 });
