@@ -20,6 +20,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import os from "node:os";
 import path from "node:path";
 import {
+  contentRoutes,
   DEFAULT_SETTINGS,
   DEPLOY_ORDER,
   EXAMPLE_SETTINGS,
@@ -109,7 +110,11 @@ function describePlan(settings, settingsFile, env, log) {
     const reach =
       name === "gateway"
         ? settings.workers?.gateway?.routes?.map((r) => r.pattern).join(", ") || "workers.dev"
-        : "no public URL (service bindings only)";
+        : name === "content"
+          ? contentRoutes(settings.workers?.gateway?.routes ?? [])
+              .map((r) => (typeof r === "string" ? r : r.pattern))
+              .join(", ") || "no public URL (the gateway forwards /v1/* and /media/*)"
+          : "no public URL (service bindings only)";
     log(`     ${name}: ${reach}`);
     if (gen.length) log(`       secrets generated when absent: ${gen.join(", ")}`);
     const shared = Object.keys(SHARED_SECRETS).filter((k) => SHARED_SECRETS[k].workers.includes(name));

@@ -1,5 +1,6 @@
-// Starts the four Workers in one Miniflare (one workerd process): the gateway as the entry worker,
-// each service also on its own port, all bindings local and persisted under `persist`. Used by
+// Starts the four Workers in one Miniflare (one workerd process): the gateway as the entry worker (the
+// public origin: content's routes take its `/v1/*` and `/media/*` there, as on Cloudflare), each service
+// also on its own port, all bindings local and persisted under `persist`. Used by
 // `npm start` and `npm run bench`.
 import path from "node:path";
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from "miniflare";
@@ -33,6 +34,8 @@ export async function startPlatform({
         ...workerOptions(name, {
           scriptPath: buildWorker(name, distDir),
           bindings: { ...devVars[name], ...extraBindings[name] },
+          // Content's routes take `/v1/*` and `/media/*` of the gateway's socket (workers/content/wrangler.toml).
+          withRoutes: true,
         }),
         // Tests route every outbound fetch to their fake internet; `npm start` leaves the network as is.
         ...(outboundService ? { outboundService } : {}),

@@ -12,5 +12,7 @@ export declare function workerOptions(
     bindings?: Record<string, string>;
     rename?: Record<string, string>;
     config?: string;
+    withRoutes?: boolean;
   },
 ): { name: string; scriptPath: string; modules: true; [key: string]: unknown };
+export declare function routePatterns(file: string): string[];

@@ -4,7 +4,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
-import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { experimental_readRawConfig, unstable_getMiniflareWorkerOptions } from "wrangler";
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -56,11 +56,13 @@ export function buildWorker(name, outDir) {
  * `config`), source from the bundle, extra bindings (secrets) merged last, and service bindings renamed
  * where asked (the test plugin renames the worker under test).
  */
-export function workerOptions(name, { scriptPath, bindings = {}, rename = {}, config = undefined }) {
+export function workerOptions(
+  name,
+  { scriptPath, bindings = {}, rename = {}, config = undefined, withRoutes = false },
+) {
   // `config`: another wrangler config of this worker (the generated production one, in tests).
-  const { workerOptions: options } = unstable_getMiniflareWorkerOptions(
-    config ?? path.join(root, services[name].config),
-  );
+  const file = config ?? path.join(root, services[name].config);
+  const { workerOptions: options } = unstable_getMiniflareWorkerOptions(file);
   // Source options come from the bundle, not from wrangler's module rules.
   const { modulesRules: _rules, ...rest } = options;
   const serviceBindings = Object.fromEntries(
@@ -80,5 +82,14 @@ export function workerOptions(name, { scriptPath, bindings = {}, rename = {}, co
     rootPath: root,
     serviceBindings,
     bindings: { ...(rest.bindings ?? {}), ...bindings },
+    // `withRoutes`: the config's `routes` patterns, which Miniflare matches on the entry socket as
+    // Cloudflare matches a zone's routes (wrangler's option reader leaves them out).
+    ...(withRoutes ? { routes: routePatterns(file) } : {}),
   };
+}
+
+/** The `routes` of a wrangler config as patterns (a route is a string or `{ pattern, zone_name }`). */
+export function routePatterns(file) {
+  const routes = experimental_readRawConfig({ config: file }).rawConfig.routes ?? [];
+  return routes.map((r) => (typeof r === "string" ? r : r.pattern));
 }

@@ -21,6 +21,7 @@ import type {
 import { app } from "./app";
 import { keyContexts } from "./auth/key-cache";
 import type { Env } from "./bindings";
+import { servePublic } from "./core/public-edge";
 import { redeliverPendingEffects } from "./effects/pending";
 import { ingestImage } from "./ingest-service";
 import { legalPages, upsertLegalPage } from "./legal-pages";
@@ -100,8 +101,9 @@ const PUBLISH_CRON = "* * * * *";
 const DELIVERY_LOG_DAYS = 30;
 
 export default class ContentService extends WorkerEntrypoint<Env> implements ContentRpc {
+  /** `/v1/*` and `/media/*` reach this Worker straight from the public origin's routes (core/public-edge.ts). */
   override fetch(request: Request): Promise<Response> {
-    return Promise.resolve(app.fetch(request, this.env, this.ctx));
+    return servePublic(request, (admitted) => Promise.resolve(app.fetch(admitted, this.env, this.ctx)));
   }
 
   /**

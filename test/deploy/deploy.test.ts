@@ -105,12 +105,16 @@ describe("the generated production configs", () => {
     }
   });
 
-  it("give the services no public URL and the gateway its routes", () => {
+  it("give the services no public URL, content the public paths of the gateway's hosts, the gateway its routes", () => {
     for (const name of ["identity", "content", "sites"] as const) {
       const config = productionConfig(name, { settings, ids, outDir: tempDir() });
       expect(config.workers_dev).toBe(false);
       expect(config.preview_urls).toBe(false);
-      expect(config.routes).toBeUndefined();
+      if (name === "content") {
+        expect(config.routes).toEqual(["api.example.com/v1/*", "api.example.com/media/*"]);
+      } else {
+        expect(config.routes).toBeUndefined();
+      }
     }
     const gateway = productionConfig("gateway", { settings, ids, outDir: tempDir() });
     expect(gateway.routes).toEqual(settings.workers?.gateway?.routes);
