@@ -1,10 +1,10 @@
 // The four Workers as Miniflare sees them, built from their own wrangler configs. Used by `npm start`
 // (scripts/start.mjs) and by the test harness (test/support/workers.ts), so both run the same thing.
+import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildSync } from "esbuild";
-import { experimental_readRawConfig, unstable_getMiniflareWorkerOptions } from "wrangler";
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -32,23 +32,47 @@ export const services = {
 
 export const serviceNames = /** @type {(keyof typeof services)[]} */ (Object.keys(services));
 
-/** Bundles one worker with esbuild (what wrangler does on deploy) into `outDir/<name>/index.js`. */
+/**
+ * Bundles one worker with esbuild (what wrangler does on deploy) into `outDir/<name>/index.js`. The esbuild
+ * command runs and exits: its JavaScript API would keep a service process (about 120 MB) and a worker
+ * thread alive beside `npm start` for as long as it runs.
+ */
 export function buildWorker(name, outDir) {
   const outfile = path.join(outDir, name, "index.js");
   mkdirSync(path.dirname(outfile), { recursive: true });
-  buildSync({
-    entryPoints: [path.join(root, services[name].entry)],
-    outfile,
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    mainFields: ["module", "main"],
-    conditions: ["workerd", "worker", "browser"],
-    external: ["cloudflare:*", "node:*"],
-    logLevel: "error",
-  });
+  execFileSync(
+    esbuildBinary(),
+    [
+      path.join(root, services[name].entry),
+      `--outfile=${outfile}`,
+      "--bundle",
+      "--format=esm",
+      "--platform=neutral",
+      "--target=es2022",
+      "--main-fields=module,main",
+      "--conditions=workerd,worker,browser",
+      "--external:cloudflare:*",
+      "--external:node:*",
+      "--log-level=error",
+    ],
+    { stdio: ["ignore", "inherit", "inherit"] },
+  );
   return outfile;
+}
+
+/**
+ * Wrangler's config readers, loaded on first use: the package holds about 75 MB once loaded, which
+ * `npm start` keeps out of its long-running process (scripts/platform-options.mjs reads the configs).
+ */
+function wrangler() {
+  return createRequire(import.meta.url)("wrangler");
+}
+
+/** The esbuild executable of the installed package (the native binary its JavaScript API also runs). */
+function esbuildBinary() {
+  const require = createRequire(import.meta.url);
+  const pkg = path.dirname(require.resolve("esbuild/package.json"));
+  return path.join(pkg, "bin", "esbuild");
 }
 
 /**
@@ -62,7 +86,7 @@ export function workerOptions(
 ) {
   // `config`: another wrangler config of this worker (the generated production one, in tests).
   const file = config ?? path.join(root, services[name].config);
-  const { workerOptions: options } = unstable_getMiniflareWorkerOptions(file);
+  const { workerOptions: options } = wrangler().unstable_getMiniflareWorkerOptions(file);
   // Source options come from the bundle, not from wrangler's module rules.
   const { modulesRules: _rules, ...rest } = options;
   const serviceBindings = Object.fromEntries(
@@ -90,6 +114,6 @@ export function workerOptions(
 
 /** The `routes` of a wrangler config as patterns (a route is a string or `{ pattern, zone_name }`). */
 export function routePatterns(file) {
-  const routes = experimental_readRawConfig({ config: file }).rawConfig.routes ?? [];
+  const routes = wrangler().experimental_readRawConfig({ config: file }).rawConfig.routes ?? [];
   return routes.map((r) => (typeof r === "string" ? r : r.pattern));
 }

@@ -66,10 +66,7 @@ describe("the public origin's routes", () => {
   });
 
   it("send /v1/* and /media/* to content without the gateway, on any host", async () => {
-    for (const url of [
-      "http://127.0.0.1:8787/v1/posts",
-      "https://api.example.com/v1/posts?limit=1",
-    ]) {
+    for (const url of ["http://127.0.0.1:8787/v1/posts", "https://api.example.com/v1/posts?limit=1"]) {
       const { res, body, gateway } = await answeredBy(url);
       expect(gateway, url).toBe(false);
       expect(res.status, url).toBe(401);
