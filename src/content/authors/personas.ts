@@ -81,7 +81,8 @@ export async function authorOfNewPost(
   key: KeyContext,
   slug: string | null | undefined,
 ): Promise<Persona> {
-  const own = await keyPersona(db, key);
+  // The key's persona came with the key's fresh lookup when it exists already (no query of its own).
+  const own = key.write?.persona ?? (await keyPersona(db, key));
   if (slug === undefined || slug === null || slug === own.slug) return own;
   return sitePersona(db, key.siteId, slug);
 }

@@ -12,7 +12,7 @@ import { fail, problem } from "../errors";
 import { getSite, INACTIVE_SITE_STATUSES } from "../site/store";
 import type { BucketSpec, BucketState } from "./gate";
 import { keyContexts } from "./key-cache";
-import type { KeyContext } from "./key-context";
+import type { KeyContext, WriteContext } from "./key-context";
 import { hashApiKey, type KeyKind } from "./key-hash";
 import type { Scope } from "./scopes";
 import { findActiveKeyByHash, type KeyLookupRow } from "./store";
@@ -100,17 +100,21 @@ function stateHeader(buckets: BucketState[]): string {
  * isolate; other reads and page-view collection use this isolate's cached context (at most
  * `KEY_CONTEXT_TTL_MS` old: the revocation bound elsewhere than in the revoking isolate).
  */
+function needsFreshKey(requirement: KeyRequirement): boolean {
+  return (
+    requirement.quota === "write" ||
+    requirement.scopes.includes("leads:read") ||
+    requirement.scopes.includes("export")
+  );
+}
+
 async function lookUpKey(
   db: D1Database,
   keyHash: string,
   requirement: KeyRequirement,
 ): Promise<KeyLookupRow | null> {
   const now = clockNow();
-  const exact =
-    requirement.quota === "write" ||
-    requirement.scopes.includes("leads:read") ||
-    requirement.scopes.includes("export");
-  const cached = exact ? null : keyContexts.get(keyHash, now);
+  const cached = needsFreshKey(requirement) ? null : keyContexts.get(keyHash, now);
   if (cached) return cached;
   const row = await findActiveKeyByHash(db, keyHash);
   if (row && !INACTIVE_SITE_STATUSES.has(row.site_status)) keyContexts.set(keyHash, row, now);
@@ -186,9 +190,30 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
     createdBy: row.created_by,
     authorName: row.author_name,
     contentVersion: row.site_content_version,
+    ...(needsFreshKey(requirement) ? { write: writeContext(row) } : {}),
   };
   c.set("auth", context);
   return context;
+}
+
+/** The site, persona and post types the fresh key lookup read with the key (`findActiveKeyByHash`). */
+function writeContext(row: KeyLookupRow): WriteContext {
+  const types = JSON.parse(row.post_types_json) as [string, number, number][];
+  return {
+    site: {
+      id: row.site_id,
+      org_id: row.site_org_id,
+      slug: row.site_slug,
+      name: row.site_name,
+      default_language: row.site_default_language,
+      status: row.site_status,
+      primary_domain: row.site_primary_domain,
+      updated_at: row.site_updated_at,
+    },
+    persona: row.persona_slug && row.author_name ? { slug: row.persona_slug, display_name: row.author_name } : null,
+    postTypes: new Set(types.filter(([, , enabled]) => enabled === 1).map(([slug]) => slug)),
+    publicPostTypes: new Set(types.filter(([, isPublic]) => isPublic === 1).map(([slug]) => slug)),
+  };
 }
 
 /** Buckets of the key's ApiKeyGate (one Durable Object call): exact, all or nothing. */

@@ -7,6 +7,7 @@ import type { Env, Services } from "../core/bindings";
 import { postUrl, postUrlRoot } from "../core/effects/outbound";
 import {
   deliverEffects,
+  deliverWrittenEffects,
   effectAfterUpdateStatement,
   type PostEffect,
   postEffect,
@@ -58,9 +59,10 @@ function slugTaken(): ApiError {
   return problem("SLUG_TAKEN", "A post with this slug already exists in this language on the site.");
 }
 
-async function checkPostTypeExists(env: Env, siteId: string, slug: string): Promise<string> {
+async function checkPostTypeExists(env: Env, siteId: string, slug: string, key?: KeyContext): Promise<string> {
   checkPostType(slug);
-  if (!(await getPostType(env.DB, siteId, slug))) {
+  const exists = key?.write ? key.write.postTypes.has(slug) : await getPostType(env.DB, siteId, slug);
+  if (!exists) {
     fail("UNKNOWN_POST_TYPE", `The site has no post type '${slug}'.`);
   }
   return slug;
@@ -84,10 +86,11 @@ export async function createPost(
   record?: (response: StoredResponse, postId: string) => D1PreparedStatement,
 ): Promise<StoredResponse> {
   const now = new Date().toISOString();
-  const site = await keySite(env.DB, key);
+  // The key's fresh lookup brought the site, the key's persona and the post types (KeyContext.write).
+  const site = key.write?.site ?? (await keySite(env.DB, key));
   const language = input.language !== undefined ? checkLanguage(input.language) : site.default_language;
   const author = await authorOfNewPost(env.DB, key, input.author_slug);
-  const postType = await checkPostTypeExists(env, site.id, input.post_type ?? "post");
+  const postType = await checkPostTypeExists(env, site.id, input.post_type ?? "post", key);
   const featured =
     input.featured_image_id != null ? await checkFeaturedImage(env, site.id, input.featured_image_id) : null;
   const settled = settleStatus(input.status ?? "draft", checkPublishedAt(input.published_at ?? null), now);
@@ -116,7 +119,7 @@ export async function createPost(
   };
 
   // A post created public is published: its event is an outbox row of the insert's batch.
-  const publishes = isPublic(row, now, await publicTypeSlugs(env.DB, site.id));
+  const publishes = isPublic(row, now, key.write?.publicPostTypes ?? (await publicTypeSlugs(env.DB, site.id)));
   const insert = async (slug: string) => {
     const candidate = { ...row, slug };
     const response: StoredResponse = {
@@ -133,7 +136,8 @@ export async function createPost(
     ];
     if (record) statements.push(record(response, candidate.id));
     await env.DB.batch(statements);
-    await deliverEffects(env, services, effects);
+    // The insert wrote every outbox row of the batch (or the batch failed): delivered without reading them back.
+    await deliverWrittenEffects(env, services, effects);
     return response;
   };
 
@@ -146,7 +150,13 @@ export async function createPost(
     }
   }
   // Derived slug: first free of base, base-2, base-3, … (a concurrent insert may win a candidate: retry).
+  // The base itself is tried first without a query: a new title's slug is usually free.
   const base = slugify(input.title);
+  try {
+    return await insert(base);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+  }
   for (let round = 0; round < 5; round++) {
     const candidates = slugCandidates(base, 20, 1 + round * 20);
     const taken = await takenSlugs(env.DB, site.id, language, candidates);
