@@ -210,7 +210,8 @@ function writeContext(row: KeyLookupRow): WriteContext {
       primary_domain: row.site_primary_domain,
       updated_at: row.site_updated_at,
     },
-    persona: row.persona_slug && row.author_name ? { slug: row.persona_slug, display_name: row.author_name } : null,
+    persona:
+      row.persona_slug && row.author_name ? { slug: row.persona_slug, display_name: row.author_name } : null,
     postTypes: new Set(types.filter(([, , enabled]) => enabled === 1).map(([slug]) => slug)),
     publicPostTypes: new Set(types.filter(([, isPublic]) => isPublic === 1).map(([slug]) => slug)),
   };

@@ -59,7 +59,12 @@ function slugTaken(): ApiError {
   return problem("SLUG_TAKEN", "A post with this slug already exists in this language on the site.");
 }
 
-async function checkPostTypeExists(env: Env, siteId: string, slug: string, key?: KeyContext): Promise<string> {
+async function checkPostTypeExists(
+  env: Env,
+  siteId: string,
+  slug: string,
+  key?: KeyContext,
+): Promise<string> {
   checkPostType(slug);
   const exists = key?.write ? key.write.postTypes.has(slug) : await getPostType(env.DB, siteId, slug);
   if (!exists) {
@@ -119,7 +124,11 @@ export async function createPost(
   };
 
   // A post created public is published: its event is an outbox row of the insert's batch.
-  const publishes = isPublic(row, now, key.write?.publicPostTypes ?? (await publicTypeSlugs(env.DB, site.id)));
+  const publishes = isPublic(
+    row,
+    now,
+    key.write?.publicPostTypes ?? (await publicTypeSlugs(env.DB, site.id)),
+  );
   const insert = async (slug: string) => {
     const candidate = { ...row, slug };
     const response: StoredResponse = {

@@ -140,7 +140,11 @@ export async function deliverEffects(env: Env, services: Services, effects: Post
  * Delivers effects whose rows a batch that just committed wrote unconditionally (a post's insert: its
  * batch either wrote every row or failed), from memory: no read of the rows back.
  */
-export async function deliverWrittenEffects(env: Env, services: Services, effects: PostEffect[]): Promise<void> {
+export async function deliverWrittenEffects(
+  env: Env,
+  services: Services,
+  effects: PostEffect[],
+): Promise<void> {
   const rows = effects.map((e) => ({
     id: e.id,
     site_id: e.site_id,
