@@ -21,4 +21,9 @@ export declare function deploy(options?: {
   env?: Record<string, string | undefined>;
   log?: (line: string) => void;
   outDir?: string;
+  api?: (
+    url: string,
+    init: { method: string; headers: Record<string, string>; body: string },
+  ) => Promise<Response>;
 }): Promise<void>;
+export declare const REPLICATED_DATABASES: string[];

@@ -16,6 +16,7 @@ import { registerSiteRoutes } from "../site/routes";
 import { registerSiteSettingsRoutes } from "../site/settings-routes";
 import { registerWebhookRoutes } from "../webhooks/routes";
 import type { AppEnv } from "./bindings";
+import { readSession } from "./read-session";
 import { contentServices } from "./services";
 
 export const API_INFO = {
@@ -61,6 +62,9 @@ app.use("*", async (c, next) => {
   c.set("services", contentServices(c.env, c.get("log")));
   await next();
 });
+
+// `/v1/*` reads may be answered by D1 replicas; bookmarks in X-Bookmark give a client its own writes.
+app.use("*", readSession());
 
 // CORS preflight for browser callers with pk_ keys (the actual request enforces the key's allowlist),
 // for analytics collection (the one POST a pk_ key makes; a JSON-typed fetch preflights, sendBeacon does

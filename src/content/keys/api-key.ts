@@ -8,6 +8,7 @@ import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
 import type { AppEnv } from "../core/bindings";
 import { clockNow } from "../core/clock";
+import { requestBookmark } from "../core/read-session";
 import { fail, problem } from "../errors";
 import { getSite, INACTIVE_SITE_STATUSES } from "../site/store";
 import type { BucketSpec, BucketState } from "./gate";
@@ -109,13 +110,18 @@ function needsFreshKey(requirement: KeyRequirement): boolean {
 }
 
 async function lookUpKey(
-  db: D1Database,
+  c: Context<AppEnv>,
   keyHash: string,
   requirement: KeyRequirement,
 ): Promise<KeyLookupRow | null> {
   const now = clockNow();
-  const cached = needsFreshKey(requirement) ? null : keyContexts.get(keyHash, now);
+  const exact = needsFreshKey(requirement);
+  // A read that carries a bookmark reads its key in its session too, so the content version (and with it
+  // the edge cache entry) is at least as new as the write the bookmark names, never the isolate's copy.
+  const cached = exact || requestBookmark(c) !== null ? null : keyContexts.get(keyHash, now);
   if (cached) return cached;
+  // Exact reads on the primary: a replica may still hold a key revoked a moment ago.
+  const db = exact ? (c.get("primaryDb") ?? c.env.DB) : c.env.DB;
   const row = await findActiveKeyByHash(db, keyHash);
   if (row && !INACTIVE_SITE_STATUSES.has(row.site_status)) keyContexts.set(keyHash, row, now);
   return row;
@@ -136,7 +142,7 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
   const token = presentedKey(c);
   const kind: KeyKind | null = token.startsWith("ck_") ? "secret" : token.startsWith("pk_") ? "public" : null;
   if (!kind || token.length > 200) throw unauthenticated("The API key is invalid.");
-  const row = await lookUpKey(c.env.DB, await hashApiKey(c.env.API_KEY_PEPPER, token), requirement);
+  const row = await lookUpKey(c, await hashApiKey(c.env.API_KEY_PEPPER, token), requirement);
   // A suspended key (carried over by a transfer, or stamped for an organization that no longer owns the
   // site) answers exactly like a revoked one.
   if (!row || row.kind !== kind || INACTIVE_SITE_STATUSES.has(row.site_status) || row.suspended) {
