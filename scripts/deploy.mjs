@@ -124,7 +124,7 @@ function describePlan(settings, settingsFile, env, log) {
   }
 }
 
-async function dryRun({ settingsFile, wrangler, env, log }) {
+async function dryRun({ settingsFile, wrangler, env, log, bundleDir }) {
   const settings = readSettings(settingsFile);
   describePlan(settings, settingsFile, env, log);
   for (const problem of settingsProblems(settings, { allowExample: true })) log(`  warning: ${problem}`);
@@ -139,7 +139,7 @@ async function dryRun({ settingsFile, wrangler, env, log }) {
         "-c",
         files[name],
         "--outdir",
-        path.join(dir, name),
+        path.join(bundleDir ?? dir, name),
       ]);
       const size = /Total Upload: ([^\n]+)/.exec(result.stdout)?.[1]?.trim() ?? "";
       if (result.code !== 0) {
@@ -363,6 +363,8 @@ export async function deploy({
   outDir = GENERATED_DIR,
   // Cloudflare's REST API, for what wrangler has no command for (D1 read replication).
   api = (url, init) => fetch(url, init),
+  // --dry-run: where the bundles are kept (default: a temporary folder, removed after).
+  bundleDir = undefined,
 } = {}) {
   const file = settingsFile ?? (existsSync(DEFAULT_SETTINGS) || !dry ? DEFAULT_SETTINGS : EXAMPLE_SETTINGS);
   if (!existsSync(file)) {
@@ -370,7 +372,7 @@ export async function deploy({
       `${path.relative(root, file)} not found: copy deploy/production.example.json there and set your values.`,
     );
   }
-  if (dry) return dryRun({ settingsFile: file, wrangler, env, log });
+  if (dry) return dryRun({ settingsFile: file, wrangler, env, log, bundleDir });
   return realDeploy({ settingsFile: file, wrangler, env, log, outDir, api });
 }
 
