@@ -28,6 +28,8 @@ export function readSession(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (!c.req.path.startsWith("/v1/")) return next();
     const bookmark = requestBookmark(c);
+    // A request the app makes to itself (an MCP tool call) already runs in its caller's session.
+    if (typeof c.env.DB.withSession !== "function") return next();
     const reading = c.req.method === "GET" || c.req.method === "HEAD";
     const primary = c.env.DB;
     const session = primary.withSession(reading ? (bookmark ?? "first-unconstrained") : "first-primary");
