@@ -1,4 +1,5 @@
 import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/app";
+import { registerMeRoute } from "./account/me";
 import { RangeApiBreachChecker } from "./breach";
 import type { AppEnv } from "./context";
 import { createMailer, createSmsSender } from "./messaging";
@@ -50,6 +51,7 @@ registerEmailRoutes(app);
 registerPhoneRoutes(app);
 registerPasskeyRoutes(app);
 registerTotpQrRoute(app);
+registerMeRoute(app);
 registerOrgRoutes(app);
 registerOrgMemberRoutes(app);
 registerInvitationRoutes(app);

@@ -24,6 +24,7 @@ import { registerSiteRoutes } from "./routes/sites";
 import { registerThemeRoutes } from "./routes/themes";
 import { sitesServices } from "./services";
 import { mergeSiteSettings } from "./settings-merge";
+import { registerSiteListRoute } from "./site/listing-routes";
 import { hostsOf, readSettings } from "./site-record";
 import { invalidateSiteCaches } from "./site-service";
 import { getSite, getVisibleSite, HIDDEN_STATUSES, shareSite, transferSite } from "./store";
@@ -38,6 +39,7 @@ app.use("*", async (c, next) => {
   await next();
 });
 registerProbeRoutes(app);
+registerSiteListRoute(app);
 registerSiteRoutes(app);
 registerAppletRoutes(app);
 registerPlatformSiteRoutes(app);
