@@ -295,7 +295,7 @@ export const transfers = sqliteTable(
 /**
  * The account's and the organization's security events (issue 18, beyond the spec): append-only (a
  * trigger refuses UPDATE), one subject per row (`user_id` or `org_id`, a CHECK in SQL), the client's
- * network as a /24 or /48 prefix and its user agent as "browser on OS". Written by src/identity/events.ts.
+ * network as a /24 or /48 prefix and its user agent as "browser on OS". Written by src/identity/events/events.ts.
  */
 export const securityEvents = sqliteTable(
   "security_events",

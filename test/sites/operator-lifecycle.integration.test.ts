@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { MAX_REASON_CHARS } from "../../src/sites/operator-console";
+import { MAX_REASON_CHARS } from "../../src/sites/operator/console";
 import {
   api,
   makeSite,

@@ -6,10 +6,10 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { bearerAuth } from "../auth";
-import type { AppEnv } from "../context";
+import { bearerAuth } from "../core/auth";
+import type { AppEnv } from "../core/context";
+import { jsonResponse } from "../core/schemas";
 import { fail } from "../errors";
-import { jsonResponse } from "../routes/schemas";
 
 export const MAX_LISTED = 500;
 

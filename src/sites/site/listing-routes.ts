@@ -2,8 +2,8 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { readEdgeIdentity } from "../../lib/edge";
-import type { SitesAppEnv } from "../app-env";
-import { MAX_SEARCH_CHARS } from "../operator-console";
+import type { SitesAppEnv } from "../core/app-env";
+import { MAX_SEARCH_CHARS } from "../operator/console";
 import {
   DEFAULT_LIST_PAGE,
   LISTABLE_STATUSES,

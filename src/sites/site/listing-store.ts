@@ -4,8 +4,8 @@
  * order key (keyset paging, as the operator console pages). Reads this service's own tables only: who
  * the caller is comes from the edge headers, never from identity's tables.
  */
-import { ID_ORDER_KEY_SQL } from "../id-order";
-import type { SiteRow, SiteShare } from "../store";
+import { ID_ORDER_KEY_SQL } from "../operator/id-order";
+import type { SiteRow, SiteShare } from "./store";
 
 export interface CallerSiteFilter {
   /** Organizations the caller belongs to (normalized ids). */
