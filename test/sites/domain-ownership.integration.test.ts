@@ -1,5 +1,5 @@
 /**
- * Beyond the spec: domain ownership proof (docs/decisions.md, Sites). A host held unverified moves to a
+ * Beyond the spec: domain ownership proof (docs/decisions/sites.md). A host held unverified moves to a
  * site that proves it with the TXT record `_platform-verify.<host>`; a verified holder is never displaced.
  */
 import { describe, expect, it } from "vitest";

@@ -8,7 +8,7 @@
  */
 import type { KeyLookupRow } from "./store";
 
-/** The revocation bound for cached reads (docs/decisions.md, Content, "Read path"). */
+/** The revocation bound for cached reads (docs/decisions/content.md, "Read path"). */
 export const KEY_CONTEXT_TTL_MS = 30_000;
 /** Entries per isolate: about 1 KiB each, so at most ~1 MiB of the isolate's 128 MiB. */
 export const KEY_CONTEXT_MAX_ENTRIES = 1_000;

@@ -3,7 +3,7 @@
  * edge cache (`edge-cache.ts`). A miss is one D1 round trip (one batch: the rows, the media they show, the
  * site's next publication); a hit is none. The key's context comes from the isolate's cache when warm
  * (`auth/key-cache.ts`) and the read quota from the rate-limiting bindings, so a warm public read spends no
- * storage hop at all (docs/decisions.md, Content, "Read path").
+ * storage hop at all (docs/decisions/content.md, "Read path").
  */
 
 import type { Env } from "../core/bindings";

@@ -1,7 +1,7 @@
 /**
  * The events a registered webhook receives, in the OpenAPI document's `webhooks` section (OpenAPI 3.1):
  * one POST per event type with its Standard Webhooks headers and payload. The payloads are built in
- * `src/content/webhooks/events.ts`; docs/decisions.md (Content) has the delivery contract.
+ * `src/content/webhooks/events.ts`; docs/decisions/content.md has the delivery contract.
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/bindings";

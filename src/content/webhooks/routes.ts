@@ -1,7 +1,7 @@
 /**
  * Signed webhooks of a site, administered by its staff through the edge at
  * `/api/v1/sites/{site_id}/webhooks` (who may: as for API keys). The signing secret is shown once, at
- * creation and at each rotation. Deliveries follow the Standard Webhooks spec (docs/decisions.md).
+ * creation and at each rotation. Deliveries follow the Standard Webhooks spec (docs/decisions/content.md).
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";

@@ -1,6 +1,6 @@
 /**
  * Lifetimes, limits and quotas of the identity service. Numbers the spec does not show are decisions
- * recorded in docs/decisions.md; keep both in step.
+ * recorded in docs/decisions/identity.md; keep both in step.
  */
 export const AUDIENCE = "site-platform";
 

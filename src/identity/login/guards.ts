@@ -27,7 +27,7 @@ export async function enforceRateLimit(env: Env, name: RateLimitName, key: strin
 }
 
 /**
- * Whose failures a sign-in attempt counts on (the lockout design in docs/decisions.md): the owner's own
+ * Whose failures a sign-in attempt counts on (the lockout design in docs/decisions/identity.md): the owner's own
  * device when the request carries its device cookie; otherwise the account holding the address (so every
  * address of an account shares its 5 tries); an address with no usable account is keyed by itself, so an
  * unknown address behaves exactly like a known one. `mailbox|<user>` counts the second factor of a

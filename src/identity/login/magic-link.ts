@@ -1,7 +1,7 @@
 /**
  * Magic-link sign-in. The e-mail carries a typed 6-digit code and a link with an unguessable token; both
  * prove the mailbox, which is a first factor: an account with a confirmed second factor gets the phased
- * login's challenge (every method except e-mail), never a session, from it (docs/decisions.md).
+ * login's challenge (every method except e-mail), never a session, from it (docs/decisions/identity.md).
  */
 import { type AppContext, clientIp } from "../core/context";
 import { fail, problem } from "../errors";

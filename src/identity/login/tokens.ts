@@ -7,7 +7,7 @@ import type { Env } from "../core/worker-env";
  * Access tokens: EdDSA (Ed25519) JWTs. Keys come from the secret JWT_SIGNING_KEYS =
  * `{"current": <private JWK with kid>, "next": <private JWK>, "previous"?: <JWK, public part suffices>}`.
  * The JWKS publishes current, next and previous, so a gateway already knows `next` before it signs and
- * still knows `previous` while tokens signed by it live (rotation procedure in docs/decisions.md).
+ * still knows `previous` while tokens signed by it live (rotation procedure in docs/decisions/identity.md).
  */
 interface SigningKeys {
   current: JWK;

@@ -4,7 +4,7 @@
  * archived) drops out on its own; each sweep rewrites the entry of every visible site.
  */
 export interface HealthIssue {
-  /** Stable code (docs/decisions.md, "Site health" lists them). */
+  /** Stable code (docs/decisions/sites.md, "Site health" lists them). */
   code: string;
   detail: string;
   /** The custom host the issue is about (DNS and domain issues). */

@@ -1,5 +1,5 @@
 /**
- * Domain ownership proof (beyond the spec; docs/decisions.md, Sites; docs/decisions/host-proof.md). The
+ * Domain ownership proof (beyond the spec; docs/decisions/sites.md; docs/decisions/host-proof.md). The
  * first site to name a custom host holds it, but only "unverified" until it is proved: the TXT record
  * `_platform-verify.<host>` carries that site's token, or the host's own DNS points at the platform while
  * a random sibling name does not (no wildcard). Only a proved host is served by host (`by-host`); an

@@ -1,7 +1,7 @@
 /**
  * Site health: the hourly sweep (`0 * * * *`) that computes each visible site's pending issues into the
  * health cache, and the read of that cache (`GET /v1/sites/{id}/health` reads nothing else). The issue
- * codes are stable; docs/decisions.md ("Site health") lists them with their rules.
+ * codes are stable; docs/decisions/sites.md ("Site health") lists them with their rules.
  */
 import type { SiteHealthFacts, StalledConvergence } from "../../lib/rpc";
 import type { Services } from "../core/app-env";

@@ -1,5 +1,5 @@
 /**
- * The site lifecycle (docs/decisions.md, Sites: "Site lifecycle"). Statuses:
+ * The site lifecycle (docs/decisions/sites.md, "Site lifecycle"). Statuses:
  * - `active`: published; customers see and edit it; `by-host` serves it.
  * - `inactive`: unpublished by an operator (deactivate); customers still see and edit it, `by-host` no
  *   longer serves it.

@@ -2,7 +2,7 @@
  * The permission matrix of the by-id routes (`/v1/sites/{id}/...`): the shared model of site
  * administration (src/lib/site-permissions.ts, read by content too) plus sites' own rule for service
  * callers. Access at all (no role anywhere -> opaque 404) is `canAccessSite`; what a member may do is the
- * model's table (a member without the permission -> 403 FORBIDDEN). docs/decisions.md shows the table.
+ * model's table (a member without the permission -> 403 FORBIDDEN). docs/decisions/sites.md shows the table.
  */
 import type { EdgeIdentity } from "../../lib/edge";
 import { parseId } from "../../lib/ids";
