@@ -12,7 +12,7 @@ type Service = "identity" | "content" | "sites";
 
 /**
  * An operation of each service's OpenAPI document, as its summary shows in the reference's sidebar, and
- * the tag group it is listed under (collapsed until opened; sites' operations have no tags).
+ * the tag group it is listed under (collapsed until opened).
  */
 const KNOWN_OPERATION: Record<Service, { group?: string; summary: string }> = {
   identity: {
@@ -20,7 +20,7 @@ const KNOWN_OPERATION: Record<Service, { group?: string; summary: string }> = {
     summary: "Self-signup (identical 202 for new and registered e-mails)",
   },
   content: { group: "Posts", summary: "Create a post" },
-  sites: { summary: "The whole applets catalog with each app's state on this site" },
+  sites: { group: "Applets", summary: "The whole applets catalog with each app's state on this site" },
 };
 const SERVICES = Object.keys(KNOWN_OPERATION) as Service[];
 

@@ -56,7 +56,11 @@ describe("OpenAPI document", () => {
       components: { securitySchemes: Record<string, unknown> };
     };
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["apiKey", "publicReadKey"]);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual([
+      "apiKey",
+      "bearerAuth",
+      "publicReadKey",
+    ]);
     const expected: [string, string, Record<string, string[]>[]][] = [
       ["/v1/posts", "post", [{ apiKey: ["posts:write"] }]],
       ["/v1/posts/{reference}", "get", [{ apiKey: ["posts:read"] }, { publicReadKey: ["posts:read"] }]],

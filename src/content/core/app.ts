@@ -16,6 +16,7 @@ import { registerSiteRoutes } from "../site/routes";
 import { registerSiteSettingsRoutes } from "../site/settings-routes";
 import { registerWebhookRoutes } from "../webhooks/routes";
 import type { AppEnv } from "./bindings";
+import { CONTENT_DOCUMENT_RULES, registerStaffSecurity } from "./openapi";
 import { contentServices } from "./services";
 
 export const API_INFO = {
@@ -39,6 +40,7 @@ app.openAPIRegistry.registerComponent("securitySchemes", "publicReadKey", {
   description:
     "Public read key: `Authorization: Bearer pk_…` or `?key=pk_…`, accepted only from the key's allowlisted origins.",
 });
+registerStaffSecurity(app);
 
 app.use("*", async (c, next) => {
   const started = performance.now();
@@ -97,7 +99,7 @@ registerLeadRoutes(app);
 registerFormRoutes(app);
 registerMediaPublicRoute(app);
 registerMcpRoute(app);
-serveApiDocs(app, API_INFO);
+serveApiDocs(app, API_INFO, CONTENT_DOCUMENT_RULES);
 
 let openApiDocument: boolean | null = null;
 /** The OpenAPI document is generated once per isolate; /ready reports whether that succeeded. */

@@ -21,6 +21,7 @@ import { usePasswordCost } from "../signup/password";
 import { registerSignupRoutes } from "../signup/routes";
 import { registerTransferRoutes } from "../transfers/routes";
 import type { AppEnv } from "./context";
+import { IDENTITY_DOCUMENT_RULES } from "./openapi";
 
 /** The identity HTTP app. Exported apart from the entrypoint so tests can run it with an altered env. */
 export const app = createServiceApp<AppEnv>("identity");
@@ -60,8 +61,12 @@ registerTransferRoutes(app);
 registerEventRoutes(app);
 registerHostedPages(app);
 
-serveApiDocs(app, {
-  title: "Identity",
-  version: "0.1.0",
-  description: "Identity service: accounts, logins, sessions, second factors, organizations.",
-});
+serveApiDocs(
+  app,
+  {
+    title: "Identity",
+    version: "0.1.0",
+    description: "Identity service: accounts, logins, sessions, second factors, organizations.",
+  },
+  IDENTITY_DOCUMENT_RULES,
+);
