@@ -65,7 +65,7 @@ export interface DocumentRules {
   security: (path: string, method: string) => SecurityRequirement[];
   tag: (path: string) => string;
   /** Tags in the order the reference lists them, with a line each. */
-  tags: { name: string; description: string }[];
+  tags: { name: string; description?: string }[];
 }
 
 const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);

@@ -41,7 +41,7 @@ const ORDER = [
 export const CONTENT_DOCUMENT_RULES: DocumentRules = {
   security: (path) => (path.startsWith("/api/v1/") ? [{ bearerAuth: [] }] : []),
   tag: (path) => SECTIONS.find(([re]) => re.test(path))?.[1] ?? "Site",
-  tags: ORDER.map((name) => ({ name, description: name })),
+  tags: ORDER.map((name) => ({ name })),
 };
 
 /** The staff scheme of the site administration routes (registered after the key schemes: "Try it" preselects the first). */

@@ -45,5 +45,5 @@ const ORDER = [
 export const IDENTITY_DOCUMENT_RULES: DocumentRules = {
   security: () => [],
   tag: (path) => SECTIONS.find(([re]) => re.test(path))?.[1] ?? "Account",
-  tags: ORDER.map((name) => ({ name, description: name })),
+  tags: ORDER.map((name) => ({ name })),
 };
