@@ -22,7 +22,7 @@ interface Document {
 }
 
 const VERSIONS = { identity: "0.1.0", content: "1.0.0", sites: "0.1.0" } as const;
-const FIRST_SCHEME = { identity: "bearerAuth", content: "apiKey", sites: "bearerAuth" } as const;
+const FIRST_SCHEME = { identity: "bearerAuth", content: "publicKeyQuery", sites: "bearerAuth" } as const;
 const SERVICES = Object.keys(VERSIONS) as (keyof typeof VERSIONS)[];
 const METHODS = new Set(["get", "put", "post", "delete", "patch"]);
 
@@ -111,5 +111,20 @@ describe("the OpenAPI documents through the gateway", () => {
       authentication?: { preferredSecurityScheme?: string };
     };
     expect(configuration.authentication?.preferredSecurityScheme).toBe(FIRST_SCHEME[service]);
+  });
+
+  it("content: the preselected scheme is the query key, so Try it sends no empty Authorization over ?key=", async () => {
+    const doc = await documentOf("content");
+    expect(doc.components?.securitySchemes?.publicKeyQuery).toMatchObject({
+      type: "apiKey",
+      in: "query",
+      name: "key",
+    });
+    // Every operation a pk_ key may call lists the query form beside the header form.
+    for (const [path, method, op] of operations(doc)) {
+      const header = op.security?.find((r) => "publicReadKey" in r);
+      if (header)
+        expect(op.security, `${method} ${path}`).toContainEqual({ publicKeyQuery: header.publicReadKey });
+    }
   });
 });

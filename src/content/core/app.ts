@@ -29,6 +29,15 @@ export const API_INFO = {
 
 export const app = createServiceApp<AppEnv>("content");
 registerProblemSchema(app);
+// First: the reference's "Try it" preselects the first scheme, and a query key sends no Authorization
+// header (an empty `Bearer ` would override a `?key=` the reader typed; issue 23 item 4).
+app.openAPIRegistry.registerComponent("securitySchemes", "publicKeyQuery", {
+  type: "apiKey",
+  in: "query",
+  name: "key",
+  description:
+    "Public read key in the query: `?key=pk_…` (for browsers and sendBeacon), accepted only from the key's allowlisted origins; never a ck_ key.",
+});
 app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
   type: "http",
   scheme: "bearer",
