@@ -23,6 +23,7 @@ const KNOWN_OPERATION: Record<Service, { group?: string; summary: string }> = {
   sites: { group: "Applets", summary: "The whole applets catalog with each app's state on this site" },
 };
 const SERVICES = Object.keys(KNOWN_OPERATION) as Service[];
+const LIST_POSTS = "List posts (public keyset listing; with status the authenticated listing)";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -91,6 +92,29 @@ describe("API reference pages (offline, strict CSP)", () => {
     await screenshot(page, `docs-${service}-direct`, { fullPage: false });
     expect(errors).toEqual([]);
     expect(refused).toEqual([]);
+    await context.close();
+  });
+
+  it("content's Try it sends the public key as ?key=, never an empty Authorization over it", async () => {
+    const { context } = await offlineContext();
+    const page = await context.newPage();
+    const sent: { url: string; authorization: string | undefined }[] = [];
+    page.on("request", (r) => {
+      if (new URL(r.url()).pathname === "/v1/posts") {
+        sent.push({ url: r.url(), authorization: r.headers().authorization });
+      }
+    });
+    await page.goto(`${platform().urls.gateway}/docs/content`);
+    await expectOperationListed(page, "content");
+    await page.getByText(LIST_POSTS, { exact: true }).first().click();
+    await page
+      .getByRole("button", { name: /Test Request/i })
+      .first()
+      .click({ timeout: 30_000 });
+    await page.getByRole("button", { name: /^Send/i }).first().click({ timeout: 30_000 });
+    await expect.poll(() => sent.length, { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(sent[0]!.authorization).toBeUndefined();
+    expect(new URL(sent[0]!.url).searchParams.has("key")).toBe(true);
     await context.close();
   });
 });
