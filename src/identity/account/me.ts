@@ -5,7 +5,9 @@
  * list is bounded (MAX_LISTED, as `GET /auth/orgs` is); `*_truncated` says when more exist.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { orgMemberships, orgs as orgsTable, siteMemberships, users } from "../../../schema/identity";
 import { problemResponses } from "../../lib/app";
+import type { Computed, Row } from "../../lib/rows";
 import { bearerAuth } from "../core/auth";
 import type { AppEnv } from "../core/context";
 import { jsonResponse } from "../core/schemas";
@@ -48,16 +50,15 @@ const MeSchema = z
 
 type Me = z.infer<typeof MeSchema>;
 
-interface AccountRow {
-  id: string;
-  created_at: string;
-  has_password: number;
-  email: string | null;
-  totp: number;
-  passkeys: number;
-  phones: number;
-  recovery: number;
-}
+type AccountRow = Row<typeof users, "id" | "created_at"> &
+  Computed<{
+    has_password: number;
+    email: string | null;
+    totp: number;
+    passkeys: number;
+    phones: number;
+    recovery: number;
+  }>;
 
 function factorsOf(a: AccountRow): Me["factors"] {
   const present = {
@@ -101,8 +102,10 @@ export async function readMe(db: D1Database, userId: string): Promise<Me | null>
   ]);
   const a = account?.results[0] as AccountRow | undefined;
   if (!a) return null;
-  type Org = { id: string; name: string; slug: string; role: string; owner: number };
-  type Site = { site_id: string; org_id: string | null; role: string; owner: number };
+  type Org = Row<typeof orgsTable, "id" | "name" | "slug"> &
+    Row<typeof orgMemberships, "role"> &
+    Computed<{ owner: number }>;
+  type Site = Row<typeof siteMemberships, "site_id" | "org_id" | "role"> & Computed<{ owner: number }>;
   const orgRows = (orgs?.results ?? []) as Org[];
   const siteRows = (sites?.results ?? []) as Site[];
   return {

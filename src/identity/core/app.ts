@@ -1,5 +1,6 @@
 import { createServiceApp, registerProblemSchema, serveApiDocs } from "../../lib/app";
 import { registerMeRoute } from "../account/me";
+import { registerAccountRoutes } from "../account/routes";
 import { registerEmailRoutes } from "../emails/routes";
 import { registerEventRoutes } from "../events/routes";
 import { registerPasskeyRoutes } from "../factors/passkeys-routes";
@@ -59,6 +60,7 @@ registerInvitationRoutes(app);
 registerSiteMemberRoutes(app);
 registerTransferRoutes(app);
 registerEventRoutes(app);
+registerAccountRoutes(app);
 registerHostedPages(app);
 
 serveApiDocs(

@@ -4,6 +4,7 @@
  * order key (keyset paging, as the operator console pages). Reads this service's own tables only: who
  * the caller is comes from the edge headers, never from identity's tables.
  */
+import type { Computed } from "../../lib/rows";
 import { ID_ORDER_KEY_SQL } from "../operator/id-order";
 import type { SiteRow, SiteShare } from "./store";
 
@@ -66,7 +67,7 @@ export async function listCallerSites(db: D1Database, f: CallerSiteFilter): Prom
        FROM sites WHERE ${where.join(" AND ")} ORDER BY order_key LIMIT ?${params.length}`,
     )
     .bind(...params)
-    .all<SiteRow & { order_key: string; shares_json: string }>();
+    .all<SiteRow & Computed<{ order_key: string; shares_json: string }>>();
   return results.map(({ shares_json, ...row }) => ({
     ...row,
     shares: JSON.parse(shares_json) as SiteShare[],
