@@ -18,6 +18,7 @@ import { registerSiteSettingsRoutes } from "../site/settings-routes";
 import { registerTaxonomyRoutes } from "../taxonomy/routes";
 import { registerWebhookRoutes } from "../webhooks/routes";
 import type { AppEnv } from "./bindings";
+import { CONTENT_DOCUMENT_RULES, registerStaffSecurity } from "./openapi";
 import { contentServices } from "./services";
 
 export const API_INFO = {
@@ -30,6 +31,15 @@ export const API_INFO = {
 
 export const app = createServiceApp<AppEnv>("content");
 registerProblemSchema(app);
+// First: the reference's "Try it" preselects the first scheme, and a query key sends no Authorization
+// header (an empty `Bearer ` would override a `?key=` the reader typed; issue 23 item 4).
+app.openAPIRegistry.registerComponent("securitySchemes", "publicKeyQuery", {
+  type: "apiKey",
+  in: "query",
+  name: "key",
+  description:
+    "Public read key in the query: `?key=pk_…` (for browsers and sendBeacon), accepted only from the key's allowlisted origins; never a ck_ key.",
+});
 app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
   type: "http",
   scheme: "bearer",
@@ -41,6 +51,7 @@ app.openAPIRegistry.registerComponent("securitySchemes", "publicReadKey", {
   description:
     "Public read key: `Authorization: Bearer pk_…` or `?key=pk_…`, accepted only from the key's allowlisted origins.",
 });
+registerStaffSecurity(app);
 
 app.use("*", async (c, next) => {
   const started = performance.now();
@@ -101,7 +112,7 @@ registerMediaPublicRoute(app);
 registerMcpRoute(app);
 registerTaxonomyRoutes(app);
 registerAuthorRoutes(app);
-serveApiDocs(app, API_INFO);
+serveApiDocs(app, API_INFO, CONTENT_DOCUMENT_RULES);
 
 let openApiDocument: boolean | null = null;
 /** The OpenAPI document is generated once per isolate; /ready reports whether that succeeded. */
