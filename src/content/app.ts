@@ -2,6 +2,7 @@
 import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/app";
 import type { AppEnv } from "./bindings";
 import { observeRequest } from "./metrics";
+import { registerRevisionRoutes } from "./revisions/routes";
 import { COLLECT_PATH, registerAnalyticsRoutes } from "./routes/analytics";
 import { registerApiKeyRoutes } from "./routes/api-keys";
 import { registerBulkRoutes } from "./routes/bulk";
@@ -90,6 +91,7 @@ registerSiteRoutes(app);
 registerSiteSettingsRoutes(app);
 registerPostListRoute(app);
 registerPostRoutes(app);
+registerRevisionRoutes(app);
 registerMediaRoutes(app);
 registerBulkRoutes(app);
 registerAnalyticsRoutes(app);
