@@ -2,6 +2,7 @@
 import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/app";
 import type { AppEnv } from "./bindings";
 import { observeRequest } from "./metrics";
+import { registerPreviewRoutes } from "./preview/routes";
 import { registerRevisionRoutes } from "./revisions/routes";
 import { COLLECT_PATH, registerAnalyticsRoutes } from "./routes/analytics";
 import { registerApiKeyRoutes } from "./routes/api-keys";
@@ -92,6 +93,7 @@ registerSiteSettingsRoutes(app);
 registerPostListRoute(app);
 registerPostRoutes(app);
 registerRevisionRoutes(app);
+registerPreviewRoutes(app);
 registerMediaRoutes(app);
 registerBulkRoutes(app);
 registerAnalyticsRoutes(app);

@@ -64,7 +64,13 @@ export async function publicPost(
 }
 
 /** The PostDetail shape: the list item plus the rendered body, the cover's URL and the SEO document. */
-function postDetail(env: Env, row: PostRow, site: SiteAddress, mediaKeys: Map<string, string>, now: string) {
+export function postDetail(
+  env: Env,
+  row: PostRow,
+  site: SiteAddress,
+  mediaKeys: Map<string, string>,
+  now: string,
+) {
   const mediaUrl = (id: string) => {
     const key = mediaKeys.get(id.toUpperCase()) ?? mediaKeys.get(id);
     return key ? `${env.MEDIA_PUBLIC_BASE}/${key}` : null;
