@@ -18,6 +18,7 @@ import { registerProbeRoutes } from "./routes/probes";
 import { registerSiteRoutes } from "./routes/site";
 import { registerSiteSettingsRoutes } from "./routes/site-settings";
 import { registerWebhookRoutes } from "./routes/webhooks";
+import { registerSearchRoute } from "./search/routes";
 import { contentServices } from "./services";
 
 export const API_INFO = {
@@ -94,6 +95,7 @@ registerPostListRoute(app);
 registerPostRoutes(app);
 registerRevisionRoutes(app);
 registerPreviewRoutes(app);
+registerSearchRoute(app);
 registerMediaRoutes(app);
 registerBulkRoutes(app);
 registerAnalyticsRoutes(app);

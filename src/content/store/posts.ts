@@ -42,8 +42,8 @@ const COLUMNS = `${INSERT_FIELDS.join(", ")}, revision`;
 /** Every column of a `PostRow`, for other post stores' SELECTs. */
 export const POST_COLUMNS = COLUMNS;
 
-/** Listing columns: everything but the body. */
-const SUMMARY_COLUMNS = [...INSERT_FIELDS, "revision"]
+/** Listing columns: everything but the body (of `posts p`). */
+export const SUMMARY_COLUMNS = [...INSERT_FIELDS, "revision"]
   .map((field) => (field === "blocks_json" ? "NULL AS blocks_json" : `p.${field}`))
   .join(", ");
 
