@@ -1,6 +1,7 @@
 /** The content service's HTTP app: routes grouped as the spec's sections, probes, docs. */
 import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/app";
 import type { AppEnv } from "./bindings";
+import { registerFeedRoutes } from "./feeds/routes";
 import { observeRequest } from "./metrics";
 import { registerPreviewRoutes } from "./preview/routes";
 import { registerRevisionRoutes } from "./revisions/routes";
@@ -96,6 +97,7 @@ registerPostRoutes(app);
 registerRevisionRoutes(app);
 registerPreviewRoutes(app);
 registerSearchRoute(app);
+registerFeedRoutes(app);
 registerMediaRoutes(app);
 registerBulkRoutes(app);
 registerAnalyticsRoutes(app);
