@@ -88,6 +88,20 @@ export async function replaceWebhookSecret(
 const LIVE_WEBHOOK =
   "w.carried_over_at IS NULL AND w.org_id IS (SELECT org_id FROM site_owner o WHERE o.site_id = w.site_id)";
 
+/** A live webhook's URL and sealed secret (for a test ping); null for another site's, a carried-over or no webhook. */
+export async function liveWebhook(
+  db: D1Database,
+  siteId: string,
+  id: string,
+): Promise<{ url: string; secret_encrypted: string } | null> {
+  return db
+    .prepare(
+      `SELECT w.url, w.secret_encrypted FROM webhooks w WHERE w.id = ? AND w.site_id = ? AND ${LIVE_WEBHOOK}`,
+    )
+    .bind(id, siteId)
+    .first<{ url: string; secret_encrypted: string }>();
+}
+
 /** Ids of the site's live webhooks (`LIVE_WEBHOOK`) subscribed to `eventType`. */
 export async function subscribedWebhookIds(
   db: D1Database,
