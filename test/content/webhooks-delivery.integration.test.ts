@@ -5,8 +5,8 @@
  * retry schedule itself is checked on a message batch below and in webhooks.unit.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import type { Env } from "../../src/content/bindings";
-import { contentServices } from "../../src/content/services";
+import type { Env } from "../../src/content/core/bindings";
+import { contentServices } from "../../src/content/core/services";
 import { deliverContentEvents } from "../../src/content/webhooks/delivery";
 import { isUlid, newId } from "../../src/lib/ids";
 import { callLogger } from "../../src/lib/log";

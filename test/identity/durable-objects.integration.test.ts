@@ -87,7 +87,7 @@ describe("RateLimiter", () => {
 
 describe("hourly cleanup", () => {
   it("removes stale codes, old outbox rows, dead sessions and abandoned pending signups", async () => {
-    const { cleanupExpired } = await import("../../src/identity/store/maintenance");
+    const { cleanupExpired } = await import("../../src/identity/core/maintenance");
     const old = "2020-01-01T00:00:00.000Z";
     const id = crypto.randomUUID();
     await e.DB.batch([

@@ -4,11 +4,11 @@
  * edge cache like the public listing (keyed by the site's content version, so a write purges them) and
  * never past the site's next scheduled publication. A site that is not live is the same 404 as none.
  */
-import type { Env } from "../bindings";
-import { cachedPublicAnswer, type EdgePlace, freshUntil, type PublicAnswer } from "../edge-cache";
-import { postUrl, siteHost } from "../effects/outbound";
+import type { Env } from "../core/bindings";
+import { cachedPublicAnswer, type EdgePlace, freshUntil, type PublicAnswer } from "../core/edge-cache";
+import { postUrl, siteHost } from "../core/effects/outbound";
 import { fail, problem } from "../errors";
-import { canonicalLanguage } from "../rules/language";
+import { canonicalLanguage } from "../posts/language";
 import { type FeedPost, type FeedSite, liveSite, publicFeedPosts } from "./store";
 
 export const SITEMAP_MAX_URLS = 50_000;

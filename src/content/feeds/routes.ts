@@ -2,10 +2,10 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
-import type { AppEnv } from "../bindings";
-import { PUBLIC_ANSWER_TTL_MS, type PublicAnswer } from "../edge-cache";
-import { edgePlace } from "../routes/cacheable";
-import { matchesIfNoneMatch } from "../rules/etag";
+import type { AppEnv } from "../core/bindings";
+import { edgePlace } from "../core/cacheable";
+import { PUBLIC_ANSWER_TTL_MS, type PublicAnswer } from "../core/edge-cache";
+import { matchesIfNoneMatch } from "../core/etag";
 import { FEED_ITEMS, SITEMAP_MAX_URLS, siteFeed } from "./feeds";
 
 const SiteParam = z.object({ site: z.string().min(1).openapi({ description: "The site's slug or id" }) });

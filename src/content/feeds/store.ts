@@ -1,6 +1,6 @@
 /** What the feeds read: the live site by slug or id, and its public posts (one batch with the next publication). */
 import { parseId } from "../../lib/ids";
-import { type PostRow, PUBLIC_WHERE } from "../store/posts";
+import { type PostRow, PUBLIC_WHERE } from "../posts/store";
 
 export interface FeedSite {
   id: string;

@@ -3,12 +3,13 @@
  * link is made by a ck_ key that may edit the post, lives at most 24 h, and ends when the post's preview
  * secret is rotated or the post is deleted (docs/decisions/content-b.md, "Preview links").
  */
-import type { KeyContext } from "../auth/key-context";
-import type { Env } from "../bindings";
+
+import type { Env } from "../core/bindings";
 import { problem } from "../errors";
-import { postDetail } from "../public-reads";
-import { resolveEditablePost } from "../rules/resolve";
-import { effectiveStatus, type ListableStatus } from "../store/posts";
+import type { KeyContext } from "../keys/key-context";
+import { postDetail } from "../posts/public-reads";
+import { resolveEditablePost } from "../posts/resolve";
+import { effectiveStatus, type ListableStatus } from "../posts/store";
 import { previewSecret, readPreview, rotatePreviewSecret } from "./store";
 import { parsePreview, previewHolds, signPreview } from "./token";
 

@@ -1,12 +1,12 @@
 /** Preview links: `POST|DELETE /v1/posts/{reference}/preview` (ck_) and `GET /v1/preview/{token}` (no key). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import type { KeyRequirement } from "../auth/api-key";
-import { keyAuth } from "../auth/middleware";
-import type { AppEnv } from "../bindings";
-import { PostDetailSchema } from "../routes/post-shapes";
-import { LanguageQuery, RefParam } from "../routes/posts";
-import { languageParam } from "../rules/resolve";
+import type { AppEnv } from "../core/bindings";
+import type { KeyRequirement } from "../keys/api-key";
+import { keyAuth } from "../keys/middleware";
+import { languageParam } from "../posts/resolve";
+import { LanguageQuery, RefParam } from "../posts/routes";
+import { PostDetailSchema } from "../posts/shapes";
 import { createPreview, endPreviews, previewedPost } from "./preview";
 import { PREVIEW_DEFAULT_SECONDS, PREVIEW_MAX_SECONDS } from "./token";
 

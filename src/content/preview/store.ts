@@ -1,6 +1,6 @@
 /** Preview secrets (migration 0016) and the preview read: secret, post, its media and its site in one batch. */
-import type { SiteAddress } from "../auth/key-context";
-import { POST_COLUMNS, type PostRow } from "../store/posts";
+import type { SiteAddress } from "../keys/key-context";
+import { POST_COLUMNS, type PostRow } from "../posts/store";
 import { newPreviewSecret } from "./token";
 
 /** The post's preview secret, made on first use (two concurrent first uses agree: the first insert wins). */

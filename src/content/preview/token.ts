@@ -3,7 +3,7 @@
  * 16 bytes, base64url) keyed with the post's preview secret over the post id and expiry. Rotating the
  * secret makes every MAC made with the old one wrong, so it ends every link at once.
  */
-import { base64url, base64urlDecode, timingSafeEqual } from "../auth/key-hash";
+import { base64url, base64urlDecode, timingSafeEqual } from "../keys/key-hash";
 
 /** The longest a link lives, and the default. */
 export const PREVIEW_MAX_SECONDS = 24 * 60 * 60;

@@ -5,16 +5,16 @@
  * purges are outbox rows of the same batch, and the restore itself is a new revision (the triggers).
  */
 import type { SiteProjection } from "../../lib/rpc";
-import { keySite } from "../auth/api-key";
-import type { KeyContext } from "../auth/key-context";
-import type { Env, Services } from "../bindings";
-import { deliverEffects, effectAfterUpdateStatement, type PostEffect } from "../effects/pending";
+import type { Env, Services } from "../core/bindings";
+import { deliverEffects, effectAfterUpdateStatement, type PostEffect } from "../core/effects/pending";
 import { fail, problem } from "../errors";
-import { editEffects, editPost } from "../post-service";
-import { seoView, taxonomy } from "../routes/post-shapes";
-import { resolveEditablePost } from "../rules/resolve";
-import type { RevisionPrecondition } from "../rules/revision-tag";
-import { type PostRow, publicTypeSlugs } from "../store/posts";
+import { keySite } from "../keys/api-key";
+import type { KeyContext } from "../keys/key-context";
+import { resolveEditablePost } from "../posts/resolve";
+import type { RevisionPrecondition } from "../posts/revision-tag";
+import { editEffects, editPost } from "../posts/service";
+import { seoView, taxonomy } from "../posts/shapes";
+import { type PostRow, publicTypeSlugs } from "../posts/store";
 import { getRevision, listRevisions, type RevisionRow } from "./store";
 
 export const REVISIONS_DEFAULT_LIMIT = 20;

@@ -1,12 +1,12 @@
 /** `GET /v1/posts/{reference}/revisions`, `POST /v1/posts/{reference}/revisions/{id}/restore` (issue 22). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { keyAuth } from "../auth/middleware";
-import type { AppEnv } from "../bindings";
-import { PostSeoSchema, PostSummarySchema, postSummary } from "../routes/post-shapes";
-import { IfMatchHeaders, LanguageQuery, RefParam } from "../routes/posts";
-import { languageParam } from "../rules/resolve";
-import { parseIfMatch, revisionTag } from "../rules/revision-tag";
+import type { AppEnv } from "../core/bindings";
+import { keyAuth } from "../keys/middleware";
+import { languageParam } from "../posts/resolve";
+import { parseIfMatch, revisionTag } from "../posts/revision-tag";
+import { IfMatchHeaders, LanguageQuery, RefParam } from "../posts/routes";
+import { PostSeoSchema, PostSummarySchema, postSummary } from "../posts/shapes";
 import { postRevisions, REVISIONS_MAX_LIMIT, restoreRevision, revisionNumber } from "./restore";
 import { KEPT_REVISIONS } from "./store";
 

@@ -1,11 +1,11 @@
 /** `GET /v1/search` (issue 22). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import { keyAuth } from "../auth/middleware";
-import type { AppEnv } from "../bindings";
-import { MAX_LIMIT } from "../post-listing";
-import { edgePlace, sendPublicAnswer } from "../routes/cacheable";
-import { PostListItemSchema, PostSummarySchema } from "../routes/post-shapes";
+import type { AppEnv } from "../core/bindings";
+import { edgePlace, sendPublicAnswer } from "../core/cacheable";
+import { keyAuth } from "../keys/middleware";
+import { MAX_LIMIT } from "../posts/listing";
+import { PostListItemSchema, PostSummarySchema } from "../posts/shapes";
 import { search } from "./search";
 
 const SearchQuery = z.object({

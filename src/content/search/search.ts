@@ -4,21 +4,22 @@
  * through the edge cache like the public listing; a ck_ key with posts:write finds every post but deleted
  * ones (drafts, scheduled, archived too; never cached).
  */
-import type { KeyContext } from "../auth/key-context";
-import { sha256Base64url } from "../auth/key-hash";
-import type { Env } from "../bindings";
+
+import type { Env } from "../core/bindings";
+import { decodeCursor, encodeCursor } from "../core/cursor";
 import {
   cachedPublicAnswer,
   type EdgePlace,
   freshUntil,
   type PublicAnswer,
   publicAnswer,
-} from "../edge-cache";
+} from "../core/edge-cache";
 import { fail } from "../errors";
-import { ftsQuery, parseLimit } from "../post-listing";
-import { listItem, postSummary } from "../routes/post-shapes";
-import { decodeCursor, encodeCursor } from "../rules/cursor";
-import { canonicalLanguage } from "../rules/language";
+import type { KeyContext } from "../keys/key-context";
+import { sha256Base64url } from "../keys/key-hash";
+import { canonicalLanguage } from "../posts/language";
+import { ftsQuery, parseLimit } from "../posts/listing";
+import { listItem, postSummary } from "../posts/shapes";
 import { searchPosts } from "./store";
 
 export interface SearchParams {

@@ -1,5 +1,5 @@
 /** Full-text search over posts (`posts_search`, FTS5, migration 0016): ranked by bm25, keyset over (rank, id). */
-import { type PostRow, PUBLIC_WHERE, SUMMARY_COLUMNS } from "../store/posts";
+import { type PostRow, PUBLIC_WHERE, SUMMARY_COLUMNS } from "../posts/store";
 
 /** Column weights of bm25 (title, summary, body): a word in the title counts most. */
 const WEIGHTS = "10.0, 4.0, 1.0";

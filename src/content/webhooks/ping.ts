@@ -5,13 +5,13 @@
  * bucket in the ApiKeyGate, so a loop of tests cannot turn the platform into a request cannon).
  */
 import { newId, parseUlid } from "../../lib/ids";
-import type { Env } from "../bindings";
+import type { Env } from "../core/bindings";
 import { fail, problem } from "../errors";
-import { liveWebhook } from "../store/webhooks";
 import { webhookBody } from "./events";
 import { openSecret } from "./secret-box";
 import type { WebhookSender } from "./sender";
 import { webhookHeaders } from "./signature";
+import { liveWebhook } from "./store";
 
 export const PING_BUCKET = { name: "ping", policy: "webhook-test", capacity: 5, windowSeconds: 60 };
 
