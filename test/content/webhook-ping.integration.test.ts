@@ -82,3 +82,20 @@ describe("webhook test ping", () => {
     expect(stranger.status).toBe(404);
   });
 });
+
+describe("webhook event types", () => {
+  it("a webhook subscribes to post.deleted (the event of DELETE /v1/posts/{reference}); unknown types stay 400", async () => {
+    const site = await makeSite();
+    const res = await call("POST", webhooksPath(site.id), {
+      headers: ownerHeaders(site),
+      body: { url: inbox().url, events: ["post.deleted", "post.unpublished"] },
+    });
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as { events: string[] }).events).toEqual(["post.deleted", "post.unpublished"]);
+    const unknown = await call("POST", webhooksPath(site.id), {
+      headers: ownerHeaders(site),
+      body: { url: inbox().url, events: ["post.exploded"] },
+    });
+    expect(unknown.status).toBe(400);
+  });
+});
