@@ -33,6 +33,18 @@ const RevisionPage = z
   .object({ items: z.array(RevisionSchema), next_cursor: z.string().nullable() })
   .openapi("PostRevisionPage");
 
+export const RevisionsQuery = LanguageQuery.extend({
+  limit: z
+    .string()
+    .optional()
+    .openapi({ description: `1..${REVISIONS_MAX_LIMIT}, default 20` }),
+  cursor: z.string().optional().openapi({ description: "next_cursor of the previous page" }),
+});
+
+export const RevisionParam = RefParam.extend({
+  id: z.string().openapi({ description: "The revision number" }),
+});
+
 const problems = problemResponses({
   400: "Invalid parameter (limit, cursor, language) or a slug in several languages without ?language=",
   401: "Key missing or invalid",
@@ -52,13 +64,7 @@ export function registerRevisionRoutes(app: OpenAPIHono<AppEnv>) {
       ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "read" }),
       request: {
         params: RefParam,
-        query: LanguageQuery.extend({
-          limit: z
-            .string()
-            .optional()
-            .openapi({ description: `1..${REVISIONS_MAX_LIMIT}, default 20` }),
-          cursor: z.string().optional().openapi({ description: "next_cursor of the previous page" }),
-        }),
+        query: RevisionsQuery,
       },
       responses: {
         200: {
@@ -92,7 +98,7 @@ export function registerRevisionRoutes(app: OpenAPIHono<AppEnv>) {
         "Scope posts:write (ck_). Writes the revision's title, summary, body and SEO back onto the post (a new revision); other fields stay. If-Match as on PATCH (412 PRECONDITION_FAILED when stale; nothing changes).",
       ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
       request: {
-        params: RefParam.extend({ id: z.string().openapi({ description: "The revision number" }) }),
+        params: RevisionParam,
         query: LanguageQuery,
         headers: IfMatchHeaders,
       },

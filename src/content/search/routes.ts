@@ -8,7 +8,7 @@ import { MAX_LIMIT } from "../posts/listing";
 import { PostListItemSchema, PostSummarySchema } from "../posts/shapes";
 import { search } from "./search";
 
-const SearchQuery = z.object({
+export const SearchQuery = z.object({
   q: z
     .string()
     .optional()
