@@ -112,10 +112,10 @@ export async function subscribedWebhookIds(
     .prepare(
       `SELECT w.id FROM webhooks w
        WHERE w.site_id = ? AND EXISTS (SELECT 1 FROM json_each(w.events_json) WHERE json_each.value = ?)
-         AND ${LIVE_WEBHOOK}
+         AND ${LIVE_WEBHOOK} AND (? != 'lead.created' OR w.created_by IS NOT NULL)
        ORDER BY w.id`,
     )
-    .bind(siteId, eventType)
+    .bind(siteId, eventType, eventType)
     .all<{ id: string }>();
   return results.map((r) => r.id);
 }
@@ -161,7 +161,11 @@ export async function insertDeliveries(
 }
 
 /** A claimed delivery with what its attempt needs from the webhook. */
-export type ClaimedDelivery = DeliveryRow & { url: string; secret_encrypted: string };
+export type ClaimedDelivery = DeliveryRow & {
+  url: string;
+  secret_encrypted: string;
+  created_by: string | null;
+};
 
 export type Claim =
   | { kind: "claimed"; delivery: ClaimedDelivery }
@@ -191,7 +195,7 @@ export async function claimDelivery(
       .bind(lockUntil, id, now),
     db
       .prepare(
-        `SELECT d.*, w.url, w.secret_encrypted FROM webhook_deliveries d
+        `SELECT d.*, w.url, w.secret_encrypted, w.created_by FROM webhook_deliveries d
          LEFT JOIN webhooks w ON w.id = d.webhook_id AND w.site_id = d.site_id AND ${LIVE_WEBHOOK}
          WHERE d.id = ?`,
       )
