@@ -46,7 +46,11 @@ function feedXml(site: FeedSite, language: string, posts: FeedPost[], platformDo
       "</item>",
     ].join(""),
   );
-  const built = posts.reduce((max, p) => (p.updated_at > max ? p.updated_at : max), "");
+  const built =
+    posts
+      .map((p) => p.updated_at)
+      .sort()
+      .at(-1) ?? "";
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/elements/1.1/">',

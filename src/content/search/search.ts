@@ -58,7 +58,7 @@ async function page(env: Env, key: KeyContext, request: SearchRequest, scope: "p
   if (request.cursor !== null) {
     const payload = await decodeCursor(env.CURSOR_SECRET, request.cursor);
     const score = Number(payload?.p);
-    if (!payload || payload.m !== "s" || payload.f !== fingerprint || !Number.isFinite(score)) {
+    if (payload?.m !== "s" || payload.f !== fingerprint || !Number.isFinite(score)) {
       fail("INVALID_CURSOR", "cursor is not a next_cursor of this search.");
     }
     after = { score, id: payload.i };
