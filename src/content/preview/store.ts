@@ -1,4 +1,6 @@
 /** Preview secrets (migration 0016) and the preview read: secret, post, its media and its site in one batch. */
+import type { media as mediaTable, postPreviewSecrets } from "../../../schema/content";
+import type { Row } from "../../lib/rows";
 import type { SiteAddress } from "../keys/key-context";
 import { POST_COLUMNS, type PostRow } from "../posts/store";
 import { newPreviewSecret } from "./token";
@@ -20,7 +22,7 @@ export async function previewSecret(
       .prepare("SELECT secret FROM post_preview_secrets WHERE post_id = ? AND site_id = ?")
       .bind(postId, siteId),
   ]);
-  return (read!.results[0] as { secret: string }).secret;
+  return (read!.results[0] as Row<typeof postPreviewSecrets, "secret">).secret;
 }
 
 /** A new secret for the post: every link signed with the old one stops working at once. */
@@ -64,10 +66,12 @@ export async function readPreview(db: D1Database, postId: string): Promise<Previ
       )
       .bind(postId),
   ]);
-  const secretRow = secret!.results[0] as { secret: string } | undefined;
+  const secretRow = secret!.results[0] as Row<typeof postPreviewSecrets, "secret"> | undefined;
   const postRow = post!.results[0] as PostRow | undefined;
   const siteRow = site!.results[0] as SiteAddress | undefined;
   if (!secretRow || !postRow || !siteRow) return null;
-  const keys = (media!.results as { id: string; r2_key: string }[]).map((r) => [r.id, r.r2_key] as const);
+  const keys = (media!.results as Row<typeof mediaTable, "id" | "r2_key">[]).map(
+    (r) => [r.id, r.r2_key] as const,
+  );
   return { secret: secretRow.secret, post: postRow, site: siteRow, mediaKeys: new Map(keys) };
 }

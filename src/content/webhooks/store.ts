@@ -94,13 +94,13 @@ export async function liveWebhook(
   db: D1Database,
   siteId: string,
   id: string,
-): Promise<{ url: string; secret_encrypted: string } | null> {
+): Promise<Row<typeof webhooks, "url" | "secret_encrypted"> | null> {
   return db
     .prepare(
       `SELECT w.url, w.secret_encrypted FROM webhooks w WHERE w.id = ? AND w.site_id = ? AND ${LIVE_WEBHOOK}`,
     )
     .bind(id, siteId)
-    .first<{ url: string; secret_encrypted: string }>();
+    .first<Row<typeof webhooks, "url" | "secret_encrypted">>();
 }
 
 /** Ids of the site's live webhooks (`LIVE_WEBHOOK`) subscribed to `eventType`. */
