@@ -24,7 +24,7 @@ async function main() {
     console.log(JSON.stringify(await seedDemo(urls.gateway, { fresh: true }), null, 2));
   } else {
     console.log(
-      "\nDatabase already seeded; `npm run seed -- --json` prints the demo tenant with fresh keys.",
+      '\nDatabase already seeded; `npm run seed -- --json` (or `eval "$(npm run -s seed -- --env)"`) gives the demo tenant with fresh keys and a session.',
     );
   }
 

@@ -87,7 +87,8 @@ const FLOW_JS = `"use strict";
       const left = body.details ? body.details.attempts_remaining : undefined;
       const rest = typeof left === "number" ? " " + left + (left === 1 ? " attempt" : " attempts") + " left." : "";
       form.querySelectorAll("input[inputmode], input[name=recovery_code]").forEach((input) => { input.value = ""; });
-      A.announce("That code is not right." + rest, "error");
+      const used = body.details && body.details.reason === "code_already_used";
+      A.announce((used ? "That code was already used: wait for the next one." : "That code is not right.") + rest, "error");
       return;
     }
     if (body.code === "TOO_MANY_ATTEMPTS" || body.code === "CHALLENGE_INVALID") {

@@ -700,7 +700,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description INVALID_CREDENTIALS, MFA_INVALID_CODE */
+                /** @description INVALID_CREDENTIALS, MFA_INVALID_CODE (details.reason code_already_used: a TOTP code whose step was spent) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1010,7 +1010,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description MFA_INVALID_CODE (details.attempts_remaining), CHALLENGE_INVALID, PASSKEY_CEREMONY_INVALID, PASSKEY_CLONE_SUSPECTED */
+                /** @description MFA_INVALID_CODE (details.attempts_remaining; details.reason code_already_used), CHALLENGE_INVALID, PASSKEY_CEREMONY_INVALID, PASSKEY_CLONE_SUSPECTED */
                 401: {
                     headers: {
                         [name: string]: unknown;
