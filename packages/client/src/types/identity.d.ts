@@ -5443,6 +5443,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description RATE_LIMITED (per client) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description SSO_PROVIDER_UNAVAILABLE */
                 502: {
                     headers: {
