@@ -21,6 +21,7 @@ import type {
 import { app } from "./app";
 import { keyContexts } from "./auth/key-cache";
 import type { Env } from "./bindings";
+import { clockNow } from "./clock";
 import { redeliverPendingEffects } from "./effects/pending";
 import { ingestImage } from "./ingest-service";
 import { legalPages, upsertLegalPage } from "./legal-pages";
@@ -166,7 +167,7 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
 
   override async scheduled(controller?: ScheduledController): Promise<void> {
     const log = runLogger("content", controller?.cron);
-    const now = Date.now();
+    const now = clockNow();
     try {
       const services = contentServices(this.env, log);
       // Every minute: scheduled posts that came due are stored as published and announced once.

@@ -6,6 +6,7 @@ import { keySite } from "./auth/api-key";
 import type { KeyContext } from "./auth/key-context";
 import { authorOfNewPost, sitePersona } from "./author-personas";
 import type { Env, Services } from "./bindings";
+import { clockIso } from "./clock";
 import { postUrl, postUrlRoot } from "./effects/outbound";
 import { deliverEffects, effectAfterUpdateStatement, type PostEffect, postEffect } from "./effects/pending";
 import { fail, problem } from "./errors";
@@ -78,7 +79,7 @@ export async function createPost(
   /** Extra statements written in the same batch as the post (idempotency record, import line). */
   record?: (response: StoredResponse, postId: string) => D1PreparedStatement,
 ): Promise<StoredResponse> {
-  const now = new Date().toISOString();
+  const now = clockIso();
   const site = await keySite(env.DB, key);
   const language = input.language !== undefined ? checkLanguage(input.language) : site.default_language;
   const author = await authorOfNewPost(env.DB, key, input.author_slug);
@@ -221,7 +222,7 @@ export async function editPostFields(
   precondition: RevisionPrecondition,
 ): Promise<PostRow> {
   const revisions = Array.isArray(precondition) ? precondition : null;
-  const stamp = new Date().toISOString();
+  const stamp = clockIso();
   const target = { siteId: post.siteId, id: post.id };
   const eventId = newId();
   const edit = editPostFieldsStatement(env.DB, target, fields, seoPatch, stamp, revisions);
@@ -277,7 +278,7 @@ export async function editPost(
     const current: PostRow = existing!;
     // updated_at is taken per attempt and never goes backwards: a retried edit commits after the edit it
     // lost to, so it must not look older to `since` (incremental sync) readers.
-    const stamp = new Date().toISOString();
+    const stamp = clockIso();
     // If-Match is checked against the row this attempt writes over (the update is guarded by its revision).
     if (!preconditionHolds(precondition, effectiveRevision(current, stamp))) throw preconditionFailed();
     const next = {
@@ -307,7 +308,7 @@ export async function updatePost(
   input: UpdatePostInput,
   precondition: RevisionPrecondition = null,
 ): Promise<{ post: PostRow; site: SiteProjection }> {
-  const now = new Date().toISOString();
+  const now = clockIso();
   if (!EDITABLE_FIELDS.some((f) => input[f] !== undefined)) {
     fail("NOTHING_EDITABLE", "The body contains no editable field.");
   }
@@ -499,7 +500,7 @@ export async function unpublishPost(
   reference: string,
   language: string | null,
 ): Promise<{ post: PostRow; site: SiteProjection }> {
-  const now = new Date().toISOString();
+  const now = clockIso();
   const existing = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
   const notPublished = () =>
     problem(

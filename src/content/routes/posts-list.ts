@@ -5,6 +5,7 @@ import { problemResponses } from "../../lib/app";
 import type { KeyRequirement } from "../auth/api-key";
 import { requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
+import { clockIso } from "../clock";
 import { DEFAULT_LIMIT, listPosts, MAX_LIMIT, postListRequest } from "../post-listing";
 import { publicPostList } from "../public-reads";
 import { edgePlace, sendPublicAnswer } from "./cacheable";
@@ -78,7 +79,7 @@ export function registerPostListRoute(app: OpenAPIHono<AppEnv>) {
       // Every item's url is built from the key's site (read with the key: no extra hop).
       if (!request.statuses)
         return sendPublicAnswer(c, await publicPostList(c.env, key, request, edgePlace(c)));
-      const page = await listPosts(c.env, key.site, request, new Date().toISOString());
+      const page = await listPosts(c.env, key.site, request, clockIso());
       c.header("cache-control", "private, no-store");
       return c.json(page.body, 200);
     },

@@ -5,6 +5,7 @@ import { problemResponses } from "../../lib/app";
 import type { KeyRequirement } from "../auth/api-key";
 import { keyAuth, requireKey, security } from "../auth/middleware";
 import type { AppEnv } from "../bindings";
+import { clockIso } from "../clock";
 import { fail } from "../errors";
 import { createPostOnce, requireAuthorshipContext } from "../post-creation";
 import { patchPostSeo, seoPatch } from "../post-seo";
@@ -206,7 +207,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
         c.req.valid("json"),
         parseIfMatch(c.req.header("if-match")),
       );
-      const now = new Date().toISOString();
+      const now = clockIso();
       c.header("etag", revisionTag(row, now));
       return c.json(postSummary(row, now, { site, platformDomain: c.env.PLATFORM_DOMAIN }), 200);
     },
@@ -236,7 +237,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
         ...postReference(c),
       );
       const at = { site, platformDomain: c.env.PLATFORM_DOMAIN };
-      return c.json(postSummary(post, new Date().toISOString(), at), 200);
+      return c.json(postSummary(post, clockIso(), at), 200);
     },
   );
 
@@ -257,7 +258,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const now = new Date().toISOString();
+      const now = clockIso();
       const { source, etag } = await readPostSource(c.env.DB, c.get("auth").siteId, ...postReference(c), now);
       c.header("cache-control", "private, no-store");
       c.header("etag", etag);
@@ -278,12 +279,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       responses: { 200: json(PostSeoSchema, "SEO of the post"), ...writeProblems },
     }),
     async (c) => {
-      const row = await resolvePublicPost(
-        c.env.DB,
-        c.get("auth").site,
-        ...postReference(c),
-        new Date().toISOString(),
-      );
+      const row = await resolvePublicPost(c.env.DB, c.get("auth").site, ...postReference(c), clockIso());
       return c.json(seoView(row), 200);
     },
   );
@@ -308,7 +304,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const patch = seoPatch(c.req.valid("json"));
-      const now = new Date().toISOString();
+      const now = clockIso();
       const auth = c.get("auth");
       const seo = await patchPostSeo(c.env, c.get("services"), auth.siteId, ...postReference(c), patch, now);
       return c.json(seo, 200);
