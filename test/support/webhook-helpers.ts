@@ -62,19 +62,19 @@ export async function createWebhook(
 }
 
 /**
- * Tells the receiver which secrets its inbox `box` verifies signatures with; `then`: the secrets it
+ * Tells the receiver which secrets its inbox `box` verifies signatures with; `next`: the secrets it
  * switches to once it has refused `afterRefusals` deliveries (an integrator installing a rotated secret).
  */
 export async function trustSecrets(
   box: string,
   secrets: string[],
-  then?: { afterRefusals: number; secrets: string[] },
+  next?: { afterRefusals: number; secrets: string[] },
 ): Promise<void> {
   const res = await fetch(`https://hooks.test/__box/${box}/secrets`, {
     method: "PUT",
     body: JSON.stringify({
       secrets,
-      ...(then ? { then: { after_refusals: then.afterRefusals, secrets: then.secrets } } : {}),
+      ...(next ? { next: { after_refusals: next.afterRefusals, secrets: next.secrets } } : {}),
     }),
   });
   if (res.status !== 204) throw new Error(`trustSecrets: ${res.status}`);

@@ -12,7 +12,7 @@
  *   POST /redirect/<box>            record, 302 to https://hooks.test/inbox/<box> (must not be followed)
  * Control paths (hooks.test):
  *   PUT /__box/<box>/secrets        body {"secrets": ["whsec_…", …]}: the secrets the box verifies with;
- *                                   with "then": {"after_refusals": n, "secrets": […]} the box switches to
+ *                                   with "next": {"after_refusals": n, "secrets": […]} the box switches to
  *                                   those once it has refused n deliveries (an integrator who installs a
  *                                   rotated secret after seeing its checks fail), however fast retries come
  *   GET /__box/<box>                {"deliveries": [{path, id, timestamp, signature, body, verified, …}]}
@@ -40,7 +40,7 @@ interface Box {
   deliveries: ReceivedDelivery[];
   hits: number;
   /** Secrets the box verifies with once it has refused `afterRefusals` deliveries. */
-  then?: { afterRefusals: number; secrets: string[] };
+  next?: { afterRefusals: number; secrets: string[] };
   refusals: number;
 }
 
@@ -84,9 +84,9 @@ export function verifyStandardWebhook(
 /** A delivery refused (401): the box moves to its next secrets once it has refused enough. */
 function refused(inbox: Box): void {
   inbox.refusals++;
-  if (inbox.then && inbox.refusals >= inbox.then.afterRefusals) {
-    inbox.secrets = inbox.then.secrets;
-    inbox.then = undefined;
+  if (inbox.next && inbox.refusals >= inbox.next.afterRefusals) {
+    inbox.secrets = inbox.next.secrets;
+    inbox.next = undefined;
   }
 }
 
@@ -143,11 +143,11 @@ async function control(request: Request, url: URL): Promise<Response | null> {
   if (secrets && request.method === "PUT") {
     const body = (await request.json()) as {
       secrets: string[];
-      then?: { after_refusals: number; secrets: string[] };
+      next?: { after_refusals: number; secrets: string[] };
     };
     const target = box(secrets[1]!);
     target.secrets = body.secrets;
-    target.then = body.then && { afterRefusals: body.then.after_refusals, secrets: body.then.secrets };
+    target.next = body.next && { afterRefusals: body.next.after_refusals, secrets: body.next.secrets };
     return new Response(null, { status: 204 });
   }
   const read = /^\/__box\/([^/]+)$/.exec(url.pathname);
