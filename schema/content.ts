@@ -3,7 +3,7 @@
  * tables, and property names are the SQL column names so that a row read with a raw D1 statement has
  * exactly that type. Migrations (migrations/content/*.sql, what wrangler applies) must agree column by
  * column; test/gateway/schema-matches-migrations.unit.test.ts enforces it. The FTS5 table and its
- * triggers live only in SQL. In the store modules (src/content/store/*.ts, src/content/effects/pending.ts)
+ * triggers live only in SQL. In the store modules (the `store.ts` modules of src/content/<area>/, src/content/core/effects/pending.ts)
  * plain reads and inserts go through drizzle, while guarded UPDATEs, upserts, keyset listings and
  * batches stay prepared SQL, whose exact text matters. Only the content worker imports this file.
  */
@@ -26,7 +26,7 @@ export const sites = sqliteTable("sites", {
   org_changed_at: text("org_changed_at"),
   /**
    * Moves on every change of what a public read of the site shows (triggers of migration 0012, and each
-   * projection push): part of the edge cache key of public post answers (src/content/public-reads.ts).
+   * projection push): part of the edge cache key of public post answers (src/content/posts/public-reads.ts).
    */
   content_version: integer("content_version").notNull().default(0),
 });

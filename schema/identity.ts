@@ -3,7 +3,7 @@
  * tables, and property names are the SQL column names so that a row read with a raw D1 statement has
  * exactly that type. Migrations (migrations/identity/*.sql, what wrangler applies) must agree column by
  * column; test/gateway/schema-matches-migrations.unit.test.ts enforces it. Partial unique indexes and
- * the preset role rows live only in SQL. Queries are in src/identity/store/*.ts: plain reads go through
+ * the preset role rows live only in SQL. Queries are in the `store.ts` and `*-store.ts` modules of src/identity/<area>/: plain reads go through
  * drizzle, while compare-and-set writes, conditional INSERT ... SELECT and batches stay prepared SQL,
  * whose exact text is what makes them race-free. Only the identity worker imports this file.
  */
@@ -295,7 +295,7 @@ export const transfers = sqliteTable(
 /**
  * The account's and the organization's security events (issue 18, beyond the spec): append-only (a
  * trigger refuses UPDATE), one subject per row (`user_id` or `org_id`, a CHECK in SQL), the client's
- * network as a /24 or /48 prefix and its user agent as "browser on OS". Written by src/identity/events.ts.
+ * network as a /24 or /48 prefix and its user agent as "browser on OS". Written by src/identity/events/events.ts.
  */
 export const securityEvents = sqliteTable(
   "security_events",

@@ -3,7 +3,7 @@
  * tables, and property names are the SQL column names so that a row read with a raw D1 statement has
  * exactly that type. Migrations (migrations/sites/*.sql, what wrangler applies) must agree column by
  * column; test/gateway/schema-matches-migrations.unit.test.ts enforces it. Queries are in
- * src/sites/store.ts: plain reads go through drizzle, while the plan-limited insert, compare-and-swap
+ * src/sites/site/store.ts: plain reads go through drizzle, while the plan-limited insert, compare-and-swap
  * updates and batches stay prepared SQL, whose exact text matters. Only the sites worker imports this file.
  */
 import { sql } from "drizzle-orm";
@@ -87,7 +87,7 @@ export const siteShares = sqliteTable(
   (t) => [primaryKey({ columns: [t.site_id, t.org_id] }), index("site_shares_org").on(t.org_id)],
 );
 
-/** Outbox of full-page cache purges (src/sites/page-cache.ts). */
+/** Outbox of full-page cache purges (src/sites/core/page-cache.ts). */
 export const pagePurges = sqliteTable(
   "page_purges",
   {
@@ -121,7 +121,7 @@ export const outboundEffects = sqliteTable(
 /**
  * Audit trail of the operator console (migrations/sites/0004): effective lifecycle transitions and purges,
  * with the actor. The same migration adds the expression index `sites_id_key` on `sites` (the console's
- * keyset order, src/sites/id-order.ts).
+ * keyset order, src/sites/operator/id-order.ts).
  */
 export const siteAudit = sqliteTable(
   "site_audit",

@@ -1,5 +1,5 @@
 // Runs the project's wrangler CLI. Wrangler's bin shim refuses Node < 22 before doing anything; the CLI
-// itself runs on Node 20, which is what this machine and CI have (see docs/decisions.md).
+// itself runs on Node 20, which is what this machine and CI have (see docs/decisions/platform.md).
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";

@@ -18,26 +18,26 @@ import type {
   SiteProjection,
   StalledConvergence,
 } from "../lib/rpc";
-import { app } from "./app";
-import { keyContexts } from "./auth/key-cache";
-import type { Env } from "./bindings";
-import { clockNow } from "./clock";
-import { redeliverPendingEffects } from "./effects/pending";
-import { ingestImage } from "./ingest-service";
-import { legalPages, upsertLegalPage } from "./legal-pages";
-import { consumeMediaVariants } from "./media-variants";
-import { publishDuePosts } from "./post-publication";
-import { definePostType, type PostTypeDefinition, removePostType } from "./post-types";
-import { utcDay } from "./rules/analytics-window";
-import { contentServices } from "./services";
-import { consumeSiteTransferred, stalledSites } from "./site-transfer";
-import { siteHealthFacts } from "./store/health";
-import { purgeExpiredIdempotency } from "./store/idempotency";
-import { upsertSite } from "./store/sites";
-import { siteIntegrationCounts } from "./store/transfers";
-import { purgeSettledDeliveries } from "./store/webhooks";
+import { utcDay } from "./analytics/window";
+import { app } from "./core/app";
+import type { Env } from "./core/bindings";
+import { clockNow } from "./core/clock";
+import { redeliverPendingEffects } from "./core/effects/pending";
+import { purgeExpiredIdempotency } from "./core/idempotency-store";
+import { contentServices } from "./core/services";
+import { keyContexts } from "./keys/key-cache";
+import { ingestImage } from "./media/ingest-service";
+import { consumeMediaVariants } from "./media/variants";
+import { publishDuePosts } from "./posts/publication";
+import { siteHealthFacts } from "./site/health-store";
+import { legalPages, upsertLegalPage } from "./site/legal-pages";
+import { definePostType, type PostTypeDefinition, removePostType } from "./site/post-types";
+import { upsertSite } from "./site/store";
+import { consumeSiteTransferred, stalledSites } from "./transfers/site-transfer";
+import { siteIntegrationCounts } from "./transfers/store";
 import { deliverContentEvents, settleDeadLetters } from "./webhooks/delivery";
 import { isContentEvent } from "./webhooks/events";
+import { purgeSettledDeliveries } from "./webhooks/store";
 
 /**
  * The queue consumers: `media-variants`, `site-transferred`, `content-events` (webhook fan-out and
@@ -107,7 +107,7 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
 
   /**
    * Sites pushes every change of a site; `deleted`/`archived` make the site's keys stop working: at once in
-   * this isolate, within the key-context TTL in others (src/content/auth/key-cache.ts).
+   * this isolate, within the key-context TTL in others (src/content/keys/key-cache.ts).
    */
   async syncSite(site: SiteProjection): Promise<void> {
     await upsertSite(this.env.DB, site, new Date().toISOString());
@@ -195,4 +195,4 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
   }
 }
 
-export { ApiKeyGate } from "./api-key-gate";
+export { ApiKeyGate } from "./keys/gate";

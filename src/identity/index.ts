@@ -1,10 +1,10 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { errorFields, runLogger } from "../lib/log";
 import type { EdgeContext, IdentityRpc } from "../lib/rpc";
-import { app } from "./app";
-import { edgeContextFor } from "./store/edge-context";
-import { cleanupExpired } from "./store/maintenance";
-import type { Env } from "./worker-env";
+import { app } from "./core/app";
+import { edgeContextFor } from "./core/edge-context";
+import { cleanupExpired } from "./core/maintenance";
+import type { Env } from "./core/worker-env";
 
 export default class IdentityService extends WorkerEntrypoint<Env> implements IdentityRpc {
   override fetch(request: Request): Promise<Response> {
@@ -29,4 +29,4 @@ export default class IdentityService extends WorkerEntrypoint<Env> implements Id
   }
 }
 
-export { AccountGuard, LoginChallenge, RateLimiter, RefreshFamily } from "./durable-objects";
+export { AccountGuard, LoginChallenge, RateLimiter, RefreshFamily } from "./core/durable-objects";

@@ -1,6 +1,6 @@
 /**
  * The codes a write of a site's settings document can end with, and their one status each. Sites owns
- * the document and its validator (src/sites/settings/); content's `PATCH /v1/site/settings` and
+ * the document and its validator (src/sites/site/settings/); content's `PATCH /v1/site/settings` and
  * `PATCH /v1/site/seo` write through sites (`SitesRpc.mergeSiteSettings`) and answer with the same code
  * and status sites gave. Both catalogues (src/sites/errors.ts, src/content/errors.ts) are built from
  * these tables, so the two services cannot disagree on a code's status.
@@ -25,7 +25,7 @@ export const SETTINGS_VALIDATOR_CODES = {
   CUSTOMIZATION_INVALID_COLOR: 400,
   /**
    * Ours, the spec's `BUILDER_*` family (its names are not shown): the home page builder,
-   * `settings.home.blocks` (src/sites/settings/builder.ts).
+   * `settings.home.blocks` (src/sites/site/settings/builder.ts).
    */
   BUILDER_INVALID_SHAPE: 400,
   BUILDER_TOO_MANY_BLOCKS: 400,

@@ -1,7 +1,7 @@
 /**
  * The one permission model of site administration, read by both services that administer a site: sites
- * (its by-id routes, `src/sites/permissions.ts`) and content (API keys, forms and webhooks of a site,
- * `src/content/auth/site-staff.ts`). What each organization and site role may do with a site; one test
+ * (its by-id routes, `src/sites/site/permissions.ts`) and content (API keys, forms and webhooks of a site,
+ * `src/content/keys/site-staff.ts`). What each organization and site role may do with a site; one test
  * table (test/support/site-permission-table.ts) is checked against both services' behaviour.
  *
  * Owners are recognised by the structural `is_system` attribute of their role, which identity puts on

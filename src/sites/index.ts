@@ -11,23 +11,23 @@ import type {
   StoredSiteSettings,
 } from "../lib/rpc";
 import { isSettingsWriteCode } from "../lib/settings-codes";
-import type { SitesAppEnv } from "./app-env";
-import { runCron } from "./cron";
-import { consumeImageSwap } from "./image-rehost";
-import { registerAppletRoutes } from "./routes/applets";
-import { registerDomainRoutes } from "./routes/domains";
-import { registerLegalRoutes } from "./routes/legal";
-import { registerPlatformSiteRoutes } from "./routes/platform-sites";
-import { registerPlatformThemeRoutes } from "./routes/platform-themes";
-import { registerProbeRoutes } from "./routes/probes";
-import { registerSiteRoutes } from "./routes/sites";
-import { registerThemeRoutes } from "./routes/themes";
-import { sitesServices } from "./services";
-import { mergeSiteSettings } from "./settings-merge";
-import { hostsOf, readSettings } from "./site-record";
-import { invalidateSiteCaches } from "./site-service";
-import { getSite, getVisibleSite, HIDDEN_STATUSES, shareSite, transferSite } from "./store";
-import { consumeSiteSync, pushSiteToContent } from "./sync";
+import { registerAppletRoutes } from "./applets/routes";
+import type { SitesAppEnv } from "./core/app-env";
+import { runCron } from "./core/cron";
+import { sitesServices } from "./core/services";
+import { registerDomainRoutes } from "./health/routes";
+import { registerLegalRoutes } from "./legal/routes";
+import { registerPlatformSiteRoutes } from "./operator/sites-routes";
+import { registerPlatformThemeRoutes } from "./operator/themes-routes";
+import { registerProbeRoutes } from "./probes/routes";
+import { consumeImageSwap } from "./site/image-rehost";
+import { hostsOf, readSettings } from "./site/record";
+import { registerSiteRoutes } from "./site/routes";
+import { invalidateSiteCaches } from "./site/service";
+import { mergeSiteSettings } from "./site/settings-merge";
+import { getSite, getVisibleSite, HIDDEN_STATUSES, shareSite, transferSite } from "./site/store";
+import { consumeSiteSync, pushSiteToContent } from "./site/sync";
+import { registerThemeRoutes } from "./themes/routes";
 
 type Env = SitesEnv;
 

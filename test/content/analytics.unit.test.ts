@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { visitorId } from "../../src/content/analytics-collect";
-import { csvField } from "../../src/content/analytics-export";
-import { dailySeries, parsePostsPage } from "../../src/content/analytics-report";
-import { postUrl } from "../../src/content/effects/outbound";
-import { addDays, analyticsWindow, daysInRange, parseDay } from "../../src/content/rules/analytics-window";
+import { visitorId } from "../../src/content/analytics/collect";
+import { csvField } from "../../src/content/analytics/export";
 import {
   classifyHit,
   normalizePagePath,
   parsePageView,
   referrerHost,
-} from "../../src/content/rules/page-view";
-import { postKeyOfPath } from "../../src/content/rules/post-path";
+} from "../../src/content/analytics/page-view";
+import { dailySeries, parsePostsPage } from "../../src/content/analytics/report";
+import { addDays, analyticsWindow, daysInRange, parseDay } from "../../src/content/analytics/window";
+import { postUrl } from "../../src/content/core/effects/outbound";
+import { postKeyOfPath } from "../../src/content/posts/path";
 
 const problem = (status: number, code: string) => expect.objectContaining({ status, code });
 const TODAY = "2026-03-15";

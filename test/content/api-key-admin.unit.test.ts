@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allowedOrigins } from "../../src/content/api-key-admin";
+import { allowedOrigins } from "../../src/content/keys/admin";
 
 const problem = (status: number, code: string, extra: Record<string, unknown> = {}) =>
   expect.objectContaining({ status, code, ...extra });

@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { ApiKeyGate, BucketSpec } from "../../src/content/api-key-gate";
+import type { ApiKeyGate, BucketSpec } from "../../src/content/keys/gate";
 import { newId } from "../../src/lib/ids";
 import { testEnv } from "../support/content-helpers";
 

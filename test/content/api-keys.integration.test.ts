@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SCOPES } from "../../src/content/auth/scopes";
+import { SCOPES } from "../../src/content/keys/scopes";
 import { newId } from "../../src/lib/ids";
 import {
   call,

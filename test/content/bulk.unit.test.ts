@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { KeyContext } from "../../src/content/auth/key-context";
-import type { Scope } from "../../src/content/auth/scopes";
-import { exportLine, exportResource } from "../../src/content/bulk-export";
-import { checkImportRequest, IMPORT_MAX_BYTES, importLines } from "../../src/content/bulk-import";
-import type { PostRow } from "../../src/content/store/posts";
+import { exportLine, exportResource } from "../../src/content/bulk/export";
+import { checkImportRequest, IMPORT_MAX_BYTES, importLines } from "../../src/content/bulk/import";
+import type { KeyContext } from "../../src/content/keys/key-context";
+import type { Scope } from "../../src/content/keys/scopes";
+import type { PostRow } from "../../src/content/posts/store";
 
 const problem = (status: number, code: string, detail?: string) =>
   expect.objectContaining({ status, code, ...(detail ? { detail } : {}) });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { freshUntil, IsolateAnswers, PUBLIC_ANSWER_TTL_MS } from "../../src/content/edge-cache";
+import { freshUntil, IsolateAnswers, PUBLIC_ANSWER_TTL_MS } from "../../src/content/core/edge-cache";
 
 describe("the freshness of an edge-cached public answer", () => {
   it("is its TTL, cut at the site's next scheduled publication", () => {

@@ -5,7 +5,7 @@
  * after MAX_EFFECT_ATTEMPTS (visible in /metrics).
  */
 import { describe, expect, it } from "vitest";
-import type { Env } from "../../src/content/bindings";
+import type { Env } from "../../src/content/core/bindings";
 import {
   deliverEffects,
   MAX_EFFECT_ATTEMPTS,
@@ -13,8 +13,8 @@ import {
   postEffect,
   redeliverPendingEffects,
   retryDelayMs,
-} from "../../src/content/effects/pending";
-import { contentServices } from "../../src/content/services";
+} from "../../src/content/core/effects/pending";
+import { contentServices } from "../../src/content/core/services";
 import { newId } from "../../src/lib/ids";
 import { callLogger } from "../../src/lib/log";
 import { call, createPost, tenant, testEnv } from "../support/content-helpers";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_BLOCKS_DEPTH } from "../../src/content/rules/post-input";
+import { MAX_BLOCKS_DEPTH } from "../../src/content/posts/input";
 import { call, createKey, createPost, ORIGIN, tenant } from "../support/content-helpers";
 
 /** A paragraph block whose data nests `depth` arrays deep (inside data, where the renderer never looks). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { imageSize, readsSizeOf } from "../../src/content/rules/image-size";
+import { imageSize, readsSizeOf } from "../../src/content/media/image-size";
 import { encodeAs, pngHeader, pngImage } from "../support/media-helpers";
 
 const ascii = (s: string) => Array.from(s, (ch) => ch.charCodeAt(0));

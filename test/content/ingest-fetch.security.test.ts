@@ -6,8 +6,12 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { fetchImageSafely, type IngestDeps, type IngestOutcome } from "../../src/content/ingest/ingest-image";
-import { dohResolver, type Resolver } from "../../src/content/ingest/resolver";
+import {
+  fetchImageSafely,
+  type IngestDeps,
+  type IngestOutcome,
+} from "../../src/content/media/ingest/ingest-image";
+import { dohResolver, type Resolver } from "../../src/content/media/ingest/resolver";
 
 const MiB = 1024 * 1024;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { classifyImage } from "../../src/content/ingest/ingest-image";
-import { findSvgRoot, sniffRaster } from "../../src/content/ingest/sniff";
+import { classifyImage } from "../../src/content/media/ingest/ingest-image";
+import { findSvgRoot, sniffRaster } from "../../src/content/media/ingest/sniff";
 import { SVG_MAX_BYTES, sanitizeSvg } from "../../src/lib/svg-sanitizer";
 import { testCorpora } from "../support/corpora-binding";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { KeyContextCache } from "../../src/content/auth/key-cache";
-import type { KeyLookupRow } from "../../src/content/store/api-keys";
+import { KeyContextCache } from "../../src/content/keys/key-cache";
+import type { KeyLookupRow } from "../../src/content/keys/store";
 
 function row(id: string, siteId = "site-1"): KeyLookupRow {
   return {

@@ -3,15 +3,15 @@ import { describe, expect, it } from "vitest";
 import { declareFields, type FormField, submittedValues } from "../../src/content/forms/fields";
 import { formTokenIssuedAt, issueFormToken } from "../../src/content/forms/form-token";
 import { countLinks, SPAM_RULES, spamReasons } from "../../src/content/forms/spam";
-import { dateRange, leadListRequest } from "../../src/content/lead-listing";
 import {
   csvCell,
   csvRow,
   leadsExportRequest,
   pagedLines,
   type StreamEnd,
-} from "../../src/content/leads-export";
-import type { LeadRow } from "../../src/content/store/leads";
+} from "../../src/content/leads/export";
+import { dateRange, leadListRequest } from "../../src/content/leads/listing";
+import type { LeadRow } from "../../src/content/leads/store";
 
 const code = (c: string) => expect.objectContaining({ code: c });
 

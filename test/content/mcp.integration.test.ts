@@ -8,19 +8,19 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { SCOPES } from "../../src/content/auth/scopes";
-import { ExportQuery } from "../../src/content/routes/bulk";
-import { UploadForm } from "../../src/content/routes/media";
-import { PostSeoSchema } from "../../src/content/routes/post-shapes";
+import { ExportQuery } from "../../src/content/bulk/routes";
+import { SCOPES } from "../../src/content/keys/scopes";
+import { UploadForm } from "../../src/content/media/routes";
+import { CreatePostSchema, UpdatePostSchema } from "../../src/content/posts/input";
+import { ListQuery } from "../../src/content/posts/list-routes";
 import {
   IdempotencyHeaders,
   IfMatchHeaders,
   LanguageQuery,
   PublicReadQuery,
   RefParam,
-} from "../../src/content/routes/posts";
-import { ListQuery } from "../../src/content/routes/posts-list";
-import { CreatePostSchema, UpdatePostSchema } from "../../src/content/rules/post-input";
+} from "../../src/content/posts/routes";
+import { PostSeoSchema } from "../../src/content/posts/shapes";
 import { newId } from "../../src/lib/ids";
 import {
   BASE,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseMediaLimit } from "../../src/content/media-listing";
-import { parseUploadForm, readUploadForm, UPLOAD_MAX_BYTES } from "../../src/content/media-upload";
-import { optionalId } from "../../src/content/rules/id-param";
+import { optionalId } from "../../src/content/core/id-param";
+import { parseMediaLimit } from "../../src/content/media/listing";
+import { parseUploadForm, readUploadForm, UPLOAD_MAX_BYTES } from "../../src/content/media/upload";
 import { newId } from "../../src/lib/ids";
 
 const problem = (status: number, code: string, detail?: string) =>

@@ -1,14 +1,14 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Env } from "../../src/content/bindings";
+import type { Env } from "../../src/content/core/bindings";
+import { encodeCursor } from "../../src/content/core/cursor";
 import {
   listPosts,
   type PostListQuery,
   parseStatuses,
   postListRequest,
   slugList,
-} from "../../src/content/post-listing";
-import { encodeCursor } from "../../src/content/rules/cursor";
+} from "../../src/content/posts/listing";
 import { newId } from "../../src/lib/ids";
 import type { SiteProjection } from "../../src/lib/rpc";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mergeSeo, seoPatch } from "../../src/content/post-seo";
+import { mergeSeo, seoPatch } from "../../src/content/posts/seo";
 
 describe("SEO of a post: the patch", () => {
   it("keeps only the editable keys sent, null included", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { postSource } from "../../src/content/post-source";
-import type { PostRow } from "../../src/content/store/posts";
+import { postSource } from "../../src/content/posts/source";
+import type { PostRow } from "../../src/content/posts/store";
 
 const now = "2026-06-01T00:00:00.000Z";
 const row: PostRow = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { setClockForTests } from "../../src/content/clock";
+import { setClockForTests } from "../../src/content/core/clock";
 import {
   call,
   content,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { JwksCache, readiness } from "../../src/content/routes/probes";
+import { JwksCache, readiness } from "../../src/content/probes/routes";
 import { call, createPost, tenant } from "../support/content-helpers";
 
 describe("probes", () => {

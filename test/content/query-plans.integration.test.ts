@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { publicPostMatch } from "../../src/content/store/posts";
+import { publicPostMatch } from "../../src/content/posts/store";
 
 const db = (env as unknown as { DB: D1Database }).DB;
 

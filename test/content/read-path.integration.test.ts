@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { KEY_CONTEXT_TTL_MS } from "../../src/content/auth/key-cache";
-import { setClockForTests } from "../../src/content/clock";
-import { edgeCacheUrl } from "../../src/content/edge-cache";
+import { setClockForTests } from "../../src/content/core/clock";
+import { edgeCacheUrl } from "../../src/content/core/edge-cache";
+import { KEY_CONTEXT_TTL_MS } from "../../src/content/keys/key-cache";
 import {
   BASE,
   call,

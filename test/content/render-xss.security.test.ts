@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { sanitizeInlineHtml } from "../../src/content/render/inline-html";
-import { renderBlocks } from "../../src/content/render/render-blocks";
+import { sanitizeInlineHtml } from "../../src/content/posts/render/inline-html";
+import { renderBlocks } from "../../src/content/posts/render/render-blocks";
 import ownVectors from "../fixtures/xss-vectors.json";
 import { call, createPost, ORIGIN, tenant } from "../support/content-helpers";
 import { testCorpora } from "../support/corpora-binding";

@@ -1,19 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { decodeEntities } from "../../src/content/render/html-entities";
+import { decodeEntities } from "../../src/content/posts/render/html-entities";
 import {
   escapeHtml as escapeHtmlInline,
   inlineText,
   safeLinkHref,
   sanitizeInlineHtml,
   tokenizeHtml,
-} from "../../src/content/render/inline-html";
+} from "../../src/content/posts/render/inline-html";
 import {
   escapeHtml,
   parseBlocksDocument,
   type RenderOptions,
   renderBlocks,
   safeHttpUrl,
-} from "../../src/content/render/render-blocks";
+} from "../../src/content/posts/render/render-blocks";
 import { findUnsafeHtml } from "../support/html-safety";
 
 function render(blocks: unknown[], options?: RenderOptions): string {

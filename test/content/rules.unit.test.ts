@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { normalizeOrigin } from "../../src/content/api-key-admin";
-import { ftsQuery, parseLimit } from "../../src/content/post-listing";
-import { decodeCursor, encodeCursor } from "../../src/content/rules/cursor";
-import { etagFor, matchesIfNoneMatch } from "../../src/content/rules/etag";
-import { canonicalLanguage } from "../../src/content/rules/language";
-import { settleStatus } from "../../src/content/rules/post-input";
-import { isValidSlug, slugCandidates, slugify } from "../../src/content/rules/slug";
-import { parseRfc3339 } from "../../src/content/rules/time";
-import { canonicalJson } from "../../src/content/store/idempotency";
-import { effectiveStatus } from "../../src/content/store/posts";
+import { decodeCursor, encodeCursor } from "../../src/content/core/cursor";
+import { etagFor, matchesIfNoneMatch } from "../../src/content/core/etag";
+import { canonicalJson } from "../../src/content/core/idempotency-store";
+import { parseRfc3339 } from "../../src/content/core/time";
+import { normalizeOrigin } from "../../src/content/keys/admin";
+import { settleStatus } from "../../src/content/posts/input";
+import { canonicalLanguage } from "../../src/content/posts/language";
+import { ftsQuery, parseLimit } from "../../src/content/posts/listing";
+import { isValidSlug, slugCandidates, slugify } from "../../src/content/posts/slug";
+import { effectiveStatus } from "../../src/content/posts/store";
 import { newId } from "../../src/lib/ids";
 
 describe("slugs", () => {

@@ -5,7 +5,7 @@
  * the sites PATCH, the tenant wall, deleted sites, caches after a write.
  */
 import { describe, expect, it } from "vitest";
-import { SITE_SEO_KEYS, SITE_SETTINGS_KEYS } from "../../src/content/site-settings";
+import { SITE_SEO_KEYS, SITE_SETTINGS_KEYS } from "../../src/content/site/settings";
 import { call, content, createKey, ORIGIN, problem } from "../support/content-helpers";
 import {
   plantSettings,

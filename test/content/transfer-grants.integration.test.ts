@@ -7,9 +7,9 @@
  * administration for 30 s after content learns of a change of owner (the edge may still send them).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { KEY_CONTEXT_TTL_MS } from "../../src/content/auth/key-cache";
-import { SITE_GRANT_QUARANTINE_MS } from "../../src/content/auth/site-staff";
-import { setClockForTests } from "../../src/content/clock";
+import { setClockForTests } from "../../src/content/core/clock";
+import { KEY_CONTEXT_TTL_MS } from "../../src/content/keys/key-cache";
+import { SITE_GRANT_QUARANTINE_MS } from "../../src/content/keys/site-staff";
 import { newId } from "../../src/lib/ids";
 import type { SiteProjection } from "../../src/lib/rpc";
 import {

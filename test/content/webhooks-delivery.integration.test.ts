@@ -8,9 +8,9 @@
  * moving content's clock.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { Env } from "../../src/content/bindings";
-import { setClockForTests } from "../../src/content/clock";
-import { contentServices } from "../../src/content/services";
+import type { Env } from "../../src/content/core/bindings";
+import { setClockForTests } from "../../src/content/core/clock";
+import { contentServices } from "../../src/content/core/services";
 import { deliverContentEvents } from "../../src/content/webhooks/delivery";
 import { isUlid, newId } from "../../src/lib/ids";
 import { callLogger } from "../../src/lib/log";

@@ -1,7 +1,7 @@
 /** Webhook rules as plain functions: Standard Webhooks signing, the sealed secret, the retry schedule, events. */
 import { describe, expect, it } from "vitest";
-import { postChangeEvent } from "../../src/content/post-service";
-import type { PostRow } from "../../src/content/store/posts";
+import { postChangeEvent } from "../../src/content/posts/service";
+import type { PostRow } from "../../src/content/posts/store";
 import { retryDelaySeconds } from "../../src/content/webhooks/delivery";
 import { isContentEvent, webhookBody } from "../../src/content/webhooks/events";
 import { openSecret, sealSecret } from "../../src/content/webhooks/secret-box";

@@ -5,7 +5,7 @@
  * the host is proved (docs/decisions/host-proof.md), and a wildcard is no proof. A's proved host stays A's.
  */
 import { describe, expect, it } from "vitest";
-import { proofValue } from "../../src/sites/domain-proof";
+import { proofValue } from "../../src/sites/health/domain-proof";
 import { newRun, recordZone } from "../support/dns-answers";
 import { call, createOrg, createSite, verifiedUser } from "../support/platform";
 

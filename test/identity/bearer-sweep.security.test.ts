@@ -1,7 +1,7 @@
 /**
  * Issue 18, item 7: one security sweep built from identity's own OpenAPI document. Every operation that
  * declares `bearerAuth` (each route's security and its middleware come from one value, `bearerAuth` in
- * src/identity/auth.ts) is sent a missing, a malformed, a forged-signature, an expired and a
+ * src/identity/core/auth.ts) is sent a missing, a malformed, a forged-signature, an expired and a
  * revoked-session token: every answer is 401 `UNAUTHORIZED` with one body, and no table of identity's
  * database changes (the dev outbox is a table too).
  */

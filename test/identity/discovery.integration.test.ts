@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import * as oidc from "openid-client";
 import { describe, expect, it } from "vitest";
-import { fromBase64url } from "../../src/identity/crypto";
+import { fromBase64url } from "../../src/identity/core/crypto";
 import { call, json, signupVerified, worker } from "../support/identity-helpers";
 
 interface Jwk {

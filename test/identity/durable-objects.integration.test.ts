@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { AccountGuard, Reservation } from "../../src/identity/durable/account-guard";
+import type { AccountGuard, Reservation } from "../../src/identity/login/account-guard";
 import { ManualClock } from "../support/manual-clock";
 
 const e = env as unknown as IdentityEnv;
@@ -107,7 +107,7 @@ describe("RateLimiter", () => {
 
 describe("hourly cleanup", () => {
   it("removes stale codes, old outbox rows, dead sessions and abandoned pending signups", async () => {
-    const { cleanupExpired } = await import("../../src/identity/store/maintenance");
+    const { cleanupExpired } = await import("../../src/identity/core/maintenance");
     const old = "2020-01-01T00:00:00.000Z";
     const id = crypto.randomUUID();
     await e.DB.batch([

@@ -7,7 +7,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { signDisownToken } from "../../src/identity/address-disown";
+import { signDisownToken } from "../../src/identity/emails/address-disown";
 import {
   call,
   callWith,

@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/identity/crypto";
+import { sha256Hex } from "../../src/identity/core/crypto";
 import {
   call,
   freshEmail,

@@ -7,8 +7,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { OtpPurpose } from "../../src/identity/config";
-import { issueOtp, verifyOtp } from "../../src/identity/otp";
+import type { OtpPurpose } from "../../src/identity/core/config";
+import { issueOtp, verifyOtp } from "../../src/identity/messaging/otp";
 import {
   call,
   freshEmail,

@@ -280,7 +280,7 @@ describe("a magic link is a first factor", () => {
 
 describe("magic-link and reset requests cost the same with a slow provider", () => {
   async function timed(path: string, email: string): Promise<number> {
-    const { app } = await import("../../src/identity/app");
+    const { app } = await import("../../src/identity/core/app");
     const { createExecutionContext, waitOnExecutionContext } = await import("cloudflare:test");
     const ctx = createExecutionContext();
     const started = performance.now();

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { hashPassword, hashPasswordWith, SCRYPT_PARAMS, verifyPassword } from "../../src/identity/password";
+import {
+  hashPassword,
+  hashPasswordWith,
+  SCRYPT_PARAMS,
+  verifyPassword,
+} from "../../src/identity/signup/password";
 import { expectIndistinguishableTimes } from "../support/timing";
 
 describe("password hashing (scrypt, PHC string)", () => {

@@ -219,7 +219,7 @@ describe("POST /auth/password/change", () => {
 
   it("upgrades a hash with old parameters at the next successful login", async () => {
     const u = await staffUser(freshEmail("rehash"), GOOD_PASSWORD);
-    const { hashPasswordWith } = await import("../../src/identity/password");
+    const { hashPasswordWith } = await import("../../src/identity/signup/password");
     await e.DB.prepare("UPDATE users SET password_hash = ? WHERE id = ?")
       .bind(await hashPasswordWith(GOOD_PASSWORD, { ln: 12, r: 8, p: 1 }), u.session.user.id)
       .run();
@@ -232,7 +232,7 @@ describe("POST /auth/password/change", () => {
       .bind(u.session.user.id)
       .first<{ password_hash: string }>();
     // The current parameters: SCRYPT_PARAMS in production, the TEST_SCRYPT_COST binding's in this project.
-    const { passwordCost } = await import("../../src/identity/password");
+    const { passwordCost } = await import("../../src/identity/signup/password");
     const { ln, r, p } = passwordCost();
     expect(`${ln},${r},${p}`).not.toBe("12,8,1");
     expect(row!.password_hash.startsWith(`$scrypt$ln=${ln},r=${r},p=${p}$`)).toBe(true);

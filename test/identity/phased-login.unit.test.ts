@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { LoginMethod } from "../../src/identity/durable/login-challenge";
-import { deliveryMethod, type EnrolledFactors, loginMethods } from "../../src/identity/phased-login";
-import type { Env } from "../../src/identity/worker-env";
+import type { Env } from "../../src/identity/core/worker-env";
+import type { LoginMethod } from "../../src/identity/login/login-challenge";
+import { deliveryMethod, type EnrolledFactors, loginMethods } from "../../src/identity/login/phased-login";
 
 const none: EnrolledFactors = { totp: false, passkeys: false, phone: false, recovery: false };
 

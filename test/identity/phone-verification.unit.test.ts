@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parsePhone } from "../../src/identity/phone-verification";
+import { parsePhone } from "../../src/identity/factors/phone-verification";
 
 describe("parsePhone", () => {
   it("keeps an E.164 number, dropping spaces, dashes and parentheses", () => {

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { rotateRefreshToken } from "../../src/identity/refresh";
-import type { Env } from "../../src/identity/worker-env";
+import type { Env } from "../../src/identity/core/worker-env";
+import { rotateRefreshToken } from "../../src/identity/login/refresh";
 import { signupVerified } from "../support/identity-helpers";
 
 const e = env as unknown as Env;

@@ -4,8 +4,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { LOCKOUT } from "../../src/identity/config";
-import { ipPrefix, userAgentFamily } from "../../src/identity/events";
+import { LOCKOUT } from "../../src/identity/core/config";
+import { ipPrefix, userAgentFamily } from "../../src/identity/events/events";
 import { fetchSigned } from "../support/edge-signing";
 import {
   type CallOptions,

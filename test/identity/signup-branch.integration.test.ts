@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { OutboundMessage } from "../../src/identity/messages";
-import type { Mailer } from "../../src/identity/messaging";
-import { signUp } from "../../src/identity/signup";
-import type { Env } from "../../src/identity/worker-env";
+import type { Env } from "../../src/identity/core/worker-env";
+import type { OutboundMessage } from "../../src/identity/messaging/messages";
+import type { Mailer } from "../../src/identity/messaging/messaging";
+import { signUp } from "../../src/identity/signup/signup";
 import { callLogger } from "../../src/lib/log";
 import { freshEmail, GOOD_PASSWORD, signupVerified } from "../support/identity-helpers";
 

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { metricValue } from "../../src/identity/metrics";
+import { metricValue } from "../../src/identity/probes/metrics";
 import {
   call,
   callWith,

@@ -5,9 +5,9 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { hashPassword, passwordCost, SCRYPT_PARAMS } from "../../src/identity/password";
-import { activationStatements, pendingAccountStatements } from "../../src/identity/store/accounts";
-import type { Env } from "../../src/identity/worker-env";
+import type { Env } from "../../src/identity/core/worker-env";
+import { activationStatements, pendingAccountStatements } from "../../src/identity/signup/accounts-store";
+import { hashPassword, passwordCost, SCRYPT_PARAMS } from "../../src/identity/signup/password";
 import {
   call,
   callTimed,

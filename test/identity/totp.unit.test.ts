@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { base32Decode, base32Encode, hotp, matchTotp, totpAt } from "../../src/identity/totp";
+import { base32Decode, base32Encode, hotp, matchTotp, totpAt } from "../../src/identity/factors/totp";
 
 const enc = new TextEncoder();
 // RFC 6238 Appendix B: the seeds are the ASCII strings below (20, 32 and 64 bytes), 8 digits.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DECIDING_SIDE, requireDecidingOrg } from "../../src/identity/transfer-decisions";
+import { DECIDING_SIDE, requireDecidingOrg } from "../../src/identity/transfers/decisions";
 
 const transfer = { from_org_id: "ORIGIN", to_org_id: "DESTINATION" };
 

@@ -8,12 +8,12 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import type { Services } from "../../src/sites/app-env";
 import { type AppletState, setApplet } from "../../src/sites/applets/applets-service";
 import { APPLET_CATALOG } from "../../src/sites/applets/catalog";
-import { APPLET_SLUG } from "../../src/sites/settings/applets";
-import { appletEnabled } from "../../src/sites/site-record";
-import { getSite } from "../../src/sites/store";
+import type { Services } from "../../src/sites/core/app-env";
+import { appletEnabled } from "../../src/sites/site/record";
+import { APPLET_SLUG } from "../../src/sites/site/settings/applets";
+import { getSite } from "../../src/sites/site/store";
 import { fetchSigned } from "../support/edge-signing";
 import {
   api,

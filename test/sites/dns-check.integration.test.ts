@@ -5,9 +5,9 @@
  */
 import { createExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { runCron } from "../../src/sites/cron";
-import { proofValue } from "../../src/sites/domain-proof";
-import { HEALTH_CRON } from "../../src/sites/health";
+import { runCron } from "../../src/sites/core/cron";
+import { proofValue } from "../../src/sites/health/domain-proof";
+import { HEALTH_CRON } from "../../src/sites/health/health";
 import SitesService from "../../src/sites/index";
 import { DNS_ANSWERS, FLEET_V4, FLEET_V6, newRun, recordRow, rowHost } from "../support/dns-answers";
 import { signEdgeRequest } from "../support/edge-signing";

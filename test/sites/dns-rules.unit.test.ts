@@ -1,7 +1,7 @@
 /** The pure parts of the DNS check: TXT strings as DoH JSON carries them, and the fleet from env. */
 import { describe, expect, it } from "vitest";
-import { txtValue } from "../../src/sites/dns";
-import { platformFleet } from "../../src/sites/dns-check";
+import { txtValue } from "../../src/sites/health/dns";
+import { platformFleet } from "../../src/sites/health/dns-check";
 
 describe("TXT data", () => {
   it("joins the character-strings of one record, unescapes, and takes an unquoted value as is", () => {

@@ -1,12 +1,12 @@
 /**
- * Beyond the spec: domain ownership proof (docs/decisions.md, Sites). A host held unverified moves to a
+ * Beyond the spec: domain ownership proof (docs/decisions/sites.md). A host held unverified moves to a
  * site that proves it with the TXT record `_platform-verify.<host>`; a verified holder is never displaced.
  */
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { runCron } from "../../src/sites/cron";
-import { proofValue } from "../../src/sites/domain-proof";
-import { HEALTH_CRON } from "../../src/sites/health";
+import { runCron } from "../../src/sites/core/cron";
+import { proofValue } from "../../src/sites/health/domain-proof";
+import { HEALTH_CRON } from "../../src/sites/health/health";
 import { newRun, recordZone } from "../support/dns-answers";
 import { BEYOND_SPEC_BY_ID_OPERATIONS } from "../support/site-operations";
 import { api, makeSite, type SiteBody, siteMember, sitesEnv, storedRow } from "../support/sites-helpers";

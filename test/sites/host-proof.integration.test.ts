@@ -8,10 +8,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/lib/problem";
-import { runCron } from "../../src/sites/cron";
-import { proofValue } from "../../src/sites/domain-proof";
-import { HEALTH_CRON } from "../../src/sites/health";
-import { devProveHost, PROOF_GRACE_HOURS } from "../../src/sites/host-proof";
+import { runCron } from "../../src/sites/core/cron";
+import { proofValue } from "../../src/sites/health/domain-proof";
+import { HEALTH_CRON } from "../../src/sites/health/health";
+import { devProveHost, PROOF_GRACE_HOURS } from "../../src/sites/health/host-proof";
 import { newRun, recordZone } from "../support/dns-answers";
 import {
   api,

@@ -7,7 +7,11 @@
  * deadline of the sites side, and the `image-swap` message a slow ingest leaves behind.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ingestTimeoutMs, normalizeIngestResult, rehostSettingsImages } from "../../src/sites/image-rehost";
+import {
+  ingestTimeoutMs,
+  normalizeIngestResult,
+  rehostSettingsImages,
+} from "../../src/sites/site/image-rehost";
 import {
   api,
   makeSite,

@@ -1,7 +1,7 @@
 /** The image-swap consumer: replaces external URLs kept after an unfinished ingest. */
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { swapSettings } from "../../src/sites/store";
+import { swapSettings } from "../../src/sites/site/store";
 import {
   api,
   deliverQueue,

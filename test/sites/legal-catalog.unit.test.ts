@@ -5,7 +5,7 @@ import { catalogFor, INDEX_SLUG } from "../../src/sites/legal/catalog";
 import { legalCaseOf } from "../../src/sites/legal/legal-pages";
 import type { SiteFacts } from "../../src/sites/legal/placeholders";
 import { renderDocument, renderIndex } from "../../src/sites/legal/render";
-import { validateSettings } from "../../src/sites/settings/validate-settings";
+import { validateSettings } from "../../src/sites/site/settings/validate-settings";
 
 const ALL_CASES: LegalCase[] = PERFIS.flatMap((perfil) => SETORES.map((setor) => ({ perfil, setor })));
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { type ContentRpc, type LegalPageWrite, rpc } from "../../src/lib/rpc";
 import { generateLegalPages } from "../../src/sites/legal/legal-pages";
-import { getSite } from "../../src/sites/store";
+import { getSite } from "../../src/sites/site/store";
 import { fetchSigned } from "../support/edge-signing";
 import {
   api,

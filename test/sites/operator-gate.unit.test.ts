@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createServiceApp } from "../../src/lib/app";
-import type { SitesAppEnv } from "../../src/sites/app-env";
-import { requireOperator } from "../../src/sites/operator";
+import type { SitesAppEnv } from "../../src/sites/core/app-env";
+import { requireOperator } from "../../src/sites/operator/gate";
 import { signEdgeHeaders } from "../support/edge-signing";
 
 function appWith(access: "read" | "write", code?: "FORBIDDEN" | "PLATFORM_FORBIDDEN") {

@@ -1,5 +1,5 @@
 /**
- * Operator console, lifecycle (spec: States and transitions; docs/decisions.md "Site lifecycle"):
+ * Operator console, lifecycle (spec: States and transitions; docs/decisions/sites.md "Site lifecycle"):
  * deactivate -> inactive (customers still edit, by-host stops serving), archive -> archived (invisible to
  * customers), restore -> the live state the site left, else active. Each is one compare-and-swap with its
  * audit row; a transition to the current state changes nothing; leaving `deleted` needs room in the plan.
@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { MAX_REASON_CHARS } from "../../src/sites/operator-console";
+import { MAX_REASON_CHARS } from "../../src/sites/operator/console";
 import {
   api,
   makeSite,

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { ID_ORDER_KEY_SQL, idOrderKey, keyAsUuid } from "../../src/sites/id-order";
-import { MAX_SEARCH_CHARS } from "../../src/sites/operator-console";
+import { MAX_SEARCH_CHARS } from "../../src/sites/operator/console";
+import { ID_ORDER_KEY_SQL, idOrderKey, keyAsUuid } from "../../src/sites/operator/id-order";
 import { api, makeSite, orgMember, proveHosts, sitesEnv, uniqueDomain } from "../support/sites-helpers";
 
 const readOp = { "x-platform-operator": "operator_read", "x-user-id": newId() };

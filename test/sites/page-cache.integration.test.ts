@@ -5,13 +5,13 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import { callLogger } from "../../src/lib/log";
-import { RETRY_CRON, runCron } from "../../src/sites/cron";
+import { RETRY_CRON, runCron } from "../../src/sites/core/cron";
 import {
   MAX_PURGE_ATTEMPTS,
   outboxPageCache,
   type PagePurger,
   purgeRetryDelayMs,
-} from "../../src/sites/page-cache";
+} from "../../src/sites/core/page-cache";
 import { api, makeSite, sitesEnv, uniqueDomain } from "../support/sites-helpers";
 
 const log = callLogger("sites-test");

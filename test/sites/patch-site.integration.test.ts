@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import { ApiError } from "../../src/lib/problem";
-import { patchSite } from "../../src/sites/site-service";
-import { getSite } from "../../src/sites/store";
+import { patchSite } from "../../src/sites/site/service";
+import { getSite } from "../../src/sites/site/store";
 import {
   api,
   forceStoredSettings,

@@ -1,5 +1,5 @@
 /**
- * The permission matrix of the by-id routes (docs/decisions.md "Who may do what with a site"): every
+ * The permission matrix of the by-id routes (docs/decisions/sites.md "Who may do what with a site"): every
  * built by-id operation of the spec, called by every role of the shared table of site administration
  * (test/support/site-permission-table.ts, which content's key, form and webhook administration is checked
  * against too); a member lacking the operation's permission gets 403 FORBIDDEN and nothing changes, a

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { collectExternalImageUrls, replaceImageUrl } from "../../src/sites/settings/validate-settings";
+import { collectExternalImageUrls, replaceImageUrl } from "../../src/sites/site/settings/validate-settings";
 import { fullSettings } from "../support/sites-settings-helpers";
 
 const OWN = ["https://cdn.platform.test", "platform.test"];

@@ -8,7 +8,11 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import type { SiteSettingsWriteResult } from "../../src/lib/rpc";
-import { MAX_MERGE_ATTEMPTS, mergeSettingsDocument, mergeSiteSettings } from "../../src/sites/settings-merge";
+import {
+  MAX_MERGE_ATTEMPTS,
+  mergeSettingsDocument,
+  mergeSiteSettings,
+} from "../../src/sites/site/settings-merge";
 import {
   api,
   forceStoredSettings,

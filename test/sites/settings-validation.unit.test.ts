@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SVG_MAX_BYTES } from "../../src/lib/svg-sanitizer";
-import { validateSettings } from "../../src/sites/settings/validate-settings";
+import { validateSettings } from "../../src/sites/site/settings/validate-settings";
 import { testCorpora } from "../support/corpora-binding";
 import {
   CLEAN_SVG,

@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { EdgeIdentity } from "../../src/lib/edge";
 import { newId } from "../../src/lib/ids";
-import { isServiceCaller, mayCreateIn } from "../../src/sites/access";
 import {
   isPlatformHost,
   normalizeHost,
   normalizeRequestHost,
   slugFromName,
   slugOfPlatformHost,
-} from "../../src/sites/domains";
-import { canAccessSite } from "../../src/sites/permissions";
-import { readSettings } from "../../src/sites/site-record";
-import { parseBatchIds } from "../../src/sites/site-service";
+} from "../../src/sites/health/domains";
+import { isServiceCaller, mayCreateIn } from "../../src/sites/site/access";
+import { canAccessSite } from "../../src/sites/site/permissions";
+import { readSettings } from "../../src/sites/site/record";
+import { parseBatchIds } from "../../src/sites/site/service";
 
 const nobody: EdgeIdentity = {
   userId: "u",

@@ -3,9 +3,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import type { SitesRpc } from "../../src/lib/rpc";
-import { toProjection } from "../../src/sites/site-record";
-import { getSite } from "../../src/sites/store";
-import { pushSiteToContent } from "../../src/sites/sync";
+import { toProjection } from "../../src/sites/site/record";
+import { getSite } from "../../src/sites/site/store";
+import { pushSiteToContent } from "../../src/sites/site/sync";
 import {
   api,
   deliverQueue,

@@ -33,7 +33,7 @@ describe("site:code is never granted by default", () => {
   });
 
   it("a public key may not carry it", () => {
-    const scopes = readFileSync(path.join(root, "src/content/auth/scopes.ts"), "utf8");
+    const scopes = readFileSync(path.join(root, "src/content/keys/scopes.ts"), "utf8");
     expect(arrayLiterals(scopes, "SCOPES")).toContain("site:code");
     const pub = /PUBLIC_KEY_SCOPES: readonly Scope\[\] = \[([^\]]*)\]/.exec(scopes)![1]!;
     expect(pub).not.toContain("site:code");

@@ -1,6 +1,6 @@
 /** Helpers for identity tests: requests through the real Worker, outbox reads, ready-made accounts. */
 import { env, exports } from "cloudflare:workers";
-import { base32Decode, totpAt } from "../../src/identity/totp";
+import { base32Decode, totpAt } from "../../src/identity/factors/totp";
 import { testIp } from "./client-ip";
 
 export const ORIGIN = "http://identity.test";
@@ -46,7 +46,7 @@ export function request(method: string, path: string, opts: CallOptions = {}): R
  * e-mails of magic-link and reset requests), so a test reads the outbox after it settled.
  */
 export async function call(method: string, path: string, opts: CallOptions = {}): Promise<Response> {
-  const { app } = await import("../../src/identity/app");
+  const { app } = await import("../../src/identity/core/app");
   const { createExecutionContext, waitOnExecutionContext } = await import("cloudflare:test");
   const ctx = createExecutionContext();
   const res = await app.fetch(request(method, path, opts), env, ctx);
@@ -63,7 +63,7 @@ export async function callTimed(
   path: string,
   opts: CallOptions = {},
 ): Promise<{ res: Response; ms: number }> {
-  const { app } = await import("../../src/identity/app");
+  const { app } = await import("../../src/identity/core/app");
   const { createExecutionContext, waitOnExecutionContext } = await import("cloudflare:test");
   const ctx = createExecutionContext();
   const req = request(method, path, opts);
@@ -193,7 +193,7 @@ export async function callWith(
   path: string,
   opts: CallOptions = {},
 ): Promise<Response> {
-  const { app } = await import("../../src/identity/app");
+  const { app } = await import("../../src/identity/core/app");
   const { createExecutionContext } = await import("cloudflare:test");
   const { waitOnExecutionContext } = await import("cloudflare:test");
   const ctx = createExecutionContext();

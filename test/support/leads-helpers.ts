@@ -6,7 +6,7 @@
 
 import { env } from "cloudflare:workers";
 import { issueFormToken } from "../../src/content/forms/form-token";
-import type { AuditEvent } from "../../src/content/store/audit";
+import type { AuditEvent } from "../../src/content/leads/audit-store";
 import { newId } from "../../src/lib/ids";
 import type { SiteProjection } from "../../src/lib/rpc";
 import { uniqueIp } from "./client-ip";

@@ -6,8 +6,8 @@
  */
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import type { Env } from "../../src/content/bindings";
-import { consumeMediaVariants } from "../../src/content/media-variants";
+import type { Env } from "../../src/content/core/bindings";
+import { consumeMediaVariants } from "../../src/content/media/variants";
 import { batchLogger } from "../../src/lib/log";
 import { BASE, call, content, createKey, makeSite } from "./content-helpers";
 

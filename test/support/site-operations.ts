@@ -1,10 +1,10 @@
 /**
  * Every built operation of the sites spec under `/v1/sites/{id}`: the request it needs beyond its path
- * and the permission of the matrix (src/sites/permissions.ts, docs/decisions.md) it requires. The tenant
+ * and the permission of the matrix (src/sites/site/permissions.ts, docs/decisions/sites.md) it requires. The tenant
  * walls (site-access.security.test.ts) and the permission matrix (permissions.security.test.ts) iterate
  * the spec's by-id operations and look each up here, so a new by-id route cannot be left out of either.
  */
-import type { SitePermission } from "../../src/sites/permissions";
+import type { SitePermission } from "../../src/sites/site/permissions";
 import { storeTheme } from "./theme-helpers";
 
 export interface ByIdOperation {
@@ -75,7 +75,7 @@ export const BY_ID_OPERATIONS: Record<string, ByIdOperation> = {
 };
 
 /**
- * By-id operations beyond the spec (docs/decisions.md): not in the spec, so the walls and matrix tests
+ * By-id operations beyond the spec (docs/decisions/sites.md): not in the spec, so the walls and matrix tests
  * cannot find them there; each has its own walls and permission test reading this table.
  */
 export const BEYOND_SPEC_BY_ID_OPERATIONS: Record<string, ByIdOperation> = {

@@ -9,10 +9,10 @@ import { env, exports } from "cloudflare:workers";
 import { newId } from "../../src/lib/ids";
 import { callLogger } from "../../src/lib/log";
 import type { SitesRpc } from "../../src/lib/rpc";
-import type { Services } from "../../src/sites/app-env";
+import type { Services } from "../../src/sites/core/app-env";
+import { sitesServices } from "../../src/sites/core/services";
 import { handleQueue } from "../../src/sites/index";
-import { sitesServices } from "../../src/sites/services";
-import { setOrgSiteLimit } from "../../src/sites/store";
+import { setOrgSiteLimit } from "../../src/sites/site/store";
 import { signEdgeHeaders } from "./edge-signing";
 
 export const sitesEnv = env as unknown as SitesEnv;

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { validateSettings } from "../../src/sites/settings/validate-settings";
+import { validateSettings } from "../../src/sites/site/settings/validate-settings";
 
 /** A legitimate SVG the sanitizer keeps byte for byte. */
 export const CLEAN_SVG =

@@ -8,7 +8,7 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import type { Env } from "../../src/content/bindings";
+import type { Env } from "../../src/content/core/bindings";
 import ContentService from "../../src/content/index";
 
 export interface Hops {

@@ -41,7 +41,7 @@ export const testSecrets: Record<string, string> = {
 
 /**
  * A cheaper scrypt for tests (about 1 ms a hash instead of 155 ms): identity reads it from this binding
- * (src/identity/password.ts `usePasswordCost`). The deploy refuses every TEST_ var, and the timing project
+ * (src/identity/signup/password.ts `usePasswordCost`). The deploy refuses every TEST_ var, and the timing project
  * runs without it, at the production cost.
  */
 export const testPasswordCost: Record<string, string> = { TEST_SCRYPT_COST: "ln=10,r=8,p=1" };

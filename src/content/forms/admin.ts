@@ -5,10 +5,10 @@
  */
 import { newId, parseId } from "../../lib/ids";
 import type { SiteProjection } from "../../lib/rpc";
-import { authorizeKeyAdmin, siteNotFound } from "../auth/site-staff";
 import { fail } from "../errors";
-import { type FormRecord, formsAreaOpen, insertForm, listSiteForms, softDeleteForm } from "../store/forms";
+import { authorizeKeyAdmin, siteNotFound } from "../keys/site-staff";
 import { declareFields, type FormField, type FormFieldInput } from "./fields";
+import { type FormRecord, formsAreaOpen, insertForm, listSiteForms, softDeleteForm } from "./store";
 
 export interface NewForm {
   name: string;

@@ -7,7 +7,7 @@
  * `CURSOR_SECRET` under its own label, so a cursor is never a token. Two tokens minted in the same
  * millisecond differ by their ids.
  */
-import { base64url, base64urlDecode, hmacSha256, timingSafeEqual } from "../auth/key-hash";
+import { base64url, base64urlDecode, hmacSha256, timingSafeEqual } from "../keys/key-hash";
 
 const MAC_BYTES = 16;
 const ID_BYTES = 16;

@@ -8,15 +8,15 @@
 import { readCappedBytes } from "../../lib/capped-body";
 import { newId, parseId } from "../../lib/ids";
 import type { ApiError } from "../../lib/problem";
-import type { BucketSpec } from "../api-key-gate";
-import { sha256Base64url } from "../auth/key-hash";
-import type { Env } from "../bindings";
+import type { Env } from "../core/bindings";
 import { fail, problem } from "../errors";
-import { type FormRecord, getSubmittableForm } from "../store/forms";
-import { insertLead } from "../store/leads";
+import type { BucketSpec } from "../keys/gate";
+import { sha256Base64url } from "../keys/key-hash";
+import { insertLead } from "../leads/store";
 import { type FormField, submittedValues } from "./fields";
 import { issueFormToken, verifyFormToken } from "./form-token";
 import { countLinks, SPAM_RULES, spamReasons } from "./spam";
+import { type FormRecord, getSubmittableForm } from "./store";
 
 /** Body limit of one submission (413 above). */
 export const SUBMISSION_MAX_BYTES = 32 * 1024;

@@ -6,7 +6,7 @@
  * route that validates it.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { SCOPES, type Scope } from "../auth/scopes";
+import { SCOPES, type Scope } from "../keys/scopes";
 import type { Argument, ToolDefinition, ToolSpec } from "./tools";
 
 type JsonSchema = Record<string, unknown>;

@@ -8,10 +8,10 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { readCappedBytes } from "../../lib/capped-body";
 import type { Logger } from "../../lib/log";
 import { ApiError, problemBody } from "../../lib/problem";
-import { requireScopes } from "../auth/api-key";
-import type { KeyContext } from "../auth/key-context";
 import { fail, problem } from "../errors";
-import type { ImageFetcher } from "../ingest";
+import { requireScopes } from "../keys/api-key";
+import type { KeyContext } from "../keys/key-context";
+import type { ImageFetcher } from "../media/ingest";
 import { type ToolDefinition, toolVisible } from "./tools";
 
 /** What a tool call runs with: the caller's request, as the content app sees it. */

@@ -6,7 +6,7 @@
  * the reference text of its description.
  */
 import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import type { Scope } from "../auth/scopes";
+import type { Scope } from "../keys/scopes";
 
 /** What a tool is, beyond its operation. */
 export interface ToolSpec {

@@ -5,9 +5,13 @@
  */
 import { newId, parseUlid } from "../../lib/ids";
 import type { SiteProjection } from "../../lib/rpc";
-import type { Env } from "../bindings";
+import type { Env } from "../core/bindings";
 import { fail } from "../errors";
-import { carriedOver } from "../store/transfers";
+import { carriedOver } from "../transfers/store";
+import type { WebhookEventType } from "./events";
+import { sealSecret } from "./secret-box";
+import type { WebhookSender } from "./sender";
+import { generateWebhookSecret } from "./signature";
 import {
   type DeliveryRow,
   deleteWebhook,
@@ -17,11 +21,7 @@ import {
   replaceWebhookSecret,
   type WebhookView,
   webhookExists,
-} from "../store/webhooks";
-import type { WebhookEventType } from "./events";
-import { sealSecret } from "./secret-box";
-import type { WebhookSender } from "./sender";
-import { generateWebhookSecret } from "./signature";
+} from "./store";
 
 /** Webhooks a site may have. */
 export const MAX_WEBHOOKS_PER_SITE = 20;

@@ -10,8 +10,12 @@
  */
 import { newId } from "../../lib/ids";
 import { errorFields, type Logger } from "../../lib/log";
-import type { Env, Services } from "../bindings";
-import { getSite, INACTIVE_SITE_STATUSES } from "../store/sites";
+import type { Env, Services } from "../core/bindings";
+import { getSite, INACTIVE_SITE_STATUSES } from "../site/store";
+import { type ContentEvent, isContentEvent, webhookBody } from "./events";
+import { openSecret } from "./secret-box";
+import type { AttemptOutcome } from "./sender";
+import { webhookHeaders } from "./signature";
 import {
   type AttemptRecord,
   claimDelivery,
@@ -20,11 +24,7 @@ import {
   recordAttempt,
   releaseDelivery,
   subscribedWebhookIds,
-} from "../store/webhooks";
-import { type ContentEvent, isContentEvent, webhookBody } from "./events";
-import { openSecret } from "./secret-box";
-import type { AttemptOutcome } from "./sender";
-import { webhookHeaders } from "./signature";
+} from "./store";
 
 /** Attempts of one delivery: the first and `max_retries` (7) retries of the content-events consumer. */
 export const MAX_DELIVERY_ATTEMPTS = 8;

@@ -7,8 +7,8 @@
  */
 import { newId } from "../../lib/ids";
 import type { SiteProjection } from "../../lib/rpc";
-import { postUrl } from "../effects/outbound";
-import type { PostRow } from "../store/posts";
+import { postUrl } from "../core/effects/outbound";
+import type { PostRow } from "../posts/store";
 
 export const WEBHOOK_EVENTS = ["post.published", "post.updated", "post.unpublished", "media.ready"] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];

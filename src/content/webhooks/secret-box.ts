@@ -5,7 +5,7 @@
  * (or a ciphertext moved onto another webhook's row) yields nothing without the Worker secret.
  * Stored form: `v1.<iv base64url>.<ciphertext base64url>`; the version names the derivation.
  */
-import { base64url, base64urlDecode } from "../auth/key-hash";
+import { base64url, base64urlDecode } from "../keys/key-hash";
 
 const encoder = new TextEncoder();
 const keys = new Map<string, Promise<CryptoKey>>();

@@ -6,8 +6,8 @@
  * a private address. One deadline covers DNS and the request; the answer's body is never read.
  */
 
-import { dohResolver, type Resolver } from "../ingest/resolver";
-import { checkPublicDestination } from "../ingest/safe-fetch";
+import { dohResolver, type Resolver } from "../media/ingest/resolver";
+import { checkPublicDestination } from "../media/ingest/safe-fetch";
 
 export type AttemptOutcome =
   | { kind: "delivered"; status: number }

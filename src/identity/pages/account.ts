@@ -9,7 +9,7 @@
  * needs no session on the server side and is the same document for everyone.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../context";
+import type { AppEnv } from "../core/context";
 import { ACCOUNT_CSS, ACCOUNT_JS } from "./account-assets";
 import type { PageAsset } from "./assets";
 import { field, html, renderPage } from "./layout";

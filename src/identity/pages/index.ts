@@ -4,7 +4,7 @@
  * document.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../context";
+import type { AppEnv } from "../core/context";
 import { ACCOUNT_ASSETS, registerAccountPages } from "./account";
 import { COMMON_ASSETS, type PageAsset } from "./assets";
 import { registerSignInPages, SIGN_IN_ASSETS } from "./sign-in";

@@ -5,7 +5,7 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../context";
+import type { AppEnv } from "../core/context";
 import type { PageAsset } from "./assets";
 import { renderPage } from "./layout";
 import { safeNextPath } from "./sign-in-next";

@@ -8,13 +8,13 @@
  * which is what switches content's forms area). Nothing is ever deleted: uninstalling only turns the
  * switch off.
  */
-import type { Services } from "../app-env";
-import { LOST, untilSwapped } from "../compare-and-swap";
+import type { Services } from "../core/app-env";
+import { LOST, untilSwapped } from "../core/compare-and-swap";
 import { fail } from "../errors";
-import { validateSettings } from "../settings/validate-settings";
-import { appletEnabled, readSettings, type SettingsDocument } from "../site-record";
-import { afterWrite, settingsToStore } from "../site-service";
-import { getVisibleSite, type SiteRow, swapSettings } from "../store";
+import { appletEnabled, readSettings, type SettingsDocument } from "../site/record";
+import { afterWrite, settingsToStore } from "../site/service";
+import { validateSettings } from "../site/settings/validate-settings";
+import { getVisibleSite, type SiteRow, swapSettings } from "../site/store";
 import { APPLET_CATALOG, type Applet, findApplet, type PostTypeTemplate } from "./catalog";
 
 /** Bound on content's answer to a post type change: a hung content service must not hang the write. */

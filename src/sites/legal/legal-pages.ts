@@ -5,13 +5,13 @@
  * on; the index is written last and lists only the legal pages that exist afterwards.
  */
 import type { LegalPage, LegalPageResult } from "../../lib/rpc";
-import type { Services } from "../app-env";
-import { canonicalHost } from "../domains";
+import type { Services } from "../core/app-env";
 import { fail } from "../errors";
-import { appletEnabled, hostsOf, readSettings, type SettingsDocument } from "../site-record";
-import { invalidateSiteCaches } from "../site-service";
-import type { SiteRow } from "../store";
-import { provedHostsOf } from "../store/domains";
+import { canonicalHost } from "../health/domains";
+import { provedHostsOf } from "../health/domains-store";
+import { appletEnabled, hostsOf, readSettings, type SettingsDocument } from "../site/record";
+import { invalidateSiteCaches } from "../site/service";
+import type { SiteRow } from "../site/store";
 import { DEFAULT_CASE, isPerfil, isSetor, type LegalCase, PERFIS, SETORES } from "./cases";
 import { catalogFor, documentPath, INDEX_DOCUMENT, INDEX_SLUG, type LegalDocument } from "./catalog";
 import type { SiteFacts } from "./placeholders";

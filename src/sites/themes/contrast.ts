@@ -6,7 +6,7 @@
  * the ratio (L1 + 0.05) / (L2 + 0.05). Colors are opaque hex: `#rgb` or `#rrggbb` (a translucent color's
  * contrast depends on what lies beneath, so it cannot be judged here). Pure functions.
  */
-import { isPlainObject, type JsonObject } from "../settings/json";
+import { isPlainObject, type JsonObject } from "../site/settings/json";
 
 const OPAQUE_HEX = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 

@@ -6,7 +6,7 @@
  * `source.filter` keeps only `language`, and keys outside this schema are dropped. Pure functions over
  * plain JSON; inputs are never mutated.
  */
-import { isPlainObject, type JsonObject } from "../settings/json";
+import { isPlainObject, type JsonObject } from "../site/settings/json";
 
 /** The containers of look paths in settings, and the allowlist paths inside each, in a fixed order. */
 export const LOOK_PATHS = [

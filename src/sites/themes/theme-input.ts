@@ -1,7 +1,8 @@
 /** Rules of a theme's own fields (name, slug, version, preview URL, description). Pure functions. */
-import { SLUG_RE } from "../domains";
+
 import { fail } from "../errors";
-import { charLength } from "../settings/json";
+import { SLUG_RE } from "../health/domains";
+import { charLength } from "../site/settings/json";
 
 export const THEME_NAME_MAX = 80;
 export const THEME_DESCRIPTION_MAX = 500;

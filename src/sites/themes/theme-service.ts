@@ -5,14 +5,14 @@
  */
 import { z } from "@hono/zod-openapi";
 import { newId, parseUlid } from "../../lib/ids";
-import type { Services } from "../app-env";
-import { LOST, untilSwapped } from "../compare-and-swap";
+import type { Services } from "../core/app-env";
+import { LOST, untilSwapped } from "../core/compare-and-swap";
 import { fail } from "../errors";
-import { isPlainObject, type JsonObject } from "../settings/json";
-import { validateSettings } from "../settings/validate-settings";
-import { readSettings, type SiteRecord, siteRecordOf } from "../site-record";
-import { afterWrite, refuseMarkupChange } from "../site-service";
-import { getSite, getVisibleSite, type SiteRow } from "../store";
+import { readSettings, type SiteRecord, siteRecordOf } from "../site/record";
+import { afterWrite, refuseMarkupChange } from "../site/service";
+import { isPlainObject, type JsonObject } from "../site/settings/json";
+import { validateSettings } from "../site/settings/validate-settings";
+import { getSite, getVisibleSite, type SiteRow } from "../site/store";
 import { contrastFailure, describeFailure } from "./contrast";
 import {
   applyLook,

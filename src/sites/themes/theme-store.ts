@@ -5,7 +5,7 @@
  * touch a site's settings are one batch with the compare-and-swap on the stored document.
  */
 import type { themes } from "../../../schema/sites";
-import type { Services } from "../app-env";
+import type { Services } from "../core/app-env";
 import { fail } from "../errors";
 
 export type ThemeRow = typeof themes.$inferSelect;

@@ -1,0 +1,87 @@
+/**
+ * Author personas: the bylines of a site. A key carries the authorship context of the staff user who
+ * created it (user id and display name); its first post makes the site's persona of that context (slug
+ * from the display name, unique per site), and every post it creates is authored by that persona unless
+ * `author_slug` picks another persona of the site.
+ */
+
+import { fail } from "../errors";
+import type { KeyContext } from "../keys/key-context";
+import { checkAuthorSlug } from "../posts/input";
+import { slugCandidates } from "../posts/slug";
+import { insertPersona, type Persona, personaByContext, personaBySlug, takenPersonaSlugs } from "./store";
+
+/** Persona slugs are at most 64 characters (the `author` filter's slug limit), suffix included. */
+const BASE_MAX = 56;
+
+/** A persona slug from a display name: accents folded, anything else non-alphanumeric one hyphen. */
+export function personaSlugBase(displayName: string): string {
+  const base = displayName
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, BASE_MAX)
+    .replace(/-+$/g, "");
+  return base === "" ? "author" : base;
+}
+
+/** The key's authorship context, or 422: keys created before keys recorded it cannot write posts. */
+export function requireAuthorshipContext(key: KeyContext): { userId: string; displayName: string } {
+  if (!key.createdBy || !key.authorName) {
+    fail(
+      "NO_AUTHORSHIP_CONTEXT",
+      "This key has no authorship context (created before keys recorded their creator); create a new key.",
+    );
+  }
+  return { userId: key.createdBy, displayName: key.authorName };
+}
+
+/** The site's persona of the key's context, made on first use (a concurrent first use finds the winner's). */
+export async function keyPersona(db: D1Database, key: KeyContext): Promise<Persona> {
+  return contextPersona(db, key.siteId, requireAuthorshipContext(key));
+}
+
+/** The site's persona of an authorship context (user and byline), made on first use. */
+export async function contextPersona(
+  db: D1Database,
+  siteId: string,
+  context: { userId: string; displayName: string },
+): Promise<Persona> {
+  const existing = await personaByContext(db, siteId, context.userId, context.displayName);
+  if (existing) return existing;
+  const base = personaSlugBase(context.displayName);
+  for (let round = 0; round < 5; round++) {
+    const candidates = slugCandidates(base, 20, 1 + round * 20);
+    const taken = await takenPersonaSlugs(db, siteId, candidates);
+    for (const slug of candidates.filter((s) => !taken.has(s)).slice(0, 3)) {
+      const row = { site_id: siteId, slug, display_name: context.displayName, user_id: context.userId };
+      await insertPersona(db, { ...row, created_at: new Date().toISOString() });
+      // Written by us, or the context's persona made concurrently (then the slug clash is moot).
+      const made = await personaByContext(db, siteId, context.userId, context.displayName);
+      if (made) return made;
+    }
+  }
+  fail("EDIT_CONFLICT", "Could not settle an author slug; retry the request.");
+}
+
+/** An existing persona of the site by slug; unknown (or another site's) is 422 UNKNOWN_AUTHOR. */
+export async function sitePersona(db: D1Database, siteId: string, slug: string | null): Promise<Persona> {
+  const checked = checkAuthorSlug(slug);
+  if (checked === null) fail("INVALID_AUTHOR", "A post always has an author: author_slug cannot be null.");
+  const persona = await personaBySlug(db, siteId, checked);
+  if (!persona) fail("UNKNOWN_AUTHOR", `The site has no author persona '${checked}'.`);
+  return persona;
+}
+
+/** The author of a new post: `author_slug` when sent (an existing persona), else the key's persona. */
+export async function authorOfNewPost(
+  db: D1Database,
+  key: KeyContext,
+  slug: string | null | undefined,
+): Promise<Persona> {
+  const own = await keyPersona(db, key);
+  if (slug === undefined || slug === null || slug === own.slug) return own;
+  return sitePersona(db, key.siteId, slug);
+}

@@ -1,0 +1,114 @@
+/** The content service's HTTP app: routes grouped as the spec's sections, probes, docs. */
+import { createServiceApp, registerProblemSchema, serveApiDocs } from "../../lib/app";
+import { COLLECT_PATH, registerAnalyticsRoutes } from "../analytics/routes";
+import { registerBulkRoutes } from "../bulk/routes";
+import { registerFormRoutes } from "../forms/routes";
+import { registerApiKeyRoutes } from "../keys/routes";
+import { registerLeadRoutes } from "../leads/routes";
+import { registerMcpRoute } from "../mcp/routes";
+import { registerMediaPublicRoute } from "../media/public-routes";
+import { registerMediaRoutes } from "../media/routes";
+import { registerPostListRoute } from "../posts/list-routes";
+import { registerPostRoutes } from "../posts/routes";
+import { observeRequest } from "../probes/metrics";
+import { registerProbeRoutes } from "../probes/routes";
+import { registerSiteRoutes } from "../site/routes";
+import { registerSiteSettingsRoutes } from "../site/settings-routes";
+import { registerWebhookRoutes } from "../webhooks/routes";
+import type { AppEnv } from "./bindings";
+import { contentServices } from "./services";
+
+export const API_INFO = {
+  title: "Content Publishing API",
+  // The spec's reference version: all 27 of its operations are built (docs/not-built.md lists none).
+  version: "1.0.0",
+  description:
+    "Posts, post SEO, media, post types, site data, site settings and SEO, analytics (collection by the public site, summary, views per post), form leads, import and export of one site, by API key (ck_ secret keys, pk_ public read keys); forms of a site (staff) and their anonymous submission route.",
+};
+
+export const app = createServiceApp<AppEnv>("content");
+registerProblemSchema(app);
+app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
+  type: "http",
+  scheme: "bearer",
+  description: "Secret key: `Authorization: Bearer ck_…`. The security requirement lists the scopes needed.",
+});
+app.openAPIRegistry.registerComponent("securitySchemes", "publicReadKey", {
+  type: "http",
+  scheme: "bearer",
+  description:
+    "Public read key: `Authorization: Bearer pk_…` or `?key=pk_…`, accepted only from the key's allowlisted origins.",
+});
+
+app.use("*", async (c, next) => {
+  const started = performance.now();
+  await next();
+  const extra = c.get("responseHeaders");
+  if (extra) {
+    for (const [name, value] of Object.entries(extra)) {
+      if (name === "vary") {
+        const tokens = `${c.res.headers.get("vary") ?? ""},${value}`.split(",").map((v) => v.trim());
+        c.res.headers.set("vary", [...new Set(tokens.filter((v) => v !== ""))].join(", "));
+      } else if (!c.res.headers.has(name)) {
+        c.res.headers.set(name, value);
+      }
+    }
+  }
+  observeRequest(c.req.routePath, c.req.method, c.res.status, (performance.now() - started) / 1000);
+});
+
+app.use("*", async (c, next) => {
+  c.set("services", contentServices(c.env, c.get("log")));
+  await next();
+});
+
+// CORS preflight for browser callers with pk_ keys (the actual request enforces the key's allowlist),
+// for analytics collection (the one POST a pk_ key makes; a JSON-typed fetch preflights, sendBeacon does
+// not) and for the anonymous form submissions of a site's pages (JSON bodies need a preflight).
+app.options("/v1/*", (c) => {
+  const origin = c.req.header("origin");
+  if (!origin) return c.body(null, 204);
+  const collect = c.req.path === COLLECT_PATH;
+  const submission = /^\/v1\/sites\/[^/]+\/forms\/[^/]+\/submissions$/.test(c.req.path);
+  return c.body(null, 204, {
+    "access-control-allow-origin": origin,
+    "access-control-allow-methods": collect || submission ? "POST" : "GET, HEAD",
+    "access-control-allow-headers": collect
+      ? "Authorization, Content-Type"
+      : submission
+        ? "Content-Type"
+        : "Authorization, If-None-Match",
+    "access-control-max-age": "600",
+    vary: "Origin",
+  });
+});
+
+registerProbeRoutes(app, () => openApiLoaded());
+registerApiKeyRoutes(app);
+registerWebhookRoutes(app);
+registerSiteRoutes(app);
+registerSiteSettingsRoutes(app);
+registerPostListRoute(app);
+registerPostRoutes(app);
+registerMediaRoutes(app);
+registerBulkRoutes(app);
+registerAnalyticsRoutes(app);
+registerLeadRoutes(app);
+registerFormRoutes(app);
+registerMediaPublicRoute(app);
+registerMcpRoute(app);
+serveApiDocs(app, API_INFO);
+
+let openApiDocument: boolean | null = null;
+/** The OpenAPI document is generated once per isolate; /ready reports whether that succeeded. */
+function openApiLoaded(): boolean {
+  if (openApiDocument === null) {
+    try {
+      app.getOpenAPI31Document({ openapi: "3.1.0", info: API_INFO });
+      openApiDocument = true;
+    } catch {
+      openApiDocument = false;
+    }
+  }
+  return openApiDocument;
+}

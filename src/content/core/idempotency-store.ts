@@ -1,0 +1,134 @@
+import type { ApiError } from "../../lib/problem";
+import { fail, problem } from "../errors";
+/**
+ * Idempotent POSTs. A finished response is kept 24 h per (key, Idempotency-Key): in KV (fast path, TTL)
+ * and in D1 (durable copy written in the same batch as the post, purged by the cron). Concurrency is
+ * settled by a reservation in the key's ApiKeyGate Durable Object: of simultaneous requests with one
+ * Idempotency-Key exactly one runs; the others get 409 IDEMPOTENCY_IN_PROGRESS (or the replay once done).
+ */
+import { IDEMPOTENCY_TTL_MS } from "../keys/gate";
+import type { Env } from "./bindings";
+
+export interface StoredResponse {
+  status: number;
+  body: string;
+  location: string | null;
+}
+
+interface CachedRecord extends StoredResponse {
+  hash: string;
+}
+
+export type IdempotencyStart =
+  | { kind: "replay"; response: StoredResponse }
+  | {
+      kind: "proceed";
+      /** The D1 statement recording the response; run it in the same batch as the write. */
+      recordStatement(response: StoredResponse): D1PreparedStatement;
+      finish(response: StoredResponse): Promise<void>;
+      abort(): Promise<void>;
+    };
+
+const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
+
+export function parseIdempotencyKey(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  if (!IDEMPOTENCY_KEY_RE.test(value)) {
+    fail("INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be 1 to 255 visible ASCII characters.");
+  }
+  return value;
+}
+
+function reused(): ApiError {
+  return problem(
+    "IDEMPOTENCY_KEY_REUSED",
+    "This Idempotency-Key was already used with a different request body.",
+  );
+}
+
+function kvKey(keyId: string, idempotencyKey: string) {
+  return `idem:${keyId}:${idempotencyKey}`;
+}
+
+export async function beginIdempotent(
+  env: Env,
+  keyId: string,
+  idempotencyKey: string,
+  requestHash: string,
+): Promise<IdempotencyStart> {
+  const cached = await env.CACHE.get<CachedRecord>(kvKey(keyId, idempotencyKey), "json");
+  if (cached) {
+    if (cached.hash !== requestHash) throw reused();
+    return { kind: "replay", response: cached };
+  }
+  const now = new Date();
+  const row = await env.DB.prepare(
+    `SELECT request_hash, status, response_json FROM idempotency_records
+     WHERE key_id = ? AND idempotency_key = ? AND expires_at > ?`,
+  )
+    .bind(keyId, idempotencyKey, now.toISOString())
+    .first<{ request_hash: string; status: number; response_json: string }>();
+  if (row) {
+    if (row.request_hash !== requestHash) throw reused();
+    return { kind: "replay", response: JSON.parse(row.response_json) as StoredResponse };
+  }
+  const gate = env.KEY_GATE.get(env.KEY_GATE.idFromName(keyId));
+  const reservation = await gate.reserve(idempotencyKey, requestHash);
+  if (reservation.kind === "mismatch") throw reused();
+  if (reservation.kind === "in_progress") {
+    fail("IDEMPOTENCY_IN_PROGRESS", {
+      detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
+      headers: { "retry-after": "1" },
+    });
+  }
+  if (reservation.kind === "done") {
+    const stored = JSON.parse(reservation.body) as StoredResponse;
+    return { kind: "replay", response: stored };
+  }
+  const expiresAt = new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString();
+  return {
+    kind: "proceed",
+    recordStatement: (response) =>
+      env.DB.prepare(
+        `INSERT INTO idempotency_records (key_id, idempotency_key, request_hash, status, response_json, created_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (key_id, idempotency_key) DO UPDATE SET request_hash = excluded.request_hash,
+           status = excluded.status, response_json = excluded.response_json, created_at = excluded.created_at,
+           expires_at = excluded.expires_at`,
+      ).bind(
+        keyId,
+        idempotencyKey,
+        requestHash,
+        response.status,
+        JSON.stringify(response),
+        now.toISOString(),
+        expiresAt,
+      ),
+    async finish(response) {
+      await gate.complete(idempotencyKey, requestHash, response.status, JSON.stringify(response));
+      await env.CACHE.put(kvKey(keyId, idempotencyKey), JSON.stringify({ ...response, hash: requestHash }), {
+        expirationTtl: IDEMPOTENCY_TTL_MS / 1000,
+      });
+    },
+    async abort() {
+      await gate.release(idempotencyKey, requestHash);
+    },
+  };
+}
+
+export async function purgeExpiredIdempotency(db: D1Database, now: string): Promise<number> {
+  const result = await db.prepare("DELETE FROM idempotency_records WHERE expires_at <= ?").bind(now).run();
+  return result.meta.changes;
+}
+
+/** Canonical JSON (object keys sorted) so that semantically equal bodies hash equal. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}

@@ -1,0 +1,132 @@
+/**
+ * The forms app's switch per site (from the site projection) and the site's forms. "Open" means what the
+ * forms area needs to exist: the app switched on (and, for the anonymous routes, the site live).
+ */
+import { drizzle } from "drizzle-orm/d1";
+import { forms } from "../../../schema/content";
+import type { SiteProjection } from "../../lib/rpc";
+import type { FormField } from "./fields";
+
+export type FormRow = typeof forms.$inferSelect;
+
+export interface FormRecord {
+  id: string;
+  site_id: string;
+  name: string;
+  fields: FormField[];
+  created_by: string;
+  created_at: string;
+  deleted_at: string | null;
+}
+
+export function toFormRecord(row: FormRow): FormRecord {
+  return {
+    id: row.id,
+    site_id: row.site_id,
+    name: row.name,
+    fields: JSON.parse(row.fields_json) as FormField[],
+    created_by: row.created_by,
+    created_at: row.created_at,
+    deleted_at: row.deleted_at,
+  };
+}
+
+/**
+ * The statement that copies the projection's forms switch, for the projection's own batch; none when the
+ * push does not carry it. An older push never overwrites a newer one (pushes may arrive out of order).
+ */
+export function formsAppStatements(db: D1Database, site: SiteProjection): D1PreparedStatement[] {
+  if (site.forms_enabled === undefined) return [];
+  return [
+    db
+      .prepare(
+        `INSERT INTO forms_app_state (site_id, enabled, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (site_id) DO UPDATE SET enabled = excluded.enabled, updated_at = excluded.updated_at
+         WHERE excluded.updated_at >= forms_app_state.updated_at`,
+      )
+      .bind(site.id, site.forms_enabled ? 1 : 0, site.updated_at),
+  ];
+}
+
+/** Whether the site's forms area exists: the app on and the site neither deleted nor archived. */
+export async function formsAreaOpen(db: D1Database, siteId: string): Promise<boolean> {
+  const row = await db
+    .prepare(
+      `SELECT 1 AS open FROM sites s JOIN forms_app_state f ON f.site_id = s.id AND f.enabled = 1
+       WHERE s.id = ? AND s.status NOT IN ('deleted', 'archived')`,
+    )
+    .bind(siteId)
+    .first<{ open: number }>();
+  return row !== null;
+}
+
+/**
+ * The forms area of a key's site and, when `formId` is given, that form of the site (deleted forms too:
+ * their leads stay readable). `open` false: the app is off.
+ */
+export async function leadsArea(
+  db: D1Database,
+  siteId: string,
+  formId: string | null,
+): Promise<{ open: boolean; form: FormRecord | null }> {
+  const open = db
+    .prepare("SELECT 1 AS open FROM forms_app_state WHERE site_id = ? AND enabled = 1")
+    .bind(siteId);
+  if (formId === null) return { open: (await open.first()) !== null, form: null };
+  const [state, form] = await db.batch<Record<string, unknown>>([
+    open,
+    db.prepare("SELECT * FROM forms WHERE id = ? AND site_id = ?").bind(formId, siteId),
+  ]);
+  const row = (form?.results[0] as FormRow | undefined) ?? null;
+  return { open: (state?.results.length ?? 0) > 0, form: row ? toFormRecord(row) : null };
+}
+
+/** A form that takes submissions: not deleted, of a live site (`active`) with the forms app on. */
+export async function getSubmittableForm(
+  db: D1Database,
+  siteId: string,
+  formId: string,
+): Promise<FormRecord | null> {
+  const row = await db
+    .prepare(
+      `SELECT fm.* FROM forms fm
+       JOIN sites s ON s.id = fm.site_id AND s.status = 'active'
+       JOIN forms_app_state f ON f.site_id = fm.site_id AND f.enabled = 1
+       WHERE fm.id = ? AND fm.site_id = ? AND fm.deleted_at IS NULL`,
+    )
+    .bind(formId, siteId)
+    .first<FormRow>();
+  return row ? toFormRecord(row) : null;
+}
+
+export async function insertForm(db: D1Database, form: FormRecord): Promise<void> {
+  await drizzle(db)
+    .insert(forms)
+    .values({
+      id: form.id,
+      site_id: form.site_id,
+      name: form.name,
+      fields_json: JSON.stringify(form.fields),
+      created_by: form.created_by,
+      created_at: form.created_at,
+    })
+    .run();
+}
+
+/** The site's forms (not deleted), newest first. */
+export async function listSiteForms(db: D1Database, siteId: string): Promise<FormRecord[]> {
+  const { results } = await db
+    .prepare("SELECT * FROM forms WHERE site_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC")
+    .bind(siteId)
+    .all<FormRow>();
+  return results.map(toFormRecord);
+}
+
+/** Soft delete; false when the site has no such (live) form. */
+export async function softDeleteForm(db: D1Database, siteId: string, formId: string, now: string) {
+  const result = await db
+    .prepare("UPDATE forms SET deleted_at = ? WHERE id = ? AND site_id = ? AND deleted_at IS NULL")
+    .bind(now, formId, siteId)
+    .run();
+  return result.meta.changes > 0;
+}

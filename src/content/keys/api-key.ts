@@ -1,0 +1,266 @@
+/**
+ * Authentication of `/v1` requests by API key: `Authorization: Bearer ck_…|pk_…` (or `?key=pk_…` for
+ * browsers), the pk_ origin allowlist, scopes, and the per-key quotas: writes and lead reads in the key's
+ * ApiKeyGate (exact), reads in the Workers rate-limiting bindings (counted where the request lands).
+ */
+import type { Context } from "hono";
+import type { ApiError } from "../../lib/problem";
+import type { SiteProjection } from "../../lib/rpc";
+import type { AppEnv } from "../core/bindings";
+import { clockNow } from "../core/clock";
+import { fail, problem } from "../errors";
+import { getSite, INACTIVE_SITE_STATUSES } from "../site/store";
+import type { BucketSpec, BucketState } from "./gate";
+import { keyContexts } from "./key-cache";
+import type { KeyContext } from "./key-context";
+import { hashApiKey, type KeyKind } from "./key-hash";
+import type { Scope } from "./scopes";
+import { findActiveKeyByHash, type KeyLookupRow } from "./store";
+
+export interface KeyRequirement {
+  /**
+   * "secret" refuses pk_ keys with 403 (operations whose security is only `apiKey`); "public" refuses
+   * ck_ keys with 403 (analytics collection, which counts the caller's browser).
+   */
+  kinds: "secret" | "any" | "public";
+  /** Every listed scope is required. */
+  scopes: Scope[];
+  /**
+   * The key's write bucket (its ApiKeyGate), its read buckets (the `READ_LIMITER` and, for pk_ keys,
+   * `PUBLIC_READ_LIMITER` bindings; `leads:read` adds the gate's leads bucket), or "collect": only the
+   * per-(site, client IP) collection limiter, so a popular site's page views never spend its API read quota.
+   */
+  quota: "read" | "write" | "collect";
+}
+
+/**
+ * Quotas, per minute, from the spec's Limits table: token buckets in the ApiKeyGate (writes, leads), and
+ * the `simple` settings of the `READ_LIMITER` / `PUBLIC_READ_LIMITER` bindings in wrangler.toml (reads).
+ */
+export const QUOTAS = {
+  write: { name: "write", policy: "writes", capacity: 60, windowSeconds: 60 },
+  read: { name: "read", policy: "reads", capacity: 600, windowSeconds: 60 },
+  publicReadPerIp: { policy: "public-reads-per-ip", capacity: 60, windowSeconds: 60 },
+  leads: { name: "leads", policy: "leads", capacity: 10, windowSeconds: 60 },
+} as const;
+
+/** Analytics collection per (site, client IP): the `COLLECT_LIMITER` binding's `simple` setting in wrangler.toml. */
+export const COLLECT_QUOTA = { capacity: 60, windowSeconds: 60 } as const;
+
+function unauthenticated(detail: string): ApiError {
+  return problem("UNAUTHENTICATED", {
+    detail,
+    headers: { "www-authenticate": 'Bearer realm="content"' },
+  });
+}
+
+/** The presented key: the Authorization header wins; `?key=` is only for pk_ keys. */
+function presentedKey(c: Context<AppEnv>): string {
+  const header = c.req.header("authorization");
+  if (header !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw unauthenticated("Authorization must be 'Bearer <key>'.");
+    return match[1]!;
+  }
+  const query = c.req.query("key");
+  if (query === undefined || query === "") throw unauthenticated("An API key is required.");
+  // A secret key in a URL leaks into logs, histories and Referer headers: refuse it outright.
+  if (query.startsWith("ck_")) {
+    fail(
+      "SECRET_KEY_IN_QUERY",
+      "Only a public (pk_) key may be sent in the key query parameter; send ck_ keys in Authorization.",
+    );
+  }
+  return query;
+}
+
+export function clientIp(c: Context<AppEnv>): string {
+  return c.req.header("cf-connecting-ip") ?? "unknown";
+}
+
+/** Appends headers to the final response of this request (also to error responses). */
+export function addResponseHeaders(c: Context<AppEnv>, headers: Record<string, string>) {
+  const current = c.get("responseHeaders") ?? {};
+  c.set("responseHeaders", { ...current, ...headers });
+}
+
+type QuotaPolicy = Pick<BucketState, "policy" | "capacity" | "windowSeconds">;
+
+function policyHeader(policies: QuotaPolicy[]): string {
+  return policies.map((b) => `"${b.policy}";q=${b.capacity};w=${b.windowSeconds}`).join(", ");
+}
+
+function stateHeader(buckets: BucketState[]): string {
+  return buckets.map((b) => `"${b.policy}";r=${b.remaining};t=${b.resetSeconds}`).join(", ");
+}
+
+/**
+ * The key and its site. Writes, lead reads and exports read it from D1 every time, so a revocation, or a
+ * transfer of the site (the key's organization no longer the site's), stops them at once in every
+ * isolate; other reads and page-view collection use this isolate's cached context (at most
+ * `KEY_CONTEXT_TTL_MS` old: the revocation bound elsewhere than in the revoking isolate).
+ */
+async function lookUpKey(
+  db: D1Database,
+  keyHash: string,
+  requirement: KeyRequirement,
+): Promise<KeyLookupRow | null> {
+  const now = clockNow();
+  const exact =
+    requirement.quota === "write" ||
+    requirement.scopes.includes("leads:read") ||
+    requirement.scopes.includes("export");
+  const cached = exact ? null : keyContexts.get(keyHash, now);
+  if (cached) return cached;
+  const row = await findActiveKeyByHash(db, keyHash);
+  if (row && !INACTIVE_SITE_STATUSES.has(row.site_status)) keyContexts.set(keyHash, row, now);
+  return row;
+}
+
+/** 403 INSUFFICIENT_SCOPE naming the required and the missing scopes, unless the key has every one. */
+export function requireScopes(scopes: ReadonlySet<Scope>, required: readonly Scope[]): void {
+  const missing = required.filter((s) => !scopes.has(s));
+  if (missing.length > 0) {
+    fail("INSUFFICIENT_SCOPE", {
+      detail: `This operation requires the scope(s): ${required.join(", ")}.`,
+      details: { required_scopes: required, missing_scopes: missing },
+    });
+  }
+}
+
+export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequirement): Promise<KeyContext> {
+  const token = presentedKey(c);
+  const kind: KeyKind | null = token.startsWith("ck_") ? "secret" : token.startsWith("pk_") ? "public" : null;
+  if (!kind || token.length > 200) throw unauthenticated("The API key is invalid.");
+  const row = await lookUpKey(c.env.DB, await hashApiKey(c.env.API_KEY_PEPPER, token), requirement);
+  // A suspended key (carried over by a transfer, or stamped for an organization that no longer owns the
+  // site) answers exactly like a revoked one.
+  if (!row || row.kind !== kind || INACTIVE_SITE_STATUSES.has(row.site_status) || row.suspended) {
+    throw unauthenticated("The API key is invalid or revoked.");
+  }
+
+  if (kind === "public") {
+    const origin = c.req.header("origin");
+    const allowed = JSON.parse(row.allowed_origins_json) as string[];
+    // The key is valid; the place of use is not. A missing Origin is refused too (fail closed). No CORS
+    // grant: the refused page cannot read the answer. `Vary: Origin`: the answer is chosen by the Origin
+    // (no cache may hand it to an allowed one), and it tells the edge this origin was refused here.
+    if (origin === undefined || !allowed.includes(origin)) {
+      fail("ORIGIN_NOT_ALLOWED", {
+        detail: "This public key may not be used from this origin.",
+        headers: { vary: "Origin" },
+      });
+    }
+    addResponseHeaders(c, {
+      "access-control-allow-origin": origin,
+      "access-control-expose-headers": "ETag, RateLimit, RateLimit-Policy, Retry-After",
+      vary: "Origin",
+    });
+    if (requirement.kinds === "secret") {
+      fail("SECRET_KEY_REQUIRED", "This operation requires a secret (ck_) key.");
+    }
+  }
+
+  if (kind === "secret" && requirement.kinds === "public") {
+    fail("PUBLIC_KEY_REQUIRED", "This operation takes the site's public (pk_) key.");
+  }
+
+  const scopes = new Set(JSON.parse(row.scopes_json) as Scope[]);
+  requireScopes(scopes, requirement.scopes);
+
+  if (requirement.quota === "collect") await takeCollectQuota(c, row.site_id);
+  else if (requirement.quota === "write") await takeGateQuota(c, row.id, [QUOTAS.write]);
+  else await takeReadQuota(c, row.id, kind, requirement);
+
+  const context: KeyContext = {
+    keyId: row.id,
+    siteId: row.site_id,
+    site: {
+      id: row.site_id,
+      slug: row.site_slug,
+      primary_domain: row.site_primary_domain,
+      default_language: row.site_default_language,
+    },
+    kind,
+    scopes,
+    createdBy: row.created_by,
+    authorName: row.author_name,
+    contentVersion: row.site_content_version,
+  };
+  c.set("auth", context);
+  return context;
+}
+
+/** Buckets of the key's ApiKeyGate (one Durable Object call): exact, all or nothing. */
+async function takeGateQuota(
+  c: Context<AppEnv>,
+  keyId: string,
+  buckets: BucketSpec[],
+  policies: QuotaPolicy[] = buckets,
+) {
+  const gate = c.env.KEY_GATE.get(c.env.KEY_GATE.idFromName(keyId));
+  const result = await gate.take(buckets);
+  addResponseHeaders(c, {
+    "ratelimit-policy": policyHeader(policies),
+    ratelimit: stateHeader(result.buckets),
+  });
+  if (!result.allowed) {
+    fail("RATE_LIMITED", {
+      detail: "Quota exceeded for this key.",
+      headers: { "retry-after": String(result.retryAfterSeconds) },
+    });
+  }
+}
+
+/**
+ * Reads: 600 per minute per key (`READ_LIMITER`) and, for pk_ keys, 60 per (key, client IP)
+ * (`PUBLIC_READ_LIMITER`), counted by the rate-limiting bindings where the request lands: no Durable
+ * Object round trip. The bindings tell only allowed or not, so `RateLimit` carries no remaining count for
+ * them (only a refusal, `r=0`); `RateLimit-Policy` still lists every quota that applies. The per-IP limit
+ * is taken first, so one client over its share does not spend the key's quota. Lead reads add the gate's
+ * exact leads bucket.
+ */
+async function takeReadQuota(c: Context<AppEnv>, keyId: string, kind: KeyKind, requirement: KeyRequirement) {
+  const perIp = kind === "public";
+  const leads = requirement.scopes.includes("leads:read");
+  const policies: QuotaPolicy[] = [QUOTAS.read];
+  if (perIp) policies.push(QUOTAS.publicReadPerIp);
+  if (leads) policies.push(QUOTAS.leads);
+  addResponseHeaders(c, { "ratelimit-policy": policyHeader(policies) });
+  if (perIp) await limitHere(c, c.env.PUBLIC_READ_LIMITER, `${keyId}:${clientIp(c)}`, QUOTAS.publicReadPerIp);
+  await limitHere(c, c.env.READ_LIMITER, keyId, QUOTAS.read);
+  if (leads) await takeGateQuota(c, keyId, [QUOTAS.leads], policies);
+}
+
+async function limitHere(c: Context<AppEnv>, limiter: RateLimit, key: string, quota: QuotaPolicy) {
+  const { success } = await limiter.limit({ key });
+  if (success) return;
+  // The binding does not say when its window ends: at most one window from now.
+  addResponseHeaders(c, { ratelimit: `"${quota.policy}";r=0;t=${quota.windowSeconds}` });
+  fail("RATE_LIMITED", {
+    detail: "Quota exceeded for this key.",
+    headers: { "retry-after": String(quota.windowSeconds) },
+  });
+}
+
+/**
+ * Page views per (site, client IP): the Workers rate-limiting binding (`COLLECT_LIMITER`, 60 per 60 s,
+ * counted where the request lands, no Durable Object hop on the hot path). Stops one client from
+ * inflating a site's numbers at will; a site's other keys share the bucket, so a second key buys nothing.
+ */
+async function takeCollectQuota(c: Context<AppEnv>, siteId: string) {
+  const { success } = await c.env.COLLECT_LIMITER.limit({ key: `${siteId}:${clientIp(c)}` });
+  if (!success) {
+    fail("RATE_LIMITED", {
+      detail: "Too many page views from this client for this site.",
+      headers: { "retry-after": String(COLLECT_QUOTA.windowSeconds) },
+    });
+  }
+}
+
+/** The authenticated key's site; a site this service does not know answers like a revoked key. */
+export async function keySite(db: D1Database, key: KeyContext): Promise<SiteProjection> {
+  const site = await getSite(db, key.siteId);
+  if (!site) fail("UNAUTHENTICATED", "The API key is invalid or revoked.");
+  return site;
+}

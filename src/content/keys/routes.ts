@@ -1,0 +1,163 @@
+/**
+ * API key administration by site staff, reached through the edge at `/api/v1/sites/{site_id}/api-keys`.
+ * The key is shown once in the creation answer; only its peppered hash is stored.
+ */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { problemResponses } from "../../lib/app";
+import { parseId } from "../../lib/ids";
+import type { SiteProjection } from "../../lib/rpc";
+import type { AppEnv } from "../core/bindings";
+import { fail } from "../errors";
+import { CarriedOverSchema, keepApiKey } from "../transfers/carried-over";
+import { createApiKey, listApiKeys, revokeSiteApiKey } from "./admin";
+import { SCOPES } from "./scopes";
+import { authorizeKeyAdmin, siteNotFound } from "./site-staff";
+
+const SiteParam = z.object({ site_id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
+
+const CreateApiKeyBody = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length),
+    kind: z.enum(["secret", "public"]),
+    allowed_origins: z.array(z.string().max(255)).max(50).optional(),
+    author_name: z.string().trim().min(1).max(100).optional().openapi({
+      description:
+        "Byline of the posts this key writes (the creating staff user's author persona on the site); default: the key's name",
+    }),
+  })
+  .openapi("CreateApiKey");
+
+const ApiKeyCreated = z
+  .object({
+    id: z.string(),
+    key: z.string().openapi({ description: "Shown once; store it now." }),
+    kind: z.enum(["secret", "public"]),
+    name: z.string(),
+    scopes: z.array(z.enum(SCOPES)),
+    allowed_origins: z.array(z.string()),
+    author: z.object({ display_name: z.string() }),
+    created_at: z.string(),
+  })
+  .openapi("ApiKeyCreated");
+
+const ApiKeySummary = z
+  .object({
+    id: z.string(),
+    kind: z.enum(["secret", "public"]),
+    name: z.string(),
+    key_prefix: z.string(),
+    scopes: z.array(z.enum(SCOPES)),
+    allowed_origins: z.array(z.string()),
+    created_by: z.string().nullable(),
+    created_at: z.string(),
+    carried_over: CarriedOverSchema,
+  })
+  .openapi("ApiKeySummary");
+
+const staffProblems = problemResponses({
+  400: "Invalid body",
+  401: "No signed-in staff session",
+  404: "No such site, or the caller may not administer its keys (indistinguishable)",
+});
+
+/** The staff caller and the `{site_id}` site; an id that is no id is 404 like any site the caller may not see. */
+function authorizeFromPath(c: Context<AppEnv>): Promise<{ userId: string; site: SiteProjection }> {
+  const siteId = parseId(c.req.param("site_id") ?? "");
+  if (!siteId) throw siteNotFound();
+  return authorizeKeyAdmin(c.req.raw.headers, c.env.DB, siteId);
+}
+
+export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/sites/{site_id}/api-keys",
+      tags: ["API keys"],
+      summary: "Create an API key for the site (shown once)",
+      request: {
+        params: SiteParam,
+        body: { content: { "application/json": { schema: CreateApiKeyBody } }, required: true },
+      },
+      responses: {
+        201: { description: "Created", content: { "application/json": { schema: ApiKeyCreated } } },
+        ...staffProblems,
+      },
+    }),
+    async (c) => {
+      const { userId, site } = await authorizeFromPath(c);
+      const created = await createApiKey(c.env, site, userId, c.req.valid("json"));
+      c.header("cache-control", "no-store");
+      return c.json(created, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/sites/{site_id}/api-keys",
+      tags: ["API keys"],
+      summary: "List the site's API keys, carried-over ones marked (never the key itself)",
+      request: { params: SiteParam },
+      responses: {
+        200: {
+          description: "Active keys, newest first",
+          content: { "application/json": { schema: z.object({ items: z.array(ApiKeySummary) }) } },
+        },
+        ...staffProblems,
+      },
+    }),
+    async (c) => {
+      const { site } = await authorizeFromPath(c);
+      const items = await listApiKeys(c.env.DB, site.id);
+      c.header("cache-control", "private, no-store");
+      return c.json({ items }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/api/v1/sites/{site_id}/api-keys/{id}",
+      tags: ["API keys"],
+      summary: "Revoke an API key (effective at once)",
+      request: { params: SiteParam.extend({ id: z.string() }) },
+      responses: {
+        204: { description: "Revoked" },
+        ...staffProblems,
+      },
+    }),
+    async (c) => {
+      const { userId, site } = await authorizeFromPath(c);
+      await revokeSiteApiKey(c.env.DB, site.id, c.req.valid("param").id, userId);
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/sites/{site_id}/api-keys/{id}/keep",
+      tags: ["API keys"],
+      summary: "Keep a key a transfer carried over: active again, for the site's new owner",
+      description:
+        "After a transfer, the previous owner's keys are carried over (suspended, refused like revoked keys) until an administrator of the new owner keeps or revokes each one. Only a carried-over key can be kept; any other id is 404.",
+      request: { params: SiteParam.extend({ id: z.string() }) },
+      responses: {
+        200: { description: "Kept", content: { "application/json": { schema: ApiKeySummary } } },
+        ...staffProblems,
+      },
+    }),
+    async (c) => {
+      const { site } = await authorizeFromPath(c);
+      const id = c.req.valid("param").id;
+      await keepApiKey(c.env.DB, site.id, id);
+      const kept = (await listApiKeys(c.env.DB, site.id)).find((k) => k.id === id);
+      // Revoked or deleted between the keep and this read: gone, as any other id.
+      if (!kept) fail("NOT_FOUND", "No such carried-over API key.");
+      c.header("cache-control", "private, no-store");
+      return c.json(kept, 200);
+    },
+  );
+}

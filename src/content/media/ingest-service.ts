@@ -1,0 +1,51 @@
+/** `ingestImage` RPC: fetch an external image safely, keep it in R2 under the site, record a media row. */
+import { newId } from "../../lib/ids";
+import type { ImageIngestResult } from "../../lib/rpc";
+import type { Env, Services } from "../core/bindings";
+import { getSite } from "../site/store";
+import { insertMediaStatements, mediaKey } from "./store";
+
+export async function ingestImage(
+  env: Env,
+  services: Services,
+  input: { site_id: string; url: string; purpose: string },
+): Promise<ImageIngestResult> {
+  const site = await getSite(env.DB, input.site_id);
+  // Content's copy of a site arrives asynchronously (sites pushes it, retrying through a queue). A site
+  // not (yet) known here is a transient state, never a reason to refuse the owner's image.
+  if (!site || site.status === "deleted") {
+    services.log.info("image_ingest_deferred", { site_id: input.site_id, reason: "site_not_synced" });
+    return { status: "pending", reason: "site_not_synced" };
+  }
+  const outcome = await services.images.fetchImage(input.url);
+  if (outcome.kind !== "ok") {
+    services.log.info("image_ingest_not_ready", {
+      site_id: site.id,
+      outcome: outcome.kind,
+      reason: outcome.reason,
+    });
+    if (outcome.kind === "transient") return { status: "pending", reason: outcome.reason };
+    return { status: "rejected", definitive: true, reason: outcome.reason };
+  }
+  const id = newId();
+  const key = mediaKey(site.id, id, outcome.ext);
+  await env.MEDIA.put(key, outcome.bytes, { httpMetadata: { contentType: outcome.contentType } });
+  await env.DB.batch(
+    insertMediaStatements(
+      env.DB,
+      {
+        id,
+        site_id: site.id,
+        r2_key: key,
+        content_type: outcome.contentType,
+        size_bytes: outcome.bytes.byteLength,
+        status: "ready",
+        folder_id: null,
+        created_at: new Date().toISOString(),
+      },
+      [],
+      { url: input.url, purpose: input.purpose },
+    ),
+  );
+  return { status: "ready", url: `${env.MEDIA_PUBLIC_BASE}/${key}`, media_id: id };
+}

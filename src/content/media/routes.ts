@@ -1,0 +1,204 @@
+/** Media assets: upload (`POST /v1/media`), list, get, soft delete. */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { problemResponses } from "../../lib/app";
+import { parseId } from "../../lib/ids";
+import type { ApiError } from "../../lib/problem";
+import type { AppEnv } from "../core/bindings";
+import { problem } from "../errors";
+import type { KeyRequirement } from "../keys/api-key";
+import { keyAuth, requireKey, security } from "../keys/middleware";
+import { deleteMediaAsset } from "./deletion";
+import { LIST_DEFAULT, LIST_MAX, listMediaAssets, readMediaAsset } from "./listing";
+import type { MediaRow } from "./store";
+import { readUploadForm, uploadMedia } from "./upload";
+import { parseVariants, type VariantFailure } from "./variants";
+
+const MediaVariantSchema = z
+  .object({
+    name: z.string().openapi({ description: "`original`, or `{width}w-{ext}` (e.g. `640w-webp`)" }),
+    url: z.string(),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+    content_type: z.string(),
+    size_bytes: z.number().int(),
+  })
+  .openapi("MediaVariant");
+
+const MediaAssetSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(["processing", "ready", "failed"]).openapi({
+      description: "processing until the variants are generated; then ready, or failed (see failure_reason)",
+    }),
+    failure_reason: z
+      .enum(["undecodable", "too_large", "processing_failed", "original_missing"])
+      .nullable()
+      .openapi({ description: "Why variant generation failed; null unless status is failed" }),
+    url: z.string(),
+    content_type: z.string(),
+    size_bytes: z.number().int(),
+    width: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Pixel width of the original (null until known)" }),
+    height: z.number().int().nullable(),
+    folder_id: z.string().nullable(),
+    tag_ids: z.array(z.string()),
+    variants: z.array(MediaVariantSchema).openapi({
+      description:
+        "The original first, then widths 320/640/1280 below the original's width, each in WebP and the original's format",
+    }),
+    created_at: z.string(),
+  })
+  .openapi("MediaAsset");
+
+function asset(c: Context<AppEnv>, row: MediaRow) {
+  return {
+    id: row.id,
+    status: row.status as "processing" | "ready" | "failed",
+    failure_reason: row.failure_reason as VariantFailure | null,
+    url: `${c.env.MEDIA_PUBLIC_BASE}/${row.r2_key}`,
+    content_type: row.content_type,
+    size_bytes: row.size_bytes,
+    width: row.width,
+    height: row.height,
+    folder_id: row.folder_id,
+    tag_ids: row.tag_ids ? row.tag_ids.split(",").sort() : [],
+    variants: parseVariants(row.variants_json),
+    created_at: row.created_at,
+  };
+}
+
+function mediaNotFound(): ApiError {
+  return problem("NOT_FOUND", "No such media asset.");
+}
+
+/** The upload form (the handler reads it with `readUploadForm`; also upload_media_from_url's fields). */
+export const UploadForm = z.object({
+  file: z.string().openapi({ format: "binary" }),
+  folder_id: z.string().optional(),
+  tag_id: z.string().optional(),
+});
+
+const UPLOAD_KEY: KeyRequirement = { kinds: "secret", scopes: ["media:write"], quota: "write" };
+
+const IdParam = z.object({ id: z.string().openapi({ description: "Media id (ULID or UUID)" }) });
+
+export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openAPIRegistry.registerPath({
+    method: "post",
+    path: "/v1/media",
+    tags: ["Media"],
+    summary: "Upload a media asset",
+    description:
+      "Scope media:write (ck_). multipart/form-data with the field `file` (optional `folder_id`, repeatable `tag_id`). The type comes from the bytes (PNG, JPEG, GIF, WebP, AVIF, ICO, sanitized SVG). Variants are generated asynchronously: the answer has status processing.",
+    security: security(UPLOAD_KEY.kinds, UPLOAD_KEY.scopes),
+    request: {
+      body: {
+        required: true,
+        content: {
+          "multipart/form-data": { schema: UploadForm },
+        },
+      },
+    },
+    responses: {
+      202: {
+        description: "Accepted (processing)",
+        content: { "application/json": { schema: MediaAssetSchema } },
+      },
+      ...problemResponses({
+        400: "No file field, or a bad folder_id/tag_id",
+        401: "Key missing or invalid",
+        403: "Scope, or not a ck_ key",
+        413: "Body above 8 MiB",
+        415: "Unsupported media type",
+        429: "Quota",
+      }),
+    },
+  });
+  app.post("/v1/media", requireKey(UPLOAD_KEY), async (c) => {
+    const upload = await readUploadForm(c.req.raw);
+    return c.json(asset(c, await uploadMedia(c.env, c.get("auth").siteId, upload)), 202);
+  });
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/media",
+      tags: ["Media"],
+      summary: "List media assets (newest first, no cursor)",
+      description:
+        "Scope media:read (ck_ or pk_). A pk_ key lists only assets public posts use (featured image or image block); ck_ keys list every asset.",
+      ...keyAuth({ kinds: "any", scopes: ["media:read"], quota: "read" }),
+      request: {
+        query: z.object({
+          limit: z
+            .string()
+            .optional()
+            .openapi({ description: `1..${LIST_MAX} (default ${LIST_DEFAULT})` }),
+          folder_id: z.string().optional(),
+          tag_id: z.string().optional(),
+          key: z.string().optional(),
+        }),
+      },
+      responses: {
+        200: {
+          description: "Assets",
+          content: { "application/json": { schema: z.object({ items: z.array(MediaAssetSchema) }) } },
+        },
+        ...problemResponses({ 400: "Bad limit or filter", 401: "Key", 403: "Scope or origin", 429: "Quota" }),
+      },
+    }),
+    async (c) => {
+      const rows = await listMediaAssets(c.env.DB, c.get("auth"), c.req.valid("query"));
+      return c.json({ items: rows.map((r) => asset(c, r)) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/media/{id}",
+      tags: ["Media"],
+      summary: "Get a media asset",
+      description:
+        "Scope media:read (ck_ or pk_). Another site's id is 404; so is, for a pk_ key, an asset no public post uses.",
+      ...keyAuth({ kinds: "any", scopes: ["media:read"], quota: "read" }),
+      request: { params: IdParam, query: z.object({ key: z.string().optional() }) },
+      responses: {
+        200: { description: "The asset", content: { "application/json": { schema: MediaAssetSchema } } },
+        ...problemResponses({ 401: "Key", 403: "Scope or origin", 404: "No such asset", 429: "Quota" }),
+      },
+    }),
+    async (c) => {
+      const row = await readMediaAsset(c.env.DB, c.get("auth"), c.req.valid("param").id);
+      return c.json(asset(c, row), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/media/{id}",
+      tags: ["Media"],
+      summary: "Delete a media asset (soft delete)",
+      description:
+        "Scope media:write (ck_). Another site's id is 404. The public URLs of the original and of every variant answer 404 at once and are purged from the CDN.",
+      ...keyAuth({ kinds: "secret", scopes: ["media:write"], quota: "write" }),
+      request: { params: IdParam },
+      responses: {
+        204: { description: "Deleted" },
+        ...problemResponses({ 401: "Key", 403: "Scope", 404: "No such asset", 429: "Quota" }),
+      },
+    }),
+    async (c) => {
+      const id = parseId(c.req.valid("param").id);
+      const deleted =
+        id !== null && (await deleteMediaAsset(c.env, c.get("services"), c.get("auth").siteId, id));
+      if (!deleted) throw mediaNotFound();
+      return c.body(null, 204);
+    },
+  );
+}

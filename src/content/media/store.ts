@@ -1,0 +1,174 @@
+/**
+ * Media assets of a site: rows in D1, bytes in R2. The original under `sites/{site_id}/{media_id}.{ext}`,
+ * each generated variant under `sites/{site_id}/{media_id}/{width}.{ext}`.
+ */
+import type { media } from "../../../schema/content";
+import { PUBLIC_WHERE } from "../posts/store";
+
+/**
+ * Public reads (pk_ keys) see an asset only while a public post uses it: its featured image or an image
+ * block's media_id (`post_media_refs`, kept by triggers on every post write). Binds the site id and `now`.
+ */
+const USED_BY_PUBLIC_POST = `EXISTS (SELECT 1 FROM post_media_refs r JOIN posts p ON p.id = r.post_id
+  WHERE r.site_id = m.site_id AND r.media_id = m.id AND ${PUBLIC_WHERE})`;
+
+/** Which assets a read may see: all of the site's (ck_), or only those public content uses at `now` (pk_). */
+export type MediaVisibility = { kind: "all" } | { kind: "public"; now: string };
+
+/** The columns `SELECT` reads, plus `tag_ids`: the asset's media_tags rows joined by commas (or null). */
+export type MediaRow = Pick<
+  typeof media.$inferSelect,
+  | "id"
+  | "site_id"
+  | "r2_key"
+  | "content_type"
+  | "size_bytes"
+  | "status"
+  | "folder_id"
+  | "variants_json"
+  | "created_at"
+  | "width"
+  | "height"
+  | "failure_reason"
+> & { tag_ids: string | null };
+
+const SELECT = `SELECT m.id, m.site_id, m.r2_key, m.content_type, m.size_bytes, m.status, m.folder_id, m.variants_json,
+  m.created_at, m.width, m.height, m.failure_reason, (SELECT group_concat(tag_id, ',') FROM media_tags t WHERE t.media_id = m.id) AS tag_ids FROM media m`;
+
+export function mediaKey(siteId: string, id: string, ext: string): string {
+  return `sites/${siteId}/${id}.${ext}`;
+}
+
+export function mediaVariantKey(siteId: string, id: string, width: number, ext: string): string {
+  return `sites/${siteId}/${id}/${width}.${ext}`;
+}
+
+export function insertMediaStatements(
+  db: D1Database,
+  row: Omit<MediaRow, "tag_ids" | "variants_json" | "width" | "height" | "failure_reason">,
+  tagIds: string[],
+  source: { url: string | null; purpose: string | null },
+): D1PreparedStatement[] {
+  return [
+    db
+      .prepare(
+        `INSERT INTO media (id, site_id, r2_key, content_type, size_bytes, status, source_url, purpose, folder_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .bind(
+        row.id,
+        row.site_id,
+        row.r2_key,
+        row.content_type,
+        row.size_bytes,
+        row.status,
+        source.url,
+        source.purpose,
+        row.folder_id,
+        row.created_at,
+      ),
+    ...tagIds.map((tag) =>
+      db.prepare("INSERT INTO media_tags (media_id, tag_id) VALUES (?, ?)").bind(row.id, tag),
+    ),
+  ];
+}
+
+/** A live (not deleted) asset of the site; another site's id answers null exactly like a missing one. */
+export async function getMedia(
+  db: D1Database,
+  siteId: string,
+  id: string,
+  visibility: MediaVisibility = { kind: "all" },
+): Promise<MediaRow | null> {
+  const sql = `${SELECT} WHERE m.id = ? AND m.site_id = ? AND m.status != 'deleted'`;
+  if (visibility.kind === "all") return db.prepare(sql).bind(id, siteId).first<MediaRow>();
+  return db
+    .prepare(`${sql} AND ${USED_BY_PUBLIC_POST}`)
+    .bind(id, siteId, siteId, visibility.now)
+    .first<MediaRow>();
+}
+
+export async function listMedia(
+  db: D1Database,
+  siteId: string,
+  filters: { folderId: string | null; tagId: string | null },
+  limit: number,
+  visibility: MediaVisibility = { kind: "all" },
+): Promise<MediaRow[]> {
+  const where = ["m.site_id = ?", "m.status != 'deleted'"];
+  const params: unknown[] = [siteId];
+  if (visibility.kind === "public") {
+    where.push(USED_BY_PUBLIC_POST);
+    params.push(siteId, visibility.now);
+  }
+  if (filters.folderId) {
+    where.push("m.folder_id = ?");
+    params.push(filters.folderId);
+  }
+  if (filters.tagId) {
+    where.push("EXISTS (SELECT 1 FROM media_tags t WHERE t.media_id = m.id AND t.tag_id = ?)");
+    params.push(filters.tagId);
+  }
+  const { results } = await db
+    .prepare(`${SELECT} WHERE ${where.join(" AND ")} ORDER BY m.created_at DESC, m.id DESC LIMIT ?`)
+    .bind(...params, limit)
+    .all<MediaRow>();
+  return results;
+}
+
+/**
+ * The soft delete of a live asset of the site. Batch the purge of its URLs right after it
+ * (`effectAfterUpdateStatement`), so the purge is recorded exactly when this changed the row.
+ */
+export function softDeleteMediaStatement(
+  db: D1Database,
+  siteId: string,
+  id: string,
+  now: string,
+): D1PreparedStatement {
+  return db
+    .prepare(
+      "UPDATE media SET status = 'deleted', deleted_at = ? WHERE id = ? AND site_id = ? AND status != 'deleted'",
+    )
+    .bind(now, id, siteId);
+}
+
+/** The status of an asset by its site and id (any status), or null when there is no such row. */
+export async function mediaStatus(db: D1Database, siteId: string, id: string): Promise<string | null> {
+  const row = await db
+    .prepare("SELECT status FROM media WHERE id = ? AND site_id = ?")
+    .bind(id, siteId)
+    .first<{ status: string }>();
+  return row?.status ?? null;
+}
+
+/** What the variants consumer concluded: ready (with the variants) or failed (with the reason). */
+export type VariantsResult =
+  | { status: "ready"; width: number | null; height: number | null; variants: unknown[] }
+  | { status: "failed"; width: number | null; height: number | null; reason: string };
+
+/**
+ * Records the variants consumer's result. Only a `processing` asset moves, so a redelivered message
+ * never rewrites a finished asset and an asset deleted meanwhile stays deleted.
+ */
+export async function finishMediaVariants(
+  db: D1Database,
+  id: string,
+  result: VariantsResult,
+): Promise<boolean> {
+  const outcome = await db
+    .prepare(
+      `UPDATE media SET status = ?, width = ?, height = ?, variants_json = ?, failure_reason = ?
+       WHERE id = ? AND status = 'processing'`,
+    )
+    .bind(
+      result.status,
+      result.width,
+      result.height,
+      JSON.stringify(result.status === "ready" ? result.variants : []),
+      result.status === "failed" ? result.reason : null,
+      id,
+    )
+    .run();
+  return outcome.meta.changes > 0;
+}

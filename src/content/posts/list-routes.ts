@@ -1,0 +1,87 @@
+/** `GET /v1/posts`: the public keyset listing, and with `status` the authenticated PostSummary listing. */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { problemResponses } from "../../lib/app";
+import type { AppEnv } from "../core/bindings";
+import { edgePlace, sendPublicAnswer } from "../core/cacheable";
+import { clockIso } from "../core/clock";
+import type { KeyRequirement } from "../keys/api-key";
+import { requireKey, security } from "../keys/middleware";
+import { DEFAULT_LIMIT, listPosts, MAX_LIMIT, postListRequest } from "./listing";
+import { publicPostList } from "./public-reads";
+import { PostListItemSchema, PostSummarySchema, pageSchema } from "./shapes";
+
+export const ListQuery = z.object({
+  limit: z
+    .string()
+    .optional()
+    .openapi({ description: `1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}); never clamped` }),
+  cursor: z.string().optional().openapi({ description: "Opaque; the previous page's next_cursor" }),
+  category: z.string().optional().openapi({ description: "Category slug(s), comma-separated = ANY" }),
+  tag: z.string().optional().openapi({ description: "Tag slug(s), comma-separated = ANY" }),
+  q: z.string().optional().openapi({ description: "Full-text search in title and summary" }),
+  since: z.string().optional().openapi({ description: "RFC 3339; only posts with updated_at >= since" }),
+  language: z.string().optional().openapi({ description: "BCP-47 tag" }),
+  status: z.string().optional().openapi({
+    description:
+      "Comma-separated of draft, scheduled, published, archived. Switches to the authenticated PostSummary listing (ck_ key with posts:write; private, no-store).",
+  }),
+  post_type: z.string().optional().openapi({ description: "Post type slug" }),
+  author: z.string().optional().openapi({ description: "Author slug (public listing only)" }),
+  key: z
+    .string()
+    .optional()
+    .openapi({ description: "pk_ key for browsers; ignored when Authorization is sent" }),
+});
+
+function listRequirement(c: Context<AppEnv>): KeyRequirement {
+  return c.req.query("status") !== undefined
+    ? { kinds: "secret", scopes: ["posts:write"], quota: "read" }
+    : { kinds: "any", scopes: ["posts:read"], quota: "read" };
+}
+
+export function registerPostListRoute(app: OpenAPIHono<AppEnv>) {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/posts",
+      tags: ["Posts"],
+      summary: "List posts (public keyset listing; with status the authenticated listing)",
+      description:
+        "Scopes: posts:read (public listing, ck_ or pk_); posts:write with a ck_ key when `status` is sent.",
+      security: [...security("any", ["posts:read"]), ...security("secret", ["posts:write"])],
+      middleware: [requireKey(listRequirement)],
+      request: { query: ListQuery },
+      responses: {
+        200: {
+          description: "A page (PostListItem items; PostSummary items with status)",
+          content: {
+            "application/json": {
+              schema: z.union([
+                pageSchema(PostListItemSchema, "PostPage"),
+                pageSchema(PostSummarySchema, "PostSummaryPage"),
+              ]),
+            },
+          },
+        },
+        304: { description: "Not modified (public listing only)" },
+        ...problemResponses({
+          400: "Invalid parameter",
+          401: "Key missing or invalid",
+          403: "Scope or origin",
+          429: "Quota",
+        }),
+      },
+    }),
+    async (c) => {
+      const request = postListRequest(c.req.valid("query"));
+      const key = c.get("auth");
+      // Every item's url is built from the key's site (read with the key: no extra hop).
+      if (!request.statuses)
+        return sendPublicAnswer(c, await publicPostList(c.env, key, request, edgePlace(c)));
+      const page = await listPosts(c.env, key.site, request, clockIso());
+      c.header("cache-control", "private, no-store");
+      return c.json(page.body, 200);
+    },
+  );
+}

@@ -1,0 +1,79 @@
+/**
+ * The public post reads, `GET /v1/posts` (without `status`) and `GET /v1/posts/{reference}`, through the
+ * edge cache (`edge-cache.ts`). A miss is one D1 round trip (one batch: the rows, the media they show, the
+ * site's next publication); a hit is none. The key's context comes from the isolate's cache when warm
+ * (`auth/key-cache.ts`) and the read quota from the rate-limiting bindings, so a warm public read spends no
+ * storage hop at all (docs/decisions/content.md, "Read path").
+ */
+
+import type { Env } from "../core/bindings";
+import { clockNow } from "../core/clock";
+import {
+  cachedPublicAnswer,
+  type EdgePlace,
+  type FreshValue,
+  freshUntil,
+  type PublicAnswer,
+  publicAnswer,
+} from "../core/edge-cache";
+import type { KeyContext, SiteAddress } from "../keys/key-context";
+import { listPosts, type PostListRequest } from "./listing";
+import { renderBlocks } from "./render/render-blocks";
+import { onePublicPost, publicReference } from "./resolve";
+import { listItem, seoView } from "./shapes";
+import { type PostRow, readPublicPosts } from "./store";
+
+/** One page of the public listing (`request.statuses` is null). */
+export async function publicPostList(
+  env: Env,
+  key: KeyContext,
+  request: PostListRequest,
+  place: EdgePlace,
+): Promise<PublicAnswer> {
+  const read = async (now: number): Promise<FreshValue> => {
+    const page = await listPosts(env, key.site, request, new Date(now).toISOString());
+    return {
+      value: page.body,
+      freshUntil: page.mode === "public" ? freshUntil(now, page.nextPublicationAt) : now,
+    };
+  };
+  // `since` is a sync client's watermark: always read from D1, never from an entry that may lag a write
+  // made through another isolate (and each watermark is its own listing: a cache would rarely hit anyway).
+  if (request.filters.since !== null) return publicAnswer((await read(clockNow())).value);
+  const { limit, cursor, filters } = request;
+  return cachedPublicAnswer(place, key, "posts", { limit, cursor, filters }, read);
+}
+
+/** A public post (PostDetail) by id or slug. */
+export async function publicPost(
+  env: Env,
+  key: KeyContext,
+  reference: string,
+  language: string | null,
+  place: EdgePlace,
+): Promise<PublicAnswer> {
+  const ref = publicReference(reference, language);
+  return cachedPublicAnswer(place, key, "post", ref, async (now) => {
+    const at = new Date(now).toISOString();
+    const { rows, nextPublicationAt } = await readPublicPosts(env.DB, key.siteId, ref, at);
+    const row = onePublicPost(rows.posts);
+    return {
+      value: postDetail(env, row, key.site, rows.mediaKeys, at),
+      freshUntil: freshUntil(now, nextPublicationAt),
+    };
+  });
+}
+
+/** The PostDetail shape: the list item plus the rendered body, the cover's URL and the SEO document. */
+function postDetail(env: Env, row: PostRow, site: SiteAddress, mediaKeys: Map<string, string>, now: string) {
+  const mediaUrl = (id: string) => {
+    const key = mediaKeys.get(id.toUpperCase()) ?? mediaKeys.get(id);
+    return key ? `${env.MEDIA_PUBLIC_BASE}/${key}` : null;
+  };
+  return {
+    ...listItem(row, now, { site, platformDomain: env.PLATFORM_DOMAIN }),
+    content_html: row.blocks_json ? renderBlocks(row.blocks_json, { mediaUrl }) : "",
+    featured_image_url: row.featured_image_id ? mediaUrl(row.featured_image_id) : null,
+    seo: seoView(row),
+  };
+}

@@ -1,0 +1,313 @@
+/** Single-post operations: create, read, update, unpublish, editable source, post SEO. */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { problemResponses } from "../../lib/app";
+import type { AppEnv } from "../core/bindings";
+import { edgePlace, sendPublicAnswer } from "../core/cacheable";
+import { clockIso } from "../core/clock";
+import type { StoredResponse } from "../core/idempotency-store";
+import { fail } from "../errors";
+import type { KeyRequirement } from "../keys/api-key";
+import { keyAuth, requireKey, security } from "../keys/middleware";
+import { createPostOnce, requireAuthorshipContext } from "./creation";
+import { CreatePostSchema, UpdatePostSchema } from "./input";
+import { publicPost } from "./public-reads";
+import { languageParam, resolvePublicPost } from "./resolve";
+import { parseIfMatch, revisionTag } from "./revision-tag";
+import { patchPostSeo, seoPatch } from "./seo";
+import { unpublishPost, updatePost } from "./service";
+import {
+  POST_SEO_KEYS,
+  PostDetailSchema,
+  PostSeoSchema,
+  PostSourceSchema,
+  PostSummarySchema,
+  postSummary,
+  seoView,
+} from "./shapes";
+import { readPostSource } from "./source";
+
+export const RefParam = z.object({
+  reference: z.string().min(1).openapi({ description: "ULID, UUID or slug" }),
+});
+export const LanguageQuery = z.object({
+  language: z.string().optional().openapi({ description: "BCP-47; disambiguates a slug (ignored for ids)" }),
+});
+export const PublicReadQuery = LanguageQuery.extend({
+  key: z
+    .string()
+    .optional()
+    .openapi({ description: "pk_ key for browsers; ignored when Authorization is sent" }),
+});
+
+/** The create's header: replays of one Idempotency-Key answer the original 201. */
+export const IdempotencyHeaders = z.object({ "idempotency-key": z.string().optional() });
+
+/** The PATCH's precondition on the post's revision. */
+export const IfMatchHeaders = z.object({
+  "if-match": z.string().optional().openapi({
+    description:
+      "The ETag of the source (or of a previous PATCH answer): the edit applies only if the post is still at that revision, else 412 PRECONDITION_FAILED and nothing changes. `*` applies to any current post. Without it the edit always applies (only the sent fields change).",
+  }),
+});
+
+const json = (schema: z.ZodType, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+/** Parses a JSON body with a zod schema; anything malformed is a 400 problem. */
+async function parseJsonBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    fail("BAD_REQUEST", "The body must be a JSON object.");
+  }
+  const result = schema.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+    fail("BAD_REQUEST", `${where}${issue?.message ?? "invalid body"}`);
+  }
+  return result.data;
+}
+
+function respond(c: Context<AppEnv>, stored: StoredResponse, replayed: boolean): Response {
+  const headers: Record<string, string> = { "content-type": "application/json; charset=UTF-8" };
+  if (stored.location) headers.location = stored.location;
+  if (replayed) headers["idempotency-replayed"] = "true";
+  return c.body(stored.body, stored.status as 201, headers);
+}
+
+interface ReferenceInput {
+  out: { param: { reference: string }; query: { language?: string } };
+}
+
+/** `{reference}` and `?language=` of a single-post route, as its schemas parsed them, in resolver order. */
+function postReference<P extends string, I extends ReferenceInput>(
+  c: Context<AppEnv, P, I>,
+): [reference: string, language: string | null] {
+  return [c.req.valid("param").reference, languageParam(c.req.valid("query").language)];
+}
+
+/** The ETag of a post's revision, for If-Match on PATCH. */
+const REVISION_ETAG = {
+  etag: {
+    description: 'The post\'s revision, e.g. "rev-3"; send it back as If-Match on PATCH',
+    schema: { type: "string" as const },
+  },
+};
+
+const CREATE_POST_KEY: KeyRequirement = { kinds: "secret", scopes: ["posts:write"], quota: "write" };
+
+const writeProblems = problemResponses({
+  400: "Invalid body or parameter",
+  401: "Key missing or invalid",
+  403: "Insufficient scope, or not a ck_ key",
+  404: "No such post (or another site's)",
+  429: "Quota exceeded",
+});
+
+export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
+  const createPostRoute = createRoute({
+    method: "post",
+    path: "/v1/posts",
+    tags: ["Posts"],
+    summary: "Create a post",
+    description:
+      "Scope posts:write (ck_). Idempotency-Key: same key + same body replays the original 201 with Idempotency-Replayed: true; same key + other body is 422 IDEMPOTENCY_KEY_REUSED; while the first request runs, 409 IDEMPOTENCY_IN_PROGRESS. A taken explicit slug is 409 SLUG_TAKEN; a derived slug gets -2, -3, …",
+    security: security(CREATE_POST_KEY.kinds, CREATE_POST_KEY.scopes),
+    request: {
+      headers: IdempotencyHeaders,
+      body: { content: { "application/json": { schema: CreatePostSchema } }, required: true },
+    },
+    responses: {
+      // A $ref rather than the zod schema: the handler also answers replays as a raw Response.
+      201: {
+        description: "Created (or the original 201 replayed, with Idempotency-Replayed: true)",
+        content: { "application/json": { schema: { $ref: "#/components/schemas/PostSummary" } } },
+      },
+      ...writeProblems,
+      ...problemResponses({
+        409: "Slug taken, or the same Idempotency-Key is in progress",
+        422: "Key without authorship context, Idempotency-Key reused with another body, unknown post type or media",
+      }),
+    },
+  });
+  // Declared in the registry and served by a plain handler: replays answer with the stored raw body.
+  app.openAPIRegistry.registerPath(createPostRoute);
+  app.post("/v1/posts", requireKey(CREATE_POST_KEY), async (c) => {
+    const key = c.get("auth");
+    requireAuthorshipContext(key);
+    const input = await parseJsonBody(c, CreatePostSchema);
+    const { stored, replayed } = await createPostOnce(
+      c.env,
+      c.get("services"),
+      key,
+      input,
+      c.req.header("idempotency-key"),
+    );
+    return respond(c, stored, replayed);
+  });
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/posts/{reference}",
+      tags: ["Posts"],
+      summary: "Get a public post (PostDetail)",
+      description:
+        "Scope posts:read (ck_ or pk_). Draft, scheduled, restricted and other-site posts are 404. A slug public in several languages without ?language= is 400 AMBIGUOUS_SLUG.",
+      ...keyAuth({ kinds: "any", scopes: ["posts:read"], quota: "read" }),
+      request: { params: RefParam, query: PublicReadQuery },
+      responses: {
+        200: json(PostDetailSchema, "The post"),
+        304: { description: "Not modified" },
+        ...writeProblems,
+      },
+    }),
+    async (c) => {
+      const answer = await publicPost(c.env, c.get("auth"), ...postReference(c), edgePlace(c));
+      return sendPublicAnswer(c, answer);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "patch",
+      path: "/v1/posts/{reference}",
+      tags: ["Posts"],
+      summary: "Update a post (partial)",
+      description:
+        "Scope posts:write (ck_). Slug references find published, draft and scheduled posts (no window); archived posts by id only; a slug in several languages without ?language= is 400 AMBIGUOUS_SLUG, never a silent pick.",
+      ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
+      request: {
+        params: RefParam,
+        query: LanguageQuery,
+        headers: IfMatchHeaders,
+        body: { content: { "application/json": { schema: UpdatePostSchema } }, required: true },
+      },
+      responses: {
+        200: { ...json(PostSummarySchema, "Updated"), headers: REVISION_ETAG },
+        ...writeProblems,
+        ...problemResponses({
+          409: "Slug taken (SLUG_TAKEN)",
+          412: "If-Match names a revision that is no longer current (PRECONDITION_FAILED); nothing changed",
+          422: "Unknown post type or media",
+        }),
+      },
+    }),
+    async (c) => {
+      const { post: row, site } = await updatePost(
+        c.env,
+        c.get("services"),
+        c.get("auth"),
+        ...postReference(c),
+        c.req.valid("json"),
+        parseIfMatch(c.req.header("if-match")),
+      );
+      const now = clockIso();
+      c.header("etag", revisionTag(row, now));
+      return c.json(postSummary(row, now, { site, platformDomain: c.env.PLATFORM_DOMAIN }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/posts/{reference}/unpublish",
+      tags: ["Posts"],
+      summary: "Unpublish a post (published -> archived)",
+      description:
+        "Scope posts:write (ck_). Emits post.unpublished on the content-events queue and purges the page.",
+      ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
+      request: { params: RefParam, query: LanguageQuery },
+      responses: {
+        200: json(PostSummarySchema, "Archived"),
+        ...writeProblems,
+        ...problemResponses({ 409: "The post is not published" }),
+      },
+    }),
+    async (c) => {
+      const { post, site } = await unpublishPost(
+        c.env,
+        c.get("services"),
+        c.get("auth"),
+        ...postReference(c),
+      );
+      const at = { site, platformDomain: c.env.PLATFORM_DOMAIN };
+      return c.json(postSummary(post, clockIso(), at), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/posts/{reference}/source",
+      tags: ["Posts"],
+      summary: "Read the editable source of a post",
+      description:
+        "Scope posts:write (ck_). Resolved as in PATCH (drafts and scheduled included). blocks_json exactly as stored; absent fields null, absent taxonomy []. 502 when the stored body is in an unrecognized format.",
+      ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "read" }),
+      request: { params: RefParam, query: LanguageQuery },
+      responses: {
+        200: { ...json(PostSourceSchema, "The source"), headers: REVISION_ETAG },
+        ...writeProblems,
+        ...problemResponses({ 502: "Stored body in an unrecognized format" }),
+      },
+    }),
+    async (c) => {
+      const now = clockIso();
+      const { source, etag } = await readPostSource(c.env.DB, c.get("auth").siteId, ...postReference(c), now);
+      c.header("cache-control", "private, no-store");
+      c.header("etag", etag);
+      return c.json(source, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/posts/{reference}/seo",
+      tags: ["SEO"],
+      summary: "Read SEO of a post",
+      description:
+        "Scope seo:read (ck_ or pk_). Resolved like GET /v1/posts/{reference} (public posts only).",
+      ...keyAuth({ kinds: "any", scopes: ["seo:read"], quota: "read" }),
+      request: { params: RefParam, query: PublicReadQuery },
+      responses: { 200: json(PostSeoSchema, "SEO of the post"), ...writeProblems },
+    }),
+    async (c) => {
+      const row = await resolvePublicPost(c.env.DB, c.get("auth").site, ...postReference(c), clockIso());
+      return c.json(seoView(row), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "patch",
+      path: "/v1/posts/{reference}/seo",
+      tags: ["SEO"],
+      summary: "Update SEO of a post (merged into seo_json)",
+      description: `Scope seo:write (ck_). Allowed keys: ${POST_SEO_KEYS.join(", ")}; null removes a key; a body with none of them is 400 NOTHING_EDITABLE. Resolved as in PATCH /v1/posts/{reference}.`,
+      ...keyAuth({ kinds: "secret", scopes: ["seo:write"], quota: "write" }),
+      request: {
+        params: RefParam,
+        query: LanguageQuery,
+        body: { content: { "application/json": { schema: PostSeoSchema } }, required: true },
+      },
+      responses: {
+        200: json(PostSeoSchema, "SEO after the merge"),
+        ...writeProblems,
+      },
+    }),
+    async (c) => {
+      const patch = seoPatch(c.req.valid("json"));
+      const now = clockIso();
+      const auth = c.get("auth");
+      const seo = await patchPostSeo(c.env, c.get("services"), auth.siteId, ...postReference(c), patch, now);
+      return c.json(seo, 200);
+    },
+  );
+}

@@ -1,0 +1,538 @@
+/** The post operations behind the routes: create, update, unpublish. Rules in plain functions, one D1 batch each. */
+import { newId } from "../../lib/ids";
+import type { ApiError } from "../../lib/problem";
+import type { SiteProjection } from "../../lib/rpc";
+import { authorOfNewPost, sitePersona } from "../authors/personas";
+import type { Env, Services } from "../core/bindings";
+import { clockIso } from "../core/clock";
+import { postUrl, postUrlRoot } from "../core/effects/outbound";
+import {
+  deliverEffects,
+  effectAfterUpdateStatement,
+  type PostEffect,
+  postEffect,
+} from "../core/effects/pending";
+import type { StoredResponse } from "../core/idempotency-store";
+import { fail, problem } from "../errors";
+import { keySite } from "../keys/api-key";
+import type { KeyContext } from "../keys/key-context";
+import { getPostType } from "../site/store";
+import { type PostEventType, postEvent } from "../webhooks/events";
+import {
+  blocksText,
+  type CreatePostInput,
+  checkLanguage,
+  checkMediaId,
+  checkPostType,
+  checkPublishedAt,
+  checkSlug,
+  checkTaxonomy,
+  mergeTaxonomy,
+  settleStatus,
+  type UpdatePostInput,
+} from "./input";
+import { postNotFound, resolveEditablePost } from "./resolve";
+import { effectiveRevision, preconditionHolds, type RevisionPrecondition } from "./revision-tag";
+import { postSummary } from "./shapes";
+import { slugCandidates, slugify } from "./slug";
+import {
+  editPostFieldsStatement,
+  effectiveStatus,
+  getPost,
+  insertPostStatement,
+  isPublic,
+  mediaExists,
+  type PlainFields,
+  type PostRow,
+  postUpdatedEffectStatement,
+  publicTypeSlugs,
+  takenSlugs,
+  updatePostStatement,
+} from "./store";
+
+/** A clash on (site, slug, language); other unique constraints (e.g. import lines) are not slug clashes. */
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Error && /UNIQUE constraint failed: posts\./i.test(error.message);
+}
+
+function slugTaken(): ApiError {
+  return problem("SLUG_TAKEN", "A post with this slug already exists in this language on the site.");
+}
+
+async function checkPostTypeExists(env: Env, siteId: string, slug: string): Promise<string> {
+  checkPostType(slug);
+  if (!(await getPostType(env.DB, siteId, slug))) {
+    fail("UNKNOWN_POST_TYPE", `The site has no post type '${slug}'.`);
+  }
+  return slug;
+}
+
+async function checkFeaturedImage(env: Env, siteId: string, value: string): Promise<string> {
+  const id = checkMediaId(value);
+  // Another site's media id answers exactly like a missing one.
+  if (!(await mediaExists(env.DB, siteId, id))) {
+    fail("UNKNOWN_MEDIA", "featured_image_id is not a media asset of this site.");
+  }
+  return id;
+}
+
+export async function createPost(
+  env: Env,
+  services: Services,
+  key: KeyContext,
+  input: CreatePostInput,
+  /** Extra statements written in the same batch as the post (idempotency record, import line). */
+  record?: (response: StoredResponse, postId: string) => D1PreparedStatement,
+): Promise<StoredResponse> {
+  const now = clockIso();
+  const site = await keySite(env.DB, key);
+  const language = input.language !== undefined ? checkLanguage(input.language) : site.default_language;
+  const author = await authorOfNewPost(env.DB, key, input.author_slug);
+  const postType = await checkPostTypeExists(env, site.id, input.post_type ?? "post");
+  const featured =
+    input.featured_image_id != null ? await checkFeaturedImage(env, site.id, input.featured_image_id) : null;
+  const settled = settleStatus(input.status ?? "draft", checkPublishedAt(input.published_at ?? null), now);
+  const row: PostRow = {
+    id: newId(),
+    site_id: site.id,
+    slug: "",
+    language,
+    post_type: postType,
+    title: input.title,
+    summary: input.summary ?? null,
+    blocks_json: blocksText(input.blocks_json),
+    status: settled.status,
+    access: input.access ?? "public",
+    published_at: settled.published_at,
+    author_slug: author.slug,
+    author_name: author.display_name,
+    author_user_id: key.createdBy,
+    featured_image_id: featured,
+    seo_json: mergeTaxonomy("{}", input.category_slugs ?? [], input.tag_slugs ?? []),
+    created_by_key_id: key.keyId,
+    fields: null,
+    created_at: now,
+    updated_at: now,
+    revision: 0,
+  };
+
+  // A post created public is published: its event is an outbox row of the insert's batch.
+  const publishes = isPublic(row, now, await publicTypeSlugs(env.DB, site.id));
+  const insert = async (slug: string) => {
+    const candidate = { ...row, slug };
+    const response: StoredResponse = {
+      status: 201,
+      body: JSON.stringify(postSummary(candidate, now, { site, platformDomain: env.PLATFORM_DOMAIN })),
+      location: `/v1/posts/${candidate.id}`,
+    };
+    const effects = publishes
+      ? [postEventEffect("post.published", site, candidate, now, env.PLATFORM_DOMAIN)]
+      : [];
+    const statements = [
+      insertPostStatement(env.DB, candidate),
+      ...effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now)),
+    ];
+    if (record) statements.push(record(response, candidate.id));
+    await env.DB.batch(statements);
+    await deliverEffects(env, services, effects);
+    return response;
+  };
+
+  if (input.slug !== undefined) {
+    try {
+      return await insert(checkSlug(input.slug));
+    } catch (error) {
+      if (isUniqueViolation(error)) throw slugTaken();
+      throw error;
+    }
+  }
+  // Derived slug: first free of base, base-2, base-3, … (a concurrent insert may win a candidate: retry).
+  const base = slugify(input.title);
+  for (let round = 0; round < 5; round++) {
+    const candidates = slugCandidates(base, 20, 1 + round * 20);
+    const taken = await takenSlugs(env.DB, site.id, language, candidates);
+    for (const slug of candidates.filter((s) => !taken.has(s)).slice(0, 3)) {
+      try {
+        return await insert(slug);
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+      }
+    }
+  }
+  return insert(`${base}-${row.id.slice(-8).toLowerCase()}`);
+}
+
+const EDITABLE_FIELDS = [
+  "title",
+  "slug",
+  "summary",
+  "blocks_json",
+  "status",
+  "published_at",
+  "language",
+  "post_type",
+  "author_slug",
+  "featured_image_id",
+  "category_slugs",
+  "tag_slugs",
+  "access",
+] as const;
+
+/** The later of two ISO-8601 UTC timestamps (text order is time order). */
+function laterTimestamp(a: string, b: string): string {
+  if (a >= b) return a;
+  return b;
+}
+
+/**
+ * How long an edit that keeps losing to concurrent edits of the same post retries before it answers 409.
+ * Every lost attempt means another edit committed, so the loop only ends this way under a sustained
+ * stream of writes to one post far beyond the key's write quota.
+ */
+const EDIT_RETRY_MS = 10_000;
+
+function editConflict(): ApiError {
+  return problem("EDIT_CONFLICT", {
+    detail: "The post kept changing concurrently; retry the request.",
+    headers: { "retry-after": "1" },
+  });
+}
+
+function preconditionFailed(): ApiError {
+  return problem(
+    "PRECONDITION_FAILED",
+    "If-Match does not name the post's current revision (its ETag): read it again, nothing was changed.",
+  );
+}
+
+/** A short random pause between attempts, growing with them, so losers of a race do not collide again. */
+function backoff(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 * attempt)));
+}
+
+/**
+ * An edit of plain fields (no visibility, date, slug or language change) as ONE conditional statement:
+ * it never conflicts with a concurrent edit, only the sent columns change, and of two edits of one column
+ * the later wins. `precondition` is If-Match (a 412 when it names a stale revision). A published public
+ * post announces the change: the `post.updated` outbox row is the next statement of the same batch,
+ * written only when the UPDATE applied and built from the row as the UPDATE left it.
+ */
+export async function editPostFields(
+  env: Env,
+  services: Services,
+  /** `site` null (a projection not there yet): the edit announces nothing. */
+  post: { siteId: string; site: SiteProjection | null; id: string },
+  fields: PlainFields,
+  seoPatch: Record<string, unknown> | null,
+  precondition: RevisionPrecondition,
+): Promise<PostRow> {
+  const revisions = Array.isArray(precondition) ? precondition : null;
+  const stamp = clockIso();
+  const target = { siteId: post.siteId, id: post.id };
+  const eventId = newId();
+  const edit = editPostFieldsStatement(env.DB, target, fields, seoPatch, stamp, revisions);
+  const [result] = await env.DB.batch(
+    post.site
+      ? [
+          edit,
+          postUpdatedEffectStatement(
+            env.DB,
+            eventId,
+            target,
+            postUrlRoot(post.site, env.PLATFORM_DOMAIN),
+            stamp,
+          ),
+        ]
+      : [edit],
+  );
+  const row = (result!.results as PostRow[])[0];
+  if (row) {
+    if (post.site)
+      await deliverEffects(env, services, [
+        { ...postEffect(target.siteId, post.id, "event", null), id: eventId },
+      ]);
+    return row;
+  }
+  const current = await getPost(env.DB, target.siteId, post.id);
+  if (!current || current.status === "deleted") throw postNotFound();
+  throw preconditionFailed();
+}
+
+/**
+ * Read-modify-write of one post with optimistic concurrency: `apply` computes the next row from the
+ * freshly read one; the write succeeds only if nobody wrote in between (revision check), else the post
+ * is read again by id and `apply` runs again. `extra(existing, next)` adds statements to the same batch
+ * (outbox rows that must exist exactly when the update happened).
+ */
+export async function editPost(
+  env: Env,
+  siteId: string,
+  first: PostRow,
+  apply: (existing: PostRow) => Promise<PostRow>,
+  extra: (existing: PostRow, next: PostRow) => D1PreparedStatement[] = () => [],
+  precondition: RevisionPrecondition = null,
+): Promise<{ existing: PostRow; next: PostRow }> {
+  let existing: PostRow | null = first;
+  const deadline = Date.now() + EDIT_RETRY_MS;
+  for (let attempt = 0; attempt === 0 || Date.now() < deadline; attempt++) {
+    if (attempt > 0) {
+      await backoff(attempt);
+      existing = await getPost(env.DB, siteId, first.id);
+      if (!existing || existing.status === "deleted") throw postNotFound();
+    }
+    const current: PostRow = existing!;
+    // updated_at is taken per attempt and never goes backwards: a retried edit commits after the edit it
+    // lost to, so it must not look older to `since` (incremental sync) readers.
+    const stamp = clockIso();
+    // If-Match is checked against the row this attempt writes over (the update is guarded by its revision).
+    if (!preconditionHolds(precondition, effectiveRevision(current, stamp))) throw preconditionFailed();
+    const next = {
+      ...(await apply(current)),
+      updated_at: laterTimestamp(stamp, current.updated_at),
+    };
+    let changed: number;
+    try {
+      const results = await env.DB.batch([updatePostStatement(env.DB, next), ...extra(current, next)]);
+      changed = results[0]!.meta.changes;
+    } catch (error) {
+      if (isUniqueViolation(error)) throw slugTaken();
+      throw error;
+    }
+    // D1 counts rows changed by triggers (the FTS index) too: any change means the guarded UPDATE ran.
+    if (changed > 0) return { existing: current, next: { ...next, revision: current.revision + 1 } };
+  }
+  throw editConflict();
+}
+
+export async function updatePost(
+  env: Env,
+  services: Services,
+  key: KeyContext,
+  reference: string,
+  language: string | null,
+  input: UpdatePostInput,
+  precondition: RevisionPrecondition = null,
+): Promise<{ post: PostRow; site: SiteProjection }> {
+  const now = clockIso();
+  if (!EDITABLE_FIELDS.some((f) => input[f] !== undefined)) {
+    fail("NOTHING_EDITABLE", "The body contains no editable field.");
+  }
+  const resolved = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
+  // A due scheduled post is stored as published (and announced) by the read-modify-write path below.
+  const dueScheduled = resolved.status === "scheduled" && effectiveStatus(resolved, now) === "published";
+  // Read once: the edit's effects and the answer's url are built from it.
+  const site = await keySite(env.DB, key);
+  if (!dueScheduled && !VISIBILITY_FIELDS.some((f) => input[f] !== undefined)) {
+    return { post: await editPlainFields(env, key, site, resolved.id, input, precondition, services), site };
+  }
+  // Checks that read other tables run once, before the edit loop.
+  const postType =
+    input.post_type !== undefined ? await checkPostTypeExists(env, key.siteId, input.post_type) : undefined;
+  const featured =
+    input.featured_image_id === undefined || input.featured_image_id === null
+      ? input.featured_image_id
+      : await checkFeaturedImage(env, key.siteId, input.featured_image_id);
+  const blocks = input.blocks_json !== undefined ? blocksText(input.blocks_json) : undefined;
+  const author =
+    input.author_slug !== undefined ? await sitePersona(env.DB, key.siteId, input.author_slug) : undefined;
+  const publicTypes = await publicTypeSlugs(env.DB, key.siteId);
+
+  const apply = async (existing: PostRow): Promise<PostRow> => {
+    const next: PostRow = { ...existing, updated_at: now };
+    if (input.title !== undefined) next.title = input.title;
+    if (input.summary !== undefined) next.summary = input.summary;
+    if (blocks !== undefined) next.blocks_json = blocks;
+    if (input.slug !== undefined) next.slug = checkSlug(input.slug);
+    if (input.language !== undefined) next.language = checkLanguage(input.language);
+    if (postType !== undefined) next.post_type = postType;
+    if (author !== undefined)
+      Object.assign(next, { author_slug: author.slug, author_name: author.display_name });
+    if (input.access !== undefined) next.access = input.access;
+    // featured_image_id: a value sets the cover, null clears it, omitted leaves it.
+    if (featured !== undefined) next.featured_image_id = featured;
+    if (input.category_slugs !== undefined || input.tag_slugs !== undefined) {
+      next.seo_json = mergeTaxonomy(existing.seo_json, input.category_slugs, input.tag_slugs);
+    }
+    if (input.status !== undefined || input.published_at !== undefined) {
+      const current = effectiveStatus(existing, now);
+      const status = input.status ?? (current === "deleted" ? "draft" : current);
+      const publishedAt =
+        input.published_at !== undefined ? checkPublishedAt(input.published_at) : existing.published_at;
+      Object.assign(next, settleStatus(status, publishedAt, now));
+    }
+    // A scheduled post whose time has come is published: stored as such, it is announced once.
+    if (next.status === "scheduled" && next.published_at !== null && next.published_at <= now) {
+      next.status = "published";
+    }
+    return next;
+  };
+
+  // Side effects are outbox rows of the same batch as the edit, so they exist exactly when the edit does.
+  const pending: { effects: PostEffect[] } = { effects: [] };
+  const extra = (existing: PostRow, next: PostRow): D1PreparedStatement[] => {
+    pending.effects = editEffects(site, existing, next, now, publicTypes, env.PLATFORM_DOMAIN);
+    // Moving the date of a live post changes what search engines show: tell them (IndexNow).
+    if (
+      isPublic(existing, now, publicTypes) &&
+      input.published_at !== undefined &&
+      next.published_at !== existing.published_at
+    ) {
+      const url = postUrl(site, next, env.PLATFORM_DOMAIN);
+      pending.effects.push(postEffect(site.id, next.id, "indexnow", { urls: [url] }));
+    }
+    return pending.effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now));
+  };
+  const { next } = await editPost(env, key.siteId, resolved, apply, extra, precondition);
+  await deliverEffects(env, services, pending.effects);
+  return { post: next, site };
+}
+
+/**
+ * The webhook event of an edit: `post.published` when it puts the post into public view (or publishes
+ * a due scheduled post nobody announced yet), `post.updated` when a published public post stays public,
+ * `post.unpublished` when it leaves public view; null for edits nobody outside can see.
+ */
+export function postChangeEvent(
+  existing: PostRow,
+  next: PostRow,
+  now: string,
+  publicTypes: ReadonlySet<string>,
+): PostEventType | null {
+  const wasPublic = isPublic(existing, now, publicTypes);
+  const isNowPublic = isPublic(next, now, publicTypes);
+  if (wasPublic && !isNowPublic) return "post.unpublished";
+  if (!isNowPublic) return null;
+  return wasPublic && existing.status === "published" ? "post.updated" : "post.published";
+}
+
+/**
+ * The outbox effects of a read-modify-write edit from `existing` to `next`: its webhook event; taking a
+ * public post out of public view (status, access, a future date, a private type) is an unpublication
+ * whatever the route (the same event and purge as unpublish); a public post that stays public under
+ * another URL (slug, language, or its move under /legal/) has its old page purged.
+ */
+export function editEffects(
+  site: SiteProjection,
+  existing: PostRow,
+  next: PostRow,
+  now: string,
+  publicTypes: ReadonlySet<string>,
+  platformDomain: string,
+): PostEffect[] {
+  const effects: PostEffect[] = [];
+  const event = postChangeEvent(existing, next, now, publicTypes);
+  if (event && event !== "post.unpublished")
+    effects.push(postEventEffect(event, site, next, now, platformDomain));
+  if (!isPublic(existing, now, publicTypes)) return effects;
+  if (!isPublic(next, now, publicTypes)) {
+    effects.push(...unpublicationEffects(site, existing, next, now, platformDomain));
+    return effects;
+  }
+  const oldUrl = postUrl(site, existing, platformDomain);
+  if (oldUrl !== postUrl(site, next, platformDomain)) {
+    effects.push(postEffect(site.id, next.id, "cache_purge", { urls: [oldUrl] }));
+  }
+  return effects;
+}
+
+/** Fields whose change may change whether or where the post is public (effects): edited read-modify-write. */
+const VISIBILITY_FIELDS = ["slug", "language", "post_type", "status", "published_at", "access"] as const;
+
+async function editPlainFields(
+  env: Env,
+  key: KeyContext,
+  site: SiteProjection,
+  id: string,
+  input: UpdatePostInput,
+  precondition: RevisionPrecondition,
+  services: Services,
+): Promise<PostRow> {
+  // author_slug names an existing persona of the site (its display name is stored next to it).
+  const author =
+    input.author_slug !== undefined ? await sitePersona(env.DB, key.siteId, input.author_slug) : undefined;
+  const fields: PlainFields = {
+    title: input.title,
+    summary: input.summary,
+    blocks_json: input.blocks_json !== undefined ? blocksText(input.blocks_json) : undefined,
+    author_slug: author?.slug,
+    author_name: author?.display_name,
+    // featured_image_id: a value sets the cover, null clears it, omitted leaves it.
+    featured_image_id:
+      input.featured_image_id == null
+        ? input.featured_image_id
+        : await checkFeaturedImage(env, key.siteId, input.featured_image_id),
+  };
+  const taxonomy: Record<string, string[]> = {};
+  if (input.category_slugs !== undefined)
+    taxonomy.category_slugs = checkTaxonomy("category_slugs", input.category_slugs);
+  if (input.tag_slugs !== undefined) taxonomy.tag_slugs = checkTaxonomy("tag_slugs", input.tag_slugs);
+  const seoPatch = Object.keys(taxonomy).length > 0 ? taxonomy : null;
+  return editPostFields(env, services, { siteId: key.siteId, site, id }, fields, seoPatch, precondition);
+}
+
+/** A post event as an outbox effect (the effect's id is the event's id). */
+function postEventEffect(
+  type: PostEventType,
+  site: SiteProjection,
+  post: PostRow,
+  now: string,
+  platformDomain: string,
+  page: Pick<PostRow, "slug" | "language" | "fields"> = post,
+): PostEffect {
+  const event = postEvent(type, site, post, now, platformDomain, page);
+  return { ...postEffect(site.id, post.id, "event", event), id: event.id };
+}
+
+/** The unpublication event (of the page that left public view) and the purge of that page, as outbox effects. */
+function unpublicationEffects(
+  site: SiteProjection,
+  existing: PostRow,
+  next: PostRow,
+  now: string,
+  platformDomain: string,
+): PostEffect[] {
+  const url = postUrl(site, existing, platformDomain);
+  return [
+    postEventEffect("post.unpublished", site, next, now, platformDomain, existing),
+    postEffect(site.id, existing.id, "cache_purge", { urls: [url] }),
+  ];
+}
+
+export async function unpublishPost(
+  env: Env,
+  services: Services,
+  key: KeyContext,
+  reference: string,
+  language: string | null,
+): Promise<{ post: PostRow; site: SiteProjection }> {
+  const now = clockIso();
+  const existing = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
+  const notPublished = () =>
+    problem(
+      "POST_NOT_PUBLISHED",
+      `Only a published post can be unpublished (this one is ${effectiveStatus(existing, now)}).`,
+    );
+  if (effectiveStatus(existing, now) !== "published") throw notPublished();
+  const site = await keySite(env.DB, key);
+  const archived: PostRow = {
+    ...existing,
+    status: "archived",
+    updated_at: now,
+    revision: existing.revision + 1,
+  };
+  const effects = unpublicationEffects(site, existing, archived, now, env.PLATFORM_DOMAIN);
+  // One batch: the conditional update (of two concurrent unpublishes exactly one changes the row; the
+  // other is a 409) and the outbox rows of its event and purge, written only if the update happened.
+  const results = await env.DB.batch([
+    env.DB.prepare(
+      `UPDATE posts SET status = 'archived', updated_at = ?, revision = revision + 1
+       WHERE id = ? AND site_id = ? AND status IN ('published', 'scheduled') AND published_at <= ?`,
+    ).bind(now, existing.id, key.siteId, now),
+    effectAfterUpdateStatement(env.DB, effects[0]!, now),
+    // changes() now refers to the event insert, which happened exactly when the update did.
+    effectAfterUpdateStatement(env.DB, effects[1]!, now),
+  ]);
+  if (results[0]!.meta.changes === 0) throw notPublished();
+  await deliverEffects(env, services, effects);
+  return { post: archived, site };
+}

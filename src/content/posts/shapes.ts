@@ -1,0 +1,164 @@
+/** Wire shapes of posts (zod, so the OpenAPI document is the code) and the serializers from rows. */
+import { z } from "@hono/zod-openapi";
+import type { SiteProjection } from "../../lib/rpc";
+import { postUrl } from "../core/effects/outbound";
+import {
+  effectiveStatus,
+  LISTABLE_STATUSES,
+  type ListableStatus,
+  type PostRow,
+  readUpdatedAt,
+} from "./store";
+
+export const PostSeoSchema = z
+  .object({
+    meta_title: z.string().max(300).nullable(),
+    meta_description: z.string().max(1000).nullable(),
+    canonical_url: z
+      .url({ protocol: /^https?$/ })
+      .max(2000)
+      .nullable(),
+    og_title: z.string().max(300).nullable(),
+    og_description: z.string().max(1000).nullable(),
+    og_image: z
+      .url({ protocol: /^https?$/ })
+      .max(2000)
+      .nullable(),
+    twitter_card: z.enum(["summary", "summary_large_image"]).nullable(),
+    noindex: z.boolean().nullable(),
+    focus_keyword: z.string().max(200).nullable(),
+  })
+  .partial()
+  .openapi("PostSeo");
+
+/** SEO keys a client may set on a post (merged into its seo_json); taxonomy is edited via the post itself. */
+export const POST_SEO_KEYS = PostSeoSchema.keyof().options;
+
+const Author = z
+  .object({ slug: z.string(), display_name: z.string() })
+  .nullable()
+  .openapi({ description: "The author persona; null only on posts written before personas existed" });
+const Status = z.enum(LISTABLE_STATUSES);
+const Access = z.enum(["public", "restricted"]);
+
+export const PostListItemSchema = z
+  .object({
+    id: z.string(),
+    slug: z.string(),
+    url: z.string().openapi({
+      description:
+        "Absolute public URL of the post: https://{canonical host}/{slug} in the site's default language, /{language}/{slug} otherwise. Drafts, scheduled and archived posts carry the URL they have (or will have) when public.",
+      example: "https://blog.example.com/hello-world",
+    }),
+    title: z.string(),
+    summary: z.string().nullable(),
+    published_at: z.string().nullable(),
+    updated_at: z.string(),
+    language: z.string(),
+    post_type: z.string(),
+    author: Author,
+    featured_image_id: z.string().nullable(),
+    category_slugs: z.array(z.string()),
+    tag_slugs: z.array(z.string()),
+  })
+  .openapi("PostListItem");
+
+export const PostSummarySchema = PostListItemSchema.extend({
+  status: Status,
+  access: Access,
+  created_at: z.string(),
+}).openapi("PostSummary");
+
+export const PostDetailSchema = PostListItemSchema.extend({
+  content_html: z.string(),
+  featured_image_url: z.string().nullable(),
+  seo: PostSeoSchema,
+}).openapi("PostDetail");
+
+export const PostSourceSchema = z
+  .object({
+    id: z.string(),
+    slug: z.string(),
+    title: z.string(),
+    summary: z.string().nullable(),
+    status: Status,
+    access: Access,
+    published_at: z.string().nullable(),
+    language: z.string(),
+    post_type: z.string(),
+    author_slug: z.string().nullable(),
+    featured_image_id: z.string().nullable(),
+    category_slugs: z.array(z.string()),
+    tag_slugs: z.array(z.string()),
+    blocks_json: z
+      .unknown()
+      .openapi({ description: "The Editor.js document exactly as stored; null when absent" }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("PostSource");
+
+export function pageSchema<T extends z.ZodType>(item: T, name: string) {
+  return z
+    .object({ items: z.array(item), next_cursor: z.string().nullable() })
+    .openapi(name, { description: "next_cursor is null on the last page" });
+}
+
+export function parseSeo(row: Pick<PostRow, "seo_json">): Record<string, unknown> {
+  try {
+    const value = JSON.parse(row.seo_json) as unknown;
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+export function taxonomy(row: Pick<PostRow, "seo_json">) {
+  const seo = parseSeo(row);
+  return { category_slugs: stringList(seo.category_slugs), tag_slugs: stringList(seo.tag_slugs) };
+}
+
+export function seoView(row: Pick<PostRow, "seo_json">): Record<string, unknown> {
+  const seo = parseSeo(row);
+  return Object.fromEntries(POST_SEO_KEYS.map((k) => [k, seo[k] ?? null]));
+}
+
+/** What a post's public `url` is built from: the key's site (one read per request) and the platform domain. */
+export interface PostUrlContext {
+  site: Pick<SiteProjection, "primary_domain" | "slug" | "default_language">;
+  platformDomain: string;
+}
+
+export function listItem(row: PostRow, now: string, at: PostUrlContext) {
+  return {
+    id: row.id,
+    slug: row.slug,
+    url: postUrl(at.site, row, at.platformDomain),
+    title: row.title,
+    summary: row.summary,
+    published_at: row.published_at,
+    updated_at: readUpdatedAt(row, now),
+    language: row.language,
+    post_type: row.post_type,
+    author: row.author_slug
+      ? { slug: row.author_slug, display_name: row.author_name ?? row.author_slug }
+      : null,
+    featured_image_id: row.featured_image_id,
+    ...taxonomy(row),
+  };
+}
+
+export function postSummary(row: PostRow, now: string, at: PostUrlContext) {
+  return {
+    ...listItem(row, now, at),
+    status: effectiveStatus(row, now) as ListableStatus,
+    access: row.access,
+    created_at: row.created_at,
+  };
+}

@@ -1,0 +1,127 @@
+/** Content's own projection of sites (pushed by the sites service over RPC) and the site's post types. */
+import { and, asc, eq, isNull } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { postTypes } from "../../../schema/content";
+import type { SiteProjection } from "../../lib/rpc";
+import { formsAppStatements } from "../forms/store";
+
+/** Site states in which the site's keys stop working. */
+export const INACTIVE_SITE_STATUSES = new Set(["deleted", "archived"]);
+
+/**
+ * Built-in post types every site starts with, created once with the site's first push (never re-inserted:
+ * a later push leaves the catalogue alone); applets add more (public or private) with `definePostType`.
+ */
+export const BUILTIN_POST_TYPES = [
+  { slug: "post", name: "Posts", is_public: 1 },
+  { slug: "page", name: "Pages", is_public: 1 },
+] as const;
+
+export async function upsertSite(db: D1Database, site: SiteProjection, now: string): Promise<void> {
+  const statements = [
+    // Before the site row: seeds the catalogue only when this push creates the site.
+    ...BUILTIN_POST_TYPES.map((t) =>
+      db
+        .prepare(
+          `INSERT OR IGNORE INTO post_types (site_id, slug, name, is_public, created_at)
+           SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM sites WHERE id = ?)`,
+        )
+        .bind(site.id, t.slug, t.name, t.is_public, now, site.id),
+    ),
+    // An older push never overwrites a newer one (pushes may arrive out of order). `org_since` moves when
+    // the owner organization changes (every SET expression reads the row as it was before the update).
+    // `content_version` moves with every applied push: the site's URLs are part of its public answers.
+    db
+      .prepare(
+        `INSERT INTO sites (id, org_id, slug, name, default_language, status, primary_domain, updated_at, synced_at, org_since)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET org_id = excluded.org_id, slug = excluded.slug, name = excluded.name,
+           default_language = excluded.default_language, status = excluded.status,
+           primary_domain = excluded.primary_domain, updated_at = excluded.updated_at, synced_at = excluded.synced_at,
+           org_since = CASE WHEN sites.org_id = excluded.org_id THEN sites.org_since ELSE excluded.updated_at END,
+           org_changed_at = CASE WHEN sites.org_id = excluded.org_id THEN sites.org_changed_at ELSE excluded.synced_at END,
+           content_version = sites.content_version + 1
+         WHERE excluded.updated_at >= sites.updated_at`,
+      )
+      .bind(
+        site.id,
+        site.org_id,
+        site.slug,
+        site.name,
+        site.default_language,
+        site.status,
+        site.primary_domain,
+        site.updated_at,
+        now,
+        site.updated_at,
+      ),
+    ...formsAppStatements(db, site),
+  ];
+  await db.batch(statements);
+}
+
+export async function getSite(db: D1Database, siteId: string): Promise<SiteProjection | null> {
+  return db
+    .prepare(
+      "SELECT id, org_id, slug, name, default_language, status, primary_domain, updated_at FROM sites WHERE id = ?",
+    )
+    .bind(siteId)
+    .first<SiteProjection>();
+}
+
+export type PostTypeRow = Pick<typeof postTypes.$inferSelect, "slug" | "name" | "is_public">;
+
+const POST_TYPE_COLUMNS = { slug: postTypes.slug, name: postTypes.name, is_public: postTypes.is_public };
+
+export async function listPostTypes(db: D1Database, siteId: string): Promise<PostTypeRow[]> {
+  return drizzle(db)
+    .select(POST_TYPE_COLUMNS)
+    .from(postTypes)
+    .where(and(eq(postTypes.site_id, siteId), isNull(postTypes.disabled_at)))
+    .orderBy(asc(postTypes.slug))
+    .all();
+}
+
+export async function getPostType(db: D1Database, siteId: string, slug: string): Promise<PostTypeRow | null> {
+  const row = await drizzle(db)
+    .select(POST_TYPE_COLUMNS)
+    .from(postTypes)
+    .where(and(eq(postTypes.site_id, siteId), eq(postTypes.slug, slug), isNull(postTypes.disabled_at)))
+    .get();
+  return row ?? null;
+}
+
+/** Creates or updates a type; a removed (disabled) type defined again comes back with its posts. */
+export async function upsertPostType(
+  db: D1Database,
+  input: { site_id: string; slug: string; name: string; public: boolean },
+  now: string,
+): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO post_types (site_id, slug, name, is_public, created_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (site_id, slug) DO UPDATE SET name = excluded.name, is_public = excluded.is_public,
+         disabled_at = NULL`,
+    )
+    .bind(input.site_id, input.slug, input.name, input.public ? 1 : 0, now)
+    .run();
+}
+
+/**
+ * Disables a type (its applet uninstalled): no longer listed nor accepted for new posts, and private, so
+ * its posts leave public view; the posts themselves are kept, untouched. False when there was none.
+ */
+export async function disablePostType(
+  db: D1Database,
+  siteId: string,
+  slug: string,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .prepare(
+      "UPDATE post_types SET disabled_at = ?, is_public = 0 WHERE site_id = ? AND slug = ? AND disabled_at IS NULL",
+    )
+    .bind(now, siteId, slug)
+    .run();
+  return result.meta.changes > 0;
+}

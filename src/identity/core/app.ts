@@ -1,0 +1,65 @@
+import { createServiceApp, registerProblemSchema, serveApiDocs } from "../../lib/app";
+import { registerEmailRoutes } from "../emails/routes";
+import { registerEventRoutes } from "../events/routes";
+import { registerPasskeyRoutes } from "../factors/passkeys-routes";
+import { registerPhoneRoutes } from "../factors/phone-routes";
+import { registerFactorRoutes } from "../factors/routes";
+import { registerTotpQrRoute } from "../factors/totp-qr-routes";
+import { registerInvitationRoutes } from "../invitations/routes";
+import { registerLoginRoutes } from "../login/routes";
+import { registerSessionRoutes } from "../login/sessions-routes";
+import { registerOrgMemberRoutes } from "../members/org-members-routes";
+import { registerOrgRoutes } from "../members/orgs-routes";
+import { registerSiteMemberRoutes } from "../members/site-members-routes";
+import { createMailer, createSmsSender } from "../messaging/messaging";
+import { registerHostedPages } from "../pages";
+import { registerPasskeyLoginRoutes } from "../passkey-login/routes";
+import { registerProbeRoutes } from "../probes/routes";
+import { RangeApiBreachChecker } from "../signup/breach";
+import { usePasswordCost } from "../signup/password";
+import { registerSignupRoutes } from "../signup/routes";
+import { registerTransferRoutes } from "../transfers/routes";
+import type { AppEnv } from "./context";
+
+/** The identity HTTP app. Exported apart from the entrypoint so tests can run it with an altered env. */
+export const app = createServiceApp<AppEnv>("identity");
+registerProblemSchema(app);
+app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+  type: "http",
+  scheme: "bearer",
+  bearerFormat: "JWT",
+});
+
+app.use("*", async (c, next) => {
+  usePasswordCost(c.env.TEST_SCRYPT_COST);
+  c.set("services", {
+    mailer: createMailer(c.env),
+    sms: createSmsSender(c.env),
+    breach: new RangeApiBreachChecker(c.env.BREACH_CHECK_URL),
+  });
+  await next();
+});
+
+registerProbeRoutes(app);
+registerSignupRoutes(app);
+registerLoginRoutes(app);
+registerPasskeyLoginRoutes(app);
+registerSessionRoutes(app);
+registerFactorRoutes(app);
+registerEmailRoutes(app);
+registerPhoneRoutes(app);
+registerPasskeyRoutes(app);
+registerTotpQrRoute(app);
+registerOrgRoutes(app);
+registerOrgMemberRoutes(app);
+registerInvitationRoutes(app);
+registerSiteMemberRoutes(app);
+registerTransferRoutes(app);
+registerEventRoutes(app);
+registerHostedPages(app);
+
+serveApiDocs(app, {
+  title: "Identity",
+  version: "0.1.0",
+  description: "Identity service: accounts, logins, sessions, second factors, organizations.",
+});

@@ -1,0 +1,26 @@
+/** Scheduled cleanup of dead rows. */
+import { expiredEventsStatement } from "../events/store";
+
+/**
+ * Hourly cleanup (cron): spent or expired codes after a day, dev-outbox messages after a week, dead
+ * sessions after 30 days, pending signups nobody confirmed within 7 days; pending transfers past their
+ * expiry become `expired`; security events after their retention (store/events.ts).
+ */
+export async function cleanupExpired(db: D1Database, now = Date.now()) {
+  const iso = (msAgo: number) => new Date(now - msAgo).toISOString();
+  const day = 24 * 3600 * 1000;
+  await db.batch([
+    db.prepare("DELETE FROM otp_codes WHERE expires_at < ? OR used_at < ?").bind(iso(day), iso(day)),
+    db.prepare("DELETE FROM outbox_messages WHERE created_at < ?").bind(iso(7 * day)),
+    db
+      .prepare("DELETE FROM sessions WHERE expires_at < ? OR revoked_at < ?")
+      .bind(iso(30 * day), iso(30 * day)),
+    db
+      .prepare("DELETE FROM users WHERE status = 'pending_verification' AND created_at < ?")
+      .bind(iso(7 * day)),
+    db
+      .prepare("UPDATE transfers SET status = 'expired' WHERE status = 'pending' AND expires_at <= ?")
+      .bind(iso(0)),
+    expiredEventsStatement(db, now),
+  ]);
+}

@@ -1,0 +1,91 @@
+/**
+ * Adding a sign-in factor costs proof in proportion to its power (issue 18, docs/decisions/id-stepup.md).
+ * An account without a factor (no confirmed TOTP, no verified phone, no passkey) enrolls its first one
+ * with the access token alone: that is how two-step sign-in gets turned on. An account with one pays the
+ * step-up (step-up.ts) on the first call of the ceremony, before anything is stored; the ceremony records
+ * that it was opened with the proof, and its confirm or finish call, which asks for no second code,
+ * completes only if it was or the account still has no factor (decided inside the storing write).
+ * Every factor added and every recovery-code pool generated tells the primary address at once, with a
+ * one-click undo (owner-notices.ts, address-disown.ts).
+ */
+import type { AppContext } from "../core/context";
+import { fail, problem } from "../errors";
+import { callerEvent } from "../events/events";
+import { type NoticeSender, noticeFactorAdded } from "../messaging/owner-notices";
+import { newRecoveryPool, verifyTotp } from "./factors";
+import { requireStepUp } from "./step-up";
+import { deletePendingTotp, type FactorKind, findTotp, hasRecoveryPool, hasSignInFactor } from "./store";
+
+/** The step-up operation names of the three ceremonies (bound into the code like every step-up's). */
+const ENROLLMENT_OPERATIONS = {
+  totp: "mfa.totp.add",
+  phone: "mfa.phone.add",
+  passkey: "mfa.passkey.add",
+} as const;
+
+/**
+ * The proof of a ceremony being opened, to run after every check that can refuse it and before it is
+ * stored: false (none needed) for an account without a factor, true once the step-up code was consumed;
+ * otherwise the step-up's 428, 401 CODE_INVALID, 429 or 503 is thrown and nothing is stored.
+ */
+export function enrollmentProof(c: AppContext, ceremony: keyof typeof ENROLLMENT_OPERATIONS) {
+  return async (): Promise<boolean> => {
+    if (!(await hasSignInFactor(c.env.DB, c.get("auth").userId))) return false;
+    await requireStepUp(c, ENROLLMENT_OPERATIONS[ceremony], c.req.header("x-step-up-code"));
+    return true;
+  };
+}
+
+/** Whether a ceremony opened with or without the proof may still complete now. */
+export async function mayComplete(c: AppContext, steppedUp: boolean): Promise<boolean> {
+  return steppedUp || !(await hasSignInFactor(c.env.DB, c.get("auth").userId));
+}
+
+function noticeSender(c: AppContext): NoticeSender {
+  return { env: c.env, mailer: c.get("services").mailer, log: c.get("log") };
+}
+
+/** The owner notice of a factor just added or a pool just generated (never fails the request). */
+export function tellOwner(
+  c: AppContext,
+  input: { kind: FactorKind; id: string; detail?: string; alsoRecovery?: boolean },
+) {
+  return noticeFactorAdded(noticeSender(c), { userId: c.get("auth").userId, ...input });
+}
+
+const NO_PENDING = () => problem("NOT_FOUND", "No pending TOTP enrollment.");
+
+/**
+ * Confirms the pending TOTP with a current code; the first confirmation also generates the recovery
+ * pool. A pending secret opened without the step-up on an account that has since gained a factor is
+ * dropped (404: start again, which asks for the step-up). The owner is told, with an undo.
+ */
+export async function confirmTotpEnrollment(c: AppContext, code: string) {
+  const { userId } = c.get("auth");
+  const pending = await findTotp(c.env.DB, userId);
+  if (!pending || pending.confirmed_at || !pending.id) throw NO_PENDING();
+  if (!(await mayComplete(c, pending.stepped_up === 1))) {
+    await deletePendingTotp(c.env.DB, userId);
+    throw NO_PENDING();
+  }
+  const added = callerEvent(c, "factor_added", { method: "totp" }, { ifChanged: true });
+  if (!(await verifyTotp(c.env, userId, code, "pending", added))) {
+    fail("MFA_INVALID_CODE", "The TOTP code is invalid.");
+  }
+  if (await hasRecoveryPool(c.env.DB, userId)) {
+    await tellOwner(c, { kind: "totp", id: pending.id });
+    return { confirmed: true as const };
+  }
+  const pool = await newRecoveryPool(c.env, userId);
+  await c.env.DB.batch([...pool.statements, callerEvent(c, "recovery_codes_generated")]);
+  await tellOwner(c, { kind: "totp", id: pending.id, alsoRecovery: true });
+  return { confirmed: true as const, recovery_codes: pool.codes };
+}
+
+/** A new recovery pool (the caller ran the step-up); the owner is told, with a link voiding it. */
+export async function generateRecoveryPool(c: AppContext) {
+  const pool = await newRecoveryPool(c.env, c.get("auth").userId);
+  await c.env.DB.batch([...pool.statements, callerEvent(c, "recovery_codes_generated")]);
+  await tellOwner(c, { kind: "recovery", id: pool.poolId });
+  return pool.codes;
+}

@@ -1,0 +1,172 @@
+/** The caller's passkeys: registration ceremony, list, removal (step-up). */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { problemResponses } from "../../lib/app";
+import { parseUlid } from "../../lib/ids";
+import { bearerAuth } from "../core/auth";
+import type { AppContext, AppEnv } from "../core/context";
+import { jsonResponse, readJsonBody, STEP_UP_EXTENSION, StepUpHeader } from "../core/schemas";
+import { fail, problem } from "../errors";
+import { callerEvent } from "../events/events";
+import { enrollmentProof, mayComplete, tellOwner } from "./factor-enrollment";
+import { beginPasskeyRegistration, finishPasskeyRegistration } from "./passkey-registration";
+import { passkeysEnabled } from "./passkeys";
+import { deletePasskey, listPasskeys } from "./passkeys-store";
+import { requireStepUp } from "./step-up";
+
+const PasskeyItem = z
+  .object({
+    id: z.string(),
+    name: z.string().nullable(),
+    created_at: z.string(),
+    last_used_at: z.string().nullable(),
+    discoverable: z
+      .boolean()
+      .nullable()
+      .openapi({ description: "Can sign in alone (credProps at registration); null: not reported" }),
+  })
+  .openapi("Passkey");
+
+const RegistrationBody = z.object({ credential: z.unknown(), name: z.string().max(64).optional() });
+
+/** The finish body, read by hand: its refusal is 400 BAD_REQUEST "credential is required." */
+function registrationBody(raw: unknown): { credential: unknown; name?: string } {
+  const parsed = RegistrationBody.safeParse(raw);
+  if (!parsed.success || parsed.data.credential === undefined) {
+    fail("BAD_REQUEST", "credential is required.");
+  }
+  return parsed.data;
+}
+
+function requirePasskeys(c: AppContext) {
+  if (!passkeysEnabled(c.env)) fail("PASSKEY_DISABLED", "Passkeys are disabled.");
+}
+
+export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/mfa/passkey/register/begin",
+      tags: ["Second factors"],
+      summary:
+        "Open a registration ceremony (owner from the Bearer; body {}); an earlier open ceremony dies; step-up when the account already has a factor",
+      description: STEP_UP_EXTENSION,
+      ...bearerAuth,
+      request: { headers: StepUpHeader },
+      responses: {
+        200: jsonResponse(
+          "Options for navigator.credentials.create",
+          z.object({ publicKey: z.record(z.string(), z.unknown()) }),
+        ),
+        ...problemResponses({
+          401: "UNAUTHORIZED, CODE_INVALID",
+          409: "PASSKEY_LIMIT_REACHED",
+          428: "STEP_UP_REQUIRED",
+          429: "RATE_LIMITED (step-up code sends and checks)",
+          501: "PASSKEY_DISABLED",
+          503: "STEP_UP_UNAVAILABLE (no ceremony opened)",
+        }),
+      },
+    }),
+    async (c) => {
+      requirePasskeys(c);
+      const prove = enrollmentProof(c, "passkey");
+      return c.json(await beginPasskeyRegistration(c.env, c.get("auth").userId, prove), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/mfa/passkey/register/finish",
+      tags: ["Second factors"],
+      summary: "Finish the ceremony with the attestation; the passkey is stored",
+      ...bearerAuth,
+      description:
+        'Body `{"credential": <RegistrationResponseJSON>, "name"?: string}`. Asks for no step-up code: the proof was given when the ceremony was opened. A ceremony opened without it (the account had no factor then) finishes only while the account still has none; otherwise 401 PASSKEY_CEREMONY_INVALID, begin again. The primary address is told at once, with a one-click undo.',
+      responses: {
+        201: jsonResponse("Registered", PasskeyItem),
+        ...problemResponses({
+          400: "BAD_REQUEST (unreadable body or missing credential)",
+          401: "PASSKEY_CEREMONY_INVALID, PASSKEY_INVALID",
+          409: "PASSKEY_ALREADY_REGISTERED, PASSKEY_LIMIT_REACHED",
+          501: "PASSKEY_DISABLED",
+        }),
+      },
+    }),
+    async (c) => {
+      requirePasskeys(c);
+      const body = registrationBody(await readJsonBody(c));
+      const added = callerEvent(c, "factor_added", { method: "passkey" }, { ifChanged: true });
+      const proven = (steppedUp: boolean) => mayComplete(c, steppedUp);
+      const stored = await finishPasskeyRegistration(c.env, c.get("auth").userId, body, proven, added);
+      await tellOwner(c, { kind: "passkey", id: stored.id, detail: stored.name ?? "" });
+      return c.json(stored, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/auth/mfa/passkey",
+      tags: ["Second factors"],
+      summary: "The caller's passkeys",
+      ...bearerAuth,
+      responses: {
+        200: jsonResponse("Passkeys", z.object({ items: z.array(PasskeyItem) })),
+        ...problemResponses({ 401: "UNAUTHORIZED", 501: "PASSKEY_DISABLED" }),
+      },
+    }),
+    async (c) => {
+      requirePasskeys(c);
+      const { results } = await listPasskeys(c.env.DB, c.get("auth").userId);
+      return c.json({ items: results }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/api/v1/auth/mfa/passkey/{id}",
+      tags: ["Second factors"],
+      summary: "Remove a passkey (step-up first, then the owner-scoped delete)",
+      ...bearerAuth,
+      request: {
+        params: z.object({ id: z.string().max(64) }),
+        headers: z.object({ "x-step-up-code": z.string().max(64).optional() }),
+      },
+      responses: {
+        204: { description: "Removed" },
+        ...problemResponses({
+          401: "CODE_INVALID",
+          404: "PASSKEY_NOT_FOUND",
+          409: "LAST_STRONG_FACTOR",
+          428: "STEP_UP_REQUIRED",
+          429: "RATE_LIMITED (step-up code sends and checks)",
+          501: "PASSKEY_DISABLED",
+          503: "STEP_UP_UNAVAILABLE (nothing removed)",
+        }),
+      },
+    }),
+    async (c) => {
+      requirePasskeys(c);
+      // Step-up before any lookup: the answer never depends on whether the id exists.
+      await requireStepUp(c, "mfa.passkey.delete", c.req.header("x-step-up-code"));
+      const { userId } = c.get("auth");
+      const id = parseUlid(c.req.valid("param").id);
+      const notFound = () => problem("PASSKEY_NOT_FOUND", "No such passkey.");
+      if (!id) throw notFound();
+      const removed = callerEvent(
+        c,
+        "factor_removed",
+        { method: "passkey", target: id },
+        { ifChanged: true },
+      );
+      const outcome = await deletePasskey(c.env.DB, userId, id, removed);
+      if (outcome === "not_found") throw notFound();
+      if (outcome === "last_strong_factor") {
+        fail("LAST_STRONG_FACTOR", "Keep a TOTP factor or another passkey before removing this one.");
+      }
+      return c.body(null, 204);
+    },
+  );
+}

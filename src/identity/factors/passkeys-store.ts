@@ -1,0 +1,217 @@
+/** Passkeys (WebAuthn credentials) and their open registration ceremonies. */
+import { and, eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { passkeys } from "../../../schema/identity";
+import { nowIso } from "../core/crypto";
+import { isUniqueViolation } from "../core/d1-errors";
+import { batchWithEvent } from "../events/store";
+import { hasFactorSql } from "./store";
+
+export type PasskeyRow = Pick<
+  typeof passkeys.$inferSelect,
+  "id" | "credential_id" | "public_key" | "counter" | "transports"
+>;
+
+export interface PasskeyItem {
+  id: string;
+  name: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  /** Can sign in alone (a discoverable credential); null when the browser did not say. */
+  discoverable: boolean | null;
+}
+
+export function discoverableFlag(stored: number | null): boolean | null {
+  return stored === null ? null : stored === 1;
+}
+
+export async function hasPasskeys(db: D1Database, userId: string): Promise<boolean> {
+  const row = await db.prepare("SELECT 1 AS ok FROM passkeys WHERE user_id = ? LIMIT 1").bind(userId).first();
+  return row !== null;
+}
+
+export async function passkeyCredentials(db: D1Database, userId: string) {
+  const { results } = await db
+    .prepare("SELECT credential_id, transports FROM passkeys WHERE user_id = ?")
+    .bind(userId)
+    .all<{ credential_id: string; transports: string | null }>();
+  return results;
+}
+
+/** The account's own credential with that id (another account's credential is simply not found). */
+export async function findPasskey(
+  db: D1Database,
+  userId: string,
+  credentialId: string,
+): Promise<PasskeyRow | null> {
+  const row = await drizzle(db)
+    .select({
+      id: passkeys.id,
+      credential_id: passkeys.credential_id,
+      public_key: passkeys.public_key,
+      counter: passkeys.counter,
+      transports: passkeys.transports,
+    })
+    .from(passkeys)
+    .where(and(eq(passkeys.user_id, userId), eq(passkeys.credential_id, credentialId)))
+    .get();
+  return row ?? null;
+}
+
+/** Any account's credential with that id (passkey-first sign-in: the credential names its account). */
+export async function findPasskeyByCredentialId(
+  db: D1Database,
+  credentialId: string,
+): Promise<(PasskeyRow & { user_id: string }) | null> {
+  const row = await drizzle(db)
+    .select({
+      id: passkeys.id,
+      user_id: passkeys.user_id,
+      credential_id: passkeys.credential_id,
+      public_key: passkeys.public_key,
+      counter: passkeys.counter,
+      transports: passkeys.transports,
+    })
+    .from(passkeys)
+    .where(eq(passkeys.credential_id, credentialId))
+    .get();
+  return row ?? null;
+}
+
+/**
+ * Stores the counter of a successful assertion; false when it did not advance (a cloned authenticator),
+ * decided in the UPDATE so two concurrent assertions with the same counter cannot both pass.
+ */
+export async function advancePasskeyCounter(
+  db: D1Database,
+  id: string,
+  newCounter: number,
+): Promise<boolean> {
+  const res = await db
+    .prepare(
+      "UPDATE passkeys SET counter = ?, last_used_at = ? WHERE id = ? AND (counter < ? OR (counter = 0 AND ? = 0))",
+    )
+    .bind(newCounter, nowIso(), id, newCounter, newCounter)
+    .run();
+  return res.meta.changes === 1;
+}
+
+export async function listPasskeys(db: D1Database, userId: string): Promise<{ results: PasskeyItem[] }> {
+  const { results } = await db
+    .prepare(
+      "SELECT id, name, created_at, last_used_at, discoverable FROM passkeys WHERE user_id = ? ORDER BY created_at, id",
+    )
+    .bind(userId)
+    .all<Omit<PasskeyItem, "discoverable"> & { discoverable: number | null }>();
+  return { results: results.map((r) => ({ ...r, discoverable: discoverableFlag(r.discoverable) })) };
+}
+
+/** One open ceremony per account: a new one replaces the earlier. */
+export async function openRegistrationCeremony(
+  db: D1Database,
+  userId: string,
+  ceremony: { challenge: string; expiresAt: string; steppedUp: boolean },
+) {
+  await db
+    .prepare(
+      `INSERT INTO passkey_ceremonies (user_id, challenge, expires_at, stepped_up) VALUES (?, ?, ?, ?)
+       ON CONFLICT (user_id) DO UPDATE SET challenge = excluded.challenge, expires_at = excluded.expires_at,
+         stepped_up = excluded.stepped_up`,
+    )
+    .bind(userId, ceremony.challenge, ceremony.expiresAt, ceremony.steppedUp ? 1 : 0)
+    .run();
+}
+
+/**
+ * Takes the open ceremony's challenge (and whether it was opened with the step-up), consuming it: a
+ * challenge is good for one attempt.
+ */
+export async function takeRegistrationChallenge(db: D1Database, userId: string) {
+  const row = await db
+    .prepare(
+      "DELETE FROM passkey_ceremonies WHERE user_id = ? AND expires_at > ? RETURNING challenge, stepped_up",
+    )
+    .bind(userId, nowIso())
+    .first<{ challenge: string; stepped_up: number }>();
+  return row ? { challenge: row.challenge, steppedUp: row.stepped_up === 1 } : null;
+}
+
+/**
+ * The limit is checked inside the INSERT, so concurrent registrations cannot exceed it; so is the
+ * ceremony's proof: without the step-up only while the account has no factor ("unproven" otherwise).
+ */
+export async function insertPasskey(
+  db: D1Database,
+  input: {
+    id: string;
+    userId: string;
+    credentialId: string;
+    publicKey: string;
+    counter: number;
+    transports: string | null;
+    discoverable: 0 | 1 | null;
+    name: string | null;
+    createdAt: string;
+  },
+  rules: { limit: number; steppedUp: boolean },
+  event?: D1PreparedStatement,
+): Promise<"ok" | "duplicate" | "limit" | "unproven"> {
+  let inserted: D1Result | undefined;
+  try {
+    const insert = db
+      .prepare(
+        `INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, transports, discoverable, name, created_at)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 WHERE (SELECT COUNT(*) FROM passkeys WHERE user_id = ?2) < ?10
+           AND (?11 = 1 OR NOT ${hasFactorSql("?2")})`,
+      )
+      .bind(
+        input.id,
+        input.userId,
+        input.credentialId,
+        input.publicKey,
+        input.counter,
+        input.transports,
+        input.discoverable,
+        input.name,
+        input.createdAt,
+        rules.limit,
+        rules.steppedUp ? 1 : 0,
+      );
+    [inserted] = await batchWithEvent(db, [insert], event);
+  } catch (err) {
+    if (isUniqueViolation(err)) return "duplicate";
+    throw err;
+  }
+  if (inserted?.meta.changes === 1) return "ok";
+  const count = await db
+    .prepare("SELECT COUNT(*) AS n FROM passkeys WHERE user_id = ?")
+    .bind(input.userId)
+    .first<{ n: number }>();
+  return (count?.n ?? 0) >= rules.limit ? "limit" : "unproven";
+}
+
+/**
+ * Removes a passkey unless it is the account's last strong factor (no confirmed TOTP and no other
+ * passkey); the condition is inside the DELETE so concurrent removals cannot strip both.
+ */
+export async function deletePasskey(
+  db: D1Database,
+  userId: string,
+  id: string,
+  event?: D1PreparedStatement,
+): Promise<"deleted" | "not_found" | "last_strong_factor"> {
+  const remove = db
+    .prepare(
+      `DELETE FROM passkeys WHERE id = ? AND user_id = ?
+         AND (EXISTS (SELECT 1 FROM totp_factors WHERE user_id = ? AND confirmed_at IS NOT NULL)
+              OR (SELECT COUNT(*) FROM passkeys WHERE user_id = ?) > 1)`,
+    )
+    .bind(id, userId, userId, userId);
+  const [res] = await batchWithEvent(db, [remove], event);
+  if (res?.meta.changes === 1) return "deleted";
+  const exists = await db
+    .prepare("SELECT 1 AS ok FROM passkeys WHERE id = ? AND user_id = ?")
+    .bind(id, userId)
+    .first();
+  return exists ? "last_strong_factor" : "not_found";
+}

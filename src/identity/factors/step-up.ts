@@ -1,0 +1,78 @@
+import type { ApiError } from "../../lib/problem";
+import type { AppContext } from "../core/context";
+import { clientIp } from "../core/context";
+import { maskEmail } from "../core/crypto";
+import { fail, problem } from "../errors";
+import { enforceRateLimit } from "../login/guards";
+import { consumeOtp, issueOtp } from "../messaging/otp";
+import { primaryEmail } from "../signup/accounts-store";
+
+/**
+ * The one step-up protocol of every sensitive operation. Without a code: a `sensitive_action` OTP bound
+ * to this account and operation goes to the primary e-mail and the answer is 428 STEP_UP_REQUIRED with
+ * the masked destination; nothing is changed. With a code: it is consumed (single use) or the answer is
+ * 401 CODE_INVALID. When the code can be neither sent nor checked: 503 STEP_UP_UNAVAILABLE, nothing done.
+ * Callers run every check that can refuse the request before this, and the change after it.
+ * Sending counts on a per-account quota and checking on the client IP's verify quota and a per-account
+ * one (429 RATE_LIMITED): a stolen access token can neither flood the owner's mailbox with codes nor
+ * guess without end by asking for fresh ones.
+ */
+export async function requireStepUp(c: AppContext, operation: string, code: string | undefined | null) {
+  const { userId } = c.get("auth");
+  let address: string | null;
+  try {
+    address = await primaryEmail(c.env.DB, userId);
+  } catch (err) {
+    throw unavailable(err);
+  }
+  if (!address) fail("STEP_UP_UNAVAILABLE", "No address to send a code to.");
+
+  if (code === undefined || code === null || code === "") {
+    await enforceRateLimit(c.env, "step_up_send", userId);
+    try {
+      const otp = await issueOtp(c.env, {
+        purpose: "sensitive_action",
+        target: address,
+        userId,
+        context: operation,
+      });
+      await c.get("services").mailer.send({
+        to: address,
+        purpose: "sensitive_action",
+        subject: "Confirm a sensitive change",
+        body: `Your confirmation code is ${otp.code}. It expires in 10 minutes. If you did not ask for it, change your password.`,
+        code: otp.code,
+      });
+    } catch (err) {
+      throw unavailable(err);
+    }
+    fail("STEP_UP_REQUIRED", {
+      detail: "A confirmation code was sent; repeat the request with it.",
+      details: { channel: "email", sent_to: maskEmail(address) },
+    });
+  }
+
+  await enforceRateLimit(c.env, "verify_ip", clientIp(c));
+  await enforceRateLimit(c.env, "step_up_verify_user", userId);
+  let ok: boolean;
+  try {
+    ok =
+      (await consumeOtp(c.env, {
+        purpose: "sensitive_action",
+        target: address,
+        code,
+        userId,
+        context: operation,
+      })) !== null;
+  } catch (err) {
+    throw unavailable(err);
+  }
+  if (!ok) fail("CODE_INVALID", "The confirmation code is invalid.");
+}
+
+function unavailable(err: unknown): ApiError {
+  return problem("STEP_UP_UNAVAILABLE", {
+    detail: "The confirmation code could not be sent or checked; nothing was changed.",
+    reason: `step-up unavailable: ${(err as Error)?.message}`,
+  });
+}

@@ -1,0 +1,153 @@
+/** Sessions (the refresh families live in their Durable Object). */
+import type { sessions } from "../../../schema/identity";
+import { nowIso } from "../core/crypto";
+import { batchWithEvent } from "../events/store";
+import type { UserStatus } from "../signup/accounts-store";
+
+/** The columns the session queries read: all but `kind` and `rotated_to`. */
+export type SessionRow = Omit<typeof sessions.$inferSelect, "kind" | "rotated_to">;
+
+export interface NewSession {
+  id: string;
+  userId: string;
+  familyId: string;
+  refreshHash: string;
+  trusted: boolean;
+  method: string;
+  ip: string | null;
+  userAgent: string | null;
+  expiresAt: string;
+}
+
+/**
+ * The INSERT of a new session. With `epoch` (the account's credential epoch when the sign-in's proof was
+ * read or consumed) the row is written only while the epoch is unchanged: a password change or reset,
+ * or an owner's undo, in between leaves nothing written (`meta.changes` 0).
+ */
+export function insertSessionStatement(db: D1Database, s: NewSession, epoch?: number) {
+  const guard = epoch === undefined ? "" : " WHERE (SELECT credential_epoch FROM users WHERE id = ?2) = ?11";
+  return db
+    .prepare(
+      `INSERT INTO sessions (id, user_id, family_id, kind, refresh_hash, trusted_device, auth_method, ip, user_agent, created_at, expires_at)
+       SELECT ?1, ?2, ?3, 'staff', ?4, ?5, ?6, ?7, ?8, ?9, ?10${guard}`,
+    )
+    .bind(
+      s.id,
+      s.userId,
+      s.familyId,
+      s.refreshHash,
+      s.trusted ? 1 : 0,
+      s.method,
+      s.ip,
+      s.userAgent?.slice(0, 256) ?? null,
+      nowIso(),
+      s.expiresAt,
+      ...(epoch === undefined ? [] : [epoch]),
+    );
+}
+
+/** A session is live when it exists for that user, is not revoked, not expired, and the account is active. */
+export function liveSessionStatement(db: D1Database, userId: string, sessionId: string) {
+  return db
+    .prepare(
+      `SELECT 1 AS ok FROM sessions s JOIN users u ON u.id = s.user_id
+       WHERE s.id = ? AND s.user_id = ? AND s.revoked_at IS NULL AND s.expires_at > ? AND u.status = 'active'`,
+    )
+    .bind(sessionId, userId, nowIso());
+}
+
+export async function sessionIsLive(db: D1Database, userId: string, sessionId: string): Promise<boolean> {
+  return (await liveSessionStatement(db, userId, sessionId).first<{ ok: number }>()) !== null;
+}
+
+export function listLiveSessions(db: D1Database, userId: string) {
+  return db
+    .prepare(
+      `SELECT id, user_id, family_id, refresh_hash, trusted_device, auth_method, ip, user_agent, created_at, expires_at, revoked_at, revoked_reason
+       FROM sessions WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY created_at DESC LIMIT 100`,
+    )
+    .bind(userId, nowIso())
+    .all<SessionRow>();
+}
+
+export async function revokeSession(
+  db: D1Database,
+  userId: string,
+  sessionId: string,
+  reason: string,
+  event?: D1PreparedStatement,
+) {
+  const revoke = db
+    .prepare(
+      "UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL",
+    )
+    .bind(nowIso(), reason, sessionId, userId);
+  const [res] = await batchWithEvent(db, [revoke], event);
+  return (res?.meta.changes ?? 0) > 0;
+}
+
+export function revokeAllSessionsStatement(
+  db: D1Database,
+  userId: string,
+  reason: string,
+  exceptSessionId?: string,
+) {
+  return db
+    .prepare(
+      "UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE user_id = ? AND revoked_at IS NULL AND id IS NOT ?",
+    )
+    .bind(nowIso(), reason, userId, exceptSessionId ?? null);
+}
+
+export type SessionWithUser = SessionRow & { user_status: UserStatus | null };
+
+/** The session a refresh token belongs to, with its account's status (null when the account is gone). */
+export function findSessionByRefreshHash(db: D1Database, refreshHash: string) {
+  return db
+    .prepare(
+      `SELECT s.id, s.user_id, s.family_id, s.refresh_hash, s.trusted_device, s.auth_method, s.ip, s.user_agent,
+              s.created_at, s.expires_at, s.revoked_at, s.revoked_reason, u.status AS user_status
+       FROM sessions s LEFT JOIN users u ON u.id = s.user_id WHERE s.refresh_hash = ?`,
+    )
+    .bind(refreshHash)
+    .first<SessionWithUser>();
+}
+
+/**
+ * Replaces a session by its successor in the same family, keeping its expiry, method and trust. The
+ * revocation is a compare-and-set and the insert only happens if it won, so a refresh token yields at
+ * most one successor; false when it lost.
+ */
+export async function rotateSession(
+  db: D1Database,
+  from: SessionRow,
+  next: { sessionId: string; refreshHash: string; ip: string | null; userAgent: string | null },
+): Promise<boolean> {
+  const [cas] = await db.batch([
+    db
+      .prepare(
+        "UPDATE sessions SET revoked_at = ?, revoked_reason = 'rotated', rotated_to = ? WHERE id = ? AND revoked_at IS NULL",
+      )
+      .bind(nowIso(), next.sessionId, from.id),
+    db
+      .prepare(
+        `INSERT INTO sessions (id, user_id, family_id, kind, refresh_hash, trusted_device, auth_method, ip, user_agent, created_at, expires_at)
+         SELECT ?, ?, ?, 'staff', ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ? AND rotated_to = ?)`,
+      )
+      .bind(
+        next.sessionId,
+        from.user_id,
+        from.family_id,
+        next.refreshHash,
+        from.trusted_device,
+        from.auth_method,
+        next.ip,
+        next.userAgent?.slice(0, 256) ?? null,
+        nowIso(),
+        from.expires_at,
+        from.id,
+        next.sessionId,
+      ),
+  ]);
+  return cas?.meta.changes === 1;
+}

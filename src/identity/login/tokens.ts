@@ -1,0 +1,72 @@
+import { importJWK, type CryptoKey as JoseKey, type JWK, SignJWT } from "jose";
+import { newId } from "../../lib/ids";
+import { AUDIENCE } from "../core/config";
+import type { Env } from "../core/worker-env";
+
+/**
+ * Access tokens: EdDSA (Ed25519) JWTs. Keys come from the secret JWT_SIGNING_KEYS =
+ * `{"current": <private JWK with kid>, "next": <private JWK>, "previous"?: <JWK, public part suffices>}`.
+ * The JWKS publishes current, next and previous, so a gateway already knows `next` before it signs and
+ * still knows `previous` while tokens signed by it live (rotation procedure in docs/decisions/identity.md).
+ */
+interface SigningKeys {
+  current: JWK;
+  next: JWK;
+  previous?: JWK;
+}
+
+interface LoadedKeys {
+  raw: string;
+  kid: string;
+  privateKey: JoseKey | Uint8Array;
+  jwks: { keys: JWK[] };
+}
+
+let loaded: LoadedKeys | null = null;
+
+function publicPart(jwk: JWK): JWK {
+  if (jwk.kty !== "OKP" || jwk.crv !== "Ed25519" || !jwk.x || !jwk.kid) {
+    throw new Error("JWT_SIGNING_KEYS: every key must be an Ed25519 OKP JWK with a kid");
+  }
+  return { kty: "OKP", crv: "Ed25519", x: jwk.x, kid: jwk.kid, alg: "EdDSA", use: "sig" };
+}
+
+async function keys(env: Env): Promise<LoadedKeys> {
+  if (loaded && loaded.raw === env.JWT_SIGNING_KEYS) return loaded;
+  const parsed = JSON.parse(env.JWT_SIGNING_KEYS) as SigningKeys;
+  const published = [parsed.current, parsed.next, ...(parsed.previous ? [parsed.previous] : [])].map(
+    publicPart,
+  );
+  const privateKey = await importJWK({ ...parsed.current, alg: "EdDSA" }, "EdDSA");
+  loaded = {
+    raw: env.JWT_SIGNING_KEYS,
+    kid: parsed.current.kid!,
+    privateKey,
+    jwks: { keys: published },
+  };
+  return loaded;
+}
+
+export async function jwks(env: Env): Promise<{ keys: JWK[] }> {
+  return (await keys(env)).jwks;
+}
+
+export function accessTokenTtl(env: Env): number {
+  const ttl = Number(env.ACCESS_TOKEN_TTL);
+  return Number.isFinite(ttl) && ttl > 0 ? Math.floor(ttl) : 900;
+}
+
+/** Claims are exactly iss, aud, sub, sid, kind, iat, exp, jti. */
+export async function signAccessToken(env: Env, userId: string, sessionId: string): Promise<string> {
+  const k = await keys(env);
+  const iat = Math.floor(Date.now() / 1000);
+  return new SignJWT({ sid: sessionId, kind: "staff" })
+    .setProtectedHeader({ alg: "EdDSA", kid: k.kid, typ: "JWT" })
+    .setIssuer(env.ISSUER)
+    .setAudience(AUDIENCE)
+    .setSubject(userId)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + accessTokenTtl(env))
+    .setJti(newId())
+    .sign(k.privateKey);
+}

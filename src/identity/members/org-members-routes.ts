@@ -1,0 +1,215 @@
+/** Organization members: list (any member), add/change/remove (members:manage, owner rules). */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { problemResponses } from "../../lib/app";
+import { bearerAuth } from "../core/auth";
+import type { AppContext, AppEnv } from "../core/context";
+import { jsonBody, jsonResponse, MemberSchema, parseEmail, parseOrgId, parseUserId } from "../core/schemas";
+import { fail, problem } from "../errors";
+import { orgEvent } from "../events/events";
+import { createInvitation } from "../invitations/invitations";
+import { findVerifiedOwner } from "../signup/accounts-store";
+import { memberItems, protectOwner, requireOrgMember, requireOwnerToGrant } from "./members";
+import { type ResolvedRole, resolveRole } from "./roles";
+import {
+  addOrgMember,
+  changeOrgRole,
+  listOrgMembers,
+  type OrgMember,
+  orgMembership,
+  removeOrgMember,
+} from "./store";
+
+const MEMBER_LIST_LIMIT = 100;
+
+const Member = MemberSchema.openapi("OrgMember");
+
+const OrgParam = z.object({ org_id: z.string().max(64) });
+const MemberParam = z.object({ org_id: z.string().max(64), user_id: z.string().max(64) });
+
+function requireMember(c: AppContext, orgId: string, permission?: string): Promise<OrgMember> {
+  return requireOrgMember(c.env.DB, orgId, c.get("auth").userId, {
+    permission,
+    notFoundDetail: "No such organization.",
+  });
+}
+
+/** An organization event about one member, written only if the membership write changed a row. */
+function memberEvent(
+  c: AppContext,
+  orgId: string,
+  type: "member_added" | "member_removed" | "role_changed",
+  userId: string,
+  role?: string,
+) {
+  const fields = { actorUserId: c.get("auth").userId, target: userId, detail: role ?? null };
+  return orgEvent(c.env.DB, orgId, type, fields, { ifChanged: true });
+}
+
+/** Owner rules first, then the change; the store refuses to demote the last owner. */
+async function changeRole(
+  c: AppContext,
+  orgId: string,
+  me: OrgMember,
+  target: OrgMember,
+  userId: string,
+  role: ResolvedRole,
+) {
+  protectOwner(me, target, "Only an owner changes another owner.");
+  const event = memberEvent(c, orgId, "role_changed", userId, role.slug);
+  if (!(await changeOrgRole(c.env.DB, orgId, userId, role.slug, role.isSystem, event))) throw LAST_OWNER();
+}
+
+const LAST_OWNER = () => problem("LAST_ORG_OWNER", "The organization must keep an owner.");
+const NOT_MEMBER = () => problem("NOT_MEMBER", "That user is not a member.");
+
+export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/auth/orgs/{org_id}/members",
+      tags: ["Organization members"],
+      summary: "Organization-level members (any member may read; up to 100)",
+      ...bearerAuth,
+      request: { params: OrgParam },
+      responses: {
+        200: jsonResponse("Members", z.object({ items: z.array(Member) })),
+        ...problemResponses({ 400: "BAD_ORG", 401: "UNAUTHORIZED", 404: "NOT_FOUND", 500: "LOOKUP_FAILED" }),
+      },
+    }),
+    async (c) => {
+      const orgId = parseOrgId(c.req.valid("param").org_id);
+      await requireMember(c, orgId);
+      const { results } = await listOrgMembers(c.env.DB, orgId, MEMBER_LIST_LIMIT);
+      return c.json({ items: memberItems(results) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/orgs/{org_id}/members",
+      tags: ["Organization members"],
+      summary:
+        "Grant membership to an account (201), change an existing member's role (200), or invite (202)",
+      ...bearerAuth,
+      request: {
+        params: OrgParam,
+        ...jsonBody(
+          z.object({ email: z.string().max(320), role: z.string().max(64) }).openapi("AddOrgMemberRequest"),
+        ),
+      },
+      responses: {
+        200: jsonResponse("Role changed", Member.omit({ joined_at: true })),
+        201: jsonResponse("Granted", Member.omit({ joined_at: true })),
+        202: jsonResponse(
+          "Invitation e-mailed",
+          z.object({ invitation_id: z.string(), email_sent: z.boolean() }),
+        ),
+        ...problemResponses({
+          400: "BAD_ORG, BAD_REQUEST, BAD_ROLE, BAD_EMAIL, ROLE_NOT_FOUND",
+          401: "UNAUTHORIZED",
+          403: "FORBIDDEN, OWNER_ONLY, OWNER_PROTECTED",
+          404: "NOT_FOUND, USER_NOT_FOUND",
+          409: "LAST_ORG_OWNER",
+        }),
+      },
+    }),
+    async (c) => {
+      const orgId = parseOrgId(c.req.valid("param").org_id);
+      const me = await requireMember(c, orgId, "members:manage");
+      const body = c.req.valid("json");
+      const address = parseEmail(body.email, "BAD_EMAIL");
+      const role = await resolveRole(c.env.DB, orgId, "org", body.role);
+      requireOwnerToGrant(me, role);
+      const target = await findVerifiedOwner(c.env.DB, address, { includeCoolingOff: true });
+      if (!target) {
+        if (c.env.INVITES_ENABLED !== "true") fail("USER_NOT_FOUND", "No account with that address.");
+        const invitation = await createInvitation(c, {
+          orgId,
+          siteId: null,
+          email: address,
+          role: role.slug,
+        });
+        return c.json({ invitation_id: invitation.id, email_sent: invitation.emailSent }, 202);
+      }
+      const existing = await orgMembership(c.env.DB, orgId, target.user_id);
+      const member = { user_id: target.user_id, email: address, role: role.slug, is_owner: role.isSystem };
+      if (!existing) {
+        const event = memberEvent(c, orgId, "member_added", target.user_id, role.slug);
+        await addOrgMember(c.env.DB, orgId, target.user_id, role.slug, event);
+        return c.json(member, 201);
+      }
+      await changeRole(c, orgId, me, existing, target.user_id, role);
+      return c.json(member, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "patch",
+      path: "/api/v1/auth/orgs/{org_id}/members/{user_id}",
+      tags: ["Organization members"],
+      summary: "Change a member's role (non-member caller: 404 before any 403)",
+      ...bearerAuth,
+      request: {
+        params: MemberParam,
+        ...jsonBody(z.object({ role: z.string().max(64) }).openapi("ChangeRoleRequest")),
+      },
+      responses: {
+        200: jsonResponse("Changed", Member.omit({ joined_at: true, email: true })),
+        ...problemResponses({
+          400: "BAD_ORG, BAD_ID, BAD_REQUEST, BAD_ROLE, ROLE_NOT_FOUND",
+          401: "UNAUTHORIZED",
+          403: "FORBIDDEN, OWNER_ONLY, OWNER_PROTECTED",
+          404: "NOT_FOUND, NOT_MEMBER",
+          409: "LAST_ORG_OWNER",
+        }),
+      },
+    }),
+    async (c) => {
+      const params = c.req.valid("param");
+      const orgId = parseOrgId(params.org_id);
+      const userId = parseUserId(params.user_id);
+      const me = await requireMember(c, orgId, "members:manage");
+      const role = await resolveRole(c.env.DB, orgId, "org", c.req.valid("json").role);
+      const target = await orgMembership(c.env.DB, orgId, userId);
+      if (!target) throw NOT_MEMBER();
+      requireOwnerToGrant(me, role);
+      await changeRole(c, orgId, me, target, userId, role);
+      return c.json({ user_id: userId, role: role.slug, is_owner: role.isSystem }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/api/v1/auth/orgs/{org_id}/members/{user_id}",
+      tags: ["Organization members"],
+      summary: "Remove a member (owners only remove owners, oneself included; the last owner never leaves)",
+      ...bearerAuth,
+      request: { params: MemberParam },
+      responses: {
+        204: { description: "Removed" },
+        ...problemResponses({
+          400: "BAD_ORG, BAD_ID",
+          401: "UNAUTHORIZED",
+          403: "FORBIDDEN, OWNER_PROTECTED",
+          404: "NOT_FOUND, NOT_MEMBER",
+          409: "LAST_ORG_OWNER",
+        }),
+      },
+    }),
+    async (c) => {
+      const params = c.req.valid("param");
+      const orgId = parseOrgId(params.org_id);
+      const userId = parseUserId(params.user_id);
+      const me = await requireMember(c, orgId, "members:manage");
+      const target = await orgMembership(c.env.DB, orgId, userId);
+      if (!target) throw NOT_MEMBER();
+      protectOwner(me, target, "Only an owner removes an owner.");
+      const event = memberEvent(c, orgId, "member_removed", userId);
+      if (!(await removeOrgMember(c.env.DB, orgId, userId, event))) throw LAST_OWNER();
+      return c.body(null, 204);
+    },
+  );
+}

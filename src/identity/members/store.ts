@@ -1,0 +1,242 @@
+/**
+ * Organization and site memberships. Owner-ness is the structural `is_system` attribute of the role,
+ * never its name, so a custom role cannot pose as an owner.
+ */
+import type { emailAddresses, orgMemberships } from "../../../schema/identity";
+import { nowIso } from "../core/crypto";
+
+type Scope = "org" | "site";
+
+const TABLE = { org: "org_memberships", site: "site_memberships" } as const;
+const SCOPE_COLUMN = { org: "org_id", site: "site_id" } as const;
+
+/** The row names the owner guards are written with: the membership tables and their aliases, invitations. */
+export type RowAlias = (typeof TABLE)[Scope] | "m" | "sm" | "invitations";
+/** A bound parameter of the statement a guard goes into (`?1`, `?4`…), never a value. */
+type Param = `?${number}`;
+
+/**
+ * SQL fragment: the row `alias` (a membership, or an invitation: any row with `role` and `org_id`) names an
+ * owner (is_system) role of the scope.
+ */
+export function ownerRoleSql(scope: Scope, alias: RowAlias): string {
+  return `EXISTS (SELECT 1 FROM roles r WHERE r.scope = '${scope}' AND r.is_system = 1 AND r.slug = ${alias}.role
+                  AND (r.org_id IS NULL OR r.org_id = ${alias}.org_id))`;
+}
+
+/**
+ * SQL condition on the membership row being changed or removed: it is not an owner, or another owner of
+ * the same organization or site remains. Evaluated inside the UPDATE or DELETE itself, so two concurrent
+ * demotions of the last two owners cannot both pass.
+ */
+function anotherOwnerRemainsSql(scope: Scope, scopeParam: Param, userParam: Param): string {
+  const table = TABLE[scope];
+  return `(NOT ${ownerRoleSql(scope, table)}
+           OR (SELECT COUNT(*) FROM ${table} m WHERE m.${SCOPE_COLUMN[scope]} = ${scopeParam}
+                 AND m.user_id != ${userParam} AND ${ownerRoleSql(scope, "m")}) > 0)`;
+}
+
+/**
+ * SQL condition for a write that gives user `userParam` a role in the organization or site `scopeParam`
+ * other than by an UPDATE of the membership row (an invitation's acceptance upserts it): the user holds
+ * no membership there yet, the new role is an owner role (`toOwnerSql`), or another owner remains. The
+ * same guard as `changeOrgRole`/`changeSiteRole`, for the write's own statement to evaluate.
+ */
+export function keepsAnOwnerSql(
+  scope: Scope,
+  scopeParam: Param,
+  userParam: Param,
+  toOwnerSql: string,
+): string {
+  const table = TABLE[scope];
+  return `NOT EXISTS (SELECT 1 FROM ${table} WHERE ${table}.${SCOPE_COLUMN[scope]} = ${scopeParam}
+            AND ${table}.user_id = ${userParam}
+            AND NOT (${toOwnerSql} OR ${anotherOwnerRemainsSql(scope, scopeParam, userParam)}))`;
+}
+
+export interface OrgMember {
+  role: string;
+  isOwner: boolean;
+  permissions: string[];
+}
+
+export async function orgMembership(
+  db: D1Database,
+  orgId: string,
+  userId: string,
+): Promise<OrgMember | null> {
+  const row = await db
+    .prepare(
+      `SELECT m.role, COALESCE(r.is_system, 0) AS is_system, COALESCE(r.permissions, '[]') AS permissions
+       FROM org_memberships m
+       LEFT JOIN roles r ON r.scope = 'org' AND r.slug = m.role AND (r.org_id IS NULL OR r.org_id = m.org_id)
+       WHERE m.org_id = ? AND m.user_id = ?`,
+    )
+    .bind(orgId, userId)
+    .first<{ role: string; is_system: number; permissions: string }>();
+  if (!row) return null;
+  return {
+    role: row.role,
+    isOwner: row.is_system === 1,
+    permissions: JSON.parse(row.permissions) as string[],
+  };
+}
+
+/**
+ * A member (org or site membership: same columns) with its primary address (LEFT JOIN, so maybe null)
+ * and `is_owner`, computed by `ownerRoleSql` (0 or 1).
+ */
+export type MemberRow = Pick<typeof orgMemberships.$inferSelect, "user_id" | "role" | "created_at"> & {
+  address: (typeof emailAddresses.$inferSelect)["address"] | null;
+  is_owner: number;
+};
+
+function listMembers(db: D1Database, scope: Scope, scopeId: string, limit: number) {
+  const table = TABLE[scope];
+  return db
+    .prepare(
+      `SELECT m.user_id, m.role, m.created_at, e.address, ${ownerRoleSql(scope, "m")} AS is_owner
+       FROM ${table} m LEFT JOIN email_addresses e ON e.user_id = m.user_id AND e.is_primary = 1
+       WHERE m.${SCOPE_COLUMN[scope]} = ? ORDER BY m.created_at, m.user_id LIMIT ?`,
+    )
+    .bind(scopeId, limit)
+    .all<MemberRow>();
+}
+
+export function listOrgMembers(db: D1Database, orgId: string, limit: number) {
+  return listMembers(db, "org", orgId, limit);
+}
+
+export function listSiteMembers(db: D1Database, siteId: string, limit: number) {
+  return listMembers(db, "site", siteId, limit);
+}
+
+/** After an owner change: the titular owner passes to the oldest remaining owner when it no longer is one. */
+export function titularFixup(db: D1Database, orgId: string) {
+  return db
+    .prepare(
+      `UPDATE orgs SET owner_user_id = (
+         SELECT m.user_id FROM org_memberships m WHERE m.org_id = orgs.id AND ${ownerRoleSql("org", "m")}
+         ORDER BY m.created_at, m.user_id LIMIT 1)
+       WHERE id = ? AND NOT EXISTS (
+         SELECT 1 FROM org_memberships m WHERE m.org_id = orgs.id AND m.user_id = orgs.owner_user_id AND ${ownerRoleSql("org", "m")})`,
+    )
+    .bind(orgId);
+}
+
+/** `event` (conditioned on the write before it) rides right after the membership write. */
+export async function addOrgMember(
+  db: D1Database,
+  orgId: string,
+  userId: string,
+  role: string,
+  event?: D1PreparedStatement,
+) {
+  await db.batch([
+    db
+      .prepare(
+        "INSERT INTO org_memberships (org_id, user_id, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+      )
+      .bind(orgId, userId, role, nowIso()),
+    ...(event ? [event] : []),
+    titularFixup(db, orgId),
+  ]);
+}
+
+/** Changes a member's role; false when that would demote the last owner. */
+export async function changeOrgRole(
+  db: D1Database,
+  orgId: string,
+  userId: string,
+  role: string,
+  toOwner: boolean,
+  event?: D1PreparedStatement,
+): Promise<boolean> {
+  const [update] = await db.batch([
+    db
+      .prepare(
+        `UPDATE org_memberships SET role = ?1 WHERE org_id = ?2 AND user_id = ?3
+           AND (?4 = 1 OR ${anotherOwnerRemainsSql("org", "?2", "?3")})`,
+      )
+      .bind(role, orgId, userId, toOwner ? 1 : 0),
+    ...(event ? [event] : []),
+    titularFixup(db, orgId),
+  ]);
+  return (update?.meta.changes ?? 0) === 1;
+}
+
+/** Removes a member; false when nothing was removed (the last owner never leaves). */
+export async function removeOrgMember(
+  db: D1Database,
+  orgId: string,
+  userId: string,
+  event?: D1PreparedStatement,
+): Promise<boolean> {
+  const [removed] = await db.batch([
+    db
+      .prepare(
+        `DELETE FROM org_memberships WHERE org_id = ?1 AND user_id = ?2
+           AND ${anotherOwnerRemainsSql("org", "?1", "?2")}`,
+      )
+      .bind(orgId, userId),
+    ...(event ? [event] : []),
+    titularFixup(db, orgId),
+  ]);
+  return (removed?.meta.changes ?? 0) === 1;
+}
+
+export async function isSiteOwner(db: D1Database, siteId: string, userId: string): Promise<boolean> {
+  const row = await db
+    .prepare(
+      `SELECT 1 AS ok FROM site_memberships sm WHERE sm.site_id = ? AND sm.user_id = ? AND ${ownerRoleSql("site", "sm")}`,
+    )
+    .bind(siteId, userId)
+    .first();
+  return row !== null;
+}
+
+async function isSiteMember(db: D1Database, siteId: string, userId: string): Promise<boolean> {
+  const row = await db
+    .prepare("SELECT 1 AS ok FROM site_memberships WHERE site_id = ? AND user_id = ?")
+    .bind(siteId, userId)
+    .first();
+  return row !== null;
+}
+
+export type SiteMemberChange = "done" | "not_member" | "last_owner";
+
+export async function changeSiteRole(
+  db: D1Database,
+  siteId: string,
+  userId: string,
+  role: string,
+  toOwner: boolean,
+  event?: D1PreparedStatement,
+): Promise<SiteMemberChange> {
+  const update = db
+    .prepare(
+      `UPDATE site_memberships SET role = ?1 WHERE site_id = ?2 AND user_id = ?3
+         AND (?4 = 1 OR ${anotherOwnerRemainsSql("site", "?2", "?3")})`,
+    )
+    .bind(role, siteId, userId, toOwner ? 1 : 0);
+  const [res] = await db.batch(event ? [update, event] : [update]);
+  if (res?.meta.changes === 1) return "done";
+  return (await isSiteMember(db, siteId, userId)) ? "last_owner" : "not_member";
+}
+
+export async function removeSiteMember(
+  db: D1Database,
+  siteId: string,
+  userId: string,
+  event?: D1PreparedStatement,
+): Promise<SiteMemberChange> {
+  const remove = db
+    .prepare(
+      `DELETE FROM site_memberships WHERE site_id = ?1 AND user_id = ?2
+         AND ${anotherOwnerRemainsSql("site", "?1", "?2")}`,
+    )
+    .bind(siteId, userId);
+  const [res] = await db.batch(event ? [remove, event] : [remove]);
+  if ((res?.meta.changes ?? 0) !== 0) return "done";
+  return (await isSiteMember(db, siteId, userId)) ? "last_owner" : "not_member";
+}

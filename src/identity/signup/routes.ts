@@ -1,0 +1,216 @@
+/** Signup, signup e-mail verification, password reset and password change. */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { problemResponses } from "../../lib/app";
+import { bearerAuth } from "../core/auth";
+import type { AppEnv } from "../core/context";
+import { clientIp } from "../core/context";
+import { isUniqueViolation } from "../core/d1-errors";
+import { AcceptedSchema, jsonBody, jsonResponse, parseEmail, SessionResponseSchema } from "../core/schemas";
+import { fail } from "../errors";
+import { eventOrigin, recordEvent } from "../events/events";
+import { requireStepUp } from "../factors/step-up";
+import { clearPasswordGuard, enforceRateLimit, enforceVerifyQuotas } from "../login/guards";
+import { proveCurrentPassword } from "../login/login-flow";
+import { prepareSession, sessionResponse } from "../login/sessions";
+import { revokeAllSessionsStatement } from "../login/sessions-store";
+import { consumeOtp } from "../messaging/otp";
+import { noticePasswordReset } from "../messaging/owner-notices";
+import { activationStatements, getUser, setPasswordStatements } from "./accounts-store";
+import { hashPassword } from "./password";
+import { enforcePasswordPolicy } from "./password-policy";
+import { requestPasswordReset } from "./password-reset";
+import { requestSignup } from "./signup";
+
+const RESET_ACCEPTED = { message: "If the address belongs to an account, a reset code was sent." };
+
+const EmailPassword = z
+  .object({ email: z.string().max(320), password: z.string().max(1024) })
+  .openapi("SignupRequest");
+const EmailCode = z
+  .object({ email: z.string().max(320), code: z.string().max(64) })
+  .openapi("EmailCodeRequest");
+const ResetConfirm = z
+  .object({ email: z.string().max(320), code: z.string().max(64), new_password: z.string().max(1024) })
+  .openapi("PasswordResetConfirmRequest");
+const PasswordChange = z
+  .object({ current_password: z.string().max(1024), new_password: z.string().max(1024) })
+  .openapi("PasswordChangeRequest");
+
+export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/signup",
+      tags: ["Signup and password"],
+      summary: "Self-signup (identical 202 for new and registered e-mails)",
+      request: jsonBody(EmailPassword),
+      responses: {
+        202: jsonResponse(
+          "Accepted; a code (or, for a registered address, a notice) was e-mailed",
+          AcceptedSchema,
+        ),
+        ...problemResponses({
+          400: "INVALID_EMAIL, PASSWORD_TOO_WEAK, PASSWORD_BREACHED",
+          429: "RATE_LIMITED",
+          501: "NOT_IMPLEMENTED",
+          503: "PASSWORD_CHECK_UNAVAILABLE",
+        }),
+      },
+    }),
+    async (c) => {
+      if (c.env.SIGNUP_ENABLED === "false") fail("NOT_IMPLEMENTED", "Signup is disabled.");
+      const body = c.req.valid("json");
+      const address = parseEmail(body.email);
+      await enforceRateLimit(c.env, "signup_ip", clientIp(c));
+      await enforceRateLimit(c.env, "signup_email", address);
+      await enforcePasswordPolicy(c, body.password);
+      return c.json(requestSignup(c, address, body.password), 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/email/verify/confirm",
+      tags: ["Signup and password"],
+      summary: "Confirm the signup e-mail code; the account becomes active and a session is issued",
+      request: jsonBody(EmailCode),
+      responses: {
+        200: jsonResponse("Session issued", SessionResponseSchema),
+        ...problemResponses({
+          400: "INVALID_EMAIL",
+          401: "CODE_INVALID",
+          409: "EMAIL_TAKEN",
+          429: "RATE_LIMITED",
+        }),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const address = parseEmail(body.email);
+      await enforceVerifyQuotas(c.env, clientIp(c), address, body.code.trim());
+      const won = await consumeOtp(c.env, {
+        purpose: "email_verify",
+        target: address,
+        code: body.code.trim(),
+      });
+      if (!won?.userId) fail("CODE_INVALID", "The code is invalid.");
+      const { statement, session, events } = await prepareSession(c, {
+        userId: won.userId,
+        method: "email_verify",
+      });
+      try {
+        await c.env.DB.batch([...activationStatements(c.env.DB, won.userId, address), statement, ...events]);
+      } catch (err) {
+        if (isUniqueViolation(err)) {
+          fail("EMAIL_TAKEN", "Another account proved this address first.");
+        }
+        throw err;
+      }
+      return c.json(await sessionResponse(c, session), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/password/reset/request",
+      tags: ["Signup and password"],
+      summary: "Request a password reset code (identical 202 whether or not the address has an account)",
+      request: jsonBody(z.object({ email: z.string().max(320) }).openapi("EmailRequest")),
+      responses: {
+        202: jsonResponse("Accepted", AcceptedSchema),
+        ...problemResponses({ 400: "INVALID_EMAIL", 429: "RATE_LIMITED" }),
+      },
+    }),
+    async (c) => {
+      await requestPasswordReset(c, parseEmail(c.req.valid("json").email));
+      return c.json(RESET_ACCEPTED, 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/password/reset/confirm",
+      tags: ["Signup and password"],
+      summary: "Set a new password with the reset code; every session of the account is revoked",
+      request: jsonBody(ResetConfirm),
+      responses: {
+        204: { description: "Password changed" },
+        ...problemResponses({
+          400: "INVALID_EMAIL, PASSWORD_TOO_WEAK, PASSWORD_BREACHED",
+          401: "CODE_INVALID",
+          429: "RATE_LIMITED",
+          503: "PASSWORD_CHECK_UNAVAILABLE",
+        }),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const address = parseEmail(body.email);
+      await enforceVerifyQuotas(c.env, clientIp(c), address, body.code.trim());
+      await enforcePasswordPolicy(c, body.new_password);
+      const hash = await hashPassword(body.new_password);
+      const won = await consumeOtp(c.env, {
+        purpose: "password_reset",
+        target: address,
+        code: body.code.trim(),
+      });
+      if (!won?.userId) fail("CODE_INVALID", "The code is invalid.");
+      await c.env.DB.batch([
+        ...setPasswordStatements(c.env.DB, won.userId, hash),
+        revokeAllSessionsStatement(c.env.DB, won.userId, "password_reset"),
+        recordEvent(c.env.DB, eventOrigin(c), { userId: won.userId, type: "password_reset" }),
+      ]);
+      await clearPasswordGuard(c.env, `account|${won.userId}`);
+      const sender = { env: c.env, mailer: c.get("services").mailer, log: c.get("log") };
+      await noticePasswordReset(sender, { userId: won.userId, address });
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/auth/password/change",
+      tags: ["Signup and password"],
+      summary: "Change the password (step-up); all other sessions are revoked",
+      ...bearerAuth,
+      request: {
+        ...jsonBody(PasswordChange),
+        headers: z.object({ "x-step-up-code": z.string().max(64).optional() }),
+      },
+      responses: {
+        204: { description: "Password changed" },
+        ...problemResponses({
+          400: "PASSWORD_TOO_WEAK, PASSWORD_BREACHED",
+          401: "INVALID_CREDENTIALS, CODE_INVALID",
+          409: "PASSWORD_NOT_SET",
+          423: "ACCOUNT_LOCKED (too many wrong current passwords, the sign-in lockout)",
+          428: "STEP_UP_REQUIRED",
+          429: "RATE_LIMITED (step-up code sends and checks)",
+          503: "STEP_UP_UNAVAILABLE, PASSWORD_CHECK_UNAVAILABLE, SIGN_IN_BUSY",
+        }),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const { userId, sessionId } = c.get("auth");
+      await enforcePasswordPolicy(c, body.new_password);
+      const user = await getUser(c.env.DB, userId);
+      if (!user?.password_hash) {
+        fail("PASSWORD_NOT_SET", "This account has no password; use a reset instead.");
+      }
+      await proveCurrentPassword(c, userId, body.current_password, user.password_hash);
+      await requireStepUp(c, "password.change", c.req.header("x-step-up-code"));
+      const hash = await hashPassword(body.new_password);
+      await c.env.DB.batch([
+        ...setPasswordStatements(c.env.DB, userId, hash),
+        revokeAllSessionsStatement(c.env.DB, userId, "password_change", sessionId),
+        recordEvent(c.env.DB, eventOrigin(c), { userId, type: "password_changed" }),
+      ]);
+      return c.body(null, 204);
+    },
+  );
+}
