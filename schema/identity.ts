@@ -318,3 +318,21 @@ export const securityEvents = sqliteTable(
     index("security_events_created").on(t.created_at),
   ],
 );
+
+/**
+ * Issue 24 §2: an account's deletion. Present while pending (the grace period, `erase_after`) and after
+ * the erasure (`erased_at`); a cancelled request leaves no row.
+ */
+export const accountDeletions = sqliteTable(
+  "account_deletions",
+  {
+    user_id: text("user_id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    requested_at: text("requested_at").notNull(),
+    erase_after: text("erase_after").notNull(),
+    erased_at: text("erased_at"),
+    content_notified_at: text("content_notified_at"),
+  },
+  (t) => [index("account_deletions_due").on(t.erased_at, t.erase_after)],
+);

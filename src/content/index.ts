@@ -19,6 +19,7 @@ import type {
   StalledConvergence,
 } from "../lib/rpc";
 import { utcDay } from "./analytics/window";
+import { consumeAccountDeleted, isAccountDeleted } from "./authors/account-deleted";
 import { app } from "./core/app";
 import type { Env } from "./core/bindings";
 import { clockNow } from "./core/clock";
@@ -49,7 +50,10 @@ async function consumeQueue(env: Env, batch: MessageBatch<unknown>, log: Logger)
     return;
   }
   if (batch.queue === "site-transferred") {
-    await consumeSiteTransferred(env, batch, log);
+    // Identity's one queue to content also carries `account.deleted` (issue 24).
+    await consumeAccountDeleted(env, batch.messages.filter(isAccountDeleted), log);
+    const transfers = batch.messages.filter((m) => !isAccountDeleted(m));
+    await consumeSiteTransferred(env, { queue: batch.queue, messages: transfers }, log);
     return;
   }
   if (batch.queue === "content-events-dlq") {

@@ -101,6 +101,11 @@ export const beyondSpec = defineErrors({
    * for its bounded wait (config.ts LOCKOUT.waitSeconds). Never a lock; the client retries.
    */
   SIGN_IN_BUSY: 503,
+  /**
+   * Issue 24: a sign-in whose proof succeeded on an account in its deletion grace period; `details`
+   * names the cancel operation and the end of the grace. Never answered before the proof.
+   */
+  ACCOUNT_PENDING_DELETION: 403,
   /** Readiness probe: a dependency ping failed (spec: 503). */
   NOT_READY: 503,
   PAYLOAD_TOO_LARGE: CommonErrors.PAYLOAD_TOO_LARGE.status,

@@ -1,6 +1,7 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { errorFields, runLogger } from "../lib/log";
 import type { EdgeContext, IdentityRpc } from "../lib/rpc";
+import { eraseDueAccounts } from "./account/erasure";
 import { app } from "./core/app";
 import { edgeContextFor } from "./core/edge-context";
 import { cleanupExpired } from "./core/maintenance";
@@ -15,6 +16,9 @@ export default class IdentityService extends WorkerEntrypoint<Env> implements Id
     const log = runLogger("identity", controller?.cron);
     try {
       await cleanupExpired(this.env.DB);
+      // The erasure's clock is the cron's scheduled time (tests inject one past the grace period).
+      const erasure = await eraseDueAccounts(this.env, controller?.scheduledTime ?? Date.now(), log);
+      if (erasure.erased + erasure.notified > 0) log.info("accounts_erased", erasure);
     } catch (err) {
       log.error("cleanup_failed", errorFields(err));
       throw err;

@@ -1,4 +1,4 @@
-import { decodeTime, monotonicFactory } from "ulidx";
+import { monotonicFactory } from "ulidx";
 
 const ULID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -29,8 +29,4 @@ export function parseId(value: string): string | null {
 
 export function parseUlid(value: string): string | null {
   return isUlid(value) ? value.toUpperCase() : null;
-}
-
-export function ulidTime(id: string): number {
-  return decodeTime(id);
 }

@@ -218,6 +218,8 @@ export interface SitesRpc {
    * what a transfer offer tells the destination will stop working (identity has no binding to content).
    */
   siteIntegrations(site_ids: string[]): Promise<SiteIntegrations[]>;
+  /** Names of up to 100 visible sites (identity's account deletion and export); unknown ids are left out. */
+  siteNames(site_ids: string[]): Promise<{ id: string; name: string }[]>;
   /** Owner organization of a live site, or null. */
   siteOrg(site_id: string): Promise<{ org_id: string; status: string } | null>;
   /** The stored settings document of a live site; null for a missing, deleted or archived site. */

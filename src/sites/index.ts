@@ -25,7 +25,14 @@ import { hostsOf, readSettings } from "./site/record";
 import { registerSiteRoutes } from "./site/routes";
 import { invalidateSiteCaches } from "./site/service";
 import { mergeSiteSettings } from "./site/settings-merge";
-import { getSite, getVisibleSite, HIDDEN_STATUSES, shareSite, transferSite } from "./site/store";
+import {
+  getSite,
+  getVisibleSite,
+  getVisibleSites,
+  HIDDEN_STATUSES,
+  shareSite,
+  transferSite,
+} from "./site/store";
 import { consumeSiteSync, pushSiteToContent } from "./site/sync";
 import { registerThemeRoutes } from "./themes/routes";
 
@@ -101,6 +108,13 @@ export default class SitesService extends WorkerEntrypoint<Env> implements Sites
     const row = await getSite(this.env.DB, id);
     if (!row || (HIDDEN_STATUSES as readonly string[]).includes(row.status)) return null;
     return { org_id: row.org_id, status: row.status };
+  }
+
+  /** Identity's account deletion and export (issue 24): the names of up to 100 visible sites, unknown ones left out. */
+  async siteNames(site_ids: string[]): Promise<{ id: string; name: string }[]> {
+    const ids = (Array.isArray(site_ids) ? site_ids : []).slice(0, 100).filter((id) => parseId(id) !== null);
+    if (ids.length === 0) return [];
+    return (await getVisibleSites(this.env.DB, ids)).map((row) => ({ id: row.id, name: row.name }));
   }
 
   /** The stored settings of a live site (content's `GET /v1/site/settings` and `/v1/site/seo`). */

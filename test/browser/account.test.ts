@@ -524,7 +524,9 @@ describe("account page: sessions", () => {
     expect(await page.locator('#session-table tr[aria-current="true"]').textContent()).toContain(
       "This session",
     );
-    expect(await page.locator("#session-table").textContent()).toContain("node-other-device");
+    // Named by browser and system (issue 24), never by the raw user agent.
+    expect(await page.locator("#session-table").textContent()).toContain("Other on Other");
+    expect(await page.locator("#session-table").textContent()).not.toContain("node-other-device");
     await screenshot(page, "account-sessions");
 
     // One other session: no step-up; its token stops working at once.

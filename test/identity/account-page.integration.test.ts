@@ -5,7 +5,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { PAGE_CSP, PAGE_HEADERS } from "../../src/identity/pages/layout";
-import { call, json, signupVerified } from "../support/identity-helpers";
+import {
+  call,
+  freshEmail,
+  freshIp,
+  GOOD_PASSWORD,
+  json,
+  latestCode,
+  signupVerified,
+} from "../support/identity-helpers";
 
 async function page(token?: string) {
   const res = await call("GET", "/auth/account", token ? { token } : {});
@@ -56,6 +64,8 @@ describe("GET /auth/account", () => {
       "Password",
       "Sessions",
       "Recent security activity",
+      "Your data",
+      "Delete your account",
     ]);
     for (const m of sections) expect(m[2]).toBe(m[3]);
     const inputs = [...text.matchAll(/<input id="([^"]+)"/g)].map((m) => m[1]!);
@@ -139,6 +149,8 @@ describe("the account page's assets", () => {
       ["delete", '"DELETE", "/sessions/"', "/api/v1/auth/sessions/{id}"],
       ["delete", '"DELETE", "/sessions?keep_current=true"', "/api/v1/auth/sessions"],
       ["delete", '"DELETE", "/sessions"', "/api/v1/auth/sessions"],
+      ["post", '"POST", "/account/export"', "/api/v1/auth/account/export"],
+      ["delete", '"DELETE", "/account"', "/api/v1/auth/account"],
     ];
     for (const [method, fragment, path] of used) {
       expect(js, fragment).toContain(fragment);
@@ -147,5 +159,49 @@ describe("the account page's assets", () => {
     // Step-up codes travel where the spec puts them: header for all but the primary change (body `code`).
     expect(js).toContain('"x-step-up-code"');
     expect(js).toContain("code ? { code } : undefined");
+  });
+
+  it("shows the deletion's grace period and the export, and names sessions by browser and system", async () => {
+    const { text } = await page();
+    expect(text).toContain("For 30 days you can change your mind");
+    expect(text).toContain('id="data-export"');
+    expect(text).toContain('<label for="delete-confirm">');
+    const js = await (await call("GET", "/auth/assets/account.js")).text();
+    expect(js).toContain("s.device");
+    expect(js).not.toContain("s.user_agent");
+    const chrome =
+      "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36";
+    const email = freshEmail("device");
+    const ip = freshIp();
+    expect(
+      (await call("POST", "/api/v1/auth/signup", { body: { email, password: GOOD_PASSWORD }, ip })).status,
+    ).toBe(202);
+    const confirmed = await call("POST", "/api/v1/auth/email/verify/confirm", {
+      body: { email, code: await latestCode(email, "email_verify") },
+      headers: { "user-agent": chrome },
+      ip,
+    });
+    const { access_token } = await json<{ access_token: string }>(confirmed);
+    const listed = await json<{ items: { device: string | null; user_agent: string | null }[] }>(
+      await call("GET", "/api/v1/auth/sessions", { token: access_token }),
+    );
+    expect(listed.items.map((i) => [i.device, i.user_agent])).toEqual([["Chrome on Linux", chrome]]);
+  });
+});
+
+describe("GET /auth/account/restore", () => {
+  it("is a hosted page with the strict CSP that cancels a deletion through the documented operation", async () => {
+    const res = await call("GET", "/auth/account/restore");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-security-policy")).toBe(PAGE_CSP);
+    const text = await res.text();
+    expect(text).toContain('<script src="/auth/assets/account-restore.js" defer></script>');
+    expect(text).toContain('<label for="f-email">');
+    expect(text).toContain('<label for="f-code">');
+    const js = await (await call("GET", "/auth/assets/account-restore.js")).text();
+    expect(js).toContain('"/account/deletion/cancel"');
+    expect(js).not.toMatch(/innerHTML|localStorage|sessionStorage/);
+    const signIn = await (await call("GET", "/auth/sign-in")).text();
+    expect(signIn).toContain('href="/auth/account/restore');
   });
 });

@@ -10,7 +10,6 @@ import { newId } from "../../src/lib/ids";
 /** The fleet the test env configures (test/support/workers.ts): PLATFORM_IPV4 and PLATFORM_IPV6. */
 export const FLEET_V4 = ["192.0.2.10", "192.0.2.11"];
 export const FLEET_V6 = ["2001:db8::10"];
-export const TEST_PLATFORM_DOMAIN = "sites.localhost";
 
 export interface RecordedZone {
   A?: string[];

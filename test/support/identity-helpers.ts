@@ -173,16 +173,6 @@ export async function staffUser(email = freshEmail("staff"), password = GOOD_PAS
   return { email, password, secret, session, recoveryCodes: recovery_codes };
 }
 
-export async function userIdOf(email: string): Promise<string> {
-  const row = await (env as unknown as { DB: D1Database }).DB.prepare(
-    "SELECT user_id FROM email_addresses WHERE address = ? AND verified_at IS NOT NULL",
-  )
-    .bind(email.toLowerCase())
-    .first<{ user_id: string }>();
-  if (!row) throw new Error(`no verified owner of ${email}`);
-  return row.user_id;
-}
-
 /**
  * The same app on the same real bindings, with some vars changed (a provider host that is down, a
  * setting switched): only configuration differs from `call`.

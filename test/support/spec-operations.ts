@@ -257,4 +257,6 @@ export const STEP_UP_EXTENSIONS: readonly { method: string; specPath: string; is
   { method: "POST", specPath: "/auth/mfa/totp", issue: "#18" },
   { method: "POST", specPath: "/auth/mfa/phone/start", issue: "#18" },
   { method: "POST", specPath: "/auth/mfa/passkey/register/begin", issue: "#18" },
+  { method: "DELETE", specPath: "/auth/account", issue: "#24" },
+  { method: "POST", specPath: "/auth/account/export", issue: "#24" },
 ];

@@ -709,7 +709,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description EMAIL_NOT_VERIFIED (only after the password matched) */
+                /** @description EMAIL_NOT_VERIFIED, ACCOUNT_PENDING_DELETION (only after the password matched) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -816,7 +816,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description EMAIL_NOT_VERIFIED */
+                /** @description EMAIL_NOT_VERIFIED, ACCOUNT_PENDING_DELETION (only after the password matched) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1158,7 +1158,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description FORBIDDEN */
+                /** @description FORBIDDEN, ACCOUNT_PENDING_DELETION (only after the code matched) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1316,7 +1316,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description EMAIL_NOT_VERIFIED (only after the assertion verified), FORBIDDEN */
+                /** @description EMAIL_NOT_VERIFIED, ACCOUNT_PENDING_DELETION (only after the assertion verified), FORBIDDEN */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4872,7 +4872,7 @@ export interface paths {
                 query?: {
                     /** @description next_cursor of the previous page */
                     cursor?: string;
-                    type?: "sign_in_succeeded" | "sign_in_failed" | "sign_in_locked" | "factor_added" | "factor_removed" | "recovery_codes_generated" | "recovery_code_used" | "address_added" | "address_verified" | "address_made_primary" | "address_removed" | "password_changed" | "password_reset" | "sessions_revoked" | "not_me_used";
+                    type?: "sign_in_succeeded" | "sign_in_failed" | "sign_in_locked" | "factor_added" | "factor_removed" | "recovery_codes_generated" | "recovery_code_used" | "address_added" | "address_verified" | "address_made_primary" | "address_removed" | "password_changed" | "password_reset" | "sessions_revoked" | "not_me_used" | "account_deletion_requested" | "account_deletion_cancelled" | "account_erased";
                     limit?: number;
                 };
                 header?: never;
@@ -4997,6 +4997,253 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete the caller's account (step-up): every session ends; erased after 30 days unless cancelled
+         * @description Extends the spec's step-up operations (Authentication rule 3; issue 24): without header `X-Step-Up-Code` a code goes to the primary address and the answer is 428 `STEP_UP_REQUIRED` (details `channel`, `sent_to`); a wrong code is 401 `CODE_INVALID`; 503 `STEP_UP_UNAVAILABLE` when it cannot be sent or checked (nothing done). Refused with 409 (and the names, in `details.orgs` and `details.sites`) while the account is the last owner of an organization or site; checked before any code is sent. Until `erase_after` the account cannot sign in (403 `ACCOUNT_PENDING_DELETION` after a successful proof) and the deletion can be cancelled with `POST /api/v1/auth/account/deletion/cancel`.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-step-up-code"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Scheduled; every session ended (cookies cleared) */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AccountDeletion"];
+                    };
+                };
+                /** @description UNAUTHORIZED, CODE_INVALID */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description LAST_ORG_OWNER, LAST_SITE_OWNER (details.orgs, details.sites: id and name) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description STEP_UP_REQUIRED */
+                428: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RATE_LIMITED (step-up code sends and checks) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description STEP_UP_UNAVAILABLE (nothing changed) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/account/deletion/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an account's deletion during its grace period, proved by a code e-mailed to its address
+         * @description Two calls. Without `code`: 202, the same answer for every address; a code goes to the address only when it is a verified address of an account whose deletion can still be cancelled. With `code`: 200 and the account can sign in again (its sessions stay ended); every failure is 401 `CODE_INVALID`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AccountDeletionCancelRequest"];
+                };
+            };
+            responses: {
+                /** @description Cancelled */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "active";
+                        };
+                    };
+                };
+                /** @description Code sent if the deletion can be cancelled */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                        };
+                    };
+                };
+                /** @description INVALID_EMAIL */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description CODE_INVALID */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/account/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Everything the caller's account holds, as one JSON document (step-up); never secrets or hashes
+         * @description Extends the spec's step-up operations (Authentication rule 3; issue 24): without header `X-Step-Up-Code` a code goes to the primary address and the answer is 428 `STEP_UP_REQUIRED` (details `channel`, `sent_to`); a wrong code is 401 `CODE_INVALID`; 503 `STEP_UP_UNAVAILABLE` when it cannot be sent or checked (nothing done). A POST because asking for the step-up sends mail.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-step-up-code"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The account's data */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AccountExport"];
+                    };
+                };
+                /** @description UNAUTHORIZED, CODE_INVALID */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description STEP_UP_REQUIRED */
+                428: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RATE_LIMITED (step-up code sends and checks) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description STEP_UP_UNAVAILABLE (nothing exported) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5086,6 +5333,7 @@ export interface components {
             expires_at: string;
             ip: string | null;
             user_agent: string | null;
+            device: string | null;
             auth_method: string;
             trusted_device: boolean;
             current: boolean;
@@ -5224,6 +5472,115 @@ export interface components {
             /** @description Browser and OS families: "Firefox on Linux" */
             user_agent: string | null;
             created_at: string;
+        };
+        AccountDeletion: {
+            /** @enum {string} */
+            status: "pending_deletion";
+            erase_after: string;
+            grace_days: number;
+            cancel: string;
+        };
+        AccountDeletionCancelRequest: {
+            email: string;
+            code?: string;
+        };
+        AccountExport: {
+            /** @enum {string} */
+            format: "site-platform.account-export/1";
+            exported_at: string;
+            profile: {
+                id: string;
+                display_name: string | null;
+                status: string;
+                password_set: boolean;
+                created_at: string;
+                updated_at: string;
+            };
+            email_addresses: {
+                id: string;
+                address: string;
+                is_primary: boolean;
+                verified_at: string | null;
+                usable_at: string | null;
+                created_at: string;
+            }[];
+            phone: {
+                e164: string;
+                verified_at: string | null;
+                created_at: string;
+            } | null;
+            factors: {
+                /** @enum {string} */
+                kind: "totp" | "sms" | "passkey";
+                confirmed_at: string | null;
+                created_at: string;
+            }[];
+            recovery_codes: {
+                total: number;
+                unused: number;
+                generated_at: string | null;
+            } | null;
+            passkeys: {
+                id: string;
+                name: string | null;
+                discoverable: boolean | null;
+                created_at: string;
+                last_used_at: string | null;
+            }[];
+            sessions: {
+                id: string;
+                auth_method: string;
+                trusted_device: boolean;
+                ip: string | null;
+                user_agent: string | null;
+                created_at: string;
+                expires_at: string;
+                revoked_at: string | null;
+                revoked_reason: string | null;
+            }[];
+            memberships: {
+                orgs: {
+                    org_id: string;
+                    name: string;
+                    slug: string;
+                    role: string;
+                    created_at: string;
+                    titular_owner: boolean;
+                }[];
+                sites: {
+                    site_id: string;
+                    org_id: string | null;
+                    role: string;
+                    created_at: string;
+                    name: string | null;
+                }[];
+            };
+            invitations: {
+                id: string;
+                scope: string;
+                org_id: string;
+                org_name: string;
+                site_id: string | null;
+                site_name: string | null;
+                email: string;
+                role: string;
+                created_at: string;
+                expires_at: string;
+                accepted_at: string | null;
+                revoked_at: string | null;
+                sent: boolean;
+                received: boolean;
+            }[];
+            security_events: {
+                id: string;
+                type: string;
+                method: string | null;
+                target: string | null;
+                detail: string | null;
+                ip_prefix: string | null;
+                user_agent: string | null;
+                created_at: string;
+            }[];
         };
     };
     responses: never;

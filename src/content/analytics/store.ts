@@ -6,6 +6,7 @@
  * (for the site, for the path) before the id is recorded, so concurrent views never double-count.
  */
 
+import type { Computed } from "../../lib/rows";
 import { base64url } from "../keys/key-hash";
 import type { AnalyticsStore, DayTotals, PageView, PathDay, PathTotals, ReferrerTotals } from "./store-port";
 import type { AnalyticsWindow } from "./window";
@@ -93,7 +94,7 @@ export function d1AnalyticsStore(db: D1Database): AnalyticsStore {
            GROUP BY path ORDER BY views DESC, visitors DESC, path ASC LIMIT ? OFFSET ?`,
         )
         .bind(siteId, window.from, window.to, page.limit, page.offset)
-        .all<PathTotals & { total: number }>();
+        .all<PathTotals & Computed<{ total: number }>>();
       const items = results.map(({ path, views, visitors }) => ({ path, views, visitors }));
       if (results.length > 0 || page.offset === 0) return { items, total: results[0]?.total ?? 0 };
       // A page past the end has no row to carry the count.
@@ -103,7 +104,7 @@ export function d1AnalyticsStore(db: D1Database): AnalyticsStore {
            WHERE site_id = ? AND day >= ? AND day <= ?`,
         )
         .bind(siteId, window.from, window.to)
-        .first<{ total: number }>();
+        .first<Computed<{ total: number }>>();
       return { items, total: count?.total ?? 0 };
     },
 

@@ -1,5 +1,6 @@
 /** Author personas of a site: one per (site, user, display name); the slug is unique per site. */
 import type { authorPersonas } from "../../../schema/content";
+import type { Row } from "../../lib/rows";
 
 export type PersonaRow = typeof authorPersonas.$inferSelect;
 
@@ -56,6 +57,6 @@ export async function takenPersonaSlugs(
       `SELECT slug FROM author_personas WHERE site_id = ? AND slug IN (${candidates.map(() => "?").join(", ")})`,
     )
     .bind(siteId, ...candidates)
-    .all<{ slug: string }>();
+    .all<Row<typeof authorPersonas, "slug">>();
   return new Set(results.map((r) => r.slug));
 }

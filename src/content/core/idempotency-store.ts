@@ -1,4 +1,6 @@
+import type { idempotencyRecords } from "../../../schema/content";
 import type { ApiError } from "../../lib/problem";
+import type { Row } from "../../lib/rows";
 import { fail, problem } from "../errors";
 /**
  * Idempotent POSTs. A finished response is kept 24 h per (key, Idempotency-Key): in KV (fast path, TTL)
@@ -67,7 +69,7 @@ export async function beginIdempotent(
      WHERE key_id = ? AND idempotency_key = ? AND expires_at > ?`,
   )
     .bind(keyId, idempotencyKey, now.toISOString())
-    .first<{ request_hash: string; status: number; response_json: string }>();
+    .first<Row<typeof idempotencyRecords, "request_hash" | "status" | "response_json">>();
   if (row) {
     if (row.request_hash !== requestHash) throw reused();
     return { kind: "replay", response: JSON.parse(row.response_json) as StoredResponse };

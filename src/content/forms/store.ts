@@ -4,6 +4,7 @@
  */
 import { drizzle } from "drizzle-orm/d1";
 import { forms } from "../../../schema/content";
+import type { Computed } from "../../lib/rows";
 import type { SiteProjection } from "../../lib/rpc";
 import type { FormField } from "./fields";
 
@@ -56,7 +57,7 @@ export async function formsAreaOpen(db: D1Database, siteId: string): Promise<boo
        WHERE s.id = ? AND s.status NOT IN ('deleted', 'archived')`,
     )
     .bind(siteId)
-    .first<{ open: number }>();
+    .first<Computed<{ open: number }>>();
   return row !== null;
 }
 

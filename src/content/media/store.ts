@@ -3,6 +3,7 @@
  * each generated variant under `sites/{site_id}/{media_id}/{width}.{ext}`.
  */
 import type { media } from "../../../schema/content";
+import type { Row } from "../../lib/rows";
 import { PUBLIC_WHERE } from "../posts/store";
 
 /**
@@ -138,7 +139,7 @@ export async function mediaStatus(db: D1Database, siteId: string, id: string): P
   const row = await db
     .prepare("SELECT status FROM media WHERE id = ? AND site_id = ?")
     .bind(id, siteId)
-    .first<{ status: string }>();
+    .first<Row<typeof media, "status">>();
   return row?.status ?? null;
 }
 

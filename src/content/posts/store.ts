@@ -4,6 +4,7 @@
  * whose exact SQL matters.
  */
 import type { posts } from "../../../schema/content";
+import type { Computed, Row } from "../../lib/rows";
 
 /** A whole post row; `revision` is the optimistic-concurrency counter every update checks and bumps. */
 /** A post as the service handles it; `org_id` (the organization stamp) is SQL's: set by trigger, restamped by the transfer consumer. */
@@ -231,7 +232,7 @@ export async function takenSlugs(
       `SELECT slug FROM posts WHERE site_id = ? AND language = ? AND slug IN (${candidates.map(() => "?").join(", ")})`,
     )
     .bind(siteId, language, ...candidates)
-    .all<{ slug: string }>();
+    .all<Row<typeof posts, "slug">>();
   return new Set(results.map((r) => r.slug));
 }
 
@@ -261,7 +262,7 @@ export async function publicTypeSlugs(db: D1Database, siteId: string): Promise<S
   const { results } = await db
     .prepare("SELECT slug FROM post_types WHERE site_id = ? AND is_public = 1")
     .bind(siteId)
-    .all<{ slug: string }>();
+    .all<Row<typeof posts, "slug">>();
   return new Set(results.map((r) => r.slug));
 }
 
@@ -462,7 +463,7 @@ export async function mediaExists(db: D1Database, siteId: string, id: string): P
   const row = await db
     .prepare("SELECT 1 AS ok FROM media WHERE id = ? AND site_id = ? AND status != 'deleted'")
     .bind(id, siteId)
-    .first<{ ok: number }>();
+    .first<Computed<{ ok: number }>>();
   return row !== null;
 }
 

@@ -1,3 +1,5 @@
+import type { posts } from "../../../schema/content";
+import type { Computed, Row } from "../../lib/rows";
 import type { SiteHealthFacts } from "../../lib/rpc";
 
 /** At most this many sites per call (one bound JSON parameter, bounded work per RPC). */
@@ -27,7 +29,7 @@ export async function siteHealthFacts(
        FROM json_each(?) s`,
     )
     .bind(now, JSON.stringify(ids))
-    .all<{ site_id: string; has_published: number; has_legal_pages: number }>();
+    .all<Row<typeof posts, "site_id"> & Computed<{ has_published: number; has_legal_pages: number }>>();
   return results.map((r) => ({
     site_id: r.site_id,
     has_published: r.has_published === 1,

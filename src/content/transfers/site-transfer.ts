@@ -27,7 +27,11 @@ const SiteTransferredMessage = z.object({
   at: z.string().datetime(),
 });
 
-export async function consumeSiteTransferred(env: Env, batch: MessageBatch<unknown>, log: Logger) {
+export async function consumeSiteTransferred(
+  env: Env,
+  batch: Pick<MessageBatch<unknown>, "messages" | "queue">,
+  log: Logger,
+) {
   for (const message of batch.messages) {
     const parsed = SiteTransferredMessage.safeParse(message.body);
     if (!parsed.success) {

@@ -1,3 +1,4 @@
+import type { Computed } from "../../lib/rows";
 import type { SiteIntegrations, StalledConvergence } from "../../lib/rpc";
 
 /**
@@ -102,7 +103,7 @@ export function siteOwner(db: D1Database, siteId: string) {
        WHERE o.site_id = ?`,
     )
     .bind(siteId)
-    .first<{ org_id: string; changed_at: string | null }>();
+    .first<Computed<{ org_id: string; changed_at: string | null }>>();
 }
 
 /**

@@ -26,8 +26,6 @@ import {
   subscribedWebhookIds,
 } from "./store";
 
-/** Attempts of one delivery: the first and `max_retries` (7) retries of the content-events consumer. */
-export const MAX_DELIVERY_ATTEMPTS = 8;
 /** The longest delay a queue message can be retried with (Cloudflare Queues: 12 hours). */
 export const MAX_RETRY_DELAY_SECONDS = 43_200;
 const DEFAULT_RETRY_BASE_SECONDS = 5;

@@ -4,6 +4,7 @@
  * statements, so concurrent consumers and admins never double-count.
  */
 import type { webhookDeliveries, webhooks } from "../../../schema/content";
+import type { Computed, Row } from "../../lib/rows";
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -52,7 +53,7 @@ export async function webhookExists(db: D1Database, siteId: string, id: string):
   const row = await db
     .prepare("SELECT 1 AS found FROM webhooks WHERE id = ? AND site_id = ?")
     .bind(id, siteId)
-    .first<{ found: number }>();
+    .first<Computed<{ found: number }>>();
   return row !== null;
 }
 
@@ -102,7 +103,7 @@ export async function subscribedWebhookIds(
        ORDER BY w.id`,
     )
     .bind(siteId, eventType)
-    .all<{ id: string }>();
+    .all<Row<typeof webhooks, "id">>();
   return results.map((r) => r.id);
 }
 

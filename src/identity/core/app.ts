@@ -1,4 +1,5 @@
 import { createServiceApp, registerProblemSchema, serveApiDocs } from "../../lib/app";
+import { registerAccountRoutes } from "../account/routes";
 import { registerEmailRoutes } from "../emails/routes";
 import { registerEventRoutes } from "../events/routes";
 import { registerPasskeyRoutes } from "../factors/passkeys-routes";
@@ -56,6 +57,7 @@ registerInvitationRoutes(app);
 registerSiteMemberRoutes(app);
 registerTransferRoutes(app);
 registerEventRoutes(app);
+registerAccountRoutes(app);
 registerHostedPages(app);
 
 serveApiDocs(app, {

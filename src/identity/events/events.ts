@@ -32,6 +32,9 @@ export const ACCOUNT_EVENT_TYPES = [
   "password_reset",
   "sessions_revoked",
   "not_me_used",
+  "account_deletion_requested",
+  "account_deletion_cancelled",
+  "account_erased",
 ] as const;
 
 /** Events whose subject is an organization: its members with `members:manage` read them. */

@@ -1,7 +1,8 @@
 /** Passkeys (WebAuthn credentials) and their open registration ceremonies. */
 import { and, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { passkeys } from "../../../schema/identity";
+import { type passkeyCeremonies, passkeys } from "../../../schema/identity";
+import type { Computed, Row } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
 import { isUniqueViolation } from "../core/d1-errors";
 import { batchWithEvent } from "../events/store";
@@ -34,7 +35,7 @@ export async function passkeyCredentials(db: D1Database, userId: string) {
   const { results } = await db
     .prepare("SELECT credential_id, transports FROM passkeys WHERE user_id = ?")
     .bind(userId)
-    .all<{ credential_id: string; transports: string | null }>();
+    .all<Row<typeof passkeys, "credential_id" | "transports">>();
   return results;
 }
 
@@ -102,7 +103,7 @@ export async function listPasskeys(db: D1Database, userId: string): Promise<{ re
       "SELECT id, name, created_at, last_used_at, discoverable FROM passkeys WHERE user_id = ? ORDER BY created_at, id",
     )
     .bind(userId)
-    .all<Omit<PasskeyItem, "discoverable"> & { discoverable: number | null }>();
+    .all<Row<typeof passkeys, "id" | "name" | "created_at" | "last_used_at" | "discoverable">>();
   return { results: results.map((r) => ({ ...r, discoverable: discoverableFlag(r.discoverable) })) };
 }
 
@@ -132,7 +133,7 @@ export async function takeRegistrationChallenge(db: D1Database, userId: string) 
       "DELETE FROM passkey_ceremonies WHERE user_id = ? AND expires_at > ? RETURNING challenge, stepped_up",
     )
     .bind(userId, nowIso())
-    .first<{ challenge: string; stepped_up: number }>();
+    .first<Row<typeof passkeyCeremonies, "challenge" | "stepped_up">>();
   return row ? { challenge: row.challenge, steppedUp: row.stepped_up === 1 } : null;
 }
 
@@ -186,7 +187,7 @@ export async function insertPasskey(
   const count = await db
     .prepare("SELECT COUNT(*) AS n FROM passkeys WHERE user_id = ?")
     .bind(input.userId)
-    .first<{ n: number }>();
+    .first<Computed<{ n: number }>>();
   return (count?.n ?? 0) >= rules.limit ? "limit" : "unproven";
 }
 

@@ -2,7 +2,10 @@
  * The account's phone as a second factor. A number stays out of `phones` until proven: while pending it
  * lives only in its `phone_verify` code.
  */
+
+import type { otpCodes, phones } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
+import type { Row } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
 import { batchWithEvent } from "../events/store";
 import { hasFactorSql } from "./store";
@@ -11,7 +14,7 @@ export async function verifiedPhone(db: D1Database, userId: string): Promise<str
   const row = await db
     .prepare("SELECT e164 FROM phones WHERE user_id = ? AND verified_at IS NOT NULL")
     .bind(userId)
-    .first<{ e164: string }>();
+    .first<Row<typeof phones, "e164">>();
   return row?.e164 ?? null;
 }
 
@@ -37,7 +40,7 @@ export function pendingPhoneVerification(db: D1Database, userId: string) {
        ORDER BY created_at DESC LIMIT 1`,
     )
     .bind(userId, nowIso())
-    .first<{ target: string; attempts: number; max_attempts: number; context: string | null }>();
+    .first<Row<typeof otpCodes, "target" | "attempts" | "max_attempts" | "context">>();
 }
 
 /**

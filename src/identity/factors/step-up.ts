@@ -16,6 +16,15 @@ import { primaryEmail } from "../signup/accounts-store";
  * Sending counts on a per-account quota and checking on the client IP's verify quota and a per-account
  * one (429 RATE_LIMITED): a stolen access token can neither flood the owner's mailbox with codes nor
  * guess without end by asking for fresh ones.
+ *
+ * Threat and sources: a stolen access token (or an unattended signed-in browser) must not be enough to
+ * change what protects the account. NIST SP 800-63B §7.2 (reauthentication) and §4.2.3 ask for a fresh
+ * authentication before high-value actions; RFC 9470 (OAuth 2.0 Step Up Authentication Challenge
+ * Protocol) is the same idea as a protocol: the resource server refuses with a challenge the client
+ * answers with a stronger, fresher proof. Ours answers 428 (RFC 6585 §3: "the origin server requires the
+ * request to be conditional") with the proof sent out of band. The code is single use and bound to the
+ * operation, so one intercepted code authorizes one action (NIST SP 800-63B §5.1.3.1 on out-of-band
+ * secrets: single use, short lived, rate limited per §5.2.2).
  */
 export async function requireStepUp(c: AppContext, operation: string, code: string | undefined | null) {
   const { userId } = c.get("auth");

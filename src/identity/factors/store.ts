@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { totpFactors } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
+import type { Computed } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
 import { batchWithEvent } from "../events/store";
 
@@ -25,7 +26,7 @@ export async function hasSignInFactor(db: D1Database, userId: string): Promise<b
   const row = await db
     .prepare(`SELECT ${hasFactorSql("?1")} AS has`)
     .bind(userId)
-    .first<{ has: number }>();
+    .first<Computed<{ has: number }>>();
   return row?.has === 1;
 }
 
@@ -155,7 +156,7 @@ export async function factorCounts(db: D1Database, userId: string) {
               (SELECT COUNT(*) FROM recovery_codes WHERE user_id = ?1 AND used_at IS NULL) AS recovery`,
     )
     .bind(userId)
-    .first<{ passkeys: number; phones: number; recovery: number }>();
+    .first<Computed<{ passkeys: number; phones: number; recovery: number }>>();
   return { passkeys: row?.passkeys ?? 0, phones: row?.phones ?? 0, recovery: row?.recovery ?? 0 };
 }
 

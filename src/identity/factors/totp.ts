@@ -1,4 +1,10 @@
-/** TOTP (RFC 6238) over HOTP (RFC 4226) with WebCrypto HMAC. */
+/**
+ * TOTP (RFC 6238) over HOTP (RFC 4226) with WebCrypto HMAC. RFC 6238 §5.2: the verifier "MUST NOT accept
+ * the second attempt of the same OTP after the successful validation has been issued for the first OTP",
+ * so a code accepted once is refused for the rest of its window (the last used step is stored and compared
+ * in the same statement that accepts, so two parallel uses of one code cannot both win). The window of
+ * one step either side is RFC 6238 §5.2's recommended "at most one time step" of network delay.
+ */
 const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
 export const TOTP_PERIOD_S = 30;

@@ -1,6 +1,7 @@
 /** Invitations to an organization or one of its sites; only the token's hash is stored. */
 import type { invitations } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
+import type { Row } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
 import { isUniqueViolation } from "../core/d1-errors";
 import { keepsAnOwnerSql, ownerRoleSql, titularFixup } from "../members/store";
@@ -98,7 +99,7 @@ export async function invitationEmail(
   const row = await db
     .prepare(`SELECT email FROM invitations WHERE id = ? AND ${filter.sql}`)
     .bind(id, filter.value)
-    .first<{ email: string }>();
+    .first<Row<typeof invitations, "email">>();
   return row?.email ?? null;
 }
 

@@ -18,6 +18,18 @@ export interface GuardDecision {
   retryAfter: number;
 }
 
+/*
+ * Threat and sources: online password guessing against one account (NIST SP 800-63B §5.2.2 "Rate
+ * Limiting (Throttling)": at most 100 consecutive failures, throttling that never locks the owner out
+ * for good; OWASP Authentication Cheat Sheet, "Account lockout"; OWASP "Blocking Brute Force Attacks").
+ * Two attacks the naive counter lets through, both answered here: parallel guesses that each pass a
+ * limit checked in one statement and counted in another (a check-then-act race: CWE-367), answered by
+ * evaluation slots handed out and counted in one Durable Object call; and a stranger locking the owner
+ * out (denial of service through the lockout, OWASP: "lockout ... can be abused"), answered by counting
+ * only confirmed failures and by device cookies (`devices.ts`) that give the owner's browsers their own
+ * guard.
+ */
+
 /**
  * The answer to `reserve()`: a lease on one evaluation slot, the lock (armed by confirmed failures), or
  * "busy" when the wait for a slot ran out (never a lock: the caller answers 503 SIGN_IN_BUSY).

@@ -7,6 +7,13 @@
  * origin. Stops: a page on another origin (or a sibling subdomain that SameSite=Lax lets the cookie reach)
  * rotating the victim's session, which would break the victim's next refresh or, with a readable
  * response under a loose CORS rule, hand over fresh tokens.
+ *
+ * Sources: cross-site request forgery against cookie-authenticated endpoints (OWASP CSRF Prevention Cheat
+ * Sheet: "Verifying Origin with standard headers" and "Fetch Metadata headers"); `Origin` per RFC 6454 §7
+ * and the Fetch standard; `Sec-Fetch-Site` per W3C Fetch Metadata Request Headers; SameSite=Lax per
+ * draft-ietf-httpbis-rfc6265bis §8.8, which explains why Lax alone does not stop a same-site sibling
+ * (the reason `same-site` is refused here too). RFC 9700 §4.13 and §2.2.2 keep refresh tokens away from
+ * script; the cookie is HttpOnly for that reason.
  */
 const FOREIGN_FETCH_SITES = new Set(["cross-site", "same-site"]);
 

@@ -5,6 +5,13 @@ import type { Env } from "../core/worker-env";
 import { fail, problem } from "../errors";
 import { isLinkToken } from "../messaging/otp";
 
+/*
+ * Whose failures count where (threat and sources: NIST SP 800-63B §5.2.2 throttling; OWASP Authentication
+ * Cheat Sheet, "Protect against automated attacks": per-IP limits alone miss distributed guessing, per-
+ * account limits alone let a stranger lock the owner out, so both are kept and the owner's devices are
+ * told apart by the device cookie, OWASP "Slow down online guessing attacks with device cookies").
+ */
+
 function hitQuota(env: Env, name: RateLimitName, key: string) {
   const [limit, window] = RATE_LIMITS[name];
   return env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`${name}:${key}`)).hit(limit, window);

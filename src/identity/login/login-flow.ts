@@ -1,4 +1,5 @@
 /** Password proof shared by the one-step login and the phased login start. */
+import { refuseInactive } from "../account/deletion";
 import type { AppContext } from "../core/context";
 import { clientIp } from "../core/context";
 import { fail, problem } from "../errors";
@@ -49,7 +50,7 @@ export async function provePassword(c: AppContext, address: string, password: st
       throw INVALID_CREDENTIALS();
     }
     if (candidate.status === "locked") throw lockedError(3600);
-    if (candidate.status !== "active") fail("FORBIDDEN", "This account is disabled.");
+    if (candidate.status !== "active") await refuseInactive(c.env.DB, candidate.user_id);
     if (extra) await extra(candidate.user_id, failed);
     return {
       needsRehash: check.needsRehash,

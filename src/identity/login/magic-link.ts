@@ -3,6 +3,7 @@
  * prove the mailbox, which is a first factor: an account with a confirmed second factor gets the phased
  * login's challenge (every method except e-mail), never a session, from it (docs/decisions/identity.md).
  */
+import { refuseInactive } from "../account/deletion";
 import { type AppContext, clientIp } from "../core/context";
 import { fail, problem } from "../errors";
 import { consumeOtp } from "../messaging/otp";
@@ -45,7 +46,7 @@ export async function verifyMagicLink(c: AppContext, address: string, code: stri
   const user = won.userId ? await getUser(c.env.DB, won.userId) : null;
   if (!user) fail("USER_NOT_FOUND", "The account no longer exists.");
   if (user.status === "locked") fail("ACCOUNT_LOCKED", "The account is locked.");
-  if (user.status !== "active") fail("FORBIDDEN", "The account is disabled.");
+  if (user.status !== "active") await refuseInactive(c.env.DB, user.id);
   // The epoch read in the statement that consumed the code: a password change or reset since voids it.
   const epoch = won.epoch ?? -1;
   const challenge = await openMagicLinkChallenge(c.env, user.id, epoch);

@@ -25,6 +25,15 @@ export type RotateOutcome =
  * family run one at a time under a lock, and the D1 write is itself a compare-and-set, so one refresh
  * token yields at most one successor. Presenting a token that was already rotated is reuse: the token
  * is treated as stolen and every session of the account is revoked.
+ *
+ * Threat and sources: a refresh token leaked from a client (storage, logs, a proxy) lets an attacker mint
+ * sessions for as long as it lives. Rotation with reuse detection is the answer of RFC 9700 (OAuth 2.0
+ * Security Best Current Practice) §4.14.2 ("refresh token rotation": the server invalidates the token on
+ * use and, when an invalidated one comes back, revokes the active one too, not knowing which party is
+ * legitimate) and RFC 6749 §10.4. We revoke more than the family (every session of the account), because
+ * reuse proves a token left the owner's control. Serializing rotations per family (one Durable Object) is
+ * what makes "one successor per token" hold under concurrent refreshes (two tabs), which RFC 9700 leaves
+ * to the implementation.
  */
 export class RefreshFamily extends DurableObject<Env> {
   private readonly lock = new Mutex();

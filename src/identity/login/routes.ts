@@ -68,7 +68,7 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
         ...problemResponses({
           400: "INVALID_EMAIL, BAD_REQUEST",
           401: "INVALID_CREDENTIALS, MFA_INVALID_CODE",
-          403: "EMAIL_NOT_VERIFIED (only after the password matched)",
+          403: "EMAIL_NOT_VERIFIED, ACCOUNT_PENDING_DELETION (only after the password matched)",
           423: "ACCOUNT_LOCKED",
           428: "MFA_NOT_ENROLLED",
           429: "RATE_LIMITED",
@@ -115,7 +115,7 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
         ...problemResponses({
           400: "INVALID_EMAIL, BAD_REQUEST",
           401: "INVALID_CREDENTIALS",
-          403: "EMAIL_NOT_VERIFIED",
+          403: "EMAIL_NOT_VERIFIED, ACCOUNT_PENDING_DELETION (only after the password matched)",
           423: "ACCOUNT_LOCKED",
           428: "MFA_NOT_ENROLLED",
           429: "RATE_LIMITED",
@@ -222,7 +222,7 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
         ...problemResponses({
           400: "INVALID_EMAIL",
           401: "CODE_INVALID",
-          403: "FORBIDDEN",
+          403: "FORBIDDEN, ACCOUNT_PENDING_DELETION (only after the code matched)",
           404: "USER_NOT_FOUND",
           423: "ACCOUNT_LOCKED",
           429: "RATE_LIMITED",

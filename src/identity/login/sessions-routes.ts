@@ -8,7 +8,7 @@ import type { AppContext, AppEnv } from "../core/context";
 import { clientIp } from "../core/context";
 import { jsonResponse, readOptionalJsonBody, SessionResponseSchema } from "../core/schemas";
 import { fail, problem } from "../errors";
-import { eventOrigin, recordEvent } from "../events/events";
+import { eventOrigin, recordEvent, userAgentFamily } from "../events/events";
 import { requireStepUp } from "../factors/step-up";
 import { isForeignBrowserRequest } from "./cookie-csrf";
 import { rotateRefreshToken } from "./refresh";
@@ -37,6 +37,8 @@ const SessionItem = z
     expires_at: z.string(),
     ip: z.string().nullable(),
     user_agent: z.string().nullable(),
+    /** The user agent as "Browser on OS" (what the account page shows), null without one. */
+    device: z.string().nullable(),
     auth_method: z.string(),
     trusted_device: z.boolean(),
     current: z.boolean(),
@@ -111,6 +113,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
             expires_at: s.expires_at,
             ip: s.ip,
             user_agent: s.user_agent,
+            device: userAgentFamily(s.user_agent),
             auth_method: s.auth_method,
             trusted_device: s.trusted_device === 1,
             current: s.id === sessionId,

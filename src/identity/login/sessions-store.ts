@@ -1,5 +1,6 @@
 /** Sessions (the refresh families live in their Durable Object). */
 import type { sessions } from "../../../schema/identity";
+import type { Computed } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
 import { batchWithEvent } from "../events/store";
 import type { UserStatus } from "../signup/accounts-store";
@@ -57,7 +58,7 @@ export function liveSessionStatement(db: D1Database, userId: string, sessionId: 
 }
 
 export async function sessionIsLive(db: D1Database, userId: string, sessionId: string): Promise<boolean> {
-  return (await liveSessionStatement(db, userId, sessionId).first<{ ok: number }>()) !== null;
+  return (await liveSessionStatement(db, userId, sessionId).first<Computed<{ ok: number }>>()) !== null;
 }
 
 export function listLiveSessions(db: D1Database, userId: string) {

@@ -8,6 +8,9 @@ import type { Env } from "../core/worker-env";
  * `{"current": <private JWK with kid>, "next": <private JWK>, "previous"?: <JWK, public part suffices>}`.
  * The JWKS publishes current, next and previous, so a gateway already knows `next` before it signs and
  * still knows `previous` while tokens signed by it live (rotation procedure in docs/decisions/identity.md).
+ * Sources: JWT (RFC 7519) with EdDSA per RFC 8037; RFC 8725 (JWT Best Current Practices) §3.1 and §3.11:
+ * the verifier pins the algorithm and the token type instead of trusting the header, and checks issuer
+ * and audience; keys published as a JWK Set (RFC 7517 §5) with `kid` so rotation needs no coordination.
  */
 interface SigningKeys {
   current: JWK;

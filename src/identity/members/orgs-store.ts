@@ -2,6 +2,7 @@
 
 import type { orgMemberships, orgs } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
+import type { Row } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
 import { isUniqueViolation } from "../core/d1-errors";
 
@@ -44,5 +45,5 @@ export function findOrgBySlug(db: D1Database, slug: string) {
   return db
     .prepare("SELECT id, name FROM orgs WHERE slug = ?")
     .bind(slug)
-    .first<{ id: string; name: string }>();
+    .first<Row<typeof orgs, "id" | "name">>();
 }

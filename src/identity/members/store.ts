@@ -2,7 +2,8 @@
  * Organization and site memberships. Owner-ness is the structural `is_system` attribute of the role,
  * never its name, so a custom role cannot pose as an owner.
  */
-import type { emailAddresses, orgMemberships } from "../../../schema/identity";
+import type { emailAddresses, orgMemberships, roles } from "../../../schema/identity";
+import type { Row } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
 
 type Scope = "org" | "site";
@@ -25,15 +26,24 @@ export function ownerRoleSql(scope: Scope, alias: RowAlias): string {
 }
 
 /**
+ * SQL condition: the account `userSql` has asked for its deletion and is in its grace period (issue 24:
+ * its memberships go at the erasure, so it never counts as the owner that remains).
+ */
+export function pendingDeletionSql(userSql: string): string {
+  return `${userSql} IN (SELECT d.user_id FROM account_deletions d WHERE d.erased_at IS NULL)`;
+}
+
+/**
  * SQL condition on the membership row being changed or removed: it is not an owner, or another owner of
- * the same organization or site remains. Evaluated inside the UPDATE or DELETE itself, so two concurrent
- * demotions of the last two owners cannot both pass.
+ * the same organization or site remains (an account pending deletion is no such owner). Evaluated inside
+ * the UPDATE or DELETE itself, so two concurrent demotions of the last two owners cannot both pass.
  */
 function anotherOwnerRemainsSql(scope: Scope, scopeParam: Param, userParam: Param): string {
   const table = TABLE[scope];
   return `(NOT ${ownerRoleSql(scope, table)}
            OR (SELECT COUNT(*) FROM ${table} m WHERE m.${SCOPE_COLUMN[scope]} = ${scopeParam}
-                 AND m.user_id != ${userParam} AND ${ownerRoleSql(scope, "m")}) > 0)`;
+                 AND m.user_id != ${userParam} AND ${ownerRoleSql(scope, "m")}
+                 AND NOT ${pendingDeletionSql("m.user_id")}) > 0)`;
 }
 
 /**
@@ -73,7 +83,7 @@ export async function orgMembership(
        WHERE m.org_id = ? AND m.user_id = ?`,
     )
     .bind(orgId, userId)
-    .first<{ role: string; is_system: number; permissions: string }>();
+    .first<Row<typeof orgMemberships, "role"> & Row<typeof roles, "is_system" | "permissions">>();
   if (!row) return null;
   return {
     role: row.role,

@@ -15,7 +15,9 @@ export type MessagePurpose =
   | "email_verified_notice"
   | "password_reset_notice"
   | "factor_added_notice"
-  | "recovery_codes_notice";
+  | "recovery_codes_notice"
+  | "account_restore"
+  | "account_deletion_notice";
 
 export interface OutboundMessage {
   to: string;

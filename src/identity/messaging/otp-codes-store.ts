@@ -1,5 +1,8 @@
 /** One-time codes: only an HMAC of the code is stored. */
+
+import type { otpCodes } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
+import type { Computed, Row } from "../../lib/rows";
 import type { OtpPurpose } from "../core/config";
 import { nowIso } from "../core/crypto";
 
@@ -110,7 +113,9 @@ export async function attemptOtpCode(db: D1Database, scope: OtpScope, codeHash: 
        RETURNING user_id, used_at IS NOT NULL AS won, max_attempts - attempts AS remaining, ${EPOCH}`,
     )
     .bind(codeHash, now, scope.purpose, scope.target, now, ...filter.args)
-    .all<{ user_id: string | null; won: number; remaining: number; epoch: number | null }>();
+    .all<
+      Row<typeof otpCodes, "user_id"> & Computed<{ won: number; remaining: number; epoch: number | null }>
+    >();
   const won = results.find((r) => r.won === 1);
   const remaining = results.reduce((n, r) => (r.won ? n : Math.max(n, r.remaining)), 0);
   return { won: won ? { user_id: won.user_id, epoch: won.epoch } : null, remaining };

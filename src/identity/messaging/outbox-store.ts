@@ -1,5 +1,8 @@
 /** The development outbox: messages stored instead of sent (DEV_OUTBOX=true only). */
+
+import type { outboxMessages } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
+import type { Computed, Row } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
 import type { OutboundMessage } from "./messages";
 
@@ -21,14 +24,9 @@ export async function listOutboxMessages(db: D1Database, to: string) {
        FROM outbox_messages WHERE to_address = ? ORDER BY id DESC LIMIT 100`,
     )
     .bind(to)
-    .all<{
-      to: string;
-      channel: string;
-      purpose: string;
-      code: string | null;
-      link: string | null;
-      subject: string;
-      created_at: string;
-    }>();
+    .all<
+      Row<typeof outboxMessages, "channel" | "purpose" | "code" | "link" | "subject" | "created_at"> &
+        Computed<{ to: (typeof outboxMessages.$inferSelect)["to_address"] }>
+    >();
   return results;
 }

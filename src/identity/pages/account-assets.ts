@@ -13,6 +13,8 @@
  * Everything the API returns is put into the page with textContent, never as HTML.
  */
 
+import { DEVICE_NAME_JS, LIFE_JS } from "./account-life";
+
 export const ACCOUNT_CSS = `
 main { max-width: 52rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
@@ -39,6 +41,8 @@ dl.secret dt { font-weight: 600; }
 #session-table td { white-space: nowrap; }
 section > .actions { margin-top: 1rem; }
 #stepup .hint { margin-bottom: .75rem; }
+button.danger { background: var(--err); border-color: var(--err); color: #fff; }
+#delete-account-title { color: var(--err); }
 `;
 
 export const ACCOUNT_JS = `"use strict";
@@ -566,7 +570,7 @@ export const ACCOUNT_JS = `"use strict";
     body.replaceChildren();
     for (const s of r.body.items) {
       if (s.current) currentSession = s.id;
-      const device = s.user_agent || "Unknown device";
+      const device = ${DEVICE_NAME_JS};
       const label = s.current ? "This session" : "Session signed in " + when(s.created_at);
       const cells = [
         el("th", { scope: "row" }, [
@@ -648,6 +652,7 @@ export const ACCOUNT_JS = `"use strict";
     address_made_primary: "Address made primary", address_removed: "Address removed",
     password_changed: "Password changed", password_reset: "Password reset",
     sessions_revoked: "Signed out of sessions", not_me_used: "\u201CThis was not me\u201D used",
+    account_deletion_requested: "Account deletion asked for", account_deletion_cancelled: "Account deletion cancelled",
   };
   let eventCursor = null;
 
@@ -678,6 +683,7 @@ export const ACCOUNT_JS = `"use strict";
 
   $("events-more").addEventListener("click", (event) => act(event.currentTarget, () => loadEvents(true)));
 
+${LIFE_JS}
   /* ---------- start ---------- */
 
   async function load(fn) {

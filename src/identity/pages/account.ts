@@ -1,7 +1,8 @@
 /**
  * The account page: e-mail addresses (primary, removal), TOTP enrollment and removal, passkeys,
  * recovery codes, sessions (sign out of one or all), with step-up prompts where the spec asks for them,
- * and the account's recent security events (GET /api/v1/auth/events).
+ * and the account's recent security events (GET /api/v1/auth/events); its data and its deletion
+ * (account-life.ts, issue 24).
  *
  * The HTML is a static frame; `account.js` (account-script.ts) fills it through the JSON API under
  * `/api/v1/auth` with the session's access token, obtained by one rotation of the HttpOnly `svc_refresh`
@@ -11,6 +12,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { ACCOUNT_CSS, ACCOUNT_JS } from "./account-assets";
+import { DATA_SECTION, DELETE_SECTION } from "./account-life";
 import type { PageAsset } from "./assets";
 import { field, html, renderPage } from "./layout";
 
@@ -157,6 +159,8 @@ ${PASSKEYS}
 ${PASSWORD}
 ${SESSIONS}
 ${EVENTS}
+${DATA_SECTION}
+${DELETE_SECTION}
 </div>
 ${STEP_UP}
 <noscript><p>This page needs JavaScript.</p></noscript>`;

@@ -6,10 +6,16 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/context";
 import { ACCOUNT_ASSETS, registerAccountPages } from "./account";
+import { LIFE_ASSETS, registerAccountLifePages } from "./account-life";
 import { COMMON_ASSETS, type PageAsset } from "./assets";
 import { registerSignInPages, SIGN_IN_ASSETS } from "./sign-in";
 
-const ASSETS: Record<string, PageAsset> = { ...COMMON_ASSETS, ...SIGN_IN_ASSETS, ...ACCOUNT_ASSETS };
+const ASSETS: Record<string, PageAsset> = {
+  ...COMMON_ASSETS,
+  ...SIGN_IN_ASSETS,
+  ...ACCOUNT_ASSETS,
+  ...LIFE_ASSETS,
+};
 
 /** Each asset's ETag, hashed once per isolate (the bodies are constants of the bundle). */
 const ETAGS = new Map<string, Promise<string>>();
@@ -46,4 +52,5 @@ export function registerHostedPages(app: OpenAPIHono<AppEnv>) {
   });
   registerSignInPages(app);
   registerAccountPages(app);
+  registerAccountLifePages(app);
 }

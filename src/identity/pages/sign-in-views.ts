@@ -104,6 +104,7 @@ ${links(input.next, [
   ["/auth/password/reset", "Forgot your password?"],
   ["/auth/magic-link", "Sign in with an e-mailed link"],
   ["/auth/sign-up", "Create an account"],
+  ["/auth/account/restore", "Keep my account (cancel its deletion)"],
 ])}
 </div>`;
 }

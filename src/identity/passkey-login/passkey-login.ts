@@ -4,6 +4,7 @@
  * assertion, the password guard is neither consulted nor touched, and every refusal of the assertion is
  * the same 401, so nothing tells which credentials or accounts exist.
  */
+import { refuseInactive } from "../account/deletion";
 import type { AppContext } from "../core/context";
 import { clientIp } from "../core/context";
 import type { Env } from "../core/worker-env";
@@ -60,7 +61,7 @@ export async function finishPasskeyLogin(
     fail("EMAIL_NOT_VERIFIED_AT_LOGIN", "Confirm your e-mail address first.");
   }
   if (user.status === "locked") fail("ACCOUNT_LOCKED", "The account is locked.");
-  if (user.status !== "active") fail("FORBIDDEN", "This account is disabled.");
+  if (user.status !== "active") await refuseInactive(c.env.DB, user.id);
   const trusted = body.trust_device === true;
   const session = await createSession(c, { userId: user.id, method: "passkey", trusted });
   return sessionResponse(c, session, { trusted_device: trusted });

@@ -46,7 +46,7 @@ export function registerPasskeyLoginRoutes(app: OpenAPIHono<AppEnv>) {
         ...problemResponses({
           400: "BAD_REQUEST (missing credential)",
           401: "PASSKEY_INVALID (unknown credential, bad or replayed assertion, no user verification, regressed counter: one body)",
-          403: "EMAIL_NOT_VERIFIED (only after the assertion verified), FORBIDDEN",
+          403: "EMAIL_NOT_VERIFIED, ACCOUNT_PENDING_DELETION (only after the assertion verified), FORBIDDEN",
           423: "ACCOUNT_LOCKED (account status, never the password lockout)",
           429: "RATE_LIMITED",
           501: "PASSKEY_DISABLED",

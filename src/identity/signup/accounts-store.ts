@@ -1,21 +1,20 @@
 /** Accounts and their e-mail addresses. */
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { users } from "../../../schema/identity";
+import { type emailAddresses, users } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
+import type { Computed, Row } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
 
 export type UserStatus = (typeof users.$inferSelect)["status"];
 
-export interface LoginCandidate {
-  user_id: string;
-  status: UserStatus;
-  password_hash: string | null;
-  address: string;
-  verified: number;
-  /** Read with the hash: a login it proves opens a session only while the epoch is unchanged. */
-  credential_epoch: number;
-}
+/**
+ * The account an address may sign in to, with its hash. `credential_epoch` is read with the hash: a login
+ * it proves opens a session only while the epoch is unchanged.
+ */
+export type LoginCandidate = Row<typeof emailAddresses, "user_id" | "address"> &
+  Row<typeof users, "status" | "password_hash" | "credential_epoch"> &
+  Computed<{ verified: number }>;
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -87,7 +86,7 @@ export async function primaryEmail(db: D1Database, userId: string): Promise<stri
   const row = await db
     .prepare("SELECT address FROM email_addresses WHERE user_id = ? AND is_primary = 1")
     .bind(userId)
-    .first<{ address: string }>();
+    .first<Row<typeof emailAddresses, "address">>();
   return row?.address ?? null;
 }
 
@@ -177,7 +176,7 @@ export async function credentialEpoch(db: D1Database, userId: string): Promise<n
   const row = await db
     .prepare("SELECT credential_epoch FROM users WHERE id = ?")
     .bind(userId)
-    .first<{ credential_epoch: number }>();
+    .first<Row<typeof users, "credential_epoch">>();
   return row?.credential_epoch ?? null;
 }
 

@@ -1,5 +1,6 @@
 /** Transfers and shares of sites between organizations (pending until the destination decides). */
-import type { orgs, transfers } from "../../../schema/identity";
+import type { orgMemberships, orgs, transfers } from "../../../schema/identity";
+import type { Computed, Row } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
 import { isUniqueViolation } from "../core/d1-errors";
 import { restoreMovedSiteInvitations, revokeMovedSiteInvitations } from "../invitations/store";
@@ -39,7 +40,7 @@ export async function countIncomingPendingTransfers(db: D1Database, userId: stri
        GROUP BY o.id, o.name ORDER BY o.name`,
     )
     .bind(nowIso(), userId)
-    .all<{ org_id: string; name: string; count: number }>();
+    .all<Row<typeof orgMemberships, "org_id"> & Row<typeof orgs, "name"> & Computed<{ count: number }>>();
   return results;
 }
 

@@ -3,14 +3,13 @@
  * a host to a site that proved it (one batch), and the hosts sites lost.
  */
 
-export interface HostHolding {
-  host: string;
-  site_id: string;
-  kind: "primary" | "alias";
-  verified_at: string | null;
-  proof_missing_since: string | null;
-  proof_lost_at: string | null;
-}
+import type { domainLosses, siteHosts } from "../../../schema/sites";
+import type { Row } from "../../lib/rows";
+
+export type HostHolding = Row<
+  typeof siteHosts,
+  "host" | "site_id" | "kind" | "verified_at" | "proof_missing_since" | "proof_lost_at"
+>;
 
 const HOLDING_COLUMNS = "host, site_id, kind, verified_at, proof_missing_since, proof_lost_at";
 
@@ -46,7 +45,7 @@ export async function firstHostHeldElsewhere(
        ORDER BY host LIMIT 1`,
     )
     .bind(JSON.stringify(hosts), siteId)
-    .first<{ host: string }>();
+    .first<Row<typeof siteHosts, "host">>();
   return row?.host ?? null;
 }
 
@@ -55,7 +54,7 @@ export async function provedHostsOf(db: D1Database, siteId: string): Promise<Set
   const { results } = await db
     .prepare("SELECT host FROM site_hosts WHERE site_id = ? AND verified_at IS NOT NULL")
     .bind(siteId)
-    .all<{ host: string }>();
+    .all<Row<typeof siteHosts, "host">>();
   return new Set(results.map((r) => r.host));
 }
 
@@ -110,7 +109,7 @@ export async function markProofMissing(
        WHERE host = ? AND site_id = ? AND verified_at IS NOT NULL RETURNING proof_missing_since`,
     )
     .bind(now, host, siteId)
-    .first<{ proof_missing_since: string }>();
+    .first<Row<typeof siteHosts, "proof_missing_since">>();
   return row?.proof_missing_since ?? null;
 }
 
@@ -222,11 +221,7 @@ export async function moveHost(db: D1Database, move: HostMove, now: string): Pro
   }
 }
 
-export interface DomainLoss {
-  site_id: string;
-  host: string;
-  lost_at: string;
-}
+export type DomainLoss = Row<typeof domainLosses, "site_id" | "host" | "lost_at">;
 
 /** Hosts the given sites lost since `since` (older losses are no longer reported). */
 export async function lossesOf(db: D1Database, siteIds: string[], since: string): Promise<DomainLoss[]> {

@@ -5,7 +5,8 @@
  */
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { sites } from "../../../schema/sites";
+import { type siteHosts, type siteShares, sites } from "../../../schema/sites";
+import type { Computed, Row } from "../../lib/rows";
 import { fail } from "../errors";
 
 export type SiteRow = typeof sites.$inferSelect;
@@ -70,17 +71,14 @@ export async function getVisibleSiteWithShares(
        FROM sites s WHERE s.id = ? AND ${VISIBLE}`,
     )
     .bind(id)
-    .first<SiteRow & { shares_json: string }>();
+    .first<SiteRow & Computed<{ shares_json: string }>>();
   if (!row) return null;
   const { shares_json, ...site } = row;
   return { site, shares: JSON.parse(shares_json) as SiteShare[] };
 }
 
 /** A site shared with another organization (an accepted transfer in mode "share"), in a site role. */
-export interface SiteShare {
-  org_id: string;
-  role: string;
-}
+export type SiteShare = Row<typeof siteShares, "org_id" | "role">;
 
 /** Organizations each site is shared with, and in which site role, by site id. */
 export async function sharesOf(db: D1Database, siteIds: string[]): Promise<Map<string, SiteShare[]>> {
@@ -91,7 +89,7 @@ export async function sharesOf(db: D1Database, siteIds: string[]): Promise<Map<s
       "SELECT site_id, org_id, role FROM site_shares WHERE site_id IN (SELECT value FROM json_each(?))",
     )
     .bind(JSON.stringify(siteIds))
-    .all<{ site_id: string } & SiteShare>();
+    .all<Row<typeof siteShares, "site_id" | "org_id" | "role">>();
   for (const { site_id, org_id, role } of results) {
     out.set(site_id, [...(out.get(site_id) ?? []), { org_id, role }]);
   }
@@ -103,7 +101,7 @@ export async function findSiteIdByProvedHost(db: D1Database, host: string): Prom
   const row = await db
     .prepare("SELECT site_id FROM site_hosts WHERE host = ? AND verified_at IS NOT NULL")
     .bind(host)
-    .first<{ site_id: string }>();
+    .first<Row<typeof siteHosts, "site_id">>();
   return row?.site_id ?? null;
 }
 

@@ -13,6 +13,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { postEffects } from "../../../../schema/content";
 import { newId } from "../../../lib/ids";
 import { errorFields } from "../../../lib/log";
+import type { Computed, Row } from "../../../lib/rows";
 import type { Env, Services } from "../bindings";
 
 type PostEffectRow = Pick<
@@ -174,6 +175,6 @@ export async function outboxCounts(
       `SELECT kind, sum(gave_up_at IS NULL) AS pending, sum(gave_up_at IS NOT NULL) AS given_up
        FROM post_effects GROUP BY kind ORDER BY kind`,
     )
-    .all<{ kind: PostEffectKind; pending: number; given_up: number }>();
+    .all<Row<typeof postEffects, "kind"> & Computed<{ pending: number; given_up: number }>>();
   return results;
 }

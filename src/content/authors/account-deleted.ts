@@ -1,0 +1,91 @@
+/**
+ * Identity's `account.deleted` (issue 24 §2), on the identity -> content queue (`site-transferred`, the
+ * one binding identity has to content): once an account's personal data is erased, its author personas
+ * drop the person's name. In one D1 batch, each persona of the user gets the byline "Former author"
+ * ("Former author 2", … when the user had several on one site: a persona is unique per site, user and
+ * name) and a slug without the name (`former-author-<random>`), the posts it signs follow (slug and
+ * byline), and keys the user created sign new posts as "Former author". Idempotent: personas already
+ * renamed are left as they are, so a redelivered message changes nothing.
+ */
+import { z } from "@hono/zod-openapi";
+import type { Logger } from "../../lib/log";
+import { errorFields } from "../../lib/log";
+import type { Env } from "../core/bindings";
+import { keyContexts } from "../keys/key-cache";
+
+export const FORMER_AUTHOR = "Former author";
+const RENAMED_PREFIX = "former-author-";
+
+const AccountDeletedMessage = z.object({
+  type: z.literal("account.deleted"),
+  user_id: z.string().min(1).max(64),
+  at: z.string().datetime(),
+});
+
+/** Whether a message of the identity queue is an `account.deleted` (the rest are site transfers). */
+export function isAccountDeleted(message: Message<unknown>): boolean {
+  const body = message.body as { type?: unknown } | null;
+  return typeof body === "object" && body !== null && body.type === "account.deleted";
+}
+
+function randomSlug(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(6));
+  return RENAMED_PREFIX + [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The statements that take the user's name out of content, and the sites whose key contexts change. */
+async function anonymizeStatements(db: D1Database, userId: string) {
+  const { results: personas } = await db
+    .prepare(
+      `SELECT site_id, slug FROM author_personas WHERE user_id = ? AND slug NOT LIKE '${RENAMED_PREFIX}%'
+       ORDER BY site_id, created_at, slug`,
+    )
+    .bind(userId)
+    .all<{ site_id: string; slug: string }>();
+  const { results: keySites } = await db
+    .prepare("SELECT DISTINCT site_id FROM api_keys WHERE created_by = ?")
+    .bind(userId)
+    .all<{ site_id: string }>();
+  const perSite = new Map<string, number>();
+  const statements = personas.flatMap((p) => {
+    const n = (perSite.get(p.site_id) ?? 0) + 1;
+    perSite.set(p.site_id, n);
+    const name = n === 1 ? FORMER_AUTHOR : `${FORMER_AUTHOR} ${n}`;
+    const slug = randomSlug();
+    return [
+      db
+        .prepare(
+          "UPDATE posts SET author_slug = ?1, author_name = ?2 WHERE site_id = ?3 AND author_slug = ?4",
+        )
+        .bind(slug, name, p.site_id, p.slug),
+      db
+        .prepare("UPDATE author_personas SET slug = ?1, display_name = ?2 WHERE site_id = ?3 AND slug = ?4")
+        .bind(slug, name, p.site_id, p.slug),
+    ];
+  });
+  statements.push(
+    db.prepare("UPDATE api_keys SET author_name = ? WHERE created_by = ?").bind(FORMER_AUTHOR, userId),
+  );
+  return { statements, sites: [...new Set([...perSite.keys(), ...keySites.map((k) => k.site_id)])] };
+}
+
+export async function consumeAccountDeleted(env: Env, messages: readonly Message<unknown>[], log: Logger) {
+  for (const message of messages) {
+    const parsed = AccountDeletedMessage.safeParse(message.body);
+    if (!parsed.success) {
+      log.error("account_deleted_malformed", { message_id: message.id });
+      message.ack();
+      continue;
+    }
+    try {
+      const { statements, sites } = await anonymizeStatements(env.DB, parsed.data.user_id);
+      await env.DB.batch(statements);
+      for (const site of sites) keyContexts.forgetSite(site);
+      log.info("account_deleted_applied", { user_id: parsed.data.user_id, sites: sites.length });
+      message.ack();
+    } catch (err) {
+      log.warn("account_deleted_failed", { user_id: parsed.data.user_id, ...errorFields(err) });
+      message.retry({ delaySeconds: Math.min(30 * 2 ** (message.attempts - 1), 3600) });
+    }
+  }
+}
