@@ -38,6 +38,14 @@ const nodeUnits = nodeUnitFiles(root, ["identity", "content", "sites", "gateway"
   (file) => !timingFiles.includes(file),
 );
 
+/**
+ * The typed client package (packages/client) by its name, from its source: its package.json points at the
+ * built dist/, which only `npm pack` makes (tsconfig.json's `paths` says the same to tsc).
+ */
+const resolve = {
+  alias: { "@site-platform/client": path.join(root, "packages/client/src/index.ts") },
+};
+
 /** Only these projects have files that read the attack corpora (TEST_CORPORA, 6.9 MB of JSON). */
 const corporaProjects = new Set(["content", "sites", "gateway"]);
 
@@ -65,6 +73,7 @@ function project(main: ServiceName, testDir: string, options: ProjectOptions = {
   const others = (Object.keys(services) as ServiceName[]).filter((s) => s !== main);
   const secrets = options.productionCost ? testSecrets : { ...testSecrets, ...testPasswordCost };
   return defineProject({
+    resolve,
     plugins: [
       cloudflareTest({
         wrangler: { configPath: path.join(root, services[main].config) },
@@ -131,6 +140,7 @@ export default defineConfig({
       }),
       // The binding-free unit files of the four services, in Node.
       defineProject({
+        resolve,
         test: { name: "unit", include: nodeUnits, environment: "node", pool: "threads", isolate: false },
       }),
       // Real clients in Node: Chromium (playwright-core) against the whole platform as `npm start` runs it,

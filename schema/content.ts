@@ -420,10 +420,16 @@ export const authorPersonas = sqliteTable(
     display_name: text("display_name").notNull(),
     user_id: text("user_id").notNull(),
     created_at: text("created_at").notNull(),
+    /** Beyond the spec (issue 22): the author's bio and avatar (a media asset of the site). */
+    bio: text("bio"),
+    avatar_media_id: text("avatar_media_id"),
+    /** The byline of the authorship context the persona was made from (its key finds it by this). */
+    context_name: text("context_name"),
+    updated_at: text("updated_at"),
   },
   (t) => [
     primaryKey({ columns: [t.site_id, t.slug] }),
-    uniqueIndex("author_personas_context").on(t.site_id, t.user_id, t.display_name),
+    uniqueIndex("author_personas_context").on(t.site_id, t.user_id, t.context_name),
   ],
 );
 

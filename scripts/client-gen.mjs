@@ -10,7 +10,7 @@ export const CLIENT_SERVICES = /** @type {const} */ (["identity", "content", "si
 
 /** Where the generated types of `service` are committed. */
 export function generatedPath(service) {
-  return path.join(root, "types/api", `${service}.d.ts`);
+  return path.join(root, "packages/client/src/types", `${service}.d.ts`);
 }
 
 /** The OpenAPI document each service serves on its own address (`urls[service]`). */

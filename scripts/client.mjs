@@ -1,5 +1,5 @@
-// `npm run client`: regenerates the typed client's types (types/api/<service>.d.ts) from the OpenAPI
-// documents the workers serve. Starts the platform on a throwaway store and its own ports (8787 +
+// `npm run client`: regenerates the typed client's types (packages/client/src/types/<service>.d.ts, in the
+// package `@site-platform/client`) from the OpenAPI documents the workers serve. Starts the platform on a throwaway store and its own ports (8787 +
 // CLIENT_PORT_OFFSET, default 2000, so a running `npm start` is left alone), fetches each service's
 // `/openapi.json`, writes the files and stops. A test in the browser project fails when they are stale.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -37,6 +37,7 @@ export const SECRETS = {
         return JSON.stringify({ current: signingKey(`${stamp}-a`), next: signingKey(`${stamp}-b`) });
       },
       OTP_PEPPER: random,
+      SSO_SECRET_KEY: random,
     },
     provided: ["MAIL_PROVIDER_TOKEN", "SMS_PROVIDER_TOKEN"],
   },
@@ -154,6 +155,8 @@ export function productionConfig(name, { settings, ids, outDir }) {
   const own = settings.workers?.[name] ?? {};
   const config = structuredClone(raw);
   config.main = rel(raw.main);
+  // Every path of the config, not only `main`: the API reference's assets folder too.
+  if (raw.assets?.directory) config.assets = { ...raw.assets, directory: rel(raw.assets.directory) };
   config.vars = { ...raw.vars, ...own.vars };
   for (const key of Object.keys(config.vars)) {
     if (DEV_ONLY_VARS.test(key)) throw new Error(`${name}: ${key} must not be deployed`);

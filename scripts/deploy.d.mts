@@ -21,4 +21,6 @@ export declare function deploy(options?: {
   env?: Record<string, string | undefined>;
   log?: (line: string) => void;
   outDir?: string;
+  /** --dry-run: where the bundles are kept (default: a temporary folder, removed after). */
+  bundleDir?: string;
 }): Promise<void>;

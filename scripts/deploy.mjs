@@ -119,7 +119,7 @@ function describePlan(settings, settingsFile, env, log) {
   }
 }
 
-async function dryRun({ settingsFile, wrangler, env, log }) {
+async function dryRun({ settingsFile, wrangler, env, log, bundleDir }) {
   const settings = readSettings(settingsFile);
   describePlan(settings, settingsFile, env, log);
   for (const problem of settingsProblems(settings, { allowExample: true })) log(`  warning: ${problem}`);
@@ -134,7 +134,7 @@ async function dryRun({ settingsFile, wrangler, env, log }) {
         "-c",
         files[name],
         "--outdir",
-        path.join(dir, name),
+        path.join(bundleDir ?? dir, name),
       ]);
       const size = /Total Upload: ([^\n]+)/.exec(result.stdout)?.[1]?.trim() ?? "";
       if (result.code !== 0) {
@@ -315,6 +315,8 @@ export async function deploy({
   env = process.env,
   log = (line) => console.log(line),
   outDir = GENERATED_DIR,
+  // --dry-run: where the bundles are kept (default: a temporary folder, removed after).
+  bundleDir = undefined,
 } = {}) {
   const file = settingsFile ?? (existsSync(DEFAULT_SETTINGS) || !dry ? DEFAULT_SETTINGS : EXAMPLE_SETTINGS);
   if (!existsSync(file)) {
@@ -322,7 +324,7 @@ export async function deploy({
       `${path.relative(root, file)} not found: copy deploy/production.example.json there and set your values.`,
     );
   }
-  if (dry) return dryRun({ settingsFile: file, wrangler, env, log });
+  if (dry) return dryRun({ settingsFile: file, wrangler, env, log, bundleDir });
   return realDeploy({ settingsFile: file, wrangler, env, log, outDir });
 }
 

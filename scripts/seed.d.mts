@@ -9,7 +9,14 @@ export declare const DEMO_ORIGINS: string[];
 export declare function createDemo(
   base: string,
 ): Promise<{ demo: Demo; session: { access_token: string; refresh_token: string } }>;
+/** The developer's own session, printed beside the keys (never the seed's stored one). */
+export interface DemoSession {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+}
 export declare function seedDemo(
   base: string,
   options?: { stateFile?: string; fresh?: boolean },
-): Promise<Demo>;
+): Promise<Demo & { session: DemoSession }>;
+export declare function envLines(demo: Demo & { session: DemoSession }): string;

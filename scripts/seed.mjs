@@ -1,9 +1,12 @@
-// `npm run seed -- --json` (with `npm start` running): the demo tenant, created through the gateway
+// `npm run seed -- --json` or `-- --env` (with `npm start` or `npm run dev` running): the demo tenant,
+// created through the gateway
 // exactly as a user would. The first run signs up one demo owner (signup, the code from the dev outbox,
 // TOTP enrolment, login), an organization and a site; every later run signs in as that same owner (its
 // session, kept in a git-ignored state file, else password + TOTP), reuses its organization and site and
-// mints a fresh secret and public API key. So the seed runs any number of times without spending a
-// signup (identity's per-client signup quota) or replaying a TOTP step.
+// mints a fresh secret and public API key, revoking the demo keys of earlier runs, and signs the developer
+// in with a session of their own (ACCESS_TOKEN, REFRESH_TOKEN). So the seed runs any number of times
+// without spending a signup (identity's per-client signup quota) or replaying a TOTP step.
+// `--json`: the JSON alone on stdout; `--env`: `export` lines for `eval "$(npm run -s seed -- --env)"`.
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -119,16 +122,62 @@ async function createTenant(base, token, tag) {
   return { org: { id: org.id, slug: org.slug }, site: { id: site.id, slug: site.slug } };
 }
 
+const DEMO_KEY_NAMES = { secret: "demo secret key", public: "demo public key" };
+
 async function createKeys(base, token, siteId) {
   const secret = await call(base, "POST", `/api/v1/sites/${siteId}/api-keys`, {
     token,
-    body: { name: "demo secret key", kind: "secret", scopes: DEMO_SECRET_SCOPES },
+    body: { name: DEMO_KEY_NAMES.secret, kind: "secret", scopes: DEMO_SECRET_SCOPES },
   });
   const publicKey = await call(base, "POST", `/api/v1/sites/${siteId}/api-keys`, {
     token,
-    body: { name: "demo public key", kind: "public", scopes: PUBLIC_SCOPES, allowed_origins: DEMO_ORIGINS },
+    body: {
+      name: DEMO_KEY_NAMES.public,
+      kind: "public",
+      scopes: PUBLIC_SCOPES,
+      allowed_origins: DEMO_ORIGINS,
+    },
   });
-  return { secret: secret.key, public: publicKey.key };
+  return { secret: secret.key, public: publicKey.key, ids: [secret.id, publicKey.id] };
+}
+
+/**
+ * Revokes the demo keys earlier runs made on the demo site (by their names, made by the demo owner),
+ * keeping the ones just made: the site holds one demo pair, however often the seed runs.
+ */
+async function revokeEarlierKeys(base, token, siteId, ownerId, keep) {
+  const { items } = await call(base, "GET", `/api/v1/sites/${siteId}/api-keys`, { token });
+  const names = new Set(Object.values(DEMO_KEY_NAMES));
+  const earlier = items.filter((k) => names.has(k.name) && k.created_by === ownerId && !keep.includes(k.id));
+  for (const key of earlier) {
+    try {
+      await call(base, "DELETE", `/api/v1/sites/${siteId}/api-keys/${key.id}`, { token });
+    } catch (err) {
+      // Revoked meanwhile (another seed run): gone either way.
+      if (!(err instanceof CallError) || err.status !== 404) throw err;
+    }
+  }
+  return earlier.length;
+}
+
+/**
+ * A session of its own for the developer (printed as ACCESS_TOKEN and REFRESH_TOKEN), apart from the
+ * seed's stored one, so refreshing it never spends the token the next run signs in with: the phased
+ * login with the password and a code e-mailed to the owner (read from the dev outbox), which spends no
+ * TOTP step.
+ */
+async function developerSession(base, owner) {
+  const opened = await call(base, "POST", "/api/v1/auth/login/start", {
+    body: { email: owner.email, password: owner.password },
+  });
+  await call(base, "POST", "/api/v1/auth/login/mfa/send", {
+    body: { challenge: opened.challenge, method: "email" },
+  });
+  // The code is mailed before the answer: the newest login code in the outbox is this one.
+  const code = await latestCode(base, owner.email, "login_mfa");
+  return call(base, "POST", "/api/v1/auth/login/mfa/verify", {
+    body: { challenge: opened.challenge, method: "email", code },
+  });
 }
 
 /**
@@ -138,7 +187,7 @@ async function createKeys(base, token, siteId) {
 export async function createDemo(base) {
   const { owner, session, tag } = await signUpOwner(base);
   const tenant = await createTenant(base, session.access_token, tag);
-  const keys = await createKeys(base, session.access_token, tenant.site.id);
+  const { ids: _ids, ...keys } = await createKeys(base, session.access_token, tenant.site.id);
   return { demo: { user: owner, ...tenant, keys }, session };
 }
 
@@ -225,22 +274,54 @@ export async function seedDemo(base, { stateFile = DEMO_STATE_FILE, fresh = fals
     ({ owner, session, totpStep: totpStepSpent } = await signUpOwner(base));
   }
   tenant ??= await createTenant(base, session.access_token, randomBytes(4).toString("hex"));
-  const keys = await createKeys(base, session.access_token, tenant.site.id);
+  const { ids, ...keys } = await createKeys(base, session.access_token, tenant.site.id);
   writeState(stateFile, base, {
     user: owner,
     ...tenant,
     refresh_token: session.refresh_token,
     totp_step: totpStepSpent,
   });
-  return { user: owner, ...tenant, keys };
+  await revokeEarlierKeys(base, session.access_token, tenant.site.id, owner.id, ids);
+  const mine = await developerSession(base, owner);
+  return {
+    user: owner,
+    ...tenant,
+    keys,
+    session: {
+      access_token: mine.access_token,
+      refresh_token: mine.refresh_token,
+      expires_in: mine.expires_in,
+    },
+  };
+}
+
+/** A value as one POSIX shell word (single quotes; a quote inside closes, escapes and reopens). */
+const shellWord = (value) => `'${String(value).replaceAll("'", `'\\''`)}'`;
+
+/** `export` lines for `eval "$(npm run -s seed -- --env)"`: what the README's curls use. */
+export function envLines(demo) {
+  const vars = {
+    SECRET_KEY: demo.keys.secret,
+    PUBLIC_KEY: demo.keys.public,
+    ACCESS_TOKEN: demo.session.access_token,
+    REFRESH_TOKEN: demo.session.refresh_token,
+    SITE_ID: demo.site.id,
+    ORG_ID: demo.org.id,
+  };
+  return Object.entries(vars)
+    .map(([name, value]) => `export ${name}=${shellWord(value)}`)
+    .join("\n");
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const base = process.env.PLATFORM_URL ?? "http://127.0.0.1:8787";
-  seedDemo(base)
-    .then((demo) =>
-      console.log(process.argv.includes("--json") ? JSON.stringify(demo) : JSON.stringify(demo, null, 2)),
-    )
+  const args = process.argv.slice(2);
+  seedDemo(base, process.env.SEED_STATE_FILE ? { stateFile: process.env.SEED_STATE_FILE } : {})
+    .then((demo) => {
+      // stdout holds only the answer (JSON or export lines); anything else goes to stderr.
+      if (args.includes("--env")) console.log(envLines(demo));
+      else console.log(args.includes("--json") ? JSON.stringify(demo) : JSON.stringify(demo, null, 2));
+    })
     .catch((err) => {
       console.error(err.message);
       process.exit(1);

@@ -1,5 +1,6 @@
 /**
- * The typed client's types (types/api/<service>.d.ts, used by the cross-worker journey) are what the
+ * The typed client's types (packages/client/src/types/<service>.d.ts, the package `@site-platform/client`
+ * the cross-worker journey imports) are what the
  * running workers' OpenAPI documents generate today: a route or schema changed without `npm run client`
  * fails here.
  */

@@ -133,7 +133,7 @@ describe("POST /api/v1/sites/{site_id}/webhooks", () => {
     const site = await makeSite();
     const { url } = inbox();
     for (const body of [
-      { url, events: ["post.deleted"] },
+      { url, events: ["post.erased"] },
       { url, events: [] },
       { url },
       { events: EVENTS },

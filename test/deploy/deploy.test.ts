@@ -126,6 +126,12 @@ describe("the generated production configs", () => {
     expect(path.resolve(outDir, content.d1_databases[0].migrations_dir)).toBe(
       path.resolve("migrations/content"),
     );
+    for (const name of DEPLOY_ORDER) {
+      const { assets } = productionConfig(name, { settings, ids, outDir });
+      expect(path.resolve(outDir, assets.directory), `${name} assets`).toBe(
+        path.resolve("node_modules/@scalar/api-reference/dist/browser"),
+      );
+    }
     expect(() => productionConfig("content", { settings, ids: { d1: {}, kv: {} }, outDir })).toThrow(/no id/);
   });
 

@@ -1,13 +1,14 @@
 import { env, exports } from "cloudflare:workers";
+import { bearer, contentClient, identityClient, sitesClient } from "@site-platform/client";
 import { describe, expect, it } from "vitest";
-import { bearer, contentClient, identityClient, sitesClient } from "../support/api-client";
 import { outboxCode, PASSWORD, totpFor, uniqueEmail } from "../support/platform";
 
 /** The typed clients (generated from the services' OpenAPI documents), through the gateway. */
 const edge = (request: Request) => exports.default.fetch(request);
-const identity = identityClient(edge);
-const content = contentClient(edge);
-const sites = sitesClient(edge);
+const options = { fetch: edge, baseUrl: "http://localhost:8787" };
+const identity = identityClient(options);
+const content = contentClient(options);
+const sites = sitesClient(options);
 
 /**
  * The platform journey across all four Workers, through the gateway only: signup, e-mail code, TOTP,

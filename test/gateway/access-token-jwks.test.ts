@@ -1,8 +1,8 @@
 import { exports } from "cloudflare:workers";
+import { identityClient } from "@site-platform/client";
 import * as jose from "jose";
 import * as oidc from "openid-client";
 import { beforeAll, describe, expect, it } from "vitest";
-import { identityClient } from "../support/api-client";
 import { BASE, PASSWORD, totpFor, uniqueEmail, verifiedUser } from "../support/platform";
 
 /**
@@ -30,7 +30,10 @@ beforeAll(async () => {
 
   // A real sign-in through the gateway, with the typed client: a verified account enrols TOTP, then logs
   // in with password and the next TOTP step (the enrolment's step is spent).
-  const identity = identityClient((request) => exports.default.fetch(request));
+  const identity = identityClient({
+    fetch: (request) => exports.default.fetch(request),
+    baseUrl: "http://localhost:8787",
+  });
   const email = uniqueEmail("jwks");
   const verified = await verifiedUser(email);
   const auth = { Authorization: `Bearer ${verified.access_token}` };

@@ -257,6 +257,8 @@ export const STEP_UP_EXTENSIONS: readonly { method: string; specPath: string; is
   { method: "POST", specPath: "/auth/mfa/totp", issue: "#18" },
   { method: "POST", specPath: "/auth/mfa/phone/start", issue: "#18" },
   { method: "POST", specPath: "/auth/mfa/passkey/register/begin", issue: "#18" },
+  { method: "PUT", specPath: "/auth/orgs/{org_id}/sso", issue: "#24" },
+  { method: "DELETE", specPath: "/auth/orgs/{org_id}/sso", issue: "#24" },
   { method: "DELETE", specPath: "/auth/account", issue: "#24" },
   { method: "POST", specPath: "/auth/account/export", issue: "#24" },
 ];

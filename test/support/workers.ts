@@ -24,6 +24,7 @@ export const testSecrets: Record<string, string> = {
   API_KEY_PEPPER: randomBytes(32).toString("base64url"),
   CURSOR_SECRET: randomBytes(32).toString("base64url"),
   WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
+  SSO_SECRET_KEY: randomBytes(32).toString("base64url"),
   // The gateway's HMAC over the edge headers; every worker gets the same value (src/lib/edge-trust.ts).
   EDGE_HMAC_SECRET: randomBytes(32).toString("base64url"),
   DEV_OUTBOX: "true",

@@ -1,6 +1,7 @@
 /** The content service's HTTP app: routes grouped as the spec's sections, probes, docs. */
 import { createServiceApp, registerProblemSchema, serveApiDocs } from "../../lib/app";
 import { COLLECT_PATH, registerAnalyticsRoutes } from "../analytics/routes";
+import { registerAuthorRoutes } from "../authors/routes";
 import { registerBulkRoutes } from "../bulk/routes";
 import { registerFormRoutes } from "../forms/routes";
 import { registerApiKeyRoutes } from "../keys/routes";
@@ -14,6 +15,7 @@ import { observeRequest } from "../probes/metrics";
 import { registerProbeRoutes } from "../probes/routes";
 import { registerSiteRoutes } from "../site/routes";
 import { registerSiteSettingsRoutes } from "../site/settings-routes";
+import { registerTaxonomyRoutes } from "../taxonomy/routes";
 import { registerWebhookRoutes } from "../webhooks/routes";
 import type { AppEnv } from "./bindings";
 import { contentServices } from "./services";
@@ -97,6 +99,8 @@ registerLeadRoutes(app);
 registerFormRoutes(app);
 registerMediaPublicRoute(app);
 registerMcpRoute(app);
+registerTaxonomyRoutes(app);
+registerAuthorRoutes(app);
 serveApiDocs(app, API_INFO);
 
 let openApiDocument: boolean | null = null;

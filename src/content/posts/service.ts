@@ -16,6 +16,7 @@ import type { StoredResponse } from "../core/idempotency-store";
 import { fail, problem } from "../errors";
 import { keySite } from "../keys/api-key";
 import type { KeyContext } from "../keys/key-context";
+import { mediaImageRow } from "../media/store";
 import { getPostType } from "../site/store";
 import { type PostEventType, postEvent } from "../webhooks/events";
 import {
@@ -76,6 +77,12 @@ async function checkFeaturedImage(env: Env, siteId: string, value: string): Prom
   return id;
 }
 
+/** The row with its featured image's media (`featured_media`), for the answers of writes. */
+export async function withFeaturedMedia(db: D1Database, row: PostRow): Promise<PostRow> {
+  const media = row.featured_image_id ? await mediaImageRow(db, row.site_id, row.featured_image_id) : null;
+  return { ...row, featured_media: media ? JSON.stringify(media) : null };
+}
+
 export async function createPost(
   env: Env,
   services: Services,
@@ -118,11 +125,13 @@ export async function createPost(
 
   // A post created public is published: its event is an outbox row of the insert's batch.
   const publishes = isPublic(row, now, await publicTypeSlugs(env.DB, site.id));
+  const shown = await withFeaturedMedia(env.DB, row);
+  const at = { site, platformDomain: env.PLATFORM_DOMAIN, mediaBase: env.MEDIA_PUBLIC_BASE };
   const insert = async (slug: string) => {
     const candidate = { ...row, slug };
     const response: StoredResponse = {
       status: 201,
-      body: JSON.stringify(postSummary(candidate, now, { site, platformDomain: env.PLATFORM_DOMAIN })),
+      body: JSON.stringify(postSummary({ ...shown, slug }, now, at)),
       location: `/v1/posts/${candidate.id}`,
     };
     const effects = publishes
@@ -535,4 +544,50 @@ export async function unpublishPost(
   if (results[0]!.meta.changes === 0) throw notPublished();
   await deliverEffects(env, services, effects);
   return { post: archived, site };
+}
+
+/**
+ * The stored slug of a deleted post: its own slug is free again at once (a new post may take it), and
+ * the row stays unique per (site, slug, language) whatever is created after it.
+ */
+export function deletedSlug(row: Pick<PostRow, "slug" | "id">): string {
+  return `${row.slug}--deleted-${row.id.toLowerCase()}`;
+}
+
+/**
+ * `DELETE /v1/posts/{reference}`: a soft delete (status `deleted`, never listable nor readable again),
+ * resolved as PATCH resolves (`?language=` for a slug in several languages). One batch: the conditional
+ * update (of two concurrent deletes exactly one changes the row; the other answers 404 like a missing
+ * post), the `post.deleted` event and the purge of the post's public URL, written only if the update was.
+ */
+export async function deletePost(
+  env: Env,
+  services: Services,
+  key: KeyContext,
+  reference: string,
+  language: string | null,
+): Promise<void> {
+  const now = clockIso();
+  const existing = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
+  const site = await keySite(env.DB, key);
+  const deleted: PostRow = {
+    ...existing,
+    status: "deleted",
+    updated_at: laterTimestamp(now, existing.updated_at),
+  };
+  const effects = [
+    postEventEffect("post.deleted", site, deleted, now, env.PLATFORM_DOMAIN, existing),
+    postEffect(site.id, existing.id, "cache_purge", { urls: [postUrl(site, existing, env.PLATFORM_DOMAIN)] }),
+  ];
+  const results = await env.DB.batch([
+    env.DB.prepare(
+      `UPDATE posts SET status = 'deleted', slug = ?, updated_at = ?, revision = revision + 1
+       WHERE id = ? AND site_id = ? AND status != 'deleted'`,
+    ).bind(deletedSlug(existing), deleted.updated_at, existing.id, key.siteId),
+    effectAfterUpdateStatement(env.DB, effects[0]!, now),
+    // changes() now refers to the event insert, which happened exactly when the update did.
+    effectAfterUpdateStatement(env.DB, effects[1]!, now),
+  ]);
+  if (results[0]!.meta.changes === 0) throw postNotFound();
+  await deliverEffects(env, services, effects);
 }

@@ -10,7 +10,13 @@ import type { SiteProjection } from "../../lib/rpc";
 import { postUrl } from "../core/effects/outbound";
 import type { PostRow } from "../posts/store";
 
-export const WEBHOOK_EVENTS = ["post.published", "post.updated", "post.unpublished", "media.ready"] as const;
+export const WEBHOOK_EVENTS = [
+  "post.published",
+  "post.updated",
+  "post.unpublished",
+  "post.deleted",
+  "media.ready",
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 
 export interface ContentEvent {
@@ -22,7 +28,7 @@ export interface ContentEvent {
   [field: string]: unknown;
 }
 
-export type PostEventType = "post.published" | "post.updated" | "post.unpublished";
+export type PostEventType = "post.published" | "post.updated" | "post.unpublished" | "post.deleted";
 
 /** A post event. `post` is the post as the event leaves it, except `url` (and slug, language) of an unpublication: the page that left. */
 export function postEvent(

@@ -52,6 +52,11 @@ const EVENTS = [
   { type: "post.published", data: PostEventData, summary: "A post entered public view" },
   { type: "post.updated", data: PostEventData, summary: "A published public post changed (fields or SEO)" },
   { type: "post.unpublished", data: PostEventData, summary: "A post left public view" },
+  {
+    type: "post.deleted",
+    data: PostEventData,
+    summary: "A post was deleted (any status before; slug and url as they were)",
+  },
   { type: "media.ready", data: MediaReadyData, summary: "A media asset's variants are ready" },
 ] as const;
 

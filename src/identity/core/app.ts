@@ -19,6 +19,7 @@ import { registerProbeRoutes } from "../probes/routes";
 import { RangeApiBreachChecker } from "../signup/breach";
 import { usePasswordCost } from "../signup/password";
 import { registerSignupRoutes } from "../signup/routes";
+import { registerSsoRoutes } from "../sso/routes";
 import { registerTransferRoutes } from "../transfers/routes";
 import type { AppEnv } from "./context";
 
@@ -57,6 +58,7 @@ registerInvitationRoutes(app);
 registerSiteMemberRoutes(app);
 registerTransferRoutes(app);
 registerEventRoutes(app);
+registerSsoRoutes(app);
 registerAccountRoutes(app);
 registerHostedPages(app);
 

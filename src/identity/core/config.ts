@@ -33,6 +33,8 @@ export const OTP_POLICY = {
   login_mfa: { ttl: 10 * 60, attempts: 5, link: false },
   password_reset: { ttl: 30 * 60, attempts: 5, link: true },
   phone_verify: { ttl: 10 * 60, attempts: 5, link: false },
+  /** Issue 24 §1: proves the address of an existing account before its first SSO sign-in links it. */
+  sso_link: { ttl: 15 * 60, attempts: 5, link: false },
   /** Issue 24: cancelling an account's deletion during its grace period (src/identity/account/). */
   account_restore: { ttl: 30 * 60, attempts: 5, link: false },
 } as const;

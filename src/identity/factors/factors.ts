@@ -2,6 +2,7 @@
 import { RECOVERY_POOL_SIZE } from "../core/config";
 import { hmacHex, openSecret, randomBytes, sealSecret } from "../core/crypto";
 import type { Env } from "../core/worker-env";
+import { problem } from "../errors";
 import {
   burnTotpStep,
   findTotp,
@@ -44,12 +45,43 @@ export async function verifyTotp(
   mode: "confirmed" | "pending",
   event?: D1PreparedStatement,
 ): Promise<boolean> {
+  return (await checkTotp(env, userId, code, mode, event)) === "ok";
+}
+
+/**
+ * What a TOTP code proved: `ok` (its step is now burned), `wrong`, or `used`: it matched a step of the
+ * drift window that was already spent, or one older than the last spent (a replay, or two tools signing
+ * in within one 30 s step). `used` is still a refusal and counts as a wrong attempt.
+ */
+export type TotpVerdict = "ok" | "wrong" | "used";
+
+export async function checkTotp(
+  env: Env,
+  userId: string,
+  code: string,
+  mode: "confirmed" | "pending",
+  event?: D1PreparedStatement,
+): Promise<TotpVerdict> {
   const row = await findTotp(env.DB, userId);
-  if (!row || (mode === "confirmed" ? !row.confirmed_at : !!row.confirmed_at)) return false;
+  if (!row || (mode === "confirmed" ? !row.confirmed_at : !!row.confirmed_at)) return "wrong";
   const secret = base32Decode(await openSecret(env.OTP_PEPPER, row.secret_enc));
   const step = await matchTotp(secret, code);
-  if (step === null) return false;
-  return burnTotpStep(env.DB, userId, step, mode, event);
+  if (step === null) return "wrong";
+  if (await burnTotpStep(env.DB, userId, step, mode, event)) return "ok";
+  return mode === "confirmed" ? "used" : "wrong";
+}
+
+/** The spec's 401 MFA_INVALID_CODE for a refused TOTP code, saying so when the code was already used. */
+export function totpRefusal(verdict: TotpVerdict, details: Record<string, number> = {}) {
+  return verdict === "used"
+    ? problem("MFA_INVALID_CODE", {
+        detail: "This TOTP code was already used; wait for the next code from your authenticator app.",
+        details: { ...details, reason: "code_already_used" },
+      })
+    : problem("MFA_INVALID_CODE", {
+        detail: "The TOTP code is invalid.",
+        ...(Object.keys(details).length ? { details } : {}),
+      });
 }
 
 // Recovery codes: 10 codes of 10 base32 characters (50 bits), shown once, stored as keyed SHA-256.

@@ -3,7 +3,7 @@ import { LOGIN_CHALLENGE_MAX_FAILURES } from "../core/config";
 import { timingSafeEqual } from "../core/crypto";
 import { Mutex } from "../core/mutex";
 import type { Env } from "../core/worker-env";
-import { consumeRecoveryCode, verifyTotp } from "../factors/factors";
+import { checkTotp, consumeRecoveryCode } from "../factors/factors";
 import { type PasskeyAssertionResult, verifyPasskeyAssertion } from "../factors/passkeys";
 import { type GuardKey, guardStub } from "./guards";
 
@@ -49,7 +49,12 @@ export type VerifyOutcome =
   | { kind: "invalid" }
   | { kind: "method_not_available" }
   | { kind: "ceremony_invalid" }
-  | { kind: "wrong"; remaining: number; reason: "code" | "passkey" | "clone"; userId: string }
+  | {
+      kind: "wrong";
+      remaining: number;
+      reason: "code" | "code_already_used" | "passkey" | "clone";
+      userId: string;
+    }
   /** `userId` only when this attempt was the wrong one that killed the challenge. */
   | { kind: "dead"; userId?: string };
 
@@ -124,7 +129,7 @@ export class LoginChallenge extends DurableObject<Env> {
       const guard = await guardStub(this.env, guardKey);
       const reservation = await guard.reserve();
       if (reservation.kind !== "granted") return reservation;
-      let result: { ok: boolean; reason: "code" | "passkey" | "clone" } | undefined;
+      let result: { ok: boolean; reason: "code" | "code_already_used" | "passkey" | "clone" } | undefined;
       try {
         result = await this.evaluate(s, input);
       } finally {
@@ -162,10 +167,12 @@ export class LoginChallenge extends DurableObject<Env> {
   private async evaluate(
     s: ChallengeState,
     input: VerifyInput,
-  ): Promise<{ ok: boolean; reason: "code" | "passkey" | "clone" }> {
+  ): Promise<{ ok: boolean; reason: "code" | "code_already_used" | "passkey" | "clone" }> {
     switch (input.method) {
-      case "totp":
-        return { ok: await verifyTotp(this.env, s.userId, input.code, "confirmed"), reason: "code" };
+      case "totp": {
+        const verdict = await checkTotp(this.env, s.userId, input.code, "confirmed");
+        return { ok: verdict === "ok", reason: verdict === "used" ? "code_already_used" : "code" };
+      }
       case "recovery_code":
         return { ok: await consumeRecoveryCode(this.env, s.userId, input.code), reason: "code" };
       case "email":

@@ -7,7 +7,7 @@ import type { Services } from "../core/context";
 import { hmacHex, randomDigits, randomToken } from "../core/crypto";
 import type { Env } from "../core/worker-env";
 import { fail, problem } from "../errors";
-import { hasConfirmedTotp } from "../factors/factors";
+import { hasConfirmedTotp, totpRefusal } from "../factors/factors";
 import { passkeyLoginOptions, passkeysEnabled } from "../factors/passkeys";
 import { hasPasskeys } from "../factors/passkeys-store";
 import { verifiedPhone } from "../factors/phones-store";
@@ -234,6 +234,8 @@ export async function verifyLoginFactor(
     case "busy":
       throw busyError(outcome.retryAfter);
     case "wrong":
+      if (outcome.reason === "code_already_used")
+        throw totpRefusal("used", { attempts_remaining: outcome.remaining });
       return fail(outcome.reason === "clone" ? "PASSKEY_CLONE_SUSPECTED" : "MFA_INVALID_CODE", {
         detail:
           outcome.reason === "clone" ? "The passkey's signature counter regressed." : "The code is invalid.",

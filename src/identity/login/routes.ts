@@ -12,7 +12,7 @@ import {
 } from "../core/schemas";
 import { fail } from "../errors";
 import { recordFactorFailure, recordSignInFailure } from "../events/events";
-import { hasConfirmedTotp, verifyTotp } from "../factors/factors";
+import { checkTotp, hasConfirmedTotp, totpRefusal } from "../factors/factors";
 import { clearPasswordGuard } from "./guards";
 import { INVALID_CREDENTIALS, provePassword } from "./login-flow";
 import { requestMagicLink, verifyMagicLink } from "./magic-link";
@@ -67,7 +67,7 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
         200: jsonResponse("Session issued", SessionResponseSchema),
         ...problemResponses({
           400: "INVALID_EMAIL, BAD_REQUEST",
-          401: "INVALID_CREDENTIALS, MFA_INVALID_CODE",
+          401: "INVALID_CREDENTIALS, MFA_INVALID_CODE (details.reason code_already_used: a TOTP code whose step was spent)",
           403: "EMAIL_NOT_VERIFIED, ACCOUNT_PENDING_DELETION (only after the password matched)",
           423: "ACCOUNT_LOCKED",
           428: "MFA_NOT_ENROLLED",
@@ -86,10 +86,13 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
         async (id, failed) => {
           if (!(await hasConfirmedTotp(c.env.DB, id)))
             fail("MFA_NOT_ENROLLED", "Enroll a TOTP factor first.");
-          if (!body.totp_code || !(await verifyTotp(c.env, id, body.totp_code.trim(), "confirmed"))) {
+          const verdict = body.totp_code
+            ? await checkTotp(c.env, id, body.totp_code.trim(), "confirmed")
+            : "wrong";
+          if (verdict !== "ok") {
             failed();
             await recordFactorFailure(c, "totp")(id);
-            fail("MFA_INVALID_CODE", "The TOTP code is invalid.");
+            throw totpRefusal(verdict);
           }
         },
       ).catch(recordSignInFailure(c, address, "password"));
@@ -174,7 +177,7 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
         200: jsonResponse("Session issued", TrustedSessionResponseSchema),
         ...problemResponses({
           400: "BAD_REQUEST, METHOD_NOT_AVAILABLE",
-          401: "MFA_INVALID_CODE (details.attempts_remaining), CHALLENGE_INVALID, PASSKEY_CEREMONY_INVALID, PASSKEY_CLONE_SUSPECTED",
+          401: "MFA_INVALID_CODE (details.attempts_remaining; details.reason code_already_used), CHALLENGE_INVALID, PASSKEY_CEREMONY_INVALID, PASSKEY_CLONE_SUSPECTED",
           429: "TOO_MANY_ATTEMPTS (the challenge or its lockout guard)",
           503: "SIGN_IN_BUSY (no evaluation slot of the lockout guard freed within 10 s)",
         }),

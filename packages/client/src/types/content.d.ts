@@ -446,7 +446,7 @@ export interface paths {
         put?: never;
         /**
          * Register a signed webhook (the signing secret is shown once)
-         * @description Events: post.published, post.updated, post.unpublished, media.ready. At most 20 webhooks per site.
+         * @description Events: post.published, post.updated, post.unpublished, post.deleted, media.ready. At most 20 webhooks per site.
          */
         post: {
             parameters: {
@@ -1586,7 +1586,79 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a post (soft delete)
+         * @description Scope posts:write (ck_). Resolved as PATCH (?language= for a slug in several languages; archived posts by id). The post becomes `deleted`: gone from every read and listing at once (and from exports), its public URL purged, `post.deleted` sent to webhooks. Its slug is free again at once. A second DELETE answers 404 like a missing post.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or not a ck_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such post (or another site's) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         /**
@@ -1911,7 +1983,7 @@ export interface paths {
         };
         /**
          * Read SEO of a post
-         * @description Scope seo:read (ck_ or pk_). Resolved like GET /v1/posts/{reference} (public posts only).
+         * @description Scope seo:read (ck_ or pk_: what a public page's <head> needs). Resolved like GET /v1/posts/{reference} (public posts only); a slug in several languages without ?language= is 400 AMBIGUOUS_SLUG: for a ck_ key counting every post PATCH would find (as PATCH), for a pk_ key the public ones.
          */
         get: {
             parameters: {
@@ -3542,6 +3614,444 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the site's categories with their public post counts
+         * @description Scope posts:read (ck_ or pk_). Every category slug carried by a public post (at most 1,000), most used first, with the number of public posts (per language with ?language=). Cached like the post list and purged with it.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; count only posts in this language */
+                    language?: string;
+                    /** @description pk_ key for browsers; ignored when Authorization is sent */
+                    key?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The terms */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TaxonomyTerms"];
+                    };
+                };
+                /** @description Not modified */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid language */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or a pk_ key from an origin outside its allowlist */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the site's tags with their public post counts
+         * @description Scope posts:read (ck_ or pk_). Every tag slug carried by a public post (at most 1,000), most used first, with the number of public posts (per language with ?language=). Cached like the post list and purged with it.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; count only posts in this language */
+                    language?: string;
+                    /** @description pk_ key for browsers; ignored when Authorization is sent */
+                    key?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The terms */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TaxonomyTerms"];
+                    };
+                };
+                /** @description Not modified */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid language */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or a pk_ key from an origin outside its allowlist */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/authors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the site's authors
+         * @description Scope posts:read. A ck_ key sees every author of the site with its dates; a pk_ key only the authors a public post names, with their public fields (slug, name, bio, avatar). At most 1,000, by slug. Cached like the post list.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    key?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The authors */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Authors"];
+                    };
+                };
+                /** @description Not modified */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or a pk_ key from an origin outside its allowlist */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create an author
+         * @description Scope posts:write (ck_). A post names it with author_slug. Without slug, one is derived from the name (-2, -3, … when taken); an explicit slug already used is 409 SLUG_TAKEN.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CreateAuthor"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Author"];
+                    };
+                };
+                /** @description Invalid body, or nothing editable */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or not a ck_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The slug is another author's (SLUG_TAKEN) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description avatar_media_id is not a media asset of the site (UNKNOWN_MEDIA) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/authors/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update an author (partial)
+         * @description Scope posts:write (ck_). Only sent fields change; a new slug or name is also the byline of the author's posts (same batch). Another site's or an unknown slug is 404.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdateAuthor"];
+                };
+            };
+            responses: {
+                /** @description Updated */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Author"];
+                    };
+                };
+                /** @description Invalid body, or nothing editable */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or not a ck_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such author (or another site's) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The slug is another author's (SLUG_TAKEN) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description avatar_media_id is not a media asset of the site (UNKNOWN_MEDIA) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
 }
 export interface webhooks {
     "post.published": {
@@ -3682,6 +4192,59 @@ export interface webhooks {
                     "application/json": {
                         /** @enum {string} */
                         type: "post.unpublished";
+                        timestamp: string;
+                        data: components["schemas"]["PostEventData"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Received (any 2xx) */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A post was deleted (any status before; slug and url as they were)
+         * @description Sent to every webhook of the site subscribed to this event. Answer 2xx within 15 s; anything else (3xx included: redirects are not followed) is retried 7 times with exponential backoff, except 410 Gone.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry and for every webhook; deduplicate by it. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt (reject if far from now) */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` over "{webhook-id}.{webhook-timestamp}.{raw body}", keyed with the base64-decoded part of the `whsec_` secret. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "post.deleted";
                         timestamp: string;
                         data: components["schemas"]["PostEventData"];
                     };
@@ -3847,7 +4410,7 @@ export interface components {
         WebhookCreated: {
             id: string;
             url: string;
-            events: ("post.published" | "post.updated" | "post.unpublished" | "media.ready")[];
+            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "media.ready")[];
             description: string | null;
             created_by: string | null;
             created_at: string;
@@ -3859,13 +4422,13 @@ export interface components {
         CreateWebhook: {
             /** @description https URL of a public host (private, loopback and link-local refused) */
             url: string;
-            events: ("post.published" | "post.updated" | "post.unpublished" | "media.ready")[];
+            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "media.ready")[];
             description?: string;
         };
         Webhook: {
             id: string;
             url: string;
-            events: ("post.published" | "post.updated" | "post.unpublished" | "media.ready")[];
+            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "media.ready")[];
             description: string | null;
             created_by: string | null;
             created_at: string;
@@ -3883,7 +4446,7 @@ export interface components {
             /** @description The `webhook-id` header of every attempt */
             event_id: string;
             /** @enum {string} */
-            event_type: "post.published" | "post.updated" | "post.unpublished" | "media.ready";
+            event_type: "post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "media.ready";
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
             attempts: number;
@@ -3993,9 +4556,33 @@ export interface components {
                 display_name: string;
             } | null;
             featured_image_id: string | null;
+            featured_image: components["schemas"]["FeaturedImage"];
             category_slugs: string[];
             tag_slugs: string[];
         };
+        /** @description The post's cover from its media asset's ready variants (the original while they are pending); null when the post has none or the asset was deleted */
+        FeaturedImage: {
+            id: string;
+            /** @description The original, on the public media origin */
+            url: string;
+            width: number | null;
+            height: number | null;
+            /** @description The post's title (assets carry no alt text of their own) */
+            alt: string;
+            /** @description For <img srcset>: the renditions in the original's format (WebP for GIF and WebP originals) and the original, `url {w}w` narrowest first; the bare original URL while its width is unknown */
+            srcset: string;
+            /** @description Every rendition, the original included, narrowest first; only the original while the asset is processing */
+            variants: {
+                /** @description Pixel width; null while unknown */
+                width: number | null;
+                url: string;
+                /**
+                 * @description MIME type, e.g. image/webp
+                 * @example image/webp
+                 */
+                format: string;
+            }[];
+        } | null;
         /** @description next_cursor is null on the last page */
         PostSummaryPage: {
             items: components["schemas"]["PostSummary"][];
@@ -4242,6 +4829,47 @@ export interface components {
             token_field: "_token";
             /** @enum {string} */
             page_field: "_page";
+        };
+        TaxonomyTerms: {
+            items: components["schemas"]["TaxonomyTerm"][];
+        };
+        TaxonomyTerm: {
+            slug: string;
+            /** @description The slug in words (posts carry slugs only) */
+            name: string;
+            /** @description Public posts carrying the term */
+            count: number;
+        };
+        Authors: {
+            items: components["schemas"]["Author"][];
+        };
+        Author: {
+            slug: string;
+            name: string;
+            bio: string | null;
+            avatar: components["schemas"]["FeaturedImage"] & unknown;
+            /** @description ck_ keys only */
+            avatar_media_id?: string | null;
+            /** @description ck_ keys only */
+            created_at?: string;
+            /** @description ck_ keys only */
+            updated_at?: string;
+        };
+        CreateAuthor: {
+            name: string;
+            /** @description Lowercase letters, digits and hyphens */
+            slug?: string;
+            bio?: string | null;
+            /** @description A media asset of the site; null clears it */
+            avatar_media_id?: string | null;
+        };
+        UpdateAuthor: {
+            name?: string;
+            /** @description Lowercase letters, digits and hyphens */
+            slug?: string;
+            bio?: string | null;
+            /** @description A media asset of the site; null clears it */
+            avatar_media_id?: string | null;
         };
     };
     responses: never;
