@@ -4,6 +4,7 @@ import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
 import { authorOfNewPost, sitePersona } from "../authors/personas";
 import type { Env, Services } from "../core/bindings";
+import { clockIso } from "../core/clock";
 import { postUrl, postUrlRoot } from "../core/effects/outbound";
 import {
   deliverEffects,
@@ -90,7 +91,7 @@ export async function createPost(
   /** Extra statements written in the same batch as the post (idempotency record, import line). */
   record?: (response: StoredResponse, postId: string) => D1PreparedStatement,
 ): Promise<StoredResponse> {
-  const now = new Date().toISOString();
+  const now = clockIso();
   const site = await keySite(env.DB, key);
   const language = input.language !== undefined ? checkLanguage(input.language) : site.default_language;
   const author = await authorOfNewPost(env.DB, key, input.author_slug);
@@ -235,7 +236,7 @@ export async function editPostFields(
   precondition: RevisionPrecondition,
 ): Promise<PostRow> {
   const revisions = Array.isArray(precondition) ? precondition : null;
-  const stamp = new Date().toISOString();
+  const stamp = clockIso();
   const target = { siteId: post.siteId, id: post.id };
   const eventId = newId();
   const edit = editPostFieldsStatement(env.DB, target, fields, seoPatch, stamp, revisions);
@@ -291,7 +292,7 @@ export async function editPost(
     const current: PostRow = existing!;
     // updated_at is taken per attempt and never goes backwards: a retried edit commits after the edit it
     // lost to, so it must not look older to `since` (incremental sync) readers.
-    const stamp = new Date().toISOString();
+    const stamp = clockIso();
     // If-Match is checked against the row this attempt writes over (the update is guarded by its revision).
     if (!preconditionHolds(precondition, effectiveRevision(current, stamp))) throw preconditionFailed();
     const next = {
@@ -321,7 +322,7 @@ export async function updatePost(
   input: UpdatePostInput,
   precondition: RevisionPrecondition = null,
 ): Promise<{ post: PostRow; site: SiteProjection }> {
-  const now = new Date().toISOString();
+  const now = clockIso();
   if (!EDITABLE_FIELDS.some((f) => input[f] !== undefined)) {
     fail("NOTHING_EDITABLE", "The body contains no editable field.");
   }
@@ -513,7 +514,7 @@ export async function unpublishPost(
   reference: string,
   language: string | null,
 ): Promise<{ post: PostRow; site: SiteProjection }> {
-  const now = new Date().toISOString();
+  const now = clockIso();
   const existing = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
   const notPublished = () =>
     problem(
@@ -566,7 +567,7 @@ export async function deletePost(
   reference: string,
   language: string | null,
 ): Promise<void> {
-  const now = new Date().toISOString();
+  const now = clockIso();
   const existing = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
   const site = await keySite(env.DB, key);
   const deleted: PostRow = {
