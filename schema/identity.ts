@@ -319,6 +319,106 @@ export const securityEvents = sqliteTable(
   ],
 );
 
+/** Issue 24 §1 (migration 0007): an organization's OpenID provider (src/identity/sso/). */
+export const orgSso = sqliteTable("org_sso", {
+  org_id: text("org_id")
+    .primaryKey()
+    .references(() => orgs.id, { onDelete: "cascade" }),
+  config_id: text("config_id").notNull(),
+  issuer: text("issuer").notNull(),
+  client_id: text("client_id").notNull(),
+  client_secret_sealed: text("client_secret_sealed").notNull(),
+  enforced: integer("enforced").notNull().default(0),
+  allow_passwords: integer("allow_passwords").notNull().default(1),
+  created_at: text("created_at").notNull(),
+  updated_at: text("updated_at").notNull(),
+});
+
+export const ssoDomains = sqliteTable(
+  "sso_domains",
+  {
+    org_id: text("org_id")
+      .notNull()
+      .references(() => orgs.id, { onDelete: "cascade" }),
+    domain: text("domain").notNull(),
+    verified_at: text("verified_at"),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.org_id, t.domain] })],
+);
+
+export const ssoLogins = sqliteTable("sso_logins", {
+  state_hash: text("state_hash").primaryKey(),
+  org_id: text("org_id")
+    .notNull()
+    .references(() => orgs.id, { onDelete: "cascade" }),
+  config_id: text("config_id").notNull(),
+  browser_hash: text("browser_hash").notNull(),
+  code_verifier: text("code_verifier").notNull(),
+  nonce: text("nonce").notNull(),
+  created_at: text("created_at").notNull(),
+  expires_at: text("expires_at").notNull(),
+  used_at: text("used_at"),
+});
+
+export const ssoIdentities = sqliteTable(
+  "sso_identities",
+  {
+    org_id: text("org_id")
+      .notNull()
+      .references(() => orgs.id, { onDelete: "cascade" }),
+    subject: text("subject").notNull(),
+    user_id: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.org_id, t.subject] }), index("sso_identities_user").on(t.user_id)],
+);
+
+export const ssoPending = sqliteTable("sso_pending", {
+  token_hash: text("token_hash").primaryKey(),
+  kind: text("kind", { enum: ["register", "link"] }).notNull(),
+  org_id: text("org_id")
+    .notNull()
+    .references(() => orgs.id, { onDelete: "cascade" }),
+  config_id: text("config_id").notNull(),
+  subject: text("subject").notNull(),
+  email: text("email").notNull(),
+  name: text("name"),
+  user_id: text("user_id"),
+  amr: text("amr"),
+  created_at: text("created_at").notNull(),
+  expires_at: text("expires_at").notNull(),
+  used_at: text("used_at"),
+});
+
+export const ssoSessions = sqliteTable(
+  "sso_sessions",
+  {
+    family_id: text("family_id").primaryKey(),
+    org_id: text("org_id").notNull(),
+    user_id: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    config_id: text("config_id").notNull(),
+    amr: text("amr"),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [index("sso_sessions_org").on(t.org_id)],
+);
+
+export const ssoBreakGlass = sqliteTable(
+  "sso_break_glass",
+  {
+    family_id: text("family_id").notNull(),
+    org_id: text("org_id").notNull(),
+    user_id: text("user_id").notNull(),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.family_id, t.org_id] })],
+);
+
 /**
  * Issue 24 §2: an account's deletion. Present while pending (the grace period, `erase_after`) and after
  * the erasure (`erased_at`); a cancelled request leaves no row.

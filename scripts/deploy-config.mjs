@@ -37,6 +37,7 @@ export const SECRETS = {
         return JSON.stringify({ current: signingKey(`${stamp}-a`), next: signingKey(`${stamp}-b`) });
       },
       OTP_PEPPER: random,
+      SSO_SECRET_KEY: random,
     },
     provided: ["MAIL_PROVIDER_TOKEN", "SMS_PROVIDER_TOKEN"],
   },

@@ -22,7 +22,10 @@ const wanted = {
       return JSON.stringify({ current: signingKey(`${stamp}-a`), next: signingKey(`${stamp}-b`) });
     },
     OTP_PEPPER: random,
+    SSO_SECRET_KEY: random,
     DEV_OUTBOX: () => "true",
+    // The local OpenID provider of `npm start` listens on http://localhost (never in a deploy).
+    DEV_SSO_LOCAL_ISSUERS: () => "true",
   },
   content: {
     API_KEY_PEPPER: random,

@@ -3,8 +3,11 @@
 // serves the gateway on 127.0.0.1:8787 and identity/content/sites on 8788-8790 (local D1, KV, DO,
 // Queues and R2 persisted under .wrangler/state, the store `wrangler dev` uses), waits until they
 // answer, seeds the demo tenant once on an empty database and prints it. Ctrl-C stops everything.
+
+import { ensureDevVars } from "./dev-vars.mjs";
 import { startPlatform } from "./platform.mjs";
 import { seedDemo } from "./seed.mjs";
+import { startSsoDemo } from "./sso-demo.mjs";
 
 async function main() {
   process.stdout.write("Building and starting the workers… ");
@@ -30,6 +33,19 @@ async function main() {
     );
   }
 
+  const sso = await startSsoDemo({
+    identityDb,
+    ssoSecretKey: ensureDevVars().identity.SSO_SECRET_KEY,
+    callbacks: ["http://localhost:8787/api/v1/auth/sso/callback", `${urls.gateway}/api/v1/auth/sso/callback`],
+  });
+  if (sso) {
+    console.log(`
+Single sign-on demo (development only): organization "${sso.org.slug}" signs in through the local
+OpenID provider ${sso.issuer}. Open http://localhost:8787/auth/sign-in, choose "Continue with SSO" with
+  e-mail    ${sso.user.email}
+  password  ${sso.user.password}   (asked by the provider; new each start)`);
+  }
+
   console.log(`
 Site platform running:
   gateway   ${urls.gateway}   <- the one address a client needs
@@ -42,6 +58,7 @@ Ctrl-C stops everything.`);
 
   const stop = async () => {
     console.log("\nStopping…");
+    await sso?.provider.close();
     await mf.dispose();
     process.exit(0);
   };

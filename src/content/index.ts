@@ -22,6 +22,7 @@ import { utcDay } from "./analytics/window";
 import { consumeAccountDeleted, isAccountDeleted } from "./authors/account-deleted";
 import { app } from "./core/app";
 import type { Env } from "./core/bindings";
+import { clockNow } from "./core/clock";
 import { redeliverPendingEffects } from "./core/effects/pending";
 import { purgeExpiredIdempotency } from "./core/idempotency-store";
 import { servePublic } from "./core/public-edge";
@@ -172,7 +173,7 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
 
   override async scheduled(controller?: ScheduledController): Promise<void> {
     const log = runLogger("content", controller?.cron);
-    const now = Date.now();
+    const now = clockNow();
     try {
       const services = contentServices(this.env, log);
       // Every minute: scheduled posts that came due are stored as published and announced once.

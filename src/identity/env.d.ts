@@ -15,6 +15,7 @@ interface IdentityEnv {
 	BREACH_CHECK_FAIL_CLOSED: string;
 	ACCESS_TOKEN_TTL: string;
 	SIGNUP_ENABLED: string;
+	DOH_URL: string;
 	JWT_SIGNING_KEYS: string;
 	OTP_PEPPER: string;
 	DEV_OUTBOX: string;

@@ -101,6 +101,16 @@ export const beyondSpec = defineErrors({
    * for its bounded wait (config.ts LOCKOUT.waitSeconds). Never a lock; the client retries.
    */
   SIGN_IN_BUSY: 503,
+  /** Organization SSO (issue 24 §1): the issuer URL is refused (not HTTPS, not public) or not an OpenID issuer. */
+  SSO_ISSUER_INVALID: 400,
+  /** Organization SSO: the provider's callback, code exchange or ID token was refused. */
+  SSO_SIGN_IN_FAILED: 401,
+  /** Organization SSO: a registration or link token unknown, used, expired or of a replaced configuration. */
+  SSO_TOKEN_INVALID: 401,
+  /** Organization SSO: the provider's address is not verified, or its domain is not proved for the organization. */
+  SSO_DOMAIN_NOT_VOUCHED: 403,
+  /** Organization SSO: the provider could not be reached or answered something unusable. */
+  SSO_PROVIDER_UNAVAILABLE: 502,
   /**
    * Issue 24: a sign-in whose proof succeeded on an account in its deletion grace period; `details`
    * names the cancel operation and the end of the grace. Never answered before the proof.

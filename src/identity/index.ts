@@ -6,6 +6,7 @@ import { app } from "./core/app";
 import { edgeContextFor } from "./core/edge-context";
 import { cleanupExpired } from "./core/maintenance";
 import type { Env } from "./core/worker-env";
+import { recordBreakGlass } from "./sso/enforcement";
 
 export default class IdentityService extends WorkerEntrypoint<Env> implements IdentityRpc {
   override fetch(request: Request): Promise<Response> {
@@ -29,7 +30,9 @@ export default class IdentityService extends WorkerEntrypoint<Env> implements Id
   /** What the gateway attaches to a verified access token; null when the user no longer exists. */
   async edgeContext(input: { user_id: string; session_id: string }): Promise<EdgeContext | null> {
     if (typeof input?.user_id !== "string" || typeof input?.session_id !== "string") return null;
-    return edgeContextFor(this.env.DB, input.user_id, input.session_id);
+    return edgeContextFor(this.env.DB, input.user_id, input.session_id, (facts, orgIds) =>
+      this.ctx.waitUntil(recordBreakGlass(this.env, facts, input.user_id, orgIds)),
+    );
   }
 }
 

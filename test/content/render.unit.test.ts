@@ -314,18 +314,16 @@ describe("table", () => {
 describe("image", () => {
   const url = "https://img.test/a.png";
 
-  it("file.url with caption: figure, img with alt from the caption text, figcaption, lazy", () => {
+  it("file.url with caption: figure, img with alt from the caption text, figcaption (the first image eager)", () => {
     const data = { file: { url }, caption: 'A <b>"cat"</b> &amp; dog', withBorder: false };
     expect(render([block("image", data)])).toBe(
-      `<figure><img src="${url}" alt="A &quot;cat&quot; &amp; dog" loading="lazy">` +
+      `<figure><img src="${url}" alt="A &quot;cat&quot; &amp; dog">` +
         "<figcaption>A <b>&quot;cat&quot;</b> &amp; dog</figcaption></figure>",
     );
   });
 
   it("url (simple image) when there is no file, empty alt without caption", () => {
-    expect(render([block("image", { url })])).toBe(
-      `<figure><img src="${url}" alt="" loading="lazy"></figure>`,
-    );
+    expect(render([block("image", { url })])).toBe(`<figure><img src="${url}" alt=""></figure>`);
   });
 
   it.each([
@@ -792,7 +790,7 @@ describe("a full post", () => {
     expect(html).toBe(
       "<h1>Title</h1>" +
         '<p>Intro with <a href="https://x.test/" target="_blank" rel="noopener noreferrer nofollow">a link</a>.</p>' +
-        '<figure><img src="https://img.test/a.jpg" alt="Cap" width="1200" height="800" loading="lazy"><figcaption>Cap</figcaption></figure>' +
+        '<figure><img src="https://img.test/a.jpg" alt="Cap" width="1200" height="800"><figcaption>Cap</figcaption></figure>' +
         "<ol><li>a</li></ol>" +
         "<blockquote><p>Q</p><cite>A</cite></blockquote>" +
         "<pre><code>x &lt; y</code></pre>" +

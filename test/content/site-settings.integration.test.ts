@@ -485,7 +485,7 @@ describe("site-level SEO", () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { default_og_image: string };
     expect(body.default_og_image).not.toContain("img.test");
-    expect(body.default_og_image.startsWith("http://127.0.0.1:8789/media/")).toBe(true);
+    expect(body.default_og_image.startsWith("http://localhost:8787/media/")).toBe(true);
     expect((await storedSettings(t.site.id)).seo).toEqual({ default_og_image: body.default_og_image });
   });
 
@@ -603,6 +603,7 @@ describe("OpenAPI", () => {
     expect(doc.paths["/v1/site/seo"]?.get?.security).toEqual([
       { apiKey: ["seo:read"] },
       { publicReadKey: ["seo:read"] },
+      { publicKeyQuery: ["seo:read"] },
     ]);
     expect(doc.paths["/v1/site/seo"]?.patch?.security).toEqual([{ apiKey: ["seo:write"] }]);
   });

@@ -8,9 +8,10 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
+import { startOidcProvider } from "../../scripts/oidc-provider.mjs";
 import { startPlatform } from "../../scripts/platform.mjs";
 import { root } from "../../scripts/workers.mjs";
-import { fakeInternet } from "./fake-internet.ts";
+import { fakeHost, fakeInternet } from "./fake-internet.ts";
 
 /** The test-only hosts of the fake internet (breach range API, DNS-over-HTTPS), as the workerd projects use. */
 const FAKE_HOSTS = {
@@ -24,6 +25,12 @@ export const PORT_OFFSET = Number(process.env.BROWSER_PORT_OFFSET ?? 2000);
 export interface BrowserPlatform {
   /** What a browser opens: `http://localhost:<port>` of each worker. */
   urls: { gateway: string; identity: string; content: string; sites: string };
+  /**
+   * A local OpenID provider (as `npm start` runs one) for the SSO test: Chromium opens it directly, the
+   * identity worker reaches it through the fake internet. `control`: POST `/__test/account` (JSON
+   * account) and PUT `/__test/dns/<name>` (a fake DNS zone) on it.
+   */
+  sso: { issuer: string; client_id: string; client_secret: string };
 }
 
 declare module "vitest" {
@@ -54,14 +61,66 @@ export default async function setup(project: TestProject) {
     handleStructuredLogs: (log) => appendFileSync(logFile, `${log.message}\n`),
     extraBindings: {
       identity: { ...FAKE_HOSTS, ISSUER: urls.gateway, WEBAUTHN_ORIGIN: `${urls.gateway},${urls.identity}` },
-      content: FAKE_HOSTS,
-      sites: FAKE_HOSTS,
+      // Media URLs on the public origin (the gateway), as the committed config has them at offset 0.
+      content: { ...FAKE_HOSTS, MEDIA_PUBLIC_BASE: `${urls.gateway}/media` },
+      sites: { ...FAKE_HOSTS, MEDIA_PUBLIC_BASE: `${urls.gateway}/media` },
       gateway: { TOKEN_ISSUER: urls.gateway },
     },
   });
-  project.provide("platform", { urls });
+  const sso = await startBrowserIdp(urls.gateway);
+  project.provide("platform", { urls, sso: sso.info });
   return async () => {
+    await sso.close();
     await mf.dispose();
     rmSync(persist, { recursive: true, force: true });
   };
+}
+
+/** The SSO test's provider: `oidc-provider` on localhost, its test-only control routes, its fake host. */
+async function startBrowserIdp(gateway: string) {
+  const port = 8791 + PORT_OFFSET;
+  const info = {
+    issuer: `http://localhost:${port}`,
+    client_id: "platform-browser",
+    client_secret: "platform-browser-secret-0123456789",
+  };
+  const provider = await startOidcProvider({
+    issuer: info.issuer,
+    port,
+    host: "127.0.0.1",
+    clients: [{ ...info, redirect_uris: [`${gateway}/api/v1/auth/sso/callback`] }],
+    control: async (req, res, url, tools) => {
+      if (!url.pathname.startsWith("/__test/")) return false;
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks).toString("utf8");
+      const zone = /^\/__test\/dns\/([a-z0-9_.-]+\.test)$/.exec(url.pathname);
+      if (url.pathname === "/__test/account") tools.addAccount(JSON.parse(body));
+      else if (zone)
+        await fakeInternet(new Request(`https://dns.test/__zone/${zone[1]}`, { method: "PUT", body }));
+      else return false;
+      res.writeHead(204);
+      res.end();
+      return true;
+    },
+  });
+  // The identity worker's requests to http://localhost:<port> (its outbound fetches all land in the fake
+  // internet) reach the provider; any other localhost port stays unknown.
+  fakeHost("localhost", async (request, url) => {
+    if (url.port !== String(port)) return new Response("fake internet: no such port", { status: 599 });
+    const headers = new Headers(request.headers);
+    for (const hop of ["host", "content-length", "connection", "transfer-encoding"]) headers.delete(hop);
+    // The provider names its endpoints after the host it was asked for, as Chromium asks it.
+    headers.set("x-forwarded-host", url.host);
+    headers.set("x-forwarded-proto", "http");
+    const body = request.method === "GET" ? undefined : await request.arrayBuffer();
+    const res = await fetch(`http://127.0.0.1:${port}${url.pathname}${url.search}`, {
+      method: request.method,
+      headers,
+      body,
+      redirect: "manual",
+    });
+    return new Response(await res.arrayBuffer(), { status: res.status, headers: res.headers });
+  });
+  return { info, close: () => provider.close() };
 }

@@ -6,6 +6,7 @@
  */
 import { registerContentFakes } from "./fakes/content.ts";
 import { registerIdentityFakes } from "./fakes/identity.ts";
+import { registerOidcFakes } from "./fakes/oidc.ts";
 import { registerSitesFakes } from "./fakes/sites.ts";
 
 type Handler = (request: Request, url: URL) => Promise<Response> | Response;
@@ -27,3 +28,4 @@ export async function fakeInternet(request: Request): Promise<Response> {
 registerIdentityFakes();
 registerContentFakes();
 registerSitesFakes();
+registerOidcFakes();

@@ -6,12 +6,13 @@
 
 const INLINE_TAGS = "b strong i em u s mark code a br sub sup span small".split(" ");
 const BLOCK_TAGS =
-  "p h1 h2 h3 h4 h5 h6 ul ol li blockquote cite pre hr figure figcaption img table thead tbody tr th td";
+  "p h1 h2 h3 h4 h5 h6 ul ol li blockquote cite pre hr figure figcaption picture source img table thead tbody tr th td";
 export const OUTPUT_ALLOWED_TAGS: ReadonlySet<string> = new Set([...INLINE_TAGS, ...BLOCK_TAGS.split(" ")]);
-const VOID_TAGS = new Set(["br", "hr", "img"]);
+const VOID_TAGS = new Set(["br", "hr", "img", "source"]);
 const ALLOWED_ATTRIBUTES: Record<string, ReadonlySet<string>> = {
   a: new Set(["href", "target", "rel"]),
-  img: new Set(["src", "alt", "width", "height", "loading"]),
+  img: new Set(["src", "alt", "width", "height", "loading", "srcset", "sizes"]),
+  source: new Set(["type", "srcset", "sizes"]),
   ol: new Set(["start", "type"]),
 };
 const FORBIDDEN_MARKUP = [
@@ -107,6 +108,11 @@ export function findUnsafeHtml(html: string): string[] {
     if (href !== undefined && !isSafeHref(href)) findings.push(`unsafe href ${JSON.stringify(href)}`);
     const src = attributes.get("src");
     if (src !== undefined && !isSafeSrc(src)) findings.push(`unsafe src ${JSON.stringify(src)}`);
+    // Each candidate of a srcset is a URL like src: `url [descriptor]`, comma-separated.
+    for (const candidate of (attributes.get("srcset") ?? "").split(",")) {
+      const url = candidate.trim().split(/\s+/)[0];
+      if (url && !isSafeSrc(url)) findings.push(`unsafe srcset candidate ${JSON.stringify(url)}`);
+    }
     const target = attributes.get("target");
     if (target !== undefined && (target !== "_blank" || !/\bnoopener\b/.test(attributes.get("rel") ?? ""))) {
       findings.push(`target without rel=noopener on <${name}>`);

@@ -75,14 +75,24 @@ export async function sitePersona(db: D1Database, siteId: string, slug: string |
   return persona;
 }
 
-/** The author of a new post: `author_slug` when sent (an existing persona), else the key's persona. */
+/**
+ * The author of a new post: `author_slug` when sent (an existing author of the site; the key needs no
+ * authorship context then), else the key's persona.
+ */
 export async function authorOfNewPost(
   db: D1Database,
   key: KeyContext,
   slug: string | null | undefined,
 ): Promise<Persona> {
   // The key's persona came with the key's fresh lookup when it exists already (no query of its own).
-  const own = key.write?.persona ?? (await keyPersona(db, key));
-  if (slug === undefined || slug === null || slug === own.slug) return own;
+  if (slug === undefined || slug === null) return key.write?.persona ?? keyPersona(db, key);
+  const checked = checkAuthorSlug(slug);
+  const named = checked ? await personaBySlug(db, key.siteId, checked) : null;
+  if (named) return named;
+  // The key's own persona, named before its first post made it (made only for a slug it could have).
+  if (key.createdBy && key.authorName && checked?.startsWith(personaSlugBase(key.authorName))) {
+    const own = key.write?.persona ?? (await keyPersona(db, key));
+    if (own.slug === checked) return own;
+  }
   return sitePersona(db, key.siteId, slug);
 }

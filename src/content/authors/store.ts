@@ -1,6 +1,7 @@
-/** Author personas of a site: one per (site, user, display name); the slug is unique per site. */
+/** Author personas of a site: one per (site, user, context name); the slug is unique per site. */
 import type { authorPersonas } from "../../../schema/content";
-import type { Row } from "../../lib/rows";
+import type { Computed, Row } from "../../lib/rows";
+import { PUBLIC_WHERE } from "../posts/store";
 
 export type PersonaRow = typeof authorPersonas.$inferSelect;
 
@@ -24,7 +25,7 @@ export async function personaByContext(
 ): Promise<Persona | null> {
   return db
     .prepare(
-      "SELECT slug, display_name FROM author_personas WHERE site_id = ? AND user_id = ? AND display_name = ?",
+      "SELECT slug, display_name FROM author_personas WHERE site_id = ? AND user_id = ? AND context_name = ?",
     )
     .bind(siteId, userId, displayName)
     .first<Persona>();
@@ -35,13 +36,24 @@ export async function personaByContext(
  * concurrent first use): one statement, so the (site, slug) and (site, user, name) keys decide races.
  * Returns whether a row was written.
  */
-export async function insertPersona(db: D1Database, row: PersonaRow): Promise<boolean> {
+export async function insertPersona(
+  db: D1Database,
+  row: Pick<PersonaRow, "site_id" | "slug" | "display_name" | "user_id" | "created_at">,
+): Promise<boolean> {
   const result = await db
     .prepare(
-      `INSERT INTO author_personas (site_id, slug, display_name, user_id, created_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT DO NOTHING`,
+      `INSERT INTO author_personas (site_id, slug, display_name, user_id, created_at, context_name, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     )
-    .bind(row.site_id, row.slug, row.display_name, row.user_id, row.created_at)
+    .bind(
+      row.site_id,
+      row.slug,
+      row.display_name,
+      row.user_id,
+      row.created_at,
+      row.display_name,
+      row.created_at,
+    )
     .run();
   return result.meta.changes > 0;
 }
@@ -59,4 +71,98 @@ export async function takenPersonaSlugs(
     .bind(siteId, ...candidates)
     .all<Row<typeof authorPersonas, "slug">>();
   return new Set(results.map((r) => r.slug));
+}
+
+/** An author as the author routes show it: the persona, its avatar's media row (JSON) and whether a public post names it. */
+export type AuthorRow = Row<
+  typeof authorPersonas,
+  "slug" | "display_name" | "bio" | "avatar_media_id" | "created_at" | "updated_at"
+> &
+  /** `MediaImageRow` as JSON (media/media-image.ts), null without a live avatar. */
+  Computed<{ avatar_media: string | null }>;
+
+const AUTHOR_COLUMNS = `a.slug, a.display_name, a.bio, a.avatar_media_id, a.created_at, a.updated_at,
+  (SELECT json_object('id', m.id, 'site_id', m.site_id, 'r2_key', m.r2_key, 'content_type', m.content_type,
+    'status', m.status, 'width', m.width, 'height', m.height, 'variants_json', m.variants_json)
+   FROM media m WHERE m.id = a.avatar_media_id AND m.site_id = a.site_id AND m.status != 'deleted') AS avatar_media`;
+
+/**
+ * The site's authors by slug (at most 1,000): all of them, or (`publicOnly`, for pk_ keys) those a public
+ * post names at `now`. Binds the site id (and the site id and `now` for the public filter).
+ */
+export async function listAuthors(
+  db: D1Database,
+  siteId: string,
+  publicOnly: { now: string } | null,
+): Promise<AuthorRow[]> {
+  const filter = publicOnly
+    ? ` AND EXISTS (SELECT 1 FROM posts p WHERE ${PUBLIC_WHERE} AND p.author_slug = a.slug)`
+    : "";
+  const { results } = await db
+    .prepare(
+      `SELECT ${AUTHOR_COLUMNS} FROM author_personas a WHERE a.site_id = ?${filter} ORDER BY a.slug LIMIT 1000`,
+    )
+    .bind(siteId, ...(publicOnly ? [siteId, publicOnly.now] : []))
+    .all<AuthorRow>();
+  return results;
+}
+
+export async function authorBySlug(db: D1Database, siteId: string, slug: string): Promise<AuthorRow | null> {
+  return db
+    .prepare(`SELECT ${AUTHOR_COLUMNS} FROM author_personas a WHERE a.site_id = ? AND a.slug = ?`)
+    .bind(siteId, slug)
+    .first<AuthorRow>();
+}
+
+/** A new author made through the API (its own user id: no key's context names it). */
+export function insertAuthorStatement(
+  db: D1Database,
+  siteId: string,
+  author: { id: string; slug: string; name: string; bio: string | null; avatarMediaId: string | null },
+  now: string,
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO author_personas (site_id, slug, display_name, user_id, created_at, bio, avatar_media_id, context_name, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(
+      siteId,
+      author.slug,
+      author.name,
+      `author:${author.id}`,
+      now,
+      author.bio,
+      author.avatarMediaId,
+      author.name,
+      now,
+    );
+}
+
+/**
+ * An author's edit and, when its slug or name changes, its posts' byline (posts carry both): one batch,
+ * so no post ever shows a slug its author no longer has. Returns whether the author existed.
+ */
+export async function updateAuthor(
+  db: D1Database,
+  siteId: string,
+  slug: string,
+  next: { slug: string; name: string; bio: string | null; avatarMediaId: string | null },
+  now: string,
+): Promise<boolean> {
+  const [updated] = await db.batch([
+    db
+      .prepare(
+        `UPDATE author_personas SET slug = ?, display_name = ?, bio = ?, avatar_media_id = ?, updated_at = ?
+         WHERE site_id = ? AND slug = ?`,
+      )
+      .bind(next.slug, next.name, next.bio, next.avatarMediaId, now, siteId, slug),
+    db
+      .prepare(
+        `UPDATE posts SET author_slug = ?, author_name = ?, revision = revision + 1
+         WHERE site_id = ? AND author_slug = ? AND (author_slug != ? OR author_name IS NOT ?)`,
+      )
+      .bind(next.slug, next.name, siteId, slug, next.slug, next.name),
+  ]);
+  return updated!.meta.changes > 0;
 }

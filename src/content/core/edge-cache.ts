@@ -17,7 +17,7 @@ import { canonicalJson } from "./idempotency-store";
 export const PUBLIC_ANSWER_TTL_MS = 60_000;
 const CACHE_NAME = "content:public-reads";
 /** Moves when a deploy changes the shape of the answers (a write moves the content version instead). */
-const ANSWER_SHAPE = 1;
+const ANSWER_SHAPE = 2;
 const FRESH_UNTIL = "x-fresh-until";
 
 /** A public answer as sent: the exact JSON body and its strong ETag (a hash of that body). */

@@ -5,6 +5,7 @@
 import type { media } from "../../../schema/content";
 import type { Row } from "../../lib/rows";
 import { PUBLIC_WHERE } from "../posts/store";
+import { MEDIA_IMAGE_COLUMNS, type MediaImageRow } from "./media-image";
 
 /**
  * Public reads (pk_ keys) see an asset only while a public post uses it: its featured image or an image
@@ -172,4 +173,18 @@ export async function finishMediaVariants(
     )
     .run();
   return outcome.meta.changes > 0;
+}
+
+/** A live asset's columns for its public view (media/image-view.ts), or null. */
+export async function mediaImageRow(
+  db: D1Database,
+  siteId: string,
+  id: string,
+): Promise<MediaImageRow | null> {
+  return db
+    .prepare(
+      `SELECT ${MEDIA_IMAGE_COLUMNS} FROM media m WHERE m.id = ? AND m.site_id = ? AND m.status != 'deleted'`,
+    )
+    .bind(id, siteId)
+    .first<MediaImageRow>();
 }

@@ -165,7 +165,7 @@ export async function listPosts(
   now: string,
 ): Promise<PostListPage> {
   const siteId = site.id;
-  const at = { site, platformDomain: env.PLATFORM_DOMAIN };
+  const at = { site, platformDomain: env.PLATFORM_DOMAIN, mediaBase: env.MEDIA_PUBLIC_BASE };
   const { limit, statuses, filters } = request;
   const fingerprint = await listingFingerprint(siteId, request);
   const resume = await resumePoint(env, request.cursor, statuses ? "a" : "p", fingerprint);

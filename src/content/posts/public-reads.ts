@@ -17,6 +17,8 @@ import {
   publicAnswer,
 } from "../core/edge-cache";
 import type { KeyContext, SiteAddress } from "../keys/key-context";
+import { imageView } from "../media/image-view";
+import type { MediaImageRow } from "../media/media-image";
 import { listPosts, type PostListRequest } from "./listing";
 import { renderBlocks } from "./render/render-blocks";
 import { onePublicPost, publicReference } from "./resolve";
@@ -58,22 +60,31 @@ export async function publicPost(
     const { rows, nextPublicationAt } = await readPublicPosts(env.DB, key.siteId, ref, at);
     const row = onePublicPost(rows.posts);
     return {
-      value: postDetail(env, row, key.site, rows.mediaKeys, at),
+      value: postDetail(env, row, key.site, rows.media, at),
       freshUntil: freshUntil(now, nextPublicationAt),
     };
   });
 }
 
 /** The PostDetail shape: the list item plus the rendered body, the cover's URL and the SEO document. */
-function postDetail(env: Env, row: PostRow, site: SiteAddress, mediaKeys: Map<string, string>, now: string) {
-  const mediaUrl = (id: string) => {
-    const key = mediaKeys.get(id.toUpperCase()) ?? mediaKeys.get(id);
-    return key ? `${env.MEDIA_PUBLIC_BASE}/${key}` : null;
+export function postDetail(
+  env: Env,
+  row: PostRow,
+  site: SiteAddress,
+  media: Map<string, MediaImageRow>,
+  now: string,
+) {
+  const base = env.MEDIA_PUBLIC_BASE;
+  const find = (id: string) => media.get(id.toUpperCase()) ?? media.get(id);
+  const mediaImage = (id: string) => {
+    const found = find(id);
+    return found ? imageView(base, found, "") : null;
   };
+  const item = listItem(row, now, { site, platformDomain: env.PLATFORM_DOMAIN, mediaBase: base });
   return {
-    ...listItem(row, now, { site, platformDomain: env.PLATFORM_DOMAIN }),
-    content_html: row.blocks_json ? renderBlocks(row.blocks_json, { mediaUrl }) : "",
-    featured_image_url: row.featured_image_id ? mediaUrl(row.featured_image_id) : null,
+    ...item,
+    content_html: row.blocks_json ? renderBlocks(row.blocks_json, { mediaImage }) : "",
+    featured_image_url: item.featured_image?.url ?? null,
     seo: seoView(row),
   };
 }

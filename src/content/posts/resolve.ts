@@ -98,3 +98,24 @@ export async function resolveEditablePost(
   if (pool.length > 1) throw ambiguous(pool.map((r) => r.language));
   return pool[0]!;
 }
+
+/**
+ * The post of a SEO read (`GET /v1/posts/{reference}/seo`): a public post, as `GET /v1/posts/{reference}`
+ * resolves it, except that a secret key's slug is first checked for ambiguity as PATCH checks it (a slug
+ * that names posts in several languages, public or not, without `?language=` is a 400): the reader who may
+ * edit the post learns nothing new from the list, and never reads another language's SEO by accident. A
+ * public key keeps the public rule (only public posts count), so no draft's language is revealed.
+ */
+export async function resolveSeoPost(
+  db: D1Database,
+  site: { id: string; default_language: string },
+  secretKey: boolean,
+  reference: string,
+  language: string | null,
+  now: string,
+): Promise<PostRow> {
+  if (!secretKey || parseId(reference)) return resolvePublicPost(db, site, reference, language, now);
+  const row = await resolveEditablePost(db, site.id, reference, language, now);
+  if (!isPublic(row, now, await publicTypeSlugs(db, site.id))) throw postNotFound();
+  return row;
+}

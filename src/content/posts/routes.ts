@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../core/bindings";
 import { edgePlace, sendPublicAnswer } from "../core/cacheable";
+import { clockIso } from "../core/clock";
 import type { StoredResponse } from "../core/idempotency-store";
 import { fail } from "../errors";
 import type { KeyRequirement } from "../keys/api-key";
@@ -11,16 +12,17 @@ import { keyAuth, requireKey, security } from "../keys/middleware";
 import { createPostOnce, requireAuthorshipContext } from "./creation";
 import { CreatePostSchema, UpdatePostSchema } from "./input";
 import { publicPost } from "./public-reads";
-import { languageParam, resolvePublicPost } from "./resolve";
+import { languageParam, resolveSeoPost } from "./resolve";
 import { parseIfMatch, revisionTag } from "./revision-tag";
 import { patchPostSeo, seoPatch } from "./seo";
-import { unpublishPost, updatePost } from "./service";
+import { deletePost, unpublishPost, updatePost, withFeaturedMedia } from "./service";
 import {
   POST_SEO_KEYS,
   PostDetailSchema,
   PostSeoSchema,
   PostSourceSchema,
   PostSummarySchema,
+  type PostUrlContext,
   postSummary,
   seoView,
 } from "./shapes";
@@ -90,6 +92,11 @@ function postReference<P extends string, I extends ReferenceInput>(
   return [c.req.valid("param").reference, languageParam(c.req.valid("query").language)];
 }
 
+/** What a post answer's URLs are built from. */
+export function answerContext(c: Context<AppEnv>, site: PostUrlContext["site"]): PostUrlContext {
+  return { site, platformDomain: c.env.PLATFORM_DOMAIN, mediaBase: c.env.MEDIA_PUBLIC_BASE };
+}
+
 /** The ETag of a post's revision, for If-Match on PATCH. */
 const REVISION_ETAG = {
   etag: {
@@ -138,8 +145,9 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
   app.openAPIRegistry.registerPath(createPostRoute);
   app.post("/v1/posts", requireKey(CREATE_POST_KEY), async (c) => {
     const key = c.get("auth");
-    requireAuthorshipContext(key);
     const input = await parseJsonBody(c, CreatePostSchema);
+    // A post that names its author needs nothing from the key's own authorship context.
+    if (input.author_slug === undefined || input.author_slug === null) requireAuthorshipContext(key);
     const { stored, replayed } = await createPostOnce(
       c.env,
       c.get("services"),
@@ -206,9 +214,28 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
         c.req.valid("json"),
         parseIfMatch(c.req.header("if-match")),
       );
-      const now = new Date().toISOString();
+      const now = clockIso();
       c.header("etag", revisionTag(row, now));
-      return c.json(postSummary(row, now, { site, platformDomain: c.env.PLATFORM_DOMAIN }), 200);
+      const shown = await withFeaturedMedia(c.env.DB, row);
+      return c.json(postSummary(shown, now, answerContext(c, site)), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/posts/{reference}",
+      tags: ["Posts"],
+      summary: "Delete a post (soft delete)",
+      description:
+        "Scope posts:write (ck_). Resolved as PATCH (?language= for a slug in several languages; archived posts by id). The post becomes `deleted`: gone from every read and listing at once (and from exports), its public URL purged, `post.deleted` sent to webhooks. Its slug is free again at once. A second DELETE answers 404 like a missing post.",
+      ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
+      request: { params: RefParam, query: LanguageQuery },
+      responses: { 204: { description: "Deleted" }, ...writeProblems },
+    }),
+    async (c) => {
+      await deletePost(c.env, c.get("services"), c.get("auth"), ...postReference(c));
+      return c.body(null, 204);
     },
   );
 
@@ -235,8 +262,8 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
         c.get("auth"),
         ...postReference(c),
       );
-      const at = { site, platformDomain: c.env.PLATFORM_DOMAIN };
-      return c.json(postSummary(post, new Date().toISOString(), at), 200);
+      const shown = await withFeaturedMedia(c.env.DB, post);
+      return c.json(postSummary(shown, clockIso(), answerContext(c, site)), 200);
     },
   );
 
@@ -257,7 +284,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const now = new Date().toISOString();
+      const now = clockIso();
       const { source, etag } = await readPostSource(c.env.DB, c.get("auth").siteId, ...postReference(c), now);
       c.header("cache-control", "private, no-store");
       c.header("etag", etag);
@@ -272,18 +299,15 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["SEO"],
       summary: "Read SEO of a post",
       description:
-        "Scope seo:read (ck_ or pk_). Resolved like GET /v1/posts/{reference} (public posts only).",
+        "Scope seo:read (ck_ or pk_: what a public page's <head> needs). Resolved like GET /v1/posts/{reference} (public posts only); a slug in several languages without ?language= is 400 AMBIGUOUS_SLUG: for a ck_ key counting every post PATCH would find (as PATCH), for a pk_ key the public ones.",
       ...keyAuth({ kinds: "any", scopes: ["seo:read"], quota: "read" }),
       request: { params: RefParam, query: PublicReadQuery },
       responses: { 200: json(PostSeoSchema, "SEO of the post"), ...writeProblems },
     }),
     async (c) => {
-      const row = await resolvePublicPost(
-        c.env.DB,
-        c.get("auth").site,
-        ...postReference(c),
-        new Date().toISOString(),
-      );
+      const { site, kind } = c.get("auth");
+      const now = clockIso();
+      const row = await resolveSeoPost(c.env.DB, site, kind === "secret", ...postReference(c), now);
       return c.json(seoView(row), 200);
     },
   );
@@ -308,7 +332,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const patch = seoPatch(c.req.valid("json"));
-      const now = new Date().toISOString();
+      const now = clockIso();
       const auth = c.get("auth");
       const seo = await patchPostSeo(c.env, c.get("services"), auth.siteId, ...postReference(c), patch, now);
       return c.json(seo, 200);

@@ -4,6 +4,7 @@ import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
 import { authorOfNewPost, sitePersona } from "../authors/personas";
 import type { Env, Services } from "../core/bindings";
+import { clockIso } from "../core/clock";
 import { postUrl, postUrlRoot } from "../core/effects/outbound";
 import {
   deliverEffects,
@@ -16,6 +17,7 @@ import type { StoredResponse } from "../core/idempotency-store";
 import { fail, problem } from "../errors";
 import { keySite } from "../keys/api-key";
 import type { KeyContext } from "../keys/key-context";
+import { mediaImageRow } from "../media/store";
 import { getPostType } from "../site/store";
 import { type PostEventType, postEvent } from "../webhooks/events";
 import {
@@ -82,6 +84,12 @@ async function checkFeaturedImage(env: Env, siteId: string, value: string): Prom
   return id;
 }
 
+/** The row with its featured image's media (`featured_media`), for the answers of writes. */
+export async function withFeaturedMedia(db: D1Database, row: PostRow): Promise<PostRow> {
+  const media = row.featured_image_id ? await mediaImageRow(db, row.site_id, row.featured_image_id) : null;
+  return { ...row, featured_media: media ? JSON.stringify(media) : null };
+}
+
 export async function createPost(
   env: Env,
   services: Services,
@@ -90,7 +98,7 @@ export async function createPost(
   /** Extra statements written in the same batch as the post (idempotency record, import line). */
   record?: (response: StoredResponse, postId: string) => D1PreparedStatement,
 ): Promise<StoredResponse> {
-  const now = new Date().toISOString();
+  const now = clockIso();
   // The key's fresh lookup brought the site, the key's persona and the post types (KeyContext.write).
   const site = key.write?.site ?? (await keySite(env.DB, key));
   const language = input.language !== undefined ? checkLanguage(input.language) : site.default_language;
@@ -129,11 +137,13 @@ export async function createPost(
     now,
     key.write?.publicPostTypes ?? (await publicTypeSlugs(env.DB, site.id)),
   );
+  const shown = await withFeaturedMedia(env.DB, row);
+  const at = { site, platformDomain: env.PLATFORM_DOMAIN, mediaBase: env.MEDIA_PUBLIC_BASE };
   const insert = async (slug: string) => {
     const candidate = { ...row, slug };
     const response: StoredResponse = {
       status: 201,
-      body: JSON.stringify(postSummary(candidate, now, { site, platformDomain: env.PLATFORM_DOMAIN })),
+      body: JSON.stringify(postSummary({ ...shown, slug }, now, at)),
       location: `/v1/posts/${candidate.id}`,
     };
     const effects = publishes
@@ -245,7 +255,7 @@ export async function editPostFields(
   precondition: RevisionPrecondition,
 ): Promise<PostRow> {
   const revisions = Array.isArray(precondition) ? precondition : null;
-  const stamp = new Date().toISOString();
+  const stamp = clockIso();
   const target = { siteId: post.siteId, id: post.id };
   const eventId = newId();
   const edit = editPostFieldsStatement(env.DB, target, fields, seoPatch, stamp, revisions);
@@ -301,7 +311,7 @@ export async function editPost(
     const current: PostRow = existing!;
     // updated_at is taken per attempt and never goes backwards: a retried edit commits after the edit it
     // lost to, so it must not look older to `since` (incremental sync) readers.
-    const stamp = new Date().toISOString();
+    const stamp = clockIso();
     // If-Match is checked against the row this attempt writes over (the update is guarded by its revision).
     if (!preconditionHolds(precondition, effectiveRevision(current, stamp))) throw preconditionFailed();
     const next = {
@@ -331,7 +341,7 @@ export async function updatePost(
   input: UpdatePostInput,
   precondition: RevisionPrecondition = null,
 ): Promise<{ post: PostRow; site: SiteProjection }> {
-  const now = new Date().toISOString();
+  const now = clockIso();
   if (!EDITABLE_FIELDS.some((f) => input[f] !== undefined)) {
     fail("NOTHING_EDITABLE", "The body contains no editable field.");
   }
@@ -523,7 +533,7 @@ export async function unpublishPost(
   reference: string,
   language: string | null,
 ): Promise<{ post: PostRow; site: SiteProjection }> {
-  const now = new Date().toISOString();
+  const now = clockIso();
   const existing = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
   const notPublished = () =>
     problem(
@@ -553,4 +563,50 @@ export async function unpublishPost(
   if (results[0]!.meta.changes === 0) throw notPublished();
   await deliverEffects(env, services, effects);
   return { post: archived, site };
+}
+
+/**
+ * The stored slug of a deleted post: its own slug is free again at once (a new post may take it), and
+ * the row stays unique per (site, slug, language) whatever is created after it.
+ */
+export function deletedSlug(row: Pick<PostRow, "slug" | "id">): string {
+  return `${row.slug}--deleted-${row.id.toLowerCase()}`;
+}
+
+/**
+ * `DELETE /v1/posts/{reference}`: a soft delete (status `deleted`, never listable nor readable again),
+ * resolved as PATCH resolves (`?language=` for a slug in several languages). One batch: the conditional
+ * update (of two concurrent deletes exactly one changes the row; the other answers 404 like a missing
+ * post), the `post.deleted` event and the purge of the post's public URL, written only if the update was.
+ */
+export async function deletePost(
+  env: Env,
+  services: Services,
+  key: KeyContext,
+  reference: string,
+  language: string | null,
+): Promise<void> {
+  const now = clockIso();
+  const existing = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
+  const site = await keySite(env.DB, key);
+  const deleted: PostRow = {
+    ...existing,
+    status: "deleted",
+    updated_at: laterTimestamp(now, existing.updated_at),
+  };
+  const effects = [
+    postEventEffect("post.deleted", site, deleted, now, env.PLATFORM_DOMAIN, existing),
+    postEffect(site.id, existing.id, "cache_purge", { urls: [postUrl(site, existing, env.PLATFORM_DOMAIN)] }),
+  ];
+  const results = await env.DB.batch([
+    env.DB.prepare(
+      `UPDATE posts SET status = 'deleted', slug = ?, updated_at = ?, revision = revision + 1
+       WHERE id = ? AND site_id = ? AND status != 'deleted'`,
+    ).bind(deletedSlug(existing), deleted.updated_at, existing.id, key.siteId),
+    effectAfterUpdateStatement(env.DB, effects[0]!, now),
+    // changes() now refers to the event insert, which happened exactly when the update did.
+    effectAfterUpdateStatement(env.DB, effects[1]!, now),
+  ]);
+  if (results[0]!.meta.changes === 0) throw postNotFound();
+  await deliverEffects(env, services, effects);
 }

@@ -2,6 +2,8 @@
 import { z } from "@hono/zod-openapi";
 import type { SiteProjection } from "../../lib/rpc";
 import { postUrl } from "../core/effects/outbound";
+import { imageView } from "../media/image-view";
+import type { MediaImageRow } from "../media/media-image";
 import {
   effectiveStatus,
   LISTABLE_STATUSES,
@@ -38,6 +40,34 @@ const Author = z
   .object({ slug: z.string(), display_name: z.string() })
   .nullable()
   .openapi({ description: "The author persona; null only on posts written before personas existed" });
+const ImageVariantSchema = z.object({
+  width: z.number().int().nullable().openapi({ description: "Pixel width; null while unknown" }),
+  url: z.string(),
+  format: z.string().openapi({ description: "MIME type, e.g. image/webp", example: "image/webp" }),
+});
+
+export const FeaturedImageSchema = z
+  .object({
+    id: z.string(),
+    url: z.string().openapi({ description: "The original, on the public media origin" }),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+    alt: z.string().openapi({ description: "The post's title (assets carry no alt text of their own)" }),
+    srcset: z.string().openapi({
+      description:
+        "For <img srcset>: the renditions in the original's format (WebP for GIF and WebP originals) and the original, `url {w}w` narrowest first; the bare original URL while its width is unknown",
+    }),
+    variants: z.array(ImageVariantSchema).openapi({
+      description:
+        "Every rendition, the original included, narrowest first; only the original while the asset is processing",
+    }),
+  })
+  .nullable()
+  .openapi("FeaturedImage", {
+    description:
+      "The post's cover from its media asset's ready variants (the original while they are pending); null when the post has none or the asset was deleted",
+  });
+
 const Status = z.enum(LISTABLE_STATUSES);
 const Access = z.enum(["public", "restricted"]);
 
@@ -58,6 +88,7 @@ export const PostListItemSchema = z
     post_type: z.string(),
     author: Author,
     featured_image_id: z.string().nullable(),
+    featured_image: FeaturedImageSchema,
     category_slugs: z.array(z.string()),
     tag_slugs: z.array(z.string()),
   })
@@ -133,6 +164,20 @@ export function seoView(row: Pick<PostRow, "seo_json">): Record<string, unknown>
 export interface PostUrlContext {
   site: Pick<SiteProjection, "primary_domain" | "slug" | "default_language">;
   platformDomain: string;
+  /** MEDIA_PUBLIC_BASE: the public origin of media URLs. */
+  mediaBase: string;
+}
+
+/** The featured image of a row that selected `featured_media` (FEATURED_MEDIA_SQL), or null. */
+export function featuredImage(row: PostRow, mediaBase: string) {
+  if (!row.featured_image_id || !row.featured_media) return null;
+  let media: MediaImageRow;
+  try {
+    media = JSON.parse(row.featured_media) as MediaImageRow;
+  } catch {
+    return null;
+  }
+  return imageView(mediaBase, media, row.title);
 }
 
 export function listItem(row: PostRow, now: string, at: PostUrlContext) {
@@ -150,6 +195,7 @@ export function listItem(row: PostRow, now: string, at: PostUrlContext) {
       ? { slug: row.author_slug, display_name: row.author_name ?? row.author_slug }
       : null,
     featured_image_id: row.featured_image_id,
+    featured_image: featuredImage(row, at.mediaBase),
     ...taxonomy(row),
   };
 }

@@ -5,10 +5,17 @@
  */
 import type { posts } from "../../../schema/content";
 import type { Computed, Row } from "../../lib/rows";
+import { MEDIA_IMAGE_COLUMNS, type MediaImageRow } from "../media/media-image";
 
 /** A whole post row; `revision` is the optimistic-concurrency counter every update checks and bumps. */
 /** A post as the service handles it; `org_id` (the organization stamp) is SQL's: set by trigger, restamped by the transfer consumer. */
-export type PostRow = Omit<typeof posts.$inferSelect, "org_id">;
+export type PostRow = Omit<typeof posts.$inferSelect, "org_id"> & {
+  /**
+   * Read-only, selected by the public reads and listings (`FEATURED_MEDIA_SQL`): the featured image's
+   * media row as JSON (`MediaImageRow`), null when there is none or it is deleted; never written.
+   */
+  featured_media?: string | null;
+};
 export type PostStatus = PostRow["status"];
 
 /** Columns an update may change; `id`, `site_id`, `author_user_id`, `created_by_key_id` and `created_at` are set once. */
@@ -43,10 +50,16 @@ const COLUMNS = `${INSERT_FIELDS.join(", ")}, revision`;
 /** Every column of a `PostRow`, for other post stores' SELECTs. */
 export const POST_COLUMNS = COLUMNS;
 
-/** Listing columns: everything but the body. */
-const SUMMARY_COLUMNS = [...INSERT_FIELDS, "revision"]
+/** The featured image's media row (`MediaImageRow` of media/image-view.ts) as JSON, for a post `p`. */
+export const FEATURED_MEDIA_SQL = `(SELECT json_object('id', m.id, 'site_id', m.site_id, 'r2_key', m.r2_key,
+  'content_type', m.content_type, 'status', m.status, 'width', m.width, 'height', m.height,
+  'variants_json', m.variants_json) FROM media m
+  WHERE m.id = p.featured_image_id AND m.site_id = p.site_id AND m.status != 'deleted') AS featured_media`;
+
+/** Listing columns: everything but the body, and the featured image's media row. */
+export const SUMMARY_COLUMNS = `${[...INSERT_FIELDS, "revision"]
   .map((field) => (field === "blocks_json" ? "NULL AS blocks_json" : `p.${field}`))
-  .join(", ");
+  .join(", ")}, ${FEATURED_MEDIA_SQL}`;
 
 /**
  * The status a reader sees: a scheduled post whose time has come is published (no job has to flip it).
@@ -368,8 +381,8 @@ export type PublicReference = { id: string } | { slug: string; language: string 
 /** The public posts a reference names (one at most by id), and the public URLs of their media. */
 export interface PublicPosts {
   posts: PostRow[];
-  /** Media id -> R2 key, for every live asset the posts reference (`post_media_refs`). */
-  mediaKeys: Map<string, string>;
+  /** Media id -> its row, for every live asset the posts reference (`post_media_refs`). */
+  media: Map<string, MediaImageRow>;
 }
 
 /**
@@ -384,19 +397,21 @@ export async function readPublicPosts(
 ): Promise<PublicRead<PublicPosts>> {
   const [where, params] = publicPostMatch(siteId, reference, now);
   const [posts, media, next] = await db.batch([
-    db.prepare(`SELECT ${COLUMNS} FROM posts p WHERE ${where} ORDER BY p.language`).bind(...params),
+    db
+      .prepare(`SELECT ${COLUMNS}, ${FEATURED_MEDIA_SQL} FROM posts p WHERE ${where} ORDER BY p.language`)
+      .bind(...params),
     db
       .prepare(
-        `SELECT m.id, m.r2_key FROM media m WHERE m.site_id = ? AND m.status != 'deleted' AND m.id IN (
+        `SELECT ${MEDIA_IMAGE_COLUMNS} FROM media m WHERE m.site_id = ? AND m.status != 'deleted' AND m.id IN (
            SELECT r.media_id FROM post_media_refs r WHERE r.site_id = ? AND r.post_id IN (
              SELECT p.id FROM posts p WHERE ${where}))`,
       )
       .bind(siteId, siteId, ...params),
     nextPublicationStatement(db, siteId, now),
   ]);
-  const keys = (media!.results as { id: string; r2_key: string }[]).map((r) => [r.id, r.r2_key] as const);
+  const rows = (media!.results as MediaImageRow[]).map((r) => [r.id, r] as const);
   return {
-    rows: { posts: posts!.results as PostRow[], mediaKeys: new Map(keys) },
+    rows: { posts: posts!.results as PostRow[], media: new Map(rows) },
     nextPublicationAt: (next!.results[0] as { at: string | null } | undefined)?.at ?? null,
   };
 }

@@ -33,6 +33,8 @@ export const OTP_POLICY = {
   login_mfa: { ttl: 10 * 60, attempts: 5, link: false },
   password_reset: { ttl: 30 * 60, attempts: 5, link: true },
   phone_verify: { ttl: 10 * 60, attempts: 5, link: false },
+  /** Issue 24 §1: proves the address of an existing account before its first SSO sign-in links it. */
+  sso_link: { ttl: 15 * 60, attempts: 5, link: false },
   /** Issue 24: cancelling an account's deletion during its grace period (src/identity/account/). */
   account_restore: { ttl: 30 * 60, attempts: 5, link: false },
 } as const;
@@ -86,6 +88,8 @@ export const RATE_LIMITS = {
   invite_accept_ip: [20, 600],
   step_up_send: [5, 600],
   step_up_verify_user: [10, 600],
+  /** Issue 24 §1: SSO authorization requests opened per client (each writes a short-lived row). */
+  sso_start_ip: [30, 600],
   /** Issue 24: codes that cancel an account's deletion, per client and per pair of address and client. */
   restore_ip: [10, 900],
   restore_pair: [3, 900],

@@ -15,4 +15,8 @@ export type Env = IdentityEnv & {
   /** HTTP SMS provider (production). */
   SMS_PROVIDER_URL?: string;
   SMS_PROVIDER_TOKEN?: string;
+  /** Key of the sealed OpenID client secrets of organizations (sso/secret-box.ts). */
+  SSO_SECRET_KEY?: string;
+  /** "true" only in local development (`npm start`): `http://localhost` OpenID issuers are allowed. */
+  DEV_SSO_LOCAL_ISSUERS?: string;
 };

@@ -72,6 +72,8 @@ export class RefreshFamily extends DurableObject<Env> {
       return { kind: "failed", reason: "revoked" };
     }
     if (row.expires_at <= nowIso()) return { kind: "failed", reason: "expired" };
+    // Signed in through an organization's provider that was removed or replaced, or by a removed member.
+    if (row.sso_ended === 1) return { kind: "failed", reason: "revoked" };
     if (!row.user_status) return { kind: "failed", reason: "user_missing" };
     if (row.user_status === "locked") return { kind: "locked" };
     if (row.user_status !== "active") return { kind: "forbidden" };

@@ -4,6 +4,7 @@ import type { Computed } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
 import { batchWithEvent } from "../events/store";
 import type { UserStatus } from "../signup/accounts-store";
+import { ssoSessionEndedSql } from "../sso/store";
 
 /** The columns the session queries read: all but `kind` and `rotated_to`. */
 export type SessionRow = Omit<typeof sessions.$inferSelect, "kind" | "rotated_to">;
@@ -47,12 +48,16 @@ export function insertSessionStatement(db: D1Database, s: NewSession, epoch?: nu
     );
 }
 
-/** A session is live when it exists for that user, is not revoked, not expired, and the account is active. */
+/**
+ * A session is live when it exists for that user, is not revoked, not expired, and the account is active;
+ * a session signed in through an organization's provider also needs that provider and that membership.
+ */
 export function liveSessionStatement(db: D1Database, userId: string, sessionId: string) {
   return db
     .prepare(
       `SELECT 1 AS ok FROM sessions s JOIN users u ON u.id = s.user_id
-       WHERE s.id = ? AND s.user_id = ? AND s.revoked_at IS NULL AND s.expires_at > ? AND u.status = 'active'`,
+       WHERE s.id = ? AND s.user_id = ? AND s.revoked_at IS NULL AND s.expires_at > ? AND u.status = 'active'
+       AND NOT ${ssoSessionEndedSql("s")}`,
     )
     .bind(sessionId, userId, nowIso());
 }
@@ -100,14 +105,15 @@ export function revokeAllSessionsStatement(
     .bind(nowIso(), reason, userId, exceptSessionId ?? null);
 }
 
-export type SessionWithUser = SessionRow & { user_status: UserStatus | null };
+export type SessionWithUser = SessionRow & { user_status: UserStatus | null; sso_ended: number };
 
 /** The session a refresh token belongs to, with its account's status (null when the account is gone). */
 export function findSessionByRefreshHash(db: D1Database, refreshHash: string) {
   return db
     .prepare(
       `SELECT s.id, s.user_id, s.family_id, s.refresh_hash, s.trusted_device, s.auth_method, s.ip, s.user_agent,
-              s.created_at, s.expires_at, s.revoked_at, s.revoked_reason, u.status AS user_status
+              s.created_at, s.expires_at, s.revoked_at, s.revoked_reason, u.status AS user_status,
+              ${ssoSessionEndedSql("s")} AS sso_ended
        FROM sessions s LEFT JOIN users u ON u.id = s.user_id WHERE s.refresh_hash = ?`,
     )
     .bind(refreshHash)

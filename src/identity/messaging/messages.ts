@@ -16,6 +16,8 @@ export type MessagePurpose =
   | "password_reset_notice"
   | "factor_added_notice"
   | "recovery_codes_notice"
+  | "sso_link"
+  | "sso_notice"
   | "account_restore"
   | "account_deletion_notice";
 

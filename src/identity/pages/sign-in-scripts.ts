@@ -4,6 +4,8 @@
  * the magic link) followed by the page's own part. They run after `common.js` (`window.Auth`).
  */
 
+import { SSO_PAGE_JS, SSO_START_JS } from "../sso/page";
+
 const FLOW_JS = `"use strict";
 (() => {
   const A = window.Auth;
@@ -394,7 +396,8 @@ const INVITATION_JS = `(() => {
 
 /** The scripts by asset name (`/auth/assets/<name>`). */
 export const SIGN_IN_SCRIPTS = {
-  "sign-in.js": FLOW_JS + SIGN_IN_JS,
+  "sign-in.js": FLOW_JS + SIGN_IN_JS + SSO_START_JS,
+  "sso.js": FLOW_JS + SSO_PAGE_JS,
   "sign-up.js": FLOW_JS + SIGN_UP_JS,
   "confirm.js": FLOW_JS + CONFIRM_JS,
   "magic-link.js": FLOW_JS + MAGIC_LINK_JS,

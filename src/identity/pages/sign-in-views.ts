@@ -3,6 +3,8 @@
  * to the page itself, so a password never lands in a URL); the scripts read `data-next` for where to go
  * once signed in (already checked on the server by `safeNextPath`).
  */
+
+import { ssoStartSection } from "../sso/page";
 import { field, type Html, html } from "./layout";
 import { withNext } from "./sign-in-next";
 
@@ -99,6 +101,7 @@ ${field({ name: "password", label: "Password", type: "password", autocomplete: "
 <p>Or, without your password:</p>
 <button type="button" id="passkey-sign-in" class="secondary">Sign in with a passkey</button>
 </div>
+${ssoStartSection()}
 ${secondFactorSection()}
 ${links(input.next, [
   ["/auth/password/reset", "Forgot your password?"],

@@ -6,6 +6,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../core/context";
+import { ssoBody } from "../sso/page";
 import type { PageAsset } from "./assets";
 import { renderPage } from "./layout";
 import { safeNextPath } from "./sign-in-next";
@@ -40,6 +41,7 @@ export function registerSignInPages(app: OpenAPIHono<AppEnv>) {
       body: signInBody({ next: next(c), email: query(c, "email"), reset: query(c, "reset") === "1" }),
     }),
   );
+  app.get("/auth/sso", (c) => renderPage(c, { title: "Single sign-on", script: "sso.js", body: ssoBody() }));
   app.get("/auth/sign-up", (c) =>
     renderPage(c, { title: "Create an account", script: "sign-up.js", body: signUpBody({ next: next(c) }) }),
   );

@@ -446,7 +446,7 @@ export interface paths {
         put?: never;
         /**
          * Register a signed webhook (the signing secret is shown once)
-         * @description Events: post.published, post.updated, post.unpublished, media.ready. At most 20 webhooks per site.
+         * @description Events: post.published, post.updated, post.unpublished, post.deleted, media.ready, lead.created. At most 20 webhooks per site.
          */
         post: {
             parameters: {
@@ -716,6 +716,86 @@ export interface paths {
                 };
                 /** @description No such site or webhook, or the caller may not administer the site's webhooks (indistinguishable) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed ping to the webhook now (the receiver's status and latency)
+         * @description A `ping` event (data: site_id, webhook_id), signed like every delivery and sent through the same URL checks; not logged as a delivery. The receiver's body is never read. At most 5 per webhook per minute (429 with Retry-After).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Site id (ULID or UUID) */
+                    site_id: string;
+                    /** @description Webhook id (ULID) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The attempt's outcome */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookPingResult"];
+                    };
+                };
+                /** @description Invalid body or query */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site or webhook, or the caller may not administer the site's webhooks (indistinguishable) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description More than 5 tests of this webhook in a minute */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1586,7 +1666,79 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a post (soft delete)
+         * @description Scope posts:write (ck_). Resolved as PATCH (?language= for a slug in several languages; archived posts by id). The post becomes `deleted`: gone from every read and listing at once (and from exports), its public URL purged, `post.deleted` sent to webhooks. Its slug is free again at once. A second DELETE answers 404 like a missing post.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or not a ck_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such post (or another site's) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         /**
@@ -1911,7 +2063,7 @@ export interface paths {
         };
         /**
          * Read SEO of a post
-         * @description Scope seo:read (ck_ or pk_). Resolved like GET /v1/posts/{reference} (public posts only).
+         * @description Scope seo:read (ck_ or pk_: what a public page's <head> needs). Resolved like GET /v1/posts/{reference} (public posts only); a slug in several languages without ?language= is 400 AMBIGUOUS_SLUG: for a ck_ key counting every post PATCH would find (as PATCH), for a pk_ key the public ones.
          */
         get: {
             parameters: {
@@ -2070,6 +2222,661 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/v1/posts/{reference}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the revisions of a post
+         * @description Scope posts:write (ck_). Every change of a post's title, summary, body or SEO keeps a revision (its content as the change left it); the newest 50 are kept. Newest first; resolved as in PATCH.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                    /** @description 1..50, default 20 */
+                    limit?: string;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of revisions */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PostRevisionPage"];
+                    };
+                };
+                /** @description Invalid parameter (limit, cursor, language) or a slug in several languages without ?language= */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or not a ck_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such post or revision (or another site's) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{reference}/revisions/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a revision of a post
+         * @description Scope posts:write (ck_). Writes the revision's title, summary, body and SEO back onto the post (a new revision); other fields stay. If-Match as on PATCH (412 PRECONDITION_FAILED when stale; nothing changes).
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                };
+                header?: {
+                    /** @description The ETag of the source (or of a previous PATCH answer): the edit applies only if the post is still at that revision, else 412 PRECONDITION_FAILED and nothing changes. `*` applies to any current post. Without it the edit always applies (only the sent fields change). */
+                    "if-match"?: string;
+                };
+                path: {
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                    /** @description The revision number */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The post after the restore */
+                200: {
+                    headers: {
+                        /** @description The post's new revision */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PostSummary"];
+                    };
+                };
+                /** @description Invalid parameter (limit, cursor, language) or a slug in several languages without ?language= */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or not a ck_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such post or revision (or another site's) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The post kept changing concurrently (EDIT_CONFLICT) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description If-Match names a revision that is no longer current (PRECONDITION_FAILED); nothing changed */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{reference}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a preview link of a post
+         * @description Scope posts:write (ck_). A link to GET /v1/preview/{token} (no key) that shows the post as it is now, drafts and scheduled posts included, for at most 24 h. Signed with the post's preview secret: DELETE …/preview ends every link.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["PreviewRequest"];
+                };
+            };
+            responses: {
+                /** @description The link */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PreviewLink"];
+                    };
+                };
+                /** @description Invalid body or parameter, or a slug in several languages without ?language= */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or not a ck_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such post (or another site's) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /**
+         * End every preview link of a post
+         * @description Scope posts:write (ck_). Rotates the post's preview secret: every link made before answers 404.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every link ended */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid body or parameter, or a slug in several languages without ?language= */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or not a ck_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such post (or another site's) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/preview/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a post by preview link (no key)
+         * @description No key. The post's PostDetail as it is now (with its status), never cached (Cache-Control: no-store) nor indexed (X-Robots-Tag: noindex). An invalid, expired or revoked link, or a deleted post, is 404.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The post */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PostPreview"];
+                    };
+                };
+                /** @description Invalid, expired or revoked link */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search posts (title, summary and body)
+         * @description Scope posts:read (ck_ or pk_). Full-text search in one language, ranked (title weighs most), keyset paged. pk_ keys and ck_ keys without posts:write find public posts only (PostListItem items, cached like the listing); a ck_ key with posts:write finds every post but deleted ones (PostSummary items, private, no-store).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Words to find (prefix match), up to 200 characters; required */
+                    q?: string;
+                    /** @description BCP-47; default the site's default language */
+                    language?: string;
+                    /** @description 1..50, default 20 */
+                    limit?: string;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    /** @description pk_ key for browsers; ignored when Authorization is sent */
+                    key?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of matches */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SearchPage"];
+                    };
+                };
+                /** @description Not modified (public results) */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description q without a word, invalid limit, cursor or language */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Scope or origin */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sites/{site}/sitemap.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The site's sitemap (no key)
+         * @description No key, no Origin needed. Every public post of the site (all languages, newest first, at most 50000) with absolute URLs on the canonical host; for the site's renderer to serve at /sitemap.xml. Cached like the public listing and purged with it. A site that is not live is 404.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The site's slug or id */
+                    site: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description sitemaps.org urlset */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/xml": string;
+                    };
+                };
+                /** @description Not modified */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid language */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site, or the site is not live */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sites/{site}/feed.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The site's RSS 2.0 feed (no key)
+         * @description No key, no Origin needed. The 50 newest public posts in one language (?language=, default the site's), absolute URLs on the canonical host; for the site's renderer to serve at /feed.xml. Cached like the public listing and purged with it. A site that is not live is 404.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47 */
+                    language?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The site's slug or id */
+                    site: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description RSS 2.0 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/rss+xml": string;
+                    };
+                };
+                /** @description Not modified */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid language */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site, or the site is not live */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/media": {
@@ -3467,7 +4274,7 @@ export interface paths {
         put?: never;
         /**
          * MCP server for AI agents (Streamable HTTP, stateless)
-         * @description Model Context Protocol over Streamable HTTP (JSON answers, no session; GET and DELETE are 405). Authorization: Bearer ck_… (any scope; a pk_ key is 403); a missing, invalid or revoked key is 401 problem+json before any MCP processing. Each request costs one read of the key's quota. Tools (listed only when the key's scopes reach their operation; each runs as its operation with the same key, so validation, scopes, quotas, idempotency and error codes are the API's; a refusal is a tool result with isError and the problem as structuredContent): list_posts (GET /v1/posts), get_post (GET /v1/posts/{reference}), get_post_source (GET /v1/posts/{reference}/source), create_post (POST /v1/posts), update_post (PATCH /v1/posts/{reference}), unpublish_post (POST /v1/posts/{reference}/unpublish), get_post_seo (GET /v1/posts/{reference}/seo), update_post_seo (PATCH /v1/posts/{reference}/seo), upload_media_from_url (POST /v1/media), list_post_types (GET /v1/post-types), get_site (GET /v1/site), get_site_settings (GET /v1/site/settings), get_site_seo (GET /v1/site/seo), export (GET /v1/export). Input schemas are this document's parameters and request bodies of those operations.
+         * @description Model Context Protocol over Streamable HTTP (JSON answers, no session; GET and DELETE are 405). Authorization: Bearer ck_… (any scope; a pk_ key is 403); a missing, invalid or revoked key is 401 problem+json before any MCP processing. Each request costs one read of the key's quota. Tools (listed only when the key's scopes reach their operation; each runs as its operation with the same key, so validation, scopes, quotas, idempotency and error codes are the API's; a refusal is a tool result with isError and the problem as structuredContent): list_posts (GET /v1/posts), get_post (GET /v1/posts/{reference}), get_post_source (GET /v1/posts/{reference}/source), create_post (POST /v1/posts), update_post (PATCH /v1/posts/{reference}), unpublish_post (POST /v1/posts/{reference}/unpublish), get_post_seo (GET /v1/posts/{reference}/seo), update_post_seo (PATCH /v1/posts/{reference}/seo), upload_media_from_url (POST /v1/media), list_post_types (GET /v1/post-types), get_site (GET /v1/site), get_site_settings (GET /v1/site/settings), get_site_seo (GET /v1/site/seo), update_site_seo (PATCH /v1/site/seo), list_media (GET /v1/media), search_posts (GET /v1/search), list_post_revisions (GET /v1/posts/{reference}/revisions), restore_post_revision (POST /v1/posts/{reference}/revisions/{id}/restore), export (GET /v1/export). Input schemas are this document's parameters and request bodies of those operations.
          */
         post: {
             parameters: {
@@ -3540,6 +4347,444 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the site's categories with their public post counts
+         * @description Scope posts:read (ck_ or pk_). Every category slug carried by a public post (at most 1,000), most used first, with the number of public posts (per language with ?language=). Cached like the post list and purged with it.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; count only posts in this language */
+                    language?: string;
+                    /** @description pk_ key for browsers; ignored when Authorization is sent */
+                    key?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The terms */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TaxonomyTerms"];
+                    };
+                };
+                /** @description Not modified */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid language */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or a pk_ key from an origin outside its allowlist */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the site's tags with their public post counts
+         * @description Scope posts:read (ck_ or pk_). Every tag slug carried by a public post (at most 1,000), most used first, with the number of public posts (per language with ?language=). Cached like the post list and purged with it.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; count only posts in this language */
+                    language?: string;
+                    /** @description pk_ key for browsers; ignored when Authorization is sent */
+                    key?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The terms */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TaxonomyTerms"];
+                    };
+                };
+                /** @description Not modified */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid language */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or a pk_ key from an origin outside its allowlist */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/authors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the site's authors
+         * @description Scope posts:read. A ck_ key sees every author of the site with its dates; a pk_ key only the authors a public post names, with their public fields (slug, name, bio, avatar). At most 1,000, by slug. Cached like the post list.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    key?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The authors */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Authors"];
+                    };
+                };
+                /** @description Not modified */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or a pk_ key from an origin outside its allowlist */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create an author
+         * @description Scope posts:write (ck_). A post names it with author_slug. Without slug, one is derived from the name (-2, -3, … when taken); an explicit slug already used is 409 SLUG_TAKEN.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CreateAuthor"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Author"];
+                    };
+                };
+                /** @description Invalid body, or nothing editable */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or not a ck_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The slug is another author's (SLUG_TAKEN) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description avatar_media_id is not a media asset of the site (UNKNOWN_MEDIA) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/authors/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update an author (partial)
+         * @description Scope posts:write (ck_). Only sent fields change; a new slug or name is also the byline of the author's posts (same batch). Another site's or an unknown slug is 404.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdateAuthor"];
+                };
+            };
+            responses: {
+                /** @description Updated */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Author"];
+                    };
+                };
+                /** @description Invalid body, or nothing editable */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or not a ck_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such author (or another site's) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The slug is another author's (SLUG_TAKEN) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description avatar_media_id is not a media asset of the site (UNKNOWN_MEDIA) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
 }
@@ -3703,6 +4948,59 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "post.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A post was deleted (any status before; slug and url as they were)
+         * @description Sent to every webhook of the site subscribed to this event. Answer 2xx within 15 s; anything else (3xx included: redirects are not followed) is retried 7 times with exponential backoff, except 410 Gone.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry and for every webhook; deduplicate by it. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt (reject if far from now) */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` over "{webhook-id}.{webhook-timestamp}.{raw body}", keyed with the base64-decoded part of the `whsec_` secret. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "post.deleted";
+                        timestamp: string;
+                        data: components["schemas"]["PostEventData"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Received (any 2xx) */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "media.ready": {
         parameters: {
             query?: never;
@@ -3737,6 +5035,59 @@ export interface webhooks {
                         type: "media.ready";
                         timestamp: string;
                         data: components["schemas"]["MediaReadyData"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Received (any 2xx) */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A clean form lead was received (personal data): only to webhooks whose creator may read leads; every delivery is audited
+         * @description Sent to every webhook of the site subscribed to this event. Answer 2xx within 15 s; anything else (3xx included: redirects are not followed) is retried 7 times with exponential backoff, except 410 Gone.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry and for every webhook; deduplicate by it. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt (reject if far from now) */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` over "{webhook-id}.{webhook-timestamp}.{raw body}", keyed with the base64-decoded part of the `whsec_` secret. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "lead.created";
+                        timestamp: string;
+                        data: components["schemas"]["LeadCreatedData"];
                     };
                 };
             };
@@ -3793,6 +5144,17 @@ export interface components {
                 url: string;
             }[];
         };
+        LeadCreatedData: {
+            site_id: string;
+            lead_id: string;
+            form_id: string;
+            /** @description The submitted values (personal data) */
+            fields: {
+                [key: string]: unknown;
+            };
+            page_url: string | null;
+            created_at: string;
+        };
         Readiness: {
             /** @enum {string} */
             status: "ready" | "not_ready";
@@ -3847,7 +5209,7 @@ export interface components {
         WebhookCreated: {
             id: string;
             url: string;
-            events: ("post.published" | "post.updated" | "post.unpublished" | "media.ready")[];
+            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "media.ready" | "lead.created")[];
             description: string | null;
             created_by: string | null;
             created_at: string;
@@ -3859,13 +5221,13 @@ export interface components {
         CreateWebhook: {
             /** @description https URL of a public host (private, loopback and link-local refused) */
             url: string;
-            events: ("post.published" | "post.updated" | "post.unpublished" | "media.ready")[];
+            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "media.ready" | "lead.created")[];
             description?: string;
         };
         Webhook: {
             id: string;
             url: string;
-            events: ("post.published" | "post.updated" | "post.unpublished" | "media.ready")[];
+            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "media.ready" | "lead.created")[];
             description: string | null;
             created_by: string | null;
             created_at: string;
@@ -3878,12 +5240,23 @@ export interface components {
             secret: string;
             secret_rotated_at: string;
         };
+        WebhookPingResult: {
+            /** @description The ping's webhook-id */
+            event_id: string;
+            /** @description The receiver answered 2xx */
+            delivered: boolean;
+            /** @description The receiver's status; null when none */
+            status_code: number | null;
+            /** @description http_<status>, timeout, destination_not_public, … */
+            error: string | null;
+            latency_ms: number;
+        };
         WebhookDelivery: {
             id: string;
             /** @description The `webhook-id` header of every attempt */
             event_id: string;
             /** @enum {string} */
-            event_type: "post.published" | "post.updated" | "post.unpublished" | "media.ready";
+            event_type: "post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "media.ready" | "lead.created";
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
             attempts: number;
@@ -3993,9 +5366,33 @@ export interface components {
                 display_name: string;
             } | null;
             featured_image_id: string | null;
+            featured_image: components["schemas"]["FeaturedImage"];
             category_slugs: string[];
             tag_slugs: string[];
         };
+        /** @description The post's cover from its media asset's ready variants (the original while they are pending); null when the post has none or the asset was deleted */
+        FeaturedImage: {
+            id: string;
+            /** @description The original, on the public media origin */
+            url: string;
+            width: number | null;
+            height: number | null;
+            /** @description The post's title (assets carry no alt text of their own) */
+            alt: string;
+            /** @description For <img srcset>: the renditions in the original's format (WebP for GIF and WebP originals) and the original, `url {w}w` narrowest first; the bare original URL while its width is unknown */
+            srcset: string;
+            /** @description Every rendition, the original included, narrowest first; only the original while the asset is processing */
+            variants: {
+                /** @description Pixel width; null while unknown */
+                width: number | null;
+                url: string;
+                /**
+                 * @description MIME type, e.g. image/webp
+                 * @example image/webp
+                 */
+                format: string;
+            }[];
+        } | null;
         /** @description next_cursor is null on the last page */
         PostSummaryPage: {
             items: components["schemas"]["PostSummary"][];
@@ -4089,6 +5486,42 @@ export interface components {
             blocks_json?: unknown;
             created_at: string;
             updated_at: string;
+        };
+        PostRevisionPage: {
+            items: components["schemas"]["PostRevision"][];
+            next_cursor: string | null;
+        };
+        PostRevision: {
+            /** @description The revision number: the N of the post's ETag "rev-N" then */
+            id: number;
+            created_at: string;
+            /** @description This revision is the post's content as it is now */
+            current: boolean;
+            title: string;
+            summary: string | null;
+            /** @description The body as stored at this revision; null when absent */
+            blocks_json?: unknown;
+            seo: components["schemas"]["PostSeo"];
+            category_slugs: string[];
+            tag_slugs: string[];
+        };
+        PreviewLink: {
+            /** @description GET it without a key: the post as it is now */
+            url: string;
+            expires_at: string;
+        };
+        PreviewRequest: {
+            /** @description Seconds the link lives: 60..86400, default 3600 */
+            expires_in?: number;
+        };
+        PostPreview: components["schemas"]["PostDetail"] & {
+            /** @enum {string} */
+            status: "draft" | "scheduled" | "published" | "archived";
+        };
+        /** @description Best match first; next_cursor is null on the last page */
+        SearchPage: {
+            items: (components["schemas"]["PostListItem"] | components["schemas"]["PostSummary"])[];
+            next_cursor: string | null;
         };
         MediaAsset: {
             id: string;
@@ -4242,6 +5675,47 @@ export interface components {
             token_field: "_token";
             /** @enum {string} */
             page_field: "_page";
+        };
+        TaxonomyTerms: {
+            items: components["schemas"]["TaxonomyTerm"][];
+        };
+        TaxonomyTerm: {
+            slug: string;
+            /** @description The slug in words (posts carry slugs only) */
+            name: string;
+            /** @description Public posts carrying the term */
+            count: number;
+        };
+        Authors: {
+            items: components["schemas"]["Author"][];
+        };
+        Author: {
+            slug: string;
+            name: string;
+            bio: string | null;
+            avatar: components["schemas"]["FeaturedImage"] & unknown;
+            /** @description ck_ keys only */
+            avatar_media_id?: string | null;
+            /** @description ck_ keys only */
+            created_at?: string;
+            /** @description ck_ keys only */
+            updated_at?: string;
+        };
+        CreateAuthor: {
+            name: string;
+            /** @description Lowercase letters, digits and hyphens */
+            slug?: string;
+            bio?: string | null;
+            /** @description A media asset of the site; null clears it */
+            avatar_media_id?: string | null;
+        };
+        UpdateAuthor: {
+            name?: string;
+            /** @description Lowercase letters, digits and hyphens */
+            slug?: string;
+            bio?: string | null;
+            /** @description A media asset of the site; null clears it */
+            avatar_media_id?: string | null;
         };
     };
     responses: never;

@@ -4,6 +4,8 @@
  * inline HTML goes through the allowlist sanitizer. Platform blocks (ad, product card, story page, related
  * articles) and unknown types are kept in the source but never rendered.
  */
+
+import { type ImageView, webpSrcset } from "../../media/image-view";
 import {
   escapeHtml,
   hasControlCharacter,
@@ -23,6 +25,16 @@ export interface EditorBlock {
 export interface RenderOptions {
   /** Resolves an image block's `media_id` to a URL (http(s) or a root-relative path); null when unknown. */
   mediaUrl?: (mediaId: string) => string | null;
+  /**
+   * Resolves an image block's `media_id` to the asset's view (its variants); takes precedence over
+   * `mediaUrl`. An image with a view gets `srcset`/`sizes`, and a WebP `<source>` when it has WebP variants.
+   */
+  mediaImage?: (mediaId: string) => ImageView | null;
+}
+
+/** What rendering remembers from block to block: whether an image was rendered (the rest load lazily). */
+interface RenderState {
+  images: number;
 }
 
 type Data = Record<string, unknown>;
@@ -63,9 +75,10 @@ export function renderBlocks(doc: unknown, options: RenderOptions = {}): string 
     const parsed = parseBlocksDocument(doc);
     if (!parsed.ok) return "";
     let html = "";
+    const state: RenderState = { images: 0 };
     for (const block of parsed.blocks) {
       try {
-        html += renderBlock(block, options);
+        html += renderBlock(block, options, state);
       } catch {
         // A hostile or broken block must not take the rest of the post down with it.
       }
@@ -76,7 +89,7 @@ export function renderBlocks(doc: unknown, options: RenderOptions = {}): string 
   }
 }
 
-function renderBlock(block: EditorBlock, options: RenderOptions): string {
+function renderBlock(block: EditorBlock, options: RenderOptions, state: RenderState): string {
   const data = block.data;
   switch (block.type) {
     case "paragraph":
@@ -92,7 +105,7 @@ function renderBlock(block: EditorBlock, options: RenderOptions): string {
     case "delimiter":
       return "<hr>";
     case "image":
-      return renderImage(data, options);
+      return renderImage(data, options, state);
     case "embed":
       return renderEmbed(data);
     case "table":
@@ -202,18 +215,20 @@ export function safeHttpUrl(value: unknown): string | null {
   }
 }
 
+/** Our own media URL: root-relative (not `//host`, no backslash), or absolute http(s); else null. */
+function checkedMediaUrl(resolved: unknown): string | null {
+  if (typeof resolved !== "string") return null;
+  if (/^\/(?![/\\])[^\\\s]*$/.test(resolved) && !hasControlCharacter(resolved)) return resolved;
+  return safeHttpUrl(resolved);
+}
+
 function resolveMediaUrl(mediaId: unknown, options: RenderOptions): string | null {
   if (typeof mediaId !== "string" || mediaId === "" || !options.mediaUrl) return null;
-  let resolved: string | null;
   try {
-    resolved = options.mediaUrl(mediaId);
+    return checkedMediaUrl(options.mediaUrl(mediaId));
   } catch {
     return null;
   }
-  if (typeof resolved !== "string") return null;
-  // Our own media route may be root-relative; `//host` (another origin) and backslashes are not.
-  if (/^\/(?![/\\])[^\\\s]*$/.test(resolved) && !hasControlCharacter(resolved)) return resolved;
-  return safeHttpUrl(resolved);
 }
 
 /** A positive integer dimension (a number, or a string of digits). */
@@ -233,14 +248,44 @@ function imageSize(data: Data): { width: number; height: number } | null {
   return null;
 }
 
-function renderImage(data: Data, options: RenderOptions): string {
+/** The asset's view for an image block's `media_id`, with every URL checked as a media URL. */
+function resolveMediaImage(mediaId: unknown, options: RenderOptions): ImageView | null {
+  if (typeof mediaId !== "string" || mediaId === "" || !options.mediaImage) return null;
+  let view: ImageView | null;
+  try {
+    view = options.mediaImage(mediaId);
+  } catch {
+    return null;
+  }
+  if (!view) return null;
+  const safe = (url: string) => checkedMediaUrl(url) !== null && !/[\s,]/.test(url);
+  return safe(view.url) && view.variants.every((v) => safe(v.url)) ? view : null;
+}
+
+/** `sizes`: the image's full width on wide screens, the viewport's on narrower ones. */
+function sizesOf(width: number | null): string {
+  return width ? `(max-width: ${width}px) 100vw, ${width}px` : "100vw";
+}
+
+function renderImage(data: Data, options: RenderOptions, state: RenderState): string {
   const file = isRecord(data.file) ? data.file : {};
-  const src = resolveMediaUrl(data.media_id, options) ?? safeHttpUrl(file.url) ?? safeHttpUrl(data.url);
+  const view = resolveMediaImage(data.media_id, options);
+  const src =
+    view?.url ?? resolveMediaUrl(data.media_id, options) ?? safeHttpUrl(file.url) ?? safeHttpUrl(data.url);
   if (src === null) return "";
   const caption = typeof data.caption === "string" ? data.caption : "";
-  const size = imageSize(data);
+  const size =
+    imageSize(data) ?? (view?.width && view.height ? { width: view.width, height: view.height } : null);
   const sizeAttrs = size ? ` width="${size.width}" height="${size.height}"` : "";
-  const img = `<img src="${escapeHtml(src)}" alt="${escapeHtml(inlineText(caption))}"${sizeAttrs} loading="lazy">`;
+  // The first image is likely in the first screen: only the ones after it wait until they are near.
+  const lazy = state.images++ > 0 ? ' loading="lazy"' : "";
+  const sizes = escapeHtml(sizesOf(view?.width ?? size?.width ?? null));
+  const srcset = view ? ` srcset="${escapeHtml(view.srcset)}" sizes="${sizes}"` : "";
+  let img = `<img src="${escapeHtml(src)}" alt="${escapeHtml(inlineText(caption))}"${srcset}${sizeAttrs}${lazy}>`;
+  const webp = view ? webpSrcset(view) : null;
+  if (webp) {
+    img = `<picture><source type="image/webp" srcset="${escapeHtml(webp)}" sizes="${sizes}">${img}</picture>`;
+  }
   const captionHtml = sanitizeInlineHtml(caption);
   return `<figure>${img}${captionHtml ? `<figcaption>${captionHtml}</figcaption>` : ""}</figure>`;
 }

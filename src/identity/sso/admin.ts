@@ -1,0 +1,146 @@
+/**
+ * An organization's SSO configuration (issue 24 §1), owners only: read, set (step-up), remove
+ * (step-up), and the DNS proof of its vouched domains. Every check that can refuse runs before the
+ * step-up (the issuer is discovered through the SSRF guard first); every owner is told of a change.
+ */
+import { newId } from "../../lib/ids";
+import type { AppContext } from "../core/context";
+import { fail } from "../errors";
+import { requireStepUp } from "../factors/step-up";
+import { requireOrgMember } from "../members/members";
+import { domainProved, normalizeDomain, proofName, proofValue } from "./domain-proof";
+import { tellOwners } from "./notices";
+import { discover } from "./oidc";
+import { checkProviderUrl, ProviderUrlRefused } from "./outbound";
+import { sealClientSecret } from "./secret-box";
+import { SSO_MAX_DOMAINS } from "./settings";
+import {
+  domainHeldElsewhere,
+  findConfig,
+  listDomains,
+  markDomainProved,
+  removeConfig,
+  saveConfig,
+} from "./store";
+
+export interface SsoSettingsInput {
+  issuer: string;
+  client_id: string;
+  client_secret: string;
+  domains: string[];
+  enforced: boolean;
+  allow_passwords: boolean;
+}
+
+export function callbackUrl(c: AppContext): string {
+  return `${c.env.ISSUER.replace(/\/$/, "")}/api/v1/auth/sso/callback`;
+}
+
+/** Owners only: a non-member gets the opaque 404, a member who is not an owner 403. */
+export async function requireOwner(c: AppContext, orgId: string) {
+  const me = await requireOrgMember(c.env.DB, orgId, c.get("auth").userId, {
+    notFoundDetail: "Organization not found.",
+  });
+  if (!me.isOwner) fail("FORBIDDEN", "Only an owner configures single sign-on.");
+}
+
+/** The configuration as owners read it: never the secret; each domain with the TXT record that proves it. */
+export async function ssoView(c: AppContext, orgId: string) {
+  const config = await findConfig(c.env.DB, orgId);
+  const domains = await listDomains(c.env.DB, orgId);
+  return {
+    configured: config !== null,
+    issuer: config?.issuer ?? null,
+    client_id: config?.client_id ?? null,
+    enforced: config?.enforced === 1,
+    allow_passwords: config ? config.allow_passwords === 1 : true,
+    redirect_uri: callbackUrl(c),
+    domains: await Promise.all(
+      domains.map(async (d) => ({
+        domain: d.domain,
+        verified: d.verified_at !== null,
+        txt_name: proofName(d.domain),
+        txt_value: await proofValue(orgId, d.domain),
+      })),
+    ),
+  };
+}
+
+function parseDomains(raw: string[]): string[] {
+  const out = new Set<string>();
+  for (const item of raw) {
+    const domain = normalizeDomain(item);
+    if (!domain) fail("BAD_REQUEST", `Not an e-mail domain: ${item.slice(0, 64)}`);
+    out.add(domain);
+  }
+  if (out.size > SSO_MAX_DOMAINS) fail("BAD_REQUEST", `At most ${SSO_MAX_DOMAINS} domains.`);
+  return [...out];
+}
+
+async function discoverIssuer(c: AppContext, issuer: string): Promise<string> {
+  try {
+    const { url } = checkProviderUrl(c.env, issuer);
+    const as = await discover(c.env, url.toString().replace(/\/$/, ""));
+    return as.issuer;
+  } catch (err) {
+    if (err instanceof ProviderUrlRefused)
+      fail("SSO_ISSUER_INVALID", `The issuer URL is refused (${err.reason}).`);
+    if ((err as Error).name === "OperationProcessingError") {
+      fail("SSO_ISSUER_INVALID", "The issuer's discovery document does not describe it.");
+    }
+    fail("SSO_PROVIDER_UNAVAILABLE", {
+      detail: "The issuer could not be reached.",
+      reason: (err as Error).message,
+    });
+  }
+}
+
+/** Sets the configuration: the issuer is discovered before the step-up, written after it. */
+export async function setSso(
+  c: AppContext,
+  orgId: string,
+  input: SsoSettingsInput,
+  code: string | undefined,
+) {
+  await requireOwner(c, orgId);
+  const domains = parseDomains(input.domains);
+  const issuer = await discoverIssuer(c, input.issuer.trim());
+  await requireStepUp(c, "org.sso.set", code);
+  const before = await findConfig(c.env.DB, orgId);
+  const same = before && before.issuer === issuer && before.client_id === input.client_id;
+  const configId = same ? before.config_id : newId();
+  const sealed = await sealClientSecret(c.env.SSO_SECRET_KEY, { orgId, configId }, input.client_secret);
+  await saveConfig(
+    c.env.DB,
+    {
+      org_id: orgId,
+      config_id: configId,
+      issuer,
+      client_id: input.client_id,
+      client_secret_sealed: sealed,
+      enforced: input.enforced ? 1 : 0,
+      allow_passwords: input.allow_passwords ? 1 : 0,
+    },
+    domains,
+    before !== null && before.issuer !== issuer,
+  );
+  await proveDomains(c, orgId);
+  await tellOwners(c, orgId, before ? "changed" : "set");
+}
+
+/** Reads the proof of every unproved domain now; a domain another organization holds stays unproved. */
+export async function proveDomains(c: AppContext, orgId: string) {
+  for (const d of await listDomains(c.env.DB, orgId)) {
+    if (d.verified_at !== null) continue;
+    if (await domainHeldElsewhere(c.env.DB, orgId, d.domain)) continue;
+    if (await domainProved(c.env, orgId, d.domain)) await markDomainProved(c.env.DB, orgId, d.domain);
+  }
+}
+
+export async function removeSso(c: AppContext, orgId: string, code: string | undefined) {
+  await requireOwner(c, orgId);
+  await requireStepUp(c, "org.sso.remove", code);
+  const had = await findConfig(c.env.DB, orgId);
+  await removeConfig(c.env.DB, orgId);
+  if (had) await tellOwners(c, orgId, "removed");
+}

@@ -1,0 +1,86 @@
+/**
+ * What single sign-on changes in the memberships the edge sets (issue 24 §1; docs/decisions/sso.md):
+ * - a session signed in through an organization's provider carries that organization only (and the
+ *   site memberships it owns): the provider's proof is that organization's, not the account's;
+ * - an organization that enforces SSO is dropped from every other session, except an owner's signed in
+ *   with password and a second factor (break-glass): kept, recorded once per session, every owner told.
+ */
+import { nowIso } from "../core/crypto";
+import type { Env } from "../core/worker-env";
+import { createMailer } from "../messaging/messaging";
+import { noticeOwners } from "./notices";
+
+export interface SsoFacts {
+  /** The organization whose provider signed this session in (null: another way). */
+  ssoOrg: string | null;
+  /** The session's sign-in method (`sessions.auth_method`). */
+  method: string | null;
+  familyId: string | null;
+  /** The caller's organizations that enforce SSO. */
+  enforced: string[];
+}
+
+/** The two statements the edge context adds to its batch: the session's sign-in and the enforcing orgs. */
+export function ssoFactStatements(db: D1Database, userId: string, sessionId: string) {
+  return [
+    db
+      .prepare(
+        `SELECT s.auth_method, s.family_id, x.org_id AS sso_org FROM sessions s
+         LEFT JOIN sso_sessions x ON x.family_id = s.family_id WHERE s.id = ? AND s.user_id = ?`,
+      )
+      .bind(sessionId, userId),
+    db
+      .prepare(
+        `SELECT o.org_id FROM org_sso o JOIN org_memberships m ON m.org_id = o.org_id AND m.user_id = ?
+         WHERE o.enforced = 1`,
+      )
+      .bind(userId),
+  ];
+}
+
+export function ssoFacts(session: D1Result | undefined, enforced: D1Result | undefined): SsoFacts {
+  const row = session?.results[0] as
+    | { auth_method: string; family_id: string; sso_org: string | null }
+    | undefined;
+  return {
+    ssoOrg: row?.sso_org ?? null,
+    method: row?.auth_method ?? null,
+    familyId: row?.family_id ?? null,
+    enforced: ((enforced?.results ?? []) as { org_id: string }[]).map((r) => r.org_id),
+  };
+}
+
+/** Password plus a second factor (the phased login's `password_<factor>`, the one-step `password_totp`). */
+function isBreakGlassMethod(method: string | null): boolean {
+  return method?.startsWith("password_") === true;
+}
+
+/**
+ * The organizations this session may carry: `allowed(orgId)`; `breakGlass` lists the enforcing
+ * organizations kept only because an owner signed in with password and a second factor.
+ */
+export function ssoOrgRule(facts: SsoFacts, ownerOf: (orgId: string) => boolean) {
+  const breakGlass: string[] = [];
+  const dropped = new Set<string>();
+  for (const orgId of facts.enforced) {
+    if (facts.ssoOrg === orgId) continue;
+    if (ownerOf(orgId) && isBreakGlassMethod(facts.method)) breakGlass.push(orgId);
+    else dropped.add(orgId);
+  }
+  const allowed = (orgId: string | null) =>
+    facts.ssoOrg !== null ? orgId === facts.ssoOrg : orgId === null || !dropped.has(orgId);
+  return { allowed, breakGlass };
+}
+
+/** Records a break-glass sign-in once per session family and organization, and tells every owner. */
+export async function recordBreakGlass(env: Env, facts: SsoFacts, userId: string, orgIds: string[]) {
+  if (!facts.familyId) return;
+  for (const orgId of orgIds) {
+    const res = await env.DB.prepare(
+      "INSERT OR IGNORE INTO sso_break_glass (family_id, org_id, user_id, created_at) VALUES (?, ?, ?, ?)",
+    )
+      .bind(facts.familyId, orgId, userId, nowIso())
+      .run();
+    if (res.meta.changes === 1) await noticeOwners(env, createMailer(env), orgId, "break_glass", () => {});
+  }
+}

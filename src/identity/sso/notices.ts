@@ -1,0 +1,60 @@
+/**
+ * Every owner of an organization is told at once when its single sign-on changes (set, changed,
+ * removed) or when an owner signs in past enforced SSO (break-glass). A notice never fails the change:
+ * one that cannot be sent is logged.
+ */
+import type { emailAddresses, orgs } from "../../../schema/identity";
+import type { Row } from "../../lib/rows";
+import type { AppContext } from "../core/context";
+import type { Env } from "../core/worker-env";
+import type { Mailer } from "../messaging/messaging";
+
+const WHAT = {
+  set: "Single sign-on was set up for your organization",
+  changed: "The single sign-on of your organization was changed",
+  removed: "Single sign-on was removed from your organization; its SSO sessions ended",
+  break_glass: "An owner signed in to your organization without its single sign-on (break-glass)",
+} as const;
+
+async function ownerAddresses(db: D1Database, orgId: string) {
+  const { results } = await db
+    .prepare(
+      `SELECT e.address, o.name FROM org_memberships m
+       JOIN roles r ON r.scope = 'org' AND r.slug = m.role AND r.is_system = 1 AND (r.org_id IS NULL OR r.org_id = m.org_id)
+       JOIN email_addresses e ON e.user_id = m.user_id AND e.is_primary = 1
+       JOIN orgs o ON o.id = m.org_id
+       WHERE m.org_id = ?`,
+    )
+    .bind(orgId)
+    .all<Row<typeof emailAddresses, "address"> & Row<typeof orgs, "name">>();
+  return results;
+}
+
+export async function noticeOwners(
+  env: Env,
+  mailer: Mailer,
+  orgId: string,
+  kind: keyof typeof WHAT,
+  onError: (err: unknown) => void,
+) {
+  try {
+    for (const owner of await ownerAddresses(env.DB, orgId)) {
+      await mailer
+        .send({
+          to: owner.address,
+          purpose: "sso_notice",
+          subject: WHAT[kind],
+          body: `${WHAT[kind]} (${owner.name}). If this was not one of the owners, review the organization's single sign-on settings and its members now.`,
+        })
+        .catch(onError);
+    }
+  } catch (err) {
+    onError(err);
+  }
+}
+
+export function tellOwners(c: AppContext, orgId: string, kind: keyof typeof WHAT) {
+  return noticeOwners(c.env, c.get("services").mailer, orgId, kind, (err) =>
+    c.get("log").error("owner_notice_failed", { purpose: "sso_notice", error: (err as Error).message }),
+  );
+}

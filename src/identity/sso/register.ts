@@ -1,0 +1,104 @@
+/**
+ * Finishing a verified SSO sign-in that found no linked account (issue 24 §1):
+ * - `register` (`POST /v1/auth/sso/register` of the spec): an unknown person from a vouched domain
+ *   creates the account (active, its provider-verified address primary), with a password under the
+ *   password policy only when the organization allows passwords, and joins with the default role;
+ * - `link`: an existing account holding the address proves it with the e-mailed code first.
+ * Both consume their single-use token (compare-and-set) and write everything in one batch.
+ */
+import { newId } from "../../lib/ids";
+import type { AppContext } from "../core/context";
+import { nowIso, sha256Hex } from "../core/crypto";
+import { isUniqueViolation } from "../core/d1-errors";
+import { fail } from "../errors";
+import type { IssuedSession } from "../login/sessions";
+import { consumeOtp } from "../messaging/otp";
+import { findVerifiedOwner } from "../signup/accounts-store";
+import { hashPassword } from "../signup/password";
+import { enforcePasswordPolicy } from "../signup/password-policy";
+import { SSO_DEFAULT_ROLE } from "./settings";
+import { ssoSession } from "./sign-in";
+import {
+  consumePending,
+  findConfig,
+  findPending,
+  joinStatement,
+  linkStatement,
+  type SsoPendingRow,
+} from "./store";
+
+const invalid = () =>
+  fail(
+    "SSO_TOKEN_INVALID",
+    "This sign-in can no longer be completed; sign in through your organization again.",
+  );
+
+async function pendingWithConfig(c: AppContext, token: string, kind: SsoPendingRow["kind"]) {
+  const tokenHash = await sha256Hex(token);
+  const pending = await findPending(c.env.DB, tokenHash, kind);
+  const config = pending ? await findConfig(c.env.DB, pending.org_id) : null;
+  if (!pending || !config || config.config_id !== pending.config_id) invalid();
+  return { tokenHash, pending: pending!, config: config! };
+}
+
+export async function registerThroughSso(
+  c: AppContext,
+  body: { registration_token: string; display_name?: string | undefined; password?: string | undefined },
+): Promise<IssuedSession> {
+  const { tokenHash, pending, config } = await pendingWithConfig(c, body.registration_token, "register");
+  let passwordHash: string | null = null;
+  if (body.password !== undefined) {
+    if (config.allow_passwords !== 1)
+      fail("BAD_REQUEST", "This organization signs its members in only through its provider.");
+    await enforcePasswordPolicy(c, body.password);
+    passwordHash = await hashPassword(body.password);
+  }
+  if (!(await consumePending(c.env.DB, tokenHash, "register"))) invalid();
+  const userId = newId();
+  const now = nowIso();
+  const db = c.env.DB;
+  const account = [
+    db
+      .prepare(
+        "INSERT INTO users (id, status, password_hash, display_name, created_at, updated_at) VALUES (?, 'active', ?, ?, ?, ?)",
+      )
+      .bind(userId, passwordHash, body.display_name ?? pending.name, now, now),
+    db
+      .prepare(
+        "INSERT INTO email_addresses (id, user_id, address, verified_at, is_primary, created_at) VALUES (?, ?, ?, ?, 1, ?)",
+      )
+      .bind(newId(), userId, pending.email, now, now),
+    joinStatement(db, pending.org_id, userId, SSO_DEFAULT_ROLE),
+    linkStatement(db, pending.org_id, pending.subject, userId),
+  ];
+  try {
+    return await ssoSession(c, config, userId, pending.amr, account);
+  } catch (err) {
+    if (isUniqueViolation(err))
+      fail("EMAIL_TAKEN", "Another account proved this address first; sign in to it and link it instead.");
+    throw err;
+  }
+}
+
+export async function linkThroughSso(
+  c: AppContext,
+  body: { link_token: string; code: string },
+): Promise<IssuedSession> {
+  const { tokenHash, pending, config } = await pendingWithConfig(c, body.link_token, "link");
+  const proved = await consumeOtp(c.env, {
+    purpose: "sso_link",
+    target: pending.email,
+    userId: pending.user_id ?? undefined,
+    context: tokenHash,
+    code: body.code.trim(),
+  });
+  if (!proved) fail("CODE_INVALID", "The code is wrong, used or expired.");
+  if (!(await consumePending(c.env.DB, tokenHash, "link"))) invalid();
+  const owner = await findVerifiedOwner(c.env.DB, pending.email);
+  if (!owner || owner.user_id !== pending.user_id || owner.status !== "active") invalid();
+  const db = c.env.DB;
+  return ssoSession(c, config, owner!.user_id, pending.amr, [
+    joinStatement(db, pending.org_id, owner!.user_id, SSO_DEFAULT_ROLE),
+    linkStatement(db, pending.org_id, pending.subject, owner!.user_id),
+  ]);
+}
