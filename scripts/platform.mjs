@@ -35,7 +35,7 @@ export async function startPlatform({
       log: new Log(process.env.LOG_LEVEL === "debug" ? LogLevel.DEBUG : LogLevel.WARN),
       ...(handleStructuredLogs ? { handleStructuredLogs } : {}),
       workers: serviceNames.map((name) => ({
-        // Content's routes take `/v1/*` and `/media/*` of the gateway's socket (workers/content/wrangler.toml).
+        // Content's routes take `/v1/*` and `/media/*` of the gateway's socket (LOCAL_ROUTES, scripts/workers.mjs).
         ...workers[name],
         bindings: { ...workers[name].bindings, ...devVars[name], ...extraBindings[name] },
         // Tests route every outbound fetch to their fake internet; `npm start` leaves the network as is.

@@ -15,4 +15,5 @@ export declare function workerOptions(
     withRoutes?: boolean;
   },
 ): { name: string; scriptPath: string; modules: true; [key: string]: unknown };
-export declare function routePatterns(file: string): string[];
+export declare const LOCAL_ROUTES: Record<keyof typeof services, string[]>;
+export declare function routePatterns(name: keyof typeof services): string[];

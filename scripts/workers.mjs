@@ -108,12 +108,20 @@ export function workerOptions(
     bindings: { ...(rest.bindings ?? {}), ...bindings },
     // `withRoutes`: the config's `routes` patterns, which Miniflare matches on the entry socket as
     // Cloudflare matches a zone's routes (wrangler's option reader leaves them out).
-    ...(withRoutes ? { routes: routePatterns(file) } : {}),
+    ...(withRoutes ? { routes: routePatterns(name) } : {}),
   };
 }
 
-/** The `routes` of a wrangler config as patterns (a route is a string or `{ pattern, zone_name }`). */
-export function routePatterns(file) {
-  const routes = wrangler().experimental_readRawConfig({ config: file }).rawConfig.routes ?? [];
-  return routes.map((r) => (typeof r === "string" ? r : r.pattern));
+/**
+ * The public origin's paths each Worker answers itself, as route patterns of any host: content's
+ * key-authenticated API and media (no gateway hop). Miniflare matches them on the gateway's socket as
+ * Cloudflare matches a zone's routes; a deploy writes them per host of the gateway's routes
+ * (scripts/deploy-config.mjs `contentRoutes`). Kept here, not in the wrangler config: `wrangler dev`
+ * refuses a route without a host.
+ */
+export const LOCAL_ROUTES = { gateway: [], identity: [], content: ["*/v1/*", "*/media/*"], sites: [] };
+
+/** The local route patterns of a Worker. */
+export function routePatterns(name) {
+  return LOCAL_ROUTES[name] ?? [];
 }

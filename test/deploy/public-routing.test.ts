@@ -11,7 +11,7 @@ import path from "node:path";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTENT_PUBLIC_PATHS, contentRoutes } from "../../scripts/deploy-config.mjs";
-import { buildWorker, root, routePatterns, services, workerOptions } from "../../scripts/workers.mjs";
+import { buildWorker, root, routePatterns, workerOptions } from "../../scripts/workers.mjs";
 import { testSecrets } from "../support/workers.ts";
 
 let mf: Miniflare;
@@ -37,7 +37,7 @@ beforeAll(async () => {
           name: "gateway",
           modules: true,
           script: `export default { fetch() { return new Response("${STUB}", { headers: { "x-answered-by": "${STUB}" } }); } };`,
-          routes: routePatterns(path.join(root, services.gateway.config)),
+          routes: routePatterns("gateway"),
         },
         ...real,
       ],
@@ -59,10 +59,8 @@ async function answeredBy(url: string, init?: RequestInit) {
 
 describe("the public origin's routes", () => {
   it("are the deploy's public paths of content, and the gateway has none of its own", () => {
-    expect(routePatterns(path.join(root, services.content.config))).toEqual(
-      CONTENT_PUBLIC_PATHS.map((p) => `*${p}`),
-    );
-    expect(routePatterns(path.join(root, services.gateway.config))).toEqual([]);
+    expect(routePatterns("content")).toEqual(CONTENT_PUBLIC_PATHS.map((p) => `*${p}`));
+    expect(routePatterns("gateway")).toEqual([]);
   });
 
   it("send /v1/* and /media/* to content without the gateway, on any host", async () => {
