@@ -45,7 +45,7 @@ async function signOut(page: Page) {
 async function enterPassword(page: Page, email: string) {
   await page.getByLabel("E-mail", { exact: true }).fill(email);
   await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-  await page.getByRole("button", { name: "Continue" }).click();
+  await page.getByRole("button", { name: "Continue", exact: true }).click();
 }
 
 describe("a person's journey through the hosted pages", () => {

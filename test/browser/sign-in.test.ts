@@ -118,7 +118,7 @@ async function totpAccount(tag: string) {
 async function enterPassword(page: Page, email: string, password = PASSWORD) {
   await page.getByLabel("E-mail", { exact: true }).fill(email);
   await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByRole("button", { name: "Continue" }).click();
+  await page.getByRole("button", { name: "Continue", exact: true }).click();
 }
 
 async function landedOnAccount(page: Page) {

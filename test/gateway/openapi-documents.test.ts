@@ -80,7 +80,7 @@ describe("the OpenAPI documents through the gateway", () => {
     expect(doc.paths["/api/v1/sites/{id}"]?.patch?.security).toEqual([{ bearerAuth: [] }]);
   });
 
-  it("content: only the probes, the media stand-in and the anonymous form routes are public", async () => {
+  it("content: only the probes, the media stand-in, the anonymous form routes, preview links and feeds are public", async () => {
     const doc = await documentOf("content");
     const open = operations(doc)
       .filter(([, , op]) => op.security?.length === 0)
@@ -91,7 +91,10 @@ describe("the OpenAPI documents through the gateway", () => {
       "GET /media/{key}",
       "GET /metrics",
       "GET /ready",
+      "GET /v1/preview/{token}",
       "GET /v1/sites/{site_id}/forms/{form_id}",
+      "GET /v1/sites/{site}/feed.xml",
+      "GET /v1/sites/{site}/sitemap.xml",
       "POST /v1/sites/{site_id}/forms/{form_id}/submissions",
     ]);
   });
