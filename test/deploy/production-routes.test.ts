@@ -129,7 +129,7 @@ async function openApiDevPaths(): Promise<string[]> {
       const tagged = Object.values(operations).some((op) =>
         op.tags?.some((t) => /develop|debug|test/i.test(t)),
       );
-      if (tagged || DEV_PATH.test(p)) found.push(p);
+      if (tagged || (DEV_PATH.test(p) && !PRODUCTION_LOOKALIKES.has(p))) found.push(p);
     }
   }
   return found;
