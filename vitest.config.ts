@@ -6,6 +6,7 @@ import { fakeInternet } from "./test/support/fake-internet.ts";
 import { nodeUnitFiles } from "./test/support/unit-files.ts";
 import {
   auxiliaryWorker,
+  promptQueueConsumers,
   root,
   type ServiceName,
   services,
@@ -89,9 +90,13 @@ function project(main: ServiceName, testDir: string, options: ProjectOptions = {
             TEST_SITES_DB: "sites-db",
           },
           outboundService: fakeInternet,
-          // Content's tests send `site.transferred` through the real queue, as identity does.
+          // Content's tests send `site.transferred` through the real queue, as identity does; its events
+          // queue (webhook fan-out and attempts) hands each batch over at once.
           ...(main === "content"
-            ? { queueProducers: { TEST_SITE_TRANSFERRED: { queueName: "site-transferred" } } }
+            ? {
+                queueProducers: { TEST_SITE_TRANSFERRED: { queueName: "site-transferred" } },
+                queueConsumers: promptQueueConsumers("content", ["content-events", "content-events-dlq"]),
+              }
             : {}),
           workers: others.map((other) => ({
             ...auxiliaryWorker(other, { name: main, runner: `vitest-plugin-runner-${name}` }, secrets),

@@ -92,3 +92,36 @@ export async function watchMemory(pid, fn) {
     clearInterval(timer);
   }
 }
+
+/** Every process below `parent` (its descendants, not itself), with their command names. */
+export function descendants(parent) {
+  let entries;
+  try {
+    entries = readdirSync("/proc").filter((e) => /^\d+$/.test(e));
+  } catch {
+    return [];
+  }
+  const stats = entries.map(readStat).filter(Boolean);
+  const below = new Set([parent]);
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const s of stats) {
+      if (below.has(s.ppid) && !below.has(s.pid)) {
+        below.add(s.pid);
+        changed = true;
+      }
+    }
+  }
+  return stats.filter((s) => below.has(s.pid) && s.pid !== parent);
+}
+
+/** Resident memory of `pid` and every process below it: the total and each process's share. */
+export function treeMemory(pid) {
+  const processes = [{ pid, comm: "node" }, ...descendants(pid)].map((p) => ({
+    pid: p.pid,
+    comm: p.comm,
+    rss_mb: memoryOf(p.pid).rss_mb,
+  }));
+  const total = processes.reduce((sum, p) => sum + (p.rss_mb ?? 0), 0);
+  return { total_mb: total, processes };
+}

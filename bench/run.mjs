@@ -16,6 +16,7 @@ import { workerdPid } from "./memory.mjs";
 import { checkTargets, renderReport } from "./report.mjs";
 import { DEFAULT_SECTIONS, prepareSection, SECTIONS } from "./sections.mjs";
 import { createTenant } from "./seed.mjs";
+import { startMemory } from "./start-memory.mjs";
 
 const USAGE = `npm run bench -- [--quick] [--wrk] [--duration S] [--warmup S] [--connections N] [--port-offset N] [SECTION...]
 sections: ${SECTIONS.join(" ")} | all   (default: ${DEFAULT_SECTIONS.join(" ")})`;
@@ -52,6 +53,7 @@ export function parseArgs(argv) {
     loginAmount: quick ? 12 : 40,
     samplerAccounts: quick ? 4 : 12,
     importLines: quick ? 100 : 1_000,
+    soakSeconds: number("--soak", quick ? 20 : 60),
   };
 }
 
@@ -110,6 +112,11 @@ async function main() {
   const stem = path.join(dir, `${at.replace(/[:.]/g, "-")}${options.quick ? "-quick" : ""}`);
   const log = (line) => process.stderr.write(`${line}\n`);
   log(`bench: ${options.sections.join(", ")} with ${tool}${options.quick ? " (--quick)" : ""}; starting…`);
+  // `npm start`'s memory first, alone (its own ports: the bench's offset + 50, and its own store).
+  const started_memory = options.sections.includes("memory")
+    ? await startMemory({ portOffset: options.portOffset + 50 })
+    : null;
+  if (started_memory) log(`npm start: ${round(started_memory.total_mb, 0)} MB resident 10 s after ready`);
   // The Workers' own log lines (one per request and more) go to a file beside the results.
   const workerLog = createWriteStream(`${stem}.workers.log`);
   const { mf, urls } = await startPlatform({
@@ -130,6 +137,7 @@ async function main() {
     seeding: ctx.seeding,
     load: [],
     singles: [],
+    start_memory: started_memory,
   };
   try {
     const started = performance.now();

@@ -3,7 +3,8 @@
 // Quotas are never what is measured: reads rotate over pools of keys sized for the run (each key allows
 // 600 reads a minute, 60 writes), and public reads and logins come from many client addresses.
 import { round, summarize, timed } from "./lib.mjs";
-import { watchMemory } from "./memory.mjs";
+import { measure } from "./loadgen.mjs";
+import { treeMemory, watchMemory } from "./memory.mjs";
 import {
   api,
   createKeys,
@@ -18,8 +19,8 @@ import {
   WRITE_SCOPES,
 } from "./seed.mjs";
 
-export const SECTIONS = ["posts", "write", "sites", "login", "bulk", "analytics", "leads"];
-export const DEFAULT_SECTIONS = ["posts", "write", "sites", "login", "bulk"];
+export const SECTIONS = ["posts", "write", "sites", "login", "bulk", "memory", "analytics", "leads"];
+export const DEFAULT_SECTIONS = ["posts", "write", "sites", "login", "bulk", "memory"];
 
 const fmt = (n) => n.toLocaleString("en-US");
 
@@ -45,6 +46,15 @@ async function postsSites(ctx) {
   }
   ctx.postsSites = sites;
   return sites;
+}
+
+/** `count` list paths, each with its own `since` (seconds after 2000-01-01 from `from`): no two alike. */
+export function coldPaths(count, from) {
+  const base = Date.UTC(2000, 0, 1);
+  return Array.from({ length: count }, (_, i) => {
+    const since = new Date(base + (from + i) * 1000).toISOString().replace(".000Z", "Z");
+    return `/v1/posts?limit=20&since=${since}`;
+  });
 }
 
 const bearer = (keys) => ({ authorization: keys.map((k) => `Bearer ${k}`) });
@@ -95,6 +105,13 @@ async function postsRows(ctx) {
       headers: { origin: ORIGIN },
       ip: { offset: 1 << 20 },
     },
+  });
+  // A cold list: every request a new `since`, so neither the isolate's answers nor the Cache API hold it.
+  const coldKeys = await createKeys(urls, tenant, middle.site.id, { count: reads, scopes: READ_SCOPES });
+  rows.push({
+    id: "list_cold_ck",
+    label: `GET /v1/posts?limit=20&since=… (ck_, ${fmt(middle.size)} posts, a new since each request)`,
+    spec: { method: "GET", paths: coldPaths(40_000, 0), rotate: bearer(coldKeys) },
   });
   const statusKeys = await createKeys(urls, tenant, middle.site.id, { count: reads, scopes: WRITE_SCOPES });
   rows.push({
@@ -397,6 +414,50 @@ async function analyticsRows(ctx) {
   ];
 }
 
+/**
+ * The soak: cold list reads (a new `since` each, so every answer is a new cache entry) for
+ * `options.soakSeconds` in four equal parts, the platform's resident memory (this process's children:
+ * workerd) after each. Growth must level off: every cache on the path is bounded by entries, not requests.
+ */
+async function soakSingles(ctx) {
+  const { options, urls, tenant } = ctx;
+  const [{ site }] = (await postsSites(ctx)).slice(1, 2);
+  const part = options.soakSeconds / 4;
+  const keys = await createKeys(urls, tenant, site.id, {
+    count: poolSize(1500, options.soakSeconds, 600, 10),
+    scopes: READ_SCOPES,
+  });
+  const rss = () =>
+    treeMemory(process.pid)
+      .processes.filter((p) => p.comm.startsWith("workerd"))
+      .reduce((sum, p) => sum + (p.rss_mb ?? 0), 0);
+  const samples = [round(rss(), 1)];
+  let requests = 0;
+  for (let i = 0; i < 4; i++) {
+    const spec = {
+      base: urls.gateway,
+      method: "GET",
+      connections: options.connections,
+      duration: part,
+      paths: coldPaths(60_000, 100_000 + i * 60_000),
+      rotate: bearer(keys),
+    };
+    const run = await measure(ctx.tool, spec);
+    requests += run.requests;
+    samples.push(round(rss(), 1));
+  }
+  return [
+    {
+      id: "soak",
+      label: `Cold list soak, ${options.soakSeconds} s (${fmt(requests)} requests, each a new since): workerd RSS MB`,
+      requests,
+      rss_samples_mb: samples,
+      growth_mb: round(samples[4] - samples[0], 1),
+      last_half_growth_mb: round(samples[4] - samples[2], 1),
+    },
+  ];
+}
+
 /** What each section contributes: load rows and single rows (both lists may be empty). */
 export async function prepareSection(name, ctx) {
   switch (name) {
@@ -414,6 +475,8 @@ export async function prepareSection(name, ctx) {
       return { load: await analyticsRows(ctx) };
     case "leads":
       return { singles: () => leadsSingles(ctx) };
+    case "memory":
+      return { singles: () => soakSingles(ctx) };
     default:
       throw new Error(`unknown section ${name}`);
   }

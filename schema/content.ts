@@ -343,7 +343,7 @@ export const auditEvents = sqliteTable(
   {
     id: text("id").primaryKey(),
     site_id: text("site_id").notNull(),
-    actor_type: text("actor_type", { enum: ["api_key"] }).notNull(),
+    actor_type: text("actor_type", { enum: ["api_key", "webhook"] }).notNull(),
     actor_id: text("actor_id").notNull(),
     actor_user_id: text("actor_user_id"),
     action: text("action").notNull(),
@@ -446,3 +446,30 @@ export const postMediaRefs = sqliteTable(
     index("post_media_refs_media").on(t.site_id, t.media_id),
   ],
 );
+
+/** A post's content as one change left it (issue 22): kept by SQL triggers (migration 0016), the newest 50 per post. */
+export const postRevisions = sqliteTable(
+  "post_revisions",
+  {
+    post_id: text("post_id").notNull(),
+    revision: integer("revision").notNull(),
+    site_id: text("site_id").notNull(),
+    title: text("title").notNull(),
+    summary: text("summary"),
+    blocks_json: text("blocks_json"),
+    seo_json: text("seo_json").notNull(),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.post_id, t.revision] }),
+    index("post_revisions_site").on(t.site_id, t.post_id),
+  ],
+);
+
+/** The per-post secret that signs preview links (migration 0016); rotating it ends every link. */
+export const postPreviewSecrets = sqliteTable("post_preview_secrets", {
+  post_id: text("post_id").primaryKey(),
+  site_id: text("site_id").notNull(),
+  secret: text("secret").notNull(),
+  rotated_at: text("rotated_at").notNull(),
+});

@@ -6,7 +6,7 @@ export interface DeploySettings {
       WorkerName,
       {
         vars?: Record<string, string>;
-        routes?: { pattern: string; custom_domain?: boolean }[];
+        routes?: { pattern: string; custom_domain?: boolean; zone_name?: string; zone_id?: string }[];
         workers_dev?: boolean;
       }
     >
@@ -16,6 +16,10 @@ export interface ResourceIds {
   d1: Record<string, string>;
   kv: Record<string, string>;
 }
+export declare const CONTENT_PUBLIC_PATHS: string[];
+export declare function contentRoutes(
+  gatewayRoutes: ({ pattern: string; zone_name?: string; zone_id?: string } | string)[],
+): ({ pattern: string; zone_name?: string; zone_id?: string } | string)[];
 export declare const DEPLOY_ORDER: readonly WorkerName[];
 export declare const GENERATED_DIR: string;
 export declare const DEFAULT_SETTINGS: string;

@@ -179,10 +179,46 @@ export function productionConfig(name, { settings, ids, outDir }) {
     config.workers_dev = own.workers_dev ?? !own.routes?.length;
   } else {
     config.workers_dev = false;
+    // The committed development patterns (any host) never deploy: content gets the public paths of the
+    // gateway's own hosts, the rest nothing.
+    delete config.routes;
+    const publicRoutes = name === "content" ? contentRoutes(settings.workers?.gateway?.routes ?? []) : [];
+    if (publicRoutes.length) config.routes = publicRoutes;
   }
   config.preview_urls = false;
   if (settings.account_id) config.account_id = settings.account_id;
   return config;
+}
+
+/** The paths of the public origin that content answers itself (workers/content/wrangler.toml `routes`). */
+export const CONTENT_PUBLIC_PATHS = ["/v1/*", "/media/*"];
+
+/**
+ * Content's production routes: for every host of the gateway's routes (a custom domain or a route
+ * pattern), one route per public path on that host, in the same zone. A route of a hostname takes
+ * precedence over the custom domain of the same hostname (Cloudflare, Workers routes), so these paths
+ * reach content and every other path the gateway. Without gateway routes (workers.dev) there is none: the
+ * gateway forwards the public paths, as before.
+ */
+export function contentRoutes(gatewayRoutes) {
+  const out = [];
+  for (const route of gatewayRoutes) {
+    const pattern = typeof route === "string" ? route : route.pattern;
+    const host = pattern.split("/")[0];
+    const zone =
+      typeof route === "string"
+        ? {}
+        : route.zone_id
+          ? { zone_id: route.zone_id }
+          : route.zone_name
+            ? { zone_name: route.zone_name }
+            : {};
+    for (const suffix of CONTENT_PUBLIC_PATHS) {
+      const contentPattern = `${host}${suffix}`;
+      out.push(Object.keys(zone).length ? { pattern: contentPattern, ...zone } : contentPattern);
+    }
+  }
+  return out;
 }
 
 function lookup(map, key, what) {

@@ -21,6 +21,11 @@ export declare function deploy(options?: {
   env?: Record<string, string | undefined>;
   log?: (line: string) => void;
   outDir?: string;
+  api?: (
+    url: string,
+    init: { method: string; headers: Record<string, string>; body: string },
+  ) => Promise<Response>;
   /** --dry-run: where the bundles are kept (default: a temporary folder, removed after). */
   bundleDir?: string;
 }): Promise<void>;
+export declare const REPLICATED_DATABASES: string[];

@@ -20,6 +20,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import os from "node:os";
 import path from "node:path";
 import {
+  contentRoutes,
   DEFAULT_SETTINGS,
   DEPLOY_ORDER,
   EXAMPLE_SETTINGS,
@@ -97,7 +98,7 @@ function describePlan(settings, settingsFile, env, log) {
   log(`     R2 buckets (look up, create when absent): ${r.r2.join(", ")}`);
   log(`  2. Production configs with the real ids into ${path.relative(root, GENERATED_DIR)}/`);
   const dbs = DEPLOY_ORDER.flatMap((n) => (readConfig(n).raw.d1_databases ?? []).map((d) => d.database_name));
-  log(`  3. Remote migrations: ${dbs.join(", ")}`);
+  log(`  3. Remote migrations: ${dbs.join(", ")}; read replication on: ${REPLICATED_DATABASES.join(", ")}`);
   log(
     `  4. Workers, in order: ${DEPLOY_ORDER.join(" → ")} (a binding target not deployed yet gets a stub first)`,
   );
@@ -109,7 +110,11 @@ function describePlan(settings, settingsFile, env, log) {
     const reach =
       name === "gateway"
         ? settings.workers?.gateway?.routes?.map((r) => r.pattern).join(", ") || "workers.dev"
-        : "no public URL (service bindings only)";
+        : name === "content"
+          ? contentRoutes(settings.workers?.gateway?.routes ?? [])
+              .map((r) => (typeof r === "string" ? r : r.pattern))
+              .join(", ") || "no public URL (the gateway forwards /v1/* and /media/*)"
+          : "no public URL (service bindings only)";
     log(`     ${name}: ${reach}`);
     if (gen.length) log(`       secrets generated when absent: ${gen.join(", ")}`);
     const shared = Object.keys(SHARED_SECRETS).filter((k) => SHARED_SECRETS[k].workers.includes(name));
@@ -216,7 +221,45 @@ async function deployedSecrets(wrangler, name, config) {
   throw new Error(`listing the secrets of ${name} failed:\n${result.stderr || result.stdout}`);
 }
 
-async function realDeploy({ settingsFile, wrangler: run, env, log, outDir }) {
+/**
+ * Databases read through D1 sessions (src/content/core/read-session.ts): their reads may be answered by
+ * replicas, so replication is switched on (docs/capacity.md, step 2). The others keep one copy.
+ */
+export const REPLICATED_DATABASES = ["content"];
+
+/**
+ * Read replication `auto` on each replicated database: Cloudflare's API (wrangler has no command for it),
+ * with the deployer's API token. Without a token or an account id (a wrangler OAuth login), or if the API
+ * refuses, the deploy goes on and says how to switch it on: sessions work on one copy too, reading the
+ * primary.
+ */
+async function enableReadReplication({ ids, settings, env, api, log }) {
+  const account = settings.account_id ?? env.CLOUDFLARE_ACCOUNT_ID;
+  const token = env.CLOUDFLARE_API_TOKEN;
+  for (const name of REPLICATED_DATABASES) {
+    const url = `https://api.cloudflare.com/client/v4/accounts/${account ?? "<account id>"}/d1/database/${ids.d1[name]}`;
+    const body = JSON.stringify({ read_replication: { mode: "auto" } });
+    const how = `curl -X PUT ${url} -H "Authorization: Bearer $CLOUDFLARE_API_TOKEN" -H "Content-Type: application/json" -d '${body}'`;
+    if (!token || !account) {
+      log(
+        `  ${name}: not switched on here (needs CLOUDFLARE_API_TOKEN and the account id); run:\n    ${how}`,
+      );
+      continue;
+    }
+    const res = await api(url, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body,
+    });
+    if (res.ok) log(`  ${name}: read replication auto`);
+    else
+      log(
+        `  warning: ${name}: read replication not switched on (${res.status} ${await res.text()}); run:\n    ${how}`,
+      );
+  }
+}
+
+async function realDeploy({ settingsFile, wrangler: run, env, log, outDir, api }) {
   const settings = readSettings(settingsFile);
   // Every call on the settings' account (when named; else the one wrangler is logged in to).
   const account = settings.account_id ? { CLOUDFLARE_ACCOUNT_ID: settings.account_id } : {};
@@ -257,6 +300,9 @@ async function realDeploy({ settingsFile, wrangler: run, env, log, outDir }) {
       );
     }
   }
+
+  log("\n3b. D1 read replication");
+  await enableReadReplication({ ids, settings, env, api, log });
 
   log("\n4. Workers");
   const secretsOf = new Map();
@@ -315,6 +361,8 @@ export async function deploy({
   env = process.env,
   log = (line) => console.log(line),
   outDir = GENERATED_DIR,
+  // Cloudflare's REST API, for what wrangler has no command for (D1 read replication).
+  api = (url, init) => fetch(url, init),
   // --dry-run: where the bundles are kept (default: a temporary folder, removed after).
   bundleDir = undefined,
 } = {}) {
@@ -325,7 +373,7 @@ export async function deploy({
     );
   }
   if (dry) return dryRun({ settingsFile: file, wrangler, env, log, bundleDir });
-  return realDeploy({ settingsFile: file, wrangler, env, log, outDir });
+  return realDeploy({ settingsFile: file, wrangler, env, log, outDir, api });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -1,11 +1,14 @@
-// Starts the four Workers in one Miniflare (one workerd process): the gateway as the entry worker,
-// each service also on its own port, all bindings local and persisted under `persist`. Used by
+// Starts the four Workers in one Miniflare (one workerd process): the gateway as the entry worker (the
+// public origin: content's routes take its `/v1/*` and `/media/*` there, as on Cloudflare), each service
+// also on its own port, all bindings local and persisted under `persist`. Used by
 // `npm start` and `npm run bench`.
+import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from "miniflare";
 import { ensureDevVars } from "./dev-vars.mjs";
 import { applyMigrations } from "./migrate.mjs";
-import { buildWorker, root, serviceNames, services, workerOptions } from "./workers.mjs";
+import { OPTIONS_MARK } from "./platform-options.mjs";
+import { buildWorker, root, serviceNames, services } from "./workers.mjs";
 
 export const HOST = "127.0.0.1";
 
@@ -20,6 +23,8 @@ export async function startPlatform({
 } = {}) {
   const devVars = ensureDevVars();
   const port = (name) => services[name].port + portOffset;
+  const scripts = Object.fromEntries(serviceNames.map((name) => [name, buildWorker(name, distDir)]));
+  const { workers, migrations: statements } = readOptions(scripts);
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       host: HOST,
@@ -30,10 +35,9 @@ export async function startPlatform({
       log: new Log(process.env.LOG_LEVEL === "debug" ? LogLevel.DEBUG : LogLevel.WARN),
       ...(handleStructuredLogs ? { handleStructuredLogs } : {}),
       workers: serviceNames.map((name) => ({
-        ...workerOptions(name, {
-          scriptPath: buildWorker(name, distDir),
-          bindings: { ...devVars[name], ...extraBindings[name] },
-        }),
+        // Content's routes take `/v1/*` and `/media/*` of the gateway's socket (LOCAL_ROUTES, scripts/workers.mjs).
+        ...workers[name],
+        bindings: { ...workers[name].bindings, ...devVars[name], ...extraBindings[name] },
         // Tests route every outbound fetch to their fake internet; `npm start` leaves the network as is.
         ...(outboundService ? { outboundService } : {}),
         // The gateway is the entry worker; each service also answers on its own address.
@@ -46,11 +50,31 @@ export async function startPlatform({
   for (const name of serviceNames) {
     const database = services[name].database;
     if (!database) continue;
-    migrations[name] = await applyMigrations(await mf.getD1Database("DB", name), database);
+    migrations[name] = await applyMigrations(
+      await mf.getD1Database("DB", name),
+      database,
+      (file) => statements[database][file],
+    );
   }
   const urls = Object.fromEntries(serviceNames.map((name) => [name, `http://${HOST}:${port(name)}`]));
   await waitUntilReady(`${urls.gateway}/ready`);
   return { mf, urls, migrations };
+}
+
+/**
+ * The Miniflare options of the four Workers and the split migrations, from a short-lived Node process
+ * (scripts/platform-options.mjs): wrangler's config readers, about 75 MB once loaded, never stay in the
+ * process that keeps the platform running.
+ */
+function readOptions(scripts) {
+  const out = execFileSync(
+    process.execPath,
+    [path.join(root, "scripts/platform-options.mjs"), JSON.stringify({ scripts })],
+    { cwd: root, maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "inherit"] },
+  ).toString();
+  const line = out.split("\n").find((l) => l.startsWith(OPTIONS_MARK));
+  if (!line) throw new Error(`scripts/platform-options.mjs printed no options: ${out.slice(-2000)}`);
+  return JSON.parse(line.slice(OPTIONS_MARK.length));
 }
 
 export async function waitUntilReady(url, timeoutMs = 60_000) {

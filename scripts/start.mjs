@@ -11,7 +11,12 @@ import { startSsoDemo } from "./sso-demo.mjs";
 
 async function main() {
   process.stdout.write("Building and starting the workers… ");
-  const { mf, urls, migrations } = await startPlatform();
+  // PORT_OFFSET moves the ports (8787+offset…), PLATFORM_STATE the local store: a second copy (the
+  // bench's memory row) runs beside a developer's own `npm start`.
+  const { mf, urls, migrations } = await startPlatform({
+    portOffset: Number(process.env.PORT_OFFSET ?? 0),
+    ...(process.env.PLATFORM_STATE ? { persist: process.env.PLATFORM_STATE } : {}),
+  });
   console.log("ready.");
   for (const [name, applied] of Object.entries(migrations)) {
     console.log(`  migrations ${name}: ${applied.length ? applied.join(", ") : "up to date"}`);

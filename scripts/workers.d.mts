@@ -12,5 +12,8 @@ export declare function workerOptions(
     bindings?: Record<string, string>;
     rename?: Record<string, string>;
     config?: string;
+    withRoutes?: boolean;
   },
 ): { name: string; scriptPath: string; modules: true; [key: string]: unknown };
+export declare const LOCAL_ROUTES: Record<keyof typeof services, string[]>;
+export declare function routePatterns(name: keyof typeof services): string[];

@@ -22,8 +22,10 @@ import { utcDay } from "./analytics/window";
 import { consumeAccountDeleted, isAccountDeleted } from "./authors/account-deleted";
 import { app } from "./core/app";
 import type { Env } from "./core/bindings";
+import { clockNow } from "./core/clock";
 import { redeliverPendingEffects } from "./core/effects/pending";
 import { purgeExpiredIdempotency } from "./core/idempotency-store";
+import { servePublic } from "./core/public-edge";
 import { contentServices } from "./core/services";
 import { keyContexts } from "./keys/key-cache";
 import { ingestImage } from "./media/ingest-service";
@@ -104,8 +106,9 @@ const PUBLISH_CRON = "* * * * *";
 const DELIVERY_LOG_DAYS = 30;
 
 export default class ContentService extends WorkerEntrypoint<Env> implements ContentRpc {
+  /** `/v1/*` and `/media/*` reach this Worker straight from the public origin's routes (core/public-edge.ts). */
   override fetch(request: Request): Promise<Response> {
-    return Promise.resolve(app.fetch(request, this.env, this.ctx));
+    return servePublic(request, (admitted) => Promise.resolve(app.fetch(admitted, this.env, this.ctx)));
   }
 
   /**
@@ -170,7 +173,7 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
 
   override async scheduled(controller?: ScheduledController): Promise<void> {
     const log = runLogger("content", controller?.cron);
-    const now = Date.now();
+    const now = clockNow();
     try {
       const services = contentServices(this.env, log);
       // Every minute: scheduled posts that came due are stored as published and announced once.

@@ -7,7 +7,14 @@
  */
 import type { Hono } from "hono";
 import { html } from "hono/html";
-import { API_REFERENCE_SCRIPT, DOCS_HEADERS, referencePage, referenceScript } from "../lib/api-docs";
+import {
+  API_REFERENCE_SCRIPT,
+  DOCS_HEADERS,
+  firstSecurityScheme,
+  type OpenApiDocument,
+  referencePage,
+  referenceScript,
+} from "../lib/api-docs";
 import { notFoundResponse } from "../lib/problem";
 import type { Upstream } from "./routes";
 
@@ -66,13 +73,24 @@ ${items}
   return new Response(page.toString(), { headers: DOCS_HEADERS });
 }
 
-/** The service's OpenAPI document as the service serves it (only the document: nothing else is proxied). */
-async function serviceDocument(env: GatewayEnv, upstream: Upstream): Promise<Response> {
+/** The service's OpenAPI document, or null when the service does not hand it out. */
+async function fetchDocument(env: GatewayEnv, upstream: Upstream): Promise<OpenApiDocument | null> {
   const res = await binding(env, upstream).fetch("https://internal/openapi.json");
-  return new Response(res.body, {
-    status: res.status,
+  if (!res.ok) return null;
+  return (await res.json()) as OpenApiDocument;
+}
+
+/**
+ * The service's OpenAPI document as the service serves it, its `servers` naming this gateway (the one
+ * public origin, where every path of the document is routed), so code samples are absolute.
+ */
+async function serviceDocument(env: GatewayEnv, upstream: Upstream, origin: string): Promise<Response> {
+  const doc = await fetchDocument(env, upstream);
+  if (!doc) return notFoundResponse();
+  const servers = [{ url: origin, description: "The gateway: the platform's one public origin" }];
+  return new Response(JSON.stringify({ ...doc, servers }), {
     headers: {
-      "content-type": res.headers.get("content-type") ?? "application/json",
+      "content-type": "application/json",
       "cache-control": "no-cache",
       "x-content-type-options": "nosniff",
     },
@@ -82,14 +100,16 @@ async function serviceDocument(env: GatewayEnv, upstream: Upstream): Promise<Res
 export function registerDocs(app: GatewayApp) {
   app.get("/docs", () => indexPage());
   app.get(API_REFERENCE_SCRIPT, (c) => referenceScript(c.env.ASSETS, c.req.raw));
-  app.get("/docs/:service", (c) => {
+  app.get("/docs/:service", async (c) => {
     const name = c.req.param("service");
     if (!isUpstream(name)) return notFoundResponse();
-    return referencePage(REFERENCES[name].title, `/docs/${name}/openapi.json`);
+    const doc = await fetchDocument(c.env, name);
+    const scheme = doc ? firstSecurityScheme(doc) : null;
+    return referencePage(REFERENCES[name].title, `/docs/${name}/openapi.json`, scheme);
   });
   app.get("/docs/:service/openapi.json", (c) => {
     const name = c.req.param("service");
     if (!isUpstream(name)) return notFoundResponse();
-    return serviceDocument(c.env, name);
+    return serviceDocument(c.env, name, new URL(c.req.url).origin);
   });
 }

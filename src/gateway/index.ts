@@ -4,7 +4,8 @@ import { asciiJson, EDGE_CONTROL_HEADERS, EDGE_HEADER_NAMES, EDGE_HEADERS } from
 import { signEdgeHeaders } from "../lib/edge-trust";
 import { createLogger, requestIdFrom } from "../lib/log";
 import { handleError, notFoundResponse } from "../lib/problem";
-import { corsHeaders, preflight, refusedPublicKeyOrigin } from "./cors";
+import { mergeVary, refusedPublicKeyOrigin } from "../lib/public-cors";
+import { corsHeaders, preflight } from "./cors";
 import { registerDocs } from "./docs";
 import { forgetEdgeContext, loadEdgeContext } from "./edge-context";
 import { fail, problem } from "./errors";
@@ -87,15 +88,6 @@ async function readBody(request: Request): Promise<ArrayBuffer | null> {
   const body = await readCappedBytes(request.body, MAX_BODY_BYTES);
   if (!body) fail("PAYLOAD_TOO_LARGE", "The body exceeds 9 MiB.");
   return body.buffer as ArrayBuffer;
-}
-
-function mergeVary(existing: string | null, add: string): string {
-  const tokens = new Map<string, string>();
-  for (const token of `${existing ?? ""},${add}`.split(",")) {
-    const t = token.trim();
-    if (t) tokens.set(t.toLowerCase(), t);
-  }
-  return [...tokens.values()].join(", ");
 }
 
 const app = new Hono<{ Bindings: Env; Variables: { requestId: string } }>();

@@ -45,8 +45,74 @@ export const DOCS_HEADERS: Record<string, string> = {
   "cache-control": "no-cache",
 };
 
-/** The reference of one OpenAPI document (`specUrl`, same origin) as a page. */
-export async function referencePage(title: string, specUrl: string): Promise<Response> {
+type SecurityRequirement = Record<string, string[]>;
+
+/** The parts of an OpenAPI document the finisher reads and writes. */
+export interface OpenApiDocument {
+  paths?: Record<string, Record<string, { security?: SecurityRequirement[]; tags?: string[] }>>;
+  components?: { securitySchemes?: Record<string, unknown> };
+  tags?: { name: string; description?: string }[];
+  servers?: { url: string; description?: string }[];
+  [key: string]: unknown;
+}
+
+/**
+ * What a service's routes leave unsaid in its document: the security of an operation that declares none
+ * (an explicit `[]` is a public operation) and its tag (the spec section it belongs to). A route's own
+ * declaration always wins.
+ */
+export interface DocumentRules {
+  security: (path: string, method: string) => SecurityRequirement[];
+  tag: (path: string) => string;
+  /** Tags in the order the reference lists them, with a line each. */
+  tags: { name: string; description?: string }[];
+}
+
+const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
+
+/**
+ * Every operation with its security and at least one tag (issue 23 item 4), the document's tag list in
+ * order, and `servers` naming `origin` so the reference's code samples are absolute.
+ */
+export function finishDocument<T extends OpenApiDocument>(
+  doc: T,
+  rules: DocumentRules,
+  origin: string,
+  description: string,
+): T {
+  const used = new Set<string>();
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!METHODS.has(method)) continue;
+      op.security ??= rules.security(path, method);
+      if (!op.tags || op.tags.length === 0) op.tags = [rules.tag(path)];
+      for (const t of op.tags) used.add(t);
+    }
+  }
+  const listed = rules.tags.filter((t) => used.has(t.name));
+  const rest = [...used].filter((name) => !listed.some((t) => t.name === name)).map((name) => ({ name }));
+  return { ...doc, tags: [...listed, ...rest], servers: [{ url: origin, description }] };
+}
+
+/** The first security scheme a document declares: "Try it" preselects it (none when there is none). */
+export function firstSecurityScheme(doc: OpenApiDocument): string | null {
+  return Object.keys(doc.components?.securitySchemes ?? {})[0] ?? null;
+}
+
+/**
+ * The reference of one OpenAPI document (`specUrl`, same origin) as a page. `preferredScheme`: the
+ * document's first security scheme, preselected for "Try it" so the reference asks for that credential
+ * instead of sending an empty `Authorization: Bearer ` (which would override a `?key=`); none when null.
+ */
+export async function referencePage(
+  title: string,
+  specUrl: string,
+  preferredScheme: string | null = null,
+): Promise<Response> {
+  const configuration = {
+    ...REFERENCE_CONFIG,
+    ...(preferredScheme ? { authentication: { preferredSecurityScheme: preferredScheme } } : {}),
+  };
   const page = await html`<!doctype html>
 <html lang="en">
 <head>
@@ -55,7 +121,7 @@ export async function referencePage(title: string, specUrl: string): Promise<Res
 <title>${title} API reference</title>
 </head>
 <body>
-<script id="api-reference" type="application/json" data-url="${specUrl}" data-configuration="${JSON.stringify(REFERENCE_CONFIG)}"></script>
+<script id="api-reference" type="application/json" data-url="${specUrl}" data-configuration="${JSON.stringify(configuration)}"></script>
 <script src="${API_REFERENCE_SCRIPT}"></script>
 </body>
 </html>`;

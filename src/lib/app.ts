@@ -1,6 +1,14 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Env as HonoEnv } from "hono";
-import { API_REFERENCE_SCRIPT, referencePage, referenceScript } from "./api-docs";
+import {
+  API_REFERENCE_SCRIPT,
+  type DocumentRules,
+  finishDocument,
+  firstSecurityScheme,
+  type OpenApiDocument,
+  referencePage,
+  referenceScript,
+} from "./api-docs";
 import { edgeTrust } from "./edge-trust";
 import { requestLogger } from "./log";
 import { CommonErrors, errorsOf, handleError, notFoundResponse } from "./problem";
@@ -39,13 +47,25 @@ export function createServiceApp<E extends HonoEnv>(service: string) {
   return app;
 }
 
+/**
+ * `GET /openapi.json` (the document finished by `rules`: security and tags on every operation, `servers`
+ * naming the address it was asked on; the gateway names itself when it hands the document out) and
+ * `GET /docs` (the reference, "Try it" on the document's first security scheme).
+ */
 export function serveApiDocs<E extends HonoEnv & { Bindings: { ASSETS: Fetcher } }>(
   app: OpenAPIHono<E>,
   info: ServiceInfo,
-  servers?: { url: string }[],
+  rules: DocumentRules,
 ) {
-  app.doc31("/openapi.json", { openapi: "3.1.0", info, ...(servers ? { servers } : {}) });
-  app.get("/docs", () => referencePage(info.title, "/openapi.json"));
+  let generated: OpenApiDocument | null = null;
+  const document = () => {
+    generated ??= app.getOpenAPI31Document({ openapi: "3.1.0", info }) as unknown as OpenApiDocument;
+    return generated;
+  };
+  app.get("/openapi.json", (c) =>
+    c.json(finishDocument(document(), rules, new URL(c.req.url).origin, `${info.title} (this address)`)),
+  );
+  app.get("/docs", () => referencePage(info.title, "/openapi.json", firstSecurityScheme(document())));
   app.get(API_REFERENCE_SCRIPT, (c) => referenceScript(c.env.ASSETS, c.req.raw));
 }
 

@@ -17,3 +17,6 @@ export type Row<T extends Table, K extends keyof T["$inferSelect"] = keyof T["$i
  * them, so they are spelt out, and named `Computed` so a reader sees they are not columns.
  */
 export type Computed<T extends Record<string, unknown>> = T;
+
+/** A row whose nullable columns `K` the statement's WHERE clause proves present (`… IS NOT NULL`). */
+export type Present<T, K extends keyof T> = Omit<T, K> & { [P in K]: NonNullable<T[P]> };

@@ -14,6 +14,7 @@ import { isSettingsWriteCode } from "../lib/settings-codes";
 import { registerAppletRoutes } from "./applets/routes";
 import type { SitesAppEnv } from "./core/app-env";
 import { runCron } from "./core/cron";
+import { registerSitesSecurity, SITES_DOCUMENT_RULES } from "./core/openapi";
 import { sitesServices } from "./core/services";
 import { registerDomainRoutes } from "./health/routes";
 import { registerLegalRoutes } from "./legal/routes";
@@ -21,6 +22,7 @@ import { registerPlatformSiteRoutes } from "./operator/sites-routes";
 import { registerPlatformThemeRoutes } from "./operator/themes-routes";
 import { registerProbeRoutes } from "./probes/routes";
 import { consumeImageSwap } from "./site/image-rehost";
+import { registerSiteListRoute } from "./site/listing-routes";
 import { hostsOf, readSettings } from "./site/record";
 import { registerSiteRoutes } from "./site/routes";
 import { invalidateSiteCaches } from "./site/service";
@@ -40,11 +42,13 @@ type Env = SitesEnv;
 
 const app = createServiceApp<SitesAppEnv>("sites");
 registerProblemSchema(app);
+registerSitesSecurity(app);
 app.use("*", async (c, next) => {
   c.set("services", sitesServices(c.env, c.get("log")));
   await next();
 });
 registerProbeRoutes(app);
+registerSiteListRoute(app);
 registerSiteRoutes(app);
 registerAppletRoutes(app);
 registerPlatformSiteRoutes(app);
@@ -52,12 +56,16 @@ registerThemeRoutes(app);
 registerPlatformThemeRoutes(app);
 registerDomainRoutes(app);
 registerLegalRoutes(app);
-serveApiDocs(app, {
-  title: "Sites",
-  version: "0.1.0",
-  description:
-    "Sites service: site registry, settings, applets, themes, legal pages, site health and DNS, domain ownership proof and the platform operator console (the Sites and Organizations spec 0.1.0, all 26 operations).",
-});
+serveApiDocs(
+  app,
+  {
+    title: "Sites",
+    version: "0.1.0",
+    description:
+      "Sites service: site registry, settings, applets, themes, legal pages, site health and DNS, domain ownership proof and the platform operator console (the Sites and Organizations spec 0.1.0, all 26 operations).",
+  },
+  SITES_DOCUMENT_RULES,
+);
 
 /** Queue consumers of this worker, by queue name. */
 export async function handleQueue(batch: MessageBatch<unknown>, env: Env): Promise<void> {

@@ -12,7 +12,7 @@ type Service = "identity" | "content" | "sites";
 
 /**
  * An operation of each service's OpenAPI document, as its summary shows in the reference's sidebar, and
- * the tag group it is listed under (collapsed until opened; sites' operations have no tags).
+ * the tag group it is listed under (collapsed until opened).
  */
 const KNOWN_OPERATION: Record<Service, { group?: string; summary: string }> = {
   identity: {
@@ -20,9 +20,10 @@ const KNOWN_OPERATION: Record<Service, { group?: string; summary: string }> = {
     summary: "Self-signup (identical 202 for new and registered e-mails)",
   },
   content: { group: "Posts", summary: "Create a post" },
-  sites: { summary: "The whole applets catalog with each app's state on this site" },
+  sites: { group: "Applets", summary: "The whole applets catalog with each app's state on this site" },
 };
 const SERVICES = Object.keys(KNOWN_OPERATION) as Service[];
+const LIST_POSTS = "List posts (public keyset listing; with status the authenticated listing)";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -48,7 +49,13 @@ async function offlineContext(): Promise<{ context: BrowserContext; refused: str
 /** The reference has rendered the document: the operation's summary is listed (its group opened). */
 async function expectOperationListed(page: Page, service: Service) {
   const { group, summary } = KNOWN_OPERATION[service];
-  if (group) await page.getByRole("button", { name: `Open Group - ${group}` }).click({ timeout: 30_000 });
+  if (group) {
+    // The reference opens its first group itself; the others wait for a click.
+    const toggle = page.getByRole("button", { name: new RegExp(`^(Open|Close) Group - ${group}$`) });
+    await toggle.first().waitFor({ timeout: 30_000 });
+    const open = page.getByRole("button", { name: `Open Group - ${group}` });
+    if ((await open.count()) > 0) await open.first().click();
+  }
   await page.getByText(summary, { exact: true }).first().waitFor({ timeout: 30_000 });
 }
 
@@ -85,6 +92,29 @@ describe("API reference pages (offline, strict CSP)", () => {
     await screenshot(page, `docs-${service}-direct`, { fullPage: false });
     expect(errors).toEqual([]);
     expect(refused).toEqual([]);
+    await context.close();
+  });
+
+  it("content's Try it sends the public key as ?key=, never an empty Authorization over it", async () => {
+    const { context } = await offlineContext();
+    const page = await context.newPage();
+    const sent: { url: string; authorization: string | undefined }[] = [];
+    page.on("request", (r) => {
+      if (new URL(r.url()).pathname === "/v1/posts") {
+        sent.push({ url: r.url(), authorization: r.headers().authorization });
+      }
+    });
+    await page.goto(`${platform().urls.gateway}/docs/content`);
+    await expectOperationListed(page, "content");
+    await page.getByText(LIST_POSTS, { exact: true }).first().click();
+    await page
+      .getByRole("button", { name: /Test Request/i })
+      .first()
+      .click({ timeout: 30_000 });
+    await page.getByRole("button", { name: /^Send/i }).first().click({ timeout: 30_000 });
+    await expect.poll(() => sent.length, { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(sent[0]!.authorization).toBeUndefined();
+    expect(new URL(sent[0]!.url).searchParams.has("key")).toBe(true);
     await context.close();
   });
 });

@@ -612,7 +612,10 @@ describe("the OpenAPI document", () => {
     const doc = (await (await call("GET", "/openapi.json")).json()) as {
       paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>>;
     };
-    expect(doc.paths["/v1/analytics/collect"]?.post?.security).toEqual([{ publicReadKey: [] }]);
+    expect(doc.paths["/v1/analytics/collect"]?.post?.security).toEqual([
+      { publicReadKey: [] },
+      { publicKeyQuery: [] },
+    ]);
     expect(doc.paths["/v1/analytics/summary"]?.get?.security).toEqual([{ apiKey: ["analytics:read"] }]);
     expect(doc.paths["/v1/analytics/posts"]?.get?.security).toEqual([{ apiKey: ["analytics:read"] }]);
     expect(doc.paths["/v1/export"]?.get?.security).toContainEqual({ apiKey: ["export", "analytics:read"] });

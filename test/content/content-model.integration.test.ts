@@ -4,6 +4,7 @@
  * can write a post that names its author; renaming an author renames its posts' byline in one batch;
  * a renamed key persona stays its key's.
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
   call,
@@ -154,5 +155,38 @@ describe("authors and authorship", () => {
       const items = ((await res.json()) as { items: { slug: string }[] }).items;
       expect(items.map((i) => i.slug)).not.toContain("other-site");
     }
+  });
+
+  it("account.deleted also erases a persona's context name and profile; the key's next post is by the same renamed persona", async () => {
+    const t = await tenant();
+    const first = (await createPost(t.ck, { title: "One" })) as unknown as { author: { slug: string } };
+    await call("PATCH", `/v1/authors/${first.author.slug}`, { key: t.ck, body: { bio: "About me" } });
+    const key = await testEnv.DB.prepare(
+      "SELECT created_by FROM api_keys WHERE site_id = ? AND kind = 'secret'",
+    )
+      .bind(t.site.id)
+      .first<{ created_by: string }>();
+    const queue = (env as unknown as { TEST_SITE_TRANSFERRED: Queue }).TEST_SITE_TRANSFERRED;
+    await queue.send({ type: "account.deleted", user_id: key!.created_by, at: new Date().toISOString() });
+    const read = () =>
+      testEnv.DB.prepare(
+        "SELECT slug, display_name, context_name, bio FROM author_personas WHERE site_id = ?",
+      )
+        .bind(t.site.id)
+        .all<{ slug: string; display_name: string; context_name: string | null; bio: string | null }>();
+    let rows = (await read()).results;
+    for (let i = 0; i < 100 && rows[0]?.display_name !== "Former author"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      rows = (await read()).results;
+    }
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      display_name: "Former author",
+      context_name: "Former author",
+      bio: null,
+    });
+    const next = (await createPost(t.ck, { title: "Two" })) as unknown as { author: { slug: string } };
+    expect(next.author.slug).toBe(rows[0]!.slug);
+    expect((await read()).results).toHaveLength(1);
   });
 });

@@ -12,7 +12,7 @@ import { findUnsafeHtml } from "../support/html-safety";
 const BASE = "https://media.example.com";
 const variant = (w: number, ext: string) => ({ name: `${w}w-${ext}`, url: `http://old.test/${w}.${ext}` });
 
-function png(status: string, overrides: Partial<MediaImageRow> = {}): MediaImageRow {
+function png(status: MediaImageRow["status"], overrides: Partial<MediaImageRow> = {}): MediaImageRow {
   return {
     id: "M1",
     site_id: "S1",

@@ -20,6 +20,11 @@ function row(id: string, siteId = "site-1"): KeyLookupRow {
     site_default_language: "en",
     suspended: 0,
     site_content_version: 3,
+    site_org_id: "org-1",
+    site_name: "S",
+    site_updated_at: "2026-01-01T00:00:00.000Z",
+    persona_slug: null,
+    post_types_json: '[["post",1,1]]',
   };
 }
 

@@ -10,7 +10,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { ExportQuery } from "../../src/content/bulk/routes";
 import { SCOPES } from "../../src/content/keys/scopes";
-import { UploadForm } from "../../src/content/media/routes";
+import { MediaListQuery, UploadForm } from "../../src/content/media/routes";
 import { CreatePostSchema, UpdatePostSchema } from "../../src/content/posts/input";
 import { ListQuery } from "../../src/content/posts/list-routes";
 import {
@@ -21,6 +21,9 @@ import {
   RefParam,
 } from "../../src/content/posts/routes";
 import { PostSeoSchema } from "../../src/content/posts/shapes";
+import { RevisionParam, RevisionsQuery } from "../../src/content/revisions/routes";
+import { SearchQuery } from "../../src/content/search/routes";
+import { SiteSeoSchema } from "../../src/content/site/settings";
 import { newId } from "../../src/lib/ids";
 import {
   BASE,
@@ -119,10 +122,14 @@ describe("MCP: an agent with a ck_ key", () => {
         "get_site",
         "get_site_seo",
         "list_post_types",
+        "list_post_revisions",
         "list_posts",
+        "restore_post_revision",
+        "search_posts",
         "unpublish_post",
         "update_post",
         "update_post_seo",
+        "update_site_seo",
       ].sort(),
     );
     expect(tools.find((x) => x.name === "get_post")?.annotations?.readOnlyHint).toBe(true);
@@ -210,7 +217,7 @@ describe("MCP: an agent with a ck_ key", () => {
     const client = await agent(reader.key);
     const names = (await client.listTools()).tools.map((x) => x.name);
     expect(names.sort()).toEqual(
-      ["get_post", "get_post_seo", "get_site", "get_site_seo", "list_posts"].sort(),
+      ["get_post", "get_post_seo", "get_site", "get_site_seo", "list_posts", "search_posts"].sort(),
     );
     for (const hidden of [
       "create_post",
@@ -531,6 +538,20 @@ function jsonSchemaOf(schema: z.ZodType): unknown {
   return inline(components.Expected);
 }
 
+/** The API reads `limit`, `offset` and `days` as digits; a tool types them as integers (issue 22). */
+function numbersTyped(schema: unknown): unknown {
+  const s = schema as { properties?: Record<string, { description?: string }> };
+  if (!s.properties) return s;
+  const properties = Object.fromEntries(
+    Object.entries(s.properties).map(([name, p]) =>
+      ["limit", "offset", "days"].includes(name)
+        ? [name, { type: "integer", ...(p.description ? { description: p.description } : {}) }]
+        : [name, p],
+    ),
+  );
+  return { ...s, properties };
+}
+
 function sortedRequired(schema: unknown): unknown {
   const s = schema as { required?: string[] };
   return s.required ? { ...s, required: [...s.required].sort() } : s;
@@ -547,6 +568,17 @@ describe("MCP tool schemas are the routes' zod schemas", () => {
     const none = z.object({}).strict();
     const expected: Record<string, z.ZodType> = {
       list_posts: ListQuery.omit({ key: true }).strict(),
+      list_media: MediaListQuery.omit({ key: true }).strict(),
+      update_site_seo: z.object({ seo: SiteSeoSchema }).strict(),
+      search_posts: SearchQuery.omit({ key: true }).strict(),
+      list_post_revisions: z.object({ ...reference, ...RevisionsQuery.shape }).strict(),
+      restore_post_revision: z
+        .object({
+          ...RevisionParam.shape,
+          ...LanguageQuery.shape,
+          if_match: IfMatchHeaders.shape["if-match"],
+        })
+        .strict(),
       get_post: z.object({ ...reference, ...PublicReadQuery.omit({ key: true }).shape }).strict(),
       get_post_source: z.object({ ...reference, ...LanguageQuery.shape }).strict(),
       create_post: z
@@ -571,7 +603,9 @@ describe("MCP tool schemas are the routes' zod schemas", () => {
     };
     expect([...tools.keys()].sort()).toEqual([...Object.keys(expected), "upload_media_from_url"].sort());
     for (const [name, schema] of Object.entries(expected)) {
-      expect(sortedRequired(tools.get(name)), name).toEqual(sortedRequired(jsonSchemaOf(schema)));
+      expect(sortedRequired(tools.get(name)), name).toEqual(
+        sortedRequired(numbersTyped(jsonSchemaOf(schema))),
+      );
     }
 
     // upload_media_from_url: the upload form's fields, the file replaced by the image's URL.
@@ -584,6 +618,33 @@ describe("MCP tool schemas are the routes' zod schemas", () => {
     expect(fields).toEqual(form.properties);
     expect(url).toMatchObject({ type: "string", format: "uri" });
     expect(upload.required).toEqual(["url"]);
+    await client.close();
+  });
+});
+
+describe("MCP: issue 22 tools", () => {
+  it("numbers are numbers, and every tool carries annotations; list_media, search_posts and a revision restore run", async () => {
+    const t = await tenant();
+    const key = await createKey(t.site, { scopes: ALL_SCOPES });
+    const client = await agent(key.key);
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      expect(tool.annotations?.readOnlyHint, tool.name).toBeTypeOf("boolean");
+      const limit = (tool.inputSchema.properties as Record<string, { type?: string }> | undefined)?.limit;
+      if (limit) expect(limit.type, tool.name).toBe("integer");
+    }
+    const post = await createPost(key.key, { title: "Capybara", status: "published" });
+    await call("PATCH", `/v1/posts/${post.id}`, { key: key.key, body: { title: "Capybara 2" } });
+    const found = await ok(client, "search_posts", { q: "capybara", limit: 5 });
+    expect((found.structuredContent as { items: { id: string }[] }).items.map((i) => i.id)).toEqual([
+      post.id,
+    ]);
+    const media = await ok(client, "list_media", { limit: 10 });
+    expect((media.structuredContent as { items: unknown[] }).items).toEqual([]);
+    const revisions = await ok(client, "list_post_revisions", { reference: post.id, limit: 10 });
+    const oldest = (revisions.structuredContent as { items: { id: number }[] }).items.at(-1)!;
+    const restored = await ok(client, "restore_post_revision", { reference: post.id, id: String(oldest.id) });
+    expect((restored.structuredContent as { title: string }).title).toBe("Capybara");
     await client.close();
   });
 });

@@ -56,20 +56,49 @@ describe("OpenAPI document", () => {
       components: { securitySchemes: Record<string, unknown> };
     };
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["apiKey", "publicReadKey"]);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual([
+      "apiKey",
+      "bearerAuth",
+      "publicKeyQuery",
+      "publicReadKey",
+    ]);
     const expected: [string, string, Record<string, string[]>[]][] = [
       ["/v1/posts", "post", [{ apiKey: ["posts:write"] }]],
-      ["/v1/posts/{reference}", "get", [{ apiKey: ["posts:read"] }, { publicReadKey: ["posts:read"] }]],
+      [
+        "/v1/posts/{reference}",
+        "get",
+        [{ apiKey: ["posts:read"] }, { publicReadKey: ["posts:read"] }, { publicKeyQuery: ["posts:read"] }],
+      ],
       ["/v1/posts/{reference}", "patch", [{ apiKey: ["posts:write"] }]],
       ["/v1/posts/{reference}/unpublish", "post", [{ apiKey: ["posts:write"] }]],
       ["/v1/posts/{reference}/source", "get", [{ apiKey: ["posts:write"] }]],
-      ["/v1/posts/{reference}/seo", "get", [{ apiKey: ["seo:read"] }, { publicReadKey: ["seo:read"] }]],
+      [
+        "/v1/posts/{reference}/seo",
+        "get",
+        [{ apiKey: ["seo:read"] }, { publicReadKey: ["seo:read"] }, { publicKeyQuery: ["seo:read"] }],
+      ],
       ["/v1/posts/{reference}/seo", "patch", [{ apiKey: ["seo:write"] }]],
-      ["/v1/post-types", "get", [{ apiKey: ["post_types:read"] }, { publicReadKey: ["post_types:read"] }]],
-      ["/v1/site", "get", [{ apiKey: [] }, { publicReadKey: [] }]],
+      [
+        "/v1/post-types",
+        "get",
+        [
+          { apiKey: ["post_types:read"] },
+          { publicReadKey: ["post_types:read"] },
+          { publicKeyQuery: ["post_types:read"] },
+        ],
+      ],
+      ["/v1/site", "get", [{ apiKey: [] }, { publicReadKey: [] }, { publicKeyQuery: [] }]],
       ["/v1/media", "post", [{ apiKey: ["media:write"] }]],
-      ["/v1/media", "get", [{ apiKey: ["media:read"] }, { publicReadKey: ["media:read"] }]],
-      ["/v1/media/{id}", "get", [{ apiKey: ["media:read"] }, { publicReadKey: ["media:read"] }]],
+      [
+        "/v1/media",
+        "get",
+        [{ apiKey: ["media:read"] }, { publicReadKey: ["media:read"] }, { publicKeyQuery: ["media:read"] }],
+      ],
+      [
+        "/v1/media/{id}",
+        "get",
+        [{ apiKey: ["media:read"] }, { publicReadKey: ["media:read"] }, { publicKeyQuery: ["media:read"] }],
+      ],
       ["/v1/media/{id}", "delete", [{ apiKey: ["media:write"] }]],
       ["/v1/import", "post", [{ apiKey: ["import", "posts:write"] }]],
     ];
@@ -79,6 +108,7 @@ describe("OpenAPI document", () => {
     expect(doc.paths["/v1/posts"]?.get?.security).toEqual([
       { apiKey: ["posts:read"] },
       { publicReadKey: ["posts:read"] },
+      { publicKeyQuery: ["posts:read"] },
       { apiKey: ["posts:write"] },
     ]);
     for (const p of [

@@ -603,6 +603,7 @@ describe("OpenAPI", () => {
     expect(doc.paths["/v1/site/seo"]?.get?.security).toEqual([
       { apiKey: ["seo:read"] },
       { publicReadKey: ["seo:read"] },
+      { publicKeyQuery: ["seo:read"] },
     ]);
     expect(doc.paths["/v1/site/seo"]?.patch?.security).toEqual([{ apiKey: ["seo:write"] }]);
   });

@@ -12,7 +12,14 @@ import {
 } from "../support/content-helpers";
 import { createWebhook, inbox, webhooksPath } from "../support/webhook-helpers";
 
-const EVENTS = ["post.published", "post.updated", "post.unpublished", "media.ready"];
+const EVENTS = [
+  "post.published",
+  "post.updated",
+  "post.unpublished",
+  "post.deleted",
+  "media.ready",
+  "lead.created",
+];
 
 describe("POST /api/v1/sites/{site_id}/webhooks", () => {
   it("registers a webhook and shows its Standard Webhooks secret once (whsec_ + base64 of 32 bytes), stored only sealed", async () => {
@@ -397,7 +404,7 @@ describe("delivery log retention", () => {
 });
 
 describe("OpenAPI", () => {
-  it("content's document has the five webhook routes and the four events (OpenAPI 3.1 webhooks)", async () => {
+  it("content's document has the webhook routes and the six events (OpenAPI 3.1 webhooks)", async () => {
     const doc = (await (await call("GET", "/openapi.json")).json()) as {
       paths: Record<string, Record<string, unknown>>;
       webhooks: Record<string, { post: { requestBody: unknown; parameters: { name: string }[] } }>;
@@ -407,6 +414,7 @@ describe("OpenAPI", () => {
     expect(Object.keys(doc.paths[`${base}/{id}`]!)).toEqual(["delete"]);
     expect(Object.keys(doc.paths[`${base}/{id}/rotate-secret`]!)).toEqual(["post"]);
     expect(Object.keys(doc.paths[`${base}/{id}/deliveries`]!)).toEqual(["get"]);
+    expect(Object.keys(doc.paths[`${base}/{id}/test`]!)).toEqual(["post"]);
     expect(Object.keys(doc.webhooks).sort()).toEqual(EVENTS.slice().sort());
     expect(doc.webhooks["post.published"]!.post.parameters.map((p) => p.name).sort()).toEqual([
       "webhook-id",

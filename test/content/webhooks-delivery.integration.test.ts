@@ -1,11 +1,15 @@
 /**
  * Webhook deliveries through the real content-events queue (and its dead-letter queue) to the fake
  * receiver, which verifies each Standard Webhooks signature with the secret shown at creation. In tests a
- * failed attempt is retried at once (WEBHOOK_RETRY_BASE_SECONDS=0) and an attempt gives up after 1 s; the
- * retry schedule itself is checked on a message batch below and in webhooks.unit.test.ts.
+ * failed attempt is retried at once (WEBHOOK_RETRY_BASE_SECONDS=0), the queue hands a batch over at once
+ * (no 1 s batch wait) and an attempt gives up after 1 s; the retry schedule itself is checked on a message
+ * batch below and in webhooks.unit.test.ts. Nothing sleeps: an exact list of what a receiver got is
+ * asserted after `quiet` (nothing of the test still on its way), and a scheduled post's time comes by
+ * moving content's clock.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { Env } from "../../src/content/core/bindings";
+import { setClockForTests } from "../../src/content/core/clock";
 import { contentServices } from "../../src/content/core/services";
 import { deliverContentEvents } from "../../src/content/webhooks/delivery";
 import { isUlid, newId } from "../../src/lib/ids";
@@ -31,6 +35,7 @@ import {
   eventually,
   inbox,
   payloads,
+  quiet,
   received,
   trustSecrets,
   webhooksPath,
@@ -117,7 +122,7 @@ describe("events as signed webhooks", () => {
       () => received(box),
       (ds) => ds.length >= 2,
     );
-    await new Promise((r) => setTimeout(r, 1500));
+    await quiet(t.site);
     expect(payloads(await received(box)).map((b) => b.type)).toEqual(["post.published", "post.unpublished"]);
     expect(got.every((d) => d.verified)).toBe(true);
   });
@@ -142,7 +147,7 @@ describe("events as signed webhooks", () => {
       () => received(box),
       (ds) => ds.length >= 7,
     );
-    await new Promise((r) => setTimeout(r, 1000));
+    await quiet(t.site);
     const updated = payloads(await received(box)).filter((b) => b.type === "post.updated");
     expect(got.length).toBeGreaterThanOrEqual(7);
     expect(updated).toHaveLength(6);
@@ -165,7 +170,7 @@ describe("events as signed webhooks", () => {
       () => received(box),
       (ds) => ds.length >= 2,
     );
-    await new Promise((r) => setTimeout(r, 1500));
+    await quiet(t.site);
     const bodies = payloads(await received(box));
     expect(bodies.map((b) => [b.type, b.data.post_id])).toEqual([
       ["post.published", live.id],
@@ -193,7 +198,7 @@ describe("events as signed webhooks", () => {
       () => received(box),
       (ds) => ds.length >= 1,
     );
-    await new Promise((r) => setTimeout(r, 1000));
+    await quiet(t.site);
     expect(payloads(await received(box)).map((b) => [b.type, b.data.title])).toEqual([
       ["post.published", "Imported live"],
     ]);
@@ -257,7 +262,9 @@ describe("events as signed webhooks", () => {
       () => received(box),
       (ds) => ds.length >= 1,
     );
-    await new Promise((r) => setTimeout(r, 1500));
+    // The other site's events went through the same queue: quiet for both.
+    await quiet(t.site);
+    await quiet(other.site);
     expect(payloads(await received(box)).map((b) => [b.type, b.data.post_id])).toEqual([
       ["post.unpublished", mine.id],
     ]);
@@ -265,22 +272,26 @@ describe("events as signed webhooks", () => {
 });
 
 describe("scheduled posts", () => {
+  afterEach(() => setClockForTests(null));
+
   it("a scheduled post is announced once when its time has come (the every-minute cron stores it as published)", async () => {
     const t = await tenant();
     const { box } = await hookTo(t.site);
-    const soon = new Date(Date.now() + 1500).toISOString();
+    const soon = new Date(Date.now() + 60_000).toISOString();
     const post = await createPost(t.ck, { title: "Later", status: "published", published_at: soon });
     expect(post.status).toBe("scheduled");
     await content.scheduled({ cron: "* * * * *" });
-    await new Promise((r) => setTimeout(r, 2000));
+    await quiet(t.site);
     expect(await received(box)).toEqual([]);
+    // Its minute has passed (content's clock moved, not waited for).
+    setClockForTests(() => Date.now() + 61_000);
     await content.scheduled({ cron: "* * * * *" });
     await content.scheduled({ cron: "* * * * *" });
     const got = await eventually(
       () => received(box),
       (ds) => ds.length >= 1,
     );
-    await new Promise((r) => setTimeout(r, 1500));
+    await quiet(t.site);
     expect(payloads(await received(box)).map((b) => [b.type, b.data.post_id, b.data.status])).toEqual([
       ["post.published", post.id, "published"],
     ]);
@@ -298,9 +309,10 @@ describe("scheduled posts", () => {
     const post = await createPost(t.ck, {
       title: "Due",
       status: "published",
-      published_at: new Date(Date.now() + 1000).toISOString(),
+      published_at: new Date(Date.now() + 60_000).toISOString(),
     });
-    await new Promise((r) => setTimeout(r, 1200));
+    // Its time has come (content's clock moved past it), and the cron has not run yet.
+    setClockForTests(() => Date.now() + 61_000);
     await call("PATCH", `/v1/posts/${post.id}`, { key: t.ck, body: { summary: "now live" } });
     await content.scheduled({ cron: "* * * * *" });
     await call("PATCH", `/v1/posts/${post.id}`, { key: t.ck, body: { summary: "edited live" } });
@@ -308,7 +320,7 @@ describe("scheduled posts", () => {
       () => received(box),
       (ds) => ds.length >= 2,
     );
-    await new Promise((r) => setTimeout(r, 1500));
+    await quiet(t.site);
     expect(payloads(await received(box)).map((b) => b.type)).toEqual(["post.published", "post.updated"]);
   });
 });
@@ -374,7 +386,7 @@ describe("retries, backoff and the dead-letter queue", () => {
       last_status_code: 410,
       last_error: "http_410",
     });
-    await new Promise((r) => setTimeout(r, 1500));
+    await quiet(t.site);
     expect(await received(box)).toHaveLength(1);
   });
 
@@ -499,15 +511,16 @@ describe("secret rotation", () => {
         headers: ownerHeaders(t.site),
       })
     ).json()) as { secret: string };
-    // The receiver still knows only the old secret: every attempt fails its check (401), so it is retried.
+    // The receiver still knows only the old secret: the attempt fails its check (401), so it is retried.
+    // The integrator installs the new secret once it has seen a refusal (however soon the retry comes).
+    await trustSecrets(box, [hook.secret], { afterRefusals: 1, secrets: [rotated.secret] });
     await createPost(t.ck, { title: "Rotated", status: "published" });
     const refused = await eventually(
       () => received(box),
       (ds) => ds.length >= 1,
     );
     expect(refused[0]!.verified).toBe(false);
-    // The integrator installs the new secret: the next attempt verifies.
-    await trustSecrets(box, [rotated.secret]);
+    // The next attempt verifies.
     const [delivery] = await eventually(() => deliveriesOf(t.site, hook.id), settled);
     expect(delivery!.status).toBe("delivered");
     const got = await received(box);

@@ -43,6 +43,9 @@ function realSettingsFile(): string {
   return file;
 }
 
+/** Calls the deploy made to Cloudflare's REST API (what wrangler has no command for). */
+const apiCalls: { url: string; method: string; body: string; authorization: string | undefined }[] = [];
+
 async function run(account: FakeAccount, env: Record<string, string> = {}) {
   const lines: string[] = [];
   const outDir = tempDir();
@@ -52,6 +55,10 @@ async function run(account: FakeAccount, env: Record<string, string> = {}) {
     env,
     log: (line) => lines.push(line),
     outDir,
+    api: async (url, init) => {
+      apiCalls.push({ url, method: init.method, body: init.body, authorization: init.headers.authorization });
+      return new Response(JSON.stringify({ success: true }), { status: 200 });
+    },
   });
   return { lines, outDir };
 }
@@ -105,12 +112,16 @@ describe("the generated production configs", () => {
     }
   });
 
-  it("give the services no public URL and the gateway its routes", () => {
+  it("give the services no public URL, content the public paths of the gateway's hosts, the gateway its routes", () => {
     for (const name of ["identity", "content", "sites"] as const) {
       const config = productionConfig(name, { settings, ids, outDir: tempDir() });
       expect(config.workers_dev).toBe(false);
       expect(config.preview_urls).toBe(false);
-      expect(config.routes).toBeUndefined();
+      if (name === "content") {
+        expect(config.routes).toEqual(["api.example.com/v1/*", "api.example.com/media/*"]);
+      } else {
+        expect(config.routes).toBeUndefined();
+      }
     }
     const gateway = productionConfig("gateway", { settings, ids, outDir: tempDir() });
     expect(gateway.routes).toEqual(settings.workers?.gateway?.routes);
@@ -150,6 +161,31 @@ describe("the generated production configs", () => {
 });
 
 describe("npm run deploy", () => {
+  it("switches D1 read replication on for content's database with the deployer's token, else says how", async () => {
+    apiCalls.length = 0;
+    const account = new FakeAccount();
+    const { lines, outDir } = await run(account, {
+      CLOUDFLARE_API_TOKEN: "token-value",
+      CLOUDFLARE_ACCOUNT_ID: "account-1",
+    });
+    const ids = JSON.parse(readFileSync(path.join(outDir, "resources.json"), "utf8"));
+    expect(apiCalls).toEqual([
+      {
+        url: `https://api.cloudflare.com/client/v4/accounts/account-1/d1/database/${ids.d1.content}`,
+        method: "PUT",
+        body: JSON.stringify({ read_replication: { mode: "auto" } }),
+        authorization: "Bearer token-value",
+      },
+    ]);
+    expect(lines).toContain("  content: read replication auto");
+    apiCalls.length = 0;
+    const without = await run(new FakeAccount());
+    expect(apiCalls).toEqual([]);
+    expect(without.lines.join("\n")).toMatch(
+      /content: not switched on here .*\n.*curl -X PUT .*read_replication/,
+    );
+  });
+
   it("refuses the example settings before touching the account", async () => {
     const account = new FakeAccount();
     await expect(

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import { testSpecs } from "../support/corpora-binding";
 import {
+  BEYOND_SPEC_OPERATIONS,
   gatewayPath,
   identityReferencedOperations,
   identityStepUpOperations,
@@ -187,4 +188,15 @@ describe("docs/not-built.md", () => {
       expect(normalizePath(entry.specPath)).not.toMatch(/^\/api\//);
     }
   });
+});
+
+describe("operations beyond the specs, declared with their issue", () => {
+  for (const op of BEYOND_SPEC_OPERATIONS) {
+    it(`${op.service}: ${op.method} ${op.path} (${op.issue}) is documented and is no spec operation`, async () => {
+      const { keys } = await documented(op.service);
+      expect(keys.has(operationKey(op))).toBe(true);
+      expect(operations[op.service].map(operationKey)).not.toContain(operationKey(op));
+      expect(op.issue).toMatch(/^#\d+$/);
+    });
+  }
 });

@@ -1,5 +1,8 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { AccountGuard, Reservation } from "../../src/identity/login/account-guard";
+import { ManualClock } from "../support/manual-clock";
 
 const e = env as unknown as IdentityEnv;
 
@@ -57,17 +60,34 @@ describe("AccountGuard", () => {
     expect(await stub.counts()).toMatchObject({ failures: 0, inFlight: 0 });
   });
 
-  it("reservations never settled: waiters give up after a 10 s stall (503, not a lock), the leases expire at 20 s", {
-    timeout: 60_000,
-  }, async () => {
+  it("reservations never settled: waiters give up after a 10 s stall (503, not a lock), the leases expire at 20 s", async () => {
     const stub = guard();
+    // The guard's clock is moved by hand: the 10 s and 20 s bounds are crossed without waiting for them.
+    const clock = new ManualClock();
+    await runInDurableObject(stub, (instance: AccountGuard) => {
+      instance.clock = clock;
+    });
+    // Timers fire inside the object (the waiter's promise belongs to it).
+    const advance = (ms: number) => runInDurableObject(stub, () => clock.advance(ms));
     for (let i = 0; i < 5; i++) await granted(stub);
-    const t = Date.now();
-    const stalled = await stub.reserve();
+    const t = clock.now();
+    let answer: Reservation | undefined;
+    const waiting = stub.reserve().then((r) => {
+      answer = r;
+      return r;
+    });
+    // The waiter sleeps until the stall bound; a wake-up is armed for the first lease's expiry.
+    await clock.untilPending(2);
+    await advance(9_999);
+    expect(answer).toBeUndefined();
+    await advance(1);
+    const stalled = await waiting;
     expect(stalled.kind).toBe("busy");
-    expect(Date.now() - t).toBeGreaterThanOrEqual(9_500);
+    expect(clock.now() - t).toBeGreaterThanOrEqual(9_500);
     expect(await stub.counts()).toMatchObject({ failures: 0, inFlight: 5, lockedUntil: 0 });
-    await new Promise((r) => setTimeout(r, 20_500 - (Date.now() - t)));
+    await advance(19_999 - (clock.now() - t));
+    expect(await stub.counts()).toMatchObject({ inFlight: 5 });
+    await advance(20_500 - (clock.now() - t));
     expect(await stub.counts()).toMatchObject({ failures: 0, inFlight: 0, lockedUntil: 0 });
     const lease = await granted(stub);
     await stub.release(lease);

@@ -70,7 +70,7 @@ describe("OpenAPI and docs", () => {
       expect(doc.paths).toHaveProperty([path]);
     }
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
-    expect(doc.paths["/api/v1/auth/login"]?.post?.security).toBeUndefined();
+    expect(doc.paths["/api/v1/auth/login"]?.post?.security).toEqual([]);
     expect(doc.paths["/api/v1/auth/orgs"]?.get?.security).toEqual([{ bearerAuth: [] }]);
   });
 

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import {
   call,
   freshEmail,
+  freshIp,
   GOOD_PASSWORD,
   json,
   latestCode,
@@ -86,6 +87,25 @@ describe("SSO start", () => {
     expect(asJson.status).toBe(200);
     const { authorization_url } = await json<{ authorization_url: string }>(asJson);
     expect(new URL(authorization_url).searchParams.get("login_hint")).toBe(`a@${org.domain}`);
+  });
+});
+
+describe("SSO start limit", () => {
+  it("30 requests per client in 10 minutes, then 429 for known and unknown organizations alike", async () => {
+    const org = await ssoOrg();
+    const ip = freshIp();
+    const answers = [];
+    for (let i = 0; i < 30; i++) {
+      answers.push(
+        (await call("GET", `/api/v1/auth/sso/start?org=${i % 2 ? org.slug : "nobody-here"}`, { ip })).status,
+      );
+    }
+    expect(answers.filter((s) => s === 429)).toEqual([]);
+    const over = await call("GET", `/api/v1/auth/sso/start?org=${org.slug}`, { ip });
+    expect((await problem(over)).code).toBe("RATE_LIMITED");
+    const unknown = await call("GET", "/api/v1/auth/sso/start?org=nobody-here", { ip });
+    expect(unknown.status).toBe(429);
+    expect((await call("GET", `/api/v1/auth/sso/start?org=${org.slug}`, { ip: freshIp() })).status).toBe(303);
   });
 });
 

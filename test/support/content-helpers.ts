@@ -23,6 +23,7 @@ export const testEnv = env as unknown as {
   MEDIA: R2Bucket;
   KEY_GATE: DurableObjectNamespace;
   MEDIA_PUBLIC_BASE: string;
+  CONTENT_EVENTS: Queue;
 };
 
 export const BASE = "http://content.test";

@@ -18,6 +18,8 @@ export interface Hops {
   r2: number;
   /** Rate-limiting binding calls (not storage). */
   limiter: number;
+  /** The constraint or bookmark of each D1 session opened (`withSession`). */
+  sessions: string[];
   /** D1, Durable Object, KV and R2 round trips. */
   storage(): number;
 }
@@ -29,6 +31,7 @@ function newHops(): Hops {
     kv: 0,
     r2: 0,
     limiter: 0,
+    sessions: [],
     storage() {
       return this.d1 + this.durableObject + this.kv + this.r2;
     },
@@ -79,6 +82,14 @@ function countingD1(db: D1Database, hops: Hops): D1Database {
         return (statements: D1PreparedStatement[]) => {
           hops.d1++;
           return t.batch(statements.map((s) => real.get(s) ?? s));
+        };
+      }
+      // A session (D1 read replication) is the same database: its queries count alike, its constraint or
+      // bookmark is recorded.
+      if (prop === "withSession") {
+        return (constraint?: string) => {
+          hops.sessions.push(constraint ?? "first-unconstrained");
+          return countingD1(t.withSession(constraint) as unknown as D1Database, hops);
         };
       }
       if (prop === "exec" || prop === "dump") {

@@ -4,7 +4,7 @@
  */
 import { newId } from "../../src/lib/ids";
 import type { SiteProjection } from "../../src/lib/rpc";
-import { call, ownerHeaders } from "./content-helpers";
+import { call, ownerHeaders, testEnv } from "./content-helpers";
 
 /** What the fake receiver recorded of one request (its `ReceivedDelivery`, test/support/fakes/webhook-receiver.ts). */
 export interface ReceivedDelivery {
@@ -61,11 +61,21 @@ export async function createWebhook(
   return (await res.json()) as CreatedWebhook;
 }
 
-/** Tells the receiver which secrets its inbox `box` verifies signatures with. */
-export async function trustSecrets(box: string, secrets: string[]): Promise<void> {
+/**
+ * Tells the receiver which secrets its inbox `box` verifies signatures with; `next`: the secrets it
+ * switches to once it has refused `afterRefusals` deliveries (an integrator installing a rotated secret).
+ */
+export async function trustSecrets(
+  box: string,
+  secrets: string[],
+  next?: { afterRefusals: number; secrets: string[] },
+): Promise<void> {
   const res = await fetch(`https://hooks.test/__box/${box}/secrets`, {
     method: "PUT",
-    body: JSON.stringify({ secrets }),
+    body: JSON.stringify({
+      secrets,
+      ...(next ? { next: { after_refusals: next.afterRefusals, secrets: next.secrets } } : {}),
+    }),
   });
   if (res.status !== 204) throw new Error(`trustSecrets: ${res.status}`);
 }
@@ -94,10 +104,59 @@ export async function eventually<T>(
   let value = await read();
   while (!done(value)) {
     if (Date.now() > until) throw new Error(`eventually: gave up, last value ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 25));
     value = await read();
   }
   return value;
+}
+
+/** Whether the content-events consumer took in the event `id` (its development record, DEV_OUTBOX). */
+async function consumed(id: string): Promise<boolean> {
+  const row = await testEnv.DB.prepare("SELECT 1 AS found FROM outbound_effects WHERE site_id = ?")
+    .bind(id)
+    .first<{ found: number }>();
+  return row !== null;
+}
+
+async function unsettled(siteId: string): Promise<number> {
+  const outbox = await testEnv.DB.prepare(
+    "SELECT count(*) AS n FROM post_effects WHERE site_id = ? AND kind = 'event'",
+  )
+    .bind(siteId)
+    .first<{ n: number }>();
+  const deliveries = await testEnv.DB.prepare(
+    "SELECT count(*) AS n FROM webhook_deliveries WHERE site_id = ? AND status = 'pending'",
+  )
+    .bind(siteId)
+    .first<{ n: number }>();
+  return outbox!.n + deliveries!.n;
+}
+
+/**
+ * Waits until nothing the test did is still on its way to `site`'s receivers, instead of sleeping "long
+ * enough" before asserting an exact list: the site's outbox is empty (every event is on the queue); two
+ * marker events sent after that came out of the content-events queue (the queue hands over one batch at
+ * a time, in order, so every earlier event was taken in and its fan-out finished: its deliveries are
+ * written); and none of the site's deliveries is pending (each was attempted and settled). What the
+ * receivers have then is all they will get.
+ */
+export async function quiet(site: SiteProjection): Promise<void> {
+  await eventually(
+    () => unsettled(site.id),
+    (n) => n === 0,
+  );
+  for (let i = 0; i < 2; i++) {
+    const marker = `marker-${newId()}`;
+    await testEnv.CONTENT_EVENTS.send({ id: marker, type: "test.marker", site_id: marker });
+    await eventually(
+      () => consumed(marker),
+      (found) => found,
+    );
+  }
+  await eventually(
+    () => unsettled(site.id),
+    (n) => n === 0,
+  );
 }
 
 export async function deliveriesOf(site: SiteProjection, webhookId: string): Promise<DeliveryOut[]> {

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { signingKey } from "../../scripts/dev-vars.mjs";
 import { buildWorker, root, services, workerOptions } from "../../scripts/workers.mjs";
 
@@ -74,4 +75,22 @@ export function auxiliaryWorker(
     bindings,
     rename: { [main.name]: main.runner },
   });
+}
+
+/**
+ * The worker's consumers of `queues` as its wrangler config declares them (batch size, retries, dead-letter
+ * queue, retry delay), except that a batch leaves at once: Miniflare otherwise holds a batch that is not
+ * full for 1 s (`max_batch_timeout`), so every queue hop of a test cost a second of waiting.
+ */
+export function promptQueueConsumers(name: ServiceName, queues: string[]) {
+  const { workerOptions: options } = unstable_getMiniflareWorkerOptions(
+    path.join(root, services[name].config),
+  );
+  const declared = (options.queueConsumers ?? {}) as Record<string, Record<string, unknown>>;
+  return Object.fromEntries(
+    queues.map((queue) => {
+      if (!declared[queue]) throw new Error(`${name} consumes no queue ${queue}`);
+      return [queue, { ...declared[queue], maxBatchTimeout: 0 }];
+    }),
+  );
 }

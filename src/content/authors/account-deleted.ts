@@ -8,8 +8,10 @@
  * renamed are left as they are, so a redelivered message changes nothing.
  */
 import { z } from "@hono/zod-openapi";
+import type { apiKeys, authorPersonas } from "../../../schema/content";
 import type { Logger } from "../../lib/log";
 import { errorFields } from "../../lib/log";
+import type { Row } from "../../lib/rows";
 import type { Env } from "../core/bindings";
 import { keyContexts } from "../keys/key-cache";
 
@@ -41,11 +43,11 @@ async function anonymizeStatements(db: D1Database, userId: string) {
        ORDER BY site_id, created_at, slug`,
     )
     .bind(userId)
-    .all<{ site_id: string; slug: string }>();
+    .all<Row<typeof authorPersonas, "site_id" | "slug">>();
   const { results: keySites } = await db
     .prepare("SELECT DISTINCT site_id FROM api_keys WHERE created_by = ?")
     .bind(userId)
-    .all<{ site_id: string }>();
+    .all<Row<typeof apiKeys, "site_id">>();
   const perSite = new Map<string, number>();
   const statements = personas.flatMap((p) => {
     const n = (perSite.get(p.site_id) ?? 0) + 1;
@@ -59,7 +61,11 @@ async function anonymizeStatements(db: D1Database, userId: string) {
         )
         .bind(slug, name, p.site_id, p.slug),
       db
-        .prepare("UPDATE author_personas SET slug = ?1, display_name = ?2 WHERE site_id = ?3 AND slug = ?4")
+        // The byline it was made from (context_name) and the profile (bio, avatar) go too: both are the person's.
+        .prepare(
+          `UPDATE author_personas SET slug = ?1, display_name = ?2, context_name = ?2, bio = NULL, avatar_media_id = NULL
+           WHERE site_id = ?3 AND slug = ?4`,
+        )
         .bind(slug, name, p.site_id, p.slug),
     ];
   });

@@ -84,13 +84,14 @@ export async function authorOfNewPost(
   key: KeyContext,
   slug: string | null | undefined,
 ): Promise<Persona> {
-  if (slug === undefined || slug === null) return keyPersona(db, key);
+  // The key's persona came with the key's fresh lookup when it exists already (no query of its own).
+  if (slug === undefined || slug === null) return key.write?.persona ?? keyPersona(db, key);
   const checked = checkAuthorSlug(slug);
   const named = checked ? await personaBySlug(db, key.siteId, checked) : null;
   if (named) return named;
   // The key's own persona, named before its first post made it (made only for a slug it could have).
   if (key.createdBy && key.authorName && checked?.startsWith(personaSlugBase(key.authorName))) {
-    const own = await keyPersona(db, key);
+    const own = key.write?.persona ?? (await keyPersona(db, key));
     if (own.slug === checked) return own;
   }
   return sitePersona(db, key.siteId, slug);

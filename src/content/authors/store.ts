@@ -1,6 +1,6 @@
 /** Author personas of a site: one per (site, user, context name); the slug is unique per site. */
 import type { authorPersonas } from "../../../schema/content";
-import type { Row } from "../../lib/rows";
+import type { Computed, Row } from "../../lib/rows";
 import { PUBLIC_WHERE } from "../posts/store";
 
 export type PersonaRow = typeof authorPersonas.$inferSelect;
@@ -74,16 +74,12 @@ export async function takenPersonaSlugs(
 }
 
 /** An author as the author routes show it: the persona, its avatar's media row (JSON) and whether a public post names it. */
-export interface AuthorRow {
-  slug: string;
-  display_name: string;
-  bio: string | null;
-  avatar_media_id: string | null;
-  /** `MediaImageRow` as JSON (store/media-image.ts), null without a live avatar. */
-  avatar_media: string | null;
-  created_at: string;
-  updated_at: string | null;
-}
+export type AuthorRow = Row<
+  typeof authorPersonas,
+  "slug" | "display_name" | "bio" | "avatar_media_id" | "created_at" | "updated_at"
+> &
+  /** `MediaImageRow` as JSON (media/media-image.ts), null without a live avatar. */
+  Computed<{ avatar_media: string | null }>;
 
 const AUTHOR_COLUMNS = `a.slug, a.display_name, a.bio, a.avatar_media_id, a.created_at, a.updated_at,
   (SELECT json_object('id', m.id, 'site_id', m.site_id, 'r2_key', m.r2_key, 'content_type', m.content_type,

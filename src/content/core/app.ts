@@ -3,6 +3,7 @@ import { createServiceApp, registerProblemSchema, serveApiDocs } from "../../lib
 import { COLLECT_PATH, registerAnalyticsRoutes } from "../analytics/routes";
 import { registerAuthorRoutes } from "../authors/routes";
 import { registerBulkRoutes } from "../bulk/routes";
+import { registerFeedRoutes } from "../feeds/routes";
 import { registerFormRoutes } from "../forms/routes";
 import { registerApiKeyRoutes } from "../keys/routes";
 import { registerLeadRoutes } from "../leads/routes";
@@ -11,13 +12,18 @@ import { registerMediaPublicRoute } from "../media/public-routes";
 import { registerMediaRoutes } from "../media/routes";
 import { registerPostListRoute } from "../posts/list-routes";
 import { registerPostRoutes } from "../posts/routes";
+import { registerPreviewRoutes } from "../preview/routes";
 import { observeRequest } from "../probes/metrics";
 import { registerProbeRoutes } from "../probes/routes";
+import { registerRevisionRoutes } from "../revisions/routes";
+import { registerSearchRoute } from "../search/routes";
 import { registerSiteRoutes } from "../site/routes";
 import { registerSiteSettingsRoutes } from "../site/settings-routes";
 import { registerTaxonomyRoutes } from "../taxonomy/routes";
 import { registerWebhookRoutes } from "../webhooks/routes";
 import type { AppEnv } from "./bindings";
+import { CONTENT_DOCUMENT_RULES, registerStaffSecurity } from "./openapi";
+import { readSession } from "./read-session";
 import { contentServices } from "./services";
 
 export const API_INFO = {
@@ -30,6 +36,15 @@ export const API_INFO = {
 
 export const app = createServiceApp<AppEnv>("content");
 registerProblemSchema(app);
+// First: the reference's "Try it" preselects the first scheme, and a query key sends no Authorization
+// header (an empty `Bearer ` would override a `?key=` the reader typed; issue 23 item 4).
+app.openAPIRegistry.registerComponent("securitySchemes", "publicKeyQuery", {
+  type: "apiKey",
+  in: "query",
+  name: "key",
+  description:
+    "Public read key in the query: `?key=pk_…` (for browsers and sendBeacon), accepted only from the key's allowlisted origins; never a ck_ key.",
+});
 app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
   type: "http",
   scheme: "bearer",
@@ -41,6 +56,7 @@ app.openAPIRegistry.registerComponent("securitySchemes", "publicReadKey", {
   description:
     "Public read key: `Authorization: Bearer pk_…` or `?key=pk_…`, accepted only from the key's allowlisted origins.",
 });
+registerStaffSecurity(app);
 
 app.use("*", async (c, next) => {
   const started = performance.now();
@@ -63,6 +79,9 @@ app.use("*", async (c, next) => {
   c.set("services", contentServices(c.env, c.get("log")));
   await next();
 });
+
+// `/v1/*` reads may be answered by D1 replicas; bookmarks in X-Bookmark give a client its own writes.
+app.use("*", readSession());
 
 // CORS preflight for browser callers with pk_ keys (the actual request enforces the key's allowlist),
 // for analytics collection (the one POST a pk_ key makes; a JSON-typed fetch preflights, sendBeacon does
@@ -92,6 +111,10 @@ registerSiteRoutes(app);
 registerSiteSettingsRoutes(app);
 registerPostListRoute(app);
 registerPostRoutes(app);
+registerRevisionRoutes(app);
+registerPreviewRoutes(app);
+registerSearchRoute(app);
+registerFeedRoutes(app);
 registerMediaRoutes(app);
 registerBulkRoutes(app);
 registerAnalyticsRoutes(app);
@@ -101,7 +124,7 @@ registerMediaPublicRoute(app);
 registerMcpRoute(app);
 registerTaxonomyRoutes(app);
 registerAuthorRoutes(app);
-serveApiDocs(app, API_INFO);
+serveApiDocs(app, API_INFO, CONTENT_DOCUMENT_RULES);
 
 let openApiDocument: boolean | null = null;
 /** The OpenAPI document is generated once per isolate; /ready reports whether that succeeded. */

@@ -38,6 +38,8 @@ export interface AppVariables {
   services: Services;
   /** Headers added to whatever response this request ends with (CORS, RateLimit). */
   responseHeaders: Record<string, string>;
+  /** The database itself (the primary), where `c.env.DB` is the request's read session (core/read-session.ts). */
+  primaryDb: D1Database;
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

@@ -8,9 +8,9 @@ import { base64url, base64urlDecode, hmacSha256, timingSafeEqual } from "../keys
 export interface CursorPayload {
   /**
    * "p": public listing, keyed by (published_at, id); "a": authenticated status listing, keyed by id;
-   * "l": lead listing, keyed by (created_at, id).
+   * "l": lead listing, keyed by (created_at, id); "s": search results, keyed by (rank, id).
    */
-  m: "p" | "a" | "l";
+  m: "p" | "a" | "l" | "s";
   /** published_at (public listing) or created_at (lead listing) of the last item. */
   p?: string;
   /** id of the last item. */
@@ -42,12 +42,12 @@ export async function decodeCursor(secret: string, cursor: string): Promise<Curs
   try {
     const value = JSON.parse(decoder.decode(raw)) as Partial<CursorPayload>;
     if (
-      !["p", "a", "l"].includes(value.m ?? "") ||
+      !["p", "a", "l", "s"].includes(value.m ?? "") ||
       typeof value.i !== "string" ||
       typeof value.f !== "string"
     )
       return null;
-    if ((value.m === "p" || value.m === "l") && typeof value.p !== "string") return null;
+    if ((value.m === "p" || value.m === "l" || value.m === "s") && typeof value.p !== "string") return null;
     return value as CursorPayload;
   } catch {
     return null;

@@ -3,10 +3,11 @@ import type { ApiError } from "../../lib/problem";
 import type { Row } from "../../lib/rows";
 import { fail, problem } from "../errors";
 /**
- * Idempotent POSTs. A finished response is kept 24 h per (key, Idempotency-Key): in KV (fast path, TTL)
- * and in D1 (durable copy written in the same batch as the post, purged by the cron). Concurrency is
- * settled by a reservation in the key's ApiKeyGate Durable Object: of simultaneous requests with one
- * Idempotency-Key exactly one runs; the others get 409 IDEMPOTENCY_IN_PROGRESS (or the replay once done).
+ * Idempotent POSTs. A finished response is kept 24 h per (key, Idempotency-Key) in D1, written in the
+ * same batch as the post (purged by the cron): no other copy, so a first request spends no hop on one.
+ * Concurrency is settled by a reservation in the key's ApiKeyGate Durable Object: of simultaneous requests
+ * with one Idempotency-Key exactly one runs; the others get 409 IDEMPOTENCY_IN_PROGRESS, and once the
+ * winner's batch committed, its D1 record (read before the reservation) replays it.
  */
 import { IDEMPOTENCY_TTL_MS } from "../keys/gate";
 import type { Env } from "./bindings";
@@ -17,17 +18,12 @@ export interface StoredResponse {
   location: string | null;
 }
 
-interface CachedRecord extends StoredResponse {
-  hash: string;
-}
-
 export type IdempotencyStart =
   | { kind: "replay"; response: StoredResponse }
   | {
       kind: "proceed";
       /** The D1 statement recording the response; run it in the same batch as the write. */
       recordStatement(response: StoredResponse): D1PreparedStatement;
-      finish(response: StoredResponse): Promise<void>;
       abort(): Promise<void>;
     };
 
@@ -48,21 +44,12 @@ function reused(): ApiError {
   );
 }
 
-function kvKey(keyId: string, idempotencyKey: string) {
-  return `idem:${keyId}:${idempotencyKey}`;
-}
-
 export async function beginIdempotent(
   env: Env,
   keyId: string,
   idempotencyKey: string,
   requestHash: string,
 ): Promise<IdempotencyStart> {
-  const cached = await env.CACHE.get<CachedRecord>(kvKey(keyId, idempotencyKey), "json");
-  if (cached) {
-    if (cached.hash !== requestHash) throw reused();
-    return { kind: "replay", response: cached };
-  }
   const now = new Date();
   const row = await env.DB.prepare(
     `SELECT request_hash, status, response_json FROM idempotency_records
@@ -106,12 +93,6 @@ export async function beginIdempotent(
         now.toISOString(),
         expiresAt,
       ),
-    async finish(response) {
-      await gate.complete(idempotencyKey, requestHash, response.status, JSON.stringify(response));
-      await env.CACHE.put(kvKey(keyId, idempotencyKey), JSON.stringify({ ...response, hash: requestHash }), {
-        expirationTtl: IDEMPOTENCY_TTL_MS / 1000,
-      });
-    },
     async abort() {
       await gate.release(idempotencyKey, requestHash);
     },

@@ -13,6 +13,7 @@ import { fail, problem } from "../errors";
 import type { BucketSpec } from "../keys/gate";
 import { sha256Base64url } from "../keys/key-hash";
 import { insertLead } from "../leads/store";
+import { leadCreatedEvent } from "../webhooks/events";
 import { type FormField, submittedValues } from "./fields";
 import { issueFormToken, verifyFormToken } from "./form-token";
 import { countLinks, SPAM_RULES, spamReasons } from "./spam";
@@ -186,5 +187,18 @@ export async function submitLead(
         }
       : null,
   );
+  // A clean lead is announced (`lead.created`); spam never leaves the service.
+  if (stored.status === "clean") {
+    const lead = {
+      id,
+      site_id: form.site_id,
+      form_id: form.id,
+      fields: values,
+      page_url: pageUrl(body[PAGE_FIELD]),
+    };
+    await env.CONTENT_EVENTS.send(
+      leadCreatedEvent({ ...lead, created_at: new Date(input.nowMs).toISOString() }),
+    );
+  }
   return { id, ...stored };
 }

@@ -8,11 +8,12 @@ import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
 import type { AppEnv } from "../core/bindings";
 import { clockNow } from "../core/clock";
+import { requestBookmark } from "../core/read-session";
 import { fail, problem } from "../errors";
 import { getSite, INACTIVE_SITE_STATUSES } from "../site/store";
 import type { BucketSpec, BucketState } from "./gate";
 import { keyContexts } from "./key-cache";
-import type { KeyContext } from "./key-context";
+import type { KeyContext, WriteContext } from "./key-context";
 import { hashApiKey, type KeyKind } from "./key-hash";
 import type { Scope } from "./scopes";
 import { findActiveKeyByHash, type KeyLookupRow } from "./store";
@@ -100,18 +101,27 @@ function stateHeader(buckets: BucketState[]): string {
  * isolate; other reads and page-view collection use this isolate's cached context (at most
  * `KEY_CONTEXT_TTL_MS` old: the revocation bound elsewhere than in the revoking isolate).
  */
+function needsFreshKey(requirement: KeyRequirement): boolean {
+  return (
+    requirement.quota === "write" ||
+    requirement.scopes.includes("leads:read") ||
+    requirement.scopes.includes("export")
+  );
+}
+
 async function lookUpKey(
-  db: D1Database,
+  c: Context<AppEnv>,
   keyHash: string,
   requirement: KeyRequirement,
 ): Promise<KeyLookupRow | null> {
   const now = clockNow();
-  const exact =
-    requirement.quota === "write" ||
-    requirement.scopes.includes("leads:read") ||
-    requirement.scopes.includes("export");
-  const cached = exact ? null : keyContexts.get(keyHash, now);
+  const exact = needsFreshKey(requirement);
+  // A read that carries a bookmark reads its key in its session too, so the content version (and with it
+  // the edge cache entry) is at least as new as the write the bookmark names, never the isolate's copy.
+  const cached = exact || requestBookmark(c) !== null ? null : keyContexts.get(keyHash, now);
   if (cached) return cached;
+  // Exact reads on the primary: a replica may still hold a key revoked a moment ago.
+  const db = exact ? (c.get("primaryDb") ?? c.env.DB) : c.env.DB;
   const row = await findActiveKeyByHash(db, keyHash);
   if (row && !INACTIVE_SITE_STATUSES.has(row.site_status)) keyContexts.set(keyHash, row, now);
   return row;
@@ -132,7 +142,7 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
   const token = presentedKey(c);
   const kind: KeyKind | null = token.startsWith("ck_") ? "secret" : token.startsWith("pk_") ? "public" : null;
   if (!kind || token.length > 200) throw unauthenticated("The API key is invalid.");
-  const row = await lookUpKey(c.env.DB, await hashApiKey(c.env.API_KEY_PEPPER, token), requirement);
+  const row = await lookUpKey(c, await hashApiKey(c.env.API_KEY_PEPPER, token), requirement);
   // A suspended key (carried over by a transfer, or stamped for an organization that no longer owns the
   // site) answers exactly like a revoked one.
   if (!row || row.kind !== kind || INACTIVE_SITE_STATUSES.has(row.site_status) || row.suspended) {
@@ -186,9 +196,31 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
     createdBy: row.created_by,
     authorName: row.author_name,
     contentVersion: row.site_content_version,
+    ...(needsFreshKey(requirement) ? { write: writeContext(row) } : {}),
   };
   c.set("auth", context);
   return context;
+}
+
+/** The site, persona and post types the fresh key lookup read with the key (`findActiveKeyByHash`). */
+function writeContext(row: KeyLookupRow): WriteContext {
+  const types = JSON.parse(row.post_types_json) as [string, number, number][];
+  return {
+    site: {
+      id: row.site_id,
+      org_id: row.site_org_id,
+      slug: row.site_slug,
+      name: row.site_name,
+      default_language: row.site_default_language,
+      status: row.site_status,
+      primary_domain: row.site_primary_domain,
+      updated_at: row.site_updated_at,
+    },
+    persona:
+      row.persona_slug && row.author_name ? { slug: row.persona_slug, display_name: row.author_name } : null,
+    postTypes: new Set(types.filter(([, , enabled]) => enabled === 1).map(([slug]) => slug)),
+    publicPostTypes: new Set(types.filter(([, isPublic]) => isPublic === 1).map(([slug]) => slug)),
+  };
 }
 
 /** Buckets of the key's ApiKeyGate (one Durable Object call): exact, all or nothing. */

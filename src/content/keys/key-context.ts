@@ -9,6 +9,20 @@ import type { Scope } from "./scopes";
  */
 export type SiteAddress = Pick<SiteProjection, "id" | "slug" | "primary_domain" | "default_language">;
 
+/**
+ * What a write reads of the key's site with the key itself (the write's fresh key lookup, never the
+ * isolate's cached one): the site projection, the key's author persona and the post types.
+ */
+export interface WriteContext {
+  site: SiteProjection;
+  /** The key's persona on the site, or null before its first post made it. */
+  persona: { slug: string; display_name: string } | null;
+  /** Enabled post types. */
+  postTypes: ReadonlySet<string>;
+  /** Public post types (enabled or not, as the public listing counts them). */
+  publicPostTypes: ReadonlySet<string>;
+}
+
 export interface KeyContext {
   keyId: string;
   siteId: string;
@@ -25,4 +39,6 @@ export interface KeyContext {
    * `KEY_CONTEXT_TTL_MS` old): part of the edge cache key of public post answers.
    */
   contentVersion: number;
+  /** Set when the key was read fresh for this request (writes, lead reads, exports). */
+  write?: WriteContext;
 }

@@ -17,10 +17,14 @@ export function requireKey(
   };
 }
 
-/** OpenAPI security requirement naming the scopes (OpenAPI 3.1 allows role names for non-OAuth schemes). */
+/**
+ * OpenAPI security requirement naming the scopes (OpenAPI 3.1 allows role names for non-OAuth schemes). A
+ * public key is accepted in `Authorization` (`publicReadKey`) or as `?key=` (`publicKeyQuery`).
+ */
 export function security(kinds: KeyRequirement["kinds"], scopes: string[]): Record<string, string[]>[] {
-  if (kinds === "public") return [{ publicReadKey: scopes }];
-  return kinds === "secret" ? [{ apiKey: scopes }] : [{ apiKey: scopes }, { publicReadKey: scopes }];
+  const publicKey: Record<string, string[]>[] = [{ publicReadKey: scopes }, { publicKeyQuery: scopes }];
+  if (kinds === "public") return publicKey;
+  return kinds === "secret" ? [{ apiKey: scopes }] : [{ apiKey: scopes }, ...publicKey];
 }
 
 /** A route's documented security and its enforcing middleware from one requirement, so they cannot disagree. */

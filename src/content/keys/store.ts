@@ -102,6 +102,16 @@ export type KeyLookupRow = ApiKeyRow & {
   site_primary_domain: SiteRow["primary_domain"];
   site_default_language: SiteRow["default_language"];
   site_content_version: SiteRow["content_version"];
+  site_org_id: SiteRow["org_id"];
+  site_name: SiteRow["name"];
+  site_updated_at: SiteRow["updated_at"];
+  /** The site's persona of the key's authorship context (user and byline), when it was made already. */
+  persona_slug: string | null;
+  /**
+   * The site's post types as JSON `[[slug, is_public, enabled], …]`: a post write checks its type and
+   * whether it is public without a query.
+   */
+  post_types_json: string;
   /**
    * 1 when the key may not act (issue 19): a transfer carried it over, or its organization is no longer the
    * site's owner as content knows it (the projection or the applied transfer, whichever is newer), which
@@ -112,7 +122,8 @@ export type KeyLookupRow = ApiKeyRow & {
 
 /**
  * The active key with this hash and its site (status, URL fields, content version) and whether it is
- * suspended; revoked keys are never returned.
+ * suspended; revoked keys are never returned. In the same query, what a post write needs of the site: its
+ * projection, the key's author persona and the post types (one storage hop for all of it).
  */
 export async function findActiveKeyByHash(db: D1Database, keyHash: string): Promise<KeyLookupRow | null> {
   return db
@@ -120,9 +131,14 @@ export async function findActiveKeyByHash(db: D1Database, keyHash: string): Prom
       `SELECT k.id, k.site_id, k.name, k.kind, k.key_prefix, k.scopes_json, k.allowed_origins_json, k.created_by,
               k.author_name, k.created_at, s.status AS site_status, s.slug AS site_slug,
               s.primary_domain AS site_primary_domain, s.default_language AS site_default_language,
-              s.content_version AS site_content_version,
+              s.content_version AS site_content_version, s.org_id AS site_org_id, s.name AS site_name,
+              s.updated_at AS site_updated_at, p.slug AS persona_slug,
+              (SELECT json_group_array(json_array(t.slug, t.is_public, t.disabled_at IS NULL)) FROM post_types t
+                WHERE t.site_id = k.site_id) AS post_types_json,
               (k.carried_over_at IS NOT NULL OR k.org_id IS NOT o.org_id) AS suspended
        FROM api_keys k JOIN sites s ON s.id = k.site_id LEFT JOIN site_owner o ON o.site_id = k.site_id
+       LEFT JOIN author_personas p
+         ON p.site_id = k.site_id AND p.user_id = k.created_by AND p.display_name = k.author_name
        WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
     )
     .bind(keyHash)

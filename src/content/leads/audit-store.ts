@@ -11,6 +11,8 @@ export type AuditEventRow = typeof auditEvents.$inferSelect;
 export interface AuditEvent {
   id: string;
   site_id: string;
+  /** Who acted: an API key (default) or a webhook (a `lead.created` delivery). */
+  actor_type?: "api_key" | "webhook";
   actor_id: string;
   actor_user_id: string | null;
   action: string;
@@ -31,7 +33,7 @@ export async function insertAuditEvent(db: D1Database, event: AuditEvent): Promi
     .values({
       id: event.id,
       site_id: event.site_id,
-      actor_type: "api_key",
+      actor_type: event.actor_type ?? "api_key",
       actor_id: event.actor_id,
       actor_user_id: event.actor_user_id,
       action: event.action,

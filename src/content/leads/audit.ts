@@ -9,7 +9,7 @@ import { fail } from "../errors";
 import type { KeyContext } from "../keys/key-context";
 import { completeAuditEvent, insertAuditEvent } from "./audit-store";
 
-export type LeadAction = "leads.list" | "leads.read" | "leads.export";
+export type LeadAction = "leads.list" | "leads.read" | "leads.export" | "leads.webhook";
 /** `started` stays on an export whose stream never finished; `completed`/`failed`/`aborted` close it. */
 export type LeadOutcome = "served" | "not_found" | "started" | "completed" | "failed" | "aborted";
 
@@ -84,4 +84,43 @@ export function closeLeadAudit(
   count: number,
 ): Promise<void> {
   return completeAuditEvent(db, id, outcome, count, new Date().toISOString());
+}
+
+/**
+ * The audit row of one `lead.created` delivery attempt, written before the lead is sent (a failed write
+ * fails the attempt: nothing leaves unaudited). The actor is the webhook and the user who created it; a
+ * webhook without one may not receive personal data (the fan-out never picks it; here it throws).
+ */
+export async function auditLeadDelivery(
+  db: D1Database,
+  delivery: {
+    site_id: string;
+    webhook_id: string;
+    created_by: string | null;
+    event_id: string;
+    body: string;
+  },
+  attempt: number,
+  now: string,
+): Promise<void> {
+  if (!delivery.created_by)
+    throw new Error("lead.created delivery to a webhook without an accountable creator");
+  const data = (JSON.parse(delivery.body) as { data?: { lead_id?: unknown } }).data;
+  await insertAuditEvent(db, {
+    id: newId(),
+    site_id: delivery.site_id,
+    actor_type: "webhook",
+    actor_id: delivery.webhook_id,
+    actor_user_id: delivery.created_by,
+    action: "leads.webhook",
+    outcome: "served",
+    resource_type: "lead",
+    resource_ids: typeof data?.lead_id === "string" ? [data.lead_id] : [],
+    details: { event_id: delivery.event_id, attempt },
+    item_count: 1,
+    request_id: null,
+    client_ip: null,
+    created_at: now,
+    completed_at: now,
+  });
 }

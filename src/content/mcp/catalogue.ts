@@ -35,6 +35,17 @@ export interface OpenApiDocument {
 /** Query parameters no tool offers: `key` carries a pk_ key in a URL, and the MCP server takes ck_ keys only. */
 const SKIPPED_QUERY = new Set(["key"]);
 
+/**
+ * Query parameters the HTTP API reads as digits (its schema types every query value as a string): a tool
+ * types them as integers, so an agent sends `limit: 10`, not `"10"`; the request carries them as text.
+ */
+const NUMERIC_QUERY = new Set(["limit", "offset", "days"]);
+
+function numeric(schema: unknown): JsonSchema {
+  const description = (schema as { description?: unknown } | null)?.description;
+  return { type: "integer", ...(typeof description === "string" ? { description } : {}) };
+}
+
 const URL_ARGUMENT_SCHEMA: JsonSchema = {
   type: "string",
   format: "uri",
@@ -107,7 +118,13 @@ function addParameters(
     if (p.in !== "path" && p.in !== "query" && p.in !== "header") continue;
     const name = p.in === "header" ? p.name.toLowerCase().replace(/-/g, "_") : p.name;
     const argument: Argument = { in: p.in, name: p.name, required: p.required === true };
-    addArgument(parts, name, argument, inlineRefs(p.schema ?? {}, components));
+    const schema = inlineRefs(p.schema ?? {}, components);
+    addArgument(
+      parts,
+      name,
+      argument,
+      p.in === "query" && NUMERIC_QUERY.has(p.name) ? numeric(schema) : schema,
+    );
   }
 }
 

@@ -143,6 +143,50 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     annotations: READ,
   },
   {
+    name: "update_site_seo",
+    title: "Update site SEO",
+    intro: "Merge the site-level SEO fields sent in `seo` (a SiteSeo body) into the site's SEO defaults.",
+    method: "PATCH",
+    path: "/v1/site/seo",
+    body: "seo",
+    annotations: EDIT,
+  },
+  {
+    name: "list_media",
+    title: "List media",
+    intro:
+      "List the site's media assets, newest first (id, URL, type, status); use an id as featured_image_id.",
+    method: "GET",
+    path: "/v1/media",
+    annotations: READ,
+  },
+  {
+    name: "search_posts",
+    title: "Search posts",
+    intro:
+      "Full-text search of the site's posts (title, summary and body) in one language, best match first; with posts:write drafts and scheduled posts are found too.",
+    method: "GET",
+    path: "/v1/search",
+    annotations: READ,
+  },
+  {
+    name: "list_post_revisions",
+    title: "List revisions of a post",
+    intro: "List the saved revisions of a post (title, summary, body and SEO of each change), newest first.",
+    method: "GET",
+    path: "/v1/posts/{reference}/revisions",
+    annotations: READ,
+  },
+  {
+    name: "restore_post_revision",
+    title: "Restore a revision of a post",
+    intro:
+      "Write revision `id` (from list_post_revisions) back onto the post: its title, summary, body and SEO; the restore is itself a new revision. Pass if_match (the post's ETag) to refuse when the post changed meanwhile.",
+    method: "POST",
+    path: "/v1/posts/{reference}/revisions/{id}/restore",
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  },
+  {
     name: "export",
     title: "Export",
     intro:

@@ -1,14 +1,11 @@
+import type { media } from "../../../schema/content";
+import type { Row } from "../../lib/rows";
+
 /** The media columns a public image view (media/image-view.ts) is built from; the public reads select exactly these. */
-export interface MediaImageRow {
-  id: string;
-  site_id: string;
-  r2_key: string;
-  content_type: string;
-  status: string;
-  width: number | null;
-  height: number | null;
-  variants_json: string;
-}
+export type MediaImageRow = Row<
+  typeof media,
+  "id" | "site_id" | "r2_key" | "content_type" | "status" | "width" | "height" | "variants_json"
+>;
 
 /** The columns to select for `MediaImageRow`, from table alias `m`. */
 export const MEDIA_IMAGE_COLUMNS =

@@ -84,6 +84,16 @@ export const UploadForm = z.object({
 
 const UPLOAD_KEY: KeyRequirement = { kinds: "secret", scopes: ["media:write"], quota: "write" };
 
+export const MediaListQuery = z.object({
+  limit: z
+    .string()
+    .optional()
+    .openapi({ description: `1..${LIST_MAX} (default ${LIST_DEFAULT})` }),
+  folder_id: z.string().optional(),
+  tag_id: z.string().optional(),
+  key: z.string().optional(),
+});
+
 const IdParam = z.object({ id: z.string().openapi({ description: "Media id (ULID or UUID)" }) });
 
 export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
@@ -133,15 +143,7 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
         "Scope media:read (ck_ or pk_). A pk_ key lists only assets public posts use (featured image or image block); ck_ keys list every asset.",
       ...keyAuth({ kinds: "any", scopes: ["media:read"], quota: "read" }),
       request: {
-        query: z.object({
-          limit: z
-            .string()
-            .optional()
-            .openapi({ description: `1..${LIST_MAX} (default ${LIST_DEFAULT})` }),
-          folder_id: z.string().optional(),
-          tag_id: z.string().optional(),
-          key: z.string().optional(),
-        }),
+        query: MediaListQuery,
       },
       responses: {
         200: {

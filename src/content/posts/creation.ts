@@ -38,10 +38,5 @@ export async function createPostOnce(
     await start.abort();
     throw error;
   }
-  // The D1 record written with the post is the source of truth; the DO and KV copies only speed up
-  // replays, so failing to write them must not turn a created post into an error answer.
-  await start.finish(stored).catch((error: unknown) => {
-    services.log.warn("idempotency_cache_not_updated", { error: String(error) });
-  });
   return { stored, replayed: false };
 }

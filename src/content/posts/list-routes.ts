@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../core/bindings";
 import { edgePlace, sendPublicAnswer } from "../core/cacheable";
+import { clockIso } from "../core/clock";
 import type { KeyRequirement } from "../keys/api-key";
 import { requireKey, security } from "../keys/middleware";
 import { DEFAULT_LIMIT, listPosts, MAX_LIMIT, postListRequest } from "./listing";
@@ -78,7 +79,7 @@ export function registerPostListRoute(app: OpenAPIHono<AppEnv>) {
       // Every item's url is built from the key's site (read with the key: no extra hop).
       if (!request.statuses)
         return sendPublicAnswer(c, await publicPostList(c.env, key, request, edgePlace(c)));
-      const page = await listPosts(c.env, key.site, request, new Date().toISOString());
+      const page = await listPosts(c.env, key.site, request, clockIso());
       c.header("cache-control", "private, no-store");
       return c.json(page.body, 200);
     },

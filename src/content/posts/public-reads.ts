@@ -67,7 +67,7 @@ export async function publicPost(
 }
 
 /** The PostDetail shape: the list item plus the rendered body, the cover's URL and the SEO document. */
-function postDetail(
+export function postDetail(
   env: Env,
   row: PostRow,
   site: SiteAddress,

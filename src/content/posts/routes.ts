@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../core/bindings";
 import { edgePlace, sendPublicAnswer } from "../core/cacheable";
+import { clockIso } from "../core/clock";
 import type { StoredResponse } from "../core/idempotency-store";
 import { fail } from "../errors";
 import type { KeyRequirement } from "../keys/api-key";
@@ -213,7 +214,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
         c.req.valid("json"),
         parseIfMatch(c.req.header("if-match")),
       );
-      const now = new Date().toISOString();
+      const now = clockIso();
       c.header("etag", revisionTag(row, now));
       const shown = await withFeaturedMedia(c.env.DB, row);
       return c.json(postSummary(shown, now, answerContext(c, site)), 200);
@@ -262,7 +263,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
         ...postReference(c),
       );
       const shown = await withFeaturedMedia(c.env.DB, post);
-      return c.json(postSummary(shown, new Date().toISOString(), answerContext(c, site)), 200);
+      return c.json(postSummary(shown, clockIso(), answerContext(c, site)), 200);
     },
   );
 
@@ -283,7 +284,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const now = new Date().toISOString();
+      const now = clockIso();
       const { source, etag } = await readPostSource(c.env.DB, c.get("auth").siteId, ...postReference(c), now);
       c.header("cache-control", "private, no-store");
       c.header("etag", etag);
@@ -305,7 +306,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const { site, kind } = c.get("auth");
-      const now = new Date().toISOString();
+      const now = clockIso();
       const row = await resolveSeoPost(c.env.DB, site, kind === "secret", ...postReference(c), now);
       return c.json(seoView(row), 200);
     },
@@ -331,7 +332,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const patch = seoPatch(c.req.valid("json"));
-      const now = new Date().toISOString();
+      const now = clockIso();
       const auth = c.get("auth");
       const seo = await patchPostSeo(c.env, c.get("services"), auth.siteId, ...postReference(c), patch, now);
       return c.json(seo, 200);

@@ -4,9 +4,11 @@ import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
 import { authorOfNewPost, sitePersona } from "../authors/personas";
 import type { Env, Services } from "../core/bindings";
+import { clockIso } from "../core/clock";
 import { postUrl, postUrlRoot } from "../core/effects/outbound";
 import {
   deliverEffects,
+  deliverWrittenEffects,
   effectAfterUpdateStatement,
   type PostEffect,
   postEffect,
@@ -59,9 +61,15 @@ function slugTaken(): ApiError {
   return problem("SLUG_TAKEN", "A post with this slug already exists in this language on the site.");
 }
 
-async function checkPostTypeExists(env: Env, siteId: string, slug: string): Promise<string> {
+async function checkPostTypeExists(
+  env: Env,
+  siteId: string,
+  slug: string,
+  key?: KeyContext,
+): Promise<string> {
   checkPostType(slug);
-  if (!(await getPostType(env.DB, siteId, slug))) {
+  const exists = key?.write ? key.write.postTypes.has(slug) : await getPostType(env.DB, siteId, slug);
+  if (!exists) {
     fail("UNKNOWN_POST_TYPE", `The site has no post type '${slug}'.`);
   }
   return slug;
@@ -90,11 +98,12 @@ export async function createPost(
   /** Extra statements written in the same batch as the post (idempotency record, import line). */
   record?: (response: StoredResponse, postId: string) => D1PreparedStatement,
 ): Promise<StoredResponse> {
-  const now = new Date().toISOString();
-  const site = await keySite(env.DB, key);
+  const now = clockIso();
+  // The key's fresh lookup brought the site, the key's persona and the post types (KeyContext.write).
+  const site = key.write?.site ?? (await keySite(env.DB, key));
   const language = input.language !== undefined ? checkLanguage(input.language) : site.default_language;
   const author = await authorOfNewPost(env.DB, key, input.author_slug);
-  const postType = await checkPostTypeExists(env, site.id, input.post_type ?? "post");
+  const postType = await checkPostTypeExists(env, site.id, input.post_type ?? "post", key);
   const featured =
     input.featured_image_id != null ? await checkFeaturedImage(env, site.id, input.featured_image_id) : null;
   const settled = settleStatus(input.status ?? "draft", checkPublishedAt(input.published_at ?? null), now);
@@ -123,7 +132,11 @@ export async function createPost(
   };
 
   // A post created public is published: its event is an outbox row of the insert's batch.
-  const publishes = isPublic(row, now, await publicTypeSlugs(env.DB, site.id));
+  const publishes = isPublic(
+    row,
+    now,
+    key.write?.publicPostTypes ?? (await publicTypeSlugs(env.DB, site.id)),
+  );
   const shown = await withFeaturedMedia(env.DB, row);
   const at = { site, platformDomain: env.PLATFORM_DOMAIN, mediaBase: env.MEDIA_PUBLIC_BASE };
   const insert = async (slug: string) => {
@@ -142,7 +155,8 @@ export async function createPost(
     ];
     if (record) statements.push(record(response, candidate.id));
     await env.DB.batch(statements);
-    await deliverEffects(env, services, effects);
+    // The insert wrote every outbox row of the batch (or the batch failed): delivered without reading them back.
+    await deliverWrittenEffects(env, services, effects);
     return response;
   };
 
@@ -155,7 +169,13 @@ export async function createPost(
     }
   }
   // Derived slug: first free of base, base-2, base-3, … (a concurrent insert may win a candidate: retry).
+  // The base itself is tried first without a query: a new title's slug is usually free.
   const base = slugify(input.title);
+  try {
+    return await insert(base);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+  }
   for (let round = 0; round < 5; round++) {
     const candidates = slugCandidates(base, 20, 1 + round * 20);
     const taken = await takenSlugs(env.DB, site.id, language, candidates);
@@ -235,7 +255,7 @@ export async function editPostFields(
   precondition: RevisionPrecondition,
 ): Promise<PostRow> {
   const revisions = Array.isArray(precondition) ? precondition : null;
-  const stamp = new Date().toISOString();
+  const stamp = clockIso();
   const target = { siteId: post.siteId, id: post.id };
   const eventId = newId();
   const edit = editPostFieldsStatement(env.DB, target, fields, seoPatch, stamp, revisions);
@@ -291,7 +311,7 @@ export async function editPost(
     const current: PostRow = existing!;
     // updated_at is taken per attempt and never goes backwards: a retried edit commits after the edit it
     // lost to, so it must not look older to `since` (incremental sync) readers.
-    const stamp = new Date().toISOString();
+    const stamp = clockIso();
     // If-Match is checked against the row this attempt writes over (the update is guarded by its revision).
     if (!preconditionHolds(precondition, effectiveRevision(current, stamp))) throw preconditionFailed();
     const next = {
@@ -321,7 +341,7 @@ export async function updatePost(
   input: UpdatePostInput,
   precondition: RevisionPrecondition = null,
 ): Promise<{ post: PostRow; site: SiteProjection }> {
-  const now = new Date().toISOString();
+  const now = clockIso();
   if (!EDITABLE_FIELDS.some((f) => input[f] !== undefined)) {
     fail("NOTHING_EDITABLE", "The body contains no editable field.");
   }
@@ -513,7 +533,7 @@ export async function unpublishPost(
   reference: string,
   language: string | null,
 ): Promise<{ post: PostRow; site: SiteProjection }> {
-  const now = new Date().toISOString();
+  const now = clockIso();
   const existing = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
   const notPublished = () =>
     problem(
@@ -566,7 +586,7 @@ export async function deletePost(
   reference: string,
   language: string | null,
 ): Promise<void> {
-  const now = new Date().toISOString();
+  const now = clockIso();
   const existing = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
   const site = await keySite(env.DB, key);
   const deleted: PostRow = {

@@ -57,7 +57,7 @@ export const FEATURED_MEDIA_SQL = `(SELECT json_object('id', m.id, 'site_id', m.
   WHERE m.id = p.featured_image_id AND m.site_id = p.site_id AND m.status != 'deleted') AS featured_media`;
 
 /** Listing columns: everything but the body, and the featured image's media row. */
-const SUMMARY_COLUMNS = `${[...INSERT_FIELDS, "revision"]
+export const SUMMARY_COLUMNS = `${[...INSERT_FIELDS, "revision"]
   .map((field) => (field === "blocks_json" ? "NULL AS blocks_json" : `p.${field}`))
   .join(", ")}, ${FEATURED_MEDIA_SQL}`;
 

@@ -6,6 +6,7 @@
  * post write moves, so a write purges the counts with the post list and a warm read spends no storage hop.
  */
 
+import type { Computed } from "../../lib/rows";
 import type { Env } from "../core/bindings";
 import { cachedPublicAnswer, type EdgePlace, freshUntil, type PublicAnswer } from "../core/edge-cache";
 import type { KeyContext } from "../keys/key-context";
@@ -52,12 +53,12 @@ async function readTerms(
       .bind(siteId, now),
   ]);
   return {
-    terms: (terms!.results as { slug: string; count: number }[]).map((t) => ({
+    terms: (terms!.results as Computed<{ slug: string; count: number }>[]).map((t) => ({
       slug: t.slug,
       name: termName(t.slug),
       count: t.count,
     })),
-    nextPublicationAt: (next!.results[0] as { at: string | null } | undefined)?.at ?? null,
+    nextPublicationAt: (next!.results[0] as Computed<{ at: string | null }> | undefined)?.at ?? null,
   };
 }
 

@@ -10,7 +10,7 @@ import { fail } from "../errors";
 import { carriedOver } from "../transfers/store";
 import type { WebhookEventType } from "./events";
 import { sealSecret } from "./secret-box";
-import type { WebhookSender } from "./sender";
+import { isLocalReceiver, type WebhookSender } from "./sender";
 import { generateWebhookSecret } from "./signature";
 import {
   type DeliveryRow,
@@ -47,7 +47,8 @@ export async function checkWebhookUrl(raw: string, sender: WebhookSender): Promi
   } catch {
     fail("INVALID_WEBHOOK_URL", "url must be an absolute https URL.");
   }
-  if (url.protocol !== "https:") fail("INVALID_WEBHOOK_URL", "url must use https.");
+  const local = sender.localReceivers === true && isLocalReceiver(url);
+  if (url.protocol !== "https:" && !local) fail("INVALID_WEBHOOK_URL", "url must use https.");
   if (url.username !== "" || url.password !== "") {
     fail(
       "INVALID_WEBHOOK_URL",

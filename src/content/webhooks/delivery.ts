@@ -11,6 +11,7 @@
 import { newId } from "../../lib/ids";
 import { errorFields, type Logger } from "../../lib/log";
 import type { Env, Services } from "../core/bindings";
+import { auditLeadDelivery } from "../leads/audit";
 import { getSite, INACTIVE_SITE_STATUSES } from "../site/store";
 import { type ContentEvent, isContentEvent, webhookBody } from "./events";
 import { openSecret } from "./secret-box";
@@ -131,6 +132,9 @@ export async function attemptDelivery(
   const delivery = claim.delivery;
   let outcome: AttemptOutcome;
   try {
+    // Personal data: the attempt is audited like a lead read before anything is sent (fail closed).
+    if (delivery.event_type === "lead.created")
+      await auditLeadDelivery(env.DB, delivery, delivery.attempts + 1, now);
     const secret = await openSecret(env.WEBHOOK_SECRET_KEY, delivery.webhook_id, delivery.secret_encrypted);
     const headers = await webhookHeaders(
       secret,

@@ -16,6 +16,7 @@ export const WEBHOOK_EVENTS = [
   "post.unpublished",
   "post.deleted",
   "media.ready",
+  "lead.created",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 
@@ -28,6 +29,7 @@ export interface ContentEvent {
   [field: string]: unknown;
 }
 
+/** `post.deleted`: a post soft-deleted (DELETE /v1/posts/{reference}); `url` is the page that left. */
 export type PostEventType = "post.published" | "post.updated" | "post.unpublished" | "post.deleted";
 
 /** A post event. `post` is the post as the event leaves it, except `url` (and slug, language) of an unpublication: the page that left. */
@@ -89,6 +91,31 @@ export function mediaReadyEvent(
     url,
     variants,
     occurred_at: now,
+  };
+}
+
+/**
+ * `lead.created`, once per lead (its id is derived from the lead's): personal data, delivered only to
+ * webhooks whose creator may read leads, each attempt audited (webhooks/delivery.ts).
+ */
+export function leadCreatedEvent(lead: {
+  id: string;
+  site_id: string;
+  form_id: string;
+  fields: Record<string, unknown>;
+  page_url: string | null;
+  created_at: string;
+}): ContentEvent {
+  return {
+    id: `lead-created-${lead.id}`,
+    type: "lead.created",
+    site_id: lead.site_id,
+    lead_id: lead.id,
+    form_id: lead.form_id,
+    fields: lead.fields,
+    page_url: lead.page_url,
+    created_at: lead.created_at,
+    occurred_at: lead.created_at,
   };
 }
 

@@ -48,6 +48,19 @@ const MediaReadyData = z
   })
   .openapi("MediaReadyData");
 
+const LeadCreatedData = z
+  .object({
+    site_id: z.string(),
+    lead_id: z.string(),
+    form_id: z.string(),
+    fields: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "The submitted values (personal data)" }),
+    page_url: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi("LeadCreatedData");
+
 const EVENTS = [
   { type: "post.published", data: PostEventData, summary: "A post entered public view" },
   { type: "post.updated", data: PostEventData, summary: "A published public post changed (fields or SEO)" },
@@ -58,6 +71,12 @@ const EVENTS = [
     summary: "A post was deleted (any status before; slug and url as they were)",
   },
   { type: "media.ready", data: MediaReadyData, summary: "A media asset's variants are ready" },
+  {
+    type: "lead.created",
+    data: LeadCreatedData,
+    summary:
+      "A clean form lead was received (personal data): only to webhooks whose creator may read leads; every delivery is audited",
+  },
 ] as const;
 
 export function registerWebhookEventDocs(app: OpenAPIHono<AppEnv>) {

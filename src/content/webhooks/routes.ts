@@ -24,6 +24,7 @@ import {
 } from "./admin";
 import { WEBHOOK_EVENTS } from "./events";
 import { registerWebhookEventDocs } from "./openapi-events";
+import { PING_BUCKET, pingWebhook } from "./ping";
 
 const SiteParam = z.object({ site_id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
 const WebhookParam = SiteParam.extend({ id: z.string().openapi({ description: "Webhook id (ULID)" }) });
@@ -90,6 +91,23 @@ const WebhookDelivery = z
     ),
   })
   .openapi("WebhookDelivery");
+
+const PingResultSchema = z
+  .object({
+    event_id: z.string().openapi({ description: "The ping's webhook-id" }),
+    delivered: z.boolean().openapi({ description: "The receiver answered 2xx" }),
+    status_code: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The receiver's status; null when none" }),
+    error: z
+      .string()
+      .nullable()
+      .openapi({ description: "http_<status>, timeout, destination_not_public, …" }),
+    latency_ms: z.number().int(),
+  })
+  .openapi("WebhookPingResult");
 
 const staffProblems = problemResponses({
   400: "Invalid body or query",
@@ -224,6 +242,31 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>) {
       const rotated = await rotateWebhookSecret(c.env, site.id, c.req.valid("param").id);
       c.header("cache-control", "no-store");
       return c.json(rotated, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: `${BASE}/{id}/test`,
+      tags: TAGS,
+      summary: "Send a signed ping to the webhook now (the receiver's status and latency)",
+      description: `A \`ping\` event (data: site_id, webhook_id), signed like every delivery and sent through the same URL checks; not logged as a delivery. The receiver's body is never read. At most ${PING_BUCKET.capacity} per webhook per minute (429 with Retry-After).`,
+      request: { params: WebhookParam },
+      responses: {
+        200: {
+          description: "The attempt's outcome",
+          content: { "application/json": { schema: PingResultSchema } },
+        },
+        ...staffProblems,
+        ...problemResponses({ 429: "More than 5 tests of this webhook in a minute" }),
+      },
+    }),
+    async (c) => {
+      const { site } = await authorizeFromPath(c);
+      const result = await pingWebhook(c.env, c.get("services").webhooks, site.id, c.req.valid("param").id);
+      c.header("cache-control", "no-store");
+      return c.json(result, 200);
     },
   );
 

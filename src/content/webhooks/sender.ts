@@ -25,6 +25,8 @@ export type AttemptOutcome =
 export type DestinationCheck = { ok: true; url: string } | { ok: false; reason: string; definitive: boolean };
 
 export interface WebhookSender {
+  /** Development only (DEV_OUTBOX=true, never deployed): http(s) receivers on localhost are allowed. */
+  localReceivers?: boolean;
   /** The registration check of a URL: scheme, name, and every address it resolves to. */
   checkDestination(url: string): Promise<DestinationCheck>;
   send(url: string, headers: Record<string, string>, body: string): Promise<AttemptOutcome>;
@@ -56,10 +58,20 @@ function outcomeOf(res: Response): AttemptOutcome {
   };
 }
 
+/**
+ * A plain-http receiver on this machine (`http://localhost`, 127.0.0.1, ::1): development only. An https URL
+ * to a loopback address is still judged (and refused) like any other non-public destination.
+ */
+export function isLocalReceiver(url: URL): boolean {
+  return url.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname.toLowerCase());
+}
+
 export function safeWebhookSender(config: {
   resolver: Resolver;
   timeoutMs?: number;
   fetcher?: typeof fetch;
+  /** Development only: allow `isLocalReceiver` URLs (nothing else changes). */
+  localReceivers?: boolean;
 }): WebhookSender {
   const fetcher = config.fetcher ?? ((input, init) => fetch(input, init));
   const timeoutMs = config.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
@@ -71,6 +83,7 @@ export function safeWebhookSender(config: {
     } catch {
       return { ok: false, reason: "invalid_url", definitive: true };
     }
+    if (config.localReceivers === true && isLocalReceiver(url)) return { ok: true, url: url.toString() };
     // Webhook bodies carry the site's content and the signature: never in clear text.
     if (url.protocol !== "https:") return { ok: false, reason: "https_required", definitive: true };
     const checked = await checkPublicDestination(url.toString(), config.resolver);
@@ -134,13 +147,18 @@ export function safeWebhookSender(config: {
     }
   }
 
-  return { checkDestination, send };
+  return { checkDestination, send, localReceivers: config.localReceivers === true };
 }
 
-export function webhookSenderFor(env: { DOH_URL: string; WEBHOOK_TIMEOUT_MS?: string }): WebhookSender {
+export function webhookSenderFor(env: {
+  DOH_URL: string;
+  WEBHOOK_TIMEOUT_MS?: string;
+  DEV_OUTBOX?: string;
+}): WebhookSender {
   const timeout = Number(env.WEBHOOK_TIMEOUT_MS);
   return safeWebhookSender({
     resolver: dohResolver(env.DOH_URL),
+    localReceivers: env.DEV_OUTBOX === "true",
     ...(Number.isFinite(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}),
   });
 }

@@ -89,6 +89,20 @@ export async function replaceWebhookSecret(
 const LIVE_WEBHOOK =
   "w.carried_over_at IS NULL AND w.org_id IS (SELECT org_id FROM site_owner o WHERE o.site_id = w.site_id)";
 
+/** A live webhook's URL and sealed secret (for a test ping); null for another site's, a carried-over or no webhook. */
+export async function liveWebhook(
+  db: D1Database,
+  siteId: string,
+  id: string,
+): Promise<Row<typeof webhooks, "url" | "secret_encrypted"> | null> {
+  return db
+    .prepare(
+      `SELECT w.url, w.secret_encrypted FROM webhooks w WHERE w.id = ? AND w.site_id = ? AND ${LIVE_WEBHOOK}`,
+    )
+    .bind(id, siteId)
+    .first<Row<typeof webhooks, "url" | "secret_encrypted">>();
+}
+
 /** Ids of the site's live webhooks (`LIVE_WEBHOOK`) subscribed to `eventType`. */
 export async function subscribedWebhookIds(
   db: D1Database,
@@ -99,10 +113,10 @@ export async function subscribedWebhookIds(
     .prepare(
       `SELECT w.id FROM webhooks w
        WHERE w.site_id = ? AND EXISTS (SELECT 1 FROM json_each(w.events_json) WHERE json_each.value = ?)
-         AND ${LIVE_WEBHOOK}
+         AND ${LIVE_WEBHOOK} AND (? != 'lead.created' OR w.created_by IS NOT NULL)
        ORDER BY w.id`,
     )
-    .bind(siteId, eventType)
+    .bind(siteId, eventType, eventType)
     .all<Row<typeof webhooks, "id">>();
   return results.map((r) => r.id);
 }
@@ -148,7 +162,11 @@ export async function insertDeliveries(
 }
 
 /** A claimed delivery with what its attempt needs from the webhook. */
-export type ClaimedDelivery = DeliveryRow & { url: string; secret_encrypted: string };
+export type ClaimedDelivery = DeliveryRow & {
+  url: string;
+  secret_encrypted: string;
+  created_by: string | null;
+};
 
 export type Claim =
   | { kind: "claimed"; delivery: ClaimedDelivery }
@@ -178,7 +196,7 @@ export async function claimDelivery(
       .bind(lockUntil, id, now),
     db
       .prepare(
-        `SELECT d.*, w.url, w.secret_encrypted FROM webhook_deliveries d
+        `SELECT d.*, w.url, w.secret_encrypted, w.created_by FROM webhook_deliveries d
          LEFT JOIN webhooks w ON w.id = d.webhook_id AND w.site_id = d.site_id AND ${LIVE_WEBHOOK}
          WHERE d.id = ?`,
       )

@@ -6,7 +6,8 @@
 
 import { and, eq, isNull } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { accountDeletions } from "../../../schema/identity";
+import { accountDeletions, type orgMemberships } from "../../../schema/identity";
+import type { Computed, Present, Row } from "../../lib/rows";
 import { ownerRoleSql, pendingDeletionSql, titularFixup } from "../members/store";
 
 /** How long a deleted account waits, disabled, before its personal data is erased. */
@@ -139,7 +140,7 @@ export async function dueDeletions(db: D1Database, now: string, limit: number) {
        FROM account_deletions d WHERE d.erased_at IS NULL AND d.erase_after <= ? ORDER BY d.erase_after LIMIT ?`,
     )
     .bind(now, limit)
-    .all<{ user_id: string; address: string | null }>();
+    .all<Row<typeof accountDeletions, "user_id"> & Computed<{ address: string | null }>>();
   return results;
 }
 
@@ -148,7 +149,7 @@ export async function memberOrgIds(db: D1Database, userId: string): Promise<stri
   const { results } = await db
     .prepare("SELECT org_id FROM org_memberships WHERE user_id = ?")
     .bind(userId)
-    .all<{ org_id: string }>();
+    .all<Row<typeof orgMemberships, "org_id">>();
   return results.map((r) => r.org_id);
 }
 
@@ -217,7 +218,7 @@ export async function unnotifiedErasures(db: D1Database, limit: number) {
       "SELECT user_id, erased_at FROM account_deletions WHERE erased_at IS NOT NULL AND content_notified_at IS NULL LIMIT ?",
     )
     .bind(limit)
-    .all<{ user_id: string; erased_at: string }>();
+    .all<Present<Row<typeof accountDeletions, "user_id" | "erased_at">, "erased_at">>();
   return results;
 }
 

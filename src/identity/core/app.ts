@@ -1,4 +1,5 @@
 import { createServiceApp, registerProblemSchema, serveApiDocs } from "../../lib/app";
+import { registerMeRoute } from "../account/me";
 import { registerAccountRoutes } from "../account/routes";
 import { registerEmailRoutes } from "../emails/routes";
 import { registerEventRoutes } from "../events/routes";
@@ -22,6 +23,7 @@ import { registerSignupRoutes } from "../signup/routes";
 import { registerSsoRoutes } from "../sso/routes";
 import { registerTransferRoutes } from "../transfers/routes";
 import type { AppEnv } from "./context";
+import { IDENTITY_DOCUMENT_RULES } from "./openapi";
 
 /** The identity HTTP app. Exported apart from the entrypoint so tests can run it with an altered env. */
 export const app = createServiceApp<AppEnv>("identity");
@@ -52,6 +54,7 @@ registerEmailRoutes(app);
 registerPhoneRoutes(app);
 registerPasskeyRoutes(app);
 registerTotpQrRoute(app);
+registerMeRoute(app);
 registerOrgRoutes(app);
 registerOrgMemberRoutes(app);
 registerInvitationRoutes(app);
@@ -62,8 +65,12 @@ registerSsoRoutes(app);
 registerAccountRoutes(app);
 registerHostedPages(app);
 
-serveApiDocs(app, {
-  title: "Identity",
-  version: "0.1.0",
-  description: "Identity service: accounts, logins, sessions, second factors, organizations.",
-});
+serveApiDocs(
+  app,
+  {
+    title: "Identity",
+    version: "0.1.0",
+    description: "Identity service: accounts, logins, sessions, second factors, organizations.",
+  },
+  IDENTITY_DOCUMENT_RULES,
+);

@@ -88,6 +88,8 @@ export const RATE_LIMITS = {
   invite_accept_ip: [20, 600],
   step_up_send: [5, 600],
   step_up_verify_user: [10, 600],
+  /** Issue 24 §1: SSO authorization requests opened per client (each writes a short-lived row). */
+  sso_start_ip: [30, 600],
   /** Issue 24: codes that cancel an account's deletion, per client and per pair of address and client. */
   restore_ip: [10, 900],
   restore_pair: [3, 900],

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { type Clock, systemClock } from "../core/clock";
 import { LOCKOUT } from "../core/config";
 import { Mutex } from "../core/mutex";
 
@@ -56,11 +57,13 @@ const fresh = (): GuardState => ({ failures: 0, level: 0, lockedUntil: 0, lastFa
  * `LOCKOUT.leaseSeconds`. `clear()` is a completed sign-in. Policy: config.ts `LOCKOUT`.
  */
 export class AccountGuard extends DurableObject<IdentityEnv> {
+  /** What the guard reads the time from and sleeps by (tests swap it to cross the 10 s and 20 s bounds). */
+  clock: Clock = systemClock;
   private readonly lock = new Mutex();
   private readonly waiters: Array<() => void> = [];
   /** Bumped by every settlement, after its write: a waiter compares it across its look and its sleep. */
   private moves = 0;
-  private wakeTimer: ReturnType<typeof setTimeout> | undefined;
+  private wakeTimer: unknown;
   /** When the line last moved (a slot granted or settled): a waiter gives up after a stall, not a queue. */
   private progressAt = 0;
 
@@ -79,7 +82,7 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
   }
 
   async check(): Promise<GuardDecision> {
-    const now = Date.now();
+    const now = this.clock.now();
     const s = await this.load(now);
     return now < s.lockedUntil
       ? { locked: true, retryAfter: Math.ceil((s.lockedUntil - now) / 1000) }
@@ -94,7 +97,7 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
    * long to serve).
    */
   async reserve(): Promise<Reservation> {
-    const began = Date.now();
+    const began = this.clock.now();
     let first = true;
     for (;;) {
       // A newcomer queues behind earlier waiters (decided under the lock, when the slots are counted).
@@ -105,11 +108,11 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
         return this.tryReserve(!newcomer || this.waiters.length === 0);
       });
       if (outcome) {
-        this.progressAt = Date.now();
+        this.progressAt = this.clock.now();
         this.wakeNext();
         return outcome;
       }
-      const now = Date.now();
+      const now = this.clock.now();
       const left = Math.min(
         Math.max(began, this.progressAt) + LOCKOUT.waitSeconds * 1000,
         began + LOCKOUT.maxWaitSeconds * 1000,
@@ -127,7 +130,7 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
   }
 
   private async tryReserve(mayTake: boolean): Promise<Reservation | null> {
-    const now = Date.now();
+    const now = this.clock.now();
     const s = await this.load(now);
     if (now < s.lockedUntil) return { kind: "locked", retryAfter: Math.ceil((s.lockedUntil - now) / 1000) };
     const expiries = Object.values(s.leases);
@@ -145,12 +148,12 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
   private waitTurn(ms: number, first: boolean): Promise<void> {
     return new Promise<void>((resolve) => {
       const done = () => {
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         const at = this.waiters.indexOf(done);
         if (at >= 0) this.waiters.splice(at, 1);
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = this.clock.setTimeout(done, ms);
       if (first) this.waiters.push(done);
       else this.waiters.unshift(done);
     });
@@ -161,8 +164,8 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
   }
 
   private armWakeTimer(ms: number): void {
-    if (this.wakeTimer) clearTimeout(this.wakeTimer);
-    this.wakeTimer = setTimeout(() => {
+    if (this.wakeTimer !== undefined) this.clock.clearTimeout(this.wakeTimer);
+    this.wakeTimer = this.clock.setTimeout(() => {
       this.wakeTimer = undefined;
       this.wakeNext();
     }, Math.max(ms, 0) + 5);
@@ -193,7 +196,7 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
 
   private async settle<T>(lease: string, apply: (s: GuardState, now: number) => T): Promise<T> {
     const result = await this.lock.run(async () => {
-      const now = Date.now();
+      const now = this.clock.now();
       const s = await this.load(now);
       delete s.leases[lease];
       const out = apply(s, now);
@@ -201,7 +204,7 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
       this.moves += 1;
       return out;
     });
-    this.progressAt = Date.now();
+    this.progressAt = this.clock.now();
     this.wakeNext();
     return result;
   }
@@ -212,7 +215,7 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
    */
   clear(): Promise<void> {
     return this.lock.run(async () => {
-      const now = Date.now();
+      const now = this.clock.now();
       const s = await this.load(now);
       if (Object.keys(s.leases).length === 0) await this.ctx.storage.deleteAll();
       else await this.save({ ...fresh(), leases: s.leases }, now);
@@ -221,12 +224,12 @@ export class AccountGuard extends DurableObject<IdentityEnv> {
 
   /** Test and diagnostics view: confirmed failures and leases in flight. */
   async counts(): Promise<{ failures: number; inFlight: number; lockedUntil: number }> {
-    const s = await this.load(Date.now());
+    const s = await this.load(this.clock.now());
     return { failures: s.failures, inFlight: Object.keys(s.leases).length, lockedUntil: s.lockedUntil };
   }
 
   override async alarm(): Promise<void> {
-    const s = await this.load(Date.now());
+    const s = await this.load(this.clock.now());
     if (s.level === 0 && s.failures === 0 && Object.keys(s.leases).length === 0) {
       await this.ctx.storage.deleteAll();
     }

@@ -34,7 +34,8 @@ function options(env: Env, issuer: string) {
 export async function discover(env: Env, issuer: string): Promise<oauth.AuthorizationServer> {
   const id = new URL(issuer);
   const res = await oauth.discoveryRequest(id, options(env, issuer));
-  return oauth.processDiscoveryResponse(id, res);
+  // Awaited here, not returned: a rejection adopted a microtask later is reported as unhandled by the runtime.
+  return await oauth.processDiscoveryResponse(id, res);
 }
 
 export async function authorizationUrl(

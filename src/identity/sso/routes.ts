@@ -158,7 +158,12 @@ function registerSignInRoutes(app: OpenAPIHono<AppEnv>) {
       responses: {
         200: jsonResponse("The provider's authorization URL", z.object({ authorization_url: z.string() })),
         303: { description: "To the provider" },
-        ...problemResponses({ 400: "BAD_REQUEST", 404: "NOT_FOUND", 502: "SSO_PROVIDER_UNAVAILABLE" }),
+        ...problemResponses({
+          400: "BAD_REQUEST",
+          404: "NOT_FOUND",
+          429: "RATE_LIMITED (per client)",
+          502: "SSO_PROVIDER_UNAVAILABLE",
+        }),
       },
     }),
     async (c) => {

@@ -7,9 +7,10 @@
  */
 import { getCookie, setCookie } from "hono/cookie";
 import * as oauth from "oauth4webapi";
-import type { AppContext } from "../core/context";
+import { type AppContext, clientIp } from "../core/context";
 import { randomToken, sha256Hex, timingSafeEqual } from "../core/crypto";
 import { fail } from "../errors";
+import { enforceRateLimit } from "../login/guards";
 import { type IssuedSession, prepareSession } from "../login/sessions";
 import { issueOtp } from "../messaging/otp";
 import { findVerifiedOwner } from "../signup/accounts-store";
@@ -48,6 +49,7 @@ async function configFor(
 
 /** The provider's authorization URL for a new request; the same 404 for unknown and SSO-less organizations. */
 export async function startSignIn(c: AppContext, query: { org?: string; email?: string }): Promise<string> {
+  await enforceRateLimit(c.env, "sso_start_ip", clientIp(c));
   const config = await configFor(c, query);
   if (!config) fail("NOT_FOUND", NOT_AVAILABLE);
   let as: oauth.AuthorizationServer;

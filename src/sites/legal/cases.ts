@@ -38,6 +38,11 @@ export const LEGAL_DATA_KEYS = [
   "encarregado_nome",
   "encarregado_email",
   "foro",
+  // Asked only by the English documents (eu, uk, us-ca).
+  "registration_number",
+  "governing_law",
+  "representative",
+  "toll_free_number",
 ] as const;
 export type LegalDataKey = (typeof LEGAL_DATA_KEYS)[number];
 export const LEGAL_DATA_MAX = 300;

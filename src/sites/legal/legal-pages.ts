@@ -13,7 +13,19 @@ import { appletEnabled, hostsOf, readSettings, type SettingsDocument } from "../
 import { invalidateSiteCaches } from "../site/service";
 import type { SiteRow } from "../site/store";
 import { DEFAULT_CASE, isPerfil, isSetor, type LegalCase, PERFIS, SETORES } from "./cases";
-import { catalogFor, documentPath, INDEX_DOCUMENT, INDEX_SLUG, type LegalDocument } from "./catalog";
+import {
+  catalogFor,
+  DEFAULT_JURISDICTION,
+  documentPath,
+  INDEX_DOCUMENT,
+  INDEX_SLUG,
+  isJurisdiction,
+  JURISDICTIONS,
+  type Jurisdiction,
+  jurisdictionSlugs,
+  type LegalDocument,
+  type LegalLanguage,
+} from "./catalog";
 import type { SiteFacts } from "./placeholders";
 import { type RenderedDocument, renderDocument, renderIndex } from "./render";
 
@@ -24,6 +36,8 @@ export interface CatalogEntry {
   path: string;
   summary: string;
   is_index: boolean;
+  /** The language of the text generation writes (the site's where a translation exists). */
+  language: LegalLanguage;
 }
 
 export type GenerationItem = {
@@ -46,8 +60,15 @@ export type GenerationItem = {
 export interface Generation {
   perfil: LegalCase["perfil"];
   setor: LegalCase["setor"];
+  jurisdiction: Jurisdiction;
   items: GenerationItem[];
 }
+
+type CaseOverride = {
+  perfil?: string | undefined;
+  setor?: string | undefined;
+  jurisdiction?: string | undefined;
+};
 
 function legalSettings(settings: SettingsDocument): Record<string, unknown> {
   const legal = settings.legal;
@@ -72,6 +93,18 @@ export function legalCaseOf(
   return { perfil, setor };
 }
 
+/**
+ * The jurisdiction whose documents the site gets: the saved `settings.legal.jurisdiction` (default `br`),
+ * overridden by `override` when given (the catalog's preview). Unknown: 400 LEGAL_INVALID_CASE.
+ */
+export function jurisdictionOf(settings: SettingsDocument, override?: string): Jurisdiction {
+  const jurisdiction = override ?? legalSettings(settings).jurisdiction ?? DEFAULT_JURISDICTION;
+  if (!isJurisdiction(jurisdiction)) {
+    fail("LEGAL_INVALID_CASE", `jurisdiction: must be one of ${JURISDICTIONS.join(", ")}`);
+  }
+  return jurisdiction;
+}
+
 function entryOf(document: LegalDocument): CatalogEntry {
   return {
     slug: document.slug,
@@ -80,15 +113,16 @@ function entryOf(document: LegalDocument): CatalogEntry {
     path: documentPath(document),
     summary: document.summary,
     is_index: document.slug === INDEX_SLUG,
+    language: document.language ?? "pt",
   };
 }
 
-/** What generation would produce for the site (saved case, query overrides), in index order. */
-export function legalCatalog(
-  site: SiteRow,
-  override: { perfil?: string | undefined; setor?: string | undefined },
-): CatalogEntry[] {
-  return catalogFor(legalCaseOf(readSettings(site.settings).settings, override)).map(entryOf);
+/** What generation would produce for the site (saved case and jurisdiction, query overrides), in index order. */
+export function legalCatalog(site: SiteRow, override: CaseOverride): CatalogEntry[] {
+  const { settings } = readSettings(site.settings);
+  const legalCase = legalCaseOf(settings, override);
+  const jurisdiction = jurisdictionOf(settings, override.jurisdiction);
+  return catalogFor(legalCase, jurisdiction, site.default_language).map(entryOf);
 }
 
 /** The documents a generation body selects (all when absent), in catalog order; unknown: LEGAL_UNKNOWN_DOC. */
@@ -154,8 +188,16 @@ async function writePage(
   };
 }
 
-/** The pages the index lists: content's legal pages, or (content not answering) this batch's written pages. */
-async function existingPages(services: Services, site: SiteRow, written: GenerationItem[]) {
+/**
+ * The pages the index lists: content's legal pages of the jurisdiction's set (pages of another set, left
+ * from before a change of jurisdiction, are not listed), or (content not answering) this batch's pages.
+ */
+async function existingPages(
+  services: Services,
+  site: SiteRow,
+  written: GenerationItem[],
+  jurisdiction: Jurisdiction,
+) {
   let pages: Pick<LegalPage, "documento_legal" | "title" | "path" | "ordem">[];
   try {
     pages = await services.content.legalPages({ site_id: site.id });
@@ -167,7 +209,8 @@ async function existingPages(services: Services, site: SiteRow, written: Generat
         : [{ documento_legal: w.slug, title: w.title, path: w.path, ordem: w.ordem }],
     );
   }
-  return pages.filter((p) => p.documento_legal !== INDEX_DOCUMENT).sort((a, b) => a.ordem - b.ordem);
+  const set = jurisdictionSlugs(jurisdiction);
+  return pages.filter((p) => set.has(p.documento_legal)).sort((a, b) => a.ordem - b.ordem);
 }
 
 /**
@@ -186,7 +229,9 @@ export async function generateLegalPages(
     fail("APPLET_DISABLED", "The legal pages app is off for this site; install it first.");
   }
   const legalCase = legalCaseOf(settings);
-  const selected = selectDocuments(catalogFor(legalCase), body.documentos);
+  const jurisdiction = jurisdictionOf(settings);
+  const catalog = catalogFor(legalCase, jurisdiction, site.default_language);
+  const selected = selectDocuments(catalog, body.documentos);
   const facts: SiteFacts = {
     name: site.name,
     url: `https://${canonicalHost(site, env.PLATFORM_DOMAIN, await provedHostsOf(env.DB, site.id))}`,
@@ -199,8 +244,8 @@ export async function generateLegalPages(
       await writePage(services, site, userId, document, renderDocument(document, legalCase, facts)),
     );
   }
-  const pages = await existingPages(services, site, written);
+  const pages = await existingPages(services, site, written, jurisdiction);
   const indexItem = await writePage(services, site, userId, index, renderIndex(index, pages, facts));
   await invalidateSiteCaches(services, site.id, hostsOf(site, env.PLATFORM_DOMAIN), "legal_pages_generated");
-  return { ...legalCase, items: [indexItem, ...written] };
+  return { ...legalCase, jurisdiction, items: [indexItem, ...written] };
 }

@@ -15,6 +15,18 @@ const FROM_SETTINGS: Record<string, LegalDataKey> = {
   "[NOME DO ENCARREGADO]": "encarregado_nome",
   "[E-MAIL DO ENCARREGADO]": "encarregado_email",
   "[CIDADE/UF DO FORO]": "foro",
+  // The English documents (eu, uk, us-ca): the same owner data, and what only they ask for.
+  "[LEGAL NAME]": "razao_social",
+  "[COMPANY REGISTRATION NUMBER]": "registration_number",
+  "[RESPONSIBLE PERSON]": "nome_responsavel",
+  "[POSTAL ADDRESS]": "endereco",
+  "[CONTACT E-MAIL]": "email_contato",
+  "[DATA PROTECTION OFFICER]": "encarregado_nome",
+  "[DPO E-MAIL]": "encarregado_email",
+  "[COURTS]": "foro",
+  "[GOVERNING LAW]": "governing_law",
+  "[REPRESENTATIVE]": "representative",
+  "[TOLL-FREE NUMBER]": "toll_free_number",
 };
 
 const PLACEHOLDER_RE = /\[[A-ZÀ-Ý0-9][A-ZÀ-Ý0-9 /,.-]*\]/g;
@@ -33,8 +45,8 @@ export function escapeHtml(text: string): string {
 
 /** The value a placeholder is filled with, or null (then it stays, a pending item). */
 function knownValue(placeholder: string, facts: SiteFacts): string | null {
-  if (placeholder === "[NOME DO SITE]") return facts.name;
-  if (placeholder === "[ENDEREÇO DO SITE]") return facts.url;
+  if (placeholder === "[NOME DO SITE]" || placeholder === "[SITE NAME]") return facts.name;
+  if (placeholder === "[ENDEREÇO DO SITE]" || placeholder === "[SITE ADDRESS]") return facts.url;
   const key = FROM_SETTINGS[placeholder];
   const value = key ? facts.legal[key] : undefined;
   return typeof value === "string" && value.trim() !== "" ? value.trim() : null;

@@ -62,10 +62,7 @@ export function renderIndex(
   pages: { title: string; path: string }[],
   facts: SiteFacts,
 ): RenderedDocument {
-  const intro = fillPlaceholders(
-    "Nesta seção estão os documentos legais do site [NOME DO SITE]: como tratamos os seus dados pessoais, as regras de uso do site e os demais termos aplicáveis.",
-    facts,
-  );
+  const intro = fillPlaceholders(index.intro ?? "", facts);
   const items = pages.map((p) => `<a href="${escapeHtml(p.path)}">${escapeHtml(p.title)}</a>`);
   const blocks: Block[] = [{ id: "legal-1", type: "paragraph", data: { text: intro } }];
   if (items.length > 0) blocks.push({ id: "legal-2", type: "list", data: { style: "unordered", items } });

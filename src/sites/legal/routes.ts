@@ -6,6 +6,7 @@ import type { SitesAppEnv } from "../core/app-env";
 import { fail } from "../errors";
 import { guardedSite } from "../site/guard";
 import { PERFIS, SETORES } from "./cases";
+import { JURISDICTIONS } from "./catalog";
 import { generateLegalPages, legalCatalog } from "./legal-pages";
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({
@@ -23,6 +24,10 @@ const CatalogEntry = z
     path: z.string().openapi({ description: "/legal/ for the index, /legal/<slug> for a document" }),
     summary: z.string(),
     is_index: z.boolean(),
+    language: z.enum(["pt", "en"]).openapi({
+      description:
+        "The text's language: the site's default language where a translation exists, else the jurisdiction's",
+    }),
   })
   .openapi("LegalCatalogEntry");
 
@@ -57,7 +62,8 @@ const GenerationItem = z
 const catalogRoute = createRoute({
   method: "get",
   path: "/api/v1/sites/{id}/legal/catalogo",
-  summary: "The legal documents generation would produce (saved case; query overrides), index first",
+  summary:
+    "The legal documents generation would produce (saved case and jurisdiction; query overrides), index first",
   request: {
     params: IdParam,
     query: z.object({
@@ -69,6 +75,12 @@ const catalogRoute = createRoute({
         .string()
         .optional()
         .openapi({ description: `One of ${SETORES.join(", ")}` }),
+      jurisdiction: z
+        .string()
+        .optional()
+        .openapi({
+          description: `Preview another jurisdiction's set: one of ${JURISDICTIONS.join(", ")} (saved: settings.legal.jurisdiction, default br)`,
+        }),
     }),
   },
   responses: {
@@ -91,7 +103,12 @@ const generateRoute = createRoute({
   responses: {
     200: json(
       z
-        .object({ perfil: z.string(), setor: z.string(), items: z.array(GenerationItem) })
+        .object({
+          perfil: z.string(),
+          setor: z.string(),
+          jurisdiction: z.enum(JURISDICTIONS),
+          items: z.array(GenerationItem),
+        })
         .openapi("LegalGeneration"),
       "One result per document in catalog order (the index first, written last)",
     ),

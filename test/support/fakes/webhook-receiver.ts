@@ -11,7 +11,10 @@
  *   POST /slow/<box>                record, answer 204 after 3 s (longer than the tests' 1 s timeout)
  *   POST /redirect/<box>            record, 302 to https://hooks.test/inbox/<box> (must not be followed)
  * Control paths (hooks.test):
- *   PUT /__box/<box>/secrets        body {"secrets": ["whsec_…", …]}: the secrets the box verifies with
+ *   PUT /__box/<box>/secrets        body {"secrets": ["whsec_…", …]}: the secrets the box verifies with;
+ *                                   with "next": {"after_refusals": n, "secrets": […]} the box switches to
+ *                                   those once it has refused n deliveries (an integrator who installs a
+ *                                   rotated secret after seeing its checks fail), however fast retries come
  *   GET /__box/<box>                {"deliveries": [{path, id, timestamp, signature, body, verified, …}]}
  *   PUT /__zone/<name>              body {"A": ["…"]}: (re)defines the fake DNS of <name> and serves
  *                                   these receiver paths on it (a name that turns private after registration)
@@ -36,6 +39,9 @@ interface Box {
   secrets: string[];
   deliveries: ReceivedDelivery[];
   hits: number;
+  /** Secrets the box verifies with once it has refused `afterRefusals` deliveries. */
+  next?: { afterRefusals: number; secrets: string[] };
+  refusals: number;
 }
 
 const boxes = new Map<string, Box>();
@@ -43,7 +49,7 @@ const boxes = new Map<string, Box>();
 function box(name: string): Box {
   let found = boxes.get(name);
   if (!found) {
-    found = { secrets: [], deliveries: [], hits: 0 };
+    found = { secrets: [], deliveries: [], hits: 0, refusals: 0 };
     boxes.set(name, found);
   }
   return found;
@@ -75,6 +81,15 @@ export function verifyStandardWebhook(
   });
 }
 
+/** A delivery refused (401): the box moves to its next secrets once it has refused enough. */
+function refused(inbox: Box): void {
+  inbox.refusals++;
+  if (inbox.next && inbox.refusals >= inbox.next.afterRefusals) {
+    inbox.secrets = inbox.next.secrets;
+    inbox.next = undefined;
+  }
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function receive(request: Request, url: URL): Promise<Response> {
@@ -98,7 +113,10 @@ async function receive(request: Request, url: URL): Promise<Response> {
     verified,
     received_at: Date.now(),
   });
-  const answer = () => new Response(null, { status: verified ? 204 : 401 });
+  const answer = () => {
+    if (!verified) refused(inbox);
+    return new Response(null, { status: verified ? 204 : 401 });
+  };
   switch (parts[0]) {
     case "inbox":
       return answer();
@@ -123,7 +141,13 @@ async function receive(request: Request, url: URL): Promise<Response> {
 async function control(request: Request, url: URL): Promise<Response | null> {
   const secrets = /^\/__box\/([^/]+)\/secrets$/.exec(url.pathname);
   if (secrets && request.method === "PUT") {
-    box(secrets[1]!).secrets = ((await request.json()) as { secrets: string[] }).secrets;
+    const body = (await request.json()) as {
+      secrets: string[];
+      next?: { after_refusals: number; secrets: string[] };
+    };
+    const target = box(secrets[1]!);
+    target.secrets = body.secrets;
+    target.next = body.next && { afterRefusals: body.next.after_refusals, secrets: body.next.secrets };
     return new Response(null, { status: 204 });
   }
   const read = /^\/__box\/([^/]+)$/.exec(url.pathname);

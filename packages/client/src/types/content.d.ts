@@ -446,7 +446,7 @@ export interface paths {
         put?: never;
         /**
          * Register a signed webhook (the signing secret is shown once)
-         * @description Events: post.published, post.updated, post.unpublished, post.deleted, media.ready. At most 20 webhooks per site.
+         * @description Events: post.published, post.updated, post.unpublished, post.deleted, media.ready, lead.created. At most 20 webhooks per site.
          */
         post: {
             parameters: {
@@ -716,6 +716,86 @@ export interface paths {
                 };
                 /** @description No such site or webhook, or the caller may not administer the site's webhooks (indistinguishable) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed ping to the webhook now (the receiver's status and latency)
+         * @description A `ping` event (data: site_id, webhook_id), signed like every delivery and sent through the same URL checks; not logged as a delivery. The receiver's body is never read. At most 5 per webhook per minute (429 with Retry-After).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Site id (ULID or UUID) */
+                    site_id: string;
+                    /** @description Webhook id (ULID) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The attempt's outcome */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookPingResult"];
+                    };
+                };
+                /** @description Invalid body or query */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site or webhook, or the caller may not administer the site's webhooks (indistinguishable) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description More than 5 tests of this webhook in a minute */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2144,6 +2224,661 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v1/posts/{reference}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the revisions of a post
+         * @description Scope posts:write (ck_). Every change of a post's title, summary, body or SEO keeps a revision (its content as the change left it); the newest 50 are kept. Newest first; resolved as in PATCH.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                    /** @description 1..50, default 20 */
+                    limit?: string;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of revisions */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PostRevisionPage"];
+                    };
+                };
+                /** @description Invalid parameter (limit, cursor, language) or a slug in several languages without ?language= */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or not a ck_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such post or revision (or another site's) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{reference}/revisions/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a revision of a post
+         * @description Scope posts:write (ck_). Writes the revision's title, summary, body and SEO back onto the post (a new revision); other fields stay. If-Match as on PATCH (412 PRECONDITION_FAILED when stale; nothing changes).
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                };
+                header?: {
+                    /** @description The ETag of the source (or of a previous PATCH answer): the edit applies only if the post is still at that revision, else 412 PRECONDITION_FAILED and nothing changes. `*` applies to any current post. Without it the edit always applies (only the sent fields change). */
+                    "if-match"?: string;
+                };
+                path: {
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                    /** @description The revision number */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The post after the restore */
+                200: {
+                    headers: {
+                        /** @description The post's new revision */
+                        etag?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PostSummary"];
+                    };
+                };
+                /** @description Invalid parameter (limit, cursor, language) or a slug in several languages without ?language= */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or not a ck_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such post or revision (or another site's) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The post kept changing concurrently (EDIT_CONFLICT) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description If-Match names a revision that is no longer current (PRECONDITION_FAILED); nothing changed */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{reference}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a preview link of a post
+         * @description Scope posts:write (ck_). A link to GET /v1/preview/{token} (no key) that shows the post as it is now, drafts and scheduled posts included, for at most 24 h. Signed with the post's preview secret: DELETE …/preview ends every link.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["PreviewRequest"];
+                };
+            };
+            responses: {
+                /** @description The link */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PreviewLink"];
+                    };
+                };
+                /** @description Invalid body or parameter, or a slug in several languages without ?language= */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or not a ck_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such post (or another site's) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /**
+         * End every preview link of a post
+         * @description Scope posts:write (ck_). Rotates the post's preview secret: every link made before answers 404.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every link ended */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid body or parameter, or a slug in several languages without ?language= */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or not a ck_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such post (or another site's) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/preview/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a post by preview link (no key)
+         * @description No key. The post's PostDetail as it is now (with its status), never cached (Cache-Control: no-store) nor indexed (X-Robots-Tag: noindex). An invalid, expired or revoked link, or a deleted post, is 404.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The post */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PostPreview"];
+                    };
+                };
+                /** @description Invalid, expired or revoked link */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search posts (title, summary and body)
+         * @description Scope posts:read (ck_ or pk_). Full-text search in one language, ranked (title weighs most), keyset paged. pk_ keys and ck_ keys without posts:write find public posts only (PostListItem items, cached like the listing); a ck_ key with posts:write finds every post but deleted ones (PostSummary items, private, no-store).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Words to find (prefix match), up to 200 characters; required */
+                    q?: string;
+                    /** @description BCP-47; default the site's default language */
+                    language?: string;
+                    /** @description 1..50, default 20 */
+                    limit?: string;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    /** @description pk_ key for browsers; ignored when Authorization is sent */
+                    key?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of matches */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SearchPage"];
+                    };
+                };
+                /** @description Not modified (public results) */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description q without a word, invalid limit, cursor or language */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Scope or origin */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sites/{site}/sitemap.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The site's sitemap (no key)
+         * @description No key, no Origin needed. Every public post of the site (all languages, newest first, at most 50000) with absolute URLs on the canonical host; for the site's renderer to serve at /sitemap.xml. Cached like the public listing and purged with it. A site that is not live is 404.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The site's slug or id */
+                    site: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description sitemaps.org urlset */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/xml": string;
+                    };
+                };
+                /** @description Not modified */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid language */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site, or the site is not live */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sites/{site}/feed.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The site's RSS 2.0 feed (no key)
+         * @description No key, no Origin needed. The 50 newest public posts in one language (?language=, default the site's), absolute URLs on the canonical host; for the site's renderer to serve at /feed.xml. Cached like the public listing and purged with it. A site that is not live is 404.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47 */
+                    language?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The site's slug or id */
+                    site: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description RSS 2.0 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/rss+xml": string;
+                    };
+                };
+                /** @description Not modified */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid language */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site, or the site is not live */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/media": {
         parameters: {
             query?: never;
@@ -3539,7 +4274,7 @@ export interface paths {
         put?: never;
         /**
          * MCP server for AI agents (Streamable HTTP, stateless)
-         * @description Model Context Protocol over Streamable HTTP (JSON answers, no session; GET and DELETE are 405). Authorization: Bearer ck_… (any scope; a pk_ key is 403); a missing, invalid or revoked key is 401 problem+json before any MCP processing. Each request costs one read of the key's quota. Tools (listed only when the key's scopes reach their operation; each runs as its operation with the same key, so validation, scopes, quotas, idempotency and error codes are the API's; a refusal is a tool result with isError and the problem as structuredContent): list_posts (GET /v1/posts), get_post (GET /v1/posts/{reference}), get_post_source (GET /v1/posts/{reference}/source), create_post (POST /v1/posts), update_post (PATCH /v1/posts/{reference}), unpublish_post (POST /v1/posts/{reference}/unpublish), get_post_seo (GET /v1/posts/{reference}/seo), update_post_seo (PATCH /v1/posts/{reference}/seo), upload_media_from_url (POST /v1/media), list_post_types (GET /v1/post-types), get_site (GET /v1/site), get_site_settings (GET /v1/site/settings), get_site_seo (GET /v1/site/seo), export (GET /v1/export). Input schemas are this document's parameters and request bodies of those operations.
+         * @description Model Context Protocol over Streamable HTTP (JSON answers, no session; GET and DELETE are 405). Authorization: Bearer ck_… (any scope; a pk_ key is 403); a missing, invalid or revoked key is 401 problem+json before any MCP processing. Each request costs one read of the key's quota. Tools (listed only when the key's scopes reach their operation; each runs as its operation with the same key, so validation, scopes, quotas, idempotency and error codes are the API's; a refusal is a tool result with isError and the problem as structuredContent): list_posts (GET /v1/posts), get_post (GET /v1/posts/{reference}), get_post_source (GET /v1/posts/{reference}/source), create_post (POST /v1/posts), update_post (PATCH /v1/posts/{reference}), unpublish_post (POST /v1/posts/{reference}/unpublish), get_post_seo (GET /v1/posts/{reference}/seo), update_post_seo (PATCH /v1/posts/{reference}/seo), upload_media_from_url (POST /v1/media), list_post_types (GET /v1/post-types), get_site (GET /v1/site), get_site_settings (GET /v1/site/settings), get_site_seo (GET /v1/site/seo), update_site_seo (PATCH /v1/site/seo), list_media (GET /v1/media), search_posts (GET /v1/search), list_post_revisions (GET /v1/posts/{reference}/revisions), restore_post_revision (POST /v1/posts/{reference}/revisions/{id}/restore), export (GET /v1/export). Input schemas are this document's parameters and request bodies of those operations.
          */
         post: {
             parameters: {
@@ -4319,6 +5054,59 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "lead.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A clean form lead was received (personal data): only to webhooks whose creator may read leads; every delivery is audited
+         * @description Sent to every webhook of the site subscribed to this event. Answer 2xx within 15 s; anything else (3xx included: redirects are not followed) is retried 7 times with exponential backoff, except 410 Gone.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry and for every webhook; deduplicate by it. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt (reject if far from now) */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` over "{webhook-id}.{webhook-timestamp}.{raw body}", keyed with the base64-decoded part of the `whsec_` secret. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "lead.created";
+                        timestamp: string;
+                        data: components["schemas"]["LeadCreatedData"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Received (any 2xx) */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -4355,6 +5143,17 @@ export interface components {
                 name: string;
                 url: string;
             }[];
+        };
+        LeadCreatedData: {
+            site_id: string;
+            lead_id: string;
+            form_id: string;
+            /** @description The submitted values (personal data) */
+            fields: {
+                [key: string]: unknown;
+            };
+            page_url: string | null;
+            created_at: string;
         };
         Readiness: {
             /** @enum {string} */
@@ -4410,7 +5209,7 @@ export interface components {
         WebhookCreated: {
             id: string;
             url: string;
-            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "media.ready")[];
+            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "media.ready" | "lead.created")[];
             description: string | null;
             created_by: string | null;
             created_at: string;
@@ -4422,13 +5221,13 @@ export interface components {
         CreateWebhook: {
             /** @description https URL of a public host (private, loopback and link-local refused) */
             url: string;
-            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "media.ready")[];
+            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "media.ready" | "lead.created")[];
             description?: string;
         };
         Webhook: {
             id: string;
             url: string;
-            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "media.ready")[];
+            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "media.ready" | "lead.created")[];
             description: string | null;
             created_by: string | null;
             created_at: string;
@@ -4441,12 +5240,23 @@ export interface components {
             secret: string;
             secret_rotated_at: string;
         };
+        WebhookPingResult: {
+            /** @description The ping's webhook-id */
+            event_id: string;
+            /** @description The receiver answered 2xx */
+            delivered: boolean;
+            /** @description The receiver's status; null when none */
+            status_code: number | null;
+            /** @description http_<status>, timeout, destination_not_public, … */
+            error: string | null;
+            latency_ms: number;
+        };
         WebhookDelivery: {
             id: string;
             /** @description The `webhook-id` header of every attempt */
             event_id: string;
             /** @enum {string} */
-            event_type: "post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "media.ready";
+            event_type: "post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "media.ready" | "lead.created";
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
             attempts: number;
@@ -4676,6 +5486,42 @@ export interface components {
             blocks_json?: unknown;
             created_at: string;
             updated_at: string;
+        };
+        PostRevisionPage: {
+            items: components["schemas"]["PostRevision"][];
+            next_cursor: string | null;
+        };
+        PostRevision: {
+            /** @description The revision number: the N of the post's ETag "rev-N" then */
+            id: number;
+            created_at: string;
+            /** @description This revision is the post's content as it is now */
+            current: boolean;
+            title: string;
+            summary: string | null;
+            /** @description The body as stored at this revision; null when absent */
+            blocks_json?: unknown;
+            seo: components["schemas"]["PostSeo"];
+            category_slugs: string[];
+            tag_slugs: string[];
+        };
+        PreviewLink: {
+            /** @description GET it without a key: the post as it is now */
+            url: string;
+            expires_at: string;
+        };
+        PreviewRequest: {
+            /** @description Seconds the link lives: 60..86400, default 3600 */
+            expires_in?: number;
+        };
+        PostPreview: components["schemas"]["PostDetail"] & {
+            /** @enum {string} */
+            status: "draft" | "scheduled" | "published" | "archived";
+        };
+        /** @description Best match first; next_cursor is null on the last page */
+        SearchPage: {
+            items: (components["schemas"]["PostListItem"] | components["schemas"]["PostSummary"])[];
+            next_cursor: string | null;
         };
         MediaAsset: {
             id: string;

@@ -3102,6 +3102,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's account, organizations and site memberships (a dashboard's first screen)
+         * @description Beyond the spec (issue 23).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The caller */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Me"];
+                    };
+                };
+                /** @description UNAUTHORIZED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/orgs": {
         parameters: {
             query?: never;
@@ -5395,6 +5443,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description RATE_LIMITED (per client) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description SSO_PROVIDER_UNAVAILABLE */
                 502: {
                     headers: {
@@ -5985,6 +6042,30 @@ export interface components {
             last_used_at: string | null;
             /** @description Can sign in alone (credProps at registration); null: not reported */
             discoverable: boolean | null;
+        };
+        Me: {
+            id: string;
+            /** @description The primary address */
+            email: string | null;
+            created_at: string;
+            /** @description The sign-in factors present: a password, a confirmed TOTP, passkeys, a verified phone, unused recovery codes */
+            factors: ("password" | "totp" | "passkey" | "phone" | "recovery_codes")[];
+            organizations: {
+                id: string;
+                name: string;
+                slug: string;
+                role: string;
+                /** @description The role is the structural owner role (is_system) */
+                owner: boolean;
+            }[];
+            organizations_truncated: boolean;
+            site_memberships: {
+                site_id: string;
+                org_id: string | null;
+                role: string;
+                owner: boolean;
+            }[];
+            site_memberships_truncated: boolean;
         };
         OrganizationMembership: {
             id: string;

@@ -109,7 +109,52 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The caller's sites (organization roles, site roles, shares), each with the caller's role and permissions
+         * @description Beyond the spec (issue 23). Keyset paging in id order. A reader session gets an empty list, as `/sites/batch` answers it. With a `role` filter a page may hold fewer than `limit` sites while `next_cursor` is not null.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only sites this organization owns or is shared (ULID or UUID) */
+                    org_id?: string;
+                    /** @description Only sites where the caller's effective role is this slug (site_owner, site_editor, site_viewer, a site role's slug; the spec's aliases such as editor are accepted) */
+                    role?: string;
+                    /** @description One of active, inactive, archived; default active and inactive (deleted sites are never listed) */
+                    status?: string;
+                    /** @description Case-insensitive partial match on name, slug and hosts; % and _ are literal; trimmed, then cut to 128 characters */
+                    q?: string;
+                    /** @description The previous page's next_cursor */
+                    cursor?: string;
+                    /** @description 1..200, default 50 */
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page of the caller's sites */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SiteList"];
+                    };
+                };
+                /** @description Invalid cursor, org_id, role, status or limit */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         put?: never;
         /** Create a site under an organization */
         post: {
@@ -2023,7 +2068,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The legal documents generation would produce (saved case; query overrides), index first */
+        /** The legal documents generation would produce (saved case and jurisdiction; query overrides), index first */
         get: {
             parameters: {
                 query?: {
@@ -2031,6 +2076,8 @@ export interface paths {
                     perfil?: string;
                     /** @description One of geral, ecommerce, saude, educacao, servicos */
                     setor?: string;
+                    /** @description Preview another jurisdiction's set: one of br, eu, uk, us-ca (saved: settings.legal.jurisdiction, default br) */
+                    jurisdiction?: string;
                 };
                 header?: never;
                 path: {
@@ -2177,6 +2224,33 @@ export interface components {
             code: string;
             detail?: string;
             details?: Record<string, unknown>;
+        };
+        SiteList: {
+            items: components["schemas"]["ListedSite"][];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        ListedSite: {
+            id: string;
+            org_id: string;
+            name: string;
+            slug: string;
+            primary_domain: string | null;
+            aliases: string[];
+            canonical_host: string;
+            default_language: string;
+            languages: string[];
+            theme: string | null;
+            status: string;
+            status_reason: string | null;
+            status_changed_at: string | null;
+            previous_status: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description The caller's effective site role: a site role's slug, or for a grant through an organization site_owner (reaches delete), site_editor (manages) or site_viewer (reads) */
+            role: string;
+            /** @description What the caller may do with the site (src/lib/site-permissions.ts) */
+            permissions: ("read" | "settings" | "applets" | "themes" | "legal" | "code" | "integrations" | "delete")[];
         };
         Site: {
             id: string;
@@ -2437,10 +2511,17 @@ export interface components {
             path: string;
             summary: string;
             is_index: boolean;
+            /**
+             * @description The text's language: the site's default language where a translation exists, else the jurisdiction's
+             * @enum {string}
+             */
+            language: "pt" | "en";
         };
         LegalGeneration: {
             perfil: string;
             setor: string;
+            /** @enum {string} */
+            jurisdiction: "br" | "eu" | "uk" | "us-ca";
             items: components["schemas"]["LegalGenerationItem"][];
         };
         LegalGenerationItem: {

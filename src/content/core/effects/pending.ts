@@ -138,6 +138,26 @@ export async function deliverEffects(env: Env, services: Services, effects: Post
 }
 
 /**
+ * Delivers effects whose rows a batch that just committed wrote unconditionally (a post's insert: its
+ * batch either wrote every row or failed), from memory: no read of the rows back.
+ */
+export async function deliverWrittenEffects(
+  env: Env,
+  services: Services,
+  effects: PostEffect[],
+): Promise<void> {
+  const rows = effects.map((e) => ({
+    id: e.id,
+    site_id: e.site_id,
+    post_id: e.post_id,
+    kind: e.kind,
+    payload_json: JSON.stringify(e.payload),
+    attempts: 0,
+  }));
+  await deliverRows(env, services, rows);
+}
+
+/**
  * Cron: delivers effects left behind by a failed or interrupted delivery: rows older than 5 minutes (not
  * in flight), not given up, whose next attempt is due.
  */

@@ -1,0 +1,60 @@
+/** What the feeds read: the live site by slug or id, and its public posts (one batch with the next publication). */
+import { parseId } from "../../lib/ids";
+import { type PostRow, PUBLIC_WHERE } from "../posts/store";
+
+export interface FeedSite {
+  id: string;
+  slug: string;
+  name: string;
+  primary_domain: string | null;
+  default_language: string;
+  content_version: number;
+}
+
+/** The site `{site}` names (its id, else its slug), only while it is live (`active`); else null. */
+export async function liveSite(db: D1Database, reference: string): Promise<FeedSite | null> {
+  const id = parseId(reference);
+  const where = id ? "id = ?" : "slug = ?";
+  return db
+    .prepare(
+      `SELECT id, slug, name, primary_domain, default_language, content_version FROM sites
+       WHERE ${where} AND status = 'active' LIMIT 1`,
+    )
+    .bind(id ?? reference)
+    .first<FeedSite>();
+}
+
+export type FeedPost = Pick<
+  PostRow,
+  "id" | "slug" | "language" | "fields" | "title" | "summary" | "published_at" | "updated_at" | "author_name"
+>;
+
+/** Public posts of the site, newest first (in one language when given), and the next scheduled publication. */
+export async function publicFeedPosts(
+  db: D1Database,
+  siteId: string,
+  language: string | null,
+  limit: number,
+  now: string,
+): Promise<{ posts: FeedPost[]; nextPublicationAt: string | null }> {
+  const [posts, next] = await db.batch([
+    db
+      .prepare(
+        `SELECT p.id, p.slug, p.language, p.fields, p.title, p.summary, p.published_at,
+           (CASE WHEN p.status = 'scheduled' THEN MAX(p.updated_at, p.published_at) ELSE p.updated_at END) AS updated_at,
+           p.author_name
+         FROM posts p WHERE ${PUBLIC_WHERE}${language ? " AND p.language = ?" : ""}
+         ORDER BY p.published_at DESC, p.id DESC LIMIT ?`,
+      )
+      .bind(siteId, now, ...(language ? [language] : []), limit),
+    db
+      .prepare(
+        "SELECT MIN(published_at) AS at FROM posts WHERE site_id = ? AND status = 'scheduled' AND published_at > ?",
+      )
+      .bind(siteId, now),
+  ]);
+  return {
+    posts: posts!.results as FeedPost[],
+    nextPublicationAt: (next!.results[0] as { at: string | null } | undefined)?.at ?? null,
+  };
+}

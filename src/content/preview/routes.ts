@@ -1,0 +1,123 @@
+/** Preview links: `POST|DELETE /v1/posts/{reference}/preview` (ck_) and `GET /v1/preview/{token}` (no key). */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { problemResponses } from "../../lib/app";
+import type { AppEnv } from "../core/bindings";
+import type { KeyRequirement } from "../keys/api-key";
+import { keyAuth } from "../keys/middleware";
+import { languageParam } from "../posts/resolve";
+import { LanguageQuery, RefParam } from "../posts/routes";
+import { PostDetailSchema } from "../posts/shapes";
+import { createPreview, endPreviews, previewedPost } from "./preview";
+import { PREVIEW_DEFAULT_SECONDS, PREVIEW_MAX_SECONDS } from "./token";
+
+const PreviewRequest = z
+  .object({
+    expires_in: z
+      .number()
+      .int()
+      .min(60)
+      .max(PREVIEW_MAX_SECONDS)
+      .optional()
+      .openapi({
+        description: `Seconds the link lives: 60..${PREVIEW_MAX_SECONDS}, default ${PREVIEW_DEFAULT_SECONDS}`,
+      }),
+  })
+  .openapi("PreviewRequest");
+
+const PreviewLink = z
+  .object({
+    url: z.string().openapi({ description: "GET it without a key: the post as it is now" }),
+    expires_at: z.string(),
+  })
+  .openapi("PreviewLink");
+
+const PreviewSchema = PostDetailSchema.extend({
+  status: z.enum(["draft", "scheduled", "published", "archived"]),
+}).openapi("PostPreview");
+
+const keyProblems = problemResponses({
+  400: "Invalid body or parameter, or a slug in several languages without ?language=",
+  401: "Key missing or invalid",
+  403: "Insufficient scope, or not a ck_ key",
+  404: "No such post (or another site's)",
+  429: "Quota exceeded",
+});
+
+const WRITE: KeyRequirement = { kinds: "secret", scopes: ["posts:write"], quota: "write" };
+
+export function registerPreviewRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/posts/{reference}/preview",
+      tags: ["Posts"],
+      summary: "Make a preview link of a post",
+      description: `Scope posts:write (ck_). A link to GET /v1/preview/{token} (no key) that shows the post as it is now, drafts and scheduled posts included, for at most ${PREVIEW_MAX_SECONDS / 3600} h. Signed with the post's preview secret: DELETE …/preview ends every link.`,
+      ...keyAuth(WRITE),
+      request: {
+        params: RefParam,
+        query: LanguageQuery,
+        body: { content: { "application/json": { schema: PreviewRequest } }, required: false },
+      },
+      responses: {
+        200: { description: "The link", content: { "application/json": { schema: PreviewLink } } },
+        ...keyProblems,
+      },
+    }),
+    async (c) => {
+      const target = {
+        reference: c.req.valid("param").reference,
+        language: languageParam(c.req.valid("query").language),
+      };
+      const seconds = c.req.valid("json")?.expires_in ?? PREVIEW_DEFAULT_SECONDS;
+      const link = await createPreview(c.env, c.get("auth"), target, seconds, new URL(c.req.url).origin);
+      c.header("cache-control", "private, no-store");
+      return c.json(link, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/posts/{reference}/preview",
+      tags: ["Posts"],
+      summary: "End every preview link of a post",
+      description:
+        "Scope posts:write (ck_). Rotates the post's preview secret: every link made before answers 404.",
+      ...keyAuth(WRITE),
+      request: { params: RefParam, query: LanguageQuery },
+      responses: { 204: { description: "Every link ended" }, ...keyProblems },
+    }),
+    async (c) => {
+      const target = {
+        reference: c.req.valid("param").reference,
+        language: languageParam(c.req.valid("query").language),
+      };
+      await endPreviews(c.env, c.get("auth"), target);
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/preview/{token}",
+      tags: ["Posts"],
+      summary: "Read a post by preview link (no key)",
+      description:
+        "No key. The post's PostDetail as it is now (with its status), never cached (Cache-Control: no-store) nor indexed (X-Robots-Tag: noindex). An invalid, expired or revoked link, or a deleted post, is 404.",
+      request: { params: z.object({ token: z.string() }) },
+      responses: {
+        200: { description: "The post", content: { "application/json": { schema: PreviewSchema } } },
+        ...problemResponses({ 404: "Invalid, expired or revoked link" }),
+      },
+    }),
+    async (c) => {
+      const post = await previewedPost(c.env, c.req.valid("param").token);
+      c.header("cache-control", "no-store");
+      c.header("x-robots-tag", "noindex");
+      c.header("referrer-policy", "no-referrer");
+      return c.json(post, 200);
+    },
+  );
+}
