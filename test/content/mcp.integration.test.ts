@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import { CreateAuthorSchema, UpdateAuthorSchema } from "../../src/content/authors/routes";
 import { ExportQuery } from "../../src/content/bulk/routes";
 import { SCOPES } from "../../src/content/keys/scopes";
 import { MediaListQuery, UploadForm } from "../../src/content/media/routes";
@@ -24,6 +25,7 @@ import { PostSeoSchema } from "../../src/content/posts/shapes";
 import { RevisionParam, RevisionsQuery } from "../../src/content/revisions/routes";
 import { SearchQuery } from "../../src/content/search/routes";
 import { SiteSeoSchema } from "../../src/content/site/settings";
+import { TermsQuery } from "../../src/content/taxonomy/routes";
 import { newId } from "../../src/lib/ids";
 import {
   BASE,
@@ -115,18 +117,24 @@ describe("MCP: an agent with a ck_ key", () => {
     const names = tools.map((x) => x.name).sort();
     expect(names).toEqual(
       [
+        "create_author",
         "create_post",
+        "delete_post",
         "get_post",
         "get_post_seo",
         "get_post_source",
         "get_site",
         "get_site_seo",
+        "list_authors",
+        "list_categories",
         "list_post_types",
+        "list_tags",
         "list_post_revisions",
         "list_posts",
         "restore_post_revision",
         "search_posts",
         "unpublish_post",
+        "update_author",
         "update_post",
         "update_post_seo",
         "update_site_seo",
@@ -217,7 +225,17 @@ describe("MCP: an agent with a ck_ key", () => {
     const client = await agent(reader.key);
     const names = (await client.listTools()).tools.map((x) => x.name);
     expect(names.sort()).toEqual(
-      ["get_post", "get_post_seo", "get_site", "get_site_seo", "list_posts", "search_posts"].sort(),
+      [
+        "get_post",
+        "get_post_seo",
+        "get_site",
+        "get_site_seo",
+        "list_authors",
+        "list_categories",
+        "list_posts",
+        "list_tags",
+        "search_posts",
+      ].sort(),
     );
     for (const hidden of [
       "create_post",
@@ -600,6 +618,12 @@ describe("MCP tool schemas are the routes' zod schemas", () => {
       get_site_settings: none,
       get_site_seo: none,
       export: ExportQuery.strict(),
+      delete_post: z.object({ ...reference, ...LanguageQuery.shape }).strict(),
+      list_categories: TermsQuery.omit({ key: true }).strict(),
+      list_tags: TermsQuery.omit({ key: true }).strict(),
+      list_authors: none,
+      create_author: z.object({ author: CreateAuthorSchema }).strict(),
+      update_author: z.object({ slug: z.string().min(1), changes: UpdateAuthorSchema }).strict(),
     };
     expect([...tools.keys()].sort()).toEqual([...Object.keys(expected), "upload_media_from_url"].sort());
     for (const [name, schema] of Object.entries(expected)) {
@@ -645,6 +669,42 @@ describe("MCP: issue 22 tools", () => {
     const oldest = (revisions.structuredContent as { items: { id: number }[] }).items.at(-1)!;
     const restored = await ok(client, "restore_post_revision", { reference: post.id, id: String(oldest.id) });
     expect((restored.structuredContent as { title: string }).title).toBe("Capybara");
+    await client.close();
+  });
+
+  it("categories, tags, authors and delete run as their operations: counts, a byline made and renamed, a post gone", async () => {
+    const t = await tenant();
+    const key = await createKey(t.site, { scopes: ALL_SCOPES });
+    const client = await agent(key.key);
+    const author = await ok(client, "create_author", {
+      author: { name: "Ada Agent", bio: "Writes for bots" },
+    });
+    const slug = (author.structuredContent as { slug: string }).slug;
+    const post = await createPost(key.key, {
+      title: "Counted",
+      status: "published",
+      author_slug: slug,
+      category_slugs: ["news"],
+      tag_slugs: ["mcp", "agents"],
+    });
+    const categories = await ok(client, "list_categories", {});
+    expect((categories.structuredContent as { items: unknown[] }).items).toEqual([
+      expect.objectContaining({ slug: "news", count: 1 }),
+    ]);
+    const tags = await ok(client, "list_tags", {});
+    expect((tags.structuredContent as { items: { slug: string }[] }).items.map((i) => i.slug).sort()).toEqual(
+      ["agents", "mcp"],
+    );
+    const renamed = await ok(client, "update_author", { slug, changes: { name: "Ada Lovelace Agent" } });
+    expect(renamed.structuredContent).toMatchObject({ name: "Ada Lovelace Agent" });
+    const authors = await ok(client, "list_authors", {});
+    expect((authors.structuredContent as { items: { name: string }[] }).items.map((a) => a.name)).toContain(
+      "Ada Lovelace Agent",
+    );
+    const deleted = await client.callTool({ name: "delete_post", arguments: { reference: post.id } });
+    expect(deleted.isError).toBeFalsy();
+    expect((await call("GET", `/v1/posts/${post.id}`, { key: key.key })).status).toBe(404);
+    expect(await refused(client, "delete_post", { reference: post.id })).toMatchObject({ status: 404 });
     await client.close();
   });
 });

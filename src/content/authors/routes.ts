@@ -31,11 +31,11 @@ const AuthorFields = {
     .nullable()
     .openapi({ description: "A media asset of the site; null clears it" }),
 };
-const CreateAuthorSchema = z
+export const CreateAuthorSchema = z
   .object(AuthorFields)
   .partial({ slug: true, bio: true, avatar_media_id: true })
   .openapi("CreateAuthor");
-const UpdateAuthorSchema = z.object(AuthorFields).partial().openapi("UpdateAuthor");
+export const UpdateAuthorSchema = z.object(AuthorFields).partial().openapi("UpdateAuthor");
 
 const json = (schema: z.ZodType, description: string) => ({
   description,

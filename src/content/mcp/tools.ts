@@ -14,7 +14,7 @@ export interface ToolSpec {
   title: string;
   /** What an agent does with it (the operation's own description follows). */
   intro: string;
-  method: "GET" | "POST" | "PATCH";
+  method: "GET" | "POST" | "PATCH" | "DELETE";
   /** The operation's path as the OpenAPI document writes it. */
   path: string;
   /** The argument that carries the JSON request body (the operation's `application/json` schema). */
@@ -185,6 +185,61 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     method: "POST",
     path: "/v1/posts/{reference}/revisions/{id}/restore",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  },
+  {
+    name: "delete_post",
+    title: "Delete a post",
+    intro:
+      "Delete a post (soft delete): it leaves every public read and listing at once, its URL is purged and its slug is free again. Cannot be undone through the API.",
+    method: "DELETE",
+    path: "/v1/posts/{reference}",
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  },
+  {
+    name: "list_categories",
+    title: "List categories",
+    intro:
+      "List the site's categories with the number of public posts in each (per language with `language`).",
+    method: "GET",
+    path: "/v1/categories",
+    annotations: READ,
+  },
+  {
+    name: "list_tags",
+    title: "List tags",
+    intro:
+      "List the site's tags with the number of public posts carrying each (per language with `language`).",
+    method: "GET",
+    path: "/v1/tags",
+    annotations: READ,
+  },
+  {
+    name: "list_authors",
+    title: "List authors",
+    intro:
+      "List the site's authors (bylines): slug, name, bio and avatar; use a slug as a post's author_slug.",
+    method: "GET",
+    path: "/v1/authors",
+    annotations: READ,
+  },
+  {
+    name: "create_author",
+    title: "Create an author",
+    intro:
+      "Create a byline (`author`: name, optional slug, bio and avatar media id) that posts can name by slug.",
+    method: "POST",
+    path: "/v1/authors",
+    body: "author",
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: "update_author",
+    title: "Update an author",
+    intro: "Change an author's name, bio, avatar or slug (`changes`); the byline of its posts follows.",
+    method: "PATCH",
+    path: "/v1/authors/{slug}",
+    body: "changes",
+    annotations: EDIT,
   },
   {
     name: "export",

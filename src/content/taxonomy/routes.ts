@@ -17,7 +17,7 @@ const TermSchema = z
 
 const TermsSchema = z.object({ items: z.array(TermSchema) }).openapi("TaxonomyTerms");
 
-const TermsQuery = z.object({
+export const TermsQuery = z.object({
   language: z.string().optional().openapi({ description: "BCP-47; count only posts in this language" }),
   key: z
     .string()
