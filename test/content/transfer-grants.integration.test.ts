@@ -142,7 +142,10 @@ describe("a transfer ends the origin's integrations in content", () => {
     });
     expect(revoked.status).toBe(204);
 
-    const keepHook = await call("POST", `${webhooksPath(t.site.id)}/${hook.id}/keep`, { headers: newOwner });
+    // The id in any case (ids are parsed case-insensitively): the answer is the kept webhook all the same.
+    const keepHook = await call("POST", `${webhooksPath(t.site.id)}/${hook.id.toLowerCase()}/keep`, {
+      headers: newOwner,
+    });
     expect(keepHook.status).toBe(200);
     expect(await keepHook.json()).toMatchObject({ id: hook.id, carried_over: null });
   });

@@ -96,8 +96,8 @@ export async function createApiKey(env: Env, site: SiteProjection, userId: strin
 }
 
 /** The site's unrevoked keys (carried-over ones marked), newest first, never the key itself. */
-export async function listApiKeys(db: D1Database, siteId: string) {
-  const keys = await listActiveApiKeys(db, siteId);
+export async function listApiKeys(db: D1Database, siteId: string, id?: string) {
+  const keys = await listActiveApiKeys(db, siteId, id);
   return keys.map((key) => ({
     id: key.id,
     kind: key.kind,

@@ -151,9 +151,8 @@ export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const { site } = await authorizeFromPath(c);
-      const id = c.req.valid("param").id;
-      await keepApiKey(c.env.DB, site.id, id);
-      const kept = (await listApiKeys(c.env.DB, site.id)).find((k) => k.id === id);
+      const id = await keepApiKey(c.env.DB, site.id, c.req.valid("param").id);
+      const [kept] = await listApiKeys(c.env.DB, site.id, id);
       // Revoked or deleted between the keep and this read: gone, as any other id.
       if (!kept) fail("NOT_FOUND", "No such carried-over API key.");
       c.header("cache-control", "private, no-store");

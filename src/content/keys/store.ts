@@ -63,15 +63,16 @@ export async function insertApiKey(db: D1Database, key: ApiKeyRecord & { key_has
     .run();
 }
 
-/** The site's unrevoked keys, carried-over ones included (with their `carried_over`). */
-export async function listActiveApiKeys(db: D1Database, siteId: string) {
+/** The site's unrevoked keys, carried-over ones included (with their `carried_over`); with `id`, that one alone. */
+export async function listActiveApiKeys(db: D1Database, siteId: string, id?: string) {
   const { results } = await db
     .prepare(
       `SELECT id, site_id, name, kind, key_prefix, scopes_json, allowed_origins_json, created_by, author_name, created_at,
          carried_over_at, carried_over_from
-       FROM api_keys WHERE site_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`,
+       FROM api_keys WHERE site_id = ?1 AND revoked_at IS NULL AND (?2 IS NULL OR id = ?2)
+       ORDER BY created_at DESC, id DESC`,
     )
-    .bind(siteId)
+    .bind(siteId, id ?? null)
     .all<ListedApiKeyRow>();
   return results.map((row) => ({ ...toRecord(row), carried_over: carriedOver(row) }));
 }

@@ -25,19 +25,22 @@ export const CarriedOverSchema = z
   });
 
 /** Keeps carried-over key `rawId` of the site; an unknown, active, revoked or other site's key is 404. */
-export async function keepApiKey(db: D1Database, siteId: string, rawId: string): Promise<void> {
+/** Keeps carried-over API key `rawId` of the site; answers its id in stored form. */
+export async function keepApiKey(db: D1Database, siteId: string, rawId: string): Promise<string> {
   const id = parseId(rawId);
   if (id === null || !(await keepCarriedOver(db, "api_keys", siteId, id))) {
     fail("NOT_FOUND", "No such carried-over API key.");
   }
   // This isolate reads the key afresh; elsewhere a cached suspended copy only refuses (never grants).
   keyContexts.forgetKey(id);
+  return id;
 }
 
 /** Keeps carried-over webhook `rawId` of the site: delivered again from the next event on. */
-export async function keepWebhook(db: D1Database, siteId: string, rawId: string): Promise<void> {
+export async function keepWebhook(db: D1Database, siteId: string, rawId: string): Promise<string> {
   const id = parseId(rawId);
   if (id === null || !(await keepCarriedOver(db, "webhooks", siteId, id))) {
     fail("NOT_FOUND", "No such carried-over webhook.");
   }
+  return id;
 }

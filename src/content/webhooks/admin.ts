@@ -120,8 +120,8 @@ export async function createWebhook(
   return { ...view({ ...row, carried_over_at: null, carried_over_from: null }), secret };
 }
 
-export async function listWebhooks(db: D1Database, siteId: string) {
-  return (await listSiteWebhooks(db, siteId)).map(view);
+export async function listWebhooks(db: D1Database, siteId: string, id?: string) {
+  return (await listSiteWebhooks(db, siteId, id)).map(view);
 }
 
 export async function deleteSiteWebhook(db: D1Database, siteId: string, rawId: string): Promise<void> {

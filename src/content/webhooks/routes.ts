@@ -215,9 +215,8 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const { site } = await authorizeFromPath(c);
-      const id = c.req.valid("param").id;
-      await keepWebhook(c.env.DB, site.id, id);
-      const kept = (await listWebhooks(c.env.DB, site.id)).find((w) => w.id === id);
+      const id = await keepWebhook(c.env.DB, site.id, c.req.valid("param").id);
+      const [kept] = await listWebhooks(c.env.DB, site.id, id);
       // Revoked or deleted between the keep and this read: gone, as any other id.
       if (!kept) fail("NOT_FOUND", "No such carried-over webhook.");
       c.header("cache-control", "private, no-store");

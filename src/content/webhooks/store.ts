@@ -41,10 +41,14 @@ export async function insertWebhook(db: D1Database, row: NewWebhookRow, limit: n
   return result.meta.changes > 0;
 }
 
-export async function listSiteWebhooks(db: D1Database, siteId: string): Promise<WebhookView[]> {
+/** The site's webhooks, newest first; with `id`, that one alone. */
+export async function listSiteWebhooks(db: D1Database, siteId: string, id?: string): Promise<WebhookView[]> {
   const { results } = await db
-    .prepare(`SELECT ${VIEW_COLUMNS} FROM webhooks WHERE site_id = ? ORDER BY created_at DESC, id DESC`)
-    .bind(siteId)
+    .prepare(
+      `SELECT ${VIEW_COLUMNS} FROM webhooks WHERE site_id = ?1 AND (?2 IS NULL OR id = ?2)
+       ORDER BY created_at DESC, id DESC`,
+    )
+    .bind(siteId, id ?? null)
     .all<WebhookView>();
   return results;
 }
