@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isPublicAddress, parseIPv4, parseIPv6 } from "../../src/content/media/ingest/ip-ranges";
+import { isPublicAddress, parseIPv4, parseIPv6 } from "../../src/lib/ip-ranges";
 
 /** [address, public?] at, inside and just outside the edges of every special-purpose range. */
 const V4: ReadonlyArray<readonly [string, boolean]> = [

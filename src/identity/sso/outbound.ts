@@ -8,6 +8,7 @@
  * when `DEV_SSO_LOCAL_ISSUERS` is "true", which only `npm start`'s development vars set (never a deploy).
  * Residual risk (DNS rebinding between our check and the runtime's own resolution) as content's.
  */
+import { readCappedBytes } from "../../lib/capped-body";
 import { DOH_TYPES, DohUnavailable, dohQuery, RCODE_NOERROR } from "../../lib/doh";
 import { isPublicAddress, parseIPv4, parseIPv6 } from "../../lib/ip-ranges";
 import type { Env } from "../core/worker-env";
@@ -83,31 +84,18 @@ async function resolvesPublicly(env: Env, host: string, signal: AbortSignal): Pr
   }
 }
 
+/** The provider's answer, at most SSO_FETCH_MAX_BYTES (a declared larger length is refused unread). */
 async function readCapped(res: Response): Promise<Uint8Array> {
   const declared = Number(res.headers.get("content-length") ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > SSO_FETCH_MAX_BYTES)
+  const bytes =
+    Number.isFinite(declared) && declared > SSO_FETCH_MAX_BYTES
+      ? null
+      : await readCappedBytes(res.body, SSO_FETCH_MAX_BYTES);
+  if (bytes === null) {
+    await res.body?.cancel().catch(() => {});
     throw new Error("provider answer too large");
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = res.body?.getReader();
-  for (;;) {
-    if (!reader) break;
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > SSO_FETCH_MAX_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw new Error("provider answer too large");
-    }
-    chunks.push(value);
   }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+  return bytes;
 }
 
 /** A `fetch` for oauth4webapi's `customFetch`: every request passes the checks above. */

@@ -12,7 +12,7 @@ import {
   RCODE_NOERROR,
   RCODE_NXDOMAIN,
 } from "../../../lib/doh";
-import { parseIPv4, parseIPv6 } from "./ip-ranges";
+import { parseIPv4, parseIPv6 } from "../../../lib/ip-ranges";
 
 export interface Resolver {
   /** Every A and AAAA address of `host`; throws `ResolveError` when that set cannot be known. */

@@ -12,7 +12,7 @@
  * platform's own origins by IP anyway, which is what closes the rebinding window in production. Pinning
  * the connection to the checked address is not possible: Workers refuse `fetch` to bare IP literals.
  */
-import { isPublicAddress, parseIPv4, parseIPv6 } from "./ip-ranges";
+import { isPublicAddress, parseIPv4, parseIPv6 } from "../../../lib/ip-ranges";
 import { ResolveError, type Resolver } from "./resolver";
 
 export type Failure = { kind: "transient"; reason: string } | { kind: "rejected"; reason: string };
