@@ -26,6 +26,7 @@ const specs = JSON.stringify(loadSpecTexts());
 /**
  * The unit files of the workerd projects that import nothing from `cloudflare:` (directly or through
  * their relative imports) run in the `unit` project, in Node threads; the others stay in workerd.
+ * `test/lib/` (the shared code of src/lib) has unit files only, all in Node.
  */
 /**
  * The timing and enumeration tests (signup's equal cost, login refusals' equal timing, the dummy hash's
@@ -34,7 +35,7 @@ const specs = JSON.stringify(loadSpecTexts());
  */
 const timingFiles = ["test/identity/timing.security.test.ts", "test/identity/password-hash.unit.test.ts"];
 
-const nodeUnits = nodeUnitFiles(root, ["identity", "content", "sites", "gateway"]).filter(
+const nodeUnits = nodeUnitFiles(root, ["identity", "content", "sites", "gateway", "lib"]).filter(
   (file) => !timingFiles.includes(file),
 );
 

@@ -11,7 +11,7 @@ import {
   type IngestDeps,
   type IngestOutcome,
 } from "../../src/content/media/ingest/ingest-image";
-import { dohResolver, type Resolver } from "../../src/content/media/ingest/resolver";
+import { dohResolver, type Resolver } from "../../src/lib/doh";
 
 const MiB = 1024 * 1024;
 

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { dohResolver, ResolveError } from "../../src/content/media/ingest/resolver";
+import { dohResolver, ResolveError } from "../../src/lib/doh";
 
 const resolver = () => dohResolver(env.DOH_URL);
 

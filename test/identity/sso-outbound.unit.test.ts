@@ -33,6 +33,10 @@ describe("provider URLs", () => {
       "https://intranet",
       "https://idp.internal",
       "https://printer.local",
+      // Names only a split-horizon or Tor resolver answers: refused whatever public DNS says (content's
+      // image fetcher always refused them; the provider guard did not).
+      "https://idp.localdomain",
+      "https://idp.hidden.onion",
       "https://127.0.0.1",
       "https://10.1.2.3",
       "https://169.254.169.254",

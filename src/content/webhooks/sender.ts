@@ -1,13 +1,13 @@
 /**
- * The outbound side of webhooks, through the same SSRF rules as image ingest
- * (`checkPublicDestination`): the URL's every resolved address must be public, checked again before
- * every attempt (DNS may change after registration). Redirects are never followed (`redirect: "manual"`;
- * a 3xx is a failed attempt, as the Standard Webhooks spec recommends), so a receiver cannot bounce us to
- * a private address. One deadline covers DNS and the request; the answer's body is never read.
+ * The outbound side of webhooks, through the platform's outbound guard (src/lib/safe-fetch.ts): HTTPS
+ * only, and the URL's every resolved address must be public, checked again before every attempt (DNS
+ * may change after registration). Redirects are never followed (a 3xx is a failed attempt, as the
+ * Standard Webhooks spec recommends), so a receiver cannot bounce us to a private address. One deadline
+ * covers DNS and the request; the answer's body is never read.
  */
 
-import { dohResolver, type Resolver } from "../media/ingest/resolver";
-import { checkPublicDestination } from "../media/ingest/safe-fetch";
+import { dohResolver, type Resolver } from "../../lib/doh";
+import { checkDestination, type GuardFailure, guardedFetch, type UrlPolicy } from "../../lib/safe-fetch";
 
 export type AttemptOutcome =
   | { kind: "delivered"; status: number }
@@ -34,8 +34,6 @@ export interface WebhookSender {
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
 
-class Deadline extends Error {}
-
 /** `Retry-After` as seconds (delta-seconds or an HTTP date); null when absent or unreadable. */
 export function retryAfterSeconds(value: string | null, now = Date.now()): number | null {
   if (value === null) return null;
@@ -45,15 +43,14 @@ export function retryAfterSeconds(value: string | null, now = Date.now()): numbe
   return Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-function outcomeOf(res: Response): AttemptOutcome {
-  if (res.status >= 200 && res.status <= 299) return { kind: "delivered", status: res.status };
-  const after =
-    res.status === 429 || res.status === 503 ? retryAfterSeconds(res.headers.get("retry-after")) : null;
+function outcomeOf(status: number, headers: Headers): AttemptOutcome {
+  if (status >= 200 && status <= 299) return { kind: "delivered", status };
+  const after = status === 429 || status === 503 ? retryAfterSeconds(headers.get("retry-after")) : null;
   return {
     kind: "failed",
-    status: res.status,
-    error: `http_${res.status}`,
-    retryable: res.status !== 410,
+    status,
+    error: `http_${status}`,
+    retryable: status !== 410,
     ...(after !== null ? { retryAfterSeconds: after } : {}),
   };
 }
@@ -66,6 +63,13 @@ export function isLocalReceiver(url: URL): boolean {
   return url.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname.toLowerCase());
 }
 
+/** The guard's failures as a delivery's `error` and whether retrying can change it. */
+function failureReason(failure: GuardFailure): string {
+  if (failure.reason === "non_public_host") return "destination_not_public";
+  if (failure.reason === "forbidden_scheme") return "https_required";
+  return failure.reason;
+}
+
 export function safeWebhookSender(config: {
   resolver: Resolver;
   timeoutMs?: number;
@@ -73,81 +77,50 @@ export function safeWebhookSender(config: {
   /** Development only: allow `isLocalReceiver` URLs (nothing else changes). */
   localReceivers?: boolean;
 }): WebhookSender {
-  const fetcher = config.fetcher ?? ((input, init) => fetch(input, init));
-  const timeoutMs = config.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
-
-  async function destination(raw: string): Promise<DestinationCheck> {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      return { ok: false, reason: "invalid_url", definitive: true };
-    }
-    if (config.localReceivers === true && isLocalReceiver(url)) return { ok: true, url: url.toString() };
-    // Webhook bodies carry the site's content and the signature: never in clear text.
-    if (url.protocol !== "https:") return { ok: false, reason: "https_required", definitive: true };
-    const checked = await checkPublicDestination(url.toString(), config.resolver);
-    if ("ok" in checked) return { ok: true, url: checked.url.toString() };
-    return { ok: false, reason: checked.reason, definitive: checked.kind === "rejected" };
-  }
+  // Webhook bodies carry the site's content and the signature: never in clear text.
+  const policy: UrlPolicy = {
+    schemes: ["https:"],
+    ...(config.localReceivers === true ? { loopbackSchemes: ["http:"] } : {}),
+  };
+  const destination = {
+    ...policy,
+    resolver: config.resolver,
+    timeoutMs: config.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+  };
 
   /** The registration check, within the same deadline as an attempt (a hung DNS server never hangs the request). */
-  async function checkDestination(raw: string): Promise<DestinationCheck> {
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const expired = new Promise<DestinationCheck>((resolve) => {
-      timer = setTimeout(() => resolve({ ok: false, reason: "dns_timeout", definitive: false }), timeoutMs);
-    });
-    try {
-      return await Promise.race([destination(raw), expired]);
-    } finally {
-      if (timer !== null) clearTimeout(timer);
-    }
+  async function checkDestinationOf(raw: string): Promise<DestinationCheck> {
+    const checked = await checkDestination(raw, destination);
+    if ("ok" in checked) return checked;
+    const reason =
+      checked.reason === "forbidden_scheme"
+        ? "https_required"
+        : checked.reason === "timeout"
+          ? "dns_timeout"
+          : checked.reason;
+    return { ok: false, reason, definitive: checked.kind === "rejected" };
   }
 
   async function send(raw: string, headers: Record<string, string>, body: string): Promise<AttemptOutcome> {
-    const abort = new AbortController();
-    let expire: () => void = () => {};
-    const deadline = new Promise<never>((_, reject) => {
-      expire = () => {
-        abort.abort(new Deadline());
-        reject(new Deadline());
-      };
-    });
-    deadline.catch(() => {});
-    const timer = setTimeout(() => expire(), timeoutMs);
-    try {
-      const checked = await Promise.race([destination(raw), deadline]);
-      if (!checked.ok) {
-        const reason = checked.reason === "non_public_host" ? "destination_not_public" : checked.reason;
-        return { kind: "failed", status: null, error: reason, retryable: !checked.definitive };
-      }
-      const res = await Promise.race([
-        fetcher(checked.url, {
-          method: "POST",
-          redirect: "manual",
-          signal: abort.signal,
-          headers: {
-            "content-type": "application/json",
-            "user-agent": "site-platform-webhooks/1",
-            ...headers,
-          },
-          body,
-        }),
-        deadline,
-      ]);
-      res.body?.cancel().catch(() => {});
-      return outcomeOf(res);
-    } catch (err) {
-      if (err instanceof Deadline || abort.signal.aborted) {
-        return { kind: "failed", status: null, error: "timeout", retryable: true };
-      }
-      return { kind: "failed", status: null, error: "network_error", retryable: true };
-    } finally {
-      clearTimeout(timer);
-    }
+    const res = await guardedFetch(
+      raw,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", "user-agent": "site-platform-webhooks/1", ...headers },
+        body,
+      },
+      {
+        ...destination,
+        redirects: "answer",
+        body: "never",
+        ...(config.fetcher ? { fetcher: config.fetcher } : {}),
+      },
+    );
+    if (res.kind === "answer") return outcomeOf(res.status, res.headers);
+    return { kind: "failed", status: null, error: failureReason(res), retryable: res.kind === "transient" };
   }
 
-  return { checkDestination, send, localReceivers: config.localReceivers === true };
+  return { checkDestination: checkDestinationOf, send, localReceivers: config.localReceivers === true };
 }
 
 export function webhookSenderFor(env: {

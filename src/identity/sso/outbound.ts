@@ -1,18 +1,25 @@
 /**
- * Requests to an organization's OpenID provider (discovery, JWKS, token) under the SSRF rules of
- * content's image fetcher and webhook sender (src/content/ingest/safe-fetch.ts): HTTPS only; the host
- * is never a private name, and EVERY address it resolves to (A and AAAA, through DNS-over-HTTPS:
- * src/lib/doh.ts) must be public (src/lib/ip-ranges.ts, shared with content); redirects are never
- * followed (`redirect: "manual"`, a 3xx is the provider's failure); one deadline covers DNS and the
- * request; the body is cut at a size cap. `http://localhost` (and 127.0.0.1) issuers are allowed only
- * when `DEV_SSO_LOCAL_ISSUERS` is "true", which only `npm start`'s development vars set (never a deploy).
- * Residual risk (DNS rebinding between our check and the runtime's own resolution) as content's.
+ * Requests to an organization's OpenID provider (discovery, JWKS, token) through the platform's
+ * outbound guard (src/lib/safe-fetch.ts, the one content's image fetcher and webhook sender use):
+ * HTTPS only; the host is never a private name, and EVERY address it resolves to (A and AAAA, through
+ * DNS-over-HTTPS) must be public; redirects are never followed (a 3xx is handed to oauth4webapi, which
+ * refuses it); one deadline covers DNS, the request and the body; the body is cut at a size cap.
+ * `http://localhost` (and 127.0.0.1, [::1]) issuers are allowed only when `DEV_SSO_LOCAL_ISSUERS` is
+ * "true", which only `npm start`'s development vars set (never a deploy).
  */
-import { readCappedBytes } from "../../lib/capped-body";
-import { DOH_TYPES, DohUnavailable, dohQuery, RCODE_NOERROR } from "../../lib/doh";
-import { isPublicAddress, parseIPv4, parseIPv6 } from "../../lib/ip-ranges";
+import { dohResolver } from "../../lib/doh";
+import {
+  checkUrl,
+  type GuardFailure,
+  type GuardOptions,
+  guardedFetch,
+  type UrlPolicy,
+} from "../../lib/safe-fetch";
 import type { Env } from "../core/worker-env";
 import { SSO_FETCH_MAX_BYTES, SSO_FETCH_TIMEOUT_MS } from "./settings";
+
+/** Answers that cannot carry a body (the Response constructor refuses one). */
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 /** Why a provider URL is refused before any request: definitive (a 400 when configuring). */
 export class ProviderUrlRefused extends Error {
@@ -22,90 +29,67 @@ export class ProviderUrlRefused extends Error {
   }
 }
 
-const PRIVATE_SUFFIXES = [
-  "localhost",
-  "local",
-  "internal",
-  "intranet",
-  "lan",
-  "home",
-  "corp",
-  "private",
-  "arpa",
-];
-const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+function policy(env: Env): UrlPolicy {
+  return {
+    schemes: ["https:"],
+    ...(env.DEV_SSO_LOCAL_ISSUERS === "true" ? { loopbackSchemes: ["http:", "https:"] } : {}),
+  };
+}
 
-function localAllowed(env: Env): boolean {
-  return env.DEV_SSO_LOCAL_ISSUERS === "true";
+/**
+ * The guard's failures as SSO sees them: what the URL or its DNS says is a refusal of the issuer
+ * (ProviderUrlRefused, a 400); the rest (timeouts, DNS or network trouble, an oversized answer) means
+ * the provider could not be used now (a plain Error, a 503).
+ */
+function providerError(failure: GuardFailure): Error {
+  switch (failure.reason) {
+    case "forbidden_scheme":
+      return new ProviderUrlRefused("https_required");
+    case "invalid_url":
+    case "credentials_in_url":
+    case "non_public_host":
+      return new ProviderUrlRefused(failure.reason);
+    case "dns_nxdomain":
+    case "dns_no_address":
+      return new ProviderUrlRefused("dns_no_answer");
+    case "too_large":
+      return new Error("provider answer too large");
+    default:
+      return new Error(`provider request failed: ${failure.reason}`);
+  }
 }
 
 /** The URL alone: scheme, credentials, and host names that are never public (throws ProviderUrlRefused). */
 export function checkProviderUrl(env: Env, raw: string): { url: URL; host: string; local: boolean } {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ProviderUrlRefused("invalid_url");
-  }
-  if (url.username || url.password) throw new ProviderUrlRefused("credentials_in_url");
-  const host = url.hostname.toLowerCase().replace(/\.$/, "");
-  if (LOCAL_HOSTS.has(host) && localAllowed(env) && (url.protocol === "http:" || url.protocol === "https:")) {
-    return { url, host, local: true };
-  }
-  if (url.protocol !== "https:") throw new ProviderUrlRefused("https_required");
-  if (host.startsWith("[") || parseIPv4(host) !== null || parseIPv6(host) !== null) {
-    if (!isPublicAddress(host)) throw new ProviderUrlRefused("non_public_host");
-    return { url, host, local: false };
-  }
-  if (!host.includes(".") || PRIVATE_SUFFIXES.some((s) => host === s || host.endsWith(`.${s}`))) {
-    throw new ProviderUrlRefused("non_public_host");
-  }
-  return { url, host, local: false };
+  const checked = checkUrl(raw, policy(env));
+  if (!("ok" in checked)) throw providerError(checked);
+  return { url: checked.url, host: checked.host, local: checked.loopback };
 }
 
-async function resolvesPublicly(env: Env, host: string, signal: AbortSignal): Promise<void> {
-  const dohUrl = env.DOH_URL;
-  let answers: Awaited<ReturnType<typeof dohQuery>>[];
-  try {
-    answers = await Promise.all([
-      dohQuery(dohUrl, host, "A", undefined, signal),
-      dohQuery(dohUrl, host, "AAAA", undefined, signal),
-    ]);
-  } catch (err) {
-    if (err instanceof DohUnavailable) throw new Error(`DNS unavailable for ${host}`);
-    throw err;
-  }
-  if (answers.some((a) => a.status !== RCODE_NOERROR)) throw new ProviderUrlRefused("dns_no_answer");
-  const addresses = answers.flatMap((a) =>
-    a.records.filter((r) => r.type === DOH_TYPES.A || r.type === DOH_TYPES.AAAA).map((r) => r.data),
-  );
-  if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
-    throw new ProviderUrlRefused("non_public_host");
-  }
+/** The outbound guard's options for a provider request: HTTPS, no redirects, the size cap, one deadline. */
+export function providerGuardOptions(env: Env): GuardOptions {
+  return {
+    ...policy(env),
+    resolver: dohResolver(env.DOH_URL),
+    timeoutMs: SSO_FETCH_TIMEOUT_MS,
+    redirects: "answer",
+    body: { read: "always", maxBytes: SSO_FETCH_MAX_BYTES },
+  };
 }
 
-/** The provider's answer, at most SSO_FETCH_MAX_BYTES (a declared larger length is refused unread). */
-async function readCapped(res: Response): Promise<Uint8Array> {
-  const declared = Number(res.headers.get("content-length") ?? Number.NaN);
-  const bytes =
-    Number.isFinite(declared) && declared > SSO_FETCH_MAX_BYTES
-      ? null
-      : await readCappedBytes(res.body, SSO_FETCH_MAX_BYTES);
-  if (bytes === null) {
-    await res.body?.cancel().catch(() => {});
-    throw new Error("provider answer too large");
-  }
-  return bytes;
-}
-
-/** A `fetch` for oauth4webapi's `customFetch`: every request passes the checks above. */
+/** A `fetch` for oauth4webapi's `customFetch`: every request passes the guard. */
 export function providerFetch(env: Env): (url: string, init: RequestInit) => Promise<Response> {
+  const options = providerGuardOptions(env);
   return async (raw, init) => {
-    const checked = checkProviderUrl(env, raw);
-    const signal = AbortSignal.timeout(SSO_FETCH_TIMEOUT_MS);
-    if (!checked.local) await resolvesPublicly(env, checked.host, signal);
-    const res = await fetch(checked.url.toString(), { ...init, redirect: "manual", signal });
-    const body = await readCapped(res);
-    return new Response(res.status === 204 ? null : body, { status: res.status, headers: res.headers });
+    const { method, headers, body } = init;
+    const request = {
+      ...(method ? { method } : {}),
+      ...(headers ? { headers } : {}),
+      ...(body ? { body } : {}),
+    };
+    const res = await guardedFetch(raw, request, options);
+    if (res.kind !== "answer") throw providerError(res);
+    const bodyless = NULL_BODY_STATUSES.has(res.status);
+    return new Response(bodyless ? null : res.body, { status: res.status, headers: res.headers });
   };
 }

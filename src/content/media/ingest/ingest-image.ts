@@ -12,8 +12,8 @@
  * - `transient` (keep the external URL, retry later): `timeout`, `network_error`, `http_5xx`,
  *   `http_408`, `http_425`, `http_429`, `dns_nxdomain`, `dns_no_address`, `dns_unavailable`.
  */
-import { dohResolver, type Resolver } from "./resolver";
-import { safeFetch } from "./safe-fetch";
+import { dohResolver, type Resolver } from "../../../lib/doh";
+import { type GuardOptions, guardedFetch } from "../../../lib/safe-fetch";
 import { judgeSvg, sniffRaster } from "./sniff";
 
 export type IngestOutcome =
@@ -60,8 +60,41 @@ export function classifyImage(bytes: Uint8Array): IngestOutcome {
   return { kind: "rejected", reason: "not_image" };
 }
 
+/** Redirects an image URL may take (each one checked like the first URL); one more is refused. */
+const MAX_REDIRECTS = 5;
+/** Deadline for one image: DNS, every hop and the body. */
+const TIMEOUT_MS = 8000;
+const IMAGE_ACCEPT = "image/avif,image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.1";
+/** 4xx that say "try later", not "this URL is bad". */
+const TRANSIENT_4XX = new Set([408, 425, 429]);
+
+/** The outbound guard's options for an image: http(s), up to 5 redirects, the size cap, one deadline. */
+export function imageGuardOptions(deps: IngestDeps): GuardOptions {
+  return {
+    schemes: ["http:", "https:"],
+    resolver: deps.resolver,
+    body: { read: "2xx", maxBytes: deps.maxBytes },
+    redirects: deps.maxRedirects ?? MAX_REDIRECTS,
+    timeoutMs: deps.timeoutMs ?? TIMEOUT_MS,
+    ...(deps.fetcher ? { fetcher: deps.fetcher } : {}),
+  };
+}
+
+/**
+ * The image at `url` through the outbound guard (src/lib/safe-fetch.ts). Rejections are definitive
+ * (the URL is bad or unsafe); transient failures may succeed later (timeouts, 5xx, DNS trouble,
+ * 408/425/429).
+ */
 export async function fetchImageSafely(url: string, deps: IngestDeps): Promise<IngestOutcome> {
-  const fetched = await safeFetch(url, deps);
-  if (fetched.kind !== "ok") return fetched;
-  return classifyImage(fetched.bytes);
+  const fetched = await guardedFetch(
+    url,
+    { method: "GET", headers: { accept: IMAGE_ACCEPT } },
+    imageGuardOptions(deps),
+  );
+  if (fetched.kind !== "answer") return fetched;
+  if (fetched.body === null) {
+    const transient = fetched.status >= 500 || TRANSIENT_4XX.has(fetched.status);
+    return { kind: transient ? "transient" : "rejected", reason: `http_${fetched.status}` };
+  }
+  return classifyImage(fetched.body);
 }
