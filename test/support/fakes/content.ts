@@ -52,6 +52,7 @@
  *   /redirect-metadata 302 http://169.254.169.254/latest/meta-data/
  *   /redirect-ftp     302 ftp://img.test/ok.png        /redirect-no-location  302 without Location
  *   /redirect-loop    302 to itself                    /redirect-chain/<n>  n hops of 302 then the PNG
+ *   /stalled/...      JSON body "{" then nothing for 20 s  /oversized/...  a 300 KiB JSON document
  *
  * Cache purge and IndexNow hosts (`purge.test`, `indexnow.test`), each with a memory of what it got:
  *   POST /flaky/<token>/<n>   the first n requests of <token> answer 503, every later one 200
@@ -151,6 +152,25 @@ const image = (bytes: Uint8Array, type: string) =>
 const redirect = (location: string | null) =>
   new Response(null, { status: 302, headers: location === null ? {} : { location } });
 
+function stalledJson(): Response {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode("{"));
+      // unref: a stalled answer nobody reads any more never keeps the test process alive.
+      timer = setTimeout(() => {
+        controller.enqueue(new TextEncoder().encode("}"));
+        controller.close();
+      }, 20_000);
+      (timer as { unref?: () => void }).unref?.();
+    },
+    cancel() {
+      clearTimeout(timer);
+    },
+  });
+  return new Response(stream, { headers: { "content-type": "application/json" } });
+}
+
 async function imageHost(request: Request, url: URL): Promise<Response> {
   const path = url.pathname;
   switch (path) {
@@ -244,6 +264,14 @@ async function imageHost(request: Request, url: URL): Promise<Response> {
       return redirect(null);
     case "/redirect-loop":
       return redirect(`${url.origin}/redirect-loop`);
+  }
+  // Under any path: a JSON-labelled body that sends "{" and then nothing for 20 s (an OpenID provider
+  // that stalls mid-answer), and a 300 KiB JSON document (a provider answer above the SSO cap).
+  if (path.startsWith("/stalled/")) return stalledJson();
+  if (path.startsWith("/oversized/")) {
+    return new Response(`{"pad":"${"x".repeat(300 * 1024)}"}`, {
+      headers: { "content-type": "application/json" },
+    });
   }
   const sized = /^\/sized\/(\d{1,8})$/.exec(path);
   if (sized) {
