@@ -30,7 +30,7 @@ const ALLOWED: ((file: string) => boolean)[] = [
 const CONTEXT_TYPES = new Set(["Context", "AppContext"]);
 
 /** `file:line name` of every parameter typed `Context`/`AppContext` (generic or not) in `text`. */
-export function contextParameters(file: string, text: string): string[] {
+function contextParameters(file: string, text: string): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const visit = (node: ts.Node) => {

@@ -50,12 +50,12 @@ export type AppEnv = {
 
 export type AppContext = Context<AppEnv>;
 
-export function clientIp(c: Context): string {
+function clientIp(c: Context): string {
   return c.req.header("cf-connecting-ip") ?? "unknown";
 }
 
 /** Whether the request came over https (the URL's scheme, or `x-forwarded-proto` from a proxy). */
-export function isHttps(c: Context): boolean {
+function isHttps(c: Context): boolean {
   return new URL(c.req.url).protocol === "https:" || c.req.header("x-forwarded-proto") === "https";
 }
 
