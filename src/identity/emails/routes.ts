@@ -8,9 +8,9 @@ import { nowIso } from "../core/crypto";
 import { jsonBody, jsonResponse, parseEmail, readOptionalJsonBody } from "../core/schemas";
 import { fail } from "../errors";
 import { eventOrigin, recordEvent } from "../events/events";
-import { disown } from "../factors/routes";
 import { requireStepUp } from "../factors/step-up";
 import { addPendingEmail, EMAIL_NOT_FOUND, verifyPendingEmail } from "./account-emails";
+import { disownByToken } from "./address-disown";
 import {
   type EmailRow,
   findEmailById,
@@ -250,7 +250,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      await disown(c, c.req.valid("json").token, ["email"]);
+      await disownByToken(c.env, c.get("services"), c.req.valid("json").token, ["email"]);
       return c.body(null, 204);
     },
   );

@@ -2,11 +2,11 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { bearerAuth } from "../core/auth";
-import type { AppContext, AppEnv } from "../core/context";
+import type { AppEnv } from "../core/context";
 import { jsonBody, jsonResponse, STEP_UP_EXTENSION, StepUpHeader } from "../core/schemas";
 import { type DisownKind, disownByToken } from "../emails/address-disown";
 import { fail } from "../errors";
-import { callerEvent, eventOrigin } from "../events/events";
+import { callerEvent } from "../events/events";
 import { smsEnabled } from "../messaging/messaging";
 import { primaryEmail } from "../signup/accounts-store";
 import { confirmTotpEnrollment, enrollmentProof, generateRecoveryPool } from "./factor-enrollment";
@@ -17,12 +17,6 @@ import { deleteTotp, factorCounts } from "./store";
 import { otpauthUri } from "./totp";
 
 const DISOWNABLE_FACTORS: readonly DisownKind[] = ["totp", "phone", "passkey", "recovery"];
-
-/** The one-click undo of a notice (a factor's, a recovery pool's or an address's): the token is the proof. */
-export async function disown(c: AppContext, token: string, kinds: readonly DisownKind[]): Promise<void> {
-  const { request, log } = c.get("services");
-  await disownByToken(c.env, { token, ip: request.ip, origin: eventOrigin(request), kinds }, log);
-}
 
 export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(
@@ -178,7 +172,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      await disown(c, c.req.valid("json").token, DISOWNABLE_FACTORS);
+      await disownByToken(c.env, c.get("services"), c.req.valid("json").token, DISOWNABLE_FACTORS);
       return c.body(null, 204);
     },
   );
