@@ -2,7 +2,7 @@
  * Identity's business functions take `(env, services, …)` like content's and sites', never the Hono
  * context (issue 21): only the HTTP layer (routes, the hosted pages, the middleware that builds the
  * services and the request facts, the request-body readers and the session's cookies) may declare a
- * parameter of type `Context`/`AppContext`.
+ * parameter of type `Context`/`AppContext` or import `hono` itself.
  */
 import path from "node:path";
 import ts from "typescript";
@@ -61,6 +61,15 @@ describe("identity's business functions do not take the Hono context", () => {
     const offenders = identityFiles()
       .filter(({ local }) => !ALLOWED.some((allowed) => allowed(local)))
       .flatMap(({ file }) => contextParameters(relative(file), readSource(file)));
+    expect(offenders).toEqual([]);
+  });
+
+  it("no module outside that layer imports hono itself (cookies, headers and contexts stay there)", () => {
+    // `@hono/zod-openapi` (schemas, `createRoute`) is not `hono`: it stays allowed everywhere.
+    const offenders = identityFiles()
+      .filter(({ local }) => !ALLOWED.some((allowed) => allowed(local)))
+      .filter(({ file }) => /from "hono(\/[^"]*)?"/.test(readSource(file)))
+      .map(({ file }) => relative(file));
     expect(offenders).toEqual([]);
   });
 
