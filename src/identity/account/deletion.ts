@@ -6,7 +6,7 @@
  * A sign-in whose proof succeeded meanwhile answers 403 ACCOUNT_PENDING_DELETION (`refuseInactive`).
  */
 import { rpc, type SitesRpc } from "../../lib/rpc";
-import { type AppContext, clientIp } from "../core/context";
+import type { Services } from "../core/context";
 import { nowIso } from "../core/crypto";
 import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
@@ -42,9 +42,9 @@ async function namedSites(env: Env, ids: string[]) {
 }
 
 /** 409 LAST_ORG_OWNER / LAST_SITE_OWNER with the names, when the account is the last owner of any. */
-async function refuseLastOwner(c: AppContext, userId: string) {
-  const { orgs, siteIds } = await lastOwnerships(c.env.DB, userId);
-  const sites = await namedSites(c.env, siteIds);
+async function refuseLastOwner(env: Env, userId: string) {
+  const { orgs, siteIds } = await lastOwnerships(env.DB, userId);
+  const sites = await namedSites(env, siteIds);
   const details = { orgs: orgs.map((o) => ({ id: o.id, name: o.name })), sites };
   if (orgs.length > 0) {
     fail("LAST_ORG_OWNER", {
@@ -61,32 +61,31 @@ async function refuseLastOwner(c: AppContext, userId: string) {
 }
 
 /** Checks that may refuse before the step-up is asked for (no code is spent on a refused deletion). */
-export async function checkDeletable(c: AppContext) {
-  await refuseLastOwner(c, c.get("auth").userId);
+export async function checkDeletable(env: Env, userId: string) {
+  await refuseLastOwner(env, userId);
 }
 
 /** The request, after the step-up: one batch; the last-owner rule is evaluated again inside it. */
-export async function requestDeletion(c: AppContext) {
-  const { userId } = c.get("auth");
-  const address = await primaryEmail(c.env.DB, userId);
+export async function requestDeletion(env: Env, services: Services, userId: string) {
+  const address = await primaryEmail(env.DB, userId);
   const now = nowIso();
   const eraseAfter = new Date(Date.parse(now) + DELETION_GRACE_DAYS * DAY_MS).toISOString();
-  const event = callerEvent(c, "account_deletion_requested", {}, { ifChanged: true });
-  const [inserted] = await c.env.DB.batch(
-    requestDeletionStatements(c.env.DB, userId, { now, eraseAfter }, event),
+  const event = callerEvent(env, services, userId, "account_deletion_requested", {}, { ifChanged: true });
+  const [inserted] = await env.DB.batch(
+    requestDeletionStatements(env.DB, userId, { now, eraseAfter }, event),
   );
   if ((inserted?.meta.changes ?? 0) === 0) {
     // Lost to a concurrent request of the same account (then it is pending: the same answer), or an
     // ownership that changed since the check.
-    const pending = await deletionOf(c.env.DB, userId);
+    const pending = await deletionOf(env.DB, userId);
     if (pending && !pending.erased_at) return { erase_after: pending.erase_after, cancel: CANCEL_OPERATION };
-    await refuseLastOwner(c, userId);
+    await refuseLastOwner(env, userId);
     fail("LOOKUP_FAILED", "The deletion could not be recorded; nothing changed.");
   }
   if (address) {
-    await tell(c.get("services").mailer, c.get("log"), address, {
+    await tell(services.mailer, services.log, address, {
       subject: "Your account will be deleted",
-      body: `Your account was scheduled for deletion and every session was signed out. Its personal data will be erased after ${eraseAfter}. Until then you can keep it: open ${c.env.ISSUER}/auth/account/restore (or call ${CANCEL_OPERATION}) with this address and the code we e-mail you. If you did not ask for this, cancel now and change your password.`,
+      body: `Your account was scheduled for deletion and every session was signed out. Its personal data will be erased after ${eraseAfter}. Until then you can keep it: open ${env.ISSUER}/auth/account/restore (or call ${CANCEL_OPERATION}) with this address and the code we e-mail you. If you did not ask for this, cancel now and change your password.`,
     });
   }
   return { erase_after: eraseAfter, cancel: CANCEL_OPERATION };
@@ -128,24 +127,23 @@ export async function refuseInactive(db: D1Database, userId: string): Promise<ne
  * to the address only when it is a usable verified address of an account whose deletion can still be
  * cancelled. Counted per client and per pair of address and client, like the magic link.
  */
-export async function requestCancelCode(c: AppContext, address: string) {
-  const ip = clientIp(c);
-  await enforceRateLimit(c.env, "restore_ip", ip);
-  await enforceRateLimit(c.env, "restore_pair", `${address}|${ip}`);
-  const log = c.get("log");
-  const mailer = c.get("services").mailer;
+export async function requestCancelCode(env: Env, services: Services, address: string) {
+  const { ip } = services.request;
+  await enforceRateLimit(env, "restore_ip", ip);
+  await enforceRateLimit(env, "restore_pair", `${address}|${ip}`);
+  const { log, mailer } = services;
   const work = (async () => {
-    const owner = await findVerifiedOwner(c.env.DB, address);
-    if (!owner || !(await cancellableDeletion(c.env.DB, owner.user_id, nowIso()))) {
+    const owner = await findVerifiedOwner(env.DB, address);
+    if (!owner || !(await cancellableDeletion(env.DB, owner.user_id, nowIso()))) {
       log.info("deletion_cancel_without_pending");
       return;
     }
     // The address-wide silent cap of owner codes: strangers from many clients cannot mail-bomb it.
-    if (!(await hitRateLimit(c.env, "owner_code_mail", `account_restore|${address}`))) {
+    if (!(await hitRateLimit(env, "owner_code_mail", `account_restore|${address}`))) {
       log.warn("deletion_cancel_capped");
       return;
     }
-    const otp = await issueOtp(c.env, { purpose: "account_restore", target: address, userId: owner.user_id });
+    const otp = await issueOtp(env, { purpose: "account_restore", target: address, userId: owner.user_id });
     await mailer.send({
       to: address,
       purpose: "account_restore",
@@ -154,7 +152,7 @@ export async function requestCancelCode(c: AppContext, address: string) {
       code: otp.code,
     });
   })().catch((err: unknown) => log.error("deletion_cancel_code_failed", { error: (err as Error).message }));
-  c.executionCtx.waitUntil(work);
+  services.waitUntil(work);
 }
 
 /**
@@ -162,22 +160,22 @@ export async function requestCancelCode(c: AppContext, address: string) {
  * active again (its sessions stay ended: the owner signs in anew) and the primary address is told.
  * Every failure, a grace period that ended meanwhile included, is the same 401 CODE_INVALID.
  */
-export async function cancelDeletion(c: AppContext, address: string, code: string) {
-  await enforceVerifyQuotas(c.env, clientIp(c), address, code);
-  const won = await consumeOtp(c.env, { purpose: "account_restore", target: address, code });
+export async function cancelDeletion(env: Env, services: Services, address: string, code: string) {
+  await enforceVerifyQuotas(env, services.request.ip, address, code);
+  const won = await consumeOtp(env, { purpose: "account_restore", target: address, code });
   if (!won?.userId) fail("CODE_INVALID", "The code is invalid.");
   const userId = won.userId;
   const event = recordEvent(
-    c.env.DB,
-    eventOrigin(c),
+    env.DB,
+    eventOrigin(services.request),
     { userId, type: "account_deletion_cancelled" },
     { ifChanged: true },
   );
-  const [removed] = await c.env.DB.batch(cancelDeletionStatements(c.env.DB, userId, nowIso(), event));
+  const [removed] = await env.DB.batch(cancelDeletionStatements(env.DB, userId, nowIso(), event));
   if ((removed?.meta.changes ?? 0) === 0) fail("CODE_INVALID", "The code is invalid.");
-  const primary = await primaryEmail(c.env.DB, userId);
+  const primary = await primaryEmail(env.DB, userId);
   if (primary) {
-    await tell(c.get("services").mailer, c.get("log"), primary, {
+    await tell(services.mailer, services.log, primary, {
       subject: "Your account will not be deleted",
       body: "The deletion of your account was cancelled. Sign in again to use it. If you did not do this, change your password.",
     });

@@ -5,7 +5,7 @@ import { bearerAuth } from "../core/auth";
 import type { AppEnv } from "../core/context";
 import { jsonBody, jsonResponse, parseEmail, StepUpHeader } from "../core/schemas";
 import { requireStepUp } from "../factors/step-up";
-import { clearSessionCookies } from "../login/sessions";
+import { clearSessionCookies } from "../login/session-response";
 import { cancelDeletion, checkDeletable, requestCancelCode, requestDeletion } from "./deletion";
 import { DELETION_GRACE_DAYS } from "./deletion-store";
 import { AccountExportSchema, exportAccount } from "./export";
@@ -53,9 +53,11 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      await checkDeletable(c);
-      await requireStepUp(c, "account.delete", c.req.valid("header")["x-step-up-code"]);
-      const scheduled = await requestDeletion(c);
+      const { userId } = c.get("auth");
+      const services = c.get("services");
+      await checkDeletable(c.env, userId);
+      await requireStepUp(c.env, services, userId, "account.delete", c.req.valid("header")["x-step-up-code"]);
+      const scheduled = await requestDeletion(c.env, services, userId);
       clearSessionCookies(c);
       return c.json(
         { status: "pending_deletion" as const, grace_days: DELETION_GRACE_DAYS, ...scheduled },
@@ -88,10 +90,10 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
       if (body.code === undefined || body.code === "") {
-        await requestCancelCode(c, address);
+        await requestCancelCode(c.env, c.get("services"), address);
         return c.json(CANCEL_SENT, 202);
       }
-      await cancelDeletion(c, address, body.code);
+      await cancelDeletion(c.env, c.get("services"), address, body.code);
       return c.json({ status: "active" as const }, 200);
     },
   );
@@ -118,7 +120,13 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const { userId } = c.get("auth");
-      await requireStepUp(c, "account.export", c.req.valid("header")["x-step-up-code"]);
+      await requireStepUp(
+        c.env,
+        c.get("services"),
+        userId,
+        "account.export",
+        c.req.valid("header")["x-step-up-code"],
+      );
       const document = await exportAccount(c.env, userId);
       c.header("Cache-Control", "no-store");
       c.header("Content-Disposition", 'attachment; filename="account-export.json"');

@@ -22,7 +22,7 @@ import { usePasswordCost } from "../signup/password";
 import { registerSignupRoutes } from "../signup/routes";
 import { registerSsoRoutes } from "../sso/routes";
 import { registerTransferRoutes } from "../transfers/routes";
-import type { AppEnv } from "./context";
+import { type AppEnv, requestFacts } from "./context";
 import { IDENTITY_DOCUMENT_RULES } from "./openapi";
 
 /** The identity HTTP app. Exported apart from the entrypoint so tests can run it with an altered env. */
@@ -40,6 +40,10 @@ app.use("*", async (c, next) => {
     mailer: createMailer(c.env),
     sms: createSmsSender(c.env),
     breach: new RangeApiBreachChecker(c.env.BREACH_CHECK_URL),
+    log: c.get("log"),
+    // Lazy: a request run without an execution context (app.request in tests) fails only if it uses one.
+    waitUntil: (work) => c.executionCtx.waitUntil(work),
+    request: requestFacts(c),
   });
   await next();
 });

@@ -6,12 +6,12 @@
  * removes the thing and ends every session of the account in one batch.
  */
 import { parseUlid } from "../../lib/ids";
-import type { Logger } from "../../lib/log";
 import { DISOWN_TOKEN_TTL_S } from "../core/config";
+import type { Services } from "../core/context";
 import { hmacHex, timingSafeEqual } from "../core/crypto";
 import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
-import { type EventOrigin, recordEvent } from "../events/events";
+import { type EventOrigin, eventOrigin, recordEvent } from "../events/events";
 import { disownFactor, type FactorKind } from "../factors/store";
 import { enforceRateLimit } from "../login/guards";
 import { disownEmail } from "./store";
@@ -108,19 +108,21 @@ function disownEvents(
  */
 export async function disownByToken(
   env: Env,
-  input: { token: string; ip: string; origin: EventOrigin; kinds?: readonly DisownKind[] },
-  log: Logger,
+  services: Pick<Services, "request" | "log">,
+  token: string,
+  kinds: readonly DisownKind[],
 ) {
-  await enforceRateLimit(env, "verify_ip", input.ip);
-  const claim = await readDisownToken(env.OTP_PEPPER, input.token);
-  if (!claim || (input.kinds && !input.kinds.includes(claim.kind))) {
+  const { request, log } = services;
+  await enforceRateLimit(env, "verify_ip", request.ip);
+  const claim = await readDisownToken(env.OTP_PEPPER, token);
+  if (!claim || !kinds.includes(claim.kind)) {
     fail("CODE_INVALID", "The link is invalid or has expired.");
   }
   const { kind, userId, subjectId } = claim;
   if (kind === "email") {
     const event = recordEvent(
       env.DB,
-      input.origin,
+      eventOrigin(request),
       { userId, type: "not_me_used", target: subjectId, detail: "address" },
       { ifChanged: true },
     );
@@ -131,7 +133,7 @@ export async function disownByToken(
     log.info("email_disowned", { user_id: userId, address_id: subjectId, outcome });
     return;
   }
-  const events = disownEvents(env.DB, input.origin, { kind, userId, subjectId });
+  const events = disownEvents(env.DB, eventOrigin(request), { kind, userId, subjectId });
   const removed = await disownFactor(env.DB, kind, userId, subjectId, events);
   log.info("factor_disowned", {
     user_id: userId,

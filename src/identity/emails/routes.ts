@@ -4,14 +4,13 @@ import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
 import { bearerAuth } from "../core/auth";
 import type { AppContext, AppEnv } from "../core/context";
-import { clientIp } from "../core/context";
 import { nowIso } from "../core/crypto";
 import { jsonBody, jsonResponse, parseEmail, readOptionalJsonBody } from "../core/schemas";
 import { fail } from "../errors";
 import { eventOrigin, recordEvent } from "../events/events";
-import { disown } from "../factors/routes";
 import { requireStepUp } from "../factors/step-up";
 import { addPendingEmail, EMAIL_NOT_FOUND, verifyPendingEmail } from "./account-emails";
+import { disownByToken } from "./address-disown";
 import {
   type EmailRow,
   findEmailById,
@@ -54,10 +53,16 @@ async function myEmailById(c: AppContext, rawId: string): Promise<EmailRow> {
   return row;
 }
 
+/** The caller of an address change: account, client and what its events keep of the client. */
+function addressCaller(c: AppContext) {
+  const { request } = c.get("services");
+  return { userId: c.get("auth").userId, ip: request.ip, origin: eventOrigin(request) };
+}
+
 /** The event of a change to one of the caller's addresses, written only if the change changed a row. */
 function addressEvent(c: AppContext, type: "address_made_primary" | "address_removed", row: EmailRow) {
   const event = { userId: c.get("auth").userId, type, target: row.id, detail: row.address };
-  return recordEvent(c.env.DB, eventOrigin(c), event, { ifChanged: true });
+  return recordEvent(c.env.DB, eventOrigin(c.get("services").request), event, { ifChanged: true });
 }
 
 export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
@@ -112,7 +117,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const address = parseEmail(c.req.valid("json").email);
-      const caller = { userId: c.get("auth").userId, ip: clientIp(c), origin: eventOrigin(c) };
+      const caller = addressCaller(c);
       return c.json(
         await addPendingEmail(c.env, c.get("services").mailer, caller, address, c.get("log")),
         202,
@@ -144,7 +149,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      const caller = { userId: c.get("auth").userId, ip: clientIp(c), origin: eventOrigin(c) };
+      const caller = addressCaller(c);
       const input = { address, code: body.code.trim() };
       const row = await verifyPendingEmail(c.env, c.get("services").mailer, caller, input, c.get("log"));
       return c.json(item(row), 200);
@@ -186,8 +191,8 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       const row = await myEmailById(c, c.req.valid("param").id);
       if (!row.verified_at) fail("EMAIL_NOT_VERIFIED_FOR_PRIMARY", "Verify the address first.");
       if (row.is_primary === 1) return c.json(item(row), 200);
-      await requireStepUp(c, "emails.primary", code);
       const { userId } = c.get("auth");
+      await requireStepUp(c.env, c.get("services"), userId, "emails.primary", code);
       await makeEmailPrimary(c.env.DB, userId, row.id, addressEvent(c, "address_made_primary", row));
       return c.json(item({ ...row, is_primary: 1, usable_at: null }), 200);
     },
@@ -245,7 +250,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      await disown(c, c.req.valid("json").token, ["email"]);
+      await disownByToken(c.env, c.get("services"), c.req.valid("json").token, ["email"]);
       return c.body(null, 204);
     },
   );

@@ -7,12 +7,12 @@
  * client is kept as a network prefix (/24, /48) and a "browser on OS" family, never the address or the
  * full user agent. docs/decisions/id-events.md lists which event is written where.
  */
-import type { Context } from "hono";
 import { newId } from "../../lib/ids";
 import type { Logger } from "../../lib/log";
 import { ApiError } from "../../lib/problem";
-import { clientIp } from "../core/context";
+import type { RequestFacts, Services } from "../core/context";
 import { nowIso } from "../core/crypto";
+import type { Env } from "../core/worker-env";
 import { findVerifiedOwner } from "../signup/accounts-store";
 
 /** Events whose subject is an account: only its owner reads them. */
@@ -132,8 +132,9 @@ export function userAgentFamily(ua: string | null | undefined): string | null {
   return `${browser} on ${system}`;
 }
 
-export function eventOrigin(c: Context): EventOrigin {
-  return { ipPrefix: ipPrefix(clientIp(c)), userAgent: userAgentFamily(c.req.header("user-agent")) };
+/** What an event keeps of the request (see `EventOrigin`). */
+export function eventOrigin(request: RequestFacts): EventOrigin {
+  return { ipPrefix: ipPrefix(request.ip), userAgent: userAgentFamily(request.userAgent) };
 }
 
 /**
@@ -191,18 +192,18 @@ export function signInEvents(
 }
 
 /**
- * An event of the caller's own account (the Bearer's), for the batch of the change; with `ifChanged`
- * (compare-and-set writes) only when the statement before it changed a row.
+ * An event of the caller's own account (the Bearer's `userId`), for the batch of the change; with
+ * `ifChanged` (compare-and-set writes) only when the statement before it changed a row.
  */
 export function callerEvent(
-  c: Context,
+  env: Pick<Env, "DB">,
+  services: Pick<Services, "request">,
+  userId: string,
   type: AccountEventType,
   fields: EventFields = {},
   options: { ifChanged?: boolean } = {},
 ): D1PreparedStatement {
-  const db = (c.env as { DB: D1Database }).DB;
-  const userId = (c.get("auth") as { userId: string }).userId;
-  return recordEvent(db, eventOrigin(c), { userId, type, ...fields }, options);
+  return recordEvent(env.DB, eventOrigin(services.request), { userId, type, ...fields }, options);
 }
 
 /**
@@ -272,17 +273,22 @@ function failureType(err: unknown): "sign_in_failed" | "sign_in_locked" | null {
  * Known and unknown addresses do the same work on the response path (one `waitUntil`); the lookup of the
  * address's owner and the write happen after the answer, so the answer's timing says nothing.
  */
-export function recordSignInFailure(c: Context, address: string, method: SignInMethod) {
+export function recordSignInFailure(
+  env: Pick<Env, "DB">,
+  services: Pick<Services, "request" | "waitUntil" | "log">,
+  address: string,
+  method: SignInMethod,
+) {
   return (err: unknown): never => {
     const type = failureType(err);
-    const origin = eventOrigin(c);
-    const db = (c.env as { DB: D1Database }).DB;
-    c.executionCtx.waitUntil(
+    const origin = eventOrigin(services.request);
+    const db = env.DB;
+    services.waitUntil(
       (async () => {
         if (!type) return;
         const owner = await findVerifiedOwner(db, address, { includeCoolingOff: true });
         if (owner)
-          await writeEvent(recordEvent(db, origin, { userId: owner.user_id, type, method }), c.get("log"));
+          await writeEvent(recordEvent(db, origin, { userId: owner.user_id, type, method }), services.log);
       })().catch(() => undefined),
     );
     throw err;
@@ -293,9 +299,12 @@ export function recordSignInFailure(c: Context, address: string, method: SignInM
  * A wrong second factor counted by a login challenge (its state lives in the challenge's Durable
  * Object): written on the request's own path, with the retry of `writeEvent`, before the answer.
  */
-export function recordFactorFailure(c: Context, method: SignInMethod) {
-  const origin = eventOrigin(c);
-  const db = (c.env as { DB: D1Database }).DB;
+export function recordFactorFailure(
+  env: Pick<Env, "DB">,
+  services: Pick<Services, "request" | "log">,
+  method: SignInMethod,
+) {
+  const origin = eventOrigin(services.request);
   return (userId: string) =>
-    writeEvent(recordEvent(db, origin, { userId, type: "sign_in_failed", method }), c.get("log"));
+    writeEvent(recordEvent(env.DB, origin, { userId, type: "sign_in_failed", method }), services.log);
 }

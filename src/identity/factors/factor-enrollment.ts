@@ -8,7 +8,8 @@
  * Every factor added and every recovery-code pool generated tells the primary address at once, with a
  * one-click undo (owner-notices.ts, address-disown.ts).
  */
-import type { AppContext } from "../core/context";
+import type { Services } from "../core/context";
+import type { Env } from "../core/worker-env";
 import { fail, problem } from "../errors";
 import { callerEvent } from "../events/events";
 import { type NoticeSender, noticeFactorAdded } from "../messaging/owner-notices";
@@ -28,29 +29,37 @@ const ENROLLMENT_OPERATIONS = {
  * stored: false (none needed) for an account without a factor, true once the step-up code was consumed;
  * otherwise the step-up's 428, 401 CODE_INVALID, 429 or 503 is thrown and nothing is stored.
  */
-export function enrollmentProof(c: AppContext, ceremony: keyof typeof ENROLLMENT_OPERATIONS) {
+export function enrollmentProof(
+  env: Env,
+  services: Services,
+  userId: string,
+  ceremony: keyof typeof ENROLLMENT_OPERATIONS,
+  stepUpCode: string | undefined,
+) {
   return async (): Promise<boolean> => {
-    if (!(await hasSignInFactor(c.env.DB, c.get("auth").userId))) return false;
-    await requireStepUp(c, ENROLLMENT_OPERATIONS[ceremony], c.req.header("x-step-up-code"));
+    if (!(await hasSignInFactor(env.DB, userId))) return false;
+    await requireStepUp(env, services, userId, ENROLLMENT_OPERATIONS[ceremony], stepUpCode);
     return true;
   };
 }
 
 /** Whether a ceremony opened with or without the proof may still complete now. */
-export async function mayComplete(c: AppContext, steppedUp: boolean): Promise<boolean> {
-  return steppedUp || !(await hasSignInFactor(c.env.DB, c.get("auth").userId));
+export async function mayComplete(env: Env, userId: string, steppedUp: boolean): Promise<boolean> {
+  return steppedUp || !(await hasSignInFactor(env.DB, userId));
 }
 
-function noticeSender(c: AppContext): NoticeSender {
-  return { env: c.env, mailer: c.get("services").mailer, log: c.get("log") };
+function noticeSender(env: Env, services: Services): NoticeSender {
+  return { env, mailer: services.mailer, log: services.log };
 }
 
 /** The owner notice of a factor just added or a pool just generated (never fails the request). */
 export function tellOwner(
-  c: AppContext,
+  env: Env,
+  services: Services,
+  userId: string,
   input: { kind: FactorKind; id: string; detail?: string; alsoRecovery?: boolean },
 ) {
-  return noticeFactorAdded(noticeSender(c), { userId: c.get("auth").userId, ...input });
+  return noticeFactorAdded(noticeSender(env, services), { userId, ...input });
 }
 
 const NO_PENDING = () => problem("NOT_FOUND", "No pending TOTP enrollment.");
@@ -60,32 +69,31 @@ const NO_PENDING = () => problem("NOT_FOUND", "No pending TOTP enrollment.");
  * pool. A pending secret opened without the step-up on an account that has since gained a factor is
  * dropped (404: start again, which asks for the step-up). The owner is told, with an undo.
  */
-export async function confirmTotpEnrollment(c: AppContext, code: string) {
-  const { userId } = c.get("auth");
-  const pending = await findTotp(c.env.DB, userId);
+export async function confirmTotpEnrollment(env: Env, services: Services, userId: string, code: string) {
+  const pending = await findTotp(env.DB, userId);
   if (!pending || pending.confirmed_at || !pending.id) throw NO_PENDING();
-  if (!(await mayComplete(c, pending.stepped_up === 1))) {
-    await deletePendingTotp(c.env.DB, userId);
+  if (!(await mayComplete(env, userId, pending.stepped_up === 1))) {
+    await deletePendingTotp(env.DB, userId);
     throw NO_PENDING();
   }
-  const added = callerEvent(c, "factor_added", { method: "totp" }, { ifChanged: true });
-  if (!(await verifyTotp(c.env, userId, code, "pending", added))) {
+  const added = callerEvent(env, services, userId, "factor_added", { method: "totp" }, { ifChanged: true });
+  if (!(await verifyTotp(env, userId, code, "pending", added))) {
     fail("MFA_INVALID_CODE", "The TOTP code is invalid.");
   }
-  if (await hasRecoveryPool(c.env.DB, userId)) {
-    await tellOwner(c, { kind: "totp", id: pending.id });
+  if (await hasRecoveryPool(env.DB, userId)) {
+    await tellOwner(env, services, userId, { kind: "totp", id: pending.id });
     return { confirmed: true as const };
   }
-  const pool = await newRecoveryPool(c.env, userId);
-  await c.env.DB.batch([...pool.statements, callerEvent(c, "recovery_codes_generated")]);
-  await tellOwner(c, { kind: "totp", id: pending.id, alsoRecovery: true });
+  const pool = await newRecoveryPool(env, userId);
+  await env.DB.batch([...pool.statements, callerEvent(env, services, userId, "recovery_codes_generated")]);
+  await tellOwner(env, services, userId, { kind: "totp", id: pending.id, alsoRecovery: true });
   return { confirmed: true as const, recovery_codes: pool.codes };
 }
 
 /** A new recovery pool (the caller ran the step-up); the owner is told, with a link voiding it. */
-export async function generateRecoveryPool(c: AppContext) {
-  const pool = await newRecoveryPool(c.env, c.get("auth").userId);
-  await c.env.DB.batch([...pool.statements, callerEvent(c, "recovery_codes_generated")]);
-  await tellOwner(c, { kind: "recovery", id: pool.poolId });
+export async function generateRecoveryPool(env: Env, services: Services, userId: string) {
+  const pool = await newRecoveryPool(env, userId);
+  await env.DB.batch([...pool.statements, callerEvent(env, services, userId, "recovery_codes_generated")]);
+  await tellOwner(env, services, userId, { kind: "recovery", id: pool.poolId });
   return pool.codes;
 }

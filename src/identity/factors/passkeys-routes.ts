@@ -69,8 +69,15 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       requirePasskeys(c);
-      const prove = enrollmentProof(c, "passkey");
-      return c.json(await beginPasskeyRegistration(c.env, c.get("auth").userId, prove), 200);
+      const { userId } = c.get("auth");
+      const prove = enrollmentProof(
+        c.env,
+        c.get("services"),
+        userId,
+        "passkey",
+        c.req.header("x-step-up-code"),
+      );
+      return c.json(await beginPasskeyRegistration(c.env, userId, prove), 200);
     },
   );
 
@@ -96,10 +103,19 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       requirePasskeys(c);
       const body = registrationBody(await readJsonBody(c));
-      const added = callerEvent(c, "factor_added", { method: "passkey" }, { ifChanged: true });
-      const proven = (steppedUp: boolean) => mayComplete(c, steppedUp);
-      const stored = await finishPasskeyRegistration(c.env, c.get("auth").userId, body, proven, added);
-      await tellOwner(c, { kind: "passkey", id: stored.id, detail: stored.name ?? "" });
+      const { userId } = c.get("auth");
+      const services = c.get("services");
+      const added = callerEvent(
+        c.env,
+        services,
+        userId,
+        "factor_added",
+        { method: "passkey" },
+        { ifChanged: true },
+      );
+      const proven = (steppedUp: boolean) => mayComplete(c.env, userId, steppedUp);
+      const stored = await finishPasskeyRegistration(c.env, userId, body, proven, added);
+      await tellOwner(c.env, services, userId, { kind: "passkey", id: stored.id, detail: stored.name ?? "" });
       return c.json(stored, 201);
     },
   );
@@ -150,13 +166,16 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       requirePasskeys(c);
       // Step-up before any lookup: the answer never depends on whether the id exists.
-      await requireStepUp(c, "mfa.passkey.delete", c.req.header("x-step-up-code"));
       const { userId } = c.get("auth");
+      const services = c.get("services");
+      await requireStepUp(c.env, services, userId, "mfa.passkey.delete", c.req.header("x-step-up-code"));
       const id = parseUlid(c.req.valid("param").id);
       const notFound = () => problem("PASSKEY_NOT_FOUND", "No such passkey.");
       if (!id) throw notFound();
       const removed = callerEvent(
-        c,
+        c.env,
+        services,
+        userId,
         "factor_removed",
         { method: "passkey", target: id },
         { ifChanged: true },

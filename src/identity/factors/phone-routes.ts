@@ -45,8 +45,10 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       requireSms(c);
       const phone = parsePhone(c.req.valid("json").phone);
-      const steppedUp = await enrollmentProof(c, "phone")();
-      const input = { userId: c.get("auth").userId, phone, steppedUp };
+      const { userId } = c.get("auth");
+      const stepUpCode = c.req.header("x-step-up-code");
+      const steppedUp = await enrollmentProof(c.env, c.get("services"), userId, "phone", stepUpCode)();
+      const input = { userId, phone, steppedUp };
       return c.json(await startPhoneVerification(c.env, c.get("services").sms, input), 202);
     },
   );
@@ -74,11 +76,20 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       requireSms(c);
       // The save is conditional (proof, or no factor yet), so the event follows it only if it wrote.
-      const added = callerEvent(c, "factor_added", { method: "sms" }, { ifChanged: true });
+      const { userId } = c.get("auth");
+      const services = c.get("services");
+      const added = callerEvent(
+        c.env,
+        services,
+        userId,
+        "factor_added",
+        { method: "sms" },
+        { ifChanged: true },
+      );
       const code = c.req.valid("json").code.trim();
-      const proven = (steppedUp: boolean) => mayComplete(c, steppedUp);
-      const { id, ...confirmed } = await confirmPhone(c.env, c.get("auth").userId, code, proven, added);
-      await tellOwner(c, { kind: "phone", id, detail: confirmed.phone });
+      const proven = (steppedUp: boolean) => mayComplete(c.env, userId, steppedUp);
+      const { id, ...confirmed } = await confirmPhone(c.env, userId, code, proven, added);
+      await tellOwner(c.env, services, userId, { kind: "phone", id, detail: confirmed.phone });
       return c.json(confirmed, 200);
     },
   );
@@ -97,8 +108,16 @@ export function registerPhoneRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       requireSms(c);
-      const removed = callerEvent(c, "factor_removed", { method: "sms" }, { ifChanged: true });
-      await removePhone(c.env.DB, c.get("auth").userId, removed);
+      const { userId } = c.get("auth");
+      const removed = callerEvent(
+        c.env,
+        c.get("services"),
+        userId,
+        "factor_removed",
+        { method: "sms" },
+        { ifChanged: true },
+      );
+      await removePhone(c.env.DB, userId, removed);
       return c.body(null, 204);
     },
   );

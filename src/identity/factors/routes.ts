@@ -2,11 +2,11 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { bearerAuth } from "../core/auth";
-import { type AppContext, type AppEnv, clientIp } from "../core/context";
+import type { AppEnv } from "../core/context";
 import { jsonBody, jsonResponse, STEP_UP_EXTENSION, StepUpHeader } from "../core/schemas";
 import { type DisownKind, disownByToken } from "../emails/address-disown";
 import { fail } from "../errors";
-import { callerEvent, eventOrigin } from "../events/events";
+import { callerEvent } from "../events/events";
 import { smsEnabled } from "../messaging/messaging";
 import { primaryEmail } from "../signup/accounts-store";
 import { confirmTotpEnrollment, enrollmentProof, generateRecoveryPool } from "./factor-enrollment";
@@ -17,11 +17,6 @@ import { deleteTotp, factorCounts } from "./store";
 import { otpauthUri } from "./totp";
 
 const DISOWNABLE_FACTORS: readonly DisownKind[] = ["totp", "phone", "passkey", "recovery"];
-
-/** The one-click undo of a notice (a factor's, a recovery pool's or an address's): the token is the proof. */
-export async function disown(c: AppContext, token: string, kinds: readonly DisownKind[]): Promise<void> {
-  await disownByToken(c.env, { token, ip: clientIp(c), origin: eventOrigin(c), kinds }, c.get("log"));
-}
 
 export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(
@@ -47,7 +42,8 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const { userId } = c.get("auth");
-      const secret = await beginTotpEnrollment(c.env, userId, enrollmentProof(c, "totp"));
+      const proof = enrollmentProof(c.env, c.get("services"), userId, "totp", c.req.header("x-step-up-code"));
+      const secret = await beginTotpEnrollment(c.env, userId, proof);
       if (!secret) {
         fail("TOTP_ALREADY_ENROLLED", "Remove the confirmed TOTP factor first.");
       }
@@ -80,7 +76,8 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const confirmed = await confirmTotpEnrollment(c, c.req.valid("json").code.trim());
+      const code = c.req.valid("json").code.trim();
+      const confirmed = await confirmTotpEnrollment(c.env, c.get("services"), c.get("auth").userId, code);
       c.header("Cache-Control", "no-store");
       return c.json(confirmed, 200);
     },
@@ -105,9 +102,18 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      await requireStepUp(c, "mfa.totp.delete", c.req.header("x-step-up-code"));
-      const removed = callerEvent(c, "factor_removed", { method: "totp" }, { ifChanged: true });
-      await deleteTotp(c.env.DB, c.get("auth").userId, removed);
+      const { userId } = c.get("auth");
+      const services = c.get("services");
+      await requireStepUp(c.env, services, userId, "mfa.totp.delete", c.req.header("x-step-up-code"));
+      const removed = callerEvent(
+        c.env,
+        services,
+        userId,
+        "factor_removed",
+        { method: "totp" },
+        { ifChanged: true },
+      );
+      await deleteTotp(c.env.DB, userId, removed);
       return c.body(null, 204);
     },
   );
@@ -131,8 +137,16 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      await requireStepUp(c, "mfa.recovery_codes.generate", c.req.header("x-step-up-code"));
-      const codes = await generateRecoveryPool(c);
+      const { userId } = c.get("auth");
+      const services = c.get("services");
+      await requireStepUp(
+        c.env,
+        services,
+        userId,
+        "mfa.recovery_codes.generate",
+        c.req.header("x-step-up-code"),
+      );
+      const codes = await generateRecoveryPool(c.env, services, userId);
       c.header("Cache-Control", "no-store");
       return c.json({ recovery_codes: codes }, 200);
     },
@@ -158,7 +172,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      await disown(c, c.req.valid("json").token, DISOWNABLE_FACTORS);
+      await disownByToken(c.env, c.get("services"), c.req.valid("json").token, DISOWNABLE_FACTORS);
       return c.body(null, 204);
     },
   );

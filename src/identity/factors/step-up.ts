@@ -1,7 +1,7 @@
 import type { ApiError } from "../../lib/problem";
-import type { AppContext } from "../core/context";
-import { clientIp } from "../core/context";
+import type { Services } from "../core/context";
 import { maskEmail } from "../core/crypto";
+import type { Env } from "../core/worker-env";
 import { fail, problem } from "../errors";
 import { enforceRateLimit } from "../login/guards";
 import { consumeOtp, issueOtp } from "../messaging/otp";
@@ -26,26 +26,31 @@ import { primaryEmail } from "../signup/accounts-store";
  * operation, so one intercepted code authorizes one action (NIST SP 800-63B §5.1.3.1 on out-of-band
  * secrets: single use, short lived, rate limited per §5.2.2).
  */
-export async function requireStepUp(c: AppContext, operation: string, code: string | undefined | null) {
-  const { userId } = c.get("auth");
+export async function requireStepUp(
+  env: Env,
+  services: Services,
+  userId: string,
+  operation: string,
+  code: string | undefined | null,
+) {
   let address: string | null;
   try {
-    address = await primaryEmail(c.env.DB, userId);
+    address = await primaryEmail(env.DB, userId);
   } catch (err) {
     throw unavailable(err);
   }
   if (!address) fail("STEP_UP_UNAVAILABLE", "No address to send a code to.");
 
   if (code === undefined || code === null || code === "") {
-    await enforceRateLimit(c.env, "step_up_send", userId);
+    await enforceRateLimit(env, "step_up_send", userId);
     try {
-      const otp = await issueOtp(c.env, {
+      const otp = await issueOtp(env, {
         purpose: "sensitive_action",
         target: address,
         userId,
         context: operation,
       });
-      await c.get("services").mailer.send({
+      await services.mailer.send({
         to: address,
         purpose: "sensitive_action",
         subject: "Confirm a sensitive change",
@@ -61,12 +66,12 @@ export async function requireStepUp(c: AppContext, operation: string, code: stri
     });
   }
 
-  await enforceRateLimit(c.env, "verify_ip", clientIp(c));
-  await enforceRateLimit(c.env, "step_up_verify_user", userId);
+  await enforceRateLimit(env, "verify_ip", services.request.ip);
+  await enforceRateLimit(env, "step_up_verify_user", userId);
   let ok: boolean;
   try {
     ok =
-      (await consumeOtp(c.env, {
+      (await consumeOtp(env, {
         purpose: "sensitive_action",
         target: address,
         code,

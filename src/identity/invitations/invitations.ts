@@ -1,7 +1,6 @@
 /** Invitations: creation, e-mailing, revocation and resending (rules shared by org and site routes). */
 import { newId, parseUlid } from "../../lib/ids";
-import type { AppContext } from "../core/context";
-import { clientIp } from "../core/context";
+import type { Services } from "../core/context";
 import { isoIn, randomToken, sha256Hex } from "../core/crypto";
 import type { Env } from "../core/worker-env";
 import { fail, problem } from "../errors";
@@ -50,54 +49,61 @@ export async function pendingInvitationViews(db: D1Database, owner: InvitationOw
   return (await listPendingInvitations(db, owner)).map(invitationView);
 }
 
-function acceptLink(c: AppContext, token: string) {
-  return `${c.env.ISSUER}/auth/invitations/accept?token=${token}`;
+function acceptLink(env: Env, token: string) {
+  return `${env.ISSUER}/auth/invitations/accept?token=${token}`;
 }
 
 /** E-mails the link; false when only sending failed (the invitation exists; resend, do not duplicate). */
-async function mailInvitation(c: AppContext, email: string, token: string): Promise<boolean> {
+async function mailInvitation(env: Env, services: Services, email: string, token: string): Promise<boolean> {
   try {
-    await c.get("services").mailer.send({
+    await services.mailer.send({
       to: email,
       purpose: "invitation",
       subject: "You are invited",
-      body: `Accept the invitation within 7 days: ${acceptLink(c, token)}`,
-      link: acceptLink(c, token),
+      body: `Accept the invitation within 7 days: ${acceptLink(env, token)}`,
+      link: acceptLink(env, token),
     });
     return true;
   } catch (err) {
-    c.get("log").error("invitation_mail_failed", { error: (err as Error).message });
+    services.log.error("invitation_mail_failed", { error: (err as Error).message });
     return false;
   }
 }
 
 export async function createInvitation(
-  c: AppContext,
+  env: Env,
+  services: Services,
+  invitedBy: string,
   input: { orgId: string; siteId: string | null; email: string; role: string },
 ) {
   const token = randomToken(32);
   const id = newId();
-  const invitedBy = c.get("auth").userId;
   const detail = `${input.email} as ${input.role}${input.siteId ? ` on site ${input.siteId}` : ""}`;
-  const event = orgEvent(c.env.DB, input.orgId, "invitation_sent", {
+  const event = orgEvent(env.DB, input.orgId, "invitation_sent", {
     actorUserId: invitedBy,
     target: id,
     detail,
   });
   await insertInvitation(
-    c.env.DB,
+    env.DB,
     { id, ...input, tokenHash: await sha256Hex(token), invitedBy, expiresAt: isoIn(INVITATION_TTL_S) },
     event,
   );
-  return { id, emailSent: await mailInvitation(c, input.email, token) };
+  return { id, emailSent: await mailInvitation(env, services, input.email, token) };
 }
 
 /** 404 for a malformed id, another owner's id and an invitation that is not pending alike. */
-export async function revokeInvitation(c: AppContext, rawId: string, owner: InvitationOwner, orgId: string) {
+export async function revokeInvitation(
+  env: Env,
+  actorUserId: string,
+  rawId: string,
+  owner: InvitationOwner,
+  orgId: string,
+) {
   const id = parseUlid(rawId);
-  const fields = { actorUserId: c.get("auth").userId, target: id };
-  const event = orgEvent(c.env.DB, orgId, "invitation_revoked", fields, { ifChanged: true });
-  if (!id || !(await revokePendingInvitation(c.env.DB, id, owner, event))) {
+  const fields = { actorUserId, target: id };
+  const event = orgEvent(env.DB, orgId, "invitation_revoked", fields, { ifChanged: true });
+  if (!id || !(await revokePendingInvitation(env.DB, id, owner, event))) {
     fail("NOT_FOUND", "No pending invitation.");
   }
 }
@@ -106,16 +112,16 @@ export async function revokeInvitation(c: AppContext, rawId: string, owner: Invi
  * Rotates the token (the old link dies), restarts the 7-day expiry and e-mails the new link. Rate limits
  * count per client and per invited mailbox, so resending cannot be used to flood an inbox.
  */
-export async function resendInvitation(c: AppContext, rawId: string, owner: InvitationOwner) {
+export async function resendInvitation(env: Env, services: Services, rawId: string, owner: InvitationOwner) {
   const notFound = () => problem("NOT_FOUND", "No such invitation.");
   const id = parseUlid(rawId);
-  const email = id ? await invitationEmail(c.env.DB, id, owner) : null;
+  const email = id ? await invitationEmail(env.DB, id, owner) : null;
   if (!id || !email) throw notFound();
-  await enforceRateLimit(c.env, "invite_resend_ip", clientIp(c));
-  await enforceRateLimit(c.env, "invite_resend_mailbox", email);
+  await enforceRateLimit(env, "invite_resend_ip", services.request.ip);
+  await enforceRateLimit(env, "invite_resend_mailbox", email);
   const token = randomToken(32);
   const rotated = await replaceInvitationToken(
-    c.env.DB,
+    env.DB,
     id,
     owner,
     await sha256Hex(token),
@@ -126,7 +132,7 @@ export async function resendInvitation(c: AppContext, rawId: string, owner: Invi
   }
   if (!rotated) throw notFound();
   return {
-    email_sent: await mailInvitation(c, rotated.email, token),
+    email_sent: await mailInvitation(env, services, rotated.email, token),
     expires_at: rotated.expires_at,
   };
 }
@@ -149,22 +155,26 @@ async function issuerOwnsSite(env: Env, invitation: InvitationRow): Promise<bool
  * Unknown, used, revoked and expired tokens are one 404. Returns the membership and, for a new account, its id
  * (the caller signs it in).
  */
-export async function redeemInvitation(c: AppContext, input: { token: string; password?: string }) {
+export async function redeemInvitation(
+  env: Env,
+  services: Services,
+  input: { token: string; password?: string },
+) {
   const tokenHash = await sha256Hex(input.token);
   const notFound = () => problem("NOT_FOUND", "The invitation is unknown, used or expired.");
-  const invitation = await findLiveInvitationByToken(c.env.DB, tokenHash);
-  if (!invitation || !(await issuerOwnsSite(c.env, invitation))) throw notFound();
-  const owner = await findVerifiedOwner(c.env.DB, invitation.email, { includeCoolingOff: true });
+  const invitation = await findLiveInvitationByToken(env.DB, tokenHash);
+  if (!invitation || !(await issuerOwnsSite(env, invitation))) throw notFound();
+  const owner = await findVerifiedOwner(env.DB, invitation.email, { includeCoolingOff: true });
   let newAccount: { passwordHash: string } | null = null;
   if (!owner) {
     if (!input.password) fail("BAD_REQUEST", "password is required for a new account.");
-    await enforcePasswordPolicy(c, input.password);
+    await enforcePasswordPolicy(env, services, input.password);
     newAccount = { passwordHash: await hashPassword(input.password) };
   }
   const userId = owner?.user_id ?? newId();
   const fields = { actorUserId: userId, target: invitation.id, detail: invitation.role };
-  const event = orgEvent(c.env.DB, invitation.org_id, "invitation_accepted", fields, { ifChanged: true });
-  const outcome = await acceptInvitation(c.env.DB, invitation, tokenHash, userId, newAccount, event);
+  const event = orgEvent(env.DB, invitation.org_id, "invitation_accepted", fields, { ifChanged: true });
+  const outcome = await acceptInvitation(env.DB, invitation, tokenHash, userId, newAccount, event);
   if (outcome === "last_owner") {
     if (invitation.scope === "site") fail("LAST_SITE_OWNER", "The site must keep an owner.");
     fail("LAST_ORG_OWNER", "The organization must keep an owner.");

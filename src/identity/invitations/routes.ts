@@ -3,10 +3,10 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { bearerAuth } from "../core/auth";
 import type { AppContext, AppEnv } from "../core/context";
-import { clientIp } from "../core/context";
 import { jsonBody, jsonResponse, parseOrgId } from "../core/schemas";
 import { enforceRateLimit } from "../login/guards";
-import { createSession, sessionResponse } from "../login/sessions";
+import { sessionResponse } from "../login/session-response";
+import { createSession } from "../login/sessions";
 import { requireOrgMember } from "../members/members";
 import {
   pendingInvitationViews,
@@ -88,7 +88,7 @@ export function registerInvitationRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const params = c.req.valid("param");
       const owner = await authorizeOrgInvites(c, params.org_id);
-      await revokeInvitation(c, params.id, owner, owner.orgId);
+      await revokeInvitation(c.env, c.get("auth").userId, params.id, owner, owner.orgId);
       return c.body(null, 204);
     },
   );
@@ -119,7 +119,7 @@ export function registerInvitationRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const params = c.req.valid("param");
       const owner = await authorizeOrgInvites(c, params.org_id);
-      return c.json(await resendInvitation(c, params.id, owner), 202);
+      return c.json(await resendInvitation(c.env, c.get("services"), params.id, owner), 202);
     },
   );
 
@@ -155,10 +155,11 @@ export function registerInvitationRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       requireInvitesEnabled(c.env);
-      await enforceRateLimit(c.env, "invite_accept_ip", clientIp(c));
-      const { membership, newUserId } = await redeemInvitation(c, c.req.valid("json"));
+      const services = c.get("services");
+      await enforceRateLimit(c.env, "invite_accept_ip", services.request.ip);
+      const { membership, newUserId } = await redeemInvitation(c.env, services, c.req.valid("json"));
       if (!newUserId) return c.json(membership, 200);
-      const session = await createSession(c, { userId: newUserId, method: "invitation" });
+      const session = await createSession(c.env, services, { userId: newUserId, method: "invitation" });
       return c.json({ ...membership, ...(await sessionResponse(c, session)) }, 200);
     },
   );

@@ -6,13 +6,11 @@
  * password attempts count on a per-device guard, and their magic-link/reset requests pass the
  * address-wide mail cap. HttpOnly, SameSite=Lax, on the auth path only, one year.
  */
-import { getCookie, setCookie } from "hono/cookie";
-import type { AppContext } from "../core/context";
 import { hmacHex, randomToken, timingSafeEqual } from "../core/crypto";
 
-export const DEVICE_COOKIE = "svc_device";
-const DEVICE_COOKIE_PATH = "/api/v1/auth";
-const DEVICE_TTL_S = 365 * 24 * 3600;
+/** Where the device cookie (`DEVICE_COOKIE` in core/context.ts) is sent back, and for how long. */
+export const DEVICE_COOKIE_PATH = "/api/v1/auth";
+export const DEVICE_TTL_S = 365 * 24 * 3600;
 const FORMAT = /^dv1\.([0-9A-Za-z]{10,40})\.([A-Za-z0-9_-]{16,64})\.([0-9a-f]{64})$/;
 
 function mac(pepper: string, userId: string, deviceId: string) {
@@ -30,20 +28,15 @@ export async function knownDevice(
   return timingSafeEqual(await mac(pepper, userId, m[2]!), m[3]!) ? m[2]! : null;
 }
 
-/** The raw device cookie of the request (read before any background work starts). */
-export function deviceCookie(c: AppContext): string | undefined {
-  return getCookie(c, DEVICE_COOKIE);
-}
-
-/** Sets (or renews) the device cookie after a sign-in of `userId`; keeps the device id it already had. */
-export async function rememberDevice(c: AppContext, userId: string, secure: boolean): Promise<void> {
-  const pepper = c.env.OTP_PEPPER;
-  const deviceId = (await knownDevice(pepper, deviceCookie(c), userId)) ?? randomToken(16);
-  setCookie(c, DEVICE_COOKIE, `dv1.${userId}.${deviceId}.${await mac(pepper, userId, deviceId)}`, {
-    httpOnly: true,
-    secure,
-    sameSite: "Lax",
-    path: DEVICE_COOKIE_PATH,
-    maxAge: DEVICE_TTL_S,
-  });
+/**
+ * The device cookie's value after a sign-in of `userId`: it keeps the device id the request's cookie
+ * already had for that account, else names a new device (the response layer sets it).
+ */
+export async function deviceCookieValue(
+  pepper: string,
+  current: string | undefined,
+  userId: string,
+): Promise<string> {
+  const deviceId = (await knownDevice(pepper, current, userId)) ?? randomToken(16);
+  return `dv1.${userId}.${deviceId}.${await mac(pepper, userId, deviceId)}`;
 }

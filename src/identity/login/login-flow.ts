@@ -1,11 +1,11 @@
 /** Password proof shared by the one-step login and the phased login start. */
 import { refuseInactive } from "../account/deletion";
-import type { AppContext } from "../core/context";
-import { clientIp } from "../core/context";
+import type { Services } from "../core/context";
+import type { Env } from "../core/worker-env";
 import { fail, problem } from "../errors";
 import { findLoginCandidate, upgradePasswordHash } from "../signup/accounts-store";
 import { hashPassword, verifyPassword } from "../signup/password";
-import { deviceCookie, knownDevice } from "./devices";
+import { knownDevice } from "./devices";
 import { accountGuardKey, enforceRateLimit, guardedProof, lockedError, passwordGuardKey } from "./guards";
 
 export const INVALID_CREDENTIALS = () =>
@@ -26,17 +26,23 @@ export type ExtraProof = (userId: string, failed: () => void) => Promise<void>;
  * together), or on the owner's own device when the request carries its device cookie (see guards.ts
  * `passwordGuardKey`). A right password (with a right `extra` proof) only gives its reservation back.
  */
-export async function provePassword(c: AppContext, address: string, password: string, extra?: ExtraProof) {
-  await enforceRateLimit(c.env, "login_ip", clientIp(c));
-  const candidate = await findLoginCandidate(c.env.DB, address);
+export async function provePassword(
+  env: Env,
+  services: Pick<Services, "request">,
+  address: string,
+  password: string,
+  extra?: ExtraProof,
+) {
+  await enforceRateLimit(env, "login_ip", services.request.ip);
+  const candidate = await findLoginCandidate(env.DB, address);
   const account = candidate?.verified
     ? {
         userId: candidate.user_id,
-        deviceId: await knownDevice(c.env.OTP_PEPPER, deviceCookie(c), candidate.user_id),
+        deviceId: await knownDevice(env.OTP_PEPPER, services.request.deviceCookie, candidate.user_id),
       }
     : null;
   const guardKey = passwordGuardKey(address, account);
-  const proven = await guardedProof(c.env, guardKey, async (failed) => {
+  const proven = await guardedProof(env, guardKey, async (failed) => {
     const check = await verifyPassword(password, candidate?.password_hash ?? null);
     if (!candidate || !check.ok) {
       failed();
@@ -50,7 +56,7 @@ export async function provePassword(c: AppContext, address: string, password: st
       throw INVALID_CREDENTIALS();
     }
     if (candidate.status === "locked") throw lockedError(3600);
-    if (candidate.status !== "active") await refuseInactive(c.env.DB, candidate.user_id);
+    if (candidate.status !== "active") await refuseInactive(env.DB, candidate.user_id);
     if (extra) await extra(candidate.user_id, failed);
     return {
       needsRehash: check.needsRehash,
@@ -60,7 +66,7 @@ export async function provePassword(c: AppContext, address: string, password: st
     };
   });
   if (proven.needsRehash && proven.hash) {
-    await upgradePasswordHash(c.env.DB, proven.userId, proven.hash, await hashPassword(password));
+    await upgradePasswordHash(env.DB, proven.userId, proven.hash, await hashPassword(password));
   }
   return { userId: proven.userId, address, guardKey, epoch: proven.epoch };
 }
@@ -72,13 +78,14 @@ export async function provePassword(c: AppContext, address: string, password: st
  * guard answers 423.
  */
 export async function proveCurrentPassword(
-  c: AppContext,
+  env: Env,
+  services: Pick<Services, "request">,
   userId: string,
   password: string,
   hash: string,
 ): Promise<void> {
-  const deviceId = await knownDevice(c.env.OTP_PEPPER, deviceCookie(c), userId);
-  await guardedProof(c.env, accountGuardKey(userId, deviceId), async (failed) => {
+  const deviceId = await knownDevice(env.OTP_PEPPER, services.request.deviceCookie, userId);
+  await guardedProof(env, accountGuardKey(userId, deviceId), async (failed) => {
     if ((await verifyPassword(password, hash)).ok) return;
     failed();
     fail("INVALID_CREDENTIALS", "The current password is wrong.");

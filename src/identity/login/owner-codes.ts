@@ -1,13 +1,12 @@
 /** Codes e-mailed to whoever holds an address verified (magic-link sign-in, password reset). */
 import type { Logger } from "../../lib/log";
-import type { AppContext } from "../core/context";
-import { clientIp } from "../core/context";
+import type { Services } from "../core/context";
 import type { Env } from "../core/worker-env";
 import type { OutboundMessage } from "../messaging/messages";
 import type { Mailer } from "../messaging/messaging";
 import { issueOtp } from "../messaging/otp";
 import { findVerifiedOwner } from "../signup/accounts-store";
-import { deviceCookie, knownDevice } from "./devices";
+import { knownDevice } from "./devices";
 import { enforceRateLimit, hitRateLimit } from "./guards";
 
 export interface OwnerCodeRequest {
@@ -29,17 +28,22 @@ const QUOTAS = {
  * runs after the answer, in the background: the request costs the same whether or not the address has
  * an account, however slow the provider is.
  */
-export async function requestOwnerCode(c: AppContext, address: string, input: OwnerCodeRequest) {
-  const ip = clientIp(c);
-  await enforceRateLimit(c.env, QUOTAS[input.purpose].ip, ip);
-  await enforceRateLimit(c.env, QUOTAS[input.purpose].pair, `${address}|${ip}`);
-  const log = c.get("log");
-  const work = mailCodeToActiveOwner(c.env, c.get("services").mailer, log, {
+export async function requestOwnerCode(
+  env: Env,
+  services: Services,
+  address: string,
+  input: OwnerCodeRequest,
+) {
+  const { ip, deviceCookie } = services.request;
+  await enforceRateLimit(env, QUOTAS[input.purpose].ip, ip);
+  await enforceRateLimit(env, QUOTAS[input.purpose].pair, `${address}|${ip}`);
+  const { log } = services;
+  const work = mailCodeToActiveOwner(env, services.mailer, log, {
     address,
-    cookie: deviceCookie(c),
+    cookie: deviceCookie,
     ...input,
   }).catch((err: unknown) => log.error(input.events.failed, { error: (err as Error).message }));
-  c.executionCtx.waitUntil(work);
+  services.waitUntil(work);
 }
 
 /**

@@ -17,7 +17,8 @@ import { clearPasswordGuard } from "./guards";
 import { INVALID_CREDENTIALS, provePassword } from "./login-flow";
 import { requestMagicLink, verifyMagicLink } from "./magic-link";
 import { openLoginChallenge, sendLoginFactor, verifyLoginFactor } from "./phased-login";
-import { createSession, sessionResponse } from "./sessions";
+import { sessionResponse } from "./session-response";
+import { createSession } from "./sessions";
 
 const MAGIC_ACCEPTED = { message: "If the address belongs to an account, a sign-in code was sent." };
 
@@ -79,8 +80,10 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
+      const services = c.get("services");
       const { userId, guardKey, epoch } = await provePassword(
-        c,
+        c.env,
+        services,
         address,
         body.password,
         async (id, failed) => {
@@ -91,14 +94,14 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
             : "wrong";
           if (verdict !== "ok") {
             failed();
-            await recordFactorFailure(c, "totp")(id);
+            await recordFactorFailure(c.env, services, "totp")(id);
             throw totpRefusal(verdict);
           }
         },
-      ).catch(recordSignInFailure(c, address, "password"));
+      ).catch(recordSignInFailure(c.env, services, address, "password"));
       await clearPasswordGuard(c.env, guardKey);
       const stale = INVALID_CREDENTIALS;
-      const session = await createSession(c, { userId, method: "password_totp", epoch, stale });
+      const session = await createSession(c.env, services, { userId, method: "password_totp", epoch, stale });
       return c.json(await sessionResponse(c, session), 200);
     },
   );
@@ -129,8 +132,9 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      const { userId, guardKey, epoch } = await provePassword(c, address, body.password).catch(
-        recordSignInFailure(c, address, "password"),
+      const services = c.get("services");
+      const { userId, guardKey, epoch } = await provePassword(c.env, services, address, body.password).catch(
+        recordSignInFailure(c.env, services, address, "password"),
       );
       const opened = await openLoginChallenge(c.env, userId, guardKey, epoch);
       c.header("Cache-Control", "no-store");
@@ -185,8 +189,9 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const proven = await verifyLoginFactor(c.env, body, recordFactorFailure(c, body.method));
-      const session = await createSession(c, proven);
+      const services = c.get("services");
+      const proven = await verifyLoginFactor(c.env, body, recordFactorFailure(c.env, services, body.method));
+      const session = await createSession(c.env, services, proven);
       const { trusted } = proven;
       return c.json(await sessionResponse(c, session, { trusted_device: trusted }), 200);
     },
@@ -205,7 +210,7 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      await requestMagicLink(c, parseEmail(c.req.valid("json").email));
+      await requestMagicLink(c.env, c.get("services"), parseEmail(c.req.valid("json").email));
       return c.json(MAGIC_ACCEPTED, 202);
     },
   );
@@ -235,10 +240,13 @@ export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      const answer = await verifyMagicLink(c, address, body.code.trim()).catch(
-        recordSignInFailure(c, address, "magic_link"),
+      const services = c.get("services");
+      const outcome = await verifyMagicLink(c.env, services, address, body.code.trim()).catch(
+        recordSignInFailure(c.env, services, address, "magic_link"),
       );
-      return c.json(answer, 200);
+      if (outcome.session) return c.json(await sessionResponse(c, outcome.session), 200);
+      c.header("Cache-Control", "no-store");
+      return c.json({ mfa_required: true as const, ...outcome.challenge }, 200);
     },
   );
 }

@@ -5,14 +5,13 @@ import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
 import { bearerAuth } from "../core/auth";
 import type { AppContext, AppEnv } from "../core/context";
-import { clientIp } from "../core/context";
 import { jsonResponse, readOptionalJsonBody, SessionResponseSchema } from "../core/schemas";
 import { fail, problem } from "../errors";
 import { eventOrigin, recordEvent, userAgentFamily } from "../events/events";
 import { requireStepUp } from "../factors/step-up";
 import { isForeignBrowserRequest } from "./cookie-csrf";
 import { rotateRefreshToken } from "./refresh";
-import { clearSessionCookies, REFRESH_COOKIE, sessionResponse } from "./sessions";
+import { clearSessionCookies, REFRESH_COOKIE, sessionResponse } from "./session-response";
 import { listLiveSessions, revokeAllSessionsStatement, revokeSession } from "./sessions-store";
 
 const RefreshBody = z.object({ refresh_token: z.string().max(512).optional() }).openapi("RefreshRequest");
@@ -48,7 +47,7 @@ const SessionItem = z
 /** The caller's "sessions revoked" event; `detail`: one, others (all but the caller's) or all. */
 function revokedEvent(c: AppContext, detail: "one" | "others" | "all", options?: { ifChanged: boolean }) {
   const event = { userId: c.get("auth").userId, type: "sessions_revoked" as const, detail };
-  return recordEvent(c.env.DB, eventOrigin(c), event, options);
+  return recordEvent(c.env.DB, eventOrigin(c.get("services").request), event, options);
 }
 
 export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
@@ -76,11 +75,8 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
       const fromBody = refreshTokenFromBody(await readOptionalJsonBody(c));
       if (fromBody === undefined && isForeignBrowserRequest(c.req.raw)) throw FOREIGN_COOKIE_REFRESH();
       const token = fromBody ?? getCookie(c, REFRESH_COOKIE);
-      const client = {
-        ip: clientIp(c),
-        userAgent: c.req.header("user-agent") ?? null,
-        requestId: c.get("log").requestId,
-      };
+      const { request, log } = c.get("services");
+      const client = { ip: request.ip, userAgent: request.userAgent, requestId: log.requestId };
       const session = await rotateRefreshToken(c.env, token, client);
       if (!session) {
         clearSessionCookies(c);
@@ -176,7 +172,13 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
       const { userId, sessionId } = c.get("auth");
       const keep = c.req.valid("query").keep_current;
       const keepCurrent = keep === "true" || keep === "1";
-      await requireStepUp(c, "sessions.revoke_all", c.req.header("x-step-up-code"));
+      await requireStepUp(
+        c.env,
+        c.get("services"),
+        userId,
+        "sessions.revoke_all",
+        c.req.header("x-step-up-code"),
+      );
       await c.env.DB.batch([
         revokeAllSessionsStatement(c.env.DB, userId, "user_revoked_all", keepCurrent ? sessionId : undefined),
         revokedEvent(c, keepCurrent ? "others" : "all"),

@@ -124,7 +124,7 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const target = await findVerifiedOwner(c.env.DB, address, { includeCoolingOff: true });
       if (!target) {
         if (c.env.INVITES_ENABLED !== "true") fail("USER_NOT_FOUND", "No account with that address.");
-        const invitation = await createInvitation(c, {
+        const invitation = await createInvitation(c.env, c.get("services"), c.get("auth").userId, {
           orgId,
           siteId: null,
           email: address,

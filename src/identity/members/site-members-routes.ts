@@ -205,7 +205,12 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const body = c.req.valid("json");
       const email = parseEmail(body.email, "BAD_EMAIL");
       const role = await resolveRole(c.env.DB, orgId, "site", body.role);
-      const invitation = await createInvitation(c, { orgId, siteId, email, role: role.slug });
+      const invitation = await createInvitation(c.env, c.get("services"), c.get("auth").userId, {
+        orgId,
+        siteId,
+        email,
+        role: role.slug,
+      });
       return c.json({ invitation_id: invitation.id, email_sent: invitation.emailSent }, 202);
     },
   );
@@ -226,7 +231,7 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const params = c.req.valid("param");
       const { orgId, siteId } = await authorizeSiteInvites(c, params.site_id);
-      await revokeInvitation(c, params.id, { siteId }, orgId);
+      await revokeInvitation(c.env, c.get("auth").userId, params.id, { siteId }, orgId);
       return c.body(null, 204);
     },
   );
@@ -253,7 +258,7 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const params = c.req.valid("param");
       const { siteId } = await authorizeSiteInvites(c, params.site_id);
-      return c.json(await resendInvitation(c, params.id, { siteId }), 202);
+      return c.json(await resendInvitation(c.env, c.get("services"), params.id, { siteId }), 202);
     },
   );
 }

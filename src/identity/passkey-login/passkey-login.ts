@@ -5,8 +5,7 @@
  * the same 401, so nothing tells which credentials or accounts exist.
  */
 import { refuseInactive } from "../account/deletion";
-import type { AppContext } from "../core/context";
-import { clientIp } from "../core/context";
+import type { Services } from "../core/context";
 import type { Env } from "../core/worker-env";
 import { fail, problem } from "../errors";
 import {
@@ -17,7 +16,7 @@ import {
   verifyPasskeyFirst,
 } from "../factors/passkeys";
 import { enforceRateLimit } from "../login/guards";
-import { createSession, sessionResponse } from "../login/sessions";
+import { createSession, type IssuedSession } from "../login/sessions";
 import { getUser } from "../signup/accounts-store";
 
 const REFUSED = () => problem("PASSKEY_INVALID", "The passkey could not sign you in.");
@@ -31,12 +30,11 @@ function requirePasskeys(env: Env) {
 }
 
 /** Opens a ceremony: options for navigator.credentials.get, the challenge kept on the server once. */
-export async function beginPasskeyLogin(c: AppContext) {
-  requirePasskeys(c.env);
-  await enforceRateLimit(c.env, "login_ip", clientIp(c));
-  const options = await passkeyFirstOptions(c.env);
-  await ceremonyStub(c.env, options.challenge).openPasskeyFirst(Date.now() + PASSKEY_FIRST_TTL_S * 1000);
-  c.header("Cache-Control", "no-store");
+export async function beginPasskeyLogin(env: Env, services: Pick<Services, "request">) {
+  requirePasskeys(env);
+  await enforceRateLimit(env, "login_ip", services.request.ip);
+  const options = await passkeyFirstOptions(env);
+  await ceremonyStub(env, options.challenge).openPasskeyFirst(Date.now() + PASSKEY_FIRST_TTL_S * 1000);
   return { publicKey: options as unknown as Record<string, unknown> };
 }
 
@@ -46,23 +44,23 @@ export async function beginPasskeyLogin(c: AppContext) {
  * conditional UPDATE. Only after that proof may the answer say the address is unverified.
  */
 export async function finishPasskeyLogin(
-  c: AppContext,
+  env: Env,
+  services: Pick<Services, "request">,
   body: { credential: unknown; trust_device?: boolean },
-) {
-  requirePasskeys(c.env);
-  await enforceRateLimit(c.env, "login_ip", clientIp(c));
+): Promise<IssuedSession> {
+  requirePasskeys(env);
+  await enforceRateLimit(env, "login_ip", services.request.ip);
   const challenge = assertionChallenge(body.credential);
-  if (!challenge || !(await ceremonyStub(c.env, challenge).takePasskeyFirst())) throw REFUSED();
-  const result = await verifyPasskeyFirst(c.env, challenge, body.credential);
+  if (!challenge || !(await ceremonyStub(env, challenge).takePasskeyFirst())) throw REFUSED();
+  const result = await verifyPasskeyFirst(env, challenge, body.credential);
   if (typeof result === "string") throw REFUSED();
-  const user = await getUser(c.env.DB, result.userId);
+  const user = await getUser(env.DB, result.userId);
   if (!user) throw REFUSED();
   if (user.status === "pending_verification") {
     fail("EMAIL_NOT_VERIFIED_AT_LOGIN", "Confirm your e-mail address first.");
   }
   if (user.status === "locked") fail("ACCOUNT_LOCKED", "The account is locked.");
-  if (user.status !== "active") await refuseInactive(c.env.DB, user.id);
+  if (user.status !== "active") await refuseInactive(env.DB, user.id);
   const trusted = body.trust_device === true;
-  const session = await createSession(c, { userId: user.id, method: "passkey", trusted });
-  return sessionResponse(c, session, { trusted_device: trusted });
+  return createSession(env, services, { userId: user.id, method: "passkey", trusted });
 }

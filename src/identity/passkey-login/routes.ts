@@ -4,6 +4,7 @@ import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../core/context";
 import { jsonBody, jsonResponse, TrustedSessionResponseSchema } from "../core/schemas";
 import { fail } from "../errors";
+import { sessionResponse } from "../login/session-response";
 import { beginPasskeyLogin, finishPasskeyLogin } from "./passkey-login";
 
 const FinishBody = z
@@ -28,7 +29,11 @@ export function registerPasskeyLoginRoutes(app: OpenAPIHono<AppEnv>) {
         ...problemResponses({ 429: "RATE_LIMITED", 501: "PASSKEY_DISABLED" }),
       },
     }),
-    async (c) => c.json(await beginPasskeyLogin(c), 200),
+    async (c) => {
+      const options = await beginPasskeyLogin(c.env, c.get("services"));
+      c.header("Cache-Control", "no-store");
+      return c.json(options, 200);
+    },
   );
 
   app.openapi(
@@ -56,7 +61,8 @@ export function registerPasskeyLoginRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       if (body.credential === undefined) fail("BAD_REQUEST", "credential is required.");
-      return c.json(await finishPasskeyLogin(c, body), 200);
+      const session = await finishPasskeyLogin(c.env, c.get("services"), body);
+      return c.json(await sessionResponse(c, session, { trusted_device: session.trusted }), 200);
     },
   );
 }

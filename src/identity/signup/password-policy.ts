@@ -1,5 +1,6 @@
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../core/config";
-import type { AppContext } from "../core/context";
+import type { Services } from "../core/context";
+import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
 import { checkBreach } from "./breach";
 
@@ -8,7 +9,11 @@ import { checkBreach } from "./breach";
  * points), at most 256, and absent from breach corpora. An unreachable corpus is accepted (fail-open,
  * counted) unless BREACH_CHECK_FAIL_CLOSED is "true".
  */
-export async function enforcePasswordPolicy(c: AppContext, password: string): Promise<void> {
+export async function enforcePasswordPolicy(
+  env: Env,
+  services: Pick<Services, "breach" | "log">,
+  password: string,
+): Promise<void> {
   const length = [...password].length;
   if (length < PASSWORD_MIN_LENGTH) {
     fail("PASSWORD_TOO_WEAK", `The password must have at least ${PASSWORD_MIN_LENGTH} characters.`);
@@ -16,11 +21,11 @@ export async function enforcePasswordPolicy(c: AppContext, password: string): Pr
   if (length > PASSWORD_MAX_LENGTH) {
     fail("BAD_REQUEST", `The password must have at most ${PASSWORD_MAX_LENGTH} characters.`);
   }
-  const outcome = await checkBreach(c.get("services").breach, password, c.get("log"));
+  const outcome = await checkBreach(services.breach, password, services.log);
   if (outcome === "breached") {
     fail("PASSWORD_BREACHED", "This password appears in public breach corpora.");
   }
-  if (outcome === "unavailable" && c.env.BREACH_CHECK_FAIL_CLOSED === "true") {
+  if (outcome === "unavailable" && env.BREACH_CHECK_FAIL_CLOSED === "true") {
     fail(
       "PASSWORD_CHECK_UNAVAILABLE",
       "The password could not be checked against breach corpora; retry later.",

@@ -3,7 +3,6 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { bearerAuth } from "../core/auth";
 import type { AppEnv } from "../core/context";
-import { clientIp } from "../core/context";
 import { isUniqueViolation } from "../core/d1-errors";
 import { AcceptedSchema, jsonBody, jsonResponse, parseEmail, SessionResponseSchema } from "../core/schemas";
 import { fail } from "../errors";
@@ -11,7 +10,8 @@ import { eventOrigin, recordEvent } from "../events/events";
 import { requireStepUp } from "../factors/step-up";
 import { clearPasswordGuard, enforceRateLimit, enforceVerifyQuotas } from "../login/guards";
 import { proveCurrentPassword } from "../login/login-flow";
-import { prepareSession, sessionResponse } from "../login/sessions";
+import { sessionResponse } from "../login/session-response";
+import { prepareSession } from "../login/sessions";
 import { revokeAllSessionsStatement } from "../login/sessions-store";
 import { consumeOtp } from "../messaging/otp";
 import { noticePasswordReset } from "../messaging/owner-notices";
@@ -61,10 +61,11 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       if (c.env.SIGNUP_ENABLED === "false") fail("NOT_IMPLEMENTED", "Signup is disabled.");
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      await enforceRateLimit(c.env, "signup_ip", clientIp(c));
+      const services = c.get("services");
+      await enforceRateLimit(c.env, "signup_ip", services.request.ip);
       await enforceRateLimit(c.env, "signup_email", address);
-      await enforcePasswordPolicy(c, body.password);
-      return c.json(requestSignup(c, address, body.password), 202);
+      await enforcePasswordPolicy(c.env, services, body.password);
+      return c.json(requestSignup(c.env, services, address, body.password), 202);
     },
   );
 
@@ -88,14 +89,14 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      await enforceVerifyQuotas(c.env, clientIp(c), address, body.code.trim());
+      await enforceVerifyQuotas(c.env, c.get("services").request.ip, address, body.code.trim());
       const won = await consumeOtp(c.env, {
         purpose: "email_verify",
         target: address,
         code: body.code.trim(),
       });
       if (!won?.userId) fail("CODE_INVALID", "The code is invalid.");
-      const { statement, session, events } = await prepareSession(c, {
+      const { statement, session, events } = await prepareSession(c.env, c.get("services"), {
         userId: won.userId,
         method: "email_verify",
       });
@@ -124,7 +125,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      await requestPasswordReset(c, parseEmail(c.req.valid("json").email));
+      await requestPasswordReset(c.env, c.get("services"), parseEmail(c.req.valid("json").email));
       return c.json(RESET_ACCEPTED, 202);
     },
   );
@@ -149,8 +150,9 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const address = parseEmail(body.email);
-      await enforceVerifyQuotas(c.env, clientIp(c), address, body.code.trim());
-      await enforcePasswordPolicy(c, body.new_password);
+      const services = c.get("services");
+      await enforceVerifyQuotas(c.env, services.request.ip, address, body.code.trim());
+      await enforcePasswordPolicy(c.env, services, body.new_password);
       const hash = await hashPassword(body.new_password);
       const won = await consumeOtp(c.env, {
         purpose: "password_reset",
@@ -161,10 +163,10 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
       await c.env.DB.batch([
         ...setPasswordStatements(c.env.DB, won.userId, hash),
         revokeAllSessionsStatement(c.env.DB, won.userId, "password_reset"),
-        recordEvent(c.env.DB, eventOrigin(c), { userId: won.userId, type: "password_reset" }),
+        recordEvent(c.env.DB, eventOrigin(services.request), { userId: won.userId, type: "password_reset" }),
       ]);
       await clearPasswordGuard(c.env, `account|${won.userId}`);
-      const sender = { env: c.env, mailer: c.get("services").mailer, log: c.get("log") };
+      const sender = { env: c.env, mailer: services.mailer, log: services.log };
       await noticePasswordReset(sender, { userId: won.userId, address });
       return c.body(null, 204);
     },
@@ -197,18 +199,19 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
     async (c) => {
       const body = c.req.valid("json");
       const { userId, sessionId } = c.get("auth");
-      await enforcePasswordPolicy(c, body.new_password);
+      const services = c.get("services");
+      await enforcePasswordPolicy(c.env, services, body.new_password);
       const user = await getUser(c.env.DB, userId);
       if (!user?.password_hash) {
         fail("PASSWORD_NOT_SET", "This account has no password; use a reset instead.");
       }
-      await proveCurrentPassword(c, userId, body.current_password, user.password_hash);
-      await requireStepUp(c, "password.change", c.req.header("x-step-up-code"));
+      await proveCurrentPassword(c.env, services, userId, body.current_password, user.password_hash);
+      await requireStepUp(c.env, services, userId, "password.change", c.req.header("x-step-up-code"));
       const hash = await hashPassword(body.new_password);
       await c.env.DB.batch([
         ...setPasswordStatements(c.env.DB, userId, hash),
         revokeAllSessionsStatement(c.env.DB, userId, "password_change", sessionId),
-        recordEvent(c.env.DB, eventOrigin(c), { userId, type: "password_changed" }),
+        recordEvent(c.env.DB, eventOrigin(services.request), { userId, type: "password_changed" }),
       ]);
       return c.body(null, 204);
     },

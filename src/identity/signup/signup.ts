@@ -1,6 +1,6 @@
 /** Self-signup: one answer and one cost whether or not the address already belongs to an account. */
 import type { Logger } from "../../lib/log";
-import type { AppContext } from "../core/context";
+import type { Services } from "../core/context";
 import type { Env } from "../core/worker-env";
 import type { Mailer } from "../messaging/messaging";
 import { prepareOtp } from "../messaging/otp";
@@ -16,8 +16,13 @@ export const SIGNUP_ACCEPTED = { message: "Check your mailbox to finish signing 
  * one, however the two paths' storage and provider costs drift apart (as requestOwnerCode does for
  * magic links and resets).
  */
-export function requestSignup(c: AppContext, address: string, password: string): typeof SIGNUP_ACCEPTED {
-  c.executionCtx.waitUntil(signUp(c.env, c.get("services").mailer, address, password, c.get("log")));
+export function requestSignup(
+  env: Env,
+  services: Services,
+  address: string,
+  password: string,
+): typeof SIGNUP_ACCEPTED {
+  services.waitUntil(signUp(env, services.mailer, address, password, services.log));
   return SIGNUP_ACCEPTED;
 }
 

@@ -4,7 +4,8 @@
  * step-up (the issuer is discovered through the SSRF guard first); every owner is told of a change.
  */
 import { newId } from "../../lib/ids";
-import type { AppContext } from "../core/context";
+import type { Services } from "../core/context";
+import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
 import { requireStepUp } from "../factors/step-up";
 import { requireOrgMember } from "../members/members";
@@ -32,29 +33,29 @@ export interface SsoSettingsInput {
   allow_passwords: boolean;
 }
 
-export function callbackUrl(c: AppContext): string {
-  return `${c.env.ISSUER.replace(/\/$/, "")}/api/v1/auth/sso/callback`;
+export function callbackUrl(env: Env): string {
+  return `${env.ISSUER.replace(/\/$/, "")}/api/v1/auth/sso/callback`;
 }
 
 /** Owners only: a non-member gets the opaque 404, a member who is not an owner 403. */
-export async function requireOwner(c: AppContext, orgId: string) {
-  const me = await requireOrgMember(c.env.DB, orgId, c.get("auth").userId, {
+export async function requireOwner(env: Env, userId: string, orgId: string) {
+  const me = await requireOrgMember(env.DB, orgId, userId, {
     notFoundDetail: "Organization not found.",
   });
   if (!me.isOwner) fail("FORBIDDEN", "Only an owner configures single sign-on.");
 }
 
 /** The configuration as owners read it: never the secret; each domain with the TXT record that proves it. */
-export async function ssoView(c: AppContext, orgId: string) {
-  const config = await findConfig(c.env.DB, orgId);
-  const domains = await listDomains(c.env.DB, orgId);
+export async function ssoView(env: Env, orgId: string) {
+  const config = await findConfig(env.DB, orgId);
+  const domains = await listDomains(env.DB, orgId);
   return {
     configured: config !== null,
     issuer: config?.issuer ?? null,
     client_id: config?.client_id ?? null,
     enforced: config?.enforced === 1,
     allow_passwords: config ? config.allow_passwords === 1 : true,
-    redirect_uri: callbackUrl(c),
+    redirect_uri: callbackUrl(env),
     domains: await Promise.all(
       domains.map(async (d) => ({
         domain: d.domain,
@@ -77,10 +78,10 @@ function parseDomains(raw: string[]): string[] {
   return [...out];
 }
 
-async function discoverIssuer(c: AppContext, issuer: string): Promise<string> {
+async function discoverIssuer(env: Env, issuer: string): Promise<string> {
   try {
-    const { url } = checkProviderUrl(c.env, issuer);
-    const as = await discover(c.env, url.toString().replace(/\/$/, ""));
+    const { url } = checkProviderUrl(env, issuer);
+    const as = await discover(env, url.toString().replace(/\/$/, ""));
     return as.issuer;
   } catch (err) {
     if (err instanceof ProviderUrlRefused)
@@ -97,21 +98,23 @@ async function discoverIssuer(c: AppContext, issuer: string): Promise<string> {
 
 /** Sets the configuration: the issuer is discovered before the step-up, written after it. */
 export async function setSso(
-  c: AppContext,
+  env: Env,
+  services: Services,
+  userId: string,
   orgId: string,
   input: SsoSettingsInput,
   code: string | undefined,
 ) {
-  await requireOwner(c, orgId);
+  await requireOwner(env, userId, orgId);
   const domains = parseDomains(input.domains);
-  const issuer = await discoverIssuer(c, input.issuer.trim());
-  await requireStepUp(c, "org.sso.set", code);
-  const before = await findConfig(c.env.DB, orgId);
+  const issuer = await discoverIssuer(env, input.issuer.trim());
+  await requireStepUp(env, services, userId, "org.sso.set", code);
+  const before = await findConfig(env.DB, orgId);
   const same = before && before.issuer === issuer && before.client_id === input.client_id;
   const configId = same ? before.config_id : newId();
-  const sealed = await sealClientSecret(c.env.SSO_SECRET_KEY, { orgId, configId }, input.client_secret);
+  const sealed = await sealClientSecret(env.SSO_SECRET_KEY, { orgId, configId }, input.client_secret);
   await saveConfig(
-    c.env.DB,
+    env.DB,
     {
       org_id: orgId,
       config_id: configId,
@@ -124,23 +127,29 @@ export async function setSso(
     domains,
     before !== null && before.issuer !== issuer,
   );
-  await proveDomains(c, orgId);
-  await tellOwners(c, orgId, before ? "changed" : "set");
+  await proveDomains(env, orgId);
+  await tellOwners(env, services, orgId, before ? "changed" : "set");
 }
 
 /** Reads the proof of every unproved domain now; a domain another organization holds stays unproved. */
-export async function proveDomains(c: AppContext, orgId: string) {
-  for (const d of await listDomains(c.env.DB, orgId)) {
+export async function proveDomains(env: Env, orgId: string) {
+  for (const d of await listDomains(env.DB, orgId)) {
     if (d.verified_at !== null) continue;
-    if (await domainHeldElsewhere(c.env.DB, orgId, d.domain)) continue;
-    if (await domainProved(c.env, orgId, d.domain)) await markDomainProved(c.env.DB, orgId, d.domain);
+    if (await domainHeldElsewhere(env.DB, orgId, d.domain)) continue;
+    if (await domainProved(env, orgId, d.domain)) await markDomainProved(env.DB, orgId, d.domain);
   }
 }
 
-export async function removeSso(c: AppContext, orgId: string, code: string | undefined) {
-  await requireOwner(c, orgId);
-  await requireStepUp(c, "org.sso.remove", code);
-  const had = await findConfig(c.env.DB, orgId);
-  await removeConfig(c.env.DB, orgId);
-  if (had) await tellOwners(c, orgId, "removed");
+export async function removeSso(
+  env: Env,
+  services: Services,
+  userId: string,
+  orgId: string,
+  code: string | undefined,
+) {
+  await requireOwner(env, userId, orgId);
+  await requireStepUp(env, services, userId, "org.sso.remove", code);
+  const had = await findConfig(env.DB, orgId);
+  await removeConfig(env.DB, orgId);
+  if (had) await tellOwners(env, services, orgId, "removed");
 }

@@ -5,7 +5,7 @@
  */
 import type { emailAddresses, orgs } from "../../../schema/identity";
 import type { Row } from "../../lib/rows";
-import type { AppContext } from "../core/context";
+import type { Services } from "../core/context";
 import type { Env } from "../core/worker-env";
 import type { Mailer } from "../messaging/messaging";
 
@@ -53,8 +53,13 @@ export async function noticeOwners(
   }
 }
 
-export function tellOwners(c: AppContext, orgId: string, kind: keyof typeof WHAT) {
-  return noticeOwners(c.env, c.get("services").mailer, orgId, kind, (err) =>
-    c.get("log").error("owner_notice_failed", { purpose: "sso_notice", error: (err as Error).message }),
+export function tellOwners(
+  env: Env,
+  services: Pick<Services, "mailer" | "log">,
+  orgId: string,
+  kind: keyof typeof WHAT,
+) {
+  return noticeOwners(env, services.mailer, orgId, kind, (err) =>
+    services.log.error("owner_notice_failed", { purpose: "sso_notice", error: (err as Error).message }),
   );
 }

@@ -7,9 +7,10 @@
  * Both consume their single-use token (compare-and-set) and write everything in one batch.
  */
 import { newId } from "../../lib/ids";
-import type { AppContext } from "../core/context";
+import type { Services } from "../core/context";
 import { nowIso, sha256Hex } from "../core/crypto";
 import { isUniqueViolation } from "../core/d1-errors";
+import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
 import type { IssuedSession } from "../login/sessions";
 import { consumeOtp } from "../messaging/otp";
@@ -33,30 +34,31 @@ const invalid = () =>
     "This sign-in can no longer be completed; sign in through your organization again.",
   );
 
-async function pendingWithConfig(c: AppContext, token: string, kind: SsoPendingRow["kind"]) {
+async function pendingWithConfig(env: Env, token: string, kind: SsoPendingRow["kind"]) {
   const tokenHash = await sha256Hex(token);
-  const pending = await findPending(c.env.DB, tokenHash, kind);
-  const config = pending ? await findConfig(c.env.DB, pending.org_id) : null;
+  const pending = await findPending(env.DB, tokenHash, kind);
+  const config = pending ? await findConfig(env.DB, pending.org_id) : null;
   if (!pending || !config || config.config_id !== pending.config_id) invalid();
   return { tokenHash, pending: pending!, config: config! };
 }
 
 export async function registerThroughSso(
-  c: AppContext,
+  env: Env,
+  services: Services,
   body: { registration_token: string; display_name?: string | undefined; password?: string | undefined },
 ): Promise<IssuedSession> {
-  const { tokenHash, pending, config } = await pendingWithConfig(c, body.registration_token, "register");
+  const { tokenHash, pending, config } = await pendingWithConfig(env, body.registration_token, "register");
   let passwordHash: string | null = null;
   if (body.password !== undefined) {
     if (config.allow_passwords !== 1)
       fail("BAD_REQUEST", "This organization signs its members in only through its provider.");
-    await enforcePasswordPolicy(c, body.password);
+    await enforcePasswordPolicy(env, services, body.password);
     passwordHash = await hashPassword(body.password);
   }
-  if (!(await consumePending(c.env.DB, tokenHash, "register"))) invalid();
+  if (!(await consumePending(env.DB, tokenHash, "register"))) invalid();
   const userId = newId();
   const now = nowIso();
-  const db = c.env.DB;
+  const db = env.DB;
   const account = [
     db
       .prepare(
@@ -72,7 +74,7 @@ export async function registerThroughSso(
     linkStatement(db, pending.org_id, pending.subject, userId),
   ];
   try {
-    return await ssoSession(c, config, userId, pending.amr, account);
+    return await ssoSession(env, services, config, userId, pending.amr, account);
   } catch (err) {
     if (isUniqueViolation(err))
       fail("EMAIL_TAKEN", "Another account proved this address first; sign in to it and link it instead.");
@@ -81,11 +83,12 @@ export async function registerThroughSso(
 }
 
 export async function linkThroughSso(
-  c: AppContext,
+  env: Env,
+  services: Services,
   body: { link_token: string; code: string },
 ): Promise<IssuedSession> {
-  const { tokenHash, pending, config } = await pendingWithConfig(c, body.link_token, "link");
-  const proved = await consumeOtp(c.env, {
+  const { tokenHash, pending, config } = await pendingWithConfig(env, body.link_token, "link");
+  const proved = await consumeOtp(env, {
     purpose: "sso_link",
     target: pending.email,
     userId: pending.user_id ?? undefined,
@@ -93,11 +96,11 @@ export async function linkThroughSso(
     code: body.code.trim(),
   });
   if (!proved) fail("CODE_INVALID", "The code is wrong, used or expired.");
-  if (!(await consumePending(c.env.DB, tokenHash, "link"))) invalid();
-  const owner = await findVerifiedOwner(c.env.DB, pending.email);
+  if (!(await consumePending(env.DB, tokenHash, "link"))) invalid();
+  const owner = await findVerifiedOwner(env.DB, pending.email);
   if (!owner || owner.user_id !== pending.user_id || owner.status !== "active") invalid();
-  const db = c.env.DB;
-  return ssoSession(c, config, owner!.user_id, pending.amr, [
+  const db = env.DB;
+  return ssoSession(env, services, config, owner!.user_id, pending.amr, [
     joinStatement(db, pending.org_id, owner!.user_id, SSO_DEFAULT_ROLE),
     linkStatement(db, pending.org_id, pending.subject, owner!.user_id),
   ]);

@@ -4,13 +4,15 @@
  * `POST /v1/auth/sso/register` is served, like every identity path, under `/api/v1/auth/`.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { getCookie, setCookie } from "hono/cookie";
 import { problemResponses } from "../../lib/app";
 import { bearerAuth } from "../core/auth";
 import type { AppEnv } from "../core/context";
 import { jsonBody, jsonResponse, parseOrgId, SessionResponseSchema, StepUpHeader } from "../core/schemas";
-import { sessionResponse } from "../login/sessions";
+import { sessionResponse } from "../login/session-response";
 import { proveDomains, removeSso, requireOwner, setSso, ssoView } from "./admin";
 import { linkThroughSso, registerThroughSso } from "./register";
+import { SSO_BROWSER_COOKIE, SSO_COOKIE_PATH, SSO_LOGIN_TTL_S } from "./settings";
 import { finishSignIn, startSignIn } from "./sign-in";
 
 const tags = ["Single sign-on"];
@@ -67,8 +69,8 @@ function registerConfigRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const orgId = parseOrgId(c.req.valid("param").org_id);
-      await requireOwner(c, orgId);
-      return c.json(await ssoView(c, orgId), 200);
+      await requireOwner(c.env, c.get("auth").userId, orgId);
+      return c.json(await ssoView(c.env, orgId), 200);
     },
   );
   app.openapi(
@@ -95,8 +97,9 @@ function registerConfigRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const orgId = parseOrgId(c.req.valid("param").org_id);
-      await setSso(c, orgId, c.req.valid("json"), c.req.header("x-step-up-code"));
-      return c.json(await ssoView(c, orgId), 200);
+      const code = c.req.header("x-step-up-code");
+      await setSso(c.env, c.get("services"), c.get("auth").userId, orgId, c.req.valid("json"), code);
+      return c.json(await ssoView(c.env, orgId), 200);
     },
   );
   app.openapi(
@@ -120,7 +123,9 @@ function registerConfigRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      await removeSso(c, parseOrgId(c.req.valid("param").org_id), c.req.header("x-step-up-code"));
+      const orgId = parseOrgId(c.req.valid("param").org_id);
+      const code = c.req.header("x-step-up-code");
+      await removeSso(c.env, c.get("services"), c.get("auth").userId, orgId, code);
       return c.body(null, 204);
     },
   );
@@ -136,9 +141,9 @@ function registerConfigRoutes(app: OpenAPIHono<AppEnv>) {
     }),
     async (c) => {
       const orgId = parseOrgId(c.req.valid("param").org_id);
-      await requireOwner(c, orgId);
-      await proveDomains(c, orgId);
-      return c.json(await ssoView(c, orgId), 200);
+      await requireOwner(c.env, c.get("auth").userId, orgId);
+      await proveDomains(c.env, orgId);
+      return c.json(await ssoView(c.env, orgId), 200);
     },
   );
 }
@@ -167,7 +172,15 @@ function registerSignInRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const url = await startSignIn(c, c.req.valid("query"));
+      const { url, browser } = await startSignIn(c.env, c.get("services"), c.req.valid("query"));
+      setCookie(c, SSO_BROWSER_COOKIE, browser, {
+        httpOnly: true,
+        secure: c.get("services").request.https,
+        sameSite: "Lax",
+        path: SSO_COOKIE_PATH,
+        maxAge: SSO_LOGIN_TTL_S,
+      });
+      c.header("Cache-Control", "no-store");
       if ((c.req.header("accept") ?? "").includes("application/json")) {
         return c.json({ authorization_url: url }, 200);
       }
@@ -196,7 +209,8 @@ function registerSignInRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const outcome = await finishSignIn(c);
+      const callback = { url: new URL(c.req.url), browserCookie: getCookie(c, SSO_BROWSER_COOKIE) };
+      const outcome = await finishSignIn(c.env, c.get("services"), callback);
       c.header("Cache-Control", "no-store");
       if (outcome.kind === "session") {
         await sessionResponse(c, outcome.session);
@@ -233,7 +247,7 @@ function registerSignInRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const session = await registerThroughSso(c, c.req.valid("json"));
+      const session = await registerThroughSso(c.env, c.get("services"), c.req.valid("json"));
       return c.json(await sessionResponse(c, session), 201);
     },
   );
@@ -255,7 +269,7 @@ function registerSignInRoutes(app: OpenAPIHono<AppEnv>) {
       },
     }),
     async (c) => {
-      const session = await linkThroughSso(c, c.req.valid("json"));
+      const session = await linkThroughSso(c.env, c.get("services"), c.req.valid("json"));
       return c.json(await sessionResponse(c, session), 200);
     },
   );
