@@ -13,7 +13,7 @@
  * `<dir>/{main,browser,timing}.json`.
  *
  * `npm test -- <project> [<project> ...] [vitest options or file filters]`: the fast path for one area,
- * only vitest, only those projects (identity, content, sites, gateway, e2e, unit, timing, structure,
+ * only vitest, only those projects (identity, content, sites, sites-fleet, gateway, e2e, unit, timing, structure,
  * deploy, browser), e.g. `npm test -- identity test/identity/login.security.test.ts`.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -25,6 +25,7 @@ const PROJECTS = [
   "identity",
   "content",
   "sites",
+  "sites-fleet",
   "gateway",
   "e2e",
   "unit",
