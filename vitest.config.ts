@@ -143,7 +143,7 @@ export default defineConfig({
       project("identity", "identity"),
       project("content", "content"),
       project("sites", "sites"),
-      project("sites", "sites", { name: "sites-fleet", include: fleetFiles, maxWorkers: 1 }),
+      project("sites", "sites", { name: "sites-fleet", include: fleetFiles }),
       project("gateway", "gateway"),
       project("gateway", "e2e"),
       project("identity", "identity", {

@@ -2,10 +2,13 @@
 /**
  * `npm test`: typecheck, lint and every vitest project (vitest.config.ts), in two phases so the two cores
  * stay busy:
- *   1. at once: the typecheck and lint (niced; their output printed when they end); the `browser` project in a
- *      vitest of its own (Chromium and the platform mostly wait on each other; printed when it ends); and
- *      every other project but `timing` (streamed);
- *   2. then the `timing` project alone (production password cost, nothing else running).
+ *   1. at once: the `browser` project in a vitest of its own (Chromium and the platform mostly wait on each
+ *      other; printed when it ends) and every other project but `timing` (streamed);
+ *   2. then the `timing` project (production password cost), and beside it, at the lowest priority
+ *      (`nice -n 19`), the typecheck and lint (their output printed when they end). The timing files run one
+ *      at a time and keep one core mostly idle; the checks take that core and yield it at once to the
+ *      timing processes whenever they want it (a niced task only gets what nice-0 tasks leave), so the
+ *      samples see no competition, while phase 1 keeps both cores for the tests.
  * In a single `vitest run` the browser project (one file at a time) could only run after every other
  * project, alone (vitest puts a project without file parallelism in a group of its own, last).
  * Exits non-zero when any part failed; every part runs either way. With `TEST_REPORT_DIR=<dir>` each vitest
@@ -80,21 +83,22 @@ function printCollected(result) {
 
 async function everything() {
   const began = Date.now();
-  // Niced: the checks take the CPU the test runtimes leave (their quota and retry-deadline tests count
-  // real seconds), not the other way round.
-  const checks = start(
-    "typecheck and lint",
-    "nice",
-    ["-n", "10", "sh", "-c", "npm run --silent typecheck && npm run --silent lint"],
-    { quiet: true },
-  );
   const browser = start("browser project", vitest, vitestRun(["browser"], "browser"), { quiet: true });
   const rest = PROJECTS.filter((name) => name !== "browser" && name !== "timing");
   const main = await start(`projects ${rest.join(", ")}`, vitest, vitestRun(rest, "main"));
-  const collected = [await checks, await browser];
-  for (const result of collected) printCollected(result);
-  process.stdout.write("\n──── timing project, alone ────\n");
+  const browserDone = await browser;
+  printCollected(browserDone);
+  process.stdout.write("\n──── timing project (the typecheck and lint beside it, niced) ────\n");
+  const checks = start(
+    "typecheck and lint",
+    "nice",
+    ["-n", "19", "sh", "-c", "npm run --silent typecheck && npm run --silent lint"],
+    { quiet: true },
+  );
   const timing = await start("timing project", vitest, vitestRun(["timing"], "timing"));
+  const checksDone = await checks;
+  printCollected(checksDone);
+  const collected = [browserDone, checksDone];
   const results = [...collected, main, timing];
   process.stdout.write("\n──── npm test ────\n");
   for (const r of results)
