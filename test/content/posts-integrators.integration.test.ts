@@ -4,6 +4,7 @@
  * going live is visible to `since`, and posts carry their public `url`.
  */
 import { describe, expect, it } from "vitest";
+import { EDIT_MAX_LOST_ATTEMPTS } from "../../src/content/posts/service";
 import { call, content, createPost, ORIGIN, tenant, testEnv } from "../support/content-helpers";
 
 async function summaryOf(id: string): Promise<{ summary: string | null; status: string }> {
@@ -179,6 +180,40 @@ describe("concurrent PATCHes without a precondition always apply", () => {
       ),
     );
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+  });
+});
+
+describe("an edit that keeps losing", () => {
+  it(`answers 409 EDIT_CONFLICT once ${EDIT_MAX_LOST_ATTEMPTS} retries lost, changing nothing`, async () => {
+    const t = await tenant();
+    const post = await createPost(t.ck, { title: "P", status: "published" });
+    const before = (await call("GET", `/v1/posts/${post.id}/source`, { key: t.ck }).then((r) =>
+      r.json(),
+    )) as {
+      published_at: string;
+    };
+    // Every attempt loses: a trigger on this post alone skips the UPDATE, as if another edit had committed
+    // first (the row's revision moved). It cannot count the attempts: D1 counts a trigger's writes as the
+    // statement's changes, which the edit reads as its own.
+    const trigger = `lose_every_edit_${post.id}`;
+    await testEnv.DB.prepare(
+      `CREATE TRIGGER ${trigger} BEFORE UPDATE ON posts WHEN OLD.id = '${post.id}' BEGIN SELECT RAISE(IGNORE); END`,
+    ).run();
+    try {
+      const res = await call("PATCH", `/v1/posts/${post.id}`, {
+        key: t.ck,
+        body: { published_at: new Date(Date.now() - 3_600_000).toISOString() },
+      });
+      expect(res.status).toBe(409);
+      expect(res.headers.get("retry-after")).toBe("1");
+      expect(((await res.json()) as { code: string }).code).toBe("EDIT_CONFLICT");
+    } finally {
+      await testEnv.DB.prepare(`DROP TRIGGER ${trigger}`).run();
+    }
+    const after = (await call("GET", `/v1/posts/${post.id}/source`, { key: t.ck }).then((r) => r.json())) as {
+      published_at: string;
+    };
+    expect(after.published_at).toBe(before.published_at);
   });
 });
 

@@ -213,11 +213,14 @@ function laterTimestamp(a: string, b: string): string {
 }
 
 /**
- * How long an edit that keeps losing to concurrent edits of the same post retries before it answers 409.
- * Every lost attempt means another edit committed, so the loop only ends this way under a sustained
- * stream of writes to one post far beyond the key's write quota.
+ * When an edit that keeps losing to concurrent edits of the same post gives up with a 409. Every lost
+ * attempt means another edit of that post committed, so the bound counts losses, not time: a burst of N
+ * concurrent edits needs at most N - 1 retries whatever the machine's speed (a time bound made a burst of 30
+ * answer 409 on a slow, loaded machine), and only a sustained stream of writes to one post, beyond two
+ * minutes of a key's write quota, exhausts it. The deadline is the backstop for a database that stalls.
  */
-const EDIT_RETRY_MS = 10_000;
+export const EDIT_MAX_LOST_ATTEMPTS = 120;
+const EDIT_RETRY_MS = 30_000;
 
 function editConflict(): ApiError {
   return problem("EDIT_CONFLICT", {
@@ -302,7 +305,11 @@ export async function editPost(
 ): Promise<{ existing: PostRow; next: PostRow }> {
   let existing: PostRow | null = first;
   const deadline = Date.now() + EDIT_RETRY_MS;
-  for (let attempt = 0; attempt === 0 || Date.now() < deadline; attempt++) {
+  for (
+    let attempt = 0;
+    attempt <= EDIT_MAX_LOST_ATTEMPTS && (attempt === 0 || Date.now() < deadline);
+    attempt++
+  ) {
     if (attempt > 0) {
       await backoff(attempt);
       existing = await getPost(env.DB, siteId, first.id);
