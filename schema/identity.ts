@@ -436,3 +436,22 @@ export const accountDeletions = sqliteTable(
   },
   (t) => [index("account_deletions_due").on(t.erased_at, t.erase_after)],
 );
+
+/**
+ * A membership removed or its role changed (issue 26, migration 0009): written by triggers on
+ * `org_memberships` and `site_memberships`; delivered (content ends the person's keys and webhooks where
+ * they no longer hold `integrations`, the owners are told) and marked `delivered_at`.
+ */
+export const memberGrantEndings = sqliteTable(
+  "member_grant_endings",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    user_id: text("user_id").notNull(),
+    org_id: text("org_id"),
+    site_id: text("site_id"),
+    ended_at: text("ended_at").notNull(),
+    delivered_at: text("delivered_at"),
+    attempts: integer("attempts").notNull().default(0),
+  },
+  (t) => [index("member_grant_endings_pending").on(t.delivered_at, t.user_id)],
+);

@@ -18,6 +18,7 @@ import {
   resendInvitation,
   revokeInvitation,
 } from "../invitations/invitations";
+import { endGrantsNow } from "./grant-endings";
 import { memberItems } from "./members";
 import { resolveRole } from "./roles";
 import { siteOrg } from "./site-registry";
@@ -126,6 +127,7 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const outcome = await changeSiteRole(c.env.DB, siteId, userId, role.slug, role.isSystem, event);
       if (outcome === "not_member") fail("NOT_MEMBER", "That user is not a member of the site.");
       if (outcome === "last_owner") throw LAST_OWNER();
+      await endGrantsNow(c, userId);
       return c.json({ user_id: userId, role: role.slug, is_owner: role.isSystem }, 200);
     },
   );
@@ -155,6 +157,7 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const { orgId } = await authorizeSite(c, siteId);
       const event = siteMemberEvent(c, { orgId, siteId }, "member_removed", userId);
       if ((await removeSiteMember(c.env.DB, siteId, userId, event)) === "last_owner") throw LAST_OWNER();
+      await endGrantsNow(c, userId);
       return c.body(null, 204);
     },
   );
