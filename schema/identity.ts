@@ -455,3 +455,25 @@ export const memberGrantEndings = sqliteTable(
   },
   (t) => [index("member_grant_endings_pending").on(t.delivered_at, t.user_id)],
 );
+
+/**
+ * The one-click undo of a change to an organization's SSO configuration (issue 26, migration 0010): single
+ * use (`used_at`, claimed with a random `used_by`), 7 days, bound to the configuration that change wrote.
+ */
+export const ssoUndos = sqliteTable(
+  "sso_undos",
+  {
+    token_hash: text("token_hash").primaryKey(),
+    org_id: text("org_id")
+      .notNull()
+      .references(() => orgs.id, { onDelete: "cascade" }),
+    config_id: text("config_id").notNull(),
+    updated_at: text("updated_at").notNull(),
+    before_json: text("before_json"),
+    created_at: text("created_at").notNull(),
+    expires_at: text("expires_at").notNull(),
+    used_at: text("used_at"),
+    used_by: text("used_by"),
+  },
+  (t) => [index("sso_undos_org").on(t.org_id)],
+);

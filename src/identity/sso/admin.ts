@@ -22,6 +22,7 @@ import {
   removeConfig,
   saveConfig,
 } from "./store";
+import { newUndo, snapshot, undoLink } from "./undo";
 
 export interface SsoSettingsInput {
   issuer: string;
@@ -110,6 +111,7 @@ export async function setSso(
   const same = before && before.issuer === issuer && before.client_id === input.client_id;
   const configId = same ? before.config_id : newId();
   const sealed = await sealClientSecret(c.env.SSO_SECRET_KEY, { orgId, configId }, input.client_secret);
+  const undo = await newUndo(c.env.DB, orgId, configId, await snapshot(c.env.DB, before));
   await saveConfig(
     c.env.DB,
     {
@@ -123,9 +125,10 @@ export async function setSso(
     },
     domains,
     before !== null && before.issuer !== issuer,
+    undo.insert,
   );
   await proveDomains(c, orgId);
-  await tellOwners(c, orgId, before ? "changed" : "set");
+  await tellOwners(c, orgId, before ? "changed" : "set", undoLink(c.env, orgId, undo.token));
 }
 
 /** Reads the proof of every unproved domain now; a domain another organization holds stays unproved. */

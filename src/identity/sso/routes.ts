@@ -12,6 +12,7 @@ import { sessionResponse } from "../login/sessions";
 import { proveDomains, removeSso, requireOwner, setSso, ssoView } from "./admin";
 import { linkThroughSso, registerThroughSso } from "./register";
 import { finishSignIn, startSignIn } from "./sign-in";
+import { registerSsoUndoRoutes } from "./undo-routes";
 
 const tags = ["Single sign-on"];
 const OrgParam = z.object({ org_id: z.string() });
@@ -264,4 +265,5 @@ function registerSignInRoutes(app: OpenAPIHono<AppEnv>) {
 export function registerSsoRoutes(app: OpenAPIHono<AppEnv>) {
   registerConfigRoutes(app);
   registerSignInRoutes(app);
+  registerSsoUndoRoutes(app);
 }
