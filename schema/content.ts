@@ -481,7 +481,6 @@ export const postPreviewSecrets = sqliteTable("post_preview_secrets", {
 export const endedMemberGrants = sqliteTable(
   "ended_member_grants",
   {
-    id: integer("id").primaryKey({ autoIncrement: true }),
     user_id: text("user_id").notNull(),
     scope: text("scope", { enum: ["site", "org"] }).notNull(),
     org_id: text("org_id"),

@@ -445,7 +445,6 @@ export const accountDeletions = sqliteTable(
 export const memberGrantEndings = sqliteTable(
   "member_grant_endings",
   {
-    id: integer("id").primaryKey({ autoIncrement: true }),
     user_id: text("user_id").notNull(),
     org_id: text("org_id"),
     site_id: text("site_id"),

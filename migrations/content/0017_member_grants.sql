@@ -4,7 +4,6 @@
 -- person's edge headers no longer administer the site's keys, webhooks and forms. Rows older than a day
 -- are purged by the next ending.
 CREATE TABLE ended_member_grants (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
   user_id TEXT NOT NULL,
   scope TEXT NOT NULL CHECK (scope IN ('site', 'org')),
   org_id TEXT,

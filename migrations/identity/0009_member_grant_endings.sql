@@ -3,8 +3,8 @@
 -- record each such change in the statement that makes it, whatever the path, so no write can forget it.
 -- `grant-endings.ts` then decides whether the person still holds `integrations` there and, if not, has
 -- content end the keys and webhooks they created (through sites), tells the owners, and marks the row.
+-- Rows are addressed by SQLite's rowid (delivery order).
 CREATE TABLE member_grant_endings (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
   user_id TEXT NOT NULL,
   org_id TEXT,
   site_id TEXT,

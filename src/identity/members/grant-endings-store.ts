@@ -14,10 +14,12 @@ import type { Computed, Row } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
 import { ownerRoleSql } from "./store";
 
+/** A recorded ending; `id` is its rowid (the table has no id column). */
 export type GrantEndingRow = Row<
   typeof memberGrantEndings,
-  "id" | "user_id" | "org_id" | "site_id" | "ended_at" | "attempts"
->;
+  "user_id" | "org_id" | "site_id" | "ended_at" | "attempts"
+> &
+  Computed<{ id: number }>;
 
 /** Endings not delivered yet, oldest first: of one person (a route that just changed them), or any. */
 export async function pendingGrantEndings(
@@ -27,8 +29,8 @@ export async function pendingGrantEndings(
 ): Promise<GrantEndingRow[]> {
   const { results } = await db
     .prepare(
-      `SELECT id, user_id, org_id, site_id, ended_at, attempts FROM member_grant_endings
-       WHERE delivered_at IS NULL AND (?1 IS NULL OR user_id = ?1) ORDER BY id LIMIT ?2`,
+      `SELECT rowid AS id, user_id, org_id, site_id, ended_at, attempts FROM member_grant_endings
+       WHERE delivered_at IS NULL AND (?1 IS NULL OR user_id = ?1) ORDER BY rowid LIMIT ?2`,
     )
     .bind(userId ?? null, limit)
     .all<GrantEndingRow>();
@@ -38,12 +40,12 @@ export async function pendingGrantEndings(
 /** Marks the ending delivered; `changes()` is 1 only for the first delivery (a concurrent one finds 0). */
 export function markDelivered(db: D1Database, id: number): D1PreparedStatement {
   return db
-    .prepare("UPDATE member_grant_endings SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL")
+    .prepare("UPDATE member_grant_endings SET delivered_at = ? WHERE rowid = ? AND delivered_at IS NULL")
     .bind(nowIso(), id);
 }
 
 export async function markAttempted(db: D1Database, id: number): Promise<void> {
-  await db.prepare("UPDATE member_grant_endings SET attempts = attempts + 1 WHERE id = ?").bind(id).run();
+  await db.prepare("UPDATE member_grant_endings SET attempts = attempts + 1 WHERE rowid = ?").bind(id).run();
 }
 
 /**
