@@ -149,7 +149,7 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
 
   /** A person's grant on a site ended (identity, through sites): their keys revoked, their webhooks deleted. */
   endMemberGrants(input: MemberGrantEnding): Promise<EndedIntegrations> {
-    return endMemberGrants(this.env.DB, input);
+    return endMemberGrants(this.env.DB, input, callLogger("content"));
   }
 
   /** Disables a post type (its applet uninstalled); its posts are kept. */

@@ -12,6 +12,7 @@
  * Idempotent: a repeated ending revokes and deletes nothing more.
  */
 import type { apiKeys, webhooks } from "../../../schema/content";
+import type { Logger } from "../../lib/log";
 import type { Computed, Row } from "../../lib/rows";
 import type { EndedIntegrations, MemberGrantEnding } from "../../lib/rpc";
 import { clockNow } from "../core/clock";
@@ -50,8 +51,16 @@ function wellFormed(e: MemberGrantEnding): boolean {
   return e.scope === "org" && typeof e.org_id === "string" && e.org_id !== "";
 }
 
-export async function endMemberGrants(db: D1Database, e: MemberGrantEnding): Promise<EndedIntegrations> {
-  if (!wellFormed(e)) throw new Error("malformed member grant ending");
+/** Ends what the ending names; a malformed one (never sent by identity) ends nothing and is logged. */
+export async function endMemberGrants(
+  db: D1Database,
+  e: MemberGrantEnding,
+  log: Logger,
+): Promise<EndedIntegrations> {
+  if (!wellFormed(e)) {
+    log.error("member_grant_ending_malformed", {});
+    return { api_keys: [], webhooks: [] };
+  }
   const now = new Date(clockNow());
   const [keys, , hooks] = await db.batch([
     db
