@@ -4,6 +4,7 @@ import type { ApiError } from "../../lib/problem";
 import { problem } from "../errors";
 import { sessionIsLive } from "../login/sessions-store";
 import { jwks } from "../login/tokens";
+import { ssoOrgWall } from "../sso/org-wall";
 import { AUDIENCE } from "./config";
 import type { AppEnv } from "./context";
 import { fromBase64url } from "./crypto";
@@ -62,5 +63,6 @@ const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
  */
 export const bearerAuth = {
   security: [{ bearerAuth: [] }],
-  middleware: [requireBearer],
+  // Then enforced SSO on the organization's member, invitation, transfer and event routes (issue 26).
+  middleware: [requireBearer, ssoOrgWall],
 };

@@ -1,0 +1,54 @@
+/**
+ * Enforced SSO on identity's own organization routes (issue 26, item 3; docs/decisions/trust.md). The edge
+ * drops an enforcing organization from a session that did not sign in through its provider (sso/enforcement.ts),
+ * but identity's member, invitation, transfer and event routes authorize from D1. This wall gives them the
+ * edge's rule: such a session answers the route's non-member 404 there; an owner's break-glass (password and
+ * a second factor) passes, recorded once and told to every owner as at the edge; an SSO session reaches only
+ * its own organization. The SSO configuration routes stay open to owners (a broken provider is fixed there,
+ * each change behind the step-up code).
+ */
+import { createMiddleware } from "hono/factory";
+import { parseUlid } from "../../lib/ids";
+import type { AppEnv } from "../core/context";
+import type { Env } from "../core/worker-env";
+import { fail } from "../errors";
+import { ownerRoleSql } from "../members/store";
+import { recordBreakGlass, type SsoFacts, ssoFactStatements, ssoFacts, ssoOrgRule } from "./enforcement";
+
+/** The organization routes the wall covers: `/api/v1/auth/orgs/{org_id}/(members|invitations|transfers|events)…`. */
+const WALLED = /^\/api\/v1\/auth\/orgs\/([^/]+)\/(members|invitations|transfers|events)(\/|$)/;
+
+/** Whether the session may act in the organization, and the break-glass to record when it is one. */
+async function sessionReachesOrg(env: Env, userId: string, sessionId: string, orgId: string) {
+  const [session, enforced, owner] = await env.DB.batch([
+    ...ssoFactStatements(env.DB, userId, sessionId),
+    env.DB.prepare(
+      `SELECT 1 AS ok FROM org_memberships m WHERE m.org_id = ? AND m.user_id = ? AND ${ownerRoleSql("org", "m")}`,
+    ).bind(orgId, userId),
+  ]);
+  const facts: SsoFacts = ssoFacts(session, enforced);
+  const isOwner = (owner?.results.length ?? 0) > 0;
+  const rule = ssoOrgRule(facts, (id) => id === orgId && isOwner);
+  return { allowed: rule.allowed(orgId), facts, breakGlass: rule.breakGlass.includes(orgId) };
+}
+
+/** Each walled route's own answer to a non-member, so the wall says nothing more than it. */
+const NOT_MEMBER_DETAIL: Record<string, string> = {
+  members: "No such organization.",
+  events: "No such organization.",
+  invitations: "Not found.",
+  transfers: "Not found.",
+};
+
+/** Runs after the Bearer check (`bearerAuth`); other paths pass untouched. */
+export const ssoOrgWall = createMiddleware<AppEnv>(async (c, next) => {
+  const walled = WALLED.exec(new URL(c.req.url).pathname);
+  const orgId = parseUlid(walled?.[1] ?? "");
+  if (walled && orgId) {
+    const { userId, sessionId } = c.get("auth");
+    const reach = await sessionReachesOrg(c.env, userId, sessionId, orgId);
+    if (!reach.allowed) fail("NOT_FOUND", NOT_MEMBER_DETAIL[walled[2]!] ?? "Not found.");
+    if (reach.breakGlass) c.executionCtx.waitUntil(recordBreakGlass(c.env, reach.facts, userId, [orgId]));
+  }
+  await next();
+});
