@@ -5,9 +5,18 @@
  * nothing more (no `post.published`, no `lead.created`), the stale edge context mints nothing new, and the
  * owners are told. Another organization's site (a tenant wall) and a site the person still owns keep theirs.
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { freshIp } from "../support/identity-helpers";
-import { call, createOrg, createSite, PASSWORD, type Session, verifiedUser } from "../support/platform";
+import {
+  call,
+  createOrg,
+  createSite,
+  outboxCode,
+  PASSWORD,
+  type Session,
+  verifiedUser,
+} from "../support/platform";
 import { eventually, inbox, payloads, received, trustSecrets } from "../support/webhook-helpers";
 
 const EVENTS = ["post.published", "lead.created"];
@@ -244,5 +253,33 @@ describe("a removed administrator's keys and webhooks end with the grant", () =>
     });
     expect(siteRemoval.status).toBe(204);
     expect((await publish(keptKey.key, "Site grant ended")).status).toBe(401);
+  });
+
+  it("an erased account's keys end with the memberships its erasure removes (identity's hourly run)", async () => {
+    const owner = await verifiedUser();
+    const leaving = await verifiedUser();
+    const org = await createOrg(owner.access_token, "Erasure");
+    const site = await createSite(owner.access_token, org.id);
+    await addToOrg(owner, org.id, leaving, "org_admin");
+    const key = await mintKey(leaving.access_token, site.id, "erased person's key");
+
+    const path = "/api/v1/auth/account";
+    expect((await call("DELETE", path, { token: leaving.access_token })).status).toBe(428);
+    const code = await outboxCode(leaving.user.email, "sensitive_action");
+    const requested = await call<{ erase_after: string }>("DELETE", path, {
+      token: leaving.access_token,
+      headers: { "x-step-up-code": code },
+    });
+    expect(requested.status).toBe(202);
+    // The grace period: still a member, the key still writes.
+    expect((await publish(key.key, "During the grace")).status).toBe(201);
+
+    // Identity's cron through its service binding (workerd's Fetcher.scheduled), at a time past the grace.
+    type Scheduled = { scheduled(o: { cron: string; scheduledTime: Date }): Promise<unknown> };
+    const identity = (env as unknown as { IDENTITY: Scheduled }).IDENTITY;
+    const pastGrace = Date.parse(requested.body.erase_after) + 24 * 3600_000;
+    await identity.scheduled({ cron: "0 * * * *", scheduledTime: new Date(pastGrace) });
+    expect((await publish(key.key, "After the erasure")).status).toBe(401);
+    expect((await notices(owner.user.email)).length).toBe(1);
   });
 });
