@@ -18,6 +18,7 @@ import {
   resendInvitation,
   revokeInvitation,
 } from "../invitations/invitations";
+import { requireSsoReach } from "../sso/org-wall";
 import { endGrantsNow } from "./grant-endings";
 import { memberItems } from "./members";
 import { resolveRole } from "./roles";
@@ -36,6 +37,7 @@ function parseSiteId(raw: string): string {
 async function authorizeSite(c: AppContext, siteId: string): Promise<{ orgId: string }> {
   const site = await siteOrg(c.env, siteId);
   if (!site) throw NOT_FOUND();
+  await requireSsoReach(c, site.org_id, "No such site.");
   const { userId } = c.get("auth");
   const me = await orgMembership(c.env.DB, site.org_id, userId);
   if (me?.permissions.includes("members:manage") || (await isSiteOwner(c.env.DB, siteId, userId))) {

@@ -5,11 +5,12 @@
  * edge's rule: such a session answers the route's non-member 404 there; an owner's break-glass (password and
  * a second factor) passes, recorded once and told to every owner as at the edge; an SSO session reaches only
  * its own organization. The SSO configuration routes stay open to owners (a broken provider is fixed there,
- * each change behind the step-up code).
+ * each change behind the step-up code). Identity's site member and invitation routes apply it with the site's
+ * organization (`requireSsoReach`).
  */
 import { createMiddleware } from "hono/factory";
 import { parseUlid } from "../../lib/ids";
-import type { AppEnv } from "../core/context";
+import type { AppContext, AppEnv } from "../core/context";
 import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
 import { ownerRoleSql } from "../members/store";
@@ -40,15 +41,21 @@ const NOT_MEMBER_DETAIL: Record<string, string> = {
   transfers: "Not found.",
 };
 
+/**
+ * The wall for a route that found the organization itself (identity's site member and site invitation
+ * routes, from the site's owner): `notFound` is that route's own answer to a stranger.
+ */
+export async function requireSsoReach(c: AppContext, orgId: string, notFound: string): Promise<void> {
+  const { userId, sessionId } = c.get("auth");
+  const reach = await sessionReachesOrg(c.env, userId, sessionId, orgId);
+  if (!reach.allowed) fail("NOT_FOUND", notFound);
+  if (reach.breakGlass) c.executionCtx.waitUntil(recordBreakGlass(c.env, reach.facts, userId, [orgId]));
+}
+
 /** Runs after the Bearer check (`bearerAuth`); other paths pass untouched. */
 export const ssoOrgWall = createMiddleware<AppEnv>(async (c, next) => {
   const walled = WALLED.exec(new URL(c.req.url).pathname);
   const orgId = parseUlid(walled?.[1] ?? "");
-  if (walled && orgId) {
-    const { userId, sessionId } = c.get("auth");
-    const reach = await sessionReachesOrg(c.env, userId, sessionId, orgId);
-    if (!reach.allowed) fail("NOT_FOUND", NOT_MEMBER_DETAIL[walled[2]!] ?? "Not found.");
-    if (reach.breakGlass) c.executionCtx.waitUntil(recordBreakGlass(c.env, reach.facts, userId, [orgId]));
-  }
+  if (walled && orgId) await requireSsoReach(c, orgId, NOT_MEMBER_DETAIL[walled[2]!] ?? "Not found.");
   await next();
 });
