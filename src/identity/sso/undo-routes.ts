@@ -1,8 +1,8 @@
 /**
  * The one-click undo of an SSO change (issue 26, item 2; `undo.ts`): the API operation
  * `POST /api/v1/auth/orgs/{org_id}/sso/undo` and the page the mailed link opens (`/auth/sso/undo`): a
- * button, so that a mail scanner fetching the link changes nothing; the page's plain form posts back to
- * the page (no script needed), which calls the same undo.
+ * button, so that a mail scanner fetching the link changes nothing; the page's plain form (no script, no
+ * input: the link's org and token ride in its action) posts back to the page, which calls the same undo.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
@@ -30,22 +30,21 @@ async function undo(c: AppContext, rawOrgId: string, token: string) {
   return undone;
 }
 
+/** The page of the mailed link: one button; the link's org and token ride in the form's own action. */
 function undoPage(c: AppContext, query: { org?: string; token?: string }) {
+  const action = `/auth/sso/undo?${new URLSearchParams({ org: query.org ?? "", token: query.token ?? "" })}`;
   return renderPage(c, {
     title: "Undo a change to your organization's single sign-on",
     body: html`<p>The single sign-on of your organization was set up or changed. If it was not one of its owners, undo it: the earlier configuration comes back (or single sign-on is removed if there was none) and every SSO session of the organization ends.</p>
-<form method="post" action="/auth/sso/undo">
-<input type="hidden" name="org" value="${query.org ?? ""}">
-<input type="hidden" name="token" value="${query.token ?? ""}">
+<form method="post" action="${action}">
 <button type="submit">Undo the change</button>
 </form>`,
   });
 }
 
 async function undoFromPage(c: AppContext) {
-  const form = await c.req.parseBody();
-  const org = typeof form.org === "string" ? form.org.slice(0, 64) : "";
-  const token = typeof form.token === "string" ? form.token.slice(0, 128) : "";
+  const org = (c.req.query("org") ?? "").slice(0, 64);
+  const token = (c.req.query("token") ?? "").slice(0, 128);
   try {
     const undone = await undo(c, org, token);
     const what = undone === "restored" ? "The earlier configuration is back." : "Single sign-on is removed.";
