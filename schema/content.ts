@@ -473,3 +473,21 @@ export const postPreviewSecrets = sqliteTable("post_preview_secrets", {
   secret: text("secret").notNull(),
   rotated_at: text("rotated_at").notNull(),
 });
+
+/**
+ * A person's grant on a site that ended (issue 26, migration 0017): their keys and webhooks ended with it,
+ * and for 30 s after `recorded_at` their edge headers administer no integrations of the site.
+ */
+export const endedMemberGrants = sqliteTable(
+  "ended_member_grants",
+  {
+    user_id: text("user_id").notNull(),
+    scope: text("scope", { enum: ["site", "org"] }).notNull(),
+    org_id: text("org_id"),
+    site_id: text("site_id"),
+    except_site_ids_json: text("except_site_ids_json").notNull().default("[]"),
+    ended_at: text("ended_at").notNull(),
+    recorded_at: text("recorded_at").notNull(),
+  },
+  (t) => [index("ended_member_grants_user").on(t.user_id, t.recorded_at)],
+);

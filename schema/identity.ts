@@ -436,3 +436,43 @@ export const accountDeletions = sqliteTable(
   },
   (t) => [index("account_deletions_due").on(t.erased_at, t.erase_after)],
 );
+
+/**
+ * A membership removed or its role changed (issue 26, migration 0009): written by triggers on
+ * `org_memberships` and `site_memberships`; delivered (content ends the person's keys and webhooks where
+ * they no longer hold `integrations`, the owners are told) and marked `delivered_at`.
+ */
+export const memberGrantEndings = sqliteTable(
+  "member_grant_endings",
+  {
+    user_id: text("user_id").notNull(),
+    org_id: text("org_id"),
+    site_id: text("site_id"),
+    ended_at: text("ended_at").notNull(),
+    delivered_at: text("delivered_at"),
+    attempts: integer("attempts").notNull().default(0),
+  },
+  (t) => [index("member_grant_endings_pending").on(t.delivered_at, t.user_id)],
+);
+
+/**
+ * The one-click undo of a change to an organization's SSO configuration (issue 26, migration 0010): single
+ * use (`used_at`, claimed with a random `used_by`), 7 days, bound to the configuration that change wrote.
+ */
+export const ssoUndos = sqliteTable(
+  "sso_undos",
+  {
+    token_hash: text("token_hash").primaryKey(),
+    org_id: text("org_id")
+      .notNull()
+      .references(() => orgs.id, { onDelete: "cascade" }),
+    config_id: text("config_id").notNull(),
+    updated_at: text("updated_at").notNull(),
+    before_json: text("before_json"),
+    created_at: text("created_at").notNull(),
+    expires_at: text("expires_at").notNull(),
+    used_at: text("used_at"),
+    used_by: text("used_by"),
+  },
+  (t) => [index("sso_undos_org").on(t.org_id)],
+);

@@ -7,10 +7,12 @@ import { newId } from "../lib/ids";
 import { batchLogger, callLogger, errorFields, type Logger, runLogger } from "../lib/log";
 import type {
   ContentRpc,
+  EndedIntegrations,
   ImageIngestResult,
   LegalPage,
   LegalPageResult,
   LegalPageWrite,
+  MemberGrantEnding,
   PostTypeRemoval,
   PostTypeResult,
   SiteHealthFacts,
@@ -28,6 +30,7 @@ import { purgeExpiredIdempotency } from "./core/idempotency-store";
 import { servePublic } from "./core/public-edge";
 import { contentServices } from "./core/services";
 import { keyContexts } from "./keys/key-cache";
+import { endMemberGrants } from "./keys/member-grants";
 import { ingestImage } from "./media/ingest-service";
 import { consumeMediaVariants } from "./media/variants";
 import { publishDuePosts } from "./posts/publication";
@@ -142,6 +145,11 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
   /** A transfer offer's integrations to end (identity, through sites): live keys and webhooks per site. */
   siteIntegrations(site_ids: string[]): Promise<SiteIntegrations[]> {
     return siteIntegrationCounts(this.env.DB, site_ids);
+  }
+
+  /** A person's grant on a site ended (identity, through sites): their keys revoked, their webhooks deleted. */
+  endMemberGrants(input: MemberGrantEnding): Promise<EndedIntegrations> {
+    return endMemberGrants(this.env.DB, input, callLogger("content"));
   }
 
   /** Disables a post type (its applet uninstalled); its posts are kept. */

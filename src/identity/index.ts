@@ -6,6 +6,8 @@ import { app } from "./core/app";
 import { edgeContextFor } from "./core/edge-context";
 import { cleanupExpired } from "./core/maintenance";
 import type { Env } from "./core/worker-env";
+import { deliverGrantEndings } from "./members/grant-endings";
+import { createMailer } from "./messaging/messaging";
 import { recordBreakGlass } from "./sso/enforcement";
 
 export default class IdentityService extends WorkerEntrypoint<Env> implements IdentityRpc {
@@ -20,6 +22,9 @@ export default class IdentityService extends WorkerEntrypoint<Env> implements Id
       // The erasure's clock is the cron's scheduled time (tests inject one past the grace period).
       const erasure = await eraseDueAccounts(this.env, controller?.scheduledTime ?? Date.now(), log);
       if (erasure.erased + erasure.notified > 0) log.info("accounts_erased", erasure);
+      // Keys and webhooks of people whose grant ended and that no route delivered (issue 26).
+      const endings = await deliverGrantEndings({ env: this.env, mailer: createMailer(this.env), log });
+      if (endings > 0) log.info("grant_endings_delivered", { endings });
     } catch (err) {
       log.error("cleanup_failed", errorFields(err));
       throw err;

@@ -72,6 +72,28 @@ export interface SiteIntegrations {
   webhooks: number;
 }
 
+/**
+ * A person's grant on a site ended (identity's member removal, role change, leaving, erasure; issue 26):
+ * the API keys and webhooks that person created under it end too. `site`: the keys and webhooks the person
+ * created on `site_id`. `org`: those stamped for `org_id` (made while it owned the site), except on
+ * `except_site_ids` (sites where the person still holds `integrations` by a site role). Only credentials
+ * created up to `ended_at` (identity's clock) end; later ones were granted afresh.
+ */
+export interface MemberGrantEnding {
+  user_id: string;
+  scope: "site" | "org";
+  org_id: string | null;
+  site_id: string | null;
+  except_site_ids: string[];
+  ended_at: string;
+}
+
+/** What content ended for a `MemberGrantEnding`: keys revoked, webhooks deleted (empty when nothing was live). */
+export interface EndedIntegrations {
+  api_keys: { id: string; site_id: string; name: string }[];
+  webhooks: { id: string; site_id: string; url: string }[];
+}
+
 /** What the sites health sweep needs to know of a site's content (one call per chunk of sites). */
 export interface SiteHealthFacts {
   site_id: string;
@@ -154,6 +176,8 @@ export interface ContentRpc {
   healthFacts(site_ids: string[]): Promise<SiteHealthFacts[]>;
   /** Live API keys and webhooks of up to 100 sites, in request order (unknown sites: zeros). */
   siteIntegrations(site_ids: string[]): Promise<SiteIntegrations[]>;
+  /** Ends the keys and webhooks a person created under a grant that ended (idempotent; see MemberGrantEnding). */
+  endMemberGrants(input: MemberGrantEnding): Promise<EndedIntegrations>;
   /**
    * Writes one legal document as a page of the site (one D1 batch): a new draft, or the document's
    * existing page (found by `fields.documento_legal`, else by slug) regenerated when the generator wrote
@@ -218,6 +242,8 @@ export interface SitesRpc {
    * what a transfer offer tells the destination will stop working (identity has no binding to content).
    */
   siteIntegrations(site_ids: string[]): Promise<SiteIntegrations[]>;
+  /** Relays `ContentRpc.endMemberGrants` for identity (which has no binding to content). */
+  endMemberGrants(input: MemberGrantEnding): Promise<EndedIntegrations>;
   /** Names of up to 100 visible sites (identity's account deletion and export); unknown ids are left out. */
   siteNames(site_ids: string[]): Promise<{ id: string; name: string }[]>;
   /** Owner organization of a live site, or null. */

@@ -4,6 +4,8 @@ import { parseId } from "../lib/ids";
 import { batchLogger, callLogger, errorFields } from "../lib/log";
 import { ApiError } from "../lib/problem";
 import type {
+  EndedIntegrations,
+  MemberGrantEnding,
   SiteIntegrations,
   SiteSettingsMerge,
   SiteSettingsWriteResult,
@@ -108,6 +110,11 @@ export default class SitesService extends WorkerEntrypoint<Env> implements Sites
   /** Identity's transfer offers: content's keys and webhooks of the sites (relayed, sites counts nothing). */
   siteIntegrations(site_ids: string[]): Promise<SiteIntegrations[]> {
     return sitesServices(this.env, callLogger("sites")).content.siteIntegrations(site_ids.slice(0, 100));
+  }
+
+  /** Identity's ended member grants: content ends the person's keys and webhooks (relayed, sites keeps nothing). */
+  endMemberGrants(input: MemberGrantEnding): Promise<EndedIntegrations> {
+    return sitesServices(this.env, callLogger("sites")).content.endMemberGrants(input);
   }
 
   async siteOrg(site_id: string): Promise<{ org_id: string; status: string } | null> {

@@ -42,6 +42,7 @@ export function servicesWithContent(
       stalledConvergence: () => c.stalledConvergence(),
       healthFacts: (ids) => c.healthFacts(ids),
       siteIntegrations: (ids) => c.siteIntegrations(ids),
+      endMemberGrants: (input) => c.endMemberGrants(input),
       upsertLegalPage: (input) => c.upsertLegalPage(input),
       legalPages: (input) => c.legalPages(input),
       ...overrides,

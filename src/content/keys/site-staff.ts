@@ -13,6 +13,7 @@ import { clockNow } from "../core/clock";
 import { fail, problem } from "../errors";
 import { getSite, INACTIVE_SITE_STATUSES } from "../site/store";
 import { siteOwner } from "../transfers/store";
+import { grantRecentlyEnded } from "./member-grants";
 
 export function siteNotFound(): ApiError {
   return problem("NOT_FOUND", "No such site.");
@@ -57,5 +58,7 @@ export async function authorizeKeyAdmin(
   const changed = owner.changed_at === null ? 0 : Date.parse(owner.changed_at);
   const settled = !(clockNow() - changed < SITE_GRANT_QUARANTINE_MS);
   if (!canAdministerKeys(identity, site, settled)) throw siteNotFound();
+  // A grant identity just ended may still be claimed by the gateway's cached memberships (issue 26).
+  if (await grantRecentlyEnded(db, identity.userId, site)) throw siteNotFound();
   return { userId: identity.userId, site };
 }

@@ -4,6 +4,7 @@ import type { ApiError } from "../../lib/problem";
 import { problem } from "../errors";
 import { sessionIsLive } from "../login/sessions-store";
 import { jwks } from "../login/tokens";
+import { requireSsoReach, walledOrg } from "../sso/org-wall";
 import { AUDIENCE } from "./config";
 import type { AppEnv } from "./context";
 import { fromBase64url } from "./crypto";
@@ -55,6 +56,16 @@ const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 /**
+ * Enforced SSO on the organization's member, invitation, transfer and event routes (sso/org-wall.ts);
+ * runs after the Bearer check, other paths pass untouched.
+ */
+const ssoOrgWall = createMiddleware<AppEnv>(async (c, next) => {
+  const walled = walledOrg(new URL(c.req.url).pathname);
+  if (walled) await requireSsoReach(c.env, c.get("services"), c.get("auth"), walled.orgId, walled.notFound);
+  await next();
+});
+
+/**
  * A Bearer route's documented security (`bearerAuth`, the spec's scheme) and its enforcing middleware
  * from one value, spread into `createRoute` (as content's `keyAuth`): the OpenAPI document cannot
  * promise a Bearer check the route does not run, and the security sweep
@@ -62,5 +73,6 @@ const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
  */
 export const bearerAuth = {
   security: [{ bearerAuth: [] }],
-  middleware: [requireBearer],
+  // Then enforced SSO on the organization's member, invitation, transfer and event routes (issue 26).
+  middleware: [requireBearer, ssoOrgWall],
 };

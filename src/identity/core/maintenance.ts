@@ -25,6 +25,7 @@ export async function cleanupExpired(db: D1Database, now = Date.now()) {
     // Issue 24 §1: SSO authorization requests and pending registrations or links, a day after they died.
     db.prepare("DELETE FROM sso_logins WHERE expires_at < ?").bind(iso(day)),
     db.prepare("DELETE FROM sso_pending WHERE expires_at < ?").bind(iso(day)),
+    db.prepare("DELETE FROM sso_undos WHERE expires_at < ?").bind(iso(day)),
     // SSO session records whose sessions are gone (deleted 30 days after expiry or revocation above).
     db.prepare("DELETE FROM sso_sessions WHERE family_id NOT IN (SELECT family_id FROM sessions)"),
     db.prepare("DELETE FROM sso_break_glass WHERE family_id NOT IN (SELECT family_id FROM sessions)"),

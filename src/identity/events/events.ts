@@ -50,6 +50,7 @@ export const ORG_EVENT_TYPES = [
   "transfer_rejected",
   "transfer_cancelled",
   "transfer_reopened",
+  "integrations_ended",
 ] as const;
 
 export type AccountEventType = (typeof ACCOUNT_EVENT_TYPES)[number];

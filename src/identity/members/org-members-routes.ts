@@ -8,6 +8,7 @@ import { fail, problem } from "../errors";
 import { orgEvent } from "../events/events";
 import { createInvitation } from "../invitations/invitations";
 import { findVerifiedOwner } from "../signup/accounts-store";
+import { endGrantsNow } from "./grant-endings";
 import { memberItems, protectOwner, requireOrgMember, requireOwnerToGrant } from "./members";
 import { type ResolvedRole, resolveRole } from "./roles";
 import {
@@ -57,6 +58,7 @@ async function changeRole(
   protectOwner(me, target, "Only an owner changes another owner.");
   const event = memberEvent(c, orgId, "role_changed", userId, role.slug);
   if (!(await changeOrgRole(c.env.DB, orgId, userId, role.slug, role.isSystem, event))) throw LAST_OWNER();
+  await endGrantsNow(c.env, c.get("services"), userId);
 }
 
 const LAST_OWNER = () => problem("LAST_ORG_OWNER", "The organization must keep an owner.");
@@ -209,6 +211,7 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       protectOwner(me, target, "Only an owner removes an owner.");
       const event = memberEvent(c, orgId, "member_removed", userId);
       if (!(await removeOrgMember(c.env.DB, orgId, userId, event))) throw LAST_OWNER();
+      await endGrantsNow(c.env, c.get("services"), userId);
       return c.body(null, 204);
     },
   );

@@ -18,6 +18,8 @@ import {
   resendInvitation,
   revokeInvitation,
 } from "../invitations/invitations";
+import { requireSsoReach } from "../sso/org-wall";
+import { endGrantsNow } from "./grant-endings";
 import { memberItems } from "./members";
 import { resolveRole } from "./roles";
 import { siteOrg } from "./site-registry";
@@ -35,6 +37,7 @@ function parseSiteId(raw: string): string {
 async function authorizeSite(c: AppContext, siteId: string): Promise<{ orgId: string }> {
   const site = await siteOrg(c.env, siteId);
   if (!site) throw NOT_FOUND();
+  await requireSsoReach(c.env, c.get("services"), c.get("auth"), site.org_id, "No such site.");
   const { userId } = c.get("auth");
   const me = await orgMembership(c.env.DB, site.org_id, userId);
   if (me?.permissions.includes("members:manage") || (await isSiteOwner(c.env.DB, siteId, userId))) {
@@ -126,6 +129,7 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const outcome = await changeSiteRole(c.env.DB, siteId, userId, role.slug, role.isSystem, event);
       if (outcome === "not_member") fail("NOT_MEMBER", "That user is not a member of the site.");
       if (outcome === "last_owner") throw LAST_OWNER();
+      await endGrantsNow(c.env, c.get("services"), userId);
       return c.json({ user_id: userId, role: role.slug, is_owner: role.isSystem }, 200);
     },
   );
@@ -155,6 +159,7 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const { orgId } = await authorizeSite(c, siteId);
       const event = siteMemberEvent(c, { orgId, siteId }, "member_removed", userId);
       if ((await removeSiteMember(c.env.DB, siteId, userId, event)) === "last_owner") throw LAST_OWNER();
+      await endGrantsNow(c.env, c.get("services"), userId);
       return c.body(null, 204);
     },
   );

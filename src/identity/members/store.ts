@@ -172,7 +172,8 @@ export async function changeOrgRole(
     ...(event ? [event] : []),
     titularFixup(db, orgId),
   ]);
-  return (update?.meta.changes ?? 0) === 1;
+  // > 0, not === 1: D1 counts the rows the grant-ending triggers (migration 0009) write too.
+  return (update?.meta.changes ?? 0) > 0;
 }
 
 /** Removes a member; false when nothing was removed (the last owner never leaves). */
@@ -192,7 +193,7 @@ export async function removeOrgMember(
     ...(event ? [event] : []),
     titularFixup(db, orgId),
   ]);
-  return (removed?.meta.changes ?? 0) === 1;
+  return (removed?.meta.changes ?? 0) > 0;
 }
 
 export async function isSiteOwner(db: D1Database, siteId: string, userId: string): Promise<boolean> {
@@ -230,7 +231,7 @@ export async function changeSiteRole(
     )
     .bind(role, siteId, userId, toOwner ? 1 : 0);
   const [res] = await db.batch(event ? [update, event] : [update]);
-  if (res?.meta.changes === 1) return "done";
+  if ((res?.meta.changes ?? 0) > 0) return "done";
   return (await isSiteMember(db, siteId, userId)) ? "last_owner" : "not_member";
 }
 

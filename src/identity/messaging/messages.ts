@@ -19,7 +19,8 @@ export type MessagePurpose =
   | "sso_link"
   | "sso_notice"
   | "account_restore"
-  | "account_deletion_notice";
+  | "account_deletion_notice"
+  | "integrations_ended_notice";
 
 export interface OutboundMessage {
   to: string;

@@ -23,6 +23,7 @@ import {
   removeConfig,
   saveConfig,
 } from "./store";
+import { newUndo, snapshot, undoLink } from "./undo";
 
 export interface SsoSettingsInput {
   issuer: string;
@@ -113,6 +114,7 @@ export async function setSso(
   const same = before && before.issuer === issuer && before.client_id === input.client_id;
   const configId = same ? before.config_id : newId();
   const sealed = await sealClientSecret(env.SSO_SECRET_KEY, { orgId, configId }, input.client_secret);
+  const undo = await newUndo(env.DB, orgId, configId, await snapshot(env.DB, before));
   await saveConfig(
     env.DB,
     {
@@ -126,9 +128,10 @@ export async function setSso(
     },
     domains,
     before !== null && before.issuer !== issuer,
+    undo.insert,
   );
   await proveDomains(env, orgId);
-  await tellOwners(env, services, orgId, before ? "changed" : "set");
+  await tellOwners(env, services, orgId, before ? "changed" : "set", undoLink(env, orgId, undo.token));
 }
 
 /** Reads the proof of every unproved domain now; a domain another organization holds stays unproved. */

@@ -14,6 +14,7 @@ import { proveDomains, removeSso, requireOwner, setSso, ssoView } from "./admin"
 import { linkThroughSso, registerThroughSso } from "./register";
 import { SSO_BROWSER_COOKIE, SSO_COOKIE_PATH, SSO_LOGIN_TTL_S } from "./settings";
 import { finishSignIn, startSignIn } from "./sign-in";
+import { registerSsoUndoRoutes } from "./undo-routes";
 
 const tags = ["Single sign-on"];
 const OrgParam = z.object({ org_id: z.string() });
@@ -278,4 +279,5 @@ function registerSignInRoutes(app: OpenAPIHono<AppEnv>) {
 export function registerSsoRoutes(app: OpenAPIHono<AppEnv>) {
   registerConfigRoutes(app);
   registerSignInRoutes(app);
+  registerSsoUndoRoutes(app);
 }

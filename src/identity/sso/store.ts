@@ -62,6 +62,8 @@ export async function saveConfig(
   row: Omit<SsoConfigRow, "created_at" | "updated_at">,
   domains: string[],
   issuerChanged: boolean,
+  /** Statements of the same batch that need the change's `updated_at` (its undo, issue 26). */
+  alongside: (updatedAt: string) => D1PreparedStatement[] = () => [],
 ) {
   const now = nowIso();
   const list = JSON.stringify(domains);
@@ -93,6 +95,7 @@ export async function saveConfig(
       )
       .bind(row.org_id, now, list),
     db.prepare("DELETE FROM sso_identities WHERE org_id = ? AND ?").bind(row.org_id, issuerChanged ? 1 : 0),
+    ...alongside(now),
   ]);
 }
 

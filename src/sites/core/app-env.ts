@@ -15,7 +15,7 @@ export interface Services {
   /**
    * Content over its service binding: image ingest, the site projection push, the post types of applets
    * with a `post_type_template`, legal pages, the health sweep's facts, and the integrations a
-   * transfer offer lists.
+   * transfer offer lists, and the integrations a person's ended grant ends (relayed for identity).
    */
   content: Pick<
     ContentRpc,
@@ -26,6 +26,7 @@ export interface Services {
     | "stalledConvergence"
     | "healthFacts"
     | "siteIntegrations"
+    | "endMemberGrants"
     | "upsertLegalPage"
     | "legalPages"
   >;

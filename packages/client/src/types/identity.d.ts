@@ -4979,7 +4979,7 @@ export interface paths {
                 query?: {
                     /** @description next_cursor of the previous page */
                     cursor?: string;
-                    type?: "invitation_sent" | "invitation_accepted" | "invitation_revoked" | "member_added" | "member_removed" | "role_changed" | "transfer_offered" | "transfer_accepted" | "transfer_rejected" | "transfer_cancelled" | "transfer_reopened";
+                    type?: "invitation_sent" | "invitation_accepted" | "invitation_revoked" | "member_added" | "member_removed" | "role_changed" | "transfer_offered" | "transfer_accepted" | "transfer_rejected" | "transfer_cancelled" | "transfer_reopened" | "integrations_ended";
                     limit?: number;
                 };
                 header?: never;
@@ -5666,6 +5666,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/orgs/{org_id}/sso/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo a change to the organization's single sign-on with the link mailed to its owners
+         * @description No authentication: the token mailed to every owner with the notice of a set or changed configuration is the proof. Puts back the configuration as it was before that change (or removes single sign-on when there was none) and ends every SSO session of the organization, the logins in flight and the links made since. Works once, for 7 days, and only while the configuration is still the one that change wrote. An unknown, used, expired, superseded or another organization's token is the same 404.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SsoUndoRequest"];
+                };
+            };
+            responses: {
+                /** @description Undone */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SsoUndoResult"];
+                    };
+                };
+                /** @description BAD_ORG, BAD_REQUEST */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/account": {
         parameters: {
             query?: never;
@@ -6198,6 +6261,16 @@ export interface components {
         SsoLinkRequest: {
             link_token: string;
             code: string;
+        };
+        SsoUndoResult: {
+            /**
+             * @description restored: the configuration before the change is back; removed: there was none, SSO is off
+             * @enum {string}
+             */
+            undone: "restored" | "removed";
+        };
+        SsoUndoRequest: {
+            token: string;
         };
         AccountDeletion: {
             /** @enum {string} */
