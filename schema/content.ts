@@ -475,7 +475,7 @@ export const postPreviewSecrets = sqliteTable("post_preview_secrets", {
 });
 
 /**
- * A person's grant on a site that ended (issue 26, migration 0017): their keys and webhooks ended with it,
+ * A person's grant on a site that ended (the credential rule, migration 0017): their keys and webhooks ended with it,
  * and for 30 s after `recorded_at` their edge headers administer no integrations of the site.
  */
 export const endedMemberGrants = sqliteTable(

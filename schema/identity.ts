@@ -438,7 +438,7 @@ export const accountDeletions = sqliteTable(
 );
 
 /**
- * A membership removed or its role changed (issue 26, migration 0009): written by triggers on
+ * A membership removed or its role changed (the credential rule, migration 0009): written by triggers on
  * `org_memberships` and `site_memberships`; delivered (content ends the person's keys and webhooks where
  * they no longer hold `integrations`, the owners are told) and marked `delivered_at`.
  */
@@ -456,7 +456,7 @@ export const memberGrantEndings = sqliteTable(
 );
 
 /**
- * The one-click undo of a change to an organization's SSO configuration (issue 26, migration 0010): single
+ * The one-click undo of a change to an organization's SSO configuration (the credential rule, migration 0010): single
  * use (`used_at`, claimed with a random `used_by`), 7 days, bound to the configuration that change wrote.
  */
 export const ssoUndos = sqliteTable(

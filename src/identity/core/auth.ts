@@ -73,6 +73,6 @@ const ssoOrgWall = createMiddleware<AppEnv>(async (c, next) => {
  */
 export const bearerAuth = {
   security: [{ bearerAuth: [] }],
-  // Then enforced SSO on the organization's member, invitation, transfer and event routes (issue 26).
+  // Then enforced SSO on the organization's member, invitation, transfer and event routes (docs/decisions/trust.md).
   middleware: [requireBearer, ssoOrgWall],
 };

@@ -1,5 +1,5 @@
 /**
- * The one-click undo of an SSO change (issue 26, item 2; `undo.ts`): the API operation
+ * The one-click undo of an SSO change (the credential rule; `undo.ts`): the API operation
  * `POST /api/v1/auth/orgs/{org_id}/sso/undo` and the page the mailed link opens (`/auth/sso/undo`): a
  * button, so that a mail scanner fetching the link changes nothing; the page's plain form (no script, no
  * input: the link's org and token ride in its action) posts back to the page, which calls the same undo.
