@@ -164,3 +164,19 @@ export async function fetchThrough(workerEnv: Env, request: Request): Promise<Re
   await waitOnExecutionContext(ctx);
   return res;
 }
+
+/**
+ * One request through the content Worker's entrypoint: the hops spent when it answered (a copy) and, once
+ * its background work (`waitUntil`) is done, `hops` itself has the rest.
+ */
+export async function fetchAnswered(
+  workerEnv: Env,
+  hops: Hops,
+  request: Request,
+): Promise<{ res: Response; answered: Pick<Hops, "d1" | "durableObject" | "kv" | "r2"> }> {
+  const ctx = createExecutionContext();
+  const res = await new ContentService(ctx, workerEnv).fetch(request);
+  const answered = { d1: hops.d1, durableObject: hops.durableObject, kv: hops.kv, r2: hops.r2 };
+  await waitOnExecutionContext(ctx);
+  return { res, answered };
+}
