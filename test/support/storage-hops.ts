@@ -16,6 +16,8 @@ export interface Hops {
   durableObject: number;
   kv: number;
   r2: number;
+  /** SQL statements D1 ran (a batch counts each of its statements; `d1` counts the round trips). */
+  d1Statements: number;
   /** Rate-limiting binding calls (not storage). */
   limiter: number;
   /** The constraint or bookmark of each D1 session opened (`withSession`). */
@@ -30,6 +32,7 @@ function newHops(): Hops {
     durableObject: 0,
     kv: 0,
     r2: 0,
+    d1Statements: 0,
     limiter: 0,
     sessions: [],
     storage() {
@@ -66,6 +69,7 @@ function countingD1(db: D1Database, hops: Hops): D1Database {
         if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") {
           return (...args: unknown[]) => {
             hops.d1++;
+            hops.d1Statements++;
             return (value as (...a: unknown[]) => unknown).apply(t, args);
           };
         }
@@ -81,6 +85,7 @@ function countingD1(db: D1Database, hops: Hops): D1Database {
       if (prop === "batch") {
         return (statements: D1PreparedStatement[]) => {
           hops.d1++;
+          hops.d1Statements += statements.length;
           return t.batch(statements.map((s) => real.get(s) ?? s));
         };
       }
