@@ -27,9 +27,6 @@ import { sha256Base64url } from "../keys/key-hash";
 import type { CreatePostInput } from "./input";
 import { createPost } from "./service";
 
-/** A post needs an author: keys created before keys recorded their authorship context cannot write posts. */
-export { requireAuthorshipContext };
-
 interface Checked {
   input: CreatePostInput;
   idempotency: { idempotencyKey: string; requestHash: string } | null;
@@ -42,7 +39,8 @@ async function checkRequest(
   header: string | undefined,
 ): Promise<Checked> {
   const input = await parse();
-  // A post that names its author needs nothing from the key's own authorship context.
+  // A post needs an author: a key created before keys recorded their authorship context cannot write one,
+  // unless the post names its author.
   if (input.author_slug === undefined || input.author_slug === null) requireAuthorshipContext(key);
   const idempotencyKey = parseIdempotencyKey(header);
   if (!idempotencyKey) return { input, idempotency: null };
