@@ -5,6 +5,8 @@
 // Prints a Markdown table and the issue's targets (PASS/MISS with the gap) and writes both, with the raw
 // figures as JSON, to bench/results/. Sections: posts write sites login bulk (default), analytics leads
 // (or `all`). Options: --quick (small sizes, 3 s rows), --duration S, --warmup S, --connections N.
+// With `posts`, the read rows run again on a second stack whose rate-limiting bindings count in the isolate
+// as production's do (bench/local-limiters.mjs; rows labelled "local limiters"); --no-local-limiters skips it.
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
