@@ -5,6 +5,8 @@
 // Prints a Markdown table and the issue's targets (PASS/MISS with the gap) and writes both, with the raw
 // figures as JSON, to bench/results/. Sections: posts write sites login bulk (default), analytics leads
 // (or `all`). Options: --quick (small sizes, 3 s rows), --duration S, --warmup S, --connections N.
+// With `posts`, the read rows run again on a second stack whose rate-limiting bindings count in the isolate
+// as production's do (bench/local-limiters.mjs; rows labelled "local limiters"); --no-local-limiters skips it.
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -12,13 +14,14 @@ import { startPlatform } from "../scripts/platform.mjs";
 import { root } from "../scripts/workers.mjs";
 import { round } from "./lib.mjs";
 import { measure, wrkAvailable } from "./loadgen.mjs";
+import { withLocalLimiters } from "./local-limiters.mjs";
 import { workerdPid } from "./memory.mjs";
 import { checkTargets, renderReport } from "./report.mjs";
 import { DEFAULT_SECTIONS, prepareSection, SECTIONS } from "./sections.mjs";
 import { createTenant } from "./seed.mjs";
 import { startMemory } from "./start-memory.mjs";
 
-const USAGE = `npm run bench -- [--quick] [--wrk] [--duration S] [--warmup S] [--connections N] [--port-offset N] [SECTION...]
+const USAGE = `npm run bench -- [--quick] [--wrk] [--no-local-limiters] [--duration S] [--warmup S] [--connections N] [--port-offset N] [SECTION...]
 sections: ${SECTIONS.join(" ")} | all   (default: ${DEFAULT_SECTIONS.join(" ")})`;
 
 export function parseArgs(argv) {
@@ -26,7 +29,7 @@ export function parseArgs(argv) {
   const sections = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === "--quick" || a === "--wrk" || a === "--help") flags.set(a, true);
+    if (a === "--quick" || a === "--wrk" || a === "--help" || a === "--no-local-limiters") flags.set(a, true);
     else if (a.startsWith("--")) {
       const [name, inline] = a.split("=", 2);
       flags.set(name, inline ?? argv[++i]);
@@ -40,6 +43,9 @@ export function parseArgs(argv) {
     help: flags.has("--help"),
     quick,
     wrk: flags.has("--wrk"),
+    // The posts rows again on a second stack whose rate-limiting bindings count in the isolate
+    // (bench/local-limiters.mjs), beside the rows with Miniflare's emulation.
+    localLimiters: !flags.has("--no-local-limiters"),
     sections: SECTIONS.filter((s) => chosen.includes(s)),
     sizes: quick ? [1_000, 5_000, 10_000] : [1_000, 10_000, 100_000],
     duration: number("--duration", quick ? 3 : 10),
@@ -92,6 +98,50 @@ async function runLoad(ctx, row) {
     `  ${row.label}: ${round(out.rps, 0)} req/s, p50 ${round(out.p50_ms, 1)} ms, p99 ${round(out.p99_ms, 1)} ms${unexpected ? `, ${unexpected} unexpected` : ""}\n`,
   );
   return out;
+}
+
+const TRIVIAL = {
+  id: "trivial",
+  label: "GET /health (trivial route)",
+  spec: { method: "GET", paths: ["/health"] },
+};
+
+/** The read rows measured again without the local emulation of the rate-limiting bindings. */
+const LOCAL_ROWS = ["list_ck_", "list_pk_", "detail_pk", "list_cold_ck"];
+
+/**
+ * The posts rows of the middle size on a second stack (its own ports and store) whose rate-limiting
+ * bindings count in the isolate's memory, as production's location-local limiter does, each row a ratio
+ * to that stack's own trivial route. Labelled "local limiters" in the report.
+ */
+async function localLimiterRows(options, tool, stem, log) {
+  const persist = mkdtempSync(path.join(os.tmpdir(), "platform-bench-local-"));
+  const workerLog = createWriteStream(`${stem}.local-limiters.workers.log`);
+  log("local limiters: a second stack with the rate-limiting bindings counted in the isolate…");
+  const { mf, urls } = await startPlatform({
+    persist,
+    portOffset: options.portOffset + 100,
+    adjustWorker: withLocalLimiters,
+    handleStructuredLogs: (entry) => workerLog.write(`${entry.message}\n`),
+  });
+  const middle = options.sizes[Math.min(1, options.sizes.length - 1)];
+  const ctx = { mf, urls, options: { ...options, sizes: [middle] }, tool, seeding: {} };
+  try {
+    ctx.tenant = await createTenant(mf, urls);
+    const { load } = await prepareSection("posts", ctx);
+    const rows = [
+      await runLoad(ctx, { ...TRIVIAL, id: "trivial_local", label: `${TRIVIAL.label}, local limiters` }),
+    ];
+    for (const row of load.filter((r) => LOCAL_ROWS.some((id) => r.id.startsWith(id)))) {
+      const local = { ...row, id: `${row.id}_local`, label: `${row.label}, local limiters` };
+      rows.push({ ...(await runLoad(ctx, local)), base: "trivial_local" });
+    }
+    return rows;
+  } finally {
+    await mf.dispose();
+    workerLog.end();
+    rmSync(persist, { recursive: true, force: true });
+  }
 }
 
 async function main() {
@@ -148,11 +198,7 @@ async function main() {
     ctx.seeding.total_seconds = round((performance.now() - started) / 1000, 1);
     log(`seeded in ${ctx.seeding.total_seconds} s; measuring…`);
 
-    const trivial = {
-      id: "trivial",
-      label: "GET /health (trivial route)",
-      spec: { method: "GET", paths: ["/health"] },
-    };
+    const trivial = TRIVIAL;
     result.load.push(await runLoad(ctx, trivial));
     for (const section of prepared)
       for (const row of section.load ?? []) result.load.push(await runLoad(ctx, row));
@@ -170,6 +216,8 @@ async function main() {
     workerLog.end();
     rmSync(persist, { recursive: true, force: true });
   }
+  if (options.localLimiters && options.sections.includes("posts"))
+    result.load.push(...(await localLimiterRows(options, tool, stem, log)));
   result.targets = checkTargets(result);
   const report = renderReport(result);
   console.log(report);

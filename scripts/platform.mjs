@@ -20,6 +20,8 @@ export async function startPlatform({
   outboundService = undefined,
   // Where the Workers' log lines go (default: Miniflare prints them); the bench keeps them in a file.
   handleStructuredLogs = undefined,
+  // The bench's hook on each Worker's final options (bench/local-limiters.mjs); `npm start` passes none.
+  adjustWorker = (options) => options,
 } = {}) {
   const devVars = ensureDevVars();
   const port = (name) => services[name].port + portOffset;
@@ -34,15 +36,17 @@ export async function startPlatform({
       cf: { colo: "DEV", country: "XX", asn: 0 },
       log: new Log(process.env.LOG_LEVEL === "debug" ? LogLevel.DEBUG : LogLevel.WARN),
       ...(handleStructuredLogs ? { handleStructuredLogs } : {}),
-      workers: serviceNames.map((name) => ({
-        // Content's routes take `/v1/*` and `/media/*` of the gateway's socket (LOCAL_ROUTES, scripts/workers.mjs).
-        ...workers[name],
-        bindings: { ...workers[name].bindings, ...devVars[name], ...extraBindings[name] },
-        // Tests route every outbound fetch to their fake internet; `npm start` leaves the network as is.
-        ...(outboundService ? { outboundService } : {}),
-        // The gateway is the entry worker; each service also answers on its own address.
-        ...(name === "gateway" ? {} : { unsafeDirectSockets: [{ host: HOST, port: port(name) }] }),
-      })),
+      workers: serviceNames.map((name) =>
+        adjustWorker({
+          // Content's routes take `/v1/*` and `/media/*` of the gateway's socket (LOCAL_ROUTES, scripts/workers.mjs).
+          ...workers[name],
+          bindings: { ...workers[name].bindings, ...devVars[name], ...extraBindings[name] },
+          // Tests route every outbound fetch to their fake internet; `npm start` leaves the network as is.
+          ...(outboundService ? { outboundService } : {}),
+          // The gateway is the entry worker; each service also answers on its own address.
+          ...(name === "gateway" ? {} : { unsafeDirectSockets: [{ host: HOST, port: port(name) }] }),
+        }),
+      ),
     }),
   );
   await mf.ready;

@@ -59,3 +59,19 @@ describe("the isolate's hot answers", () => {
     expect(byChars.get("r", 0)).not.toBeNull();
   });
 });
+
+describe("the isolate's hot answers are sized by characters, not by a count that small answers hit first", () => {
+  const answer = (body: string) => ({ body, etag: `"${body.length}"` });
+
+  it("hold a site's 1,000 most read post details of ~2 KB beside its listings (a 256-entry bound held a quarter)", async () => {
+    const { HOT_ANSWERS } = await import("../../src/content/core/edge-cache");
+    const hot = new IsolateAnswers(HOT_ANSWERS.maxEntries, HOT_ANSWERS.maxChars);
+    const detail = (i: number) => answer(`${i}`.padEnd(2_000, "d"));
+    for (let i = 0; i < 1_000; i++) hot.set(`post-${i}`, detail(i), 10);
+    for (let i = 0; i < 50; i++) hot.set(`list-${i}`, answer(`${i}`.padEnd(10_000, "l")), 10);
+    // Read in the order they were written (a reader cycling through them): every one is still there.
+    for (let i = 0; i < 1_000; i++) expect(hot.get(`post-${i}`, 0)?.body, `post-${i}`).toBe(detail(i).body);
+    // Still bounded: at most its characters (~8 MiB of memory at two bytes a character).
+    expect(HOT_ANSWERS.maxChars).toBeLessThanOrEqual(4 * 1024 * 1024);
+  });
+});

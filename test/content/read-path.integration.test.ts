@@ -143,6 +143,30 @@ describe("a warm public read spends at most one storage hop (it spends none)", (
     expect(status.headers.get("cache-control")).toBe("private, no-store");
     expect(status.headers.get("etag")).toBeNull();
   });
+
+  it("a `since` listing (never cached) reads the page alone: one statement, not the site's next publication", async () => {
+    const t = await publishedSite();
+    // The key's context in the isolate first: what is counted below is the listing's own reads.
+    expect((await call("GET", "/v1/posts?since=2001-01-01T00:00:00Z", { key: t.ck })).status).toBe(200);
+    const since = await counted("GET", "/v1/posts?since=2000-01-01T00:00:00Z&limit=1", { key: t.ck });
+    expect(since.res.status).toBe(200);
+    expect({ d1: since.hops.d1, statements: since.hops.d1Statements }).toEqual({ d1: 1, statements: 1 });
+    const page = JSON.parse(since.text) as { items: { id: string }[]; next_cursor: string };
+    expect(page.items.map((i) => i.id)).toEqual([t.second.id]);
+    // Its next page too (the cursor keeps the watermark).
+    const next = await counted(
+      "GET",
+      `/v1/posts?since=2000-01-01T00:00:00Z&limit=1&cursor=${page.next_cursor}`,
+      {
+        key: t.ck,
+      },
+    );
+    expect(JSON.parse(next.text).items.map((i: { id: string }) => i.id)).toEqual([t.first.id]);
+    expect(next.hops.d1Statements).toBe(1);
+    // A cached listing still reads the next publication with its page, in the same round trip.
+    const cached = await counted("GET", "/v1/posts?limit=1", { key: t.ck });
+    expect({ d1: cached.hops.d1, statements: cached.hops.d1Statements }).toEqual({ d1: 1, statements: 2 });
+  });
 });
 
 describe("a write invalidates: the next read shows the change, never a cached body", () => {

@@ -1,24 +1,34 @@
 /**
  * Storage hops of `POST /v1/posts`, counted on the Worker's real bindings (test/support/storage-hops.ts),
- * as the read path's are: the key's fresh lookup (with its site, its author persona and the post types in
- * the same query), the key's Durable Object (the write quota), and the post's one batch (row, outbox row,
- * idempotency record). A published post adds the outbox's own bookkeeping once its effects are delivered.
+ * as the read path's are, up to the answer: the key's fresh lookup (with its site, its author persona and
+ * the post types in the same query), ONE call of the key's Durable Object (the write quota and, with an
+ * Idempotency-Key, its reservation), and the post's one batch (row, outbox row, idempotency record). A
+ * published post's outbox is delivered after the answer (`waitUntil`), its row deleted there.
  */
 import { describe, expect, it } from "vitest";
 import {
+  call,
   contentRequest,
+  countRows,
   createPost,
   paragraph,
+  problem,
   type RequestOptions,
   tenant,
   testEnv,
 } from "../support/content-helpers";
-import { countingContentEnv, fetchThrough, type Hops } from "../support/storage-hops";
+import { countingContentEnv, fetchAnswered, type Hops } from "../support/storage-hops";
 
+/** The request's hops when it answered (`answered`) and once its background work finished (`hops`). */
 async function counted(path: string, options: RequestOptions) {
   const { env, hops } = countingContentEnv();
-  const res = await fetchThrough(env, contentRequest("POST", path, options));
-  return { res, hops, body: (await res.json()) as { id: string; slug: string; author: { slug: string } } };
+  const { res, answered } = await fetchAnswered(env, hops, contentRequest("POST", path, options));
+  return {
+    res,
+    hops,
+    answered,
+    body: (await res.json()) as { id: string; slug: string; author: { slug: string } },
+  };
 }
 
 const storageOf = (hops: Hops) => ({
@@ -47,7 +57,7 @@ describe("POST /v1/posts in the common case spends at most three storage hops", 
     expect(storageOf(hops)).toEqual({ d1: 2, durableObject: 1, kv: 0, r2: 0 });
   });
 
-  it("with an Idempotency-Key: the record is read once, reserved in the same object, written in the post's batch", async () => {
+  it("with an Idempotency-Key: the record is read once, reserved in the same call as the quota, written in the post's batch", async () => {
     const t = await writingSite();
     const first = await counted("/v1/posts", {
       key: t.ck,
@@ -55,8 +65,8 @@ describe("POST /v1/posts in the common case spends at most three storage hops", 
       headers: { "idempotency-key": "write-path-1" },
     });
     expect(first.res.status).toBe(201);
-    // key, record lookup, batch (D1); take and reserve (the key's object); nothing in KV.
-    expect(storageOf(first.hops)).toEqual({ d1: 3, durableObject: 2, kv: 0, r2: 0 });
+    // key, record lookup, batch (D1); one call of the key's object (quota and reservation); nothing in KV.
+    expect(storageOf(first.hops)).toEqual({ d1: 3, durableObject: 1, kv: 0, r2: 0 });
     const replay = await counted("/v1/posts", {
       key: t.ck,
       body: { title: "Once only", blocks_json: paragraph("Three") },
@@ -67,13 +77,15 @@ describe("POST /v1/posts in the common case spends at most three storage hops", 
     expect(storageOf(replay.hops)).toEqual({ d1: 2, durableObject: 1, kv: 0, r2: 0 });
   });
 
-  it("a published post: the same three, and the outbox row deleted once its effects were delivered", async () => {
+  it("a published post: the same three before the answer; its outbox delivered after it, the row deleted", async () => {
     const t = await writingSite();
-    const { res, hops, body } = await counted("/v1/posts", {
+    const { res, hops, answered, body } = await counted("/v1/posts", {
       key: t.ck,
       body: { title: "Out now", status: "published", blocks_json: paragraph("Four") },
     });
     expect(res.status).toBe(201);
+    expect(answered).toEqual({ d1: 2, durableObject: 1, kv: 0, r2: 0 });
+    // After the answer: the outbox row's deletion once the event was queued.
     expect(storageOf(hops)).toEqual({ d1: 3, durableObject: 1, kv: 0, r2: 0 });
     const left = await testEnv.DB.prepare("SELECT COUNT(*) AS n FROM post_effects WHERE post_id = ?")
       .bind(body.id)
@@ -112,5 +124,70 @@ describe("POST /v1/posts in the common case spends at most three storage hops", 
     expect(again.res.status).toBe(201);
     expect(again.body.slug).toBe("same-title-2");
     expect(again.body.author.slug).toBe(first.body.author.slug);
+  });
+});
+
+describe("POST /v1/posts: the merged quota and reservation under races", () => {
+  it("50 concurrent requests with one Idempotency-Key create one post; the others replay it or wait", async () => {
+    const t = await tenant();
+    const body = { title: "Fifty at once", status: "published", blocks_json: paragraph("Race") };
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        call("POST", "/v1/posts", { key: t.ck, body, headers: { "idempotency-key": "fifty" } }),
+      ),
+    );
+    const fresh = responses.filter((r) => r.status === 201 && r.headers.get("idempotency-replayed") === null);
+    expect(fresh).toHaveLength(1);
+    const created = (await fresh[0]!.json()) as { id: string };
+    for (const r of responses) {
+      expect([201, 409]).toContain(r.status);
+      if (r.status === 409) expect((await problem(r)).code).toBe("IDEMPOTENCY_IN_PROGRESS");
+      else if (r !== fresh[0]) expect(((await r.json()) as { id: string }).id).toBe(created.id);
+    }
+    expect(await countRows("posts", t.site.id)).toBe(1);
+  });
+
+  it("80 concurrent writes of one key: no more accepted than its quota; each accepted one is a post, the rest 429", async () => {
+    const t = await tenant();
+    const started = Date.now();
+    const responses = await Promise.all(
+      Array.from({ length: 80 }, (_, i) =>
+        call("POST", "/v1/posts", {
+          key: t.ck,
+          body: { title: `Quota ${i}` },
+          headers: { "idempotency-key": `quota-${i}` },
+        }),
+      ),
+    );
+    const seconds = (Date.now() - started) / 1000;
+    const accepted = responses.filter((r) => r.status === 201).length;
+    const limited = responses.filter((r) => r.status === 429);
+    expect(accepted + limited.length).toBe(80);
+    // 60 a minute per key, plus what refilled (one a second) while the burst ran.
+    expect(accepted).toBeGreaterThanOrEqual(60);
+    expect(accepted).toBeLessThanOrEqual(60 + Math.ceil(seconds) + 1);
+    expect(await countRows("posts", t.site.id)).toBe(accepted);
+    // A refused request reserved nothing: its Idempotency-Key runs once a token is back.
+    const refused = limited[0]!;
+    const index = responses.indexOf(refused);
+    await new Promise((r) => setTimeout(r, Number(refused.headers.get("retry-after")) * 1000 + 50));
+    const retry = await call("POST", "/v1/posts", {
+      key: t.ck,
+      body: { title: `Quota ${index}` },
+      headers: { "idempotency-key": `quota-${index}` },
+    });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotency-replayed")).toBeNull();
+  });
+
+  it("a refused body still spends a write token (the quota is answered first: 429 wins over 400)", async () => {
+    const t = await tenant();
+    const bad = await call("POST", "/v1/posts", {
+      key: t.ck,
+      body: { title: "" },
+      headers: { "idempotency-key": "bad-body" },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get("ratelimit")).toBe('"writes";r=59;t=1');
   });
 });

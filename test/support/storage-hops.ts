@@ -16,6 +16,8 @@ export interface Hops {
   durableObject: number;
   kv: number;
   r2: number;
+  /** SQL statements D1 ran (a batch counts each of its statements; `d1` counts the round trips). */
+  d1Statements: number;
   /** Rate-limiting binding calls (not storage). */
   limiter: number;
   /** The constraint or bookmark of each D1 session opened (`withSession`). */
@@ -30,6 +32,7 @@ function newHops(): Hops {
     durableObject: 0,
     kv: 0,
     r2: 0,
+    d1Statements: 0,
     limiter: 0,
     sessions: [],
     storage() {
@@ -66,6 +69,7 @@ function countingD1(db: D1Database, hops: Hops): D1Database {
         if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") {
           return (...args: unknown[]) => {
             hops.d1++;
+            hops.d1Statements++;
             return (value as (...a: unknown[]) => unknown).apply(t, args);
           };
         }
@@ -81,6 +85,7 @@ function countingD1(db: D1Database, hops: Hops): D1Database {
       if (prop === "batch") {
         return (statements: D1PreparedStatement[]) => {
           hops.d1++;
+          hops.d1Statements += statements.length;
           return t.batch(statements.map((s) => real.get(s) ?? s));
         };
       }
@@ -163,4 +168,20 @@ export async function fetchThrough(workerEnv: Env, request: Request): Promise<Re
   const res = await new ContentService(ctx, workerEnv).fetch(request);
   await waitOnExecutionContext(ctx);
   return res;
+}
+
+/**
+ * One request through the content Worker's entrypoint: the hops spent when it answered (a copy) and, once
+ * its background work (`waitUntil`) is done, `hops` itself has the rest.
+ */
+export async function fetchAnswered(
+  workerEnv: Env,
+  hops: Hops,
+  request: Request,
+): Promise<{ res: Response; answered: Pick<Hops, "d1" | "durableObject" | "kv" | "r2"> }> {
+  const ctx = createExecutionContext();
+  const res = await new ContentService(ctx, workerEnv).fetch(request);
+  const answered = { d1: hops.d1, durableObject: hops.durableObject, kv: hops.kv, r2: hops.r2 };
+  await waitOnExecutionContext(ctx);
+  return { res, answered };
 }

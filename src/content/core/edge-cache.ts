@@ -101,8 +101,14 @@ export class IsolateAnswers {
   }
 }
 
-/** This isolate's hot answers: at most 256 of them and 2 Mi characters (~4 MiB) in all. */
-const isolateAnswers = new IsolateAnswers(256, 2 * 1024 * 1024);
+/**
+ * The bounds of this isolate's hot answers: 4 Mi characters (at most ~8 MiB, ~4 MiB for ASCII JSON) in all,
+ * and enough entries that small answers (a post detail is ~2-5 KB) fill the characters before the count:
+ * a site's 1,000 most read posts fit beside its listings. (256 entries held only a quarter of them, and a
+ * reader cycling through more posts than an LRU holds never hits it.)
+ */
+export const HOT_ANSWERS = { maxEntries: 4_096, maxChars: 4 * 1024 * 1024 } as const;
+const isolateAnswers = new IsolateAnswers(HOT_ANSWERS.maxEntries, HOT_ANSWERS.maxChars);
 
 /**
  * The cached answer of this read if one is fresh (in this isolate, else in the data center's cache), else

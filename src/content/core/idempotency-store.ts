@@ -5,11 +5,12 @@ import { fail, problem } from "../errors";
 /**
  * Idempotent POSTs. A finished response is kept 24 h per (key, Idempotency-Key) in D1, written in the
  * same batch as the post (purged by the cron): no other copy, so a first request spends no hop on one.
- * Concurrency is settled by a reservation in the key's ApiKeyGate Durable Object: of simultaneous requests
- * with one Idempotency-Key exactly one runs; the others get 409 IDEMPOTENCY_IN_PROGRESS, and once the
- * winner's batch committed, its D1 record (read before the reservation) replays it.
+ * Concurrency is settled by a reservation in the key's ApiKeyGate Durable Object, made in the same call
+ * as the write quota (`admitWrite`): of simultaneous requests with one Idempotency-Key exactly one runs;
+ * the others get 409 IDEMPOTENCY_IN_PROGRESS, and once the winner's batch committed, its D1 record (read
+ * before the reservation) replays it.
  */
-import { IDEMPOTENCY_TTL_MS } from "../keys/gate";
+import { IDEMPOTENCY_TTL_MS, type ReserveResult } from "../keys/gate";
 import type { Env } from "./bindings";
 
 export interface StoredResponse {
@@ -44,25 +45,46 @@ function reused(): ApiError {
   );
 }
 
-export async function beginIdempotent(
+/** A finished response recorded for (key, Idempotency-Key) within its 24 hours, with its request's hash. */
+export interface RecordedResponse {
+  requestHash: string;
+  response: StoredResponse;
+}
+
+/** The D1 record of (key, Idempotency-Key), read before the reservation: a finished request replays from it. */
+export async function recordedResponse(
+  db: D1Database,
+  keyId: string,
+  idempotencyKey: string,
+): Promise<RecordedResponse | null> {
+  const row = await db
+    .prepare(
+      `SELECT request_hash, status, response_json FROM idempotency_records
+       WHERE key_id = ? AND idempotency_key = ? AND expires_at > ?`,
+    )
+    .bind(keyId, idempotencyKey, new Date().toISOString())
+    .first<Row<typeof idempotencyRecords, "request_hash" | "status" | "response_json">>();
+  if (!row) return null;
+  return { requestHash: row.request_hash, response: JSON.parse(row.response_json) as StoredResponse };
+}
+
+/** A request whose (key, Idempotency-Key) has a record: the replay of the same body, else 422. */
+export function replayRecorded(recorded: RecordedResponse, requestHash: string): IdempotencyStart {
+  if (recorded.requestHash !== requestHash) throw reused();
+  return { kind: "replay", response: recorded.response };
+}
+
+/**
+ * What the reservation in the key's ApiKeyGate (made in the same call as the write quota, `admitWrite`)
+ * decides: another body is 422, a racer still running is 409, a finished one replays, else proceed.
+ */
+export function afterReservation(
   env: Env,
   keyId: string,
   idempotencyKey: string,
   requestHash: string,
-): Promise<IdempotencyStart> {
-  const now = new Date();
-  const row = await env.DB.prepare(
-    `SELECT request_hash, status, response_json FROM idempotency_records
-     WHERE key_id = ? AND idempotency_key = ? AND expires_at > ?`,
-  )
-    .bind(keyId, idempotencyKey, now.toISOString())
-    .first<Row<typeof idempotencyRecords, "request_hash" | "status" | "response_json">>();
-  if (row) {
-    if (row.request_hash !== requestHash) throw reused();
-    return { kind: "replay", response: JSON.parse(row.response_json) as StoredResponse };
-  }
-  const gate = env.KEY_GATE.get(env.KEY_GATE.idFromName(keyId));
-  const reservation = await gate.reserve(idempotencyKey, requestHash);
+  reservation: ReserveResult,
+): IdempotencyStart {
   if (reservation.kind === "mismatch") throw reused();
   if (reservation.kind === "in_progress") {
     fail("IDEMPOTENCY_IN_PROGRESS", {
@@ -71,9 +93,9 @@ export async function beginIdempotent(
     });
   }
   if (reservation.kind === "done") {
-    const stored = JSON.parse(reservation.body) as StoredResponse;
-    return { kind: "replay", response: stored };
+    return { kind: "replay", response: JSON.parse(reservation.body) as StoredResponse };
   }
+  const now = new Date();
   const expiresAt = new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString();
   return {
     kind: "proceed",
@@ -94,6 +116,7 @@ export async function beginIdempotent(
         expiresAt,
       ),
     async abort() {
+      const gate = env.KEY_GATE.get(env.KEY_GATE.idFromName(keyId));
       await gate.release(idempotencyKey, requestHash);
     },
   };

@@ -11,7 +11,7 @@ import { clockNow } from "../core/clock";
 import { requestBookmark } from "../core/read-session";
 import { fail, problem } from "../errors";
 import { getSite, INACTIVE_SITE_STATUSES } from "../site/store";
-import type { BucketSpec, BucketState } from "./gate";
+import type { BucketSpec, BucketState, ReserveResult, TakeResult } from "./gate";
 import { keyContexts } from "./key-cache";
 import type { KeyContext, WriteContext } from "./key-context";
 import { hashApiKey, type KeyKind } from "./key-hash";
@@ -32,6 +32,12 @@ export interface KeyRequirement {
    * per-(site, client IP) collection limiter, so a popular site's page views never spend its API read quota.
    */
   quota: "read" | "write" | "collect";
+  /**
+   * The handler takes the write quota itself with `admitWrite`, in the same call of the key's object as its
+   * idempotency reservation (`POST /v1/posts`). It must call it on every path past authentication, a
+   * refused body included, so the write quota counts every attempt and 429 still wins over 400.
+   */
+  quotaInHandler?: true;
 }
 
 /**
@@ -179,8 +185,9 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
   requireScopes(scopes, requirement.scopes);
 
   if (requirement.quota === "collect") await takeCollectQuota(c, row.site_id);
-  else if (requirement.quota === "write") await takeGateQuota(c, row.id, [QUOTAS.write]);
-  else await takeReadQuota(c, row.id, kind, requirement);
+  else if (requirement.quota === "write") {
+    if (!requirement.quotaInHandler) await takeGateQuota(c, row.id, [QUOTAS.write]);
+  } else await takeReadQuota(c, row.id, kind, requirement);
 
   const context: KeyContext = {
     keyId: row.id,
@@ -231,7 +238,11 @@ async function takeGateQuota(
   policies: QuotaPolicy[] = buckets,
 ) {
   const gate = c.env.KEY_GATE.get(c.env.KEY_GATE.idFromName(keyId));
-  const result = await gate.take(buckets);
+  answerTake(c, await gate.take(buckets), policies);
+}
+
+/** The RateLimit headers of a take of the key's object, and 429 when it refused. */
+function answerTake(c: Context<AppEnv>, result: TakeResult, policies: QuotaPolicy[]) {
   addResponseHeaders(c, {
     "ratelimit-policy": policyHeader(policies),
     ratelimit: stateHeader(result.buckets),
@@ -242,6 +253,22 @@ async function takeGateQuota(
       headers: { "retry-after": String(result.retryAfterSeconds) },
     });
   }
+}
+
+/**
+ * The write quota of a `quotaInHandler` route, with the request's idempotency reservation when it has one:
+ * one call of the key's object. 429 when the quota refused (then nothing was reserved); else the
+ * reservation's outcome (null when none was asked for).
+ */
+export async function admitWrite(
+  c: Context<AppEnv>,
+  keyId: string,
+  reservation: { idempotencyKey: string; requestHash: string } | null,
+): Promise<ReserveResult | null> {
+  const gate = c.env.KEY_GATE.get(c.env.KEY_GATE.idFromName(keyId));
+  const admitted = await gate.admit([QUOTAS.write], reservation);
+  answerTake(c, admitted.taken, [QUOTAS.write]);
+  return admitted.reservation;
 }
 
 /**

@@ -2,6 +2,7 @@
  * One Durable Object per API key: serializes what must never race for that key.
  * - Token buckets (quotas): every request takes one token from each of its buckets, all or nothing.
  * - Idempotency reservations: of concurrent POSTs with one Idempotency-Key exactly one runs.
+ * - `admit`: both in one call (a post's create: its write token and its reservation, one round trip).
  * State lives in the object's SQLite-backed synchronous KV storage, so an eviction loses nothing.
  */
 import { DurableObject } from "cloudflare:workers";
@@ -33,6 +34,12 @@ export type ReserveResult =
   | { kind: "in_progress" }
   | { kind: "mismatch" }
   | { kind: "done"; status: number; body: string };
+
+export interface AdmitResult {
+  taken: TakeResult;
+  /** The reservation's outcome; null when none was asked for or the quota refused the request. */
+  reservation: ReserveResult | null;
+}
 
 interface StoredBucket {
   tokens: number;
@@ -81,6 +88,21 @@ export class ApiKeyGate extends DurableObject<ContentEnv> {
     if (allowed) return { allowed: true, buckets };
     const retryAfterSeconds = Math.max(...denied.map((b) => Math.ceil((1 - b.tokens) / b.rate)), 1);
     return { allowed: false, retryAfterSeconds, buckets };
+  }
+
+  /**
+   * The write quota and, when the request carries an Idempotency-Key, its reservation, in one call (one
+   * storage round trip for `POST /v1/posts`). The reservation is made only when the quota allowed the
+   * request; a refused request reserves nothing. Atomic: the object runs one call at a time.
+   */
+  admit(
+    specs: BucketSpec[],
+    reservation: { idempotencyKey: string; requestHash: string } | null,
+    nowMs: number = Date.now(),
+  ): AdmitResult {
+    const taken = this.take(specs, nowMs);
+    if (!taken.allowed || reservation === null) return { taken, reservation: null };
+    return { taken, reservation: this.reserve(reservation.idempotencyKey, reservation.requestHash, nowMs) };
   }
 
   reserve(idempotencyKey: string, requestHash: string, nowMs: number = Date.now()): ReserveResult {

@@ -157,12 +157,16 @@ async function resumePoint(
   return payload;
 }
 
-/** One page of the key's site: the public listing, or the status listing when `statuses` is set. */
+/**
+ * One page of the key's site: the public listing, or the status listing when `statuses` is set. `cached`:
+ * the public page will be cached, so the site's next publication (what bounds its freshness) is read too.
+ */
 export async function listPosts(
   env: Env,
   site: SiteAddress,
   request: PostListRequest,
   now: string,
+  cached = true,
 ): Promise<PostListPage> {
   const siteId = site.id;
   const at = { site, platformDomain: env.PLATFORM_DOMAIN, mediaBase: env.MEDIA_PUBLIC_BASE };
@@ -183,7 +187,15 @@ export async function listPosts(
   }
 
   const after = resume?.p !== undefined ? { publishedAt: resume.p, id: resume.i } : null;
-  const { rows, nextPublicationAt } = await listPublicPosts(env.DB, siteId, now, filters, after, limit);
+  const { rows, nextPublicationAt } = await listPublicPosts(
+    env.DB,
+    siteId,
+    now,
+    filters,
+    after,
+    limit,
+    cached,
+  );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const next =

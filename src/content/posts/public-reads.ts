@@ -41,7 +41,11 @@ export async function publicPostList(
   };
   // `since` is a sync client's watermark: always read from D1, never from an entry that may lag a write
   // made through another isolate (and each watermark is its own listing: a cache would rarely hit anyway).
-  if (request.filters.since !== null) return publicAnswer((await read(clockNow())).value);
+  // Never cached, so the page alone is read (one statement), not the site's next publication.
+  if (request.filters.since !== null) {
+    const page = await listPosts(env, key.site, request, new Date(clockNow()).toISOString(), false);
+    return publicAnswer(page.body);
+  }
   const { limit, cursor, filters } = request;
   return cachedPublicAnswer(place, key, "posts", { limit, cursor, filters }, read);
 }

@@ -9,7 +9,7 @@ import type { StoredResponse } from "../core/idempotency-store";
 import { fail } from "../errors";
 import type { KeyRequirement } from "../keys/api-key";
 import { keyAuth, requireKey, security } from "../keys/middleware";
-import { createPostOnce, requireAuthorshipContext } from "./creation";
+import { createPostOnce } from "./creation";
 import { CreatePostSchema, UpdatePostSchema } from "./input";
 import { publicPost } from "./public-reads";
 import { languageParam, resolveSeoPost } from "./resolve";
@@ -105,7 +105,13 @@ const REVISION_ETAG = {
   },
 };
 
-const CREATE_POST_KEY: KeyRequirement = { kinds: "secret", scopes: ["posts:write"], quota: "write" };
+/** The write quota is taken by the handler, in one call with the Idempotency-Key's reservation (creation.ts). */
+const CREATE_POST_KEY: KeyRequirement = {
+  kinds: "secret",
+  scopes: ["posts:write"],
+  quota: "write",
+  quotaInHandler: true,
+};
 
 const writeProblems = problemResponses({
   400: "Invalid body or parameter",
@@ -144,17 +150,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
   // Declared in the registry and served by a plain handler: replays answer with the stored raw body.
   app.openAPIRegistry.registerPath(createPostRoute);
   app.post("/v1/posts", requireKey(CREATE_POST_KEY), async (c) => {
-    const key = c.get("auth");
-    const input = await parseJsonBody(c, CreatePostSchema);
-    // A post that names its author needs nothing from the key's own authorship context.
-    if (input.author_slug === undefined || input.author_slug === null) requireAuthorshipContext(key);
-    const { stored, replayed } = await createPostOnce(
-      c.env,
-      c.get("services"),
-      key,
-      input,
-      c.req.header("idempotency-key"),
-    );
+    const { stored, replayed } = await createPostOnce(c, () => parseJsonBody(c, CreatePostSchema));
     return respond(c, stored, replayed);
   });
 

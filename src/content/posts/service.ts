@@ -1,5 +1,6 @@
 /** The post operations behind the routes: create, update, unpublish. Rules in plain functions, one D1 batch each. */
 import { newId } from "../../lib/ids";
+import { errorFields } from "../../lib/log";
 import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
 import { authorOfNewPost, sitePersona } from "../authors/personas";
@@ -97,6 +98,11 @@ export async function createPost(
   input: CreatePostInput,
   /** Extra statements written in the same batch as the post (idempotency record, import line). */
   record?: (response: StoredResponse, postId: string) => D1PreparedStatement,
+  /**
+   * Where the outbox is delivered after the answer (the request's `waitUntil`); without it, before. The
+   * cron delivers whatever a delivery left behind.
+   */
+  after?: (work: Promise<unknown>) => void,
 ): Promise<StoredResponse> {
   const now = clockIso();
   // The key's fresh lookup brought the site, the key's persona and the post types (KeyContext.write).
@@ -156,7 +162,9 @@ export async function createPost(
     if (record) statements.push(record(response, candidate.id));
     await env.DB.batch(statements);
     // The insert wrote every outbox row of the batch (or the batch failed): delivered without reading them back.
-    await deliverWrittenEffects(env, services, effects);
+    const delivery = deliverWrittenEffects(env, services, effects);
+    if (after && effects.length > 0) after(delivery.catch((error) => logDeliveryError(services, error)));
+    else await delivery;
     return response;
   };
 
@@ -188,6 +196,11 @@ export async function createPost(
     }
   }
   return insert(`${base}-${row.id.slice(-8).toLowerCase()}`);
+}
+
+/** A delivery after the answer that failed past its own bookkeeping: the row stays for the cron. */
+function logDeliveryError(services: Services, error: unknown) {
+  services.log.error("effect_delivery_after_answer_failed", errorFields(error));
 }
 
 const EDITABLE_FIELDS = [

@@ -357,6 +357,8 @@ export async function listPublicPosts(
   filters: ListFilters,
   after: { publishedAt: string; id: string } | null,
   limit: number,
+  /** False for a listing that is never cached (`since`): the site's next publication is not read. */
+  withNextPublication = true,
 ): Promise<PublicRead<PostRow[]>> {
   const { where, params } = filterSql(filters, now);
   if (after) {
@@ -365,10 +367,10 @@ export async function listPublicPosts(
   }
   const sql = `SELECT ${SUMMARY_COLUMNS} FROM posts p WHERE ${PUBLIC_WHERE}${where.map((w) => ` AND ${w}`).join("")}
     ORDER BY p.published_at DESC, p.id DESC LIMIT ?`;
-  const [list, next] = await db.batch([
-    db.prepare(sql).bind(siteId, now, ...params, limit + 1),
-    nextPublicationStatement(db, siteId, now),
-  ]);
+  const page = db.prepare(sql).bind(siteId, now, ...params, limit + 1);
+  // A listing nobody caches needs no bound on its freshness: the page alone.
+  if (!withNextPublication) return { rows: (await page.all()).results as PostRow[], nextPublicationAt: null };
+  const [list, next] = await db.batch([page, nextPublicationStatement(db, siteId, now)]);
   return {
     rows: list!.results as PostRow[],
     nextPublicationAt: (next!.results[0] as { at: string | null } | undefined)?.at ?? null,
