@@ -1,8 +1,9 @@
 /**
  * Content's clock: the read path (the key-context cache's TTL, the edge cache's freshness, the `now`
  * public reads evaluate visibility at), the post write path (the `now` a post is created, edited,
- * unpublished and answered at: when a scheduled post is due) and the cron (which scheduled posts came
- * due). Tests move it (`setClockForTests`) to cross a bound without sleeping.
+ * unpublished and answered at: when a scheduled post is due), the cron (which scheduled posts came due)
+ * and the key's Durable Object (its token buckets and idempotency reservations). Tests move it
+ * (`setClockForTests`) to cross a bound without sleeping.
  */
 let source: () => number = () => Date.now();
 

@@ -6,6 +6,7 @@
  * State lives in the object's SQLite-backed synchronous KV storage, so an eviction loses nothing.
  */
 import { DurableObject } from "cloudflare:workers";
+import { clockNow } from "../core/clock";
 
 export interface BucketSpec {
   /** Bucket id within the key, e.g. "write", "read", "ip:203.0.113.9". */
@@ -60,7 +61,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 export class ApiKeyGate extends DurableObject<ContentEnv> {
-  take(specs: BucketSpec[], nowMs: number = Date.now()): TakeResult {
+  take(specs: BucketSpec[], nowMs: number = clockNow()): TakeResult {
     const kv = this.ctx.storage.kv;
     const current = specs.map((spec) => {
       const stored = kv.get<StoredBucket>(`bucket:${spec.name}`);
@@ -98,14 +99,14 @@ export class ApiKeyGate extends DurableObject<ContentEnv> {
   admit(
     specs: BucketSpec[],
     reservation: { idempotencyKey: string; requestHash: string } | null,
-    nowMs: number = Date.now(),
+    nowMs: number = clockNow(),
   ): AdmitResult {
     const taken = this.take(specs, nowMs);
     if (!taken.allowed || reservation === null) return { taken, reservation: null };
     return { taken, reservation: this.reserve(reservation.idempotencyKey, reservation.requestHash, nowMs) };
   }
 
-  reserve(idempotencyKey: string, requestHash: string, nowMs: number = Date.now()): ReserveResult {
+  reserve(idempotencyKey: string, requestHash: string, nowMs: number = clockNow()): ReserveResult {
     const kv = this.ctx.storage.kv;
     const name = `idem:${idempotencyKey}`;
     const existing = kv.get<StoredReservation>(name);
@@ -129,7 +130,7 @@ export class ApiKeyGate extends DurableObject<ContentEnv> {
     requestHash: string,
     status: number,
     body: string,
-    nowMs: number = Date.now(),
+    nowMs: number = clockNow(),
   ) {
     this.ctx.storage.kv.put(`idem:${idempotencyKey}`, {
       hash: requestHash,
@@ -157,7 +158,7 @@ export class ApiKeyGate extends DurableObject<ContentEnv> {
   /** Deletes expired reservations and buckets that have refilled (a full bucket equals an absent one). */
   override async alarm() {
     const kv = this.ctx.storage.kv;
-    const now = Date.now();
+    const now = clockNow();
     let left = 0;
     for (const [name, value] of kv.list<StoredBucket | StoredReservation>()) {
       if (name.startsWith("idem:")) {
