@@ -122,10 +122,7 @@ function project(main: ServiceName, testDir: string, options: ProjectOptions = {
     test: {
       name,
       include: options.include ?? [`test/${testDir}/**/*.test.ts`],
-      // The files other projects run (Node units, timing, the fleet's), unless this project is theirs.
-      exclude: [...nodeUnits, ...timingFiles, ...fleetFiles].filter(
-        (file) => !options.include?.includes(file),
-      ),
+      exclude: options.include ? [] : [...nodeUnits, ...timingFiles, ...fleetFiles],
       setupFiles: [path.join(root, "test/support/apply-migrations.ts")],
       isolate: false,
       sequence: { groupOrder: options.groupOrder ?? 0 },
@@ -147,9 +144,8 @@ export default defineConfig({
       project("content", "content"),
       project("sites", "sites"),
       project("sites", "sites", { name: "sites-fleet", include: fleetFiles }),
-      // The gateway's own files and the cross-worker journeys (test/e2e) share the gateway's runtimes: a
-      // runtime costs about 5 s of CPU to start (workerd, four Workers, the runner's modules, migrations).
-      project("gateway", "gateway", { include: ["test/gateway/**/*.test.ts", "test/e2e/**/*.test.ts"] }),
+      project("gateway", "gateway"),
+      project("gateway", "e2e"),
       project("identity", "identity", {
         name: "timing",
         include: timingFiles,

@@ -16,8 +16,7 @@
  * `<dir>/{main,browser,timing}.json`.
  *
  * `npm test -- <project> [<project> ...] [vitest options or file filters]`: the fast path for one area,
- * only vitest, only those projects (identity, content, sites, sites-fleet, gateway, e2e (the journeys in the gateway's
- * project), unit, timing, structure,
+ * only vitest, only those projects (identity, content, sites, sites-fleet, gateway, e2e, unit, timing, structure,
  * deploy, browser), e.g. `npm test -- identity test/identity/login.security.test.ts`.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -31,6 +30,7 @@ const PROJECTS = [
   "sites",
   "sites-fleet",
   "gateway",
+  "e2e",
   "unit",
   "timing",
   "structure",
@@ -112,14 +112,7 @@ if (args.length === 0) {
   await everything();
 } else {
   const known = new Set(PROJECTS);
-  // `e2e` names the cross-worker journeys (test/e2e), which run in the gateway's project: the project and,
-  // unless the command names files of its own, their folder.
-  const namesFiles = args.some((a) => !known.has(a) && a !== "e2e" && !a.startsWith("-"));
-  const vitestArgs = args.flatMap((a) => {
-    if (a === "e2e") return ["--project", "gateway", ...(namesFiles ? [] : ["test/e2e/"])];
-    return known.has(a) ? ["--project", a] : [a];
-  });
-  const result = spawnSync(vitest, ["run", ...vitestArgs], {
+  const result = spawnSync(vitest, ["run", ...args.flatMap((a) => (known.has(a) ? ["--project", a] : [a]))], {
     cwd: root,
     stdio: "inherit",
   });
