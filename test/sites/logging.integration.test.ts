@@ -4,9 +4,20 @@ import { newId } from "../../src/lib/ids";
 import { fetchSigned } from "../support/edge-signing";
 import { deliverQueue, orgMember, sites, sitesEnv, uniqueSlug } from "../support/sites-helpers";
 
-function consoleLines(method: "info" | "warn" | "error") {
+/**
+ * The lines logged at `method` that `mine` keeps: the files of the project share one runtime, so another
+ * file's queue batch or request may log while this test listens.
+ */
+function consoleLines(method: "info" | "warn" | "error", mine: (line: Record<string, unknown>) => boolean) {
   const spy = vi.spyOn(console, method).mockImplementation(() => {});
-  return () => spy.mock.calls.map((args) => JSON.parse(String(args[0])) as Record<string, unknown>);
+  return () =>
+    spy.mock.calls.map((args) => JSON.parse(String(args[0])) as Record<string, unknown>).filter(mine);
+}
+
+/** A request id of the test's own, and a filter for the lines that carry it. */
+function ownRequestId() {
+  const id = `req-${newId()}`;
+  return { id, mine: (line: Record<string, unknown>) => line.request_id === id };
 }
 
 afterEach(() => {
@@ -15,17 +26,18 @@ afterEach(() => {
 
 describe("request logs", () => {
   it("a 4xx logs one info line with the X-Request-Id and the code", async () => {
-    const info = consoleLines("info");
-    const error = consoleLines("error");
+    const request = ownRequestId();
+    const info = consoleLines("info", request.mine);
+    const error = consoleLines("error", request.mine);
     const res = await sites.fetch("http://sites.internal/api/v1/sites/by-host", {
-      headers: { "x-request-id": "abc12345" },
+      headers: { "x-request-id": request.id },
     });
     expect(res.status).toBe(400);
     expect(info()).toEqual([
       {
         level: "info",
         service: "sites",
-        request_id: "abc12345",
+        request_id: request.id,
         event: "request_failed",
         method: "GET",
         path: "/api/v1/sites/by-host",
@@ -38,7 +50,8 @@ describe("request logs", () => {
   });
 
   it("a 500 logs at error with the cause, which the answer never shows", async () => {
-    const error = consoleLines("error");
+    const request = ownRequestId();
+    const error = consoleLines("error", request.mine);
     const orgId = newId();
     const name = `boom-${newId()}`;
     const trigger = `t_${newId()}`;
@@ -48,7 +61,7 @@ describe("request logs", () => {
     try {
       const res = await fetchSigned(sites, "http://sites.internal/api/v1/sites", {
         method: "POST",
-        headers: { ...orgMember(orgId), "content-type": "application/json", "x-request-id": "abc12345" },
+        headers: { ...orgMember(orgId), "content-type": "application/json", "x-request-id": request.id },
         body: JSON.stringify({ org_id: orgId, name, slug: uniqueSlug() }),
       });
       expect(res.status).toBe(500);
@@ -61,7 +74,7 @@ describe("request logs", () => {
     expect(lines[0]).toMatchObject({
       level: "error",
       service: "sites",
-      request_id: "abc12345",
+      request_id: request.id,
       event: "unhandled_error",
       code: "INTERNAL_ERROR",
     });
@@ -71,8 +84,9 @@ describe("request logs", () => {
 
 describe("queue logs", () => {
   it("a batch logs with its own batch id, the queue and the message count", async () => {
-    const warn = consoleLines("warn");
-    const info = consoleLines("info");
+    const mine = (line: Record<string, unknown>) => line.queue === "no-such-queue";
+    const warn = consoleLines("warn", mine);
+    const info = consoleLines("info", mine);
     await deliverQueue("no-such-queue", [{}, {}]);
     const [unknown] = warn();
     const [done] = info();
