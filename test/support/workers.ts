@@ -5,6 +5,7 @@
  * auxiliary workers reached over service bindings.
  */
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { signingKey } from "../../scripts/dev-vars.mjs";
@@ -47,7 +48,12 @@ export const testSecrets: Record<string, string> = {
  */
 export const testPasswordCost: Record<string, string> = { TEST_SCRYPT_COST: "ln=10,r=8,p=1" };
 
-const buildDir = path.join(root, ".test-build");
+/**
+ * This vitest process's own folder: `npm test` runs two vitest processes with workerd projects at once, and
+ * each builds the four Workers when its config loads.
+ */
+const buildDir = path.join(root, ".test-build", `vitest-${process.pid}`);
+process.on("exit", () => rmSync(buildDir, { recursive: true, force: true }));
 
 const bundles = new Map<ServiceName, string>();
 
