@@ -12,6 +12,7 @@ import { startOidcProvider } from "../../scripts/oidc-provider.mjs";
 import { startPlatform } from "../../scripts/platform.mjs";
 import { root } from "../../scripts/workers.mjs";
 import { fakeHost, fakeInternet } from "./fake-internet.ts";
+import { testPasswordCost } from "./password-cost.ts";
 
 /** The test-only hosts of the fake internet (breach range API, DNS-over-HTTPS), as the workerd projects use. */
 const FAKE_HOSTS = {
@@ -60,7 +61,14 @@ export default async function setup(project: TestProject) {
     // The Workers' log lines go to test-artifacts/platform.log, not between the test results.
     handleStructuredLogs: (log) => appendFileSync(logFile, `${log.message}\n`),
     extraBindings: {
-      identity: { ...FAKE_HOSTS, ISSUER: urls.gateway, WEBAUTHN_ORIGIN: `${urls.gateway},${urls.identity}` },
+      // The tests' lower password cost, as in the workerd projects (the journeys are about pages, not the
+      // hash; the timing project and the bench keep the production cost).
+      identity: {
+        ...FAKE_HOSTS,
+        ...testPasswordCost,
+        ISSUER: urls.gateway,
+        WEBAUTHN_ORIGIN: `${urls.gateway},${urls.identity}`,
+      },
       // Media URLs on the public origin (the gateway), as the committed config has them at offset 0.
       content: { ...FAKE_HOSTS, MEDIA_PUBLIC_BASE: `${urls.gateway}/media` },
       sites: { ...FAKE_HOSTS, MEDIA_PUBLIC_BASE: `${urls.gateway}/media` },

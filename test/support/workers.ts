@@ -41,12 +41,7 @@ export const testSecrets: Record<string, string> = {
   PLATFORM_IPV6: "2001:db8::10",
 };
 
-/**
- * A cheaper scrypt for tests (about 1 ms a hash instead of 155 ms): identity reads it from this binding
- * (src/identity/signup/password.ts `usePasswordCost`). The deploy refuses every TEST_ var, and the timing project
- * runs without it, at the production cost.
- */
-export const testPasswordCost: Record<string, string> = { TEST_SCRYPT_COST: "ln=10,r=8,p=1" };
+export { testPasswordCost } from "./password-cost.ts";
 
 /**
  * This vitest process's own folder: `npm test` runs two vitest processes with workerd projects at once, and
