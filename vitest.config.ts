@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig, defineProject } from "vitest/config";
@@ -48,6 +49,18 @@ const fleetFiles = [
   "test/sites/host-proof.integration.test.ts",
 ];
 
+/**
+ * The timing project's outbound service: the fake internet, plus the harness's gate (test/support/timing-gate.ts):
+ * `https://harness.test/timing-gate` answers once the file `TEST_TIMING_GATE` names exists (npm test writes it
+ * when every other project has ended), at once when the variable is unset.
+ */
+async function timingGateService(request: Request): Promise<Response> {
+  if (new URL(request.url).hostname !== "harness.test") return fakeInternet(request);
+  const signal = process.env.TEST_TIMING_GATE;
+  while (signal && !existsSync(signal)) await new Promise((resolve) => setTimeout(resolve, 100));
+  return new Response("open");
+}
+
 const nodeUnits = nodeUnitFiles(root, ["identity", "content", "sites", "gateway", "lib"]).filter(
   (file) => !timingFiles.includes(file),
 );
@@ -68,6 +81,8 @@ interface ProjectOptions {
   include?: string[];
   /** No TEST_SCRYPT_COST: passwords hashed at the production cost. */
   productionCost?: boolean;
+  /** Samples wait for the harness's signal that nothing else runs (test/support/timing-gate.ts). */
+  gated?: boolean;
   groupOrder?: number;
   maxWorkers?: number;
 }
@@ -103,7 +118,7 @@ function project(main: ServiceName, testDir: string, options: ProjectOptions = {
             TEST_CONTENT_DB: "content-db",
             TEST_SITES_DB: "sites-db",
           },
-          outboundService: fakeInternet,
+          outboundService: options.gated ? timingGateService : fakeInternet,
           // Content's tests send `site.transferred` through the real queue, as identity does; its events
           // queue (webhook fan-out and attempts) hands each batch over at once.
           ...(main === "content"
@@ -123,7 +138,10 @@ function project(main: ServiceName, testDir: string, options: ProjectOptions = {
       name,
       include: options.include ?? [`test/${testDir}/**/*.test.ts`],
       exclude: options.include ? [] : [...nodeUnits, ...timingFiles, ...fleetFiles],
-      setupFiles: [path.join(root, "test/support/apply-migrations.ts")],
+      setupFiles: [
+        path.join(root, "test/support/apply-migrations.ts"),
+        ...(options.gated ? [path.join(root, "test/support/timing-gate.ts")] : []),
+      ],
       isolate: false,
       sequence: { groupOrder: options.groupOrder ?? 0 },
       ...(options.maxWorkers ? { maxWorkers: options.maxWorkers } : {}),
@@ -150,6 +168,7 @@ export default defineConfig({
         name: "timing",
         include: timingFiles,
         productionCost: true,
+        gated: true,
         groupOrder: 1,
         maxWorkers: 1,
       }),

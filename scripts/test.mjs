@@ -8,11 +8,14 @@
  *      projects one after another, and each switch of project leaves the cores idle while the next
  *      project's runtimes start (about 10 s each); lanes side by side fill each other's switches, and one
  *      runtime per project instead of two saves a runtime start (about 5.5 s of CPU) per project;
- *   2. then the `timing` project (production password cost), and beside it, at the lowest priority
- *      (`nice -n 19`), the typecheck and lint (their output printed when they end). The timing files run one
- *      at a time and keep one core mostly idle; the checks take that core and yield it at once to the
- *      timing processes whenever they want it (a niced task only gets what nice-0 tasks leave), so the
- *      samples see no competition, while phase 1 keeps both cores for the tests.
+ *   2. then the `timing` project's samples (production password cost), and beside them, at the lowest
+ *      priority (`nice -n 19`), the typecheck and lint (their output printed when they end). The timing
+ *      project's vitest starts when the first part of phase 1 ends, so its start-up (about 12 s) overlaps
+ *      phase 1; its files wait for a signal file that this script writes when phase 1 is over
+ *      (`TEST_TIMING_GATE`, test/support/timing-gate.ts). The timing files run one at a time and keep one
+ *      core mostly idle; the checks take that core and yield it at once to the timing processes whenever
+ *      they want it (a niced task only gets what nice-0 tasks leave), so the samples see no competition,
+ *      while phase 1 keeps both cores for the tests.
  * In a single `vitest run` the browser project (one file at a time) could only run after every other
  * project, alone (vitest puts a project without file parallelism in a group of its own, last).
  * Exits non-zero when any part failed; every part runs either way. With `TEST_REPORT_DIR=<dir>` each vitest
@@ -24,6 +27,8 @@
  * deploy, browser), e.g. `npm test -- identity test/identity/login.security.test.ts`.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -73,10 +78,14 @@ const vitestRun = (names, report) => [
  * Runs a command; `quiet` collects its output instead of streaming it. Resolves with its exit status,
  * wall seconds and the collected output.
  */
-function start(label, command, args, { quiet = false } = {}) {
+function start(label, command, args, { quiet = false, env = {} } = {}) {
   const began = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit" });
+    const child = spawn(command, args, {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
+    });
     const output = [];
     child.stdout?.on("data", (chunk) => output.push(chunk));
     child.stderr?.on("data", (chunk) => output.push(chunk));
@@ -101,6 +110,17 @@ async function everything() {
   const covered = new Set([...LANES.flat(), "browser", "timing"]);
   const missing = PROJECTS.filter((name) => !covered.has(name));
   if (missing.length > 0) throw new Error(`projects in no lane: ${missing.join(", ")}`);
+  // The timing project's samples wait for this file (test/support/timing-gate.ts): its vitest starts as soon
+  // as the first part of phase 1 ends, so its start-up overlaps the rest of phase 1.
+  const gate = path.join(os.tmpdir(), `npm-test-timing-gate-${process.pid}`);
+  rmSync(gate, { force: true });
+  let timing;
+  const startTiming = () => {
+    timing ??= start("timing project", vitest, vitestRun(["timing"], "timing"), {
+      quiet: true,
+      env: { TEST_TIMING_GATE: gate },
+    });
+  };
   const browser = start("browser project", vitest, vitestRun(["browser"], "browser"), { quiet: true });
   const laneRun = (names, i) => [...vitestRun(names, `lane-${i + 1}`), "--maxWorkers", "1"];
   const label = (i) => `lane ${i + 1}: ${LANES[i].join(", ")}`;
@@ -108,8 +128,9 @@ async function everything() {
   const others = LANES.slice(1).map((names, i) =>
     start(label(i + 1), vitest, laneRun(names, i + 1), { quiet: true }),
   );
-  const first = await start(label(0), vitest, laneRun(LANES[0], 0));
-  const lanes = [first];
+  const firstLane = start(label(0), vitest, laneRun(LANES[0], 0));
+  for (const part of [browser, firstLane, ...others]) part.then(startTiming);
+  const lanes = [await firstLane];
   for (const lane of others) {
     const done = await lane;
     printCollected(done);
@@ -117,17 +138,20 @@ async function everything() {
   }
   const browserDone = await browser;
   printCollected(browserDone);
-  process.stdout.write("\n──── timing project (the typecheck and lint beside it, niced) ────\n");
+  // Phase 2: nothing else runs; the timing samples go, the checks beside them at the lowest priority.
+  writeFileSync(gate, "open");
   const checks = start(
     "typecheck and lint",
     "nice",
     ["-n", "19", "sh", "-c", "npm run --silent typecheck && npm run --silent lint"],
     { quiet: true },
   );
-  const timing = await start("timing project", vitest, vitestRun(["timing"], "timing"));
+  const timingDone = await timing;
+  rmSync(gate, { force: true });
+  printCollected(timingDone);
   const checksDone = await checks;
   printCollected(checksDone);
-  const results = [browserDone, checksDone, ...lanes, timing];
+  const results = [browserDone, checksDone, ...lanes, timingDone];
   process.stdout.write("\n──── npm test ────\n");
   for (const r of results)
     process.stdout.write(`${r.ok ? "passed" : `FAILED (${r.status})`}  ${r.label}  ${r.seconds} s\n`);
