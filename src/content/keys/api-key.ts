@@ -101,12 +101,7 @@ function stateHeader(buckets: BucketState[]): string {
   return buckets.map((b) => `"${b.policy}";r=${b.remaining};t=${b.resetSeconds}`).join(", ");
 }
 
-/**
- * The key and its site. Writes, lead reads and exports read it from D1 every time, so a revocation, or a
- * transfer of the site (the key's organization no longer the site's), stops them at once in every
- * isolate; other reads and page-view collection use this isolate's cached context (at most
- * `KEY_CONTEXT_TTL_MS` old: the revocation bound elsewhere than in the revoking isolate).
- */
+/** Writes, lead reads and exports: the key read fresh from D1 (the primary), never the isolate's copy. */
 function needsFreshKey(requirement: KeyRequirement): boolean {
   return (
     requirement.quota === "write" ||
@@ -115,6 +110,12 @@ function needsFreshKey(requirement: KeyRequirement): boolean {
   );
 }
 
+/**
+ * The key and its site. Writes, lead reads and exports read it from D1 every time, so a revocation, or a
+ * transfer of the site (the key's organization no longer the site's), stops them at once in every
+ * isolate; other reads and page-view collection use this isolate's cached context (at most
+ * `KEY_CONTEXT_TTL_MS` old: the revocation bound elsewhere than in the revoking isolate).
+ */
 async function lookUpKey(
   c: Context<AppEnv>,
   keyHash: string,
