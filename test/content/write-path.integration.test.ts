@@ -18,6 +18,7 @@ import {
   testEnv,
 } from "../support/content-helpers";
 import { countingContentEnv, fetchAnswered, type Hops } from "../support/storage-hops";
+import { createWebhook, inbox, payloads, quiet, received, trustSecrets } from "../support/webhook-helpers";
 
 /** The request's hops when it answered (`answered`) and once its background work finished (`hops`). */
 async function counted(path: string, options: RequestOptions) {
@@ -29,6 +30,46 @@ async function counted(path: string, options: RequestOptions) {
     answered,
     body: (await res.json()) as { id: string; slug: string; author: { slug: string } },
   };
+}
+
+/** As `counted`, with the `content-events` queue's messages sent during the request (and its background work). */
+async function countedWithQueue(path: string, options: RequestOptions) {
+  const { env, hops } = countingContentEnv();
+  const sent: { type: string; post_id: string }[] = [];
+  const queue = env.CONTENT_EVENTS;
+  const withQueue = {
+    ...env,
+    CONTENT_EVENTS: {
+      send: (body: { type: string; post_id: string }, opts?: QueueSendOptions) => {
+        sent.push({ type: body.type, post_id: body.post_id });
+        return queue.send(body, opts);
+      },
+      sendBatch: (messages: Iterable<MessageSendRequest>, opts?: QueueSendBatchOptions) => {
+        for (const m of messages) sent.push(m.body as { type: string; post_id: string });
+        return queue.sendBatch(messages, opts);
+      },
+    } as Queue,
+  };
+  const { res, answered } = await fetchAnswered(withQueue, hops, contentRequest("POST", path, options));
+  const body = (await res.json()) as { id: string; slug: string };
+  return { res, hops, answered, body, sent };
+}
+
+async function outboxRows(postId: string): Promise<number> {
+  const row = await testEnv.DB.prepare("SELECT COUNT(*) AS n FROM post_effects WHERE post_id = ?")
+    .bind(postId)
+    .first<{ n: number }>();
+  return row!.n;
+}
+
+/** The development records (DEV_OUTBOX) of the post's events, by kind. */
+async function eventRecords(postId: string): Promise<string[]> {
+  const { results } = await testEnv.DB.prepare(
+    "SELECT kind FROM outbound_effects WHERE subject_id = ? AND kind LIKE 'event:%' ORDER BY kind",
+  )
+    .bind(postId)
+    .all<{ kind: string }>();
+  return results.map((r) => r.kind);
 }
 
 const storageOf = (hops: Hops) => ({
@@ -79,18 +120,49 @@ describe("POST /v1/posts in the common case spends at most three storage hops", 
 
   it("a published post: the same three before the answer; its outbox delivered after it, the row deleted", async () => {
     const t = await writingSite();
-    const { res, hops, answered, body } = await counted("/v1/posts", {
+    await createWebhook(t.site, { url: inbox().url, events: ["post.published"] });
+    const { res, hops, answered, body, sent } = await countedWithQueue("/v1/posts", {
       key: t.ck,
       body: { title: "Out now", status: "published", blocks_json: paragraph("Four") },
     });
     expect(res.status).toBe(201);
     expect(answered).toEqual({ d1: 2, durableObject: 1, kv: 0, r2: 0 });
-    // After the answer: the outbox row's deletion once the event was queued.
+    // After the answer: the event queued, then the outbox row's deletion.
     expect(storageOf(hops)).toEqual({ d1: 3, durableObject: 1, kv: 0, r2: 0 });
-    const left = await testEnv.DB.prepare("SELECT COUNT(*) AS n FROM post_effects WHERE post_id = ?")
-      .bind(body.id)
-      .first<{ n: number }>();
-    expect(left?.n).toBe(0);
+    expect(sent).toEqual([{ type: "post.published", post_id: body.id }]);
+    expect(await outboxRows(body.id)).toBe(0);
+  });
+
+  it("a published post no webhook subscribes to: three hops and nothing after the answer, no outbox row, no queue message", async () => {
+    const t = await writingSite();
+    // Subscribed to other events only, or carried over from another owner: not a receiver of this one.
+    await createWebhook(t.site, { url: inbox().url, events: ["post.updated", "post.deleted"] });
+    const carried = await createWebhook(t.site, { url: inbox().url, events: ["post.published"] });
+    await testEnv.DB.prepare("UPDATE webhooks SET carried_over_at = ? WHERE id = ?")
+      .bind(new Date().toISOString(), carried.id)
+      .run();
+    const { res, hops, answered, body, sent } = await countedWithQueue("/v1/posts", {
+      key: t.ck,
+      body: { title: "Nobody listens", status: "published", blocks_json: paragraph("Five") },
+    });
+    expect(res.status).toBe(201);
+    expect(answered).toEqual({ d1: 2, durableObject: 1, kv: 0, r2: 0 });
+    expect(storageOf(hops)).toEqual({ d1: 2, durableObject: 1, kv: 0, r2: 0 });
+    expect(sent).toEqual([]);
+    expect(await outboxRows(body.id)).toBe(0);
+    // Development (DEV_OUTBOX): the event is still recorded once, in the post's own batch.
+    expect(await eventRecords(body.id)).toEqual(["event:post.published"]);
+  });
+
+  it("an event with a receiver is recorded once in development: by the consumer, not by the batch", async () => {
+    const t = await writingSite();
+    const hook = inbox();
+    const webhook = await createWebhook(t.site, { url: hook.url, events: ["post.published"] });
+    await trustSecrets(hook.box, [webhook.secret]);
+    const post = await createPost(t.ck, { title: "Heard", status: "published", blocks_json: paragraph("Six") });
+    await quiet(t.site);
+    expect(await eventRecords(post.id)).toEqual(["event:post.published"]);
+    expect(payloads(await received(hook.box)).map((p) => p.type)).toEqual(["post.published"]);
   });
 
   it("the folded reads stay exact: a revoked key stops at once; a disabled type and an unknown author are refused", async () => {

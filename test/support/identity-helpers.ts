@@ -1,16 +1,17 @@
 /** Helpers for identity tests: requests through the real Worker, outbox reads, ready-made accounts. */
 import { env, exports } from "cloudflare:workers";
 import { base32Decode, totpAt } from "../../src/identity/factors/totp";
-import { testIp } from "./client-ip";
+import { testIp, uniqueIp } from "./client-ip";
 
 export const ORIGIN = "http://identity.test";
 
-let ipCounter = 0;
-/** A fresh client IP per call site, so per-IP quotas of one test never touch another's. */
+/**
+ * A client IP no other call of this runtime got, so per-IP quotas of one test never touch another's (a
+ * random address could repeat one another file used within a quota's window: the verify quota's is 10
+ * minutes, longer than a whole run).
+ */
 export function freshIp(): string {
-  ipCounter += 1;
-  const r = crypto.getRandomValues(new Uint8Array(2));
-  return `10.${r[0]}.${r[1]}.${ipCounter % 250}`;
+  return uniqueIp();
 }
 
 let emailCounter = 0;

@@ -5,7 +5,8 @@
  * Storage hops of the common case: the key's fresh lookup (middleware), ONE call of the key's object (the
  * write quota and, with an Idempotency-Key, the reservation: `admitWrite`), the post's batch. With an
  * Idempotency-Key the D1 record is read before that call (a finished request replays from it). A
- * published post's outbox is delivered after the answer (`waitUntil`; the cron retries what it leaves).
+ * published post's event is an outbox row only when a webhook of the site subscribes to it, delivered
+ * after the answer (`waitUntil`; the cron retries what it leaves); without one, nothing follows the answer.
  */
 import type { Context } from "hono";
 import { ApiError } from "../../lib/problem";

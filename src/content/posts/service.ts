@@ -20,7 +20,8 @@ import { keySite } from "../keys/api-key";
 import type { KeyContext } from "../keys/key-context";
 import { mediaImageRow } from "../media/store";
 import { getPostType } from "../site/store";
-import { type PostEventType, postEvent } from "../webhooks/events";
+import { type ContentEvent, type PostEventType, postEvent } from "../webhooks/events";
+import { subscribedEventStatement, unsubscribedEventRecordStatement } from "../webhooks/store";
 import {
   blocksText,
   type CreatePostInput,
@@ -137,7 +138,7 @@ export async function createPost(
     revision: 0,
   };
 
-  // A post created public is published: its event is an outbox row of the insert's batch.
+  // A post created public is published: its event is an outbox row of the insert's batch (when someone subscribes).
   const publishes = isPublic(
     row,
     now,
@@ -152,18 +153,18 @@ export async function createPost(
       body: JSON.stringify(postSummary({ ...shown, slug }, now, at)),
       location: `/v1/posts/${candidate.id}`,
     };
-    const effects = publishes
-      ? [postEventEffect("post.published", site, candidate, now, env.PLATFORM_DOMAIN)]
-      : [];
-    const statements = [
-      insertPostStatement(env.DB, candidate),
-      ...effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now)),
-    ];
+    const event = publishes ? postEventEffect("post.published", site, candidate, now, env.PLATFORM_DOMAIN) : null;
+    // Its outbox row only if a webhook of the site subscribes (the event's only receivers), decided in the batch.
+    const statements = [insertPostStatement(env.DB, candidate)];
+    if (event) statements.push(subscribedEventStatement(env.DB, event, now));
     if (record) statements.push(record(response, candidate.id));
-    await env.DB.batch(statements);
-    // The insert wrote every outbox row of the batch (or the batch failed): delivered without reading them back.
+    if (event && env.DEV_OUTBOX === "true") statements.push(unsubscribedEventRecordStatement(env.DB, event, now));
+    const results = await env.DB.batch(statements);
+    // The row written (its id returned), it is delivered from memory, without reading it back.
+    const effects = event && (results[1]!.results?.length ?? 0) > 0 ? [event] : [];
+    if (effects.length === 0) return response;
     const delivery = deliverWrittenEffects(env, services, effects);
-    if (after && effects.length > 0) after(delivery.catch((error) => logDeliveryError(services, error)));
+    if (after) after(delivery.catch((error) => logDeliveryError(services, error)));
     else await delivery;
     return response;
   };
@@ -526,9 +527,9 @@ function postEventEffect(
   now: string,
   platformDomain: string,
   page: Pick<PostRow, "slug" | "language" | "fields"> = post,
-): PostEffect {
+): PostEffect & { payload: ContentEvent } {
   const event = postEvent(type, site, post, now, platformDomain, page);
-  return { ...postEffect(site.id, post.id, "event", event), id: event.id };
+  return { ...postEffect(site.id, post.id, "event", event), id: event.id, payload: event };
 }
 
 /** The unpublication event (of the page that left public view) and the purge of that page, as outbox effects. */

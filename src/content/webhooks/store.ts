@@ -4,6 +4,7 @@
  * statements, so concurrent consumers and admins never double-count.
  */
 import type { webhookDeliveries, webhooks } from "../../../schema/content";
+import { newId } from "../../lib/ids";
 import type { Computed, Row } from "../../lib/rows";
 
 export type WebhookRow = typeof webhooks.$inferSelect;
@@ -107,6 +108,60 @@ export async function liveWebhook(
     .first<Row<typeof webhooks, "url" | "secret_encrypted">>();
 }
 
+/**
+ * Webhook `w` is a live webhook (`LIVE_WEBHOOK`) of site `?1` subscribed to event type `?2` (a
+ * `lead.created` subscription counts only with an accountable creator: personal data goes only to a webhook
+ * someone answers for, whose every delivery is audited in their name).
+ */
+const SUBSCRIBED_WEBHOOK = `w.site_id = ?1 AND EXISTS (SELECT 1 FROM json_each(w.events_json) WHERE json_each.value = ?2)
+  AND ${LIVE_WEBHOOK} AND (?2 != 'lead.created' OR w.created_by IS NOT NULL)`;
+
+/** SQL true when site `?1` has a webhook subscribed to event type `?2` (`SUBSCRIBED_WEBHOOK`). */
+const SUBSCRIBED = `EXISTS (SELECT 1 FROM webhooks w WHERE ${SUBSCRIBED_WEBHOOK})`;
+
+/** A post event's outbox row, as `pending.ts` writes it. */
+export interface EventEffect {
+  id: string;
+  site_id: string;
+  post_id: string;
+  payload: { type: string };
+}
+
+/**
+ * The outbox row of a new post's event, written only when the statement before it in the batch changed
+ * exactly one row (the post's insert) and a live webhook of the site subscribes to the event: the
+ * subscribers of the moment of the commit, the set the consumer's fan-out (`subscribedWebhookIds`)
+ * would find. An event nobody subscribes to has no receiver (webhooks are the events' only consumer),
+ * so it costs no outbox row, no queue message and no delivery. Its result has the row's id when the row
+ * was written (`RETURNING`: D1's `meta.changes` of an INSERT … SELECT that inserted nothing is not 0).
+ */
+export function subscribedEventStatement(db: D1Database, effect: EventEffect, now: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO post_effects (id, site_id, post_id, kind, payload_json, created_at)
+       SELECT ?3, ?1, ?4, 'event', ?5, ?6 WHERE changes() = 1 AND ${SUBSCRIBED} RETURNING id`,
+    )
+    .bind(effect.site_id, effect.payload.type, effect.id, effect.post_id, JSON.stringify(effect.payload), now);
+}
+
+/**
+ * Development (`DEV_OUTBOX=true`): the record of a new post's event that no webhook subscribes to, in the
+ * post's batch. A subscribed event is recorded by the `content-events` consumer when it arrives, so
+ * every event is recorded once, as before the queue was skipped for unsubscribed events.
+ */
+export function unsubscribedEventRecordStatement(
+  db: D1Database,
+  effect: EventEffect,
+  now: string,
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO outbound_effects (id, kind, site_id, subject_id, payload_json, created_at)
+       SELECT ?3, 'event:' || ?2, ?1, ?4, ?5, ?6 WHERE NOT ${SUBSCRIBED}`,
+    )
+    .bind(effect.site_id, effect.payload.type, newId(), effect.post_id, JSON.stringify(effect.payload), now);
+}
+
 /** Ids of the site's live webhooks (`LIVE_WEBHOOK`) subscribed to `eventType`. */
 export async function subscribedWebhookIds(
   db: D1Database,
@@ -115,12 +170,8 @@ export async function subscribedWebhookIds(
 ): Promise<string[]> {
   const { results } = await db
     .prepare(
-      `SELECT w.id FROM webhooks w
-       WHERE w.site_id = ? AND EXISTS (SELECT 1 FROM json_each(w.events_json) WHERE json_each.value = ?)
-         AND ${LIVE_WEBHOOK} AND (? != 'lead.created' OR w.created_by IS NOT NULL)
-       ORDER BY w.id`,
-    )
-    .bind(siteId, eventType, eventType)
+`SELECT w.id FROM webhooks w WHERE ${SUBSCRIBED_WEBHOOK} ORDER BY w.id`)
+    .bind(siteId, eventType)
     .all<Row<typeof webhooks, "id">>();
   return results.map((r) => r.id);
 }
