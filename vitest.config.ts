@@ -186,6 +186,7 @@ export default defineConfig({
           environment: "node",
           globalSetup: [path.join(root, "test/support/browser-platform.ts")],
           fileParallelism: false,
+          isolate: false,
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
@@ -197,13 +198,14 @@ export default defineConfig({
           name: "deploy",
           include: ["test/deploy/**/*.test.ts"],
           environment: "node",
+          isolate: false,
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
       }),
       // Rules about the code itself (catalogues against the specs, structure), run in Node.
       defineProject({
-        test: { name: "structure", include: ["test/structure/**/*.test.ts"], environment: "node" },
+        test: { name: "structure", include: ["test/structure/**/*.test.ts"], environment: "node", isolate: false },
       }),
     ],
   },

@@ -34,7 +34,8 @@ export function wrkAvailable() {
  */
 export function measure(tool, spec) {
   const tag = Math.random().toString(36).slice(2, 8);
-  const tagged = spec.body === undefined ? spec : { ...spec, body: spec.body.replaceAll("{n}", `${tag}-{n}`) };
+  const tagged =
+    spec.body === undefined ? spec : { ...spec, body: spec.body.replaceAll("{n}", `${tag}-{n}`) };
   return tool === "wrk" ? measureWrk(tagged) : measureAutocannon(tagged);
 }
 

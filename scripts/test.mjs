@@ -55,9 +55,9 @@ const vitest = path.join(root, "node_modules/.bin/vitest");
  * runtime and keeps a core about two-thirds busy, so three lanes (and the browser project) fill two cores.
  */
 const LANES = [
-  ["content", "structure"],
+  ["content", "structure", "sites-fleet"],
   ["identity", "gateway", "unit"],
-  ["e2e", "sites", "deploy", "sites-fleet"],
+  ["e2e", "sites", "deploy"],
 ];
 const projectArgs = (names) => names.flatMap((name) => ["--project", name]);
 const reportDir = process.env.TEST_REPORT_DIR;
