@@ -159,7 +159,11 @@ describe("POST /v1/posts in the common case spends at most three storage hops", 
     const hook = inbox();
     const webhook = await createWebhook(t.site, { url: hook.url, events: ["post.published"] });
     await trustSecrets(hook.box, [webhook.secret]);
-    const post = await createPost(t.ck, { title: "Heard", status: "published", blocks_json: paragraph("Six") });
+    const post = await createPost(t.ck, {
+      title: "Heard",
+      status: "published",
+      blocks_json: paragraph("Six"),
+    });
     await quiet(t.site);
     expect(await eventRecords(post.id)).toEqual(["event:post.published"]);
     expect(payloads(await received(hook.box)).map((p) => p.type)).toEqual(["post.published"]);

@@ -153,12 +153,15 @@ export async function createPost(
       body: JSON.stringify(postSummary({ ...shown, slug }, now, at)),
       location: `/v1/posts/${candidate.id}`,
     };
-    const event = publishes ? postEventEffect("post.published", site, candidate, now, env.PLATFORM_DOMAIN) : null;
+    const event = publishes
+      ? postEventEffect("post.published", site, candidate, now, env.PLATFORM_DOMAIN)
+      : null;
     // Its outbox row only if a webhook of the site subscribes (the event's only receivers), decided in the batch.
     const statements = [insertPostStatement(env.DB, candidate)];
     if (event) statements.push(subscribedEventStatement(env.DB, event, now));
     if (record) statements.push(record(response, candidate.id));
-    if (event && env.DEV_OUTBOX === "true") statements.push(unsubscribedEventRecordStatement(env.DB, event, now));
+    if (event && env.DEV_OUTBOX === "true")
+      statements.push(unsubscribedEventRecordStatement(env.DB, event, now));
     const results = await env.DB.batch(statements);
     // The row written (its id returned), it is delivered from memory, without reading it back.
     const effects = event && (results[1]!.results?.length ?? 0) > 0 ? [event] : [];

@@ -135,13 +135,24 @@ export interface EventEffect {
  * so it costs no outbox row, no queue message and no delivery. Its result has the row's id when the row
  * was written (`RETURNING`: D1's `meta.changes` of an INSERT … SELECT that inserted nothing is not 0).
  */
-export function subscribedEventStatement(db: D1Database, effect: EventEffect, now: string): D1PreparedStatement {
+export function subscribedEventStatement(
+  db: D1Database,
+  effect: EventEffect,
+  now: string,
+): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO post_effects (id, site_id, post_id, kind, payload_json, created_at)
        SELECT ?3, ?1, ?4, 'event', ?5, ?6 WHERE changes() = 1 AND ${SUBSCRIBED} RETURNING id`,
     )
-    .bind(effect.site_id, effect.payload.type, effect.id, effect.post_id, JSON.stringify(effect.payload), now);
+    .bind(
+      effect.site_id,
+      effect.payload.type,
+      effect.id,
+      effect.post_id,
+      JSON.stringify(effect.payload),
+      now,
+    );
 }
 
 /**
@@ -169,8 +180,7 @@ export async function subscribedWebhookIds(
   eventType: string,
 ): Promise<string[]> {
   const { results } = await db
-    .prepare(
-`SELECT w.id FROM webhooks w WHERE ${SUBSCRIBED_WEBHOOK} ORDER BY w.id`)
+    .prepare(`SELECT w.id FROM webhooks w WHERE ${SUBSCRIBED_WEBHOOK} ORDER BY w.id`)
     .bind(siteId, eventType)
     .all<Row<typeof webhooks, "id">>();
   return results.map((r) => r.id);
