@@ -205,7 +205,12 @@ export default defineConfig({
       }),
       // Rules about the code itself (catalogues against the specs, structure), run in Node.
       defineProject({
-        test: { name: "structure", include: ["test/structure/**/*.test.ts"], environment: "node", isolate: false },
+        test: {
+          name: "structure",
+          include: ["test/structure/**/*.test.ts"],
+          environment: "node",
+          isolate: false,
+        },
       }),
     ],
   },
