@@ -4,6 +4,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig, defineProject } from "vitest/config";
 import { loadCorpora, loadSpecTexts } from "./test/support/corpora.ts";
 import { fakeInternet } from "./test/support/fake-internet.ts";
+import "./test/support/plain-websockets.ts";
 import { nodeUnitFiles } from "./test/support/unit-files.ts";
 import {
   auxiliaryWorker,
