@@ -224,6 +224,37 @@ describe("a removed administrator's keys and webhooks end with the grant", () =>
     expect((await notices(owner.user.email)).length).toBe(2);
   });
 
+  it("an invitation accepted over a membership that carried integrations ends them at once, not at the hourly run", async () => {
+    const owner = await verifiedUser();
+    const org = await createOrg(owner.access_token, "Reinvited");
+    const site = await createSite(owner.access_token, org.id);
+    const staff = await siteOwnerAccount(owner, site.id);
+    await siteOwnerAccount(owner, site.id); // a second site owner: the first may be demoted
+    const key = await mintKey(staff.token, site.id, "before the new invitation");
+    expect((await publish(key.key, "Before")).status).toBe(201);
+
+    // The same address invited again as an editor (no integrations); the person accepts with the link.
+    const invited = await call("POST", `/api/v1/auth/sites/${site.id}/invitations`, {
+      token: owner.access_token,
+      body: { email: staff.email, role: "editor" },
+    });
+    expect(invited.status).toBe(202);
+    const outbox = await call<{ messages: { purpose: string; link: string | null }[] }>(
+      "GET",
+      `/api/v1/auth/__dev/outbox?to=${encodeURIComponent(staff.email)}`,
+    );
+    // Newest first: the new invitation's link.
+    const link = outbox.body.messages.find((m) => m.purpose === "invitation")!.link!;
+    const accepted = await call("POST", "/api/v1/auth/invitations/accept", {
+      body: { token: new URL(link).searchParams.get("token") },
+      headers: { "cf-connecting-ip": freshIp() },
+    });
+    expect(accepted.status).toBe(200);
+
+    expect((await publish(key.key, "After")).status).toBe(401);
+    expect((await notices(owner.user.email)).length).toBe(1);
+  });
+
   it("removal from a site ends what was made there; an organization removal keeps what the person still owns as a site owner", async () => {
     const owner = await verifiedUser();
     const org = await createOrg(owner.access_token, "Sites");

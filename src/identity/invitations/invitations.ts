@@ -6,6 +6,7 @@ import type { Env } from "../core/worker-env";
 import { fail, problem } from "../errors";
 import { orgEvent } from "../events/events";
 import { enforceRateLimit } from "../login/guards";
+import { endGrantsNow } from "../members/grant-endings";
 import { siteOrg } from "../members/site-registry";
 import { findVerifiedOwner } from "../signup/accounts-store";
 import { hashPassword } from "../signup/password";
@@ -180,6 +181,9 @@ export async function redeemInvitation(
     fail("LAST_ORG_OWNER", "The organization must keep an owner.");
   }
   if (outcome !== "accepted") throw notFound();
+  // Accepted over an existing membership, the invitation's role may carry less than the one it replaced:
+  // what the old role let the person create ends now, as after a demotion by a member route.
+  if (owner) await endGrantsNow(env, services, userId);
   const membership = {
     org_id: invitation.org_id,
     site_id: invitation.site_id,
