@@ -188,6 +188,10 @@ export default defineConfig({
           globalSetup: [path.join(root, "test/support/browser-platform.ts")],
           fileParallelism: false,
           isolate: false,
+          // One worker (files one at a time, in one process): a group of its own, after the others, in a
+          // single `vitest run` or `vitest list` (vitest refuses projects of one group with different
+          // worker counts).
+          sequence: { groupOrder: 2 },
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
