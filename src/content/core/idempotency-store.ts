@@ -10,7 +10,7 @@ import { fail, problem } from "../errors";
  * the others get 409 IDEMPOTENCY_IN_PROGRESS, and once the winner's batch committed, its D1 record (read
  * before the reservation) replays it.
  */
-import { IDEMPOTENCY_TTL_MS, type ReserveResult } from "../keys/gate";
+import { IDEMPOTENCY_TTL_MS, keyGate, type ReserveResult } from "../keys/gate";
 import type { Env } from "./bindings";
 
 export interface StoredResponse {
@@ -116,8 +116,7 @@ export function afterReservation(
         expiresAt,
       ),
     async abort() {
-      const gate = env.KEY_GATE.get(env.KEY_GATE.idFromName(keyId));
-      await gate.release(idempotencyKey, requestHash);
+      await keyGate(env, keyId).release(idempotencyKey, requestHash);
     },
   };
 }

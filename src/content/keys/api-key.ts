@@ -11,7 +11,7 @@ import { clockNow } from "../core/clock";
 import { requestBookmark } from "../core/read-session";
 import { fail, problem } from "../errors";
 import { getSite, INACTIVE_SITE_STATUSES } from "../site/store";
-import type { BucketSpec, BucketState, ReserveResult, TakeResult } from "./gate";
+import { type BucketSpec, type BucketState, keyGate, type ReserveResult, type TakeResult } from "./gate";
 import { keyContexts } from "./key-cache";
 import type { KeyContext, WriteContext } from "./key-context";
 import { hashApiKey, type KeyKind } from "./key-hash";
@@ -238,8 +238,7 @@ async function takeGateQuota(
   buckets: BucketSpec[],
   policies: QuotaPolicy[] = buckets,
 ) {
-  const gate = c.env.KEY_GATE.get(c.env.KEY_GATE.idFromName(keyId));
-  answerTake(c, await gate.take(buckets), policies);
+  answerTake(c, await keyGate(c.env, keyId).take(buckets), policies);
 }
 
 /** The RateLimit headers of a take of the key's object, and 429 when it refused. */
@@ -266,8 +265,7 @@ export async function admitWrite(
   keyId: string,
   reservation: { idempotencyKey: string; requestHash: string } | null,
 ): Promise<ReserveResult | null> {
-  const gate = c.env.KEY_GATE.get(c.env.KEY_GATE.idFromName(keyId));
-  const admitted = await gate.admit([QUOTAS.write], reservation);
+  const admitted = await keyGate(c.env, keyId).admit([QUOTAS.write], reservation);
   answerTake(c, admitted.taken, [QUOTAS.write]);
   return admitted.reservation;
 }

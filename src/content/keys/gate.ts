@@ -60,6 +60,11 @@ const PENDING_TTL_MS = 60_000;
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
+/** The key's own object (one per API key id). */
+export function keyGate(env: { KEY_GATE: ContentEnv["KEY_GATE"] }, keyId: string) {
+  return env.KEY_GATE.get(env.KEY_GATE.idFromName(keyId));
+}
+
 export class ApiKeyGate extends DurableObject<ContentEnv> {
   take(specs: BucketSpec[], nowMs: number = clockNow()): TakeResult {
     const kv = this.ctx.storage.kv;

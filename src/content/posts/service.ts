@@ -158,13 +158,13 @@ export async function createPost(
       : null;
     // Its outbox row only if a webhook of the site subscribes (the event's only receivers), decided in the batch.
     const statements = [insertPostStatement(env.DB, candidate)];
-    if (event) statements.push(subscribedEventStatement(env.DB, event, now));
+    const eventAt = event ? statements.push(subscribedEventStatement(env.DB, event, now)) - 1 : -1;
     if (record) statements.push(record(response, candidate.id));
     if (event && env.DEV_OUTBOX === "true")
       statements.push(unsubscribedEventRecordStatement(env.DB, event, now));
     const results = await env.DB.batch(statements);
     // The row written (its id returned), it is delivered from memory, without reading it back.
-    const effects = event && (results[1]!.results?.length ?? 0) > 0 ? [event] : [];
+    const effects = event && (results[eventAt]?.results?.length ?? 0) > 0 ? [event] : [];
     if (effects.length === 0) return response;
     const delivery = deliverWrittenEffects(env, services, effects);
     if (after) after(delivery.catch((error) => logDeliveryError(services, error)));

@@ -6,6 +6,8 @@
 import type { webhookDeliveries, webhooks } from "../../../schema/content";
 import { newId } from "../../lib/ids";
 import type { Computed, Row } from "../../lib/rows";
+import type { PostEffect } from "../core/effects/pending";
+import type { ContentEvent } from "./events";
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -119,12 +121,20 @@ const SUBSCRIBED_WEBHOOK = `w.site_id = ?1 AND EXISTS (SELECT 1 FROM json_each(w
 /** SQL true when site `?1` has a webhook subscribed to event type `?2` (`SUBSCRIBED_WEBHOOK`). */
 const SUBSCRIBED = `EXISTS (SELECT 1 FROM webhooks w WHERE ${SUBSCRIBED_WEBHOOK})`;
 
-/** A post event's outbox row, as `pending.ts` writes it. */
-export interface EventEffect {
-  id: string;
-  site_id: string;
-  post_id: string;
-  payload: { type: string };
+/**
+ * `sql` (an INSERT … SELECT of a post event's row, see below) bound to the event: ?1 site, ?2 event type,
+ * ?3 the row's id, ?4 post, ?5 payload, ?6 time.
+ */
+function eventRowStatement(
+  db: D1Database,
+  sql: string,
+  rowId: string,
+  effect: PostEffect & { payload: ContentEvent },
+  now: string,
+): D1PreparedStatement {
+  return db
+    .prepare(sql)
+    .bind(effect.site_id, effect.payload.type, rowId, effect.post_id, JSON.stringify(effect.payload), now);
 }
 
 /**
@@ -137,22 +147,12 @@ export interface EventEffect {
  */
 export function subscribedEventStatement(
   db: D1Database,
-  effect: EventEffect,
+  effect: PostEffect & { payload: ContentEvent },
   now: string,
 ): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO post_effects (id, site_id, post_id, kind, payload_json, created_at)
-       SELECT ?3, ?1, ?4, 'event', ?5, ?6 WHERE changes() = 1 AND ${SUBSCRIBED} RETURNING id`,
-    )
-    .bind(
-      effect.site_id,
-      effect.payload.type,
-      effect.id,
-      effect.post_id,
-      JSON.stringify(effect.payload),
-      now,
-    );
+  const sql = `INSERT INTO post_effects (id, site_id, post_id, kind, payload_json, created_at)
+    SELECT ?3, ?1, ?4, 'event', ?5, ?6 WHERE changes() = 1 AND ${SUBSCRIBED} RETURNING id`;
+  return eventRowStatement(db, sql, effect.id, effect, now);
 }
 
 /**
@@ -162,15 +162,12 @@ export function subscribedEventStatement(
  */
 export function unsubscribedEventRecordStatement(
   db: D1Database,
-  effect: EventEffect,
+  effect: PostEffect & { payload: ContentEvent },
   now: string,
 ): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO outbound_effects (id, kind, site_id, subject_id, payload_json, created_at)
-       SELECT ?3, 'event:' || ?2, ?1, ?4, ?5, ?6 WHERE NOT ${SUBSCRIBED}`,
-    )
-    .bind(effect.site_id, effect.payload.type, newId(), effect.post_id, JSON.stringify(effect.payload), now);
+  const sql = `INSERT INTO outbound_effects (id, kind, site_id, subject_id, payload_json, created_at)
+    SELECT ?3, 'event:' || ?2, ?1, ?4, ?5, ?6 WHERE NOT ${SUBSCRIBED}`;
+  return eventRowStatement(db, sql, newId(), effect, now);
 }
 
 /** Ids of the site's live webhooks (`LIVE_WEBHOOK`) subscribed to `eventType`. */

@@ -2,16 +2,18 @@
  * The membership changes the triggers of migration 0009 record (`member_grant_endings`), and what the
  * delivery reads to decide whether the person still holds `integrations` where the change happened.
  */
-import type {
-  emailAddresses,
-  memberGrantEndings,
-  orgMemberships,
-  roles,
-  siteMemberships,
-} from "../../../schema/identity";
+import type { emailAddresses, memberGrantEndings } from "../../../schema/identity";
 import type { OrgMembership, SiteMembership } from "../../lib/edge";
 import type { Computed, Row } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
+import {
+  asOrgMembership,
+  asSiteMembership,
+  type OrgMembershipRow,
+  orgMembershipsStatement,
+  type SiteMembershipRow,
+  siteMembershipsStatement,
+} from "../core/edge-context";
 import { ownerRoleSql } from "./store";
 
 /** A recorded ending; `id` is its rowid (the table has no id column). */
@@ -49,9 +51,9 @@ export async function markAttempted(db: D1Database, id: number): Promise<void> {
 }
 
 /**
- * The person's memberships as the edge would describe them: in organization `orgId`, and of site `siteId`
- * (every site membership when null): what the one permission model (src/lib/site-permissions.ts) reads to
- * say whether they still hold `integrations` there.
+ * The person's memberships as the edge would describe them: in organization `orgId` (none when null), and
+ * of site `siteId` (every site membership when null): what the one permission model
+ * (src/lib/site-permissions.ts) reads to say whether they still hold `integrations` there.
  */
 export async function membershipsIn(
   db: D1Database,
@@ -60,36 +62,12 @@ export async function membershipsIn(
   siteId: string | null,
 ): Promise<{ orgs: OrgMembership[]; sites: SiteMembership[] }> {
   const [orgs, sites] = await db.batch([
-    db
-      .prepare(
-        `SELECT m.org_id, m.role, COALESCE(r.permissions, '[]') AS permissions, COALESCE(r.is_system, 0) AS is_system
-         FROM org_memberships m
-         LEFT JOIN roles r ON r.scope = 'org' AND r.slug = m.role AND (r.org_id IS NULL OR r.org_id = m.org_id)
-         WHERE m.user_id = ? AND m.org_id = ?`,
-      )
-      .bind(userId, orgId),
-    db
-      .prepare(
-        `SELECT m.site_id, m.role, ${ownerRoleSql("site", "m")} AS is_system FROM site_memberships m
-         WHERE m.user_id = ?1 AND (?2 IS NULL OR m.site_id = ?2)`,
-      )
-      .bind(userId, siteId),
+    orgMembershipsStatement(db, userId, orgId),
+    siteMembershipsStatement(db, userId, siteId),
   ]);
-  type OrgRow = Row<typeof orgMemberships, "org_id" | "role"> &
-    Row<typeof roles, "permissions" | "is_system">;
-  type SiteRow = Row<typeof siteMemberships, "site_id" | "role"> & Computed<{ is_system: number }>;
   return {
-    orgs: ((orgs?.results ?? []) as OrgRow[]).map((r) => ({
-      org_id: r.org_id,
-      role: r.role,
-      permissions: JSON.parse(r.permissions) as string[],
-      ...(r.is_system === 1 ? { owner: true } : {}),
-    })),
-    sites: ((sites?.results ?? []) as SiteRow[]).map((r) => ({
-      site_id: r.site_id,
-      role: r.role,
-      ...(r.is_system === 1 ? { owner: true } : {}),
-    })),
+    orgs: ((orgs?.results ?? []) as OrgMembershipRow[]).map(asOrgMembership),
+    sites: ((sites?.results ?? []) as SiteMembershipRow[]).map(asSiteMembership),
   };
 }
 
