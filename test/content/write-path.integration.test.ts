@@ -141,6 +141,8 @@ describe("POST /v1/posts in the common case spends at most three storage hops", 
     await testEnv.DB.prepare("UPDATE webhooks SET carried_over_at = ? WHERE id = ?")
       .bind(new Date().toISOString(), carried.id)
       .run();
+    // Another tenant's site listening to the same event: a wall, not a receiver of this site's posts.
+    await createWebhook((await tenant()).site, { url: inbox().url, events: ["post.published"] });
     const { res, hops, answered, body, sent } = await countedWithQueue("/v1/posts", {
       key: t.ck,
       body: { title: "Nobody listens", status: "published", blocks_json: paragraph("Five") },

@@ -31,8 +31,8 @@ if (!holder[patched]) {
   holder[patched] = true;
   const request = http.request;
   http.request = ((...args: RequestArgs) => {
-    // ws calls request(url, options) or request(options).
-    withoutDeflateOffer(args.length > 1 ? args[1] : args[0]);
+    // request(options[, callback]) or request(url, options[, callback]): the options are the object argument.
+    for (const arg of args) withoutDeflateOffer(arg);
     return (request as (...a: RequestArgs) => http.ClientRequest)(...args);
   }) as typeof http.request;
 }

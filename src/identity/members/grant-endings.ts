@@ -7,8 +7,8 @@
  * organization's `integrations_ended` event and mails the owners of the organization and of the sites
  * concerned the list of what ended.
  *
- * The member routes deliver the person's endings before they answer (so the keys answer 401 at once);
- * the hourly cron delivers whatever is left (a failed call, an erasure, an invitation's role change, a
+ * The member routes and an accepted invitation deliver the person's endings before they answer (so the
+ * keys answer 401 at once); the hourly cron delivers whatever is left (a failed call, an erasure, a
  * transfer's ended memberships). A site whose owner changed since the membership was recorded is left to
  * the transfer's carry-over (docs/decisions/transfer-grants.md). Delivery is at least once; content's
  * ending is idempotent and only a call that ended something is told.
