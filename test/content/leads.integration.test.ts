@@ -113,6 +113,18 @@ describe("GET /v1/leads: filters", () => {
     expect((await page(key2, "?ate=2025-03-01T23:59:51.000Z")).items).toHaveLength(1);
   });
 
+  it("seeding: calls in one millisecond make distinct ids (the shared runtime runs files side by side)", async () => {
+    const site = await formsSite();
+    const form = await createForm(site);
+    await Promise.all(Array.from({ length: 20 }, () => seedLeads(site.id, form.id, 2)));
+    const { results } = await testEnv.DB.prepare(
+      "SELECT count(DISTINCT id) AS n FROM leads WHERE site_id = ?",
+    )
+      .bind(site.id)
+      .all<{ n: number }>();
+    expect(results[0]?.n).toBe(40);
+  });
+
   it("limit: 1 and 100 are accepted, 50 is the default; 0, 101, -1, 1.5 and text are 400 (never clamped)", async () => {
     const site = await formsSite();
     const form = await createForm(site);

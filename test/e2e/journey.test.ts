@@ -59,7 +59,7 @@ describe("platform journey", () => {
 
     const org = await identity.POST("/api/v1/auth/orgs", {
       headers: bearer(token),
-      body: { name: "Journey Org", slug: `journey-${Date.now().toString(36)}` },
+      body: { name: "Journey Org", slug: `journey-${crypto.randomUUID().slice(0, 8)}` },
     });
     expect(org.response.status).toBe(201);
 
@@ -69,7 +69,7 @@ describe("platform journey", () => {
       body: {
         org_id: org.data!.id,
         name: "Site",
-        slug: `site-${Date.now().toString(36)}`,
+        slug: `site-${crypto.randomUUID().slice(0, 8)}`,
         default_language: "en",
       },
     });

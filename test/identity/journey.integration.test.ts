@@ -76,7 +76,7 @@ describe("walking skeleton: signup -> verify -> TOTP -> login -> organization", 
 
     const created = await call("POST", "/api/v1/auth/orgs", {
       token: session.access_token,
-      body: { name: "Acme News", slug: `acme-${Date.now().toString(36)}` },
+      body: { name: "Acme News", slug: `acme-${crypto.randomUUID().slice(0, 8)}` },
     });
     expect(created.status).toBe(201);
     const org = await json<{ id: string; slug: string }>(created);

@@ -156,11 +156,16 @@ export async function seedLeads(
   options: { start?: string; spamEvery?: number; idPrefix?: string } = {},
 ): Promise<void> {
   const start = Date.parse(options.start ?? "2025-01-01T00:00:00.000Z") / 1000;
-  const prefix = options.idPrefix ?? newId().slice(0, 10);
+  // A ULID's first 10 characters are its millisecond, so two calls in one millisecond (the files of a lane
+  // share one runtime) shared them. newId() is monotonic: within one millisecond it adds 1 to the random
+  // part, so its last 6 characters differ from call to call. The counter after them keeps the ids of one
+  // call ordered, and every id 26 characters long.
+  const id = newId();
+  const prefix = options.idPrefix ?? `${id.slice(0, 10)}${id.slice(20)}`;
   await testEnv.DB.prepare(
     `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?1)
      INSERT INTO leads (id, site_id, form_id, status, spam_reasons_json, fields_json, content_hash, page_url, created_at)
-     SELECT ?2 || printf('%016d', i), ?3, ?4,
+     SELECT ?2 || printf('%0' || (26 - length(?2)) || 'd', i), ?3, ?4,
             CASE WHEN ?5 > 0 AND i % ?5 = 0 THEN 'spam' ELSE 'clean' END,
             CASE WHEN ?5 > 0 AND i % ?5 = 0 THEN '["honeypot"]' ELSE '[]' END,
             json_object('name', 'Lead ' || i, 'email', 'lead' || i || '@example.com', 'consent', json('true')),

@@ -9,6 +9,16 @@ import { testIp } from "./client-ip";
 export const BASE = "http://localhost:8787";
 let counter = 0;
 
+/**
+ * A label part no other call makes: the clock alone collides (the files of a lane share one runtime and
+ * its storage, and each file counts from 0 again), so a counter and 32 random bits go with it.
+ */
+function unique(): string {
+  counter += 1;
+  const random = crypto.getRandomValues(new Uint32Array(1))[0]!.toString(36);
+  return `${Date.now().toString(36)}-${counter}-${random}`;
+}
+
 export interface CallResult<T = Record<string, unknown>> {
   status: number;
   headers: Headers;
@@ -40,8 +50,7 @@ export async function call<T = Record<string, unknown>>(
 }
 
 export function uniqueEmail(label = "user"): string {
-  counter += 1;
-  return `${label}-${Date.now().toString(36)}-${counter}@example.com`;
+  return `${label}-${unique()}@example.com`;
 }
 
 /**
@@ -87,8 +96,7 @@ export async function verifiedUser(email = uniqueEmail()): Promise<Session> {
 }
 
 export async function createOrg(token: string, name = "Org") {
-  counter += 1;
-  const slug = `org-${Date.now().toString(36)}-${counter}`;
+  const slug = `org-${unique()}`;
   const res = await call<{ id: string; slug: string }>("POST", "/api/v1/auth/orgs", {
     token,
     body: { name, slug },
@@ -98,8 +106,7 @@ export async function createOrg(token: string, name = "Org") {
 }
 
 export async function createSite(token: string, orgId: string) {
-  counter += 1;
-  const slug = `site-${Date.now().toString(36)}-${counter}`;
+  const slug = `site-${unique()}`;
   const res = await call<{ id: string; slug: string; org_id: string }>("POST", "/api/v1/sites", {
     token,
     body: { org_id: orgId, name: "Site", slug, default_language: "en" },
