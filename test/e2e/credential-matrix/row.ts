@@ -14,6 +14,11 @@ export interface MatrixRow<T = unknown> {
   works?: number;
   /** The status `use` answers after the event: what the operation answers for a missing credential. */
   ended: number;
+  /**
+   * Runs by itself, not beside the other rows (which run concurrently): for a row whose credential another
+   * row's event would end too (identity's hourly run erases every account whose deletion is due).
+   */
+  alone?: boolean;
 }
 
 /** A service's rows, keyed by `pairKey(kind, event)` (`"identity.passkey × password_reset"`). */

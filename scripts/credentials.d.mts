@@ -1,0 +1,3 @@
+export declare const docPath: string;
+export declare function registryFiles(): string[];
+export declare function renderDoc(): Promise<string>;

@@ -1,0 +1,213 @@
+/**
+ * What the identity rows of the credential matrix do, as a person (or the operator's cron) does it through
+ * the gateway: accounts, sign-ins, the step-up, the ending events (password change and reset, sign out
+ * everywhere, the account's deletion and erasure, the owner's one-click undo), and the dev outbox.
+ */
+import { env } from "cloudflare:workers";
+import type { TOTP } from "otpauth";
+import { freshIp } from "../../support/identity-helpers";
+import { call, PASSWORD, type Session, totpFor, uniqueEmail, verifiedUser } from "../../support/platform";
+
+export const NEW_PASSWORD = "another quite unusual passphrase 77";
+
+export interface Mail {
+  purpose: string;
+  code: string | null;
+  link: string | null;
+  subject: string;
+}
+
+/** The messages sent to `to` (newest first), as the dev outbox shows them. */
+export async function mailbox(to: string): Promise<Mail[]> {
+  const res = await call<{ messages: Mail[] }>(
+    "GET",
+    `/api/v1/auth/__dev/outbox?to=${encodeURIComponent(to)}`,
+  );
+  return res.body.messages;
+}
+
+/**
+ * The newest message of `purpose` to `to` that `seen` does not hold yet (identity mails some messages after
+ * it answers, so the outbox is polled briefly, as a person waits for the message).
+ */
+export async function newMail(to: string, purpose: string, seen: readonly Mail[] = []): Promise<Mail> {
+  const known = new Set(seen.map((m) => `${m.code}|${m.link}`));
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const found = (await mailbox(to)).find((m) => m.purpose === purpose && !known.has(`${m.code}|${m.link}`));
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no new ${purpose} message for ${to}`);
+}
+
+/** The `token` query parameter of a mailed link. */
+export function linkToken(mail: Mail): string {
+  return new URL(mail.link!).searchParams.get("token")!;
+}
+
+/** An account and its password, e-mail and first session (signed up and confirmed, no second factor). */
+export interface Person extends Session {
+  email: string;
+  password: string;
+}
+
+export async function person(label = "matrix"): Promise<Person> {
+  const email = uniqueEmail(label);
+  const session = await verifiedUser(email);
+  return { ...session, email, password: PASSWORD };
+}
+
+/**
+ * A step-up operation as the owner performs it: the call, and on 428 STEP_UP_REQUIRED the code mailed to
+ * the primary address in `X-Step-Up-Code` on a second call (what the hosted pages do).
+ */
+export async function withStepUp<T = Record<string, unknown>>(
+  who: { email: string; access_token: string },
+  method: string,
+  path: string,
+  body?: unknown,
+) {
+  const first = await call<T>(method, path, { token: who.access_token, body });
+  if (first.status !== 428) return first;
+  const code = (await newMail(who.email, "sensitive_action")).code!;
+  return call<T>(method, path, { token: who.access_token, body, headers: { "x-step-up-code": code } });
+}
+
+function expectStatus(what: string, res: { status: number; body: unknown }, status: number) {
+  if (res.status !== status) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** A new session by magic link (for an account without a second factor: the code alone signs in). */
+export async function magicSignIn(who: { email: string }): Promise<Session> {
+  const seen = await mailbox(who.email);
+  const ip = freshIp();
+  const sent = await call("POST", "/api/v1/auth/magic-link/request", {
+    body: { email: who.email },
+    headers: { "cf-connecting-ip": ip },
+  });
+  expectStatus("magic-link request", sent, 202);
+  const code = (await newMail(who.email, "magic_link", seen)).code!;
+  const res = await call<Session>("POST", "/api/v1/auth/magic-link/verify", {
+    body: { email: who.email, code },
+    headers: { "cf-connecting-ip": ip },
+  });
+  expectStatus("magic-link verify", res, 200);
+  return res.body;
+}
+
+/** The refresh call; on 200 the session's refresh token moves on (a refresh token is used once). */
+export async function refresh(session: { refresh_token: string; access_token?: string }): Promise<number> {
+  const res = await call<Session>("POST", "/api/v1/auth/refresh", {
+    body: { refresh_token: session.refresh_token },
+  });
+  if (res.status === 200) {
+    session.refresh_token = res.body.refresh_token;
+    session.access_token = res.body.access_token;
+  }
+  return res.status;
+}
+
+/** An identity route a session's access token reaches (its liveness is read in D1 on every call). */
+export async function me(accessToken: string): Promise<number> {
+  return (await call("GET", "/api/v1/auth/me", { token: accessToken })).status;
+}
+
+// The ending events.
+
+/** `DELETE /auth/sessions` (step-up): every session of the account ends, the caller's too. */
+export async function signOutEverywhere(who: Person): Promise<void> {
+  expectStatus("sign out everywhere", await withStepUp(who, "DELETE", "/api/v1/auth/sessions"), 204);
+}
+
+/** `POST /auth/password/change` (current password and step-up): every other session ends. */
+export async function changePassword(who: Person): Promise<void> {
+  const body = { current_password: who.password, new_password: NEW_PASSWORD };
+  expectStatus("password change", await withStepUp(who, "POST", "/api/v1/auth/password/change", body), 204);
+  who.password = NEW_PASSWORD;
+}
+
+/** The reset as the owner does it: a code mailed to the address, then `POST /auth/password/reset/confirm`. */
+export async function resetPassword(who: Person): Promise<void> {
+  const seen = await mailbox(who.email);
+  const ip = freshIp();
+  const sent = await call("POST", "/api/v1/auth/password/reset/request", {
+    body: { email: who.email },
+    headers: { "cf-connecting-ip": ip },
+  });
+  expectStatus("reset request", sent, 202);
+  const code = (await newMail(who.email, "password_reset", seen)).code!;
+  const reset = await call("POST", "/api/v1/auth/password/reset/confirm", {
+    body: { email: who.email, code, new_password: NEW_PASSWORD },
+    headers: { "cf-connecting-ip": ip },
+  });
+  expectStatus("reset confirm", reset, 204);
+  who.password = NEW_PASSWORD;
+}
+
+type Scheduled = { scheduled(o: { cron: string; scheduledTime: Date }): Promise<unknown> };
+
+/** Identity's hourly run (through the gateway's service binding), at `at`. */
+export async function identityHourlyRun(at: number): Promise<void> {
+  await (env as unknown as { IDENTITY: Scheduled }).IDENTITY.scheduled({
+    cron: "0 * * * *",
+    scheduledTime: new Date(at),
+  });
+}
+
+/**
+ * The account's deletion as its owner asks for it (`DELETE /auth/account`, step-up), then its erasure by
+ * identity's hourly run at a time past the 30-day grace.
+ */
+export async function deleteAccount(who: Person): Promise<void> {
+  const asked = await withStepUp<{ erase_after: string }>(who, "DELETE", "/api/v1/auth/account");
+  expectStatus("account deletion", asked, 202);
+  await identityHourlyRun(Date.parse(asked.body.erase_after) + 3600_000);
+}
+
+/** The owner's one-click undo of what a notice names (`POST /auth/disown` with the link's token). */
+export async function disown(notice: Mail): Promise<void> {
+  expectStatus(
+    "disown",
+    await call("POST", "/api/v1/auth/disown", { body: { token: linkToken(notice) } }),
+    204,
+  );
+}
+
+// Second factors.
+
+export interface TotpPerson extends Person {
+  totp: TOTP;
+  /** The TOTP step of the enrolment; each later login spends the next one (a step is accepted once). */
+  step: number;
+  recoveryCodes: string[];
+}
+
+/** A TOTP code for the given 30-second step. */
+export function totpAt(who: TotpPerson, step: number): string {
+  return who.totp.generate({ timestamp: step * 30_000 });
+}
+
+/**
+ * The account enrols TOTP (its first factor: the access token alone) and confirms it with the previous
+ * step's code, so the current and the next step stay free for two sign-ins within the drift window.
+ */
+export async function enrolTotp(who: Person): Promise<TotpPerson> {
+  const enrol = await call<{ secret: string }>("POST", "/api/v1/auth/mfa/totp", { token: who.access_token });
+  expectStatus("totp enrol", enrol, 200);
+  const totp = totpFor(enrol.body.secret);
+  const step = Math.floor(Date.now() / 30_000);
+  const confirmed = await call<{ recovery_codes: string[] }>("POST", "/api/v1/auth/mfa/totp/confirm", {
+    token: who.access_token,
+    body: { code: totp.generate({ timestamp: (step - 1) * 30_000 }) },
+  });
+  expectStatus("totp confirm", confirmed, 200);
+  return { ...who, totp, step, recoveryCodes: confirmed.body.recovery_codes };
+}
+
+/** `POST /auth/login` with the password and the TOTP code of `step`. */
+export async function loginWithTotp(who: TotpPerson, step: number) {
+  return call<Session>("POST", "/api/v1/auth/login", {
+    body: { email: who.email, password: who.password, totp_code: totpAt(who, step) },
+    headers: { "cf-connecting-ip": freshIp() },
+  });
+}
