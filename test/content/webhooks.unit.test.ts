@@ -4,7 +4,10 @@ import { postChangeEvent } from "../../src/content/posts/service";
 import type { PostRow } from "../../src/content/posts/store";
 import { retryDelaySeconds } from "../../src/content/webhooks/delivery";
 import { isContentEvent, webhookBody } from "../../src/content/webhooks/events";
-import { openSecret, sealSecret } from "../../src/content/webhooks/secret-box";
+import {
+  openWebhookSecret as openSecret,
+  sealWebhookSecret as sealSecret,
+} from "../../src/content/webhooks/secret-box";
 import { retryAfterSeconds, safeWebhookSender } from "../../src/content/webhooks/sender";
 import { generateWebhookSecret, signWebhook, webhookHeaders } from "../../src/content/webhooks/signature";
 

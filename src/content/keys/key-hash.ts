@@ -4,22 +4,9 @@ const hmacKeys = new Map<string, Promise<CryptoKey>>();
 
 export type KeyKind = "secret" | "public";
 
-export function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
+import { base64url } from "../../lib/base64url";
 
-export function base64urlDecode(text: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
-  try {
-    const padded = text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4);
-    const binary = atob(padded);
-    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-  } catch {
-    return null;
-  }
-}
+export { base64url, base64urlDecode } from "../../lib/base64url";
 
 export function generateApiKey(kind: KeyKind): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));

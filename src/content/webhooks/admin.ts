@@ -9,7 +9,7 @@ import type { Env } from "../core/bindings";
 import { fail } from "../errors";
 import { carriedOver } from "../transfers/store";
 import type { WebhookEventType } from "./events";
-import { sealSecret } from "./secret-box";
+import { sealWebhookSecret } from "./secret-box";
 import { isLocalReceiver, type WebhookSender } from "./sender";
 import { generateWebhookSecret } from "./signature";
 import {
@@ -109,7 +109,7 @@ export async function createWebhook(
     url,
     events_json: JSON.stringify([...new Set(input.events)]),
     description: input.description ?? null,
-    secret_encrypted: await sealSecret(env.WEBHOOK_SECRET_KEY, id, secret),
+    secret_encrypted: await sealWebhookSecret(env.WEBHOOK_SECRET_KEY, id, secret),
     created_by: userId,
     created_at: new Date().toISOString(),
     secret_rotated_at: null,
@@ -133,7 +133,7 @@ export async function rotateWebhookSecret(env: Env, siteId: string, rawId: strin
   const id = webhookId(rawId);
   const secret = generateWebhookSecret();
   const now = new Date().toISOString();
-  const sealed = await sealSecret(env.WEBHOOK_SECRET_KEY, id, secret);
+  const sealed = await sealWebhookSecret(env.WEBHOOK_SECRET_KEY, id, secret);
   if (!(await replaceWebhookSecret(env.DB, siteId, id, sealed, now))) webhookNotFound();
   return { id, secret, secret_rotated_at: now };
 }

@@ -14,7 +14,7 @@ import type { Env, Services } from "../core/bindings";
 import { auditLeadDelivery } from "../leads/audit";
 import { getSite, INACTIVE_SITE_STATUSES } from "../site/store";
 import { type ContentEvent, isContentEvent, webhookBody } from "./events";
-import { openSecret } from "./secret-box";
+import { openWebhookSecret } from "./secret-box";
 import type { AttemptOutcome } from "./sender";
 import { webhookHeaders } from "./signature";
 import {
@@ -135,7 +135,11 @@ export async function attemptDelivery(
     // Personal data: the attempt is audited like a lead read before anything is sent (fail closed).
     if (delivery.event_type === "lead.created")
       await auditLeadDelivery(env.DB, delivery, delivery.attempts + 1, now);
-    const secret = await openSecret(env.WEBHOOK_SECRET_KEY, delivery.webhook_id, delivery.secret_encrypted);
+    const secret = await openWebhookSecret(
+      env.WEBHOOK_SECRET_KEY,
+      delivery.webhook_id,
+      delivery.secret_encrypted,
+    );
     const headers = await webhookHeaders(
       secret,
       delivery.event_id,

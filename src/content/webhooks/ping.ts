@@ -8,7 +8,7 @@ import { newId, parseUlid } from "../../lib/ids";
 import type { Env } from "../core/bindings";
 import { fail, problem } from "../errors";
 import { webhookBody } from "./events";
-import { openSecret } from "./secret-box";
+import { openWebhookSecret } from "./secret-box";
 import type { WebhookSender } from "./sender";
 import { webhookHeaders } from "./signature";
 import { liveWebhook } from "./store";
@@ -44,7 +44,7 @@ export async function pingWebhook(
   const now = new Date(started).toISOString();
   const event = { id: newId(), type: "ping", site_id: siteId, webhook_id: id, occurred_at: now };
   const body = webhookBody(event, now);
-  const secret = await openSecret(env.WEBHOOK_SECRET_KEY, id, webhook.secret_encrypted);
+  const secret = await openWebhookSecret(env.WEBHOOK_SECRET_KEY, id, webhook.secret_encrypted);
   const headers = await webhookHeaders(secret, event.id, Math.floor(started / 1000), body);
   const outcome = await sender.send(webhook.url, headers, body);
   return {

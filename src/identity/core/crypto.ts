@@ -9,11 +9,9 @@ export function isoIn(seconds: number, from = Date.now()): string {
   return new Date(from + seconds * 1000).toISOString();
 }
 
-export function base64url(bytes: Uint8Array): string {
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
+import { base64url } from "../../lib/base64url";
+
+export { base64url };
 
 export function fromBase64url(text: string): Uint8Array {
   const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
