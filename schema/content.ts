@@ -466,13 +466,35 @@ export const postRevisions = sqliteTable(
   ],
 );
 
-/** The per-post secret that signs preview links (migration 0016); rotating it ends every link. */
-export const postPreviewSecrets = sqliteTable("post_preview_secrets", {
-  post_id: text("post_id").primaryKey(),
-  site_id: text("site_id").notNull(),
-  secret: text("secret").notNull(),
-  rotated_at: text("rotated_at").notNull(),
-});
+/**
+ * A preview link (migration 0018, docs/decisions/previews.md): the SHA-256 of its token and what granted it.
+ * It answers only while live, its post not deleted, its site active and owned by `org_id`, and the key
+ * that made it live and stamped for that organization.
+ */
+export const previewLinks = sqliteTable(
+  "preview_links",
+  {
+    id: text("id").primaryKey(),
+    token_hash: text("token_hash").notNull().unique(),
+    site_id: text("site_id").notNull(),
+    post_id: text("post_id").notNull(),
+    /** The site's owner when the link was made: a transfer ends it. */
+    org_id: text("org_id").notNull(),
+    /** The API key that made it. */
+    key_id: text("key_id"),
+    /** The person who made it from a session (none yet; such a link answers nothing until built). */
+    user_id: text("user_id"),
+    created_at: text("created_at").notNull(),
+    expires_at: text("expires_at").notNull(),
+    /** Set when ended (DELETE …/preview, a transfer, the site no longer active); purged after expiry. */
+    ended_at: text("ended_at"),
+  },
+  (t) => [
+    index("preview_links_post").on(t.post_id),
+    index("preview_links_site").on(t.site_id),
+    index("preview_links_expiry").on(t.expires_at),
+  ],
+);
 
 /**
  * A person's grant on a site that ended (the credential rule, migration 0017): their keys and webhooks ended with it,

@@ -34,6 +34,7 @@ import { endMemberGrants } from "./keys/member-grants";
 import { ingestImage } from "./media/ingest-service";
 import { consumeMediaVariants } from "./media/variants";
 import { publishDuePosts } from "./posts/publication";
+import { PREVIEW_LINK_KEPT_MS, purgeExpiredPreviews } from "./preview/store";
 import { siteHealthFacts } from "./site/health-store";
 import { legalPages, upsertLegalPage } from "./site/legal-pages";
 import { definePostType, type PostTypeDefinition, removePostType } from "./site/post-types";
@@ -192,6 +193,7 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
       }
       await purgeSettledDeliveries(this.env.DB, new Date(now - DELIVERY_LOG_DAYS * 86_400_000).toISOString());
       await purgeExpiredIdempotency(this.env.DB, new Date(now).toISOString());
+      await purgeExpiredPreviews(this.env.DB, new Date(now - PREVIEW_LINK_KEPT_MS).toISOString());
       // Analytics retention: visitor ids and salts live only for their UTC day; the rollups stay.
       const analytics = await services.analytics.purgeRawBefore(utcDay(new Date(now)));
       // Effects whose delivery failed right after their change (older than 5 minutes: not in flight).

@@ -1,17 +1,20 @@
 /**
- * Preview of a post as it is now (draft or scheduled included) by a signed link that needs no key: the
- * link is made by a ck_ key that may edit the post, lives at most 24 h, and ends when the post's preview
- * secret is rotated or the post is deleted (docs/decisions/content-b.md, "Preview links").
+ * Preview of a post as it is now (draft or scheduled included) by a link that needs no key
+ * (docs/decisions/previews.md). A ck_ key that may edit the post makes the link; the link lives at most
+ * 24 h and ends with what granted it: its post deleted; its site transferred, deleted, archived or
+ * deactivated; the key that made it revoked (its creator's grant ending revokes it) or carried over;
+ * or every link of the post ended by `DELETE …/preview`.
  */
 
 import type { Env } from "../core/bindings";
-import { problem } from "../errors";
+import { clockNow } from "../core/clock";
+import { fail, problem } from "../errors";
 import type { KeyContext } from "../keys/key-context";
 import { postDetail } from "../posts/public-reads";
 import { resolveEditablePost } from "../posts/resolve";
 import { effectiveStatus, type ListableStatus } from "../posts/store";
-import { previewSecret, readPreview, rotatePreviewSecret } from "./store";
-import { parsePreview, previewHolds, signPreview } from "./token";
+import { endPostPreviews, insertPreviewLink, readPreview } from "./store";
+import { newPreviewToken, previewTokenHash } from "./token";
 
 /** A preview link of the post, on `origin` (the public origin the request came through). */
 export async function createPreview(
@@ -21,7 +24,7 @@ export async function createPreview(
   seconds: number,
   origin: string,
 ): Promise<{ url: string; expires_at: string }> {
-  const now = new Date();
+  const now = new Date(clockNow());
   const post = await resolveEditablePost(
     env.DB,
     key.siteId,
@@ -29,10 +32,24 @@ export async function createPreview(
     target.language,
     now.toISOString(),
   );
-  const secret = await previewSecret(env.DB, key.siteId, post.id, now.toISOString());
-  const expires = Math.floor(now.getTime() / 1000) + seconds;
-  const token = await signPreview(secret, post.id, expires);
-  return { url: `${origin}/v1/preview/${token}`, expires_at: new Date(expires * 1000).toISOString() };
+  const { token, hash } = await newPreviewToken();
+  const expiresAt = new Date(now.getTime() + seconds * 1000).toISOString();
+  const stored = await insertPreviewLink(env.DB, {
+    tokenHash: hash,
+    siteId: key.siteId,
+    postId: post.id,
+    keyId: key.keyId,
+    now: now.toISOString(),
+    expiresAt,
+  });
+  // The key was revoked or carried over since it was authenticated: refused as such a key is.
+  if (!stored) {
+    fail("UNAUTHENTICATED", {
+      detail: "The API key is invalid or revoked.",
+      headers: { "www-authenticate": 'Bearer realm="content"' },
+    });
+  }
+  return { url: `${origin}/v1/preview/${token}`, expires_at: expiresAt };
 }
 
 /** Ends every preview link of the post. */
@@ -41,21 +58,23 @@ export async function endPreviews(
   key: KeyContext,
   target: { reference: string; language: string | null },
 ): Promise<void> {
-  const now = new Date().toISOString();
+  const now = new Date(clockNow()).toISOString();
   const post = await resolveEditablePost(env.DB, key.siteId, target.reference, target.language, now);
-  await rotatePreviewSecret(env.DB, key.siteId, post.id, now);
+  await endPostPreviews(env.DB, key.siteId, post.id, now);
 }
 
-/** The PostDetail a link shows; any invalid, expired, rotated or deleted link is the same 404. */
+/**
+ * The PostDetail a link shows. Any invalid, expired or ended link is the same 404 (same body): a holder
+ * learns nothing of why, so a dead link is no oracle of a transfer, a deletion or a revocation.
+ */
 export async function previewedPost(env: Env, token: string) {
   const missing = () =>
     problem("NOT_FOUND", "No such preview (the link is invalid, expired or was revoked).");
-  const claim = parsePreview(token);
-  if (!claim) throw missing();
-  const read = await readPreview(env.DB, claim.postId);
-  const now = new Date();
-  if (!read || !(await previewHolds(claim, read.secret, Math.floor(now.getTime() / 1000)))) throw missing();
-  const at = now.toISOString();
+  const hash = await previewTokenHash(token);
+  if (!hash) throw missing();
+  const at = new Date(clockNow()).toISOString();
+  const read = await readPreview(env.DB, hash, at);
+  if (!read) throw missing();
   return {
     ...postDetail(env, read.post, read.site, read.media, at),
     status: effectiveStatus(read.post, at) as ListableStatus,

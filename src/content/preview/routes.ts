@@ -52,7 +52,7 @@ export function registerPreviewRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/v1/posts/{reference}/preview",
       tags: ["Posts"],
       summary: "Make a preview link of a post",
-      description: `Scope posts:write (ck_). A link to GET /v1/preview/{token} (no key) that shows the post as it is now, drafts and scheduled posts included, for at most ${PREVIEW_MAX_SECONDS / 3600} h. Signed with the post's preview secret: DELETE …/preview ends every link.`,
+      description: `Scope posts:write (ck_). A link to GET /v1/preview/{token} (no key) that shows the post as it is now, drafts and scheduled posts included, for at most ${PREVIEW_MAX_SECONDS / 3600} h. The link ends with what granted it: the post deleted; the site transferred, deleted, archived or deactivated; this key revoked; or DELETE …/preview, which ends every link of the post.`,
       ...keyAuth(WRITE),
       request: {
         params: RefParam,
@@ -83,7 +83,7 @@ export function registerPreviewRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Posts"],
       summary: "End every preview link of a post",
       description:
-        "Scope posts:write (ck_). Rotates the post's preview secret: every link made before answers 404.",
+        "Scope posts:write (ck_). Ends every preview link of the post, whichever key made it: each answers 404 from now on.",
       ...keyAuth(WRITE),
       request: { params: RefParam, query: LanguageQuery },
       responses: { 204: { description: "Every link ended" }, ...keyProblems },
@@ -105,7 +105,7 @@ export function registerPreviewRoutes(app: OpenAPIHono<AppEnv>) {
       tags: ["Posts"],
       summary: "Read a post by preview link (no key)",
       description:
-        "No key. The post's PostDetail as it is now (with its status), never cached (Cache-Control: no-store) nor indexed (X-Robots-Tag: noindex). An invalid, expired or revoked link, or a deleted post, is 404.",
+        "No key. The post's PostDetail as it is now (with its status), never cached (Cache-Control: no-store) nor indexed (X-Robots-Tag: noindex). An invalid, expired or ended link is 404, one body whatever ended it.",
       request: { params: z.object({ token: z.string() }) },
       responses: {
         200: { description: "The post", content: { "application/json": { schema: PreviewSchema } } },

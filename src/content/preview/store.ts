@@ -1,76 +1,104 @@
-/** Preview secrets (migration 0016) and the preview read: secret, post, its media and its site in one batch. */
-import type { postPreviewSecrets } from "../../../schema/content";
-import type { Row } from "../../lib/rows";
+/**
+ * Preview links (migration 0018, docs/decisions/previews.md): one row per link naming what granted it, and
+ * the keyless read: the live link, its post, the post's media and its site in one batch.
+ */
+import { newId } from "../../lib/ids";
 import type { SiteAddress } from "../keys/key-context";
 import { MEDIA_IMAGE_COLUMNS, type MediaImageRow } from "../media/media-image";
 import { FEATURED_MEDIA_SQL, POST_COLUMNS, type PostRow } from "../posts/store";
-import { newPreviewSecret } from "./token";
 
-/** The post's preview secret, made on first use (two concurrent first uses agree: the first insert wins). */
-export async function previewSecret(
+/** Expired links are kept this long (who made a link that leaked), then purged by the hourly cron. */
+export const PREVIEW_LINK_KEPT_MS = 7 * 86_400_000;
+
+/**
+ * Stores a link made by key `keyId` for the site's current owner. Nothing is stored (false) when the key
+ * is no longer live and stamped for that owner: the link would be born dead.
+ */
+export async function insertPreviewLink(
   db: D1Database,
-  siteId: string,
-  postId: string,
-  now: string,
-): Promise<string> {
-  const [, read] = await db.batch([
-    db
-      .prepare(
-        "INSERT OR IGNORE INTO post_preview_secrets (post_id, site_id, secret, rotated_at) VALUES (?, ?, ?, ?)",
-      )
-      .bind(postId, siteId, newPreviewSecret(), now),
-    db
-      .prepare("SELECT secret FROM post_preview_secrets WHERE post_id = ? AND site_id = ?")
-      .bind(postId, siteId),
-  ]);
-  return (read!.results[0] as Row<typeof postPreviewSecrets, "secret">).secret;
+  link: { tokenHash: string; siteId: string; postId: string; keyId: string; now: string; expiresAt: string },
+): Promise<boolean> {
+  const result = await db
+    .prepare(
+      `INSERT INTO preview_links (id, token_hash, site_id, post_id, org_id, key_id, user_id, created_at, expires_at)
+       SELECT ?1, ?2, ?3, ?4, o.org_id, k.id, NULL, ?6, ?7
+       FROM api_keys k JOIN site_owner o ON o.site_id = k.site_id AND o.org_id = k.org_id
+       WHERE k.id = ?5 AND k.site_id = ?3 AND k.revoked_at IS NULL AND k.carried_over_at IS NULL`,
+    )
+    .bind(newId(), link.tokenHash, link.siteId, link.postId, link.keyId, link.now, link.expiresAt)
+    .run();
+  return result.meta.changes > 0;
 }
 
-/** A new secret for the post: every link signed with the old one stops working at once. */
-export async function rotatePreviewSecret(db: D1Database, siteId: string, postId: string, now: string) {
+/** Ends every link of the post (`DELETE …/preview`). */
+export async function endPostPreviews(db: D1Database, siteId: string, postId: string, now: string) {
   await db
-    .prepare(
-      `INSERT INTO post_preview_secrets (post_id, site_id, secret, rotated_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (post_id) DO UPDATE SET secret = excluded.secret, rotated_at = excluded.rotated_at`,
-    )
-    .bind(postId, siteId, newPreviewSecret(), now)
+    .prepare("UPDATE preview_links SET ended_at = ? WHERE post_id = ? AND site_id = ? AND ended_at IS NULL")
+    .bind(now, postId, siteId)
     .run();
 }
 
+/**
+ * Ends the site's links that its state no longer grants: the site is not active (deleted, archived,
+ * deactivated) or its owner is not the organization a link was made for (a transfer). Part of the batch
+ * that changes that state (the sites push, the transfer's restamp), so an ending stays one even when the
+ * site is restored or transferred back; the read checks the same conditions for the moments between.
+ */
+export function endStalePreviewsStatement(db: D1Database, siteId: string, now: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE preview_links SET ended_at = ?2 WHERE site_id = ?1 AND ended_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM sites s JOIN site_owner o ON o.site_id = s.id
+           WHERE s.id = ?1 AND s.status = 'active' AND o.org_id = preview_links.org_id)`,
+    )
+    .bind(siteId, now);
+}
+
+/** Deletes links that expired before `before`. */
+export async function purgeExpiredPreviews(db: D1Database, before: string): Promise<number> {
+  const result = await db.prepare("DELETE FROM preview_links WHERE expires_at < ?").bind(before).run();
+  return result.meta.changes;
+}
+
 export interface PreviewRead {
-  secret: string;
   post: PostRow;
   site: SiteAddress;
   media: Map<string, MediaImageRow>;
 }
 
-/** What a preview link shows, or null (no secret, post deleted or gone, site gone). */
-export async function readPreview(db: D1Database, postId: string): Promise<PreviewRead | null> {
-  const [secret, post, media, site] = await db.batch([
-    db.prepare("SELECT secret, site_id FROM post_preview_secrets WHERE post_id = ?").bind(postId),
+/**
+ * What the link with token hash `hash` shows at `now`, or null: unknown, ended or expired; its post
+ * deleted; its site not active or owned by another organization than the link's; the key that made it
+ * revoked, carried over or stamped for another organization (revoked too when its creator's grant ended).
+ * A link without a key (a person's, none yet) never answers.
+ */
+export async function readPreview(db: D1Database, hash: string, now: string): Promise<PreviewRead | null> {
+  const linked = "(SELECT post_id FROM preview_links WHERE token_hash = ?)";
+  const [live, post, media] = await db.batch([
     db
       .prepare(
-        `SELECT ${POST_COLUMNS}, ${FEATURED_MEDIA_SQL} FROM posts p WHERE p.id = ? AND p.status != 'deleted'
-           AND p.site_id = (SELECT site_id FROM post_preview_secrets WHERE post_id = ?)`,
+        `SELECT s.id, s.slug, s.primary_domain, s.default_language FROM preview_links l
+         JOIN posts p ON p.id = l.post_id AND p.site_id = l.site_id AND p.status != 'deleted'
+         JOIN sites s ON s.id = l.site_id AND s.status = 'active'
+         JOIN site_owner o ON o.site_id = l.site_id AND o.org_id = l.org_id
+         JOIN api_keys k ON k.id = l.key_id AND k.site_id = l.site_id AND k.revoked_at IS NULL
+           AND k.carried_over_at IS NULL AND k.org_id = l.org_id
+         WHERE l.token_hash = ? AND l.ended_at IS NULL AND l.expires_at > ?`,
       )
-      .bind(postId, postId),
+      .bind(hash, now),
+    db
+      .prepare(`SELECT ${POST_COLUMNS}, ${FEATURED_MEDIA_SQL} FROM posts p WHERE p.id = ${linked}`)
+      .bind(hash),
     db
       .prepare(
         `SELECT ${MEDIA_IMAGE_COLUMNS} FROM media m JOIN post_media_refs r ON r.media_id = m.id AND r.site_id = m.site_id
-         WHERE r.post_id = ? AND m.status != 'deleted'`,
+         WHERE r.post_id = ${linked} AND m.status != 'deleted'`,
       )
-      .bind(postId),
-    db
-      .prepare(
-        `SELECT id, slug, primary_domain, default_language FROM sites
-         WHERE id = (SELECT site_id FROM post_preview_secrets WHERE post_id = ?)`,
-      )
-      .bind(postId),
+      .bind(hash),
   ]);
-  const secretRow = secret!.results[0] as Row<typeof postPreviewSecrets, "secret"> | undefined;
+  const siteRow = live!.results[0] as SiteAddress | undefined;
   const postRow = post!.results[0] as PostRow | undefined;
-  const siteRow = site!.results[0] as SiteAddress | undefined;
-  if (!secretRow || !postRow || !siteRow) return null;
+  if (!siteRow || !postRow) return null;
   const images = (media!.results as MediaImageRow[]).map((r) => [r.id, r] as const);
-  return { secret: secretRow.secret, post: postRow, site: siteRow, media: new Map(images) };
+  return { post: postRow, site: siteRow, media: new Map(images) };
 }

@@ -4,6 +4,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { postTypes } from "../../../schema/content";
 import type { SiteProjection } from "../../lib/rpc";
 import { formsAppStatements } from "../forms/store";
+import { endStalePreviewsStatement } from "../preview/store";
 
 /** Site states in which the site's keys stop working. */
 export const INACTIVE_SITE_STATUSES = new Set(["deleted", "archived"]);
@@ -56,6 +57,8 @@ export async function upsertSite(db: D1Database, site: SiteProjection, now: stri
         site.updated_at,
       ),
     ...formsAppStatements(db, site),
+    // After the push: a site no longer active, or owned by another organization, ends its preview links.
+    endStalePreviewsStatement(db, site.id, now),
   ];
   await db.batch(statements);
 }

@@ -1,5 +1,6 @@
 import type { Computed } from "../../lib/rows";
 import type { SiteIntegrations, StalledConvergence } from "../../lib/rpc";
+import { endStalePreviewsStatement } from "../preview/store";
 
 /**
  * The organization stamp of a site's content (posts, media, API keys: `org_id`, set at insert by the
@@ -21,6 +22,7 @@ const STAMPED_TABLES = ["posts", "media", "api_keys"] as const;
  * One batch: records the transfer as the site's newest unless a newer one (by `at`, then transfer id) is
  * already recorded, then restamps the site's content only if the recorded transfer is this one. So a
  * redelivered message changes nothing more, and an older message after a newer one changes nothing.
+ * The preview links of any organization but the site's owner end in the same batch.
  */
 export function restampStatements(db: D1Database, m: SiteTransferred, now: string): D1PreparedStatement[] {
   const isCurrent = "EXISTS (SELECT 1 FROM site_transfers WHERE site_id = ? AND transfer_id = ?)";
@@ -56,6 +58,9 @@ export function restampStatements(db: D1Database, m: SiteTransferred, now: strin
     db
       .prepare(`UPDATE api_keys SET org_id = ? WHERE site_id = ? AND org_id IS NOT ? AND ${isCurrent}`)
       .bind(m.to_org_id, m.site_id, m.to_org_id, m.site_id, m.transfer_id),
+    // The origin's preview links end for good (the buyer's drafts never reach them, even if the buyer
+    // keeps the key that made one, or the site comes back): not restamped, never carried over.
+    endStalePreviewsStatement(db, m.site_id, now),
   ];
 }
 

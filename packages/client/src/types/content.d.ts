@@ -2444,7 +2444,7 @@ export interface paths {
         put?: never;
         /**
          * Make a preview link of a post
-         * @description Scope posts:write (ck_). A link to GET /v1/preview/{token} (no key) that shows the post as it is now, drafts and scheduled posts included, for at most 24 h. Signed with the post's preview secret: DELETE …/preview ends every link.
+         * @description Scope posts:write (ck_). A link to GET /v1/preview/{token} (no key) that shows the post as it is now, drafts and scheduled posts included, for at most 24 h. The link ends with what granted it: the post deleted; the site transferred, deleted, archived or deactivated; this key revoked; or DELETE …/preview, which ends every link of the post.
          */
         post: {
             parameters: {
@@ -2523,7 +2523,7 @@ export interface paths {
         };
         /**
          * End every preview link of a post
-         * @description Scope posts:write (ck_). Rotates the post's preview secret: every link made before answers 404.
+         * @description Scope posts:write (ck_). Ends every preview link of the post, whichever key made it: each answers 404 from now on.
          */
         delete: {
             parameters: {
@@ -2608,7 +2608,7 @@ export interface paths {
         };
         /**
          * Read a post by preview link (no key)
-         * @description No key. The post's PostDetail as it is now (with its status), never cached (Cache-Control: no-store) nor indexed (X-Robots-Tag: noindex). An invalid, expired or revoked link, or a deleted post, is 404.
+         * @description No key. The post's PostDetail as it is now (with its status), never cached (Cache-Control: no-store) nor indexed (X-Robots-Tag: noindex). An invalid, expired or ended link is 404, one body whatever ended it.
          */
         get: {
             parameters: {
