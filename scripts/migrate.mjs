@@ -1,4 +1,4 @@
-// Applies a service's SQL migrations (migrations/<service>/NNNN_*.sql, in order) to a D1 database,
+// Applies a service's SQL migrations (migrations/<service>/<NNNN>_*.sql, in order) to a D1 database,
 // keeping wrangler's bookkeeping table `d1_migrations`, so `wrangler d1 migrations apply` and this agree.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";

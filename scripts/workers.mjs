@@ -33,7 +33,7 @@ export const services = {
 export const serviceNames = /** @type {(keyof typeof services)[]} */ (Object.keys(services));
 
 /**
- * Bundles one worker with esbuild (what wrangler does on deploy) into `outDir/<name>/index.js`. The esbuild
+ * Bundles one worker with esbuild (what wrangler does on deploy) into `<outDir>/<name>/index.js`. The esbuild
  * command runs and exits: its JavaScript API would keep a service process (about 120 MB) and a worker
  * thread alive beside `npm start` for as long as it runs.
  */

@@ -2,7 +2,7 @@
 -- a key that carries it, so any change of what a public read shows must move it. Bumped by SQL triggers
 -- on every write of posts, media (insert, status, key, delete) and post types, whatever the write path
 -- (API, import, cron publication, RPC, queue consumers, transfer restamps), and by every projection push
--- that changes the site row (store/sites.ts upsertSite). Read in the key lookup's join with the site.
+-- that changes the site row (site/store.ts upsertSite). Read in the key lookup's join with the site.
 ALTER TABLE sites ADD COLUMN content_version INTEGER NOT NULL DEFAULT 0;
 
 CREATE TRIGGER posts_content_version_insert AFTER INSERT ON posts BEGIN

@@ -1,7 +1,7 @@
 /**
  * The content service's error catalogue: every problem+json answer (and every failed import line)
  * carries one of these codes with its one status. The spec's Errors table gives statuses only ("error
- * code strings: not shown"), so the codes are ours; test/content/error-catalogue.unit.test.ts checks
+ * code strings: not shown"), so the codes are ours; test/structure/error-catalogues.unit.test.ts checks
  * that every status is one the table lists (or the platform's redacted 500) and every listed status
  * has a code.
  */

@@ -1,7 +1,7 @@
 /**
  * The identity service's error catalogue: every problem+json answer of this service is made from one
  * of these entries (`fail("EMAIL_TAKEN", "...")`). `specified` mirrors the spec's Errors table row by
- * row (test/identity/error-catalogue.unit.test.ts diffs the two); `beyondSpec` holds the codes the spec
+ * row (test/structure/error-catalogues.unit.test.ts diffs the two); `beyondSpec` holds the codes the spec
  * leaves unnamed (its 423 and 502 rows have no code) or that our own operations add, each with why.
  */
 import { CommonErrors, defineErrors, errorsOf, type Fail } from "../lib/problem";

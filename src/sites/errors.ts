@@ -3,12 +3,12 @@
  * these entries. `specified` mirrors the spec's Errors table and the codes its PATCH rules name (the
  * table's `SETTINGS_*`, `CUSTOMIZATION_*`, `ADS_UNIT_*`, `LOGO_*`, `MODALS_*` families are spelled out in
  * `settingsCodes`); `beyondSpec` holds what the spec leaves unnamed, each with why.
- * test/sites/error-catalogue.unit.test.ts diffs this file against the spec.
+ * test/structure/error-catalogues.unit.test.ts diffs this file against the spec.
  */
 import { CommonErrors, defineErrors, errorsOf, type Fail } from "../lib/problem";
 import { SETTINGS_VALIDATOR_CODES, SETTINGS_WRITE_REFUSALS } from "../lib/settings-codes";
 
-/** The settings validator's codes (all 400): what `refuse` in src/sites/settings may stop with. */
+/** The settings validator's codes (all 400): what `refuse` in src/sites/site/settings/ may stop with. */
 export const settingsCodes = defineErrors(SETTINGS_VALIDATOR_CODES);
 
 export const specified = defineErrors({

@@ -17,7 +17,7 @@ export function readSource(file: string): string {
   return readFileSync(file, "utf8");
 }
 
-/** `src/a/b.ts` for messages. */
+/** `src/<service>/errors.ts` for messages: the path from the repository's root. */
 export function relative(file: string): string {
   return path.relative(root, file).split(path.sep).join("/");
 }

@@ -177,7 +177,7 @@ export async function seedLeads(
     .run();
 }
 
-/** An audit row as the tests read it back: the stored event (`store/audit.ts`) and its actor type. */
+/** An audit row as the tests read it back: the stored event (`leads/audit-store.ts`) and its actor type. */
 export type AuditRow = Omit<AuditEvent, "site_id"> & { actor_type: string };
 
 /** The site's audit rows, oldest first. */

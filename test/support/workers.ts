@@ -36,7 +36,7 @@ export const testSecrets: Record<string, string> = {
   // Webhook attempts give up after 1 s, and failed ones are retried at once (the schedule has unit tests).
   WEBHOOK_TIMEOUT_MS: "1000",
   WEBHOOK_RETRY_BASE_SECONDS: "0",
-  // Sites' fleet addresses in tests (documentation ranges), as test/sites/dns-answers.ts records them.
+  // Sites' fleet addresses in tests (documentation ranges), as test/support/dns-answers.ts records them.
   PLATFORM_IPV4: "192.0.2.10,192.0.2.11",
   PLATFORM_IPV6: "2001:db8::10",
 };

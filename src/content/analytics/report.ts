@@ -1,6 +1,6 @@
 /**
  * `GET /v1/analytics/summary` and `GET /v1/analytics/posts`: human views and visitors of the key's site
- * over a window of UTC days (rules in `rules/analytics-window.ts`). Visitors over several days are the
+ * over a window of UTC days (rules in `analytics/window.ts`). Visitors over several days are the
  * sum of the daily unique visitors: visitor ids rotate daily by design, so one person seen on two days
  * counts twice. Bot hits are reported apart as `bot_views` and are never in `views` or `visitors`.
  */
@@ -67,7 +67,7 @@ export function parsePostsPage(query: PostsQuery): { limit: number; offset: numb
 
 /**
  * The ranking of `top_paths` (same order as the summary), one page, each path with the post it is the URL
- * of (`rules/post-path.ts`), or `post: null` for pages that are no post.
+ * of (`posts/path.ts`), or `post: null` for pages that are no post.
  */
 export async function analyticsPosts(
   store: AnalyticsStore,

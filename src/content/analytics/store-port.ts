@@ -1,6 +1,6 @@
 /**
  * The analytics store: what collection writes and the analytics reads need, as one small interface so
- * the backend can be swapped (D1 today, `store/analytics.ts`; a Workers Analytics Engine or queue-buffered
+ * the backend can be swapped (D1 today, `analytics/store.ts`; a Workers Analytics Engine or queue-buffered
  * adapter would implement the same methods). Handlers reach it as `c.get("services").analytics`.
  * Every read and write is of one site: the site id always comes from the API key.
  */

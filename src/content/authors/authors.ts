@@ -2,7 +2,7 @@
  * Authors as integrators manage them (issue 22): `GET /v1/authors` (every author for a ck_ key; for a pk_
  * key only those a public post names, with their public fields), `POST /v1/authors` and
  * `PATCH /v1/authors/{slug}` (name, bio, avatar, slug). Authors are the site's author personas
- * (author-personas.ts): a post's `author_slug` names one. Renaming an author (slug or name) renames the
+ * (personas.ts): a post's `author_slug` names one. Renaming an author (slug or name) renames the
  * byline of its posts in the same batch.
  */
 import { newId } from "../../lib/ids";

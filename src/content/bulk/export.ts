@@ -12,7 +12,7 @@ const EXPORT_PAGE = 200;
 
 /**
  * The exportable resource of a request (its scopes are checked by the route's key requirement): posts
- * (here), analytics (`analytics-export.ts`) and leads (`leads-export.ts`).
+ * (here), analytics (`analytics/export.ts`) and leads (`leads/export.ts`).
  */
 export function exportResource(
   _key: KeyContext,

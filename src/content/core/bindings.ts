@@ -25,7 +25,7 @@ export interface Services {
   searchNotifier: SearchNotifier;
   cachePurger: CachePurger;
   images: ImageFetcher;
-  /** Page-view counts and the analytics reads (D1 today; swappable, see `analytics-store.ts`). */
+  /** Page-view counts and the analytics reads (D1 today; swappable, see `analytics/store-port.ts`). */
   analytics: AnalyticsStore;
   /** Webhook deliveries and the registration check of their URLs (SSRF-safe). */
   webhooks: WebhookSender;

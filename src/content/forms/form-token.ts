@@ -2,7 +2,7 @@
  * The form token: a signed issue time and a random id, handed out with a form's definition and sent back
  * with the submission (`_token`), so the server knows how long the visitor had the form without trusting
  * a client clock, and can tell a token's second use from its first (the id is remembered for the token's
- * lifetime, store/leads.ts). `<issued ms, base36>.<id: 16 random bytes, base64url>.<HMAC-SHA-256
+ * lifetime, leads/store.ts). `<issued ms, base36>.<id: 16 random bytes, base64url>.<HMAC-SHA-256
  * truncated to 16 bytes, base64url>` over the site, the form, the time and the id; the key is
  * `CURSOR_SECRET` under its own label, so a cursor is never a token. Two tokens minted in the same
  * millisecond differ by their ids.

@@ -29,7 +29,7 @@ export interface ImageView {
   variants: ImageVariant[];
 }
 
-/** A stored variant's name is `{width}w-{ext}` (media-variants.ts); anything else is not one. */
+/** A stored variant's name is `{width}w-{ext}` (variants.ts `renditionsOf`); anything else is not one. */
 const VARIANT_NAME = /^([0-9]{1,5})w-([a-z0-9]{1,8})$/;
 
 const EXT_TYPES: Record<string, string> = {

@@ -1,5 +1,5 @@
 /**
- * Which post a path of the site names: the inverse of `postUrl` (effects/outbound.ts), which puts a post
+ * Which post a path of the site names: the inverse of `postUrl` (core/effects/outbound.ts), which puts a post
  * of the site's default language at `/{slug}` and any other at `/{language}/{slug}`. Only those exact
  * paths map (the language segment in its canonical case, e.g. `/pt-BR/ola`); `/`, archives and any other
  * page map to no post.

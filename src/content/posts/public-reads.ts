@@ -2,7 +2,7 @@
  * The public post reads, `GET /v1/posts` (without `status`) and `GET /v1/posts/{reference}`, through the
  * edge cache (`edge-cache.ts`). A miss is one D1 round trip (one batch: the rows, the media they show, the
  * site's next publication); a hit is none. The key's context comes from the isolate's cache when warm
- * (`auth/key-cache.ts`) and the read quota from the rate-limiting bindings, so a warm public read spends no
+ * (`keys/key-cache.ts`) and the read quota from the rate-limiting bindings, so a warm public read spends no
  * storage hop at all (docs/decisions/content.md, "Read path").
  */
 

@@ -154,7 +154,7 @@ export const PLAIN_FIELDS = [
 ] as const;
 export type PlainFields = Partial<Pick<PostRow, (typeof PLAIN_FIELDS)[number]>>;
 
-/** The revision a reader sees (see rules/revision-tag.ts), in SQL. */
+/** The revision a reader sees (see posts/revision-tag.ts), in SQL. */
 const EFFECTIVE_REVISION = `revision + (CASE WHEN status = 'scheduled' AND published_at <= ? THEN 1 ELSE 0 END)`;
 
 /**
@@ -198,7 +198,7 @@ export function editPostFieldsStatement(
  * The `post.updated` outbox row of a single-statement edit (`editPostFieldsStatement`): place it directly
  * after that UPDATE in the same batch. It is written only when the UPDATE changed the row (`changes()`)
  * and the post, as the UPDATE left it, is stored published and public; its payload (the flat event of
- * webhooks/events.ts `postEvent`, url as effects/outbound.ts `postUrl`) is read from that row, so a
+ * webhooks/events.ts `postEvent`, url as core/effects/outbound.ts `postUrl`) is read from that row, so a
  * concurrent edit between a read and this batch can neither lose nor misdate the event.
  */
 export function postUpdatedEffectStatement(
@@ -226,8 +226,8 @@ export function postUpdatedEffectStatement(
 }
 
 /**
- * The path of post `p` below its language prefix, in SQL: `postPath` of effects/outbound.ts (a legal page,
- * `fields.secao` = `legal`, lives under /legal/; the legal index at /legal/ itself).
+ * The path of post `p` below its language prefix, in SQL: `postPath` of core/effects/outbound.ts (a legal
+ * page, `fields.secao` = `legal`, lives under /legal/; the legal index at /legal/ itself).
  */
 const POST_PATH_SQL = `(CASE WHEN json_valid(p.fields) AND json_extract(p.fields, '$.secao') = 'legal'
   THEN '/legal/' || (CASE WHEN json_extract(p.fields, '$.documento_legal') = 'indice' THEN '' ELSE p.slug END)

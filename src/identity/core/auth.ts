@@ -69,7 +69,7 @@ const ssoOrgWall = createMiddleware<AppEnv>(async (c, next) => {
  * A Bearer route's documented security (`bearerAuth`, the spec's scheme) and its enforcing middleware
  * from one value, spread into `createRoute` (as content's `keyAuth`): the OpenAPI document cannot
  * promise a Bearer check the route does not run, and the security sweep
- * (test/identity/bearer-sweep.integration.test.ts) finds every such route from the document.
+ * (test/identity/bearer-sweep.security.test.ts) finds every such route from the document.
  */
 export const bearerAuth = {
   security: [{ bearerAuth: [] }],

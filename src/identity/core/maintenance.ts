@@ -4,7 +4,7 @@ import { expiredEventsStatement } from "../events/store";
 /**
  * Hourly cleanup (cron): spent or expired codes after a day, dev-outbox messages after a week, dead
  * sessions after 30 days, pending signups nobody confirmed within 7 days; pending transfers past their
- * expiry become `expired`; security events after their retention (store/events.ts).
+ * expiry become `expired`; security events after their retention (events/store.ts).
  */
 export async function cleanupExpired(db: D1Database, now = Date.now()) {
   const iso = (msAgo: number) => new Date(now - msAgo).toISOString();

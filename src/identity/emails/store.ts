@@ -1,4 +1,4 @@
-/** The addresses of an account beyond what login and signup need (see accounts.ts). */
+/** The addresses of an account beyond what login and signup need (see signup/accounts-store.ts). */
 import type { emailAddresses } from "../../../schema/identity";
 import { nowIso } from "../core/crypto";
 import { isUniqueViolation } from "../core/d1-errors";

@@ -23,7 +23,7 @@ export interface SessionRequest {
   trusted?: boolean;
   /**
    * The account's credential epoch when the sign-in's proof was read or consumed: the session is
-   * written only while it is unchanged (store/sessions.ts), else `stale` is thrown.
+   * written only while it is unchanged (login/sessions-store.ts), else `stale` is thrown.
    */
   epoch?: number;
   stale?: () => ApiError;

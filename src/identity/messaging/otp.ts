@@ -5,7 +5,7 @@ import { attemptOtpCode, claimOtpLink, insertOtpStatements } from "./otp-codes-s
 
 /**
  * One-time codes sent by e-mail or SMS (6 digits). Only an HMAC keyed by OTP_PEPPER is stored. Every
- * guess is counted and checked in one conditional UPDATE (store/otp-codes.ts), so no more than the
+ * guess is counted and checked in one conditional UPDATE (messaging/otp-codes-store.ts), so no more than the
  * policy's attempts are ever evaluated against a code, however many requests race, and a code is
  * consumed once. Purposes with `link` also carry a 256-bit token for the e-mailed link.
  */

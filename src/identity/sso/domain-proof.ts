@@ -1,6 +1,6 @@
 /**
  * Proof that an organization controls an e-mail domain its provider vouches for: the DNS TXT scheme
- * sites derives for custom hosts (src/sites/domain-proof.ts): the record `_platform-verify.<domain>`
+ * sites derives for custom hosts (src/sites/health/domain-proof.ts): the record `_platform-verify.<domain>`
  * carries `platform-verify=<32 hex>` of SHA-256 over the organization id and the domain (a value of its
  * own, so a site's host proof never proves a domain for SSO, nor the reverse). Read through
  * DNS-over-HTTPS (src/lib/doh.ts). A domain is proved for one organization at a time: a proved holder

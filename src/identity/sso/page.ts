@@ -4,7 +4,7 @@
  * callback lands on (`/auth/sso`): `#done` goes on to the account page (its session cookies are set),
  * `#register=<token>` asks for a name and, when the organization allows one, a password, `#link=<token>`
  * for the code e-mailed to the existing account's address. Their scripts are TypeScript under
- * `pages/browser/` (`shared/sso-start.ts` in `sign-in.js`, and `sso.ts`).
+ * `pages/browser/` (`pages/browser/shared/sso-start.ts`, used by `sign-in.ts`, and `sso.ts`).
  */
 import { field, type Html, html } from "../pages/layout";
 

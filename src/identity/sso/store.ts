@@ -268,7 +268,7 @@ export function joinStatement(db: D1Database, orgId: string, userId: string, rol
 /**
  * SQL (over a `sessions` row aliased `alias`) true when the session was signed in through a provider
  * that is no longer the organization's (removed or replaced) or by a person no longer its member: such
- * a session is dead (store/sessions.ts liveness, refresh).
+ * a session is dead (login/sessions-store.ts liveness, refresh).
  */
 export function ssoSessionEndedSql(alias: string): string {
   return `EXISTS (SELECT 1 FROM sso_sessions x WHERE x.family_id = ${alias}.family_id AND (

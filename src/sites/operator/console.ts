@@ -1,7 +1,7 @@
 /**
  * The operator console's sites operations (spec: Platform operator console): the cross-tenant list, the
- * detail in any state, the lifecycle transitions (lifecycle.ts) and the purge. Plain input, plain data;
- * the routes (routes/platform-sites.ts) parse HTTP and check the capability (operator.ts).
+ * detail in any state, the lifecycle transitions (site/lifecycle.ts) and the purge. Plain input, plain data;
+ * the routes (operator/sites-routes.ts) parse HTTP and check the capability (operator/gate.ts).
  */
 import { z } from "@hono/zod-openapi";
 import { newId, parseId } from "../../lib/ids";

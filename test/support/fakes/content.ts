@@ -8,7 +8,7 @@
  * does), a CNAME query with the CNAME record alone; TXT data is quoted like Cloudflare's answers.
  * `PUT https://dns.test/__zone/<name>` (name under .test) with a JSON zone
  * `{A?, AAAA?, cname?, TXT?, rcode?}` records more answers (the sites DNS check's table of recorded
- * answers, test/sites/dns-answers.ts); `*.<name>` records a wildcard under <name>. Names:
+ * answers, test/support/dns-answers.ts); `*.<name>` records a wildcard under <name>. Names:
  *   img.test, cdn.img.test      A 93.184.216.34, AAAA 2606:2800:220:1::1 (public)
  *   v6only.test                 AAAA 2606:2800:220:1::1 only (public)
  *   cname.test                  CNAME img.test + img.test's public records

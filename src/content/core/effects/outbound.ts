@@ -123,7 +123,7 @@ function legalDocument(fields: string | null | undefined): string | null {
 /**
  * The path of a post below its language prefix: `/{slug}`, except a legal page (`fields.secao` = `legal`,
  * sites' legal page generator), which lives at `/legal/{slug}`, and the legal index at `/legal/`.
- * Mirrored in SQL by store/posts.ts `POST_PATH_SQL`.
+ * Mirrored in SQL by posts/store.ts `POST_PATH_SQL`.
  */
 export function postPath(post: { slug: string; fields?: string | null }): string {
   const legal = legalDocument(post.fields);
