@@ -6,7 +6,7 @@
  * these tables, so the two services cannot disagree on a code's status.
  */
 
-/** The settings validator's codes (all 400): what `refuse` in src/sites/settings may stop with. */
+/** The settings validator's codes (all 400): what `refuse` in src/sites/site/settings/ may stop with. */
 export const SETTINGS_VALIDATOR_CODES = {
   BAD_REQUEST: 400,
   SETTINGS_INVALID_SVG: 400,
