@@ -123,6 +123,8 @@ export const passkeys = sqliteTable(
     name: text("name"),
     created_at: text("created_at").notNull(),
     last_used_at: text("last_used_at"),
+    /** 1: registered with the step-up (issue 31); 0: without it (older passkeys); a reset ends those. */
+    stepped_up: integer("stepped_up").notNull().default(0),
   },
   (t) => [index("passkeys_user").on(t.user_id)],
 );

@@ -1,7 +1,8 @@
 /**
  * Issue 18 item 1: a stolen access token cannot plant its own second factor. Adding a sign-in factor
  * (TOTP, phone, passkey) to an account that already has one costs the step-up on the ceremony's first
- * call, bound to that ceremony; the first factor costs only the access token. Every factor added and
+ * call, bound to that ceremony; a first TOTP or phone costs only the access token, a passkey never does
+ * (issue 31: it signs in alone; test/identity/passkey-step-up.security.test.ts). Every factor added and
  * every recovery pool generated tells the primary address at once with a signed one-click undo that
  * removes it and ends every session.
  */
@@ -16,6 +17,7 @@ import {
   latestCode,
   outbox,
   problem,
+  registerPasskey,
   type SessionBody,
   signupVerified,
   softAuthenticator,
@@ -233,15 +235,20 @@ describe("with the right step-up code each ceremony completes, its confirm askin
   });
 });
 
-describe("the first factor costs only the access token, and the owner is still told", () => {
-  it("TOTP, phone or passkey on an account without a factor: no 428, a notice for each", async () => {
+describe("a first TOTP or phone costs only the access token (a passkey never does), and the owner is still told", () => {
+  it("TOTP or phone on an account without a factor: no 428; a first passkey: 428, then with the code; a notice for each", async () => {
     const a = await signupVerified();
     expect((await call("POST", TOTP, { token: a.session.access_token })).status).toBe(200);
     const b = await signupVerified();
     await firstFactorPhone(b);
     expect((await notices(b.email, "factor_added_notice")).length).toBe(1);
     const c = await signupVerified();
-    const begin = await call("POST", PASSKEY, { token: c.session.access_token, body: {} });
+    expect((await call("POST", PASSKEY, { token: c.session.access_token, body: {} })).status).toBe(428);
+    const begin = await call("POST", PASSKEY, {
+      token: c.session.access_token,
+      body: {},
+      headers: stepUp(await latestCode(c.email, "sensitive_action")),
+    });
     expect(begin.status).toBe(200);
     expect((await finishPasskey(c.session.access_token, begin)).status).toBe(201);
     expect((await notices(c.email, "factor_added_notice")).length).toBe(1);
@@ -255,7 +262,6 @@ describe("the first factor costs only the access token, and the owner is still t
     const owner = await signupVerified();
     const t = owner.session.access_token;
     const { secret } = await json<{ secret: string }>(await call("POST", TOTP, { token: t }));
-    const passkeyBegin = await call("POST", PASSKEY, { token: t, body: {} });
     const phone = randomPhone();
     await call("POST", PHONE, { token: t, body: { phone } });
     // The phone is confirmed first: the account now has a factor.
@@ -268,10 +274,6 @@ describe("the first factor costs only the access token, and the owner is still t
         await call("POST", `${TOTP}/confirm`, { token: t, body: { code: await totpCode(secret) } }),
       ),
     ).toMatchObject({ status: 404, code: "NOT_FOUND" });
-    expect(await problem(await finishPasskey(t, passkeyBegin))).toMatchObject({
-      status: 401,
-      code: "PASSKEY_CEREMONY_INVALID",
-    });
     const state = await enrollmentState(owner.session.user.id);
     expect(state).toMatchObject({ totp: 0, passkeys: 0, phones: 1 });
   });
@@ -392,8 +394,7 @@ describe("the owner's one-click undo (POST /auth/disown)", () => {
   it("another account's factor is untouchable: a token of account A naming B's passkey changes nothing", async () => {
     const a = await staffUser();
     const b = await signupVerified();
-    const begin = await call("POST", PASSKEY, { token: b.session.access_token, body: {} });
-    const theirs = await json<{ id: string }>(await finishPasskey(b.session.access_token, begin));
+    const { passkey: theirs } = await registerPasskey(b);
     const forged = await signDisownToken(e.OTP_PEPPER, {
       kind: "passkey",
       subjectId: theirs.id,

@@ -10,6 +10,7 @@ import {
   type SessionBody,
   signupVerified,
   softAuthenticator,
+  withStepUp,
 } from "../support/identity-helpers";
 
 const e = env as unknown as IdentityEnv;
@@ -265,9 +266,13 @@ describe("passkey-first sign-in", () => {
 });
 
 describe("registration records whether a passkey can sign in alone (credProps)", () => {
-  async function register(token: string, credProps?: { rk: boolean }) {
+  async function register(owner: { email: string; session: SessionBody }, credProps?: { rk: boolean }) {
+    const token = owner.session.access_token;
     const authenticator = await softAuthenticator();
-    const begin = await call("POST", "/api/v1/auth/mfa/passkey/register/begin", { token, body: {} });
+    const begin = await withStepUp(owner.email, "POST", "/api/v1/auth/mfa/passkey/register/begin", {
+      token,
+      body: {},
+    });
     expect(begin.status).toBe(200);
     const { publicKey } = await json<{
       publicKey: {
@@ -295,7 +300,7 @@ describe("registration records whether a passkey can sign in alone (credProps)",
   it("rk true, rk false and not reported are listed as true, false and null", async () => {
     const u = await signupVerified();
     const token = u.session.access_token;
-    const yes = await register(token, { rk: true });
+    const yes = await register(u, { rk: true });
     expect(yes.created.discoverable).toBe(true);
     const list = await json<{ items: { id: string; discoverable: boolean | null }[] }>(
       await call("GET", "/api/v1/auth/mfa/passkey", { token }),
@@ -303,10 +308,10 @@ describe("registration records whether a passkey can sign in alone (credProps)",
     expect(list.items.find((i) => i.id === yes.created.id)?.discoverable).toBe(true);
 
     const other = await signupVerified();
-    const no = await register(other.session.access_token, { rk: false });
+    const no = await register(other, { rk: false });
     expect(no.created.discoverable).toBe(false);
     const third = await signupVerified();
-    const unknown = await register(third.session.access_token);
+    const unknown = await register(third);
     expect(unknown.created.discoverable).toBeNull();
     const stored = await e.DB.prepare("SELECT discoverable FROM passkeys WHERE id IN (?, ?, ?) ORDER BY id")
       .bind(yes.created.id, no.created.id, unknown.created.id)
@@ -316,7 +321,7 @@ describe("registration records whether a passkey can sign in alone (credProps)",
 
   it("a passkey registered through the API signs in alone", async () => {
     const u = await signupVerified();
-    const { authenticator } = await register(u.session.access_token, { rk: true });
+    const { authenticator } = await register(u, { rk: true });
     const { challenge } = await begin();
     const res = await finish(await assertion(authenticator, challenge, u.session.user.id));
     expect(res.status).toBe(200);

@@ -15,17 +15,21 @@ import {
 
 const e = env as unknown as IdentityEnv;
 
-/** Registers a passkey; `primary`: the account already has a factor, so begin takes the step-up. */
-async function register(token: string, name?: string, primary?: string) {
+const BEGIN = "/api/v1/auth/mfa/passkey/register/begin";
+
+/** Opens a registration ceremony as the owner does: every passkey costs the step-up (issue 31). */
+function begin(token: string, primary: string) {
+  return withStepUp(primary, "POST", BEGIN, { token, body: {} });
+}
+
+/** Registers a passkey (begin with the step-up code mailed to `primary`, then finish). */
+async function register(token: string, primary: string, name?: string) {
   const authenticator = await softAuthenticator();
-  const path = "/api/v1/auth/mfa/passkey/register/begin";
-  const begin = primary
-    ? await withStepUp(primary, "POST", path, { token, body: {} })
-    : await call("POST", path, { token, body: {} });
-  expect(begin.status).toBe(200);
+  const opened = await begin(token, primary);
+  expect(opened.status).toBe(200);
   const { publicKey } = await json<{
     publicKey: { challenge: string; rp: { id: string }; user: { name: string } };
-  }>(begin);
+  }>(opened);
   const credential = await authenticator.attest({
     challenge: publicKey.challenge,
     origin: e.WEBAUTHN_ORIGIN.split(",")[0]!,
@@ -41,7 +45,7 @@ async function register(token: string, name?: string, primary?: string) {
 describe("passkey registration", () => {
   it("begin returns options; finish stores the passkey (201) and it works for login", async () => {
     const u = await staffUser();
-    const { finish, authenticator, publicKey } = await register(u.session.access_token, "laptop", u.email);
+    const { finish, authenticator, publicKey } = await register(u.session.access_token, u.email, "laptop");
     expect(publicKey.rp.id).toBe(e.WEBAUTHN_RP_ID);
     expect(publicKey.user.name).toBe(u.email);
     expect(finish.status).toBe(201);
@@ -78,9 +82,9 @@ describe("passkey registration", () => {
   });
 
   it("finish without an open ceremony is 401 PASSKEY_CEREMONY_INVALID; a ceremony is single use", async () => {
-    const { session } = await signupVerified();
+    const { session, email } = await signupVerified();
     const t = session.access_token;
-    const first = await register(t);
+    const first = await register(t, email);
     expect(first.finish.status).toBe(201);
     const again = await call("POST", "/api/v1/auth/mfa/passkey/register/finish", {
       token: t,
@@ -90,13 +94,11 @@ describe("passkey registration", () => {
   });
 
   it("a new begin invalidates the earlier ceremony", async () => {
-    const { session } = await signupVerified();
+    const { session, email } = await signupVerified();
     const t = session.access_token;
     const authenticator = await softAuthenticator();
-    const a = await json<{ publicKey: { challenge: string } }>(
-      await call("POST", "/api/v1/auth/mfa/passkey/register/begin", { token: t, body: {} }),
-    );
-    await call("POST", "/api/v1/auth/mfa/passkey/register/begin", { token: t, body: {} });
+    const a = await json<{ publicKey: { challenge: string } }>(await begin(t, email));
+    expect((await begin(t, email)).status).toBe(200);
     const credential = await authenticator.attest({
       challenge: a.publicKey.challenge,
       origin: e.WEBAUTHN_ORIGIN.split(",")[0]!,
@@ -113,14 +115,11 @@ describe("passkey registration", () => {
     const a = await signupVerified();
     const b = await signupVerified();
     const authenticator = await softAuthenticator();
-    const begin = await json<{ publicKey: { challenge: string } }>(
-      await call("POST", "/api/v1/auth/mfa/passkey/register/begin", {
-        token: a.session.access_token,
-        body: {},
-      }),
+    const opened = await json<{ publicKey: { challenge: string } }>(
+      await begin(a.session.access_token, a.email),
     );
     const evil = await authenticator.attest({
-      challenge: begin.publicKey.challenge,
+      challenge: opened.publicKey.challenge,
       origin: "https://evil.example",
       rpId: e.WEBAUTHN_RP_ID,
     });
@@ -149,12 +148,7 @@ describe("passkey registration", () => {
       ).status,
     ).toBe(400);
     // The same authenticator (same credential id) registered by a second account: 409.
-    const ok = await json<{ publicKey: { challenge: string } }>(
-      await call("POST", "/api/v1/auth/mfa/passkey/register/begin", {
-        token: a.session.access_token,
-        body: {},
-      }),
-    );
+    const ok = await json<{ publicKey: { challenge: string } }>(await begin(a.session.access_token, a.email));
     const cred = await authenticator.attest({
       challenge: ok.publicKey.challenge,
       origin: e.WEBAUTHN_ORIGIN.split(",")[0]!,
@@ -169,10 +163,7 @@ describe("passkey registration", () => {
       ).status,
     ).toBe(201);
     const bBegin = await json<{ publicKey: { challenge: string } }>(
-      await call("POST", "/api/v1/auth/mfa/passkey/register/begin", {
-        token: b.session.access_token,
-        body: {},
-      }),
+      await begin(b.session.access_token, b.email),
     );
     const dup = await authenticator.attest({
       challenge: bBegin.publicKey.challenge,
@@ -244,8 +235,8 @@ describe("DELETE /auth/mfa/passkey/{id} (step-up)", () => {
   it("removes with the code; another account's passkey is 404 PASSKEY_NOT_FOUND", async () => {
     const u = await staffUser();
     const other = await staffUser();
-    await register(u.session.access_token, undefined, u.email);
-    await register(other.session.access_token, undefined, other.email);
+    await register(u.session.access_token, u.email);
+    await register(other.session.access_token, other.email);
     const mine = (
       await json<{ items: { id: string }[] }>(
         await call("GET", "/api/v1/auth/mfa/passkey", { token: u.session.access_token }),
@@ -280,7 +271,7 @@ describe("DELETE /auth/mfa/passkey/{id} (step-up)", () => {
 
   it("409 LAST_STRONG_FACTOR when no TOTP and no other passkey would remain", async () => {
     const { session, email } = await signupVerified();
-    await register(session.access_token);
+    await register(session.access_token, email);
     const id = (
       await json<{ items: { id: string }[] }>(
         await call("GET", "/api/v1/auth/mfa/passkey", { token: session.access_token }),

@@ -343,3 +343,40 @@ export async function softAuthenticator() {
     },
   };
 }
+
+/** The passkey origin and relying party of the identity worker under test. */
+export function webauthnParty(): { origin: string; rpId: string } {
+  const e = env as unknown as IdentityEnv;
+  return { origin: e.WEBAUTHN_ORIGIN.split(",")[0]!, rpId: e.WEBAUTHN_RP_ID };
+}
+
+/**
+ * Registers a passkey as its owner does (issue 31: every registration costs the step-up): begin, the
+ * code mailed to `owner.email` in X-Step-Up-Code on a second begin, then finish with a software
+ * authenticator's attestation.
+ */
+export async function registerPasskey(
+  owner: { email: string; session: { access_token: string } },
+  options: { name?: string; credProps?: { rk: boolean } } = {},
+) {
+  const token = owner.session.access_token;
+  const authenticator = await softAuthenticator();
+  const begin = await withStepUp(owner.email, "POST", "/api/v1/auth/mfa/passkey/register/begin", {
+    token,
+    body: {},
+  });
+  if (begin.status !== 200) throw new Error(`passkey begin ${begin.status}: ${await begin.text()}`);
+  const { publicKey } = await json<{ publicKey: { challenge: string } }>(begin);
+  const credential = await authenticator.attest({
+    challenge: publicKey.challenge,
+    ...webauthnParty(),
+    credProps: options.credProps,
+  });
+  const finish = await call("POST", "/api/v1/auth/mfa/passkey/register/finish", {
+    token,
+    body: { credential, name: options.name },
+  });
+  if (finish.status !== 201) throw new Error(`passkey finish ${finish.status}: ${await finish.text()}`);
+  const passkey = await json<{ id: string; name: string | null; discoverable: boolean | null }>(finish);
+  return { authenticator, credential, passkey };
+}

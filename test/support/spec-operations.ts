@@ -250,13 +250,14 @@ export function identityStepUpOperations(markdown: string): { method: string; pa
 /**
  * Declared extensions of the spec's closed list of step-up operations, each with its issue: they answer
  * 428 STEP_UP_REQUIRED, 401 CODE_INVALID and 503 STEP_UP_UNAVAILABLE as the spec's step-up operations
- * do (docs/decisions/id-stepup.md). Adding a sign-in factor to an account that already has one costs the
- * step-up on the ceremony's first call.
+ * do (docs/decisions/id-stepup.md). Adding a TOTP or a phone to an account that already has a factor
+ * costs the step-up on the ceremony's first call (#18); every passkey registration does, the account's
+ * first included, since a passkey signs in alone (#31).
  */
 export const STEP_UP_EXTENSIONS: readonly { method: string; specPath: string; issue: string }[] = [
   { method: "POST", specPath: "/auth/mfa/totp", issue: "#18" },
   { method: "POST", specPath: "/auth/mfa/phone/start", issue: "#18" },
-  { method: "POST", specPath: "/auth/mfa/passkey/register/begin", issue: "#18" },
+  { method: "POST", specPath: "/auth/mfa/passkey/register/begin", issue: "#31" },
   { method: "PUT", specPath: "/auth/orgs/{org_id}/sso", issue: "#24" },
   { method: "DELETE", specPath: "/auth/orgs/{org_id}/sso", issue: "#24" },
   { method: "DELETE", specPath: "/auth/account", issue: "#24" },

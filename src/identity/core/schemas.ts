@@ -34,11 +34,18 @@ export const AcceptedSchema = z.object({ message: z.string() }).openapi("Accepte
 export const StepUpHeader = z.object({ "x-step-up-code": z.string().max(64).optional() });
 
 /**
- * The description of the three operations that open a factor's enrollment ceremony: they extend the
+ * The description of the two operations that open a TOTP or phone enrollment ceremony: they extend the
  * spec's closed list of step-up operations (issue 18; test/support/spec-operations.ts declares it).
  */
 export const STEP_UP_EXTENSION =
-  "Extends the spec's step-up operations (Authentication rule 3; issue 18): on an account that already has a sign-in factor (a confirmed TOTP, a verified phone or a passkey) this first call of the ceremony asks for the step-up code in header `X-Step-Up-Code` like the spec's step-up operations: without it a code goes to the primary address and the answer is 428 `STEP_UP_REQUIRED` (details `channel`, `sent_to`), a wrong code is 401 `CODE_INVALID`, 503 `STEP_UP_UNAVAILABLE` when it cannot be sent or checked; nothing is stored before the proof. The proof is bound to this ceremony: its confirm or finish call asks for no second code. An account without a factor enrolls its first one with the access token alone.";
+  "Extends the spec's step-up operations (Authentication rule 3; issue 18): on an account that already has a sign-in factor (a confirmed TOTP, a verified phone or a passkey) this first call of the ceremony asks for the step-up code in header `X-Step-Up-Code` like the spec's step-up operations: without it a code goes to the primary address and the answer is 428 `STEP_UP_REQUIRED` (details `channel`, `sent_to`), a wrong code is 401 `CODE_INVALID`, 503 `STEP_UP_UNAVAILABLE` when it cannot be sent or checked; nothing is stored before the proof. The proof is bound to this ceremony: its confirm or finish call asks for no second code. An account without a factor enrolls its first TOTP or phone with the access token alone (either only adds a check behind the password; a passkey always asks for the code).";
+
+/**
+ * The description of `POST /auth/mfa/passkey/register/begin`: it extends the spec's step-up list for every
+ * passkey, the account's first included (issues 18 and 31; test/support/spec-operations.ts declares it).
+ */
+export const PASSKEY_STEP_UP =
+  "Extends the spec's step-up operations (Authentication rule 3; issues 18 and 31): every passkey registration, the account's first included, asks for the step-up code in header `X-Step-Up-Code` like the spec's step-up operations, because a passkey signs in alone (passkey-first sign-in) and a stolen access token must not add one. Without the code one goes to the primary address and the answer is 428 `STEP_UP_REQUIRED` (details `channel`, `sent_to`); a wrong code is 401 `CODE_INVALID`; 503 `STEP_UP_UNAVAILABLE` when it cannot be sent or checked. A recent sign-in is no proof. Nothing is stored before the proof; the proof is bound to this ceremony, and its finish call asks for no second code.";
 
 export const jsonBody = <T extends z.ZodType>(schema: T) => ({
   body: { content: { "application/json": { schema } }, required: true },

@@ -1,12 +1,14 @@
 /**
  * Adding a sign-in factor costs proof in proportion to its power (issue 18, docs/decisions/id-stepup.md).
- * An account without a factor (no confirmed TOTP, no verified phone, no passkey) enrolls its first one
- * with the access token alone: that is how two-step sign-in gets turned on. An account with one pays the
- * step-up (step-up.ts) on the first call of the ceremony, before anything is stored; the ceremony records
- * that it was opened with the proof, and its confirm or finish call, which asks for no second code,
- * completes only if it was or the account still has no factor (decided inside the storing write).
- * Every factor added and every recovery-code pool generated tells the primary address at once, with a
- * one-click undo (owner-notices.ts, address-disown.ts).
+ * An account without a factor (no confirmed TOTP, no verified phone, no passkey) enrolls its first TOTP
+ * or phone with the access token alone: that is how two-step sign-in gets turned on, and either only
+ * adds a check behind the password. A passkey is different: it signs in alone (passkey-first sign-in),
+ * so every passkey, the first included, pays the step-up (issue 31). Otherwise an account with a factor
+ * pays the step-up (step-up.ts) on the first call of the ceremony, before anything is stored; the
+ * ceremony records that it was opened with the proof, and its confirm or finish call, which asks for no
+ * second code, completes only if it was (or, for TOTP and phone, the account still has no factor,
+ * decided inside the storing write). Every factor added and every recovery-code pool generated tells the
+ * primary address at once, with a one-click undo (owner-notices.ts, address-disown.ts).
  */
 import type { Services } from "../core/context";
 import type { Env } from "../core/worker-env";
@@ -17,28 +19,34 @@ import { newRecoveryPool, verifyTotp } from "./factors";
 import { requireStepUp } from "./step-up";
 import { deletePendingTotp, type FactorKind, findTotp, hasRecoveryPool, hasSignInFactor } from "./store";
 
-/** The step-up operation names of the three ceremonies (bound into the code like every step-up's). */
-const ENROLLMENT_OPERATIONS = {
-  totp: "mfa.totp.add",
-  phone: "mfa.phone.add",
-  passkey: "mfa.passkey.add",
+/**
+ * Each ceremony's step-up operation name (bound into the code like every step-up's) and whether an
+ * account without a factor may open it with the access token alone. Never a passkey: a stolen access
+ * token that planted one would sign in with it alone, even after the owner reset the password (issue 31).
+ */
+const ENROLLMENT = {
+  totp: { operation: "mfa.totp.add", firstWithoutStepUp: true },
+  phone: { operation: "mfa.phone.add", firstWithoutStepUp: true },
+  passkey: { operation: "mfa.passkey.add", firstWithoutStepUp: false },
 } as const;
 
 /**
  * The proof of a ceremony being opened, to run after every check that can refuse it and before it is
- * stored: false (none needed) for an account without a factor, true once the step-up code was consumed;
- * otherwise the step-up's 428, 401 CODE_INVALID, 429 or 503 is thrown and nothing is stored.
+ * stored: false (none needed) for a first TOTP or phone on an account without a factor, true once the
+ * step-up code was consumed; otherwise the step-up's 428, 401 CODE_INVALID, 429 or 503 is thrown and
+ * nothing is stored.
  */
 export function enrollmentProof(
   env: Env,
   services: Services,
   userId: string,
-  ceremony: keyof typeof ENROLLMENT_OPERATIONS,
+  ceremony: keyof typeof ENROLLMENT,
   stepUpCode: string | undefined,
 ) {
+  const { operation, firstWithoutStepUp } = ENROLLMENT[ceremony];
   return async (): Promise<boolean> => {
-    if (!(await hasSignInFactor(env.DB, userId))) return false;
-    await requireStepUp(env, services, userId, ENROLLMENT_OPERATIONS[ceremony], stepUpCode);
+    if (firstWithoutStepUp && !(await hasSignInFactor(env.DB, userId))) return false;
+    await requireStepUp(env, services, userId, operation, stepUpCode);
     return true;
   };
 }

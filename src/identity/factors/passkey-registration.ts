@@ -23,8 +23,8 @@ const LIMIT_REACHED = () => problem("PASSKEY_LIMIT_REACHED", `At most ${MAX_PASS
 
 /**
  * Opens a registration ceremony (an earlier open one dies): options for navigator.credentials.create.
- * `prove` (factor-enrollment.ts) runs after the limit check and before anything is stored; the ceremony
- * records whether it was opened with the step-up code.
+ * `prove` (factor-enrollment.ts: the step-up, for every passkey) runs after the limit check and before
+ * anything is stored; the ceremony records that it was opened with the code.
  */
 export async function beginPasskeyRegistration(env: Env, userId: string, prove: () => Promise<boolean>) {
   const existing = await passkeyCredentials(env.DB, userId);
@@ -47,19 +47,20 @@ const CEREMONY_INVALID = () => problem("PASSKEY_CEREMONY_INVALID", "Begin a regi
 
 /**
  * Finishes the open ceremony (taken once, whatever the outcome) with the attestation and stores the
- * passkey. A credential already registered, or one over the limit, is refused by the insert itself, and
- * so is one whose ceremony was opened without the step-up once the account has a factor (401
- * PASSKEY_CEREMONY_INVALID: begin again, which asks for the code).
+ * passkey, marked as registered with the step-up. Only a ceremony opened with the step-up completes: one
+ * opened without it (before issue 31, when an account without a factor needed none) is refused with 401
+ * PASSKEY_CEREMONY_INVALID (begin again, which asks for the code), so no passkey a stolen access token
+ * could add is ever stored. A credential already registered, or one over the limit, is refused by the
+ * insert itself.
  */
 export async function finishPasskeyRegistration(
   env: Env,
   userId: string,
   input: { credential: unknown; name?: string },
-  mayComplete: (steppedUp: boolean) => Promise<boolean>,
   event?: D1PreparedStatement,
 ) {
   const ceremony = await takeRegistrationChallenge(env.DB, userId);
-  if (!ceremony || !(await mayComplete(ceremony.steppedUp))) throw CEREMONY_INVALID();
+  if (!ceremony?.steppedUp) throw CEREMONY_INVALID();
   const info = await verifyPasskeyRegistration(env, ceremony.challenge, input.credential);
   if (!info) fail("PASSKEY_INVALID", "The passkey attestation was refused.");
   const id = newId();
@@ -78,14 +79,13 @@ export async function finishPasskeyRegistration(
       name,
       createdAt: now,
     },
-    { limit: MAX_PASSKEYS_PER_ACCOUNT, steppedUp: ceremony.steppedUp },
+    MAX_PASSKEYS_PER_ACCOUNT,
     event,
   );
   if (stored === "duplicate") {
     fail("PASSKEY_ALREADY_REGISTERED", "This passkey is already registered.");
   }
   if (stored === "limit") throw LIMIT_REACHED();
-  if (stored === "unproven") throw CEREMONY_INVALID();
   return {
     id,
     name,

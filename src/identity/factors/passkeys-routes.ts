@@ -4,10 +4,10 @@ import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
 import { bearerAuth } from "../core/auth";
 import type { AppContext, AppEnv } from "../core/context";
-import { jsonResponse, readJsonBody, STEP_UP_EXTENSION, StepUpHeader } from "../core/schemas";
+import { jsonResponse, PASSKEY_STEP_UP, readJsonBody, StepUpHeader } from "../core/schemas";
 import { fail, problem } from "../errors";
 import { callerEvent } from "../events/events";
-import { enrollmentProof, mayComplete, tellOwner } from "./factor-enrollment";
+import { enrollmentProof, tellOwner } from "./factor-enrollment";
 import { beginPasskeyRegistration, finishPasskeyRegistration } from "./passkey-registration";
 import { passkeysEnabled } from "./passkeys";
 import { deletePasskey, listPasskeys } from "./passkeys-store";
@@ -48,8 +48,8 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/api/v1/auth/mfa/passkey/register/begin",
       tags: ["Second factors"],
       summary:
-        "Open a registration ceremony (owner from the Bearer; body {}); an earlier open ceremony dies; step-up when the account already has a factor",
-      description: STEP_UP_EXTENSION,
+        "Open a registration ceremony (owner from the Bearer; body {}); an earlier open ceremony dies; step-up for every passkey",
+      description: PASSKEY_STEP_UP,
       ...bearerAuth,
       request: { headers: StepUpHeader },
       responses: {
@@ -89,7 +89,7 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
       summary: "Finish the ceremony with the attestation; the passkey is stored",
       ...bearerAuth,
       description:
-        'Body `{"credential": <RegistrationResponseJSON>, "name"?: string}`. Asks for no step-up code: the proof was given when the ceremony was opened. A ceremony opened without it (the account had no factor then) finishes only while the account still has none; otherwise 401 PASSKEY_CEREMONY_INVALID, begin again. The primary address is told at once, with a one-click undo.',
+        'Body `{"credential": <RegistrationResponseJSON>, "name"?: string}`. Asks for no step-up code: the proof was given when the ceremony was opened, and only a ceremony opened with it finishes (one opened without it before issue 31: 401 PASSKEY_CEREMONY_INVALID, begin again). The passkey is stored as registered with the step-up, so a password reset keeps it. The primary address is told at once, with a one-click undo.',
       responses: {
         201: jsonResponse("Registered", PasskeyItem),
         ...problemResponses({
@@ -113,8 +113,7 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
         { method: "passkey" },
         { ifChanged: true },
       );
-      const proven = (steppedUp: boolean) => mayComplete(c.env, userId, steppedUp);
-      const stored = await finishPasskeyRegistration(c.env, userId, body, proven, added);
+      const stored = await finishPasskeyRegistration(c.env, userId, body, added);
       await tellOwner(c.env, services, userId, { kind: "passkey", id: stored.id, detail: stored.name ?? "" });
       return c.json(stored, 201);
     },

@@ -2,11 +2,10 @@
 import { and, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { type passkeyCeremonies, passkeys } from "../../../schema/identity";
-import type { Computed, Row } from "../../lib/rows";
+import type { Row } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
 import { isUniqueViolation } from "../core/d1-errors";
 import { batchWithEvent } from "../events/store";
-import { hasFactorSql } from "./store";
 
 export type PasskeyRow = Pick<
   typeof passkeys.$inferSelect,
@@ -138,8 +137,8 @@ export async function takeRegistrationChallenge(db: D1Database, userId: string) 
 }
 
 /**
- * The limit is checked inside the INSERT, so concurrent registrations cannot exceed it; so is the
- * ceremony's proof: without the step-up only while the account has no factor ("unproven" otherwise).
+ * Stores a passkey registered through a ceremony opened with the step-up (`stepped_up` 1). The limit is
+ * checked inside the INSERT, so concurrent registrations cannot exceed it.
  */
 export async function insertPasskey(
   db: D1Database,
@@ -154,16 +153,16 @@ export async function insertPasskey(
     name: string | null;
     createdAt: string;
   },
-  rules: { limit: number; steppedUp: boolean },
+  limit: number,
   event?: D1PreparedStatement,
-): Promise<"ok" | "duplicate" | "limit" | "unproven"> {
+): Promise<"ok" | "duplicate" | "limit"> {
   let inserted: D1Result | undefined;
   try {
     const insert = db
       .prepare(
-        `INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, transports, discoverable, name, created_at)
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 WHERE (SELECT COUNT(*) FROM passkeys WHERE user_id = ?2) < ?10
-           AND (?11 = 1 OR NOT ${hasFactorSql("?2")})`,
+        `INSERT INTO passkeys
+           (id, user_id, credential_id, public_key, counter, transports, discoverable, name, created_at, stepped_up)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1 WHERE (SELECT COUNT(*) FROM passkeys WHERE user_id = ?2) < ?10`,
       )
       .bind(
         input.id,
@@ -175,20 +174,28 @@ export async function insertPasskey(
         input.discoverable,
         input.name,
         input.createdAt,
-        rules.limit,
-        rules.steppedUp ? 1 : 0,
+        limit,
       );
     [inserted] = await batchWithEvent(db, [insert], event);
   } catch (err) {
     if (isUniqueViolation(err)) return "duplicate";
     throw err;
   }
-  if (inserted?.meta.changes === 1) return "ok";
-  const count = await db
-    .prepare("SELECT COUNT(*) AS n FROM passkeys WHERE user_id = ?")
-    .bind(input.userId)
-    .first<Computed<{ n: number }>>();
-  return (count?.n ?? 0) >= rules.limit ? "limit" : "unproven";
+  return inserted?.meta.changes === 1 ? "ok" : "limit";
+}
+
+/** A passkey a password reset ended: what the reset's mail names it by. */
+export type EndedPasskey = Row<typeof passkeys, "name" | "created_at">;
+
+/**
+ * The DELETE, for a password reset's own batch, of every passkey of the account registered without the
+ * step-up (issue 31: those from before it included), returning what it ended. Such a passkey may be a
+ * stolen access token's, and it signs in alone: the reset that takes the account back must end it.
+ */
+export function endPasskeysWithoutStepUpStatement(db: D1Database, userId: string): D1PreparedStatement {
+  return db
+    .prepare("DELETE FROM passkeys WHERE user_id = ? AND stepped_up = 0 RETURNING name, created_at")
+    .bind(userId);
 }
 
 /**

@@ -1,9 +1,9 @@
 /** TOTP factors and recovery codes (secrets sealed, codes stored as keyed hashes). */
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { totpFactors } from "../../../schema/identity";
+import { type passkeys as passkeysTable, type phones, totpFactors } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
-import type { Computed } from "../../lib/rows";
+import type { Computed, Row } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
 import { batchWithEvent } from "../events/store";
 
@@ -158,6 +158,35 @@ export async function factorCounts(db: D1Database, userId: string) {
     .bind(userId)
     .first<Computed<{ passkeys: number; phones: number; recovery: number }>>();
   return { passkeys: row?.passkeys ?? 0, phones: row?.phones ?? 0, recovery: row?.recovery ?? 0 };
+}
+
+/** What is left on an account to sign in with beside the password: a reset's mail lists it. */
+export interface FactorsLeft {
+  totp: boolean;
+  /** The verified phone (E.164), null when none. */
+  phone: string | null;
+  passkeys: { name: string | null; created_at: string }[];
+  recoveryCodes: number;
+}
+
+/** The account's factors, passkeys and unused recovery codes, read in one batch (one snapshot). */
+export async function factorsLeft(db: D1Database, userId: string): Promise<FactorsLeft> {
+  const [totp, phone, passkeys, recovery] = await db.batch([
+    db
+      .prepare("SELECT 1 AS ok FROM totp_factors WHERE user_id = ? AND confirmed_at IS NOT NULL")
+      .bind(userId),
+    db.prepare("SELECT e164 FROM phones WHERE user_id = ? AND verified_at IS NOT NULL").bind(userId),
+    db
+      .prepare("SELECT name, created_at FROM passkeys WHERE user_id = ? ORDER BY created_at, id")
+      .bind(userId),
+    db.prepare("SELECT COUNT(*) AS n FROM recovery_codes WHERE user_id = ? AND used_at IS NULL").bind(userId),
+  ]);
+  return {
+    totp: (totp?.results.length ?? 0) > 0,
+    phone: (phone?.results[0] as Row<typeof phones, "e164"> | undefined)?.e164 ?? null,
+    passkeys: (passkeys?.results ?? []) as Row<typeof passkeysTable, "name" | "created_at">[],
+    recoveryCodes: (recovery?.results[0] as Computed<{ n: number }> | undefined)?.n ?? 0,
+  };
 }
 
 /** The sign-in factors and the recovery pool an owner can disown, and the row that says when each came. */

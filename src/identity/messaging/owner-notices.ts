@@ -5,10 +5,11 @@
  */
 import type { Logger } from "../../lib/log";
 import { ADDED_ADDRESS_COOLING_OFF_S, DISOWN_TOKEN_TTL_S } from "../core/config";
-import { nowIso } from "../core/crypto";
+import { maskPhone, nowIso } from "../core/crypto";
 import type { Env } from "../core/worker-env";
 import { signDisownToken } from "../emails/address-disown";
-import type { FactorKind } from "../factors/store";
+import type { EndedPasskey } from "../factors/passkeys-store";
+import { type FactorKind, type FactorsLeft, factorsLeft } from "../factors/store";
 import { primaryEmail } from "../signup/accounts-store";
 import type { OutboundMessage } from "./messages";
 import type { Mailer } from "./messaging";
@@ -109,19 +110,53 @@ export async function noticeFactorAdded(
   });
 }
 
-/** Tells the primary address, and the address the reset went through when it is another, of a password reset. */
+const quoted = (passkey: { name: string | null; created_at: string }) =>
+  passkey.name ? JSON.stringify(passkey.name) : `an unnamed passkey added ${passkey.created_at.slice(0, 10)}`;
+
+function passkeyList(passkeys: { name: string | null; created_at: string }[]): string {
+  return `${passkeys.length} passkey${passkeys.length === 1 ? "" : "s"} (${passkeys.map(quoted).join(", ")})`;
+}
+
+/** "Still on your account: …", each factor by kind and name, the phone masked. */
+function factorsLeftText(left: FactorsLeft): string {
+  const items = [
+    ...(left.totp ? ["an authenticator app (TOTP)"] : []),
+    ...(left.phone ? [`the phone ${maskPhone(left.phone)}`] : []),
+    ...(left.passkeys.length > 0 ? [passkeyList(left.passkeys)] : []),
+  ];
+  const codes = left.recoveryCodes > 0 ? ` You have ${left.recoveryCodes} unused recovery codes.` : "";
+  if (items.length === 0) return `Your account has no second factor and no passkey left.${codes}`;
+  return `Still on your account to sign in with: ${items.join("; ")}.${codes}`;
+}
+
+/**
+ * Tells the primary address, and the address the reset went through when it is another, of a password
+ * reset: which passkeys it ended (those registered without the step-up, issue 31) and every factor and
+ * passkey still on the account, so the owner taking the account back sees what else a thief may hold.
+ * The link is the account page, where the owner signs in to remove one: nothing in the mail acts alone.
+ */
 export async function noticePasswordReset(
   sender: NoticeSender,
-  input: { userId: string; address: string },
+  input: { userId: string; address: string; endedPasskeys: EndedPasskey[] },
 ): Promise<void> {
   await deliver(sender, "password_reset_notice", async () => {
-    const primary = await primaryEmail(sender.env.DB, input.userId);
+    const [primary, left] = await Promise.all([
+      primaryEmail(sender.env.DB, input.userId),
+      factorsLeft(sender.env.DB, input.userId),
+    ]);
     const recipients = [...new Set([primary ?? input.address, input.address])];
+    const accountPage = `${sender.env.ISSUER}/auth/account`;
+    const ended =
+      input.endedPasskeys.length > 0
+        ? ` The reset removed ${passkeyList(input.endedPasskeys)}, added without a confirmation code sent to your primary address.`
+        : "";
+    const body = `The password of your account was reset at ${nowIso()} with a code sent to ${input.address}. Every session was signed out.${ended} ${factorsLeftText(left)} If you do not recognise one of them, sign in and remove it on your account page: ${accountPage} If this was not you, reset the password again from your primary address and review the addresses of your account.`;
     return recipients.map((to) => ({
       to,
       purpose: "password_reset_notice" as const,
       subject: "Your password was reset",
-      body: `The password of your account was reset at ${nowIso()} with a code sent to ${input.address}. Every session was signed out. If this was not you, reset the password again from your primary address and review the addresses of your account.`,
+      body,
+      link: accountPage,
     }));
   });
 }

@@ -491,7 +491,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set a new password with the reset code; every session of the account is revoked */
+        /**
+         * Set a new password with the reset code; every session of the account is revoked and every passkey registered without the step-up ends
+         * @description In one write: the new password, every code and link of the account voided, every session revoked, and every passkey registered without the step-up (issue 31; every passkey from before it) removed, since a stolen access token could have added it and a passkey signs in alone. The mail that confirms the reset names the passkeys it removed and lists the factors and passkeys still on the account, with the account page's address.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1615,7 +1618,7 @@ export interface paths {
         put?: never;
         /**
          * Start TOTP enrollment: a new secret (pending until confirmed); step-up when the account already has a factor
-         * @description Extends the spec's step-up operations (Authentication rule 3; issue 18): on an account that already has a sign-in factor (a confirmed TOTP, a verified phone or a passkey) this first call of the ceremony asks for the step-up code in header `X-Step-Up-Code` like the spec's step-up operations: without it a code goes to the primary address and the answer is 428 `STEP_UP_REQUIRED` (details `channel`, `sent_to`), a wrong code is 401 `CODE_INVALID`, 503 `STEP_UP_UNAVAILABLE` when it cannot be sent or checked; nothing is stored before the proof. The proof is bound to this ceremony: its confirm or finish call asks for no second code. An account without a factor enrolls its first one with the access token alone.
+         * @description Extends the spec's step-up operations (Authentication rule 3; issue 18): on an account that already has a sign-in factor (a confirmed TOTP, a verified phone or a passkey) this first call of the ceremony asks for the step-up code in header `X-Step-Up-Code` like the spec's step-up operations: without it a code goes to the primary address and the answer is 428 `STEP_UP_REQUIRED` (details `channel`, `sent_to`), a wrong code is 401 `CODE_INVALID`, 503 `STEP_UP_UNAVAILABLE` when it cannot be sent or checked; nothing is stored before the proof. The proof is bound to this ceremony: its confirm or finish call asks for no second code. An account without a factor enrolls its first TOTP or phone with the access token alone (either only adds a check behind the password; a passkey always asks for the code).
          */
         post: {
             parameters: {
@@ -2477,7 +2480,7 @@ export interface paths {
         put?: never;
         /**
          * Send a code to a phone number (E.164, validated before any provider call); step-up when the account already has a factor
-         * @description Extends the spec's step-up operations (Authentication rule 3; issue 18): on an account that already has a sign-in factor (a confirmed TOTP, a verified phone or a passkey) this first call of the ceremony asks for the step-up code in header `X-Step-Up-Code` like the spec's step-up operations: without it a code goes to the primary address and the answer is 428 `STEP_UP_REQUIRED` (details `channel`, `sent_to`), a wrong code is 401 `CODE_INVALID`, 503 `STEP_UP_UNAVAILABLE` when it cannot be sent or checked; nothing is stored before the proof. The proof is bound to this ceremony: its confirm or finish call asks for no second code. An account without a factor enrolls its first one with the access token alone.
+         * @description Extends the spec's step-up operations (Authentication rule 3; issue 18): on an account that already has a sign-in factor (a confirmed TOTP, a verified phone or a passkey) this first call of the ceremony asks for the step-up code in header `X-Step-Up-Code` like the spec's step-up operations: without it a code goes to the primary address and the answer is 428 `STEP_UP_REQUIRED` (details `channel`, `sent_to`), a wrong code is 401 `CODE_INVALID`, 503 `STEP_UP_UNAVAILABLE` when it cannot be sent or checked; nothing is stored before the proof. The proof is bound to this ceremony: its confirm or finish call asks for no second code. An account without a factor enrolls its first TOTP or phone with the access token alone (either only adds a check behind the password; a passkey always asks for the code).
          */
         post: {
             parameters: {
@@ -2722,8 +2725,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Open a registration ceremony (owner from the Bearer; body {}); an earlier open ceremony dies; step-up when the account already has a factor
-         * @description Extends the spec's step-up operations (Authentication rule 3; issue 18): on an account that already has a sign-in factor (a confirmed TOTP, a verified phone or a passkey) this first call of the ceremony asks for the step-up code in header `X-Step-Up-Code` like the spec's step-up operations: without it a code goes to the primary address and the answer is 428 `STEP_UP_REQUIRED` (details `channel`, `sent_to`), a wrong code is 401 `CODE_INVALID`, 503 `STEP_UP_UNAVAILABLE` when it cannot be sent or checked; nothing is stored before the proof. The proof is bound to this ceremony: its confirm or finish call asks for no second code. An account without a factor enrolls its first one with the access token alone.
+         * Open a registration ceremony (owner from the Bearer; body {}); an earlier open ceremony dies; step-up for every passkey
+         * @description Extends the spec's step-up operations (Authentication rule 3; issues 18 and 31): every passkey registration, the account's first included, asks for the step-up code in header `X-Step-Up-Code` like the spec's step-up operations, because a passkey signs in alone (passkey-first sign-in) and a stolen access token must not add one. Without the code one goes to the primary address and the answer is 428 `STEP_UP_REQUIRED` (details `channel`, `sent_to`); a wrong code is 401 `CODE_INVALID`; 503 `STEP_UP_UNAVAILABLE` when it cannot be sent or checked. A recent sign-in is no proof. Nothing is stored before the proof; the proof is bound to this ceremony, and its finish call asks for no second code.
          */
         post: {
             parameters: {
@@ -2822,7 +2825,7 @@ export interface paths {
         put?: never;
         /**
          * Finish the ceremony with the attestation; the passkey is stored
-         * @description Body `{"credential": <RegistrationResponseJSON>, "name"?: string}`. Asks for no step-up code: the proof was given when the ceremony was opened. A ceremony opened without it (the account had no factor then) finishes only while the account still has none; otherwise 401 PASSKEY_CEREMONY_INVALID, begin again. The primary address is told at once, with a one-click undo.
+         * @description Body `{"credential": <RegistrationResponseJSON>, "name"?: string}`. Asks for no step-up code: the proof was given when the ceremony was opened, and only a ceremony opened with it finishes (one opened without it before issue 31: 401 PASSKEY_CEREMONY_INVALID, begin again). The passkey is stored as registered with the step-up, so a password reset keeps it. The primary address is told at once, with a one-click undo.
          */
         post: {
             parameters: {
