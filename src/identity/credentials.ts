@@ -96,7 +96,7 @@ export const CREDENTIALS: readonly CredentialKind[] = [
   {
     id: "identity.email_address",
     service: "identity",
-    title: "E-mail address added to an account",
+    title: "Added e-mail address",
     power:
       "signs in (password, magic link) and recovers the account (reset) through the address, 72 hours after its proof (at once once the owner makes it primary with a code to the current primary)",
     proof: "the access token and the address's own code (`POST /auth/emails`, `POST /auth/emails/verify`)",
@@ -246,8 +246,12 @@ export const CREDENTIALS: readonly CredentialKind[] = [
     proof: "the mailbox of the address signed up with",
     told: "the mail itself",
     undo: "none needed: it opens nothing without the mailbox",
-    endedBy: ["use", "rotation"],
-    alsoEndsWhen: ["24 hours", "5 wrong codes"],
+    endedBy: ["use"],
+    alsoEndsWhen: [
+      "24 hours",
+      "5 wrong codes",
+      "another pending account of the same address proves it first (each signup opens its own pending account with its own code; the later confirmation answers 409 EMAIL_TAKEN)",
+    ],
     tables: ["otp_codes"],
   },
   {

@@ -3,10 +3,23 @@
  * the gateway: accounts, sign-ins, the step-up, the ending events (password change and reset, sign out
  * everywhere, the account's deletion and erasure, the owner's one-click undo), and the dev outbox.
  */
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import type { TOTP } from "otpauth";
-import { freshIp } from "../../support/identity-helpers";
-import { call, PASSWORD, type Session, totpFor, uniqueEmail, verifiedUser } from "../../support/platform";
+import { proofValue } from "../../../src/identity/sso/domain-proof";
+import { freshIp, softAuthenticator } from "../../support/identity-helpers";
+import { cookieOf, dnsZone, followProvider, fragmentToken, idpAccount } from "../../support/oidc-browser";
+import { IDP_CLIENT, IDP_HOST, IDP_ISSUER } from "../../support/oidc-constants";
+import {
+  BASE,
+  type CallResult,
+  call,
+  createOrg,
+  PASSWORD,
+  type Session,
+  totpFor,
+  uniqueEmail,
+  verifiedUser,
+} from "../../support/platform";
 
 export const NEW_PASSWORD = "another quite unusual passphrase 77";
 
@@ -210,4 +223,204 @@ export async function loginWithTotp(who: TotpPerson, step: number) {
     body: { email: who.email, password: who.password, totp_code: totpAt(who, step) },
     headers: { "cf-connecting-ip": freshIp() },
   });
+}
+
+/** `POST /auth/login/start`: the phased sign-in's first step (its challenge and methods on 200). */
+export async function loginStart(who: { email: string; password: string }) {
+  return call<{ challenge: string; methods: string[] }>("POST", "/api/v1/auth/login/start", {
+    body: { email: who.email, password: who.password },
+    headers: { "cf-connecting-ip": freshIp() },
+  });
+}
+
+/** `POST /auth/login/mfa/verify` of a challenge with one method's code. */
+export async function loginVerify(challenge: string, method: string, code: string, trustDevice = false) {
+  return call<Session>("POST", "/api/v1/auth/login/mfa/verify", {
+    body: { challenge, method, code, ...(trustDevice ? { trust_device: true } : {}) },
+    headers: { "cf-connecting-ip": freshIp() },
+  });
+}
+
+/** The whole phased sign-in with one method: the status of its verification (a start refused: its status). */
+export async function signInWith(who: { email: string; password: string }, method: string, code: string) {
+  const start = await loginStart(who);
+  if (start.status !== 200) return start.status;
+  return (await loginVerify(start.body.challenge, method, code)).status;
+}
+
+// Passkeys, with a software authenticator (test/support/identity-helpers.ts).
+
+export const WEBAUTHN = { origin: "http://localhost:8787", rpId: "localhost" };
+
+export type Authenticator = Awaited<ReturnType<typeof softAuthenticator>>;
+
+export interface PasskeyPerson extends TotpPerson {
+  authenticator: Authenticator;
+  passkeyId: string;
+  /** The authenticator's signature counter (each assertion moves it on). */
+  counter: number;
+}
+
+/**
+ * A passkey registered as the owner does it: `register/begin` with the step-up code, the authenticator's
+ * attestation, `register/finish`. The account has TOTP first, so removing the passkey leaves a strong factor.
+ */
+export async function registerPasskey(who: TotpPerson): Promise<PasskeyPerson> {
+  const begin = await withStepUp<{ publicKey: { challenge: string } }>(
+    who,
+    "POST",
+    "/api/v1/auth/mfa/passkey/register/begin",
+    {},
+  );
+  expectStatus("passkey begin", begin, 200);
+  const authenticator = await softAuthenticator();
+  const credential = await authenticator.attest({
+    challenge: begin.body.publicKey.challenge,
+    ...WEBAUTHN,
+    credProps: { rk: true },
+  });
+  const finish = await call<{ id: string }>("POST", "/api/v1/auth/mfa/passkey/register/finish", {
+    token: who.access_token,
+    body: { credential, name: "matrix passkey" },
+  });
+  expectStatus("passkey finish", finish, 201);
+  return { ...who, authenticator, passkeyId: finish.body.id, counter: 0 };
+}
+
+const userHandle = (userId: string) =>
+  btoa(userId).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+
+/** Passkey-first sign-in (no address, no password): the status of `login/passkey/finish`. */
+export async function passkeySignIn(who: PasskeyPerson): Promise<number> {
+  const ip = freshIp();
+  const begin = await call<{ publicKey: { challenge: string } }>("POST", "/api/v1/auth/login/passkey/begin", {
+    body: {},
+    headers: { "cf-connecting-ip": ip },
+  });
+  expectStatus("passkey sign-in begin", begin, 200);
+  who.counter += 1;
+  const credential = await who.authenticator.assert({
+    challenge: begin.body.publicKey.challenge,
+    ...WEBAUTHN,
+    counter: who.counter,
+    userHandle: userHandle(who.user.id),
+  });
+  const finish = await call("POST", "/api/v1/auth/login/passkey/finish", {
+    body: { credential },
+    headers: { "cf-connecting-ip": ip },
+  });
+  return finish.status;
+}
+
+// Organizations, sites and their people.
+
+export interface Org {
+  owner: Person;
+  org: { id: string; slug: string };
+}
+
+export async function orgOf(owner?: Person): Promise<Org> {
+  const who = owner ?? (await person("owner"));
+  return { owner: who, org: await createOrg(who.access_token, "Matrix") };
+}
+
+/** An account of its own added to the organization in `role` by its owner. */
+export async function orgMember(o: Org, role = "org_admin"): Promise<Person> {
+  const who = await person("member");
+  const added = await call("POST", `/api/v1/auth/orgs/${o.org.id}/members`, {
+    token: o.owner.access_token,
+    body: { email: who.email, role },
+  });
+  expectStatus("add member", added, 201);
+  return who;
+}
+
+/** The invitation's link token, from the invitee's mailbox (the newest invitation). */
+export async function invitationToken(email: string, seen: readonly Mail[] = []): Promise<string> {
+  return linkToken(await newMail(email, "invitation", seen));
+}
+
+/** `POST /auth/invitations/accept` with the link's token (a new account gets the password). */
+export async function acceptInvitation(token: string): Promise<CallResult<Session>> {
+  return call<Session>("POST", "/api/v1/auth/invitations/accept", {
+    body: { token, password: PASSWORD },
+    headers: { "cf-connecting-ip": freshIp() },
+  });
+}
+
+/** A new account that joins the site in `role` through the site invitation sent by `inviter`. */
+export async function siteMemberByInvitation(
+  inviter: { access_token: string },
+  siteId: string,
+  role: string,
+): Promise<Person> {
+  const email = uniqueEmail("site-member");
+  const invited = await call("POST", `/api/v1/auth/sites/${siteId}/invitations`, {
+    token: inviter.access_token,
+    body: { email, role },
+  });
+  expectStatus("site invitation", invited, 202);
+  const accepted = await acceptInvitation(await invitationToken(email));
+  expectStatus("accept", accepted, 200);
+  return { ...accepted.body, email, password: PASSWORD };
+}
+
+// Organization single sign-on, with the tests' OpenID provider (https://idp.test, test/support/fakes/oidc.ts).
+
+export interface SsoOrg extends Org {
+  domain: string;
+  settings: Record<string, unknown>;
+  /** The owners' notice of the configuration, with its one-click undo link. */
+  notice: Mail;
+}
+
+/** An organization whose owner sets up SSO (step-up) with a DNS-proved domain; not enforced. */
+export async function ssoOrg(): Promise<SsoOrg> {
+  const o = await orgOf();
+  const domain = `matrix-${crypto.randomUUID().slice(0, 8)}.test`;
+  await dnsZone(IDP_HOST, { A: ["93.184.216.34"] });
+  await dnsZone(`_platform-verify.${domain}`, { TXT: [await proofValue(o.org.id, domain)] });
+  const settings = {
+    issuer: IDP_ISSUER,
+    ...IDP_CLIENT,
+    domains: [domain],
+    enforced: false,
+    allow_passwords: true,
+  };
+  const seen = await mailbox(o.owner.email);
+  const set = await withStepUp(o.owner, "PUT", `/api/v1/auth/orgs/${o.org.id}/sso`, settings);
+  expectStatus("sso setup", set, 200);
+  return { ...o, domain, settings, notice: await newMail(o.owner.email, "sso_notice", seen) };
+}
+
+/** Signs in at the provider as `email` and comes back: the callback's answer (303 to the hosted page). */
+export async function ssoCallback(email: string): Promise<Response> {
+  const ip = freshIp();
+  const start = await exports.default.fetch(
+    `${BASE}/api/v1/auth/sso/start?email=${encodeURIComponent(email)}`,
+    {
+      headers: { "cf-connecting-ip": ip },
+      redirect: "manual",
+    },
+  );
+  expectStatus("sso start", { status: start.status, body: await start.text() }, 303);
+  const callbackPath = await followProvider(start.headers.get("location") ?? "");
+  return exports.default.fetch(`${BASE}${callbackPath}`, {
+    headers: { "cf-connecting-ip": ip, cookie: `svc_sso=${cookieOf(start, "svc_sso")}` },
+    redirect: "manual",
+  });
+}
+
+/** A person of the vouched domain registers through the provider (`POST /auth/sso/register`): an SSO session. */
+export async function ssoPerson(o: SsoOrg): Promise<Person> {
+  const email = `person-${crypto.randomUUID().slice(0, 8)}@${o.domain}`;
+  await idpAccount({ email, name: "Matrix person" });
+  const back = await ssoCallback(email);
+  expectStatus("sso callback", { status: back.status, body: null }, 303);
+  const registration_token = fragmentToken(back.headers.get("location") ?? "", "register");
+  const registered = await call<Session>("POST", "/api/v1/auth/sso/register", {
+    body: { registration_token, display_name: "Matrix person", password: PASSWORD },
+  });
+  expectStatus("sso register", registered, 201);
+  return { ...registered.body, email, password: PASSWORD };
 }

@@ -24,7 +24,12 @@ export interface MatrixRow<T = unknown> {
 /** A service's rows, keyed by `pairKey(kind, event)` (`"identity.passkey × password_reset"`). */
 export type MatrixRows = Record<string, MatrixRow<never>>;
 
-/** Types one row while keeping its `made` type (rows of different types share one `MatrixRows`). */
-export function row<T>(r: MatrixRow<T>): MatrixRow<never> {
+/**
+ * Types one row while keeping its `made` type (rows of different types share one `MatrixRows`); the type is
+ * what `arrange` makes, so `use` and `end` may take a narrower view of it.
+ */
+export function row<T>(
+  r: { arrange(): Promise<T> } & Omit<MatrixRow<NoInfer<T>>, "arrange">,
+): MatrixRow<never> {
   return r as unknown as MatrixRow<never>;
 }
