@@ -9,7 +9,7 @@ import { corsHeaders, preflight } from "./cors";
 import { registerDocs } from "./docs";
 import { forgetEdgeContext, loadEdgeContext } from "./edge-context";
 import { fail, problem } from "./errors";
-import { routeFor, type Upstream } from "./routes";
+import { type Route, routeFor, type Upstream } from "./routes";
 import { verifyAccessToken } from "./tokens";
 
 type Env = GatewayEnv;
@@ -43,9 +43,8 @@ async function forgetCallerContext(env: Env, headers: Headers) {
 const unauthenticated = () => problem("UNAUTHENTICATED", "A valid Bearer access token is required.");
 
 /**
- * Builds the request a service sees: the client's edge headers are removed (a forged
- * X-Org-Memberships must never reach a service), then set again only from the verified identity and
- * signed with the edge secret, which is what makes a service believe them (src/lib/edge-trust.ts).
+ * The headers a service sees: the client's edge headers are removed (a forged X-Org-Memberships must
+ * never reach a service), then set again only from the verified identity (signed in `forwardRequest`).
  */
 async function forwardHeaders(env: Env, request: Request, requestId: string, requiresSession: boolean) {
   const headers = new Headers(request.headers);
@@ -70,7 +69,6 @@ async function forwardHeaders(env: Env, request: Request, requestId: string, req
   headers.set(EDGE_HEADERS.orgMemberships, asciiJson(context.org_memberships));
   headers.set(EDGE_HEADERS.siteMemberships, asciiJson(context.site_memberships));
   if (context.operator) headers.set(EDGE_HEADERS.platformOperator, context.operator);
-  await signEdgeHeaders(env.EDGE_HMAC_SECRET, request.method, request.url, headers);
   return headers;
 }
 
@@ -81,13 +79,34 @@ async function forwardHeaders(env: Env, request: Request, requestId: string, req
  */
 const MAX_BODY_BYTES = 9 * 1024 * 1024;
 
-async function readBody(request: Request): Promise<ArrayBuffer | null> {
+async function readBody(request: Request): Promise<Uint8Array | null> {
   if (request.method === "GET" || request.method === "HEAD" || !request.body) return null;
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) fail("PAYLOAD_TOO_LARGE", "The body exceeds 9 MiB.");
   const body = await readCappedBytes(request.body, MAX_BODY_BYTES);
   if (!body) fail("PAYLOAD_TOO_LARGE", "The body exceeds 9 MiB.");
-  return body.buffer as ArrayBuffer;
+  return body;
+}
+
+/**
+ * The request a service gets. The body goes with the length read here, never the client's framing (a
+ * streamed upload comes chunked, and the runtime would pass a client's wrong Content-Length on as it is).
+ * On session routes the edge headers are signed for `route.upstream` only and over this very body (its
+ * SHA-256 when it is JSON up to 1 MiB, else its length): captured on its way, the request cannot be
+ * replayed to another service or with another body (src/lib/edge-trust.ts). Identity is checked before
+ * the body is read, so an anonymous caller's body costs nothing.
+ */
+async function forwardRequest(env: Env, request: Request, requestId: string, route: Route): Promise<Request> {
+  const headers = await forwardHeaders(env, request, requestId, route.requiresSession);
+  const body = await readBody(request);
+  headers.delete("transfer-encoding");
+  if (body) headers.set("content-length", String(body.byteLength));
+  else headers.delete("content-length");
+  if (route.requiresSession) {
+    const forward = { service: route.upstream, method: request.method, url: request.url, body };
+    await signEdgeHeaders(env.EDGE_HMAC_SECRET, forward, headers);
+  }
+  return new Request(request.url, { method: request.method, headers, body, redirect: "manual" });
 }
 
 const app = new Hono<{ Bindings: Env; Variables: { requestId: string } }>();
@@ -140,13 +159,7 @@ app.all("*", async (c) => {
   }
   const route = routeFor(url.pathname);
   if (!route) return notFoundResponse();
-  const headers = await forwardHeaders(c.env, c.req.raw, c.get("requestId"), route.requiresSession);
-  const forwarded = new Request(url.toString(), {
-    method: c.req.method,
-    headers,
-    body: await readBody(c.req.raw),
-    redirect: "manual",
-  });
+  const forwarded = await forwardRequest(c.env, c.req.raw, c.get("requestId"), route);
   const res = await upstreamBinding(c.env, route.upstream).fetch(forwarded);
   if (route.upstream === "identity" && c.req.method !== "GET" && res.ok) {
     await forgetCallerContext(c.env, c.req.raw.headers);

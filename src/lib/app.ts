@@ -40,8 +40,9 @@ export function createServiceApp<E extends HonoEnv>(service: string) {
     },
   });
   app.use("*", requestLogger(service));
-  // Before any route: edge headers count only when the gateway signed them (src/lib/edge-trust.ts).
-  app.use("*", edgeTrust<E>());
+  // Before any route: edge headers count only when the gateway signed them for this service and this body
+  // (src/lib/edge-trust.ts).
+  app.use("*", edgeTrust<E>(service));
   app.onError(handleError);
   app.notFound(() => notFoundResponse());
   return app;

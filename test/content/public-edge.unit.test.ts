@@ -28,7 +28,11 @@ describe("content's public paths on the public origin", () => {
       "x-org-memberships": "[]",
       [EDGE_VERIFIED_HEADER]: "1",
     });
-    await signEdgeHeaders(SECRET, "GET", "https://api.test/v1/posts", headers);
+    await signEdgeHeaders(
+      SECRET,
+      { service: "content", method: "GET", url: "https://api.test/v1/posts", body: null },
+      headers,
+    );
     expect(headers.has(EDGE_SIGNATURE_HEADER)).toBe(true);
     const { seen, app } = recording();
     await servePublic(new Request("https://api.test/v1/posts", { headers }), app);

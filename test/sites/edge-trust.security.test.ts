@@ -122,18 +122,27 @@ describe("sites called directly: edge headers count only when the gateway signed
     expect((await raw(`/api/v1/sites/${site.id}`, recent)).status).toBe(200);
   });
 
-  it("the gateway's WebCrypto signature and the tests' helper agree byte for byte", async () => {
-    const headers = new Headers(orgMember(newId()));
+  it("the gateway's WebCrypto signature and the tests' helper agree byte for byte, body digested or counted", async () => {
+    const url = "http://sites.internal/api/v1/sites/x?a=1";
     const at = Date.now();
-    await gatewaySigns(
-      sitesEnv.EDGE_HMAC_SECRET,
-      "PATCH",
-      "http://sites.internal/api/v1/sites/x?a=1",
-      headers,
-      at,
-    );
-    const helper = signEdgeHeaders("PATCH", "http://sites.internal/api/v1/sites/x?a=1", headers, { at });
-    expect(helper.get(EDGE_SIGNATURE_HEADER)).toBe(headers.get(EDGE_SIGNATURE_HEADER));
+    const json = new TextEncoder().encode(JSON.stringify({ name: "Agreed" }));
+    for (const [contentType, body] of [
+      ["application/json", json],
+      ["application/octet-stream", json],
+      ["application/json", new Uint8Array(1024 * 1024 + 1)],
+      [null, null],
+    ] as const) {
+      const headers = new Headers(orgMember(newId()));
+      if (contentType) headers.set("content-type", contentType);
+      await gatewaySigns(
+        sitesEnv.EDGE_HMAC_SECRET,
+        { service: "sites", method: "PATCH", url, body },
+        headers,
+        at,
+      );
+      const helper = signEdgeHeaders("PATCH", url, headers, { at, body });
+      expect(helper.get(EDGE_SIGNATURE_HEADER), String(contentType)).toBe(headers.get(EDGE_SIGNATURE_HEADER));
+    }
   });
 
   it("service-to-service RPC is unaffected (no headers, no signature)", async () => {

@@ -15,7 +15,7 @@ function appWith(access: "read" | "write", code?: "FORBIDDEN" | "PLATFORM_FORBID
 async function call(app: ReturnType<typeof appWith>, headers: Record<string, string>) {
   const res = await app.request(
     "/x",
-    { headers: signEdgeHeaders("GET", "http://localhost/x", headers) },
+    { headers: signEdgeHeaders("GET", "http://localhost/x", headers, { service: "sites" }) },
     env,
   );
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };

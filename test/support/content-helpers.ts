@@ -99,7 +99,11 @@ export function contentRequest(method: string, path: string, options: RequestOpt
   const url = `${BASE}${path}`;
   // Content has no service caller: a request without edge headers (by key, public) needs no signature.
   const staff = Object.keys(headers).some((name) => EDGE_HEADER_NAMES.includes(name.toLowerCase()));
-  return new Request(url, { method, headers: staff ? signEdgeHeaders(method, url, headers) : headers, body });
+  return new Request(url, {
+    method,
+    headers: staff ? signEdgeHeaders(method, url, headers, { body }) : headers,
+    body,
+  });
 }
 
 /**
