@@ -6,8 +6,8 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../core/bindings";
 import { fail } from "../errors";
-import { clientIp, type KeyRequirement } from "../keys/api-key";
-import { keyAuth, requireKey, security } from "../keys/middleware";
+import type { KeyRequirement } from "../keys/api-key";
+import { clientIp, keyAuth, requireKey, security } from "../keys/middleware";
 import { collectPageView } from "./collect";
 import { PAGE_VIEW_MAX_BYTES, PATH_MAX_LENGTH } from "./page-view";
 import {

@@ -5,7 +5,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../core/bindings";
-import { clientIp } from "../keys/api-key";
+import { clientIp } from "../keys/middleware";
 import { authorizeFormsAdmin, createForm, deleteForm, listForms } from "./admin";
 import { FIELD_NAME, FIELD_TYPES, MAX_FIELDS } from "./fields";
 import { SPAM_RULES } from "./spam";

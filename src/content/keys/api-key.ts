@@ -3,12 +3,10 @@
  * browsers), the pk_ origin allowlist, scopes, and the per-key quotas: writes and lead reads in the key's
  * ApiKeyGate (exact), reads in the Workers rate-limiting bindings (counted where the request lands).
  */
-import type { Context } from "hono";
 import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
-import type { AppEnv } from "../core/bindings";
+import type { Env } from "../core/bindings";
 import { clockNow } from "../core/clock";
-import { requestBookmark } from "../core/read-session";
 import { fail, problem } from "../errors";
 import { getSite, INACTIVE_SITE_STATUSES } from "../site/store";
 import { type BucketSpec, type BucketState, keyGate, type ReserveResult, type TakeResult } from "./gate";
@@ -41,6 +39,24 @@ export interface KeyRequirement {
 }
 
 /**
+ * What key authentication reads of the request and adds to its answer. The HTTP layer builds it
+ * (`keyRequest` in keys/middleware.ts), so the rules below take plain data, never the Hono context.
+ */
+export interface KeyRequest {
+  readonly authorization: string | undefined;
+  /** The `?key=` query parameter. */
+  readonly queryKey: string | undefined;
+  readonly origin: string | undefined;
+  readonly clientIp: string;
+  /** The request names a D1 bookmark: its reads run in that session (core/read-session.ts). */
+  readonly hasBookmark: boolean;
+  /** The primary database, when the request's reads run in a replica session. */
+  readonly primaryDb: D1Database | undefined;
+  /** Adds headers to the request's final answer, error answers included. */
+  readonly addHeaders: (headers: Record<string, string>) => void;
+}
+
+/**
  * Quotas, per minute, from the spec's Limits table: token buckets in the ApiKeyGate (writes, leads), and
  * the `simple` settings of the `READ_LIMITER` / `PUBLIC_READ_LIMITER` bindings in wrangler.toml (reads).
  */
@@ -62,14 +78,14 @@ function unauthenticated(detail: string): ApiError {
 }
 
 /** The presented key: the Authorization header wins; `?key=` is only for pk_ keys. */
-function presentedKey(c: Context<AppEnv>): string {
-  const header = c.req.header("authorization");
+function presentedKey(request: KeyRequest): string {
+  const header = request.authorization;
   if (header !== undefined) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw unauthenticated("Authorization must be 'Bearer <key>'.");
     return match[1]!;
   }
-  const query = c.req.query("key");
+  const query = request.queryKey;
   if (query === undefined || query === "") throw unauthenticated("An API key is required.");
   // A secret key in a URL leaks into logs, histories and Referer headers: refuse it outright.
   if (query.startsWith("ck_")) {
@@ -79,16 +95,6 @@ function presentedKey(c: Context<AppEnv>): string {
     );
   }
   return query;
-}
-
-export function clientIp(c: Context<AppEnv>): string {
-  return c.req.header("cf-connecting-ip") ?? "unknown";
-}
-
-/** Appends headers to the final response of this request (also to error responses). */
-export function addResponseHeaders(c: Context<AppEnv>, headers: Record<string, string>) {
-  const current = c.get("responseHeaders") ?? {};
-  c.set("responseHeaders", { ...current, ...headers });
 }
 
 type QuotaPolicy = Pick<BucketState, "policy" | "capacity" | "windowSeconds">;
@@ -117,7 +123,8 @@ function needsFreshKey(requirement: KeyRequirement): boolean {
  * `KEY_CONTEXT_TTL_MS` old: the revocation bound elsewhere than in the revoking isolate).
  */
 async function lookUpKey(
-  c: Context<AppEnv>,
+  env: Env,
+  request: KeyRequest,
   keyHash: string,
   requirement: KeyRequirement,
 ): Promise<KeyLookupRow | null> {
@@ -125,10 +132,10 @@ async function lookUpKey(
   const exact = needsFreshKey(requirement);
   // A read that carries a bookmark reads its key in its session too, so the content version (and with it
   // the edge cache entry) is at least as new as the write the bookmark names, never the isolate's copy.
-  const cached = exact || requestBookmark(c) !== null ? null : keyContexts.get(keyHash, now);
+  const cached = exact || request.hasBookmark ? null : keyContexts.get(keyHash, now);
   if (cached) return cached;
   // Exact reads on the primary: a replica may still hold a key revoked a moment ago.
-  const db = exact ? (c.get("primaryDb") ?? c.env.DB) : c.env.DB;
+  const db = exact ? (request.primaryDb ?? env.DB) : env.DB;
   const row = await findActiveKeyByHash(db, keyHash);
   if (row && !INACTIVE_SITE_STATUSES.has(row.site_status)) keyContexts.set(keyHash, row, now);
   return row;
@@ -145,11 +152,16 @@ export function requireScopes(scopes: ReadonlySet<Scope>, required: readonly Sco
   }
 }
 
-export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequirement): Promise<KeyContext> {
-  const token = presentedKey(c);
+/** The request's key, checked against the requirement, with its quota taken: the key's context. */
+export async function authenticateKey(
+  env: Env,
+  request: KeyRequest,
+  requirement: KeyRequirement,
+): Promise<KeyContext> {
+  const token = presentedKey(request);
   const kind: KeyKind | null = token.startsWith("ck_") ? "secret" : token.startsWith("pk_") ? "public" : null;
   if (!kind || token.length > 200) throw unauthenticated("The API key is invalid.");
-  const row = await lookUpKey(c, await hashApiKey(c.env.API_KEY_PEPPER, token), requirement);
+  const row = await lookUpKey(env, request, await hashApiKey(env.API_KEY_PEPPER, token), requirement);
   // A suspended key (carried over by a transfer, or stamped for an organization that no longer owns the
   // site) answers exactly like a revoked one.
   if (!row || row.kind !== kind || INACTIVE_SITE_STATUSES.has(row.site_status) || row.suspended) {
@@ -157,7 +169,7 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
   }
 
   if (kind === "public") {
-    const origin = c.req.header("origin");
+    const origin = request.origin;
     const allowed = JSON.parse(row.allowed_origins_json) as string[];
     // The key is valid; the place of use is not. A missing Origin is refused too (fail closed). No CORS
     // grant: the refused page cannot read the answer. `Vary: Origin`: the answer is chosen by the Origin
@@ -168,7 +180,7 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
         headers: { vary: "Origin" },
       });
     }
-    addResponseHeaders(c, {
+    request.addHeaders({
       "access-control-allow-origin": origin,
       "access-control-expose-headers": "ETag, RateLimit, RateLimit-Policy, Retry-After",
       vary: "Origin",
@@ -185,10 +197,10 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
   const scopes = new Set(JSON.parse(row.scopes_json) as Scope[]);
   requireScopes(scopes, requirement.scopes);
 
-  if (requirement.quota === "collect") await takeCollectQuota(c, row.site_id);
+  if (requirement.quota === "collect") await takeCollectQuota(env, request, row.site_id);
   else if (requirement.quota === "write") {
-    if (!requirement.quotaInHandler) await takeGateQuota(c, row.id, [QUOTAS.write]);
-  } else await takeReadQuota(c, row.id, kind, requirement);
+    if (!requirement.quotaInHandler) await takeGateQuota(env, request, row.id, [QUOTAS.write]);
+  } else await takeReadQuota(env, request, row.id, kind, requirement);
 
   const context: KeyContext = {
     keyId: row.id,
@@ -206,7 +218,6 @@ export async function authenticateKey(c: Context<AppEnv>, requirement: KeyRequir
     contentVersion: row.site_content_version,
     ...(needsFreshKey(requirement) ? { write: writeContext(row) } : {}),
   };
-  c.set("auth", context);
   return context;
 }
 
@@ -233,17 +244,18 @@ function writeContext(row: KeyLookupRow): WriteContext {
 
 /** Buckets of the key's ApiKeyGate (one Durable Object call): exact, all or nothing. */
 async function takeGateQuota(
-  c: Context<AppEnv>,
+  env: Env,
+  request: Pick<KeyRequest, "addHeaders">,
   keyId: string,
   buckets: BucketSpec[],
   policies: QuotaPolicy[] = buckets,
 ) {
-  answerTake(c, await keyGate(c.env, keyId).take(buckets), policies);
+  answerTake(request, await keyGate(env, keyId).take(buckets), policies);
 }
 
 /** The RateLimit headers of a take of the key's object, and 429 when it refused. */
-function answerTake(c: Context<AppEnv>, result: TakeResult, policies: QuotaPolicy[]) {
-  addResponseHeaders(c, {
+function answerTake(request: Pick<KeyRequest, "addHeaders">, result: TakeResult, policies: QuotaPolicy[]) {
+  request.addHeaders({
     "ratelimit-policy": policyHeader(policies),
     ratelimit: stateHeader(result.buckets),
   });
@@ -261,12 +273,13 @@ function answerTake(c: Context<AppEnv>, result: TakeResult, policies: QuotaPolic
  * reservation's outcome (null when none was asked for).
  */
 export async function admitWrite(
-  c: Context<AppEnv>,
+  env: Env,
+  request: Pick<KeyRequest, "addHeaders">,
   keyId: string,
   reservation: { idempotencyKey: string; requestHash: string } | null,
 ): Promise<ReserveResult | null> {
-  const admitted = await keyGate(c.env, keyId).admit([QUOTAS.write], reservation);
-  answerTake(c, admitted.taken, [QUOTAS.write]);
+  const admitted = await keyGate(env, keyId).admit([QUOTAS.write], reservation);
+  answerTake(request, admitted.taken, [QUOTAS.write]);
   return admitted.reservation;
 }
 
@@ -278,23 +291,36 @@ export async function admitWrite(
  * is taken first, so one client over its share does not spend the key's quota. Lead reads add the gate's
  * exact leads bucket.
  */
-async function takeReadQuota(c: Context<AppEnv>, keyId: string, kind: KeyKind, requirement: KeyRequirement) {
+async function takeReadQuota(
+  env: Env,
+  request: KeyRequest,
+  keyId: string,
+  kind: KeyKind,
+  requirement: KeyRequirement,
+) {
   const perIp = kind === "public";
   const leads = requirement.scopes.includes("leads:read");
   const policies: QuotaPolicy[] = [QUOTAS.read];
   if (perIp) policies.push(QUOTAS.publicReadPerIp);
   if (leads) policies.push(QUOTAS.leads);
-  addResponseHeaders(c, { "ratelimit-policy": policyHeader(policies) });
-  if (perIp) await limitHere(c, c.env.PUBLIC_READ_LIMITER, `${keyId}:${clientIp(c)}`, QUOTAS.publicReadPerIp);
-  await limitHere(c, c.env.READ_LIMITER, keyId, QUOTAS.read);
-  if (leads) await takeGateQuota(c, keyId, [QUOTAS.leads], policies);
+  request.addHeaders({ "ratelimit-policy": policyHeader(policies) });
+  if (perIp) {
+    await limitHere(request, env.PUBLIC_READ_LIMITER, `${keyId}:${request.clientIp}`, QUOTAS.publicReadPerIp);
+  }
+  await limitHere(request, env.READ_LIMITER, keyId, QUOTAS.read);
+  if (leads) await takeGateQuota(env, request, keyId, [QUOTAS.leads], policies);
 }
 
-async function limitHere(c: Context<AppEnv>, limiter: RateLimit, key: string, quota: QuotaPolicy) {
+async function limitHere(
+  request: Pick<KeyRequest, "addHeaders">,
+  limiter: RateLimit,
+  key: string,
+  quota: QuotaPolicy,
+) {
   const { success } = await limiter.limit({ key });
   if (success) return;
   // The binding does not say when its window ends: at most one window from now.
-  addResponseHeaders(c, { ratelimit: `"${quota.policy}";r=0;t=${quota.windowSeconds}` });
+  request.addHeaders({ ratelimit: `"${quota.policy}";r=0;t=${quota.windowSeconds}` });
   fail("RATE_LIMITED", {
     detail: "Quota exceeded for this key.",
     headers: { "retry-after": String(quota.windowSeconds) },
@@ -306,8 +332,8 @@ async function limitHere(c: Context<AppEnv>, limiter: RateLimit, key: string, qu
  * counted where the request lands, no Durable Object hop on the hot path). Stops one client from
  * inflating a site's numbers at will; a site's other keys share the bucket, so a second key buys nothing.
  */
-async function takeCollectQuota(c: Context<AppEnv>, siteId: string) {
-  const { success } = await c.env.COLLECT_LIMITER.limit({ key: `${siteId}:${clientIp(c)}` });
+async function takeCollectQuota(env: Env, request: KeyRequest, siteId: string) {
+  const { success } = await env.COLLECT_LIMITER.limit({ key: `${siteId}:${request.clientIp}` });
   if (!success) {
     fail("RATE_LIMITED", {
       detail: "Too many page views from this client for this site.",

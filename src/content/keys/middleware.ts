@@ -1,15 +1,41 @@
 /** Route middleware that authenticates the API key before any input validation runs. */
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../core/bindings";
-import { authenticateKey, type KeyRequirement } from "./api-key";
+import { requestBookmark } from "../core/read-session";
+import { authenticateKey, type KeyRequest, type KeyRequirement } from "./api-key";
 import { keyContexts } from "./key-cache";
+
+/** The client's address as the edge gives it (the gateway, or the platform's own `CF-Connecting-IP`). */
+export function clientIp(c: Context<AppEnv>): string {
+  return c.req.header("cf-connecting-ip") ?? "unknown";
+}
+
+/** Appends headers to the final response of this request (also to error responses). */
+export function addResponseHeaders(c: Context<AppEnv>, headers: Record<string, string>) {
+  const current = c.get("responseHeaders") ?? {};
+  c.set("responseHeaders", { ...current, ...headers });
+}
+
+/** What key authentication and the write quota read of this request and add to its answer. */
+export function keyRequest(c: Context<AppEnv>): KeyRequest {
+  return {
+    authorization: c.req.header("authorization"),
+    queryKey: c.req.query("key"),
+    origin: c.req.header("origin"),
+    clientIp: clientIp(c),
+    hasBookmark: requestBookmark(c) !== null,
+    primaryDb: c.get("primaryDb"),
+    addHeaders: (headers) => addResponseHeaders(c, headers),
+  };
+}
 
 export function requireKey(
   requirement: KeyRequirement | ((c: Context<AppEnv>) => KeyRequirement),
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const required = typeof requirement === "function" ? requirement(c) : requirement;
-    const key = await authenticateKey(c, required);
+    const key = await authenticateKey(c.env, keyRequest(c), required);
+    c.set("auth", key);
     await next();
     // A write may have moved the site's content version: this isolate's next read of any key of the site
     // reads the key (and so the version) afresh, so it never answers from an older edge-cache entry.

@@ -3,8 +3,8 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../core/bindings";
-import { clientIp, type KeyRequirement } from "../keys/api-key";
-import { keyAuth } from "../keys/middleware";
+import type { KeyRequirement } from "../keys/api-key";
+import { clientIp, keyAuth } from "../keys/middleware";
 import { pageSchema } from "../posts/shapes";
 import { leadReader } from "./audit";
 import {

@@ -3,17 +3,19 @@
  * before any MCP processing. Its tools are API operations, described from this app's OpenAPI document and
  * run through this app (`src/content/mcp/`).
  */
+import { StreamableHTTPTransport } from "@hono/mcp";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
 import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../core/bindings";
 import { fail } from "../errors";
-import { clientIp, type KeyRequirement } from "../keys/api-key";
-import { requireKey, security } from "../keys/middleware";
+import type { KeyRequirement } from "../keys/api-key";
+import { clientIp, requireKey, security } from "../keys/middleware";
 import { type OpenApiDocument, toolCatalogue } from "./catalogue";
 import type { ToolContext } from "./dispatch";
-import { handleMcpRequest, mcpMethodNotAllowed } from "./server";
+import { jsonRpcError, MAX_BATCH, mcpMethodNotAllowed, mcpServer } from "./server";
 import { TOOL_SPECS, type ToolDefinition } from "./tools";
 
 export const MCP_PATH = "/v1/mcp";
@@ -61,6 +63,32 @@ function toolContext(c: Context<AppEnv>, app: App): ToolContext {
     images: c.get("services").images,
     log: c.get("log"),
   };
+}
+
+/** One MCP POST: a fresh server and transport (JSON answers, no session id), closed once answered. */
+async function handleMcpRequest(
+  c: Context,
+  catalogue: readonly ToolDefinition[],
+  context: ToolContext,
+): Promise<Response> {
+  const body = await c.req.json().catch(() => undefined);
+  if (Array.isArray(body) && body.length > MAX_BATCH) {
+    return jsonRpcError(400, -32600, `Invalid Request: at most ${MAX_BATCH} messages in one batch.`);
+  }
+  const server = mcpServer(catalogue, context);
+  const transport = new StreamableHTTPTransport({ enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    const response = (await transport.handleRequest(c)) ?? c.body(null, 202);
+    response.headers.set("cache-control", "no-store");
+    return response;
+  } catch (error) {
+    // The transport's own refusals (406, 415, a body that is not JSON-RPC) are JSON-RPC error answers.
+    if (error instanceof HTTPException) return error.getResponse();
+    throw error;
+  } finally {
+    await server.close();
+  }
 }
 
 const limitBody = bodyLimit({

@@ -1,15 +1,12 @@
 /**
  * The MCP server of one request (stateless Streamable HTTP: every request carries the key, so there is no
- * session to keep): `tools/list` answers the tools the key's scopes reach, `tools/call` runs any tool as
+ * session to keep; the transport, which reads the request, is in routes.ts): `tools/list` answers the tools the key's scopes reach, `tools/call` runs any tool as
  * its operation (a tool outside the key's scopes is refused by the operation itself, 403
  * INSUFFICIENT_SCOPE naming the missing scopes).
  */
-import { StreamableHTTPTransport } from "@hono/mcp";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import type { Context } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { runTool, type ToolContext, unknownTool } from "./dispatch";
 import { type ToolDefinition, toolVisible } from "./tools";
 
@@ -23,7 +20,8 @@ const NO_VALIDATION: jsonSchemaValidator = {
   getValidator: () => () => ({ valid: false, data: undefined, errorMessage: "not supported" }),
 };
 
-function mcpServer(catalogue: readonly ToolDefinition[], context: ToolContext): Server {
+/** A fresh server answering the key's tools (one per request: no session to keep). */
+export function mcpServer(catalogue: readonly ToolDefinition[], context: ToolContext): Server {
   const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: {} },
     instructions: INSTRUCTIONS,
@@ -46,34 +44,8 @@ function mcpServer(catalogue: readonly ToolDefinition[], context: ToolContext): 
  */
 export const MAX_BATCH = 20;
 
-function jsonRpcError(status: number, code: number, message: string): Response {
+export function jsonRpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
-}
-
-/** One MCP POST: a fresh server and transport (JSON answers, no session id), closed once answered. */
-export async function handleMcpRequest(
-  c: Context,
-  catalogue: readonly ToolDefinition[],
-  context: ToolContext,
-): Promise<Response> {
-  const body = await c.req.json().catch(() => undefined);
-  if (Array.isArray(body) && body.length > MAX_BATCH) {
-    return jsonRpcError(400, -32600, `Invalid Request: at most ${MAX_BATCH} messages in one batch.`);
-  }
-  const server = mcpServer(catalogue, context);
-  const transport = new StreamableHTTPTransport({ enableJsonResponse: true });
-  await server.connect(transport);
-  try {
-    const response = (await transport.handleRequest(c)) ?? c.body(null, 202);
-    response.headers.set("cache-control", "no-store");
-    return response;
-  } catch (error) {
-    // The transport's own refusals (406, 415, a body that is not JSON-RPC) are JSON-RPC error answers.
-    if (error instanceof HTTPException) return error.getResponse();
-    throw error;
-  } finally {
-    await server.close();
-  }
 }
 
 /** GET (a standalone SSE stream) and DELETE (end a session) mean nothing without sessions: 405, as the MCP transport answers. */

@@ -8,10 +8,9 @@
  * published post's event is an outbox row only when a webhook of the site subscribes to it, delivered
  * after the answer (`waitUntil`; the cron retries what it leaves); without one, nothing follows the answer.
  */
-import type { Context } from "hono";
 import { ApiError } from "../../lib/problem";
 import { requireAuthorshipContext } from "../authors/personas";
-import type { AppEnv } from "../core/bindings";
+import type { Env, Services } from "../core/bindings";
 import {
   afterReservation,
   canonicalJson,
@@ -22,11 +21,20 @@ import {
   replayRecorded,
   type StoredResponse,
 } from "../core/idempotency-store";
-import { admitWrite } from "../keys/api-key";
+import { admitWrite, type KeyRequest } from "../keys/api-key";
 import type { KeyContext } from "../keys/key-context";
 import { sha256Base64url } from "../keys/key-hash";
 import type { CreatePostInput } from "./input";
 import { createPost } from "./service";
+
+/** What creating a post reads of its request and adds to its answer; the route builds it. */
+export interface CreateRequest {
+  /** The `Idempotency-Key` header, if sent. */
+  readonly idempotencyKey: string | undefined;
+  readonly addHeaders: KeyRequest["addHeaders"];
+  /** Work that may finish after the answer (the request's `waitUntil`). */
+  readonly after: (work: Promise<unknown>) => void;
+}
 
 interface Checked {
   input: CreatePostInput;
@@ -63,35 +71,37 @@ async function checked(...args: Parameters<typeof checkRequest>): Promise<Checke
  * that will run, reserves its Idempotency-Key in the same call, unless its D1 record already answers it.
  */
 async function admit(
-  c: Context<AppEnv>,
+  env: Env,
+  request: CreateRequest,
   key: KeyContext,
-  request: Checked | ApiError,
+  checks: Checked | ApiError,
 ): Promise<{ input: CreatePostInput; start: IdempotencyStart | null }> {
-  const idempotency = request instanceof ApiError ? null : request.idempotency;
+  const idempotency = checks instanceof ApiError ? null : checks.idempotency;
   const recorded: RecordedResponse | null = idempotency
-    ? await recordedResponse(c.env.DB, key.keyId, idempotency.idempotencyKey)
+    ? await recordedResponse(env.DB, key.keyId, idempotency.idempotencyKey)
     : null;
-  const reservation = await admitWrite(c, key.keyId, recorded ? null : idempotency);
-  if (request instanceof ApiError) throw request;
-  const { input } = request;
+  const reservation = await admitWrite(env, request, key.keyId, recorded ? null : idempotency);
+  if (checks instanceof ApiError) throw checks;
+  const { input } = checks;
   if (!idempotency) return { input, start: null };
   const { idempotencyKey, requestHash } = idempotency;
   if (recorded) return { input, start: replayRecorded(recorded, requestHash) };
-  return { input, start: afterReservation(c.env, key.keyId, idempotencyKey, requestHash, reservation!) };
+  return { input, start: afterReservation(env, key.keyId, idempotencyKey, requestHash, reservation!) };
 }
 
 /** Creates the post once per `Idempotency-Key` (header value, if sent); `replayed` when answered from the record. */
 export async function createPostOnce(
-  c: Context<AppEnv>,
+  env: Env,
+  services: Services,
+  key: KeyContext,
+  request: CreateRequest,
   parse: () => Promise<CreatePostInput>,
 ): Promise<{ stored: StoredResponse; replayed: boolean }> {
-  const key = c.get("auth");
-  const request = await checked(key, parse, c.req.header("idempotency-key"));
-  const { input, start } = await admit(c, key, request);
+  const checks = await checked(key, parse, request.idempotencyKey);
+  const { input, start } = await admit(env, request, key, checks);
   if (start?.kind === "replay") return { stored: start.response, replayed: true };
   // The outbox after the answer: the request's waitUntil.
-  const after = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
-  const create = () => createPost(c.env, c.get("services"), key, input, start?.recordStatement, after);
+  const create = () => createPost(env, services, key, input, start?.recordStatement, request.after);
   if (!start) return { stored: await create(), replayed: false };
   try {
     return { stored: await create(), replayed: false };

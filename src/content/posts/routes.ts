@@ -8,7 +8,7 @@ import { clockIso } from "../core/clock";
 import type { StoredResponse } from "../core/idempotency-store";
 import { fail } from "../errors";
 import type { KeyRequirement } from "../keys/api-key";
-import { keyAuth, requireKey, security } from "../keys/middleware";
+import { addResponseHeaders, keyAuth, requireKey, security } from "../keys/middleware";
 import { createPostOnce } from "./creation";
 import { CreatePostSchema, UpdatePostSchema } from "./input";
 import { publicPost } from "./public-reads";
@@ -150,7 +150,14 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
   // Declared in the registry and served by a plain handler: replays answer with the stored raw body.
   app.openAPIRegistry.registerPath(createPostRoute);
   app.post("/v1/posts", requireKey(CREATE_POST_KEY), async (c) => {
-    const { stored, replayed } = await createPostOnce(c, () => parseJsonBody(c, CreatePostSchema));
+    const request = {
+      idempotencyKey: c.req.header("idempotency-key"),
+      addHeaders: (headers: Record<string, string>) => addResponseHeaders(c, headers),
+      after: (work: Promise<unknown>) => c.executionCtx.waitUntil(work),
+    };
+    const { stored, replayed } = await createPostOnce(c.env, c.get("services"), c.get("auth"), request, () =>
+      parseJsonBody(c, CreatePostSchema),
+    );
     return respond(c, stored, replayed);
   });
 

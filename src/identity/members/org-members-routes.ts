@@ -5,20 +5,18 @@ import { bearerAuth } from "../core/auth";
 import type { AppContext, AppEnv } from "../core/context";
 import { jsonBody, jsonResponse, MemberSchema, parseEmail, parseOrgId, parseUserId } from "../core/schemas";
 import { fail, problem } from "../errors";
-import { orgEvent } from "../events/events";
 import { createInvitation } from "../invitations/invitations";
 import { findVerifiedOwner } from "../signup/accounts-store";
-import { endGrantsNow } from "./grant-endings";
-import { memberItems, protectOwner, requireOrgMember, requireOwnerToGrant } from "./members";
-import { type ResolvedRole, resolveRole } from "./roles";
 import {
-  addOrgMember,
-  changeOrgRole,
-  listOrgMembers,
-  type OrgMember,
-  orgMembership,
-  removeOrgMember,
-} from "./store";
+  changeOrgMemberRole,
+  memberItems,
+  orgMemberEvent,
+  removeOrgMemberAndGrants,
+  requireOrgMember,
+  requireOwnerToGrant,
+} from "./members";
+import { resolveRole } from "./roles";
+import { addOrgMember, listOrgMembers, type OrgMember, orgMembership } from "./store";
 
 const MEMBER_LIST_LIMIT = 100;
 
@@ -34,34 +32,6 @@ function requireMember(c: AppContext, orgId: string, permission?: string): Promi
   });
 }
 
-/** An organization event about one member, written only if the membership write changed a row. */
-function memberEvent(
-  c: AppContext,
-  orgId: string,
-  type: "member_added" | "member_removed" | "role_changed",
-  userId: string,
-  role?: string,
-) {
-  const fields = { actorUserId: c.get("auth").userId, target: userId, detail: role ?? null };
-  return orgEvent(c.env.DB, orgId, type, fields, { ifChanged: true });
-}
-
-/** Owner rules first, then the change; the store refuses to demote the last owner. */
-async function changeRole(
-  c: AppContext,
-  orgId: string,
-  me: OrgMember,
-  target: OrgMember,
-  userId: string,
-  role: ResolvedRole,
-) {
-  protectOwner(me, target, "Only an owner changes another owner.");
-  const event = memberEvent(c, orgId, "role_changed", userId, role.slug);
-  if (!(await changeOrgRole(c.env.DB, orgId, userId, role.slug, role.isSystem, event))) throw LAST_OWNER();
-  await endGrantsNow(c.env, c.get("services"), userId);
-}
-
-const LAST_OWNER = () => problem("LAST_ORG_OWNER", "The organization must keep an owner.");
 const NOT_MEMBER = () => problem("NOT_MEMBER", "That user is not a member.");
 
 export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
@@ -137,11 +107,19 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const existing = await orgMembership(c.env.DB, orgId, target.user_id);
       const member = { user_id: target.user_id, email: address, role: role.slug, is_owner: role.isSystem };
       if (!existing) {
-        const event = memberEvent(c, orgId, "member_added", target.user_id, role.slug);
+        const actorUserId = c.get("auth").userId;
+        const change = { actorUserId, userId: target.user_id, role: role.slug };
+        const event = orgMemberEvent(c.env.DB, orgId, "member_added", change);
         await addOrgMember(c.env.DB, orgId, target.user_id, role.slug, event);
         return c.json(member, 201);
       }
-      await changeRole(c, orgId, me, existing, target.user_id, role);
+      await changeOrgMemberRole(c.env, c.get("services"), orgId, {
+        actorUserId: c.get("auth").userId,
+        me,
+        userId: target.user_id,
+        target: existing,
+        role,
+      });
       return c.json(member, 200);
     },
   );
@@ -177,7 +155,13 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const target = await orgMembership(c.env.DB, orgId, userId);
       if (!target) throw NOT_MEMBER();
       requireOwnerToGrant(me, role);
-      await changeRole(c, orgId, me, target, userId, role);
+      await changeOrgMemberRole(c.env, c.get("services"), orgId, {
+        actorUserId: c.get("auth").userId,
+        me,
+        userId,
+        target,
+        role,
+      });
       return c.json({ user_id: userId, role: role.slug, is_owner: role.isSystem }, 200);
     },
   );
@@ -208,10 +192,8 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const me = await requireMember(c, orgId, "members:manage");
       const target = await orgMembership(c.env.DB, orgId, userId);
       if (!target) throw NOT_MEMBER();
-      protectOwner(me, target, "Only an owner removes an owner.");
-      const event = memberEvent(c, orgId, "member_removed", userId);
-      if (!(await removeOrgMember(c.env.DB, orgId, userId, event))) throw LAST_OWNER();
-      await endGrantsNow(c.env, c.get("services"), userId);
+      const actorUserId = c.get("auth").userId;
+      await removeOrgMemberAndGrants(c.env, c.get("services"), orgId, { actorUserId, me, userId, target });
       return c.body(null, 204);
     },
   );
