@@ -172,6 +172,62 @@ describe("RPC applyTransfer", () => {
     expect(await sites.applyTransfer({ ...input, from_org_id: site.org_id })).toEqual({ ok: false });
   });
 
+  it("transfer: every share the origin granted ends with it (the buyer granted none of them)", async () => {
+    const { site, orgId, owner } = await makeSite();
+    const agency = newId();
+    const shared = await sites.applyTransfer({
+      ...transfer(site.id, orgId, agency),
+      mode: "share",
+      share_role: "site_editor",
+    });
+    expect(shared).toEqual({ ok: true });
+    expect((await api("GET", `/api/v1/sites/${site.id}`, { headers: orgMember(agency) })).status).toBe(200);
+
+    const buyer = newId();
+    // A refused transfer (the site is not the named origin's) ends nothing.
+    expect(await sites.applyTransfer(transfer(site.id, newId(), buyer))).toEqual({ ok: false });
+    expect((await api("GET", `/api/v1/sites/${site.id}`, { headers: orgMember(agency) })).status).toBe(200);
+    expect(await sites.applyTransfer(transfer(site.id, orgId, buyer))).toEqual({ ok: true });
+    // The agency's share was the origin's grant: the buyer's site is the missing site's 404 to it, as to
+    // the origin, on every read and write path.
+    const missing = await api("GET", `/api/v1/sites/${newId()}`, { headers: orgMember(agency) });
+    const read = await api("GET", `/api/v1/sites/${site.id}`, { headers: orgMember(agency) });
+    expect(read.status).toBe(404);
+    expect(read.body).toMatchObject({ code: missing.body.code, detail: missing.body.detail });
+    const edit = await api("PATCH", `/api/v1/sites/${site.id}`, {
+      headers: orgMember(agency, "org_admin"),
+      body: { name: "Agency's edit" },
+    });
+    expect(edit.status).toBe(404);
+    const batch = await api<{ items: unknown[] }>("GET", `/api/v1/sites/batch?ids=${site.id}`, {
+      headers: orgMember(agency),
+    });
+    expect(batch.body.items).toEqual([]);
+    expect((await api("GET", `/api/v1/sites/${site.id}`, { headers: owner })).status).toBe(404);
+    expect((await api("GET", `/api/v1/sites/${site.id}`, { headers: orgMember(buyer) })).status).toBe(200);
+  });
+
+  it("transfer: a share of another site of the origin stays", async () => {
+    const origin = await makeSite();
+    const other = await makeSite({}, origin.orgId);
+    const agency = newId();
+    for (const s of [origin.site, other.site]) {
+      const shared = await sites.applyTransfer({
+        ...transfer(s.id, origin.orgId, agency),
+        mode: "share",
+        share_role: "site_editor",
+      });
+      expect(shared).toEqual({ ok: true });
+    }
+    expect(await sites.applyTransfer(transfer(origin.site.id, origin.orgId, newId()))).toEqual({ ok: true });
+    expect((await api("GET", `/api/v1/sites/${other.site.id}`, { headers: orgMember(agency) })).status).toBe(
+      200,
+    );
+    expect((await api("GET", `/api/v1/sites/${origin.site.id}`, { headers: orgMember(agency) })).status).toBe(
+      404,
+    );
+  });
+
   it("share: both organizations reach the site; the owner is unchanged", async () => {
     const { site, orgId, owner } = await makeSite();
     const to = newId();

@@ -273,10 +273,15 @@ export async function transferSite(
     db
       .prepare("UPDATE sites SET org_id = ?, updated_at = ? WHERE id = ? AND org_id = ?")
       .bind(input.to_org_id, now, input.site_id, input.from_org_id),
-    // The new owner no longer needs a share of its own site.
+    // Every share of the site ends with the transfer: each was the origin's grant, which the buyer never
+    // made, cannot see and has no operation to end (an agency the seller shared with would otherwise go
+    // on editing the buyer's site), and the buyer no longer needs a share of its own site. Conditional on
+    // the move, in the same batch: a refused transfer ends nothing.
     db
-      .prepare("DELETE FROM site_shares WHERE site_id = ? AND org_id = ?")
-      .bind(input.site_id, input.to_org_id),
+      .prepare(
+        "DELETE FROM site_shares WHERE site_id = ? AND EXISTS (SELECT 1 FROM sites WHERE id = ? AND org_id = ?)",
+      )
+      .bind(input.site_id, input.site_id, input.to_org_id),
   ]);
   return (result[0]?.meta.changes ?? 0) === 1;
 }
