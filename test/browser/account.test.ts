@@ -375,7 +375,12 @@ describe("account page: passkeys", () => {
 
     expect(await page.locator("#passkey-empty").textContent()).toBe("No passkeys yet.");
     await page.getByLabel("Name for the new passkey (optional)").fill("Test laptop");
+    // The account has no factor, and still the first passkey costs the step-up (issue 31: a passkey
+    // signs in alone): the page asks for the code mailed to the primary and repeats the call with it.
+    const firstAdd = await sent(email, "sensitive_action");
     await page.getByRole("button", { name: "Add a passkey" }).click();
+    await stepUpPrompt(page, "passkeys", email);
+    await enterStepUp(page, await newCode(email, "sensitive_action", firstAdd));
     await announcedOk(page, /Passkey added: Test laptop/);
     await expect
       .poll(() => page.locator("#passkey-table tbody th").allTextContents())
@@ -388,9 +393,8 @@ describe("account page: passkeys", () => {
     const replayed = await api("POST", "/mfa/passkey/register/finish", bearer(), JSON.parse(finishBody!));
     expect(replayed.status).toBe(401);
     expect(replayed.body.code).toBe("PASSKEY_CEREMONY_INVALID");
-    // (a) The same authenticator again on the page. The account now has a factor, so adding another
-    // costs the step-up first (the code mailed to the primary); then excludeCredentials makes Chromium
-    // refuse, and the page says so.
+    // (a) The same authenticator again on the page: the step-up first (the code mailed to the primary);
+    // then excludeCredentials makes Chromium refuse, and the page says so.
     const beforeAdd = await sent(email, "sensitive_action");
     await page.getByRole("button", { name: "Add a passkey" }).click();
     await stepUpPrompt(page, "passkeys", email);
@@ -419,6 +423,19 @@ describe("account page: passkeys", () => {
     await page.reload();
     await page.locator("#account").waitFor({ state: "visible" });
     expect(await page.locator("#passkey-table tbody tr").count()).toBe(1);
+    expect(errors).toEqual([]);
+  });
+
+  // An account of its own: each step-up mails a code, and an account gets 5 in 10 minutes.
+  it("removes a passkey with the step-up, never the only strong factor", async () => {
+    const { context, page, errors, email } = await signedIn("passkey-remove");
+    const { cdp, authenticatorId } = await virtualAuthenticator(context, page);
+    await page.getByLabel("Name for the new passkey (optional)").fill("Test laptop");
+    const firstAdd = await sent(email, "sensitive_action");
+    await page.getByRole("button", { name: "Add a passkey" }).click();
+    await stepUpPrompt(page, "passkeys", email);
+    await enterStepUp(page, await newCode(email, "sensitive_action", firstAdd));
+    await announcedOk(page, /Passkey added: Test laptop/);
 
     // The only strong factor cannot be removed: step-up first (the spec's order), then 409 explained.
     const before = await sent(email, "sensitive_action");

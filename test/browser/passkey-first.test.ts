@@ -20,7 +20,7 @@ interface PageAuth {
     method: string,
     path: string,
     body: unknown,
-    options?: { token?: string | false },
+    options?: { token?: string | false; headers?: Record<string, string> },
   ): Promise<{ status: number; ok: boolean; body: unknown }>;
   passkey: {
     creationOptions(json: unknown): PublicKeyCredentialCreationOptions;
@@ -75,23 +75,34 @@ describe("passkey-first sign-in", () => {
     expect(confirmed.status).toBe(200);
     const token = confirmed.body.access_token as string;
 
-    // Profile 1 registers a discoverable passkey through the account API ceremony.
+    // Profile 1 registers a discoverable passkey through the account API ceremony, with the step-up code
+    // mailed to the primary (issue 31: every passkey costs it, the account's first included).
     const first = await openPage("/auth/sign-in");
     const one = await virtualAuthenticator(first.page.context(), first.page);
-    const registered = await first.page.evaluate(async (bearer) => {
-      const Auth = (window as unknown as { Auth: PageAuth }).Auth;
-      const begin = await Auth.api("POST", "/mfa/passkey/register/begin", {}, { token: bearer });
-      const credential = await navigator.credentials.create({
-        publicKey: Auth.passkey.creationOptions((begin.body as { publicKey: unknown }).publicKey),
-      });
-      const finish = await Auth.api(
-        "POST",
-        "/mfa/passkey/register/finish",
-        { credential: Auth.passkey.toJSON(credential as PublicKeyCredential) },
-        { token: bearer },
-      );
-      return { status: finish.status, body: finish.body as { discoverable: boolean | null } };
-    }, token);
+    expect((await api("/mfa/passkey/register/begin", {}, { token })).status).toBe(428);
+    const stepUp = await outboxMessage(email, "sensitive_action");
+    const registered = await first.page.evaluate(
+      async ({ bearer, code }) => {
+        const Auth = (window as unknown as { Auth: PageAuth }).Auth;
+        const begin = await Auth.api(
+          "POST",
+          "/mfa/passkey/register/begin",
+          {},
+          { token: bearer, headers: { "x-step-up-code": code ?? "" } },
+        );
+        const credential = await navigator.credentials.create({
+          publicKey: Auth.passkey.creationOptions((begin.body as { publicKey: unknown }).publicKey),
+        });
+        const finish = await Auth.api(
+          "POST",
+          "/mfa/passkey/register/finish",
+          { credential: Auth.passkey.toJSON(credential as PublicKeyCredential) },
+          { token: bearer },
+        );
+        return { status: finish.status, body: finish.body as { discoverable: boolean | null } };
+      },
+      { bearer: token, code: stepUp.code },
+    );
     expect(registered.status).toBe(201);
     expect(registered.body.discoverable).toBe(true);
     const { credentials } = await one.cdp.send("WebAuthn.getCredentials", {
