@@ -203,7 +203,7 @@ export async function registerWebhook(
   return { id: made.body.id, secret: made.body.secret, box };
 }
 
-export interface Ping {
+interface Ping {
   status: number;
   /** Whether the receiver verified the signature of the ping it got (null: the ping was refused, 404). */
   verified: boolean | null;
