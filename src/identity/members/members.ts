@@ -4,9 +4,18 @@ import type { Services } from "../core/context";
 import type { Env } from "../core/worker-env";
 import { fail, problem } from "../errors";
 import { orgEvent } from "../events/events";
+import { createInvitation } from "../invitations/invitations";
+import { findVerifiedOwner } from "../signup/accounts-store";
 import { endGrantsNow } from "./grant-endings";
 import type { ResolvedRole } from "./roles";
-import { changeOrgRole, type MemberRow, type OrgMember, orgMembership, removeOrgMember } from "./store";
+import {
+  addOrgMember,
+  changeOrgRole,
+  type MemberRow,
+  type OrgMember,
+  orgMembership,
+  removeOrgMember,
+} from "./store";
 
 /**
  * Two rungs: a non-member gets an opaque 404 (the organization's existence is not revealed), a member
@@ -69,6 +78,41 @@ export async function changeOrgMemberRole(
     throw LAST_OWNER();
   }
   await endGrantsNow(env, services, userId);
+}
+
+/**
+ * `POST …/members`: an account with the address becomes a member (201), an existing member gets the role
+ * (200, the role change's rules), and an address without an account is invited when invitations are on
+ * (202), else 404 USER_NOT_FOUND. The role was resolved and the grant allowed by the caller.
+ */
+export async function grantOrgMembership(
+  env: Env,
+  services: Services,
+  orgId: string,
+  grant: { actorUserId: string; me: OrgMember; address: string; role: ResolvedRole },
+) {
+  const { actorUserId, me, address, role } = grant;
+  const target = await findVerifiedOwner(env.DB, address, { includeCoolingOff: true });
+  if (!target) {
+    if (env.INVITES_ENABLED !== "true") fail("USER_NOT_FOUND", "No account with that address.");
+    const invitation = await createInvitation(env, services, actorUserId, {
+      orgId,
+      siteId: null,
+      email: address,
+      role: role.slug,
+    });
+    return { status: 202 as const, body: { invitation_id: invitation.id, email_sent: invitation.emailSent } };
+  }
+  const userId = target.user_id;
+  const existing = await orgMembership(env.DB, orgId, userId);
+  const member = { user_id: userId, email: address, role: role.slug, is_owner: role.isSystem };
+  if (!existing) {
+    const event = orgMemberEvent(env.DB, orgId, "member_added", { actorUserId, userId, role: role.slug });
+    await addOrgMember(env.DB, orgId, userId, role.slug, event);
+    return { status: 201 as const, body: member };
+  }
+  await changeOrgMemberRole(env, services, orgId, { actorUserId, me, userId, target: existing, role });
+  return { status: 200 as const, body: member };
 }
 
 /**

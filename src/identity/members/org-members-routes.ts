@@ -4,19 +4,17 @@ import { problemResponses } from "../../lib/app";
 import { bearerAuth } from "../core/auth";
 import type { AppContext, AppEnv } from "../core/context";
 import { jsonBody, jsonResponse, MemberSchema, parseEmail, parseOrgId, parseUserId } from "../core/schemas";
-import { fail, problem } from "../errors";
-import { createInvitation } from "../invitations/invitations";
-import { findVerifiedOwner } from "../signup/accounts-store";
+import { problem } from "../errors";
 import {
   changeOrgMemberRole,
+  grantOrgMembership,
   memberItems,
-  orgMemberEvent,
   removeOrgMemberAndGrants,
   requireOrgMember,
   requireOwnerToGrant,
 } from "./members";
 import { resolveRole } from "./roles";
-import { addOrgMember, listOrgMembers, type OrgMember, orgMembership } from "./store";
+import { listOrgMembers, type OrgMember, orgMembership } from "./store";
 
 const MEMBER_LIST_LIMIT = 100;
 
@@ -93,34 +91,15 @@ export function registerOrgMemberRoutes(app: OpenAPIHono<AppEnv>) {
       const address = parseEmail(body.email, "BAD_EMAIL");
       const role = await resolveRole(c.env.DB, orgId, "org", body.role);
       requireOwnerToGrant(me, role);
-      const target = await findVerifiedOwner(c.env.DB, address, { includeCoolingOff: true });
-      if (!target) {
-        if (c.env.INVITES_ENABLED !== "true") fail("USER_NOT_FOUND", "No account with that address.");
-        const invitation = await createInvitation(c.env, c.get("services"), c.get("auth").userId, {
-          orgId,
-          siteId: null,
-          email: address,
-          role: role.slug,
-        });
-        return c.json({ invitation_id: invitation.id, email_sent: invitation.emailSent }, 202);
-      }
-      const existing = await orgMembership(c.env.DB, orgId, target.user_id);
-      const member = { user_id: target.user_id, email: address, role: role.slug, is_owner: role.isSystem };
-      if (!existing) {
-        const actorUserId = c.get("auth").userId;
-        const change = { actorUserId, userId: target.user_id, role: role.slug };
-        const event = orgMemberEvent(c.env.DB, orgId, "member_added", change);
-        await addOrgMember(c.env.DB, orgId, target.user_id, role.slug, event);
-        return c.json(member, 201);
-      }
-      await changeOrgMemberRole(c.env, c.get("services"), orgId, {
-        actorUserId: c.get("auth").userId,
+      const actorUserId = c.get("auth").userId;
+      const granted = await grantOrgMembership(c.env, c.get("services"), orgId, {
+        actorUserId,
         me,
-        userId: target.user_id,
-        target: existing,
+        address,
         role,
       });
-      return c.json(member, 200);
+      if (granted.status === 202) return c.json(granted.body, 202);
+      return granted.status === 201 ? c.json(granted.body, 201) : c.json(granted.body, 200);
     },
   );
 
