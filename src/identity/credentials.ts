@@ -351,11 +351,15 @@ export const CREDENTIALS: readonly CredentialKind[] = [
     power:
       "joins the organization or the site in the invited role, creating the account when the address has none",
     proof:
-      "an administrator with `members:manage` (a site's owner for a site invitation) sends it; accepting it costs the mailed link",
+      "an administrator with `members:manage` (a site's owner for a site invitation) sends it; accepting it costs the mailed link; it lives only as long as its sender's `members:manage`",
     told: "the organization's security events; the pending list (`GET …/invitations`) to its administrators",
     undo: "`DELETE …/invitations/{id}` by an administrator; a resend replaces the link",
-    endedBy: ["use", "member_removal", "site_transfer"],
-    alsoEndsWhen: ["7 days", "a resend (the old link dies)"],
+    endedBy: ["use", "member_removal", "member_demotion", "site_transfer"],
+    alsoEndsWhen: [
+      "7 days",
+      "a resend (the old link dies)",
+      "its sender leaves, or is erased (the hourly run): with `members:manage` (a site invitation: the site's ownership) ends what they sent and nobody took yet (test/e2e/sent-grants.test.ts)",
+    ],
     tables: ["invitations"],
   },
   {
@@ -401,11 +405,16 @@ export const CREDENTIALS: readonly CredentialKind[] = [
     service: "identity",
     title: "Site transfer or share offer",
     power: "lets the destination organization take the site (transfer) or a role on it (share) by accepting",
-    proof: "an administrator of the site's organization with `members:manage`",
+    proof:
+      "an administrator of the site's organization with `members:manage`; it lives only as long as its sender's `members:manage`",
     told: "both organizations' transfer lists (`GET /auth/orgs/{org_id}/transfers`, with `will_end`)",
     undo: "`POST …/transfers/{id}/cancel` by the origin while pending; the destination may reject it",
     endedBy: ["use", "undo", "member_removal"],
-    alsoEndsWhen: ["7 days", "the destination rejects it"],
+    alsoEndsWhen: [
+      "7 days",
+      "the destination rejects it",
+      "its sender is demoted below `members:manage`, leaves, or is erased (test/e2e/sent-grants.test.ts)",
+    ],
     tables: ["transfers"],
   },
   {

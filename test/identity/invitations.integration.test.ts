@@ -32,22 +32,6 @@ async function orgWithInvite() {
 }
 
 /** An organization whose only owner invited an address without an account as a plain member. */
-async function orgWithMemberInvite() {
-  const owner = await signupVerified();
-  const t = owner.session.access_token;
-  const org = await json<{ id: string }>(
-    await call("POST", "/api/v1/auth/orgs", {
-      token: t,
-      body: { name: "Owners", slug: `own-${crypto.randomUUID().slice(0, 8)}` },
-    }),
-  );
-  const email = freshEmail("owner-to-be");
-  const created = await json<{ invitation_id: string }>(
-    await call("POST", `/api/v1/auth/orgs/${org.id}/members`, { token: t, body: { email, role: "member" } }),
-  );
-  return { owner, t, orgId: org.id, email, invitationId: created.invitation_id };
-}
-
 function tokenFrom(link: string | null): string {
   return new URL(link!).searchParams.get("token")!;
 }
@@ -252,7 +236,31 @@ describe("POST /auth/invitations/accept", () => {
   });
 
   it("never demotes the last owner: 409 LAST_ORG_OWNER, still owner, still pending; with two owners it does and the titular passes on", async () => {
-    const { owner, t, orgId, email, invitationId } = await orgWithMemberInvite();
+    const owner = await signupVerified();
+    const t = owner.session.access_token;
+    const orgId = (
+      await json<{ id: string }>(
+        await call("POST", "/api/v1/auth/orgs", {
+          token: t,
+          body: { name: "Owners", slug: `own-${crypto.randomUUID().slice(0, 8)}` },
+        }),
+      )
+    ).id;
+    // An administrator who stays sends the invitation: the pending invitations of a member who leaves end
+    // with the `members:manage` that sent them (issue 31, src/identity/members/grant-endings.ts).
+    const admin = await signupVerified();
+    const addAdmin = await call("POST", `/api/v1/auth/orgs/${orgId}/members`, {
+      token: t,
+      body: { email: admin.email, role: "org_admin" },
+    });
+    expect(addAdmin.status).toBe(201);
+    const email = freshEmail("owner-to-be");
+    const { invitation_id: invitationId } = await json<{ invitation_id: string }>(
+      await call("POST", `/api/v1/auth/orgs/${orgId}/members`, {
+        token: admin.session.access_token,
+        body: { email, role: "member" },
+      }),
+    );
     const invitee = await signupVerified(email);
     const grant = (who: string) =>
       call("POST", `/api/v1/auth/orgs/${orgId}/members`, { token: t, body: { email: who, role: "owner" } });

@@ -2,7 +2,7 @@
  * The membership changes the triggers of migration 0009 record (`member_grant_endings`), and what the
  * delivery reads to decide whether the person still holds `integrations` where the change happened.
  */
-import type { emailAddresses, memberGrantEndings } from "../../../schema/identity";
+import type { emailAddresses, invitations, memberGrantEndings, transfers } from "../../../schema/identity";
 import type { OrgMembership, SiteMembership } from "../../lib/edge";
 import type { Computed, Row } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
@@ -100,4 +100,87 @@ export async function noticeRecipients(
     owners: ((owners?.results ?? []) as Address[]).map((r) => r.address),
     person: ((person?.results ?? []) as Address[])[0]?.address ?? null,
   };
+}
+
+/** The pending invitations and outgoing transfer offers a person sent, by id. */
+export interface SentGrants {
+  invitations: string[];
+  transfers: string[];
+}
+
+/**
+ * What the person sent up to `endedAt` and nobody took yet: in organization `orgId`, the invitations of both
+ * scopes (a site invitation only where the person no longer owns the site: a site's owner invites to it)
+ * and the transfer offers of its sites; or, for site `siteId`, that site's invitations.
+ */
+export async function pendingSentGrants(
+  db: D1Database,
+  input: { userId: string; endedAt: string } & ({ orgId: string } | { siteId: string }),
+): Promise<SentGrants> {
+  const { userId, endedAt } = input;
+  type Id = Row<typeof invitations, "id"> | Row<typeof transfers, "id">;
+  const pending = (t: string) =>
+    `${t}accepted_at IS NULL AND ${t}revoked_at IS NULL AND ${t}invited_by = ?2 AND ${t}created_at <= ?3`;
+  if ("siteId" in input) {
+    const { results } = await db
+      .prepare(`SELECT id FROM invitations WHERE scope = 'site' AND site_id = ?1 AND ${pending("")}`)
+      .bind(input.siteId, userId, endedAt)
+      .all<Id>();
+    return { invitations: results.map((r) => r.id), transfers: [] };
+  }
+  const [sent, offered] = await db.batch<Id>([
+    db
+      .prepare(
+        `SELECT i.id FROM invitations i WHERE i.org_id = ?1 AND ${pending("i.")}
+           AND (i.scope = 'org' OR NOT EXISTS (SELECT 1 FROM site_memberships sm
+             WHERE sm.site_id = i.site_id AND sm.user_id = ?2 AND ${ownerRoleSql("site", "sm")}))`,
+      )
+      .bind(input.orgId, userId, endedAt),
+    db
+      .prepare(
+        "SELECT id FROM transfers WHERE from_org_id = ?1 AND created_by = ?2 AND status = 'pending' AND created_at <= ?3",
+      )
+      .bind(input.orgId, userId, endedAt),
+  ]);
+  return {
+    invitations: (sent?.results ?? []).map((r) => r.id),
+    transfers: (offered?.results ?? []).map((r) => r.id),
+  };
+}
+
+/**
+ * Ends them, for the delivery's batch: the invitations revoked and the offers cancelled, each only while
+ * still pending (an invitation accepted or an offer decided meanwhile stays as it is). Each statement is
+ * followed by the organization's event when it changed a row (`events`, conditioned on it).
+ */
+export function endSentGrantsStatements(
+  db: D1Database,
+  sent: SentGrants,
+  events: { invitations: D1PreparedStatement; transfers: D1PreparedStatement },
+): D1PreparedStatement[] {
+  const now = nowIso();
+  const out: D1PreparedStatement[] = [];
+  if (sent.invitations.length > 0) {
+    out.push(
+      db
+        .prepare(
+          `UPDATE invitations SET revoked_at = ?1
+           WHERE id IN (SELECT value FROM json_each(?2)) AND accepted_at IS NULL AND revoked_at IS NULL`,
+        )
+        .bind(now, JSON.stringify(sent.invitations)),
+      events.invitations,
+    );
+  }
+  if (sent.transfers.length > 0) {
+    out.push(
+      db
+        .prepare(
+          `UPDATE transfers SET status = 'cancelled', decided_at = ?1
+           WHERE id IN (SELECT value FROM json_each(?2)) AND status = 'pending'`,
+        )
+        .bind(now, JSON.stringify(sent.transfers)),
+      events.transfers,
+    );
+  }
+  return out;
 }

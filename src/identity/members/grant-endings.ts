@@ -7,6 +7,10 @@
  * organization's `integrations_ended` event and mails the owners of the organization and of the sites
  * concerned the list of what ended.
  *
+ * The same delivery ends the invitations and transfer offers the person sent that nobody took yet, where
+ * they no longer hold `members:manage` (or own the site they invited to): revoked and cancelled, with the
+ * organization's events (`sentGrantsEnding`).
+ *
  * The member routes and an accepted invitation deliver the person's endings before they answer (so the
  * keys answer 401 at once); the hourly cron delivers whatever is left (a failed call, an erasure, a
  * transfer's ended memberships). A site whose owner changed since the membership was recorded is left to
@@ -22,13 +26,17 @@ import type { Env } from "../core/worker-env";
 import { orgEvent } from "../events/events";
 import type { Mailer } from "../messaging/messaging";
 import {
+  endSentGrantsStatements,
   type GrantEndingRow,
   markAttempted,
   markDelivered,
   membershipsIn,
   noticeRecipients,
   pendingGrantEndings,
+  pendingSentGrants,
+  type SentGrants,
 } from "./grant-endings-store";
+import { isSiteOwner, orgMembership } from "./store";
 
 /** Endings delivered per cron run (the rest wait for the next run). */
 const CRON_BATCH = 100;
@@ -101,8 +109,46 @@ async function tellOwners(d: Delivery, ending: MemberGrantEnding, ended: EndedIn
   }
 }
 
+/**
+ * The invitations and transfer offers the person sent and nobody took yet end when the authority that let
+ * them send one ends: `members:manage` in the organization (or, for a site invitation, being the site's
+ * owner), as the invitation and transfer routes authorize them. Otherwise a removed administrator's
+ * invitation to an accomplice, or offer of a site to an organization of their own, still works after the
+ * removal (the credential matrix: `identity.invitation × member_removal`). Only what was sent up to the
+ * change ends: what they send after a new grant was granted afresh.
+ */
+async function sentGrantsEnding(env: Env, row: GrantEndingRow): Promise<SentGrants | null> {
+  const { user_id: userId, ended_at: endedAt } = row;
+  const org = row.org_id ? await orgMembership(env.DB, row.org_id, userId) : null;
+  if (org?.permissions.includes("members:manage")) return null;
+  if (row.site_id !== null) {
+    if (await isSiteOwner(env.DB, row.site_id, userId)) return null;
+    return pendingSentGrants(env.DB, { userId, endedAt, siteId: row.site_id });
+  }
+  return row.org_id ? pendingSentGrants(env.DB, { userId, endedAt, orgId: row.org_id }) : null;
+}
+
+/** The statements ending what `sentGrantsEnding` found, each followed by the organization's event. */
+function endSentGrants(env: Env, row: GrantEndingRow, sent: SentGrants | null): D1PreparedStatement[] {
+  if (!sent || !row.org_id) return [];
+  const orgId = row.org_id;
+  const event = (type: "invitation_revoked" | "transfer_cancelled", detail: string) =>
+    orgEvent(env.DB, orgId, type, { actorUserId: null, target: row.user_id, detail }, { ifChanged: true });
+  return endSentGrantsStatements(env.DB, sent, {
+    invitations: event(
+      "invitation_revoked",
+      `${sent.invitations.length} pending, sent by a former administrator`,
+    ),
+    transfers: event(
+      "transfer_cancelled",
+      `${sent.transfers.length} pending, offered by a former administrator`,
+    ),
+  });
+}
+
 async function deliverOne(d: Delivery, row: GrantEndingRow): Promise<void> {
   const ending = await endingFor(d.env, row);
+  const sent = await sentGrantsEnding(d.env, row);
   const ended: EndedIntegrations = ending
     ? await rpc<SitesRpc>(d.env.SITES).endMemberGrants(ending)
     : { api_keys: [], webhooks: [] };
@@ -113,6 +159,8 @@ async function deliverOne(d: Delivery, row: GrantEndingRow): Promise<void> {
     const fields = { actorUserId: null, target: row.user_id, detail };
     statements.push(orgEvent(d.env.DB, ending.org_id, "integrations_ended", fields, { ifChanged: true }));
   }
+  // After the event above, which is conditioned on the delivery's mark (each event follows its own write).
+  statements.push(...endSentGrants(d.env, row, sent));
   await d.env.DB.batch(statements);
   if (ending && count > 0) await tellOwners(d, ending, ended);
 }

@@ -893,6 +893,16 @@ export const rows: MatrixRows = {
     end: ({ o, admin }) => removeFromOrg(o, admin),
     ended: 404,
   }),
+  "identity.invitation × member_demotion": twins({
+    arrange: async () => {
+      const o = await orgOf();
+      const admin = await orgMember(o, "org_admin");
+      return { o, admin, token: await orgInvitation(admin, o.org.id) };
+    },
+    use: invitationWorks,
+    end: ({ o, admin }) => demoteInOrg(o, admin),
+    ended: 404,
+  }),
   "identity.invitation × site_transfer": twins({
     arrange: async () => {
       const o = await orgOf();
