@@ -46,7 +46,7 @@ const unauthenticated = () => problem("UNAUTHENTICATED", "A valid Bearer access 
  * The headers a service sees: the client's edge headers are removed (a forged X-Org-Memberships must
  * never reach a service), then set again only from the verified identity (signed in `forwardRequest`).
  */
-async function forwardHeaders(env: Env, request: Request, requestId: string, requiresSession: boolean) {
+async function forwardHeaders(env: Env, request: Request, requestId: string, route: Route) {
   const headers = new Headers(request.headers);
   for (const name of [...EDGE_HEADER_NAMES, ...EDGE_CONTROL_HEADERS]) headers.delete(name);
   headers.set("x-request-id", requestId);
@@ -55,14 +55,20 @@ async function forwardHeaders(env: Env, request: Request, requestId: string, req
 
   // Only dashboard routes read the edge identity; elsewhere (identity verifies its own Bearer, content
   // authenticates API keys, by-host is public) resolving it would be a wasted verify and RPC per request.
-  if (!requiresSession) return headers;
+  // A route with `sessionIfSent` (the development host proof) forwards a valid session and refuses
+  // nothing itself: without one the service answers (404 in a deploy, 401 in development).
+  if (!route.requiresSession && !route.sessionIfSent) return headers;
   const token = bearerOf(request.headers);
   if (!token || !looksLikeJwt(token)) {
+    if (!route.requiresSession) return headers;
     throw unauthenticated();
   }
   const verified = await verifyAccessToken(env, token);
   const context = verified ? await loadEdgeContext(env, verified.userId, verified.sessionId) : null;
-  if (!verified || !context?.session_active) throw unauthenticated();
+  if (!verified || !context?.session_active) {
+    if (!route.requiresSession) return headers;
+    throw unauthenticated();
+  }
   headers.set(EDGE_HEADERS.userId, context.user_id);
   headers.set(EDGE_HEADERS.sessionId, verified.sessionId);
   headers.set(EDGE_HEADERS.sessionKind, context.session_kind);
@@ -97,12 +103,12 @@ async function readBody(request: Request): Promise<Uint8Array | null> {
  * the body is read, so an anonymous caller's body costs nothing.
  */
 async function forwardRequest(env: Env, request: Request, requestId: string, route: Route): Promise<Request> {
-  const headers = await forwardHeaders(env, request, requestId, route.requiresSession);
+  const headers = await forwardHeaders(env, request, requestId, route);
   const body = await readBody(request);
   headers.delete("transfer-encoding");
   if (body) headers.set("content-length", String(body.byteLength));
   else headers.delete("content-length");
-  if (route.requiresSession) {
+  if (route.requiresSession || headers.has(EDGE_HEADERS.userId)) {
     const forward = { service: route.upstream, method: request.method, url: request.url, body };
     await signEdgeHeaders(env.EDGE_HMAC_SECRET, forward, headers);
   }

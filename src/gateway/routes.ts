@@ -5,6 +5,11 @@ export interface Route {
   upstream: Upstream;
   /** Routes under the dashboard API need a verified staff Bearer at the edge. */
   requiresSession: boolean;
+  /**
+   * Not required by the edge, but a valid Bearer sent is verified and its identity forwarded (signed);
+   * without one, or with an invalid one, the request goes on without identity and the service answers.
+   */
+  sessionIfSent?: true;
 }
 
 /** A site's API keys, forms and webhooks are administered in content, which owns them. */
@@ -30,8 +35,11 @@ export function routeFor(pathname: string): Route | null {
   if (CONTENT_SITE_ADMIN.test(pathname)) return { upstream: "content", requiresSession: true };
   // The renderer resolves which site serves a host; sites answers it with a public view of live sites.
   if (pathname === "/api/v1/sites/by-host") return { upstream: "sites", requiresSession: false };
-  // Development only: sites answers 404 unless DEV_OUTBOX=true (never deployed), like identity's outbox.
-  if (pathname === "/api/v1/sites/__dev/prove-host") return { upstream: "sites", requiresSession: false };
+  // Development only: sites answers 404 unless DEV_OUTBOX=true (never deployed), like identity's outbox;
+  // there it needs a member's session (401 without), so the edge forwards one when sent but refuses
+  // nothing itself: a deploy answers 404 whatever is sent.
+  if (pathname === "/api/v1/sites/__dev/prove-host")
+    return { upstream: "sites", requiresSession: false, sessionIfSent: true };
   if (pathname.startsWith("/api/v1/")) return { upstream: "sites", requiresSession: true };
   // Content's key-authenticated API and the local stand-in for the media CDN.
   if (pathname.startsWith("/v1/") || pathname.startsWith("/media/"))

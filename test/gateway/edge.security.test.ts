@@ -185,6 +185,49 @@ describe("by-host through the edge", () => {
   });
 });
 
+describe("the development host proof through the edge (issue 31)", () => {
+  it("needs the Bearer of a member holding settings on the site: none is 401, another tenant's is 404, the owner's proves", async () => {
+    const owner = await verifiedUser();
+    const org = await createOrg(owner.access_token);
+    const site = await createSite(owner.access_token, org.id);
+    const host = `blog.${site.slug}.example.com`;
+    const patched = await call("PATCH", `/api/v1/sites/${site.id}`, {
+      token: owner.access_token,
+      body: { primary_domain: host },
+    });
+    expect(patched.status).toBe(200);
+    const prove = (options: { token?: string; headers?: Record<string, string> } = {}) =>
+      call("POST", "/api/v1/sites/__dev/prove-host", { body: { host }, ...options });
+
+    for (const res of [
+      await prove(),
+      await prove({ token: "not-a-jwt" }),
+      await prove({
+        headers: {
+          "x-user-id": owner.user.id,
+          "x-session-kind": "staff",
+          "x-org-memberships": JSON.stringify([
+            { org_id: org.id, role: "org_owner", permissions: [], owner: true },
+          ]),
+        },
+      }),
+    ]) {
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ code: "UNAUTHENTICATED" });
+    }
+    const stranger = await verifiedUser();
+    const denied = await prove({ token: stranger.access_token });
+    expect(denied.status).toBe(404);
+    expect((await call("GET", `/api/v1/sites/by-host?host=${host}`)).status).toBe(404);
+
+    const proved = await prove({ token: owner.access_token });
+    expect(proved.status).toBe(200);
+    expect(proved.body).toEqual({ host, site_id: site.id, verified: true });
+    const served = await call<Record<string, unknown>>("GET", `/api/v1/sites/by-host?host=${host}`);
+    expect(served.body.id).toBe(site.id);
+  });
+});
+
 describe("scheme forwarding", () => {
   it("tells identity the client's real scheme, so cookies over https are Secure and a client's claim is ignored", async () => {
     const { exports } = await import("cloudflare:workers");

@@ -28,8 +28,8 @@ describe("GET /v1/sites/by-host", () => {
   it("resolves the primary domain and each alias (case and port ignored)", async () => {
     const primary = uniqueDomain();
     const alias = uniqueDomain("alias");
-    const { site } = await makeSite({ primary_domain: primary, aliases: [alias] });
-    await proveHosts(primary, alias);
+    const { site, owner } = await makeSite({ primary_domain: primary, aliases: [alias] });
+    await proveHosts(owner, primary, alias);
     for (const host of [primary, alias, primary.toUpperCase(), `${alias}:443`, `${primary}.`]) {
       const res = await byHost(host);
       expect(res.status, host).toBe(200);
@@ -58,7 +58,7 @@ describe("GET /v1/sites/by-host", () => {
   it("a deleted site no longer serves its hosts", async () => {
     const primary = uniqueDomain();
     const { site, owner } = await makeSite({ primary_domain: primary });
-    await proveHosts(primary);
+    await proveHosts(owner, primary);
     expect((await byHost(primary)).status).toBe(200);
     await api("DELETE", `/api/v1/sites/${site.id}`, { headers: owner });
     expect((await byHost(primary)).status).toBe(404);
@@ -85,7 +85,7 @@ describe("GET /v1/sites/by-host", () => {
       const oldDomain = uniqueDomain("old");
       const newDomain = uniqueDomain("new");
       const { site, owner } = await makeSite({ primary_domain: oldDomain });
-      await proveHosts(oldDomain);
+      await proveHosts(owner, oldDomain);
       expect((await byHost(oldDomain)).status).toBe(200);
       expect((await byHost(newDomain)).status).toBe(404);
       const res = await api("PATCH", `/api/v1/sites/${site.id}`, {
@@ -96,7 +96,7 @@ describe("GET /v1/sites/by-host", () => {
       expect((await byHost(oldDomain)).status).toBe(404);
       // The new domain is served once proved (its cached miss is dropped then).
       expect((await byHost(newDomain)).status).toBe(404);
-      await proveHosts(newDomain);
+      await proveHosts(owner, newDomain);
       expect((await byHost(newDomain)).body.id).toBe(site.id);
     });
 
@@ -113,9 +113,9 @@ describe("GET /v1/sites/by-host", () => {
     it("a newly created site's host, once proved, is not hidden by a cached miss", async () => {
       const domain = uniqueDomain();
       expect((await byHost(domain)).status).toBe(404);
-      const { site } = await makeSite({ primary_domain: domain });
+      const { site, owner } = await makeSite({ primary_domain: domain });
       expect((await byHost(domain)).status).toBe(404);
-      await proveHosts(domain);
+      await proveHosts(owner, domain);
       expect((await byHost(domain)).body.id).toBe(site.id);
     });
   });

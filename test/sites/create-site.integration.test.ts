@@ -76,7 +76,7 @@ describe("POST /v1/sites", () => {
     });
     expect(site.primary_domain).toBe(domain);
     expect(site.canonical_host).toBe(`${site.slug}.sites.localhost`);
-    await proveHosts(domain);
+    await proveHosts(owner, domain);
     const proved = await api<SiteBody>("GET", `/api/v1/sites/${site.id}`, { headers: owner });
     expect(proved.body.canonical_host).toBe(domain);
     expect(site.default_language).toBe("pt-BR");

@@ -7,6 +7,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { readEdgeIdentity } from "../../src/lib/edge";
 import { ApiError } from "../../src/lib/problem";
 import { runCron } from "../../src/sites/core/cron";
 import { proofValue } from "../../src/sites/health/domain-proof";
@@ -15,10 +16,14 @@ import { devProveHost, PROOF_GRACE_HOURS } from "../../src/sites/health/host-pro
 import { newRun, recordZone } from "../support/dns-answers";
 import {
   api,
+  apiUnsigned,
   type EdgeHeaders,
   makeSite,
+  orgMember,
+  reader,
   type SiteBody,
   servicesFor,
+  siteMember,
   sitesEnv,
 } from "../support/sites-helpers";
 
@@ -331,23 +336,79 @@ describe("a verified holder is never displaced", () => {
 });
 
 describe("the development route", () => {
-  it("marks a held host proved where DEV_OUTBOX=true; 404 for a host nobody holds", async () => {
+  const prove = (host: string, headers?: EdgeHeaders) =>
+    api("POST", "/api/v1/sites/__dev/prove-host", { body: { host }, ...(headers ? { headers } : {}) });
+
+  it("the owner marks a held host proved where DEV_OUTBOX=true; 404 for a host nobody holds", async () => {
     const host = testHost();
-    const { site } = await makeSite({ primary_domain: host });
-    const res = await api("POST", "/api/v1/sites/__dev/prove-host", { body: { host } });
+    const { site, owner } = await makeSite({ primary_domain: host });
+    const res = await prove(host, owner);
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ host, site_id: site.id, verified: true });
     expect((await byHost(host)).body).toMatchObject({ id: site.id });
-    const nobody = await api("POST", "/api/v1/sites/__dev/prove-host", { body: { host: testHost() } });
+    const nobody = await prove(testHost(), owner);
     expect(nobody.status).toBe(404);
   });
 
-  it("is refused (NOT_FOUND, nothing written) without DEV_OUTBOX=true", async () => {
+  it("a site_editor (who holds settings) may prove the site's host", async () => {
+    const host = testHost();
+    const { site } = await makeSite({ primary_domain: host });
+    const res = await prove(host, siteMember(site.id, "site_editor"));
+    expect(res.status, res.text).toBe(200);
+    expect((await byHost(host)).body).toMatchObject({ id: site.id });
+  });
+
+  it("without a member's token it is 401 UNAUTHENTICATED and nothing is written", async () => {
     const host = testHost();
     await makeSite({ primary_domain: host });
+    // No identity at all (a service caller's signed request without edge headers), and an unsigned request.
+    for (const res of [
+      await prove(host),
+      await apiUnsigned("POST", "/api/v1/sites/__dev/prove-host", { body: { host } }),
+    ]) {
+      expect(res.status, res.text).toBe(401);
+      expect(res.body.code).toBe("UNAUTHENTICATED");
+    }
+    expect((await holding(host))?.verified_at).toBeNull();
+    expect((await byHost(host)).status).toBe(404);
+  });
+
+  it("another tenant's member (or a reader session) gets 404, the answer for a host nobody holds; nothing is written", async () => {
+    const host = testHost();
+    const { site, orgId } = await makeSite({ primary_domain: host });
+    const stranger = await makeSite();
+    const strip = (body: Body) => {
+      const { instance: _i, request_id: _r, ...rest } = body;
+      return rest;
+    };
+    const nobodys = await prove(testHost(), stranger.owner);
+    expect(nobodys.status).toBe(404);
+    for (const headers of [stranger.owner, reader(orgId, site.id)]) {
+      const theirs = await prove(host, headers);
+      expect(theirs.status).toBe(404);
+      expect(strip(theirs.body)).toEqual(strip(nobodys.body));
+    }
+    expect((await holding(host))?.verified_at).toBeNull();
+  });
+
+  it("a member whose role may not change settings (site_author, org_member) is 403 FORBIDDEN", async () => {
+    const host = testHost();
+    const { site, orgId } = await makeSite({ primary_domain: host });
+    for (const headers of [siteMember(site.id, "site_author"), orgMember(orgId, "org_member")]) {
+      const res = await prove(host, headers);
+      expect(res.status, res.text).toBe(403);
+      expect(res.body.code).toBe("FORBIDDEN");
+    }
+    expect((await holding(host))?.verified_at).toBeNull();
+  });
+
+  it("is refused (NOT_FOUND, nothing written) without DEV_OUTBOX=true, even for the owner", async () => {
+    const host = testHost();
+    const { owner } = await makeSite({ primary_domain: host });
+    const identity = readEdgeIdentity(new Headers({ ...owner, "x-edge-verified": "1" }));
     for (const flag of ["false", "", undefined]) {
       const off = { ...sitesEnv, DEV_OUTBOX: flag } as SitesEnv;
-      const err = await devProveHost(off, servicesFor(off), host).catch((e: unknown) => e);
+      const err = await devProveHost(off, servicesFor(off), identity, host).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ApiError);
       expect((err as ApiError).code).toBe("NOT_FOUND");
     }

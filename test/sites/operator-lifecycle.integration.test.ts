@@ -90,7 +90,7 @@ describe("POST /v1/platform/sites/{id}/deactivate", () => {
   it("unpublishes: by-host stops serving its hosts (cache dropped), customers still see and edit it", async () => {
     const domain = uniqueDomain();
     const { site, owner } = await makeSite({ primary_domain: domain });
-    await proveHosts(domain);
+    await proveHosts(owner, domain);
     const platformHost = `${site.slug}.${sitesEnv.PLATFORM_DOMAIN}`;
     expect((await byHost(domain)).status).toBe(200);
     expect((await byHost(platformHost)).status).toBe(200);

@@ -329,7 +329,7 @@ describe("GET /v1/platform/sites/{site_id}", () => {
       default_language: "pt-BR",
     });
     // The canonical host is the primary domain once proved (docs/decisions/host-proof.md).
-    await proveHosts(primary);
+    await proveHosts(owner, primary);
     await api("DELETE", `/api/v1/sites/${site.id}`, { headers: owner });
     const res = await api("GET", `/api/v1/platform/sites/${site.id}`, { headers: readOp });
     expect(res.status).toBe(200);

@@ -114,8 +114,8 @@ describe("DELETE /v1/platform/sites/{site_id}", () => {
 
   it("invalidates the host-keyed cache and the full-page cache of every host", async () => {
     const domain = uniqueDomain();
-    const { site } = await makeSite({ primary_domain: domain });
-    await proveHosts(domain);
+    const { site, owner } = await makeSite({ primary_domain: domain });
+    await proveHosts(owner, domain);
     const platformHost = `${site.slug}.${sitesEnv.PLATFORM_DOMAIN}`;
     expect((await byHost(domain)).body.id).toBe(site.id);
     expect((await byHost(platformHost)).body.id).toBe(site.id);

@@ -190,7 +190,7 @@ describe("PATCH /v1/sites/{id}", () => {
         aliases: [alias],
         canonical_host: `${site.slug}.sites.localhost`,
       });
-      await proveHosts(primary);
+      await proveHosts(owner, primary);
       const proved = await api<SiteBody>("GET", `/api/v1/sites/${site.id}`, { headers: owner });
       expect(proved.body.canonical_host).toBe(primary);
       const removed = await patch(site.id, owner, { primary_domain: null });

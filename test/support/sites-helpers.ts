@@ -179,11 +179,12 @@ export function uniqueSlug(prefix = "site"): string {
 
 /**
  * Marks held custom hosts proved through the development route (DEV_OUTBOX=true in tests), so by-host
- * serves them; docs/decisions/host-proof.md. Tests of the proof itself publish TXT or DNS records instead.
+ * serves them; docs/decisions/host-proof.md. `as` is a member holding `settings` on the site that holds
+ * them (its owner, usually). Tests of the proof itself publish TXT or DNS records instead.
  */
-export async function proveHosts(...hosts: string[]): Promise<void> {
+export async function proveHosts(as: EdgeHeaders, ...hosts: string[]): Promise<void> {
   for (const host of hosts) {
-    const res = await api("POST", "/api/v1/sites/__dev/prove-host", { body: { host } });
+    const res = await api("POST", "/api/v1/sites/__dev/prove-host", { headers: as, body: { host } });
     if (res.status !== 200) throw new Error(`proveHosts ${host}: ${res.status} ${res.text}`);
   }
 }

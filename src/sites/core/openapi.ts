@@ -1,14 +1,14 @@
 /**
  * What the sites routes leave unsaid in the OpenAPI document (issue 23 item 4): each operation's
  * security and its tag, the spec section it belongs to. Every route behind the gateway takes a staff
- * Bearer access token (the edge verifies it and sends the edge headers); `by-host` and the probes are
- * public.
+ * Bearer access token (the edge verifies it and sends the edge headers), the development host proof
+ * too (a member's session, issue 31); `by-host` and the probes are public.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { DocumentRules } from "../../lib/api-docs";
 import type { SitesAppEnv } from "./app-env";
 
-const PUBLIC = new Set(["/health", "/ready", "/api/v1/sites/by-host", "/api/v1/sites/__dev/prove-host"]);
+const PUBLIC = new Set(["/health", "/ready", "/api/v1/sites/by-host"]);
 
 const SECTIONS: [RegExp, string][] = [
   [/^\/(health|ready)$/, "Probes"],

@@ -5,10 +5,12 @@
  * seen is marked missing, the host stays served for `PROOF_GRACE_HOURS`, then stops (the host cache is
  * purged) and the site's health tells why. A lookup that fails decides nothing.
  */
+import type { EdgeIdentity } from "../../lib/edge";
 import type { Services } from "../core/app-env";
 import { fail } from "../errors";
+import { sitePermissions } from "../site/permissions";
 import { afterWrite } from "../site/service";
-import { getSite, type SiteRow } from "../site/store";
+import { getSite, getVisibleSiteWithShares, type SiteRow } from "../site/store";
 import type { HealthIssue } from "./cache";
 import { type DomainProofState, type ProofEvidence, pendingIssue, proofState } from "./domain-proof";
 import { normalizeHost } from "./domains";
@@ -100,21 +102,50 @@ export function devRoutesEnabled(env: SitesEnv): boolean {
 }
 
 /**
- * Development only (no DNS locally): marks a held custom host proved, so it is served at once. Refused
- * (404, like a missing route) anywhere DEV_OUTBOX is not "true", which is never deployed.
+ * The route's first gate, before its body is read: 404 like a missing route anywhere DEV_OUTBOX is not
+ * "true" (never deployed), then 401 without a person's identity (a staff Bearer verified by the edge).
+ * A signed request without edge headers (a service caller) is no member either: proving a host serves
+ * it to the world, so it takes a member's own session, also in development.
+ */
+export function refuseDevCaller(env: SitesEnv, identity: EdgeIdentity): void {
+  if (!devRoutesEnabled(env)) fail("NOT_FOUND", "No such resource.");
+  if (!identity.verified || identity.userId === null) {
+    fail("UNAUTHENTICATED", "A valid Bearer access token of a member of the site is required.");
+  }
+}
+
+const NO_HOLDER = "No site holds this host; set it as a primary domain or alias first.";
+
+/**
+ * Development only (no DNS locally): marks a held custom host proved, so it is served at once. The caller
+ * must hold `settings` on the site that holds the host (as `domains/verify` asks): otherwise any tenant
+ * could make another's host served. A host held by a site the caller cannot see answers exactly like a
+ * host nobody holds (404), so the route never tells which hosts another tenant holds; a member without
+ * `settings` gets 403.
  */
 export async function devProveHost(
   env: SitesEnv,
   services: Services,
+  identity: EdgeIdentity,
   rawHost: string,
 ): Promise<{ host: string; site_id: string; verified: true }> {
-  if (!devRoutesEnabled(env)) fail("NOT_FOUND", "No such resource.");
+  refuseDevCaller(env, identity);
   const host = normalizeHost(rawHost);
   if (!host) fail("BAD_REQUEST", "host: must be a host name such as www.example.com");
   const holding = await hostHolding(env.DB, host);
-  if (!holding) fail("NOT_FOUND", "No site holds this host; set it as a primary domain or alias first.");
+  const found = holding ? await getVisibleSiteWithShares(env.DB, holding.site_id) : null;
+  if (!holding || !found) fail("NOT_FOUND", NO_HOLDER);
+  const permissions = sitePermissions(identity, found.site, found.shares);
+  if (!permissions.has("read")) fail("NOT_FOUND", NO_HOLDER);
+  if (!permissions.has("settings")) {
+    fail("FORBIDDEN", 'Your role on this site does not allow this (needs "settings").');
+  }
   if (await markHostVerified(env.DB, holding.site_id, host, new Date().toISOString())) {
-    services.log.warn("domain_proved_by_dev_route", { site_id: holding.site_id, host });
+    services.log.warn("domain_proved_by_dev_route", {
+      site_id: holding.site_id,
+      host,
+      user_id: identity.userId,
+    });
   }
   await servingChanged(env, services, holding.site_id, "domain_proved");
   return { host, site_id: holding.site_id, verified: true };

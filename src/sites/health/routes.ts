@@ -4,14 +4,14 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
+import { readEdgeIdentity } from "../../lib/edge";
 import type { SitesAppEnv } from "../core/app-env";
-import { fail } from "../errors";
 import { guardedSite } from "../site/guard";
 import { SiteSchema } from "../site/record";
 import { checkDomainDns } from "./dns-check";
 import { verifyDomain } from "./domain-verify";
 import { readHealth } from "./health";
-import { devProveHost, devRoutesEnabled } from "./host-proof";
+import { devProveHost, refuseDevCaller } from "./host-proof";
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({
   description,
@@ -133,7 +133,8 @@ const devProveRoute = createRoute({
   method: "post",
   path: DEV_PROVE_PATH,
   tags: ["Development"],
-  summary: "Development only (DEV_OUTBOX=true; 404 otherwise): mark a held custom host proved, no DNS",
+  summary:
+    "Development only (DEV_OUTBOX=true; 404 otherwise): mark a held custom host proved, no DNS; a member holding settings on the site",
   request: {
     body: {
       required: true,
@@ -147,19 +148,23 @@ const devProveRoute = createRoute({
     ),
     ...problemResponses({
       400: "Body invalid or host not a host name",
-      404: "NOT_FOUND: not a development build, or no site holds the host",
+      401: "UNAUTHENTICATED: no member's Bearer access token",
+      403: "FORBIDDEN: a member of the holding site whose role may not change settings",
+      404: "NOT_FOUND: not a development build, or no site the caller may see holds the host",
     }),
   },
 });
 
 export function registerDomainRoutes(app: OpenAPIHono<SitesAppEnv>) {
-  // Before the body is validated: outside development the route answers like a missing one.
+  // Before the body is validated: outside development the route answers like a missing one, and
+  // without a member's session it is 401.
   app.use(DEV_PROVE_PATH, async (c, next) => {
-    if (!devRoutesEnabled(c.env)) fail("NOT_FOUND", "No such resource.");
+    refuseDevCaller(c.env, readEdgeIdentity(c.req.raw.headers));
     return next();
   });
   app.openapi(devProveRoute, async (c) => {
-    return c.json(await devProveHost(c.env, c.get("services"), c.req.valid("json").host), 200);
+    const identity = readEdgeIdentity(c.req.raw.headers);
+    return c.json(await devProveHost(c.env, c.get("services"), identity, c.req.valid("json").host), 200);
   });
 
   app.openapi(healthRoute, async (c) => {
