@@ -222,6 +222,8 @@ export type SiteSettingsWriteResult =
       code: SettingsWriteCode;
       status: number;
       detail: string;
+      /** The validator's `details` (`{ path }`: the JSON path of the refused key or value), as the sites PATCH gives them. */
+      details?: Record<string, unknown>;
       /** With IMAGEM_EXTERNA_INVALIDA: the refused images (up to 20), as the sites PATCH lists them. */
       invalid_images?: unknown[];
     }

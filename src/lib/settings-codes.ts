@@ -14,6 +14,12 @@ export const SETTINGS_VALIDATOR_CODES = {
   SETTINGS_INVALID_APPLETS: 400,
   /** Ours, in the spec's `SETTINGS_*` family: `settings.legal` (perfil, setor, owner data) malformed. */
   SETTINGS_INVALID_LEGAL: 400,
+  /**
+   * Ours, in the spec's `SETTINGS_*` family: a key the declared settings schema does not name
+   * (src/sites/site/settings/schema.ts), with its JSON path in `details.path`; not refused under
+   * `settings.ads` (open, as the spec says) or free-form values, nor when stored with the same value.
+   */
+  SETTINGS_UNKNOWN_KEY: 400,
   CUSTOMIZATION_INVALID_SHAPE: 400,
   CUSTOMIZATION_TYPOGRAPHY_INVALID: 400,
   CUSTOMIZATION_LAYOUT_OUT_OF_RANGE: 400,

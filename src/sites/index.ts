@@ -155,6 +155,7 @@ export default class SitesService extends WorkerEntrypoint<Env> implements Sites
         code: err.code,
         status: err.status,
         detail: err.detail ?? err.code,
+        ...(err.details ? { details: err.details } : {}),
         ...(Array.isArray(invalid) ? { invalid_images: invalid } : {}),
       };
     }

@@ -45,6 +45,26 @@ describe("PATCH /v1/site/settings: markup needs site:code", () => {
     });
   });
 
+  it("markup under a free-form key (social[].html, search.results_html) needs site:code too (issue 31)", async () => {
+    const t = await settingsTenant(WRITE);
+    await plantSettings(t.site.id, { social: { x: "a" } });
+    const before = await storedSettingsText(t.site.id);
+    for (const settings of [
+      { social: { links: [{ url: "https://x.example", html: "<script>alert(1)</script>" }] } },
+      { search: { enabled: true, results_html: "<img src=x onerror=alert(1)>" } },
+    ]) {
+      const res = await patchSettings(t.ck, { settings });
+      expect(res.status, JSON.stringify(settings)).toBe(403);
+      const body = await problem(res);
+      expect(body.code).toBe("INSUFFICIENT_SCOPE");
+      expect(body).toMatchObject({ details: { missing_scopes: ["site:code"] } });
+      expect(await storedSettingsText(t.site.id)).toBe(before);
+    }
+    const coder = await settingsTenant([...WRITE, "site:code"]);
+    const ok = await patchSettings(coder.ck, { settings: { search: { results_html: "<p>ok</p>" } } });
+    expect(ok.status).toBe(200);
+  });
+
   it("site:code is not a public key's scope", async () => {
     const t = await settingsTenant(WRITE);
     const res = await call("POST", `/api/v1/sites/${t.site.id}/api-keys`, {

@@ -364,6 +364,43 @@ describe("refusals: the sites validator's code and status, nothing stored", () =
     });
   }
 
+  it("an undeclared key inside an allowlisted value: 400 SETTINGS_UNKNOWN_KEY with its path, the same body as the sites PATCH (issue 31)", async () => {
+    const rows: [Json, string][] = [
+      [{ customization: { theme_base: "dark", custom_css: "body{}" } }, "settings.customization.custom_css"],
+      [
+        { customization: { typography: { font_primary: "Inter", scale: 2 } } },
+        "settings.customization.typography.scale",
+      ],
+    ];
+    for (const [patch, path] of rows) {
+      const r = await bothWays(base, (key) => patchSettings(key, { settings: patch }), { ...base, ...patch });
+      expect(r.content.status).toBe(400);
+      const { instance: _i, request_id: _r, ...content } = r.content.body;
+      expect(content).toMatchObject({ code: "SETTINGS_UNKNOWN_KEY", details: { path } });
+      expect(String(content.detail).startsWith(`${path}: `)).toBe(true);
+      expect(r.unchanged).toBe(true);
+      const { instance: _si, request_id: _sr, ...sites } = r.sites.body;
+      expect(sites).toEqual(content);
+    }
+  });
+
+  it("ignores org_id, status, site_id and slug inside settings too, and keys stored before the schema pass unchanged", async () => {
+    const t = await settingsTenant();
+    const older = { ...base, seo: { meta_title: "T", title_suffix: " | Old" }, future_key: { a: 1 } };
+    await plantSettings(t.site.id, older);
+    const res = await patchSettings(t.ck, {
+      settings: {
+        social: { x: "new" },
+        org_id: "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+        status: "deleted",
+        site_id: "x",
+        slug: "y",
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(await storedSettings(t.site.id)).toEqual({ ...older, social: { x: "new" } });
+  });
+
   it("a stored part that fails the validator refuses the merge as it refuses a PATCH of the merged document", async () => {
     const stored = {
       ...base,

@@ -156,7 +156,7 @@ describe("GET /v1/sites/{id}/applets", () => {
 describe("PUT /v1/sites/{id}/applets/{slug}: install and uninstall", () => {
   it("install: 200 enabled with installed_at, stored as settings.applets.<slug>; the rest of settings untouched", async () => {
     const { site, owner } = await makeSite({
-      settings: { seo: { title_suffix: " | Loja" }, applets: { newsletter: { enabled: true } } },
+      settings: { seo: { meta_title: "Loja" }, applets: { newsletter: { enabled: true } } },
     });
     const res = await put(site.id, "forms", { enabled: true }, owner);
     expect(res.status, res.text).toBe(200);
@@ -170,7 +170,7 @@ describe("PUT /v1/sites/{id}/applets/{slug}: install and uninstall", () => {
       installed_at: expect.stringMatching(RFC3339),
     });
     const doc = await stored(site.id);
-    expect(doc.seo).toEqual({ title_suffix: " | Loja" });
+    expect(doc.seo).toEqual({ meta_title: "Loja" });
     expect(doc.applets).toEqual({
       newsletter: { enabled: true },
       forms: { enabled: true, installed_at: res.body.installed_at },

@@ -151,10 +151,16 @@ describe("texts and placeholders", () => {
 });
 
 describe("settings.legal in the settings validator", () => {
-  it("a valid case and owner data pass unchanged; other keys pass through", () => {
-    const legal = { perfil: "pessoa_fisica", setor: "servicos", email_contato: "a@b.c", extra: 1 };
+  it("a valid case and owner data pass unchanged; other keys only as stored before the schema (issue 31)", () => {
+    const legal = { perfil: "pessoa_fisica", setor: "servicos", email_contato: "a@b.c" };
     expect(validateSettings({ legal })).toEqual({ ok: true, settings: { legal } });
     expect(validateSettings({ legal: { perfil: null } }).ok).toBe(true);
+    const older = { legal: { ...legal, extra: 1 } };
+    expect(validateSettings(older)).toMatchObject({
+      ok: false,
+      violation: { code: "SETTINGS_UNKNOWN_KEY", path: "settings.legal.extra" },
+    });
+    expect(validateSettings(older, older)).toEqual({ ok: true, settings: older });
   });
 
   it("refuses with SETTINGS_INVALID_LEGAL and the full path", () => {

@@ -20,10 +20,18 @@ describe("settings.customization", () => {
     );
   });
 
-  it("unknown customization keys (theme data) pass through", () => {
-    const doc = {
-      customization: { colors: { bg: "#fff" }, typography: { scale: 1.2 }, layout: { container: "wide" } },
-    };
+  it("customization keys the schema does not declare are SETTINGS_UNKNOWN_KEY (issue 31), any color name passes", () => {
+    expectViolation(
+      { customization: { colors: { bg: "#fff" }, typography: { scale: 1.2 } } },
+      "SETTINGS_UNKNOWN_KEY",
+      "settings.customization.typography.scale",
+    );
+    expectViolation(
+      { customization: { layout: { container: "wide" } } },
+      "SETTINGS_UNKNOWN_KEY",
+      "settings.customization.layout.container",
+    );
+    const doc = { customization: { colors: { brand_2: "#fff", dark: { brand_2: "#000" } } } };
     expect(expectValid(doc)).toEqual(doc);
   });
 

@@ -406,14 +406,22 @@ describe("validateSettings: applets (SETTINGS_INVALID_APPLETS)", () => {
 });
 
 describe("validateSettings: pass-through", () => {
-  it("keys outside the validated areas are kept as sent", () => {
+  it("markup fields, free-form values and the open ads are kept as sent", () => {
     const doc = {
       code_injection: { head: "<script>1</script>", body_end: "" },
       about_html: "<p>hi</p>",
-      legal: { perfil: "empresa", setor: "saude", outra_chave: "x" },
+      legal: { perfil: "empresa", setor: "saude", foro: "São Paulo/SP" },
       cookies: { banner: true },
       ads: { units: [internalImageUnit()], extra: { anything: 1 } },
     };
     expect(expectValid(doc)).toEqual(doc);
+  });
+
+  it("a key the schema does not declare is SETTINGS_UNKNOWN_KEY, unless stored with the same value", () => {
+    const doc = { legal: { perfil: "empresa", outra_chave: "x" } };
+    expectViolation(doc, "SETTINGS_UNKNOWN_KEY", "settings.legal.outra_chave");
+    expect(validateSettings(doc, doc)).toEqual({ ok: true, settings: doc });
+    const changed = validateSettings({ legal: { perfil: "empresa", outra_chave: "y" } }, doc);
+    expect(changed.ok ? null : changed.violation.path).toBe("settings.legal.outra_chave");
   });
 });

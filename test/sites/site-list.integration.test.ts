@@ -69,7 +69,7 @@ const MANAGE = ["read", "settings", "applets", "themes", "legal"];
 
 describe("GET /v1/sites: whose sites", () => {
   it("an organization owner sees the organization's sites, with role and permissions, never settings", async () => {
-    const { site: a, orgId, owner } = await makeSite({ settings: { seo: { title: "x" } } });
+    const { site: a, orgId, owner } = await makeSite({ settings: { seo: { meta_title: "x" } } });
     const { site: b } = await makeSite({}, orgId);
     await makeSite(); // another tenant's
     const res = await list("", owner);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { validateSettings } from "../../src/sites/site/settings/validate-settings";
 import { applyLook, cutLook, isEmptyLook, restoreLook, snapshotLook } from "../../src/sites/themes/package";
 import { expectValid, expectViolation } from "../support/sites-settings-helpers";
 
@@ -106,9 +107,13 @@ describe("theme package: apply and restore", () => {
 });
 
 describe("settings: home page builder (BUILDER_*) and colors", () => {
-  it("accepts the builder's blocks", () => {
-    expectValid({ home: SITE.home });
+  it("accepts the builder's blocks; keys the schema does not declare only as stored before (issue 31)", () => {
+    const [hero, html] = SITE.home.blocks;
+    const posts = { type: "posts", columns: 3, source: { filter: { language: "pt-BR" }, limit: 6 } };
+    expectValid({ home: { blocks: [hero, html, posts] } });
     expectValid({ home: { blocks: [] } });
+    expectViolation({ home: SITE.home }, "SETTINGS_UNKNOWN_KEY", "settings.home.title");
+    expect(validateSettings({ home: SITE.home }, { home: SITE.home }).ok).toBe(true);
   });
 
   it("refuses what is not a builder document", () => {

@@ -1,7 +1,15 @@
 /** Spec "Themes of a site": gallery, save the look, apply, undo, delete an organization theme. */
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { api, makeSite, type SiteBody, sitesEnv, storedRow, storedSettings } from "../support/sites-helpers";
+import {
+  api,
+  forceStoredSettings,
+  makeSite,
+  type SiteBody,
+  sitesEnv,
+  storedRow,
+  storedSettings,
+} from "../support/sites-helpers";
 import { LOOK, storeTheme, themeSlug } from "../support/theme-helpers";
 
 interface ThemeBody {
@@ -24,7 +32,7 @@ const themes = (siteId: string) => `/api/v1/sites/${siteId}/themes`;
 const SETTINGS = {
   logo_url: "/logo.png",
   menu: { items: [{ label: "Home", href: "/" }] },
-  seo: { title: "Mine", default_og_image: "/og.png" },
+  seo: { meta_title: "Mine", default_og_image: "/og.png" },
   code_injection: { head: "<script>track()</script>" },
   ads: { units: [] },
   modals: [],
@@ -36,8 +44,8 @@ const SETTINGS = {
     colors: { bg: "#000000", text: "#ffffff", primary: "#8ab4f8", accent: "#f28b82" },
     typography: { font_primary: "Inter" },
     layout: { radius: 4 },
-    custom_css: "body{}",
   },
+  custom_css: "body{}",
   header: { model: "classic-centered", cta: { label: "Buy", href: "/buy" } },
   footer: { model: "minimal-centered", cta: { label: "Join", href: "/join" } },
   home: {
@@ -201,6 +209,11 @@ describe("GET /v1/sites/{id}/themes (gallery)", () => {
 describe("POST /v1/sites/{id}/themes/apply", () => {
   it("writes only allowlist paths; every other key stays byte-identical; a snapshot kept; the cache purged", async () => {
     const { site, owner, orgId } = await makeSite({ settings: SETTINGS });
+    // A key stored before the settings schema, inside a look container: not the theme's, so it stays.
+    await forceStoredSettings(
+      site.id,
+      JSON.stringify({ ...SETTINGS, customization: { ...SETTINGS.customization, custom_css: "body{}" } }),
+    );
     const themeId = await storeTheme(
       { scope: "org", org_id: orgId },
       { customization: { colors: LOOK.customization.colors }, footer: { model: "compact" } },

@@ -114,7 +114,7 @@ export function fullSettings(): Record<string, unknown> {
     favicon_ico_url: "http://legacy.example.com/favicon.ico",
     favicon_kit: { "apple-touch-icon": "https://img.example.com/apple.png", icon_192: "/icons/192.png" },
     logo_media_id: null,
-    seo: { default_og_image: "https://img.example.com/og.jpg", title_suffix: " | Acme" },
+    seo: { default_og_image: "https://img.example.com/og.jpg", meta_title: "Acme" },
     logo: validLogo(),
     customization: {
       theme_base: "sepia",
@@ -124,7 +124,7 @@ export function fullSettings(): Record<string, unknown> {
         line_height: 1.5,
         letter_spacing: 0.02,
       },
-      layout: { radius: 8, container: "wide" },
+      layout: { radius: 8 },
       colors: { bg: "#ffffff", text: "#111111", primary: "#0044cc", accent: "#cc2200" },
     },
     header: { model: "split-nav", cta: { label: "Subscribe", href: "/subscribe" } },

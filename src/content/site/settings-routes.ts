@@ -58,7 +58,7 @@ const readProblems = problemResponses({
 const writeProblems = problemResponses({
   400: "NOTHING_EDITABLE (no allowed key), BAD_REQUEST, or the sites settings validator's code (SETTINGS_*, CUSTOMIZATION_*, …) for the merged document",
   401: "Key missing or invalid (also a site deleted or archived)",
-  403: "Scope missing or pk_ key (site:code to change `advanced`)",
+  403: "Scope missing or pk_ key (site:code to change `advanced`, or an html or *_html key inside a free-form value)",
   409: "SETTINGS_UNREADABLE (stored document not a JSON object; nothing written) or EDIT_CONFLICT (kept changing; retry)",
   413: "PAYLOAD_TOO_LARGE: body over 1 MiB",
   422: "IMAGEM_EXTERNA_INVALIDA: a new external image refused by image ingest (with invalid_images)",
@@ -92,7 +92,7 @@ export function registerSiteSettingsRoutes(app: OpenAPIHono<AppEnv>) {
       path: "/v1/site/settings",
       tags: ["Site"],
       summary: "Update site settings (merged onto the stored document)",
-      description: `Scope site:write, ck_ only. Body {"settings": {…}}: each allowlisted key sent (${SITE_SETTINGS_KEYS.join(", ")}) replaces that key's stored value whole; null removes it; other keys, and org_id, status, site_id, slug anywhere in the body, are ignored. A body with no allowlisted key is 400 NOTHING_EDITABLE. Changing \`advanced\` (output by the renderer as markup) also needs scope site:code: without it, a write that would change its stored value (set, change or remove) is 403 INSUFFICIENT_SCOPE and nothing is stored; resending it unchanged passes. ${MERGE_RULES} Answers the allowlisted settings after the write.`,
+      description: `Scope site:write, ck_ only. Body {"settings": {…}}: each allowlisted key sent (${SITE_SETTINGS_KEYS.join(", ")}) replaces that key's stored value whole; null removes it; other keys, and org_id, status, site_id, slug anywhere in the body, are ignored. A body with no allowlisted key is 400 NOTHING_EDITABLE. Changing markup (\`advanced\`, output by the renderer as markup, or an \`html\` or \`*_html\` key inside a free-form value such as \`social\`) also needs scope site:code: without it, a write that would change its stored value (set, change or remove) is 403 INSUFFICIENT_SCOPE and nothing is stored; resending it unchanged passes. A key the sites settings schema does not declare inside an allowlisted value is 400 SETTINGS_UNKNOWN_KEY with its path in details. ${MERGE_RULES} Answers the allowlisted settings after the write.`,
       ...guard({ kinds: "secret", scopes: ["site:write"], quota: "write" }),
       request: {
         body: { required: true, content: { "application/json": { schema: SiteSettingsPatchSchema } } },

@@ -161,10 +161,14 @@ export async function readStoredSettings(env: Env, siteId: string): Promise<Stor
   return stored ?? siteGone();
 }
 
-/** Sites refused a change of markup settings (`advanced`): the key lacks site:code; nothing was stored. */
+/**
+ * Sites refused a change of markup settings (`advanced`, or an `html` / `*_html` key inside a free-form
+ * value such as `social`): the key lacks site:code; nothing was stored.
+ */
 function markupNeedsScope(): never {
   fail("INSUFFICIENT_SCOPE", {
-    detail: "Changing advanced (output as markup) requires the scope(s): site:write, site:code.",
+    detail:
+      "Changing settings output as markup (advanced, or an html or *_html key inside a free-form value) requires the scope(s): site:write, site:code.",
     details: { required_scopes: ["site:write", "site:code"], missing_scopes: ["site:code"] },
   });
 }
@@ -187,6 +191,7 @@ export async function mergeStoredSettings(
   if (!isSettingsWriteCode(result.code)) sitesUnavailable(`unexpected refusal code ${String(result.code)}`);
   fail(result.code, {
     detail: result.detail,
+    ...(result.details ? { details: result.details } : {}),
     ...(Array.isArray(result.invalid_images)
       ? { extensions: { invalid_images: result.invalid_images } }
       : {}),

@@ -12,7 +12,7 @@ import type { Services } from "../core/app-env";
 import { LOST, untilSwapped } from "../core/compare-and-swap";
 import { fail } from "../errors";
 import { appletEnabled, readSettings, type SettingsDocument } from "../site/record";
-import { afterWrite, settingsToStore } from "../site/service";
+import { afterWrite, refuseSettings, settingsToStore } from "../site/service";
 import { validateSettings } from "../site/settings/validate-settings";
 import { getVisibleSite, type SiteRow, swapSettings } from "../site/store";
 import { APPLET_CATALOG, type Applet, findApplet, type PostTypeTemplate } from "./catalog";
@@ -102,8 +102,8 @@ async function documentToStore(
     services,
     site,
     (stored) => {
-      const current = validateSettings({ applets: stored.applets });
-      if (!current.ok) fail(current.violation.code, current.violation.message);
+      const current = validateSettings({ applets: stored.applets }, { applets: stored.applets });
+      if (!current.ok) refuseSettings(current.violation);
       const entry = nextEntry(stored, slug, enabled, at);
       const before = storedEntry(stored, slug);
       changed = before?.enabled !== entry.enabled || before?.installed_at !== entry.installed_at;

@@ -62,7 +62,7 @@ const createSiteRoute = createRoute({
     ...problemResponses({
       400: "Invalid body, org_id or settings",
       413: "PAYLOAD_TOO_LARGE: body over 1 MiB",
-      403: "FORBIDDEN: org_id is not among the caller's organizations, or settings carry markup (code_injection, about_html, advanced, home.blocks[].html) and the caller is no owner or admin of it",
+      403: "FORBIDDEN: org_id is not among the caller's organizations, or settings carry markup (code_injection, about_html, advanced, home.blocks[].html, an html or *_html key inside a free-form value) and the caller is no owner or admin of it",
       409: "DOMAIN_TAKEN, SLUG_TAKEN or SITE_LIMIT_REACHED",
       500: "Internal failure (detail redacted)",
     }),
@@ -117,8 +117,8 @@ const patchSiteRoute = createRoute({
   responses: {
     200: json(SiteSchema, "Updated site (markup sanitized, rehosted images swapped in)"),
     ...problemResponses({
-      400: "BAD_REQUEST or a settings validator code (SETTINGS_*, CUSTOMIZATION_*, ADS_UNIT_*, LOGO_*, MODALS_*)",
-      403: "FORBIDDEN: a member whose role may not change settings, or a change of markup settings (code_injection, about_html, advanced, home.blocks[].html: added, changed or removed by omission) by a member without the code permission (owners and organization admins); resending them unchanged passes",
+      400: "BAD_REQUEST or a settings validator code (SETTINGS_*, CUSTOMIZATION_*, ADS_UNIT_*, LOGO_*, MODALS_*), with the field's path in details.path; SETTINGS_UNKNOWN_KEY for a key the settings schema does not declare (not under ads or free-form values, nor when stored with the same value)",
+      403: "FORBIDDEN: a member whose role may not change settings, or a change of markup settings (code_injection, about_html, advanced, home.blocks[].html, an html or *_html key inside a free-form value: added, changed or removed by omission) by a member without the code permission (owners and organization admins); resending them unchanged passes",
       404: "Site missing or not the caller's",
       409: "DOMAIN_TAKEN, SLUG_TAKEN, SETTINGS_UNREADABLE or EDIT_CONFLICT (the settings changed while a PATCH without the `code` permission was checked)",
       413: "PAYLOAD_TOO_LARGE: body over 1 MiB",

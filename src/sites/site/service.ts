@@ -39,7 +39,11 @@ import {
   toSiteRecord,
 } from "./record";
 import { carriesMarkup, changedMarkup, MARKUP_FIELDS } from "./settings/markup";
-import { collectExternalImageUrls, validateSettings } from "./settings/validate-settings";
+import {
+  collectExternalImageUrls,
+  type SettingsViolation,
+  validateSettings,
+} from "./settings/validate-settings";
 import {
   findSiteBySlug,
   findSiteIdByProvedHost,
@@ -111,11 +115,18 @@ function languageList(defaultLanguage: string, languages: string[]): string[] {
   return unique.includes(defaultLanguage) ? unique : [defaultLanguage, ...unique];
 }
 
-function validSettings(settings: unknown): SettingsDocument {
-  const result = validateSettings(settings);
-  if (!result.ok) {
-    fail(result.violation.code, result.violation.message);
-  }
+/** A validator refusal as the answer: its code, the message (it starts with the path) and `details.path`. */
+export function refuseSettings(violation: SettingsViolation): never {
+  fail(violation.code, { detail: violation.message, details: { path: violation.path } });
+}
+
+/**
+ * The validated document to store; `stored` is the document it replaces, whose keys pass the declared
+ * schema unchanged (settings/declared.ts).
+ */
+export function validSettings(settings: unknown, stored: SettingsDocument = {}): SettingsDocument {
+  const result = validateSettings(settings, stored);
+  if (!result.ok) refuseSettings(result.violation);
   return result.settings;
 }
 
@@ -156,7 +167,7 @@ export async function settingsToStore(
       "The stored settings are not a JSON object; they cannot be replaced through this route.",
     );
   }
-  const validated = validSettings(next(stored.settings));
+  const validated = validSettings(next(stored.settings), stored.settings);
   if (!mayEditCode) refuseMarkupChange(stored.settings, validated);
   const origins = ownOrigins([...hostsOf(site, env.PLATFORM_DOMAIN), ...nextHosts], env.MEDIA_PUBLIC_BASE);
   const rehosted = await rehostSettingsImages(

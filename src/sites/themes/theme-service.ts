@@ -9,9 +9,8 @@ import type { Services } from "../core/app-env";
 import { LOST, untilSwapped } from "../core/compare-and-swap";
 import { fail } from "../errors";
 import { readSettings, type SiteRecord, siteRecordOf } from "../site/record";
-import { afterWrite, refuseMarkupChange } from "../site/service";
+import { afterWrite, refuseMarkupChange, validSettings } from "../site/service";
 import { isPlainObject, type JsonObject } from "../site/settings/json";
-import { validateSettings } from "../site/settings/validate-settings";
 import { getSite, getVisibleSite, type SiteRow } from "../site/store";
 import { contrastFailure, describeFailure } from "./contrast";
 import {
@@ -90,10 +89,9 @@ function now() {
   return new Date().toISOString();
 }
 
-function validOrFail(document: JsonObject): JsonObject {
-  const result = validateSettings(document);
-  if (!result.ok) fail(result.violation.code, result.violation.message);
-  return result.settings;
+/** The settings validator's verdict on `document`; `stored` (the site's document) passes unchanged keys. */
+function validOrFail(document: JsonObject, stored: JsonObject = {}): JsonObject {
+  return validSettings(document, stored);
 }
 
 /**
@@ -222,7 +220,7 @@ export async function applyTheme(
   return untilSwapped(MAX_SWAP_ATTEMPTS, conflict, async (attempt) => {
     const current = await freshSite(env, site, attempt);
     const stored = storedDocument(current);
-    const applied = validOrFail(applyLook(stored, pkg));
+    const applied = validOrFail(applyLook(stored, pkg), stored);
     // A theme never carries html blocks, but its home.blocks replace the site's (theirs leave).
     if (!mayEditCode) refuseMarkupChange(stored, applied);
     const next = JSON.stringify(applied);
@@ -255,7 +253,7 @@ export async function undoTheme(
     const snapshot = await themesStorage(services, () => latestSnapshot(env.DB, current.id));
     if (!snapshot) fail("THEME_NOTHING_TO_UNDO", "No applied theme is left to undo on this site.");
     const look = await themesStorage(services, async () => readSnapshot(snapshot.look_json));
-    const restored = validOrFail(restoreLook(stored, look));
+    const restored = validOrFail(restoreLook(stored, look), stored);
     if (!mayEditCode) refuseMarkupChange(stored, restored);
     const next = JSON.stringify(restored);
     const at = now();

@@ -1099,7 +1099,7 @@ export interface paths {
         head?: never;
         /**
          * Update site settings (merged onto the stored document)
-         * @description Scope site:write, ck_ only. Body {"settings": {…}}: each allowlisted key sent (social, footer_columns, legal_links, search, customization, advanced, subscriptions_enabled, language_url_mode) replaces that key's stored value whole; null removes it; other keys, and org_id, status, site_id, slug anywhere in the body, are ignored. A body with no allowlisted key is 400 NOTHING_EDITABLE. Changing `advanced` (output by the renderer as markup) also needs scope site:code: without it, a write that would change its stored value (set, change or remove) is 403 INSUFFICIENT_SCOPE and nothing is stored; resending it unchanged passes. Merged by the sites service onto the stored document: the same validator, image rehosting and error codes as PATCH /api/v1/sites/{id}; nothing is stored on refusal. Answers the allowlisted settings after the write.
+         * @description Scope site:write, ck_ only. Body {"settings": {…}}: each allowlisted key sent (social, footer_columns, legal_links, search, customization, advanced, subscriptions_enabled, language_url_mode) replaces that key's stored value whole; null removes it; other keys, and org_id, status, site_id, slug anywhere in the body, are ignored. A body with no allowlisted key is 400 NOTHING_EDITABLE. Changing markup (`advanced`, output by the renderer as markup, or an `html` or `*_html` key inside a free-form value such as `social`) also needs scope site:code: without it, a write that would change its stored value (set, change or remove) is 403 INSUFFICIENT_SCOPE and nothing is stored; resending it unchanged passes. A key the sites settings schema does not declare inside an allowlisted value is 400 SETTINGS_UNKNOWN_KEY with its path in details. Merged by the sites service onto the stored document: the same validator, image rehosting and error codes as PATCH /api/v1/sites/{id}; nothing is stored on refusal. Answers the allowlisted settings after the write.
          */
         patch: {
             parameters: {
@@ -1141,7 +1141,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Scope missing or pk_ key (site:code to change `advanced`) */
+                /** @description Scope missing or pk_ key (site:code to change `advanced`, or an html or *_html key inside a free-form value) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1318,7 +1318,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Scope missing or pk_ key (site:code to change `advanced`) */
+                /** @description Scope missing or pk_ key (site:code to change `advanced`, or an html or *_html key inside a free-form value) */
                 403: {
                     headers: {
                         [name: string]: unknown;

@@ -188,7 +188,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description FORBIDDEN: org_id is not among the caller's organizations, or settings carry markup (code_injection, about_html, advanced, home.blocks[].html) and the caller is no owner or admin of it */
+                /** @description FORBIDDEN: org_id is not among the caller's organizations, or settings carry markup (code_injection, about_html, advanced, home.blocks[].html, an html or *_html key inside a free-form value) and the caller is no owner or admin of it */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -473,7 +473,7 @@ export interface paths {
                         "application/json": components["schemas"]["Site"];
                     };
                 };
-                /** @description BAD_REQUEST or a settings validator code (SETTINGS_*, CUSTOMIZATION_*, ADS_UNIT_*, LOGO_*, MODALS_*) */
+                /** @description BAD_REQUEST or a settings validator code (SETTINGS_*, CUSTOMIZATION_*, ADS_UNIT_*, LOGO_*, MODALS_*), with the field's path in details.path; SETTINGS_UNKNOWN_KEY for a key the settings schema does not declare (not under ads or free-form values, nor when stored with the same value) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -482,7 +482,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description FORBIDDEN: a member whose role may not change settings, or a change of markup settings (code_injection, about_html, advanced, home.blocks[].html: added, changed or removed by omission) by a member without the code permission (owners and organization admins); resending them unchanged passes */
+                /** @description FORBIDDEN: a member whose role may not change settings, or a change of markup settings (code_injection, about_html, advanced, home.blocks[].html, an html or *_html key inside a free-form value: added, changed or removed by omission) by a member without the code permission (owners and organization admins); resending them unchanged passes */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1795,7 +1795,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Development only (DEV_OUTBOX=true; 404 otherwise): mark a held custom host proved, no DNS */
+        /** Development only (DEV_OUTBOX=true; 404 otherwise): mark a held custom host proved, no DNS; a member holding settings on the site */
         post: {
             parameters: {
                 query?: never;
@@ -1829,7 +1829,25 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description NOT_FOUND: not a development build, or no site holds the host */
+                /** @description UNAUTHENTICATED: no member's Bearer access token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description FORBIDDEN: a member of the holding site whose role may not change settings */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description NOT_FOUND: not a development build, or no site the caller may see holds the host */
                 404: {
                     headers: {
                         [name: string]: unknown;

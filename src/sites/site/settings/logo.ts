@@ -9,25 +9,29 @@ import {
   isPresent,
   type JsonObject,
 } from "./json";
+import { LOGO, LOGO_SOURCE_TYPES, type SettingsNode } from "./schema";
 import { sanitizeSvgField } from "./svg";
 import { refuse } from "./violation";
 
-/** Canonical order, most capable format first; stored sources are sorted into this order. */
-export const LOGO_SOURCE_TYPES = [
-  "image/svg+xml",
-  "image/avif",
-  "image/webp",
-  "image/png",
-  "image/jpeg",
-] as const;
+/** Canonical order, most capable format first; stored sources are sorted into this order (schema.ts). */
+export { LOGO_SOURCE_TYPES };
 export const LOGO_MAX_SOURCES = 5;
 export const LOGO_MIN_SIZE = 8;
 export const LOGO_MAX_SIZE = 2048;
 export const LOGO_MAX_ALT = 200;
 
-const LOGO_KEYS = new Set(["version", "alt", "width", "height", "light", "dark"]);
-const VARIANT_KEYS = new Set(["svg_markup", "sources"]);
-const SOURCE_KEYS = new Set(["type", "url"]);
+/** The contract's keys at each level, from the declared schema; anything else is LOGO_INVALID_SHAPE / _VARIANT / _SOURCE. */
+const fieldsOf = (node: SettingsNode | undefined): SettingsNode & { kind: "object" } => {
+  if (node?.kind !== "object") throw new Error("settings schema: the logo contract is made of objects");
+  return node;
+};
+const LOGO_KEYS = new Set(Object.keys(LOGO.fields));
+const VARIANT = fieldsOf(LOGO.fields.light);
+const VARIANT_KEYS = new Set(Object.keys(VARIANT.fields));
+const SOURCES = VARIANT.fields.sources;
+const SOURCE_KEYS = new Set(
+  Object.keys(fieldsOf(SOURCES?.kind === "list" ? SOURCES.items : undefined).fields),
+);
 
 type VariantForm = "svg_markup" | "sources";
 

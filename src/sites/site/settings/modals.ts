@@ -12,14 +12,27 @@ import {
   isRequiredText,
   type JsonObject,
 } from "./json";
+import {
+  AUDIENCE_DEVICES,
+  MODAL,
+  MODAL_AUDIENCE,
+  MODAL_CONTENT,
+  MODAL_CONTENT_KINDS,
+  MODAL_FREQUENCY,
+  MODAL_PAGES,
+  MODAL_RULES,
+  MODAL_TRIGGER,
+  MODAL_TRIGGER_KINDS,
+  type TaggedNode,
+  variantKeys,
+} from "./schema";
 import { refuse } from "./violation";
 
 export const MODALS_MAX = 10;
 export const MODAL_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export const MODAL_TITLE_MAX = 120;
 export const MODAL_TEXT_MAX = 2000;
-export const MODAL_CONTENT_KINDS = ["form", "ad", "text"] as const;
-export const MODAL_TRIGGER_KINDS = ["delay", "scroll", "exit_intent"] as const;
+export { AUDIENCE_DEVICES, MODAL_CONTENT_KINDS, MODAL_TRIGGER_KINDS };
 export const TRIGGER_SECONDS_RANGE = [1, 300] as const;
 export const TRIGGER_PERCENT_RANGE = [1, 100] as const;
 export const PAGE_PATTERNS_MAX = 20;
@@ -27,24 +40,17 @@ export const PAGE_PATTERN_MAX_LENGTH = 200;
 export const PAGE_PATTERN_MAX_STARS = 5;
 export const FREQUENCY_MAX_SHOWS_RANGE = [1, 50] as const;
 export const FREQUENCY_DAYS_RANGE = [1, 365] as const;
-export const AUDIENCE_DEVICES = ["desktop", "mobile"] as const;
 
-/** Keys of the contract at each level; anything else is MODALS_UNKNOWN_FIELD. */
-const MODAL_KEYS = ["id", "title", "enabled", "content", "rules"];
-const CONTENT_KEYS_BY_KIND: Record<(typeof MODAL_CONTENT_KINDS)[number], string[]> = {
-  form: ["kind", "form_id"],
-  ad: ["kind", "unit_id"],
-  text: ["kind", "text"],
-};
-const RULES_KEYS = ["trigger", "pages", "frequency", "audience"];
-const TRIGGER_KEYS_BY_KIND: Record<(typeof MODAL_TRIGGER_KINDS)[number], string[]> = {
-  delay: ["kind", "seconds"],
-  scroll: ["kind", "percent"],
-  exit_intent: ["kind"],
-};
-const PAGES_KEYS = ["include", "exclude"];
-const FREQUENCY_KEYS = ["max_shows", "per", "days"];
-const AUDIENCE_KEYS = ["devices", "new_visitors_only"];
+/** Keys of the contract at each level, from the declared schema; anything else is MODALS_UNKNOWN_FIELD. */
+const MODAL_KEYS = Object.keys(MODAL.fields);
+const byKind = <K extends string>(node: TaggedNode, kinds: readonly K[]) =>
+  Object.fromEntries(kinds.map((kind) => [kind, variantKeys(node, kind)])) as Record<K, string[]>;
+const CONTENT_KEYS_BY_KIND = byKind(MODAL_CONTENT, MODAL_CONTENT_KINDS);
+const RULES_KEYS = Object.keys(MODAL_RULES.fields);
+const TRIGGER_KEYS_BY_KIND = byKind(MODAL_TRIGGER, MODAL_TRIGGER_KINDS);
+const PAGES_KEYS = Object.keys(MODAL_PAGES.fields);
+const FREQUENCY_KEYS = Object.keys(MODAL_FREQUENCY.fields);
+const AUDIENCE_KEYS = Object.keys(MODAL_AUDIENCE.fields);
 
 const CONTROL_CHARACTER = /\p{Cc}/u;
 

@@ -3,8 +3,9 @@ import { checkApplets } from "./applets";
 import { checkAssets } from "./assets";
 import { checkBuilder } from "./builder";
 import { checkCustomization } from "./customization";
+import { checkDeclared } from "./declared";
 import { collectExternalImageUrls } from "./image-urls";
-import { cloneJsonDocument, isPlainObject } from "./json";
+import { cloneJsonDocument, isPlainObject, type JsonObject } from "./json";
 import { checkLegal } from "./legal";
 import { checkLogo } from "./logo";
 import { checkModals } from "./modals";
@@ -35,10 +36,13 @@ export const MAX_IMAGE_URLS = 100;
  *   6. modals (needs the ad unit ids)     MODALS_*
  *   7. applets                            SETTINGS_INVALID_APPLETS
  *   7b. legal (perfil, setor, owner data) SETTINGS_INVALID_LEGAL
+ *   7c. the declared schema (schema.ts): a key it does not declare  SETTINGS_UNKNOWN_KEY; a declared
+ *       value not of its kind  BAD_REQUEST; both pass where `stored` holds the same value there
  *   8. at most MAX_IMAGE_URLS absolute image URLs   BAD_REQUEST
- * The input is never mutated: everything works on a copy.
+ * `stored` is the document the write replaces (`{}` for a new site or a theme package). The input is
+ * never mutated: everything works on a copy.
  */
-export function validateSettings(settings: unknown): SettingsValidation {
+export function validateSettings(settings: unknown, stored: JsonObject = {}): SettingsValidation {
   try {
     if (!isPlainObject(settings)) {
       return {
@@ -56,6 +60,7 @@ export function validateSettings(settings: unknown): SettingsValidation {
     checkModals(document, adUnitIds);
     checkApplets(document);
     checkLegal(document);
+    checkDeclared(document, stored);
     const images = collectExternalImageUrls(document).length;
     if (images > MAX_IMAGE_URLS) {
       refuse("BAD_REQUEST", "settings", `at most ${MAX_IMAGE_URLS} image URLs (found ${images})`);
