@@ -101,7 +101,7 @@ export function contentRequest(method: string, path: string, options: RequestOpt
   const staff = Object.keys(headers).some((name) => EDGE_HEADER_NAMES.includes(name.toLowerCase()));
   return new Request(url, {
     method,
-    headers: staff ? signEdgeHeaders(method, url, headers, { body }) : headers,
+    headers: staff ? signEdgeHeaders(method, url, headers, { body, service: "content" }) : headers,
     body,
   });
 }

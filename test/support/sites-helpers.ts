@@ -155,7 +155,7 @@ async function apiCall<T>(
   const url = `http://sites.internal${path}`;
   const response = await sites.fetch(url, {
     method,
-    headers: signed ? signEdgeHeaders(method, url, headers, { body }) : headers,
+    headers: signed ? signEdgeHeaders(method, url, headers, { body, service: "sites" }) : headers,
     body,
   });
   const text = await response.text();
