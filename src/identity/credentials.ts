@@ -471,7 +471,7 @@ export const CREDENTIALS: readonly CredentialKind[] = [
       "the SSO registration (the provider's proof of a vouched address), or for an existing account its address's mailed code (`POST /auth/sso/link`)",
     told: "the mail itself (the link code); the account's security events",
     undo: "none of its own: the organization removes the member, or the owners undo the provider",
-    endedBy: ["member_removal"],
+    endedBy: ["member_removal", "sso_removal"],
     alsoEndsWhen: [
       "a new issuer drops the links (test/identity/sso-config.integration.test.ts)",
       "the undo of the change that made the provider drops the links made since (test/identity/sso-undo.integration.test.ts)",
@@ -510,6 +510,23 @@ export const CREDENTIALS: readonly CredentialKind[] = [
       "7 days",
     ],
     tables: ["sso_undos"],
+  },
+  {
+    id: "identity.edge_headers",
+    service: "identity",
+    title: "Edge headers (who the caller is)",
+    power:
+      "`X-User-Id`, `X-Org-Memberships`, `X-Site-Memberships`, `X-Platform-Operator`, `X-Session-Kind`: what every service believes about the caller; identity answers them for a live session (RPC `edgeContext`)",
+    proof:
+      "a live session's access token at the gateway, which strips every client-sent copy and signs the ones it sets (HMAC of `EDGE_HMAC_SECRET`, src/lib/edge-trust.ts); a service drops them all unless the signature verifies",
+    told: "nobody: they describe a session, never add one",
+    undo: "none: they end with what they describe",
+    endedBy: [],
+    alsoEndsWhen: [
+      "60 s after signing (test/gateway/edge-signature.security.test.ts)",
+      "the session or membership they describe ends: the gateway's cache holds them at most 30 s (test/gateway/edge-cache.test.ts)",
+    ],
+    tables: [],
   },
   {
     id: "identity.sso_break_glass",

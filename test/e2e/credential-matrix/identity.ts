@@ -7,6 +7,7 @@
  */
 import { env } from "cloudflare:workers";
 import { freshIp } from "../../support/identity-helpers";
+import { cookieOf } from "../../support/oidc-browser";
 import { call, createSite, type Session, uniqueEmail } from "../../support/platform";
 import {
   acceptInvitation,
@@ -217,14 +218,20 @@ function requestMagicLink(email: string) {
   });
 }
 
-async function magicLinkAccount() {
+/**
+ * Two magic-link codes of one account (a new request leaves the earlier ones live: a stranger's request must
+ * not kill the owner's), so no twin is needed: `use` spends the first, and from then on tries the second.
+ */
+async function magicLinkCodes() {
   const owner = await person();
-  return { owner, code: await mailedCode(owner.email, "magic_link", () => requestMagicLink(owner.email)) };
+  const code = () => mailedCode(owner.email, "magic_link", () => requestMagicLink(owner.email));
+  const first = await code();
+  return { owner, codes: [first, await code()] };
 }
-const magicLinkWorks = async (m: { owner: Person; code: string }) =>
+const magicLinkWorks = async (m: { owner: Person; codes: string[] }) =>
   (
     await call("POST", "/api/v1/auth/magic-link/verify", {
-      body: { email: m.owner.email, code: m.code },
+      body: { email: m.owner.email, code: m.codes.length > 1 ? m.codes.shift()! : m.codes[0]! },
       headers: { "cf-connecting-ip": freshIp() },
     })
   ).status;
@@ -265,21 +272,28 @@ const signupCodeWorks = async (m: { email: string; code: string }) =>
     })
   ).status;
 
-/** An address added to the account (`POST /auth/emails`) and the code mailed to it; `token` the session used. */
-async function addedAddressCode() {
+/**
+ * Two addresses added to one account (`POST /auth/emails`) and the code mailed to each (a code is per
+ * address), so no twin is needed: `use` proves the first, and from then on tries the second; `token` is the
+ * session that offers them.
+ */
+async function addedAddressCodes() {
   const owner = await person();
-  const address = uniqueEmail("added");
-  const add = () =>
-    call("POST", "/api/v1/auth/emails", { token: owner.access_token, body: { email: address } });
-  return { owner, address, token: owner.access_token, code: await mailedCode(address, "email_add", add) };
+  const added = async () => {
+    const address = uniqueEmail("added");
+    const add = () =>
+      call("POST", "/api/v1/auth/emails", { token: owner.access_token, body: { email: address } });
+    return { address, code: await mailedCode(address, "email_add", add) };
+  };
+  const first = await added();
+  return { owner, token: owner.access_token, pending: [first, await added()] };
 }
-const addedAddressCodeWorks = async (m: { address: string; token: string; code: string }) =>
-  (
-    await call("POST", "/api/v1/auth/emails/verify", {
-      token: m.token,
-      body: { email: m.address, code: m.code },
-    })
+const addedAddressCodeWorks = async (m: { token: string; pending: { address: string; code: string }[] }) => {
+  const { address, code } = m.pending.length > 1 ? m.pending.shift()! : m.pending[0]!;
+  return (
+    await call("POST", "/api/v1/auth/emails/verify", { token: m.token, body: { email: address, code } })
   ).status;
+};
 
 /** The step-up code mailed for `DELETE /auth/mfa/totp` (idempotent: 204 even without a TOTP). */
 async function stepUpCode() {
@@ -495,6 +509,16 @@ async function removeSso(o: SsoOrg) {
   expectStatus("sso removal", await withStepUp(o.owner, "DELETE", `/api/v1/auth/orgs/${o.org.id}/sso`), 204);
 }
 
+/**
+ * What the hosted page does after the callback: the refresh with the session cookie the callback set (200),
+ * or with none when it set none (401 REFRESH_FAILED).
+ */
+async function sessionOf(callback: Response) {
+  const refreshToken = cookieOf(callback, "svc_refresh");
+  if (!refreshToken) return (await call("POST", "/api/v1/auth/refresh")).status;
+  return refresh({ refresh_token: decodeURIComponent(refreshToken) });
+}
+
 async function ssoMember() {
   const o = await ssoOrg();
   return { o, member: await ssoPerson(o) };
@@ -696,21 +720,22 @@ export const rows: MatrixRows = {
     ended: 401,
   }),
 
-  // One-time codes: each use spends a twin's (see `twins`).
-  "identity.magic_link × use": twins({
-    arrange: magicLinkAccount,
+  // One-time codes: the use before the event spends a sibling (magic links, added addresses) or a twin's
+  // (see `twins`).
+  "identity.magic_link × use": row({
+    arrange: magicLinkCodes,
     use: magicLinkWorks,
     end: async (m) => expectStatus("magic link", { status: await magicLinkWorks(m), body: null }, 200),
     ended: 401,
   }),
-  "identity.magic_link × password_change": twins({
-    arrange: magicLinkAccount,
+  "identity.magic_link × password_change": row({
+    arrange: magicLinkCodes,
     use: magicLinkWorks,
     end: ({ owner }) => changePassword(owner),
     ended: 401,
   }),
-  "identity.magic_link × password_reset": twins({
-    arrange: magicLinkAccount,
+  "identity.magic_link × password_reset": row({
+    arrange: magicLinkCodes,
     use: magicLinkWorks,
     end: ({ owner }) => resetPassword(owner),
     ended: 401,
@@ -746,21 +771,21 @@ export const rows: MatrixRows = {
     ended: 401,
   }),
   // Once used, the address is proven: the same code again answers 409 EMAIL_ALREADY_ADDED (no code burned).
-  "identity.email_add_code × use": twins({
-    arrange: addedAddressCode,
+  "identity.email_add_code × use": row({
+    arrange: addedAddressCodes,
     use: addedAddressCodeWorks,
     end: async (m) => expectStatus("verify", { status: await addedAddressCodeWorks(m), body: null }, 200),
     ended: 409,
   }),
-  "identity.email_add_code × password_change": twins({
-    arrange: addedAddressCode,
+  "identity.email_add_code × password_change": row({
+    arrange: addedAddressCodes,
     use: addedAddressCodeWorks,
     end: ({ owner }) => changePassword(owner),
     ended: 401,
   }),
   // The reset ends every session too: the owner signs in again (magic link) to offer the code.
-  "identity.email_add_code × password_reset": twins({
-    arrange: addedAddressCode,
+  "identity.email_add_code × password_reset": row({
+    arrange: addedAddressCodes,
     use: addedAddressCodeWorks,
     end: async (m) => {
       await resetPassword(m.owner);
@@ -1059,6 +1084,18 @@ export const rows: MatrixRows = {
     arrange: ssoMember,
     use: ssoSessionWorks,
     end: ({ member }) => signOutEverywhere(member),
+    ended: 401,
+  }),
+  // Removing SSO drops the links: set up again, the provider's sign-in of the person asks to link the
+  // account with a mailed code (`#link=`) and sets no session, where the link gave one at once (`#done`).
+  "identity.sso_link × sso_removal": row({
+    arrange: ssoMember,
+    use: async ({ member }) => sessionOf(await ssoCallback(member.email)),
+    end: async ({ o }) => {
+      await removeSso(o);
+      const path = `/api/v1/auth/orgs/${o.org.id}/sso`;
+      expectStatus("sso set up again", await withStepUp(o.owner, "PUT", path, o.settings), 200);
+    },
     ended: 401,
   }),
   // The link signs the person in again through the provider with no further proof (303 to the page's
