@@ -166,6 +166,48 @@ describe("declared kinds: a value of the wrong kind is 400 with its path", () =>
   });
 });
 
+describe("links inside free-form values", () => {
+  it("a javascript:, data: or vbscript: URL under a link-named key of a free-form value is 400 at its path, nothing stored", async () => {
+    const { site } = await makeSite();
+    const editor = siteMember(site.id, "site_editor");
+    const cases: [unknown, string][] = [
+      [
+        { menu: { items: [{ label: "Home", href: "javascript:alert(document.cookie)" }] } },
+        "settings.menu.items[0].href",
+      ],
+      [{ legal_links: [{ label: "Privacy", url: " JavaScript:alert(1)" }] }, "settings.legal_links[0].url"],
+      [
+        { social: { twitter_url: "data:text/html,<script>alert(1)</script>" } },
+        "settings.social.twitter_url",
+      ],
+      [
+        { footer_columns: [{ title: "A", links: [{ link: "java\tscript:alert(1)" }] }] },
+        "settings.footer_columns[0].links[0].link",
+      ],
+      [{ menu: { items: [{ label: "x", src: "vbscript:msgbox(1)" }] } }, "settings.menu.items[0].src"],
+    ];
+    for (const [settings, path] of cases) {
+      const res = await expectRefused(site.id, editor, settings, 400, "BAD_REQUEST");
+      expect(res.body.details, JSON.stringify(res.body)).toEqual({ path });
+    }
+  });
+
+  it("ordinary links and text that merely mentions a scheme pass", async () => {
+    const { site } = await makeSite();
+    const settings = {
+      menu: {
+        items: [
+          { label: "javascript: the good parts", href: "/books/js" },
+          { label: "Mail", href: "mailto:a@b.example" },
+        ],
+      },
+      social: { twitter_url: "https://twitter.example/site" },
+    };
+    const res = await patch(site.id, siteMember(site.id, "site_editor"), settings);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  });
+});
+
 describe("tolerances", () => {
   const OLDER = {
     future_key: { added: "later" },

@@ -140,6 +140,32 @@ function kindProblem(value: unknown, node: SettingsNode, path: string): { at: st
   }
 }
 
+/** A key whose string value lands in an `href` or a `src` wherever the front end renders it. */
+const LINK_NAME = /^(href|src|url|link)$|_(href|src|url|link)$/i;
+/** Schemes that run script where a link lands (browsers drop whitespace and control characters in them). */
+const SCRIPT_SCHEME = /^(javascript|data|vbscript):/i;
+
+/**
+ * A free-form value keeps its shape, but a link in it is still a link: a site_editor must not plant
+ * `javascript:` in a menu item's `href` (stored exactly, the front end renders it). Judged by the key's
+ * name, as markup in free-form values is (`html`, `*_html`).
+ */
+function walkOpen(value: unknown, stored: Stored, path: string, key: string | undefined): void {
+  if (typeof value === "string") {
+    if (key && LINK_NAME.test(key) && SCRIPT_SCHEME.test(value.replace(/[\s\p{Cc}]/gu, ""))) {
+      wrongKind(value, stored, path, "must not be a javascript:, data: or vbscript: URL");
+    }
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => {
+      walkOpen(item, storedItems(stored), indexPath(path, i), key);
+    });
+  } else if (isPlainObject(value)) {
+    for (const [name, child] of Object.entries(value)) {
+      walkOpen(child, storedAt(stored, name), fieldPath(path, name), name);
+    }
+  }
+}
+
 function walk(value: unknown, node: SettingsNode, stored: Stored, path: string): void {
   if (value === null || value === undefined) return;
   const problem = kindProblem(value, node, path);
@@ -159,6 +185,8 @@ function walk(value: unknown, node: SettingsNode, stored: Stored, path: string):
     for (const [key, child] of Object.entries(value)) {
       walk(child, node.values, storedAt(stored, key), fieldPath(path, key));
     }
+  } else if (node.kind === "open") {
+    walkOpen(value, stored, path, /\.([^.[\]]+)$/.exec(path)?.[1]);
   }
 }
 
