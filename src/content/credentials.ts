@@ -10,9 +10,9 @@
  */
 import type { CredentialKind } from "../lib/credentials";
 
-/** What a key's creator losing `integrations` means, in the words of docs/decisions/trust.md. */
+/** What a key's creator losing `integrations` means, in the words of docs/decisions/grant-endings.md. */
 const CREATOR_GRANT =
-  "its creator's `integrations` grant ends (removal, demotion, leaving, an invitation accepted with a smaller role: revoked before the member route answers; erasure: in the hourly run that erases the account; the owners mailed, `integrations_ended` event; docs/decisions/trust.md)";
+  "its creator's `integrations` grant ends (removal, demotion, leaving, an invitation accepted with a smaller role: revoked before the member route answers; erasure: in the hourly run that erases the account; the owners mailed, `integrations_ended` event; docs/decisions/grant-endings.md)";
 
 const KEY_TOLD =
   "the site's administrators see it in the key list (`GET /api/v1/sites/{site_id}/api-keys`: creator, creation time, scopes); the owners are mailed (`integrations_ended_notice`) when it ends with its creator's grant";
@@ -166,7 +166,7 @@ export const CREDENTIALS: readonly CredentialKind[] = [
     survives: [
       {
         event: "member_removal",
-        why: "the keeper's removal leaves it: keeping made it the organization's integration, and the keeper never held its secret (the reason a removed creator's keys end, trust.md); the administrators revoke it from the list",
+        why: "the keeper's removal leaves it: keeping made it the organization's integration, and the keeper never held its secret (the reason a removed creator's keys end, grant-endings.md); the administrators revoke it from the list",
       },
     ],
     tables: ["api_keys", "webhooks"],
@@ -178,7 +178,7 @@ export const CREDENTIALS: readonly CredentialKind[] = [
     power: "reads one post as it is now, drafts and scheduled posts included, without a key",
     proof:
       "a secret key that may edit the post (`posts:write`), which reads more than the link shows; the link is a random token (only its SHA-256 stored) naming the key and the organization it was made for, at most 24 h (docs/decisions/previews.md)",
-    told: "nobody per link: a link shows only what its key can already read, and notifying every editorial preview would be noise (docs/decisions/content-b.md)",
+    told: "nobody per link: a link shows only what its key can already read, and notifying every editorial preview would be noise (docs/decisions/revisions-search-feeds.md)",
     undo: "`DELETE /v1/posts/{reference}/preview` ends every link of the post at once, whichever key made it",
     endedBy: [
       "rotation",
@@ -210,7 +210,7 @@ export const CREDENTIALS: readonly CredentialKind[] = [
     alsoEndsWhen: [
       "24 h after issue (`stale_token`): test/content/form-submissions.integration.test.ts moves content's clock",
       "its form deleted or the forms app turned off: the submission route answers 404",
-      "a reuse is kept and flagged `reused_token` with the same 202 (the spam model: a bot learns nothing, a false positive stays recoverable; docs/decisions/site-code-perm.md)",
+      "a reuse is kept and flagged `reused_token` with the same 202 (the spam model: a bot learns nothing, a false positive stays recoverable; docs/decisions/site-permissions.md)",
     ],
     tables: ["form_token_uses"],
   },

@@ -22,7 +22,7 @@ export default class IdentityService extends WorkerEntrypoint<Env> implements Id
       // The erasure's clock is the cron's scheduled time (tests inject one past the grace period).
       const erasure = await eraseDueAccounts(this.env, controller?.scheduledTime ?? Date.now(), log);
       if (erasure.erased + erasure.notified > 0) log.info("accounts_erased", erasure);
-      // Keys and webhooks of people whose grant ended and that no route delivered (docs/decisions/trust.md).
+      // Keys and webhooks of people whose grant ended and that no route delivered (docs/decisions/grant-endings.md).
       const endings = await deliverGrantEndings({ env: this.env, mailer: createMailer(this.env), log });
       if (endings > 0) log.info("grant_endings_delivered", { endings });
     } catch (err) {

@@ -73,7 +73,7 @@ export interface SiteIntegrations {
 }
 
 /**
- * A person's grant on a site ended (identity's member removal, role change, leaving, erasure; docs/decisions/trust.md):
+ * A person's grant on a site ended (identity's member removal, role change, leaving, erasure; docs/decisions/grant-endings.md):
  * the API keys and webhooks that person created under it end too. `site`: the keys and webhooks the person
  * created on `site_id`. `org`: those stamped for `org_id` (made while it owned the site), except on
  * `except_site_ids` (sites where the person still holds `integrations` by a site role). Only credentials

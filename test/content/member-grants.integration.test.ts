@@ -1,5 +1,5 @@
 /**
- * The credential rule (docs/decisions/trust.md): content's side of an ended grant (`ContentRpc.endMemberGrants`, which identity calls through
+ * The credential rule (docs/decisions/grant-endings.md): content's side of an ended grant (`ContentRpc.endMemberGrants`, which identity calls through
  * sites when a person is removed, demoted or leaves). What the person created up to the end is revoked
  * (keys) or deleted (webhooks) in one batch; what others created, what the person created on a site they
  * still own (`except_site_ids`), on another organization's site, or after the end stays. For 30 s the

@@ -3,7 +3,7 @@
  * runner on this Node, on a throwaway store and a port of its own. It applies the migrations, seeds the
  * demo tenant on the empty store and serves the gateway, through which every API, the docs pages (with
  * the reference's script) and the dev outbox answer; the printed demo key works. (Reload on save is a
- * manual check, docs/decisions/devex.md: editing sources under a running suite would change what the
+ * manual check, docs/decisions/developer-experience.md: editing sources under a running suite would change what the
  * other projects build.)
  */
 import { type ChildProcess, spawn } from "node:child_process";

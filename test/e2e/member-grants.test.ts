@@ -1,5 +1,5 @@
 /**
- * The credential rule (docs/decisions/trust.md), as an attacker would try it, through the gateway and the real Workers: an administrator
+ * The credential rule (docs/decisions/grant-endings.md), as an attacker would try it, through the gateway and the real Workers: an administrator
  * mints a `ck_` key and registers a webhook (posts and leads), then is removed, demoted, or leaves. What
  * they created ends with the grant that let them create it: the key answers 401 at once, the webhook hears
  * nothing more (no `post.published`, no `lead.created`), the stale edge context mints nothing new, and the

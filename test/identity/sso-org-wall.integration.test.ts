@@ -1,5 +1,5 @@
 /**
- * The credential rule (docs/decisions/trust.md): an organization that enforces SSO is out of reach of a session that did not sign in
+ * The credential rule (docs/decisions/grant-endings.md): an organization that enforces SSO is out of reach of a session that did not sign in
  * through its provider on identity's own organization routes too (members, invitations, transfers,
  * events), as it already is at the edge: such a session gets the route's non-member answer. The SSO
  * session passes; an owner's break-glass (password and TOTP) passes, recorded and told; the SSO

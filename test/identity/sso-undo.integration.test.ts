@@ -1,5 +1,5 @@
 /**
- * The credential rule (docs/decisions/trust.md): the SSO notice carries a one-click undo, as the account's factor and address notices do.
+ * The credential rule (docs/decisions/grant-endings.md): the SSO notice carries a one-click undo, as the account's factor and address notices do.
  * Written as the attack goes: someone with an owner's session (and its step-up) replaces the provider's
  * client and turns enforcement on; the real owners' mailed link puts the earlier configuration back, once,
  * only for that change, and never revives an SSO session the change ended. A link used twice, expired,

@@ -27,7 +27,7 @@ describe("paths named in comments, READMEs and docs/", () => {
         "/** The key cache (auth/key-cache.ts), now keys/key-cache.ts. */\n",
       ],
       [
-        "docs/decisions/dash.md",
+        "docs/decisions/dashboard.md",
         "Ids sort by time (`src/sites/id-order.ts`); see src/*/errors.ts, src/*/nope.ts.\n",
       ],
       ["migrations/content/0001_x.sql", "-- kept by store/sites.ts\nSELECT 'store/sites.ts';\n"],
@@ -46,8 +46,8 @@ describe("paths named in comments, READMEs and docs/", () => {
     expect(dead(references([...fixture.keys()], (f) => fixture.get(f) ?? ""))).toEqual([
       "src/identity/messaging/otp.ts:1: store/otp-codes.ts",
       "src/content/posts/public-reads.ts:1: auth/key-cache.ts",
-      "docs/decisions/dash.md:1: src/sites/id-order.ts",
-      "docs/decisions/dash.md:1: src/*/nope.ts",
+      "docs/decisions/dashboard.md:1: src/sites/id-order.ts",
+      "docs/decisions/dashboard.md:1: src/*/nope.ts",
       "migrations/content/0001_x.sql:1: store/sites.ts",
       ...(existsSync(SHARED) ? ["src/sites/errors.ts:1: ../shared/nowhere/gone.md"] : []),
       "src/content/authors/authors.ts:1: author-personas.ts",

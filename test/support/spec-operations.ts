@@ -250,7 +250,7 @@ export function identityStepUpOperations(markdown: string): { method: string; pa
 /**
  * Declared extensions of the spec's closed list of step-up operations, each with its issue: they answer
  * 428 STEP_UP_REQUIRED, 401 CODE_INVALID and 503 STEP_UP_UNAVAILABLE as the spec's step-up operations
- * do (docs/decisions/id-stepup.md). Adding a TOTP or a phone to an account that already has a factor
+ * do (docs/decisions/step-up.md). Adding a TOTP or a phone to an account that already has a factor
  * costs the step-up on the ceremony's first call (#18); every passkey registration does, the account's
  * first included, since a passkey signs in alone (#31).
  */

@@ -1,5 +1,5 @@
 /**
- * A person's grant on a site ended (docs/decisions/trust.md): identity removed them from the organization or the site,
+ * A person's grant on a site ended (docs/decisions/grant-endings.md): identity removed them from the organization or the site,
  * changed their role, they left, or their account was erased. The API keys and webhooks they created under
  * that grant end with it, in one D1 batch: keys are revoked (the person holds the secret, so the key
  * cannot be handed to someone else), webhooks are deleted with their pending deliveries (the receiver is

@@ -58,7 +58,7 @@ export async function authorizeKeyAdmin(
   const changed = owner.changed_at === null ? 0 : Date.parse(owner.changed_at);
   const settled = !(clockNow() - changed < SITE_GRANT_QUARANTINE_MS);
   if (!canAdministerKeys(identity, site, settled)) throw siteNotFound();
-  // A grant identity just ended may still be claimed by the gateway's cached memberships (docs/decisions/trust.md).
+  // A grant identity just ended may still be claimed by the gateway's cached memberships (docs/decisions/grant-endings.md).
   if (await grantRecentlyEnded(db, identity.userId, site)) throw siteNotFound();
   return { userId: identity.userId, site };
 }

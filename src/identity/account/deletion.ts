@@ -1,5 +1,5 @@
 /**
- * Leaving (issue 24 §2, docs/decisions/life.md). `DELETE /auth/account` (Bearer, step-up) refuses while
+ * Leaving (issue 24 §2, docs/decisions/account-life.md). `DELETE /auth/account` (Bearer, step-up) refuses while
  * the account is the last owner of an organization or site; otherwise, in one batch, the account is
  * disabled for DELETION_GRACE_DAYS, every session ends and every code in flight dies, and the primary
  * address is told with the way back: `POST /auth/account/deletion/cancel`, proved by an e-mailed code.

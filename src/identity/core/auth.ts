@@ -73,6 +73,6 @@ const ssoOrgWall = createMiddleware<AppEnv>(async (c, next) => {
  */
 export const bearerAuth = {
   security: [{ bearerAuth: [] }],
-  // Then enforced SSO on the organization's member, invitation, transfer and event routes (docs/decisions/trust.md).
+  // Then enforced SSO on the organization's member, invitation, transfer and event routes (docs/decisions/grant-endings.md).
   middleware: [requireBearer, ssoOrgWall],
 };

@@ -47,7 +47,7 @@ export type OtpPurpose = keyof typeof OTP_POLICY;
  * confirmed failures lock for 1 minute; each further lock doubles up to 15 minutes; while locked nothing is
  * counted (an attacker cannot extend a lock); the level decays after 24 h without failures; a completed
  * sign-in (every factor), magic-link login or password reset clears it. Magic link and password reset are
- * never locked. A right password only gives its reservation back (docs/decisions/id-lockout.md). At most
+ * never locked. A right password only gives its reservation back (docs/decisions/lockout.md). At most
  * `threshold` proofs are evaluated at once (failures plus reservations in flight); a further attempt
  * waits in line for a slot while the line moves, giving up (503 SIGN_IN_BUSY, never 423/429) after
  * `waitSeconds` without a slot granted or settled, or after `maxWaitSeconds` in all; a reservation never

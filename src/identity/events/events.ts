@@ -5,7 +5,7 @@
  * changed a row (compare-and-set writes). Where the state lives in a Durable Object (password lockout,
  * login challenges) the row is written by the same call path with `writeEvent` (three tries). The
  * client is kept as a network prefix (/24, /48) and a "browser on OS" family, never the address or the
- * full user agent. docs/decisions/id-events.md lists which event is written where.
+ * full user agent. docs/decisions/security-events.md lists which event is written where.
  */
 import { newId } from "../../lib/ids";
 import type { Logger } from "../../lib/log";

@@ -1,5 +1,5 @@
 /**
- * Adding a sign-in factor costs proof in proportion to its power (issue 18, docs/decisions/id-stepup.md).
+ * Adding a sign-in factor costs proof in proportion to its power (issue 18, docs/decisions/step-up.md).
  * An account without a factor (no confirmed TOTP, no verified phone, no passkey) enrolls its first TOTP
  * or phone with the access token alone: that is how two-step sign-in gets turned on, and either only
  * adds a check behind the password. A passkey is different: it signs in alone (passkey-first sign-in),

@@ -1,5 +1,5 @@
 /**
- * The credential rule (docs/decisions/trust.md): the API keys and webhooks a person created on a site end when the grant that let them create
+ * The credential rule (docs/decisions/grant-endings.md): the API keys and webhooks a person created on a site end when the grant that let them create
  * them ends. Triggers (migration 0009) record every removal and role change of an organization or site
  * membership; for each, this module asks the one permission model (src/lib/site-permissions.ts) whether
  * the person still holds `integrations` there and, where they do not, has content end what they created

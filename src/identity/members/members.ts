@@ -58,7 +58,7 @@ export function orgMemberEvent(
 
 /**
  * A member's new role in the organization: owner rules first, then the change (the store refuses to demote
- * the last owner), then the end of what the old role let the person create (keys, webhooks: trust.md)
+ * the last owner), then the end of what the old role let the person create (keys, webhooks: grant-endings.md)
  * before the answer.
  */
 export async function changeOrgMemberRole(

@@ -149,7 +149,7 @@ const PASSWORD_VOIDED_PURPOSES = [
  * hash, the credential epoch raised (every open login challenge, and any code consumed before this write
  * but not yet turned into a session, can no longer open one: sessions.ts, phased-login.ts), and every
  * unconsumed code and link token of the account voided: bound to it, or sent to one of its addresses
- * for no account (docs/decisions/id-stepup.md).
+ * for no account (docs/decisions/step-up.md).
  */
 export function setPasswordStatements(db: D1Database, userId: string, passwordHash: string) {
   const now = nowIso();

@@ -33,7 +33,7 @@ async function ownerAddresses(db: D1Database, orgId: string) {
   return results;
 }
 
-/** The notice's advice; with `undoLink` (a set or a change: docs/decisions/trust.md), the one-click undo. */
+/** The notice's advice; with `undoLink` (a set or a change: docs/decisions/grant-endings.md), the one-click undo. */
 function advice(undoLink?: string): string {
   if (!undoLink) return "review the organization's single sign-on settings and its members now.";
   return `undo it with this link, which puts the earlier configuration back (or removes single sign-on if there was none) and ends every SSO session (it works once, for ${SSO_UNDO_TTL_S / 86_400} days, until the next change): ${undoLink} Then review the organization's owners.`;

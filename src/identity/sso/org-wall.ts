@@ -1,5 +1,5 @@
 /**
- * Enforced SSO on identity's own organization routes (the credential rule; docs/decisions/trust.md). The edge
+ * Enforced SSO on identity's own organization routes (the credential rule; docs/decisions/grant-endings.md). The edge
  * drops an enforcing organization from a session that did not sign in through its provider (sso/enforcement.ts),
  * but identity's member, invitation, transfer and event routes authorize from D1. This wall gives them the
  * edge's rule: such a session answers the route's non-member 404 there; an owner's break-glass (password and

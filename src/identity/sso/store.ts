@@ -62,7 +62,7 @@ export async function saveConfig(
   row: Omit<SsoConfigRow, "created_at" | "updated_at">,
   domains: string[],
   issuerChanged: boolean,
-  /** Statements of the same batch that need the change's `updated_at` (its undo, docs/decisions/trust.md). */
+  /** Statements of the same batch that need the change's `updated_at` (its undo, docs/decisions/grant-endings.md). */
   alongside: (updatedAt: string) => D1PreparedStatement[] = () => [],
 ) {
   const now = nowIso();

@@ -1,5 +1,5 @@
 /**
- * The one-click undo of a change to an organization's single sign-on (the credential rule, docs/decisions/trust.md). Setting or
+ * The one-click undo of a change to an organization's single sign-on (the credential rule, docs/decisions/grant-endings.md). Setting or
  * changing the configuration (owner, step-up) writes, in the change's own batch, an undo whose token is
  * mailed to every owner with the notice. The link puts the configuration back as it was before the change
  * (or removes single sign-on when there was none), and:

@@ -7,7 +7,7 @@
  *   reaches `delete` (organization owners and admins, an administered `site_owner` share), `site_editor`
  *   when it manages the site (a role with `sites:manage`, an administered `site_editor` share), else
  *   `site_viewer` (read only: no site preset is read-only for an organization member, so the list names
- *   it; docs/decisions/dash.md).
+ *   it; docs/decisions/dashboard.md).
  * On a tie the site role wins (the explicit grant).
  */
 import type { EdgeIdentity } from "../../lib/edge";
