@@ -39,7 +39,7 @@ import {
   paragraph,
   tenant,
 } from "../support/content-helpers";
-import { settingsTenant } from "../support/site-settings-helpers";
+import { settingsTenant } from "../support/settings-through-sites";
 
 const MCP_URL = `${BASE}/v1/mcp`;
 

@@ -21,6 +21,7 @@ import {
   ownerHeaders,
   paragraph,
   problem,
+  siteTransferredMessage,
   tenant,
   testEnv,
 } from "../support/content-helpers";
@@ -78,16 +79,7 @@ async function push(site: SiteProjection, change: Partial<SiteProjection>) {
 
 /** The transfer as identity queues it, consumed: the site's content restamped for `to`. */
 async function transfer(site: SiteProjection, to: string, mode: "transfer" | "share" = "transfer") {
-  const message = {
-    type: "site.transferred",
-    transfer_id: newId(),
-    site_id: site.id,
-    from_org_id: site.org_id,
-    to_org_id: to,
-    mode,
-    share_role: null,
-    at: new Date().toISOString(),
-  };
+  const message = siteTransferredMessage(site, to, mode);
   await transferQueue.send(message);
   // A share records nothing: a transfer of a sentinel site sent after it proves the queue consumed it.
   const sentinel = mode === "share" ? await makeSite() : site;

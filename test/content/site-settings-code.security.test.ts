@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { call, problem } from "../support/content-helpers";
-import { plantSettings, settingsTenant, storedSettingsText } from "../support/site-settings-helpers";
+import { plantSettings, settingsTenant, storedSettingsText } from "../support/settings-through-sites";
 
 const WRITE = ["site:read", "site:write"];
 const patchSettings = (key: string, body: unknown) => call("PATCH", "/v1/site/settings", { key, body });

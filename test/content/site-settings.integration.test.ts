@@ -16,7 +16,7 @@ import {
   sitesApi,
   storedSettings,
   storedSettingsText,
-} from "../support/site-settings-helpers";
+} from "../support/settings-through-sites";
 
 type Json = Record<string, unknown>;
 

@@ -18,6 +18,7 @@ import {
   createKey,
   createPost,
   ownerHeaders,
+  siteTransferredMessage,
   staffHeaders,
   tenant,
   testEnv,
@@ -34,19 +35,6 @@ import {
 afterEach(() => setClockForTests(null));
 
 const transferQueue = (await import("cloudflare:workers")).env as unknown as { TEST_SITE_TRANSFERRED: Queue };
-
-function transferred(site: SiteProjection, to: string, mode = "transfer") {
-  return {
-    type: "site.transferred",
-    transfer_id: newId(),
-    site_id: site.id,
-    from_org_id: site.org_id,
-    to_org_id: to,
-    mode,
-    share_role: null,
-    at: new Date().toISOString(),
-  };
-}
 
 /** The site's keys as an administrator of `orgId` lists them (status and items). */
 async function keysAs(site: SiteProjection, orgId: string) {
@@ -110,7 +98,7 @@ describe("a transfer ends the origin's integrations in content", () => {
       { site_id: expect.any(String), api_keys: 0, webhooks: 0 },
     ]);
     const to = newId();
-    await transferQueue.TEST_SITE_TRANSFERRED.send(transferred(t.site, to));
+    await transferQueue.TEST_SITE_TRANSFERRED.send(siteTransferredMessage(t.site, to));
     const listed = await eventually(
       () => keysAs(t.site, to),
       (r) => r.items.length === 2 && r.items.every((k) => k.carried_over !== null),
@@ -154,7 +142,7 @@ describe("a transfer ends the origin's integrations in content", () => {
     const t = await tenant();
     const other = await tenant();
     const to = newId();
-    await transferQueue.TEST_SITE_TRANSFERRED.send(transferred(t.site, to));
+    await transferQueue.TEST_SITE_TRANSFERRED.send(siteTransferredMessage(t.site, to));
     await eventually(
       () => keysAs(t.site, to),
       (r) => r.items.length === 2 && r.items.every((k) => k.carried_over !== null),
@@ -198,11 +186,11 @@ describe("a transfer ends the origin's integrations in content", () => {
 
   it("a share carries nothing over", async () => {
     const t = await tenant();
-    await transferQueue.TEST_SITE_TRANSFERRED.send(transferred(t.site, newId(), "share"));
+    await transferQueue.TEST_SITE_TRANSFERRED.send(siteTransferredMessage(t.site, newId(), "share"));
     // A sentinel transfer behind it proves the share was consumed.
     const sentinel = await tenant();
     const to = newId();
-    await transferQueue.TEST_SITE_TRANSFERRED.send(transferred(sentinel.site, to));
+    await transferQueue.TEST_SITE_TRANSFERRED.send(siteTransferredMessage(sentinel.site, to));
     await eventually(
       () => keysAs(sentinel.site, to),
       (r) => r.items.length === 2 && r.items.every((k) => k.carried_over !== null),

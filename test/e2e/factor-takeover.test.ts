@@ -5,7 +5,15 @@
  * arrives at once and its one-click undo removes the factor and throws the thief out.
  */
 import { describe, expect, it } from "vitest";
-import { call, outboxCode, PASSWORD, totpFor, uniqueEmail, verifiedUser } from "../support/platform";
+import {
+  call,
+  enrolTotp,
+  outboxCode,
+  PASSWORD,
+  totpFor,
+  uniqueEmail,
+  verifiedUser,
+} from "../support/platform";
 
 interface OutboxMessage {
   purpose: string;
@@ -25,16 +33,7 @@ async function notices(to: string, purpose: string): Promise<OutboxMessage[]> {
 async function ownerWithTotp() {
   const email = uniqueEmail("victim");
   const session = await verifiedUser(email);
-  const enrol = await call<{ secret: string }>("POST", "/api/v1/auth/mfa/totp", {
-    token: session.access_token,
-  });
-  expect(enrol.status).toBe(200);
-  const totp = totpFor(enrol.body.secret);
-  const confirm = await call("POST", "/api/v1/auth/mfa/totp/confirm", {
-    token: session.access_token,
-    body: { code: totp.generate() },
-  });
-  expect(confirm.status).toBe(200);
+  const totp = await enrolTotp(session.access_token);
   return { email, session, totp };
 }
 

@@ -10,7 +10,7 @@ import {
   sitesEnv,
   uniqueDomain,
 } from "../support/sites-helpers";
-import { CLEAN_SVG } from "../support/sites-settings-helpers";
+import { CLEAN_SVG } from "../support/settings-fixtures";
 
 type PublicSite = Record<string, unknown> & { id: string; name: string; canonical_host: string };
 

@@ -4,7 +4,7 @@ import {
   expectViolation,
   internalImageUnit,
   internalTextUnit,
-} from "../support/sites-settings-helpers";
+} from "../support/settings-fixtures";
 
 type Unit = Record<string, unknown> & { creative: Record<string, unknown> };
 

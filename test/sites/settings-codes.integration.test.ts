@@ -12,7 +12,7 @@ import {
   formModal,
   internalImageUnit,
   internalTextUnit,
-} from "../support/sites-settings-helpers";
+} from "../support/settings-fixtures";
 
 type Row = [code: string, path: string, settings: unknown];
 

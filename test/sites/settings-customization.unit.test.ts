@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectValid, expectViolation } from "../support/sites-settings-helpers";
+import { expectValid, expectViolation } from "../support/settings-fixtures";
 
 const typography = (t: Record<string, unknown>) => ({ customization: { typography: t } });
 const TYPO = "CUSTOMIZATION_TYPOGRAPHY_INVALID";

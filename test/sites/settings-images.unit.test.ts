@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { collectExternalImageUrls, replaceImageUrl } from "../../src/sites/site/settings/validate-settings";
-import { fullSettings } from "../support/sites-settings-helpers";
+import { fullSettings } from "../support/settings-fixtures";
 
 const OWN = ["https://cdn.platform.test", "platform.test"];
 

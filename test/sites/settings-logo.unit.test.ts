@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CLEAN_SVG, expectValid, expectViolation, validLogo } from "../support/sites-settings-helpers";
+import { CLEAN_SVG, expectValid, expectViolation, validLogo } from "../support/settings-fixtures";
 
 type Logo = Record<string, unknown>;
 

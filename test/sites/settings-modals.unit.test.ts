@@ -6,7 +6,7 @@ import {
   FORM_ULID,
   formModal,
   internalImageUnit,
-} from "../support/sites-settings-helpers";
+} from "../support/settings-fixtures";
 
 type Modal = Record<string, unknown> & {
   content: Record<string, unknown>;

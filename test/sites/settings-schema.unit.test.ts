@@ -7,7 +7,7 @@ import { SITE_SEO_KEYS, SITE_SETTINGS_KEYS } from "../../src/content/site/settin
 import { changedMarkup, MARKUP_FIELDS } from "../../src/sites/site/settings/markup";
 import { declaredPaths, MARKUP_PATHS } from "../../src/sites/site/settings/schema";
 import { validateSettings } from "../../src/sites/site/settings/validate-settings";
-import { expectValid, expectViolation, fullSettings } from "../support/sites-settings-helpers";
+import { expectValid, expectViolation, fullSettings } from "../support/settings-fixtures";
 
 const kindOf = (p: string) => declaredPaths().find((d) => d.path === p)?.kind;
 

@@ -9,7 +9,7 @@ import {
   formModal,
   fullSettings,
   internalImageUnit,
-} from "../support/sites-settings-helpers";
+} from "../support/settings-fixtures";
 
 /** Legitimate SVG of exactly `bytes` UTF-8 bytes (padding inside the path data). */
 function svgOfBytes(bytes: number): string {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { validateSettings } from "../../src/sites/site/settings/validate-settings";
 import { applyLook, cutLook, isEmptyLook, restoreLook, snapshotLook } from "../../src/sites/themes/package";
-import { expectValid, expectViolation } from "../support/sites-settings-helpers";
+import { expectValid, expectViolation } from "../support/settings-fixtures";
 
 const SITE = {
   logo_url: "/logo.png",

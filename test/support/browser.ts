@@ -140,3 +140,47 @@ export async function virtualAuthenticator(
   });
   return { cdp, authenticatorId };
 }
+
+/** The part of the pages' `window.Auth` (src/identity/pages/assets.ts) the tests call inside a page. */
+export interface PageAuth {
+  api(
+    method: string,
+    path: string,
+    body: unknown,
+    options?: { token?: string | false; headers?: Record<string, string> },
+  ): Promise<{ status: number; ok: boolean; body: unknown }>;
+  passkey: {
+    creationOptions(json: unknown): PublicKeyCredentialCreationOptions;
+    toJSON(credential: PublicKeyCredential): unknown;
+  };
+}
+
+/**
+ * Registers a passkey of the page's virtual authenticator for the Bearer `token`, as the account page does:
+ * begin with the step-up code (every passkey costs it, the first included: issue 31), the browser's
+ * `navigator.credentials.create`, finish. The finish call's status and body.
+ */
+export function registerPasskeyInPage(page: Page, token: string, stepUpCode: string | null) {
+  return page.evaluate(
+    async ({ bearer, code }) => {
+      const Auth = (window as unknown as { Auth: PageAuth }).Auth;
+      const begin = await Auth.api(
+        "POST",
+        "/mfa/passkey/register/begin",
+        {},
+        { token: bearer, headers: { "x-step-up-code": code ?? "" } },
+      );
+      const credential = await navigator.credentials.create({
+        publicKey: Auth.passkey.creationOptions((begin.body as { publicKey: unknown }).publicKey),
+      });
+      const finish = await Auth.api(
+        "POST",
+        "/mfa/passkey/register/finish",
+        { credential: Auth.passkey.toJSON(credential as PublicKeyCredential) },
+        { token: bearer },
+      );
+      return { status: finish.status, body: finish.body as { discoverable?: boolean | null } };
+    },
+    { bearer: token, code: stepUpCode },
+  );
+}

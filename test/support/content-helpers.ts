@@ -209,3 +209,21 @@ export async function problem(res: Response): Promise<{ status: number; code: st
   expect(res.headers.get("content-type")).toContain("application/problem+json");
   return (await res.json()) as { status: number; code: string; detail?: string };
 }
+
+/** The `site-transferred` queue message identity sends when a transfer (or share) of `site` to `to` is accepted. */
+export function siteTransferredMessage(
+  site: SiteProjection,
+  to: string,
+  mode: "transfer" | "share" = "transfer",
+) {
+  return {
+    type: "site.transferred",
+    transfer_id: newId(),
+    site_id: site.id,
+    from_org_id: site.org_id,
+    to_org_id: to,
+    mode,
+    share_role: null,
+    at: new Date().toISOString(),
+  };
+}

@@ -118,3 +118,17 @@ export async function createSite(token: string, orgId: string) {
 export function totpFor(secret: string): TOTP {
   return new TOTP({ secret, digits: 6, period: 30, algorithm: "SHA1" });
 }
+
+/** Turns on TOTP for the session's account (the access token alone: its first factor), and its generator. */
+export async function enrolTotp(token: string): Promise<TOTP> {
+  const enrol = await call<{ secret: string }>("POST", "/api/v1/auth/mfa/totp", { token });
+  if (enrol.status !== 200) throw new Error(`totp ${enrol.status} ${JSON.stringify(enrol.body)}`);
+  const totp = totpFor(enrol.body.secret);
+  const confirmed = await call("POST", "/api/v1/auth/mfa/totp/confirm", {
+    token,
+    body: { code: totp.generate() },
+  });
+  if (confirmed.status !== 200)
+    throw new Error(`totp confirm ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
+  return totp;
+}

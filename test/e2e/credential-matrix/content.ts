@@ -286,6 +286,19 @@ async function submitWithToken(m: FormMade): Promise<number> {
   return 403;
 }
 
+/** A preview link made by a member's key, which ends with the member's grant (`end`). */
+function previewByMemberRow(end: (m: PreviewMade) => Promise<void>) {
+  return row<PreviewMade>({
+    async arrange() {
+      const made = await arrangeBy("member");
+      return { ...made, ...(await previewOf(made)) };
+    },
+    use: async (m) => (await call("GET", m.path)).status,
+    end,
+    ended: 404,
+  });
+}
+
 export const rows: MatrixRows = {
   ...keyRows("content.secret_key", SECRET, writeWith, 201, [
     ...KEY_EVENTS,
@@ -345,15 +358,8 @@ export const rows: MatrixRows = {
   "content.preview_link × key_revocation": previewRow((m) =>
     revokeKey(m.admin.access_token, m.t.site.id, m.key.id),
   ),
-  "content.preview_link × member_removal": row<PreviewMade>({
-    async arrange() {
-      const made = await arrangeBy("member");
-      return { ...made, ...(await previewOf(made)) };
-    },
-    use: async (m) => (await call("GET", m.path)).status,
-    end: (m) => removeMember(m.t, m.creator),
-    ended: 404,
-  }),
+  "content.preview_link × member_removal": previewByMemberRow((m) => removeMember(m.t, m.creator)),
+  "content.preview_link × member_demotion": previewByMemberRow((m) => demoteMember(m.t, m.creator)),
   "content.preview_link × site_transfer": previewRow(async (m) => {
     await transferAway(m.t);
   }),

@@ -6,7 +6,7 @@
 import type { TOTP } from "otpauth";
 import { expect } from "vitest";
 import { freshIp } from "../../support/identity-helpers";
-import { call, PASSWORD, type Session, totpFor } from "../../support/platform";
+import { call, enrolTotp, PASSWORD, type Session } from "../../support/platform";
 import { type MatrixRows, row } from "./row";
 import {
   archiveSite,
@@ -75,16 +75,7 @@ const script = () => `<script>analytics(${++markupRound})</script>`;
 async function markupAdmin(): Promise<PersonMarkup> {
   const t = await tenant();
   const person = await member(t);
-  const enrol = await call<{ secret: string }>("POST", "/api/v1/auth/mfa/totp", {
-    token: person.access_token,
-  });
-  expect(enrol.status).toBe(200);
-  const totp = totpFor(enrol.body.secret);
-  const confirmed = await call("POST", "/api/v1/auth/mfa/totp/confirm", {
-    token: person.access_token,
-    body: { code: totp.generate() },
-  });
-  expect(confirmed.status).toBeLessThan(300);
+  const totp = await enrolTotp(person.access_token);
   return { t, person, totp, token: person.access_token };
 }
 

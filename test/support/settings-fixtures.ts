@@ -1,3 +1,8 @@
+/**
+ * Settings documents and validator assertions for the sites settings tests (pure: they run in Node, in the
+ * `unit` project, so nothing here may import a binding; the helpers that reach the sites worker from
+ * content's tests are in settings-through-sites.ts).
+ */
 import { expect } from "vitest";
 import { validateSettings } from "../../src/sites/site/settings/validate-settings";
 
