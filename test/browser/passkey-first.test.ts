@@ -11,22 +11,10 @@ import {
   newContext,
   outboxMessage,
   platform,
+  registerPasskeyInPage,
   virtualAuthenticator,
   watchPageErrors,
 } from "../support/browser";
-
-interface PageAuth {
-  api(
-    method: string,
-    path: string,
-    body: unknown,
-    options?: { token?: string | false; headers?: Record<string, string> },
-  ): Promise<{ status: number; ok: boolean; body: unknown }>;
-  passkey: {
-    creationOptions(json: unknown): PublicKeyCredentialCreationOptions;
-    toJSON(credential: PublicKeyCredential): unknown;
-  };
-}
 
 const PASSWORD = "a-long-and-unusual-passphrase-42";
 let browser: Browser;
@@ -81,28 +69,7 @@ describe("passkey-first sign-in", () => {
     const one = await virtualAuthenticator(first.page.context(), first.page);
     expect((await api("/mfa/passkey/register/begin", {}, { token })).status).toBe(428);
     const stepUp = await outboxMessage(email, "sensitive_action");
-    const registered = await first.page.evaluate(
-      async ({ bearer, code }) => {
-        const Auth = (window as unknown as { Auth: PageAuth }).Auth;
-        const begin = await Auth.api(
-          "POST",
-          "/mfa/passkey/register/begin",
-          {},
-          { token: bearer, headers: { "x-step-up-code": code ?? "" } },
-        );
-        const credential = await navigator.credentials.create({
-          publicKey: Auth.passkey.creationOptions((begin.body as { publicKey: unknown }).publicKey),
-        });
-        const finish = await Auth.api(
-          "POST",
-          "/mfa/passkey/register/finish",
-          { credential: Auth.passkey.toJSON(credential as PublicKeyCredential) },
-          { token: bearer },
-        );
-        return { status: finish.status, body: finish.body as { discoverable: boolean | null } };
-      },
-      { bearer: token, code: stepUp.code },
-    );
+    const registered = await registerPasskeyInPage(first.page, token, stepUp.code);
     expect(registered.status).toBe(201);
     expect(registered.body.discoverable).toBe(true);
     const { credentials } = await one.cdp.send("WebAuthn.getCredentials", {

@@ -13,24 +13,11 @@ import {
   newContext,
   outboxMessage,
   platform,
+  registerPasskeyInPage,
   screenshot,
   virtualAuthenticator,
   watchPageErrors,
 } from "../support/browser";
-
-/** The part of the pages' `window.Auth` (src/identity/pages/assets.ts) this test calls inside a page. */
-interface PageAuth {
-  api(
-    method: string,
-    path: string,
-    body: unknown,
-    options?: { token?: string | false; headers?: Record<string, string> },
-  ): Promise<{ status: number; ok: boolean; body: unknown }>;
-  passkey: {
-    creationOptions(json: unknown): PublicKeyCredentialCreationOptions;
-    toJSON(credential: PublicKeyCredential): unknown;
-  };
-}
 
 const PASSWORD = "a-long-and-unusual-passphrase-42";
 
@@ -354,29 +341,8 @@ describe("sign-in page: the second step", () => {
     // primary goes with the ceremony's first call.
     expect((await api("/mfa/passkey/register/begin", {}, { token })).status).toBe(428);
     const { code } = await outboxMessage(email, "sensitive_action");
-    const registered = await page.evaluate(
-      async ({ bearer, code }) => {
-        const Auth = (window as unknown as { Auth: PageAuth }).Auth;
-        const begin = await Auth.api(
-          "POST",
-          "/mfa/passkey/register/begin",
-          {},
-          { token: bearer, headers: { "x-step-up-code": code ?? "" } },
-        );
-        const credential = await navigator.credentials.create({
-          publicKey: Auth.passkey.creationOptions((begin.body as { publicKey: unknown }).publicKey),
-        });
-        const finish = await Auth.api(
-          "POST",
-          "/mfa/passkey/register/finish",
-          { credential: Auth.passkey.toJSON(credential as PublicKeyCredential) },
-          { token: bearer },
-        );
-        return finish.status;
-      },
-      { bearer: token, code },
-    );
-    expect(registered).toBe(201);
+    const registered = await registerPasskeyInPage(page, token, code);
+    expect(registered.status).toBe(201);
     await enterPassword(page, email);
     const form = page.locator("#sf-passkey");
     await form.waitFor();
