@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
+import { CLEAN_SVG } from "../support/settings-fixtures";
 import {
   api,
   forceStoredSettings,
@@ -10,7 +11,6 @@ import {
   sitesEnv,
   uniqueDomain,
 } from "../support/sites-helpers";
-import { CLEAN_SVG } from "../support/settings-fixtures";
 
 type PublicSite = Record<string, unknown> & { id: string; name: string; canonical_host: string };
 

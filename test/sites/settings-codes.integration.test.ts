@@ -5,7 +5,6 @@
  * `settings-*.unit.test.ts` cover the rules' edges; this table proves the route wires them all.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, makeSite, type SiteBody, storedRow } from "../support/sites-helpers";
 import {
   CLEAN_SVG,
   FORM_ULID,
@@ -13,6 +12,7 @@ import {
   internalImageUnit,
   internalTextUnit,
 } from "../support/settings-fixtures";
+import { api, makeSite, type SiteBody, storedRow } from "../support/sites-helpers";
 
 type Row = [code: string, path: string, settings: unknown];
 

@@ -9,8 +9,8 @@ import { describe, expect, it } from "vitest";
 import { SVG_MAX_BYTES, sanitizeSvg } from "../../src/lib/svg-sanitizer";
 import { maliciousVectors } from "../fixtures/svg-vectors/malicious";
 import { testCorpora } from "../support/corpora-binding";
-import { api, makeSite, type SiteBody, storedRow, storedSettings } from "../support/sites-helpers";
 import { CLEAN_SVG } from "../support/settings-fixtures";
+import { api, makeSite, type SiteBody, storedRow, storedSettings } from "../support/sites-helpers";
 import { scriptCapable } from "../support/sites-svg-judge";
 
 type Answer = SiteBody & { code?: string; detail?: string };
