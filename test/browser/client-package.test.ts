@@ -5,7 +5,6 @@
  * small program with tsc (Node's ESM resolution, strict; a wrong path or body is a type error), then runs
  * it against the running platform with a staff session, a `ck_` key and a `pk_` key.
  */
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -14,26 +13,16 @@ import { afterAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../scripts/seed.mjs";
 import { root } from "../../scripts/workers.mjs";
 import { platform } from "../support/browser";
+import { runChecked } from "../support/browser-processes";
 
 const dir = mkdtempSync(path.join(tmpdir(), "client-package-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 
+/** Asynchronously (test/support/browser-processes.ts says why never synchronously here); its stdout. */
 function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
-  try {
-    return execFileSync(command, args, {
-      cwd,
-      encoding: "utf8",
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(
-      `${command} ${args.join(" ")} failed: ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`,
-    );
-  }
+  return runChecked(command, args, { cwd, env: { ...process.env, ...env } });
 }
 
 /** The consumer's program: five lines of use, as the README shows, and more calls. */
@@ -79,8 +68,8 @@ describe("the client package, packed and installed by a consumer", () => {
   it("packs, installs offline, type-checks and calls the platform", { timeout: 180_000 }, async () => {
     const packs = path.join(dir, "packs");
     mkdirSync(packs);
-    run("npm", ["pack", "--pack-destination", packs], path.join(root, "packages/client"));
-    run(
+    await run("npm", ["pack", "--pack-destination", packs], path.join(root, "packages/client"));
+    await run(
       "npm",
       [
         "pack",
@@ -101,7 +90,7 @@ describe("the client package, packed and installed by a consumer", () => {
       JSON.stringify({ name: "consumer", private: true, type: "module" }),
     );
     const install = ["install", "--offline", "--no-audit", "--no-fund", "--cache", path.join(dir, "cache")];
-    run("npm", [...install, ...tarballs.map((f) => path.join(packs, f))], consumer);
+    await run("npm", [...install, ...tarballs.map((f) => path.join(packs, f))], consumer);
 
     writeFileSync(path.join(consumer, "main.ts"), PROGRAM);
     writeFileSync(
@@ -120,10 +109,10 @@ describe("the client package, packed and installed by a consumer", () => {
         files: ["main.ts"],
       }),
     );
-    run(process.execPath, [tsc, "-p", "tsconfig.json"], consumer);
+    await run(process.execPath, [tsc, "-p", "tsconfig.json"], consumer);
 
     const demo = await seedDemo(platform().urls.gateway, { stateFile: path.join(dir, "demo-owner.json") });
-    const out = run(process.execPath, ["out/main.js"], consumer, {
+    const out = await run(process.execPath, ["out/main.js"], consumer, {
       PLATFORM_URL: platform().urls.gateway,
       SECRET_KEY: demo.keys.secret,
       PUBLIC_KEY: demo.keys.public,

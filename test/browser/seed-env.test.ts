@@ -4,13 +4,13 @@
  * in a row, against the browser project's platform; every curl must answer 2xx. `npm run seed -- --json`
  * (no `-s`) prints the JSON alone on stdout. Each run revokes the demo keys of the run before.
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { root } from "../../scripts/workers.mjs";
 import { platform } from "../support/browser";
+import { runProcess } from "../support/browser-processes";
 
 const dir = mkdtempSync(path.join(tmpdir(), "seed-env-"));
 const stateFile = path.join(dir, "demo-owner.json");
@@ -27,14 +27,13 @@ function readmeBlock(gateway: string): string {
   return block.replaceAll("http://127.0.0.1:8787/", `${gateway}/`);
 }
 
+/** The script in bash, asynchronously (test/support/browser-processes.ts says why never synchronously here). */
 function bash(script: string) {
-  const result = spawnSync("bash", ["-c", script], {
+  return runProcess("bash", ["-c", script], {
     cwd: root,
-    encoding: "utf8",
     env: { ...process.env, PLATFORM_URL: platform().urls.gateway, SEED_STATE_FILE: stateFile },
-    timeout: 90_000,
+    timeoutMs: 90_000,
   });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 describe("the README's first calls after npm run seed -- --env", () => {
@@ -45,7 +44,8 @@ describe("the README's first calls after npm run seed -- --env", () => {
 curl() { command curl --fail-with-body "$@"; }
 ${readmeBlock(gateway)}
 echo "::$SECRET_KEY::$PUBLIC_KEY::$ACCESS_TOKEN::$SITE_ID"`;
-    const runs = [bash(script), bash(script)];
+    // One after the other: the second run revokes the first run's keys.
+    const runs = [await bash(script), await bash(script)];
     const vars = runs.map((run) => {
       expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
       const [, secret, publicKey, access, siteId] = run.stdout.trim().split("\n").at(-1)!.split("::");
@@ -71,8 +71,8 @@ echo "::$SECRET_KEY::$PUBLIC_KEY::$ACCESS_TOKEN::$SITE_ID"`;
     ).toEqual(["demo public key", "demo secret key"]);
   }, 180_000);
 
-  it("npm run seed -- --json prints the JSON alone on stdout", () => {
-    const run = bash("npm run seed -- --json");
+  it("npm run seed -- --json prints the JSON alone on stdout", async () => {
+    const run = await bash("npm run seed -- --json");
     expect(run.code, run.stderr).toBe(0);
     const demo = JSON.parse(run.stdout) as { keys: { secret: string }; session: { refresh_token: string } };
     expect(demo.keys.secret).toMatch(/^ck_/);
