@@ -5,6 +5,7 @@
  */
 import type { posts } from "../../../schema/content";
 import type { Computed, Row } from "../../lib/rows";
+import { all, batch, query } from "../../lib/sql";
 import { MEDIA_IMAGE_COLUMNS, type MediaImageRow } from "../media/media-image";
 
 /** A whole post row; `revision` is the optimistic-concurrency counter every update checks and bumps. */
@@ -332,12 +333,13 @@ function filterSql(filters: ListFilters, now: string): { where: string[]; params
  * When the site's next scheduled post comes due (after `now`), or null: until then no public answer of
  * the site changes by the clock alone, so an edge-cached answer stays right at most until this moment.
  */
-function nextPublicationStatement(db: D1Database, siteId: string, now: string): D1PreparedStatement {
-  return db
-    .prepare(
-      "SELECT MIN(published_at) AS at FROM posts WHERE site_id = ? AND status = 'scheduled' AND published_at > ?",
-    )
-    .bind(siteId, now);
+function nextPublicationStatement(db: D1Database, siteId: string, now: string) {
+  return query<Computed<{ at: string | null }>>(
+    db,
+    "SELECT MIN(published_at) AS at FROM posts WHERE site_id = ? AND status = 'scheduled' AND published_at > ?",
+    siteId,
+    now,
+  );
 }
 
 /** A public read's rows and the site's next publication (`nextPublicationStatement`), read in one batch. */
@@ -367,14 +369,11 @@ export async function listPublicPosts(
   }
   const sql = `SELECT ${SUMMARY_COLUMNS} FROM posts p WHERE ${PUBLIC_WHERE}${where.map((w) => ` AND ${w}`).join("")}
     ORDER BY p.published_at DESC, p.id DESC LIMIT ?`;
-  const page = db.prepare(sql).bind(siteId, now, ...params, limit + 1);
+  const page = query<PostRow>(db, sql, siteId, now, ...params, limit + 1);
   // A listing nobody caches needs no bound on its freshness: the page alone.
-  if (!withNextPublication) return { rows: (await page.all()).results as PostRow[], nextPublicationAt: null };
-  const [list, next] = await db.batch([page, nextPublicationStatement(db, siteId, now)]);
-  return {
-    rows: list!.results as PostRow[],
-    nextPublicationAt: (next!.results[0] as { at: string | null } | undefined)?.at ?? null,
-  };
+  if (!withNextPublication) return { rows: await all(page), nextPublicationAt: null };
+  const [list, next] = await batch(db, [page, nextPublicationStatement(db, siteId, now)]);
+  return { rows: list.rows, nextPublicationAt: next.rows[0]?.at ?? null };
 }
 
 /** A public post's reference: an id, or a slug (in one language, or in every language). */
@@ -398,24 +397,25 @@ export async function readPublicPosts(
   now: string,
 ): Promise<PublicRead<PublicPosts>> {
   const [where, params] = publicPostMatch(siteId, reference, now);
-  const [posts, media, next] = await db.batch([
-    db
-      .prepare(`SELECT ${COLUMNS}, ${FEATURED_MEDIA_SQL} FROM posts p WHERE ${where} ORDER BY p.language`)
-      .bind(...params),
-    db
-      .prepare(
-        `SELECT ${MEDIA_IMAGE_COLUMNS} FROM media m WHERE m.site_id = ? AND m.status != 'deleted' AND m.id IN (
-           SELECT r.media_id FROM post_media_refs r WHERE r.site_id = ? AND r.post_id IN (
-             SELECT p.id FROM posts p WHERE ${where}))`,
-      )
-      .bind(siteId, siteId, ...params),
+  const [posts, media, next] = await batch(db, [
+    query<PostRow>(
+      db,
+      `SELECT ${COLUMNS}, ${FEATURED_MEDIA_SQL} FROM posts p WHERE ${where} ORDER BY p.language`,
+      ...params,
+    ),
+    query<MediaImageRow>(
+      db,
+      `SELECT ${MEDIA_IMAGE_COLUMNS} FROM media m WHERE m.site_id = ? AND m.status != 'deleted' AND m.id IN (
+         SELECT r.media_id FROM post_media_refs r WHERE r.site_id = ? AND r.post_id IN (
+           SELECT p.id FROM posts p WHERE ${where}))`,
+      siteId,
+      siteId,
+      ...params,
+    ),
     nextPublicationStatement(db, siteId, now),
   ]);
-  const rows = (media!.results as MediaImageRow[]).map((r) => [r.id, r] as const);
-  return {
-    rows: { posts: posts!.results as PostRow[], media: new Map(rows) },
-    nextPublicationAt: (next!.results[0] as { at: string | null } | undefined)?.at ?? null,
-  };
+  const rows = media.rows.map((r) => [r.id, r] as const);
+  return { rows: { posts: posts.rows, media: new Map(rows) }, nextPublicationAt: next.rows[0]?.at ?? null };
 }
 
 /** Every status but deleted: what listings, summaries and exports can show. */
