@@ -54,7 +54,10 @@ function statementOf(entry: Entry): D1PreparedStatement {
  * Runs `entries` as one D1 batch (a transaction: all or nothing) and returns one outcome per entry, in
  * order, each typed by its entry.
  */
-export async function batch<const T extends readonly Entry[]>(db: D1Database, entries: T): Promise<Outcomes<T>> {
+export async function batch<const T extends readonly Entry[]>(
+  db: D1Database,
+  entries: T,
+): Promise<Outcomes<T>> {
   const results = await db.batch(entries.map(statementOf));
   const outcomes = results.map((r) => ({ rows: r.results ?? [], changes: r.meta?.changes ?? 0 }));
   // The one cast of a query result: D1 types a batch's results `unknown`; each entry declared its own.
