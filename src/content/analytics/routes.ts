@@ -116,6 +116,47 @@ async function collectBody(request: Request): Promise<string> {
   return request.text();
 }
 
+const getAnalyticsSummaryRoute = createRoute({
+  method: "get",
+  path: "/v1/analytics/summary",
+  tags: ["Analytics"],
+  summary: "Analytics summary",
+  description: `Scope analytics:read (ck_; a pk_ key is 403). Human views and visitors of the key's site over the window (UTC days): totals, the daily series (every day, zeros included), the top ${TOP_PATHS} paths and top ${TOP_REFERRERS} referring hosts. Visitors over several days are the sum of daily unique visitors. Bot hits are only in bot_views.`,
+  ...keyAuth(READ_KEY),
+  request: { query: AnalyticsWindowQuery },
+  responses: {
+    200: { description: "The summary", content: { "application/json": { schema: SummarySchema } } },
+    ...problemResponses({ 400: "Bad window", 401: "Key", 403: "Scope, or a pk_ key", 429: "Quota" }),
+  },
+});
+
+const getPostAnalyticsRoute = createRoute({
+  method: "get",
+  path: "/v1/analytics/posts",
+  tags: ["Analytics"],
+  summary: "Analytics views per post or page",
+  description: `Scope analytics:read (ck_). The paths of the summary's top_paths ranking (views, then visitors, then path), paged by limit (1..${POSTS_LIMIT_MAX}, default ${POSTS_LIMIT_DEFAULT}) and offset (0..${POSTS_OFFSET_MAX}), each with the post whose URL it is: /{slug} for the site's default language, /{language}/{slug} for others; null for other pages.`,
+  ...keyAuth(READ_KEY),
+  request: {
+    query: AnalyticsWindowQuery.extend({
+      limit: z
+        .string()
+        .optional()
+        .openapi({ description: `1..${POSTS_LIMIT_MAX}` }),
+      offset: z.string().optional().openapi({ description: ">= 0" }),
+    }),
+  },
+  responses: {
+    200: { description: "A page of paths", content: { "application/json": { schema: PostsPageSchema } } },
+    ...problemResponses({
+      400: "Bad window, limit or offset",
+      401: "Key",
+      403: "Scope, or a pk_ key",
+      429: "Quota",
+    }),
+  },
+});
+
 export function registerAnalyticsRoutes(app: OpenAPIHono<AppEnv>) {
   app.openAPIRegistry.registerPath({
     method: "post",
@@ -152,65 +193,22 @@ export function registerAnalyticsRoutes(app: OpenAPIHono<AppEnv>) {
     return c.body(null, 204);
   });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/analytics/summary",
-      tags: ["Analytics"],
-      summary: "Analytics summary",
-      description: `Scope analytics:read (ck_; a pk_ key is 403). Human views and visitors of the key's site over the window (UTC days): totals, the daily series (every day, zeros included), the top ${TOP_PATHS} paths and top ${TOP_REFERRERS} referring hosts. Visitors over several days are the sum of daily unique visitors. Bot hits are only in bot_views.`,
-      ...keyAuth(READ_KEY),
-      request: { query: AnalyticsWindowQuery },
-      responses: {
-        200: { description: "The summary", content: { "application/json": { schema: SummarySchema } } },
-        ...problemResponses({ 400: "Bad window", 401: "Key", 403: "Scope, or a pk_ key", 429: "Quota" }),
-      },
-    }),
-    async (c) => {
-      const { analytics } = c.get("services");
-      return c.json(
-        await analyticsSummary(analytics, c.get("auth").siteId, c.req.valid("query"), today()),
-        200,
-      );
-    },
-  );
+  app.openapi(getAnalyticsSummaryRoute, async (c) => {
+    const { analytics } = c.get("services");
+    return c.json(
+      await analyticsSummary(analytics, c.get("auth").siteId, c.req.valid("query"), today()),
+      200,
+    );
+  });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/analytics/posts",
-      tags: ["Analytics"],
-      summary: "Analytics views per post or page",
-      description: `Scope analytics:read (ck_). The paths of the summary's top_paths ranking (views, then visitors, then path), paged by limit (1..${POSTS_LIMIT_MAX}, default ${POSTS_LIMIT_DEFAULT}) and offset (0..${POSTS_OFFSET_MAX}), each with the post whose URL it is: /{slug} for the site's default language, /{language}/{slug} for others; null for other pages.`,
-      ...keyAuth(READ_KEY),
-      request: {
-        query: AnalyticsWindowQuery.extend({
-          limit: z
-            .string()
-            .optional()
-            .openapi({ description: `1..${POSTS_LIMIT_MAX}` }),
-          offset: z.string().optional().openapi({ description: ">= 0" }),
-        }),
-      },
-      responses: {
-        200: { description: "A page of paths", content: { "application/json": { schema: PostsPageSchema } } },
-        ...problemResponses({
-          400: "Bad window, limit or offset",
-          401: "Key",
-          403: "Scope, or a pk_ key",
-          429: "Quota",
-        }),
-      },
-    }),
-    async (c) => {
-      const page = await analyticsPosts(
-        c.get("services").analytics,
-        c.env.DB,
-        c.get("auth").site,
-        c.req.valid("query"),
-        today(),
-      );
-      return c.json(page, 200);
-    },
-  );
+  app.openapi(getPostAnalyticsRoute, async (c) => {
+    const page = await analyticsPosts(
+      c.get("services").analytics,
+      c.env.DB,
+      c.get("auth").site,
+      c.req.valid("query"),
+      today(),
+    );
+    return c.json(page, 200);
+  });
 }

@@ -53,75 +53,69 @@ const writeProblems = problemResponses({
 
 const WRITE_KEY: KeyRequirement = { kinds: "secret", scopes: ["posts:write"], quota: "write" };
 
+const listAuthorsRoute = createRoute({
+  method: "get",
+  path: "/v1/authors",
+  tags: ["Posts"],
+  summary: "List the site's authors",
+  description:
+    "Scope posts:read. A ck_ key sees every author of the site with its dates; a pk_ key only the authors a public post names, with their public fields (slug, name, bio, avatar). At most 1,000, by slug. Cached like the post list.",
+  ...keyAuth({ kinds: "any", scopes: ["posts:read"], quota: "read" }),
+  request: { query: z.object({ key: z.string().optional() }) },
+  responses: {
+    200: json(z.object({ items: z.array(AuthorSchema) }).openapi("Authors"), "The authors"),
+    304: { description: "Not modified" },
+    ...problemResponses({
+      401: "Key missing or invalid",
+      403: "Insufficient scope, or a pk_ key from an origin outside its allowlist",
+      429: "Quota exceeded",
+    }),
+  },
+});
+
+const createAuthorRoute = createRoute({
+  method: "post",
+  path: "/v1/authors",
+  tags: ["Posts"],
+  summary: "Create an author",
+  description:
+    "Scope posts:write (ck_). A post names it with author_slug. Without slug, one is derived from the name (-2, -3, … when taken); an explicit slug already used is 409 SLUG_TAKEN.",
+  ...keyAuth(WRITE_KEY),
+  request: { body: { content: { "application/json": { schema: CreateAuthorSchema } }, required: true } },
+  responses: { 201: json(AuthorSchema, "Created"), ...writeProblems },
+});
+
+const updateAuthorRoute = createRoute({
+  method: "patch",
+  path: "/v1/authors/{slug}",
+  tags: ["Posts"],
+  summary: "Update an author (partial)",
+  description:
+    "Scope posts:write (ck_). Only sent fields change; a new slug or name is also the byline of the author's posts (same batch). Another site's or an unknown slug is 404.",
+  ...keyAuth(WRITE_KEY),
+  request: {
+    params: z.object({ slug: z.string().min(1) }),
+    body: { content: { "application/json": { schema: UpdateAuthorSchema } }, required: true },
+  },
+  responses: {
+    200: json(AuthorSchema, "Updated"),
+    ...writeProblems,
+    ...problemResponses({ 404: "No such author (or another site's)" }),
+  },
+});
+
 export function registerAuthorRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/authors",
-      tags: ["Posts"],
-      summary: "List the site's authors",
-      description:
-        "Scope posts:read. A ck_ key sees every author of the site with its dates; a pk_ key only the authors a public post names, with their public fields (slug, name, bio, avatar). At most 1,000, by slug. Cached like the post list.",
-      ...keyAuth({ kinds: "any", scopes: ["posts:read"], quota: "read" }),
-      request: { query: z.object({ key: z.string().optional() }) },
-      responses: {
-        200: json(z.object({ items: z.array(AuthorSchema) }).openapi("Authors"), "The authors"),
-        304: { description: "Not modified" },
-        ...problemResponses({
-          401: "Key missing or invalid",
-          403: "Insufficient scope, or a pk_ key from an origin outside its allowlist",
-          429: "Quota exceeded",
-        }),
-      },
-    }),
-    async (c) => sendPublicAnswer(c, await authorsAnswer(c.env, c.get("auth"), edgePlace(c))),
+  app.openapi(listAuthorsRoute, async (c) =>
+    sendPublicAnswer(c, await authorsAnswer(c.env, c.get("auth"), edgePlace(c))),
   );
 
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/v1/authors",
-      tags: ["Posts"],
-      summary: "Create an author",
-      description:
-        "Scope posts:write (ck_). A post names it with author_slug. Without slug, one is derived from the name (-2, -3, … when taken); an explicit slug already used is 409 SLUG_TAKEN.",
-      ...keyAuth(WRITE_KEY),
-      request: { body: { content: { "application/json": { schema: CreateAuthorSchema } }, required: true } },
-      responses: { 201: json(AuthorSchema, "Created"), ...writeProblems },
-    }),
-    async (c) => {
-      const row = await createAuthor(c.env, c.get("auth").siteId, c.req.valid("json"));
-      return c.json(authorView(c.env, row, true), 201);
-    },
-  );
+  app.openapi(createAuthorRoute, async (c) => {
+    const row = await createAuthor(c.env, c.get("auth").siteId, c.req.valid("json"));
+    return c.json(authorView(c.env, row, true), 201);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "patch",
-      path: "/v1/authors/{slug}",
-      tags: ["Posts"],
-      summary: "Update an author (partial)",
-      description:
-        "Scope posts:write (ck_). Only sent fields change; a new slug or name is also the byline of the author's posts (same batch). Another site's or an unknown slug is 404.",
-      ...keyAuth(WRITE_KEY),
-      request: {
-        params: z.object({ slug: z.string().min(1) }),
-        body: { content: { "application/json": { schema: UpdateAuthorSchema } }, required: true },
-      },
-      responses: {
-        200: json(AuthorSchema, "Updated"),
-        ...writeProblems,
-        ...problemResponses({ 404: "No such author (or another site's)" }),
-      },
-    }),
-    async (c) => {
-      const row = await editAuthor(
-        c.env,
-        c.get("auth").siteId,
-        c.req.valid("param").slug,
-        c.req.valid("json"),
-      );
-      return c.json(authorView(c.env, row, true), 200);
-    },
-  );
+  app.openapi(updateAuthorRoute, async (c) => {
+    const row = await editAuthor(c.env, c.get("auth").siteId, c.req.valid("param").slug, c.req.valid("json"));
+    return c.json(authorView(c.env, row, true), 200);
+  });
 }

@@ -27,48 +27,46 @@ const problems = problemResponses({
   404: "No such site, or the site is not live",
 });
 
-export function registerFeedRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/sites/{site}/sitemap.xml",
-      tags: ["Feeds"],
-      summary: "The site's sitemap (no key)",
-      description: `No key, no Origin needed. Every public post of the site (all languages, newest first, at most ${SITEMAP_MAX_URLS}) with absolute URLs on the canonical host; for the site's renderer to serve at /sitemap.xml. Cached like the public listing and purged with it. A site that is not live is 404.`,
-      request: { params: SiteParam },
-      responses: {
-        200: xmlResponse("application/xml", "sitemaps.org urlset"),
-        304: { description: "Not modified" },
-        ...problems,
-      },
-    }),
-    async (c) => {
-      const answer = await siteFeed(c.env, "sitemap", c.req.valid("param").site, undefined, edgePlace(c));
-      return sendXml(c, answer, "application/xml; charset=UTF-8");
-    },
-  );
+const getSitemapRoute = createRoute({
+  method: "get",
+  path: "/v1/sites/{site}/sitemap.xml",
+  tags: ["Feeds"],
+  summary: "The site's sitemap (no key)",
+  description: `No key, no Origin needed. Every public post of the site (all languages, newest first, at most ${SITEMAP_MAX_URLS}) with absolute URLs on the canonical host; for the site's renderer to serve at /sitemap.xml. Cached like the public listing and purged with it. A site that is not live is 404.`,
+  request: { params: SiteParam },
+  responses: {
+    200: xmlResponse("application/xml", "sitemaps.org urlset"),
+    304: { description: "Not modified" },
+    ...problems,
+  },
+});
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/sites/{site}/feed.xml",
-      tags: ["Feeds"],
-      summary: "The site's RSS 2.0 feed (no key)",
-      description: `No key, no Origin needed. The ${FEED_ITEMS} newest public posts in one language (?language=, default the site's), absolute URLs on the canonical host; for the site's renderer to serve at /feed.xml. Cached like the public listing and purged with it. A site that is not live is 404.`,
-      request: {
-        params: SiteParam,
-        query: z.object({ language: z.string().optional().openapi({ description: "BCP-47" }) }),
-      },
-      responses: {
-        200: xmlResponse("application/rss+xml", "RSS 2.0"),
-        304: { description: "Not modified" },
-        ...problems,
-      },
-    }),
-    async (c) => {
-      const { site } = c.req.valid("param");
-      const answer = await siteFeed(c.env, "feed", site, c.req.valid("query").language, edgePlace(c));
-      return sendXml(c, answer, "application/rss+xml; charset=UTF-8");
-    },
-  );
+const getFeedRoute = createRoute({
+  method: "get",
+  path: "/v1/sites/{site}/feed.xml",
+  tags: ["Feeds"],
+  summary: "The site's RSS 2.0 feed (no key)",
+  description: `No key, no Origin needed. The ${FEED_ITEMS} newest public posts in one language (?language=, default the site's), absolute URLs on the canonical host; for the site's renderer to serve at /feed.xml. Cached like the public listing and purged with it. A site that is not live is 404.`,
+  request: {
+    params: SiteParam,
+    query: z.object({ language: z.string().optional().openapi({ description: "BCP-47" }) }),
+  },
+  responses: {
+    200: xmlResponse("application/rss+xml", "RSS 2.0"),
+    304: { description: "Not modified" },
+    ...problems,
+  },
+});
+
+export function registerFeedRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(getSitemapRoute, async (c) => {
+    const answer = await siteFeed(c.env, "sitemap", c.req.valid("param").site, undefined, edgePlace(c));
+    return sendXml(c, answer, "application/xml; charset=UTF-8");
+  });
+
+  app.openapi(getFeedRoute, async (c) => {
+    const { site } = c.req.valid("param");
+    const answer = await siteFeed(c.env, "feed", site, c.req.valid("query").language, edgePlace(c));
+    return sendXml(c, answer, "application/rss+xml; charset=UTF-8");
+  });
 }

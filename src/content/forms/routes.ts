@@ -101,85 +101,81 @@ const SUBMISSION_RULES = [
   "No such site or form, another site's form, a deleted form, the forms app off or a site that is not live: the same 404.",
 ].join(" ");
 
+const createFormRoute = createRoute({
+  method: "post",
+  path: "/api/v1/sites/{site_id}/forms",
+  tags: ["Forms"],
+  summary: "Create a form of the site (staff, through the edge)",
+  request: {
+    params: SiteParam,
+    body: { content: { "application/json": { schema: CreateFormBody } }, required: true },
+  },
+  responses: {
+    201: { description: "Created", content: { "application/json": { schema: FormSchema } } },
+    ...staffProblems,
+  },
+});
+
+const listFormsRoute = createRoute({
+  method: "get",
+  path: "/api/v1/sites/{site_id}/forms",
+  tags: ["Forms"],
+  summary: "List the site's forms (staff, through the edge)",
+  request: { params: SiteParam },
+  responses: {
+    200: {
+      description: "Forms, newest first",
+      content: { "application/json": { schema: z.object({ items: z.array(FormSchema) }) } },
+    },
+    ...staffProblems,
+  },
+});
+
+const deleteFormRoute = createRoute({
+  method: "delete",
+  path: "/api/v1/sites/{site_id}/forms/{form_id}",
+  tags: ["Forms"],
+  summary: "Delete a form (submissions stop; its leads stay)",
+  request: { params: FormParams },
+  responses: { 204: { description: "Deleted" }, ...staffProblems },
+});
+
+const getPublicFormRoute = createRoute({
+  method: "get",
+  path: "/v1/sites/{site_id}/forms/{form_id}",
+  tags: ["Forms"],
+  summary: "A form's fields and a fresh form token, for the site's pages (anonymous)",
+  description: `Anonymous. The token stamps the time the form was handed out; a submission sent back within ${SPAM_RULES.minFillMs / 1000} s of it is spam (too_fast). Same 404 as the submission.`,
+  request: { params: FormParams },
+  responses: {
+    200: { description: "The form", content: { "application/json": { schema: VisitorFormSchema } } },
+    ...problemResponses({ 404: "No such form (any reason)" }),
+  },
+});
+
 export function registerFormRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/api/v1/sites/{site_id}/forms",
-      tags: ["Forms"],
-      summary: "Create a form of the site (staff, through the edge)",
-      request: {
-        params: SiteParam,
-        body: { content: { "application/json": { schema: CreateFormBody } }, required: true },
-      },
-      responses: {
-        201: { description: "Created", content: { "application/json": { schema: FormSchema } } },
-        ...staffProblems,
-      },
-    }),
-    async (c) => {
-      const { userId, site } = await authorizeFormsAdmin(c.req.raw.headers, c.env.DB, c.req.param("site_id"));
-      return c.json(await createForm(c.env.DB, site.id, userId, c.req.valid("json")), 201);
-    },
-  );
+  app.openapi(createFormRoute, async (c) => {
+    const { userId, site } = await authorizeFormsAdmin(c.req.raw.headers, c.env.DB, c.req.param("site_id"));
+    return c.json(await createForm(c.env.DB, site.id, userId, c.req.valid("json")), 201);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/api/v1/sites/{site_id}/forms",
-      tags: ["Forms"],
-      summary: "List the site's forms (staff, through the edge)",
-      request: { params: SiteParam },
-      responses: {
-        200: {
-          description: "Forms, newest first",
-          content: { "application/json": { schema: z.object({ items: z.array(FormSchema) }) } },
-        },
-        ...staffProblems,
-      },
-    }),
-    async (c) => {
-      const { site } = await authorizeFormsAdmin(c.req.raw.headers, c.env.DB, c.req.param("site_id"));
-      c.header("cache-control", "private, no-store");
-      return c.json({ items: await listForms(c.env.DB, site.id) }, 200);
-    },
-  );
+  app.openapi(listFormsRoute, async (c) => {
+    const { site } = await authorizeFormsAdmin(c.req.raw.headers, c.env.DB, c.req.param("site_id"));
+    c.header("cache-control", "private, no-store");
+    return c.json({ items: await listForms(c.env.DB, site.id) }, 200);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/api/v1/sites/{site_id}/forms/{form_id}",
-      tags: ["Forms"],
-      summary: "Delete a form (submissions stop; its leads stay)",
-      request: { params: FormParams },
-      responses: { 204: { description: "Deleted" }, ...staffProblems },
-    }),
-    async (c) => {
-      const { site } = await authorizeFormsAdmin(c.req.raw.headers, c.env.DB, c.req.param("site_id"));
-      await deleteForm(c.env.DB, site.id, c.req.param("form_id"));
-      return c.body(null, 204);
-    },
-  );
+  app.openapi(deleteFormRoute, async (c) => {
+    const { site } = await authorizeFormsAdmin(c.req.raw.headers, c.env.DB, c.req.param("site_id"));
+    await deleteForm(c.env.DB, site.id, c.req.param("form_id"));
+    return c.body(null, 204);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/sites/{site_id}/forms/{form_id}",
-      tags: ["Forms"],
-      summary: "A form's fields and a fresh form token, for the site's pages (anonymous)",
-      description: `Anonymous. The token stamps the time the form was handed out; a submission sent back within ${SPAM_RULES.minFillMs / 1000} s of it is spam (too_fast). Same 404 as the submission.`,
-      request: { params: FormParams },
-      responses: {
-        200: { description: "The form", content: { "application/json": { schema: VisitorFormSchema } } },
-        ...problemResponses({ 404: "No such form (any reason)" }),
-      },
-    }),
-    async (c) => {
-      const { site_id, form_id } = c.req.valid("param");
-      c.header("cache-control", "no-store");
-      return c.json(await formForVisitors(c.env, site_id, form_id, Date.now()), 200);
-    },
-  );
+  app.openapi(getPublicFormRoute, async (c) => {
+    const { site_id, form_id } = c.req.valid("param");
+    c.header("cache-control", "no-store");
+    return c.json(await formForVisitors(c.env, site_id, form_id, Date.now()), 200);
+  });
 
   app.openAPIRegistry.registerPath({
     method: "post",

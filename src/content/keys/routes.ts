@@ -69,94 +69,90 @@ function authorizeFromPath(c: Context<AppEnv>): Promise<{ userId: string; site: 
   return authorizeKeyAdmin(c.req.raw.headers, c.env.DB, siteId);
 }
 
+const createApiKeyRoute = createRoute({
+  method: "post",
+  path: "/api/v1/sites/{site_id}/api-keys",
+  tags: ["API keys"],
+  summary: "Create an API key for the site (shown once)",
+  request: {
+    params: SiteParam,
+    body: { content: { "application/json": { schema: CreateApiKeyBody } }, required: true },
+  },
+  responses: {
+    201: { description: "Created", content: { "application/json": { schema: ApiKeyCreated } } },
+    ...staffProblems,
+  },
+});
+
+const listApiKeysRoute = createRoute({
+  method: "get",
+  path: "/api/v1/sites/{site_id}/api-keys",
+  tags: ["API keys"],
+  summary: "List the site's API keys, carried-over ones marked (never the key itself)",
+  request: { params: SiteParam },
+  responses: {
+    200: {
+      description: "Active keys, newest first",
+      content: { "application/json": { schema: z.object({ items: z.array(ApiKeySummary) }) } },
+    },
+    ...staffProblems,
+  },
+});
+
+const revokeApiKeyRoute = createRoute({
+  method: "delete",
+  path: "/api/v1/sites/{site_id}/api-keys/{id}",
+  tags: ["API keys"],
+  summary: "Revoke an API key (effective at once)",
+  request: { params: SiteParam.extend({ id: z.string() }) },
+  responses: {
+    204: { description: "Revoked" },
+    ...staffProblems,
+  },
+});
+
+const keepApiKeyRoute = createRoute({
+  method: "post",
+  path: "/api/v1/sites/{site_id}/api-keys/{id}/keep",
+  tags: ["API keys"],
+  summary: "Keep a key a transfer carried over: active again, for the site's new owner",
+  description:
+    "After a transfer, the previous owner's keys are carried over (suspended, refused like revoked keys) until an administrator of the new owner keeps or revokes each one. Only a carried-over key can be kept; any other id is 404.",
+  request: { params: SiteParam.extend({ id: z.string() }) },
+  responses: {
+    200: { description: "Kept", content: { "application/json": { schema: ApiKeySummary } } },
+    ...staffProblems,
+  },
+});
+
 export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/api/v1/sites/{site_id}/api-keys",
-      tags: ["API keys"],
-      summary: "Create an API key for the site (shown once)",
-      request: {
-        params: SiteParam,
-        body: { content: { "application/json": { schema: CreateApiKeyBody } }, required: true },
-      },
-      responses: {
-        201: { description: "Created", content: { "application/json": { schema: ApiKeyCreated } } },
-        ...staffProblems,
-      },
-    }),
-    async (c) => {
-      const { userId, site } = await authorizeFromPath(c);
-      const created = await createApiKey(c.env, site, userId, c.req.valid("json"));
-      c.header("cache-control", "no-store");
-      return c.json(created, 201);
-    },
-  );
+  app.openapi(createApiKeyRoute, async (c) => {
+    const { userId, site } = await authorizeFromPath(c);
+    const created = await createApiKey(c.env, site, userId, c.req.valid("json"));
+    c.header("cache-control", "no-store");
+    return c.json(created, 201);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/api/v1/sites/{site_id}/api-keys",
-      tags: ["API keys"],
-      summary: "List the site's API keys, carried-over ones marked (never the key itself)",
-      request: { params: SiteParam },
-      responses: {
-        200: {
-          description: "Active keys, newest first",
-          content: { "application/json": { schema: z.object({ items: z.array(ApiKeySummary) }) } },
-        },
-        ...staffProblems,
-      },
-    }),
-    async (c) => {
-      const { site } = await authorizeFromPath(c);
-      const items = await listApiKeys(c.env.DB, site.id);
-      c.header("cache-control", "private, no-store");
-      return c.json({ items }, 200);
-    },
-  );
+  app.openapi(listApiKeysRoute, async (c) => {
+    const { site } = await authorizeFromPath(c);
+    const items = await listApiKeys(c.env.DB, site.id);
+    c.header("cache-control", "private, no-store");
+    return c.json({ items }, 200);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/api/v1/sites/{site_id}/api-keys/{id}",
-      tags: ["API keys"],
-      summary: "Revoke an API key (effective at once)",
-      request: { params: SiteParam.extend({ id: z.string() }) },
-      responses: {
-        204: { description: "Revoked" },
-        ...staffProblems,
-      },
-    }),
-    async (c) => {
-      const { userId, site } = await authorizeFromPath(c);
-      await revokeSiteApiKey(c.env.DB, site.id, c.req.valid("param").id, userId);
-      return c.body(null, 204);
-    },
-  );
+  app.openapi(revokeApiKeyRoute, async (c) => {
+    const { userId, site } = await authorizeFromPath(c);
+    await revokeSiteApiKey(c.env.DB, site.id, c.req.valid("param").id, userId);
+    return c.body(null, 204);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/api/v1/sites/{site_id}/api-keys/{id}/keep",
-      tags: ["API keys"],
-      summary: "Keep a key a transfer carried over: active again, for the site's new owner",
-      description:
-        "After a transfer, the previous owner's keys are carried over (suspended, refused like revoked keys) until an administrator of the new owner keeps or revokes each one. Only a carried-over key can be kept; any other id is 404.",
-      request: { params: SiteParam.extend({ id: z.string() }) },
-      responses: {
-        200: { description: "Kept", content: { "application/json": { schema: ApiKeySummary } } },
-        ...staffProblems,
-      },
-    }),
-    async (c) => {
-      const { site } = await authorizeFromPath(c);
-      const id = await keepApiKey(c.env.DB, site.id, c.req.valid("param").id);
-      const [kept] = await listApiKeys(c.env.DB, site.id, id);
-      // Revoked or deleted between the keep and this read: gone, as any other id.
-      if (!kept) fail("NOT_FOUND", "No such carried-over API key.");
-      c.header("cache-control", "private, no-store");
-      return c.json(kept, 200);
-    },
-  );
+  app.openapi(keepApiKeyRoute, async (c) => {
+    const { site } = await authorizeFromPath(c);
+    const id = await keepApiKey(c.env.DB, site.id, c.req.valid("param").id);
+    const [kept] = await listApiKeys(c.env.DB, site.id, id);
+    // Revoked or deleted between the keep and this read: gone, as any other id.
+    if (!kept) fail("NOT_FOUND", "No such carried-over API key.");
+    c.header("cache-control", "private, no-store");
+    return c.json(kept, 200);
+  });
 }

@@ -60,66 +60,64 @@ function reader(c: Context<AppEnv>) {
   return leadReader(c.get("auth"), c.get("log").requestId, clientIp(c));
 }
 
-export function registerLeadRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/leads",
-      tags: ["Leads"],
-      summary: "List leads",
-      description: `${READ_RULES} Keyset pages in creation order. A site without the forms app: 404.`,
-      ...keyAuth(LEADS_KEY),
-      request: { query: ListQuery },
-      responses: {
-        200: {
-          description: "A page of leads",
-          content: { "application/json": { schema: pageSchema(LeadSchema, "LeadPage") } },
-        },
-        ...problemResponses({
-          400: "Invalid parameter (limit, cursor, status, ordem, form_id, de, ate)",
-          401: "Key missing or invalid",
-          403: "Scope, or not a ck_ key",
-          404: "The site has no forms app",
-          422: "de after ate; form_id of no form of the site; key without a creating user",
-          429: "Quota or the leads limit",
-        }),
-      },
-    }),
-    async (c) => {
-      const request = leadListRequest(c.req.valid("query"));
-      const page = await listLeads(c.env, reader(c), request, new Date().toISOString());
-      c.header("cache-control", "private, no-store");
-      return c.json(page, 200);
+const listLeadsRoute = createRoute({
+  method: "get",
+  path: "/v1/leads",
+  tags: ["Leads"],
+  summary: "List leads",
+  description: `${READ_RULES} Keyset pages in creation order. A site without the forms app: 404.`,
+  ...keyAuth(LEADS_KEY),
+  request: { query: ListQuery },
+  responses: {
+    200: {
+      description: "A page of leads",
+      content: { "application/json": { schema: pageSchema(LeadSchema, "LeadPage") } },
     },
-  );
+    ...problemResponses({
+      400: "Invalid parameter (limit, cursor, status, ordem, form_id, de, ate)",
+      401: "Key missing or invalid",
+      403: "Scope, or not a ck_ key",
+      404: "The site has no forms app",
+      422: "de after ate; form_id of no form of the site; key without a creating user",
+      429: "Quota or the leads limit",
+    }),
+  },
+});
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/leads/{id}",
-      tags: ["Leads"],
-      summary: "Get a lead",
-      description: `${READ_RULES} Another site's lead, a missing id or a site without the forms app: the same 404.`,
-      ...keyAuth(LEADS_KEY),
-      request: { params: z.object({ id: z.string().openapi({ description: "Lead id (ULID or UUID)" }) }) },
-      responses: {
-        200: {
-          description: "The lead (the list item shape)",
-          content: { "application/json": { schema: LeadSchema } },
-        },
-        ...problemResponses({
-          401: "Key missing or invalid",
-          403: "Scope, or not a ck_ key",
-          404: "No such lead (any reason)",
-          422: "Key without a creating user",
-          429: "Quota or the leads limit",
-        }),
-      },
-    }),
-    async (c) => {
-      const lead = await readLead(c.env, reader(c), c.req.valid("param").id, new Date().toISOString());
-      c.header("cache-control", "private, no-store");
-      return c.json(lead, 200);
+const getLeadRoute = createRoute({
+  method: "get",
+  path: "/v1/leads/{id}",
+  tags: ["Leads"],
+  summary: "Get a lead",
+  description: `${READ_RULES} Another site's lead, a missing id or a site without the forms app: the same 404.`,
+  ...keyAuth(LEADS_KEY),
+  request: { params: z.object({ id: z.string().openapi({ description: "Lead id (ULID or UUID)" }) }) },
+  responses: {
+    200: {
+      description: "The lead (the list item shape)",
+      content: { "application/json": { schema: LeadSchema } },
     },
-  );
+    ...problemResponses({
+      401: "Key missing or invalid",
+      403: "Scope, or not a ck_ key",
+      404: "No such lead (any reason)",
+      422: "Key without a creating user",
+      429: "Quota or the leads limit",
+    }),
+  },
+});
+
+export function registerLeadRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(listLeadsRoute, async (c) => {
+    const request = leadListRequest(c.req.valid("query"));
+    const page = await listLeads(c.env, reader(c), request, new Date().toISOString());
+    c.header("cache-control", "private, no-store");
+    return c.json(page, 200);
+  });
+
+  app.openapi(getLeadRoute, async (c) => {
+    const lead = await readLead(c.env, reader(c), c.req.valid("param").id, new Date().toISOString());
+    c.header("cache-control", "private, no-store");
+    return c.json(lead, 200);
+  });
 }

@@ -96,6 +96,56 @@ export const MediaListQuery = z.object({
 
 const IdParam = z.object({ id: z.string().openapi({ description: "Media id (ULID or UUID)" }) });
 
+const listMediaRoute = createRoute({
+  method: "get",
+  path: "/v1/media",
+  tags: ["Media"],
+  summary: "List media assets (newest first, no cursor)",
+  description:
+    "Scope media:read (ck_ or pk_). A pk_ key lists only assets public posts use (featured image or image block); ck_ keys list every asset.",
+  ...keyAuth({ kinds: "any", scopes: ["media:read"], quota: "read" }),
+  request: {
+    query: MediaListQuery,
+  },
+  responses: {
+    200: {
+      description: "Assets",
+      content: { "application/json": { schema: z.object({ items: z.array(MediaAssetSchema) }) } },
+    },
+    ...problemResponses({ 400: "Bad limit or filter", 401: "Key", 403: "Scope or origin", 429: "Quota" }),
+  },
+});
+
+const getMediaRoute = createRoute({
+  method: "get",
+  path: "/v1/media/{id}",
+  tags: ["Media"],
+  summary: "Get a media asset",
+  description:
+    "Scope media:read (ck_ or pk_). Another site's id is 404; so is, for a pk_ key, an asset no public post uses.",
+  ...keyAuth({ kinds: "any", scopes: ["media:read"], quota: "read" }),
+  request: { params: IdParam, query: z.object({ key: z.string().optional() }) },
+  responses: {
+    200: { description: "The asset", content: { "application/json": { schema: MediaAssetSchema } } },
+    ...problemResponses({ 401: "Key", 403: "Scope or origin", 404: "No such asset", 429: "Quota" }),
+  },
+});
+
+const deleteMediaRoute = createRoute({
+  method: "delete",
+  path: "/v1/media/{id}",
+  tags: ["Media"],
+  summary: "Delete a media asset (soft delete)",
+  description:
+    "Scope media:write (ck_). Another site's id is 404. The public URLs of the original and of every variant answer 404 at once and are purged from the CDN.",
+  ...keyAuth({ kinds: "secret", scopes: ["media:write"], quota: "write" }),
+  request: { params: IdParam },
+  responses: {
+    204: { description: "Deleted" },
+    ...problemResponses({ 401: "Key", 403: "Scope", 404: "No such asset", 429: "Quota" }),
+  },
+});
+
 export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
   app.openAPIRegistry.registerPath({
     method: "post",
@@ -133,74 +183,21 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
     return c.json(asset(c, await uploadMedia(c.env, c.get("auth").siteId, upload)), 202);
   });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/media",
-      tags: ["Media"],
-      summary: "List media assets (newest first, no cursor)",
-      description:
-        "Scope media:read (ck_ or pk_). A pk_ key lists only assets public posts use (featured image or image block); ck_ keys list every asset.",
-      ...keyAuth({ kinds: "any", scopes: ["media:read"], quota: "read" }),
-      request: {
-        query: MediaListQuery,
-      },
-      responses: {
-        200: {
-          description: "Assets",
-          content: { "application/json": { schema: z.object({ items: z.array(MediaAssetSchema) }) } },
-        },
-        ...problemResponses({ 400: "Bad limit or filter", 401: "Key", 403: "Scope or origin", 429: "Quota" }),
-      },
-    }),
-    async (c) => {
-      const rows = await listMediaAssets(c.env.DB, c.get("auth"), c.req.valid("query"));
-      return c.json({ items: rows.map((r) => asset(c, r)) }, 200);
-    },
-  );
+  app.openapi(listMediaRoute, async (c) => {
+    const rows = await listMediaAssets(c.env.DB, c.get("auth"), c.req.valid("query"));
+    return c.json({ items: rows.map((r) => asset(c, r)) }, 200);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/media/{id}",
-      tags: ["Media"],
-      summary: "Get a media asset",
-      description:
-        "Scope media:read (ck_ or pk_). Another site's id is 404; so is, for a pk_ key, an asset no public post uses.",
-      ...keyAuth({ kinds: "any", scopes: ["media:read"], quota: "read" }),
-      request: { params: IdParam, query: z.object({ key: z.string().optional() }) },
-      responses: {
-        200: { description: "The asset", content: { "application/json": { schema: MediaAssetSchema } } },
-        ...problemResponses({ 401: "Key", 403: "Scope or origin", 404: "No such asset", 429: "Quota" }),
-      },
-    }),
-    async (c) => {
-      const row = await readMediaAsset(c.env.DB, c.get("auth"), c.req.valid("param").id);
-      return c.json(asset(c, row), 200);
-    },
-  );
+  app.openapi(getMediaRoute, async (c) => {
+    const row = await readMediaAsset(c.env.DB, c.get("auth"), c.req.valid("param").id);
+    return c.json(asset(c, row), 200);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/v1/media/{id}",
-      tags: ["Media"],
-      summary: "Delete a media asset (soft delete)",
-      description:
-        "Scope media:write (ck_). Another site's id is 404. The public URLs of the original and of every variant answer 404 at once and are purged from the CDN.",
-      ...keyAuth({ kinds: "secret", scopes: ["media:write"], quota: "write" }),
-      request: { params: IdParam },
-      responses: {
-        204: { description: "Deleted" },
-        ...problemResponses({ 401: "Key", 403: "Scope", 404: "No such asset", 429: "Quota" }),
-      },
-    }),
-    async (c) => {
-      const id = parseId(c.req.valid("param").id);
-      const deleted =
-        id !== null && (await deleteMediaAsset(c.env, c.get("services"), c.get("auth").siteId, id));
-      if (!deleted) throw mediaNotFound();
-      return c.body(null, 204);
-    },
-  );
+  app.openapi(deleteMediaRoute, async (c) => {
+    const id = parseId(c.req.valid("param").id);
+    const deleted =
+      id !== null && (await deleteMediaAsset(c.env, c.get("services"), c.get("auth").siteId, id));
+    if (!deleted) throw mediaNotFound();
+    return c.body(null, 204);
+  });
 }

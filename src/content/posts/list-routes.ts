@@ -40,48 +40,47 @@ function listRequirement(c: Context<AppEnv>): KeyRequirement {
     : { kinds: "any", scopes: ["posts:read"], quota: "read" };
 }
 
-export function registerPostListRoute(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/posts",
-      tags: ["Posts"],
-      summary: "List posts (public keyset listing; with status the authenticated listing)",
-      description:
-        "Scopes: posts:read (public listing, ck_ or pk_); posts:write with a ck_ key when `status` is sent.",
-      security: [...security("any", ["posts:read"]), ...security("secret", ["posts:write"])],
-      middleware: [requireKey(listRequirement)],
-      request: { query: ListQuery },
-      responses: {
-        200: {
-          description: "A page (PostListItem items; PostSummary items with status)",
-          content: {
-            "application/json": {
-              schema: z.union([
-                pageSchema(PostListItemSchema, "PostPage"),
-                pageSchema(PostSummarySchema, "PostSummaryPage"),
-              ]),
-            },
-          },
+const listPostsRoute = createRoute({
+  method: "get",
+  path: "/v1/posts",
+  tags: ["Posts"],
+  summary: "List posts (public keyset listing; with status the authenticated listing)",
+  description:
+    "Scopes: posts:read (public listing, ck_ or pk_); posts:write with a ck_ key when `status` is sent.",
+  security: [...security("any", ["posts:read"]), ...security("secret", ["posts:write"])],
+  middleware: [requireKey(listRequirement)],
+  request: { query: ListQuery },
+  responses: {
+    200: {
+      description: "A page (PostListItem items; PostSummary items with status)",
+      content: {
+        "application/json": {
+          schema: z.union([
+            pageSchema(PostListItemSchema, "PostPage"),
+            pageSchema(PostSummarySchema, "PostSummaryPage"),
+          ]),
         },
-        304: { description: "Not modified (public listing only)" },
-        ...problemResponses({
-          400: "Invalid parameter",
-          401: "Key missing or invalid",
-          403: "Scope or origin",
-          429: "Quota",
-        }),
       },
-    }),
-    async (c) => {
-      const request = postListRequest(c.req.valid("query"));
-      const key = c.get("auth");
-      // Every item's url is built from the key's site (read with the key: no extra hop).
-      if (!request.statuses)
-        return sendPublicAnswer(c, await publicPostList(c.env, key, request, edgePlace(c)));
-      const page = await listPosts(c.env, key.site, request, clockIso());
-      c.header("cache-control", "private, no-store");
-      return c.json(page.body, 200);
     },
-  );
+    304: { description: "Not modified (public listing only)" },
+    ...problemResponses({
+      400: "Invalid parameter",
+      401: "Key missing or invalid",
+      403: "Scope or origin",
+      429: "Quota",
+    }),
+  },
+});
+
+export function registerPostListRoute(app: OpenAPIHono<AppEnv>) {
+  app.openapi(listPostsRoute, async (c) => {
+    const request = postListRequest(c.req.valid("query"));
+    const key = c.get("auth");
+    // Every item's url is built from the key's site (read with the key: no extra hop).
+    if (!request.statuses)
+      return sendPublicAnswer(c, await publicPostList(c.env, key, request, edgePlace(c)));
+    const page = await listPosts(c.env, key.site, request, clockIso());
+    c.header("cache-control", "private, no-store");
+    return c.json(page.body, 200);
+  });
 }

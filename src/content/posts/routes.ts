@@ -121,6 +121,121 @@ const writeProblems = problemResponses({
   429: "Quota exceeded",
 });
 
+const getPostRoute = createRoute({
+  method: "get",
+  path: "/v1/posts/{reference}",
+  tags: ["Posts"],
+  summary: "Get a public post (PostDetail)",
+  description:
+    "Scope posts:read (ck_ or pk_). Draft, scheduled, restricted and other-site posts are 404. A slug public in several languages without ?language= is 400 AMBIGUOUS_SLUG.",
+  ...keyAuth({ kinds: "any", scopes: ["posts:read"], quota: "read" }),
+  request: { params: RefParam, query: PublicReadQuery },
+  responses: {
+    200: json(PostDetailSchema, "The post"),
+    304: { description: "Not modified" },
+    ...writeProblems,
+  },
+});
+
+const updatePostRoute = createRoute({
+  method: "patch",
+  path: "/v1/posts/{reference}",
+  tags: ["Posts"],
+  summary: "Update a post (partial)",
+  description:
+    "Scope posts:write (ck_). Slug references find published, draft and scheduled posts (no window); archived posts by id only; a slug in several languages without ?language= is 400 AMBIGUOUS_SLUG, never a silent pick.",
+  ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
+  request: {
+    params: RefParam,
+    query: LanguageQuery,
+    headers: IfMatchHeaders,
+    body: { content: { "application/json": { schema: UpdatePostSchema } }, required: true },
+  },
+  responses: {
+    200: { ...json(PostSummarySchema, "Updated"), headers: REVISION_ETAG },
+    ...writeProblems,
+    ...problemResponses({
+      409: "Slug taken (SLUG_TAKEN)",
+      412: "If-Match names a revision that is no longer current (PRECONDITION_FAILED); nothing changed",
+      422: "Unknown post type or media",
+    }),
+  },
+});
+
+const deletePostRoute = createRoute({
+  method: "delete",
+  path: "/v1/posts/{reference}",
+  tags: ["Posts"],
+  summary: "Delete a post (soft delete)",
+  description:
+    "Scope posts:write (ck_). Resolved as PATCH (?language= for a slug in several languages; archived posts by id). The post becomes `deleted`: gone from every read and listing at once (and from exports), its public URL purged, `post.deleted` sent to webhooks. Its slug is free again at once. A second DELETE answers 404 like a missing post.",
+  ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
+  request: { params: RefParam, query: LanguageQuery },
+  responses: { 204: { description: "Deleted" }, ...writeProblems },
+});
+
+const unpublishPostRoute = createRoute({
+  method: "post",
+  path: "/v1/posts/{reference}/unpublish",
+  tags: ["Posts"],
+  summary: "Unpublish a post (published -> archived)",
+  description:
+    "Scope posts:write (ck_). Emits post.unpublished on the content-events queue and purges the page.",
+  ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
+  request: { params: RefParam, query: LanguageQuery },
+  responses: {
+    200: json(PostSummarySchema, "Archived"),
+    ...writeProblems,
+    ...problemResponses({ 409: "The post is not published" }),
+  },
+});
+
+const getPostSourceRoute = createRoute({
+  method: "get",
+  path: "/v1/posts/{reference}/source",
+  tags: ["Posts"],
+  summary: "Read the editable source of a post",
+  description:
+    "Scope posts:write (ck_). Resolved as in PATCH (drafts and scheduled included). blocks_json exactly as stored; absent fields null, absent taxonomy []. 502 when the stored body is in an unrecognized format.",
+  ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "read" }),
+  request: { params: RefParam, query: LanguageQuery },
+  responses: {
+    200: { ...json(PostSourceSchema, "The source"), headers: REVISION_ETAG },
+    ...writeProblems,
+    ...problemResponses({ 502: "Stored body in an unrecognized format" }),
+  },
+});
+
+const getPostSeoRoute = createRoute({
+  method: "get",
+  path: "/v1/posts/{reference}/seo",
+  tags: ["SEO"],
+  summary: "Read SEO of a post",
+  description:
+    "Scope seo:read (ck_ or pk_: what a public page's <head> needs). Resolved like GET /v1/posts/{reference} (public posts only); a slug in several languages without ?language= is 400 AMBIGUOUS_SLUG: for a ck_ key counting every post PATCH would find (as PATCH), for a pk_ key the public ones.",
+  ...keyAuth({ kinds: "any", scopes: ["seo:read"], quota: "read" }),
+  request: { params: RefParam, query: PublicReadQuery },
+  responses: { 200: json(PostSeoSchema, "SEO of the post"), ...writeProblems },
+});
+
+const updatePostSeoRoute = createRoute({
+  method: "patch",
+  path: "/v1/posts/{reference}/seo",
+  tags: ["SEO"],
+  summary: "Update SEO of a post (merged into seo_json)",
+  description: `Scope seo:write (ck_). Allowed keys: ${POST_SEO_KEYS.join(", ")}; null removes a key; a body with none of them is 400 NOTHING_EDITABLE. Resolved as in PATCH /v1/posts/{reference}.`,
+  ...keyAuth({ kinds: "secret", scopes: ["seo:write"], quota: "write" }),
+  request: {
+    params: RefParam,
+    query: LanguageQuery,
+    body: { content: { "application/json": { schema: PostSeoSchema } }, required: true },
+  },
+  responses: {
+    200: json(PostSeoSchema, "SEO after the merge"),
+    ...writeProblems,
+  },
+});
+
 export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
   const createPostRoute = createRoute({
     method: "post",
@@ -161,184 +276,57 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
     return respond(c, stored, replayed);
   });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/posts/{reference}",
-      tags: ["Posts"],
-      summary: "Get a public post (PostDetail)",
-      description:
-        "Scope posts:read (ck_ or pk_). Draft, scheduled, restricted and other-site posts are 404. A slug public in several languages without ?language= is 400 AMBIGUOUS_SLUG.",
-      ...keyAuth({ kinds: "any", scopes: ["posts:read"], quota: "read" }),
-      request: { params: RefParam, query: PublicReadQuery },
-      responses: {
-        200: json(PostDetailSchema, "The post"),
-        304: { description: "Not modified" },
-        ...writeProblems,
-      },
-    }),
-    async (c) => {
-      const answer = await publicPost(c.env, c.get("auth"), ...postReference(c), edgePlace(c));
-      return sendPublicAnswer(c, answer);
-    },
-  );
+  app.openapi(getPostRoute, async (c) => {
+    const answer = await publicPost(c.env, c.get("auth"), ...postReference(c), edgePlace(c));
+    return sendPublicAnswer(c, answer);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "patch",
-      path: "/v1/posts/{reference}",
-      tags: ["Posts"],
-      summary: "Update a post (partial)",
-      description:
-        "Scope posts:write (ck_). Slug references find published, draft and scheduled posts (no window); archived posts by id only; a slug in several languages without ?language= is 400 AMBIGUOUS_SLUG, never a silent pick.",
-      ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
-      request: {
-        params: RefParam,
-        query: LanguageQuery,
-        headers: IfMatchHeaders,
-        body: { content: { "application/json": { schema: UpdatePostSchema } }, required: true },
-      },
-      responses: {
-        200: { ...json(PostSummarySchema, "Updated"), headers: REVISION_ETAG },
-        ...writeProblems,
-        ...problemResponses({
-          409: "Slug taken (SLUG_TAKEN)",
-          412: "If-Match names a revision that is no longer current (PRECONDITION_FAILED); nothing changed",
-          422: "Unknown post type or media",
-        }),
-      },
-    }),
-    async (c) => {
-      const { post: row, site } = await updatePost(
-        c.env,
-        c.get("services"),
-        c.get("auth"),
-        ...postReference(c),
-        c.req.valid("json"),
-        parseIfMatch(c.req.header("if-match")),
-      );
-      const now = clockIso();
-      c.header("etag", revisionTag(row, now));
-      const shown = await withFeaturedMedia(c.env.DB, row);
-      return c.json(postSummary(shown, now, answerContext(c, site)), 200);
-    },
-  );
+  app.openapi(updatePostRoute, async (c) => {
+    const { post: row, site } = await updatePost(
+      c.env,
+      c.get("services"),
+      c.get("auth"),
+      ...postReference(c),
+      c.req.valid("json"),
+      parseIfMatch(c.req.header("if-match")),
+    );
+    const now = clockIso();
+    c.header("etag", revisionTag(row, now));
+    const shown = await withFeaturedMedia(c.env.DB, row);
+    return c.json(postSummary(shown, now, answerContext(c, site)), 200);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/v1/posts/{reference}",
-      tags: ["Posts"],
-      summary: "Delete a post (soft delete)",
-      description:
-        "Scope posts:write (ck_). Resolved as PATCH (?language= for a slug in several languages; archived posts by id). The post becomes `deleted`: gone from every read and listing at once (and from exports), its public URL purged, `post.deleted` sent to webhooks. Its slug is free again at once. A second DELETE answers 404 like a missing post.",
-      ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
-      request: { params: RefParam, query: LanguageQuery },
-      responses: { 204: { description: "Deleted" }, ...writeProblems },
-    }),
-    async (c) => {
-      await deletePost(c.env, c.get("services"), c.get("auth"), ...postReference(c));
-      return c.body(null, 204);
-    },
-  );
+  app.openapi(deletePostRoute, async (c) => {
+    await deletePost(c.env, c.get("services"), c.get("auth"), ...postReference(c));
+    return c.body(null, 204);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/v1/posts/{reference}/unpublish",
-      tags: ["Posts"],
-      summary: "Unpublish a post (published -> archived)",
-      description:
-        "Scope posts:write (ck_). Emits post.unpublished on the content-events queue and purges the page.",
-      ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
-      request: { params: RefParam, query: LanguageQuery },
-      responses: {
-        200: json(PostSummarySchema, "Archived"),
-        ...writeProblems,
-        ...problemResponses({ 409: "The post is not published" }),
-      },
-    }),
-    async (c) => {
-      const { post, site } = await unpublishPost(
-        c.env,
-        c.get("services"),
-        c.get("auth"),
-        ...postReference(c),
-      );
-      const shown = await withFeaturedMedia(c.env.DB, post);
-      return c.json(postSummary(shown, clockIso(), answerContext(c, site)), 200);
-    },
-  );
+  app.openapi(unpublishPostRoute, async (c) => {
+    const { post, site } = await unpublishPost(c.env, c.get("services"), c.get("auth"), ...postReference(c));
+    const shown = await withFeaturedMedia(c.env.DB, post);
+    return c.json(postSummary(shown, clockIso(), answerContext(c, site)), 200);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/posts/{reference}/source",
-      tags: ["Posts"],
-      summary: "Read the editable source of a post",
-      description:
-        "Scope posts:write (ck_). Resolved as in PATCH (drafts and scheduled included). blocks_json exactly as stored; absent fields null, absent taxonomy []. 502 when the stored body is in an unrecognized format.",
-      ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "read" }),
-      request: { params: RefParam, query: LanguageQuery },
-      responses: {
-        200: { ...json(PostSourceSchema, "The source"), headers: REVISION_ETAG },
-        ...writeProblems,
-        ...problemResponses({ 502: "Stored body in an unrecognized format" }),
-      },
-    }),
-    async (c) => {
-      const now = clockIso();
-      const { source, etag } = await readPostSource(c.env.DB, c.get("auth").siteId, ...postReference(c), now);
-      c.header("cache-control", "private, no-store");
-      c.header("etag", etag);
-      return c.json(source, 200);
-    },
-  );
+  app.openapi(getPostSourceRoute, async (c) => {
+    const now = clockIso();
+    const { source, etag } = await readPostSource(c.env.DB, c.get("auth").siteId, ...postReference(c), now);
+    c.header("cache-control", "private, no-store");
+    c.header("etag", etag);
+    return c.json(source, 200);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/posts/{reference}/seo",
-      tags: ["SEO"],
-      summary: "Read SEO of a post",
-      description:
-        "Scope seo:read (ck_ or pk_: what a public page's <head> needs). Resolved like GET /v1/posts/{reference} (public posts only); a slug in several languages without ?language= is 400 AMBIGUOUS_SLUG: for a ck_ key counting every post PATCH would find (as PATCH), for a pk_ key the public ones.",
-      ...keyAuth({ kinds: "any", scopes: ["seo:read"], quota: "read" }),
-      request: { params: RefParam, query: PublicReadQuery },
-      responses: { 200: json(PostSeoSchema, "SEO of the post"), ...writeProblems },
-    }),
-    async (c) => {
-      const { site, kind } = c.get("auth");
-      const now = clockIso();
-      const row = await resolveSeoPost(c.env.DB, site, kind === "secret", ...postReference(c), now);
-      return c.json(seoView(row), 200);
-    },
-  );
+  app.openapi(getPostSeoRoute, async (c) => {
+    const { site, kind } = c.get("auth");
+    const now = clockIso();
+    const row = await resolveSeoPost(c.env.DB, site, kind === "secret", ...postReference(c), now);
+    return c.json(seoView(row), 200);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "patch",
-      path: "/v1/posts/{reference}/seo",
-      tags: ["SEO"],
-      summary: "Update SEO of a post (merged into seo_json)",
-      description: `Scope seo:write (ck_). Allowed keys: ${POST_SEO_KEYS.join(", ")}; null removes a key; a body with none of them is 400 NOTHING_EDITABLE. Resolved as in PATCH /v1/posts/{reference}.`,
-      ...keyAuth({ kinds: "secret", scopes: ["seo:write"], quota: "write" }),
-      request: {
-        params: RefParam,
-        query: LanguageQuery,
-        body: { content: { "application/json": { schema: PostSeoSchema } }, required: true },
-      },
-      responses: {
-        200: json(PostSeoSchema, "SEO after the merge"),
-        ...writeProblems,
-      },
-    }),
-    async (c) => {
-      const patch = seoPatch(c.req.valid("json"));
-      const now = clockIso();
-      const auth = c.get("auth");
-      const seo = await patchPostSeo(c.env, c.get("services"), auth.siteId, ...postReference(c), patch, now);
-      return c.json(seo, 200);
-    },
-  );
+  app.openapi(updatePostSeoRoute, async (c) => {
+    const patch = seoPatch(c.req.valid("json"));
+    const now = clockIso();
+    const auth = c.get("auth");
+    const seo = await patchPostSeo(c.env, c.get("services"), auth.siteId, ...postReference(c), patch, now);
+    return c.json(seo, 200);
+  });
 }

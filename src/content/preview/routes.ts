@@ -45,79 +45,76 @@ const keyProblems = problemResponses({
 
 const WRITE: KeyRequirement = { kinds: "secret", scopes: ["posts:write"], quota: "write" };
 
+const createPreviewRoute = createRoute({
+  method: "post",
+  path: "/v1/posts/{reference}/preview",
+  tags: ["Posts"],
+  summary: "Make a preview link of a post",
+  description: `Scope posts:write (ck_). A link to GET /v1/preview/{token} (no key) that shows the post as it is now, drafts and scheduled posts included, for at most ${PREVIEW_MAX_SECONDS / 3600} h. The link ends with what granted it: the post deleted; the site transferred, deleted, archived or deactivated; this key revoked; or DELETE …/preview, which ends every link of the post.`,
+  ...keyAuth(WRITE),
+  request: {
+    params: RefParam,
+    query: LanguageQuery,
+    body: { content: { "application/json": { schema: PreviewRequest } }, required: false },
+  },
+  responses: {
+    200: { description: "The link", content: { "application/json": { schema: PreviewLink } } },
+    ...keyProblems,
+  },
+});
+
+const deletePreviewsRoute = createRoute({
+  method: "delete",
+  path: "/v1/posts/{reference}/preview",
+  tags: ["Posts"],
+  summary: "End every preview link of a post",
+  description:
+    "Scope posts:write (ck_). Ends every preview link of the post, whichever key made it: each answers 404 from now on.",
+  ...keyAuth(WRITE),
+  request: { params: RefParam, query: LanguageQuery },
+  responses: { 204: { description: "Every link ended" }, ...keyProblems },
+});
+
+const getPreviewRoute = createRoute({
+  method: "get",
+  path: "/v1/preview/{token}",
+  tags: ["Posts"],
+  summary: "Read a post by preview link (no key)",
+  description:
+    "No key. The post's PostDetail as it is now (with its status), never cached (Cache-Control: no-store) nor indexed (X-Robots-Tag: noindex). An invalid, expired or ended link is 404, one body whatever ended it.",
+  request: { params: z.object({ token: z.string() }) },
+  responses: {
+    200: { description: "The post", content: { "application/json": { schema: PreviewSchema } } },
+    ...problemResponses({ 404: "Invalid, expired or revoked link" }),
+  },
+});
+
 export function registerPreviewRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/v1/posts/{reference}/preview",
-      tags: ["Posts"],
-      summary: "Make a preview link of a post",
-      description: `Scope posts:write (ck_). A link to GET /v1/preview/{token} (no key) that shows the post as it is now, drafts and scheduled posts included, for at most ${PREVIEW_MAX_SECONDS / 3600} h. The link ends with what granted it: the post deleted; the site transferred, deleted, archived or deactivated; this key revoked; or DELETE …/preview, which ends every link of the post.`,
-      ...keyAuth(WRITE),
-      request: {
-        params: RefParam,
-        query: LanguageQuery,
-        body: { content: { "application/json": { schema: PreviewRequest } }, required: false },
-      },
-      responses: {
-        200: { description: "The link", content: { "application/json": { schema: PreviewLink } } },
-        ...keyProblems,
-      },
-    }),
-    async (c) => {
-      const target = {
-        reference: c.req.valid("param").reference,
-        language: languageParam(c.req.valid("query").language),
-      };
-      const seconds = c.req.valid("json")?.expires_in ?? PREVIEW_DEFAULT_SECONDS;
-      const link = await createPreview(c.env, c.get("auth"), target, seconds, new URL(c.req.url).origin);
-      c.header("cache-control", "private, no-store");
-      return c.json(link, 200);
-    },
-  );
+  app.openapi(createPreviewRoute, async (c) => {
+    const target = {
+      reference: c.req.valid("param").reference,
+      language: languageParam(c.req.valid("query").language),
+    };
+    const seconds = c.req.valid("json")?.expires_in ?? PREVIEW_DEFAULT_SECONDS;
+    const link = await createPreview(c.env, c.get("auth"), target, seconds, new URL(c.req.url).origin);
+    c.header("cache-control", "private, no-store");
+    return c.json(link, 200);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/v1/posts/{reference}/preview",
-      tags: ["Posts"],
-      summary: "End every preview link of a post",
-      description:
-        "Scope posts:write (ck_). Ends every preview link of the post, whichever key made it: each answers 404 from now on.",
-      ...keyAuth(WRITE),
-      request: { params: RefParam, query: LanguageQuery },
-      responses: { 204: { description: "Every link ended" }, ...keyProblems },
-    }),
-    async (c) => {
-      const target = {
-        reference: c.req.valid("param").reference,
-        language: languageParam(c.req.valid("query").language),
-      };
-      await endPreviews(c.env, c.get("auth"), target);
-      return c.body(null, 204);
-    },
-  );
+  app.openapi(deletePreviewsRoute, async (c) => {
+    const target = {
+      reference: c.req.valid("param").reference,
+      language: languageParam(c.req.valid("query").language),
+    };
+    await endPreviews(c.env, c.get("auth"), target);
+    return c.body(null, 204);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/preview/{token}",
-      tags: ["Posts"],
-      summary: "Read a post by preview link (no key)",
-      description:
-        "No key. The post's PostDetail as it is now (with its status), never cached (Cache-Control: no-store) nor indexed (X-Robots-Tag: noindex). An invalid, expired or ended link is 404, one body whatever ended it.",
-      request: { params: z.object({ token: z.string() }) },
-      responses: {
-        200: { description: "The post", content: { "application/json": { schema: PreviewSchema } } },
-        ...problemResponses({ 404: "Invalid, expired or revoked link" }),
-      },
-    }),
-    async (c) => {
-      const post = await previewedPost(c.env, c.req.valid("param").token);
-      c.header("cache-control", "no-store");
-      c.header("x-robots-tag", "noindex");
-      c.header("referrer-policy", "no-referrer");
-      return c.json(post, 200);
-    },
-  );
+  app.openapi(getPreviewRoute, async (c) => {
+    const post = await previewedPost(c.env, c.req.valid("param").token);
+    c.header("cache-control", "no-store");
+    c.header("x-robots-tag", "noindex");
+    c.header("referrer-policy", "no-referrer");
+    return c.json(post, 200);
+  });
 }

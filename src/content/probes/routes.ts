@@ -59,59 +59,57 @@ const ReadySchema = z
   })
   .openapi("Readiness");
 
-export function registerProbeRoutes(app: OpenAPIHono<AppEnv>, openApiLoaded: () => boolean) {
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/health",
-      tags: ["Probes"],
-      summary: "Liveness probe",
-      responses: {
-        200: {
-          description: "Alive",
-          content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } },
-        },
-      },
-    }),
-    (c) => c.json({ status: "ok" as const }, 200),
-  );
-
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/ready",
-      tags: ["Probes"],
-      summary: "Readiness probe",
-      responses: {
-        200: { description: "Ready", content: { "application/json": { schema: ReadySchema } } },
-        503: { description: "Not ready", content: { "application/json": { schema: ReadySchema } } },
-      },
-    }),
-    async (c) => {
-      const { ready, checks } = await readiness({
-        cache: c.env.CACHE,
-        identity: c.env.IDENTITY,
-        jwks: jwksCache,
-        openApiLoaded,
-      });
-      c.header("cache-control", "no-store");
-      return ready
-        ? c.json({ status: "ready" as const, checks }, 200)
-        : c.json({ status: "not_ready" as const, checks }, 503);
+const getHealthRoute = createRoute({
+  method: "get",
+  path: "/health",
+  tags: ["Probes"],
+  summary: "Liveness probe",
+  responses: {
+    200: {
+      description: "Alive",
+      content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } },
     },
-  );
+  },
+});
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/metrics",
-      tags: ["Probes"],
-      summary: "Metrics (Prometheus text exposition)",
-      responses: { 200: { description: "Metrics", content: { "text/plain": { schema: z.string() } } } },
+const getReadyRoute = createRoute({
+  method: "get",
+  path: "/ready",
+  tags: ["Probes"],
+  summary: "Readiness probe",
+  responses: {
+    200: { description: "Ready", content: { "application/json": { schema: ReadySchema } } },
+    503: { description: "Not ready", content: { "application/json": { schema: ReadySchema } } },
+  },
+});
+
+const getMetricsRoute = createRoute({
+  method: "get",
+  path: "/metrics",
+  tags: ["Probes"],
+  summary: "Metrics (Prometheus text exposition)",
+  responses: { 200: { description: "Metrics", content: { "text/plain": { schema: z.string() } } } },
+});
+
+export function registerProbeRoutes(app: OpenAPIHono<AppEnv>, openApiLoaded: () => boolean) {
+  app.openapi(getHealthRoute, (c) => c.json({ status: "ok" as const }, 200));
+
+  app.openapi(getReadyRoute, async (c) => {
+    const { ready, checks } = await readiness({
+      cache: c.env.CACHE,
+      identity: c.env.IDENTITY,
+      jwks: jwksCache,
+      openApiLoaded,
+    });
+    c.header("cache-control", "no-store");
+    return ready
+      ? c.json({ status: "ready" as const, checks }, 200)
+      : c.json({ status: "not_ready" as const, checks }, 503);
+  });
+
+  app.openapi(getMetricsRoute, async (c) =>
+    c.text(renderMetrics(await storedGauges(c.env)), 200, {
+      "content-type": "text/plain; version=0.0.4; charset=utf-8",
     }),
-    async (c) =>
-      c.text(renderMetrics(await storedGauges(c.env)), 200, {
-        "content-type": "text/plain; version=0.0.4; charset=utf-8",
-      }),
   );
 }

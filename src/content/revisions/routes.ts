@@ -53,93 +53,91 @@ const problems = problemResponses({
   429: "Quota exceeded",
 });
 
-export function registerRevisionRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/posts/{reference}/revisions",
-      tags: ["Posts"],
-      summary: "List the revisions of a post",
-      description: `Scope posts:write (ck_). Every change of a post's title, summary, body or SEO keeps a revision (its content as the change left it); the newest ${KEPT_REVISIONS} are kept. Newest first; resolved as in PATCH.`,
-      ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "read" }),
-      request: {
-        params: RefParam,
-        query: RevisionsQuery,
-      },
-      responses: {
-        200: {
-          description: "A page of revisions",
-          content: { "application/json": { schema: RevisionPage } },
-        },
-        ...problems,
-      },
-    }),
-    async (c) => {
-      const query = c.req.valid("query");
-      const page = await postRevisions(
-        c.env,
-        c.get("auth"),
-        c.req.valid("param").reference,
-        languageParam(query.language),
-        query,
-      );
-      c.header("cache-control", "private, no-store");
-      return c.json(page, 200);
+const listRevisionsRoute = createRoute({
+  method: "get",
+  path: "/v1/posts/{reference}/revisions",
+  tags: ["Posts"],
+  summary: "List the revisions of a post",
+  description: `Scope posts:write (ck_). Every change of a post's title, summary, body or SEO keeps a revision (its content as the change left it); the newest ${KEPT_REVISIONS} are kept. Newest first; resolved as in PATCH.`,
+  ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "read" }),
+  request: {
+    params: RefParam,
+    query: RevisionsQuery,
+  },
+  responses: {
+    200: {
+      description: "A page of revisions",
+      content: { "application/json": { schema: RevisionPage } },
     },
-  );
+    ...problems,
+  },
+});
 
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/v1/posts/{reference}/revisions/{id}/restore",
-      tags: ["Posts"],
-      summary: "Restore a revision of a post",
-      description:
-        "Scope posts:write (ck_). Writes the revision's title, summary, body and SEO back onto the post (a new revision); other fields stay. If-Match as on PATCH (412 PRECONDITION_FAILED when stale; nothing changes).",
-      ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
-      request: {
-        params: RevisionParam,
-        query: LanguageQuery,
-        headers: IfMatchHeaders,
-      },
-      responses: {
-        200: {
-          description: "The post after the restore",
-          content: { "application/json": { schema: PostSummarySchema } },
-          headers: { etag: { description: "The post's new revision", schema: { type: "string" as const } } },
-        },
-        ...problems,
-        ...problemResponses({
-          409: "The post kept changing concurrently (EDIT_CONFLICT)",
-          412: "If-Match names a revision that is no longer current (PRECONDITION_FAILED); nothing changed",
-        }),
-      },
-    }),
-    async (c) => {
-      const { reference, id } = c.req.valid("param");
-      const target = {
-        reference,
-        language: languageParam(c.req.valid("query").language),
-        revision: revisionNumber(id),
-      };
-      const precondition = parseIfMatch(c.req.header("if-match"));
-      const { post, site } = await restoreRevision(
-        c.env,
-        c.get("services"),
-        c.get("auth"),
-        target,
-        precondition,
-      );
-      const now = new Date().toISOString();
-      c.header("etag", revisionTag(post, now));
-      return c.json(
-        postSummary(post, now, {
-          site,
-          platformDomain: c.env.PLATFORM_DOMAIN,
-          mediaBase: c.env.MEDIA_PUBLIC_BASE,
-        }),
-        200,
-      );
+const restoreRevisionRoute = createRoute({
+  method: "post",
+  path: "/v1/posts/{reference}/revisions/{id}/restore",
+  tags: ["Posts"],
+  summary: "Restore a revision of a post",
+  description:
+    "Scope posts:write (ck_). Writes the revision's title, summary, body and SEO back onto the post (a new revision); other fields stay. If-Match as on PATCH (412 PRECONDITION_FAILED when stale; nothing changes).",
+  ...keyAuth({ kinds: "secret", scopes: ["posts:write"], quota: "write" }),
+  request: {
+    params: RevisionParam,
+    query: LanguageQuery,
+    headers: IfMatchHeaders,
+  },
+  responses: {
+    200: {
+      description: "The post after the restore",
+      content: { "application/json": { schema: PostSummarySchema } },
+      headers: { etag: { description: "The post's new revision", schema: { type: "string" as const } } },
     },
-  );
+    ...problems,
+    ...problemResponses({
+      409: "The post kept changing concurrently (EDIT_CONFLICT)",
+      412: "If-Match names a revision that is no longer current (PRECONDITION_FAILED); nothing changed",
+    }),
+  },
+});
+
+export function registerRevisionRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(listRevisionsRoute, async (c) => {
+    const query = c.req.valid("query");
+    const page = await postRevisions(
+      c.env,
+      c.get("auth"),
+      c.req.valid("param").reference,
+      languageParam(query.language),
+      query,
+    );
+    c.header("cache-control", "private, no-store");
+    return c.json(page, 200);
+  });
+
+  app.openapi(restoreRevisionRoute, async (c) => {
+    const { reference, id } = c.req.valid("param");
+    const target = {
+      reference,
+      language: languageParam(c.req.valid("query").language),
+      revision: revisionNumber(id),
+    };
+    const precondition = parseIfMatch(c.req.header("if-match"));
+    const { post, site } = await restoreRevision(
+      c.env,
+      c.get("services"),
+      c.get("auth"),
+      target,
+      precondition,
+    );
+    const now = new Date().toISOString();
+    c.header("etag", revisionTag(post, now));
+    return c.json(
+      postSummary(post, now, {
+        site,
+        platformDomain: c.env.PLATFORM_DOMAIN,
+        mediaBase: c.env.MEDIA_PUBLIC_BASE,
+      }),
+      200,
+    );
+  });
 }

@@ -32,33 +32,32 @@ const SearchPage = z
   })
   .openapi("SearchPage", { description: "Best match first; next_cursor is null on the last page" });
 
-export function registerSearchRoute(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/search",
-      tags: ["Posts"],
-      summary: "Search posts (title, summary and body)",
-      description:
-        "Scope posts:read (ck_ or pk_). Full-text search in one language, ranked (title weighs most), keyset paged. pk_ keys and ck_ keys without posts:write find public posts only (PostListItem items, cached like the listing); a ck_ key with posts:write finds every post but deleted ones (PostSummary items, private, no-store).",
-      ...keyAuth({ kinds: "any", scopes: ["posts:read"], quota: "read" }),
-      request: { query: SearchQuery },
-      responses: {
-        200: { description: "A page of matches", content: { "application/json": { schema: SearchPage } } },
-        304: { description: "Not modified (public results)" },
-        ...problemResponses({
-          400: "q without a word, invalid limit, cursor or language",
-          401: "Key missing or invalid",
-          403: "Scope or origin",
-          429: "Quota exceeded",
-        }),
-      },
+const searchPostsRoute = createRoute({
+  method: "get",
+  path: "/v1/search",
+  tags: ["Posts"],
+  summary: "Search posts (title, summary and body)",
+  description:
+    "Scope posts:read (ck_ or pk_). Full-text search in one language, ranked (title weighs most), keyset paged. pk_ keys and ck_ keys without posts:write find public posts only (PostListItem items, cached like the listing); a ck_ key with posts:write finds every post but deleted ones (PostSummary items, private, no-store).",
+  ...keyAuth({ kinds: "any", scopes: ["posts:read"], quota: "read" }),
+  request: { query: SearchQuery },
+  responses: {
+    200: { description: "A page of matches", content: { "application/json": { schema: SearchPage } } },
+    304: { description: "Not modified (public results)" },
+    ...problemResponses({
+      400: "q without a word, invalid limit, cursor or language",
+      401: "Key missing or invalid",
+      403: "Scope or origin",
+      429: "Quota exceeded",
     }),
-    async (c) => {
-      const { answer, cacheable } = await search(c.env, c.get("auth"), c.req.valid("query"), edgePlace(c));
-      if (cacheable) return sendPublicAnswer(c, answer);
-      c.header("cache-control", "private, no-store");
-      return c.body(answer.body, 200, { "content-type": "application/json; charset=UTF-8" });
-    },
-  );
+  },
+});
+
+export function registerSearchRoute(app: OpenAPIHono<AppEnv>) {
+  app.openapi(searchPostsRoute, async (c) => {
+    const { answer, cacheable } = await search(c.env, c.get("auth"), c.req.valid("query"), edgePlace(c));
+    if (cacheable) return sendPublicAnswer(c, answer);
+    c.header("cache-control", "private, no-store");
+    return c.body(answer.body, 200, { "content-type": "application/json; charset=UTF-8" });
+  });
 }

@@ -49,50 +49,48 @@ const PostTypeSchema = z
   .object({ slug: z.string(), name: z.string(), public: z.boolean() })
   .openapi("PostType");
 
-export function registerSiteRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/site",
-      tags: ["Site"],
-      summary: "Get data of the key's site",
-      description: "Any valid key (ck_ or pk_, no scope required: the spec lists no 403).",
-      ...keyAuth({ kinds: "any", scopes: [], quota: "read" }),
-      request: { query: z.object({ key: z.string().optional() }) },
-      responses: {
-        200: { description: "The site", content: { "application/json": { schema: SiteSchema } } },
-        ...problemResponses({ 401: "Key missing or invalid", 403: "pk_ origin not allowed", 429: "Quota" }),
-      },
-    }),
-    async (c) => {
-      return c.json(siteView(await keySite(c.env.DB, c.get("auth")), c.env.PLATFORM_DOMAIN), 200);
-    },
-  );
+const getSiteRoute = createRoute({
+  method: "get",
+  path: "/v1/site",
+  tags: ["Site"],
+  summary: "Get data of the key's site",
+  description: "Any valid key (ck_ or pk_, no scope required: the spec lists no 403).",
+  ...keyAuth({ kinds: "any", scopes: [], quota: "read" }),
+  request: { query: z.object({ key: z.string().optional() }) },
+  responses: {
+    200: { description: "The site", content: { "application/json": { schema: SiteSchema } } },
+    ...problemResponses({ 401: "Key missing or invalid", 403: "pk_ origin not allowed", 429: "Quota" }),
+  },
+});
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/post-types",
-      tags: ["Site"],
-      summary: "List post types of the site",
-      description: "Scope post_types:read. A pk_ key sees public types only.",
-      ...keyAuth({ kinds: "any", scopes: ["post_types:read"], quota: "read" }),
-      request: { query: z.object({ key: z.string().optional() }) },
-      responses: {
-        200: {
-          description: "Post types",
-          content: { "application/json": { schema: z.object({ items: z.array(PostTypeSchema) }) } },
-        },
-        ...problemResponses({ 401: "Key missing or invalid", 403: "Scope or origin", 429: "Quota" }),
-      },
-    }),
-    async (c) => {
-      const auth = c.get("auth");
-      const types = await listPostTypes(c.env.DB, auth.siteId);
-      const items = types
-        .filter((t) => auth.kind === "secret" || t.is_public === 1)
-        .map((t) => ({ slug: t.slug, name: t.name, public: t.is_public === 1 }));
-      return c.json({ items }, 200);
+const listPostTypesRoute = createRoute({
+  method: "get",
+  path: "/v1/post-types",
+  tags: ["Site"],
+  summary: "List post types of the site",
+  description: "Scope post_types:read. A pk_ key sees public types only.",
+  ...keyAuth({ kinds: "any", scopes: ["post_types:read"], quota: "read" }),
+  request: { query: z.object({ key: z.string().optional() }) },
+  responses: {
+    200: {
+      description: "Post types",
+      content: { "application/json": { schema: z.object({ items: z.array(PostTypeSchema) }) } },
     },
-  );
+    ...problemResponses({ 401: "Key missing or invalid", 403: "Scope or origin", 429: "Quota" }),
+  },
+});
+
+export function registerSiteRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(getSiteRoute, async (c) => {
+    return c.json(siteView(await keySite(c.env.DB, c.get("auth")), c.env.PLATFORM_DOMAIN), 200);
+  });
+
+  app.openapi(listPostTypesRoute, async (c) => {
+    const auth = c.get("auth");
+    const types = await listPostTypes(c.env.DB, auth.siteId);
+    const items = types
+      .filter((t) => auth.kind === "secret" || t.is_public === 1)
+      .map((t) => ({ slug: t.slug, name: t.name, public: t.is_public === 1 }));
+    return c.json({ items }, 200);
+  });
 }

@@ -69,84 +69,80 @@ const writeProblems = problemResponses({
 const MERGE_RULES =
   "Merged by the sites service onto the stored document: the same validator, image rehosting and error codes as PATCH /api/v1/sites/{id}; nothing is stored on refusal.";
 
+const getSiteSettingsRoute = createRoute({
+  method: "get",
+  path: "/v1/site/settings",
+  tags: ["Site"],
+  summary: "Read editable site settings",
+  description: `Scope site:read, ck_ only. Only the allowlisted top-level keys (${SITE_SETTINGS_KEYS.join(", ")}) are returned; any other key of the stored document, including ones added later, is not.`,
+  ...guard({ kinds: "secret", scopes: ["site:read"], quota: "read" }),
+  responses: { 200: json(SiteSettingsViewSchema, "The allowlisted settings"), ...readProblems },
+});
+
+const updateSiteSettingsRoute = createRoute({
+  method: "patch",
+  path: "/v1/site/settings",
+  tags: ["Site"],
+  summary: "Update site settings (merged onto the stored document)",
+  description: `Scope site:write, ck_ only. Body {"settings": {…}}: each allowlisted key sent (${SITE_SETTINGS_KEYS.join(", ")}) replaces that key's stored value whole; null removes it; other keys, and org_id, status, site_id, slug anywhere in the body, are ignored. A body with no allowlisted key is 400 NOTHING_EDITABLE. Changing markup (\`advanced\`, output by the renderer as markup, or an \`html\` or \`*_html\` key inside a free-form value such as \`social\`) also needs scope site:code: without it, a write that would change its stored value (set, change or remove) is 403 INSUFFICIENT_SCOPE and nothing is stored; resending it unchanged passes. A key the sites settings schema does not declare inside an allowlisted value is 400 SETTINGS_UNKNOWN_KEY with its path in details. ${MERGE_RULES} Answers the allowlisted settings after the write.`,
+  ...guard({ kinds: "secret", scopes: ["site:write"], quota: "write" }),
+  request: {
+    body: { required: true, content: { "application/json": { schema: SiteSettingsPatchSchema } } },
+  },
+  responses: {
+    200: json(SiteSettingsViewSchema, "The allowlisted settings after the merge"),
+    ...writeProblems,
+  },
+});
+
+const getSiteSeoRoute = createRoute({
+  method: "get",
+  path: "/v1/site/seo",
+  tags: ["SEO"],
+  summary: "Read site-level SEO",
+  description: `Scope seo:read (ck_ or pk_: these values are published in every page's head). The allowed keys of settings.seo (${SITE_SEO_KEYS.join(", ")}), null when unset.`,
+  ...guard({ kinds: "any", scopes: ["seo:read"], quota: "read" }),
+  request: { query: KeyQuery },
+  responses: { 200: json(SiteSeoSchema, "Site-level SEO"), ...readProblems },
+});
+
+const updateSiteSeoRoute = createRoute({
+  method: "patch",
+  path: "/v1/site/seo",
+  tags: ["SEO"],
+  summary: "Update site-level SEO (merged into settings.seo)",
+  description: `Scope seo:write, ck_ only. Allowed keys: ${SITE_SEO_KEYS.join(", ")}; each sent replaces that key of settings.seo, null removes it; other keys are ignored, and a body with none of them is 400 NOTHING_EDITABLE. ${MERGE_RULES}`,
+  ...guard({ kinds: "secret", scopes: ["seo:write"], quota: "write" }),
+  request: { body: { required: true, content: { "application/json": { schema: SiteSeoSchema } } } },
+  responses: { 200: json(SiteSeoSchema, "Site-level SEO after the merge"), ...writeProblems },
+});
+
 export function registerSiteSettingsRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/site/settings",
-      tags: ["Site"],
-      summary: "Read editable site settings",
-      description: `Scope site:read, ck_ only. Only the allowlisted top-level keys (${SITE_SETTINGS_KEYS.join(", ")}) are returned; any other key of the stored document, including ones added later, is not.`,
-      ...guard({ kinds: "secret", scopes: ["site:read"], quota: "read" }),
-      responses: { 200: json(SiteSettingsViewSchema, "The allowlisted settings"), ...readProblems },
-    }),
-    async (c) => {
-      const stored = await readStoredSettings(c.env, c.get("auth").siteId);
-      return c.json(settingsView(stored), 200);
-    },
-  );
+  app.openapi(getSiteSettingsRoute, async (c) => {
+    const stored = await readStoredSettings(c.env, c.get("auth").siteId);
+    return c.json(settingsView(stored), 200);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "patch",
-      path: "/v1/site/settings",
-      tags: ["Site"],
-      summary: "Update site settings (merged onto the stored document)",
-      description: `Scope site:write, ck_ only. Body {"settings": {…}}: each allowlisted key sent (${SITE_SETTINGS_KEYS.join(", ")}) replaces that key's stored value whole; null removes it; other keys, and org_id, status, site_id, slug anywhere in the body, are ignored. A body with no allowlisted key is 400 NOTHING_EDITABLE. Changing markup (\`advanced\`, output by the renderer as markup, or an \`html\` or \`*_html\` key inside a free-form value such as \`social\`) also needs scope site:code: without it, a write that would change its stored value (set, change or remove) is 403 INSUFFICIENT_SCOPE and nothing is stored; resending it unchanged passes. A key the sites settings schema does not declare inside an allowlisted value is 400 SETTINGS_UNKNOWN_KEY with its path in details. ${MERGE_RULES} Answers the allowlisted settings after the write.`,
-      ...guard({ kinds: "secret", scopes: ["site:write"], quota: "write" }),
-      request: {
-        body: { required: true, content: { "application/json": { schema: SiteSettingsPatchSchema } } },
-      },
-      responses: {
-        200: json(SiteSettingsViewSchema, "The allowlisted settings after the merge"),
-        ...writeProblems,
-      },
-    }),
-    async (c) => {
-      const patch = settingsPatch(c.req.valid("json"));
-      const { siteId, scopes } = c.get("auth");
-      const mayEditMarkup = scopes.has("site:code");
-      const stored = await mergeStoredSettings(c.env, {
-        site_id: siteId,
-        settings: patch,
-        may_edit_markup: mayEditMarkup,
-      });
-      return c.json(settingsView({ settings: stored, unreadable: false }), 200);
-    },
-  );
+  app.openapi(updateSiteSettingsRoute, async (c) => {
+    const patch = settingsPatch(c.req.valid("json"));
+    const { siteId, scopes } = c.get("auth");
+    const mayEditMarkup = scopes.has("site:code");
+    const stored = await mergeStoredSettings(c.env, {
+      site_id: siteId,
+      settings: patch,
+      may_edit_markup: mayEditMarkup,
+    });
+    return c.json(settingsView({ settings: stored, unreadable: false }), 200);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/v1/site/seo",
-      tags: ["SEO"],
-      summary: "Read site-level SEO",
-      description: `Scope seo:read (ck_ or pk_: these values are published in every page's head). The allowed keys of settings.seo (${SITE_SEO_KEYS.join(", ")}), null when unset.`,
-      ...guard({ kinds: "any", scopes: ["seo:read"], quota: "read" }),
-      request: { query: KeyQuery },
-      responses: { 200: json(SiteSeoSchema, "Site-level SEO"), ...readProblems },
-    }),
-    async (c) => {
-      const stored = await readStoredSettings(c.env, c.get("auth").siteId);
-      return c.json(seoView(stored.settings), 200);
-    },
-  );
+  app.openapi(getSiteSeoRoute, async (c) => {
+    const stored = await readStoredSettings(c.env, c.get("auth").siteId);
+    return c.json(seoView(stored.settings), 200);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "patch",
-      path: "/v1/site/seo",
-      tags: ["SEO"],
-      summary: "Update site-level SEO (merged into settings.seo)",
-      description: `Scope seo:write, ck_ only. Allowed keys: ${SITE_SEO_KEYS.join(", ")}; each sent replaces that key of settings.seo, null removes it; other keys are ignored, and a body with none of them is 400 NOTHING_EDITABLE. ${MERGE_RULES}`,
-      ...guard({ kinds: "secret", scopes: ["seo:write"], quota: "write" }),
-      request: { body: { required: true, content: { "application/json": { schema: SiteSeoSchema } } } },
-      responses: { 200: json(SiteSeoSchema, "Site-level SEO after the merge"), ...writeProblems },
-    }),
-    async (c) => {
-      const patch = seoPatch(c.req.valid("json"));
-      const stored = await mergeStoredSettings(c.env, { site_id: c.get("auth").siteId, seo: patch });
-      return c.json(seoView(stored), 200);
-    },
-  );
+  app.openapi(updateSiteSeoRoute, async (c) => {
+    const patch = seoPatch(c.req.valid("json"));
+    const stored = await mergeStoredSettings(c.env, { site_id: c.get("auth").siteId, seo: patch });
+    return c.json(seoView(stored), 200);
+  });
 }
