@@ -47,67 +47,65 @@ function cursorOf(raw: string | undefined): string | null {
   return id;
 }
 
-export function registerEventRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/api/v1/auth/events",
-      tags: ["Security events"],
-      summary: "The caller's security events, newest first (sign-ins, factors, addresses, password)",
-      ...bearerAuth,
-      request: { query: pageQuery(ACCOUNT_EVENT_TYPES) },
-      responses: {
-        200: jsonResponse("Events", EventPage),
-        ...problemResponses({ 400: "BAD_REQUEST", 401: "UNAUTHORIZED" }),
-      },
-    }),
-    async (c) => {
-      const q = c.req.valid("query");
-      const page = await listEvents(c.env.DB, {
-        subject: { column: "user_id", id: c.get("auth").userId },
-        cursor: cursorOf(q.cursor),
-        type: q.type ?? null,
-        limit: q.limit ?? DEFAULT_LIMIT,
-      });
-      c.header("Cache-Control", "no-store");
-      return c.json(page, 200);
-    },
-  );
+const listEventsRoute = createRoute({
+  method: "get",
+  path: "/api/v1/auth/events",
+  tags: ["Security events"],
+  summary: "The caller's security events, newest first (sign-ins, factors, addresses, password)",
+  ...bearerAuth,
+  request: { query: pageQuery(ACCOUNT_EVENT_TYPES) },
+  responses: {
+    200: jsonResponse("Events", EventPage),
+    ...problemResponses({ 400: "BAD_REQUEST", 401: "UNAUTHORIZED" }),
+  },
+});
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/api/v1/auth/orgs/{org_id}/events",
-      tags: ["Security events"],
-      summary:
-        "The organization's events (memberships, invitations, roles, transfers; never a member's sign-ins, factors or addresses); members:manage",
-      ...bearerAuth,
-      request: { params: z.object({ org_id: z.string().max(64) }), query: pageQuery(ORG_EVENT_TYPES) },
-      responses: {
-        200: jsonResponse("Events", EventPage),
-        ...problemResponses({
-          400: "BAD_ORG, BAD_REQUEST",
-          401: "UNAUTHORIZED",
-          403: "FORBIDDEN (a member without members:manage)",
-          404: "NOT_FOUND (not a member: the organization's existence is not revealed)",
-        }),
-      },
+const listOrgEventsRoute = createRoute({
+  method: "get",
+  path: "/api/v1/auth/orgs/{org_id}/events",
+  tags: ["Security events"],
+  summary:
+    "The organization's events (memberships, invitations, roles, transfers; never a member's sign-ins, factors or addresses); members:manage",
+  ...bearerAuth,
+  request: { params: z.object({ org_id: z.string().max(64) }), query: pageQuery(ORG_EVENT_TYPES) },
+  responses: {
+    200: jsonResponse("Events", EventPage),
+    ...problemResponses({
+      400: "BAD_ORG, BAD_REQUEST",
+      401: "UNAUTHORIZED",
+      403: "FORBIDDEN (a member without members:manage)",
+      404: "NOT_FOUND (not a member: the organization's existence is not revealed)",
     }),
-    async (c) => {
-      const orgId = parseOrgId(c.req.valid("param").org_id);
-      const q = c.req.valid("query");
-      await requireOrgMember(c.env.DB, orgId, c.get("auth").userId, {
-        permission: "members:manage",
-        notFoundDetail: "No such organization.",
-      });
-      const page = await listEvents(c.env.DB, {
-        subject: { column: "org_id", id: orgId },
-        cursor: cursorOf(q.cursor),
-        type: q.type ?? null,
-        limit: q.limit ?? DEFAULT_LIMIT,
-      });
-      c.header("Cache-Control", "no-store");
-      return c.json(page, 200);
-    },
-  );
+  },
+});
+
+export function registerEventRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(listEventsRoute, async (c) => {
+    const q = c.req.valid("query");
+    const page = await listEvents(c.env.DB, {
+      subject: { column: "user_id", id: c.get("auth").userId },
+      cursor: cursorOf(q.cursor),
+      type: q.type ?? null,
+      limit: q.limit ?? DEFAULT_LIMIT,
+    });
+    c.header("Cache-Control", "no-store");
+    return c.json(page, 200);
+  });
+
+  app.openapi(listOrgEventsRoute, async (c) => {
+    const orgId = parseOrgId(c.req.valid("param").org_id);
+    const q = c.req.valid("query");
+    await requireOrgMember(c.env.DB, orgId, c.get("auth").userId, {
+      permission: "members:manage",
+      notFoundDetail: "No such organization.",
+    });
+    const page = await listEvents(c.env.DB, {
+      subject: { column: "org_id", id: orgId },
+      cursor: cursorOf(q.cursor),
+      type: q.type ?? null,
+      limit: q.limit ?? DEFAULT_LIMIT,
+    });
+    c.header("Cache-Control", "no-store");
+    return c.json(page, 200);
+  });
 }

@@ -41,150 +41,146 @@ function requirePasskeys(c: AppContext) {
   if (!passkeysEnabled(c.env)) fail("PASSKEY_DISABLED", "Passkeys are disabled.");
 }
 
+const beginPasskeyRegistrationRoute = createRoute({
+  method: "post",
+  path: "/api/v1/auth/mfa/passkey/register/begin",
+  tags: ["Second factors"],
+  summary:
+    "Open a registration ceremony (owner from the Bearer; body {}); an earlier open ceremony dies; step-up for every passkey",
+  description: PASSKEY_STEP_UP,
+  ...bearerAuth,
+  request: { headers: StepUpHeader },
+  responses: {
+    200: jsonResponse(
+      "Options for navigator.credentials.create",
+      z.object({ publicKey: z.record(z.string(), z.unknown()) }),
+    ),
+    ...problemResponses({
+      401: "UNAUTHORIZED, CODE_INVALID",
+      409: "PASSKEY_LIMIT_REACHED",
+      428: "STEP_UP_REQUIRED",
+      429: "RATE_LIMITED (step-up code sends and checks)",
+      501: "PASSKEY_DISABLED",
+      503: "STEP_UP_UNAVAILABLE (no ceremony opened)",
+    }),
+  },
+});
+
+const finishPasskeyRegistrationRoute = createRoute({
+  method: "post",
+  path: "/api/v1/auth/mfa/passkey/register/finish",
+  tags: ["Second factors"],
+  summary: "Finish the ceremony with the attestation; the passkey is stored",
+  ...bearerAuth,
+  description:
+    'Body `{"credential": <RegistrationResponseJSON>, "name"?: string}`. Asks for no step-up code: the proof was given when the ceremony was opened, and only a ceremony opened with it finishes (one opened without it before issue 31: 401 PASSKEY_CEREMONY_INVALID, begin again). The passkey is stored as registered with the step-up, so a password reset keeps it. The primary address is told at once, with a one-click undo.',
+  responses: {
+    201: jsonResponse("Registered", PasskeyItem),
+    ...problemResponses({
+      400: "BAD_REQUEST (unreadable body or missing credential)",
+      401: "PASSKEY_CEREMONY_INVALID, PASSKEY_INVALID",
+      409: "PASSKEY_ALREADY_REGISTERED, PASSKEY_LIMIT_REACHED",
+      501: "PASSKEY_DISABLED",
+    }),
+  },
+});
+
+const listPasskeysRoute = createRoute({
+  method: "get",
+  path: "/api/v1/auth/mfa/passkey",
+  tags: ["Second factors"],
+  summary: "The caller's passkeys",
+  ...bearerAuth,
+  responses: {
+    200: jsonResponse("Passkeys", z.object({ items: z.array(PasskeyItem) })),
+    ...problemResponses({ 401: "UNAUTHORIZED", 501: "PASSKEY_DISABLED" }),
+  },
+});
+
+const deletePasskeyRoute = createRoute({
+  method: "delete",
+  path: "/api/v1/auth/mfa/passkey/{id}",
+  tags: ["Second factors"],
+  summary: "Remove a passkey (step-up first, then the owner-scoped delete)",
+  ...bearerAuth,
+  request: {
+    params: z.object({ id: z.string().max(64) }),
+    headers: z.object({ "x-step-up-code": z.string().max(64).optional() }),
+  },
+  responses: {
+    204: { description: "Removed" },
+    ...problemResponses({
+      401: "CODE_INVALID",
+      404: "PASSKEY_NOT_FOUND",
+      409: "LAST_STRONG_FACTOR",
+      428: "STEP_UP_REQUIRED",
+      429: "RATE_LIMITED (step-up code sends and checks)",
+      501: "PASSKEY_DISABLED",
+      503: "STEP_UP_UNAVAILABLE (nothing removed)",
+    }),
+  },
+});
+
 export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/api/v1/auth/mfa/passkey/register/begin",
-      tags: ["Second factors"],
-      summary:
-        "Open a registration ceremony (owner from the Bearer; body {}); an earlier open ceremony dies; step-up for every passkey",
-      description: PASSKEY_STEP_UP,
-      ...bearerAuth,
-      request: { headers: StepUpHeader },
-      responses: {
-        200: jsonResponse(
-          "Options for navigator.credentials.create",
-          z.object({ publicKey: z.record(z.string(), z.unknown()) }),
-        ),
-        ...problemResponses({
-          401: "UNAUTHORIZED, CODE_INVALID",
-          409: "PASSKEY_LIMIT_REACHED",
-          428: "STEP_UP_REQUIRED",
-          429: "RATE_LIMITED (step-up code sends and checks)",
-          501: "PASSKEY_DISABLED",
-          503: "STEP_UP_UNAVAILABLE (no ceremony opened)",
-        }),
-      },
-    }),
-    async (c) => {
-      requirePasskeys(c);
-      const { userId } = c.get("auth");
-      const prove = enrollmentProof(
-        c.env,
-        c.get("services"),
-        userId,
-        "passkey",
-        c.req.header("x-step-up-code"),
-      );
-      return c.json(await beginPasskeyRegistration(c.env, userId, prove), 200);
-    },
-  );
+  app.openapi(beginPasskeyRegistrationRoute, async (c) => {
+    requirePasskeys(c);
+    const { userId } = c.get("auth");
+    const prove = enrollmentProof(
+      c.env,
+      c.get("services"),
+      userId,
+      "passkey",
+      c.req.header("x-step-up-code"),
+    );
+    return c.json(await beginPasskeyRegistration(c.env, userId, prove), 200);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/api/v1/auth/mfa/passkey/register/finish",
-      tags: ["Second factors"],
-      summary: "Finish the ceremony with the attestation; the passkey is stored",
-      ...bearerAuth,
-      description:
-        'Body `{"credential": <RegistrationResponseJSON>, "name"?: string}`. Asks for no step-up code: the proof was given when the ceremony was opened, and only a ceremony opened with it finishes (one opened without it before issue 31: 401 PASSKEY_CEREMONY_INVALID, begin again). The passkey is stored as registered with the step-up, so a password reset keeps it. The primary address is told at once, with a one-click undo.',
-      responses: {
-        201: jsonResponse("Registered", PasskeyItem),
-        ...problemResponses({
-          400: "BAD_REQUEST (unreadable body or missing credential)",
-          401: "PASSKEY_CEREMONY_INVALID, PASSKEY_INVALID",
-          409: "PASSKEY_ALREADY_REGISTERED, PASSKEY_LIMIT_REACHED",
-          501: "PASSKEY_DISABLED",
-        }),
-      },
-    }),
-    async (c) => {
-      requirePasskeys(c);
-      const body = registrationBody(await readJsonBody(c));
-      const { userId } = c.get("auth");
-      const services = c.get("services");
-      const added = callerEvent(
-        c.env,
-        services,
-        userId,
-        "factor_added",
-        { method: "passkey" },
-        { ifChanged: true },
-      );
-      const stored = await finishPasskeyRegistration(c.env, userId, body, added);
-      await tellOwner(c.env, services, userId, { kind: "passkey", id: stored.id, detail: stored.name ?? "" });
-      return c.json(stored, 201);
-    },
-  );
+  app.openapi(finishPasskeyRegistrationRoute, async (c) => {
+    requirePasskeys(c);
+    const body = registrationBody(await readJsonBody(c));
+    const { userId } = c.get("auth");
+    const services = c.get("services");
+    const added = callerEvent(
+      c.env,
+      services,
+      userId,
+      "factor_added",
+      { method: "passkey" },
+      { ifChanged: true },
+    );
+    const stored = await finishPasskeyRegistration(c.env, userId, body, added);
+    await tellOwner(c.env, services, userId, { kind: "passkey", id: stored.id, detail: stored.name ?? "" });
+    return c.json(stored, 201);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/api/v1/auth/mfa/passkey",
-      tags: ["Second factors"],
-      summary: "The caller's passkeys",
-      ...bearerAuth,
-      responses: {
-        200: jsonResponse("Passkeys", z.object({ items: z.array(PasskeyItem) })),
-        ...problemResponses({ 401: "UNAUTHORIZED", 501: "PASSKEY_DISABLED" }),
-      },
-    }),
-    async (c) => {
-      requirePasskeys(c);
-      const { results } = await listPasskeys(c.env.DB, c.get("auth").userId);
-      return c.json({ items: results }, 200);
-    },
-  );
+  app.openapi(listPasskeysRoute, async (c) => {
+    requirePasskeys(c);
+    const { results } = await listPasskeys(c.env.DB, c.get("auth").userId);
+    return c.json({ items: results }, 200);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/api/v1/auth/mfa/passkey/{id}",
-      tags: ["Second factors"],
-      summary: "Remove a passkey (step-up first, then the owner-scoped delete)",
-      ...bearerAuth,
-      request: {
-        params: z.object({ id: z.string().max(64) }),
-        headers: z.object({ "x-step-up-code": z.string().max(64).optional() }),
-      },
-      responses: {
-        204: { description: "Removed" },
-        ...problemResponses({
-          401: "CODE_INVALID",
-          404: "PASSKEY_NOT_FOUND",
-          409: "LAST_STRONG_FACTOR",
-          428: "STEP_UP_REQUIRED",
-          429: "RATE_LIMITED (step-up code sends and checks)",
-          501: "PASSKEY_DISABLED",
-          503: "STEP_UP_UNAVAILABLE (nothing removed)",
-        }),
-      },
-    }),
-    async (c) => {
-      requirePasskeys(c);
-      // Step-up before any lookup: the answer never depends on whether the id exists.
-      const { userId } = c.get("auth");
-      const services = c.get("services");
-      await requireStepUp(c.env, services, userId, "mfa.passkey.delete", c.req.header("x-step-up-code"));
-      const id = parseUlid(c.req.valid("param").id);
-      const notFound = () => problem("PASSKEY_NOT_FOUND", "No such passkey.");
-      if (!id) throw notFound();
-      const removed = callerEvent(
-        c.env,
-        services,
-        userId,
-        "factor_removed",
-        { method: "passkey", target: id },
-        { ifChanged: true },
-      );
-      const outcome = await deletePasskey(c.env.DB, userId, id, removed);
-      if (outcome === "not_found") throw notFound();
-      if (outcome === "last_strong_factor") {
-        fail("LAST_STRONG_FACTOR", "Keep a TOTP factor or another passkey before removing this one.");
-      }
-      return c.body(null, 204);
-    },
-  );
+  app.openapi(deletePasskeyRoute, async (c) => {
+    requirePasskeys(c);
+    // Step-up before any lookup: the answer never depends on whether the id exists.
+    const { userId } = c.get("auth");
+    const services = c.get("services");
+    await requireStepUp(c.env, services, userId, "mfa.passkey.delete", c.req.header("x-step-up-code"));
+    const id = parseUlid(c.req.valid("param").id);
+    const notFound = () => problem("PASSKEY_NOT_FOUND", "No such passkey.");
+    if (!id) throw notFound();
+    const removed = callerEvent(
+      c.env,
+      services,
+      userId,
+      "factor_removed",
+      { method: "passkey", target: id },
+      { ifChanged: true },
+    );
+    const outcome = await deletePasskey(c.env.DB, userId, id, removed);
+    if (outcome === "not_found") throw notFound();
+    if (outcome === "last_strong_factor") {
+      fail("LAST_STRONG_FACTOR", "Keep a TOTP factor or another passkey before removing this one.");
+    }
+    return c.body(null, 204);
+  });
 }

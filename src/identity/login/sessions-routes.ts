@@ -50,141 +50,137 @@ function revokedEvent(c: AppContext, detail: "one" | "others" | "all", options?:
   return recordEvent(c.env.DB, eventOrigin(c.get("services").request), event, options);
 }
 
+const refreshRoute = createRoute({
+  method: "post",
+  path: "/api/v1/auth/refresh",
+  tags: ["Login and sessions"],
+  summary: "Rotate the refresh token (body or cookie svc_refresh); reuse revokes every session",
+  // The optional JSON body `{"refresh_token"}` is parsed in the handler: an absent or empty body is
+  // tolerated (cookie callers), which the declarative validator would refuse.
+  description: 'Optional body: `{"refresh_token": "..."}`; without it the `svc_refresh` cookie is used.',
+  responses: {
+    200: jsonResponse("New tokens", SessionResponseSchema),
+    ...problemResponses({
+      400: "BAD_REQUEST (malformed body; the session is not lost)",
+      401: "REFRESH_FAILED (the only answer meaning: sign in again)",
+      403: "FORBIDDEN (the svc_refresh cookie sent by a page of another origin)",
+      423: "ACCOUNT_LOCKED",
+      503: "REFRESH_UNAVAILABLE (retry; never log the user out)",
+    }),
+  },
+});
+
+const listSessionsRoute = createRoute({
+  method: "get",
+  path: "/api/v1/auth/sessions",
+  tags: ["Login and sessions"],
+  summary: "The caller's live sessions",
+  ...bearerAuth,
+  responses: {
+    200: jsonResponse("Sessions", z.object({ items: z.array(SessionItem), next_cursor: z.null() })),
+    ...problemResponses({ 401: "UNAUTHORIZED" }),
+  },
+});
+
+const revokeSessionRoute = createRoute({
+  method: "delete",
+  path: "/api/v1/auth/sessions/{id}",
+  tags: ["Login and sessions"],
+  summary: "Revoke one of the caller's sessions (no step-up: accepted residual risk)",
+  ...bearerAuth,
+  request: { params: z.object({ id: z.string().max(64) }) },
+  responses: {
+    204: { description: "Revoked" },
+    ...problemResponses({ 401: "UNAUTHORIZED", 404: "NOT_FOUND (also another account's session)" }),
+  },
+});
+
+const revokeAllSessionsRoute = createRoute({
+  method: "delete",
+  path: "/api/v1/auth/sessions",
+  tags: ["Login and sessions"],
+  summary: "Sign out of all sessions (step-up); keep_current keeps the caller's",
+  ...bearerAuth,
+  request: {
+    query: z.object({ keep_current: z.enum(["true", "false", "1", "0"]).optional() }),
+    headers: z.object({ "x-step-up-code": z.string().max(64).optional() }),
+  },
+  responses: {
+    204: { description: "Revoked (cookies cleared when the current session fell)" },
+    ...problemResponses({
+      401: "UNAUTHORIZED, CODE_INVALID",
+      428: "STEP_UP_REQUIRED",
+      429: "RATE_LIMITED (step-up code sends and checks)",
+      503: "STEP_UP_UNAVAILABLE (nothing revoked)",
+    }),
+  },
+});
+
 export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/api/v1/auth/refresh",
-      tags: ["Login and sessions"],
-      summary: "Rotate the refresh token (body or cookie svc_refresh); reuse revokes every session",
-      // The optional JSON body `{"refresh_token"}` is parsed in the handler: an absent or empty body is
-      // tolerated (cookie callers), which the declarative validator would refuse.
-      description: 'Optional body: `{"refresh_token": "..."}`; without it the `svc_refresh` cookie is used.',
-      responses: {
-        200: jsonResponse("New tokens", SessionResponseSchema),
-        ...problemResponses({
-          400: "BAD_REQUEST (malformed body; the session is not lost)",
-          401: "REFRESH_FAILED (the only answer meaning: sign in again)",
-          403: "FORBIDDEN (the svc_refresh cookie sent by a page of another origin)",
-          423: "ACCOUNT_LOCKED",
-          503: "REFRESH_UNAVAILABLE (retry; never log the user out)",
-        }),
-      },
-    }),
-    async (c) => {
-      const fromBody = refreshTokenFromBody(await readOptionalJsonBody(c));
-      if (fromBody === undefined && isForeignBrowserRequest(c.req.raw)) throw FOREIGN_COOKIE_REFRESH();
-      const token = fromBody ?? getCookie(c, REFRESH_COOKIE);
-      const { request, log } = c.get("services");
-      const client = { ip: request.ip, userAgent: request.userAgent, requestId: log.requestId };
-      const session = await rotateRefreshToken(c.env, token, client);
-      if (!session) {
-        clearSessionCookies(c);
-        throw REFRESH_FAILED();
-      }
-      return c.json(await sessionResponse(c, session), 200);
-    },
-  );
+  app.openapi(refreshRoute, async (c) => {
+    const fromBody = refreshTokenFromBody(await readOptionalJsonBody(c));
+    if (fromBody === undefined && isForeignBrowserRequest(c.req.raw)) throw FOREIGN_COOKIE_REFRESH();
+    const token = fromBody ?? getCookie(c, REFRESH_COOKIE);
+    const { request, log } = c.get("services");
+    const client = { ip: request.ip, userAgent: request.userAgent, requestId: log.requestId };
+    const session = await rotateRefreshToken(c.env, token, client);
+    if (!session) {
+      clearSessionCookies(c);
+      throw REFRESH_FAILED();
+    }
+    return c.json(await sessionResponse(c, session), 200);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/api/v1/auth/sessions",
-      tags: ["Login and sessions"],
-      summary: "The caller's live sessions",
-      ...bearerAuth,
-      responses: {
-        200: jsonResponse("Sessions", z.object({ items: z.array(SessionItem), next_cursor: z.null() })),
-        ...problemResponses({ 401: "UNAUTHORIZED" }),
+  app.openapi(listSessionsRoute, async (c) => {
+    const { userId, sessionId } = c.get("auth");
+    const { results } = await listLiveSessions(c.env.DB, userId);
+    return c.json(
+      {
+        items: results.map((s) => ({
+          id: s.id,
+          created_at: s.created_at,
+          expires_at: s.expires_at,
+          ip: s.ip,
+          user_agent: s.user_agent,
+          device: userAgentFamily(s.user_agent),
+          auth_method: s.auth_method,
+          trusted_device: s.trusted_device === 1,
+          current: s.id === sessionId,
+        })),
+        next_cursor: null,
       },
-    }),
-    async (c) => {
-      const { userId, sessionId } = c.get("auth");
-      const { results } = await listLiveSessions(c.env.DB, userId);
-      return c.json(
-        {
-          items: results.map((s) => ({
-            id: s.id,
-            created_at: s.created_at,
-            expires_at: s.expires_at,
-            ip: s.ip,
-            user_agent: s.user_agent,
-            device: userAgentFamily(s.user_agent),
-            auth_method: s.auth_method,
-            trusted_device: s.trusted_device === 1,
-            current: s.id === sessionId,
-          })),
-          next_cursor: null,
-        },
-        200,
-      );
-    },
-  );
+      200,
+    );
+  });
 
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/api/v1/auth/sessions/{id}",
-      tags: ["Login and sessions"],
-      summary: "Revoke one of the caller's sessions (no step-up: accepted residual risk)",
-      ...bearerAuth,
-      request: { params: z.object({ id: z.string().max(64) }) },
-      responses: {
-        204: { description: "Revoked" },
-        ...problemResponses({ 401: "UNAUTHORIZED", 404: "NOT_FOUND (also another account's session)" }),
-      },
-    }),
-    async (c) => {
-      const { userId, sessionId } = c.get("auth");
-      const id = parseUlid(c.req.valid("param").id);
-      // Scoped to the owner in the UPDATE itself: another account's id is not found, exactly like a missing one.
-      const event = id ? revokedEvent(c, "one", { ifChanged: true }) : undefined;
-      if (!id || !(await revokeSession(c.env.DB, userId, id, "user_revoked", event))) {
-        fail("NOT_FOUND", "No such session.");
-      }
-      if (id === sessionId) clearSessionCookies(c);
-      return c.body(null, 204);
-    },
-  );
+  app.openapi(revokeSessionRoute, async (c) => {
+    const { userId, sessionId } = c.get("auth");
+    const id = parseUlid(c.req.valid("param").id);
+    // Scoped to the owner in the UPDATE itself: another account's id is not found, exactly like a missing one.
+    const event = id ? revokedEvent(c, "one", { ifChanged: true }) : undefined;
+    if (!id || !(await revokeSession(c.env.DB, userId, id, "user_revoked", event))) {
+      fail("NOT_FOUND", "No such session.");
+    }
+    if (id === sessionId) clearSessionCookies(c);
+    return c.body(null, 204);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/api/v1/auth/sessions",
-      tags: ["Login and sessions"],
-      summary: "Sign out of all sessions (step-up); keep_current keeps the caller's",
-      ...bearerAuth,
-      request: {
-        query: z.object({ keep_current: z.enum(["true", "false", "1", "0"]).optional() }),
-        headers: z.object({ "x-step-up-code": z.string().max(64).optional() }),
-      },
-      responses: {
-        204: { description: "Revoked (cookies cleared when the current session fell)" },
-        ...problemResponses({
-          401: "UNAUTHORIZED, CODE_INVALID",
-          428: "STEP_UP_REQUIRED",
-          429: "RATE_LIMITED (step-up code sends and checks)",
-          503: "STEP_UP_UNAVAILABLE (nothing revoked)",
-        }),
-      },
-    }),
-    async (c) => {
-      const { userId, sessionId } = c.get("auth");
-      const keep = c.req.valid("query").keep_current;
-      const keepCurrent = keep === "true" || keep === "1";
-      await requireStepUp(
-        c.env,
-        c.get("services"),
-        userId,
-        "sessions.revoke_all",
-        c.req.header("x-step-up-code"),
-      );
-      await c.env.DB.batch([
-        revokeAllSessionsStatement(c.env.DB, userId, "user_revoked_all", keepCurrent ? sessionId : undefined),
-        revokedEvent(c, keepCurrent ? "others" : "all"),
-      ]);
-      if (!keepCurrent) clearSessionCookies(c);
-      return c.body(null, 204);
-    },
-  );
+  app.openapi(revokeAllSessionsRoute, async (c) => {
+    const { userId, sessionId } = c.get("auth");
+    const keep = c.req.valid("query").keep_current;
+    const keepCurrent = keep === "true" || keep === "1";
+    await requireStepUp(
+      c.env,
+      c.get("services"),
+      userId,
+      "sessions.revoke_all",
+      c.req.header("x-step-up-code"),
+    );
+    await c.env.DB.batch([
+      revokeAllSessionsStatement(c.env.DB, userId, "user_revoked_all", keepCurrent ? sessionId : undefined),
+      revokedEvent(c, keepCurrent ? "others" : "all"),
+    ]);
+    if (!keepCurrent) clearSessionCookies(c);
+    return c.body(null, 204);
+  });
 }

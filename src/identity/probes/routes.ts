@@ -24,174 +24,170 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   }
 }
 
+const healthRoute = createRoute({
+  method: "get",
+  path: "/health",
+  tags: ["Probes"],
+  summary: "Alive",
+  responses: { 200: jsonResponse("Alive", z.object({ status: z.literal("ok") })) },
+});
+
+const readyRoute = createRoute({
+  method: "get",
+  path: "/ready",
+  tags: ["Probes"],
+  summary: "Ready: D1 and Durable Objects answer",
+  responses: {
+    200: jsonResponse(
+      "Ready",
+      z.object({ status: z.literal("ready"), checks: z.record(z.string(), z.string()) }),
+    ),
+    ...problemResponses({ 503: "NOT_READY (details.checks)" }),
+  },
+});
+
+const metricsRoute = createRoute({
+  method: "get",
+  path: "/metrics",
+  tags: ["Probes"],
+  summary: "Counters in the Prometheus text format (auth_password_breach_checks_total{outcome})",
+  responses: { 200: { description: "Metrics", content: { "text/plain": { schema: z.string() } } } },
+});
+
+const openidConfigurationRoute = createRoute({
+  method: "get",
+  path: "/.well-known/openid-configuration",
+  tags: ["Discovery"],
+  summary: "OpenID Connect discovery document",
+  responses: { 200: jsonResponse("Discovery document", z.record(z.string(), z.unknown())) },
+});
+
+const jwksRoute = createRoute({
+  method: "get",
+  path: "/.well-known/jwks.json",
+  tags: ["Discovery"],
+  summary: "Public signing keys (EdDSA / Ed25519): current, next and, during a rotation, previous",
+  responses: {
+    200: jsonResponse(
+      "JWKS",
+      z.object({
+        keys: z.array(
+          z.object({
+            kty: z.string(),
+            crv: z.string(),
+            x: z.string(),
+            kid: z.string(),
+            alg: z.string(),
+            use: z.string(),
+          }),
+        ),
+      }),
+    ),
+  },
+});
+
+const devOutboxRoute = createRoute({
+  method: "get",
+  path: "/api/v1/auth/__dev/outbox",
+  tags: ["Development"],
+  summary: "Messages sent to an e-mail or phone (only with DEV_OUTBOX=true; 404 otherwise)",
+  request: { query: z.object({ to: z.string().min(1).max(320) }) },
+  responses: {
+    200: jsonResponse(
+      "Messages, newest first",
+      z.object({
+        messages: z.array(
+          z.object({
+            to: z.string(),
+            channel: z.string(),
+            purpose: z.string(),
+            code: z.string().nullable(),
+            link: z.string().nullable(),
+            subject: z.string(),
+            created_at: z.string(),
+          }),
+        ),
+      }),
+    ),
+    ...problemResponses({ 404: "NOT_FOUND (outbox disabled)" }),
+  },
+});
+
 export function registerProbeRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/health",
-      tags: ["Probes"],
-      summary: "Alive",
-      responses: { 200: jsonResponse("Alive", z.object({ status: z.literal("ok") })) },
-    }),
-    (c) => c.json({ status: "ok" as const }, 200),
-  );
+  app.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/ready",
-      tags: ["Probes"],
-      summary: "Ready: D1 and Durable Objects answer",
-      responses: {
-        200: jsonResponse(
-          "Ready",
-          z.object({ status: z.literal("ready"), checks: z.record(z.string(), z.string()) }),
-        ),
-        ...problemResponses({ 503: "NOT_READY (details.checks)" }),
-      },
-    }),
-    async (c) => {
-      const checks: Record<string, string> = {};
-      await Promise.all([
-        withTimeout(c.env.DB.prepare("SELECT 1 AS ok").first(), 2000).then(
-          () => {
-            checks.d1 = "ok";
-          },
-          () => {
-            checks.d1 = "failed";
-          },
-        ),
-        withTimeout(c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName("ready-probe")).ping(), 2000).then(
-          () => {
-            checks.durable_objects = "ok";
-          },
-          () => {
-            checks.durable_objects = "failed";
-          },
-        ),
-      ]);
-      if (Object.values(checks).some((v) => v !== "ok")) {
-        fail("NOT_READY", { detail: "A dependency did not answer.", details: { checks } });
-      }
-      return c.json({ status: "ready" as const, checks }, 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/metrics",
-      tags: ["Probes"],
-      summary: "Counters in the Prometheus text format (auth_password_breach_checks_total{outcome})",
-      responses: { 200: { description: "Metrics", content: { "text/plain": { schema: z.string() } } } },
-    }),
-    (c) => c.text(renderMetrics(), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }),
-  );
-
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/.well-known/openid-configuration",
-      tags: ["Discovery"],
-      summary: "OpenID Connect discovery document",
-      responses: { 200: jsonResponse("Discovery document", z.record(z.string(), z.unknown())) },
-    }),
-    (c) => {
-      const issuer = c.env.ISSUER;
-      c.header("Cache-Control", "public, max-age=300");
-      return c.json(
-        {
-          issuer,
-          jwks_uri: `${issuer}/.well-known/jwks.json`,
-          token_endpoint: `${issuer}/api/v1/auth/refresh`,
-          grant_types_supported: ["refresh_token"],
-          response_types_supported: ["token"],
-          subject_types_supported: ["public"],
-          id_token_signing_alg_values_supported: ["EdDSA"],
-          token_endpoint_auth_methods_supported: ["none"],
-          claims_supported: ["iss", "aud", "sub", "sid", "kind", "iat", "exp", "jti"],
-          scopes_supported: ["openid"],
-        } as Record<string, unknown>,
-        200,
-      );
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/.well-known/jwks.json",
-      tags: ["Discovery"],
-      summary: "Public signing keys (EdDSA / Ed25519): current, next and, during a rotation, previous",
-      responses: {
-        200: jsonResponse(
-          "JWKS",
-          z.object({
-            keys: z.array(
-              z.object({
-                kty: z.string(),
-                crv: z.string(),
-                x: z.string(),
-                kid: z.string(),
-                alg: z.string(),
-                use: z.string(),
-              }),
-            ),
-          }),
-        ),
-      },
-    }),
-    async (c) => {
-      c.header("Cache-Control", "public, max-age=300");
-      const set = await jwks(c.env);
-      return c.json(
-        {
-          keys: set.keys.map((k) => ({
-            kty: k.kty ?? "OKP",
-            crv: k.crv ?? "Ed25519",
-            x: k.x ?? "",
-            kid: k.kid ?? "",
-            alg: k.alg ?? "EdDSA",
-            use: k.use ?? "sig",
-          })),
+  app.openapi(readyRoute, async (c) => {
+    const checks: Record<string, string> = {};
+    await Promise.all([
+      withTimeout(c.env.DB.prepare("SELECT 1 AS ok").first(), 2000).then(
+        () => {
+          checks.d1 = "ok";
         },
-        200,
-      );
-    },
+        () => {
+          checks.d1 = "failed";
+        },
+      ),
+      withTimeout(c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName("ready-probe")).ping(), 2000).then(
+        () => {
+          checks.durable_objects = "ok";
+        },
+        () => {
+          checks.durable_objects = "failed";
+        },
+      ),
+    ]);
+    if (Object.values(checks).some((v) => v !== "ok")) {
+      fail("NOT_READY", { detail: "A dependency did not answer.", details: { checks } });
+    }
+    return c.json({ status: "ready" as const, checks }, 200);
+  });
+
+  app.openapi(metricsRoute, (c) =>
+    c.text(renderMetrics(), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }),
   );
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/api/v1/auth/__dev/outbox",
-      tags: ["Development"],
-      summary: "Messages sent to an e-mail or phone (only with DEV_OUTBOX=true; 404 otherwise)",
-      request: { query: z.object({ to: z.string().min(1).max(320) }) },
-      responses: {
-        200: jsonResponse(
-          "Messages, newest first",
-          z.object({
-            messages: z.array(
-              z.object({
-                to: z.string(),
-                channel: z.string(),
-                purpose: z.string(),
-                code: z.string().nullable(),
-                link: z.string().nullable(),
-                subject: z.string(),
-                created_at: z.string(),
-              }),
-            ),
-          }),
-        ),
-        ...problemResponses({ 404: "NOT_FOUND (outbox disabled)" }),
+  app.openapi(openidConfigurationRoute, (c) => {
+    const issuer = c.env.ISSUER;
+    c.header("Cache-Control", "public, max-age=300");
+    return c.json(
+      {
+        issuer,
+        jwks_uri: `${issuer}/.well-known/jwks.json`,
+        token_endpoint: `${issuer}/api/v1/auth/refresh`,
+        grant_types_supported: ["refresh_token"],
+        response_types_supported: ["token"],
+        subject_types_supported: ["public"],
+        id_token_signing_alg_values_supported: ["EdDSA"],
+        token_endpoint_auth_methods_supported: ["none"],
+        claims_supported: ["iss", "aud", "sub", "sid", "kind", "iat", "exp", "jti"],
+        scopes_supported: ["openid"],
+      } as Record<string, unknown>,
+      200,
+    );
+  });
+
+  app.openapi(jwksRoute, async (c) => {
+    c.header("Cache-Control", "public, max-age=300");
+    const set = await jwks(c.env);
+    return c.json(
+      {
+        keys: set.keys.map((k) => ({
+          kty: k.kty ?? "OKP",
+          crv: k.crv ?? "Ed25519",
+          x: k.x ?? "",
+          kid: k.kid ?? "",
+          alg: k.alg ?? "EdDSA",
+          use: k.use ?? "sig",
+        })),
       },
-    }),
-    async (c) => {
-      if (!devOutboxEnabled(c.env)) fail("NOT_FOUND", "No such resource.");
-      const raw = c.req.valid("query").to.trim();
-      const to = raw.includes("@") ? normalizeEmail(raw) : raw;
-      return c.json({ messages: await listOutboxMessages(c.env.DB, to) }, 200);
-    },
-  );
+      200,
+    );
+  });
+
+  app.openapi(devOutboxRoute, async (c) => {
+    if (!devOutboxEnabled(c.env)) fail("NOT_FOUND", "No such resource.");
+    const raw = c.req.valid("query").to.trim();
+    const to = raw.includes("@") ? normalizeEmail(raw) : raw;
+    return c.json({ messages: await listOutboxMessages(c.env.DB, to) }, 200);
+  });
 }

@@ -35,173 +35,168 @@ const PasswordChange = z
   .object({ current_password: z.string().max(1024), new_password: z.string().max(1024) })
   .openapi("PasswordChangeRequest");
 
+const signupRoute = createRoute({
+  method: "post",
+  path: "/api/v1/auth/signup",
+  tags: ["Signup and password"],
+  summary: "Self-signup (identical 202 for new and registered e-mails)",
+  request: jsonBody(EmailPassword),
+  responses: {
+    202: jsonResponse(
+      "Accepted; a code (or, for a registered address, a notice) was e-mailed",
+      AcceptedSchema,
+    ),
+    ...problemResponses({
+      400: "INVALID_EMAIL, PASSWORD_TOO_WEAK, PASSWORD_BREACHED",
+      429: "RATE_LIMITED",
+      501: "NOT_IMPLEMENTED",
+      503: "PASSWORD_CHECK_UNAVAILABLE",
+    }),
+  },
+});
+
+const confirmEmailRoute = createRoute({
+  method: "post",
+  path: "/api/v1/auth/email/verify/confirm",
+  tags: ["Signup and password"],
+  summary: "Confirm the signup e-mail code; the account becomes active and a session is issued",
+  request: jsonBody(EmailCode),
+  responses: {
+    200: jsonResponse("Session issued", SessionResponseSchema),
+    ...problemResponses({
+      400: "INVALID_EMAIL",
+      401: "CODE_INVALID",
+      409: "EMAIL_TAKEN",
+      429: "RATE_LIMITED",
+    }),
+  },
+});
+
+const requestPasswordResetRoute = createRoute({
+  method: "post",
+  path: "/api/v1/auth/password/reset/request",
+  tags: ["Signup and password"],
+  summary: "Request a password reset code (identical 202 whether or not the address has an account)",
+  request: jsonBody(z.object({ email: z.string().max(320) }).openapi("EmailRequest")),
+  responses: {
+    202: jsonResponse("Accepted", AcceptedSchema),
+    ...problemResponses({ 400: "INVALID_EMAIL", 429: "RATE_LIMITED" }),
+  },
+});
+
+const confirmPasswordResetRoute = createRoute({
+  method: "post",
+  path: "/api/v1/auth/password/reset/confirm",
+  tags: ["Signup and password"],
+  summary:
+    "Set a new password with the reset code; every session of the account is revoked and every passkey registered without the step-up ends",
+  description:
+    "In one write: the new password, every code and link of the account voided, every session revoked, and every passkey registered without the step-up (issue 31; every passkey from before it) removed, since a stolen access token could have added it and a passkey signs in alone. The mail that confirms the reset names the passkeys it removed and lists the factors and passkeys still on the account, with the account page's address.",
+  request: jsonBody(ResetConfirm),
+  responses: {
+    204: { description: "Password changed" },
+    ...problemResponses({
+      400: "INVALID_EMAIL, PASSWORD_TOO_WEAK, PASSWORD_BREACHED",
+      401: "CODE_INVALID",
+      429: "RATE_LIMITED",
+      503: "PASSWORD_CHECK_UNAVAILABLE",
+    }),
+  },
+});
+
+const changePasswordRoute = createRoute({
+  method: "post",
+  path: "/api/v1/auth/password/change",
+  tags: ["Signup and password"],
+  summary: "Change the password (step-up); all other sessions are revoked",
+  ...bearerAuth,
+  request: {
+    ...jsonBody(PasswordChange),
+    headers: z.object({ "x-step-up-code": z.string().max(64).optional() }),
+  },
+  responses: {
+    204: { description: "Password changed" },
+    ...problemResponses({
+      400: "PASSWORD_TOO_WEAK, PASSWORD_BREACHED",
+      401: "INVALID_CREDENTIALS, CODE_INVALID",
+      409: "PASSWORD_NOT_SET",
+      423: "ACCOUNT_LOCKED (too many wrong current passwords, the sign-in lockout)",
+      428: "STEP_UP_REQUIRED",
+      429: "RATE_LIMITED (step-up code sends and checks)",
+      503: "STEP_UP_UNAVAILABLE, PASSWORD_CHECK_UNAVAILABLE, SIGN_IN_BUSY",
+    }),
+  },
+});
+
 export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/api/v1/auth/signup",
-      tags: ["Signup and password"],
-      summary: "Self-signup (identical 202 for new and registered e-mails)",
-      request: jsonBody(EmailPassword),
-      responses: {
-        202: jsonResponse(
-          "Accepted; a code (or, for a registered address, a notice) was e-mailed",
-          AcceptedSchema,
-        ),
-        ...problemResponses({
-          400: "INVALID_EMAIL, PASSWORD_TOO_WEAK, PASSWORD_BREACHED",
-          429: "RATE_LIMITED",
-          501: "NOT_IMPLEMENTED",
-          503: "PASSWORD_CHECK_UNAVAILABLE",
-        }),
-      },
-    }),
-    async (c) => {
-      if (c.env.SIGNUP_ENABLED === "false") fail("NOT_IMPLEMENTED", "Signup is disabled.");
-      const body = c.req.valid("json");
-      const address = parseEmail(body.email);
-      const services = c.get("services");
-      await enforceRateLimit(c.env, "signup_ip", services.request.ip);
-      await enforceRateLimit(c.env, "signup_email", address);
-      await enforcePasswordPolicy(c.env, services, body.password);
-      return c.json(requestSignup(c.env, services, address, body.password), 202);
-    },
-  );
+  app.openapi(signupRoute, async (c) => {
+    if (c.env.SIGNUP_ENABLED === "false") fail("NOT_IMPLEMENTED", "Signup is disabled.");
+    const body = c.req.valid("json");
+    const address = parseEmail(body.email);
+    const services = c.get("services");
+    await enforceRateLimit(c.env, "signup_ip", services.request.ip);
+    await enforceRateLimit(c.env, "signup_email", address);
+    await enforcePasswordPolicy(c.env, services, body.password);
+    return c.json(requestSignup(c.env, services, address, body.password), 202);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/api/v1/auth/email/verify/confirm",
-      tags: ["Signup and password"],
-      summary: "Confirm the signup e-mail code; the account becomes active and a session is issued",
-      request: jsonBody(EmailCode),
-      responses: {
-        200: jsonResponse("Session issued", SessionResponseSchema),
-        ...problemResponses({
-          400: "INVALID_EMAIL",
-          401: "CODE_INVALID",
-          409: "EMAIL_TAKEN",
-          429: "RATE_LIMITED",
-        }),
-      },
-    }),
-    async (c) => {
-      const body = c.req.valid("json");
-      const address = parseEmail(body.email);
-      await enforceVerifyQuotas(c.env, c.get("services").request.ip, address, body.code.trim());
-      const won = await consumeOtp(c.env, {
-        purpose: "email_verify",
-        target: address,
-        code: body.code.trim(),
-      });
-      if (!won?.userId) fail("CODE_INVALID", "The code is invalid.");
-      const { statement, session, events } = await prepareSession(c.env, c.get("services"), {
-        userId: won.userId,
-        method: "email_verify",
-      });
-      try {
-        await c.env.DB.batch([...activationStatements(c.env.DB, won.userId, address), statement, ...events]);
-      } catch (err) {
-        if (isUniqueViolation(err)) {
-          fail("EMAIL_TAKEN", "Another account proved this address first.");
-        }
-        throw err;
+  app.openapi(confirmEmailRoute, async (c) => {
+    const body = c.req.valid("json");
+    const address = parseEmail(body.email);
+    await enforceVerifyQuotas(c.env, c.get("services").request.ip, address, body.code.trim());
+    const won = await consumeOtp(c.env, {
+      purpose: "email_verify",
+      target: address,
+      code: body.code.trim(),
+    });
+    if (!won?.userId) fail("CODE_INVALID", "The code is invalid.");
+    const { statement, session, events } = await prepareSession(c.env, c.get("services"), {
+      userId: won.userId,
+      method: "email_verify",
+    });
+    try {
+      await c.env.DB.batch([...activationStatements(c.env.DB, won.userId, address), statement, ...events]);
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        fail("EMAIL_TAKEN", "Another account proved this address first.");
       }
-      return c.json(await sessionResponse(c, session), 200);
-    },
-  );
+      throw err;
+    }
+    return c.json(await sessionResponse(c, session), 200);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/api/v1/auth/password/reset/request",
-      tags: ["Signup and password"],
-      summary: "Request a password reset code (identical 202 whether or not the address has an account)",
-      request: jsonBody(z.object({ email: z.string().max(320) }).openapi("EmailRequest")),
-      responses: {
-        202: jsonResponse("Accepted", AcceptedSchema),
-        ...problemResponses({ 400: "INVALID_EMAIL", 429: "RATE_LIMITED" }),
-      },
-    }),
-    async (c) => {
-      await requestPasswordReset(c.env, c.get("services"), parseEmail(c.req.valid("json").email));
-      return c.json(RESET_ACCEPTED, 202);
-    },
-  );
+  app.openapi(requestPasswordResetRoute, async (c) => {
+    await requestPasswordReset(c.env, c.get("services"), parseEmail(c.req.valid("json").email));
+    return c.json(RESET_ACCEPTED, 202);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/api/v1/auth/password/reset/confirm",
-      tags: ["Signup and password"],
-      summary:
-        "Set a new password with the reset code; every session of the account is revoked and every passkey registered without the step-up ends",
-      description:
-        "In one write: the new password, every code and link of the account voided, every session revoked, and every passkey registered without the step-up (issue 31; every passkey from before it) removed, since a stolen access token could have added it and a passkey signs in alone. The mail that confirms the reset names the passkeys it removed and lists the factors and passkeys still on the account, with the account page's address.",
-      request: jsonBody(ResetConfirm),
-      responses: {
-        204: { description: "Password changed" },
-        ...problemResponses({
-          400: "INVALID_EMAIL, PASSWORD_TOO_WEAK, PASSWORD_BREACHED",
-          401: "CODE_INVALID",
-          429: "RATE_LIMITED",
-          503: "PASSWORD_CHECK_UNAVAILABLE",
-        }),
-      },
-    }),
-    async (c) => {
-      const body = c.req.valid("json");
-      await confirmPasswordReset(c.env, c.get("services"), {
-        address: parseEmail(body.email),
-        code: body.code.trim(),
-        newPassword: body.new_password,
-      });
-      return c.body(null, 204);
-    },
-  );
+  app.openapi(confirmPasswordResetRoute, async (c) => {
+    const body = c.req.valid("json");
+    await confirmPasswordReset(c.env, c.get("services"), {
+      address: parseEmail(body.email),
+      code: body.code.trim(),
+      newPassword: body.new_password,
+    });
+    return c.body(null, 204);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/api/v1/auth/password/change",
-      tags: ["Signup and password"],
-      summary: "Change the password (step-up); all other sessions are revoked",
-      ...bearerAuth,
-      request: {
-        ...jsonBody(PasswordChange),
-        headers: z.object({ "x-step-up-code": z.string().max(64).optional() }),
-      },
-      responses: {
-        204: { description: "Password changed" },
-        ...problemResponses({
-          400: "PASSWORD_TOO_WEAK, PASSWORD_BREACHED",
-          401: "INVALID_CREDENTIALS, CODE_INVALID",
-          409: "PASSWORD_NOT_SET",
-          423: "ACCOUNT_LOCKED (too many wrong current passwords, the sign-in lockout)",
-          428: "STEP_UP_REQUIRED",
-          429: "RATE_LIMITED (step-up code sends and checks)",
-          503: "STEP_UP_UNAVAILABLE, PASSWORD_CHECK_UNAVAILABLE, SIGN_IN_BUSY",
-        }),
-      },
-    }),
-    async (c) => {
-      const body = c.req.valid("json");
-      const { userId, sessionId } = c.get("auth");
-      const services = c.get("services");
-      await enforcePasswordPolicy(c.env, services, body.new_password);
-      const user = await getUser(c.env.DB, userId);
-      if (!user?.password_hash) {
-        fail("PASSWORD_NOT_SET", "This account has no password; use a reset instead.");
-      }
-      await proveCurrentPassword(c.env, services, userId, body.current_password, user.password_hash);
-      await requireStepUp(c.env, services, userId, "password.change", c.req.header("x-step-up-code"));
-      const hash = await hashPassword(body.new_password);
-      await c.env.DB.batch([
-        ...setPasswordStatements(c.env.DB, userId, hash),
-        revokeAllSessionsStatement(c.env.DB, userId, "password_change", sessionId),
-        recordEvent(c.env.DB, eventOrigin(services.request), { userId, type: "password_changed" }),
-      ]);
-      return c.body(null, 204);
-    },
-  );
+  app.openapi(changePasswordRoute, async (c) => {
+    const body = c.req.valid("json");
+    const { userId, sessionId } = c.get("auth");
+    const services = c.get("services");
+    await enforcePasswordPolicy(c.env, services, body.new_password);
+    const user = await getUser(c.env.DB, userId);
+    if (!user?.password_hash) {
+      fail("PASSWORD_NOT_SET", "This account has no password; use a reset instead.");
+    }
+    await proveCurrentPassword(c.env, services, userId, body.current_password, user.password_hash);
+    await requireStepUp(c.env, services, userId, "password.change", c.req.header("x-step-up-code"));
+    const hash = await hashPassword(body.new_password);
+    await c.env.DB.batch([
+      ...setPasswordStatements(c.env.DB, userId, hash),
+      revokeAllSessionsStatement(c.env.DB, userId, "password_change", sessionId),
+      recordEvent(c.env.DB, eventOrigin(services.request), { userId, type: "password_changed" }),
+    ]);
+    return c.body(null, 204);
+  });
 }

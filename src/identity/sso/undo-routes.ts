@@ -57,26 +57,25 @@ async function undoFromPage(c: AppContext) {
   }
 }
 
+const undoSsoRoute = createRoute({
+  method: "post",
+  path: "/api/v1/auth/orgs/{org_id}/sso/undo",
+  tags: ["Single sign-on"],
+  summary: "Undo a change to the organization's single sign-on with the link mailed to its owners",
+  description:
+    "No authentication: the token mailed to every owner with the notice of a set or changed configuration is the proof. Puts back the configuration as it was before that change (or removes single sign-on when there was none) and ends every SSO session of the organization, the logins in flight and the links made since. Works once, for 7 days, and only while the configuration is still the one that change wrote. An unknown, used, expired, superseded or another organization's token is the same 404.",
+  request: { params: z.object({ org_id: z.string().max(64) }), ...jsonBody(UndoRequest) },
+  responses: {
+    200: jsonResponse("Undone", UndoResult),
+    ...problemResponses({ 400: "BAD_ORG, BAD_REQUEST", 404: "NOT_FOUND" }),
+  },
+});
+
 export function registerSsoUndoRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/api/v1/auth/orgs/{org_id}/sso/undo",
-      tags: ["Single sign-on"],
-      summary: "Undo a change to the organization's single sign-on with the link mailed to its owners",
-      description:
-        "No authentication: the token mailed to every owner with the notice of a set or changed configuration is the proof. Puts back the configuration as it was before that change (or removes single sign-on when there was none) and ends every SSO session of the organization, the logins in flight and the links made since. Works once, for 7 days, and only while the configuration is still the one that change wrote. An unknown, used, expired, superseded or another organization's token is the same 404.",
-      request: { params: z.object({ org_id: z.string().max(64) }), ...jsonBody(UndoRequest) },
-      responses: {
-        200: jsonResponse("Undone", UndoResult),
-        ...problemResponses({ 400: "BAD_ORG, BAD_REQUEST", 404: "NOT_FOUND" }),
-      },
-    }),
-    async (c) => {
-      const undone = await undo(c, c.req.valid("param").org_id, c.req.valid("json").token);
-      return c.json({ undone }, 200);
-    },
-  );
+  app.openapi(undoSsoRoute, async (c) => {
+    const undone = await undo(c, c.req.valid("param").org_id, c.req.valid("json").token);
+    return c.json({ undone }, 200);
+  });
   app.get("/auth/sso/undo", (c) => undoPage(c, { org: c.req.query("org"), token: c.req.query("token") }));
   app.post("/auth/sso/undo", (c) => undoFromPage(c));
 }

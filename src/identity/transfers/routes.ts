@@ -97,144 +97,146 @@ function parseOffer(raw: unknown): TransferOffer {
   return { siteId, toOrgSlug: body.to_org_slug, mode: body.mode, shareRole: body.share_role };
 }
 
-export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/api/v1/auth/transfers/pending",
-      tags: ["Transfers"],
-      summary: "Incoming pending transfers per organization where the caller holds members:manage",
-      ...bearerAuth,
-      responses: {
-        200: jsonResponse(
-          "Counts",
-          z.object({
-            orgs: z.array(z.object({ org_id: z.string(), name: z.string(), count: z.number().int() })),
-            total: z.number().int(),
-          }),
-        ),
-        ...problemResponses({ 401: "UNAUTHORIZED", 500: "Counting failed (never reported as zero)" }),
-      },
-    }),
-    async (c) => {
-      const results = await countIncomingPendingTransfers(c.env.DB, c.get("auth").userId);
-      const orgs = results.filter((r) => r.count > 0);
-      return c.json({ orgs, total: orgs.reduce((n, r) => n + r.count, 0) }, 200);
-    },
-  );
+const decisions = [
+  { decision: "accept", path: "/api/v1/auth/orgs/{org_id}/transfers/{id}/accept" },
+  { decision: "reject", path: "/api/v1/auth/orgs/{org_id}/transfers/{id}/reject" },
+  { decision: "cancel", path: "/api/v1/auth/orgs/{org_id}/transfers/{id}/cancel" },
+] as const;
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/api/v1/auth/orgs/{org_id}/transfers",
-      tags: ["Transfers"],
-      summary:
-        "Pending transfers (incoming and outgoing, with organization names) and shares granted and received",
-      ...bearerAuth,
-      request: { params: z.object({ org_id: z.string().max(64) }) },
-      responses: {
-        200: jsonResponse(
-          "Transfers",
-          z.object({
-            incoming: z.array(TransferView),
-            outgoing: z.array(TransferView),
-            shares_granted: z.array(TransferView),
-            shares_received: z.array(TransferView),
-          }),
-        ),
-        ...problemResponses({ 400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND" }),
-      },
-    }),
-    async (c) => {
-      const orgId = parseOrg(c.req.valid("param").org_id);
-      await requireManager(c, orgId);
-      const results = await listOrgTransfers(c.env.DB, orgId);
-      const pending = results.filter((r) => r.status === "pending");
-      const shares = results.filter((r) => r.status === "accepted");
-      const ends = await whatWillEnd(c.env, pending);
-      const show = (r: TransferRow) => view(r, ends);
-      return c.json(
-        {
-          incoming: pending.filter((r) => r.to_org_id === orgId).map(show),
-          outgoing: pending.filter((r) => r.from_org_id === orgId).map(show),
-          shares_granted: shares.filter((r) => r.from_org_id === orgId).map((r) => view(r)),
-          shares_received: shares.filter((r) => r.to_org_id === orgId).map((r) => view(r)),
-        },
-        200,
-      );
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/api/v1/auth/orgs/{org_id}/transfers",
-      tags: ["Transfers"],
-      summary: "Offer a site to another organization (URL organization is the origin)",
-      ...bearerAuth,
-      request: { params: z.object({ org_id: z.string().max(64) }) },
-      description:
-        'Body `{"site_id", "to_org_slug", "mode": "transfer"|"share", "share_role"}` (share_role for share).',
-      responses: {
-        200: jsonResponse("Created (pending)", TransferView),
-        ...problemResponses({
-          400: "BAD_REQUEST, SAME_ORG, MODE_INVALID, BAD_ROLE, ROLE_NOT_FOUND",
-          401: "UNAUTHORIZED",
-          403: "FORBIDDEN, NOT_OWNER",
-          404: "NOT_FOUND, TARGET_NOT_FOUND",
-          409: "TRANSFER_EXISTS",
-          500: "LOOKUP_FAILED",
-        }),
-      },
-    }),
-    async (c) => {
-      const orgId = parseOrg(c.req.valid("param").org_id);
-      const offer = parseOffer(await readJsonBody(c));
-      await requireManager(c, orgId);
-      const row = await offerTransfer(c.env, { orgId, userId: c.get("auth").userId }, offer);
-      return c.json(view(row, await whatWillEnd(c.env, [row])), 200);
-    },
-  );
-
-  const decisions = [
-    { decision: "accept", path: "/api/v1/auth/orgs/{org_id}/transfers/{id}/accept" },
-    { decision: "reject", path: "/api/v1/auth/orgs/{org_id}/transfers/{id}/reject" },
-    { decision: "cancel", path: "/api/v1/auth/orgs/{org_id}/transfers/{id}/cancel" },
-  ] as const;
-  for (const { decision, path } of decisions) {
-    app.openapi(
-      createRoute({
-        method: "post",
-        path,
-        tags: ["Transfers"],
-        summary:
-          decision === "cancel"
-            ? "Cancel a pending transfer (URL organization is the origin)"
-            : `${decision === "accept" ? "Accept" : "Reject"} a pending transfer (URL organization is the destination)`,
-        ...bearerAuth,
-        request: { params: z.object({ org_id: z.string().max(64), id: z.string().max(64) }) },
-        responses: {
-          ...(decision === "accept"
-            ? { 200: jsonResponse("Accepted", TransferView) }
-            : { 204: { description: "Done" } }),
-          ...problemResponses({
-            400: "BAD_REQUEST",
-            401: "UNAUTHORIZED",
-            403: "FORBIDDEN (organization not the deciding party)",
-            404: "NOT_FOUND, TRANSFER_NOT_FOUND",
-            409: "NOT_PENDING",
-            500: "Site registry failure (transfer stays pending)",
-          }),
-        },
+function decisionRoute(
+  decision: (typeof decisions)[number]["decision"],
+  path: (typeof decisions)[number]["path"],
+) {
+  return createRoute({
+    method: "post",
+    path,
+    tags: ["Transfers"],
+    summary:
+      decision === "cancel"
+        ? "Cancel a pending transfer (URL organization is the origin)"
+        : `${decision === "accept" ? "Accept" : "Reject"} a pending transfer (URL organization is the destination)`,
+    ...bearerAuth,
+    request: { params: z.object({ org_id: z.string().max(64), id: z.string().max(64) }) },
+    responses: {
+      ...(decision === "accept"
+        ? { 200: jsonResponse("Accepted", TransferView) }
+        : { 204: { description: "Done" } }),
+      ...problemResponses({
+        400: "BAD_REQUEST",
+        401: "UNAUTHORIZED",
+        403: "FORBIDDEN (organization not the deciding party)",
+        404: "NOT_FOUND, TRANSFER_NOT_FOUND",
+        409: "NOT_PENDING",
+        500: "Site registry failure (transfer stays pending)",
       }),
-      async (c) => {
-        const params = c.req.valid("param");
-        const orgId = parseOrg(params.org_id);
-        await requireManager(c, orgId);
-        const caller = { orgId, userId: c.get("auth").userId };
-        const accepted = await decideOnTransfer(c.env, decision, caller, params.id);
-        return accepted ? c.json(view(accepted), 200) : c.body(null, 204);
+    },
+  });
+}
+
+const listPendingTransfersRoute = createRoute({
+  method: "get",
+  path: "/api/v1/auth/transfers/pending",
+  tags: ["Transfers"],
+  summary: "Incoming pending transfers per organization where the caller holds members:manage",
+  ...bearerAuth,
+  responses: {
+    200: jsonResponse(
+      "Counts",
+      z.object({
+        orgs: z.array(z.object({ org_id: z.string(), name: z.string(), count: z.number().int() })),
+        total: z.number().int(),
+      }),
+    ),
+    ...problemResponses({ 401: "UNAUTHORIZED", 500: "Counting failed (never reported as zero)" }),
+  },
+});
+
+const listOrgTransfersRoute = createRoute({
+  method: "get",
+  path: "/api/v1/auth/orgs/{org_id}/transfers",
+  tags: ["Transfers"],
+  summary:
+    "Pending transfers (incoming and outgoing, with organization names) and shares granted and received",
+  ...bearerAuth,
+  request: { params: z.object({ org_id: z.string().max(64) }) },
+  responses: {
+    200: jsonResponse(
+      "Transfers",
+      z.object({
+        incoming: z.array(TransferView),
+        outgoing: z.array(TransferView),
+        shares_granted: z.array(TransferView),
+        shares_received: z.array(TransferView),
+      }),
+    ),
+    ...problemResponses({ 400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND" }),
+  },
+});
+
+const createTransferRoute = createRoute({
+  method: "post",
+  path: "/api/v1/auth/orgs/{org_id}/transfers",
+  tags: ["Transfers"],
+  summary: "Offer a site to another organization (URL organization is the origin)",
+  ...bearerAuth,
+  request: { params: z.object({ org_id: z.string().max(64) }) },
+  description:
+    'Body `{"site_id", "to_org_slug", "mode": "transfer"|"share", "share_role"}` (share_role for share).',
+  responses: {
+    200: jsonResponse("Created (pending)", TransferView),
+    ...problemResponses({
+      400: "BAD_REQUEST, SAME_ORG, MODE_INVALID, BAD_ROLE, ROLE_NOT_FOUND",
+      401: "UNAUTHORIZED",
+      403: "FORBIDDEN, NOT_OWNER",
+      404: "NOT_FOUND, TARGET_NOT_FOUND",
+      409: "TRANSFER_EXISTS",
+      500: "LOOKUP_FAILED",
+    }),
+  },
+});
+
+export function registerTransferRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(listPendingTransfersRoute, async (c) => {
+    const results = await countIncomingPendingTransfers(c.env.DB, c.get("auth").userId);
+    const orgs = results.filter((r) => r.count > 0);
+    return c.json({ orgs, total: orgs.reduce((n, r) => n + r.count, 0) }, 200);
+  });
+
+  app.openapi(listOrgTransfersRoute, async (c) => {
+    const orgId = parseOrg(c.req.valid("param").org_id);
+    await requireManager(c, orgId);
+    const results = await listOrgTransfers(c.env.DB, orgId);
+    const pending = results.filter((r) => r.status === "pending");
+    const shares = results.filter((r) => r.status === "accepted");
+    const ends = await whatWillEnd(c.env, pending);
+    const show = (r: TransferRow) => view(r, ends);
+    return c.json(
+      {
+        incoming: pending.filter((r) => r.to_org_id === orgId).map(show),
+        outgoing: pending.filter((r) => r.from_org_id === orgId).map(show),
+        shares_granted: shares.filter((r) => r.from_org_id === orgId).map((r) => view(r)),
+        shares_received: shares.filter((r) => r.to_org_id === orgId).map((r) => view(r)),
       },
+      200,
     );
+  });
+
+  app.openapi(createTransferRoute, async (c) => {
+    const orgId = parseOrg(c.req.valid("param").org_id);
+    const offer = parseOffer(await readJsonBody(c));
+    await requireManager(c, orgId);
+    const row = await offerTransfer(c.env, { orgId, userId: c.get("auth").userId }, offer);
+    return c.json(view(row, await whatWillEnd(c.env, [row])), 200);
+  });
+
+  for (const { decision, path } of decisions) {
+    app.openapi(decisionRoute(decision, path), async (c) => {
+      const params = c.req.valid("param");
+      const orgId = parseOrg(params.org_id);
+      await requireManager(c, orgId);
+      const caller = { orgId, userId: c.get("auth").userId };
+      const accepted = await decideOnTransfer(c.env, decision, caller, params.id);
+      return accepted ? c.json(view(accepted), 200) : c.body(null, 204);
+    });
   }
 }
