@@ -153,6 +153,37 @@ const getPublicFormRoute = createRoute({
   },
 });
 
+const submitFormRoute = createRoute({
+  method: "post",
+  path: "/v1/sites/{site_id}/forms/{form_id}/submissions",
+  tags: ["Forms"],
+  summary: "Submit a form (anonymous)",
+  description: SUBMISSION_RULES,
+  request: {
+    params: FormParams,
+    body: {
+      required: true,
+      content: {
+        "application/json": { schema: z.record(z.string(), z.unknown()) },
+        "application/x-www-form-urlencoded": { schema: z.record(z.string(), z.string()) },
+      },
+    },
+  },
+  responses: {
+    202: {
+      description: "Received (clean or spam alike)",
+      content: { "application/json": { schema: z.object({ status: z.literal("received") }) } },
+    },
+    ...problemResponses({
+      400: "A declared field is invalid or missing (details.field), or the body is malformed",
+      404: "No such form (any reason)",
+      413: `Body above ${SUBMISSION_MAX_BYTES} bytes`,
+      415: "Neither JSON nor form-encoded",
+      429: "Too many submissions from this address",
+    }),
+  },
+});
+
 export function registerFormRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(createFormRoute, async (c) => {
     const { userId, site } = await authorizeFormsAdmin(c.req.raw.headers, c.env.DB, c.req.param("site_id"));
@@ -177,36 +208,7 @@ export function registerFormRoutes(app: OpenAPIHono<AppEnv>) {
     return c.json(await formForVisitors(c.env, site_id, form_id, Date.now()), 200);
   });
 
-  app.openAPIRegistry.registerPath({
-    method: "post",
-    path: "/v1/sites/{site_id}/forms/{form_id}/submissions",
-    tags: ["Forms"],
-    summary: "Submit a form (anonymous)",
-    description: SUBMISSION_RULES,
-    request: {
-      params: FormParams,
-      body: {
-        required: true,
-        content: {
-          "application/json": { schema: z.record(z.string(), z.unknown()) },
-          "application/x-www-form-urlencoded": { schema: z.record(z.string(), z.string()) },
-        },
-      },
-    },
-    responses: {
-      202: {
-        description: "Received (clean or spam alike)",
-        content: { "application/json": { schema: z.object({ status: z.literal("received") }) } },
-      },
-      ...problemResponses({
-        400: "A declared field is invalid or missing (details.field), or the body is malformed",
-        404: "No such form (any reason)",
-        413: `Body above ${SUBMISSION_MAX_BYTES} bytes`,
-        415: "Neither JSON nor form-encoded",
-        429: "Too many submissions from this address",
-      }),
-    },
-  });
+  app.openAPIRegistry.registerPath(submitFormRoute);
   app.post("/v1/sites/:site_id/forms/:form_id/submissions", async (c) => {
     const lead = await submitLead(c.env, {
       siteId: c.req.param("site_id"),

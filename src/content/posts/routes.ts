@@ -121,6 +121,32 @@ const writeProblems = problemResponses({
   429: "Quota exceeded",
 });
 
+const createPostRoute = createRoute({
+  method: "post",
+  path: "/v1/posts",
+  tags: ["Posts"],
+  summary: "Create a post",
+  description:
+    "Scope posts:write (ck_). Idempotency-Key: same key + same body replays the original 201 with Idempotency-Replayed: true; same key + other body is 422 IDEMPOTENCY_KEY_REUSED; while the first request runs, 409 IDEMPOTENCY_IN_PROGRESS. A taken explicit slug is 409 SLUG_TAKEN; a derived slug gets -2, -3, …",
+  security: security(CREATE_POST_KEY.kinds, CREATE_POST_KEY.scopes),
+  request: {
+    headers: IdempotencyHeaders,
+    body: { content: { "application/json": { schema: CreatePostSchema } }, required: true },
+  },
+  responses: {
+    // A $ref rather than the zod schema: the handler also answers replays as a raw Response.
+    201: {
+      description: "Created (or the original 201 replayed, with Idempotency-Replayed: true)",
+      content: { "application/json": { schema: { $ref: "#/components/schemas/PostSummary" } } },
+    },
+    ...writeProblems,
+    ...problemResponses({
+      409: "Slug taken, or the same Idempotency-Key is in progress",
+      422: "Key without authorship context, Idempotency-Key reused with another body, unknown post type or media",
+    }),
+  },
+});
+
 const getPostRoute = createRoute({
   method: "get",
   path: "/v1/posts/{reference}",
@@ -237,31 +263,6 @@ const updatePostSeoRoute = createRoute({
 });
 
 export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
-  const createPostRoute = createRoute({
-    method: "post",
-    path: "/v1/posts",
-    tags: ["Posts"],
-    summary: "Create a post",
-    description:
-      "Scope posts:write (ck_). Idempotency-Key: same key + same body replays the original 201 with Idempotency-Replayed: true; same key + other body is 422 IDEMPOTENCY_KEY_REUSED; while the first request runs, 409 IDEMPOTENCY_IN_PROGRESS. A taken explicit slug is 409 SLUG_TAKEN; a derived slug gets -2, -3, …",
-    security: security(CREATE_POST_KEY.kinds, CREATE_POST_KEY.scopes),
-    request: {
-      headers: IdempotencyHeaders,
-      body: { content: { "application/json": { schema: CreatePostSchema } }, required: true },
-    },
-    responses: {
-      // A $ref rather than the zod schema: the handler also answers replays as a raw Response.
-      201: {
-        description: "Created (or the original 201 replayed, with Idempotency-Replayed: true)",
-        content: { "application/json": { schema: { $ref: "#/components/schemas/PostSummary" } } },
-      },
-      ...writeProblems,
-      ...problemResponses({
-        409: "Slug taken, or the same Idempotency-Key is in progress",
-        422: "Key without authorship context, Idempotency-Key reused with another body, unknown post type or media",
-      }),
-    },
-  });
   // Declared in the registry and served by a plain handler: replays answer with the stored raw body.
   app.openAPIRegistry.registerPath(createPostRoute);
   app.post("/v1/posts", requireKey(CREATE_POST_KEY), async (c) => {
@@ -301,6 +302,11 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
     return c.body(null, 204);
   });
 
+  registerPostSubresourceRoutes(app);
+}
+
+/** `/v1/posts/{reference}/…`: unpublish, the editable source, the post's SEO (after the post's own routes). */
+function registerPostSubresourceRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(unpublishPostRoute, async (c) => {
     const { post, site } = await unpublishPost(c.env, c.get("services"), c.get("auth"), ...postReference(c));
     const shown = await withFeaturedMedia(c.env.DB, post);
