@@ -126,7 +126,7 @@ export async function removeVerifiedEmail(
     )
     .bind(id, userId, userId);
   const [res] = await batchWithEvent(db, [remove], event);
-  return (res?.meta.changes ?? 0) !== 0;
+  return (res?.changes ?? 0) !== 0;
 }
 
 /**
@@ -164,6 +164,6 @@ export async function disownEmail(
     ],
     event,
   );
-  if (removed?.meta.changes === 1) return "removed";
+  if (removed?.changes === 1) return "removed";
   return (await findEmailById(db, userId, id)) ? "primary" : "gone";
 }

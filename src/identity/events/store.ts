@@ -1,4 +1,5 @@
 /** Reads and retention of the security events (writes: src/identity/events/events.ts `recordEvent`). */
+import { batch, type Outcome } from "../../lib/sql";
 
 export interface EventRow {
   id: string;
@@ -53,6 +54,6 @@ export function batchWithEvent(
   db: D1Database,
   statements: D1PreparedStatement[],
   event?: D1PreparedStatement,
-): Promise<D1Result[]> {
-  return db.batch(event ? [...statements, event] : statements);
+): Promise<Outcome<never>[]> {
+  return batch(db, event ? [...statements, event] : statements);
 }

@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { type passkeyCeremonies, passkeys } from "../../../schema/identity";
 import type { Row } from "../../lib/rows";
+import type { Outcome } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 import { isUniqueViolation } from "../core/d1-errors";
 import { batchWithEvent } from "../events/store";
@@ -156,7 +157,7 @@ export async function insertPasskey(
   limit: number,
   event?: D1PreparedStatement,
 ): Promise<"ok" | "duplicate" | "limit"> {
-  let inserted: D1Result | undefined;
+  let inserted: Outcome<never> | undefined;
   try {
     const insert = db
       .prepare(
@@ -181,7 +182,7 @@ export async function insertPasskey(
     if (isUniqueViolation(err)) return "duplicate";
     throw err;
   }
-  return inserted?.meta.changes === 1 ? "ok" : "limit";
+  return inserted?.changes === 1 ? "ok" : "limit";
 }
 
 /** A passkey a password reset ended: what the reset's mail names it by. */
@@ -216,7 +217,7 @@ export async function deletePasskey(
     )
     .bind(id, userId, userId, userId);
   const [res] = await batchWithEvent(db, [remove], event);
-  if (res?.meta.changes === 1) return "deleted";
+  if (res?.changes === 1) return "deleted";
   const exists = await db
     .prepare("SELECT 1 AS ok FROM passkeys WHERE id = ? AND user_id = ?")
     .bind(id, userId)

@@ -65,7 +65,7 @@ export async function saveVerifiedPhone(
     )
     .bind(userId, e164, now, id, steppedUp ? 1 : 0);
   const [res] = await batchWithEvent(db, [save], event);
-  return res?.meta.changes === 1 ? id : null;
+  return res?.changes === 1 ? id : null;
 }
 
 /** Removes the phone and any verification in progress. */

@@ -94,7 +94,7 @@ export async function burnTotpStep(
     )
     .bind(step, userId, ...(mode === "pending" ? [nowIso()] : []));
   const [res] = await batchWithEvent(db, [burn], event);
-  return res?.meta.changes === 1;
+  return res?.changes === 1;
 }
 
 export async function deleteTotp(db: D1Database, userId: string, event?: D1PreparedStatement) {

@@ -2,6 +2,7 @@
 import type { invitations } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
 import type { Row } from "../../lib/rows";
+import { batch, type Outcome } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 import { isUniqueViolation } from "../core/d1-errors";
 import { keepsAnOwnerSql, ownerRoleSql, titularFixup } from "../members/store";
@@ -55,7 +56,7 @@ export async function insertInvitation(
       nowIso(),
       input.expiresAt,
     );
-  await db.batch(event ? [insert, event] : [insert]);
+  await batch(db, event ? [insert, event] : [insert]);
 }
 
 /** Pending (unaccepted, unrevoked, unexpired) invitations, newest first. */
@@ -85,8 +86,8 @@ export async function revokePendingInvitation(
       `UPDATE invitations SET revoked_at = ? WHERE id = ? AND ${filter.sql} AND accepted_at IS NULL AND revoked_at IS NULL`,
     )
     .bind(nowIso(), id, filter.value);
-  const [res] = await db.batch(event ? [revoke, event] : [revoke]);
-  return res?.meta.changes === 1;
+  const [res] = await batch(db, event ? [revoke, event] : [revoke]);
+  return res?.changes === 1;
 }
 
 /** The invited address of an invitation in any state, or null. */
@@ -240,14 +241,14 @@ export async function acceptInvitation(
       titularFixup(db, invitation.org_id),
     );
   }
-  let results: D1Result[];
+  let outcomes: Outcome<never>[];
   try {
-    results = await db.batch(statements);
+    outcomes = await batch(db, statements);
   } catch (err) {
     if (isUniqueViolation(err)) return "lost";
     throw err;
   }
-  if ((results[0]?.meta.changes ?? 0) === 1) return "accepted";
+  if ((outcomes[0]?.changes ?? 0) === 1) return "accepted";
   // The claim lost to the owner rule only if the invitation is still there to claim.
   const open = await db
     .prepare(

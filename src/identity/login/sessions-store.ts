@@ -1,6 +1,7 @@
 /** Sessions (the refresh families live in their Durable Object). */
 import type { sessions } from "../../../schema/identity";
 import type { Computed } from "../../lib/rows";
+import { batch } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 import { batchWithEvent } from "../events/store";
 import type { UserStatus } from "../signup/accounts-store";
@@ -89,7 +90,7 @@ export async function revokeSession(
     )
     .bind(nowIso(), reason, sessionId, userId);
   const [res] = await batchWithEvent(db, [revoke], event);
-  return (res?.meta.changes ?? 0) > 0;
+  return (res?.changes ?? 0) > 0;
 }
 
 export function revokeAllSessionsStatement(
@@ -130,7 +131,7 @@ export async function rotateSession(
   from: SessionRow,
   next: { sessionId: string; refreshHash: string; ip: string | null; userAgent: string | null },
 ): Promise<boolean> {
-  const [cas] = await db.batch([
+  const [cas] = await batch(db, [
     db
       .prepare(
         "UPDATE sessions SET revoked_at = ?, revoked_reason = 'rotated', rotated_to = ? WHERE id = ? AND revoked_at IS NULL",
@@ -156,5 +157,5 @@ export async function rotateSession(
         next.sessionId,
       ),
   ]);
-  return cas?.meta.changes === 1;
+  return cas.changes === 1;
 }

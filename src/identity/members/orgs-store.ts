@@ -3,6 +3,7 @@
 import type { orgMemberships, orgs } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
 import type { Row } from "../../lib/rows";
+import { batch } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 import { isUniqueViolation } from "../core/d1-errors";
 
@@ -14,7 +15,7 @@ export async function createOrg(db: D1Database, userId: string, name: string, sl
   const id = newId();
   const now = nowIso();
   try {
-    await db.batch([
+    await batch(db, [
       db
         .prepare("INSERT INTO orgs (id, name, slug, owner_user_id, created_at) VALUES (?, ?, ?, ?, ?)")
         .bind(id, name, slug, userId, now),

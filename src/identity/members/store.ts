@@ -4,6 +4,7 @@
  */
 import type { emailAddresses, orgMemberships, roles } from "../../../schema/identity";
 import type { Row } from "../../lib/rows";
+import { batch } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 
 type Scope = "org" | "site";
@@ -142,7 +143,7 @@ export async function addOrgMember(
   role: string,
   event?: D1PreparedStatement,
 ) {
-  await db.batch([
+  await batch(db, [
     db
       .prepare(
         "INSERT INTO org_memberships (org_id, user_id, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
@@ -162,7 +163,7 @@ export async function changeOrgRole(
   toOwner: boolean,
   event?: D1PreparedStatement,
 ): Promise<boolean> {
-  const [update] = await db.batch([
+  const [update] = await batch(db, [
     db
       .prepare(
         `UPDATE org_memberships SET role = ?1 WHERE org_id = ?2 AND user_id = ?3
@@ -173,7 +174,7 @@ export async function changeOrgRole(
     titularFixup(db, orgId),
   ]);
   // > 0, not === 1: D1 counts the rows the grant-ending triggers (migration 0009) write too.
-  return (update?.meta.changes ?? 0) > 0;
+  return (update?.changes ?? 0) > 0;
 }
 
 /** Removes a member; false when nothing was removed (the last owner never leaves). */
@@ -183,7 +184,7 @@ export async function removeOrgMember(
   userId: string,
   event?: D1PreparedStatement,
 ): Promise<boolean> {
-  const [removed] = await db.batch([
+  const [removed] = await batch(db, [
     db
       .prepare(
         `DELETE FROM org_memberships WHERE org_id = ?1 AND user_id = ?2
@@ -193,7 +194,7 @@ export async function removeOrgMember(
     ...(event ? [event] : []),
     titularFixup(db, orgId),
   ]);
-  return (removed?.meta.changes ?? 0) > 0;
+  return (removed?.changes ?? 0) > 0;
 }
 
 export async function isSiteOwner(db: D1Database, siteId: string, userId: string): Promise<boolean> {
@@ -230,8 +231,8 @@ export async function changeSiteRole(
          AND (?4 = 1 OR ${anotherOwnerRemainsSql("site", "?2", "?3")})`,
     )
     .bind(role, siteId, userId, toOwner ? 1 : 0);
-  const [res] = await db.batch(event ? [update, event] : [update]);
-  if ((res?.meta.changes ?? 0) > 0) return "done";
+  const [res] = await batch(db, event ? [update, event] : [update]);
+  if ((res?.changes ?? 0) > 0) return "done";
   return (await isSiteMember(db, siteId, userId)) ? "last_owner" : "not_member";
 }
 
@@ -247,7 +248,7 @@ export async function removeSiteMember(
          AND ${anotherOwnerRemainsSql("site", "?1", "?2")}`,
     )
     .bind(siteId, userId);
-  const [res] = await db.batch(event ? [remove, event] : [remove]);
-  if ((res?.meta.changes ?? 0) !== 0) return "done";
+  const [res] = await batch(db, event ? [remove, event] : [remove]);
+  if ((res?.changes ?? 0) !== 0) return "done";
   return (await isSiteMember(db, siteId, userId)) ? "last_owner" : "not_member";
 }

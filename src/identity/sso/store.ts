@@ -8,6 +8,7 @@ import type {
   users,
 } from "../../../schema/identity";
 import type { Computed, Row } from "../../lib/rows";
+import { batch } from "../../lib/sql";
 import { isoIn, nowIso } from "../core/crypto";
 import { SSO_LOGIN_TTL_S, SSO_PENDING_TTL_S } from "./settings";
 
@@ -67,7 +68,7 @@ export async function saveConfig(
 ) {
   const now = nowIso();
   const list = JSON.stringify(domains);
-  await db.batch([
+  await batch(db, [
     db
       .prepare(
         `INSERT INTO org_sso (org_id, config_id, issuer, client_id, client_secret_sealed, enforced, allow_passwords, created_at, updated_at)
@@ -121,7 +122,7 @@ export function domainHeldElsewhere(db: D1Database, orgId: string, domain: strin
 /** Removes the configuration and everything hanging from it; its SSO sessions are revoked. */
 export async function removeConfig(db: D1Database, orgId: string) {
   const now = nowIso();
-  await db.batch([
+  await batch(db, [
     db
       .prepare(
         `UPDATE sessions SET revoked_at = ?, revoked_reason = 'sso_removed'

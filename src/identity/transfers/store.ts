@@ -1,6 +1,7 @@
 /** Transfers and shares of sites between organizations (pending until the destination decides). */
 import type { orgMemberships, orgs, transfers } from "../../../schema/identity";
 import type { Computed, Row } from "../../lib/rows";
+import { batch } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 import { isUniqueViolation } from "../core/d1-errors";
 import { restoreMovedSiteInvitations, revokeMovedSiteInvitations } from "../invitations/store";
@@ -93,7 +94,7 @@ export async function insertPendingTransfer(
   events: D1PreparedStatement[] = [],
 ): Promise<boolean> {
   try {
-    await db.batch([insertTransferStatement(db, t), ...events]);
+    await batch(db, [insertTransferStatement(db, t), ...events]);
     return true;
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
@@ -105,7 +106,7 @@ export async function insertPendingTransfer(
     .bind(t.siteId, nowIso())
     .run();
   if (freed.meta.changes === 0) return false;
-  await db.batch([insertTransferStatement(db, t), ...events]);
+  await batch(db, [insertTransferStatement(db, t), ...events]);
   return true;
 }
 
@@ -133,13 +134,13 @@ export async function decideTransfer(
   if (status === "accepted") {
     statements.push(revokeMovedSiteInvitations(db, id, now), ...endOutsiderSiteMemberships(db, id, now));
   }
-  const [decided] = await db.batch(statements);
-  return (decided?.meta.changes ?? 0) === 1;
+  const [decided] = await batch(db, statements);
+  return (decided?.changes ?? 0) === 1;
 }
 
 /** Undoes an acceptance the site registry did not carry out, the site's invitations and members included. */
 export async function reopenTransfer(db: D1Database, id: string, events: D1PreparedStatement[] = []) {
-  await db.batch([
+  await batch(db, [
     restoreMovedSiteInvitations(db, id),
     ...restoreOutsiderSiteMemberships(db, id),
     db
