@@ -3,12 +3,14 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../core/context";
 import { jsonResponse } from "../core/schemas";
+import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
 import { jwks } from "../login/tokens";
 import { devOutboxEnabled } from "../messaging/messaging";
 import { listOutboxMessages } from "../messaging/outbox-store";
 import { normalizeEmail } from "../signup/accounts-store";
 import { renderMetrics } from "./metrics";
+import { pingDatabase } from "./ready-store";
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: number | undefined;
@@ -113,29 +115,65 @@ const devOutboxRoute = createRoute({
   },
 });
 
+/** D1 and the Durable Objects, each "ok" or "failed" (a 2 s timeout counts as failed). */
+async function readinessChecks(env: Env): Promise<Record<string, string>> {
+  const checks: Record<string, string> = {};
+  await Promise.all([
+    withTimeout(pingDatabase(env.DB), 2000).then(
+      () => {
+        checks.d1 = "ok";
+      },
+      () => {
+        checks.d1 = "failed";
+      },
+    ),
+    withTimeout(env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName("ready-probe")).ping(), 2000).then(
+      () => {
+        checks.durable_objects = "ok";
+      },
+      () => {
+        checks.durable_objects = "failed";
+      },
+    ),
+  ]);
+  return checks;
+}
+
+function discoveryDocument(issuer: string): Record<string, unknown> {
+  return {
+    issuer,
+    jwks_uri: `${issuer}/.well-known/jwks.json`,
+    token_endpoint: `${issuer}/api/v1/auth/refresh`,
+    grant_types_supported: ["refresh_token"],
+    response_types_supported: ["token"],
+    subject_types_supported: ["public"],
+    id_token_signing_alg_values_supported: ["EdDSA"],
+    token_endpoint_auth_methods_supported: ["none"],
+    claims_supported: ["iss", "aud", "sub", "sid", "kind", "iat", "exp", "jti"],
+    scopes_supported: ["openid"],
+  };
+}
+
+/** The signing keys as the JWKS answer lists them (every member present). */
+async function publicKeys(env: Env) {
+  const set = await jwks(env);
+  return {
+    keys: set.keys.map((k) => ({
+      kty: k.kty ?? "OKP",
+      crv: k.crv ?? "Ed25519",
+      x: k.x ?? "",
+      kid: k.kid ?? "",
+      alg: k.alg ?? "EdDSA",
+      use: k.use ?? "sig",
+    })),
+  };
+}
+
 export function registerProbeRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
 
   app.openapi(readyRoute, async (c) => {
-    const checks: Record<string, string> = {};
-    await Promise.all([
-      withTimeout(c.env.DB.prepare("SELECT 1 AS ok").first(), 2000).then(
-        () => {
-          checks.d1 = "ok";
-        },
-        () => {
-          checks.d1 = "failed";
-        },
-      ),
-      withTimeout(c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName("ready-probe")).ping(), 2000).then(
-        () => {
-          checks.durable_objects = "ok";
-        },
-        () => {
-          checks.durable_objects = "failed";
-        },
-      ),
-    ]);
+    const checks = await readinessChecks(c.env);
     if (Object.values(checks).some((v) => v !== "ok")) {
       fail("NOT_READY", { detail: "A dependency did not answer.", details: { checks } });
     }
@@ -147,41 +185,13 @@ export function registerProbeRoutes(app: OpenAPIHono<AppEnv>) {
   );
 
   app.openapi(openidConfigurationRoute, (c) => {
-    const issuer = c.env.ISSUER;
     c.header("Cache-Control", "public, max-age=300");
-    return c.json(
-      {
-        issuer,
-        jwks_uri: `${issuer}/.well-known/jwks.json`,
-        token_endpoint: `${issuer}/api/v1/auth/refresh`,
-        grant_types_supported: ["refresh_token"],
-        response_types_supported: ["token"],
-        subject_types_supported: ["public"],
-        id_token_signing_alg_values_supported: ["EdDSA"],
-        token_endpoint_auth_methods_supported: ["none"],
-        claims_supported: ["iss", "aud", "sub", "sid", "kind", "iat", "exp", "jti"],
-        scopes_supported: ["openid"],
-      } as Record<string, unknown>,
-      200,
-    );
+    return c.json(discoveryDocument(c.env.ISSUER), 200);
   });
 
   app.openapi(jwksRoute, async (c) => {
     c.header("Cache-Control", "public, max-age=300");
-    const set = await jwks(c.env);
-    return c.json(
-      {
-        keys: set.keys.map((k) => ({
-          kty: k.kty ?? "OKP",
-          crv: k.crv ?? "Ed25519",
-          x: k.x ?? "",
-          kid: k.kid ?? "",
-          alg: k.alg ?? "EdDSA",
-          use: k.use ?? "sig",
-        })),
-      },
-      200,
-    );
+    return c.json(await publicKeys(c.env), 200);
   });
 
   app.openapi(devOutboxRoute, async (c) => {
