@@ -6,7 +6,9 @@
  * (for the site, for the path) before the id is recorded, so concurrent views never double-count.
  */
 
-import type { Computed } from "../../lib/rows";
+import type { analyticsSalts } from "../../../schema/content";
+import type { Computed, Row } from "../../lib/rows";
+import { batch, query } from "../../lib/sql";
 import { base64url } from "../keys/key-hash";
 import type { AnalyticsStore, DayTotals, PageView, PathDay, PathTotals, ReferrerTotals } from "./store-port";
 import type { AnalyticsWindow } from "./window";
@@ -19,13 +21,16 @@ export function d1AnalyticsStore(db: D1Database): AnalyticsStore {
   return {
     async daySalt(day) {
       const fresh = base64url(crypto.getRandomValues(new Uint8Array(32)));
-      const [, read] = await db.batch<{ salt: string }>([
+      const [, read] = await batch(db, [
         db
           .prepare("INSERT OR IGNORE INTO analytics_salts (day, salt, created_at) VALUES (?, ?, ?)")
           .bind(day, fresh, new Date().toISOString()),
-        db.prepare("SELECT salt FROM analytics_salts WHERE day = ?").bind(day),
+        query<Row<typeof analyticsSalts, "salt">>(db, "SELECT salt FROM analytics_salts WHERE day = ?", day),
       ]);
-      return read!.results[0]!.salt;
+      // The insert before it in the same transaction leaves the day's salt in place: the read finds it.
+      const salt = read.rows[0]?.salt;
+      if (salt === undefined) throw new Error(`analytics salt of ${day} not found after its insert`);
+      return salt;
     },
 
     async recordView(view: PageView) {
@@ -61,7 +66,7 @@ export function d1AnalyticsStore(db: D1Database): AnalyticsStore {
             .bind(view.siteId, view.day, view.referrerHost),
         );
       }
-      await db.batch(statements);
+      await batch(db, statements);
     },
 
     async recordBot(siteId, day) {

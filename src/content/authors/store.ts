@@ -1,6 +1,7 @@
 /** Author personas of a site: one per (site, user, context name); the slug is unique per site. */
 import type { authorPersonas } from "../../../schema/content";
 import type { Computed, Row } from "../../lib/rows";
+import { batch } from "../../lib/sql";
 import { PUBLIC_WHERE } from "../posts/store";
 
 export type PersonaRow = typeof authorPersonas.$inferSelect;
@@ -150,7 +151,7 @@ export async function updateAuthor(
   next: { slug: string; name: string; bio: string | null; avatarMediaId: string | null },
   now: string,
 ): Promise<boolean> {
-  const [updated] = await db.batch([
+  const [updated] = await batch(db, [
     db
       .prepare(
         `UPDATE author_personas SET slug = ?, display_name = ?, bio = ?, avatar_media_id = ?, updated_at = ?
@@ -164,5 +165,5 @@ export async function updateAuthor(
       )
       .bind(next.slug, next.name, siteId, slug, next.slug, next.name),
   ]);
-  return updated!.meta.changes > 0;
+  return updated.changes > 0;
 }

@@ -76,10 +76,12 @@ export function replayRecorded(recorded: RecordedResponse, requestHash: string):
 
 /**
  * What the reservation in the key's ApiKeyGate (made in the same call as the write quota, `admitWrite`)
- * decides: another body is 422, a racer still running is 409, a finished one replays, else proceed.
+ * decides: another body is 422, a racer still running is 409, a finished one replays, else proceed. The
+ * record of the response is a statement on `db`, for the batch that writes the post.
  */
 export function afterReservation(
   env: Env,
+  db: D1Database,
   keyId: string,
   idempotencyKey: string,
   requestHash: string,
@@ -100,21 +102,23 @@ export function afterReservation(
   return {
     kind: "proceed",
     recordStatement: (response) =>
-      env.DB.prepare(
-        `INSERT INTO idempotency_records (key_id, idempotency_key, request_hash, status, response_json, created_at, expires_at)
+      db
+        .prepare(
+          `INSERT INTO idempotency_records (key_id, idempotency_key, request_hash, status, response_json, created_at, expires_at)
          VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (key_id, idempotency_key) DO UPDATE SET request_hash = excluded.request_hash,
            status = excluded.status, response_json = excluded.response_json, created_at = excluded.created_at,
            expires_at = excluded.expires_at`,
-      ).bind(
-        keyId,
-        idempotencyKey,
-        requestHash,
-        response.status,
-        JSON.stringify(response),
-        now.toISOString(),
-        expiresAt,
-      ),
+        )
+        .bind(
+          keyId,
+          idempotencyKey,
+          requestHash,
+          response.status,
+          JSON.stringify(response),
+          now.toISOString(),
+          expiresAt,
+        ),
     async abort() {
       await keyGate(env, keyId).release(idempotencyKey, requestHash);
     },

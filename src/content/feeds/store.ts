@@ -1,6 +1,7 @@
 /** What the feeds read: the live site by slug or id, and its public posts (one batch with the next publication). */
 import { parseId } from "../../lib/ids";
-import { type PostRow, PUBLIC_WHERE } from "../posts/store";
+import { batch, query } from "../../lib/sql";
+import { nextPublicationStatement, type PostRow, PUBLIC_WHERE } from "../posts/store";
 
 export interface FeedSite {
   id: string;
@@ -37,24 +38,20 @@ export async function publicFeedPosts(
   limit: number,
   now: string,
 ): Promise<{ posts: FeedPost[]; nextPublicationAt: string | null }> {
-  const [posts, next] = await db.batch([
-    db
-      .prepare(
-        `SELECT p.id, p.slug, p.language, p.fields, p.title, p.summary, p.published_at,
+  const [posts, next] = await batch(db, [
+    query<FeedPost>(
+      db,
+      `SELECT p.id, p.slug, p.language, p.fields, p.title, p.summary, p.published_at,
            (CASE WHEN p.status = 'scheduled' THEN MAX(p.updated_at, p.published_at) ELSE p.updated_at END) AS updated_at,
            p.author_name
          FROM posts p WHERE ${PUBLIC_WHERE}${language ? " AND p.language = ?" : ""}
          ORDER BY p.published_at DESC, p.id DESC LIMIT ?`,
-      )
-      .bind(siteId, now, ...(language ? [language] : []), limit),
-    db
-      .prepare(
-        "SELECT MIN(published_at) AS at FROM posts WHERE site_id = ? AND status = 'scheduled' AND published_at > ?",
-      )
-      .bind(siteId, now),
+      siteId,
+      now,
+      ...(language ? [language] : []),
+      limit,
+    ),
+    nextPublicationStatement(db, siteId, now),
   ]);
-  return {
-    posts: posts!.results as FeedPost[],
-    nextPublicationAt: (next!.results[0] as { at: string | null } | undefined)?.at ?? null,
-  };
+  return { posts: posts.rows, nextPublicationAt: next.rows[0]?.at ?? null };
 }

@@ -6,6 +6,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { forms } from "../../../schema/content";
 import type { Computed } from "../../lib/rows";
 import type { SiteProjection } from "../../lib/rpc";
+import { batch, first, query } from "../../lib/sql";
 import type { FormField } from "./fields";
 
 export type FormRow = typeof forms.$inferSelect;
@@ -70,16 +71,18 @@ export async function leadsArea(
   siteId: string,
   formId: string | null,
 ): Promise<{ open: boolean; form: FormRecord | null }> {
-  const open = db
-    .prepare("SELECT 1 AS open FROM forms_app_state WHERE site_id = ? AND enabled = 1")
-    .bind(siteId);
-  if (formId === null) return { open: (await open.first()) !== null, form: null };
-  const [state, form] = await db.batch<Record<string, unknown>>([
+  const open = query<Computed<{ open: number }>>(
+    db,
+    "SELECT 1 AS open FROM forms_app_state WHERE site_id = ? AND enabled = 1",
+    siteId,
+  );
+  if (formId === null) return { open: (await first(open)) !== null, form: null };
+  const [state, form] = await batch(db, [
     open,
-    db.prepare("SELECT * FROM forms WHERE id = ? AND site_id = ?").bind(formId, siteId),
+    query<FormRow>(db, "SELECT * FROM forms WHERE id = ? AND site_id = ?", formId, siteId),
   ]);
-  const row = (form?.results[0] as FormRow | undefined) ?? null;
-  return { open: (state?.results.length ?? 0) > 0, form: row ? toFormRecord(row) : null };
+  const row = form.rows[0] ?? null;
+  return { open: state.rows.length > 0, form: row ? toFormRecord(row) : null };
 }
 
 /** A form that takes submissions: not deleted, of a live site (`active`) with the forms app on. */

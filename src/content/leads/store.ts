@@ -1,5 +1,7 @@
 /** Lead rows: the submission insert (with its duplicate check), keyset pages, one lead by id. */
 import type { leads } from "../../../schema/content";
+import type { Row } from "../../lib/rows";
+import { batch, typed } from "../../lib/sql";
 
 export type LeadRow = Omit<typeof leads.$inferSelect, "site_id" | "content_hash">;
 
@@ -39,9 +41,10 @@ export async function insertLead(
   duplicateSince: string,
   token: TokenUse | null,
 ): Promise<{ status: "clean" | "spam"; spam_reasons: string[] }> {
-  const insert = db
-    .prepare(
-      `INSERT INTO leads (id, site_id, form_id, status, spam_reasons_json, fields_json, content_hash, page_url, created_at)
+  const insert = typed<Row<typeof leads, "status" | "spam_reasons_json">>(
+    db
+      .prepare(
+        `INSERT INTO leads (id, site_id, form_id, status, spam_reasons_json, fields_json, content_hash, page_url, created_at)
        SELECT ?1, ?2, ?3,
               CASE WHEN d.dup OR d.reused OR json_array_length(?4) > 0 THEN 'spam' ELSE 'clean' END,
               CASE WHEN d.reused AND d.dup THEN json_insert(?4, '$[#]', 'duplicate', '$[#]', 'reused_token')
@@ -52,22 +55,23 @@ export async function insertLead(
        FROM (SELECT EXISTS (SELECT 1 FROM leads WHERE form_id = ?3 AND content_hash = ?6 AND created_at >= ?9) AS dup,
                     EXISTS (SELECT 1 FROM form_token_uses WHERE token_id = ?10) AS reused) d
        RETURNING status, spam_reasons_json`,
-    )
-    .bind(
-      lead.id,
-      lead.site_id,
-      lead.form_id,
-      JSON.stringify(lead.spam_reasons),
-      lead.fields_json,
-      lead.content_hash,
-      lead.page_url,
-      lead.created_at,
-      duplicateSince,
-      token?.id ?? null,
-    );
-  const statements = [insert];
+      )
+      .bind(
+        lead.id,
+        lead.site_id,
+        lead.form_id,
+        JSON.stringify(lead.spam_reasons),
+        lead.fields_json,
+        lead.content_hash,
+        lead.page_url,
+        lead.created_at,
+        duplicateSince,
+        token?.id ?? null,
+      ),
+  );
+  const tokenStatements: D1PreparedStatement[] = [];
   if (token) {
-    statements.push(
+    tokenStatements.push(
       db
         .prepare(
           "INSERT INTO form_token_uses (token_id, form_id, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
@@ -81,8 +85,10 @@ export async function insertLead(
         .bind(token.now),
     );
   }
-  const [inserted] = await db.batch<{ status: "clean" | "spam"; spam_reasons_json: string }>(statements);
-  const row = inserted!.results[0]!;
+  const [inserted] = await batch(db, [insert, ...tokenStatements]);
+  // INSERT … SELECT from a one-row subquery always inserts, so RETURNING always gives the row.
+  const row = inserted.rows[0];
+  if (row === undefined) throw new Error("lead insert returned no row");
   return { status: row.status, spam_reasons: JSON.parse(row.spam_reasons_json) as string[] };
 }
 

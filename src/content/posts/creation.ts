@@ -86,7 +86,10 @@ async function admit(
   if (!idempotency) return { input, start: null };
   const { idempotencyKey, requestHash } = idempotency;
   if (recorded) return { input, start: replayRecorded(recorded, requestHash) };
-  return { input, start: afterReservation(env, key.keyId, idempotencyKey, requestHash, reservation!) };
+  return {
+    input,
+    start: afterReservation(env, env.DB, key.keyId, idempotencyKey, requestHash, reservation!),
+  };
 }
 
 /** Creates the post once per `Idempotency-Key` (header value, if sent); `replayed` when answered from the record. */

@@ -333,7 +333,7 @@ function filterSql(filters: ListFilters, now: string): { where: string[]; params
  * When the site's next scheduled post comes due (after `now`), or null: until then no public answer of
  * the site changes by the clock alone, so an edge-cached answer stays right at most until this moment.
  */
-function nextPublicationStatement(db: D1Database, siteId: string, now: string) {
+export function nextPublicationStatement(db: D1Database, siteId: string, now: string) {
   return query<Computed<{ at: string | null }>>(
     db,
     "SELECT MIN(published_at) AS at FROM posts WHERE site_id = ? AND status = 'scheduled' AND published_at > ?",

@@ -3,6 +3,7 @@
  * the keyless read: the live link, its post, the post's media and its site in one batch.
  */
 import { newId } from "../../lib/ids";
+import { batch, query } from "../../lib/sql";
 import type { SiteAddress } from "../keys/key-context";
 import { MEDIA_IMAGE_COLUMNS, type MediaImageRow } from "../media/media-image";
 import { FEATURED_MEDIA_SQL, POST_COLUMNS, type PostRow } from "../posts/store";
@@ -74,31 +75,34 @@ export interface PreviewRead {
  */
 export async function readPreview(db: D1Database, hash: string, now: string): Promise<PreviewRead | null> {
   const linked = "(SELECT post_id FROM preview_links WHERE token_hash = ?)";
-  const [live, post, media] = await db.batch([
-    db
-      .prepare(
-        `SELECT s.id, s.slug, s.primary_domain, s.default_language FROM preview_links l
+  const [live, post, media] = await batch(db, [
+    query<SiteAddress>(
+      db,
+      `SELECT s.id, s.slug, s.primary_domain, s.default_language FROM preview_links l
          JOIN posts p ON p.id = l.post_id AND p.site_id = l.site_id AND p.status != 'deleted'
          JOIN sites s ON s.id = l.site_id AND s.status = 'active'
          JOIN site_owner o ON o.site_id = l.site_id AND o.org_id = l.org_id
          JOIN api_keys k ON k.id = l.key_id AND k.site_id = l.site_id AND k.revoked_at IS NULL
            AND k.carried_over_at IS NULL AND k.org_id = l.org_id
          WHERE l.token_hash = ? AND l.ended_at IS NULL AND l.expires_at > ?`,
-      )
-      .bind(hash, now),
-    db
-      .prepare(`SELECT ${POST_COLUMNS}, ${FEATURED_MEDIA_SQL} FROM posts p WHERE p.id = ${linked}`)
-      .bind(hash),
-    db
-      .prepare(
-        `SELECT ${MEDIA_IMAGE_COLUMNS} FROM media m JOIN post_media_refs r ON r.media_id = m.id AND r.site_id = m.site_id
+      hash,
+      now,
+    ),
+    query<PostRow>(
+      db,
+      `SELECT ${POST_COLUMNS}, ${FEATURED_MEDIA_SQL} FROM posts p WHERE p.id = ${linked}`,
+      hash,
+    ),
+    query<MediaImageRow>(
+      db,
+      `SELECT ${MEDIA_IMAGE_COLUMNS} FROM media m JOIN post_media_refs r ON r.media_id = m.id AND r.site_id = m.site_id
          WHERE r.post_id = ${linked} AND m.status != 'deleted'`,
-      )
-      .bind(hash),
+      hash,
+    ),
   ]);
-  const siteRow = live!.results[0] as SiteAddress | undefined;
-  const postRow = post!.results[0] as PostRow | undefined;
+  const siteRow = live.rows[0];
+  const postRow = post.rows[0];
   if (!siteRow || !postRow) return null;
-  const images = (media!.results as MediaImageRow[]).map((r) => [r.id, r] as const);
+  const images = media.rows.map((r) => [r.id, r] as const);
   return { post: postRow, site: siteRow, media: new Map(images) };
 }

@@ -1,5 +1,6 @@
 /** Full-text search over posts (`posts_search`, FTS5, migration 0016): ranked by bm25, keyset over (rank, id). */
-import { type PostRow, PUBLIC_WHERE, SUMMARY_COLUMNS } from "../posts/store";
+import { batch, typed } from "../../lib/sql";
+import { nextPublicationStatement, type PostRow, PUBLIC_WHERE, SUMMARY_COLUMNS } from "../posts/store";
 
 /** Column weights of bm25 (title, summary, body): a word in the title counts most. */
 const WEIGHTS = "10.0, 4.0, 1.0";
@@ -37,16 +38,11 @@ export async function searchPosts(
       FROM posts_search JOIN posts p ON p.rowid = posts_search.rowid
       WHERE posts_search MATCH ? AND ${visible} AND p.language = ?
     ) ${after} ORDER BY score, id LIMIT ?`;
-  const [rows, next] = await db.batch([
-    db.prepare(sql).bind(query.match, ...visibleParams, query.language, ...afterParams, query.limit + 1),
-    db
-      .prepare(
-        "SELECT MIN(published_at) AS at FROM posts WHERE site_id = ? AND status = 'scheduled' AND published_at > ?",
-      )
-      .bind(query.siteId, now),
+  const [rows, next] = await batch(db, [
+    typed<SearchRow>(
+      db.prepare(sql).bind(query.match, ...visibleParams, query.language, ...afterParams, query.limit + 1),
+    ),
+    nextPublicationStatement(db, query.siteId, now),
   ]);
-  return {
-    rows: rows!.results as SearchRow[],
-    nextPublicationAt: (next!.results[0] as { at: string | null } | undefined)?.at ?? null,
-  };
+  return { rows: rows.rows, nextPublicationAt: next.rows[0]?.at ?? null };
 }

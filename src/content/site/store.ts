@@ -3,6 +3,7 @@ import { and, asc, eq, isNull } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { postTypes } from "../../../schema/content";
 import type { SiteProjection } from "../../lib/rpc";
+import { batch } from "../../lib/sql";
 import { formsAppStatements } from "../forms/store";
 import { endStalePreviewsStatement } from "../preview/store";
 
@@ -60,7 +61,7 @@ export async function upsertSite(db: D1Database, site: SiteProjection, now: stri
     // After the push: a site no longer active, or owned by another organization, ends its preview links.
     endStalePreviewsStatement(db, site.id, now),
   ];
-  await db.batch(statements);
+  await batch(db, statements);
 }
 
 export async function getSite(db: D1Database, siteId: string): Promise<SiteProjection | null> {

@@ -6,6 +6,7 @@
 import type { webhookDeliveries, webhooks } from "../../../schema/content";
 import { newId } from "../../lib/ids";
 import type { Computed, Row } from "../../lib/rows";
+import { batch, query } from "../../lib/sql";
 import type { PostEffect } from "../core/effects/pending";
 import type { ContentEvent } from "./events";
 
@@ -66,11 +67,11 @@ export async function webhookExists(db: D1Database, siteId: string, id: string):
 
 /** Deletes the webhook and its delivery log in one batch; false when the site has no such webhook. */
 export async function deleteWebhook(db: D1Database, siteId: string, id: string): Promise<boolean> {
-  const [removed] = await db.batch([
+  const [removed] = await batch(db, [
     db.prepare("DELETE FROM webhooks WHERE id = ? AND site_id = ?").bind(id, siteId),
     db.prepare("DELETE FROM webhook_deliveries WHERE webhook_id = ? AND site_id = ?").bind(id, siteId),
   ]);
-  return removed!.meta.changes > 0;
+  return removed.changes > 0;
 }
 
 /** Replaces the sealed secret; false when the site has no such webhook. */
@@ -203,7 +204,8 @@ export async function insertDeliveries(
   eventId: string,
   rows: NewDelivery[],
 ): Promise<Pick<DeliveryRow, "id" | "webhook_id">[]> {
-  await db.batch(
+  await batch(
+    db,
     rows.map((d) =>
       db
         .prepare(
@@ -230,6 +232,9 @@ export type ClaimedDelivery = DeliveryRow & {
   created_by: string | null;
 };
 
+/** A delivery read with its webhook's columns, null when the webhook is gone (the LEFT JOIN found none). */
+type ClaimRead = DeliveryRow & { [K in "url" | "secret_encrypted" | "created_by"]: WebhookRow[K] | null };
+
 export type Claim =
   | { kind: "claimed"; delivery: ClaimedDelivery }
   /** Delivered, failed, or its webhook is gone: nothing to do. */
@@ -247,7 +252,7 @@ export async function claimDelivery(
   now: string,
   lockUntil: string,
 ): Promise<Claim> {
-  const [claim, read] = await db.batch([
+  const [claim, read] = await batch(db, [
     db
       .prepare(
         `UPDATE webhook_deliveries SET locked_until = ?
@@ -256,20 +261,20 @@ export async function claimDelivery(
              WHERE w.id = webhook_deliveries.webhook_id AND w.site_id = webhook_deliveries.site_id AND ${LIVE_WEBHOOK})`,
       )
       .bind(lockUntil, id, now),
-    db
-      .prepare(
-        `SELECT d.*, w.url, w.secret_encrypted, w.created_by FROM webhook_deliveries d
+    query<ClaimRead>(
+      db,
+      `SELECT d.*, w.url, w.secret_encrypted, w.created_by FROM webhook_deliveries d
          LEFT JOIN webhooks w ON w.id = d.webhook_id AND w.site_id = d.site_id AND ${LIVE_WEBHOOK}
          WHERE d.id = ?`,
-      )
-      .bind(id),
+      id,
+    ),
   ]);
-  const row = (read!.results as (DeliveryRow & { url: string | null; secret_encrypted: string | null })[])[0];
+  const row = read.rows[0];
   if (!row || row.url === null || row.secret_encrypted === null || row.status !== "pending") {
     return { kind: "settled" };
   }
-  if (claim!.meta.changes === 0) return { kind: "busy", until: row.locked_until ?? now };
-  return { kind: "claimed", delivery: row as ClaimedDelivery };
+  if (claim.changes === 0) return { kind: "busy", until: row.locked_until ?? now };
+  return { kind: "claimed", delivery: { ...row, url: row.url, secret_encrypted: row.secret_encrypted } };
 }
 
 export interface AttemptRecord {
