@@ -20,6 +20,8 @@
 
 /** A raw statement with the type of the rows it reads. */
 export interface Query<R> {
+  /** Tells a Query from a bare statement (a D1PreparedStatement has a `statement` field of its own). */
+  readonly typed: true;
   readonly statement: D1PreparedStatement;
   /** Never set: carries `R` for the type checker only. */
   readonly row?: R;
@@ -28,12 +30,12 @@ export interface Query<R> {
 /** `sql` bound to `params`, reading rows of type `R`: the type is declared here, beside the SQL. */
 export function query<R>(db: D1Database, sql: string, ...params: unknown[]): Query<R> {
   const prepared = db.prepare(sql);
-  return { statement: params.length > 0 ? prepared.bind(...params) : prepared };
+  return { typed: true, statement: params.length > 0 ? prepared.bind(...params) : prepared };
 }
 
 /** An already prepared and bound statement (a store's builder) given the type of its rows. */
 export function typed<R>(statement: D1PreparedStatement): Query<R> {
-  return { statement };
+  return { typed: true, statement };
 }
 
 /** What one statement of a batch gave: its rows and the rows it changed. */
@@ -47,7 +49,7 @@ type OutcomeOf<E> = E extends Query<infer R> ? Outcome<R> : Outcome<never>;
 export type Outcomes<T extends readonly Entry[]> = { -readonly [K in keyof T]: OutcomeOf<T[K]> };
 
 function statementOf(entry: Entry): D1PreparedStatement {
-  return "statement" in entry ? entry.statement : entry;
+  return "typed" in entry ? entry.statement : entry;
 }
 
 /**
