@@ -12,6 +12,14 @@
  */
 import { newId } from "../../lib/ids";
 import { errorFields, type Logger } from "../../lib/log";
+import {
+  deletePurge,
+  duePurges,
+  insertPurge,
+  markPurgeFailed,
+  type PurgeRow,
+  recordDevPurge,
+} from "./page-purges-store";
 
 export interface PagePurger {
   /** Purges every cached page of these hosts; throws unless the purge was accepted. */
@@ -40,11 +48,7 @@ export function pagePurger(env: PurgeEnv): PagePurger {
   if (env.DEV_OUTBOX === "true") {
     return {
       async purgeHosts(siteId, hosts) {
-        await env.DB.prepare(
-          "INSERT INTO outbound_effects (id, kind, site_id, payload_json, created_at) VALUES (?, 'page_purge', ?, ?, ?)",
-        )
-          .bind(newId(), siteId, JSON.stringify({ hosts }), new Date().toISOString())
-          .run();
+        await recordDevPurge(env.DB, newId(), siteId, hosts, new Date().toISOString());
       },
     };
   }
@@ -65,19 +69,11 @@ export function pagePurger(env: PurgeEnv): PagePurger {
   };
 }
 
-interface PurgeRow {
-  id: string;
-  site_id: string;
-  hosts_json: string;
-  reason: string;
-  attempts: number;
-}
-
 export function outboxPageCache(db: D1Database, purger: PagePurger, log: Logger): PageCache {
   async function deliver(row: PurgeRow): Promise<void> {
     try {
       await purger.purgeHosts(row.site_id, JSON.parse(row.hosts_json) as string[]);
-      await db.prepare("DELETE FROM page_purges WHERE id = ?").bind(row.id).run();
+      await deletePurge(db, row.id);
     } catch (err) {
       const attempts = row.attempts + 1;
       const now = Date.now();
@@ -85,18 +81,12 @@ export function outboxPageCache(db: D1Database, purger: PagePurger, log: Logger)
       const fields = { site_id: row.site_id, reason: row.reason, attempts, ...errorFields(err) };
       if (gaveUp) log.error("page_purge_given_up", fields);
       else log.warn("page_purge_failed", fields);
-      await db
-        .prepare(
-          "UPDATE page_purges SET attempts = ?, last_error = ?, next_attempt_at = ?, gave_up_at = ? WHERE id = ?",
-        )
-        .bind(
-          attempts,
-          String((err as Error)?.message ?? err).slice(0, 500),
-          new Date(now + purgeRetryDelayMs(attempts)).toISOString(),
-          gaveUp ? new Date(now).toISOString() : null,
-          row.id,
-        )
-        .run();
+      await markPurgeFailed(db, row.id, {
+        attempts,
+        error: String((err as Error)?.message ?? err).slice(0, 500),
+        nextAttemptAt: new Date(now + purgeRetryDelayMs(attempts)).toISOString(),
+        gaveUpAt: gaveUp ? new Date(now).toISOString() : null,
+      });
     }
   }
 
@@ -113,12 +103,7 @@ export function outboxPageCache(db: D1Database, purger: PagePurger, log: Logger)
         attempts: 0,
       };
       try {
-        await db
-          .prepare(
-            "INSERT INTO page_purges (id, site_id, hosts_json, reason, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, 0, ?, ?)",
-          )
-          .bind(row.id, siteId, row.hosts_json, reason, now, now)
-          .run();
+        await insertPurge(db, row, now);
         await deliver(row);
       } catch (err) {
         // Best effort: the site change already stands.
@@ -127,14 +112,9 @@ export function outboxPageCache(db: D1Database, purger: PagePurger, log: Logger)
     },
 
     async retryDue(limit = 50) {
-      const { results } = await db
-        .prepare(
-          "SELECT id, site_id, hosts_json, reason, attempts FROM page_purges WHERE gave_up_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?",
-        )
-        .bind(new Date().toISOString(), limit)
-        .all<PurgeRow>();
-      for (const row of results) await deliver(row);
-      return results.length;
+      const due = await duePurges(db, new Date().toISOString(), limit);
+      for (const row of due) await deliver(row);
+      return due.length;
     },
   };
 }

@@ -5,6 +5,7 @@
 
 import type { domainLosses, siteHosts } from "../../../schema/sites";
 import type { Row } from "../../lib/rows";
+import { batch } from "../../lib/sql";
 
 export type HostHolding = Row<
   typeof siteHosts,
@@ -82,7 +83,7 @@ export async function markHostVerified(
   host: string,
   now: string,
 ): Promise<boolean> {
-  const [first] = await db.batch([
+  const [first] = await batch(db, [
     db
       .prepare("UPDATE site_hosts SET verified_at = ? WHERE host = ? AND site_id = ? AND verified_at IS NULL")
       .bind(now, host, siteId),
@@ -93,7 +94,7 @@ export async function markHostVerified(
       )
       .bind(host, siteId),
   ]);
-  return (first?.meta.changes ?? 0) === 1;
+  return (first?.changes ?? 0) === 1;
 }
 
 /** A proved host whose proof was not seen: the first miss's time is kept. Returns the time in force. */
@@ -212,8 +213,8 @@ export async function moveHost(db: D1Database, move: HostMove, now: string): Pro
     );
   }
   try {
-    const [first] = await db.batch(statements);
-    return (first?.meta.changes ?? 0) === 1;
+    const [first] = await batch(db, statements);
+    return (first?.changes ?? 0) === 1;
   } catch (err) {
     // The host was taken between the read and the insert: not moved (the caller reads again).
     if (String(err).includes("UNIQUE constraint failed: site_hosts.host")) return false;

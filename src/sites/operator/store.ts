@@ -3,6 +3,9 @@
  * indexed order key), the compare-and-swap lifecycle write with its audit row, and the purge batch.
  */
 
+import type { sites } from "../../../schema/sites";
+import type { Row } from "../../lib/rows";
+import { batch, query } from "../../lib/sql";
 import type { SiteRow } from "../site/store";
 import { ID_ORDER_KEY_SQL } from "./id-order";
 
@@ -113,12 +116,9 @@ export async function writeTransition(
       w.at,
       w.site.id,
     );
-  const now = db.prepare("SELECT status FROM sites WHERE id = ?").bind(w.site.id);
-  const [updated, , current] = await db.batch<{ status: string }>([update, audit, now]);
-  return {
-    changed: (updated?.meta.changes ?? 0) === 1,
-    status: current?.results[0]?.status ?? null,
-  };
+  const now = query<Row<typeof sites, "status">>(db, "SELECT status FROM sites WHERE id = ?", w.site.id);
+  const [updated, , current] = await batch(db, [update, audit, now]);
+  return { changed: updated.changes === 1, status: current.rows[0]?.status ?? null };
 }
 
 export interface PurgeWrite {
@@ -146,7 +146,7 @@ export async function purgeSiteRows(db: D1Database, w: PurgeWrite): Promise<bool
     w.site.aliases,
   ];
   const stillAsRead = `EXISTS (SELECT 1 FROM sites WHERE ${asRead})`;
-  const results = await db.batch([
+  const results = await batch(db, [
     db
       .prepare(
         `INSERT INTO site_audit (id, action, site_id, site_slug, org_id, from_status, to_status, hosts_json,
@@ -171,5 +171,5 @@ export async function purgeSiteRows(db: D1Database, w: PurgeWrite): Promise<bool
       .bind(w.site.id, ...asReadParams),
     db.prepare(`DELETE FROM sites WHERE ${asRead}`).bind(...asReadParams),
   ]);
-  return (results[3]?.meta.changes ?? 0) === 1;
+  return results[3].changes === 1;
 }

@@ -1,6 +1,7 @@
 /** Liveness and readiness probes of the sites service. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { SitesAppEnv } from "../core/app-env";
+import { databaseAnswers } from "../site/store";
 
 const Status = z.object({ status: z.string(), checks: z.record(z.string(), z.string()).optional() });
 
@@ -25,7 +26,7 @@ export function registerProbeRoutes(app: OpenAPIHono<SitesAppEnv>) {
   app.openapi(health, (c) => c.json({ status: "ok" }, 200));
   app.openapi(ready, async (c) => {
     try {
-      await c.env.DB.prepare("SELECT 1 FROM sites LIMIT 1").first();
+      await databaseAnswers(c.env.DB);
       return c.json({ status: "ready", checks: { db: "ok" } }, 200);
     } catch (err) {
       c.get("log").error("ready_check_failed", { error: String(err) });

@@ -7,6 +7,7 @@ import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { type siteHosts, type siteShares, sites } from "../../../schema/sites";
 import type { Computed, Row } from "../../lib/rows";
+import { batch } from "../../lib/sql";
 import { fail } from "../errors";
 
 export type SiteRow = typeof sites.$inferSelect;
@@ -37,6 +38,11 @@ export function conflictFromError(err: unknown): never {
     fail("DOMAIN_TAKEN", "This domain is already used by another site.");
   }
   throw err;
+}
+
+/** Readiness: the database answers a read of the service's main table (throws when it does not). */
+export async function databaseAnswers(db: D1Database): Promise<void> {
+  await db.prepare("SELECT 1 FROM sites LIMIT 1").first();
 }
 
 export async function getSite(db: D1Database, id: string): Promise<SiteRow | null> {
@@ -158,8 +164,8 @@ export async function insertSite(
       .bind(h.host, site.id, h.kind, site.id),
   );
   try {
-    const [result] = await db.batch([insert, ...hostInserts]);
-    return (result?.meta.changes ?? 0) === 1;
+    const [result] = await batch(db, [insert, ...hostInserts]);
+    return (result?.changes ?? 0) === 1;
   } catch (err) {
     conflictFromError(err);
   }
@@ -227,8 +233,8 @@ export async function updateSite(
     }
   }
   try {
-    const [result] = await db.batch(statements);
-    return (result?.meta.changes ?? 0) === 1;
+    const [result] = await batch(db, statements);
+    return (result?.changes ?? 0) === 1;
   } catch (err) {
     conflictFromError(err);
   }
@@ -269,7 +275,7 @@ export async function transferSite(
   input: { site_id: string; from_org_id: string; to_org_id: string },
   now: string,
 ): Promise<boolean> {
-  const result = await db.batch([
+  const result = await batch(db, [
     db
       .prepare("UPDATE sites SET org_id = ?, updated_at = ? WHERE id = ? AND org_id = ?")
       .bind(input.to_org_id, now, input.site_id, input.from_org_id),
@@ -283,7 +289,7 @@ export async function transferSite(
       )
       .bind(input.site_id, input.site_id, input.to_org_id),
   ]);
-  return (result[0]?.meta.changes ?? 0) === 1;
+  return result[0].changes === 1;
 }
 
 export async function shareSite(

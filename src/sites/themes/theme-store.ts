@@ -5,6 +5,7 @@
  * touch a site's settings are one batch with the compare-and-swap on the stored document.
  */
 import type { themes } from "../../../schema/sites";
+import { batch } from "../../lib/sql";
 import type { Services } from "../core/app-env";
 import { fail } from "../errors";
 
@@ -159,7 +160,7 @@ export async function storeAppliedLook(
   },
 ): Promise<boolean> {
   const { siteId, expected, next, snapshot, at } = input;
-  const [, swap] = await db.batch([
+  const [, swap] = await batch(db, [
     db
       .prepare(
         `INSERT INTO theme_snapshots (id, site_id, seq, theme_id, look_json, created_at)
@@ -188,7 +189,7 @@ export async function storeAppliedLook(
       )
       .bind(siteId, siteId, MAX_SNAPSHOTS),
   ]);
-  return (swap?.meta.changes ?? 0) === 1;
+  return (swap?.changes ?? 0) === 1;
 }
 
 /**
@@ -200,7 +201,7 @@ export async function storeUndoneLook(
   input: { siteId: string; snapshotId: string; expected: string; next: string; at: string },
 ): Promise<boolean> {
   const { siteId, snapshotId, expected, next, at } = input;
-  const [swap] = await db.batch([
+  const [swap] = await batch(db, [
     db
       .prepare(
         `UPDATE sites SET settings = ?, updated_at = ? WHERE id = ? AND settings = ? AND ${VISIBLE_SITE}
@@ -214,5 +215,5 @@ export async function storeUndoneLook(
       )
       .bind(snapshotId, siteId, siteId, next, at),
   ]);
-  return (swap?.meta.changes ?? 0) === 1;
+  return (swap?.changes ?? 0) === 1;
 }
