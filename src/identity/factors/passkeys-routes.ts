@@ -3,8 +3,9 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
 import { bearerAuth } from "../core/auth";
-import type { AppContext, AppEnv } from "../core/context";
+import type { AppContext, AppEnv, Services } from "../core/context";
 import { jsonResponse, PASSKEY_STEP_UP, readJsonBody, StepUpHeader } from "../core/schemas";
+import type { Env } from "../core/worker-env";
 import { fail, problem } from "../errors";
 import { callerEvent } from "../events/events";
 import { enrollmentProof, tellOwner } from "./factor-enrollment";
@@ -121,6 +122,34 @@ const deletePasskeyRoute = createRoute({
   },
 });
 
+/** Removes one of the caller's passkeys (step-up first), recording the event with the removal. */
+async function removePasskey(
+  env: Env,
+  services: Services,
+  userId: string,
+  rawId: string,
+  stepUpCode: string | undefined,
+) {
+  // Step-up before any lookup: the answer never depends on whether the id exists.
+  await requireStepUp(env, services, userId, "mfa.passkey.delete", stepUpCode);
+  const id = parseUlid(rawId);
+  const notFound = () => problem("PASSKEY_NOT_FOUND", "No such passkey.");
+  if (!id) throw notFound();
+  const removed = callerEvent(
+    env,
+    services,
+    userId,
+    "factor_removed",
+    { method: "passkey", target: id },
+    { ifChanged: true },
+  );
+  const outcome = await deletePasskey(env.DB, userId, id, removed);
+  if (outcome === "not_found") throw notFound();
+  if (outcome === "last_strong_factor") {
+    fail("LAST_STRONG_FACTOR", "Keep a TOTP factor or another passkey before removing this one.");
+  }
+}
+
 export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(beginPasskeyRegistrationRoute, async (c) => {
     requirePasskeys(c);
@@ -161,26 +190,8 @@ export function registerPasskeyRoutes(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(deletePasskeyRoute, async (c) => {
     requirePasskeys(c);
-    // Step-up before any lookup: the answer never depends on whether the id exists.
-    const { userId } = c.get("auth");
-    const services = c.get("services");
-    await requireStepUp(c.env, services, userId, "mfa.passkey.delete", c.req.header("x-step-up-code"));
-    const id = parseUlid(c.req.valid("param").id);
-    const notFound = () => problem("PASSKEY_NOT_FOUND", "No such passkey.");
-    if (!id) throw notFound();
-    const removed = callerEvent(
-      c.env,
-      services,
-      userId,
-      "factor_removed",
-      { method: "passkey", target: id },
-      { ifChanged: true },
-    );
-    const outcome = await deletePasskey(c.env.DB, userId, id, removed);
-    if (outcome === "not_found") throw notFound();
-    if (outcome === "last_strong_factor") {
-      fail("LAST_STRONG_FACTOR", "Keep a TOTP factor or another passkey before removing this one.");
-    }
+    const stepUpCode = c.req.header("x-step-up-code");
+    await removePasskey(c.env, c.get("services"), c.get("auth").userId, c.req.valid("param").id, stepUpCode);
     return c.body(null, 204);
   });
 }

@@ -2,8 +2,9 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { bearerAuth } from "../core/auth";
-import type { AppEnv } from "../core/context";
+import type { AppEnv, Services } from "../core/context";
 import { jsonBody, jsonResponse, STEP_UP_EXTENSION, StepUpHeader } from "../core/schemas";
+import type { Env } from "../core/worker-env";
 import { type DisownKind, disownByToken } from "../emails/address-disown";
 import { fail } from "../errors";
 import { callerEvent } from "../events/events";
@@ -136,6 +137,32 @@ const listMethodsRoute = createRoute({
   },
 });
 
+/** Removes the caller's TOTP factor (step-up first), recording the event with the removal. */
+async function removeTotp(env: Env, services: Services, userId: string, stepUpCode: string | undefined) {
+  await requireStepUp(env, services, userId, "mfa.totp.delete", stepUpCode);
+  const removed = callerEvent(
+    env,
+    services,
+    userId,
+    "factor_removed",
+    { method: "totp" },
+    { ifChanged: true },
+  );
+  await deleteTotp(env.DB, userId, removed);
+}
+
+/** What each second factor offers the caller. */
+async function mfaMethods(env: Env, userId: string) {
+  const [totp, counts] = await Promise.all([hasConfirmedTotp(env.DB, userId), factorCounts(env.DB, userId)]);
+  return {
+    totp: { enrolled: totp },
+    passkeys: { enabled: passkeysEnabled(env), count: counts.passkeys },
+    phone: { enabled: smsEnabled(env), verified: counts.phones > 0 },
+    recovery_codes: { remaining: counts.recovery },
+    email: { available: true },
+  };
+}
+
 export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(enrollTotpRoute, async (c) => {
     const { userId } = c.get("auth");
@@ -157,18 +184,7 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
   });
 
   app.openapi(deleteTotpRoute, async (c) => {
-    const { userId } = c.get("auth");
-    const services = c.get("services");
-    await requireStepUp(c.env, services, userId, "mfa.totp.delete", c.req.header("x-step-up-code"));
-    const removed = callerEvent(
-      c.env,
-      services,
-      userId,
-      "factor_removed",
-      { method: "totp" },
-      { ifChanged: true },
-    );
-    await deleteTotp(c.env.DB, userId, removed);
+    await removeTotp(c.env, c.get("services"), c.get("auth").userId, c.req.header("x-step-up-code"));
     return c.body(null, 204);
   });
 
@@ -192,21 +208,5 @@ export function registerFactorRoutes(app: OpenAPIHono<AppEnv>) {
     return c.body(null, 204);
   });
 
-  app.openapi(listMethodsRoute, async (c) => {
-    const { userId } = c.get("auth");
-    const [totp, counts] = await Promise.all([
-      hasConfirmedTotp(c.env.DB, userId),
-      factorCounts(c.env.DB, userId),
-    ]);
-    return c.json(
-      {
-        totp: { enrolled: totp },
-        passkeys: { enabled: passkeysEnabled(c.env), count: counts.passkeys },
-        phone: { enabled: smsEnabled(c.env), verified: counts.phones > 0 },
-        recovery_codes: { remaining: counts.recovery },
-        email: { available: true },
-      },
-      200,
-    );
-  });
+  app.openapi(listMethodsRoute, async (c) => c.json(await mfaMethods(c.env, c.get("auth").userId), 200));
 }

@@ -1,7 +1,7 @@
 /** Login (one step), phased login (start, send, verify) and magic link. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
-import type { AppEnv } from "../core/context";
+import type { AppEnv, Services } from "../core/context";
 import {
   AcceptedSchema,
   jsonBody,
@@ -10,6 +10,7 @@ import {
   SessionResponseSchema,
   TrustedSessionResponseSchema,
 } from "../core/schemas";
+import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
 import { recordFactorFailure, recordSignInFailure } from "../events/events";
 import { checkTotp, hasConfirmedTotp, totpRefusal } from "../factors/factors";
@@ -169,31 +170,32 @@ const verifyMagicLinkRoute = createRoute({
   },
 });
 
+/** The one-step staff login: the password, then the TOTP code checked inside the password's guard. */
+async function passwordTotpLogin(env: Env, services: Services, body: z.infer<typeof LoginBody>) {
+  const address = parseEmail(body.email);
+  const { userId, guardKey, epoch } = await provePassword(
+    env,
+    services,
+    address,
+    body.password,
+    async (id, failed) => {
+      if (!(await hasConfirmedTotp(env.DB, id))) fail("MFA_NOT_ENROLLED", "Enroll a TOTP factor first.");
+      const verdict = body.totp_code ? await checkTotp(env, id, body.totp_code.trim(), "confirmed") : "wrong";
+      if (verdict !== "ok") {
+        failed();
+        await recordFactorFailure(env, services, "totp")(id);
+        throw totpRefusal(verdict);
+      }
+    },
+  ).catch(recordSignInFailure(env, services, address, "password"));
+  await clearPasswordGuard(env, guardKey);
+  const stale = INVALID_CREDENTIALS;
+  return createSession(env, services, { userId, method: "password_totp", epoch, stale });
+}
+
 export function registerLoginRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(loginRoute, async (c) => {
-    const body = c.req.valid("json");
-    const address = parseEmail(body.email);
-    const services = c.get("services");
-    const { userId, guardKey, epoch } = await provePassword(
-      c.env,
-      services,
-      address,
-      body.password,
-      async (id, failed) => {
-        if (!(await hasConfirmedTotp(c.env.DB, id))) fail("MFA_NOT_ENROLLED", "Enroll a TOTP factor first.");
-        const verdict = body.totp_code
-          ? await checkTotp(c.env, id, body.totp_code.trim(), "confirmed")
-          : "wrong";
-        if (verdict !== "ok") {
-          failed();
-          await recordFactorFailure(c.env, services, "totp")(id);
-          throw totpRefusal(verdict);
-        }
-      },
-    ).catch(recordSignInFailure(c.env, services, address, "password"));
-    await clearPasswordGuard(c.env, guardKey);
-    const stale = INVALID_CREDENTIALS;
-    const session = await createSession(c.env, services, { userId, method: "password_totp", epoch, stale });
+    const session = await passwordTotpLogin(c.env, c.get("services"), c.req.valid("json"));
     return c.json(await sessionResponse(c, session), 200);
   });
 
