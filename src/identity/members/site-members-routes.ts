@@ -225,6 +225,11 @@ export function registerSiteMemberRoutes(app: OpenAPIHono<AppEnv>) {
     return c.body(null, 204);
   });
 
+  registerSiteInvitationRoutes(app);
+}
+
+/** The site's invitations (sub-resource `/invitations`), registered after its members. */
+function registerSiteInvitationRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(listSiteInvitationsRoute, async (c) => {
     const { siteId } = await authorizeSiteInvites(c, c.req.valid("param").site_id);
     return c.json({ items: await pendingInvitationViews(c.env.DB, { siteId }) }, 200);
