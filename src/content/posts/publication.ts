@@ -8,6 +8,7 @@
  * and announces it), leaves nothing to emit.
  */
 import type { SiteProjection } from "../../lib/rpc";
+import { batch } from "../../lib/sql";
 import type { Env, Services } from "../core/bindings";
 import {
   deliverEffects,
@@ -71,11 +72,11 @@ export async function publishDuePosts(
         statements.push(effectAfterUpdateStatement(env.DB, effect, now));
       }
     }
-    const results = await env.DB.batch(statements);
+    const outcomes = await batch(env.DB, statements);
     // Only the UPDATEs count (an effect row follows its UPDATE); D1 counts trigger changes too: > 0 is applied.
     let i = 0;
     for (const post of due) {
-      if (results[i]!.meta.changes > 0) published++;
+      if ((outcomes[i]?.changes ?? 0) > 0) published++;
       i += effects.some((e) => e.post_id === post.id) ? 2 : 1;
     }
     await deliverEffects(env, services, effects);

@@ -3,6 +3,7 @@ import { newId } from "../../lib/ids";
 import { errorFields } from "../../lib/log";
 import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
+import { batch } from "../../lib/sql";
 import { authorOfNewPost, sitePersona } from "../authors/personas";
 import type { Env, Services } from "../core/bindings";
 import { clockIso } from "../core/clock";
@@ -50,7 +51,9 @@ import {
   type PostRow,
   postUpdatedEffectStatement,
   publicTypeSlugs,
+  softDeletePostStatement,
   takenSlugs,
+  unpublishPostStatement,
   updatePostStatement,
 } from "./store";
 
@@ -162,9 +165,9 @@ export async function createPost(
     if (record) statements.push(record(response, candidate.id));
     if (event && env.DEV_OUTBOX === "true")
       statements.push(unsubscribedEventRecordStatement(env.DB, event, now));
-    const results = await env.DB.batch(statements);
+    const outcomes = await batch(env.DB, statements);
     // The row written (its id returned), it is delivered from memory, without reading it back.
-    const effects = event && (results[eventAt]?.results?.length ?? 0) > 0 ? [event] : [];
+    const effects = event && (outcomes[eventAt]?.rows.length ?? 0) > 0 ? [event] : [];
     if (effects.length === 0) return response;
     const delivery = deliverWrittenEffects(env, services, effects);
     if (after) after(delivery.catch((error) => logDeliveryError(services, error)));
@@ -279,7 +282,8 @@ export async function editPostFields(
   const target = { siteId: post.siteId, id: post.id };
   const eventId = newId();
   const edit = editPostFieldsStatement(env.DB, target, fields, seoPatch, stamp, revisions);
-  const [result] = await env.DB.batch(
+  const [result] = await batch(
+    env.DB,
     post.site
       ? [
           edit,
@@ -293,7 +297,7 @@ export async function editPostFields(
         ]
       : [edit],
   );
-  const row = (result!.results as PostRow[])[0];
+  const row = result.rows[0];
   if (row) {
     if (post.site)
       await deliverEffects(env, services, [
@@ -344,8 +348,8 @@ export async function editPost(
     };
     let changed: number;
     try {
-      const results = await env.DB.batch([updatePostStatement(env.DB, next), ...extra(current, next)]);
-      changed = results[0]!.meta.changes;
+      const [update] = await batch(env.DB, [updatePostStatement(env.DB, next), ...extra(current, next)]);
+      changed = update.changes;
     } catch (error) {
       if (isUniqueViolation(error)) throw slugTaken();
       throw error;
@@ -575,16 +579,13 @@ export async function unpublishPost(
   const effects = unpublicationEffects(site, existing, archived, now, env.PLATFORM_DOMAIN);
   // One batch: the conditional update (of two concurrent unpublishes exactly one changes the row; the
   // other is a 409) and the outbox rows of its event and purge, written only if the update happened.
-  const results = await env.DB.batch([
-    env.DB.prepare(
-      `UPDATE posts SET status = 'archived', updated_at = ?, revision = revision + 1
-       WHERE id = ? AND site_id = ? AND status IN ('published', 'scheduled') AND published_at <= ?`,
-    ).bind(now, existing.id, key.siteId, now),
+  const [update] = await batch(env.DB, [
+    unpublishPostStatement(env.DB, key.siteId, existing.id, now),
     effectAfterUpdateStatement(env.DB, effects[0]!, now),
     // changes() now refers to the event insert, which happened exactly when the update did.
     effectAfterUpdateStatement(env.DB, effects[1]!, now),
   ]);
-  if (results[0]!.meta.changes === 0) throw notPublished();
+  if (update.changes === 0) throw notPublished();
   await deliverEffects(env, services, effects);
   return { post: archived, site };
 }
@@ -622,15 +623,12 @@ export async function deletePost(
     postEventEffect("post.deleted", site, deleted, now, env.PLATFORM_DOMAIN, existing),
     postEffect(site.id, existing.id, "cache_purge", { urls: [postUrl(site, existing, env.PLATFORM_DOMAIN)] }),
   ];
-  const results = await env.DB.batch([
-    env.DB.prepare(
-      `UPDATE posts SET status = 'deleted', slug = ?, updated_at = ?, revision = revision + 1
-       WHERE id = ? AND site_id = ? AND status != 'deleted'`,
-    ).bind(deletedSlug(existing), deleted.updated_at, existing.id, key.siteId),
+  const [update] = await batch(env.DB, [
+    softDeletePostStatement(env.DB, key.siteId, existing.id, deletedSlug(existing), deleted.updated_at),
     effectAfterUpdateStatement(env.DB, effects[0]!, now),
     // changes() now refers to the event insert, which happened exactly when the update did.
     effectAfterUpdateStatement(env.DB, effects[1]!, now),
   ]);
-  if (results[0]!.meta.changes === 0) throw postNotFound();
+  if (update.changes === 0) throw postNotFound();
   await deliverEffects(env, services, effects);
 }

@@ -5,7 +5,7 @@
  */
 import type { posts } from "../../../schema/content";
 import type { Computed, Row } from "../../lib/rows";
-import { all, batch, query } from "../../lib/sql";
+import { all, batch, type Query, query } from "../../lib/sql";
 import { MEDIA_IMAGE_COLUMNS, type MediaImageRow } from "../media/media-image";
 
 /** A whole post row; `revision` is the optimistic-concurrency counter every update checks and bumps. */
@@ -171,7 +171,7 @@ export function editPostFieldsStatement(
   seoPatch: Record<string, unknown> | null,
   stamp: string,
   revisions: number[] | null,
-): D1PreparedStatement {
+): Query<PostRow> {
   const names = PLAIN_FIELDS.filter((f) => fields[f] !== undefined);
   const sets = names.map((f) => `${f} = ?`);
   const params: unknown[] = names.map((f) => fields[f]);
@@ -187,12 +187,12 @@ export function editPostFieldsStatement(
     where += ` AND ${EFFECTIVE_REVISION} IN (${revisions.map(() => "?").join(", ") || "NULL"})`;
     params.push(stamp, ...revisions);
   }
-  return db
-    .prepare(
-      `UPDATE posts SET ${[...sets, "updated_at = MAX(updated_at, ?)", "revision = revision + 1"].join(", ")}
+  return query<PostRow>(
+    db,
+    `UPDATE posts SET ${[...sets, "updated_at = MAX(updated_at, ?)", "revision = revision + 1"].join(", ")}
        WHERE ${where} RETURNING ${COLUMNS}`,
-    )
-    .bind(...params);
+    ...params,
+  );
 }
 
 /**
@@ -224,6 +224,38 @@ export function postUpdatedEffectStatement(
          AND p.post_type IN (SELECT slug FROM post_types WHERE site_id = p.site_id AND is_public = 1)`,
     )
     .bind(eventId, eventId, root.origin, root.defaultLanguage, now, now, target.id, target.siteId, now);
+}
+
+/**
+ * Unpublishes a post still published at `now` (archived): of two concurrent unpublishes exactly one
+ * changes the row. Its outbox rows follow it in the same batch (`effectAfterUpdateStatement`).
+ */
+export function unpublishPostStatement(db: D1Database, siteId: string, id: string, now: string) {
+  return db
+    .prepare(
+      `UPDATE posts SET status = 'archived', updated_at = ?, revision = revision + 1
+       WHERE id = ? AND site_id = ? AND status IN ('published', 'scheduled') AND published_at <= ?`,
+    )
+    .bind(now, id, siteId, now);
+}
+
+/**
+ * Soft-deletes a post (status `deleted`, slug `deletedSlug`): of two concurrent deletes exactly one
+ * changes the row. Its outbox rows follow it in the same batch (`effectAfterUpdateStatement`).
+ */
+export function softDeletePostStatement(
+  db: D1Database,
+  siteId: string,
+  id: string,
+  slug: string,
+  updatedAt: string,
+) {
+  return db
+    .prepare(
+      `UPDATE posts SET status = 'deleted', slug = ?, updated_at = ?, revision = revision + 1
+       WHERE id = ? AND site_id = ? AND status != 'deleted'`,
+    )
+    .bind(slug, updatedAt, id, siteId);
 }
 
 /**
