@@ -60,12 +60,14 @@ async function exportFile(
   now: string,
 ): Promise<ExportFile> {
   const resource = exportResource(key, query.resource, query.format);
+  // `return await`: a rejected promise returned as is gets its handler a tick late, and workerd reports it
+  // as an unhandled rejection (the request still answers the problem).
   if (resource === "analytics") {
-    return exportAnalytics(services.analytics, key.siteId, query, now.slice(0, 10));
+    return await exportAnalytics(services.analytics, key.siteId, query, now.slice(0, 10));
   }
   if (resource === "leads") {
     const request = leadsExportRequest(query);
-    return exportLeads(env, leadReader(key, caller.requestId, caller.ip), request, now);
+    return await exportLeads(env, leadReader(key, caller.requestId, caller.ip), request, now);
   }
   return { ...exportPosts(env.DB, key.siteId, now), contentType: "application/x-ndjson" };
 }
