@@ -4,15 +4,17 @@ import { getCookie } from "hono/cookie";
 import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
 import { bearerAuth } from "../core/auth";
-import type { AppContext, AppEnv } from "../core/context";
+import type { AppEnv, Services } from "../core/context";
 import { jsonResponse, readOptionalJsonBody, SessionResponseSchema } from "../core/schemas";
+import type { Env } from "../core/worker-env";
 import { fail, problem } from "../errors";
 import { eventOrigin, recordEvent, userAgentFamily } from "../events/events";
 import { requireStepUp } from "../factors/step-up";
 import { isForeignBrowserRequest } from "./cookie-csrf";
 import { rotateRefreshToken } from "./refresh";
 import { clearSessionCookies, REFRESH_COOKIE, sessionResponse } from "./session-response";
-import { listLiveSessions, revokeAllSessionsStatement, revokeSession } from "./sessions-store";
+import { revokeAllSessionsRecorded } from "./sessions-routes-store";
+import { listLiveSessions, revokeSession } from "./sessions-store";
 
 const RefreshBody = z.object({ refresh_token: z.string().max(512).optional() }).openapi("RefreshRequest");
 
@@ -45,9 +47,51 @@ const SessionItem = z
   .openapi("Session");
 
 /** The caller's "sessions revoked" event; `detail`: one, others (all but the caller's) or all. */
-function revokedEvent(c: AppContext, detail: "one" | "others" | "all", options?: { ifChanged: boolean }) {
-  const event = { userId: c.get("auth").userId, type: "sessions_revoked" as const, detail };
-  return recordEvent(c.env.DB, eventOrigin(c.get("services").request), event, options);
+function revokedEvent(
+  db: D1Database,
+  services: Services,
+  userId: string,
+  detail: "one" | "others" | "all",
+  options?: { ifChanged: boolean },
+) {
+  const event = { userId, type: "sessions_revoked" as const, detail };
+  return recordEvent(db, eventOrigin(services.request), event, options);
+}
+
+/** The account's live sessions as the list shows them, the caller's marked `current`. */
+async function liveSessionItems(db: D1Database, userId: string, currentId: string) {
+  const { results } = await listLiveSessions(db, userId);
+  return results.map((s) => ({
+    id: s.id,
+    created_at: s.created_at,
+    expires_at: s.expires_at,
+    ip: s.ip,
+    user_agent: s.user_agent,
+    device: userAgentFamily(s.user_agent),
+    auth_method: s.auth_method,
+    trusted_device: s.trusted_device === 1,
+    current: s.id === currentId,
+  }));
+}
+
+/** Signs out of every session (step-up first), or of all but the caller's with `keepCurrent`. */
+async function revokeAllSessions(
+  env: Env,
+  services: Services,
+  auth: { userId: string; sessionId: string },
+  keepCurrent: boolean,
+  stepUpCode: string | undefined,
+) {
+  const { userId, sessionId } = auth;
+  await requireStepUp(env, services, userId, "sessions.revoke_all", stepUpCode);
+  const event = revokedEvent(env.DB, services, userId, keepCurrent ? "others" : "all");
+  await revokeAllSessionsRecorded(
+    env.DB,
+    userId,
+    "user_revoked_all",
+    keepCurrent ? sessionId : undefined,
+    event,
+  );
 }
 
 const refreshRoute = createRoute({
@@ -133,31 +177,16 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(listSessionsRoute, async (c) => {
     const { userId, sessionId } = c.get("auth");
-    const { results } = await listLiveSessions(c.env.DB, userId);
-    return c.json(
-      {
-        items: results.map((s) => ({
-          id: s.id,
-          created_at: s.created_at,
-          expires_at: s.expires_at,
-          ip: s.ip,
-          user_agent: s.user_agent,
-          device: userAgentFamily(s.user_agent),
-          auth_method: s.auth_method,
-          trusted_device: s.trusted_device === 1,
-          current: s.id === sessionId,
-        })),
-        next_cursor: null,
-      },
-      200,
-    );
+    return c.json({ items: await liveSessionItems(c.env.DB, userId, sessionId), next_cursor: null }, 200);
   });
 
   app.openapi(revokeSessionRoute, async (c) => {
     const { userId, sessionId } = c.get("auth");
     const id = parseUlid(c.req.valid("param").id);
     // Scoped to the owner in the UPDATE itself: another account's id is not found, exactly like a missing one.
-    const event = id ? revokedEvent(c, "one", { ifChanged: true }) : undefined;
+    const event = id
+      ? revokedEvent(c.env.DB, c.get("services"), userId, "one", { ifChanged: true })
+      : undefined;
     if (!id || !(await revokeSession(c.env.DB, userId, id, "user_revoked", event))) {
       fail("NOT_FOUND", "No such session.");
     }
@@ -166,20 +195,15 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
   });
 
   app.openapi(revokeAllSessionsRoute, async (c) => {
-    const { userId, sessionId } = c.get("auth");
     const keep = c.req.valid("query").keep_current;
     const keepCurrent = keep === "true" || keep === "1";
-    await requireStepUp(
+    await revokeAllSessions(
       c.env,
       c.get("services"),
-      userId,
-      "sessions.revoke_all",
+      c.get("auth"),
+      keepCurrent,
       c.req.header("x-step-up-code"),
     );
-    await c.env.DB.batch([
-      revokeAllSessionsStatement(c.env.DB, userId, "user_revoked_all", keepCurrent ? sessionId : undefined),
-      revokedEvent(c, keepCurrent ? "others" : "all"),
-    ]);
     if (!keepCurrent) clearSessionCookies(c);
     return c.body(null, 204);
   });
