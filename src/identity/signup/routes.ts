@@ -2,9 +2,10 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { bearerAuth } from "../core/auth";
-import type { AppEnv } from "../core/context";
+import type { AppEnv, Services } from "../core/context";
 import { isUniqueViolation } from "../core/d1-errors";
 import { AcceptedSchema, jsonBody, jsonResponse, parseEmail, SessionResponseSchema } from "../core/schemas";
+import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
 import { eventOrigin, recordEvent } from "../events/events";
 import { requireStepUp } from "../factors/step-up";
@@ -12,13 +13,13 @@ import { enforceRateLimit, enforceVerifyQuotas } from "../login/guards";
 import { proveCurrentPassword } from "../login/login-flow";
 import { sessionResponse } from "../login/session-response";
 import { prepareSession } from "../login/sessions";
-import { revokeAllSessionsStatement } from "../login/sessions-store";
 import { consumeOtp } from "../messaging/otp";
-import { activationStatements, getUser, setPasswordStatements } from "./accounts-store";
+import { getUser } from "./accounts-store";
 import { hashPassword } from "./password";
 import { enforcePasswordPolicy } from "./password-policy";
 import { confirmPasswordReset, requestPasswordReset } from "./password-reset";
 import { requestSignup } from "./signup";
+import { activateWithSession, changePasswordRecorded } from "./signup-routes-store";
 
 const RESET_ACCEPTED = { message: "If the address belongs to an account, a reset code was sent." };
 
@@ -128,6 +129,52 @@ const changePasswordRoute = createRoute({
   },
 });
 
+/** Proves the signup address with its code and activates the account; its first session is opened with it. */
+async function confirmSignupEmail(env: Env, services: Services, body: z.infer<typeof EmailCode>) {
+  const address = parseEmail(body.email);
+  await enforceVerifyQuotas(env, services.request.ip, address, body.code.trim());
+  const won = await consumeOtp(env, {
+    purpose: "email_verify",
+    target: address,
+    code: body.code.trim(),
+  });
+  if (!won?.userId) fail("CODE_INVALID", "The code is invalid.");
+  const { statement, session, events } = await prepareSession(env, services, {
+    userId: won.userId,
+    method: "email_verify",
+  });
+  try {
+    await activateWithSession(env.DB, won.userId, address, [statement, ...events]);
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      fail("EMAIL_TAKEN", "Another account proved this address first.");
+    }
+    throw err;
+  }
+  return session;
+}
+
+/** Replaces the password (current password and step-up proven first); every other session ends. */
+async function changePassword(
+  env: Env,
+  services: Services,
+  auth: { userId: string; sessionId: string },
+  body: z.infer<typeof PasswordChange>,
+  stepUpCode: string | undefined,
+) {
+  const { userId, sessionId } = auth;
+  await enforcePasswordPolicy(env, services, body.new_password);
+  const user = await getUser(env.DB, userId);
+  if (!user?.password_hash) {
+    fail("PASSWORD_NOT_SET", "This account has no password; use a reset instead.");
+  }
+  await proveCurrentPassword(env, services, userId, body.current_password, user.password_hash);
+  await requireStepUp(env, services, userId, "password.change", stepUpCode);
+  const hash = await hashPassword(body.new_password);
+  const event = recordEvent(env.DB, eventOrigin(services.request), { userId, type: "password_changed" });
+  await changePasswordRecorded(env.DB, userId, hash, sessionId, event);
+}
+
 export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(signupRoute, async (c) => {
     if (c.env.SIGNUP_ENABLED === "false") fail("NOT_IMPLEMENTED", "Signup is disabled.");
@@ -141,27 +188,7 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
   });
 
   app.openapi(confirmEmailRoute, async (c) => {
-    const body = c.req.valid("json");
-    const address = parseEmail(body.email);
-    await enforceVerifyQuotas(c.env, c.get("services").request.ip, address, body.code.trim());
-    const won = await consumeOtp(c.env, {
-      purpose: "email_verify",
-      target: address,
-      code: body.code.trim(),
-    });
-    if (!won?.userId) fail("CODE_INVALID", "The code is invalid.");
-    const { statement, session, events } = await prepareSession(c.env, c.get("services"), {
-      userId: won.userId,
-      method: "email_verify",
-    });
-    try {
-      await c.env.DB.batch([...activationStatements(c.env.DB, won.userId, address), statement, ...events]);
-    } catch (err) {
-      if (isUniqueViolation(err)) {
-        fail("EMAIL_TAKEN", "Another account proved this address first.");
-      }
-      throw err;
-    }
+    const session = await confirmSignupEmail(c.env, c.get("services"), c.req.valid("json"));
     return c.json(await sessionResponse(c, session), 200);
   });
 
@@ -181,22 +208,13 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
   });
 
   app.openapi(changePasswordRoute, async (c) => {
-    const body = c.req.valid("json");
-    const { userId, sessionId } = c.get("auth");
-    const services = c.get("services");
-    await enforcePasswordPolicy(c.env, services, body.new_password);
-    const user = await getUser(c.env.DB, userId);
-    if (!user?.password_hash) {
-      fail("PASSWORD_NOT_SET", "This account has no password; use a reset instead.");
-    }
-    await proveCurrentPassword(c.env, services, userId, body.current_password, user.password_hash);
-    await requireStepUp(c.env, services, userId, "password.change", c.req.header("x-step-up-code"));
-    const hash = await hashPassword(body.new_password);
-    await c.env.DB.batch([
-      ...setPasswordStatements(c.env.DB, userId, hash),
-      revokeAllSessionsStatement(c.env.DB, userId, "password_change", sessionId),
-      recordEvent(c.env.DB, eventOrigin(services.request), { userId, type: "password_changed" }),
-    ]);
+    await changePassword(
+      c.env,
+      c.get("services"),
+      c.get("auth"),
+      c.req.valid("json"),
+      c.req.header("x-step-up-code"),
+    );
     return c.body(null, 204);
   });
 }
