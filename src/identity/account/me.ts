@@ -120,24 +120,23 @@ export async function readMe(db: D1Database, userId: string): Promise<Me | null>
   };
 }
 
+const getMeRoute = createRoute({
+  method: "get",
+  path: "/api/v1/auth/me",
+  tags: ["Account"],
+  summary: "The caller's account, organizations and site memberships (a dashboard's first screen)",
+  description: "Beyond the spec (issue 23).",
+  ...bearerAuth,
+  responses: {
+    200: jsonResponse("The caller", MeSchema),
+    ...problemResponses({ 401: "UNAUTHORIZED" }),
+  },
+});
+
 export function registerMeRoute(app: OpenAPIHono<AppEnv>) {
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/api/v1/auth/me",
-      tags: ["Account"],
-      summary: "The caller's account, organizations and site memberships (a dashboard's first screen)",
-      description: "Beyond the spec (issue 23).",
-      ...bearerAuth,
-      responses: {
-        200: jsonResponse("The caller", MeSchema),
-        ...problemResponses({ 401: "UNAUTHORIZED" }),
-      },
-    }),
-    async (c) => {
-      const me = await readMe(c.env.DB, c.get("auth").userId);
-      if (!me) fail("UNAUTHORIZED", "The account no longer exists.");
-      return c.json(me, 200);
-    },
-  );
+  app.openapi(getMeRoute, async (c) => {
+    const me = await readMe(c.env.DB, c.get("auth").userId);
+    if (!me) fail("UNAUTHORIZED", "The account no longer exists.");
+    return c.json(me, 200);
+  });
 }
