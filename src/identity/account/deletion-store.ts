@@ -6,8 +6,9 @@
 
 import { and, eq, isNull } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { accountDeletions, type orgMemberships } from "../../../schema/identity";
+import { accountDeletions, type orgMemberships, type orgs as orgsTable } from "../../../schema/identity";
 import type { Computed, Present, Row } from "../../lib/rows";
+import { batch, query } from "../../lib/sql";
 import { ownerRoleSql, pendingDeletionSql, titularFixup } from "../members/store";
 
 /** How long a deleted account waits, disabled, before its personal data is erased. */
@@ -27,18 +28,20 @@ function lastOwnerSql(scope: "org" | "site"): string {
 }
 
 export async function lastOwnerships(db: D1Database, userId: string) {
-  const [orgs, sites] = await db.batch<{ id: string; name?: string }>([
-    db
-      .prepare(
-        `SELECT o.id, o.name FROM orgs o WHERE o.id IN (${lastOwnerSql("org")}) ORDER BY o.name, o.id LIMIT 100`,
-      )
-      .bind(userId),
-    db.prepare(`SELECT id FROM (${lastOwnerSql("site")}) ORDER BY id LIMIT 100`).bind(userId),
+  const [orgs, sites] = await batch(db, [
+    query<Row<typeof orgsTable, "id" | "name">>(
+      db,
+      `SELECT o.id, o.name FROM orgs o WHERE o.id IN (${lastOwnerSql("org")}) ORDER BY o.name, o.id LIMIT 100`,
+      userId,
+    ),
+    // `lastOwnerSql` names the site's id `id`.
+    query<Computed<{ id: string }>>(
+      db,
+      `SELECT id FROM (${lastOwnerSql("site")}) ORDER BY id LIMIT 100`,
+      userId,
+    ),
   ]);
-  return {
-    orgs: (orgs?.results ?? []) as { id: string; name: string }[],
-    siteIds: (sites?.results ?? []).map((r) => r.id),
-  };
+  return { orgs: orgs.rows, siteIds: sites.rows.map((r) => r.id) };
 }
 
 /** SQL true while the account `?1` has a deletion pending (not yet erased). */

@@ -4,6 +4,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { type passkeys as passkeysTable, type phones, totpFactors } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
 import type { Computed, Row } from "../../lib/rows";
+import { batch, query } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 import { batchWithEvent } from "../events/store";
 
@@ -171,21 +172,33 @@ export interface FactorsLeft {
 
 /** The account's factors, passkeys and unused recovery codes, read in one batch (one snapshot). */
 export async function factorsLeft(db: D1Database, userId: string): Promise<FactorsLeft> {
-  const [totp, phone, passkeys, recovery] = await db.batch([
-    db
-      .prepare("SELECT 1 AS ok FROM totp_factors WHERE user_id = ? AND confirmed_at IS NOT NULL")
-      .bind(userId),
-    db.prepare("SELECT e164 FROM phones WHERE user_id = ? AND verified_at IS NOT NULL").bind(userId),
-    db
-      .prepare("SELECT name, created_at FROM passkeys WHERE user_id = ? ORDER BY created_at, id")
-      .bind(userId),
-    db.prepare("SELECT COUNT(*) AS n FROM recovery_codes WHERE user_id = ? AND used_at IS NULL").bind(userId),
+  const [totp, phone, passkeys, recovery] = await batch(db, [
+    query<Computed<{ ok: number }>>(
+      db,
+      "SELECT 1 AS ok FROM totp_factors WHERE user_id = ? AND confirmed_at IS NOT NULL",
+      userId,
+    ),
+    query<Row<typeof phones, "e164">>(
+      db,
+      "SELECT e164 FROM phones WHERE user_id = ? AND verified_at IS NOT NULL",
+      userId,
+    ),
+    query<Row<typeof passkeysTable, "name" | "created_at">>(
+      db,
+      "SELECT name, created_at FROM passkeys WHERE user_id = ? ORDER BY created_at, id",
+      userId,
+    ),
+    query<Computed<{ n: number }>>(
+      db,
+      "SELECT COUNT(*) AS n FROM recovery_codes WHERE user_id = ? AND used_at IS NULL",
+      userId,
+    ),
   ]);
   return {
-    totp: (totp?.results.length ?? 0) > 0,
-    phone: (phone?.results[0] as Row<typeof phones, "e164"> | undefined)?.e164 ?? null,
-    passkeys: (passkeys?.results ?? []) as Row<typeof passkeysTable, "name" | "created_at">[],
-    recoveryCodes: (recovery?.results[0] as Computed<{ n: number }> | undefined)?.n ?? 0,
+    totp: totp.rows.length > 0,
+    phone: phone.rows[0]?.e164 ?? null,
+    passkeys: passkeys.rows,
+    recoveryCodes: recovery.rows[0]?.n ?? 0,
   };
 }
 
@@ -231,9 +244,9 @@ export async function disownFactor(
   ].filter((sql): sql is string => sql !== null);
   const now = nowIso();
   // The removal runs last, so the events (each conditioned on the one before) follow it in the batch.
-  const results = await db.batch([
+  const outcomes = await batch(db, [
     ...statements.map((sql) => db.prepare(sql).bind(now, userId, id)),
     ...events,
   ]);
-  return (results[1]?.meta.changes ?? 0) === 1;
+  return (outcomes[1]?.changes ?? 0) === 1;
 }

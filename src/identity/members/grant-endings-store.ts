@@ -5,15 +5,10 @@
 import type { emailAddresses, invitations, memberGrantEndings, transfers } from "../../../schema/identity";
 import type { OrgMembership, SiteMembership } from "../../lib/edge";
 import type { Computed, Row } from "../../lib/rows";
+import { batch, query } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
-import {
-  asOrgMembership,
-  asSiteMembership,
-  type OrgMembershipRow,
-  orgMembershipsStatement,
-  type SiteMembershipRow,
-  siteMembershipsStatement,
-} from "../core/edge-context";
+import { asOrgMembership, asSiteMembership } from "../core/edge-context";
+import { orgMembershipsQuery, siteMembershipsQuery } from "../core/edge-context-store";
 import { ownerRoleSql } from "./store";
 
 /** A recorded ending; `id` is its rowid (the table has no id column). */
@@ -61,14 +56,11 @@ export async function membershipsIn(
   orgId: string | null,
   siteId: string | null,
 ): Promise<{ orgs: OrgMembership[]; sites: SiteMembership[] }> {
-  const [orgs, sites] = await db.batch([
-    orgMembershipsStatement(db, userId, orgId),
-    siteMembershipsStatement(db, userId, siteId),
+  const [orgs, sites] = await batch(db, [
+    orgMembershipsQuery(db, userId, orgId),
+    siteMembershipsQuery(db, userId, siteId),
   ]);
-  return {
-    orgs: ((orgs?.results ?? []) as OrgMembershipRow[]).map(asOrgMembership),
-    sites: ((sites?.results ?? []) as SiteMembershipRow[]).map(asSiteMembership),
-  };
+  return { orgs: orgs.rows.map(asOrgMembership), sites: sites.rows.map(asSiteMembership) };
 }
 
 /**
@@ -82,24 +74,23 @@ export async function noticeRecipients(
   siteIds: string[],
   userId: string,
 ): Promise<{ owners: string[]; person: string | null }> {
-  const [owners, person] = await db.batch([
-    db
-      .prepare(
-        `SELECT DISTINCT e.address FROM email_addresses e WHERE e.is_primary = 1 AND e.user_id != ?3 AND e.user_id IN (
+  type Address = Row<typeof emailAddresses, "address">;
+  const [owners, person] = await batch(db, [
+    query<Address>(
+      db,
+      `SELECT DISTINCT e.address FROM email_addresses e WHERE e.is_primary = 1 AND e.user_id != ?3 AND e.user_id IN (
            SELECT m.user_id FROM org_memberships m WHERE m.org_id = ?1 AND ${ownerRoleSql("org", "m")}
            UNION
            SELECT sm.user_id FROM site_memberships sm
            WHERE sm.site_id IN (SELECT value FROM json_each(?2)) AND ${ownerRoleSql("site", "sm")})
          ORDER BY e.address`,
-      )
-      .bind(orgId, JSON.stringify(siteIds), userId),
-    db.prepare("SELECT address FROM email_addresses WHERE user_id = ? AND is_primary = 1").bind(userId),
+      orgId,
+      JSON.stringify(siteIds),
+      userId,
+    ),
+    query<Address>(db, "SELECT address FROM email_addresses WHERE user_id = ? AND is_primary = 1", userId),
   ]);
-  type Address = Row<typeof emailAddresses, "address">;
-  return {
-    owners: ((owners?.results ?? []) as Address[]).map((r) => r.address),
-    person: ((person?.results ?? []) as Address[])[0]?.address ?? null,
-  };
+  return { owners: owners.rows.map((r) => r.address), person: person.rows[0]?.address ?? null };
 }
 
 /** The pending invitations and outgoing transfer offers a person sent, by id. */

@@ -5,9 +5,13 @@
  * - an organization that enforces SSO is dropped from every other session, except an owner's signed in
  *   with password and a second factor (break-glass): kept, recorded once per session, every owner told.
  */
+import type { orgSso } from "../../../schema/identity";
+import type { Row } from "../../lib/rows";
+import type { Outcome } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 import type { Env } from "../core/worker-env";
 import { createMailer } from "../messaging/messaging";
+import { insertBreakGlass, type SsoSessionFactRow } from "./enforcement-store";
 import { noticeOwners } from "./notices";
 
 export interface SsoFacts {
@@ -20,33 +24,17 @@ export interface SsoFacts {
   enforced: string[];
 }
 
-/** The two statements the edge context adds to its batch: the session's sign-in and the enforcing orgs. */
-export function ssoFactStatements(db: D1Database, userId: string, sessionId: string) {
-  return [
-    db
-      .prepare(
-        `SELECT s.auth_method, s.family_id, x.org_id AS sso_org FROM sessions s
-         LEFT JOIN sso_sessions x ON x.family_id = s.family_id WHERE s.id = ? AND s.user_id = ?`,
-      )
-      .bind(sessionId, userId),
-    db
-      .prepare(
-        `SELECT o.org_id FROM org_sso o JOIN org_memberships m ON m.org_id = o.org_id AND m.user_id = ?
-         WHERE o.enforced = 1`,
-      )
-      .bind(userId),
-  ];
-}
-
-export function ssoFacts(session: D1Result | undefined, enforced: D1Result | undefined): SsoFacts {
-  const row = session?.results[0] as
-    | { auth_method: string; family_id: string; sso_org: string | null }
-    | undefined;
+/** What `ssoFactQueries` (sso/enforcement-store.ts) read, as the membership rule takes it. */
+export function ssoFacts(
+  session: Outcome<SsoSessionFactRow> | undefined,
+  enforced: Outcome<Row<typeof orgSso, "org_id">> | undefined,
+): SsoFacts {
+  const row = session?.rows[0];
   return {
     ssoOrg: row?.sso_org ?? null,
     method: row?.auth_method ?? null,
     familyId: row?.family_id ?? null,
-    enforced: ((enforced?.results ?? []) as { org_id: string }[]).map((r) => r.org_id),
+    enforced: (enforced?.rows ?? []).map((r) => r.org_id),
   };
 }
 
@@ -76,11 +64,7 @@ export function ssoOrgRule(facts: SsoFacts, ownerOf: (orgId: string) => boolean)
 export async function recordBreakGlass(env: Env, facts: SsoFacts, userId: string, orgIds: string[]) {
   if (!facts.familyId) return;
   for (const orgId of orgIds) {
-    const res = await env.DB.prepare(
-      "INSERT OR IGNORE INTO sso_break_glass (family_id, org_id, user_id, created_at) VALUES (?, ?, ?, ?)",
-    )
-      .bind(facts.familyId, orgId, userId, nowIso())
-      .run();
-    if (res.meta.changes === 1) await noticeOwners(env, createMailer(env), orgId, "break_glass", () => {});
+    if (await insertBreakGlass(env.DB, facts.familyId, orgId, userId, nowIso()))
+      await noticeOwners(env, createMailer(env), orgId, "break_glass", () => {});
   }
 }

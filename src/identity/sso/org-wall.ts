@@ -9,11 +9,12 @@
  * organization (`requireSsoReach`).
  */
 import { parseUlid } from "../../lib/ids";
+import { batch } from "../../lib/sql";
 import type { AuthContext, Services } from "../core/context";
 import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
-import { ownerRoleSql } from "../members/store";
-import { recordBreakGlass, type SsoFacts, ssoFactStatements, ssoFacts, ssoOrgRule } from "./enforcement";
+import { recordBreakGlass, type SsoFacts, ssoFacts, ssoOrgRule } from "./enforcement";
+import { orgOwnerQuery, ssoFactQueries } from "./enforcement-store";
 
 /** The organization routes the wall covers: `/api/v1/auth/orgs/{org_id}/(members|invitations|transfers|events)…`. */
 const WALLED = /^\/api\/v1\/auth\/orgs\/([^/]+)\/(members|invitations|transfers|events)(\/|$)/;
@@ -28,14 +29,12 @@ export function walledOrg(pathname: string): { orgId: string; notFound: string }
 
 /** Whether the session may act in the organization, and the break-glass to record when it is one. */
 async function sessionReachesOrg(env: Env, userId: string, sessionId: string, orgId: string) {
-  const [session, enforced, owner] = await env.DB.batch([
-    ...ssoFactStatements(env.DB, userId, sessionId),
-    env.DB.prepare(
-      `SELECT 1 AS ok FROM org_memberships m WHERE m.org_id = ? AND m.user_id = ? AND ${ownerRoleSql("org", "m")}`,
-    ).bind(orgId, userId),
+  const [session, enforced, owner] = await batch(env.DB, [
+    ...ssoFactQueries(env.DB, userId, sessionId),
+    orgOwnerQuery(env.DB, orgId, userId),
   ]);
   const facts: SsoFacts = ssoFacts(session, enforced);
-  const isOwner = (owner?.results.length ?? 0) > 0;
+  const isOwner = owner.rows.length > 0;
   const rule = ssoOrgRule(facts, (id) => id === orgId && isOwner);
   return { allowed: rule.allowed(orgId), facts, breakGlass: rule.breakGlass.includes(orgId) };
 }
