@@ -8,12 +8,17 @@
  * renamed are left as they are, so a redelivered message changes nothing.
  */
 import { z } from "@hono/zod-openapi";
-import type { apiKeys, authorPersonas } from "../../../schema/content";
 import type { Logger } from "../../lib/log";
 import { errorFields } from "../../lib/log";
-import type { Row } from "../../lib/rows";
+import { batch } from "../../lib/sql";
 import type { Env } from "../core/bindings";
 import { keyContexts } from "../keys/key-cache";
+import {
+  keySitesOf,
+  keysAuthorNameStatement,
+  personasToRename,
+  renamePersonaStatements,
+} from "./account-deleted-store";
 
 export const FORMER_AUTHOR = "Former author";
 const RENAMED_PREFIX = "former-author-";
@@ -37,41 +42,16 @@ function randomSlug(): string {
 
 /** The statements that take the user's name out of content, and the sites whose key contexts change. */
 async function anonymizeStatements(db: D1Database, userId: string) {
-  const { results: personas } = await db
-    .prepare(
-      `SELECT site_id, slug FROM author_personas WHERE user_id = ? AND slug NOT LIKE '${RENAMED_PREFIX}%'
-       ORDER BY site_id, created_at, slug`,
-    )
-    .bind(userId)
-    .all<Row<typeof authorPersonas, "site_id" | "slug">>();
-  const { results: keySites } = await db
-    .prepare("SELECT DISTINCT site_id FROM api_keys WHERE created_by = ?")
-    .bind(userId)
-    .all<Row<typeof apiKeys, "site_id">>();
+  const personas = await personasToRename(db, userId, RENAMED_PREFIX);
+  const keySites = await keySitesOf(db, userId);
   const perSite = new Map<string, number>();
   const statements = personas.flatMap((p) => {
     const n = (perSite.get(p.site_id) ?? 0) + 1;
     perSite.set(p.site_id, n);
     const name = n === 1 ? FORMER_AUTHOR : `${FORMER_AUTHOR} ${n}`;
-    const slug = randomSlug();
-    return [
-      db
-        .prepare(
-          "UPDATE posts SET author_slug = ?1, author_name = ?2 WHERE site_id = ?3 AND author_slug = ?4",
-        )
-        .bind(slug, name, p.site_id, p.slug),
-      db
-        // The byline it was made from (context_name) and the profile (bio, avatar) go too: both are the person's.
-        .prepare(
-          `UPDATE author_personas SET slug = ?1, display_name = ?2, context_name = ?2, bio = NULL, avatar_media_id = NULL
-           WHERE site_id = ?3 AND slug = ?4`,
-        )
-        .bind(slug, name, p.site_id, p.slug),
-    ];
+    return renamePersonaStatements(db, p, randomSlug(), name);
   });
-  statements.push(
-    db.prepare("UPDATE api_keys SET author_name = ? WHERE created_by = ?").bind(FORMER_AUTHOR, userId),
-  );
+  statements.push(keysAuthorNameStatement(db, userId, FORMER_AUTHOR));
   return { statements, sites: [...new Set([...perSite.keys(), ...keySites.map((k) => k.site_id)])] };
 }
 
@@ -85,7 +65,7 @@ export async function consumeAccountDeleted(env: Env, messages: readonly Message
     }
     try {
       const { statements, sites } = await anonymizeStatements(env.DB, parsed.data.user_id);
-      await env.DB.batch(statements);
+      await batch(env.DB, statements);
       for (const site of sites) keyContexts.forgetSite(site);
       log.info("account_deleted_applied", { user_id: parsed.data.user_id, sites: sites.length });
       message.ack();

@@ -11,35 +11,16 @@
  * administer the site's integrations: a removed member cannot mint a new key in that window.
  * Idempotent: a repeated ending revokes and deletes nothing more.
  */
-import type { apiKeys, webhooks } from "../../../schema/content";
 import type { Logger } from "../../lib/log";
-import type { Computed, Row } from "../../lib/rows";
 import type { EndedIntegrations, MemberGrantEnding } from "../../lib/rpc";
 import { clockNow } from "../core/clock";
 import { keyContexts } from "./key-cache";
+import { endGrantIntegrations, recentEndingExists } from "./member-grants-store";
 
 /** As `SITE_GRANT_QUARANTINE_MS`: the gateway's membership cache (`EDGE_CONTEXT_TTL`, 30 s). */
 export const ENDED_GRANT_QUARANTINE_MS = 30_000;
 /** Ending records older than this are purged by the next ending. */
 const ENDING_RECORD_KEPT_MS = 24 * 3600_000;
-/** Who revoked a key its creator's ended grant took with it (`api_keys.revoked_by`). */
-export const REVOKED_BY_GRANT_END = "system:grant-ended";
-
-/**
- * SQL condition on a key or webhook row (`t`) created by ?1 up to ?2 under the ending: `site` scope, on
- * site ?3; `org` scope, stamped for organization ?4 and on none of the sites of the JSON array ?5.
- */
-const CREATED_UNDER_GRANT = `t.created_by = ?1 AND t.created_at <= ?2
-  AND ((?6 = 'site' AND t.site_id = ?3)
-    OR (?6 = 'org' AND t.org_id = ?4 AND t.site_id NOT IN (SELECT value FROM json_each(?5))))`;
-
-function endingParams(e: MemberGrantEnding) {
-  return [e.user_id, e.ended_at, e.site_id, e.org_id, JSON.stringify(e.except_site_ids), e.scope];
-}
-
-function bindEnding(stmt: D1PreparedStatement, e: MemberGrantEnding): D1PreparedStatement {
-  return stmt.bind(...endingParams(e));
-}
 
 /** Whether the input names what it ends: a site for `site`, an organization for `org`. */
 function wellFormed(e: MemberGrantEnding): boolean {
@@ -62,45 +43,7 @@ export async function endMemberGrants(
     return { api_keys: [], webhooks: [] };
   }
   const now = new Date(clockNow());
-  const [keys, , hooks] = await db.batch([
-    db
-      .prepare(
-        `UPDATE api_keys AS t SET revoked_at = ?7, revoked_by = ?8
-         WHERE t.revoked_at IS NULL AND ${CREATED_UNDER_GRANT} RETURNING id, site_id, name`,
-      )
-      .bind(...endingParams(e), now.toISOString(), REVOKED_BY_GRANT_END),
-    bindEnding(
-      db.prepare(
-        `DELETE FROM webhook_deliveries WHERE webhook_id IN (SELECT t.id FROM webhooks t WHERE ${CREATED_UNDER_GRANT})`,
-      ),
-      e,
-    ),
-    bindEnding(
-      db.prepare(`DELETE FROM webhooks AS t WHERE ${CREATED_UNDER_GRANT} RETURNING id, site_id, url`),
-      e,
-    ),
-    db
-      .prepare(
-        `INSERT INTO ended_member_grants (user_id, scope, org_id, site_id, except_site_ids_json, ended_at, recorded_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .bind(
-        e.user_id,
-        e.scope,
-        e.org_id,
-        e.site_id,
-        JSON.stringify(e.except_site_ids),
-        e.ended_at,
-        now.toISOString(),
-      ),
-    db
-      .prepare("DELETE FROM ended_member_grants WHERE recorded_at < ?")
-      .bind(new Date(now.getTime() - ENDING_RECORD_KEPT_MS).toISOString()),
-  ]);
-  const ended: EndedIntegrations = {
-    api_keys: (keys?.results ?? []) as Row<typeof apiKeys, "id" | "site_id" | "name">[],
-    webhooks: (hooks?.results ?? []) as Row<typeof webhooks, "id" | "site_id" | "url">[],
-  };
+  const ended = await endGrantIntegrations(db, e, now, new Date(now.getTime() - ENDING_RECORD_KEPT_MS));
   for (const key of ended.api_keys) keyContexts.forgetKey(key.id);
   for (const site of new Set(ended.api_keys.map((k) => k.site_id))) keyContexts.forgetSite(site);
   return ended;
@@ -116,15 +59,5 @@ export async function grantRecentlyEnded(
   site: { id: string; org_id: string },
 ): Promise<boolean> {
   const since = new Date(clockNow() - ENDED_GRANT_QUARANTINE_MS).toISOString();
-  const row = await db
-    .prepare(
-      `SELECT 1 AS ended FROM ended_member_grants g
-       WHERE g.user_id = ?1 AND g.recorded_at > ?2
-         AND ((g.scope = 'site' AND g.site_id = ?3)
-           OR (g.scope = 'org' AND g.org_id = ?4 AND ?3 NOT IN (SELECT value FROM json_each(g.except_site_ids_json))))
-       LIMIT 1`,
-    )
-    .bind(userId, since, site.id, site.org_id)
-    .first<Computed<{ ended: number }>>();
-  return row !== null;
+  return recentEndingExists(db, userId, since, site);
 }

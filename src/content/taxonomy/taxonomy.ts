@@ -6,15 +6,12 @@
  * post write moves, so a write purges the counts with the post list and a warm read spends no storage hop.
  */
 
-import type { Computed } from "../../lib/rows";
 import type { Env } from "../core/bindings";
 import { cachedPublicAnswer, type EdgePlace, freshUntil, type PublicAnswer } from "../core/edge-cache";
 import type { KeyContext } from "../keys/key-context";
-import { PUBLIC_WHERE } from "../posts/store";
+import { type TaxonomyKind, termCounts } from "./store";
 
-export type TaxonomyKind = "categories" | "tags";
-
-const COLUMN: Record<TaxonomyKind, string> = { categories: "category_slugs", tags: "tag_slugs" };
+export type { TaxonomyKind } from "./store";
 
 export interface TaxonomyTerm {
   slug: string;
@@ -36,29 +33,10 @@ async function readTerms(
   language: string | null,
   now: string,
 ): Promise<{ terms: TaxonomyTerm[]; nextPublicationAt: string | null }> {
-  const byLanguage = language ? " AND p.language = ?" : "";
-  const [terms, next] = await db.batch([
-    db
-      .prepare(
-        `SELECT j.value AS slug, COUNT(DISTINCT p.id) AS count
-         FROM posts p, json_each(CASE WHEN json_valid(p.seo_json) THEN p.seo_json END, '$.${COLUMN[kind]}') j
-         WHERE ${PUBLIC_WHERE}${byLanguage} AND j.type = 'text'
-         GROUP BY j.value ORDER BY count DESC, j.value LIMIT 1000`,
-      )
-      .bind(siteId, now, ...(language ? [language] : [])),
-    db
-      .prepare(
-        "SELECT MIN(published_at) AS at FROM posts WHERE site_id = ? AND status = 'scheduled' AND published_at > ?",
-      )
-      .bind(siteId, now),
-  ]);
+  const { counts, nextPublicationAt } = await termCounts(db, siteId, kind, language, now);
   return {
-    terms: (terms!.results as Computed<{ slug: string; count: number }>[]).map((t) => ({
-      slug: t.slug,
-      name: termName(t.slug),
-      count: t.count,
-    })),
-    nextPublicationAt: (next!.results[0] as Computed<{ at: string | null }> | undefined)?.at ?? null,
+    terms: counts.map((t) => ({ slug: t.slug, name: termName(t.slug), count: t.count })),
+    nextPublicationAt,
   };
 }
 

@@ -1,0 +1,105 @@
+/**
+ * What the end of a person's grant writes and reads (keys/member-grants.ts, docs/decisions/grant-endings.md):
+ * the one batch that revokes their keys, deletes their webhooks and records the ending, and the read of a
+ * recent ending (the quarantine).
+ */
+import type { apiKeys, webhooks } from "../../../schema/content";
+import type { Computed, Row } from "../../lib/rows";
+import type { EndedIntegrations, MemberGrantEnding } from "../../lib/rpc";
+import { batch, first, query } from "../../lib/sql";
+
+/** Who revoked a key its creator's ended grant took with it (`api_keys.revoked_by`). */
+export const REVOKED_BY_GRANT_END = "system:grant-ended";
+
+/**
+ * SQL condition on a key or webhook row (`t`) created by ?1 up to ?2 under the ending: `site` scope, on
+ * site ?3; `org` scope, stamped for organization ?4 and on none of the sites of the JSON array ?5.
+ */
+const CREATED_UNDER_GRANT = `t.created_by = ?1 AND t.created_at <= ?2
+  AND ((?6 = 'site' AND t.site_id = ?3)
+    OR (?6 = 'org' AND t.org_id = ?4 AND t.site_id NOT IN (SELECT value FROM json_each(?5))))`;
+
+function endingParams(e: MemberGrantEnding) {
+  return [e.user_id, e.ended_at, e.site_id, e.org_id, JSON.stringify(e.except_site_ids), e.scope];
+}
+
+function bindEnding(stmt: D1PreparedStatement, e: MemberGrantEnding): D1PreparedStatement {
+  return stmt.bind(...endingParams(e));
+}
+
+/**
+ * Ends what `e` names in one batch: revokes the keys and deletes the webhooks (and their deliveries)
+ * created under the grant, records the ending at `now`, and purges ending records older than `purgeBefore`.
+ * Answers the keys and webhooks it ended.
+ */
+export async function endGrantIntegrations(
+  db: D1Database,
+  e: MemberGrantEnding,
+  now: Date,
+  purgeBefore: Date,
+): Promise<EndedIntegrations> {
+  const [keys, , hooks] = await batch(db, [
+    query<Row<typeof apiKeys, "id" | "site_id" | "name">>(
+      db,
+      `UPDATE api_keys AS t SET revoked_at = ?7, revoked_by = ?8
+         WHERE t.revoked_at IS NULL AND ${CREATED_UNDER_GRANT} RETURNING id, site_id, name`,
+      ...endingParams(e),
+      now.toISOString(),
+      REVOKED_BY_GRANT_END,
+    ),
+    bindEnding(
+      db.prepare(
+        `DELETE FROM webhook_deliveries WHERE webhook_id IN (SELECT t.id FROM webhooks t WHERE ${CREATED_UNDER_GRANT})`,
+      ),
+      e,
+    ),
+    query<Row<typeof webhooks, "id" | "site_id" | "url">>(
+      db,
+      `DELETE FROM webhooks AS t WHERE ${CREATED_UNDER_GRANT} RETURNING id, site_id, url`,
+      ...endingParams(e),
+    ),
+    db
+      .prepare(
+        `INSERT INTO ended_member_grants (user_id, scope, org_id, site_id, except_site_ids_json, ended_at, recorded_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .bind(
+        e.user_id,
+        e.scope,
+        e.org_id,
+        e.site_id,
+        JSON.stringify(e.except_site_ids),
+        e.ended_at,
+        now.toISOString(),
+      ),
+    db.prepare("DELETE FROM ended_member_grants WHERE recorded_at < ?").bind(purgeBefore.toISOString()),
+  ]);
+  return { api_keys: keys.rows, webhooks: hooks.rows };
+}
+
+/**
+ * Whether an ending of `userId`'s grant on the site was recorded after `since`: a site-scope ending of
+ * this site, or an organization-scope ending of its owner that did not except it.
+ */
+export async function recentEndingExists(
+  db: D1Database,
+  userId: string,
+  since: string,
+  site: { id: string; org_id: string },
+): Promise<boolean> {
+  const row = await first(
+    query<Computed<{ ended: number }>>(
+      db,
+      `SELECT 1 AS ended FROM ended_member_grants g
+       WHERE g.user_id = ?1 AND g.recorded_at > ?2
+         AND ((g.scope = 'site' AND g.site_id = ?3)
+           OR (g.scope = 'org' AND g.org_id = ?4 AND ?3 NOT IN (SELECT value FROM json_each(g.except_site_ids_json))))
+       LIMIT 1`,
+      userId,
+      since,
+      site.id,
+      site.org_id,
+    ),
+  );
+  return row !== null;
+}
