@@ -6,6 +6,7 @@
  * A sign-in whose proof succeeded meanwhile answers 403 ACCOUNT_PENDING_DELETION (`refuseInactive`).
  */
 import { rpc, type SitesRpc } from "../../lib/rpc";
+import { batch } from "../../lib/sql";
 import type { Services } from "../core/context";
 import { nowIso } from "../core/crypto";
 import type { Env } from "../core/worker-env";
@@ -71,10 +72,11 @@ export async function requestDeletion(env: Env, services: Services, userId: stri
   const now = nowIso();
   const eraseAfter = new Date(Date.parse(now) + DELETION_GRACE_DAYS * DAY_MS).toISOString();
   const event = callerEvent(env, services, userId, "account_deletion_requested", {}, { ifChanged: true });
-  const [inserted] = await env.DB.batch(
+  const [inserted] = await batch(
+    env.DB,
     requestDeletionStatements(env.DB, userId, { now, eraseAfter }, event),
   );
-  if ((inserted?.meta.changes ?? 0) === 0) {
+  if ((inserted?.changes ?? 0) === 0) {
     // Lost to a concurrent request of the same account (then it is pending: the same answer), or an
     // ownership that changed since the check.
     const pending = await deletionOf(env.DB, userId);
@@ -171,8 +173,8 @@ export async function cancelDeletion(env: Env, services: Services, address: stri
     { userId, type: "account_deletion_cancelled" },
     { ifChanged: true },
   );
-  const [removed] = await env.DB.batch(cancelDeletionStatements(env.DB, userId, nowIso(), event));
-  if ((removed?.meta.changes ?? 0) === 0) fail("CODE_INVALID", "The code is invalid.");
+  const [removed] = await batch(env.DB, cancelDeletionStatements(env.DB, userId, nowIso(), event));
+  if ((removed?.changes ?? 0) === 0) fail("CODE_INVALID", "The code is invalid.");
   const primary = await primaryEmail(env.DB, userId);
   if (primary) {
     await tell(services.mailer, services.log, primary, {

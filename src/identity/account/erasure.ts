@@ -6,6 +6,7 @@
  * told of (`account.deleted` on the identity -> content queue), retried on each run until sent.
  */
 import type { Logger } from "../../lib/log";
+import { batch } from "../../lib/sql";
 import type { Env } from "../core/worker-env";
 import { recordEvent } from "../events/events";
 import { createMailer } from "../messaging/messaging";
@@ -42,8 +43,8 @@ export async function eraseDueAccounts(env: Env, now: number, log: Logger) {
       { userId: due.user_id, type: "account_erased" },
       { ifChanged: true },
     );
-    const [claim] = await env.DB.batch(eraseStatements(env.DB, due.user_id, at, orgIds, event));
-    if ((claim?.meta.changes ?? 0) === 0) continue;
+    const [claim] = await batch(env.DB, eraseStatements(env.DB, due.user_id, at, orgIds, event));
+    if ((claim?.changes ?? 0) === 0) continue;
     erased += 1;
     if (due.address) {
       await tell(mailer, log, due.address, {

@@ -5,13 +5,13 @@
  * list is bounded (MAX_LISTED, as `GET /auth/orgs` is); `*_truncated` says when more exist.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { orgMemberships, orgs as orgsTable, siteMemberships, users } from "../../../schema/identity";
 import { problemResponses } from "../../lib/app";
-import type { Computed, Row } from "../../lib/rows";
+import { batch } from "../../lib/sql";
 import { bearerAuth } from "../core/auth";
 import type { AppEnv } from "../core/context";
 import { jsonResponse } from "../core/schemas";
 import { fail } from "../errors";
+import { type AccountRow, meQueries } from "./me-store";
 
 export const MAX_LISTED = 500;
 
@@ -50,16 +50,6 @@ const MeSchema = z
 
 type Me = z.infer<typeof MeSchema>;
 
-type AccountRow = Row<typeof users, "id" | "created_at"> &
-  Computed<{
-    has_password: number;
-    email: string | null;
-    totp: number;
-    passkeys: number;
-    phones: number;
-    recovery: number;
-  }>;
-
 function factorsOf(a: AccountRow): Me["factors"] {
   const present = {
     password: a.has_password === 1,
@@ -72,42 +62,11 @@ function factorsOf(a: AccountRow): Me["factors"] {
 }
 
 export async function readMe(db: D1Database, userId: string): Promise<Me | null> {
-  const [account, orgs, sites] = await db.batch([
-    db
-      .prepare(
-        `SELECT u.id, u.created_at, u.password_hash IS NOT NULL AS has_password,
-           (SELECT address FROM email_addresses WHERE user_id = u.id AND is_primary = 1) AS email,
-           (SELECT COUNT(*) FROM totp_factors WHERE user_id = u.id AND confirmed_at IS NOT NULL) AS totp,
-           (SELECT COUNT(*) FROM passkeys WHERE user_id = u.id) AS passkeys,
-           (SELECT COUNT(*) FROM phones WHERE user_id = u.id AND verified_at IS NOT NULL) AS phones,
-           (SELECT COUNT(*) FROM recovery_codes WHERE user_id = u.id AND used_at IS NULL) AS recovery
-         FROM users u WHERE u.id = ?1`,
-      )
-      .bind(userId),
-    db
-      .prepare(
-        `SELECT o.id, o.name, o.slug, m.role, EXISTS (SELECT 1 FROM roles r WHERE r.scope = 'org'
-           AND r.is_system = 1 AND r.slug = m.role AND (r.org_id IS NULL OR r.org_id = m.org_id)) AS owner
-         FROM org_memberships m JOIN orgs o ON o.id = m.org_id
-         WHERE m.user_id = ?1 ORDER BY o.created_at, o.id LIMIT ?2`,
-      )
-      .bind(userId, MAX_LISTED + 1),
-    db
-      .prepare(
-        `SELECT m.site_id, m.org_id, m.role, EXISTS (SELECT 1 FROM roles r WHERE r.scope = 'site'
-           AND r.is_system = 1 AND r.slug = m.role AND (r.org_id IS NULL OR r.org_id = m.org_id)) AS owner
-         FROM site_memberships m WHERE m.user_id = ?1 ORDER BY m.created_at, m.site_id LIMIT ?2`,
-      )
-      .bind(userId, MAX_LISTED + 1),
-  ]);
-  const a = account?.results[0] as AccountRow | undefined;
+  const [account, orgs, sites] = await batch(db, meQueries(db, userId, MAX_LISTED + 1));
+  const a = account.rows[0];
   if (!a) return null;
-  type Org = Row<typeof orgsTable, "id" | "name" | "slug"> &
-    Row<typeof orgMemberships, "role"> &
-    Computed<{ owner: number }>;
-  type Site = Row<typeof siteMemberships, "site_id" | "org_id" | "role"> & Computed<{ owner: number }>;
-  const orgRows = (orgs?.results ?? []) as Org[];
-  const siteRows = (sites?.results ?? []) as Site[];
+  const orgRows = orgs.rows;
+  const siteRows = sites.rows;
   return {
     id: a.id,
     email: a.email,
@@ -136,7 +95,7 @@ const getMeRoute = createRoute({
 export function registerMeRoute(app: OpenAPIHono<AppEnv>) {
   app.openapi(getMeRoute, async (c) => {
     const me = await readMe(c.env.DB, c.get("auth").userId);
-    if (!me) fail("UNAUTHORIZED", "The account no longer exists.");
+    if (!me) fail("UNAUTHENTICATED", "The account no longer exists.");
     return c.json(me, 200);
   });
 }

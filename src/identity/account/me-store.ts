@@ -1,0 +1,58 @@
+/** What `GET /v1/auth/me` reads (account/me.ts): the account, its organizations and site memberships. */
+import type { orgMemberships, orgs, siteMemberships, users } from "../../../schema/identity";
+import type { Computed, Row } from "../../lib/rows";
+import { query } from "../../lib/sql";
+
+/** The account with its primary address and how many of each factor it has. */
+export type AccountRow = Row<typeof users, "id" | "created_at"> &
+  Computed<{
+    has_password: number;
+    email: string | null;
+    totp: number;
+    passkeys: number;
+    phones: number;
+    recovery: number;
+  }>;
+
+/** An organization of the caller, the caller's role there, and whether that role is the owner role. */
+export type MeOrgRow = Row<typeof orgs, "id" | "name" | "slug"> &
+  Row<typeof orgMemberships, "role"> &
+  Computed<{ owner: number }>;
+
+/** A site membership of the caller, and whether its role is the owner role. */
+export type MeSiteRow = Row<typeof siteMemberships, "site_id" | "org_id" | "role"> &
+  Computed<{ owner: number }>;
+
+/** The account, then at most `limit` of its organizations and of its site memberships, oldest first: one batch. */
+export function meQueries(db: D1Database, userId: string, limit: number) {
+  return [
+    query<AccountRow>(
+      db,
+      `SELECT u.id, u.created_at, u.password_hash IS NOT NULL AS has_password,
+           (SELECT address FROM email_addresses WHERE user_id = u.id AND is_primary = 1) AS email,
+           (SELECT COUNT(*) FROM totp_factors WHERE user_id = u.id AND confirmed_at IS NOT NULL) AS totp,
+           (SELECT COUNT(*) FROM passkeys WHERE user_id = u.id) AS passkeys,
+           (SELECT COUNT(*) FROM phones WHERE user_id = u.id AND verified_at IS NOT NULL) AS phones,
+           (SELECT COUNT(*) FROM recovery_codes WHERE user_id = u.id AND used_at IS NULL) AS recovery
+         FROM users u WHERE u.id = ?1`,
+      userId,
+    ),
+    query<MeOrgRow>(
+      db,
+      `SELECT o.id, o.name, o.slug, m.role, EXISTS (SELECT 1 FROM roles r WHERE r.scope = 'org'
+           AND r.is_system = 1 AND r.slug = m.role AND (r.org_id IS NULL OR r.org_id = m.org_id)) AS owner
+         FROM org_memberships m JOIN orgs o ON o.id = m.org_id
+         WHERE m.user_id = ?1 ORDER BY o.created_at, o.id LIMIT ?2`,
+      userId,
+      limit,
+    ),
+    query<MeSiteRow>(
+      db,
+      `SELECT m.site_id, m.org_id, m.role, EXISTS (SELECT 1 FROM roles r WHERE r.scope = 'site'
+           AND r.is_system = 1 AND r.slug = m.role AND (r.org_id IS NULL OR r.org_id = m.org_id)) AS owner
+         FROM site_memberships m WHERE m.user_id = ?1 ORDER BY m.created_at, m.site_id LIMIT ?2`,
+      userId,
+      limit,
+    ),
+  ] as const;
+}
