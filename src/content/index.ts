@@ -3,7 +3,6 @@
  * (site projection, image ingest, post types), queue consumers and the cron.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { newId } from "../lib/ids";
 import { batchLogger, callLogger, errorFields, type Logger, runLogger } from "../lib/log";
 import type {
   ContentRpc,
@@ -26,6 +25,7 @@ import { app } from "./core/app";
 import type { Env } from "./core/bindings";
 import { clockNow } from "./core/clock";
 import { redeliverPendingEffects } from "./core/effects/pending";
+import { recordOutboundEffects } from "./core/effects/store";
 import { purgeExpiredIdempotency } from "./core/idempotency-store";
 import { servePublic } from "./core/public-edge";
 import { contentServices } from "./core/services";
@@ -67,22 +67,18 @@ async function consumeQueue(env: Env, batch: MessageBatch<unknown>, log: Logger)
   }
   if (batch.queue === "content-events" && env.DEV_OUTBOX === "true") {
     // Development record of the events that reached the queue (webhook delivery messages are not events).
-    const statements = batch.messages
+    const records = batch.messages
       .filter((m) => isContentEvent(m.body))
       .map((m) => {
         const body = m.body as { type?: string; site_id?: string; post_id?: string };
-        return env.DB.prepare(
-          "INSERT INTO outbound_effects (id, kind, site_id, subject_id, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-        ).bind(
-          newId(),
-          `event:${body.type ?? "unknown"}`,
-          body.site_id ?? "",
-          body.post_id ?? null,
-          JSON.stringify(m.body),
-          new Date().toISOString(),
-        );
+        return {
+          kind: `event:${body.type ?? "unknown"}`,
+          siteId: body.site_id ?? "",
+          subjectId: body.post_id ?? null,
+          payload: m.body,
+        };
       });
-    if (statements.length > 0) await env.DB.batch(statements);
+    await recordOutboundEffects(env.DB, records);
   }
   if (batch.queue === "content-events") {
     // Each message is acked or retried on its own (webhook attempts carry their own backoff).

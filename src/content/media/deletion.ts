@@ -4,8 +4,10 @@
  * (`post_effects`, subject = the media id), then delivered; a failed delivery is redelivered by the cron.
  * The media route stops serving a deleted asset at once; the purge empties the CDN's copies.
  */
+import { batch } from "../../lib/sql";
 import type { Env, Services } from "../core/bindings";
-import { deliverEffects, effectAfterUpdateStatement, postEffect } from "../core/effects/pending";
+import { deliverEffects, postEffect } from "../core/effects/pending";
+import { effectAfterUpdateStatement } from "../core/effects/store";
 import { getMedia, softDeleteMediaStatement } from "./store";
 import { mediaUrls } from "./variants";
 
@@ -20,11 +22,11 @@ export async function deleteMediaAsset(
   if (!row) return false;
   const now = new Date().toISOString();
   const purge = postEffect(siteId, id, "cache_purge", { urls: mediaUrls(env, row) });
-  const [deleted] = await env.DB.batch([
+  const [deleted] = await batch(env.DB, [
     softDeleteMediaStatement(env.DB, siteId, id, now),
     effectAfterUpdateStatement(env.DB, purge, now),
   ]);
-  if (!deleted || deleted.meta.changes === 0) return false;
+  if (deleted.changes === 0) return false;
   await deliverEffects(env, services, [purge]);
   return true;
 }

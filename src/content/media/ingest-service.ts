@@ -1,6 +1,8 @@
 /** `ingestImage` RPC: fetch an external image safely, keep it in R2 under the site, record a media row. */
+
 import { newId } from "../../lib/ids";
 import type { ImageIngestResult } from "../../lib/rpc";
+import { batch } from "../../lib/sql";
 import type { Env, Services } from "../core/bindings";
 import { getSite } from "../site/store";
 import { insertMediaStatements, mediaKey } from "./store";
@@ -30,7 +32,8 @@ export async function ingestImage(
   const id = newId();
   const key = mediaKey(site.id, id, outcome.ext);
   await env.MEDIA.put(key, outcome.bytes, { httpMetadata: { contentType: outcome.contentType } });
-  await env.DB.batch(
+  await batch(
+    env.DB,
     insertMediaStatements(
       env.DB,
       {

@@ -2,7 +2,9 @@
  * `POST /v1/media`: the upload form's rules, then the asset stored in R2, recorded as `processing`, and
  * its variants queued.
  */
+
 import { newId } from "../../lib/ids";
+import { batch } from "../../lib/sql";
 import type { Env } from "../core/bindings";
 import { optionalId } from "../core/id-param";
 import { fail } from "../errors";
@@ -83,7 +85,7 @@ export async function uploadMedia(env: Env, siteId: string, upload: MediaUpload)
     tag_ids: upload.tagIds.join(",") || null,
   };
   await env.MEDIA.put(row.r2_key, outcome.bytes, { httpMetadata: { contentType: outcome.contentType } });
-  await env.DB.batch(insertMediaStatements(env.DB, row, upload.tagIds, { url: null, purpose: "upload" }));
+  await batch(env.DB, insertMediaStatements(env.DB, row, upload.tagIds, { url: null, purpose: "upload" }));
   await env.MEDIA_VARIANTS.send({ media_id: id, site_id: siteId });
   return row;
 }

@@ -10,12 +10,8 @@
 import type { SiteProjection } from "../../lib/rpc";
 import { batch } from "../../lib/sql";
 import type { Env, Services } from "../core/bindings";
-import {
-  deliverEffects,
-  effectAfterUpdateStatement,
-  type PostEffect,
-  postEffect,
-} from "../core/effects/pending";
+import { deliverEffects, type PostEffect, postEffect } from "../core/effects/pending";
+import { effectAfterUpdateStatement } from "../core/effects/store";
 import { getSite } from "../site/store";
 import { postEvent } from "../webhooks/events";
 import { dueScheduledPosts, isPublic, type PostRow, publicTypeSlugs, publishDueStatement } from "./store";

@@ -8,13 +8,8 @@ import { authorOfNewPost, sitePersona } from "../authors/personas";
 import type { Env, Services } from "../core/bindings";
 import { clockIso } from "../core/clock";
 import { postUrl, postUrlRoot } from "../core/effects/outbound";
-import {
-  deliverEffects,
-  deliverWrittenEffects,
-  effectAfterUpdateStatement,
-  type PostEffect,
-  postEffect,
-} from "../core/effects/pending";
+import { deliverEffects, deliverWrittenEffects, type PostEffect, postEffect } from "../core/effects/pending";
+import { effectAfterUpdateStatement } from "../core/effects/store";
 import type { StoredResponse } from "../core/idempotency-store";
 import { fail, problem } from "../errors";
 import { keySite } from "../keys/api-key";

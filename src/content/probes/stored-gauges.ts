@@ -4,7 +4,8 @@
  * Read from storage, not counted in memory, so every isolate reports the same numbers.
  */
 import type { Env } from "../core/bindings";
-import { outboxCounts, type PostEffectKind } from "../core/effects/pending";
+import type { PostEffectKind } from "../core/effects/pending";
+import { outboxCounts } from "../core/effects/store";
 import { CONVERGENCE_GRACE_MINUTES, stalledSites } from "../transfers/site-transfer";
 import type { Gauge } from "./metrics";
 

@@ -6,7 +6,8 @@
  */
 import type { SiteProjection } from "../../lib/rpc";
 import type { Env, Services } from "../core/bindings";
-import { deliverEffects, effectAfterUpdateStatement, type PostEffect } from "../core/effects/pending";
+import { deliverEffects, type PostEffect } from "../core/effects/pending";
+import { effectAfterUpdateStatement } from "../core/effects/store";
 import { fail, problem } from "../errors";
 import { keySite } from "../keys/api-key";
 import type { KeyContext } from "../keys/key-context";

@@ -14,10 +14,12 @@ import { newId } from "../../lib/ids";
 import { errorFields } from "../../lib/log";
 import { ApiError } from "../../lib/problem";
 import type { LegalPage, LegalPageOutcome, LegalPageResult, LegalPageWrite } from "../../lib/rpc";
+import { batch } from "../../lib/sql";
 import { contextPersona } from "../authors/personas";
 import type { Env, Services } from "../core/bindings";
 import { postPath, postUrl } from "../core/effects/outbound";
-import { deliverEffects, effectAfterUpdateStatement, type PostEffect } from "../core/effects/pending";
+import { deliverEffects, type PostEffect } from "../core/effects/pending";
+import { effectAfterUpdateStatement } from "../core/effects/store";
 import { sha256Base64url } from "../keys/key-hash";
 import { blocksText } from "../posts/input";
 import { editEffects, editPost } from "../posts/service";
@@ -188,7 +190,7 @@ async function writeLegalPage(env: Env, services: Services, input: LegalPageWrit
         revision: 0,
       };
       try {
-        await env.DB.batch([insertPostStatement(env.DB, row)]);
+        await batch(env.DB, [insertPostStatement(env.DB, row)]);
         return { ok: true, resultado: "criada", adotada: false, page: page(row) };
       } catch (error) {
         if (error instanceof Error && /UNIQUE constraint failed: posts\./i.test(error.message)) continue;

@@ -12,7 +12,7 @@ import { errorFields } from "../../lib/log";
 import type { StalledConvergence } from "../../lib/rpc";
 import type { Env } from "../core/bindings";
 import { keyContexts } from "../keys/key-cache";
-import { restampStatements, stalledConvergence } from "./store";
+import { restamp, stalledConvergence } from "./store";
 
 /** A site whose content is not stamped for its owner this long after the change is stalled. */
 export const CONVERGENCE_GRACE_MINUTES = 15;
@@ -46,7 +46,7 @@ export async function consumeSiteTransferred(
       continue;
     }
     try {
-      await env.DB.batch(restampStatements(env.DB, m, new Date().toISOString()));
+      await restamp(env.DB, m, new Date().toISOString());
       keyContexts.forgetSite(m.site_id);
       log.info("site_transferred_applied", { site_id: m.site_id, transfer_id: m.transfer_id });
       message.ack();

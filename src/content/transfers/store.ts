@@ -1,5 +1,6 @@
 import type { Computed } from "../../lib/rows";
 import type { SiteIntegrations, StalledConvergence } from "../../lib/rpc";
+import { batch } from "../../lib/sql";
 import { endStalePreviewsStatement } from "../preview/store";
 
 /**
@@ -18,13 +19,18 @@ export interface SiteTransferred {
 
 const STAMPED_TABLES = ["posts", "media", "api_keys"] as const;
 
+/** Applies a transfer message: `restampStatements` in one batch. */
+export async function restamp(db: D1Database, m: SiteTransferred, now: string): Promise<void> {
+  await batch(db, restampStatements(db, m, now));
+}
+
 /**
  * One batch: records the transfer as the site's newest unless a newer one (by `at`, then transfer id) is
  * already recorded, then restamps the site's content only if the recorded transfer is this one. So a
  * redelivered message changes nothing more, and an older message after a newer one changes nothing.
  * The preview links of any organization but the site's owner end in the same batch.
  */
-export function restampStatements(db: D1Database, m: SiteTransferred, now: string): D1PreparedStatement[] {
+function restampStatements(db: D1Database, m: SiteTransferred, now: string): D1PreparedStatement[] {
   const isCurrent = "EXISTS (SELECT 1 FROM site_transfers WHERE site_id = ? AND transfer_id = ?)";
   return [
     db

@@ -4,7 +4,7 @@
  * (`outbound_effects`) instead of being sent, so tests can assert on them without a network. Handlers
  * reach them through `c.get("services")`; queue and cron code build the same services from env.
  */
-import { newId } from "../../../lib/ids";
+import { recordOutboundEffect } from "./store";
 
 export interface SearchNotifier {
   notify(siteId: string, postId: string, urls: string[]): Promise<void>;
@@ -14,12 +14,8 @@ export interface CachePurger {
   purge(siteId: string, postId: string, urls: string[]): Promise<void>;
 }
 
-async function record(env: ContentEnv, kind: string, siteId: string, subjectId: string, payload: unknown) {
-  await env.DB.prepare(
-    "INSERT INTO outbound_effects (id, kind, site_id, subject_id, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-  )
-    .bind(newId(), kind, siteId, subjectId, JSON.stringify(payload), new Date().toISOString())
-    .run();
+function record(env: ContentEnv, kind: string, siteId: string, subjectId: string, payload: unknown) {
+  return recordOutboundEffect(env.DB, { kind, siteId, subjectId, payload });
 }
 
 type OutboundEnv = ContentEnv & {

@@ -13,23 +13,15 @@ import { drizzle } from "drizzle-orm/d1";
 import { postEffects } from "../../../../schema/content";
 import { newId } from "../../../lib/ids";
 import { errorFields } from "../../../lib/log";
-import type { Computed, Row } from "../../../lib/rows";
 import type { Env, Services } from "../bindings";
+import { deleteEffect, type PostEffect, type PostEffectKind, recordEffectFailure } from "./store";
 
 type PostEffectRow = Pick<
   typeof postEffects.$inferSelect,
   "id" | "site_id" | "post_id" | "kind" | "payload_json" | "attempts"
 >;
 
-export type PostEffectKind = PostEffectRow["kind"];
-
-export interface PostEffect {
-  id: string;
-  site_id: string;
-  post_id: string;
-  kind: PostEffectKind;
-  payload: unknown;
-}
+export type { PostEffect, PostEffectKind } from "./store";
 
 export function postEffect(
   siteId: string,
@@ -48,23 +40,6 @@ const ROW_COLUMNS = {
   payload_json: postEffects.payload_json,
   attempts: postEffects.attempts,
 };
-
-/**
- * The outbox row of `effect`, inserted only when the statement just before it in the same batch changed
- * exactly one row (the guarded UPDATE of the post). Place it directly after that UPDATE.
- */
-export function effectAfterUpdateStatement(
-  db: D1Database,
-  effect: PostEffect,
-  now: string,
-): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO post_effects (id, site_id, post_id, kind, payload_json, created_at)
-       SELECT ?, ?, ?, ?, ?, ? WHERE changes() = 1`,
-    )
-    .bind(effect.id, effect.site_id, effect.post_id, effect.kind, JSON.stringify(effect.payload), now);
-}
 
 async function deliverOne(env: Env, services: Services, row: PostEffectRow): Promise<void> {
   const payload = JSON.parse(row.payload_json) as { urls?: string[] };
@@ -92,17 +67,12 @@ async function recordFailure(env: Env, services: Services, row: PostEffectRow, e
   const fields = { effect_id: row.id, kind: row.kind, site_id: row.site_id, attempts, ...errorFields(err) };
   if (gaveUp) services.log.error("effect_given_up", fields);
   else services.log.warn("effect_delivery_failed", fields);
-  await env.DB.prepare(
-    "UPDATE post_effects SET attempts = ?, last_error = ?, next_attempt_at = ?, gave_up_at = ? WHERE id = ?",
-  )
-    .bind(
-      attempts,
-      errorText(err),
-      gaveUp ? null : new Date(now + retryDelayMs(attempts)).toISOString(),
-      gaveUp ? new Date(now).toISOString() : null,
-      row.id,
-    )
-    .run();
+  await recordEffectFailure(env.DB, row.id, {
+    attempts,
+    error: errorText(err),
+    nextAttemptAt: gaveUp ? null : new Date(now + retryDelayMs(attempts)).toISOString(),
+    gaveUpAt: gaveUp ? new Date(now).toISOString() : null,
+  });
 }
 
 async function deliverRows(env: Env, services: Services, rows: PostEffectRow[]): Promise<number> {
@@ -114,7 +84,7 @@ async function deliverRows(env: Env, services: Services, rows: PostEffectRow[]):
       await recordFailure(env, services, row, err, Date.now());
       continue;
     }
-    await env.DB.prepare("DELETE FROM post_effects WHERE id = ?").bind(row.id).run();
+    await deleteEffect(env.DB, row.id);
     delivered++;
   }
   return delivered;
@@ -184,17 +154,4 @@ export async function redeliverPendingEffects(
     .limit(limit)
     .all();
   return deliverRows(env, services, rows);
-}
-
-/** Outbox state for /metrics: rows waiting for delivery and rows given up, by kind. */
-export async function outboxCounts(
-  db: D1Database,
-): Promise<{ kind: PostEffectKind; pending: number; given_up: number }[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT kind, sum(gave_up_at IS NULL) AS pending, sum(gave_up_at IS NOT NULL) AS given_up
-       FROM post_effects GROUP BY kind ORDER BY kind`,
-    )
-    .all<Row<typeof postEffects, "kind"> & Computed<{ pending: number; given_up: number }>>();
-  return results;
 }

@@ -1,0 +1,99 @@
+/**
+ * The outbox's SQL (core/effects/pending.ts): a post change's effect rows (`post_effects`), their failed
+ * attempts and deletion once delivered, the counts of /metrics; and the development outbox of outbound
+ * calls (`outbound_effects`, core/effects/outbound.ts).
+ */
+import type { postEffects } from "../../../../schema/content";
+import { newId } from "../../../lib/ids";
+import type { Computed, Row } from "../../../lib/rows";
+import { batch } from "../../../lib/sql";
+
+export type PostEffectKind = (typeof postEffects.$inferSelect)["kind"];
+
+/** A side effect of a post change (or a media deletion: its purge), as written to the outbox. */
+export interface PostEffect {
+  id: string;
+  site_id: string;
+  post_id: string;
+  kind: PostEffectKind;
+  payload: unknown;
+}
+
+/**
+ * The outbox row of `effect`, inserted only when the statement just before it in the same batch changed
+ * exactly one row (the guarded UPDATE of the post). Place it directly after that UPDATE.
+ */
+export function effectAfterUpdateStatement(
+  db: D1Database,
+  effect: PostEffect,
+  now: string,
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO post_effects (id, site_id, post_id, kind, payload_json, created_at)
+       SELECT ?, ?, ?, ?, ?, ? WHERE changes() = 1`,
+    )
+    .bind(effect.id, effect.site_id, effect.post_id, effect.kind, JSON.stringify(effect.payload), now);
+}
+
+/** A failed attempt: its count and error, and the next attempt's time, or the time the outbox gave up. */
+export async function recordEffectFailure(
+  db: D1Database,
+  id: string,
+  failure: { attempts: number; error: string; nextAttemptAt: string | null; gaveUpAt: string | null },
+): Promise<void> {
+  await db
+    .prepare(
+      "UPDATE post_effects SET attempts = ?, last_error = ?, next_attempt_at = ?, gave_up_at = ? WHERE id = ?",
+    )
+    .bind(failure.attempts, failure.error, failure.nextAttemptAt, failure.gaveUpAt, id)
+    .run();
+}
+
+/** A delivered effect's row, gone. */
+export async function deleteEffect(db: D1Database, id: string): Promise<void> {
+  await db.prepare("DELETE FROM post_effects WHERE id = ?").bind(id).run();
+}
+
+/** Outbox state for /metrics: rows waiting for delivery and rows given up, by kind. */
+export async function outboxCounts(
+  db: D1Database,
+): Promise<{ kind: PostEffectKind; pending: number; given_up: number }[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT kind, sum(gave_up_at IS NULL) AS pending, sum(gave_up_at IS NOT NULL) AS given_up
+       FROM post_effects GROUP BY kind ORDER BY kind`,
+    )
+    .all<Row<typeof postEffects, "kind"> & Computed<{ pending: number; given_up: number }>>();
+  return results;
+}
+
+/** A row of the development outbox (`outbound_effects`): what would have been sent. */
+export interface OutboundRecord {
+  kind: string;
+  siteId: string;
+  subjectId: string | null;
+  payload: unknown;
+}
+
+function outboundEffectStatement(db: D1Database, r: OutboundRecord): D1PreparedStatement {
+  return db
+    .prepare(
+      "INSERT INTO outbound_effects (id, kind, site_id, subject_id, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(newId(), r.kind, r.siteId, r.subjectId, JSON.stringify(r.payload), new Date().toISOString());
+}
+
+/** An outbound call recorded instead of sent (DEV_OUTBOX=true). */
+export async function recordOutboundEffect(db: D1Database, record: OutboundRecord): Promise<void> {
+  await outboundEffectStatement(db, record).run();
+}
+
+/** Several records in one batch; none writes nothing. */
+export async function recordOutboundEffects(db: D1Database, records: OutboundRecord[]): Promise<void> {
+  if (records.length > 0)
+    await batch(
+      db,
+      records.map((r) => outboundEffectStatement(db, r)),
+    );
+}
