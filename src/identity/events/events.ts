@@ -14,6 +14,7 @@ import type { RequestFacts, Services } from "../core/context";
 import { nowIso } from "../core/crypto";
 import type { Env } from "../core/worker-env";
 import { findVerifiedOwner } from "../signup/accounts-store";
+import { insertEventStatement } from "./store";
 
 /** Events whose subject is an account: only its owner reads them. */
 export const ACCOUNT_EVENT_TYPES = [
@@ -149,26 +150,23 @@ export function recordEvent(
   e: EventInput,
   options: { ifChanged?: boolean } = {},
 ): D1PreparedStatement {
-  const where = options.ifChanged ? " WHERE changes() > 0" : "";
-  return db
-    .prepare(
-      `INSERT INTO security_events
-         (id, user_id, org_id, type, method, actor_user_id, target, detail, ip_prefix, user_agent, created_at)
-       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?${where}`,
-    )
-    .bind(
-      newId(),
-      "userId" in e ? e.userId : null,
-      "orgId" in e ? e.orgId : null,
-      e.type,
-      e.method ?? null,
-      e.actorUserId ?? null,
-      e.target ?? null,
-      e.detail?.slice(0, 200) ?? null,
-      origin.ipPrefix,
-      origin.userAgent,
-      nowIso(),
-    );
+  return insertEventStatement(
+    db,
+    {
+      id: newId(),
+      user_id: "userId" in e ? e.userId : null,
+      org_id: "orgId" in e ? e.orgId : null,
+      type: e.type,
+      method: e.method ?? null,
+      actor_user_id: e.actorUserId ?? null,
+      target: e.target ?? null,
+      detail: e.detail?.slice(0, 200) ?? null,
+      ip_prefix: origin.ipPrefix,
+      user_agent: origin.userAgent,
+      created_at: nowIso(),
+    },
+    options.ifChanged === true,
+  );
 }
 
 /**

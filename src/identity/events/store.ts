@@ -1,4 +1,5 @@
 /** Reads and retention of the security events (writes: src/identity/events/events.ts `recordEvent`). */
+import type { securityEvents } from "../../../schema/identity";
 import { batch, type Outcome } from "../../lib/sql";
 
 export interface EventRow {
@@ -44,6 +45,37 @@ export async function listEvents(db: D1Database, page: EventPage) {
 export function expiredEventsStatement(db: D1Database, now: number) {
   const cutoff = new Date(now - EVENT_RETENTION_DAYS * 24 * 3600 * 1000).toISOString();
   return db.prepare("DELETE FROM security_events WHERE created_at < ?").bind(cutoff);
+}
+
+/**
+ * The INSERT of one event (events/events.ts `recordEvent`). With `ifChanged` the row is written only when
+ * the statement just before it in the batch changed a row (SQLite `changes()`).
+ */
+export function insertEventStatement(
+  db: D1Database,
+  row: typeof securityEvents.$inferSelect,
+  ifChanged: boolean,
+): D1PreparedStatement {
+  const where = ifChanged ? " WHERE changes() > 0" : "";
+  return db
+    .prepare(
+      `INSERT INTO security_events
+         (id, user_id, org_id, type, method, actor_user_id, target, detail, ip_prefix, user_agent, created_at)
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?${where}`,
+    )
+    .bind(
+      row.id,
+      row.user_id,
+      row.org_id,
+      row.type,
+      row.method,
+      row.actor_user_id,
+      row.target,
+      row.detail,
+      row.ip_prefix,
+      row.user_agent,
+      row.created_at,
+    );
 }
 
 /**

@@ -10,6 +10,7 @@
  * decided inside the storing write). Every factor added and every recovery-code pool generated tells the
  * primary address at once, with a one-click undo (owner-notices.ts, address-disown.ts).
  */
+import { batch } from "../../lib/sql";
 import type { Services } from "../core/context";
 import type { Env } from "../core/worker-env";
 import { fail, problem } from "../errors";
@@ -93,7 +94,7 @@ export async function confirmTotpEnrollment(env: Env, services: Services, userId
     return { confirmed: true as const };
   }
   const pool = await newRecoveryPool(env, userId);
-  await env.DB.batch([...pool.statements, callerEvent(env, services, userId, "recovery_codes_generated")]);
+  await batch(env.DB, [...pool.statements, callerEvent(env, services, userId, "recovery_codes_generated")]);
   await tellOwner(env, services, userId, { kind: "totp", id: pending.id, alsoRecovery: true });
   return { confirmed: true as const, recovery_codes: pool.codes };
 }
@@ -101,7 +102,7 @@ export async function confirmTotpEnrollment(env: Env, services: Services, userId
 /** A new recovery pool (the caller ran the step-up); the owner is told, with a link voiding it. */
 export async function generateRecoveryPool(env: Env, services: Services, userId: string) {
   const pool = await newRecoveryPool(env, userId);
-  await env.DB.batch([...pool.statements, callerEvent(env, services, userId, "recovery_codes_generated")]);
+  await batch(env.DB, [...pool.statements, callerEvent(env, services, userId, "recovery_codes_generated")]);
   await tellOwner(env, services, userId, { kind: "recovery", id: pool.poolId });
   return pool.codes;
 }

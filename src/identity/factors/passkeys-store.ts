@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { type passkeyCeremonies, passkeys } from "../../../schema/identity";
 import type { Row } from "../../lib/rows";
-import type { Outcome } from "../../lib/sql";
+import { type Outcome, query } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 import { isUniqueViolation } from "../core/d1-errors";
 import { batchWithEvent } from "../events/store";
@@ -193,10 +193,12 @@ export type EndedPasskey = Row<typeof passkeys, "name" | "created_at">;
  * step-up (issue 31: those from before it included), returning what it ended. Such a passkey may be a
  * stolen access token's, and it signs in alone: the reset that takes the account back must end it.
  */
-export function endPasskeysWithoutStepUpStatement(db: D1Database, userId: string): D1PreparedStatement {
-  return db
-    .prepare("DELETE FROM passkeys WHERE user_id = ? AND stepped_up = 0 RETURNING name, created_at")
-    .bind(userId);
+export function endPasskeysWithoutStepUpQuery(db: D1Database, userId: string) {
+  return query<EndedPasskey>(
+    db,
+    "DELETE FROM passkeys WHERE user_id = ? AND stepped_up = 0 RETURNING name, created_at",
+    userId,
+  );
 }
 
 /**

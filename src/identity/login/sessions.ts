@@ -1,6 +1,8 @@
 /** Issuing a session: its row (a new refresh family) and its events; the cookies are session-response.ts's. */
+
 import { newId } from "../../lib/ids";
 import type { ApiError } from "../../lib/problem";
+import { batch } from "../../lib/sql";
 import { SESSION_TTL_S, TRUSTED_SESSION_TTL_S } from "../core/config";
 import type { Services } from "../core/context";
 import { isoIn } from "../core/crypto";
@@ -75,8 +77,8 @@ export async function createSession(
   input: SessionRequest,
 ) {
   const { statement, session, events } = await prepareSession(env, services, input);
-  const [written] = await env.DB.batch([statement, ...events]);
-  if (written?.meta.changes !== 1) {
+  const [written] = await batch(env.DB, [statement, ...events]);
+  if (written?.changes !== 1) {
     throw input.stale?.() ?? new Error("session not written: the credential epoch changed");
   }
   return session;

@@ -21,6 +21,7 @@ import type { EdgeIdentity, OrgMembership, SiteMembership } from "../../lib/edge
 import type { Logger } from "../../lib/log";
 import { type EndedIntegrations, type MemberGrantEnding, rpc, type SitesRpc } from "../../lib/rpc";
 import { orgRolePermissions, personSitePermissions } from "../../lib/site-permissions";
+import { batch } from "../../lib/sql";
 import type { Services } from "../core/context";
 import type { Env } from "../core/worker-env";
 import { orgEvent } from "../events/events";
@@ -161,7 +162,7 @@ async function deliverOne(d: Delivery, row: GrantEndingRow): Promise<void> {
   }
   // After the event above, which is conditioned on the delivery's mark (each event follows its own write).
   statements.push(...endSentGrants(d.env, row, sent));
-  await d.env.DB.batch(statements);
+  await batch(d.env.DB, statements);
   if (ending && count > 0) await tellOwners(d, ending, ended);
 }
 

@@ -1,3 +1,4 @@
+import { batch } from "../../lib/sql";
 import { OTP_POLICY, type OtpPurpose } from "../core/config";
 import { hmacHex, isoIn, randomDigits, randomToken } from "../core/crypto";
 import type { Env } from "../core/worker-env";
@@ -70,7 +71,7 @@ export async function issueOtp(
   input: { purpose: OtpPurpose; target: string; userId: string | null; context?: string | null },
 ): Promise<IssuedOtp> {
   const { code, expiresAt, linkToken, statements } = await prepareOtp(env, input);
-  await env.DB.batch(statements);
+  await batch(env.DB, statements);
   return { code, expiresAt, linkToken };
 }
 

@@ -1,9 +1,10 @@
 /** Password reset by e-mail: the request (a code and link to the address) and the confirmation. */
+import { batch } from "../../lib/sql";
 import type { Services } from "../core/context";
 import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
 import { callerEvent } from "../events/events";
-import { type EndedPasskey, endPasskeysWithoutStepUpStatement } from "../factors/passkeys-store";
+import { endPasskeysWithoutStepUpQuery } from "../factors/passkeys-store";
 import { clearPasswordGuard, enforceVerifyQuotas } from "../login/guards";
 import { requestOwnerCode } from "../login/owner-codes";
 import { revokeAllSessionsStatement } from "../login/sessions-store";
@@ -51,11 +52,11 @@ export async function confirmPasswordReset(
   const won = await consumeOtp(env, { purpose: "password_reset", target: input.address, code: input.code });
   if (!won?.userId) fail("CODE_INVALID", "The code is invalid.");
   const userId = won.userId;
-  const results = await env.DB.batch([
+  const outcomes = await batch(env.DB, [
     ...setPasswordStatements(env.DB, userId, hash),
     revokeAllSessionsStatement(env.DB, userId, "password_reset"),
     callerEvent(env, services, userId, "password_reset"),
-    endPasskeysWithoutStepUpStatement(env.DB, userId),
+    endPasskeysWithoutStepUpQuery(env.DB, userId),
     callerEvent(
       env,
       services,
@@ -65,7 +66,7 @@ export async function confirmPasswordReset(
       { ifChanged: true },
     ),
   ]);
-  const endedPasskeys = (results.at(-2)?.results ?? []) as EndedPasskey[];
+  const endedPasskeys = outcomes.at(-2)?.rows ?? [];
   await clearPasswordGuard(env, `account|${userId}`);
   await noticePasswordReset(
     { env, mailer: services.mailer, log: services.log },

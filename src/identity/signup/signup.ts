@@ -1,5 +1,6 @@
 /** Self-signup: one answer and one cost whether or not the address already belongs to an account. */
 import type { Logger } from "../../lib/log";
+import { batch } from "../../lib/sql";
 import type { Services } from "../core/context";
 import type { Env } from "../core/worker-env";
 import type { Mailer } from "../messaging/messaging";
@@ -40,7 +41,7 @@ export async function signUp(env: Env, mailer: Mailer, address: string, password
       await spendHashWork(password);
       // Harmless writes of the same shape as the new-account batch, so the round trips match.
       const touch = noOpUserStatement(env.DB, owner.user_id);
-      await env.DB.batch([touch, touch, touch, touch]);
+      await batch(env.DB, [touch, touch, touch, touch]);
       await mailer.send({
         to: address,
         purpose: "signup_notice",
@@ -50,7 +51,7 @@ export async function signUp(env: Env, mailer: Mailer, address: string, password
     } else {
       const account = pendingAccountStatements(env.DB, address, await hashPassword(password));
       const otp = await prepareOtp(env, { purpose: "email_verify", target: address, userId: account.userId });
-      await env.DB.batch([...account.statements, ...otp.statements]);
+      await batch(env.DB, [...account.statements, ...otp.statements]);
       await mailer.send({
         to: address,
         purpose: "email_verify",
