@@ -119,24 +119,25 @@ export async function pendingSentGrants(
       .all<Id>();
     return { invitations: results.map((r) => r.id), transfers: [] };
   }
-  const [sent, offered] = await db.batch<Id>([
-    db
-      .prepare(
-        `SELECT i.id FROM invitations i WHERE i.org_id = ?1 AND ${pending("i.")}
+  const [sent, offered] = await batch(db, [
+    query<Row<typeof invitations, "id">>(
+      db,
+      `SELECT i.id FROM invitations i WHERE i.org_id = ?1 AND ${pending("i.")}
            AND (i.scope = 'org' OR NOT EXISTS (SELECT 1 FROM site_memberships sm
              WHERE sm.site_id = i.site_id AND sm.user_id = ?2 AND ${ownerRoleSql("site", "sm")}))`,
-      )
-      .bind(input.orgId, userId, endedAt),
-    db
-      .prepare(
-        "SELECT id FROM transfers WHERE from_org_id = ?1 AND created_by = ?2 AND status = 'pending' AND created_at <= ?3",
-      )
-      .bind(input.orgId, userId, endedAt),
+      input.orgId,
+      userId,
+      endedAt,
+    ),
+    query<Row<typeof transfers, "id">>(
+      db,
+      "SELECT id FROM transfers WHERE from_org_id = ?1 AND created_by = ?2 AND status = 'pending' AND created_at <= ?3",
+      input.orgId,
+      userId,
+      endedAt,
+    ),
   ]);
-  return {
-    invitations: (sent?.results ?? []).map((r) => r.id),
-    transfers: (offered?.results ?? []).map((r) => r.id),
-  };
+  return { invitations: sent.rows.map((r) => r.id), transfers: offered.rows.map((r) => r.id) };
 }
 
 /**

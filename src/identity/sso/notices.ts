@@ -3,11 +3,10 @@
  * removed) or when an owner signs in past enforced SSO (break-glass). A notice never fails the change:
  * one that cannot be sent is logged.
  */
-import type { emailAddresses, orgs } from "../../../schema/identity";
-import type { Row } from "../../lib/rows";
 import type { Services } from "../core/context";
 import type { Env } from "../core/worker-env";
 import type { Mailer } from "../messaging/messaging";
+import { ownerAddresses } from "./store";
 import { SSO_UNDO_TTL_S } from "./undo";
 
 const WHAT = {
@@ -18,20 +17,6 @@ const WHAT = {
   undone:
     "A change to the single sign-on of your organization was undone by its e-mailed link; its SSO sessions ended",
 } as const;
-
-async function ownerAddresses(db: D1Database, orgId: string) {
-  const { results } = await db
-    .prepare(
-      `SELECT e.address, o.name FROM org_memberships m
-       JOIN roles r ON r.scope = 'org' AND r.slug = m.role AND r.is_system = 1 AND (r.org_id IS NULL OR r.org_id = m.org_id)
-       JOIN email_addresses e ON e.user_id = m.user_id AND e.is_primary = 1
-       JOIN orgs o ON o.id = m.org_id
-       WHERE m.org_id = ?`,
-    )
-    .bind(orgId)
-    .all<Row<typeof emailAddresses, "address"> & Row<typeof orgs, "name">>();
-  return results;
-}
 
 /** The notice's advice; with `undoLink` (a set or a change: docs/decisions/grant-endings.md), the one-click undo. */
 function advice(undoLink?: string): string {

@@ -25,6 +25,7 @@ import {
   findPending,
   joinStatement,
   linkStatement,
+  newAccountStatements,
   type SsoPendingRow,
 } from "./store";
 
@@ -60,16 +61,13 @@ export async function registerThroughSso(
   const now = nowIso();
   const db = env.DB;
   const account = [
-    db
-      .prepare(
-        "INSERT INTO users (id, status, password_hash, display_name, created_at, updated_at) VALUES (?, 'active', ?, ?, ?, ?)",
-      )
-      .bind(userId, passwordHash, body.display_name ?? pending.name, now, now),
-    db
-      .prepare(
-        "INSERT INTO email_addresses (id, user_id, address, verified_at, is_primary, created_at) VALUES (?, ?, ?, ?, 1, ?)",
-      )
-      .bind(newId(), userId, pending.email, now, now),
+    ...newAccountStatements(db, {
+      userId,
+      passwordHash,
+      displayName: body.display_name ?? pending.name,
+      address: pending.email,
+      now,
+    }),
     joinStatement(db, pending.org_id, userId, SSO_DEFAULT_ROLE),
     linkStatement(db, pending.org_id, pending.subject, userId),
   ];

@@ -6,6 +6,7 @@
  * which proves its address first).
  */
 import * as oauth from "oauth4webapi";
+import { batch } from "../../lib/sql";
 import type { Services } from "../core/context";
 import { randomToken, sha256Hex, timingSafeEqual } from "../core/crypto";
 import type { Env } from "../core/worker-env";
@@ -224,6 +225,6 @@ export async function ssoSession(
     userId,
     amr,
   });
-  await env.DB.batch([...before, statement, record, ...events]);
+  await batch(env.DB, [...before, statement, record, ...events]);
   return session;
 }

@@ -1,12 +1,15 @@
 /** The SSO tables (migration 0007): configurations, vouched domains, logins in flight, links, sessions. */
 import type {
+  emailAddresses,
   orgSso,
+  orgs,
   ssoDomains,
   ssoIdentities,
   ssoLogins,
   ssoPending,
   users,
 } from "../../../schema/identity";
+import { newId } from "../../lib/ids";
 import type { Computed, Row } from "../../lib/rows";
 import { batch } from "../../lib/sql";
 import { isoIn, nowIso } from "../core/crypto";
@@ -260,6 +263,32 @@ export function linkStatement(db: D1Database, orgId: string, subject: string, us
     .bind(orgId, subject, userId, nowIso());
 }
 
+/** A new active account whose primary address the provider proved (an SSO registration's batch). */
+export function newAccountStatements(
+  db: D1Database,
+  account: {
+    userId: string;
+    passwordHash: string | null;
+    displayName: string | null;
+    address: string;
+    now: string;
+  },
+): D1PreparedStatement[] {
+  const { userId, now } = account;
+  return [
+    db
+      .prepare(
+        "INSERT INTO users (id, status, password_hash, display_name, created_at, updated_at) VALUES (?, 'active', ?, ?, ?, ?)",
+      )
+      .bind(userId, account.passwordHash, account.displayName, now, now),
+    db
+      .prepare(
+        "INSERT INTO email_addresses (id, user_id, address, verified_at, is_primary, created_at) VALUES (?, ?, ?, ?, 1, ?)",
+      )
+      .bind(newId(), userId, account.address, now, now),
+  ];
+}
+
 export function joinStatement(db: D1Database, orgId: string, userId: string, role: string) {
   return db
     .prepare("INSERT OR IGNORE INTO org_memberships (org_id, user_id, role, created_at) VALUES (?, ?, ?, ?)")
@@ -275,4 +304,19 @@ export function ssoSessionEndedSql(alias: string): string {
   return `EXISTS (SELECT 1 FROM sso_sessions x WHERE x.family_id = ${alias}.family_id AND (
     NOT EXISTS (SELECT 1 FROM org_memberships m WHERE m.org_id = x.org_id AND m.user_id = x.user_id)
     OR NOT EXISTS (SELECT 1 FROM org_sso o WHERE o.org_id = x.org_id AND o.config_id = x.config_id)))`;
+}
+
+/** The primary addresses of the owners of organization `orgId`, with its name (sso/notices.ts). */
+export async function ownerAddresses(db: D1Database, orgId: string) {
+  const { results } = await db
+    .prepare(
+      `SELECT e.address, o.name FROM org_memberships m
+       JOIN roles r ON r.scope = 'org' AND r.slug = m.role AND r.is_system = 1 AND (r.org_id IS NULL OR r.org_id = m.org_id)
+       JOIN email_addresses e ON e.user_id = m.user_id AND e.is_primary = 1
+       JOIN orgs o ON o.id = m.org_id
+       WHERE m.org_id = ?`,
+    )
+    .bind(orgId)
+    .all<Row<typeof emailAddresses, "address"> & Row<typeof orgs, "name">>();
+  return results;
 }
