@@ -6,7 +6,9 @@ import { CommonErrors, defineErrors, errorsOf, type Fail } from "../lib/problem"
 
 export const GatewayErrors = defineErrors({
   BAD_REQUEST: CommonErrors.BAD_REQUEST.status,
-  UNAUTHENTICATED: 401,
+  UNAUTHENTICATED: CommonErrors.UNAUTHENTICATED.status,
+  TOKEN_EXPIRED: CommonErrors.TOKEN_EXPIRED.status,
+  METHOD_NOT_ALLOWED: CommonErrors.METHOD_NOT_ALLOWED.status,
   NOT_FOUND: CommonErrors.NOT_FOUND.status,
   PAYLOAD_TOO_LARGE: CommonErrors.PAYLOAD_TOO_LARGE.status,
   UNSUPPORTED_MEDIA_TYPE: CommonErrors.UNSUPPORTED_MEDIA_TYPE.status,
@@ -19,5 +21,3 @@ const errors = errorsOf(GatewayErrors);
 
 /** Throws the catalogue's error `name`; `options` is the wire `detail` or the full problem options. */
 export const fail: Fail<GatewayErrorName> = errors.fail;
-/** The catalogue's error `name`, for code that hands the error on instead of throwing it here. */
-export const problem = errors.problem;

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { bearerRefusal } from "../lib/bearer";
 import { readCappedBytes } from "../lib/capped-body";
 import { asciiJson, EDGE_CONTROL_HEADERS, EDGE_HEADER_NAMES, EDGE_HEADERS } from "../lib/edge";
 import { signEdgeHeaders } from "../lib/edge-trust";
@@ -8,7 +9,7 @@ import { mergeVary, refusedPublicKeyOrigin } from "../lib/public-cors";
 import { corsHeaders, preflight } from "./cors";
 import { registerDocs } from "./docs";
 import { forgetEdgeContext, loadEdgeContext } from "./edge-context";
-import { fail, problem } from "./errors";
+import { fail } from "./errors";
 import { type Route, routeFor, type Upstream } from "./routes";
 import { verifyAccessToken } from "./tokens";
 
@@ -37,10 +38,8 @@ async function forgetCallerContext(env: Env, headers: Headers) {
   const token = bearerOf(headers);
   if (!token || !looksLikeJwt(token)) return;
   const verified = await verifyAccessToken(env, token);
-  if (verified) forgetEdgeContext(verified.userId);
+  if (verified && verified !== "expired") forgetEdgeContext(verified.userId);
 }
-
-const unauthenticated = () => problem("UNAUTHENTICATED", "A valid Bearer access token is required.");
 
 /**
  * The headers a service sees: the client's edge headers are removed (a forged X-Org-Memberships must
@@ -61,13 +60,18 @@ async function forwardHeaders(env: Env, request: Request, requestId: string, rou
   const token = bearerOf(request.headers);
   if (!token || !looksLikeJwt(token)) {
     if (!route.requiresSession) return headers;
-    throw unauthenticated();
+    const fault = request.headers.has("authorization") ? "invalid" : "missing";
+    throw bearerRefusal(fault, "A valid Bearer access token is required.");
   }
   const verified = await verifyAccessToken(env, token);
+  if (verified === "expired") {
+    if (!route.requiresSession) return headers;
+    throw bearerRefusal("expired");
+  }
   const context = verified ? await loadEdgeContext(env, verified.userId, verified.sessionId) : null;
   if (!verified || !context?.session_active) {
     if (!route.requiresSession) return headers;
-    throw unauthenticated();
+    throw bearerRefusal("invalid", "A valid Bearer access token is required.");
   }
   headers.set(EDGE_HEADERS.userId, context.user_id);
   headers.set(EDGE_HEADERS.sessionId, verified.sessionId);

@@ -47,7 +47,10 @@ export interface VerifiedToken {
 }
 
 /** The verified subject and session of a Bearer access token, or null when it is not one we issued. */
-export async function verifyAccessToken(env: GatewayEnv, token: string): Promise<VerifiedToken | null> {
+export async function verifyAccessToken(
+  env: GatewayEnv,
+  token: string,
+): Promise<VerifiedToken | "expired" | null> {
   const options = { issuer: env.TOKEN_ISSUER, audience: env.TOKEN_AUDIENCE, algorithms: ["EdDSA"] };
   // Only EdDSA with a key id is ours; anything else ("none", HS256 with the public key...) stops here.
   try {
@@ -61,12 +64,14 @@ export async function verifyAccessToken(env: GatewayEnv, token: string): Promise
     ({ payload } = await jwtVerify(token, createLocalJWKSet(await loadJwks(env, false)), options));
   } catch (err) {
     const code = (err as { code?: string }).code;
+    // jose checks the claims only after the signature: "expired" is said of our own tokens alone.
+    if (code === "ERR_JWT_EXPIRED") return "expired";
     if (code !== "ERR_JWKS_NO_MATCHING_KEY" || Date.now() - lastForcedRefresh < REFRESH_FLOOR_MS) return null;
     lastForcedRefresh = Date.now();
     try {
       ({ payload } = await jwtVerify(token, createLocalJWKSet(await loadJwks(env, true)), options));
-    } catch {
-      return null;
+    } catch (retryErr) {
+      return (retryErr as { code?: string }).code === "ERR_JWT_EXPIRED" ? "expired" : null;
     }
   }
   if (typeof payload.sub !== "string" || typeof payload.sid !== "string") return null;

@@ -82,8 +82,10 @@ export const specified = defineErrors({
 });
 
 export const beyondSpec = defineErrors({
-  /** The spec's 401 for a missing or invalid Bearer names no code. */
-  UNAUTHORIZED: 401,
+  /** The spec's 401 for a missing or invalid Bearer names no code: the platform's one (src/lib/bearer.ts). */
+  UNAUTHENTICATED: CommonErrors.UNAUTHENTICATED.status,
+  TOKEN_EXPIRED: CommonErrors.TOKEN_EXPIRED.status,
+  METHOD_NOT_ALLOWED: CommonErrors.METHOD_NOT_ALLOWED.status,
   /** The spec's 423 (login, login start, refresh) names no code. */
   ACCOUNT_LOCKED: 423,
   /** The spec's 502 ("upstream failure of the SMS provider or sending step") names no code. */

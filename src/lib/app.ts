@@ -1,5 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Env as HonoEnv } from "hono";
+import { allowedMethodsOf } from "./allowed-methods";
 import {
   API_REFERENCE_SCRIPT,
   type DocumentRules,
@@ -13,7 +14,10 @@ import { edgeTrust } from "./edge-trust";
 import { requestLogger } from "./log";
 import { CommonErrors, errorsOf, handleError, notFoundResponse } from "./problem";
 
-const { fail } = errorsOf(CommonErrors);
+const { fail, problem } = errorsOf(CommonErrors);
+
+const methodNotAllowed = (detail: string, allow: string) =>
+  problem("METHOD_NOT_ALLOWED", { detail, headers: { allow } });
 
 type ServiceInfo = {
   title: string;
@@ -43,6 +47,19 @@ export function createServiceApp<E extends HonoEnv>(service: string) {
   // Before any route: edge headers count only when the gateway signed them for this service and this body
   // (src/lib/edge-trust.ts).
   app.use("*", edgeTrust<E>(service));
+  // A documented path asked with a method it does not serve: 405 with Allow, before any guard
+  // (src/lib/allowed-methods.ts). OPTIONS passes (the gateway answers CORS preflights).
+  const allowed = allowedMethodsOf(app);
+  app.use("*", async (c, next) => {
+    const methods = c.req.method === "OPTIONS" ? [] : allowed(c.req.path);
+    if (methods.length > 0 && !methods.includes(c.req.method)) {
+      throw methodNotAllowed(
+        `${c.req.method} is not served here; use ${methods.join(", ")}.`,
+        methods.join(", "),
+      );
+    }
+    await next();
+  });
   app.onError(handleError);
   app.notFound(() => notFoundResponse());
   return app;

@@ -63,9 +63,18 @@ export class ApiError extends Error {
 }
 
 /** Errors every service can answer: the app factory's own (unparseable input, unknown route, redacted 500). */
+/** The one detail of a body that is not JSON, on every service (400 BAD_REQUEST). */
+export const NOT_JSON_DETAIL = "The body is not valid JSON.";
+
 export const CommonErrors = defineErrors({
   BAD_REQUEST: 400,
+  /** No credential, or one that does not verify (src/lib/bearer.ts: with its `WWW-Authenticate`). */
+  UNAUTHENTICATED: 401,
+  /** An access token that verifies but expired: the client refreshes (src/lib/bearer.ts). */
+  TOKEN_EXPIRED: 401,
   NOT_FOUND: 404,
+  /** A documented path asked with a method it does not serve (with `Allow`). */
+  METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   INTERNAL_ERROR: 500,
@@ -149,10 +158,12 @@ export function handleError(err: Error, c: Context): Response {
   }
   const status = (err as { status?: unknown }).status;
   if (typeof status === "number" && status >= 400 && status < 500) {
-    // Hono's own HTTPExceptions (e.g. a body the JSON parser refused).
+    // Hono's own HTTPExceptions (e.g. a body the JSON parser refused). Its validator's "Malformed JSON in
+    // request body" is said in the platform's one wording (NOT_JSON_DETAIL), as the hand parsers say it.
     const name =
       status === 413 ? "PAYLOAD_TOO_LARGE" : status === 415 ? "UNSUPPORTED_MEDIA_TYPE" : "BAD_REQUEST";
-    const error = common.problem(name, err.message);
+    const detail = /^Malformed JSON/.test(err.message) ? NOT_JSON_DETAIL : err.message;
+    const error = common.problem(name, detail);
     log.info("request_failed", { ...at, status: error.status, code: error.code, reason: err.message });
     return problemResponse(error);
   }

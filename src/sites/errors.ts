@@ -59,7 +59,9 @@ export const beyondSpec = defineErrors({
    */
   APPLET_CONTENT_UNAVAILABLE: 502,
   /** The spec's 401 of legal page generation (no `X-User-Id`) names no code. */
-  UNAUTHENTICATED: 401,
+  UNAUTHENTICATED: CommonErrors.UNAUTHENTICATED.status,
+  TOKEN_EXPIRED: CommonErrors.TOKEN_EXPIRED.status,
+  METHOD_NOT_ALLOWED: CommonErrors.METHOD_NOT_ALLOWED.status,
   /** The spec's 500 "internal failure with redacted detail" names no code. */
   INTERNAL_ERROR: CommonErrors.INTERNAL_ERROR.status,
   /** The spec's 503 "health cache not wired" names no code: `HEALTH_CACHE` KV binding absent. */

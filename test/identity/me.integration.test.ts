@@ -39,11 +39,11 @@ describe("GET /v1/auth/me", () => {
     expect(theirs.factors).toEqual(["password"]);
   });
 
-  it("401 UNAUTHORIZED without a Bearer or with a bad one", async () => {
+  it("401 UNAUTHENTICATED without a Bearer or with a bad one", async () => {
     for (const token of [undefined, "nope"]) {
       const res = await call("GET", "/api/v1/auth/me", token ? { token } : {});
       expect(res.status).toBe(401);
-      expect((await json<{ code: string }>(res)).code).toBe("UNAUTHORIZED");
+      expect((await json<{ code: string }>(res)).code).toBe("UNAUTHENTICATED");
     }
   });
 });

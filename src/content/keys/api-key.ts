@@ -3,11 +3,12 @@
  * browsers), the pk_ origin allowlist, scopes, and the per-key quotas: writes and lead reads in the key's
  * ApiKeyGate (exact), reads in the Workers rate-limiting bindings (counted where the request lands).
  */
+import { bearerRefusal } from "../../lib/bearer";
 import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
 import type { Env } from "../core/bindings";
 import { clockNow } from "../core/clock";
-import { fail, problem } from "../errors";
+import { fail } from "../errors";
 import { getSite, INACTIVE_SITE_STATUSES } from "../site/store";
 import { type BucketSpec, type BucketState, keyGate, type ReserveResult, type TakeResult } from "./gate";
 import { keyContexts } from "./key-cache";
@@ -70,11 +71,9 @@ export const QUOTAS = {
 /** Analytics collection per (site, client IP): the `COLLECT_LIMITER` binding's `simple` setting in wrangler.toml. */
 export const COLLECT_QUOTA = { capacity: 60, windowSeconds: 60 } as const;
 
-function unauthenticated(detail: string): ApiError {
-  return problem("UNAUTHENTICATED", {
-    detail,
-    headers: { "www-authenticate": 'Bearer realm="content"' },
-  });
+/** A missing key, or one that does not verify: the platform's one 401 (src/lib/bearer.ts). */
+function unauthenticated(detail: string, fault: "missing" | "invalid" = "invalid"): ApiError {
+  return bearerRefusal(fault, detail);
 }
 
 /** The presented key: the Authorization header wins; `?key=` is only for pk_ keys. */
@@ -86,7 +85,7 @@ function presentedKey(request: KeyRequest): string {
     return match[1]!;
   }
   const query = request.queryKey;
-  if (query === undefined || query === "") throw unauthenticated("An API key is required.");
+  if (query === undefined || query === "") throw unauthenticated("An API key is required.", "missing");
   // A secret key in a URL leaks into logs, histories and Referer headers: refuse it outright.
   if (query.startsWith("ck_")) {
     fail(
@@ -345,6 +344,6 @@ async function takeCollectQuota(env: Env, request: KeyRequest, siteId: string) {
 /** The authenticated key's site; a site this service does not know answers like a revoked key. */
 export async function keySite(db: D1Database, key: KeyContext): Promise<SiteProjection> {
   const site = await getSite(db, key.siteId);
-  if (!site) fail("UNAUTHENTICATED", "The API key is invalid or revoked.");
+  if (!site) throw bearerRefusal("invalid", "The API key is invalid or revoked.");
   return site;
 }

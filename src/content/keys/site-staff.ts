@@ -5,12 +5,13 @@
  * session). Anyone else, and a missing, deleted or archived site, gets the same opaque 404, so the
  * key-admin routes cannot be used to probe which site ids exist.
  */
+import { bearerRefusal } from "../../lib/bearer";
 import { type EdgeIdentity, readEdgeIdentity } from "../../lib/edge";
 import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
 import { personSitePermissions } from "../../lib/site-permissions";
 import { clockNow } from "../core/clock";
-import { fail, problem } from "../errors";
+import { problem } from "../errors";
 import { getSite, INACTIVE_SITE_STATUSES } from "../site/store";
 import { siteOwner } from "../transfers/store";
 import { grantRecentlyEnded } from "./member-grants";
@@ -49,7 +50,7 @@ export async function authorizeKeyAdmin(
 ): Promise<{ userId: string; site: SiteProjection }> {
   const identity = readEdgeIdentity(headers);
   if (!identity.userId) {
-    fail("UNAUTHENTICATED", "A signed-in staff session is required.");
+    throw bearerRefusal("missing", "A signed-in staff session is required.");
   }
   const [projection, owner] = await Promise.all([getSite(db, siteId), siteOwner(db, siteId)]);
   if (!projection || !owner || INACTIVE_SITE_STATUSES.has(projection.status)) throw siteNotFound();

@@ -1,7 +1,9 @@
 /** Single-post operations: create, read, update, unpublish, editable source, post SEO. */
+
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
+import { NOT_JSON_DETAIL } from "../../lib/problem";
 import type { AppEnv } from "../core/bindings";
 import { edgePlace, sendPublicAnswer } from "../core/cacheable";
 import { clockIso } from "../core/clock";
@@ -57,13 +59,20 @@ const json = (schema: z.ZodType, description: string) => ({
   content: { "application/json": { schema } },
 });
 
-/** Parses a JSON body with a zod schema; anything malformed is a 400 problem. */
+/**
+ * Parses a JSON body with a zod schema, as the declarative validator does for the other routes: a body
+ * that is not sent as JSON is 415, unreadable JSON 400 with the platform's one detail, a schema failure
+ * 400 with the first issue's path.
+ */
 async function parseJsonBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
+  if (!/^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(c.req.header("content-type") ?? "")) {
+    fail("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
+  }
   let raw: unknown;
   try {
     raw = await c.req.json();
   } catch {
-    fail("BAD_REQUEST", "The body must be a JSON object.");
+    fail("BAD_REQUEST", NOT_JSON_DETAIL);
   }
   const result = schema.safeParse(raw);
   if (!result.success) {

@@ -6,9 +6,10 @@
  * or every link of the post ended by `DELETE …/preview`.
  */
 
+import { bearerRefusal } from "../../lib/bearer";
 import type { Env } from "../core/bindings";
 import { clockNow } from "../core/clock";
-import { fail, problem } from "../errors";
+import { problem } from "../errors";
 import type { KeyContext } from "../keys/key-context";
 import { postDetail } from "../posts/public-reads";
 import { resolveEditablePost } from "../posts/resolve";
@@ -44,10 +45,7 @@ export async function createPreview(
   });
   // The key was revoked or carried over since it was authenticated: refused as such a key is.
   if (!stored) {
-    fail("UNAUTHENTICATED", {
-      detail: "The API key is invalid or revoked.",
-      headers: { "www-authenticate": 'Bearer realm="content"' },
-    });
+    throw bearerRefusal("invalid", "The API key is invalid or revoked.");
   }
   return { url: `${origin}/v1/preview/${token}`, expires_at: expiresAt };
 }

@@ -1,8 +1,8 @@
 /** `/health`, `/ready` (cache store, JWKS and the OpenAPI document loaded) and `/metrics`. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../core/bindings";
+import { storedGauges } from "./gauges";
 import { renderMetrics } from "./metrics";
-import { storedGauges } from "./stored-gauges";
 
 const JWKS_MAX_AGE_MS = 10 * 60 * 1000;
 

@@ -7,7 +7,7 @@ import { languageParam } from "../posts/resolve";
 import { parseIfMatch, revisionTag } from "../posts/revision-tag";
 import { IfMatchHeaders, LanguageQuery, RefParam } from "../posts/routes";
 import { PostSeoSchema, PostSummarySchema, postSummary } from "../posts/shapes";
-import { postRevisions, REVISIONS_MAX_LIMIT, restoreRevision, revisionNumber } from "./restore";
+import { postRevisions, REVISIONS_MAX_LIMIT, restoreRevision, revisionNumber } from "./revisions";
 import { KEPT_REVISIONS } from "./store";
 
 const RevisionSchema = z

@@ -6,7 +6,9 @@
  * the same codes as its PATCH), rehosts images and stores, and content answers with the code and status
  * sites gave.
  */
+
 import { z } from "@hono/zod-openapi";
+import { bearerRefusal } from "../../lib/bearer";
 import { rpc, type SiteSettingsMerge, type SitesRpc, type StoredSiteSettings } from "../../lib/rpc";
 import { isSettingsWriteCode } from "../../lib/settings-codes";
 import type { Env } from "../core/bindings";
@@ -147,7 +149,7 @@ function sitesUnavailable(err: unknown): never {
 
 /** A site sites no longer shows (deleted or archived, before content's projection caught up). */
 function siteGone(): never {
-  fail("UNAUTHENTICATED", "The API key is invalid or revoked.");
+  throw bearerRefusal("invalid", "The API key is invalid or revoked.");
 }
 
 /** The key's site's stored settings, fresh from sites. */

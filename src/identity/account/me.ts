@@ -88,7 +88,7 @@ const getMeRoute = createRoute({
   ...bearerAuth,
   responses: {
     200: jsonResponse("The caller", MeSchema),
-    ...problemResponses({ 401: "UNAUTHORIZED" }),
+    ...problemResponses({ 401: "UNAUTHENTICATED, TOKEN_EXPIRED" }),
   },
 });
 

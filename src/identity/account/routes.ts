@@ -42,7 +42,7 @@ const deleteAccountRoute = createRoute({
   responses: {
     202: jsonResponse("Scheduled; every session ended (cookies cleared)", DeletionSchema),
     ...problemResponses({
-      401: "UNAUTHORIZED, CODE_INVALID",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED, CODE_INVALID",
       409: "LAST_ORG_OWNER, LAST_SITE_OWNER (details.orgs, details.sites: id and name)",
       428: "STEP_UP_REQUIRED",
       429: "RATE_LIMITED (step-up code sends and checks)",
@@ -81,7 +81,7 @@ const exportAccountRoute = createRoute({
   responses: {
     200: jsonResponse("The account's data", AccountExportSchema),
     ...problemResponses({
-      401: "UNAUTHORIZED, CODE_INVALID",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED, CODE_INVALID",
       428: "STEP_UP_REQUIRED",
       429: "RATE_LIMITED (step-up code sends and checks)",
       503: "STEP_UP_UNAVAILABLE (nothing exported)",

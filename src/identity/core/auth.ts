@@ -1,7 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import { createLocalJWKSet, jwtVerify } from "jose";
-import type { ApiError } from "../../lib/problem";
-import { problem } from "../errors";
+import { bearerRefusal } from "../../lib/bearer";
 import { sessionIsLive } from "../login/sessions-store";
 import { jwks } from "../login/tokens";
 import { requireSsoReach, walledOrg } from "../sso/org-wall";
@@ -9,12 +8,7 @@ import { AUDIENCE } from "./config";
 import type { AppEnv } from "./context";
 import { fromBase64url } from "./crypto";
 
-function unauthorized(): ApiError {
-  return problem("UNAUTHORIZED", {
-    detail: "A valid Bearer access token is required.",
-    headers: { "WWW-Authenticate": 'Bearer realm="site-platform"' },
-  });
-}
+const REQUIRED = "A valid Bearer access token is required.";
 
 /** Rejects tokens whose header is not JSON naming EdDSA before they reach the JWS verifier. */
 function headerLooksValid(token: string): boolean {
@@ -33,9 +27,10 @@ function headerLooksValid(token: string): boolean {
  * is still live in D1, so a revoked session stops working on identity at once.
  */
 const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
-  const header = c.req.header("authorization") ?? "";
+  const header = c.req.header("authorization");
+  if (header === undefined) throw bearerRefusal("missing", REQUIRED);
   const m = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(header);
-  if (!m || !headerLooksValid(m[1]!)) throw unauthorized();
+  if (!m || !headerLooksValid(m[1]!)) throw bearerRefusal("invalid", REQUIRED);
   let sub: string;
   let sid: string;
   try {
@@ -44,13 +39,15 @@ const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
       audience: AUDIENCE,
       algorithms: ["EdDSA"],
     });
-    if (typeof payload.sub !== "string" || typeof payload.sid !== "string") throw unauthorized();
+    if (typeof payload.sub !== "string" || typeof payload.sid !== "string") throw new Error("claims");
     sub = payload.sub;
     sid = payload.sid;
-  } catch {
-    throw unauthorized();
+  } catch (err) {
+    // jose checks the claims only after the signature: "expired" is said of our own tokens alone.
+    const expired = (err as { code?: string }).code === "ERR_JWT_EXPIRED";
+    throw bearerRefusal(expired ? "expired" : "invalid", REQUIRED);
   }
-  if (!(await sessionIsLive(c.env.DB, sub, sid))) throw unauthorized();
+  if (!(await sessionIsLive(c.env.DB, sub, sid))) throw bearerRefusal("invalid", REQUIRED);
   c.set("auth", { userId: sub, sessionId: sid });
   await next();
 });

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { parseUlid } from "../../lib/ids";
+import { NOT_JSON_DETAIL } from "../../lib/problem";
 import { fail, problem } from "../errors";
 import { normalizeEmail } from "../signup/accounts-store";
 
@@ -80,7 +81,7 @@ export function parseUserId(raw: string): string {
   return id;
 }
 
-const NOT_JSON = () => problem("BAD_REQUEST", "The body is not valid JSON.");
+const NOT_JSON = () => problem("BAD_REQUEST", NOT_JSON_DETAIL);
 
 /**
  * The body parsed by hand, for routes whose rules the declarative validator cannot express (their own

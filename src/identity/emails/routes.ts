@@ -79,7 +79,7 @@ const listEmailsRoute = createRoute({
         nudge: z.enum(["add_backup_email", "verify_pending_email"]).nullable(),
       }),
     ),
-    ...problemResponses({ 401: "UNAUTHORIZED" }),
+    ...problemResponses({ 401: "UNAUTHENTICATED, TOKEN_EXPIRED" }),
   },
 });
 
@@ -97,7 +97,7 @@ const addEmailRoute = createRoute({
     ),
     ...problemResponses({
       400: "INVALID_EMAIL, BAD_REQUEST",
-      401: "UNAUTHORIZED",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED",
       409: "EMAIL_ALREADY_ADDED, EMAIL_LIMIT_REACHED",
       429: "RATE_LIMITED",
     }),
@@ -157,7 +157,7 @@ const deleteEmailRoute = createRoute({
   responses: {
     204: { description: "Removed" },
     ...problemResponses({
-      401: "UNAUTHORIZED",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED",
       404: "EMAIL_NOT_FOUND",
       409: "EMAIL_IS_PRIMARY, EMAIL_LAST_VERIFIED",
     }),

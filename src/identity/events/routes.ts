@@ -56,7 +56,7 @@ const listEventsRoute = createRoute({
   request: { query: pageQuery(ACCOUNT_EVENT_TYPES) },
   responses: {
     200: jsonResponse("Events", EventPage),
-    ...problemResponses({ 400: "BAD_REQUEST", 401: "UNAUTHORIZED" }),
+    ...problemResponses({ 400: "BAD_REQUEST", 401: "UNAUTHENTICATED, TOKEN_EXPIRED" }),
   },
 });
 
@@ -72,7 +72,7 @@ const listOrgEventsRoute = createRoute({
     200: jsonResponse("Events", EventPage),
     ...problemResponses({
       400: "BAD_ORG, BAD_REQUEST",
-      401: "UNAUTHORIZED",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED",
       403: "FORBIDDEN (a member without members:manage)",
       404: "NOT_FOUND (not a member: the organization's existence is not revealed)",
     }),

@@ -57,7 +57,7 @@ const beginPasskeyRegistrationRoute = createRoute({
       z.object({ publicKey: z.record(z.string(), z.unknown()) }),
     ),
     ...problemResponses({
-      401: "UNAUTHORIZED, CODE_INVALID",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED, CODE_INVALID",
       409: "PASSKEY_LIMIT_REACHED",
       428: "STEP_UP_REQUIRED",
       429: "RATE_LIMITED (step-up code sends and checks)",
@@ -94,7 +94,7 @@ const listPasskeysRoute = createRoute({
   ...bearerAuth,
   responses: {
     200: jsonResponse("Passkeys", z.object({ items: z.array(PasskeyItem) })),
-    ...problemResponses({ 401: "UNAUTHORIZED", 501: "PASSKEY_DISABLED" }),
+    ...problemResponses({ 401: "UNAUTHENTICATED, TOKEN_EXPIRED", 501: "PASSKEY_DISABLED" }),
   },
 });
 

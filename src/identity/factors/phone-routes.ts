@@ -31,7 +31,7 @@ const startPhoneRoute = createRoute({
     202: jsonResponse("Code sent", z.object({ expires_at: z.string(), sent_to: z.string() })),
     ...problemResponses({
       400: "INVALID_PHONE",
-      401: "UNAUTHORIZED, CODE_INVALID",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED, CODE_INVALID",
       428: "STEP_UP_REQUIRED",
       429: "RATE_LIMITED",
       501: "SMS_DISABLED",
@@ -69,7 +69,7 @@ const deletePhoneRoute = createRoute({
   ...bearerAuth,
   responses: {
     204: { description: "Removed (also when nothing existed)" },
-    ...problemResponses({ 401: "UNAUTHORIZED", 501: "SMS_DISABLED" }),
+    ...problemResponses({ 401: "UNAUTHENTICATED, TOKEN_EXPIRED", 501: "SMS_DISABLED" }),
   },
 });
 

@@ -31,7 +31,7 @@ const enrollTotpRoute = createRoute({
   responses: {
     200: jsonResponse("Secret", z.object({ secret: z.string(), otpauth_uri: z.string() })),
     ...problemResponses({
-      401: "UNAUTHORIZED, CODE_INVALID",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED, CODE_INVALID",
       409: "TOTP_ALREADY_ENROLLED",
       428: "STEP_UP_REQUIRED",
       429: "RATE_LIMITED (step-up code sends and checks)",
@@ -55,7 +55,7 @@ const confirmTotpRoute = createRoute({
       z.object({ confirmed: z.literal(true), recovery_codes: z.array(z.string()).optional() }),
     ),
     ...problemResponses({
-      401: "UNAUTHORIZED, MFA_INVALID_CODE",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED, MFA_INVALID_CODE",
       404: "NOT_FOUND (no pending enrollment)",
     }),
   },
@@ -133,7 +133,7 @@ const listMethodsRoute = createRoute({
         email: z.object({ available: z.boolean() }),
       }),
     ),
-    ...problemResponses({ 401: "UNAUTHORIZED" }),
+    ...problemResponses({ 401: "UNAUTHENTICATED, TOKEN_EXPIRED" }),
   },
 });
 

@@ -26,6 +26,12 @@ import { primaryEmail } from "../signup/accounts-store";
  * operation, so one intercepted code authorizes one action (NIST SP 800-63B §5.1.3.1 on out-of-band
  * secrets: single use, short lived, rate limited per §5.2.2).
  */
+/** How to repeat the request with the code: a header everywhere but the primary change (the spec's body `code`). */
+const REPEAT_WITH_HEADER = "repeat the same request with the code in the X-Step-Up-Code header.";
+const REPEAT_WITH: Record<string, string> = {
+  "emails.primary": "repeat the same request with the code in the body field code.",
+};
+
 export async function requireStepUp(
   env: Env,
   services: Services,
@@ -61,7 +67,7 @@ export async function requireStepUp(
       throw unavailable(err);
     }
     fail("STEP_UP_REQUIRED", {
-      detail: "A confirmation code was sent; repeat the request with it.",
+      detail: `A confirmation code was sent to ${maskEmail(address)}; ${REPEAT_WITH[operation] ?? REPEAT_WITH_HEADER}`,
       details: { channel: "email", sent_to: maskEmail(address) },
     });
   }

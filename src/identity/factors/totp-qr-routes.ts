@@ -21,7 +21,7 @@ const getTotpQrRoute = createRoute({
   ...bearerAuth,
   responses: {
     200: jsonResponse("QR code", z.object({ svg: z.string() })),
-    ...problemResponses({ 401: "UNAUTHORIZED", 404: "NOT_FOUND (no pending enrollment)" }),
+    ...problemResponses({ 401: "UNAUTHENTICATED, TOKEN_EXPIRED", 404: "NOT_FOUND (no pending enrollment)" }),
   },
 });
 

@@ -51,7 +51,7 @@ const listOrgInvitationsRoute = createRoute({
     200: jsonResponse("Invitations", z.object({ items: z.array(Invitation) })),
     ...problemResponses({
       400: "BAD_ORG",
-      401: "UNAUTHORIZED",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED",
       403: "FORBIDDEN",
       404: "NOT_FOUND",
       501: "INVITES_DISABLED",
@@ -70,7 +70,7 @@ const revokeOrgInvitationRoute = createRoute({
     204: { description: "Revoked" },
     ...problemResponses({
       400: "BAD_ORG",
-      401: "UNAUTHORIZED",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED",
       403: "FORBIDDEN",
       404: "NOT_FOUND",
       501: "INVITES_DISABLED",

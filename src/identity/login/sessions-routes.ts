@@ -122,7 +122,7 @@ const listSessionsRoute = createRoute({
   ...bearerAuth,
   responses: {
     200: jsonResponse("Sessions", z.object({ items: z.array(SessionItem), next_cursor: z.null() })),
-    ...problemResponses({ 401: "UNAUTHORIZED" }),
+    ...problemResponses({ 401: "UNAUTHENTICATED, TOKEN_EXPIRED" }),
   },
 });
 
@@ -135,7 +135,10 @@ const revokeSessionRoute = createRoute({
   request: { params: z.object({ id: z.string().max(64) }) },
   responses: {
     204: { description: "Revoked" },
-    ...problemResponses({ 401: "UNAUTHORIZED", 404: "NOT_FOUND (also another account's session)" }),
+    ...problemResponses({
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED",
+      404: "NOT_FOUND (also another account's session)",
+    }),
   },
 });
 
@@ -152,7 +155,7 @@ const revokeAllSessionsRoute = createRoute({
   responses: {
     204: { description: "Revoked (cookies cleared when the current session fell)" },
     ...problemResponses({
-      401: "UNAUTHORIZED, CODE_INVALID",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED, CODE_INVALID",
       428: "STEP_UP_REQUIRED",
       429: "RATE_LIMITED (step-up code sends and checks)",
       503: "STEP_UP_UNAVAILABLE (nothing revoked)",

@@ -41,7 +41,12 @@ const listOrgMembersRoute = createRoute({
   request: { params: OrgParam },
   responses: {
     200: jsonResponse("Members", z.object({ items: z.array(Member) })),
-    ...problemResponses({ 400: "BAD_ORG", 401: "UNAUTHORIZED", 404: "NOT_FOUND", 500: "LOOKUP_FAILED" }),
+    ...problemResponses({
+      400: "BAD_ORG",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED",
+      404: "NOT_FOUND",
+      500: "LOOKUP_FAILED",
+    }),
   },
 });
 
@@ -66,7 +71,7 @@ const addOrgMemberRoute = createRoute({
     ),
     ...problemResponses({
       400: "BAD_ORG, BAD_REQUEST, BAD_ROLE, BAD_EMAIL, ROLE_NOT_FOUND",
-      401: "UNAUTHORIZED",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED",
       403: "FORBIDDEN, OWNER_ONLY, OWNER_PROTECTED",
       404: "NOT_FOUND, USER_NOT_FOUND",
       409: "LAST_ORG_OWNER",
@@ -88,7 +93,7 @@ const patchOrgMemberRoute = createRoute({
     200: jsonResponse("Changed", Member.omit({ joined_at: true, email: true })),
     ...problemResponses({
       400: "BAD_ORG, BAD_ID, BAD_REQUEST, BAD_ROLE, ROLE_NOT_FOUND",
-      401: "UNAUTHORIZED",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED",
       403: "FORBIDDEN, OWNER_ONLY, OWNER_PROTECTED",
       404: "NOT_FOUND, NOT_MEMBER",
       409: "LAST_ORG_OWNER",
@@ -107,7 +112,7 @@ const removeOrgMemberRoute = createRoute({
     204: { description: "Removed" },
     ...problemResponses({
       400: "BAD_ORG, BAD_ID",
-      401: "UNAUTHORIZED",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED",
       403: "FORBIDDEN, OWNER_PROTECTED",
       404: "NOT_FOUND, NOT_MEMBER",
       409: "LAST_ORG_OWNER",

@@ -26,7 +26,11 @@ const createOrgRoute = createRoute({
   ),
   responses: {
     201: jsonResponse("Created", Org),
-    ...problemResponses({ 400: "BAD_REQUEST, BAD_SLUG", 401: "UNAUTHORIZED", 409: "SLUG_TAKEN" }),
+    ...problemResponses({
+      400: "BAD_REQUEST, BAD_SLUG",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED",
+      409: "SLUG_TAKEN",
+    }),
   },
 });
 
@@ -38,7 +42,7 @@ const listOrgsRoute = createRoute({
   ...bearerAuth,
   responses: {
     200: jsonResponse("Organizations", z.object({ items: z.array(Org), next_cursor: z.null() })),
-    ...problemResponses({ 401: "UNAUTHORIZED" }),
+    ...problemResponses({ 401: "UNAUTHENTICATED, TOKEN_EXPIRED" }),
   },
 });
 

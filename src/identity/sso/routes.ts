@@ -48,7 +48,7 @@ const STEP_UP_NOTE =
   "Extends the spec's step-up operations (Authentication rule 3; issue 24): header `X-Step-Up-Code`, 428 `STEP_UP_REQUIRED` without it, 401 `CODE_INVALID`, 503 `STEP_UP_UNAVAILABLE`; nothing changes before the proof.";
 const OWNER_ERRORS = {
   400: "BAD_ORG",
-  401: "UNAUTHORIZED",
+  401: "UNAUTHENTICATED, TOKEN_EXPIRED",
   403: "FORBIDDEN (not an owner)",
   404: "NOT_FOUND",
 };
@@ -81,7 +81,7 @@ const setSsoConfigRoute = createRoute({
     ...problemResponses({
       ...OWNER_ERRORS,
       400: "BAD_ORG, BAD_REQUEST, SSO_ISSUER_INVALID",
-      401: "UNAUTHORIZED, CODE_INVALID",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED, CODE_INVALID",
       428: "STEP_UP_REQUIRED",
       429: "RATE_LIMITED",
       502: "SSO_PROVIDER_UNAVAILABLE",
@@ -102,7 +102,7 @@ const removeSsoConfigRoute = createRoute({
     204: { description: "Removed (also when there was none)" },
     ...problemResponses({
       ...OWNER_ERRORS,
-      401: "UNAUTHORIZED, CODE_INVALID",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED, CODE_INVALID",
       428: "STEP_UP_REQUIRED",
       429: "RATE_LIMITED",
       503: "STEP_UP_UNAVAILABLE",

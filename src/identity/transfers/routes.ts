@@ -123,7 +123,7 @@ function decisionRoute(
         : { 204: { description: "Done" } }),
       ...problemResponses({
         400: "BAD_REQUEST",
-        401: "UNAUTHORIZED",
+        401: "UNAUTHENTICATED, TOKEN_EXPIRED",
         403: "FORBIDDEN (organization not the deciding party)",
         404: "NOT_FOUND, TRANSFER_NOT_FOUND",
         409: "NOT_PENDING",
@@ -147,7 +147,10 @@ const listPendingTransfersRoute = createRoute({
         total: z.number().int(),
       }),
     ),
-    ...problemResponses({ 401: "UNAUTHORIZED", 500: "Counting failed (never reported as zero)" }),
+    ...problemResponses({
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED",
+      500: "Counting failed (never reported as zero)",
+    }),
   },
 });
 
@@ -169,7 +172,12 @@ const listOrgTransfersRoute = createRoute({
         shares_received: z.array(TransferView),
       }),
     ),
-    ...problemResponses({ 400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND" }),
+    ...problemResponses({
+      400: "BAD_REQUEST",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED",
+      403: "FORBIDDEN",
+      404: "NOT_FOUND",
+    }),
   },
 });
 
@@ -186,7 +194,7 @@ const createTransferRoute = createRoute({
     200: jsonResponse("Created (pending)", TransferView),
     ...problemResponses({
       400: "BAD_REQUEST, SAME_ORG, MODE_INVALID, BAD_ROLE, ROLE_NOT_FOUND",
-      401: "UNAUTHORIZED",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED",
       403: "FORBIDDEN, NOT_OWNER",
       404: "NOT_FOUND, TARGET_NOT_FOUND",
       409: "TRANSFER_EXISTS",

@@ -5,6 +5,7 @@
  * seen is marked missing, the host stays served for `PROOF_GRACE_HOURS`, then stops (the host cache is
  * purged) and the site's health tells why. A lookup that fails decides nothing.
  */
+import { bearerRefusal } from "../../lib/bearer";
 import type { EdgeIdentity } from "../../lib/edge";
 import type { Services } from "../core/app-env";
 import { fail } from "../errors";
@@ -110,7 +111,7 @@ export function devRoutesEnabled(env: SitesEnv): boolean {
 export function refuseDevCaller(env: SitesEnv, identity: EdgeIdentity): void {
   if (!devRoutesEnabled(env)) fail("NOT_FOUND", "No such resource.");
   if (!identity.verified || identity.userId === null) {
-    fail("UNAUTHENTICATED", "A valid Bearer access token of a member of the site is required.");
+    throw bearerRefusal("missing", "A valid Bearer access token of a member of the site is required.");
   }
 }
 

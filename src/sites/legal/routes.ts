@@ -1,9 +1,10 @@
 /** Spec section "Legal pages": the catalog of a site's case and the generation of its legal pages. */
+
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
+import { bearerRefusal } from "../../lib/bearer";
 import { readEdgeIdentity } from "../../lib/edge";
 import type { SitesAppEnv } from "../core/app-env";
-import { fail } from "../errors";
 import { guardedSite } from "../site/guard";
 import { PERFIS, SETORES } from "./cases";
 import { JURISDICTIONS } from "./catalog";
@@ -131,7 +132,7 @@ export function registerLegalRoutes(app: OpenAPIHono<SitesAppEnv>) {
   app.openapi(generateRoute, async (c) => {
     const site = guardedSite(c, "legal");
     const userId = readEdgeIdentity(c.req.raw.headers).userId;
-    if (!userId) fail("UNAUTHENTICATED", "X-User-Id is required to generate legal pages.");
+    if (!userId) throw bearerRefusal("missing", "X-User-Id is required to generate legal pages.");
     const body = c.req.valid("json") ?? {};
     return c.json(await generateLegalPages(c.env, c.get("services"), site, userId, body), 200);
   });

@@ -1476,7 +1476,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1510,7 +1510,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description UNAUTHORIZED, CODE_INVALID */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED, CODE_INVALID */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1582,7 +1582,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1643,7 +1643,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED, CODE_INVALID */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED, CODE_INVALID */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1793,7 +1793,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED, MFA_INVALID_CODE */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED, MFA_INVALID_CODE */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2007,7 +2007,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2056,7 +2056,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2105,7 +2105,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2358,7 +2358,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2518,7 +2518,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED, CODE_INVALID */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED, CODE_INVALID */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2690,7 +2690,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2752,7 +2752,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED, CODE_INVALID */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED, CODE_INVALID */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2917,7 +2917,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3077,7 +3077,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3134,7 +3134,7 @@ export interface paths {
                         "application/json": components["schemas"]["Me"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3182,7 +3182,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3226,7 +3226,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3291,7 +3291,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3386,7 +3386,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3469,7 +3469,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3548,7 +3548,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3627,7 +3627,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3712,7 +3712,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4449,7 +4449,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4519,7 +4519,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4582,7 +4582,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4675,7 +4675,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4766,7 +4766,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4857,7 +4857,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4950,7 +4950,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5011,7 +5011,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5085,7 +5085,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5153,7 +5153,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED, CODE_INVALID */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED, CODE_INVALID */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5252,7 +5252,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED, CODE_INVALID */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED, CODE_INVALID */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5352,7 +5352,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description UNAUTHORIZED */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5766,7 +5766,7 @@ export interface paths {
                         "application/json": components["schemas"]["AccountDeletion"];
                     };
                 };
-                /** @description UNAUTHORIZED, CODE_INVALID */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED, CODE_INVALID */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5935,7 +5935,7 @@ export interface paths {
                         "application/json": components["schemas"]["AccountExport"];
                     };
                 };
-                /** @description UNAUTHORIZED, CODE_INVALID */
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED, CODE_INVALID */
                 401: {
                     headers: {
                         [name: string]: unknown;

@@ -3,7 +3,7 @@
  *
  * Session: `Auth.accessToken()` (common.ts) keeps the token in memory and, on load, rotates the HttpOnly
  * `svc_refresh` cookie once, serialized across tabs; null (401 REFRESH_FAILED) sends the user to sign-in,
- * 503 is retried and never signs anyone out. A call answered 401 UNAUTHORIZED (token expired or session
+ * 503 is retried and never signs anyone out. A call answered 401 TOKEN_EXPIRED or UNAUTHENTICATED (token expired or session
  * revoked) refreshes once and is retried.
  *
  * Step-up: an operation answered 428 STEP_UP_REQUIRED opens the one code prompt in the section that asked,
@@ -34,7 +34,8 @@ export async function session(): Promise<string> {
   return t;
 }
 
-const unauthorized = (r: ApiResult) => r.status === 401 && r.body?.code === "UNAUTHORIZED";
+const unauthorized = (r: ApiResult) =>
+  r.status === 401 && (r.body?.code === "TOKEN_EXPIRED" || r.body?.code === "UNAUTHENTICATED");
 
 /** An API call with the session's token; an expired or revoked token refreshes once and retries. */
 export async function call<T extends object = object>(
