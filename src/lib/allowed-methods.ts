@@ -27,9 +27,12 @@ export function pathPattern(path: string): RegExp {
 
 /** The routes as patterns: built once per app (a request must not compile them again). */
 export function servedBy(routes: { path: string; method: string }[]): Served[] {
-  return routes
-    .filter((r) => r.method !== "ALL")
-    .map((r) => ({ pattern: pathPattern(r.path), method: r.method.toUpperCase() }));
+  return (
+    routes
+      // A CORS preflight handler (`app.options("/v1/*")`) serves no resource: an unknown path under it stays 404.
+      .filter((r) => r.method !== "ALL" && r.method !== "OPTIONS")
+      .map((r) => ({ pattern: pathPattern(r.path), method: r.method.toUpperCase() }))
+  );
 }
 
 /** The methods `path` is served with, in registration order (HEAD beside GET); empty for an unknown path. */

@@ -34,6 +34,10 @@ describe("allowedMethods", () => {
     const guarded = [...routes, { path: "/v1/posts", method: "ALL" }, { path: "/v1/*", method: "ALL" }];
     expect(allowedMethods(guarded, "/v1/posts")).toEqual(["GET", "HEAD", "POST"]);
     expect(allowedMethods([{ path: "/v1/guarded", method: "ALL" }], "/v1/guarded")).toEqual([]);
+    // Nor a CORS preflight handler: a path nothing else serves stays unknown (404), not 405.
+    expect(
+      allowedMethods([...routes, { path: "/v1/*", method: "OPTIONS" }], "/v1/a/path/added/later"),
+    ).toEqual([]);
   });
 
   it("escapes literal characters of a path", () => {
