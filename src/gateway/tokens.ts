@@ -5,6 +5,7 @@ import {
   type JWTPayload,
   jwtVerify,
 } from "jose";
+import { expiredJwt } from "../lib/bearer";
 
 /**
  * Access-token verification at the edge against identity's JWKS. The key set is cached in the isolate
@@ -64,14 +65,13 @@ export async function verifyAccessToken(
     ({ payload } = await jwtVerify(token, createLocalJWKSet(await loadJwks(env, false)), options));
   } catch (err) {
     const code = (err as { code?: string }).code;
-    // jose checks the claims only after the signature: "expired" is said of our own tokens alone.
-    if (code === "ERR_JWT_EXPIRED") return "expired";
+    if (expiredJwt(err)) return "expired";
     if (code !== "ERR_JWKS_NO_MATCHING_KEY" || Date.now() - lastForcedRefresh < REFRESH_FLOOR_MS) return null;
     lastForcedRefresh = Date.now();
     try {
       ({ payload } = await jwtVerify(token, createLocalJWKSet(await loadJwks(env, true)), options));
     } catch (retryErr) {
-      return (retryErr as { code?: string }).code === "ERR_JWT_EXPIRED" ? "expired" : null;
+      return expiredJwt(retryErr) ? "expired" : null;
     }
   }
   if (typeof payload.sub !== "string" || typeof payload.sid !== "string") return null;

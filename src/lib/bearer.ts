@@ -9,13 +9,12 @@
  * - `expired`: an access token whose signature and claims verify but whose `exp` has passed (never said of
  *   a token that fails its signature, so it tells nothing to a forger). `TOKEN_EXPIRED`,
  *   `error="invalid_token"` with an `error_description`: the client refreshes instead of signing out.
- * The MCP endpoint may add parameters (`resource_metadata`) after these.
  */
 import { type ApiError, CommonErrors, errorsOf } from "./problem";
 
 const { problem } = errorsOf(CommonErrors);
 
-export const BEARER_REALM = "site-platform";
+const BEARER_REALM = "site-platform";
 
 export type BearerFault = "missing" | "invalid" | "expired";
 
@@ -24,11 +23,11 @@ const DESCRIPTIONS: Record<Exclude<BearerFault, "missing">, string> = {
   expired: "The access token expired; refresh it.",
 };
 
-/** The `WWW-Authenticate` value for `fault`, with `extra` parameters (already formatted) appended. */
-export function bearerChallenge(fault: BearerFault, extra: string[] = []): string {
-  const params = [`realm="${BEARER_REALM}"`];
-  if (fault !== "missing") params.push('error="invalid_token"', `error_description="${DESCRIPTIONS[fault]}"`);
-  return `Bearer ${[...params, ...extra].join(", ")}`;
+/** The `WWW-Authenticate` value for `fault`. */
+function bearerChallenge(fault: BearerFault): string {
+  const realm = `Bearer realm="${BEARER_REALM}"`;
+  if (fault === "missing") return realm;
+  return `${realm}, error="invalid_token", error_description="${DESCRIPTIONS[fault]}"`;
 }
 
 const DETAILS: Record<BearerFault, string> = {
@@ -37,10 +36,21 @@ const DETAILS: Record<BearerFault, string> = {
   expired: "The access token expired; refresh it and repeat the request.",
 };
 
-/** The 401 for `fault`: `detail` says what was expected (defaults above), the challenge says why. */
-export function bearerRefusal(fault: BearerFault, detail?: string, extra: string[] = []): ApiError {
+/**
+ * The 401 for `fault`: `detail` says what was expected (defaults above; an expired token always gets its
+ * own, which says to refresh), the challenge says why.
+ */
+export function bearerRefusal(fault: BearerFault, detail?: string): ApiError {
   return problem(fault === "expired" ? "TOKEN_EXPIRED" : "UNAUTHENTICATED", {
     detail: detail && fault !== "expired" ? detail : DETAILS[fault],
-    headers: { "www-authenticate": bearerChallenge(fault, extra) },
+    headers: { "www-authenticate": bearerChallenge(fault) },
   });
+}
+
+/**
+ * Whether jose refused a token for its `exp` alone. jose checks the claims only after the signature, so
+ * this is true of the platform's own tokens only: a forged one fails its signature first.
+ */
+export function expiredJwt(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === "ERR_JWT_EXPIRED";
 }

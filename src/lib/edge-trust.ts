@@ -9,9 +9,11 @@
  * whatever route it reaches, a future public route of content included; a signed request captured on its
  * way to one service and replayed to another, or with another body, is anonymous too.
  */
+
 import type { Context, Env as HonoEnv, Next } from "hono";
 import { readCappedBytes } from "./capped-body";
 import { EDGE_CONTROL_HEADERS, EDGE_HEADER_NAMES, EDGE_SIGNATURE_HEADER, EDGE_VERIFIED_HEADER } from "./edge";
+import { isJson } from "./media-type";
 import { CommonErrors, errorsOf, problemResponse } from "./problem";
 
 const { problem } = errorsOf(CommonErrors);
@@ -33,12 +35,6 @@ export const EDGE_BODY_DIGEST_MAX_BYTES = 1024 * 1024;
 
 /** What the signature says about the body: its SHA-256 (base64url), or its length in bytes. */
 export type EdgeBodyProof = { sha256: string } | { length: number };
-
-/** `application/json` or a `+json` type, parameters ignored. */
-function isJson(contentType: string | null): boolean {
-  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
-  return type === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type);
-}
 
 /** True when a body of `length` bytes of this Content-Type is signed by its digest (else by its length). */
 export function edgeDigestsBody(contentType: string | null, length: number): boolean {

@@ -4,7 +4,6 @@
  * ApiKeyGate (exact), reads in the Workers rate-limiting bindings (counted where the request lands).
  */
 import { bearerRefusal } from "../../lib/bearer";
-import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
 import type { Env } from "../core/bindings";
 import { clockNow } from "../core/clock";
@@ -71,21 +70,16 @@ export const QUOTAS = {
 /** Analytics collection per (site, client IP): the `COLLECT_LIMITER` binding's `simple` setting in wrangler.toml. */
 export const COLLECT_QUOTA = { capacity: 60, windowSeconds: 60 } as const;
 
-/** A missing key, or one that does not verify: the platform's one 401 (src/lib/bearer.ts). */
-function unauthenticated(detail: string, fault: "missing" | "invalid" = "invalid"): ApiError {
-  return bearerRefusal(fault, detail);
-}
-
 /** The presented key: the Authorization header wins; `?key=` is only for pk_ keys. */
 function presentedKey(request: KeyRequest): string {
   const header = request.authorization;
   if (header !== undefined) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw unauthenticated("Authorization must be 'Bearer <key>'.");
+    if (!match) throw bearerRefusal("invalid", "Authorization must be 'Bearer <key>'.");
     return match[1]!;
   }
   const query = request.queryKey;
-  if (query === undefined || query === "") throw unauthenticated("An API key is required.", "missing");
+  if (query === undefined || query === "") throw bearerRefusal("missing", "An API key is required.");
   // A secret key in a URL leaks into logs, histories and Referer headers: refuse it outright.
   if (query.startsWith("ck_")) {
     fail(
@@ -159,12 +153,12 @@ export async function authenticateKey(
 ): Promise<KeyContext> {
   const token = presentedKey(request);
   const kind: KeyKind | null = token.startsWith("ck_") ? "secret" : token.startsWith("pk_") ? "public" : null;
-  if (!kind || token.length > 200) throw unauthenticated("The API key is invalid.");
+  if (!kind || token.length > 200) throw bearerRefusal("invalid", "The API key is invalid.");
   const row = await lookUpKey(env, request, await hashApiKey(env.API_KEY_PEPPER, token), requirement);
   // A suspended key (carried over by a transfer, or stamped for an organization that no longer owns the
   // site) answers exactly like a revoked one.
   if (!row || row.kind !== kind || INACTIVE_SITE_STATUSES.has(row.site_status) || row.suspended) {
-    throw unauthenticated("The API key is invalid or revoked.");
+    throw bearerRefusal("invalid", "The API key is invalid or revoked.");
   }
 
   if (kind === "public") {

@@ -3,6 +3,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
+import { isJson } from "../../lib/media-type";
 import { NOT_JSON_DETAIL } from "../../lib/problem";
 import type { AppEnv } from "../core/bindings";
 import { edgePlace, sendPublicAnswer } from "../core/cacheable";
@@ -65,7 +66,7 @@ const json = (schema: z.ZodType, description: string) => ({
  * 400 with the first issue's path.
  */
 async function parseJsonBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
-  if (!/^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(c.req.header("content-type") ?? "")) {
+  if (!isJson(c.req.header("content-type"))) {
     fail("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
   }
   let raw: unknown;

@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import { createLocalJWKSet, jwtVerify } from "jose";
-import { bearerRefusal } from "../../lib/bearer";
+import { bearerRefusal, expiredJwt } from "../../lib/bearer";
 import { sessionIsLive } from "../login/sessions-store";
 import { jwks } from "../login/tokens";
 import { requireSsoReach, walledOrg } from "../sso/org-wall";
@@ -43,9 +43,7 @@ const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
     sub = payload.sub;
     sid = payload.sid;
   } catch (err) {
-    // jose checks the claims only after the signature: "expired" is said of our own tokens alone.
-    const expired = (err as { code?: string }).code === "ERR_JWT_EXPIRED";
-    throw bearerRefusal(expired ? "expired" : "invalid", REQUIRED);
+    throw bearerRefusal(expiredJwt(err) ? "expired" : "invalid", REQUIRED);
   }
   if (!(await sessionIsLive(c.env.DB, sub, sid))) throw bearerRefusal("invalid", REQUIRED);
   c.set("auth", { userId: sub, sessionId: sid });

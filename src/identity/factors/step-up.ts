@@ -27,10 +27,10 @@ import { primaryEmail } from "../signup/accounts-store";
  * secrets: single use, short lived, rate limited per §5.2.2).
  */
 /** How to repeat the request with the code: a header everywhere but the primary change (the spec's body `code`). */
-const REPEAT_WITH_HEADER = "repeat the same request with the code in the X-Step-Up-Code header.";
-const REPEAT_WITH: Record<string, string> = {
-  "emails.primary": "repeat the same request with the code in the body field code.",
-};
+function repeatWith(operation: string): string {
+  const where = operation === "emails.primary" ? "the body field code" : "the X-Step-Up-Code header";
+  return `repeat the same request with the code in ${where}.`;
+}
 
 export async function requireStepUp(
   env: Env,
@@ -67,7 +67,7 @@ export async function requireStepUp(
       throw unavailable(err);
     }
     fail("STEP_UP_REQUIRED", {
-      detail: `A confirmation code was sent to ${maskEmail(address)}; ${REPEAT_WITH[operation] ?? REPEAT_WITH_HEADER}`,
+      detail: `A confirmation code was sent to ${maskEmail(address)}; ${repeatWith(operation)}`,
       details: { channel: "email", sent_to: maskEmail(address) },
     });
   }

@@ -1,8 +1,10 @@
 /** Refresh, session list and revocation. */
+
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { getCookie } from "hono/cookie";
 import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
+import { batch } from "../../lib/sql";
 import { bearerAuth } from "../core/auth";
 import type { AppEnv, Services } from "../core/context";
 import { jsonResponse, readOptionalJsonBody, SessionResponseSchema } from "../core/schemas";
@@ -13,8 +15,7 @@ import { requireStepUp } from "../factors/step-up";
 import { isForeignBrowserRequest } from "./cookie-csrf";
 import { rotateRefreshToken } from "./refresh";
 import { clearSessionCookies, REFRESH_COOKIE, sessionResponse } from "./session-response";
-import { revokeAllSessionsRecorded } from "./sessions-routes-store";
-import { listLiveSessions, revokeSession } from "./sessions-store";
+import { listLiveSessions, revokeAllSessionsStatement, revokeSession } from "./sessions-store";
 
 const RefreshBody = z.object({ refresh_token: z.string().max(512).optional() }).openapi("RefreshRequest");
 
@@ -85,13 +86,8 @@ async function revokeAllSessions(
   const { userId, sessionId } = auth;
   await requireStepUp(env, services, userId, "sessions.revoke_all", stepUpCode);
   const event = revokedEvent(env.DB, services, userId, keepCurrent ? "others" : "all");
-  await revokeAllSessionsRecorded(
-    env.DB,
-    userId,
-    "user_revoked_all",
-    keepCurrent ? sessionId : undefined,
-    event,
-  );
+  const keep = keepCurrent ? sessionId : undefined;
+  await batch(env.DB, [revokeAllSessionsStatement(env.DB, userId, "user_revoked_all", keep), event]);
 }
 
 const refreshRoute = createRoute({

@@ -1,6 +1,8 @@
 /** Signup, signup e-mail verification, password reset and password change. */
+
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
+import { batch } from "../../lib/sql";
 import { bearerAuth } from "../core/auth";
 import type { AppEnv, Services } from "../core/context";
 import { isUniqueViolation } from "../core/d1-errors";
@@ -13,13 +15,13 @@ import { enforceRateLimit, enforceVerifyQuotas } from "../login/guards";
 import { proveCurrentPassword } from "../login/login-flow";
 import { sessionResponse } from "../login/session-response";
 import { prepareSession } from "../login/sessions";
+import { revokeAllSessionsStatement } from "../login/sessions-store";
 import { consumeOtp } from "../messaging/otp";
-import { getUser } from "./accounts-store";
+import { activationStatements, getUser, setPasswordStatements } from "./accounts-store";
 import { hashPassword } from "./password";
 import { enforcePasswordPolicy } from "./password-policy";
 import { confirmPasswordReset, requestPasswordReset } from "./password-reset";
 import { requestSignup } from "./signup";
-import { activateWithSession, changePasswordRecorded } from "./signup-routes-store";
 
 const RESET_ACCEPTED = { message: "If the address belongs to an account, a reset code was sent." };
 
@@ -144,7 +146,7 @@ async function confirmSignupEmail(env: Env, services: Services, body: z.infer<ty
     method: "email_verify",
   });
   try {
-    await activateWithSession(env.DB, won.userId, address, [statement, ...events]);
+    await batch(env.DB, [...activationStatements(env.DB, won.userId, address), statement, ...events]);
   } catch (err) {
     if (isUniqueViolation(err)) {
       fail("EMAIL_TAKEN", "Another account proved this address first.");
@@ -172,7 +174,11 @@ async function changePassword(
   await requireStepUp(env, services, userId, "password.change", stepUpCode);
   const hash = await hashPassword(body.new_password);
   const event = recordEvent(env.DB, eventOrigin(services.request), { userId, type: "password_changed" });
-  await changePasswordRecorded(env.DB, userId, hash, sessionId, event);
+  await batch(env.DB, [
+    ...setPasswordStatements(env.DB, userId, hash),
+    revokeAllSessionsStatement(env.DB, userId, "password_change", sessionId),
+    event,
+  ]);
 }
 
 export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
