@@ -11,6 +11,7 @@ import {
   referenceScript,
 } from "./api-docs";
 import { edgeTrust } from "./edge-trust";
+import { describeIssues } from "./input-issues";
 import { requestLogger } from "./log";
 import { CommonErrors, errorsOf, handleError, notFoundResponse } from "./problem";
 
@@ -27,7 +28,7 @@ type ServiceInfo = {
 
 /**
  * An OpenAPIHono app with the platform's conventions: zod failures become 400 problem+json with the
- * first issue's path, every thrown error is rendered once, unknown routes are problem+json 404.
+ * unknown field named first, else the first issue's path (`src/lib/input-issues.ts`), every thrown error is rendered once, unknown routes are problem+json 404.
  * `GET /openapi.json` and `GET /docs` (with its script, `src/lib/api-docs.ts`) are added by `serveApiDocs`
  * after the routes are registered.
  * Every request gets `c.get("log")`, a logger of `service` with the request's `X-Request-Id`, and keeps
@@ -37,9 +38,8 @@ export function createServiceApp<E extends HonoEnv>(service: string) {
   const app = new OpenAPIHono<E>({
     defaultHook: (result) => {
       if (!result.success) {
-        const issue = result.error.issues[0];
-        const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-        fail("BAD_REQUEST", `${where}${issue?.message ?? "invalid request"}`);
+        const { detail, details } = describeIssues(result.error.issues);
+        fail("BAD_REQUEST", { detail, ...(details ? { details } : {}) });
       }
     },
   });
