@@ -78,6 +78,13 @@ export const ContentErrors = defineErrors({
   PAYLOAD_TOO_LARGE: CommonErrors.PAYLOAD_TOO_LARGE.status,
   UNSUPPORTED_MEDIA_TYPE: CommonErrors.UNSUPPORTED_MEDIA_TYPE.status,
   // 422: valid but unprocessable
+  /**
+   * POST /v1/posts (and an import line, which has its shape): a body field the schema does not declare
+   * (issue 33: nothing is dropped silently). The spec lists 422, not 400, for that operation's validation
+   * failures; `details.path` names the field (src/lib/input-issues.ts). Elsewhere an unknown field is 400
+   * BAD_REQUEST.
+   */
+  UNKNOWN_FIELD: 422,
   IDEMPOTENCY_KEY_REUSED: 422,
   NO_AUTHORSHIP_CONTEXT: 422,
   UNKNOWN_POST_TYPE: 422,

@@ -2,6 +2,7 @@
  * The rules of a collected page view: who is a bot, what is no view at all, and what of the path and the
  * referrer is kept. Pure functions over the request's headers and body text.
  */
+import { unknownFieldDetail } from "../../lib/input-issues";
 import { fail } from "../errors";
 
 export type HitKind = "human" | "bot" | "prefetch";
@@ -158,6 +159,8 @@ export function referrerHost(value: unknown, pageOrigin: string | undefined): st
   return host;
 }
 
+const PAGE_VIEW_MEMBERS = new Set(["path", "referrer"]);
+
 export interface PageViewBody {
   path: string;
   referrer: unknown;
@@ -165,7 +168,8 @@ export interface PageViewBody {
 
 /**
  * The body `navigator.sendBeacon` sends: JSON `{"path": "/…", "referrer": "…"}` as `text/plain` (no
- * preflight) or `application/json`. A body that is not that is 400 INVALID_PAGE_VIEW.
+ * preflight) or `application/json`. A body that is not that is 400 INVALID_PAGE_VIEW; a member other than
+ * those two is 400 BAD_REQUEST naming it (`details.path`), as an unknown field is everywhere.
  */
 export function parsePageView(text: string): PageViewBody {
   if (text.length > PAGE_VIEW_MAX_BYTES) {
@@ -181,6 +185,14 @@ export function parsePageView(text: string): PageViewBody {
     fail("INVALID_PAGE_VIEW", 'The body must be a JSON object: {"path": "/…", "referrer": "…"}.');
   }
   const record = body as Record<string, unknown>;
+  // Nothing sent is dropped silently (issue 33): a member other than path and referrer is refused, named.
+  const unknown = Object.keys(record).filter((name) => !PAGE_VIEW_MEMBERS.has(name));
+  if (unknown.length > 0) {
+    fail("BAD_REQUEST", {
+      detail: unknownFieldDetail(unknown[0]!, unknown),
+      details: { path: unknown[0]!, unknown },
+    });
+  }
   const path = normalizePagePath(record.path);
   if (path === null) {
     fail(

@@ -4,6 +4,7 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
+import { integerQuery } from "../../lib/query-params";
 import type { AppEnv } from "../core/bindings";
 import { fail } from "../errors";
 import type { KeyRequirement } from "../keys/api-key";
@@ -37,12 +38,12 @@ export const AnalyticsWindowQuery = z.object({
     .openapi({
       description: `Last day, included, YYYY-MM-DD (UTC). Only \`from\`: up to today; only \`to\`: the ${DAYS_DEFAULT} days ending there; at most ${RANGE_MAX_DAYS} days.`,
     }),
-  days: z
-    .string()
-    .optional()
-    .openapi({
-      description: `1..${DAYS_MAX}, default ${DAYS_DEFAULT}: the last days, today (UTC) included. Ignored when \`from\` or \`to\` is sent.`,
-    }),
+  days: integerQuery({
+    minimum: 1,
+    maximum: DAYS_MAX,
+    default: DAYS_DEFAULT,
+    description: "The last days, today (UTC) included. Ignored when `from` or `to` is sent.",
+  }),
 });
 
 const WindowSchema = z
@@ -96,7 +97,7 @@ const PostsPageSchema = z
   .openapi("AnalyticsPostsPage");
 
 const PageViewSchema = z
-  .object({
+  .strictObject({
     path: z.string().openapi({
       description: `The page's path (location.pathname), at most ${PATH_MAX_LENGTH} characters; a query or fragment is dropped`,
     }),
@@ -139,11 +140,8 @@ const getPostAnalyticsRoute = createRoute({
   ...keyAuth(READ_KEY),
   request: {
     query: AnalyticsWindowQuery.extend({
-      limit: z
-        .string()
-        .optional()
-        .openapi({ description: `1..${POSTS_LIMIT_MAX}` }),
-      offset: z.string().optional().openapi({ description: ">= 0" }),
+      limit: integerQuery({ minimum: 1, maximum: POSTS_LIMIT_MAX, default: POSTS_LIMIT_DEFAULT }),
+      offset: integerQuery({ minimum: 0, maximum: POSTS_OFFSET_MAX, default: 0 }),
     }),
   },
   responses: {
@@ -175,7 +173,7 @@ export function registerAnalyticsRoutes(app: OpenAPIHono<AppEnv>) {
     responses: {
       204: { description: "Read (counted, counted as a bot, or not a view)" },
       ...problemResponses({
-        400: "Body is not a page view, or a ck_ key in the query",
+        400: "Body is not a page view (INVALID_PAGE_VIEW), a member other than path and referrer (BAD_REQUEST naming it), or a ck_ key in the query",
         401: "Key missing or invalid",
         403: "Origin not in the key's allowlist, or a ck_ key",
         429: "Too many views from this client",

@@ -32,10 +32,10 @@ const AuthorFields = {
     .openapi({ description: "A media asset of the site; null clears it" }),
 };
 export const CreateAuthorSchema = z
-  .object(AuthorFields)
+  .strictObject(AuthorFields)
   .partial({ slug: true, bio: true, avatar_media_id: true })
   .openapi("CreateAuthor");
-export const UpdateAuthorSchema = z.object(AuthorFields).partial().openapi("UpdateAuthor");
+export const UpdateAuthorSchema = z.strictObject(AuthorFields).partial().openapi("UpdateAuthor");
 
 const json = (schema: z.ZodType, description: string) => ({
   description,

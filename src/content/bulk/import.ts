@@ -2,6 +2,7 @@
  * `POST /v1/import`: NDJSON of CreatePost lines, each imported on its own (a failed line never stops the
  * others), idempotent by line content.
  */
+import { describeIssues } from "../../lib/input-issues";
 import { ApiError } from "../../lib/problem";
 import { requireAuthorshipContext } from "../authors/personas";
 import type { Env, Services } from "../core/bindings";
@@ -9,7 +10,7 @@ import { canonicalJson } from "../core/idempotency-store";
 import { fail, problem } from "../errors";
 import type { KeyContext } from "../keys/key-context";
 import { sha256Base64url } from "../keys/key-hash";
-import { CreatePostSchema } from "../posts/input";
+import { type CreatePostInput, CreatePostSchema } from "../posts/input";
 import { createPost } from "../posts/service";
 import { importedPostId, recordImportLineStatement } from "./import-lines-store";
 import { dropUnresolvable, type LineWarning, unchangedPost } from "./restore";
@@ -71,6 +72,20 @@ export function importLines(text: string): string[] {
   return lines;
 }
 
+/**
+ * A line's CreatePost, as `POST /v1/posts` reads its body (strict, issue 33): a line's `site_id` is
+ * discarded (the spec: the site is the key's); any other member CreatePost does not declare fails the
+ * line with 422 UNKNOWN_FIELD naming it, as that body would; other mistakes are 400 BAD_REQUEST. Every
+ * member an export line carries is a CreatePost field (`exportLine`), so an export stays importable.
+ */
+function lineInput(raw: Record<string, unknown>): CreatePostInput | ApiError {
+  const { site_id: _discarded, ...fields } = raw;
+  const parsed = CreatePostSchema.safeParse(fields);
+  if (parsed.success) return parsed.data;
+  const { detail, unknownField } = describeIssues(parsed.error.issues);
+  return problem(unknownField ? "UNKNOWN_FIELD" : "BAD_REQUEST", detail);
+}
+
 async function importLine(
   env: Env,
   services: Services,
@@ -88,16 +103,9 @@ async function importLine(
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     return failed(line, problem("BAD_REQUEST", "Each line is one JSON object."));
   }
-  // site_id, org_id, author_id (and derived fields) of a line are discarded: they come from the key.
-  const parsed = CreatePostSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return failed(
-      line,
-      problem("BAD_REQUEST", `${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`),
-    );
-  }
-  const input = parsed.data;
+  const parsed = lineInput(raw as Record<string, unknown>);
+  if (parsed instanceof ApiError) return failed(line, parsed);
+  const input = parsed;
   if (input.access === "restricted") {
     // Restricted content cannot be imported in this version: importing it would have to decide who may
     // read it, which the line does not say. It fails loudly instead of becoming public.

@@ -77,7 +77,7 @@ const importPostsRoute = createRoute({
   path: "/v1/import",
   tags: ["Bulk"],
   summary: "Bulk import posts (NDJSON)",
-  description: `Scopes import AND posts:write (ck_). One CreatePost per line; site, organization and author come from the key. Idempotent by line content (a repeated line answers duplicate); a line equal to an existing post of the site with its slug and language (a site's own export restored) answers duplicate with that post's id; a changed line whose slug is taken fails (SLUG_TAKEN: import never overwrites). References the site cannot resolve (featured image, post type, author) are dropped with a warning on the line. At most ${IMPORT_MAX_LINES} lines and 8 MiB. A line with access restricted fails (RESTRICTED_NOT_IMPORTABLE).`,
+  description: `Scopes import AND posts:write (ck_). One CreatePost per line; site, organization and author come from the key (a line's site_id is discarded). A member CreatePost does not declare fails its line (422 UNKNOWN_FIELD naming it; nothing is dropped silently); every member of a posts export line is a CreatePost field, so an export is importable as is. Idempotent by line content (a repeated line answers duplicate); a line equal to an existing post of the site with its slug and language (a site's own export restored) answers duplicate with that post's id; a changed line whose slug is taken fails (SLUG_TAKEN: import never overwrites). References the site cannot resolve (featured image, post type, author) are dropped with a warning on the line. At most ${IMPORT_MAX_LINES} lines and 8 MiB. A line with access restricted fails (RESTRICTED_NOT_IMPORTABLE).`,
   security: security("secret", ["import", "posts:write"]),
   request: {
     query: z.object({ resource: z.enum(["posts"]).optional() }),

@@ -55,7 +55,7 @@ const FormFieldSchema = z
   .openapi("FormField");
 
 const CreateFormBody = z
-  .object({
+  .strictObject({
     name: z.string().trim().min(1).max(100),
     fields: z.array(FormFieldInputSchema).min(1).max(MAX_FIELDS),
   })

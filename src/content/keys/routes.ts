@@ -17,7 +17,7 @@ import { authorizeKeyAdmin, siteNotFound } from "./site-staff";
 const SiteParam = z.object({ site_id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
 
 const CreateApiKeyBody = z
-  .object({
+  .strictObject({
     name: z.string().trim().min(1).max(100),
     scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length),
     kind: z.enum(["secret", "public"]),

@@ -109,7 +109,15 @@ export function registerMcpRoute(app: App) {
         required: true,
         content: {
           "application/json": {
-            schema: { type: "object", description: "A JSON-RPC 2.0 message of the Model Context Protocol" },
+            // Declared open (issue 33): the message's members are JSON-RPC 2.0's and MCP's (`_meta`, and
+            // whatever later protocol revisions add), read by the MCP SDK, not by this document; a tool's
+            // arguments are checked by the tool's input schema and then by its operation (strict bodies).
+            schema: {
+              type: "object",
+              additionalProperties: true,
+              description:
+                "A JSON-RPC 2.0 message of the Model Context Protocol (or a batch of them). Open: its members are the protocol's, read by the MCP server; a tool's arguments are checked by the tool's input schema and its operation, which refuse an unknown field.",
+            },
           },
         },
       },

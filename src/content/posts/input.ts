@@ -31,8 +31,9 @@ export function jsonDepthWithin(value: unknown, max: number): boolean {
   return true;
 }
 
+/** Strict (issue 33): a field it does not declare is refused, never dropped (422 UNKNOWN_FIELD on create). */
 export const CreatePostSchema = z
-  .object({
+  .strictObject({
     title: z.string().trim().min(1).max(300),
     slug: z.string().max(200).optional(),
     summary: z.string().max(2000).nullable().optional(),

@@ -3,6 +3,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
+import { describeIssues } from "../../lib/input-issues";
 import { isJson } from "../../lib/media-type";
 import { NOT_JSON_DETAIL } from "../../lib/problem";
 import type { AppEnv } from "../core/bindings";
@@ -61,11 +62,13 @@ const json = (schema: z.ZodType, description: string) => ({
 });
 
 /**
- * Parses a JSON body with a zod schema, as the declarative validator does for the other routes: a body
- * that is not sent as JSON is 415, unreadable JSON 400 with the platform's one detail, a schema failure
- * 400 with the first issue's path.
+ * Parses the create's JSON body with its zod schema, as the declarative validator does for the other
+ * routes: a body that is not sent as JSON is 415, unreadable JSON 400 with the platform's one detail, a
+ * schema failure 400 with the first issue's path, except an unknown field: named first, 422
+ * UNKNOWN_FIELD (the spec lists 422 for this operation's unprocessable input), with the same detail and
+ * details as every other refusal of an unknown field (src/lib/input-issues.ts).
  */
-async function parseJsonBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
+async function parseCreateBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
   if (!isJson(c.req.header("content-type"))) {
     fail("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
   }
@@ -77,9 +80,8 @@ async function parseJsonBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T)
   }
   const result = schema.safeParse(raw);
   if (!result.success) {
-    const issue = result.error.issues[0];
-    const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-    fail("BAD_REQUEST", `${where}${issue?.message ?? "invalid body"}`);
+    const { detail, details, unknownField } = describeIssues(result.error.issues);
+    fail(unknownField ? "UNKNOWN_FIELD" : "BAD_REQUEST", { detail, ...(details ? { details } : {}) });
   }
   return result.data;
 }
@@ -152,7 +154,7 @@ const createPostRoute = createRoute({
     ...writeProblems,
     ...problemResponses({
       409: "Slug taken, or the same Idempotency-Key is in progress",
-      422: "Key without authorship context, Idempotency-Key reused with another body, unknown post type or media",
+      422: "UNKNOWN_FIELD: a body field CreatePost does not declare (named in details.path; nothing is dropped); key without authorship context; Idempotency-Key reused with another body; unknown post type or media",
     }),
   },
 });
@@ -282,7 +284,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       after: (work: Promise<unknown>) => c.executionCtx.waitUntil(work),
     };
     const { stored, replayed } = await createPostOnce(c.env, c.get("services"), c.get("auth"), request, () =>
-      parseJsonBody(c, CreatePostSchema),
+      parseCreateBody(c, CreatePostSchema),
     );
     return respond(c, stored, replayed);
   });

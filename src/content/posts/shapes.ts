@@ -12,8 +12,9 @@ import {
   readUpdatedAt,
 } from "./store";
 
+/** Strict (issue 33): a key outside this list is refused (400 BAD_REQUEST naming it), never ignored. */
 export const PostSeoSchema = z
-  .object({
+  .strictObject({
     meta_title: z.string().max(300).nullable(),
     meta_description: z.string().max(1000).nullable(),
     canonical_url: z

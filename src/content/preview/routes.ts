@@ -11,7 +11,7 @@ import { createPreview, endPreviews, previewedPost } from "./preview";
 import { PREVIEW_DEFAULT_SECONDS, PREVIEW_MAX_SECONDS } from "./token";
 
 const PreviewRequest = z
-  .object({
+  .strictObject({
     expires_in: z
       .number()
       .int()

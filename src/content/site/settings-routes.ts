@@ -84,7 +84,7 @@ const updateSiteSettingsRoute = createRoute({
   path: "/v1/site/settings",
   tags: ["Site"],
   summary: "Update site settings (merged onto the stored document)",
-  description: `Scope site:write, ck_ only. Body {"settings": {…}}: each allowlisted key sent (${SITE_SETTINGS_KEYS.join(", ")}) replaces that key's stored value whole; null removes it; other keys, and org_id, status, site_id, slug anywhere in the body, are ignored. A body with no allowlisted key is 400 NOTHING_EDITABLE. Changing markup (\`advanced\`, output by the renderer as markup, or an \`html\` or \`*_html\` key inside a free-form value such as \`social\`) also needs scope site:code: without it, a write that would change its stored value (set, change or remove) is 403 INSUFFICIENT_SCOPE and nothing is stored; resending it unchanged passes. A key the sites settings schema does not declare inside an allowlisted value is 400 SETTINGS_UNKNOWN_KEY with its path in details. ${MERGE_RULES} Answers the allowlisted settings after the write.`,
+  description: `Scope site:write, ck_ only. Body {"settings": {…}}: each allowlisted key sent (${SITE_SETTINGS_KEYS.join(", ")}) replaces that key's stored value whole; null removes it; org_id, status, site_id and slug (at the top or inside settings) are ignored; any other key is 400 BAD_REQUEST naming it in details.path, and nothing is stored. A body with no allowlisted key is 400 NOTHING_EDITABLE. Changing markup (\`advanced\`, output by the renderer as markup, or an \`html\` or \`*_html\` key inside a free-form value such as \`social\`) also needs scope site:code: without it, a write that would change its stored value (set, change or remove) is 403 INSUFFICIENT_SCOPE and nothing is stored; resending it unchanged passes. A key the sites settings schema does not declare inside an allowlisted value is 400 SETTINGS_UNKNOWN_KEY with its path in details. ${MERGE_RULES} Answers the allowlisted settings after the write.`,
   ...guard({ kinds: "secret", scopes: ["site:write"], quota: "write" }),
   request: {
     body: { required: true, content: { "application/json": { schema: SiteSettingsPatchSchema } } },
@@ -111,7 +111,7 @@ const updateSiteSeoRoute = createRoute({
   path: "/v1/site/seo",
   tags: ["SEO"],
   summary: "Update site-level SEO (merged into settings.seo)",
-  description: `Scope seo:write, ck_ only. Allowed keys: ${SITE_SEO_KEYS.join(", ")}; each sent replaces that key of settings.seo, null removes it; other keys are ignored, and a body with none of them is 400 NOTHING_EDITABLE. ${MERGE_RULES}`,
+  description: `Scope seo:write, ck_ only. Allowed keys: ${SITE_SEO_KEYS.join(", ")}; each sent replaces that key of settings.seo, null removes it; any other key is 400 BAD_REQUEST naming it in details.path, and a body with none of them is 400 NOTHING_EDITABLE. ${MERGE_RULES}`,
   ...guard({ kinds: "secret", scopes: ["seo:write"], quota: "write" }),
   request: { body: { required: true, content: { "application/json": { schema: SiteSeoSchema } } } },
   responses: { 200: json(SiteSeoSchema, "Site-level SEO after the merge"), ...writeProblems },

@@ -33,7 +33,7 @@ export const SITE_SETTINGS_KEYS = [
 const anyJson = (description: string) => z.unknown().openapi({ description });
 
 export const SiteSettingsSchema = z
-  .object({
+  .strictObject({
     social: anyJson("Social profiles of the site"),
     footer_columns: anyJson("Footer link columns"),
     legal_links: anyJson("Links to the legal pages"),
@@ -53,13 +53,35 @@ export const SiteSettingsSchema = z
       "The allowlisted top-level keys of the site's settings document; a key absent from the stored document is absent here.",
   });
 
-/** Body of `PATCH /v1/site/settings`: any other member (`org_id`, `status`, `site_id`, `slug`, …) is ignored. */
-export const SiteSettingsPatchSchema = z
-  .object({
-    settings: SiteSettingsSchema.optional().openapi({
-      description:
-        "Merged onto the stored document key by key: a key sent replaces that key's stored value whole (no deep merge); null removes it; keys outside the allowlist are ignored.",
+/**
+ * Members the spec says a settings write ignores (`org_id`, `status`, `site_id`, `slug` "in the body"): declared,
+ * so they are not refused as unknown, and never read. They come from the key's site, never from a body.
+ */
+export const IGNORED_SETTINGS_MEMBERS = ["org_id", "status", "site_id", "slug"] as const;
+
+const ignoredMembers = Object.fromEntries(
+  IGNORED_SETTINGS_MEMBERS.map((name) => [
+    name,
+    z.unknown().optional().openapi({
+      description: "Ignored: the site is the key's, never the body's",
     }),
+  ]),
+) as Record<(typeof IGNORED_SETTINGS_MEMBERS)[number], z.ZodOptional<z.ZodUnknown>>;
+
+/** The `settings` of a write: the allowlisted keys, and the ignored members (any other key is refused). */
+const SiteSettingsChangeSchema = SiteSettingsSchema.extend(ignoredMembers).openapi("SiteSettingsChange", {
+  description:
+    "The allowlisted keys to merge, each replacing that key's stored value whole (no deep merge); null removes it. org_id, status, site_id and slug are ignored; any other key is 400 BAD_REQUEST naming it (details.path), nothing stored.",
+});
+
+/**
+ * Body of `PATCH /v1/site/settings` (strict, issue 33): `settings`, and the ignored members; any other
+ * member is refused (400 BAD_REQUEST naming it), never dropped.
+ */
+export const SiteSettingsPatchSchema = z
+  .strictObject({
+    settings: SiteSettingsChangeSchema.optional(),
+    ...ignoredMembers,
   })
   .openapi("SiteSettingsPatch");
 
@@ -79,7 +101,7 @@ export const SiteSettingsViewSchema = z
  * verifications, anything added later) are neither shown nor writable with a key.
  */
 export const SiteSeoSchema = z
-  .object({
+  .strictObject({
     meta_title: z.string().max(300).nullable(),
     meta_description: z.string().max(1000).nullable(),
     og_title: z.string().max(300).nullable(),

@@ -7,6 +7,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import { parseId } from "../../lib/ids";
+import { integerQuery } from "../../lib/query-params";
 import type { SiteProjection } from "../../lib/rpc";
 import type { AppEnv } from "../core/bindings";
 import { fail } from "../errors";
@@ -14,6 +15,7 @@ import { authorizeKeyAdmin, siteNotFound } from "../keys/site-staff";
 import { CarriedOverSchema, keepWebhook } from "../transfers/carried-over";
 import {
   createWebhook,
+  DELIVERIES_DEFAULT,
   DELIVERIES_MAX,
   deleteSiteWebhook,
   listWebhookDeliveries,
@@ -32,7 +34,7 @@ const WebhookParam = SiteParam.extend({ id: z.string().openapi({ description: "W
 const EventType = z.enum(WEBHOOK_EVENTS);
 
 const CreateWebhookBody = z
-  .object({
+  .strictObject({
     url: z
       .string()
       .max(MAX_WEBHOOK_URL_LENGTH)
@@ -220,10 +222,7 @@ const listWebhookDeliveriesRoute = createRoute({
   request: {
     params: WebhookParam,
     query: z.object({
-      limit: z
-        .string()
-        .optional()
-        .openapi({ description: `1..${DELIVERIES_MAX} (default 20)` }),
+      limit: integerQuery({ minimum: 1, maximum: DELIVERIES_MAX, default: DELIVERIES_DEFAULT }),
       cursor: z.string().optional().openapi({ description: "next_cursor of the previous page" }),
     }),
   },
