@@ -22,6 +22,7 @@ export const LEADS_DEFAULT_LIMIT = 50;
 export const LEADS_MAX_LIMIT = 100;
 export const LEAD_STATUS_VALUES = ["clean", "spam", "all"] as const;
 export const DEFAULT_LEAD_STATUS = "clean";
+export const LEAD_ORDERS = ["asc", "desc"] as const satisfies readonly LeadOrder[];
 export const DEFAULT_LEAD_ORDER: LeadOrder = "desc";
 
 /** The filters of the lead list and the leads export, as their schemas parse them. */

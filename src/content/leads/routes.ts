@@ -2,6 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
+import { enumQuery, integerQuery } from "../../lib/query-params";
 import type { AppEnv } from "../core/bindings";
 import type { KeyRequirement } from "../keys/api-key";
 import { clientIp, keyAuth } from "../keys/middleware";
@@ -10,6 +11,8 @@ import { leadReader } from "./audit";
 import {
   DEFAULT_LEAD_ORDER,
   DEFAULT_LEAD_STATUS,
+  LEAD_ORDERS,
+  LEAD_STATUS_VALUES,
   LEADS_DEFAULT_LIMIT,
   LEADS_MAX_LIMIT,
   leadListRequest,
@@ -25,10 +28,7 @@ export const LeadFilterQuerySchema = {
     .string()
     .optional()
     .openapi({ description: "Form id (ULID or UUID); else 400; no form of the site: 422" }),
-  status: z
-    .string()
-    .optional()
-    .openapi({ description: `clean, spam or all (default ${DEFAULT_LEAD_STATUS}); else 400` }),
+  status: enumQuery(LEAD_STATUS_VALUES, `Default ${DEFAULT_LEAD_STATUS}; else 400 INVALID_STATUS`),
   de: z.string().optional().openapi({ description: "Start, inclusive: YYYY-MM-DD (00:00 UTC) or RFC 3339" }),
   ate: z.string().optional().openapi({
     description: "End, inclusive: YYYY-MM-DD (the whole day, UTC) or RFC 3339; before de: 422",
@@ -41,16 +41,13 @@ const ListQuery = z.object({
     .string()
     .optional()
     .openapi({ description: "Opaque, the previous page's next_cursor; corrupt: 400" }),
-  limit: z
-    .string()
-    .optional()
-    .openapi({
-      description: `1..${LEADS_MAX_LIMIT} (default ${LEADS_DEFAULT_LIMIT}); else 400, never clamped`,
-    }),
-  ordem: z
-    .string()
-    .optional()
-    .openapi({ description: `asc or desc by creation time (default ${DEFAULT_LEAD_ORDER}); else 400` }),
+  limit: integerQuery({
+    minimum: 1,
+    maximum: LEADS_MAX_LIMIT,
+    default: LEADS_DEFAULT_LIMIT,
+    description: "Else 400 INVALID_LIMIT, never clamped",
+  }),
+  ordem: enumQuery(LEAD_ORDERS, `By creation time (default ${DEFAULT_LEAD_ORDER}); else 400 INVALID_ORDER`),
 });
 
 const READ_RULES =

@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import { parseId } from "../../lib/ids";
 import type { ApiError } from "../../lib/problem";
+import { integerQuery } from "../../lib/query-params";
 import type { AppEnv } from "../core/bindings";
 import { problem } from "../errors";
 import type { KeyRequirement } from "../keys/api-key";
@@ -85,10 +86,7 @@ export const UploadForm = z.object({
 const UPLOAD_KEY: KeyRequirement = { kinds: "secret", scopes: ["media:write"], quota: "write" };
 
 export const MediaListQuery = z.object({
-  limit: z
-    .string()
-    .optional()
-    .openapi({ description: `1..${LIST_MAX} (default ${LIST_DEFAULT})` }),
+  limit: integerQuery({ minimum: 1, maximum: LIST_MAX, default: LIST_DEFAULT }),
   folder_id: z.string().optional(),
   tag_id: z.string().optional(),
   key: z.string().optional(),

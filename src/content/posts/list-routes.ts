@@ -2,6 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
+import { integerQuery } from "../../lib/query-params";
 import type { AppEnv } from "../core/bindings";
 import { edgePlace, sendPublicAnswer } from "../core/cacheable";
 import { clockIso } from "../core/clock";
@@ -10,22 +11,31 @@ import { requireKey, security } from "../keys/middleware";
 import { DEFAULT_LIMIT, listPosts, MAX_LIMIT, postListRequest } from "./listing";
 import { publicPostList } from "./public-reads";
 import { PostListItemSchema, PostSummarySchema, pageSchema } from "./shapes";
+import { LISTABLE_STATUSES } from "./store";
+
+const STATUS_CHOICE = LISTABLE_STATUSES.join("|");
 
 export const ListQuery = z.object({
-  limit: z
-    .string()
-    .optional()
-    .openapi({ description: `1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}); never clamped` }),
+  limit: integerQuery({
+    minimum: 1,
+    maximum: MAX_LIMIT,
+    default: DEFAULT_LIMIT,
+    description: "Never clamped: out of range is 400 INVALID_LIMIT",
+  }),
   cursor: z.string().optional().openapi({ description: "Opaque; the previous page's next_cursor" }),
   category: z.string().optional().openapi({ description: "Category slug(s), comma-separated = ANY" }),
   tag: z.string().optional().openapi({ description: "Tag slug(s), comma-separated = ANY" }),
   q: z.string().optional().openapi({ description: "Full-text search in title and summary" }),
   since: z.string().optional().openapi({ description: "RFC 3339; only posts with updated_at >= since" }),
   language: z.string().optional().openapi({ description: "BCP-47 tag" }),
-  status: z.string().optional().openapi({
-    description:
-      "Comma-separated of draft, scheduled, published, archived. Switches to the authenticated PostSummary listing (ck_ key with posts:write; private, no-store).",
-  }),
+  status: z
+    .string()
+    .optional()
+    .openapi({
+      pattern: `^ *(${STATUS_CHOICE}) *(, *(${STATUS_CHOICE}) *)*$`,
+      description:
+        "Comma-separated of draft, scheduled, published, archived. Switches to the authenticated PostSummary listing (ck_ key with posts:write; private, no-store).",
+    }),
   post_type: z.string().optional().openapi({ description: "Post type slug" }),
   author: z.string().optional().openapi({ description: "Author slug (public listing only)" }),
   key: z

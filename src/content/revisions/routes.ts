@@ -1,13 +1,20 @@
 /** `GET /v1/posts/{reference}/revisions`, `POST /v1/posts/{reference}/revisions/{id}/restore` (issue 22). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
+import { integerQuery } from "../../lib/query-params";
 import type { AppEnv } from "../core/bindings";
 import { keyAuth } from "../keys/middleware";
 import { languageParam } from "../posts/resolve";
 import { parseIfMatch, revisionTag } from "../posts/revision-tag";
 import { IfMatchHeaders, LanguageQuery, RefParam } from "../posts/routes";
 import { PostSeoSchema, PostSummarySchema, postSummary } from "../posts/shapes";
-import { postRevisions, REVISIONS_MAX_LIMIT, restoreRevision, revisionNumber } from "./revisions";
+import {
+  postRevisions,
+  REVISIONS_DEFAULT_LIMIT,
+  REVISIONS_MAX_LIMIT,
+  restoreRevision,
+  revisionNumber,
+} from "./revisions";
 import { KEPT_REVISIONS } from "./store";
 
 const RevisionSchema = z
@@ -34,10 +41,7 @@ const RevisionPage = z
   .openapi("PostRevisionPage");
 
 export const RevisionsQuery = LanguageQuery.extend({
-  limit: z
-    .string()
-    .optional()
-    .openapi({ description: `1..${REVISIONS_MAX_LIMIT}, default 20` }),
+  limit: integerQuery({ minimum: 1, maximum: REVISIONS_MAX_LIMIT, default: REVISIONS_DEFAULT_LIMIT }),
   cursor: z.string().optional().openapi({ description: "next_cursor of the previous page" }),
 });
 

@@ -1,10 +1,11 @@
 /** `GET /v1/search` (issue 22). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
+import { integerQuery } from "../../lib/query-params";
 import type { AppEnv } from "../core/bindings";
 import { edgePlace, sendPublicAnswer } from "../core/cacheable";
 import { keyAuth } from "../keys/middleware";
-import { MAX_LIMIT } from "../posts/listing";
+import { DEFAULT_LIMIT, MAX_LIMIT } from "../posts/listing";
 import { PostListItemSchema, PostSummarySchema } from "../posts/shapes";
 import { search } from "./search";
 
@@ -14,10 +15,7 @@ export const SearchQuery = z.object({
     .optional()
     .openapi({ description: "Words to find (prefix match), up to 200 characters; required" }),
   language: z.string().optional().openapi({ description: "BCP-47; default the site's default language" }),
-  limit: z
-    .string()
-    .optional()
-    .openapi({ description: `1..${MAX_LIMIT}, default 20` }),
+  limit: integerQuery({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }),
   cursor: z.string().optional().openapi({ description: "next_cursor of the previous page" }),
   key: z
     .string()

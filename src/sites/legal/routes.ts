@@ -4,6 +4,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { bearerRefusal } from "../../lib/bearer";
 import { readEdgeIdentity } from "../../lib/edge";
+import { enumQuery } from "../../lib/query-params";
 import type { SitesAppEnv } from "../core/app-env";
 import { guardedSite } from "../site/guard";
 import { PERFIS, SETORES } from "./cases";
@@ -68,20 +69,12 @@ const catalogRoute = createRoute({
   request: {
     params: IdParam,
     query: z.object({
-      perfil: z
-        .string()
-        .optional()
-        .openapi({ description: `One of ${PERFIS.join(", ")}` }),
-      setor: z
-        .string()
-        .optional()
-        .openapi({ description: `One of ${SETORES.join(", ")}` }),
-      jurisdiction: z
-        .string()
-        .optional()
-        .openapi({
-          description: `Preview another jurisdiction's set: one of ${JURISDICTIONS.join(", ")} (saved: settings.legal.jurisdiction, default br)`,
-        }),
+      perfil: enumQuery(PERFIS),
+      setor: enumQuery(SETORES),
+      jurisdiction: enumQuery(
+        JURISDICTIONS,
+        "Preview another jurisdiction's set (saved: settings.legal.jurisdiction, default br)",
+      ),
     }),
   },
   responses: {

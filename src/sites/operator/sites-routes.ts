@@ -7,9 +7,10 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context, Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { problemResponses } from "../../lib/app";
+import { enumQuery, integerQuery } from "../../lib/query-params";
 import type { SitesAppEnv } from "../core/app-env";
 import { fail } from "../errors";
-import type { Transition } from "../site/lifecycle";
+import { SITE_STATUSES, type Transition } from "../site/lifecycle";
 import {
   DEFAULT_PAGE,
   listSitesForOperator,
@@ -42,15 +43,12 @@ const ListQuery = z.object({
       description: `Case-insensitive partial match on slug and primary domain; % and _ are literal; trimmed, then cut to ${MAX_SEARCH_CHARS} characters`,
     }),
   org_id: z.string().optional().openapi({ description: "Owner organization, exact (ULID or UUID)" }),
-  status: z.string().optional().openapi({ description: "active, inactive, archived or deleted" }),
+  status: enumQuery(SITE_STATUSES),
   cursor: z
     .string()
     .optional()
     .openapi({ description: "Id (ULID or UUID) of the previous page's last site, or its next_cursor" }),
-  limit: z
-    .string()
-    .optional()
-    .openapi({ description: `1..${MAX_PAGE}, default ${DEFAULT_PAGE}` }),
+  limit: integerQuery({ minimum: 1, maximum: MAX_PAGE, default: DEFAULT_PAGE }),
 });
 
 const TransitionBody = z

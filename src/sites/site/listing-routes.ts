@@ -2,6 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { readEdgeIdentity } from "../../lib/edge";
+import { enumQuery, integerQuery } from "../../lib/query-params";
 import type { SitesAppEnv } from "../core/app-env";
 import { MAX_SEARCH_CHARS } from "../operator/console";
 import {
@@ -21,12 +22,7 @@ const ListQuery = z.object({
     description:
       "Only sites where the caller's effective role is this slug (site_owner, site_editor, site_viewer, a site role's slug; the spec's aliases such as editor are accepted)",
   }),
-  status: z
-    .string()
-    .optional()
-    .openapi({
-      description: `One of ${LISTABLE_STATUSES.join(", ")}; default active and inactive (deleted sites are never listed)`,
-    }),
+  status: enumQuery(LISTABLE_STATUSES, "Default active and inactive (deleted sites are never listed)"),
   q: z
     .string()
     .optional()
@@ -34,10 +30,7 @@ const ListQuery = z.object({
       description: `Case-insensitive partial match on name, slug and hosts; % and _ are literal; trimmed, then cut to ${MAX_SEARCH_CHARS} characters`,
     }),
   cursor: z.string().optional().openapi({ description: "The previous page's next_cursor" }),
-  limit: z
-    .string()
-    .optional()
-    .openapi({ description: `1..${MAX_LIST_PAGE}, default ${DEFAULT_LIST_PAGE}` }),
+  limit: integerQuery({ minimum: 1, maximum: MAX_LIST_PAGE, default: DEFAULT_LIST_PAGE }),
 });
 
 const listRoute = createRoute({
