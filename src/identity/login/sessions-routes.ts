@@ -4,6 +4,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { getCookie } from "hono/cookie";
 import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
+import { booleanQuery } from "../../lib/query-params";
 import { batch } from "../../lib/sql";
 import { bearerAuth } from "../core/auth";
 import type { AppEnv, Services } from "../core/context";
@@ -145,7 +146,11 @@ const revokeAllSessionsRoute = createRoute({
   summary: "Sign out of all sessions (step-up); keep_current keeps the caller's",
   ...bearerAuth,
   request: {
-    query: z.object({ keep_current: z.enum(["true", "false", "1", "0"]).optional() }),
+    query: z.object({
+      keep_current: booleanQuery(
+        "Keep the caller's session (true or 1; false or 0, the default, ends it too)",
+      ),
+    }),
     headers: z.object({ "x-step-up-code": z.string().max(64).optional() }),
   },
   responses: {
@@ -194,8 +199,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>) {
   });
 
   app.openapi(revokeAllSessionsRoute, async (c) => {
-    const keep = c.req.valid("query").keep_current;
-    const keepCurrent = keep === "true" || keep === "1";
+    const keepCurrent = c.req.valid("query").keep_current ?? false;
     await revokeAllSessions(
       c.env,
       c.get("services"),
