@@ -43,7 +43,7 @@ const created = await content.POST("/v1/posts", {
 if (!created.data) throw new Error("create: " + JSON.stringify(created.error));
 
 const reader = contentClient({ baseUrl, auth: { publicKey: env("PUBLIC_KEY") }, headers: { origin } });
-const listed = await reader.GET("/v1/posts", { params: { query: { limit: "50" } } });
+const listed = await reader.GET("/v1/posts", { params: { query: { limit: 50 } } });
 if (!listed.data) throw new Error("list: " + JSON.stringify(listed.error));
 
 const staff = { baseUrl, auth: { bearer: env("ACCESS_TOKEN") } };
@@ -56,6 +56,8 @@ if (!site.data || !orgs.data) throw new Error("staff: " + JSON.stringify(site.er
 void content.GET("/v1/no-such-path");
 // @ts-expect-error a post's title is a string
 void content.POST("/v1/posts", { body: { title: 42 } });
+// @ts-expect-error limit is an integer, not text
+void reader.GET("/v1/posts", { params: { query: { limit: "50" } } });
 
 console.log(JSON.stringify({
   created: created.data.id,

@@ -35,7 +35,7 @@ describe("@site-platform/client auth", () => {
       auth: { publicKey: "pk_public" },
       headers: { origin: "https://blog.example.test" },
     });
-    await reader.GET("/v1/posts", { params: { query: { limit: "5" } } });
+    await reader.GET("/v1/posts", { params: { query: { limit: 5 } } });
     const url = new URL(r.seen[0]!.url);
     expect(url.searchParams.get("key")).toBe("pk_public");
     expect(url.searchParams.get("limit")).toBe("5");

@@ -822,8 +822,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description 1..100 (default 20) */
-                    limit?: string;
+                    limit?: number;
                     /** @description next_cursor of the previous page */
                     cursor?: string;
                 };
@@ -1099,7 +1098,7 @@ export interface paths {
         head?: never;
         /**
          * Update site settings (merged onto the stored document)
-         * @description Scope site:write, ck_ only. Body {"settings": {…}}: each allowlisted key sent (social, footer_columns, legal_links, search, customization, advanced, subscriptions_enabled, language_url_mode) replaces that key's stored value whole; null removes it; other keys, and org_id, status, site_id, slug anywhere in the body, are ignored. A body with no allowlisted key is 400 NOTHING_EDITABLE. Changing markup (`advanced`, output by the renderer as markup, or an `html` or `*_html` key inside a free-form value such as `social`) also needs scope site:code: without it, a write that would change its stored value (set, change or remove) is 403 INSUFFICIENT_SCOPE and nothing is stored; resending it unchanged passes. A key the sites settings schema does not declare inside an allowlisted value is 400 SETTINGS_UNKNOWN_KEY with its path in details. Merged by the sites service onto the stored document: the same validator, image rehosting and error codes as PATCH /api/v1/sites/{id}; nothing is stored on refusal. Answers the allowlisted settings after the write.
+         * @description Scope site:write, ck_ only. Body {"settings": {…}}: each allowlisted key sent (social, footer_columns, legal_links, search, customization, advanced, subscriptions_enabled, language_url_mode) replaces that key's stored value whole; null removes it; org_id, status, site_id and slug (at the top or inside settings) are ignored; any other key is 400 BAD_REQUEST naming it in details.path, and nothing is stored. A body with no allowlisted key is 400 NOTHING_EDITABLE. Changing markup (`advanced`, output by the renderer as markup, or an `html` or `*_html` key inside a free-form value such as `social`) also needs scope site:code: without it, a write that would change its stored value (set, change or remove) is 403 INSUFFICIENT_SCOPE and nothing is stored; resending it unchanged passes. A key the sites settings schema does not declare inside an allowlisted value is 400 SETTINGS_UNKNOWN_KEY with its path in details. Merged by the sites service onto the stored document: the same validator, image rehosting and error codes as PATCH /api/v1/sites/{id}; nothing is stored on refusal. Answers the allowlisted settings after the write.
          */
         patch: {
             parameters: {
@@ -1276,7 +1275,7 @@ export interface paths {
         head?: never;
         /**
          * Update site-level SEO (merged into settings.seo)
-         * @description Scope seo:write, ck_ only. Allowed keys: meta_title, meta_description, og_title, og_description, default_og_image, twitter_card, noindex; each sent replaces that key of settings.seo, null removes it; other keys are ignored, and a body with none of them is 400 NOTHING_EDITABLE. Merged by the sites service onto the stored document: the same validator, image rehosting and error codes as PATCH /api/v1/sites/{id}; nothing is stored on refusal.
+         * @description Scope seo:write, ck_ only. Allowed keys: meta_title, meta_description, og_title, og_description, default_og_image, twitter_card, noindex; each sent replaces that key of settings.seo, null removes it; any other key is 400 BAD_REQUEST naming it in details.path, and a body with none of them is 400 NOTHING_EDITABLE. Merged by the sites service onto the stored document: the same validator, image rehosting and error codes as PATCH /api/v1/sites/{id}; nothing is stored on refusal.
          */
         patch: {
             parameters: {
@@ -1390,8 +1389,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description 1..50 (default 20); never clamped */
-                    limit?: string;
+                    /** @description Never clamped: out of range is 400 INVALID_LIMIT */
+                    limit?: number;
                     /** @description Opaque; the previous page's next_cursor */
                     cursor?: string;
                     /** @description Category slug(s), comma-separated = ANY */
@@ -1499,7 +1498,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["PostSummary"];
+                        "application/json": components["schemas"]["PostWriteAnswer"];
                     };
                 };
                 /** @description Invalid body or parameter */
@@ -1547,7 +1546,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Key without authorship context, Idempotency-Key reused with another body, unknown post type or media */
+                /** @description UNKNOWN_FIELD: a body field CreatePost does not declare (named in details.path; nothing is dropped); key without authorship context; Idempotency-Key reused with another body; unknown post type or media */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1775,7 +1774,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["PostSummary"];
+                        "application/json": components["schemas"]["PostWriteAnswer"];
                     };
                 };
                 /** @description Invalid body or parameter */
@@ -2240,8 +2239,7 @@ export interface paths {
                 query?: {
                     /** @description BCP-47; disambiguates a slug (ignored for ids) */
                     language?: string;
-                    /** @description 1..50, default 20 */
-                    limit?: string;
+                    limit?: number;
                     /** @description next_cursor of the previous page */
                     cursor?: string;
                 };
@@ -2667,8 +2665,7 @@ export interface paths {
                     q?: string;
                     /** @description BCP-47; default the site's default language */
                     language?: string;
-                    /** @description 1..50, default 20 */
-                    limit?: string;
+                    limit?: number;
                     /** @description next_cursor of the previous page */
                     cursor?: string;
                     /** @description pk_ key for browsers; ignored when Authorization is sent */
@@ -2893,8 +2890,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description 1..500 (default 50) */
-                    limit?: string;
+                    limit?: number;
                     folder_id?: string;
                     tag_id?: string;
                     key?: string;
@@ -3199,7 +3195,7 @@ export interface paths {
         put?: never;
         /**
          * Bulk import posts (NDJSON)
-         * @description Scopes import AND posts:write (ck_). One CreatePost per line; site, organization and author come from the key. Idempotent by line content (a repeated line answers duplicate); a line equal to an existing post of the site with its slug and language (a site's own export restored) answers duplicate with that post's id; a changed line whose slug is taken fails (SLUG_TAKEN: import never overwrites). References the site cannot resolve (featured image, post type, author) are dropped with a warning on the line. At most 1000 lines and 8 MiB. A line with access restricted fails (RESTRICTED_NOT_IMPORTABLE).
+         * @description Scopes import AND posts:write (ck_). One CreatePost per line; site, organization and author come from the key (a line's site_id is discarded). A member CreatePost does not declare fails its line (422 UNKNOWN_FIELD naming it; nothing is dropped silently); every member of a posts export line is a CreatePost field, so an export is importable as is. Idempotent by line content (a repeated line answers duplicate); a line equal to an existing post of the site with its slug and language (a site's own export restored) answers duplicate with that post's id; a changed line whose slug is taken fails (SLUG_TAKEN: import never overwrites). References the site cannot resolve (featured image, post type, author) are dropped with a warning on the line. At most 1000 lines and 8 MiB. A line with access restricted fails (RESTRICTED_NOT_IMPORTABLE).
          */
         post: {
             parameters: {
@@ -3333,14 +3329,14 @@ export interface paths {
                     from?: string;
                     /** @description Last day, included, YYYY-MM-DD (UTC). Only `from`: up to today; only `to`: the 30 days ending there; at most 366 days. */
                     to?: string;
-                    /** @description 1..365, default 30: the last days, today (UTC) included. Ignored when `from` or `to` is sent. */
-                    days?: string;
+                    /** @description The last days, today (UTC) included. Ignored when `from` or `to` is sent. */
+                    days?: number;
                     /** @description Analytics only: day (default) or path */
                     group?: "day" | "path";
                     /** @description Form id (ULID or UUID); else 400; no form of the site: 422 */
                     form_id?: string;
-                    /** @description clean, spam or all (default clean); else 400 */
-                    status?: string;
+                    /** @description Default clean; else 400 INVALID_STATUS */
+                    status?: "clean" | "spam" | "all";
                     /** @description Start, inclusive: YYYY-MM-DD (00:00 UTC) or RFC 3339 */
                     de?: string;
                     /** @description End, inclusive: YYYY-MM-DD (the whole day, UTC) or RFC 3339; before de: 422 */
@@ -3463,7 +3459,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Body is not a page view, or a ck_ key in the query */
+                /** @description Body is not a page view (INVALID_PAGE_VIEW), a member other than path and referrer (BAD_REQUEST naming it), or a ck_ key in the query */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3525,8 +3521,8 @@ export interface paths {
                     from?: string;
                     /** @description Last day, included, YYYY-MM-DD (UTC). Only `from`: up to today; only `to`: the 30 days ending there; at most 366 days. */
                     to?: string;
-                    /** @description 1..365, default 30: the last days, today (UTC) included. Ignored when `from` or `to` is sent. */
-                    days?: string;
+                    /** @description The last days, today (UTC) included. Ignored when `from` or `to` is sent. */
+                    days?: number;
                 };
                 header?: never;
                 path?: never;
@@ -3607,12 +3603,10 @@ export interface paths {
                     from?: string;
                     /** @description Last day, included, YYYY-MM-DD (UTC). Only `from`: up to today; only `to`: the 30 days ending there; at most 366 days. */
                     to?: string;
-                    /** @description 1..365, default 30: the last days, today (UTC) included. Ignored when `from` or `to` is sent. */
-                    days?: string;
-                    /** @description 1..200 */
-                    limit?: string;
-                    /** @description >= 0 */
-                    offset?: string;
+                    /** @description The last days, today (UTC) included. Ignored when `from` or `to` is sent. */
+                    days?: number;
+                    limit?: number;
+                    offset?: number;
                 };
                 header?: never;
                 path?: never;
@@ -3691,18 +3685,18 @@ export interface paths {
                 query?: {
                     /** @description Form id (ULID or UUID); else 400; no form of the site: 422 */
                     form_id?: string;
-                    /** @description clean, spam or all (default clean); else 400 */
-                    status?: string;
+                    /** @description Default clean; else 400 INVALID_STATUS */
+                    status?: "clean" | "spam" | "all";
                     /** @description Start, inclusive: YYYY-MM-DD (00:00 UTC) or RFC 3339 */
                     de?: string;
                     /** @description End, inclusive: YYYY-MM-DD (the whole day, UTC) or RFC 3339; before de: 422 */
                     ate?: string;
                     /** @description Opaque, the previous page's next_cursor; corrupt: 400 */
                     cursor?: string;
-                    /** @description 1..100 (default 50); else 400, never clamped */
-                    limit?: string;
-                    /** @description asc or desc by creation time (default desc); else 400 */
-                    ordem?: string;
+                    /** @description Else 400 INVALID_LIMIT, never clamped */
+                    limit?: number;
+                    /** @description By creation time (default desc); else 400 INVALID_ORDER */
+                    ordem?: "asc" | "desc";
                 };
                 header?: never;
                 path?: never;
@@ -4285,7 +4279,9 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             responses: {
@@ -5155,6 +5151,533 @@ export interface components {
             page_url: string | null;
             created_at: string;
         };
+        /** @description An Editor.js document. A write (POST, PATCH) refuses a block type outside this catalogue; a field a block does not declare is kept as sent and listed in the answer's `warnings`. An import keeps unknown types and reports them. */
+        BlocksDocument: {
+            /** @description Editor.js save time (ms) */
+            time?: number;
+            blocks: (components["schemas"]["ParagraphBlock"] | components["schemas"]["HeaderBlock"] | components["schemas"]["ListBlock"] | components["schemas"]["QuoteBlock"] | components["schemas"]["CodeBlock"] | components["schemas"]["DelimiterBlock"] | components["schemas"]["ImageBlock"] | components["schemas"]["EmbedBlock"] | components["schemas"]["TableBlock"] | components["schemas"]["AdBlock"] | components["schemas"]["ProductCardBlock"] | components["schemas"]["StoryPageBlock"] | components["schemas"]["RelatedArticlesBlock"])[];
+            /** @description Editor.js version */
+            version?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ParagraphBlock: {
+            /** @description The editor's block id */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "paragraph";
+            data: {
+                /** @description Text with inline HTML (sanitized against an allowlist) */
+                text: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Block tunes, by tune name (Editor.js) */
+            tunes?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        HeaderBlock: {
+            /** @description The editor's block id */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "header";
+            data: {
+                /** @description Text with inline HTML (sanitized against an allowlist) */
+                text: string;
+                /** @description 1..6; default 2 */
+                level?: number;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Block tunes, by tune name (Editor.js) */
+            tunes?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        ListBlock: {
+            /** @description The editor's block id */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "list";
+            data: {
+                /**
+                 * @description Default unordered
+                 * @enum {string}
+                 */
+                style?: "ordered" | "unordered" | "checklist";
+                meta?: {
+                    /** @description Ordered lists: the first number */
+                    start?: number;
+                    /**
+                     * @description Ordered lists: the numbering
+                     * @enum {string}
+                     */
+                    counterType?: "numeric" | "lower-roman" | "upper-roman" | "lower-alpha" | "upper-alpha";
+                } & {
+                    [key: string]: unknown;
+                };
+                items: (string | ({
+                    /** @description Text with inline HTML (sanitized against an allowlist) */
+                    content?: string;
+                    /** @description Text with inline HTML (sanitized against an allowlist) */
+                    text?: string;
+                    meta?: {
+                        /** @description Checklists: whether the item is ticked */
+                        checked?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    items?: (string | ({
+                        /** @description Text with inline HTML (sanitized against an allowlist) */
+                        content?: string;
+                        /** @description Text with inline HTML (sanitized against an allowlist) */
+                        text?: string;
+                        meta?: {
+                            /** @description Checklists: whether the item is ticked */
+                            checked?: boolean;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        items?: (string | ({
+                            /** @description Text with inline HTML (sanitized against an allowlist) */
+                            content?: string;
+                            /** @description Text with inline HTML (sanitized against an allowlist) */
+                            text?: string;
+                            meta?: {
+                                /** @description Checklists: whether the item is ticked */
+                                checked?: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            items?: (string | ({
+                                /** @description Text with inline HTML (sanitized against an allowlist) */
+                                content?: string;
+                                /** @description Text with inline HTML (sanitized against an allowlist) */
+                                text?: string;
+                                meta?: {
+                                    /** @description Checklists: whether the item is ticked */
+                                    checked?: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                items?: (string | ({
+                                    /** @description Text with inline HTML (sanitized against an allowlist) */
+                                    content?: string;
+                                    /** @description Text with inline HTML (sanitized against an allowlist) */
+                                    text?: string;
+                                    meta?: {
+                                        /** @description Checklists: whether the item is ticked */
+                                        checked?: boolean;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
+                                    items?: (string | ({
+                                        /** @description Text with inline HTML (sanitized against an allowlist) */
+                                        content?: string;
+                                        /** @description Text with inline HTML (sanitized against an allowlist) */
+                                        text?: string;
+                                        meta?: {
+                                            /** @description Checklists: whether the item is ticked */
+                                            checked?: boolean;
+                                        } & {
+                                            [key: string]: unknown;
+                                        };
+                                        items?: (string | ({
+                                            /** @description Text with inline HTML (sanitized against an allowlist) */
+                                            content?: string;
+                                            /** @description Text with inline HTML (sanitized against an allowlist) */
+                                            text?: string;
+                                            meta?: {
+                                                /** @description Checklists: whether the item is ticked */
+                                                checked?: boolean;
+                                            } & {
+                                                [key: string]: unknown;
+                                            };
+                                            items?: (string | ({
+                                                /** @description Text with inline HTML (sanitized against an allowlist) */
+                                                content?: string;
+                                                /** @description Text with inline HTML (sanitized against an allowlist) */
+                                                text?: string;
+                                                meta?: {
+                                                    /** @description Checklists: whether the item is ticked */
+                                                    checked?: boolean;
+                                                } & {
+                                                    [key: string]: unknown;
+                                                };
+                                                items?: (string | ({
+                                                    /** @description Text with inline HTML (sanitized against an allowlist) */
+                                                    content?: string;
+                                                    /** @description Text with inline HTML (sanitized against an allowlist) */
+                                                    text?: string;
+                                                    meta?: {
+                                                        /** @description Checklists: whether the item is ticked */
+                                                        checked?: boolean;
+                                                    } & {
+                                                        [key: string]: unknown;
+                                                    };
+                                                    items?: (string | ({
+                                                        /** @description Text with inline HTML (sanitized against an allowlist) */
+                                                        content?: string;
+                                                        /** @description Text with inline HTML (sanitized against an allowlist) */
+                                                        text?: string;
+                                                        meta?: {
+                                                            /** @description Checklists: whether the item is ticked */
+                                                            checked?: boolean;
+                                                        } & {
+                                                            [key: string]: unknown;
+                                                        };
+                                                        /** @description No deeper level (at most 10) */
+                                                        items?: string[];
+                                                    } & {
+                                                        [key: string]: unknown;
+                                                    }))[];
+                                                } & {
+                                                    [key: string]: unknown;
+                                                }))[];
+                                            } & {
+                                                [key: string]: unknown;
+                                            }))[];
+                                        } & {
+                                            [key: string]: unknown;
+                                        }))[];
+                                    } & {
+                                        [key: string]: unknown;
+                                    }))[];
+                                } & {
+                                    [key: string]: unknown;
+                                }))[];
+                            } & {
+                                [key: string]: unknown;
+                            }))[];
+                        } & {
+                            [key: string]: unknown;
+                        }))[];
+                    } & {
+                        [key: string]: unknown;
+                    }))[];
+                } & {
+                    [key: string]: unknown;
+                }))[];
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Block tunes, by tune name (Editor.js) */
+            tunes?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        QuoteBlock: {
+            /** @description The editor's block id */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "quote";
+            data: {
+                /** @description Text with inline HTML (sanitized against an allowlist) */
+                text: string;
+                /** @description Text with inline HTML (sanitized against an allowlist) */
+                caption?: string;
+                /** @enum {string} */
+                alignment?: "left" | "center";
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Block tunes, by tune name (Editor.js) */
+            tunes?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        CodeBlock: {
+            /** @description The editor's block id */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "code";
+            data: {
+                /** @description Shown as written (escaped) */
+                code: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Block tunes, by tune name (Editor.js) */
+            tunes?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        DelimiterBlock: {
+            /** @description The editor's block id */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "delimiter";
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description Block tunes, by tune name (Editor.js) */
+            tunes?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        ImageBlock: {
+            /** @description The editor's block id */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "image";
+            data: {
+                file?: {
+                    /** @description http(s) URL; the platform's own media URL (MEDIA_PUBLIC_BASE/sites/{site}/{id}…) renders like media_id */
+                    url: string;
+                    /** @description Pixels: a positive integer (or a string of digits) */
+                    width?: number | string;
+                    /** @description Pixels: a positive integer (or a string of digits) */
+                    height?: number | string;
+                } & {
+                    [key: string]: unknown;
+                };
+                /** @description Simple-image form of file.url */
+                url?: string;
+                /** @description A media asset of the site: responsive <picture> from its variants */
+                media_id?: string;
+                /** @description Also the image's alt text */
+                caption?: string;
+                withBorder?: boolean;
+                stretched?: boolean;
+                withBackground?: boolean;
+                /** @description Pixels: a positive integer (or a string of digits) */
+                width?: number | string;
+                /** @description Pixels: a positive integer (or a string of digits) */
+                height?: number | string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Block tunes, by tune name (Editor.js) */
+            tunes?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        EmbedBlock: {
+            /** @description The editor's block id */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "embed";
+            data: {
+                /** @description e.g. youtube, vimeo, twitter */
+                service?: string;
+                /** @description The page embedded (http(s)) */
+                source: string;
+                /** @description The player's URL (never framed here) */
+                embed?: string;
+                width?: number | null;
+                height?: number | null;
+                /** @description Text with inline HTML (sanitized against an allowlist) */
+                caption?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Block tunes, by tune name (Editor.js) */
+            tunes?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        TableBlock: {
+            /** @description The editor's block id */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "table";
+            data: {
+                /** @description The first row is the heading */
+                withHeadings?: boolean;
+                stretched?: boolean;
+                /** @description Rows of cells */
+                content: (string | number)[][];
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Block tunes, by tune name (Editor.js) */
+            tunes?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        AdBlock: {
+            /** @description The editor's block id */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ad";
+            /** @description An ad slot: free-form, kept as stored */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description Block tunes, by tune name (Editor.js) */
+            tunes?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        ProductCardBlock: {
+            /** @description The editor's block id */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "product_card";
+            /** @description A product card: free-form, kept as stored */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description Block tunes, by tune name (Editor.js) */
+            tunes?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        StoryPageBlock: {
+            /** @description The editor's block id */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "story_page";
+            /** @description A story page: free-form, kept as stored */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description Block tunes, by tune name (Editor.js) */
+            tunes?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        RelatedArticlesBlock: {
+            /** @description The editor's block id */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "related_articles";
+            /** @description Related articles: free-form, kept as stored */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description Block tunes, by tune name (Editor.js) */
+            tunes?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        PostWriteAnswer: components["schemas"]["PostSummary"] & {
+            /** @description Fields of blocks_json no block type declares, stored as sent but not rendered (JSON path and why); absent when there are none */
+            warnings?: {
+                path: string;
+                message: string;
+            }[];
+        };
+        /** @description The post's cover from its media asset's ready variants (the original while they are pending); null when the post has none or the asset was deleted */
+        FeaturedImage: {
+            id: string;
+            /** @description The original, on the public media origin */
+            url: string;
+            width: number | null;
+            height: number | null;
+            /** @description The post's title (assets carry no alt text of their own) */
+            alt: string;
+            /** @description For <img srcset>: the renditions in the original's format (WebP for GIF and WebP originals) and the original, `url {w}w` narrowest first; the bare original URL while its width is unknown */
+            srcset: string;
+            /** @description Every rendition, the original included, narrowest first; only the original while the asset is processing */
+            variants: {
+                /** @description Pixel width; null while unknown */
+                width: number | null;
+                url: string;
+                /**
+                 * @description MIME type, e.g. image/webp
+                 * @example image/webp
+                 */
+                format: string;
+            }[];
+        } | null;
+        PostSummary: components["schemas"]["PostListItem"] & {
+            /** @enum {string} */
+            status: "draft" | "scheduled" | "published" | "archived";
+            /** @enum {string} */
+            access: "public" | "restricted";
+            created_at: string;
+        };
+        PostListItem: {
+            id: string;
+            slug: string;
+            /**
+             * @description Absolute public URL of the post: https://{canonical host}/{slug} in the site's default language, /{language}/{slug} otherwise. Drafts, scheduled and archived posts carry the URL they have (or will have) when public.
+             * @example https://blog.example.com/hello-world
+             */
+            url: string;
+            title: string;
+            summary: string | null;
+            published_at: string | null;
+            updated_at: string;
+            language: string;
+            post_type: string;
+            /** @description The author persona; null only on posts written before personas existed */
+            author: {
+                slug: string;
+                display_name: string;
+            } | null;
+            featured_image_id: string | null;
+            featured_image: components["schemas"]["FeaturedImage"];
+            category_slugs: string[];
+            tag_slugs: string[];
+        };
         Readiness: {
             /** @enum {string} */
             status: "ready" | "not_ready";
@@ -5328,7 +5851,26 @@ export interface components {
             language_url_mode?: unknown;
         };
         SiteSettingsPatch: {
-            settings?: components["schemas"]["SiteSettings"] & unknown;
+            settings?: components["schemas"]["SiteSettingsChange"];
+            /** @description Ignored: the site is the key's, never the body's */
+            org_id?: unknown;
+            /** @description Ignored: the site is the key's, never the body's */
+            status?: unknown;
+            /** @description Ignored: the site is the key's, never the body's */
+            site_id?: unknown;
+            /** @description Ignored: the site is the key's, never the body's */
+            slug?: unknown;
+        };
+        /** @description The allowlisted keys to merge, each replacing that key's stored value whole (no deep merge); null removes it. org_id, status, site_id and slug are ignored; any other key is 400 BAD_REQUEST naming it (details.path), nothing stored. */
+        SiteSettingsChange: components["schemas"]["SiteSettings"] & {
+            /** @description Ignored: the site is the key's, never the body's */
+            org_id?: unknown;
+            /** @description Ignored: the site is the key's, never the body's */
+            status?: unknown;
+            /** @description Ignored: the site is the key's, never the body's */
+            site_id?: unknown;
+            /** @description Ignored: the site is the key's, never the body's */
+            slug?: unknown;
         };
         SiteSeo: {
             meta_title?: string | null;
@@ -5346,71 +5888,17 @@ export interface components {
             items: components["schemas"]["PostListItem"][];
             next_cursor: string | null;
         };
-        PostListItem: {
-            id: string;
-            slug: string;
-            /**
-             * @description Absolute public URL of the post: https://{canonical host}/{slug} in the site's default language, /{language}/{slug} otherwise. Drafts, scheduled and archived posts carry the URL they have (or will have) when public.
-             * @example https://blog.example.com/hello-world
-             */
-            url: string;
-            title: string;
-            summary: string | null;
-            published_at: string | null;
-            updated_at: string;
-            language: string;
-            post_type: string;
-            /** @description The author persona; null only on posts written before personas existed */
-            author: {
-                slug: string;
-                display_name: string;
-            } | null;
-            featured_image_id: string | null;
-            featured_image: components["schemas"]["FeaturedImage"];
-            category_slugs: string[];
-            tag_slugs: string[];
-        };
-        /** @description The post's cover from its media asset's ready variants (the original while they are pending); null when the post has none or the asset was deleted */
-        FeaturedImage: {
-            id: string;
-            /** @description The original, on the public media origin */
-            url: string;
-            width: number | null;
-            height: number | null;
-            /** @description The post's title (assets carry no alt text of their own) */
-            alt: string;
-            /** @description For <img srcset>: the renditions in the original's format (WebP for GIF and WebP originals) and the original, `url {w}w` narrowest first; the bare original URL while its width is unknown */
-            srcset: string;
-            /** @description Every rendition, the original included, narrowest first; only the original while the asset is processing */
-            variants: {
-                /** @description Pixel width; null while unknown */
-                width: number | null;
-                url: string;
-                /**
-                 * @description MIME type, e.g. image/webp
-                 * @example image/webp
-                 */
-                format: string;
-            }[];
-        } | null;
         /** @description next_cursor is null on the last page */
         PostSummaryPage: {
             items: components["schemas"]["PostSummary"][];
             next_cursor: string | null;
         };
-        PostSummary: components["schemas"]["PostListItem"] & {
-            /** @enum {string} */
-            status: "draft" | "scheduled" | "published" | "archived";
-            /** @enum {string} */
-            access: "public" | "restricted";
-            created_at: string;
-        };
         CreatePost: {
             title: string;
             slug?: string;
             summary?: string | null;
-            /** @description Editor.js document {"blocks":[{"id","type","data"}]} */
-            blocks_json?: Record<string, unknown>;
+            /** @description Editor.js document {"blocks":[{"id","type","data"}]}; the block types and their data are the BlocksDocument catalogue */
+            blocks_json?: components["schemas"]["BlocksDocument"];
             /** @enum {string} */
             status?: "draft" | "scheduled" | "published" | "archived";
             /** @description RFC 3339 */
@@ -5449,8 +5937,8 @@ export interface components {
             title?: string;
             slug?: string;
             summary?: string | null;
-            /** @description Editor.js document {"blocks":[{"id","type","data"}]} */
-            blocks_json?: Record<string, unknown>;
+            /** @description Editor.js document {"blocks":[{"id","type","data"}]}; the block types and their data are the BlocksDocument catalogue */
+            blocks_json?: components["schemas"]["BlocksDocument"];
             /** @enum {string} */
             status?: "draft" | "scheduled" | "published" | "archived";
             /** @description RFC 3339 */

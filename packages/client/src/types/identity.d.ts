@@ -1493,7 +1493,8 @@ export interface paths {
         delete: {
             parameters: {
                 query?: {
-                    keep_current?: "0" | "1" | "true" | "false";
+                    /** @description Keep the caller's session (true or 1; false or 0, the default, ends it too) */
+                    keep_current?: boolean;
                 };
                 header?: {
                     "x-step-up-code"?: string;

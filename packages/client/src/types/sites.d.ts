@@ -120,14 +120,13 @@ export interface paths {
                     org_id?: string;
                     /** @description Only sites where the caller's effective role is this slug (site_owner, site_editor, site_viewer, a site role's slug; the spec's aliases such as editor are accepted) */
                     role?: string;
-                    /** @description One of active, inactive, archived; default active and inactive (deleted sites are never listed) */
-                    status?: string;
+                    /** @description Default active and inactive (deleted sites are never listed) */
+                    status?: "active" | "inactive" | "archived";
                     /** @description Case-insensitive partial match on name, slug and hosts; % and _ are literal; trimmed, then cut to 128 characters */
                     q?: string;
                     /** @description The previous page's next_cursor */
                     cursor?: string;
-                    /** @description 1..200, default 50 */
-                    limit?: string;
+                    limit?: number;
                 };
                 header?: never;
                 path?: never;
@@ -705,12 +704,10 @@ export interface paths {
                     q?: string;
                     /** @description Owner organization, exact (ULID or UUID) */
                     org_id?: string;
-                    /** @description active, inactive, archived or deleted */
-                    status?: string;
+                    status?: "active" | "inactive" | "archived" | "deleted";
                     /** @description Id (ULID or UUID) of the previous page's last site, or its next_cursor */
                     cursor?: string;
-                    /** @description 1..200, default 50 */
-                    limit?: string;
+                    limit?: number;
                 };
                 header?: never;
                 path?: never;
@@ -2090,12 +2087,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description One of pessoa_fisica, empresa */
-                    perfil?: string;
-                    /** @description One of geral, ecommerce, saude, educacao, servicos */
-                    setor?: string;
-                    /** @description Preview another jurisdiction's set: one of br, eu, uk, us-ca (saved: settings.legal.jurisdiction, default br) */
-                    jurisdiction?: string;
+                    perfil?: "pessoa_fisica" | "empresa";
+                    setor?: "geral" | "ecommerce" | "saude" | "educacao" | "servicos";
+                    /** @description Preview another jurisdiction's set (saved: settings.legal.jurisdiction, default br) */
+                    jurisdiction?: "br" | "eu" | "uk" | "us-ca";
                 };
                 header?: never;
                 path: {
@@ -2305,7 +2300,224 @@ export interface components {
             languages?: string[];
             theme?: string | null;
             /** @description Settings document */
-            settings?: Record<string, unknown>;
+            settings?: {
+                /** @description SVG markup, sanitized on write */
+                logo_svg?: string | null;
+                /** @description SVG markup, sanitized on write */
+                favicon_svg?: string | null;
+                /** @description http(s) or a path of the site */
+                logo_url?: string | null;
+                /** @description http(s) or a path of the site */
+                favicon_png_url?: string | null;
+                /** @description http(s) or a path of the site */
+                favicon_ico_url?: string | null;
+                logo_media_id?: string | null;
+                favicon_png_media_id?: string | null;
+                favicon_ico_media_id?: string | null;
+                favicon_kit?: {
+                    [key: string]: string | null;
+                } | null;
+                seo?: {
+                    /** @description http(s) or a path of the site */
+                    default_og_image?: string | null;
+                    meta_title?: string | null;
+                    meta_description?: string | null;
+                    og_title?: string | null;
+                    og_description?: string | null;
+                    /** @enum {string|null} */
+                    twitter_card?: "summary" | "summary_large_image" | null;
+                    noindex?: boolean | null;
+                } | null;
+                logo?: {
+                    version?: number | null;
+                    alt?: string | null;
+                    width?: number | null;
+                    height?: number | null;
+                    light?: {
+                        /** @description SVG markup, sanitized on write */
+                        svg_markup?: string | null;
+                        sources?: ({
+                            /** @enum {string|null} */
+                            type?: "image/svg+xml" | "image/avif" | "image/webp" | "image/png" | "image/jpeg" | null;
+                            /** @description https://host/path or a path of the site */
+                            url?: string | null;
+                        } | null)[] | null;
+                    } | null;
+                    dark?: {
+                        /** @description SVG markup, sanitized on write */
+                        svg_markup?: string | null;
+                        sources?: ({
+                            /** @enum {string|null} */
+                            type?: "image/svg+xml" | "image/avif" | "image/webp" | "image/png" | "image/jpeg" | null;
+                            /** @description https://host/path or a path of the site */
+                            url?: string | null;
+                        } | null)[] | null;
+                    } | null;
+                } | null;
+                customization?: {
+                    /** @enum {string|null} */
+                    theme_base?: "light" | "auto" | "dark" | "sepia" | "high_contrast" | null;
+                    colors?: ({
+                        dark?: {
+                            [key: string]: string | null;
+                        } | null;
+                    } & {
+                        [key: string]: string | null;
+                    }) | null;
+                    typography?: {
+                        font_primary?: string | null;
+                        font_secondary?: string | null;
+                        line_height?: number | null;
+                        letter_spacing?: number | null;
+                    } | null;
+                    layout?: {
+                        radius?: number | null;
+                    } | null;
+                } | null;
+                header?: {
+                    /** @enum {string|null} */
+                    model?: "auto" | "classic-centered" | "split-nav" | "minimal" | "stacked" | null;
+                    cta?: {
+                        label?: string | null;
+                        /** @description http(s), a path of the site, mailto:, tel: or #fragment */
+                        href?: string | null;
+                    } | null;
+                } | null;
+                footer?: {
+                    /** @enum {string|null} */
+                    model?: "auto" | "columns" | "minimal-centered" | "compact" | null;
+                    cta?: {
+                        label?: string | null;
+                        /** @description http(s), a path of the site, mailto:, tel: or #fragment */
+                        href?: string | null;
+                    } | null;
+                } | null;
+                home?: {
+                    blocks?: ({
+                        /** @enum {string|null} */
+                        type?: "hero" | "posts" | "html" | "newsletter" | "divider" | null;
+                        variant?: string | null;
+                        columns?: number | null;
+                        title?: string | null;
+                        source?: {
+                            filter?: {
+                                language?: string | null;
+                                category_slugs?: (string | null)[] | null;
+                                tag_slugs?: (string | null)[] | null;
+                            } | null;
+                            limit?: number | null;
+                        } | null;
+                        /** @description Markup or script: needs the code permission (site:code scope) */
+                        html?: string | null;
+                    } | null)[] | null;
+                } | null;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                ads?: unknown;
+                modals?: ({
+                    id?: string | null;
+                    title?: string | null;
+                    enabled?: boolean | null;
+                    content?: {
+                        form_id?: string | null;
+                        /** @constant */
+                        kind: "form";
+                    } | {
+                        unit_id?: string | null;
+                        /** @constant */
+                        kind: "ad";
+                    } | {
+                        text?: string | null;
+                        /** @constant */
+                        kind: "text";
+                    };
+                    rules?: {
+                        trigger?: {
+                            seconds?: number | null;
+                            /** @constant */
+                            kind: "delay";
+                        } | {
+                            percent?: number | null;
+                            /** @constant */
+                            kind: "scroll";
+                        } | {
+                            /** @constant */
+                            kind: "exit_intent";
+                        };
+                        pages?: {
+                            include?: (string | null)[] | null;
+                            exclude?: (string | null)[] | null;
+                        } | null;
+                        frequency?: {
+                            max_shows?: number | null;
+                            /** @enum {string|null} */
+                            per?: "days" | null;
+                            days?: number | null;
+                        } | null;
+                        audience?: {
+                            devices?: ("desktop" | "mobile" | null)[] | null;
+                            new_visitors_only?: boolean | null;
+                        } | null;
+                    } | null;
+                } | null)[] | null;
+                applets?: {
+                    [key: string]: ({
+                        enabled?: boolean | null;
+                        /** @description RFC 3339 */
+                        installed_at?: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
+                } | null;
+                legal?: {
+                    /** @enum {string|null} */
+                    perfil?: "pessoa_fisica" | "empresa" | null;
+                    /** @enum {string|null} */
+                    setor?: "geral" | "ecommerce" | "saude" | "educacao" | "servicos" | null;
+                    /** @enum {string|null} */
+                    jurisdiction?: "br" | "eu" | "uk" | "us-ca" | null;
+                    razao_social?: string | null;
+                    cnpj?: string | null;
+                    nome_responsavel?: string | null;
+                    endereco?: string | null;
+                    email_contato?: string | null;
+                    encarregado_nome?: string | null;
+                    encarregado_email?: string | null;
+                    foro?: string | null;
+                    registration_number?: string | null;
+                    governing_law?: string | null;
+                    representative?: string | null;
+                    toll_free_number?: string | null;
+                } | null;
+                /** @description Markup or script: needs the code permission (site:code scope) */
+                code_injection?: string | null;
+                /** @description Markup or script: needs the code permission (site:code scope) */
+                about_html?: string | null;
+                /** @description Markup or script: needs the code permission (site:code scope) */
+                advanced?: string | null;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                menu?: unknown;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                cookies?: unknown;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                social?: unknown;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                footer_columns?: unknown;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                legal_links?: unknown;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                search?: unknown;
+                subscriptions_enabled?: boolean | null;
+                language_url_mode?: string | null;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                integrations?: unknown;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                colors?: unknown;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                typography?: unknown;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                layout?: unknown;
+                custom_css?: string | null;
+            };
         };
         SiteBatch: {
             items: components["schemas"]["Site"][];
@@ -2354,7 +2566,224 @@ export interface components {
             languages?: string[];
             theme?: string | null;
             /** @description REPLACES the whole settings document */
-            settings?: Record<string, unknown>;
+            settings?: {
+                /** @description SVG markup, sanitized on write */
+                logo_svg?: string | null;
+                /** @description SVG markup, sanitized on write */
+                favicon_svg?: string | null;
+                /** @description http(s) or a path of the site */
+                logo_url?: string | null;
+                /** @description http(s) or a path of the site */
+                favicon_png_url?: string | null;
+                /** @description http(s) or a path of the site */
+                favicon_ico_url?: string | null;
+                logo_media_id?: string | null;
+                favicon_png_media_id?: string | null;
+                favicon_ico_media_id?: string | null;
+                favicon_kit?: {
+                    [key: string]: string | null;
+                } | null;
+                seo?: {
+                    /** @description http(s) or a path of the site */
+                    default_og_image?: string | null;
+                    meta_title?: string | null;
+                    meta_description?: string | null;
+                    og_title?: string | null;
+                    og_description?: string | null;
+                    /** @enum {string|null} */
+                    twitter_card?: "summary" | "summary_large_image" | null;
+                    noindex?: boolean | null;
+                } | null;
+                logo?: {
+                    version?: number | null;
+                    alt?: string | null;
+                    width?: number | null;
+                    height?: number | null;
+                    light?: {
+                        /** @description SVG markup, sanitized on write */
+                        svg_markup?: string | null;
+                        sources?: ({
+                            /** @enum {string|null} */
+                            type?: "image/svg+xml" | "image/avif" | "image/webp" | "image/png" | "image/jpeg" | null;
+                            /** @description https://host/path or a path of the site */
+                            url?: string | null;
+                        } | null)[] | null;
+                    } | null;
+                    dark?: {
+                        /** @description SVG markup, sanitized on write */
+                        svg_markup?: string | null;
+                        sources?: ({
+                            /** @enum {string|null} */
+                            type?: "image/svg+xml" | "image/avif" | "image/webp" | "image/png" | "image/jpeg" | null;
+                            /** @description https://host/path or a path of the site */
+                            url?: string | null;
+                        } | null)[] | null;
+                    } | null;
+                } | null;
+                customization?: {
+                    /** @enum {string|null} */
+                    theme_base?: "light" | "auto" | "dark" | "sepia" | "high_contrast" | null;
+                    colors?: ({
+                        dark?: {
+                            [key: string]: string | null;
+                        } | null;
+                    } & {
+                        [key: string]: string | null;
+                    }) | null;
+                    typography?: {
+                        font_primary?: string | null;
+                        font_secondary?: string | null;
+                        line_height?: number | null;
+                        letter_spacing?: number | null;
+                    } | null;
+                    layout?: {
+                        radius?: number | null;
+                    } | null;
+                } | null;
+                header?: {
+                    /** @enum {string|null} */
+                    model?: "auto" | "classic-centered" | "split-nav" | "minimal" | "stacked" | null;
+                    cta?: {
+                        label?: string | null;
+                        /** @description http(s), a path of the site, mailto:, tel: or #fragment */
+                        href?: string | null;
+                    } | null;
+                } | null;
+                footer?: {
+                    /** @enum {string|null} */
+                    model?: "auto" | "columns" | "minimal-centered" | "compact" | null;
+                    cta?: {
+                        label?: string | null;
+                        /** @description http(s), a path of the site, mailto:, tel: or #fragment */
+                        href?: string | null;
+                    } | null;
+                } | null;
+                home?: {
+                    blocks?: ({
+                        /** @enum {string|null} */
+                        type?: "hero" | "posts" | "html" | "newsletter" | "divider" | null;
+                        variant?: string | null;
+                        columns?: number | null;
+                        title?: string | null;
+                        source?: {
+                            filter?: {
+                                language?: string | null;
+                                category_slugs?: (string | null)[] | null;
+                                tag_slugs?: (string | null)[] | null;
+                            } | null;
+                            limit?: number | null;
+                        } | null;
+                        /** @description Markup or script: needs the code permission (site:code scope) */
+                        html?: string | null;
+                    } | null)[] | null;
+                } | null;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                ads?: unknown;
+                modals?: ({
+                    id?: string | null;
+                    title?: string | null;
+                    enabled?: boolean | null;
+                    content?: {
+                        form_id?: string | null;
+                        /** @constant */
+                        kind: "form";
+                    } | {
+                        unit_id?: string | null;
+                        /** @constant */
+                        kind: "ad";
+                    } | {
+                        text?: string | null;
+                        /** @constant */
+                        kind: "text";
+                    };
+                    rules?: {
+                        trigger?: {
+                            seconds?: number | null;
+                            /** @constant */
+                            kind: "delay";
+                        } | {
+                            percent?: number | null;
+                            /** @constant */
+                            kind: "scroll";
+                        } | {
+                            /** @constant */
+                            kind: "exit_intent";
+                        };
+                        pages?: {
+                            include?: (string | null)[] | null;
+                            exclude?: (string | null)[] | null;
+                        } | null;
+                        frequency?: {
+                            max_shows?: number | null;
+                            /** @enum {string|null} */
+                            per?: "days" | null;
+                            days?: number | null;
+                        } | null;
+                        audience?: {
+                            devices?: ("desktop" | "mobile" | null)[] | null;
+                            new_visitors_only?: boolean | null;
+                        } | null;
+                    } | null;
+                } | null)[] | null;
+                applets?: {
+                    [key: string]: ({
+                        enabled?: boolean | null;
+                        /** @description RFC 3339 */
+                        installed_at?: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
+                } | null;
+                legal?: {
+                    /** @enum {string|null} */
+                    perfil?: "pessoa_fisica" | "empresa" | null;
+                    /** @enum {string|null} */
+                    setor?: "geral" | "ecommerce" | "saude" | "educacao" | "servicos" | null;
+                    /** @enum {string|null} */
+                    jurisdiction?: "br" | "eu" | "uk" | "us-ca" | null;
+                    razao_social?: string | null;
+                    cnpj?: string | null;
+                    nome_responsavel?: string | null;
+                    endereco?: string | null;
+                    email_contato?: string | null;
+                    encarregado_nome?: string | null;
+                    encarregado_email?: string | null;
+                    foro?: string | null;
+                    registration_number?: string | null;
+                    governing_law?: string | null;
+                    representative?: string | null;
+                    toll_free_number?: string | null;
+                } | null;
+                /** @description Markup or script: needs the code permission (site:code scope) */
+                code_injection?: string | null;
+                /** @description Markup or script: needs the code permission (site:code scope) */
+                about_html?: string | null;
+                /** @description Markup or script: needs the code permission (site:code scope) */
+                advanced?: string | null;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                menu?: unknown;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                cookies?: unknown;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                social?: unknown;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                footer_columns?: unknown;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                legal_links?: unknown;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                search?: unknown;
+                subscriptions_enabled?: boolean | null;
+                language_url_mode?: string | null;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                integrations?: unknown;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                colors?: unknown;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                typography?: unknown;
+                /** @description Free-form JSON (a markup-named key inside needs the code permission) */
+                layout?: unknown;
+                custom_css?: string | null;
+            };
         };
         AppletList: {
             items: components["schemas"]["Applet"][];
