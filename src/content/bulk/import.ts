@@ -10,6 +10,7 @@ import { canonicalJson } from "../core/idempotency-store";
 import { fail, problem } from "../errors";
 import type { KeyContext } from "../keys/key-context";
 import { sha256Base64url } from "../keys/key-hash";
+import { type CheckedBlocks, checkBlocks } from "../posts/blocks/write";
 import { type CreatePostInput, CreatePostSchema } from "../posts/input";
 import { createPost } from "../posts/service";
 import { importedPostId, recordImportLineStatement } from "./import-lines-store";
@@ -24,8 +25,50 @@ export interface LineResult {
   id?: string;
   slug?: string;
   error?: { status: number; code: string; detail?: string };
-  /** References this site could not resolve, dropped from the line (the post was still imported). */
-  warnings?: LineWarning[];
+  /**
+   * References this site could not resolve, dropped from the line (the post was still imported), and
+   * blocks kept as they are (BlockLineWarning).
+   */
+  warnings?: (LineWarning | BlockLineWarning)[];
+  /** The block types of the line outside the catalogue, each once: stored as is, never rendered. */
+  unknown_block_types?: string[];
+}
+
+/**
+ * What an import kept of `blocks_json` without knowing it (issue 33: an import keeps unknown types, so old
+ * exports and other tools' documents stay importable): a block of a type outside the catalogue, a known
+ * block that breaks its type's schema, a field no block declares. `field` is the JSON path in the line.
+ */
+interface BlockLineWarning {
+  field: string;
+  code: "UNKNOWN_BLOCK_TYPE" | "INVALID_BLOCK" | "UNDECLARED_BLOCK_FIELD";
+  detail: string;
+}
+
+/** The line's report of its blocks: warnings, and the unknown types once each. */
+function blocksReport(blocks: CheckedBlocks): Pick<LineResult, "warnings" | "unknown_block_types"> {
+  const warnings: BlockLineWarning[] = [
+    ...blocks.unknownTypes.map(({ path, type }) => ({
+      field: path,
+      code: "UNKNOWN_BLOCK_TYPE" as const,
+      detail: `Block type "${type}" is not in the catalogue: kept as is, not rendered.`,
+    })),
+    ...blocks.invalid.map(({ path, message }) => ({
+      field: path,
+      code: "INVALID_BLOCK" as const,
+      detail: `${message}: the block is kept as is (rendered as far as it can be).`,
+    })),
+    ...blocks.warnings.map(({ path, message }) => ({
+      field: path,
+      code: "UNDECLARED_BLOCK_FIELD" as const,
+      detail: message,
+    })),
+  ];
+  const types = [...new Set(blocks.unknownTypes.map((u) => u.type))];
+  return {
+    ...(warnings.length > 0 ? { warnings } : {}),
+    ...(types.length > 0 ? { unknown_block_types: types } : {}),
+  };
 }
 
 export interface ImportSummary {
@@ -119,12 +162,21 @@ async function importLine(
   if (existing) return { line, status: "duplicate", id: existing };
   try {
     const { input: resolved, warnings } = await dropUnresolvable(env.DB, key, input);
-    const warned = warnings.length > 0 ? { warnings } : {};
+    const report = blocksReport(checkBlocks(resolved.blocks_json, "import"));
+    const all = [...warnings, ...(report.warnings ?? [])];
+    const warned = { ...report, ...(all.length > 0 ? { warnings: all } : {}) };
     // A backup restored into its own site: the line is the post it was exported from.
     const restored = await unchangedPost(env.DB, key, resolved);
     if (restored) return { line, status: "duplicate", id: restored.id, slug: restored.slug, ...warned };
-    const stored = await createPost(env, services, key, resolved, (_response, postId) =>
-      recordImportLineStatement(env.DB, key.siteId, hash, postId, new Date().toISOString()),
+    const stored = await createPost(
+      env,
+      services,
+      key,
+      resolved,
+      (_response, postId) =>
+        recordImportLineStatement(env.DB, key.siteId, hash, postId, new Date().toISOString()),
+      undefined,
+      "import",
     );
     const body = JSON.parse(stored.body) as { id: string; slug: string };
     return { line, status: "created", id: body.id, slug: body.slug, ...warned };

@@ -77,7 +77,7 @@ const importPostsRoute = createRoute({
   path: "/v1/import",
   tags: ["Bulk"],
   summary: "Bulk import posts (NDJSON)",
-  description: `Scopes import AND posts:write (ck_). One CreatePost per line; site, organization and author come from the key (a line's site_id is discarded). A member CreatePost does not declare fails its line (422 UNKNOWN_FIELD naming it; nothing is dropped silently); every member of a posts export line is a CreatePost field, so an export is importable as is. Idempotent by line content (a repeated line answers duplicate); a line equal to an existing post of the site with its slug and language (a site's own export restored) answers duplicate with that post's id; a changed line whose slug is taken fails (SLUG_TAKEN: import never overwrites). References the site cannot resolve (featured image, post type, author) are dropped with a warning on the line. At most ${IMPORT_MAX_LINES} lines and 8 MiB. A line with access restricted fails (RESTRICTED_NOT_IMPORTABLE).`,
+  description: `Scopes import AND posts:write (ck_). One CreatePost per line; site, organization and author come from the key (a line's site_id is discarded). A member CreatePost does not declare fails its line (422 UNKNOWN_FIELD naming it; nothing is dropped silently); every member of a posts export line is a CreatePost field, so an export is importable as is. Idempotent by line content (a repeated line answers duplicate); a line equal to an existing post of the site with its slug and language (a site's own export restored) answers duplicate with that post's id; a changed line whose slug is taken fails (SLUG_TAKEN: import never overwrites). References the site cannot resolve (featured image, post type, author) are dropped with a warning on the line. Block types outside the catalogue (old exports, other tools) are kept as they are and listed in the line's unknown_block_types (with an UNKNOWN_BLOCK_TYPE warning each); a known block that breaks its schema is kept too (INVALID_BLOCK warning). At most ${IMPORT_MAX_LINES} lines and 8 MiB. A line with access restricted fails (RESTRICTED_NOT_IMPORTABLE).`,
   security: security("secret", ["import", "posts:write"]),
   request: {
     query: z.object({ resource: z.enum(["posts"]).optional() }),
@@ -109,8 +109,12 @@ const importPostsRoute = createRoute({
                   .optional()
                   .openapi({
                     description:
-                      "References this site cannot resolve (featured_image_id, post_type, author_slug), dropped from the line",
+                      "References this site cannot resolve (featured_image_id, post_type, author_slug), dropped from the line; blocks kept as they are (code UNKNOWN_BLOCK_TYPE, INVALID_BLOCK or UNDECLARED_BLOCK_FIELD, `field` the block's JSON path)",
                   }),
+                unknown_block_types: z.array(z.string()).optional().openapi({
+                  description:
+                    "Block types of the line outside the BlocksDocument catalogue, each once: the post is imported with them stored as is (never rendered)",
+                }),
               }),
             ),
           }),

@@ -20,6 +20,7 @@ import type { KeyContext, SiteAddress } from "../keys/key-context";
 import { imageView } from "../media/image-view";
 import type { MediaImageRow } from "../media/media-image";
 import { listPosts, type PostListRequest } from "./listing";
+import { platformMediaId } from "./render/media-url";
 import { renderBlocks } from "./render/render-blocks";
 import { onePublicPost, publicReference } from "./resolve";
 import { listItem, seoView } from "./shapes";
@@ -84,10 +85,12 @@ export function postDetail(
     const found = find(id);
     return found ? imageView(base, found, "") : null;
   };
+  // The standard image form on the site's own media renders like media_id (render/media-url.ts).
+  const mediaIdOfUrl = (url: string) => platformMediaId(base, row.site_id, url);
   const item = listItem(row, now, { site, platformDomain: env.PLATFORM_DOMAIN, mediaBase: base });
   return {
     ...item,
-    content_html: row.blocks_json ? renderBlocks(row.blocks_json, { mediaImage }) : "",
+    content_html: row.blocks_json ? renderBlocks(row.blocks_json, { mediaImage, mediaIdOfUrl }) : "",
     featured_image_url: item.featured_image?.url ?? null,
     seo: seoView(row),
   };

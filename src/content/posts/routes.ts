@@ -13,6 +13,7 @@ import type { StoredResponse } from "../core/idempotency-store";
 import { fail } from "../errors";
 import type { KeyRequirement } from "../keys/api-key";
 import { addResponseHeaders, keyAuth, requireKey, security } from "../keys/middleware";
+import { BlocksDocumentSchema } from "./blocks/catalogue";
 import { createPostOnce } from "./creation";
 import { CreatePostSchema, UpdatePostSchema } from "./input";
 import { publicPost } from "./public-reads";
@@ -27,8 +28,10 @@ import {
   PostSourceSchema,
   PostSummarySchema,
   type PostUrlContext,
+  PostWriteAnswerSchema,
   postSummary,
   seoView,
+  warningsMember,
 } from "./shapes";
 import { readPostSource } from "./source";
 
@@ -149,7 +152,7 @@ const createPostRoute = createRoute({
     // A $ref rather than the zod schema: the handler also answers replays as a raw Response.
     201: {
       description: "Created (or the original 201 replayed, with Idempotency-Replayed: true)",
-      content: { "application/json": { schema: { $ref: "#/components/schemas/PostSummary" } } },
+      content: { "application/json": { schema: { $ref: "#/components/schemas/PostWriteAnswer" } } },
     },
     ...writeProblems,
     ...problemResponses({
@@ -190,7 +193,7 @@ const updatePostRoute = createRoute({
     body: { content: { "application/json": { schema: UpdatePostSchema } }, required: true },
   },
   responses: {
-    200: { ...json(PostSummarySchema, "Updated"), headers: REVISION_ETAG },
+    200: { ...json(PostWriteAnswerSchema, "Updated"), headers: REVISION_ETAG },
     ...writeProblems,
     ...problemResponses({
       409: "Slug taken (SLUG_TAKEN)",
@@ -275,6 +278,9 @@ const updatePostSeoRoute = createRoute({
 });
 
 export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
+  // blocks_json's schema (CreatePost, UpdatePost) is the block catalogue, referenced by name.
+  app.openAPIRegistry.register("BlocksDocument", BlocksDocumentSchema);
+  app.openAPIRegistry.register("PostWriteAnswer", PostWriteAnswerSchema);
   // Declared in the registry and served by a plain handler: replays answer with the stored raw body.
   app.openAPIRegistry.registerPath(createPostRoute);
   app.post("/v1/posts", requireKey(CREATE_POST_KEY), async (c) => {
@@ -295,7 +301,11 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
   });
 
   app.openapi(updatePostRoute, async (c) => {
-    const { post: row, site } = await updatePost(
+    const {
+      post: row,
+      site,
+      warnings,
+    } = await updatePost(
       c.env,
       c.get("services"),
       c.get("auth"),
@@ -306,7 +316,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
     const now = clockIso();
     c.header("etag", revisionTag(row, now));
     const shown = await withFeaturedMedia(c.env.DB, row);
-    return c.json(postSummary(shown, now, answerContext(c, site)), 200);
+    return c.json({ ...postSummary(shown, now, answerContext(c, site)), ...warningsMember(warnings) }, 200);
   });
 
   app.openapi(deletePostRoute, async (c) => {

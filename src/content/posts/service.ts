@@ -18,8 +18,9 @@ import { mediaImageRow } from "../media/store";
 import { getPostType } from "../site/store";
 import { type ContentEvent, type PostEventType, postEvent } from "../webhooks/events";
 import { subscribedEventStatement, unsubscribedEventRecordStatement } from "../webhooks/store";
+import type { BlockWarning } from "./blocks/check";
+import { checkBlocks } from "./blocks/write";
 import {
-  blocksText,
   type CreatePostInput,
   checkLanguage,
   checkMediaId,
@@ -33,7 +34,7 @@ import {
 } from "./input";
 import { postNotFound, resolveEditablePost } from "./resolve";
 import { effectiveRevision, preconditionHolds, type RevisionPrecondition } from "./revision-tag";
-import { postSummary } from "./shapes";
+import { postSummary, warningsMember } from "./shapes";
 import { slugCandidates, slugify } from "./slug";
 import {
   editPostFieldsStatement,
@@ -102,6 +103,8 @@ export async function createPost(
    * cron delivers whatever a delivery left behind.
    */
   after?: (work: Promise<unknown>) => void,
+  /** `import` keeps block types outside the catalogue (blocks/write.ts); a create refuses them (422). */
+  blocksWrite: "create" | "import" = "create",
 ): Promise<StoredResponse> {
   const now = clockIso();
   // The key's fresh lookup brought the site, the key's persona and the post types (KeyContext.write).
@@ -112,6 +115,7 @@ export async function createPost(
   const featured =
     input.featured_image_id != null ? await checkFeaturedImage(env, site.id, input.featured_image_id) : null;
   const settled = settleStatus(input.status ?? "draft", checkPublishedAt(input.published_at ?? null), now);
+  const blocks = checkBlocks(input.blocks_json, blocksWrite);
   const row: PostRow = {
     id: newId(),
     site_id: site.id,
@@ -120,7 +124,7 @@ export async function createPost(
     post_type: postType,
     title: input.title,
     summary: input.summary ?? null,
-    blocks_json: blocksText(input.blocks_json),
+    blocks_json: blocks.text,
     status: settled.status,
     access: input.access ?? "public",
     published_at: settled.published_at,
@@ -148,7 +152,10 @@ export async function createPost(
     const candidate = { ...row, slug };
     const response: StoredResponse = {
       status: 201,
-      body: JSON.stringify(postSummary({ ...shown, slug }, now, at)),
+      body: JSON.stringify({
+        ...postSummary({ ...shown, slug }, now, at),
+        ...warningsMember(blocks.warnings),
+      }),
       location: `/v1/posts/${candidate.id}`,
     };
     const event = publishes
@@ -363,7 +370,7 @@ export async function updatePost(
   language: string | null,
   input: UpdatePostInput,
   precondition: RevisionPrecondition = null,
-): Promise<{ post: PostRow; site: SiteProjection }> {
+): Promise<{ post: PostRow; site: SiteProjection; warnings: BlockWarning[] }> {
   const now = clockIso();
   if (!EDITABLE_FIELDS.some((f) => input[f] !== undefined)) {
     fail("NOTHING_EDITABLE", "The body contains no editable field.");
@@ -373,8 +380,13 @@ export async function updatePost(
   const dueScheduled = resolved.status === "scheduled" && effectiveStatus(resolved, now) === "published";
   // Read once: the edit's effects and the answer's url are built from it.
   const site = await keySite(env.DB, key);
+  // The body's blocks against the catalogue (an unknown type is 400 here), once, before either path.
+  const checked = input.blocks_json !== undefined ? checkBlocks(input.blocks_json, "update") : undefined;
+  const blocks = checked?.text;
+  const warnings = checked?.warnings ?? [];
   if (!dueScheduled && !VISIBILITY_FIELDS.some((f) => input[f] !== undefined)) {
-    return { post: await editPlainFields(env, key, site, resolved.id, input, precondition, services), site };
+    const post = await editPlainFields(env, key, site, resolved.id, input, blocks, precondition, services);
+    return { post, site, warnings };
   }
   // Checks that read other tables run once, before the edit loop.
   const postType =
@@ -383,7 +395,6 @@ export async function updatePost(
     input.featured_image_id === undefined || input.featured_image_id === null
       ? input.featured_image_id
       : await checkFeaturedImage(env, key.siteId, input.featured_image_id);
-  const blocks = input.blocks_json !== undefined ? blocksText(input.blocks_json) : undefined;
   const author =
     input.author_slug !== undefined ? await sitePersona(env.DB, key.siteId, input.author_slug) : undefined;
   const publicTypes = await publicTypeSlugs(env.DB, key.siteId);
@@ -435,7 +446,7 @@ export async function updatePost(
   };
   const { next } = await editPost(env, key.siteId, resolved, apply, extra, precondition);
   await deliverEffects(env, services, pending.effects);
-  return { post: next, site };
+  return { post: next, site, warnings };
 }
 
 /**
@@ -495,6 +506,8 @@ async function editPlainFields(
   site: SiteProjection,
   id: string,
   input: UpdatePostInput,
+  /** The checked body's text (null clears it), or undefined when not sent. */
+  blocks: string | null | undefined,
   precondition: RevisionPrecondition,
   services: Services,
 ): Promise<PostRow> {
@@ -504,7 +517,7 @@ async function editPlainFields(
   const fields: PlainFields = {
     title: input.title,
     summary: input.summary,
-    blocks_json: input.blocks_json !== undefined ? blocksText(input.blocks_json) : undefined,
+    blocks_json: blocks,
     author_slug: author?.slug,
     author_name: author?.display_name,
     // featured_image_id: a value sets the cover, null clears it, omitted leaves it.

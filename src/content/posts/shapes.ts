@@ -101,6 +101,25 @@ export const PostSummarySchema = PostListItemSchema.extend({
   created_at: z.string(),
 }).openapi("PostSummary");
 
+/** What a write kept as sent without using it (issue 33): fields no block of blocks_json declares. */
+const WriteWarningsSchema = z
+  .array(z.object({ path: z.string(), message: z.string() }))
+  .optional()
+  .openapi({
+    description:
+      "Fields of blocks_json no block type declares, stored as sent but not rendered (JSON path and why); absent when there are none",
+  });
+
+/** The answer of a post write (create, PATCH): the PostSummary, with `warnings` when some were kept. */
+export const PostWriteAnswerSchema = PostSummarySchema.extend({ warnings: WriteWarningsSchema }).openapi(
+  "PostWriteAnswer",
+);
+
+/** `{warnings}` when there are any, else nothing (the member is absent when empty). */
+export function warningsMember<T>(warnings: readonly T[]): { warnings?: T[] } {
+  return warnings.length > 0 ? { warnings: [...warnings] } : {};
+}
+
 export const PostDetailSchema = PostListItemSchema.extend({
   content_html: z.string(),
   featured_image_url: z.string().nullable(),

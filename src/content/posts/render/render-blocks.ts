@@ -30,6 +30,11 @@ export interface RenderOptions {
    * `mediaUrl`. An image with a view gets `srcset`/`sizes`, and a WebP `<source>` when it has WebP variants.
    */
   mediaImage?: (mediaId: string) => ImageView | null;
+  /**
+   * The media id a URL names when it is the platform's own media of the post's site (media-url.ts), else
+   * null: an image's `file.url` on it renders through `mediaImage` like `media_id` does.
+   */
+  mediaIdOfUrl?: (url: string) => string | null;
 }
 
 /** What rendering remembers from block to block: whether an image was rendered (the rest load lazily). */
@@ -267,9 +272,20 @@ function sizesOf(width: number | null): string {
   return width ? `(max-width: ${width}px) 100vw, ${width}px` : "100vw";
 }
 
+/** The media id of the standard image form's `file.url` when it is the platform's own media, else null. */
+function ownMediaId(file: Data, options: RenderOptions): string | null {
+  if (typeof file.url !== "string" || !options.mediaIdOfUrl) return null;
+  try {
+    return options.mediaIdOfUrl(file.url);
+  } catch {
+    return null;
+  }
+}
+
 function renderImage(data: Data, options: RenderOptions, state: RenderState): string {
   const file = isRecord(data.file) ? data.file : {};
-  const view = resolveMediaImage(data.media_id, options);
+  const view =
+    resolveMediaImage(data.media_id, options) ?? resolveMediaImage(ownMediaId(file, options), options);
   const src =
     view?.url ?? resolveMediaUrl(data.media_id, options) ?? safeHttpUrl(file.url) ?? safeHttpUrl(data.url);
   if (src === null) return "";
