@@ -1,0 +1,129 @@
+/**
+ * The hosted account page refreshes on an expired access token (issue 33): a call answered 401
+ * `TOKEN_EXPIRED` rotates the HttpOnly `svc_refresh` cookie once (`POST /auth/refresh`) and is repeated with
+ * the new token; the user stays on the page and the action is done. The expired token is the page's own
+ * token re-signed by the platform's real key with `exp` in the past (as test/support/bearer-sweep.ts makes
+ * it), put on the page's next call in Chromium's network layer (the page keeps its token in a closure, out
+ * of reach): identity judges it for real.
+ */
+import { importJWK, type JWK, SignJWT } from "jose";
+import type { Browser, Request as PlaywrightRequest } from "playwright-core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ensureDevVars } from "../../scripts/dev-vars.mjs";
+import { launchChromium, newContext, outboxMessage, platform, watchPageErrors } from "../support/browser";
+
+const PASSWORD = "correct-horse-battery-staple-expiry-42";
+
+let browser: Browser;
+beforeEach(async () => {
+  browser = await launchChromium();
+});
+afterEach(async () => {
+  await browser?.close();
+});
+
+const identity = () => platform().urls.identity;
+const freshEmail = (tag: string) =>
+  `${tag}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+
+const part = (token: string, index: number) =>
+  JSON.parse(Buffer.from(token.split(".")[index]!, "base64url").toString("utf8")) as Record<string, unknown>;
+
+/** `live`'s header and claims, signed by the platform's current key, expired half an hour ago. */
+async function expiredCopy(live: string): Promise<string> {
+  const { current } = JSON.parse(ensureDevVars().identity.JWT_SIGNING_KEYS!) as { current: JWK };
+  const key = await importJWK({ ...current, alg: "EdDSA" }, "EdDSA");
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ ...part(live, 1), iat: now - 3600, exp: now - 1800 })
+    .setProtectedHeader(part(live, 0) as { alg: string })
+    .sign(key);
+}
+
+const bearerOf = (req: PlaywrightRequest) => req.headers().authorization?.replace(/^Bearer /, "") ?? null;
+
+describe("the account page on an expired access token", () => {
+  it("refreshes once on 401 TOKEN_EXPIRED, repeats the call with the new token, and stays signed in", {
+    timeout: 120_000,
+  }, async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    const errors = watchPageErrors(page);
+    const email = freshEmail("expiry");
+
+    // Signed in the way a browser is: signup and confirmation from a page of the identity origin.
+    await page.goto(`${identity()}/health`);
+    const post = (p: string, body: unknown) =>
+      page.evaluate(
+        async ({ p, body }) =>
+          (
+            await fetch(`/api/v1/auth${p}`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify(body),
+            })
+          ).status,
+        { p, body },
+      );
+    expect(await post("/signup", { email, password: PASSWORD })).toBe(202);
+    const { code } = await outboxMessage(email, "email_verify");
+    expect(await post("/email/verify/confirm", { email, code })).toBe(200);
+
+    let live = "";
+    page.on("request", (req) => {
+      const bearer = bearerOf(req);
+      if (bearer && req.url().includes("/api/v1/auth/")) live = bearer;
+    });
+    await page.goto(`${identity()}/auth/account`);
+    await page.locator("#account").waitFor({ state: "visible" });
+    await expect.poll(() => page.locator("#whoami").textContent()).toBe(email);
+    const first = live;
+    expect(first).not.toBe("");
+    const expired = await expiredCopy(first);
+
+    // The page's next POST /emails goes out with the expired token; everything after it as the page sends it.
+    const seen: { method: string; path: string; bearer: string | null; status: number; code?: string }[] = [];
+    let swapped = false;
+    await page.route("**/api/v1/auth/emails", async (route) => {
+      const req = route.request();
+      if (req.method() !== "POST" || swapped) return route.continue();
+      swapped = true;
+      await route.continue({ headers: { ...req.headers(), authorization: `Bearer ${expired}` } });
+    });
+    page.on("response", async (res) => {
+      const url = new URL(res.url());
+      if (!url.pathname.startsWith("/api/v1/auth/") || res.request().method() !== "POST") return;
+      const entry: (typeof seen)[number] = {
+        method: res.request().method(),
+        path: url.pathname,
+        bearer: bearerOf(res.request()),
+        status: res.status(),
+      };
+      seen.push(entry);
+      const body = (await res.json().catch(() => null)) as { code?: string } | null;
+      if (body?.code) entry.code = body.code;
+    });
+
+    const added = freshEmail("expiry-second");
+    await page.getByLabel("Add an e-mail address").fill(added);
+    await page.getByRole("button", { name: "Add address" }).click();
+    await page
+      .locator(`#email-table tr[data-email="${added}"]`)
+      .waitFor({ state: "visible", timeout: 15_000 });
+
+    await expect.poll(() => seen.length).toBeGreaterThanOrEqual(3);
+    const posts = seen.map(({ path, status }) => `${path} ${status}`);
+    expect(posts).toEqual(["/api/v1/auth/emails 401", "/api/v1/auth/refresh 200", "/api/v1/auth/emails 202"]);
+    expect(swapped).toBe(true);
+    expect(seen[0]?.code).toBe("TOKEN_EXPIRED");
+    const retried = seen[2]!.bearer;
+    expect(retried).not.toBeNull();
+    expect(retried).not.toBe(first);
+    expect(retried).not.toBe(expired);
+    expect(part(retried!, 1).sub).toBe(part(first, 1).sub);
+    // Still on the account page, signed in: no trip to sign-in.
+    expect(new URL(page.url()).pathname).toBe("/auth/account");
+    expect(await page.locator("#whoami").textContent()).toBe(email);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
