@@ -76,11 +76,18 @@ describe("POST /v1/analytics/collect", () => {
   it("accepts the key in Authorization and an application/json body; the site is the key's, never the body's", async () => {
     const t = await analyticsTenant();
     const other = await analyticsTenant();
-    const res = await beacon(t.pk, "/x", {
+    // A body naming a site is refused, the member named (issue 33: nothing is dropped silently).
+    const naming = await beacon(t.pk, "/x", {
       keyInHeader: true,
       contentType: "application/json",
       body: JSON.stringify({ path: "/x", site_id: other.site.id }),
     });
+    expect(naming.status).toBe(400);
+    expect(await naming.json()).toMatchObject({
+      code: "BAD_REQUEST",
+      details: { path: "site_id", unknown: ["site_id"] },
+    });
+    const res = await beacon(t.pk, "/x", { keyInHeader: true, contentType: "application/json" });
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe(ORIGIN);
     expect((await summary(t.ck)).totals.views).toBe(1);

@@ -192,11 +192,15 @@ describe("tenant wall: another site's views never appear", () => {
     await view(b.pk, "/only-b", { ip, referrer: "https://b-referrer.example/" });
     const past = daysAgo(10);
     await seedDay(b.site.id, past, { views: 50, visitors: 20, bot_views: 5, paths: { "/b-past": [50, 20] } });
-    // A's key against B's pages: the body cannot name another site.
-    await view(a.pk, "/from-a", {
+    // A's key against B's pages: the body cannot name another site (a site_id is refused, issue 33:
+    // nothing sent is dropped silently), and A's key counts on A only.
+    const naming = await beacon(a.pk, "/from-a", {
       ip: freshIp(),
       body: JSON.stringify({ path: "/from-a", site_id: b.site.id }),
     });
+    expect(naming.status).toBe(400);
+    expect(await naming.json()).toMatchObject({ code: "BAD_REQUEST", details: { path: "site_id" } });
+    await view(a.pk, "/from-a", { ip: freshIp() });
 
     const summaryA = (await (await call("GET", "/v1/analytics/summary?days=365", { key: a.ck })).json()) as {
       totals: { views: number };

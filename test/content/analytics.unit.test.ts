@@ -212,6 +212,20 @@ describe("what of a page view is kept", () => {
       expect(() => parsePageView(body), body.slice(0, 20)).toThrow(problem(400, "INVALID_PAGE_VIEW"));
     }
   });
+
+  it("a member other than path and referrer is 400 BAD_REQUEST naming it, never dropped (issue 33)", () => {
+    for (const [body, unknown] of [
+      ['{"path":"/x","title":"T"}', ["title"]],
+      ['{"site_id":"s","path":"/x","referrer":"r","ts":1}', ["site_id", "ts"]],
+    ] as const) {
+      expect(() => parsePageView(body), body).toThrow(problem(400, "BAD_REQUEST"));
+      try {
+        parsePageView(body);
+      } catch (error) {
+        expect(error).toMatchObject({ details: { path: unknown[0], unknown } });
+      }
+    }
+  });
 });
 
 describe("the visitor id", () => {

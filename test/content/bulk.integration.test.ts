@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
+import { unknownFieldDetail } from "../../src/lib/input-issues";
 import {
   BASE,
   call,
@@ -12,6 +13,8 @@ import {
   problem,
   testEnv,
 } from "../support/content-helpers";
+
+const PROBE = "zz_unknown_probe";
 
 const BULK_SCOPES = ["posts:write", "posts:read", "import", "export", "leads:read"];
 
@@ -84,6 +87,33 @@ describe("POST /v1/import", () => {
       "BAD_REQUEST",
       "created",
     ]);
+  });
+
+  it("a line's site_id is discarded; another member CreatePost does not declare fails its line, named (issue 33)", async () => {
+    const t = await bulkTenant();
+    const other = await makeSite();
+    const res = await importBody(
+      t.ck,
+      ndjson([
+        { title: "Site named", site_id: other.id },
+        { title: "Unknown member", body_html: "<p>x</p>" },
+        { title: "Two unknown", org_id: "o", author_id: "a" },
+        { summary: "no title either", [PROBE]: true },
+        { title: "Fine" },
+      ]),
+    );
+    expect(res.status).toBe(200);
+    const r = (await res.json()) as ImportResult;
+    expect(r.summary).toEqual({ total: 5, created: 2, duplicate: 0, failed: 3 });
+    expect(r.lines.map((l) => l.status)).toEqual(["created", "failed", "failed", "failed", "created"]);
+    // The per-line error of POST /v1/posts for the same body: 422 UNKNOWN_FIELD naming the member.
+    expect(r.lines.slice(1, 4).map((l) => l.error)).toEqual([
+      { status: 422, code: "UNKNOWN_FIELD", detail: unknownFieldDetail("body_html", ["body_html"]) },
+      { status: 422, code: "UNKNOWN_FIELD", detail: unknownFieldDetail("org_id", ["org_id", "author_id"]) },
+      { status: 422, code: "UNKNOWN_FIELD", detail: unknownFieldDetail(PROBE, [PROBE]) },
+    ]);
+    expect(await countRows("posts", t.site.id)).toBe(2);
+    expect(await countRows("posts", other.id)).toBe(0);
   });
 
   it("1000 lines are accepted; 1001 lines or more than 8 MiB are 413", async () => {

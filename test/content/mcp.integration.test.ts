@@ -27,6 +27,7 @@ import { SearchQuery } from "../../src/content/search/routes";
 import { SiteSeoSchema } from "../../src/content/site/settings";
 import { TermsQuery } from "../../src/content/taxonomy/routes";
 import { newId } from "../../src/lib/ids";
+import { unknownFieldDetail } from "../../src/lib/input-issues";
 import {
   BASE,
   call,
@@ -265,6 +266,50 @@ describe("MCP: an agent with a ck_ key", () => {
     });
     expect(await countRows("posts", t.site.id)).toBe(1);
     await client.close();
+  });
+
+  it("an unknown field inside a tool's body is refused and named, as its operation refuses it (issue 33)", async () => {
+    const t = await tenant();
+    const client = await agent(t.ck);
+    // The tool schemas are the operations' strict bodies: they say so to the agent.
+    const { tools } = await client.listTools();
+    const bodyOf = (name: string, argument: string) => {
+      const properties = tools.find((x) => x.name === name)?.inputSchema.properties ?? {};
+      return (properties as Record<string, Record<string, unknown>>)[argument];
+    };
+    expect(bodyOf("create_post", "post")?.additionalProperties).toBe(false);
+    expect(bodyOf("update_post", "changes")?.additionalProperties).toBe(false);
+    expect(bodyOf("update_post_seo", "seo")?.additionalProperties).toBe(false);
+    // create_post: POST /v1/posts's answer, 422 UNKNOWN_FIELD with the field's path; nothing created.
+    expect(
+      await refused(client, "create_post", {
+        post: { title: "Agent", body_markdown: "# Hi", status: "draft" },
+      }),
+    ).toMatchObject({
+      status: 422,
+      code: "UNKNOWN_FIELD",
+      detail: unknownFieldDetail("body_markdown", ["body_markdown"]),
+      details: { path: "body_markdown", unknown: ["body_markdown"] },
+    });
+    expect(await countRows("posts", t.site.id)).toBe(0);
+    // The edits: 400 BAD_REQUEST naming it, before the post is looked up.
+    const post = await createPost(t.ck, { title: "Mine", status: "published" });
+    for (const reference of [post.id, newId()]) {
+      expect(
+        await refused(client, "update_post", { reference, changes: { title: "New", subtitle: "x" } }),
+      ).toMatchObject({
+        status: 400,
+        code: "BAD_REQUEST",
+        details: { path: "subtitle", unknown: ["subtitle"] },
+      });
+      expect(
+        await refused(client, "update_post_seo", { reference, seo: { meta_title: "M", keywords: ["a"] } }),
+      ).toMatchObject({
+        status: 400,
+        code: "BAD_REQUEST",
+        details: { path: "keywords", unknown: ["keywords"] },
+      });
+    }
   });
 
   it("bad input is the API's validation code as a tool error, never a crash", async () => {

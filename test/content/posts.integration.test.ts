@@ -69,10 +69,19 @@ describe("POST /v1/posts", () => {
     expect(res.status).toBe(404);
   });
 
-  it("ignores a site_id in the body: the site comes from the key", async () => {
+  it("the site comes from the key: a site_id in the body is refused (422 UNKNOWN_FIELD), never used", async () => {
     const a = await tenant();
     const b = await tenant();
-    const post = await createPost(a.ck, { title: "Mine", status: "published", site_id: b.site.id });
+    // Issue 33: the body's site_id was silently dropped; now it is named, and nothing is created anywhere.
+    const named = await call("POST", "/v1/posts", {
+      key: a.ck,
+      body: { title: "Mine", status: "published", site_id: b.site.id },
+    });
+    expect(named.status).toBe(422);
+    expect(await named.json()).toMatchObject({ code: "UNKNOWN_FIELD", details: { path: "site_id" } });
+    expect(await countRows("posts", a.site.id)).toBe(0);
+    expect(await countRows("posts", b.site.id)).toBe(0);
+    const post = await createPost(a.ck, { title: "Mine", status: "published" });
     expect((await call("GET", `/v1/posts/${post.id}`, { key: a.ck })).status).toBe(200);
     expect((await call("GET", `/v1/posts/${post.id}`, { key: b.ck })).status).toBe(404);
   });

@@ -67,6 +67,10 @@ describe("quotas (token buckets in the ApiKeyGate)", () => {
     const { limited } = await untilLimited(20, 200, () => call("POST", "/v1/posts", { key: t.ck, body: {} }));
     expect(limited.status).toBe(429);
     expect((await call("POST", "/v1/posts", { key: other.ck, body: {} })).status).toBe(400);
+    // The quota comes before the body's checks, its unknown fields too (422 UNKNOWN_FIELD, issue 33).
+    const unknown = { title: "x", zz_unknown_probe: true };
+    expect((await call("POST", "/v1/posts", { key: t.ck, body: unknown })).status).toBe(429);
+    expect((await call("POST", "/v1/posts", { key: other.ck, body: unknown })).status).toBe(422);
   });
 
   it("reads: 600 per minute per key (counted where the request lands), then 429 with Retry-After", {

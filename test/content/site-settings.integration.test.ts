@@ -191,14 +191,31 @@ describe("PATCH /v1/site/settings: merged through the sites service", () => {
     const t = await settingsTenant();
     await plantSettings(t.site.id, { ...PLANTED_PRIVATE, ...PLANTED_EDITABLE });
     const before = await sitesApi("GET", `/api/v1/sites/${t.site.id}`, t.site.org_id);
+    const stored = await storedSettingsText(t.site.id);
+    // Issue 33: keys outside the allowlist were ignored; now they are refused, named, and nothing is stored.
+    const refused = await patchSettings(t.ck, {
+      settings: {
+        social: { instagram: "https://insta.example/site" },
+        integrations: { analytics_token: "attacker" },
+        code_injection: { head: "<script>evil()</script>" },
+        future_key: "overwritten?",
+      },
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      code: "BAD_REQUEST",
+      details: {
+        path: "settings.integrations",
+        unknown: ["integrations", "code_injection", "future_key"],
+      },
+    });
+    expect(await storedSettingsText(t.site.id)).toBe(stored);
+    // The spec's tolerance: org_id, status, site_id and slug are ignored, at the top and inside settings.
     const res = await patchSettings(t.ck, {
       settings: {
         social: { instagram: "https://insta.example/site" },
         subscriptions_enabled: true,
         search: null,
-        integrations: { analytics_token: "attacker" },
-        code_injection: { head: "<script>evil()</script>" },
-        future_key: "overwritten?",
         org_id: "01ARZ3NDEKTSV4RRFFQ69G5FAV",
         status: "deleted",
         site_id: "01ARZ3NDEKTSV4RRFFQ69G5FAV",
@@ -254,14 +271,26 @@ describe("PATCH /v1/site/settings: merged through the sites service", () => {
     for (const body of [
       {},
       { settings: {} },
-      { settings: { integrations: {}, future_key: 1, org_id: "x", slug: "y" } },
+      { settings: { org_id: "x", slug: "y" } },
       { org_id: "01ARZ3NDEKTSV4RRFFQ69G5FAV", status: "active", site_id: "x", slug: "y" },
-      // The editable keys belong under "settings".
-      { social: { twitter: "t" } },
     ]) {
       const res = await patchSettings(t.ck, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect((await problem(res)).code, JSON.stringify(body)).toBe("NOTHING_EDITABLE");
+    }
+    // Issue 33: a key outside the allowlist (or an editable key outside "settings") was dropped, then
+    // NOTHING_EDITABLE; now the first is named (400 BAD_REQUEST, details.path).
+    for (const [body, path] of [
+      [{ settings: { integrations: {}, future_key: 1, org_id: "x", slug: "y" } }, "settings.integrations"],
+      // The editable keys belong under "settings".
+      [{ social: { twitter: "t" } }, "social"],
+    ] as const) {
+      const res = await patchSettings(t.ck, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(await res.json(), JSON.stringify(body)).toMatchObject({
+        code: "BAD_REQUEST",
+        details: { path },
+      });
     }
     for (const body of [{ settings: "social" }, { settings: null }, { settings: [1] }, "not json"]) {
       const res = await patchSettings(t.ck, body);
@@ -487,15 +516,28 @@ describe("site-level SEO", () => {
       seo: { meta_title: "Old", og_title: "Old OG", google_site_verification: "tok" },
       integrations: { x: 1 },
     });
-    const res = await patchSeo(t.ck, {
+    const changes = {
       meta_description: "About the site",
       og_title: null,
       twitter_card: "summary_large_image",
       noindex: true,
+    };
+    // Issue 33: keys outside the site SEO allowlist were ignored; now they are refused, named.
+    const refused = await patchSeo(t.ck, {
+      ...changes,
       canonical_url: "https://elsewhere.example/",
       google_site_verification: "attacker",
       focus_keyword: "ignored",
     });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      code: "BAD_REQUEST",
+      details: {
+        path: "canonical_url",
+        unknown: ["canonical_url", "google_site_verification", "focus_keyword"],
+      },
+    });
+    const res = await patchSeo(t.ck, changes);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
       ...Object.fromEntries(SITE_SEO_KEYS.map((k) => [k, null])),
@@ -530,10 +572,20 @@ describe("site-level SEO", () => {
     const t = await settingsTenant();
     await plantSettings(t.site.id, { seo: { meta_title: "Kept" } });
     const stored = await storedSettingsText(t.site.id);
-    for (const body of [{}, { canonical_url: "https://x.example/" }, { settings: { seo: {} } }]) {
+    const empty = await patchSeo(t.ck, {});
+    expect(empty.status).toBe(400);
+    expect((await problem(empty)).code).toBe("NOTHING_EDITABLE");
+    // Issue 33: these were dropped, then NOTHING_EDITABLE; now the unknown key is named.
+    for (const [body, path] of [
+      [{ canonical_url: "https://x.example/" }, "canonical_url"],
+      [{ settings: { seo: {} } }, "settings"],
+    ] as const) {
       const res = await patchSeo(t.ck, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect((await problem(res)).code).toBe("NOTHING_EDITABLE");
+      expect(await res.json(), JSON.stringify(body)).toMatchObject({
+        code: "BAD_REQUEST",
+        details: { path },
+      });
     }
     for (const body of [{ twitter_card: "huge" }, { noindex: "yes" }, { meta_title: "x".repeat(301) }]) {
       const res = await patchSeo(t.ck, body);
@@ -566,7 +618,11 @@ describe("the tenant wall", () => {
       body: { site_id: b.site.id, settings: { site_id: b.site.id, social: { site: "a2" } } },
     });
     expect(res.status).toBe(200);
-    expect((await patchSeo(a.ck, { site_id: b.site.id, meta_title: "A" })).status).toBe(200);
+    // The settings write ignores a site_id (the spec); the SEO write has no such tolerance: refused, named.
+    const naming = await patchSeo(a.ck, { site_id: b.site.id, meta_title: "A" });
+    expect(naming.status).toBe(400);
+    expect(await naming.json()).toMatchObject({ code: "BAD_REQUEST", details: { path: "site_id" } });
+    expect((await patchSeo(a.ck, { meta_title: "A" })).status).toBe(200);
     expect(await storedSettings(a.site.id)).toEqual({ social: { site: "a2" }, seo: { meta_title: "A" } });
     expect(await storedSettingsText(b.site.id)).toBe(bBefore);
     expect(await (await getSettings(b.ck)).json()).toEqual({ settings: { social: { site: "b" } } });
