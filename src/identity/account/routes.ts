@@ -24,7 +24,7 @@ const DeletionSchema = z
   .openapi("AccountDeletion");
 
 const CancelBody = z
-  .object({ email: z.string().max(320), code: z.string().max(64).optional() })
+  .strictObject({ email: z.string().max(320), code: z.string().max(64).optional() })
   .openapi("AccountDeletionCancelRequest");
 
 const CANCEL_SENT = {

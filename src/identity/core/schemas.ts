@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { parseUlid } from "../../lib/ids";
+import { describeIssues } from "../../lib/input-issues";
 import { NOT_JSON_DETAIL } from "../../lib/problem";
 import { fail, problem } from "../errors";
 import { normalizeEmail } from "../signup/accounts-store";
@@ -104,4 +105,17 @@ export async function readOptionalJsonBody(c: Context): Promise<unknown> {
   } catch {
     throw NOT_JSON();
   }
+}
+
+/**
+ * A body read by hand, checked against its (strict) schema: an unknown field is 400 BAD_REQUEST naming it
+ * (`src/lib/input-issues.ts`, as the declarative validator says it); any other mistake keeps the route's own
+ * `detail`.
+ */
+export function parseHandReadBody<T extends z.ZodType>(schema: T, raw: unknown, detail: string): z.infer<T> {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const described = describeIssues(parsed.error.issues);
+  if (described.unknownField) fail("BAD_REQUEST", { detail: described.detail, details: described.details });
+  return fail("BAD_REQUEST", detail);
 }

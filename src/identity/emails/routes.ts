@@ -5,7 +5,11 @@ import { parseUlid } from "../../lib/ids";
 import { bearerAuth } from "../core/auth";
 import type { AppContext, AppEnv } from "../core/context";
 import { nowIso } from "../core/crypto";
-import { jsonBody, jsonResponse, parseEmail, readOptionalJsonBody } from "../core/schemas";
+import { jsonBody, jsonResponse, parseEmail, parseHandReadBody, readOptionalJsonBody } from "../core/schemas";
+
+/** The primary change's optional body, read by hand (the step-up code may come in it). */
+const PrimaryBody = z.strictObject({ code: z.string().max(64).optional() });
+
 import { fail } from "../errors";
 import { eventOrigin, recordEvent } from "../events/events";
 import { requireStepUp } from "../factors/step-up";
@@ -89,7 +93,7 @@ const addEmailRoute = createRoute({
   tags: ["Account e-mail addresses"],
   summary: "Add a pending address and send it a code (never says the address belongs to someone else)",
   ...bearerAuth,
-  request: jsonBody(z.object({ email: z.string().max(320) }).openapi("AddEmailRequest")),
+  request: jsonBody(z.strictObject({ email: z.string().max(320) }).openapi("AddEmailRequest")),
   responses: {
     202: jsonResponse(
       "Pending; code sent",
@@ -111,7 +115,7 @@ const verifyEmailRoute = createRoute({
   summary: "Prove a pending address with its code (OTP purpose email_add)",
   ...bearerAuth,
   request: jsonBody(
-    z.object({ email: z.string().max(320), code: z.string().max(64) }).openapi("VerifyEmailRequest"),
+    z.strictObject({ email: z.string().max(320), code: z.string().max(64) }).openapi("VerifyEmailRequest"),
   ),
   responses: {
     200: jsonResponse("Verified", EmailItem),
@@ -172,7 +176,7 @@ const disownEmailRoute = createRoute({
     "Remove an address someone else added (the link in the notice to the primary); signs out every session",
   description:
     "No authentication: the token, signed by this service for one address of one account and valid 7 days, is the proof. The address (pending or verified, never the primary) is removed and every session of the account ends in one step. An address already gone answers 204 again.",
-  request: jsonBody(z.object({ token: z.string().max(256) }).openapi("DisownEmailRequest")),
+  request: jsonBody(z.strictObject({ token: z.string().max(256) }).openapi("DisownEmailRequest")),
   responses: {
     204: { description: "Removed, or already gone; every session of the account ended" },
     ...problemResponses({
@@ -213,9 +217,7 @@ export function registerEmailRoutes(app: OpenAPIHono<AppEnv>) {
     const raw = await readOptionalJsonBody(c);
     let code: string | undefined;
     if (raw !== undefined) {
-      const body = z.object({ code: z.string().max(64).optional() }).safeParse(raw);
-      if (!body.success) fail("BAD_REQUEST", "code must be a string.");
-      code = body.data.code;
+      code = parseHandReadBody(PrimaryBody, raw, "code must be a string.").code;
     }
     const row = await myEmailById(c, c.req.valid("param").id);
     if (!row.verified_at) fail("EMAIL_NOT_VERIFIED_FOR_PRIMARY", "Verify the address first.");

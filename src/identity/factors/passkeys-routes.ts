@@ -4,7 +4,13 @@ import { problemResponses } from "../../lib/app";
 import { parseUlid } from "../../lib/ids";
 import { bearerAuth } from "../core/auth";
 import type { AppContext, AppEnv, Services } from "../core/context";
-import { jsonResponse, PASSKEY_STEP_UP, readJsonBody, StepUpHeader } from "../core/schemas";
+import {
+  jsonResponse,
+  PASSKEY_STEP_UP,
+  parseHandReadBody,
+  readJsonBody,
+  StepUpHeader,
+} from "../core/schemas";
 import type { Env } from "../core/worker-env";
 import { fail, problem } from "../errors";
 import { callerEvent } from "../events/events";
@@ -27,15 +33,13 @@ const PasskeyItem = z
   })
   .openapi("Passkey");
 
-const RegistrationBody = z.object({ credential: z.unknown(), name: z.string().max(64).optional() });
+const RegistrationBody = z.strictObject({ credential: z.unknown(), name: z.string().max(64).optional() });
 
 /** The finish body, read by hand: its refusal is 400 BAD_REQUEST "credential is required." */
 function registrationBody(raw: unknown): { credential: unknown; name?: string } {
-  const parsed = RegistrationBody.safeParse(raw);
-  if (!parsed.success || parsed.data.credential === undefined) {
-    fail("BAD_REQUEST", "credential is required.");
-  }
-  return parsed.data;
+  const body = parseHandReadBody(RegistrationBody, raw, "credential is required.");
+  if (body.credential === undefined) fail("BAD_REQUEST", "credential is required.");
+  return body;
 }
 
 function requirePasskeys(c: AppContext) {

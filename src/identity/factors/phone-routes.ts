@@ -24,7 +24,7 @@ const startPhoneRoute = createRoute({
   description: STEP_UP_EXTENSION,
   ...bearerAuth,
   request: {
-    ...jsonBody(z.object({ phone: z.string().max(32) }).openapi("PhoneStartRequest")),
+    ...jsonBody(z.strictObject({ phone: z.string().max(32) }).openapi("PhoneStartRequest")),
     headers: StepUpHeader,
   },
   responses: {
@@ -49,7 +49,7 @@ const confirmPhoneRoute = createRoute({
   description:
     "Asks for no step-up code: the proof was given when the verification was started. One started without it (the account had no factor then) completes only while the account still has none; otherwise 404, start again. The primary address is told at once, with a one-click undo.",
   ...bearerAuth,
-  request: jsonBody(z.object({ code: z.string().max(16) }).openapi("PhoneConfirmRequest")),
+  request: jsonBody(z.strictObject({ code: z.string().max(16) }).openapi("PhoneConfirmRequest")),
   responses: {
     200: jsonResponse("Verified", z.object({ phone: z.string(), verified: z.literal(true) })),
     ...problemResponses({

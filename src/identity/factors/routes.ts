@@ -48,7 +48,7 @@ const confirmTotpRoute = createRoute({
   description:
     "Asks for no step-up code: the proof was given when the enrollment was started. An enrollment started without it (the account had no factor then) completes only while the account still has none; otherwise 404, start again. The primary address is told at once, with a one-click undo.",
   ...bearerAuth,
-  request: jsonBody(z.object({ code: z.string().max(16) })),
+  request: jsonBody(z.strictObject({ code: z.string().max(16) })),
   responses: {
     200: jsonResponse(
       "Confirmed",
@@ -105,7 +105,7 @@ const disownFactorRoute = createRoute({
     "Undo a sign-in factor or recovery-code pool someone else added (the link in the notice to the primary); signs out every session",
   description:
     "No authentication: the token, signed by this service for one factor (TOTP, phone, passkey) or recovery-code pool of one account and valid 7 days, is the proof. The factor is removed (even the account's last), the recovery codes generated with it or since are voided, every session of the account ends and its open login challenges die, in one step. Something already gone answers 204 again. An added address's link uses `POST /auth/emails/disown`.",
-  request: jsonBody(z.object({ token: z.string().max(256) }).openapi("DisownRequest")),
+  request: jsonBody(z.strictObject({ token: z.string().max(256) }).openapi("DisownRequest")),
   responses: {
     204: { description: "Removed, or already gone; every session of the account ended" },
     ...problemResponses({

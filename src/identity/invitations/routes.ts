@@ -108,7 +108,7 @@ const acceptInvitationRoute = createRoute({
   summary: "Accept an invitation with its token (a new account sets a password and gets a session)",
   request: jsonBody(
     z
-      .object({ token: z.string().min(10).max(128), password: z.string().max(1024).optional() })
+      .strictObject({ token: z.string().min(10).max(128), password: z.string().max(1024).optional() })
       .openapi("AcceptInvitationRequest"),
   ),
   responses: {

@@ -34,21 +34,21 @@ const MagicLinkChallengeSchema = z
   .openapi("MagicLinkChallenge");
 
 const LoginBody = z
-  .object({
+  .strictObject({
     email: z.string().max(320),
     password: z.string().max(1024),
     totp_code: z.string().max(16).optional(),
   })
   .openapi("LoginRequest");
 const StartBody = z
-  .object({ email: z.string().max(320), password: z.string().max(1024) })
+  .strictObject({ email: z.string().max(320), password: z.string().max(1024) })
   .openapi("LoginStartRequest");
 const MethodSchema = z.enum(["totp", "email", "sms", "passkey", "recovery_code"]);
 const SendBody = z
-  .object({ challenge: z.string().max(128), method: MethodSchema })
+  .strictObject({ challenge: z.string().max(128), method: MethodSchema })
   .openapi("LoginMfaSendRequest");
 const VerifyBody = z
-  .object({
+  .strictObject({
     challenge: z.string().max(128),
     method: MethodSchema,
     code: z.string().max(64).optional(),
@@ -141,7 +141,7 @@ const requestMagicLinkRoute = createRoute({
   path: "/api/v1/auth/magic-link/request",
   tags: ["Login and sessions"],
   summary: "Send a sign-in code to an e-mail (identical 202 with or without an account)",
-  request: jsonBody(z.object({ email: z.string().max(320) })),
+  request: jsonBody(z.strictObject({ email: z.string().max(320) })),
   responses: {
     202: jsonResponse("Accepted", AcceptedSchema),
     ...problemResponses({ 400: "INVALID_EMAIL", 429: "RATE_LIMITED" }),
@@ -153,7 +153,7 @@ const verifyMagicLinkRoute = createRoute({
   path: "/api/v1/auth/magic-link/verify",
   tags: ["Login and sessions"],
   summary: "Verify the sign-in code and issue a session",
-  request: jsonBody(z.object({ email: z.string().max(320), code: z.string().max(64) })),
+  request: jsonBody(z.strictObject({ email: z.string().max(320), code: z.string().max(64) })),
   responses: {
     200: jsonResponse(
       "Session issued; or, for an account with a second factor, the phased-login challenge to finish",

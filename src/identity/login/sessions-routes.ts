@@ -8,7 +8,12 @@ import { booleanQuery } from "../../lib/query-params";
 import { batch } from "../../lib/sql";
 import { bearerAuth } from "../core/auth";
 import type { AppEnv, Services } from "../core/context";
-import { jsonResponse, readOptionalJsonBody, SessionResponseSchema } from "../core/schemas";
+import {
+  jsonResponse,
+  parseHandReadBody,
+  readOptionalJsonBody,
+  SessionResponseSchema,
+} from "../core/schemas";
 import type { Env } from "../core/worker-env";
 import { fail, problem } from "../errors";
 import { eventOrigin, recordEvent, userAgentFamily } from "../events/events";
@@ -18,14 +23,14 @@ import { rotateRefreshToken } from "./refresh";
 import { clearSessionCookies, REFRESH_COOKIE, sessionResponse } from "./session-response";
 import { listLiveSessions, revokeAllSessionsStatement, revokeSession } from "./sessions-store";
 
-const RefreshBody = z.object({ refresh_token: z.string().max(512).optional() }).openapi("RefreshRequest");
+const RefreshBody = z
+  .strictObject({ refresh_token: z.string().max(512).optional() })
+  .openapi("RefreshRequest");
 
 /** The optional body's token; a body that is not `{"refresh_token"?: string}` is 400 (the session is kept). */
 function refreshTokenFromBody(raw: unknown): string | undefined {
   if (raw === undefined) return undefined;
-  const parsed = RefreshBody.safeParse(raw);
-  if (!parsed.success) fail("BAD_REQUEST", "refresh_token must be a string.");
-  return parsed.data.refresh_token;
+  return parseHandReadBody(RefreshBody, raw, "refresh_token must be a string.").refresh_token;
 }
 
 const FOREIGN_COOKIE_REFRESH = () =>

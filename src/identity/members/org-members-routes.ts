@@ -59,7 +59,7 @@ const addOrgMemberRoute = createRoute({
   request: {
     params: OrgParam,
     ...jsonBody(
-      z.object({ email: z.string().max(320), role: z.string().max(64) }).openapi("AddOrgMemberRequest"),
+      z.strictObject({ email: z.string().max(320), role: z.string().max(64) }).openapi("AddOrgMemberRequest"),
     ),
   },
   responses: {
@@ -87,7 +87,7 @@ const patchOrgMemberRoute = createRoute({
   ...bearerAuth,
   request: {
     params: MemberParam,
-    ...jsonBody(z.object({ role: z.string().max(64) }).openapi("ChangeRoleRequest")),
+    ...jsonBody(z.strictObject({ role: z.string().max(64) }).openapi("ChangeRoleRequest")),
   },
   responses: {
     200: jsonResponse("Changed", Member.omit({ joined_at: true, email: true })),

@@ -21,7 +21,7 @@ const createOrgRoute = createRoute({
   ...bearerAuth,
   request: jsonBody(
     z
-      .object({ name: z.string().trim().min(1).max(120), slug: z.string().max(63) })
+      .strictObject({ name: z.string().trim().min(1).max(120), slug: z.string().max(63) })
       .openapi("CreateOrgRequest"),
   ),
   responses: {

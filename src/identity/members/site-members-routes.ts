@@ -94,7 +94,7 @@ const patchSiteMemberRoute = createRoute({
   ...bearerAuth,
   request: {
     params: SiteMemberParam,
-    ...jsonBody(z.object({ role: z.string().max(64) }).openapi("SiteRoleRequest")),
+    ...jsonBody(z.strictObject({ role: z.string().max(64) }).openapi("SiteRoleRequest")),
   },
   responses: {
     200: jsonResponse("Changed", z.object({ user_id: z.string(), role: z.string(), is_owner: z.boolean() })),
@@ -147,7 +147,9 @@ const createSiteInvitationRoute = createRoute({
   request: {
     params: SiteParam,
     ...jsonBody(
-      z.object({ email: z.string().max(320), role: z.string().max(64) }).openapi("SiteInvitationRequest"),
+      z
+        .strictObject({ email: z.string().max(320), role: z.string().max(64) })
+        .openapi("SiteInvitationRequest"),
     ),
   },
   responses: {

@@ -8,7 +8,7 @@ import { sessionResponse } from "../login/session-response";
 import { beginPasskeyLogin, finishPasskeyLogin } from "./passkey-login";
 
 const FinishBody = z
-  .object({ credential: z.unknown(), trust_device: z.boolean().optional() })
+  .strictObject({ credential: z.unknown(), trust_device: z.boolean().optional() })
   .openapi("PasskeyLoginFinishRequest");
 
 const beginPasskeyLoginRoute = createRoute({

@@ -26,16 +26,16 @@ import { requestSignup } from "./signup";
 const RESET_ACCEPTED = { message: "If the address belongs to an account, a reset code was sent." };
 
 const EmailPassword = z
-  .object({ email: z.string().max(320), password: z.string().max(1024) })
+  .strictObject({ email: z.string().max(320), password: z.string().max(1024) })
   .openapi("SignupRequest");
 const EmailCode = z
-  .object({ email: z.string().max(320), code: z.string().max(64) })
+  .strictObject({ email: z.string().max(320), code: z.string().max(64) })
   .openapi("EmailCodeRequest");
 const ResetConfirm = z
-  .object({ email: z.string().max(320), code: z.string().max(64), new_password: z.string().max(1024) })
+  .strictObject({ email: z.string().max(320), code: z.string().max(64), new_password: z.string().max(1024) })
   .openapi("PasswordResetConfirmRequest");
 const PasswordChange = z
-  .object({ current_password: z.string().max(1024), new_password: z.string().max(1024) })
+  .strictObject({ current_password: z.string().max(1024), new_password: z.string().max(1024) })
   .openapi("PasswordChangeRequest");
 
 const signupRoute = createRoute({
@@ -80,7 +80,7 @@ const requestPasswordResetRoute = createRoute({
   path: "/api/v1/auth/password/reset/request",
   tags: ["Signup and password"],
   summary: "Request a password reset code (identical 202 whether or not the address has an account)",
-  request: jsonBody(z.object({ email: z.string().max(320) }).openapi("EmailRequest")),
+  request: jsonBody(z.strictObject({ email: z.string().max(320) }).openapi("EmailRequest")),
   responses: {
     202: jsonResponse("Accepted", AcceptedSchema),
     ...problemResponses({ 400: "INVALID_EMAIL", 429: "RATE_LIMITED" }),

@@ -34,7 +34,7 @@ const SsoView = z
   .openapi("OrgSso");
 
 const SsoSettings = z
-  .object({
+  .strictObject({
     issuer: z.string().min(1).max(512),
     client_id: z.string().min(1).max(256),
     client_secret: z.string().min(1).max(512),
@@ -197,7 +197,7 @@ const ssoRegisterRoute = createRoute({
     "The spec's `POST /v1/auth/sso/register`. Body: the `registration_token` of the callback, an optional `display_name`, and a `password` (password policy) only when the organization allows passwords. The account joins the organization with its default role; 201 issues a session.",
   request: jsonBody(
     z
-      .object({
+      .strictObject({
         registration_token: z.string().min(1).max(128),
         display_name: z.string().trim().min(1).max(120).optional(),
         password: z.string().max(1024).optional(),
@@ -222,7 +222,7 @@ const ssoLinkRoute = createRoute({
   summary: "Link an existing account to its organization's provider with the code e-mailed to its address",
   request: jsonBody(
     z
-      .object({ link_token: z.string().min(1).max(128), code: z.string().min(1).max(16) })
+      .strictObject({ link_token: z.string().min(1).max(128), code: z.string().min(1).max(16) })
       .openapi("SsoLinkRequest"),
   ),
   responses: {

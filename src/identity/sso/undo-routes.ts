@@ -13,7 +13,7 @@ import { html, renderPage } from "../pages/layout";
 import { tellOwners } from "./notices";
 import { undoSsoChange } from "./undo";
 
-const UndoRequest = z.object({ token: z.string().min(1).max(128) }).openapi("SsoUndoRequest");
+const UndoRequest = z.strictObject({ token: z.string().min(1).max(128) }).openapi("SsoUndoRequest");
 const UndoResult = z
   .object({
     undone: z.enum(["restored", "removed"]).openapi({

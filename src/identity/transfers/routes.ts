@@ -5,7 +5,7 @@ import { parseId, parseUlid } from "../../lib/ids";
 import { bearerAuth } from "../core/auth";
 import type { AppContext, AppEnv } from "../core/context";
 import { nowIso } from "../core/crypto";
-import { jsonResponse, readJsonBody } from "../core/schemas";
+import { jsonResponse, parseHandReadBody, readJsonBody } from "../core/schemas";
 import { fail } from "../errors";
 import { requireOrgMember } from "../members/members";
 import { decideOnTransfer } from "./decisions";
@@ -80,7 +80,7 @@ async function requireManager(c: AppContext, orgId: string) {
   });
 }
 
-const CreateBody = z.object({
+const CreateBody = z.strictObject({
   site_id: z.string().max(64),
   to_org_slug: z.string().max(63),
   mode: z.string().max(16),
@@ -89,9 +89,7 @@ const CreateBody = z.object({
 
 /** The offer body, read by hand: a missing field and a bad site id are 400 BAD_REQUEST with their own detail. */
 function parseOffer(raw: unknown): TransferOffer {
-  const parsed = CreateBody.safeParse(raw);
-  if (!parsed.success) fail("BAD_REQUEST", "site_id, to_org_slug and mode are required.");
-  const body = parsed.data;
+  const body = parseHandReadBody(CreateBody, raw, "site_id, to_org_slug and mode are required.");
   const siteId = parseId(body.site_id);
   if (!siteId) fail("BAD_REQUEST", "site_id must be a ULID or UUID.");
   return { siteId, toOrgSlug: body.to_org_slug, mode: body.mode, shareRole: body.share_role };

@@ -8,6 +8,7 @@ import { fail } from "../errors";
 import { guardedSite, holdsPermission, siteGuard } from "./guard";
 import { PublicSiteSchema, SiteSchema, siteRecordOf } from "./record";
 import { batchSites, createSite, deleteSite, parseBatchIds, patchSite, siteByHost } from "./service";
+import { settingsJsonSchema } from "./settings/json-schema";
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({
   description,
@@ -17,6 +18,7 @@ const json = <T extends z.ZodType>(schema: T, description: string) => ({
 const IdParam = z.object({ id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
 
 const Theme = z.string().min(1).max(64).nullable();
+
 const Languages = z.array(z.string().max(35)).max(50);
 const Host = z.string().max(253);
 
@@ -30,7 +32,7 @@ const CreateSiteBody = z
     default_language: z.string().max(35).optional().openapi({ description: 'Default "en"' }),
     languages: Languages.optional(),
     theme: Theme.optional(),
-    settings: z.unknown().optional().openapi({ type: "object", description: "Settings document" }),
+    settings: z.unknown().optional().openapi(settingsJsonSchema("Settings document")),
   })
   .strict()
   .openapi("CreateSite");
@@ -44,10 +46,7 @@ const UpdateSiteBody = z
     default_language: z.string().max(35).optional(),
     languages: Languages.optional(),
     theme: Theme.optional(),
-    settings: z
-      .unknown()
-      .optional()
-      .openapi({ type: "object", description: "REPLACES the whole settings document" }),
+    settings: z.unknown().optional().openapi(settingsJsonSchema("REPLACES the whole settings document")),
   })
   .strict()
   .openapi("UpdateSite");
