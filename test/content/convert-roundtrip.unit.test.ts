@@ -5,26 +5,23 @@
  * by parse5), minus the expected losses stated below, each one a rewrite of the input's DOM. Each sample's
  * `conversion` note must name exactly those losses.
  */
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { type DefaultTreeAdapterTypes, parseFragment, serialize } from "parse5";
 import { describe, expect, it } from "vitest";
 import { htmlToBlocks } from "../../src/content/posts/convert/html";
 import { markdownHtml, markdownToBlocks } from "../../src/content/posts/convert/markdown";
 import { platformImageUrl } from "../../src/content/posts/convert/platform";
 import { renderBlocks } from "../../src/content/posts/render/render-blocks";
+import readme from "../fixtures/convert/readme.md?raw";
+import wordpressPost from "../fixtures/convert/wordpress-post.html?raw";
 
 type Node = DefaultTreeAdapterTypes.ChildNode;
 type Element = DefaultTreeAdapterTypes.Element;
-
-const fixtures = path.join(import.meta.dirname, "../fixtures/convert");
-const fixture = (name: string) => readFileSync(path.join(fixtures, name), "utf8");
 
 const isElement = (node: Node): node is Element => "tagName" in node;
 const attr = (el: Element, name: string) => el.attrs.find((a) => a.name === name)?.value;
 const elements = (nodes: Node[]) => nodes.filter(isElement);
 const html = (markup: string): Node[] => parseFragment(markup).childNodes;
-const escape = (text: string) =>
+const escapeText = (text: string) =>
   text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
 
 function textOf(node: Node): string {
@@ -68,14 +65,14 @@ function canonical(nodes: Node[]): string {
   const walk = (node: Node, pre: boolean): string => {
     if (node.nodeName === "#text") {
       const value = (node as DefaultTreeAdapterTypes.TextNode).value;
-      return escape(pre ? value : value.replace(/[ \t\n\f\r]+/g, " "));
+      return escapeText(pre ? value : value.replace(/[ \t\n\f\r]+/g, " "));
     }
     if (!isElement(node)) return "";
     const kept = KEPT[node.tagName] ?? [];
     const attrs = node.attrs
       .filter((a) => kept.includes(a.name))
       .sort((a, b) => a.name.localeCompare(b.name))
-      .map((a) => ` ${a.name}="${escape(a.value)}"`)
+      .map((a) => ` ${a.name}="${escapeText(a.value)}"`)
       .join("");
     const inner = node.childNodes.map((child) => walk(child, pre || node.tagName === "pre")).join("");
     if (node.tagName === "img" || node.tagName === "hr" || node.tagName === "br")
@@ -134,12 +131,12 @@ const altIsCaption: Loss = {
     const img = descendants(el).find((d) => d.tagName === "img")!;
     const caption = elements(el.childNodes).find((c) => c.tagName === "figcaption");
     const alt = attr(img, "alt") ?? "";
-    const captionHtml = caption ? serialize(caption) : escape(alt);
+    const captionHtml = caption ? serialize(caption) : escapeText(alt);
     const src = attr(img, "src") ?? "";
     const size = attr(img, "width") ? ` width="${attr(img, "width")}" height="${attr(img, "height")}"` : "";
     const altText = caption ? textOf(caption).replace(/\s+/g, " ").trim() : alt;
     return html(
-      `<figure data-checked><img src="${escape(src)}" alt="${escape(altText)}"${size}>${captionHtml ? `<figcaption>${captionHtml}</figcaption>` : ""}</figure>`,
+      `<figure data-checked><img src="${escapeText(src)}" alt="${escapeText(altText)}"${size}>${captionHtml ? `<figcaption>${captionHtml}</figcaption>` : ""}</figure>`,
     );
   },
 };
@@ -177,8 +174,8 @@ const iframeAsLink: Loss = {
   why: "an iframe embed becomes a paragraph with a link to its source, labelled with its title",
   rewrite: (el) => {
     if (el.tagName !== "iframe") return undefined;
-    const src = escape(new URL(attr(el, "src")!).href);
-    return html(`<p><a href="${src}">${escape(attr(el, "title") ?? src)}</a></p>`);
+    const src = escapeText(new URL(attr(el, "src")!).href);
+    return html(`<p><a href="${src}">${escapeText(attr(el, "title") ?? src)}</a></p>`);
   },
 };
 
@@ -208,7 +205,9 @@ const mediaPathsAbsolute: Loss = {
     const src = attr(el, "src");
     if (el.tagName !== "img" || !src?.startsWith("/media/") || el.attrs.some((a) => a.name === "data-abs"))
       return undefined;
-    return html(`<img data-abs src="${MEDIA_BASE}/${src.slice(7)}" alt="${escape(attr(el, "alt") ?? "")}">`);
+    return html(
+      `<img data-abs src="${MEDIA_BASE}/${src.slice(7)}" alt="${escapeText(attr(el, "alt") ?? "")}">`,
+    );
   },
 };
 
@@ -220,7 +219,7 @@ function roundTrip(inputHtml: string, blocks: unknown[], losses: Loss[]) {
 
 describe("HTML and Markdown bodies round-trip through blocks", () => {
   it("a WordPress export's post body: the DOM again, minus the stated losses", () => {
-    const input = fixture("wordpress-post.html");
+    const input = wordpressPost;
     const { blocks, conversion } = htmlToBlocks(input);
     const { expected, actual } = roundTrip(input, blocks, [
       removedElements("script"),
@@ -260,7 +259,7 @@ describe("HTML and Markdown bodies round-trip through blocks", () => {
   });
 
   it("a README in Markdown: the DOM of its markdown-it HTML again, minus the stated losses", () => {
-    const input = fixture("readme.md");
+    const input = readme;
     const { blocks, conversion } = markdownToBlocks(input, { imageUrl: platformImageUrl(MEDIA_BASE) });
     const { expected, actual } = roundTrip(markdownHtml(input), blocks, [
       mediaPathsAbsolute,
