@@ -10,7 +10,14 @@ import { get } from "../support/api-docs-checks";
 interface Parameter {
   name: string;
   in: string;
-  schema?: { type?: string; enum?: string[]; minimum?: number; maximum?: number; pattern?: string };
+  schema?: {
+    type?: string;
+    enum?: string[];
+    minimum?: number;
+    maximum?: number;
+    pattern?: string;
+    description?: string;
+  };
   description?: string;
 }
 interface Document {
