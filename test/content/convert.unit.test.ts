@@ -127,3 +127,21 @@ describe("markdownToBlocks", () => {
     expect(conversion.lost.map((l) => l.what)).toEqual(["<script> (removed with its content)"]);
   });
 });
+
+describe("list depth", () => {
+  it("lists nested deeper than the catalogue's 10 levels keep the deeper items as text", () => {
+    const html = `${"<ul><li>x".repeat(12)}${"</li></ul>".repeat(12)}`;
+    const { blocks, conversion } = htmlToBlocks(html);
+    let levels = 0;
+    let items = blocks[0]?.data.items as { content: string; items: unknown[] }[];
+    let last = "";
+    while (items.length > 0) {
+      levels++;
+      last = items[0]!.content;
+      items = items[0]!.items as typeof items;
+    }
+    expect(levels).toBe(10);
+    expect(last).toBe("x<br>x<br>x");
+    expect(conversion.lost.map((l) => l.what)).toEqual(["<ul> inside a list item (flattened to text)"]);
+  });
+});

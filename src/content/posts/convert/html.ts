@@ -8,6 +8,7 @@
  * counted in the `conversion` note: nothing is lost without a word.
  */
 import { type DefaultTreeAdapterTypes, parse, parseFragment } from "parse5";
+import { MAX_LIST_LEVELS } from "../blocks/catalogue";
 import { escapeHtml, INLINE_ALLOWED_TAGS, inlineText, safeLinkHref } from "../render/inline-html";
 import { type EditorBlock, safeHttpUrl } from "../render/render-blocks";
 import { type Converted, LossLog } from "./conversion";
@@ -57,10 +58,12 @@ const TRANSPARENT = new Set(
 /** Block-level elements: inside text (a heading, a cell, a list item) they end a line. */
 const BLOCK_LEVEL = new Set([
   ...TRANSPARENT,
-  ..."p h1 h2 h3 h4 h5 h6 ul ol li dl dt dd blockquote pre hr table figure figcaption details summary".split(
-    " ",
-  ),
+  ..."p h1 h2 h3 h4 h5 h6 ul ol li dl dt dd blockquote pre hr figure figcaption details summary".split(" "),
+  ..."table caption thead tbody tfoot tr td th".split(" "),
 ]);
+
+/** Paragraphs and the parts of containers: inside text, the container (if any) is what was flattened. */
+const PARTS = new Set("p li dt dd thead tbody tfoot tr td th caption figcaption summary".split(" "));
 
 /** Attributes each element keeps (as block data); every other attribute is counted as lost. */
 const KEPT_ATTRIBUTES: Record<string, ReadonlySet<string>> = {
@@ -456,7 +459,7 @@ class HtmlConverter {
       }
       if (name === "wbr") continue;
       if (BLOCK_LEVEL.has(name)) {
-        const plain = TRANSPARENT.has(name) || name === "p";
+        const plain = TRANSPARENT.has(name) || PARTS.has(name);
         if (!plain) this.lose(`<${name}> inside a ${where} (flattened to text)`);
         text.boundary();
         this.flatInto(text, children(node), where, depth + 1, skip);
@@ -520,7 +523,7 @@ class HtmlConverter {
     return { type: "list", data: { style, meta, items } };
   }
 
-  private listItems(list: Element, style: string, depth: number): Record<string, unknown>[] {
+  private listItems(list: Element, style: string, depth: number, level = 1): Record<string, unknown>[] {
     const items: Record<string, unknown>[] = [];
     for (const node of children(list)) {
       if (isBlank(node)) continue;
@@ -535,9 +538,13 @@ class HtmlConverter {
         items.push({ content: escapeHtml(collapse(textContent(node)).trim()), meta: {}, items: [] });
         continue;
       }
-      const nested = children(node).filter(
-        (n): n is Element => isElement(n) && (n.tagName === "ul" || n.tagName === "ol"),
-      );
+      // The deepest level the catalogue takes keeps deeper lists as text of its items.
+      const nested =
+        level < MAX_LIST_LEVELS
+          ? children(node).filter(
+              (n): n is Element => isElement(n) && (n.tagName === "ul" || n.tagName === "ol"),
+            )
+          : [];
       const checkbox = checkboxOf(node);
       const skip = new Set<Node>(nested);
       if (checkbox) {
@@ -551,7 +558,7 @@ class HtmlConverter {
         const innerStyle = inner.tagName === "ol" ? "ordered" : "unordered";
         if (style !== "checklist" && innerStyle !== style)
           this.lose(LOST.nestedListStyle, `<${inner.tagName}>`);
-        sub.push(...this.listItems(inner, style, depth + 2));
+        sub.push(...this.listItems(inner, style, depth + 2, level + 1));
       }
       const meta =
         style === "checklist"
