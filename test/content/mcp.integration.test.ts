@@ -12,6 +12,7 @@ import { CreateAuthorSchema, UpdateAuthorSchema } from "../../src/content/author
 import { ExportQuery } from "../../src/content/bulk/routes";
 import { SCOPES } from "../../src/content/keys/scopes";
 import { MediaListQuery, UploadForm } from "../../src/content/media/routes";
+import { BlocksDocumentSchema } from "../../src/content/posts/blocks/catalogue";
 import { CreatePostSchema, UpdatePostSchema } from "../../src/content/posts/input";
 import { ListQuery } from "../../src/content/posts/list-routes";
 import {
@@ -589,6 +590,8 @@ describe("MCP: no valid key is 401 before any MCP processing", () => {
 function jsonSchemaOf(schema: z.ZodType): unknown {
   const scratch = new OpenAPIHono();
   scratch.openAPIRegistry.register("Expected", schema);
+  // blocks_json refers to the block catalogue by name (registered by the posts routes).
+  scratch.openAPIRegistry.register("BlocksDocument", BlocksDocumentSchema);
   const doc = scratch.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "t", version: "0" } });
   const components = (doc.components?.schemas ?? {}) as Record<string, unknown>;
   const inline = (node: unknown): unknown => {

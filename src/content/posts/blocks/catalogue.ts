@@ -14,8 +14,8 @@
  */
 import { z } from "@hono/zod-openapi";
 
-/** Longest text of one field (inline HTML included); the whole document is at most 1 MiB anyway. */
-export const MAX_BLOCK_TEXT = 100_000;
+/** Longest text of one field (inline HTML included): the whole document's own bound (1 MiB). */
+export const MAX_BLOCK_TEXT = 1024 * 1024;
 /** Levels of list items (the renderer cuts deeper nesting: render-blocks.ts MAX_LIST_DEPTH). */
 export const MAX_LIST_LEVELS = 10;
 /** Longest block `id` (Editor.js makes 10 characters). */
