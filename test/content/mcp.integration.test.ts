@@ -292,6 +292,12 @@ describe("MCP: an agent with a ck_ key", () => {
       detail: unknownFieldDetail("body_markdown", ["body_markdown"]),
       details: { path: "body_markdown", unknown: ["body_markdown"] },
     });
+    // An argument the tool does not take (the body's fields sent flat): named the same way.
+    expect(await refused(client, "create_post", { title: "Flat", post: { title: "Nested" } })).toMatchObject({
+      status: 400,
+      code: "BAD_REQUEST",
+      details: { path: "title", unknown: ["title"] },
+    });
     expect(await countRows("posts", t.site.id)).toBe(0);
     // The edits: 400 BAD_REQUEST naming it, before the post is looked up.
     const post = await createPost(t.ck, { title: "Mine", status: "published" });

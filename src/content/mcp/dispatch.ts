@@ -52,10 +52,11 @@ function requestParts(definition: ToolDefinition, args: Record<string, unknown>)
   const unknown = Object.keys(args).filter((name) => !Object.hasOwn(definition.arguments, name));
   if (unknown.length > 0) {
     const known = Object.keys(definition.arguments).join(", ") || "no arguments";
-    fail(
-      "BAD_REQUEST",
-      `Unknown argument(s): ${unknown.join(", ")}. ${definition.spec.name} takes ${known}.`,
-    );
+    // Named as every unknown field is (issue 33): its path and every unknown name in details.
+    fail("BAD_REQUEST", {
+      detail: `Unknown argument(s): ${unknown.join(", ")}. ${definition.spec.name} takes ${known}.`,
+      details: { path: unknown[0]!, unknown },
+    });
   }
   const parts: RequestParts = {
     path: definition.spec.path,
