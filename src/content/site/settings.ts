@@ -57,7 +57,7 @@ export const SiteSettingsSchema = z
  * Members the spec says a settings write ignores (`org_id`, `status`, `site_id`, `slug` "in the body"): declared,
  * so they are not refused as unknown, and never read. They come from the key's site, never from a body.
  */
-export const IGNORED_SETTINGS_MEMBERS = ["org_id", "status", "site_id", "slug"] as const;
+const IGNORED_SETTINGS_MEMBERS = ["org_id", "status", "site_id", "slug"] as const;
 
 const ignoredMembers = Object.fromEntries(
   IGNORED_SETTINGS_MEMBERS.map((name) => [
