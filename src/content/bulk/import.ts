@@ -11,6 +11,7 @@ import { fail, problem } from "../errors";
 import type { KeyContext } from "../keys/key-context";
 import { sha256Base64url } from "../keys/key-hash";
 import { type CheckedBlocks, checkBlocks } from "../posts/blocks/write";
+import { bodyBlocks, type ConversionNote, conversionMember } from "../posts/convert/body";
 import { type CreatePostInput, CreatePostSchema } from "../posts/input";
 import { createPost } from "../posts/service";
 import { importedPostId, recordImportLineStatement } from "./import-lines-store";
@@ -32,6 +33,8 @@ export interface LineResult {
   warnings?: (LineWarning | BlockLineWarning)[];
   /** The block types of the line outside the catalogue, each once: stored as is, never rendered. */
   unknown_block_types?: string[];
+  /** A line whose body is `html` or `markdown`: what its conversion to blocks could not keep. */
+  conversion?: ConversionNote;
 }
 
 /**
@@ -161,10 +164,20 @@ async function importLine(
   const existing = await importedPostId(env.DB, key.siteId, hash);
   if (existing) return { line, status: "duplicate", id: existing };
   try {
-    const { input: resolved, warnings } = await dropUnresolvable(env.DB, key, input);
+    // A line's html or markdown body becomes blocks first, as POST /v1/posts converts it.
+    const { html: _html, markdown: _markdown, ...fields } = input;
+    const source = bodyBlocks(input, env.MEDIA_PUBLIC_BASE);
+    const { input: resolved, warnings } = await dropUnresolvable(env.DB, key, {
+      ...fields,
+      blocks_json: source.blocks_json,
+    });
     const report = blocksReport(checkBlocks(resolved.blocks_json, "import"));
     const all = [...warnings, ...(report.warnings ?? [])];
-    const warned = { ...report, ...(all.length > 0 ? { warnings: all } : {}) };
+    const warned = {
+      ...report,
+      ...(all.length > 0 ? { warnings: all } : {}),
+      ...conversionMember(source.conversion),
+    };
     // A backup restored into its own site: the line is the post it was exported from.
     const restored = await unchangedPost(env.DB, key, resolved);
     if (restored) return { line, status: "duplicate", id: restored.id, slug: restored.slug, ...warned };

@@ -12,6 +12,7 @@ import { clientIp, requireKey, security } from "../keys/middleware";
 import { leadReader } from "../leads/audit";
 import { exportLeads, leadsExportRequest } from "../leads/export";
 import { LeadFilterQuerySchema } from "../leads/routes";
+import { ConversionSchema } from "../posts/convert/body";
 import { exportPosts, exportResource } from "./export";
 import { checkImportRequest, IMPORT_MAX_LINES, importPosts } from "./import";
 
@@ -115,6 +116,7 @@ const importPostsRoute = createRoute({
                   description:
                     "Block types of the line outside the BlocksDocument catalogue, each once: the post is imported with them stored as is (never rendered)",
                 }),
+                conversion: ConversionSchema,
               }),
             ),
           }),

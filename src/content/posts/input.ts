@@ -5,6 +5,7 @@ import type { ApiError } from "../../lib/problem";
 import { parseRfc3339 } from "../core/time";
 import { type ContentErrorName, problem } from "../errors";
 import { type BlocksWrite, checkBlocks } from "./blocks/write";
+import { HtmlBodySchema, MarkdownBodySchema } from "./convert/body";
 import { canonicalLanguage } from "./language";
 import { isValidSlug, isValidTypeSlug } from "./slug";
 import type { PostRow, PostStatus } from "./store";
@@ -50,6 +51,9 @@ export const CreatePostSchema = z
           'Editor.js document {"blocks":[{"id","type","data"}]}; the block types and their data are the BlocksDocument catalogue',
         allOf: [{ $ref: "#/components/schemas/BlocksDocument" }],
       }),
+    // Or the body as HTML or Markdown (one of the three): converted to blocks on write (convert/body.ts).
+    html: HtmlBodySchema,
+    markdown: MarkdownBodySchema,
     status: z.enum(["draft", "scheduled", "published", "archived"]).optional(),
     published_at: z.string().nullable().optional().openapi({ description: "RFC 3339" }),
     language: z.string().optional().openapi({ description: "BCP-47; default: the site's default language" }),

@@ -14,6 +14,7 @@ import { fail } from "../errors";
 import type { KeyRequirement } from "../keys/api-key";
 import { addResponseHeaders, keyAuth, requireKey, security } from "../keys/middleware";
 import { BlocksDocumentSchema } from "./blocks/catalogue";
+import { conversionMember } from "./convert/body";
 import { createPostOnce } from "./creation";
 import { CreatePostSchema, UpdatePostSchema } from "./input";
 import { publicPost } from "./public-reads";
@@ -305,6 +306,7 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
       post: row,
       site,
       warnings,
+      conversion,
     } = await updatePost(
       c.env,
       c.get("services"),
@@ -316,7 +318,14 @@ export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
     const now = clockIso();
     c.header("etag", revisionTag(row, now));
     const shown = await withFeaturedMedia(c.env.DB, row);
-    return c.json({ ...postSummary(shown, now, answerContext(c, site)), ...warningsMember(warnings) }, 200);
+    return c.json(
+      {
+        ...postSummary(shown, now, answerContext(c, site)),
+        ...warningsMember(warnings),
+        ...conversionMember(conversion),
+      },
+      200,
+    );
   });
 
   app.openapi(deletePostRoute, async (c) => {

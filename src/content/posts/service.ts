@@ -20,6 +20,7 @@ import { type ContentEvent, type PostEventType, postEvent } from "../webhooks/ev
 import { subscribedEventStatement, unsubscribedEventRecordStatement } from "../webhooks/store";
 import type { BlockWarning } from "./blocks/check";
 import { checkBlocks } from "./blocks/write";
+import { bodyBlocks, type ConversionNote, conversionMember } from "./convert/body";
 import {
   type CreatePostInput,
   checkLanguage,
@@ -115,7 +116,9 @@ export async function createPost(
   const featured =
     input.featured_image_id != null ? await checkFeaturedImage(env, site.id, input.featured_image_id) : null;
   const settled = settleStatus(input.status ?? "draft", checkPublishedAt(input.published_at ?? null), now);
-  const blocks = checkBlocks(input.blocks_json, blocksWrite);
+  // An HTML or Markdown body becomes blocks here, then is checked like any blocks_json.
+  const body = bodyBlocks(input, env.MEDIA_PUBLIC_BASE);
+  const blocks = checkBlocks(body.blocks_json, blocksWrite);
   const row: PostRow = {
     id: newId(),
     site_id: site.id,
@@ -155,6 +158,7 @@ export async function createPost(
       body: JSON.stringify({
         ...postSummary({ ...shown, slug }, now, at),
         ...warningsMember(blocks.warnings),
+        ...conversionMember(body.conversion),
       }),
       location: `/v1/posts/${candidate.id}`,
     };
@@ -217,6 +221,8 @@ const EDITABLE_FIELDS = [
   "slug",
   "summary",
   "blocks_json",
+  "html",
+  "markdown",
   "status",
   "published_at",
   "language",
@@ -370,7 +376,12 @@ export async function updatePost(
   language: string | null,
   input: UpdatePostInput,
   precondition: RevisionPrecondition = null,
-): Promise<{ post: PostRow; site: SiteProjection; warnings: BlockWarning[] }> {
+): Promise<{
+  post: PostRow;
+  site: SiteProjection;
+  warnings: BlockWarning[];
+  conversion: ConversionNote | null;
+}> {
   const now = clockIso();
   if (!EDITABLE_FIELDS.some((f) => input[f] !== undefined)) {
     fail("NOTHING_EDITABLE", "The body contains no editable field.");
@@ -381,12 +392,14 @@ export async function updatePost(
   // Read once: the edit's effects and the answer's url are built from it.
   const site = await keySite(env.DB, key);
   // The body's blocks against the catalogue (an unknown type is 400 here), once, before either path.
-  const checked = input.blocks_json !== undefined ? checkBlocks(input.blocks_json, "update") : undefined;
+  const body = bodyBlocks(input, env.MEDIA_PUBLIC_BASE);
+  const { conversion } = body;
+  const checked = body.blocks_json !== undefined ? checkBlocks(body.blocks_json, "update") : undefined;
   const blocks = checked?.text;
   const warnings = checked?.warnings ?? [];
   if (!dueScheduled && !VISIBILITY_FIELDS.some((f) => input[f] !== undefined)) {
     const post = await editPlainFields(env, key, site, resolved.id, input, blocks, precondition, services);
-    return { post, site, warnings };
+    return { post, site, warnings, conversion };
   }
   // Checks that read other tables run once, before the edit loop.
   const postType =
@@ -446,7 +459,7 @@ export async function updatePost(
   };
   const { next } = await editPost(env, key.siteId, resolved, apply, extra, precondition);
   await deliverEffects(env, services, pending.effects);
-  return { post: next, site, warnings };
+  return { post: next, site, warnings, conversion };
 }
 
 /**

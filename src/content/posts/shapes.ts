@@ -4,6 +4,7 @@ import type { SiteProjection } from "../../lib/rpc";
 import { postUrl } from "../core/effects/outbound";
 import { imageView } from "../media/image-view";
 import type { MediaImageRow } from "../media/media-image";
+import { ConversionSchema } from "./convert/body";
 import {
   effectiveStatus,
   LISTABLE_STATUSES,
@@ -111,9 +112,10 @@ const WriteWarningsSchema = z
   });
 
 /** The answer of a post write (create, PATCH): the PostSummary, with `warnings` when some were kept. */
-export const PostWriteAnswerSchema = PostSummarySchema.extend({ warnings: WriteWarningsSchema }).openapi(
-  "PostWriteAnswer",
-);
+export const PostWriteAnswerSchema = PostSummarySchema.extend({
+  warnings: WriteWarningsSchema,
+  conversion: ConversionSchema,
+}).openapi("PostWriteAnswer");
 
 /** `{warnings}` when there are any, else nothing (the member is absent when empty). */
 export function warningsMember<T>(warnings: readonly T[]): { warnings?: T[] } {
