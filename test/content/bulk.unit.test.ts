@@ -11,6 +11,7 @@ const problem = (status: number, code: string, detail?: string) =>
 
 function key(scopes: Scope[], createdBy: string | null = "user-1"): KeyContext {
   return {
+    actor: { kind: "key", keyId: "k" },
     keyId: "k",
     siteId: "s",
     site: { id: "s", slug: "s", primary_domain: null, default_language: "en" },

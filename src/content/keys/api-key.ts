@@ -196,6 +196,7 @@ export async function authenticateKey(
   } else await takeReadQuota(env, request, row.id, kind, requirement);
 
   const context: KeyContext = {
+    actor: { kind: "key", keyId: row.id },
     keyId: row.id,
     siteId: row.site_id,
     site: {

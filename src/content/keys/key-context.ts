@@ -1,5 +1,6 @@
 /** The authenticated API key of a `/v1` request, as handlers read it from `c.get("auth")`. */
 import type { SiteProjection } from "../../lib/rpc";
+import type { SitePermission } from "../../lib/site-permissions";
 import type { KeyKind } from "./key-hash";
 import type { Scope } from "./scopes";
 
@@ -23,7 +24,19 @@ export interface WriteContext {
   publicPostTypes: ReadonlySet<string>;
 }
 
+/**
+ * Who acts (issue 34): an API key (an integration, bylined with its creator's context) or a signed-in person
+ * on the dashboard routes (`/api/v1/sites/{site_id}/…`), whose site permissions decide what they may do.
+ * One implementation serves both: the routes differ only in how they authenticate.
+ */
+export type Actor =
+  | { kind: "key"; keyId: string }
+  | { kind: "person"; userId: string; permissions: ReadonlySet<SitePermission> };
+
 export interface KeyContext {
+  /** Who acts on this request. */
+  actor: Actor;
+  /** The key's id; for a person, the gate and idempotency scope of (person, site). */
   keyId: string;
   siteId: string;
   /** The key's site, as far as its URLs need it (from the key lookup). */
