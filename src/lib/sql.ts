@@ -13,10 +13,14 @@
  *   ]);
  *   list.rows; // PostRow[]
  *
- * A plain `D1PreparedStatement` (a write a store built) may sit in a batch too: it reads no rows
- * (`rows: never[]`), and its `changes` say what it wrote. test/structure/typed-data.unit.test.ts holds
+ * A plain `D1PreparedStatement` (a write a store built) or a write built with drizzle's query builder
+ * (`drizzle(db).update(…)…`, no `RETURNING`) may sit in a batch too: it reads no rows (`rows: never[]`), and
+ * its `changes` say what it wrote. A batch whose entries are all builder queries is drizzle's own typed
+ * `drizzle(db).batch([...])`; this one is for batches that mix in raw SQL. test/structure/typed-data.unit.test.ts holds
  * the rules: no cast of a query result anywhere, `db.batch(` only here, SQL only in store modules.
  */
+
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 
 /** A raw statement with the type of the rows it reads. */
 export interface Query<R> {
@@ -44,12 +48,30 @@ export interface Outcome<R> {
   changes: number;
 }
 
-type Entry = Query<unknown> | D1PreparedStatement;
+/**
+ * A write built with drizzle's query builder: an insert, update or delete without `RETURNING` (a select, or
+ * a write that returns rows, has no `returning: undefined` and is refused by the type checker).
+ */
+export interface BuiltWrite {
+  readonly _: { readonly returning: undefined };
+  toSQL(): { sql: string; params: unknown[] };
+}
+
+type Statement = Query<unknown> | D1PreparedStatement;
+/** What a batch may hold: a typed raw query, a bare statement, or a builder's write. */
+export type BatchEntry = Statement | BuiltWrite;
+type Entry = BatchEntry;
 type OutcomeOf<E> = E extends Query<infer R> ? Outcome<R> : Outcome<never>;
 export type Outcomes<T extends readonly Entry[]> = { -readonly [K in keyof T]: OutcomeOf<T[K]> };
 
-function statementOf(entry: Entry): D1PreparedStatement {
-  return "typed" in entry ? entry.statement : entry;
+function statementOf(db: D1Database, entry: Entry): D1PreparedStatement {
+  if ("typed" in entry) return entry.statement;
+  if ("toSQL" in entry) {
+    // The builder's SQL and its parameters already mapped to driver values: what drizzle itself binds.
+    const built = entry.toSQL();
+    return query<never>(db, built.sql, ...built.params).statement;
+  }
+  return entry;
 }
 
 /**
@@ -60,7 +82,7 @@ export async function batch<const T extends readonly Entry[]>(
   db: D1Database,
   entries: T,
 ): Promise<Outcomes<T>> {
-  const results = await db.batch(entries.map(statementOf));
+  const results = await db.batch(entries.map((entry) => statementOf(db, entry)));
   const outcomes = results.map((r) => ({ rows: r.results ?? [], changes: r.meta?.changes ?? 0 }));
   // The one cast of a query result: D1 types a batch's results `unknown`; each entry declared its own.
   return outcomes as Outcomes<T>;
@@ -77,6 +99,25 @@ export function first<R>(q: Query<R>): Promise<R | null> {
 }
 
 /** Runs a write; the number of rows it changed. */
-export async function run(entry: Entry): Promise<number> {
-  return (await statementOf(entry).run()).meta.changes ?? 0;
+export async function run(entry: Statement): Promise<number> {
+  return (await ("typed" in entry ? entry.statement : entry).run()).meta.changes ?? 0;
+}
+
+/**
+ * `column IN (values)` with the values bound as ONE parameter (a JSON array read by `json_each`), for the
+ * query builder: D1 allows 100 bound parameters per statement, so a list of ids never binds one each.
+ */
+export function inJsonEach(column: SQLWrapper, values: readonly unknown[]): SQL {
+  return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
+}
+
+/**
+ * The database's own message of a failed query. drizzle wraps a statement it ran in an error that names
+ * the query and its parameters ("Failed query: …") and keeps the driver's error as its `cause`; a check
+ * for a constraint ("UNIQUE constraint failed: …") reads the driver's message, and a log never carries
+ * the parameters.
+ */
+export function driverMessage(err: unknown): string {
+  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+  return cause instanceof Error ? cause.message : String(cause);
 }

@@ -1,7 +1,8 @@
 /** The page-purge outbox's rows (`page_purges`) and, in development, the recorded purges (src/sites/core/page-cache.ts). */
-import type { pagePurges } from "../../../schema/sites";
+import { and, asc, eq, isNull, lte } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { outboundEffects, pagePurges } from "../../../schema/sites";
 import type { Row } from "../../lib/rows";
-import { all, query, run } from "../../lib/sql";
 
 export type PurgeRow = Row<typeof pagePurges, "id" | "site_id" | "hosts_json" | "reason" | "attempts">;
 
@@ -13,37 +14,37 @@ export async function recordDevPurge(
   hosts: string[],
   at: string,
 ) {
-  await run(
-    query<never>(
-      db,
-      "INSERT INTO outbound_effects (id, kind, site_id, payload_json, created_at) VALUES (?, 'page_purge', ?, ?, ?)",
+  await drizzle(db)
+    .insert(outboundEffects)
+    .values({
       id,
-      siteId,
-      JSON.stringify({ hosts }),
-      at,
-    ),
-  );
+      kind: "page_purge",
+      site_id: siteId,
+      payload_json: JSON.stringify({ hosts }),
+      created_at: at,
+    })
+    .run();
 }
 
 /** A purge to deliver, due at once. */
 export async function insertPurge(db: D1Database, row: PurgeRow, now: string) {
-  await run(
-    query<never>(
-      db,
-      "INSERT INTO page_purges (id, site_id, hosts_json, reason, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, 0, ?, ?)",
-      row.id,
-      row.site_id,
-      row.hosts_json,
-      row.reason,
-      now,
-      now,
-    ),
-  );
+  await drizzle(db)
+    .insert(pagePurges)
+    .values({
+      id: row.id,
+      site_id: row.site_id,
+      hosts_json: row.hosts_json,
+      reason: row.reason,
+      attempts: 0,
+      next_attempt_at: now,
+      created_at: now,
+    })
+    .run();
 }
 
 /** A delivered purge leaves the outbox. */
 export async function deletePurge(db: D1Database, id: string) {
-  await run(query<never>(db, "DELETE FROM page_purges WHERE id = ?", id).statement);
+  await drizzle(db).delete(pagePurges).where(eq(pagePurges.id, id)).run();
 }
 
 /** A failed delivery: its attempt count, error and next attempt, and when it was given up (or null). */
@@ -52,27 +53,31 @@ export async function markPurgeFailed(
   id: string,
   failure: { attempts: number; error: string; nextAttemptAt: string; gaveUpAt: string | null },
 ) {
-  await run(
-    query<never>(
-      db,
-      "UPDATE page_purges SET attempts = ?, last_error = ?, next_attempt_at = ?, gave_up_at = ? WHERE id = ?",
-      failure.attempts,
-      failure.error,
-      failure.nextAttemptAt,
-      failure.gaveUpAt,
-      id,
-    ),
-  );
+  await drizzle(db)
+    .update(pagePurges)
+    .set({
+      attempts: failure.attempts,
+      last_error: failure.error,
+      next_attempt_at: failure.nextAttemptAt,
+      gave_up_at: failure.gaveUpAt,
+    })
+    .where(eq(pagePurges.id, id))
+    .run();
 }
 
 /** The purges due by `now` and not given up, oldest due first, at most `limit`. */
 export function duePurges(db: D1Database, now: string, limit: number): Promise<PurgeRow[]> {
-  return all(
-    query<PurgeRow>(
-      db,
-      "SELECT id, site_id, hosts_json, reason, attempts FROM page_purges WHERE gave_up_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?",
-      now,
-      limit,
-    ),
-  );
+  return drizzle(db)
+    .select({
+      id: pagePurges.id,
+      site_id: pagePurges.site_id,
+      hosts_json: pagePurges.hosts_json,
+      reason: pagePurges.reason,
+      attempts: pagePurges.attempts,
+    })
+    .from(pagePurges)
+    .where(and(isNull(pagePurges.gave_up_at), lte(pagePurges.next_attempt_at, now)))
+    .orderBy(asc(pagePurges.next_attempt_at))
+    .limit(limit)
+    .all();
 }

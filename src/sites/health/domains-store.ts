@@ -1,37 +1,46 @@
 /**
  * SQL of the domain ownership proof (migration 0005): who holds a host and whether verified, the move of
- * a host to a site that proved it (one batch), and the hosts sites lost.
+ * a host to a site that proved it (one batch), and the hosts sites lost. Queries go through drizzle's
+ * query builder, except the move's two `INSERT … SELECT` guards (the host taken while nobody holds it,
+ * the loss recorded only where the move happened).
  */
 
-import type { domainLosses, siteHosts } from "../../../schema/sites";
+import { and, eq, exists, gte, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { domainLosses, siteHosts, sites } from "../../../schema/sites";
 import type { Row } from "../../lib/rows";
-import { batch } from "../../lib/sql";
+import { type BatchEntry, batch, inJsonEach } from "../../lib/sql";
+import { siteExists, visibleSite } from "../site/store";
 
 export type HostHolding = Row<
   typeof siteHosts,
   "host" | "site_id" | "kind" | "verified_at" | "proof_missing_since" | "proof_lost_at"
 >;
 
-const HOLDING_COLUMNS = "host, site_id, kind, verified_at, proof_missing_since, proof_lost_at";
+const HOLDING_COLUMNS = {
+  host: siteHosts.host,
+  site_id: siteHosts.site_id,
+  kind: siteHosts.kind,
+  verified_at: siteHosts.verified_at,
+  proof_missing_since: siteHosts.proof_missing_since,
+  proof_lost_at: siteHosts.proof_lost_at,
+};
 
 export async function hostHolding(db: D1Database, host: string): Promise<HostHolding | null> {
-  return db
-    .prepare(`SELECT ${HOLDING_COLUMNS} FROM site_hosts WHERE host = ?`)
-    .bind(host)
-    .first<HostHolding>();
+  return (
+    (await drizzle(db).select(HOLDING_COLUMNS).from(siteHosts).where(eq(siteHosts.host, host)).get()) ?? null
+  );
 }
 
 /** The host rows of the given sites (one bound parameter however many ids). */
 export async function holdingsOf(db: D1Database, siteIds: string[]): Promise<HostHolding[]> {
   if (siteIds.length === 0) return [];
-  const { results } = await db
-    .prepare(
-      `SELECT ${HOLDING_COLUMNS} FROM site_hosts
-       WHERE site_id IN (SELECT value FROM json_each(?)) ORDER BY host`,
-    )
-    .bind(JSON.stringify(siteIds))
-    .all<HostHolding>();
-  return results;
+  return drizzle(db)
+    .select(HOLDING_COLUMNS)
+    .from(siteHosts)
+    .where(inJsonEach(siteHosts.site_id, siteIds))
+    .orderBy(siteHosts.host)
+    .all();
 }
 
 /** The first of `hosts` held by a site other than `siteId` (null `siteId`: a site being created). */
@@ -40,22 +49,23 @@ export async function firstHostHeldElsewhere(
   hosts: string[],
   siteId: string | null,
 ): Promise<string | null> {
-  const row = await db
-    .prepare(
-      `SELECT host FROM site_hosts WHERE host IN (SELECT value FROM json_each(?)) AND site_id IS NOT ?
-       ORDER BY host LIMIT 1`,
-    )
-    .bind(JSON.stringify(hosts), siteId)
-    .first<Row<typeof siteHosts, "host">>();
+  const row = await drizzle(db)
+    .select({ host: siteHosts.host })
+    .from(siteHosts)
+    .where(and(inJsonEach(siteHosts.host, hosts), sql`${siteHosts.site_id} IS NOT ${siteId}`))
+    .orderBy(siteHosts.host)
+    .limit(1)
+    .get();
   return row?.host ?? null;
 }
 
 /** The custom hosts of a site that are proved, so served (primary and aliases alike). */
 export async function provedHostsOf(db: D1Database, siteId: string): Promise<Set<string>> {
-  const { results } = await db
-    .prepare("SELECT host FROM site_hosts WHERE site_id = ? AND verified_at IS NOT NULL")
-    .bind(siteId)
-    .all<Row<typeof siteHosts, "host">>();
+  const results = await drizzle(db)
+    .select({ host: siteHosts.host })
+    .from(siteHosts)
+    .where(and(eq(siteHosts.site_id, siteId), isNotNull(siteHosts.verified_at)))
+    .all();
   return new Set(results.map((r) => r.host));
 }
 
@@ -83,18 +93,19 @@ export async function markHostVerified(
   host: string,
   now: string,
 ): Promise<boolean> {
-  const [first] = await batch(db, [
-    db
-      .prepare("UPDATE site_hosts SET verified_at = ? WHERE host = ? AND site_id = ? AND verified_at IS NULL")
-      .bind(now, host, siteId),
-    db
-      .prepare(
-        `UPDATE site_hosts SET proof_missing_since = NULL, proof_lost_at = NULL
-         WHERE host = ? AND site_id = ? AND (proof_missing_since IS NOT NULL OR proof_lost_at IS NOT NULL)`,
-      )
-      .bind(host, siteId),
+  const d = drizzle(db);
+  const held = () => and(eq(siteHosts.host, host), eq(siteHosts.site_id, siteId));
+  const [first] = await drizzle(db).batch([
+    d
+      .update(siteHosts)
+      .set({ verified_at: now })
+      .where(and(held(), isNull(siteHosts.verified_at))),
+    d
+      .update(siteHosts)
+      .set({ proof_missing_since: null, proof_lost_at: null })
+      .where(and(held(), or(isNotNull(siteHosts.proof_missing_since), isNotNull(siteHosts.proof_lost_at)))),
   ]);
-  return (first?.changes ?? 0) === 1;
+  return first.meta.changes === 1;
 }
 
 /** A proved host whose proof was not seen: the first miss's time is kept. Returns the time in force. */
@@ -104,13 +115,12 @@ export async function markProofMissing(
   host: string,
   now: string,
 ): Promise<string | null> {
-  const row = await db
-    .prepare(
-      `UPDATE site_hosts SET proof_missing_since = COALESCE(proof_missing_since, ?)
-       WHERE host = ? AND site_id = ? AND verified_at IS NOT NULL RETURNING proof_missing_since`,
-    )
-    .bind(now, host, siteId)
-    .first<Row<typeof siteHosts, "proof_missing_since">>();
+  const row = await drizzle(db)
+    .update(siteHosts)
+    .set({ proof_missing_since: sql`COALESCE(${siteHosts.proof_missing_since}, ${now})` })
+    .where(and(eq(siteHosts.host, host), eq(siteHosts.site_id, siteId), isNotNull(siteHosts.verified_at)))
+    .returning({ proof_missing_since: siteHosts.proof_missing_since })
+    .get();
   return row?.proof_missing_since ?? null;
 }
 
@@ -126,12 +136,17 @@ export async function endProof(
   missingSince: string,
   now: string,
 ): Promise<boolean> {
-  const result = await db
-    .prepare(
-      `UPDATE site_hosts SET verified_at = NULL, proof_missing_since = NULL, proof_lost_at = ?
-       WHERE host = ? AND site_id = ? AND verified_at IS NOT NULL AND proof_missing_since = ?`,
+  const result = await drizzle(db)
+    .update(siteHosts)
+    .set({ verified_at: null, proof_missing_since: null, proof_lost_at: now })
+    .where(
+      and(
+        eq(siteHosts.host, host),
+        eq(siteHosts.site_id, siteId),
+        isNotNull(siteHosts.verified_at),
+        eq(siteHosts.proof_missing_since, missingSince),
+      ),
     )
-    .bind(now, host, siteId, missingSince)
     .run();
   return result.meta.changes === 1;
 }
@@ -163,24 +178,22 @@ export interface HostMove {
  */
 export async function moveHost(db: D1Database, move: HostMove, now: string): Promise<boolean> {
   const { host, kind, claimant, holder } = move;
+  const d = drizzle(db);
   const claimantAsRead = `EXISTS (SELECT 1 FROM sites WHERE id = ? AND updated_at = ? AND status NOT IN ('deleted', 'archived'))`;
-  const decide = holder
-    ? db
-        .prepare(
-          `UPDATE site_hosts SET site_id = ?, kind = ?, verified_at = ?
-           WHERE host = ? AND site_id = ? AND verified_at IS NULL
-             AND EXISTS (SELECT 1 FROM sites WHERE id = ? AND updated_at = ?) AND ${claimantAsRead}`,
-        )
-        .bind(
-          claimant.id,
-          kind,
-          now,
-          host,
-          holder.id,
-          holder.id,
-          holder.updated_at,
-          claimant.id,
-          claimant.updated_at,
+  const claimantAsReadWhere = () =>
+    siteExists(db, and(eq(sites.id, claimant.id), eq(sites.updated_at, claimant.updated_at), visibleSite()));
+  const decide: BatchEntry = holder
+    ? d
+        .update(siteHosts)
+        .set({ site_id: claimant.id, kind, verified_at: now })
+        .where(
+          and(
+            eq(siteHosts.host, host),
+            eq(siteHosts.site_id, holder.id),
+            isNull(siteHosts.verified_at),
+            siteExists(db, and(eq(sites.id, holder.id), eq(sites.updated_at, holder.updated_at))),
+            claimantAsReadWhere(),
+          ),
         )
     : db
         .prepare(
@@ -188,18 +201,26 @@ export async function moveHost(db: D1Database, move: HostMove, now: string): Pro
         )
         .bind(host, claimant.id, kind, now, claimant.id, claimant.updated_at);
   const moved = "EXISTS (SELECT 1 FROM site_hosts WHERE host = ? AND site_id = ? AND verified_at = ?)";
+  const movedWhere = (): SQL =>
+    exists(
+      d
+        .select({ one: sql`1` })
+        .from(siteHosts)
+        .where(
+          and(eq(siteHosts.host, host), eq(siteHosts.site_id, claimant.id), eq(siteHosts.verified_at, now)),
+        ),
+    );
   const setDomains = (site: SiteDomains) =>
-    db
-      .prepare(
-        `UPDATE sites SET primary_domain = ?, aliases = ?, updated_at = ? WHERE id = ? AND updated_at = ? AND ${moved}`,
-      )
-      .bind(site.primary_domain, site.aliases, now, site.id, site.updated_at, host, claimant.id, now);
-  const statements = [
+    d
+      .update(sites)
+      .set({ primary_domain: site.primary_domain, aliases: site.aliases, updated_at: now })
+      .where(and(eq(sites.id, site.id), eq(sites.updated_at, site.updated_at), movedWhere()));
+  const statements: BatchEntry[] = [
     decide,
     setDomains(claimant),
-    db
-      .prepare(`DELETE FROM domain_losses WHERE site_id = ? AND host = ? AND ${moved}`)
-      .bind(claimant.id, host, host, claimant.id, now),
+    d
+      .delete(domainLosses)
+      .where(and(eq(domainLosses.site_id, claimant.id), eq(domainLosses.host, host), movedWhere())),
   ];
   if (holder) {
     statements.push(
@@ -227,16 +248,14 @@ export type DomainLoss = Row<typeof domainLosses, "site_id" | "host" | "lost_at"
 /** Hosts the given sites lost since `since` (older losses are no longer reported). */
 export async function lossesOf(db: D1Database, siteIds: string[], since: string): Promise<DomainLoss[]> {
   if (siteIds.length === 0) return [];
-  const { results } = await db
-    .prepare(
-      `SELECT site_id, host, lost_at FROM domain_losses
-       WHERE site_id IN (SELECT value FROM json_each(?)) AND lost_at >= ? ORDER BY host`,
-    )
-    .bind(JSON.stringify(siteIds), since)
-    .all<DomainLoss>();
-  return results;
+  return drizzle(db)
+    .select({ site_id: domainLosses.site_id, host: domainLosses.host, lost_at: domainLosses.lost_at })
+    .from(domainLosses)
+    .where(and(inJsonEach(domainLosses.site_id, siteIds), gte(domainLosses.lost_at, since)))
+    .orderBy(domainLosses.host)
+    .all();
 }
 
 export async function pruneLosses(db: D1Database, before: string): Promise<void> {
-  await db.prepare("DELETE FROM domain_losses WHERE lost_at < ?").bind(before).run();
+  await drizzle(db).delete(domainLosses).where(lt(domainLosses.lost_at, before)).run();
 }

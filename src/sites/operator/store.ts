@@ -1,12 +1,17 @@
 /**
  * The operator console's queries: the cross-tenant list (filters and keyset in one WHERE clause over the
- * indexed order key), the compare-and-swap lifecycle write with its audit row, and the purge batch.
+ * indexed order key), the compare-and-swap lifecycle write with its audit row, and the purge batch. The
+ * purge's deletes go through drizzle's query builder; the rest stays raw SQL: the keyset listing over the
+ * order-key expression, the plan-limited status update, and the audit rows (`INSERT … SELECT`, the
+ * transition's chained on `changes()`).
  */
 
-import type { sites } from "../../../schema/sites";
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { siteHosts, siteShares, sites } from "../../../schema/sites";
 import type { Row } from "../../lib/rows";
 import { batch, query } from "../../lib/sql";
-import type { SiteRow } from "../site/store";
+import { type SiteRow, siteExists } from "../site/store";
 import { ID_ORDER_KEY_SQL } from "./id-order";
 
 export interface PlatformSiteFilter {
@@ -145,7 +150,16 @@ export async function purgeSiteRows(db: D1Database, w: PurgeWrite): Promise<bool
     w.site.primary_domain,
     w.site.aliases,
   ];
-  const stillAsRead = `EXISTS (SELECT 1 FROM sites WHERE ${asRead})`;
+  const asReadWhere = (): SQL | undefined =>
+    and(
+      eq(sites.id, w.site.id),
+      eq(sites.status, w.site.status),
+      eq(sites.org_id, w.site.org_id),
+      eq(sites.slug, w.site.slug),
+      sql`${sites.primary_domain} IS ${w.site.primary_domain}`,
+      eq(sites.aliases, w.site.aliases),
+    );
+  const d = drizzle(db);
   const results = await batch(db, [
     db
       .prepare(
@@ -163,13 +177,9 @@ export async function purgeSiteRows(db: D1Database, w: PurgeWrite): Promise<bool
         ...asReadParams,
       ),
     // The foreign keys cascade too; explicit so the release never depends on the pragma.
-    db
-      .prepare(`DELETE FROM site_hosts WHERE site_id = ? AND ${stillAsRead}`)
-      .bind(w.site.id, ...asReadParams),
-    db
-      .prepare(`DELETE FROM site_shares WHERE site_id = ? AND ${stillAsRead}`)
-      .bind(w.site.id, ...asReadParams),
-    db.prepare(`DELETE FROM sites WHERE ${asRead}`).bind(...asReadParams),
+    d.delete(siteHosts).where(and(eq(siteHosts.site_id, w.site.id), siteExists(db, asReadWhere()))),
+    d.delete(siteShares).where(and(eq(siteShares.site_id, w.site.id), siteExists(db, asReadWhere()))),
+    d.delete(sites).where(asReadWhere()),
   ]);
   return results[3].changes === 1;
 }

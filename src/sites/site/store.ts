@@ -1,13 +1,14 @@
 /**
- * Every query of the sites database. Multi-step writes are one D1 batch (a transaction). Plain lookups by
- * id and slug go through drizzle; the writes and the reads sharing their `VISIBLE` condition stay
- * prepared SQL (see schema/sites.ts).
+ * Every query of the sites database. Multi-step writes are one D1 batch (a transaction). Queries go
+ * through drizzle's query builder; raw SQL stays where the builder cannot say it: the plan-limited
+ * `INSERT … SELECT` (count and insert in one statement), the other `INSERT … SELECT` guards, and the
+ * site read with its shares aggregated as JSON in one statement.
  */
-import { eq } from "drizzle-orm";
+import { and, eq, exists, isNotNull, not, notInArray, type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { type siteHosts, type siteShares, sites } from "../../../schema/sites";
+import { orgPlans, siteHosts, siteShares, sites } from "../../../schema/sites";
 import type { Computed, Row } from "../../lib/rows";
-import { batch } from "../../lib/sql";
+import { type BatchEntry, batch, inJsonEach } from "../../lib/sql";
 import { fail } from "../errors";
 
 export type SiteRow = typeof sites.$inferSelect;
@@ -15,6 +16,16 @@ export type SiteRow = typeof sites.$inferSelect;
 /** Statuses a customer never sees: such a site answers like a missing one. */
 export const HIDDEN_STATUSES = ["deleted", "archived"] as const;
 const VISIBLE = "status NOT IN ('deleted', 'archived')";
+
+/** The builder's `VISIBLE`: the site's status is not a hidden one. */
+export function visibleSite(): SQL {
+  return notInArray(sites.status, [...HIDDEN_STATUSES]);
+}
+
+/** `EXISTS (SELECT 1 FROM sites WHERE <where>)`: a write guarded by the site's row. */
+export function siteExists(db: D1Database, where: SQL | undefined): SQL {
+  return exists(drizzle(db).select({ one: sql`1` }).from(sites).where(where));
+}
 
 export interface HostEntry {
   host: string;
@@ -42,7 +53,7 @@ export function conflictFromError(err: unknown): never {
 
 /** Readiness: the database answers a read of the service's main table (throws when it does not). */
 export async function databaseAnswers(db: D1Database): Promise<void> {
-  await db.prepare("SELECT 1 FROM sites LIMIT 1").first();
+  await drizzle(db).select({ one: sql`1` }).from(sites).limit(1).get();
 }
 
 export async function getSite(db: D1Database, id: string): Promise<SiteRow | null> {
@@ -50,16 +61,22 @@ export async function getSite(db: D1Database, id: string): Promise<SiteRow | nul
 }
 
 export async function getVisibleSite(db: D1Database, id: string): Promise<SiteRow | null> {
-  return db.prepare(`SELECT * FROM sites WHERE id = ? AND ${VISIBLE}`).bind(id).first<SiteRow>();
+  return (
+    (await drizzle(db)
+      .select()
+      .from(sites)
+      .where(and(eq(sites.id, id), visibleSite()))
+      .get()) ?? null
+  );
 }
 
 /** Visible sites among `ids` (one bound parameter however many ids: D1 allows 100 per query). */
 export async function getVisibleSites(db: D1Database, ids: string[]): Promise<SiteRow[]> {
-  const { results } = await db
-    .prepare(`SELECT * FROM sites WHERE id IN (SELECT value FROM json_each(?)) AND ${VISIBLE}`)
-    .bind(JSON.stringify(ids))
-    .all<SiteRow>();
-  return results;
+  return drizzle(db)
+    .select()
+    .from(sites)
+    .where(and(inJsonEach(sites.id, ids), visibleSite()))
+    .all();
 }
 
 /**
@@ -90,12 +107,11 @@ export type SiteShare = Row<typeof siteShares, "org_id" | "role">;
 export async function sharesOf(db: D1Database, siteIds: string[]): Promise<Map<string, SiteShare[]>> {
   const out = new Map<string, SiteShare[]>();
   if (siteIds.length === 0) return out;
-  const { results } = await db
-    .prepare(
-      "SELECT site_id, org_id, role FROM site_shares WHERE site_id IN (SELECT value FROM json_each(?))",
-    )
-    .bind(JSON.stringify(siteIds))
-    .all<Row<typeof siteShares, "site_id" | "org_id" | "role">>();
+  const results = await drizzle(db)
+    .select({ site_id: siteShares.site_id, org_id: siteShares.org_id, role: siteShares.role })
+    .from(siteShares)
+    .where(inJsonEach(siteShares.site_id, siteIds))
+    .all();
   for (const { site_id, org_id, role } of results) {
     out.set(site_id, [...(out.get(site_id) ?? []), { org_id, role }]);
   }
@@ -104,10 +120,11 @@ export async function sharesOf(db: D1Database, siteIds: string[]): Promise<Map<s
 
 /** The site a custom host is served for: only a PROVED host (`verified_at`) is served by host. */
 export async function findSiteIdByProvedHost(db: D1Database, host: string): Promise<string | null> {
-  const row = await db
-    .prepare("SELECT site_id FROM site_hosts WHERE host = ? AND verified_at IS NOT NULL")
-    .bind(host)
-    .first<Row<typeof siteHosts, "site_id">>();
+  const row = await drizzle(db)
+    .select({ site_id: siteHosts.site_id })
+    .from(siteHosts)
+    .where(and(eq(siteHosts.host, host), isNotNull(siteHosts.verified_at)))
+    .get();
   return row?.site_id ?? null;
 }
 
@@ -194,35 +211,53 @@ export async function updateSite(
   now: string,
   expectedSettings?: string | null,
 ): Promise<boolean> {
-  const columns = Object.entries(update).filter(([, v]) => v !== undefined) as [string, string | null][];
-  const assignments = [...columns.map(([k]) => `${k} = ?`), "updated_at = ?"].join(", ");
+  const d = drizzle(db);
   // `expectedSettings`: a compare-and-swap on the settings read by the caller (a PATCH by someone without
   // the `code` permission was judged against that document; issue 19). The host statements then follow
   // only when the row holds the new settings, i.e. when the UPDATE happened.
-  const swap = expectedSettings === undefined ? "" : " AND settings IS ?";
-  const statements = [
-    db
-      .prepare(`UPDATE sites SET ${assignments} WHERE id = ? AND ${VISIBLE}${swap}`)
-      .bind(...columns.map(([, v]) => v), now, id, ...(swap ? [expectedSettings] : [])),
+  const swap = expectedSettings !== undefined;
+  const statements: BatchEntry[] = [
+    d
+      .update(sites)
+      .set({ ...update, updated_at: now })
+      .where(
+        and(
+          eq(sites.id, id),
+          visibleSite(),
+          swap ? sql`${sites.settings} IS ${expectedSettings}` : undefined,
+        ),
+      ),
   ];
   if (hosts) {
     // Conditional like the UPDATE: a site deleted meanwhile keeps its hosts reserved (reversible delete).
     // Hosts the site keeps keep their row (and so their ownership proof, `verified_at`); a host held by
     // another site makes the INSERT fail on the primary key (DOMAIN_TAKEN).
-    const visible = `EXISTS (SELECT 1 FROM sites WHERE id = ? AND ${VISIBLE}${swap})`;
-    const site = swap ? [id, update.settings ?? null] : [id];
+    const newSettings = update.settings ?? null;
+    const visibleWhere = () =>
+      and(eq(sites.id, id), visibleSite(), swap ? sql`${sites.settings} IS ${newSettings}` : undefined);
+    const swapSql = swap ? " AND settings IS ?" : "";
+    const visible = `EXISTS (SELECT 1 FROM sites WHERE id = ? AND ${VISIBLE}${swapSql})`;
+    const site = swap ? [id, newSettings] : [id];
     statements.push(
-      db
-        .prepare(
-          `DELETE FROM site_hosts WHERE site_id = ? AND host NOT IN (SELECT value FROM json_each(?)) AND ${visible}`,
-        )
-        .bind(id, JSON.stringify(hosts.map((h) => h.host)), ...site),
+      d.delete(siteHosts).where(
+        and(
+          eq(siteHosts.site_id, id),
+          not(
+            inJsonEach(
+              siteHosts.host,
+              hosts.map((h) => h.host),
+            ),
+          ),
+          siteExists(db, visibleWhere()),
+        ),
+      ),
     );
     for (const h of hosts) {
       statements.push(
-        db
-          .prepare(`UPDATE site_hosts SET kind = ? WHERE host = ? AND site_id = ? AND ${visible}`)
-          .bind(h.kind, h.host, id, ...site),
+        d
+          .update(siteHosts)
+          .set({ kind: h.kind })
+          .where(and(eq(siteHosts.host, h.host), eq(siteHosts.site_id, id), siteExists(db, visibleWhere()))),
         db
           .prepare(
             `INSERT INTO site_hosts (host, site_id, kind) SELECT ?, ?, ?
@@ -251,21 +286,27 @@ export async function swapSettings(
   next: string,
   now: string,
 ): Promise<boolean> {
-  const result = await db
-    .prepare(`UPDATE sites SET settings = ?, updated_at = ? WHERE id = ? AND settings = ? AND ${VISIBLE}`)
-    .bind(next, now, id, expected)
+  const result = await drizzle(db)
+    .update(sites)
+    .set({ settings: next, updated_at: now })
+    .where(and(eq(sites.id, id), eq(sites.settings, expected), visibleSite()))
     .run();
   return result.meta.changes === 1;
 }
 
 /** Soft delete: reversible, every column kept; slug and hosts stay reserved. */
 export async function softDeleteSite(db: D1Database, id: string, now: string): Promise<boolean> {
-  const result = await db
-    .prepare(
-      `UPDATE sites SET previous_status = status, status = 'deleted', status_reason = 'deleted_by_customer',
-         status_changed_at = ?, updated_at = ? WHERE id = ? AND ${VISIBLE}`,
-    )
-    .bind(now, now, id)
+  const result = await drizzle(db)
+    .update(sites)
+    .set({
+      // SET reads the row as it was: the status before this update.
+      previous_status: sql`${sites.status}`,
+      status: "deleted",
+      status_reason: "deleted_by_customer",
+      status_changed_at: now,
+      updated_at: now,
+    })
+    .where(and(eq(sites.id, id), visibleSite()))
     .run();
   return result.meta.changes === 1;
 }
@@ -275,21 +316,26 @@ export async function transferSite(
   input: { site_id: string; from_org_id: string; to_org_id: string },
   now: string,
 ): Promise<boolean> {
-  const result = await batch(db, [
-    db
-      .prepare("UPDATE sites SET org_id = ?, updated_at = ? WHERE id = ? AND org_id = ?")
-      .bind(input.to_org_id, now, input.site_id, input.from_org_id),
+  const d = drizzle(db);
+  const [moved] = await drizzle(db).batch([
+    d
+      .update(sites)
+      .set({ org_id: input.to_org_id, updated_at: now })
+      .where(and(eq(sites.id, input.site_id), eq(sites.org_id, input.from_org_id))),
     // Every share of the site ends with the transfer: each was the origin's grant, which the buyer never
     // made, cannot see and has no operation to end (an agency the seller shared with would otherwise go
     // on editing the buyer's site), and the buyer no longer needs a share of its own site. Conditional on
     // the move, in the same batch: a refused transfer ends nothing.
-    db
-      .prepare(
-        "DELETE FROM site_shares WHERE site_id = ? AND EXISTS (SELECT 1 FROM sites WHERE id = ? AND org_id = ?)",
-      )
-      .bind(input.site_id, input.site_id, input.to_org_id),
+    d
+      .delete(siteShares)
+      .where(
+        and(
+          eq(siteShares.site_id, input.site_id),
+          siteExists(db, and(eq(sites.id, input.site_id), eq(sites.org_id, input.to_org_id))),
+        ),
+      ),
   ]);
-  return result[0].changes === 1;
+  return moved.meta.changes === 1;
 }
 
 export async function shareSite(
@@ -309,11 +355,12 @@ export async function shareSite(
 }
 
 export async function setOrgSiteLimit(db: D1Database, orgId: string, siteLimit: number, now: string) {
-  await db
-    .prepare(
-      `INSERT INTO org_plans (org_id, site_limit, updated_at) VALUES (?, ?, ?)
-       ON CONFLICT (org_id) DO UPDATE SET site_limit = excluded.site_limit, updated_at = excluded.updated_at`,
-    )
-    .bind(orgId, siteLimit, now)
+  await drizzle(db)
+    .insert(orgPlans)
+    .values({ org_id: orgId, site_limit: siteLimit, updated_at: now })
+    .onConflictDoUpdate({
+      target: orgPlans.org_id,
+      set: { site_limit: sql`excluded.site_limit`, updated_at: sql`excluded.updated_at` },
+    })
     .run();
 }

@@ -2,12 +2,17 @@
  * Every query of the themes tables (`themes`, `theme_snapshots`). Any failure of this storage is
  * `THEMES_UNAVAILABLE` (503) for the caller, except a taken slug, which the unique index
  * `themes_owner_slug` decides (409 `THEME_SLUG_TAKEN`, safe under concurrent writes). Writes that
- * touch a site's settings are one batch with the compare-and-swap on the stored document.
+ * touch a site's settings are one batch with the compare-and-swap on the stored document. Queries go
+ * through drizzle's query builder, except the snapshot's `INSERT … SELECT` (its sequence number and its
+ * guard on the stored document are computed in the statement).
  */
-import type { themes } from "../../../schema/sites";
-import { batch } from "../../lib/sql";
+import { and, desc, eq, exists, max, or, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { sites, themeSnapshots, themes } from "../../../schema/sites";
+import { batch, driverMessage } from "../../lib/sql";
 import type { Services } from "../core/app-env";
 import { fail } from "../errors";
+import { siteExists, visibleSite } from "../site/store";
 
 export type ThemeRow = typeof themes.$inferSelect;
 export type ThemeScope = ThemeRow["scope"];
@@ -22,7 +27,8 @@ export async function themesStorage<T>(services: Services, run: () => Promise<T>
   try {
     return await run();
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    // The database's own message: drizzle wraps the error of a statement it ran ("Failed query: …").
+    const message = driverMessage(err);
     // An expression index reports itself by name: "UNIQUE constraint failed: index 'themes_owner_slug'".
     if (message.includes("UNIQUE constraint failed") && message.includes("themes_owner_slug")) {
       fail("THEME_SLUG_TAKEN", "This slug is already used by another theme of the same owner.");
@@ -32,19 +38,19 @@ export async function themesStorage<T>(services: Services, run: () => Promise<T>
   }
 }
 
-const COLUMNS =
-  "id, scope, org_id, slug, name, version, description, preview_url, package_json, created_at, updated_at";
+/** `scope = 'platform' OR (scope = 'org' AND org_id = ?)`. */
+function ownedOrPlatform(orgId: string | null) {
+  return or(eq(themes.scope, "platform"), and(eq(themes.scope, "org"), sql`${themes.org_id} = ${orgId}`));
+}
 
 /** Platform themes, and the organization's own when `orgId` is given, platform first, then by name. */
 export async function listThemes(db: D1Database, orgId: string | null): Promise<ThemeRow[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT ${COLUMNS} FROM themes WHERE scope = 'platform' OR (scope = 'org' AND org_id = ?)
-       ORDER BY scope DESC, name, id`,
-    )
-    .bind(orgId)
-    .all<ThemeRow>();
-  return results;
+  return drizzle(db)
+    .select()
+    .from(themes)
+    .where(ownedOrPlatform(orgId))
+    .orderBy(desc(themes.scope), themes.name, themes.id)
+    .all();
 }
 
 /** A theme a site of `orgId` may apply: a platform theme, or an org theme of that organization. */
@@ -53,31 +59,17 @@ export async function findApplicableTheme(
   id: string,
   orgId: string,
 ): Promise<ThemeRow | null> {
-  return db
-    .prepare(
-      `SELECT ${COLUMNS} FROM themes WHERE id = ? AND (scope = 'platform' OR (scope = 'org' AND org_id = ?))`,
-    )
-    .bind(id, orgId)
-    .first<ThemeRow>();
+  return (
+    (await drizzle(db)
+      .select()
+      .from(themes)
+      .where(and(eq(themes.id, id), ownedOrPlatform(orgId)))
+      .get()) ?? null
+  );
 }
 
 export async function insertTheme(db: D1Database, row: ThemeRow): Promise<void> {
-  await db
-    .prepare(`INSERT INTO themes (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-    .bind(
-      row.id,
-      row.scope,
-      row.org_id,
-      row.slug,
-      row.name,
-      row.version,
-      row.description,
-      row.preview_url,
-      row.package_json,
-      row.created_at,
-      row.updated_at,
-    )
-    .run();
+  await drizzle(db).insert(themes).values(row).run();
 }
 
 /** Replaces a platform theme's fields; null when `id` is no platform theme. */
@@ -85,22 +77,15 @@ export async function replacePlatformTheme(
   db: D1Database,
   row: Omit<ThemeRow, "scope" | "org_id" | "created_at">,
 ): Promise<ThemeRow | null> {
-  return db
-    .prepare(
-      `UPDATE themes SET slug = ?, name = ?, version = ?, description = ?, preview_url = ?, package_json = ?,
-         updated_at = ? WHERE id = ? AND scope = 'platform' RETURNING ${COLUMNS}`,
-    )
-    .bind(
-      row.slug,
-      row.name,
-      row.version,
-      row.description,
-      row.preview_url,
-      row.package_json,
-      row.updated_at,
-      row.id,
-    )
-    .first<ThemeRow>();
+  const { id, slug, name, version, description, preview_url, package_json, updated_at } = row;
+  return (
+    (await drizzle(db)
+      .update(themes)
+      .set({ slug, name, version, description, preview_url, package_json, updated_at })
+      .where(and(eq(themes.id, id), eq(themes.scope, "platform")))
+      .returning()
+      .get()) ?? null
+  );
 }
 
 /** Deletes a theme of exactly this scope (and organization, for org themes); false when none matched. */
@@ -109,39 +94,39 @@ export async function deleteTheme(
   id: string,
   owner: { scope: "platform" } | { scope: "org"; orgId: string },
 ): Promise<boolean> {
-  const result =
-    owner.scope === "platform"
-      ? await db.prepare("DELETE FROM themes WHERE id = ? AND scope = 'platform'").bind(id).run()
-      : await db
-          .prepare("DELETE FROM themes WHERE id = ? AND scope = 'org' AND org_id = ?")
-          .bind(id, owner.orgId)
-          .run();
+  const result = await drizzle(db)
+    .delete(themes)
+    .where(
+      owner.scope === "platform"
+        ? and(eq(themes.id, id), eq(themes.scope, "platform"))
+        : and(eq(themes.id, id), eq(themes.scope, "org"), eq(themes.org_id, owner.orgId)),
+    )
+    .run();
   return result.meta.changes === 1;
 }
 
-export interface SnapshotRow {
-  id: string;
-  site_id: string;
-  seq: number;
-  theme_id: string;
-  look_json: string;
-  created_at: string;
-}
+export type SnapshotRow = typeof themeSnapshots.$inferSelect;
 
 export async function latestSnapshot(db: D1Database, siteId: string): Promise<SnapshotRow | null> {
-  return db
-    .prepare("SELECT * FROM theme_snapshots WHERE site_id = ? ORDER BY seq DESC LIMIT 1")
-    .bind(siteId)
-    .first<SnapshotRow>();
+  return (
+    (await drizzle(db)
+      .select()
+      .from(themeSnapshots)
+      .where(eq(themeSnapshots.site_id, siteId))
+      .orderBy(desc(themeSnapshots.seq))
+      .limit(1)
+      .get()) ?? null
+  );
 }
 
 export async function hasSnapshot(db: D1Database, siteId: string): Promise<boolean> {
-  return (
-    (await db
-      .prepare("SELECT 1 AS x FROM theme_snapshots WHERE site_id = ? LIMIT 1")
-      .bind(siteId)
-      .first()) !== null
-  );
+  const row = await drizzle(db)
+    .select({ x: sql`1` })
+    .from(themeSnapshots)
+    .where(eq(themeSnapshots.site_id, siteId))
+    .limit(1)
+    .get();
+  return row !== undefined;
 }
 
 /**
@@ -160,6 +145,7 @@ export async function storeAppliedLook(
   },
 ): Promise<boolean> {
   const { siteId, expected, next, snapshot, at } = input;
+  const d = drizzle(db);
   const [, swap] = await batch(db, [
     db
       .prepare(
@@ -177,17 +163,19 @@ export async function storeAppliedLook(
         siteId,
         expected,
       ),
-    db
-      .prepare(
-        `UPDATE sites SET settings = ?, updated_at = ? WHERE id = ? AND settings = ? AND ${VISIBLE_SITE}`,
-      )
-      .bind(next, at, siteId, expected),
-    db
-      .prepare(
-        `DELETE FROM theme_snapshots WHERE site_id = ?
-           AND seq <= (SELECT MAX(seq) FROM theme_snapshots WHERE site_id = ?) - ?`,
-      )
-      .bind(siteId, siteId, MAX_SNAPSHOTS),
+    d
+      .update(sites)
+      .set({ settings: next, updated_at: at })
+      .where(and(eq(sites.id, siteId), eq(sites.settings, expected), visibleSite())),
+    d.delete(themeSnapshots).where(
+      and(
+        eq(themeSnapshots.site_id, siteId),
+        sql`${themeSnapshots.seq} <= (${d
+          .select({ seq: max(themeSnapshots.seq) })
+          .from(themeSnapshots)
+          .where(eq(themeSnapshots.site_id, siteId))}) - ${MAX_SNAPSHOTS}`,
+      ),
+    ),
   ]);
   return (swap?.changes ?? 0) === 1;
 }
@@ -201,19 +189,28 @@ export async function storeUndoneLook(
   input: { siteId: string; snapshotId: string; expected: string; next: string; at: string },
 ): Promise<boolean> {
   const { siteId, snapshotId, expected, next, at } = input;
-  const [swap] = await batch(db, [
-    db
-      .prepare(
-        `UPDATE sites SET settings = ?, updated_at = ? WHERE id = ? AND settings = ? AND ${VISIBLE_SITE}
-           AND EXISTS (SELECT 1 FROM theme_snapshots WHERE id = ? AND site_id = ?)`,
-      )
-      .bind(next, at, siteId, expected, snapshotId, siteId),
-    db
-      .prepare(
-        `DELETE FROM theme_snapshots WHERE id = ? AND site_id = ?
-           AND EXISTS (SELECT 1 FROM sites WHERE id = ? AND settings = ? AND updated_at = ?)`,
-      )
-      .bind(snapshotId, siteId, siteId, next, at),
+  const d = drizzle(db);
+  const snapshotHere = and(eq(themeSnapshots.id, snapshotId), eq(themeSnapshots.site_id, siteId));
+  const [swap] = await drizzle(db).batch([
+    d
+      .update(sites)
+      .set({ settings: next, updated_at: at })
+      .where(
+        and(
+          eq(sites.id, siteId),
+          eq(sites.settings, expected),
+          visibleSite(),
+          exists(d.select({ one: sql`1` }).from(themeSnapshots).where(snapshotHere)),
+        ),
+      ),
+    d
+      .delete(themeSnapshots)
+      .where(
+        and(
+          snapshotHere,
+          siteExists(db, and(eq(sites.id, siteId), eq(sites.settings, next), eq(sites.updated_at, at))),
+        ),
+      ),
   ]);
-  return (swap?.changes ?? 0) === 1;
+  return swap.meta.changes === 1;
 }
