@@ -102,7 +102,7 @@ const Delimiter = z.looseObject({});
 
 const ImageFile = freeForm(
   z.looseObject({
-    url: z.string().max(2000).openapi({
+    url: Text.openapi({
       description:
         "http(s) URL; the platform's own media URL (MEDIA_PUBLIC_BASE/sites/{site}/{id}…) renders like media_id",
     }),
@@ -114,7 +114,7 @@ const ImageFile = freeForm(
 const Image = z
   .looseObject({
     file: ImageFile.optional(),
-    url: z.string().max(2000).optional().openapi({ description: "Simple-image form of file.url" }),
+    url: Text.optional().openapi({ description: "Simple-image form of file.url" }),
     media_id: z
       .string()
       .max(36)
@@ -134,9 +134,9 @@ const Image = z
 const EmbedDimension = z.int().min(1).max(MAX_DIMENSION).nullable().optional();
 
 const Embed = z.looseObject({
-  service: z.string().max(100).optional().openapi({ description: "e.g. youtube, vimeo, twitter" }),
-  source: z.string().max(2000).openapi({ description: "The page embedded (http(s))" }),
-  embed: z.string().max(2000).optional().openapi({ description: "The player's URL (never framed here)" }),
+  service: Text.optional().openapi({ description: "e.g. youtube, vimeo, twitter" }),
+  source: Text.openapi({ description: "The page embedded (http(s))" }),
+  embed: Text.optional().openapi({ description: "The player's URL (never framed here)" }),
   width: EmbedDimension,
   height: EmbedDimension,
   caption: InlineText.optional(),
