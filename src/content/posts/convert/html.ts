@@ -165,18 +165,17 @@ function trimInline(html: string): string {
 class PendingText {
   private html = "";
   private visible = false;
+  /** Whether the text so far ends with a space (asked of a flag: `endsWith` would flatten the string each time). */
+  private space = false;
   readonly open: { name: string; start: string }[] = [];
 
   text(value: string): void {
     let text = collapse(value);
-    if (!this.visible || this.html.endsWith(" ")) text = text.trimStart();
+    if (!this.visible || this.space) text = text.trimStart();
     if (text === "") return;
     this.visible = true;
+    this.space = text.endsWith(" ");
     this.html += escapeHtml(text);
-  }
-
-  raw(html: string): void {
-    this.html += html;
   }
 
   start(name: string, start: string): void {
@@ -190,7 +189,9 @@ class PendingText {
   }
 
   br(): void {
-    if (this.visible) this.html += "<br>";
+    if (!this.visible) return;
+    this.html += "<br>";
+    this.space = false;
   }
 
   /** The paragraph so far (null when it has no visible text); the open elements carry on in the next one. */
@@ -202,6 +203,7 @@ class PendingText {
     const html = this.visible ? trimInline(this.html + closing) : null;
     this.html = this.open.map((e) => e.start).join("");
     this.visible = false;
+    this.space = false;
     return html;
   }
 }
@@ -211,6 +213,7 @@ class FlatText {
   out = "";
   private visible = false;
   private lineBreak = false;
+  private space = false;
 
   add(html: string, visible: boolean): void {
     if (visible) {
@@ -219,12 +222,15 @@ class FlatText {
       this.visible = true;
     }
     this.out += html;
+    if (html === "<br>") this.space = false;
   }
 
   text(value: string): void {
     let text = collapse(value);
-    if (!this.visible || this.lineBreak || this.out.endsWith(" ")) text = text.trimStart();
-    if (text !== "") this.add(escapeHtml(text), true);
+    if (!this.visible || this.lineBreak || this.space) text = text.trimStart();
+    if (text === "") return;
+    this.add(escapeHtml(text), true);
+    this.space = text.endsWith(" ");
   }
 
   /** A block boundary: a line break once text follows text. */
@@ -612,9 +618,8 @@ class HtmlConverter {
   /** A figure of one image is an image block with its caption; any other figure is walked through. */
   private figure(el: Element, depth: number): void {
     const caption = children(el).find((n): n is Element => isElement(n) && n.tagName === "figcaption");
-    const inside = descendants(el).filter(
-      (d) => !caption || (d !== caption && !descendants(caption).includes(d)),
-    );
+    const inCaption = new Set<Element>(caption ? [caption, ...descendants(caption)] : []);
+    const inside = descendants(el).filter((d) => !inCaption.has(d));
     const images = inside.filter((d) => d.tagName === "img");
     const textOutside = children(el)
       .filter((n) => n !== caption)
