@@ -143,7 +143,7 @@ const createPostRoute = createRoute({
   tags: ["Posts"],
   summary: "Create a post",
   description:
-    "Scope posts:write (ck_). Idempotency-Key: same key + same body replays the original 201 with Idempotency-Replayed: true; same key + other body is 422 IDEMPOTENCY_KEY_REUSED; while the first request runs, 409 IDEMPOTENCY_IN_PROGRESS. A taken explicit slug is 409 SLUG_TAKEN; a derived slug gets -2, -3, …",
+    "Scope posts:write (ck_). Idempotency-Key: same key + same body replays the original 201 with Idempotency-Replayed: true; same key + other body is 422 IDEMPOTENCY_KEY_REUSED; while the first request runs, 409 IDEMPOTENCY_IN_PROGRESS. A taken explicit slug is 409 SLUG_TAKEN; a derived slug gets -2, -3, …. The body is one of blocks_json, html or markdown (more than one is 400 BAD_REQUEST naming them): html and markdown are converted to blocks and the answer's `conversion` lists what could not be kept.",
   security: security(CREATE_POST_KEY.kinds, CREATE_POST_KEY.scopes),
   request: {
     headers: IdempotencyHeaders,
