@@ -244,7 +244,8 @@ describe("RPC mergeSiteSettings", () => {
         if (prop === "prepare") {
           return (sql: string) => {
             const statement = target.prepare(sql);
-            if (!sql.startsWith("UPDATE sites SET settings = ?")) return statement;
+            // The compare-and-swap (swapSettings), as the query builder writes it.
+            if (!/^update "?sites"? set "?settings"? = \?/i.test(sql)) return statement;
             return {
               bind: (...args: unknown[]) => ({
                 run: async () => {
