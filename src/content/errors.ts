@@ -62,6 +62,11 @@ export const ContentErrors = defineErrors({
   SECRET_KEY_REQUIRED: 403,
   /** Analytics collection takes the site's public (pk_) key only. */
   PUBLIC_KEY_REQUIRED: 403,
+  /**
+   * A signed-in person on the dashboard routes (issue 34) lacks the site permission the operation needs:
+   * `details.missing` names it (src/lib/site-permissions.ts).
+   */
+  FORBIDDEN: 403,
   // 404: not found, not public, or another site's resource (one body)
   NOT_FOUND: CommonErrors.NOT_FOUND.status,
   // 409
