@@ -34,9 +34,11 @@ export const OrgMembershipSchema = z.object({
   permissions: z.array(z.string()).default([]),
   owner: z.boolean().optional(),
 });
+/** `permissions`: a custom site role's own (by name, src/lib/site-permissions.ts); presets carry none. */
 const SiteMembershipSchema = z.object({
   site_id: z.string(),
   role: z.string(),
+  permissions: z.array(z.string()).default([]),
   owner: z.boolean().optional(),
 });
 

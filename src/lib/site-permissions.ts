@@ -14,6 +14,16 @@
  * `code` (settings that reach the page as markup or script: `code_injection`, `about_html`, `html` blocks
  * of the home builder, `advanced`); `integrations` (API keys, webhooks and forms: credentials and lead
  * data flows that act on the site without a person); `delete`.
+ *
+ * Content permissions (issue 34, the dashboard routes `/api/v1/sites/{site_id}/posts…` of content):
+ * `posts:read` (every post of the site, drafts included), `posts:write_own` (create drafts; edit, delete and
+ * mark for review its own drafts), `posts:publish` (publish, schedule, unpublish: its own posts unless it
+ * also has `posts:edit_any`), `posts:edit_any` (everyone's posts), `media:read`, `media:upload` (upload and
+ * delete media), `taxonomy:manage` (categories and tags), `authors:manage` (author profiles), `leads:read`.
+ * The presets mean what WordPress's do: a contributor writes its own drafts and never publishes or
+ * uploads; an author also publishes its own posts and uploads; an editor edits and publishes everyone's
+ * and manages categories, tags and authors; owners, organization owners and admins hold all of it plus
+ * leads. Post bodies are sanitized, so no post permission needs `code`.
  */
 import type { EdgeIdentity, OrgMembership, SiteMembership } from "./edge";
 import { parseId } from "./ids";
@@ -27,12 +37,57 @@ export const SITE_PERMISSIONS = [
   "code",
   "integrations",
   "delete",
+  "posts:read",
+  "posts:write_own",
+  "posts:publish",
+  "posts:edit_any",
+  "media:read",
+  "media:upload",
+  "taxonomy:manage",
+  "authors:manage",
+  "leads:read",
 ] as const;
 export type SitePermission = (typeof SITE_PERMISSIONS)[number];
 
+/** What content's dashboard routes check (content keeps no shares: no share grants any of these). */
+export const CONTENT_PERMISSIONS: readonly SitePermission[] = [
+  "posts:read",
+  "posts:write_own",
+  "posts:publish",
+  "posts:edit_any",
+  "media:read",
+  "media:upload",
+  "taxonomy:manage",
+  "authors:manage",
+  "leads:read",
+];
+
 const ALL: readonly SitePermission[] = SITE_PERMISSIONS;
-const MANAGE: readonly SitePermission[] = ["read", "settings", "applets", "themes", "legal"];
 const READ: readonly SitePermission[] = ["read"];
+/** An organization's plain member: sees the site and its content, changes nothing. */
+const MEMBER: readonly SitePermission[] = ["read", "posts:read", "media:read"];
+const CONTRIBUTOR: readonly SitePermission[] = ["read", "posts:read", "posts:write_own", "media:read"];
+const AUTHOR: readonly SitePermission[] = [...CONTRIBUTOR, "posts:publish", "media:upload"];
+/** site_editor, and a custom organization role with `sites:manage`: the site's look and all its content but leads. */
+const MANAGE: readonly SitePermission[] = [
+  ...AUTHOR,
+  "posts:edit_any",
+  "taxonomy:manage",
+  "authors:manage",
+  "settings",
+  "applets",
+  "themes",
+  "legal",
+];
+
+/**
+ * What a custom SITE role may be given by name (its role's `permissions`, on the edge header): the site's
+ * look and content, leads included; never `code`, `integrations` or `delete` (owners' and admins', as for a
+ * custom organization role with `sites:manage`).
+ */
+const NAMEABLE: ReadonlySet<SitePermission> = new Set(
+  SITE_PERMISSIONS.filter((p) => p !== "code" && p !== "integrations" && p !== "delete"),
+);
 
 /** A custom organization role carrying this permission manages the organization's sites (not delete). */
 export const SITES_MANAGE_PERMISSION = "sites:manage";
@@ -40,14 +95,17 @@ export const SITES_MANAGE_PERMISSION = "sites:manage";
 /** Organization presets that are not owners (owners are `owner: true`, whatever their slug). */
 const ORG_PRESETS: Record<string, readonly SitePermission[]> = {
   org_admin: ALL,
-  org_member: READ,
+  org_member: MEMBER,
 };
 
-/** Site presets that are not owners. Custom site roles (by slug) read; the header carries no permissions for them. */
+/**
+ * Site presets that are not owners. A custom site role (by slug) reads, plus the permissions its role
+ * names (identity puts them on the edge header) that a custom role may be given (`NAMEABLE`).
+ */
 const SITE_PRESETS: Record<string, readonly SitePermission[]> = {
   site_editor: MANAGE,
-  site_author: READ,
-  site_contributor: READ,
+  site_author: AUTHOR,
+  site_contributor: CONTRIBUTOR,
 };
 
 /** A share's site role, as the shared organization's administrators hold it (a share is no owner membership). */
@@ -59,20 +117,24 @@ const SHARE_ROLES: Record<string, readonly SitePermission[]> = {
 /**
  * Credentials and lead flows (`integrations`) are never granted through a share: they act on the site
  * without a person and outlive the share, so only the owning organization and the site's own members
- * administer them (content, which keeps no shares, answers the same).
+ * administer them (content, which keeps no shares, answers the same). Nor are content's permissions:
+ * content keeps no shares, so a share grants none of its routes.
  */
-const NEVER_SHARED: ReadonlySet<SitePermission> = new Set(["integrations"]);
+const NEVER_SHARED: ReadonlySet<SitePermission> = new Set(["integrations", ...CONTENT_PERMISSIONS]);
 
 export function orgRolePermissions(m: OrgMembership): readonly SitePermission[] {
   if (m.owner === true) return ALL;
   const preset = ORG_PRESETS[m.role];
   if (preset) return preset;
-  return m.permissions.includes(SITES_MANAGE_PERMISSION) ? MANAGE : READ;
+  return m.permissions.includes(SITES_MANAGE_PERMISSION) ? MANAGE : MEMBER;
 }
 
 function siteRolePermissions(m: SiteMembership): readonly SitePermission[] {
   if (m.owner === true) return ALL;
-  return SITE_PRESETS[m.role] ?? READ;
+  const preset = SITE_PRESETS[m.role];
+  if (preset) return preset;
+  const named = (m.permissions ?? []).filter((p): p is SitePermission => NAMEABLE.has(p as SitePermission));
+  return [...READ, ...named];
 }
 
 /** Whether the organization role administers (owner, admin, or a custom role with sites:manage). */

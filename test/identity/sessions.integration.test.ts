@@ -196,6 +196,14 @@ describe("RPC edgeContext", () => {
       e.DB.prepare(
         "INSERT INTO platform_operators (user_id, capability, granted_at) VALUES (?, 'operator_read', ?)",
       ).bind(session.user.id, now),
+      // A custom site role of the organization: its permissions ride on the edge by name (issue 34).
+      e.DB.prepare(
+        `INSERT INTO roles (id, org_id, scope, slug, name, is_system, permissions, created_at)
+         VALUES (?, ?, 'site', 'proofreader', 'Proofreader', 0, '["posts:read","posts:write_own"]', ?)`,
+      ).bind(`role_${crypto.randomUUID()}`, org.id, now),
+      e.DB.prepare(
+        "INSERT INTO site_memberships (site_id, user_id, org_id, role, created_at) VALUES (?, ?, ?, 'proofreader', ?)",
+      ).bind("01HSITE0000000000000000003", session.user.id, org.id, `${now}ZZ`),
     ]);
     const ctx = await rpc.edgeContext({ user_id: session.user.id, session_id: session.session_id });
     expect(ctx).toEqual({
@@ -204,8 +212,13 @@ describe("RPC edgeContext", () => {
       session_kind: "staff",
       org_memberships: [{ org_id: org.id, role: "org_owner", permissions: ["members:manage"], owner: true }],
       site_memberships: [
-        { site_id: "01HSITE0000000000000000001", role: "site_editor" },
-        { site_id: "01HSITE0000000000000000002", role: "site_owner", owner: true },
+        { site_id: "01HSITE0000000000000000001", role: "site_editor", permissions: [] },
+        { site_id: "01HSITE0000000000000000002", role: "site_owner", permissions: [], owner: true },
+        {
+          site_id: "01HSITE0000000000000000003",
+          role: "proofreader",
+          permissions: ["posts:read", "posts:write_own"],
+        },
       ],
       operator: "operator_read",
     });

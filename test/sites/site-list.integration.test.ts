@@ -64,8 +64,30 @@ function membersOf(
   };
 }
 
-const ALL = ["read", "settings", "applets", "themes", "legal", "code", "integrations", "delete"];
-const MANAGE = ["read", "settings", "applets", "themes", "legal"];
+const CONTENT = [
+  "posts:read",
+  "posts:write_own",
+  "posts:publish",
+  "posts:edit_any",
+  "media:read",
+  "media:upload",
+];
+const ALL = [
+  ...["read", "settings", "applets", "themes", "legal", "code", "integrations", "delete"],
+  ...[...CONTENT, "taxonomy:manage", "authors:manage", "leads:read"],
+];
+const MANAGE = [
+  "read",
+  "settings",
+  "applets",
+  "themes",
+  "legal",
+  ...CONTENT,
+  "taxonomy:manage",
+  "authors:manage",
+];
+/** A share grants none of content's permissions (content keeps no shares). */
+const SHARED_MANAGE = ["read", "settings", "applets", "themes", "legal"];
 
 describe("GET /v1/sites: whose sites", () => {
   it("an organization owner sees the organization's sites, with role and permissions, never settings", async () => {
@@ -107,10 +129,16 @@ describe("GET /v1/sites: whose sites", () => {
     const items = await all("", me);
     const byId = new Map(items.map((s) => [s.id, s]));
     expect([...byId.keys()].sort()).toEqual([viaOrg.id, viaSite.id, shared.id].sort());
-    expect(byId.get(viaOrg.id)).toMatchObject({ role: "site_viewer", permissions: ["read"] });
-    expect(byId.get(viaSite.id)).toMatchObject({ role: "site_author", permissions: ["read"] });
-    // A share never grants integrations (the model's rule).
-    expect(byId.get(shared.id)).toMatchObject({ role: "site_editor", permissions: MANAGE });
+    expect(byId.get(viaOrg.id)).toMatchObject({
+      role: "site_viewer",
+      permissions: ["read", "posts:read", "media:read"],
+    });
+    expect(byId.get(viaSite.id)).toMatchObject({
+      role: "site_author",
+      permissions: ["read", "posts:read", "posts:write_own", "posts:publish", "media:read", "media:upload"],
+    });
+    // A share never grants integrations, nor content's permissions (the model's rule).
+    expect(byId.get(shared.id)).toMatchObject({ role: "site_editor", permissions: SHARED_MANAGE });
   });
 
   it("the strongest grant names the role: an editor's site role beside an organization member's read", async () => {

@@ -99,7 +99,10 @@ describe("access rules", () => {
   it("site membership, owner-org membership or a share grants access; nothing else does", () => {
     expect(canAccessSite(nobody, site)).toBe(false);
     expect(
-      canAccessSite({ ...nobody, siteMemberships: [{ site_id: site.id, role: "site_author" }] }, site),
+      canAccessSite(
+        { ...nobody, siteMemberships: [{ site_id: site.id, role: "site_author", permissions: [] }] },
+        site,
+      ),
     ).toBe(true);
     expect(
       canAccessSite(
@@ -120,7 +123,7 @@ describe("access rules", () => {
       ...nobody,
       sessionKind: "reader",
       orgMemberships: [{ org_id: site.org_id, role: "org_owner", permissions: [], owner: true }],
-      siteMemberships: [{ site_id: site.id, role: "site_owner", owner: true }],
+      siteMemberships: [{ site_id: site.id, role: "site_owner", permissions: [], owner: true }],
     };
     expect(canAccessSite(readerWithEverything, site)).toBe(false);
     expect(mayCreateIn(readerWithEverything, site.org_id)).toBe(false);

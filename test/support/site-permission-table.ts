@@ -4,10 +4,23 @@
  * (`owner: true` is identity's structural `is_system` mark), and what it may do with the site. Both
  * services are checked against it: sites' by-id routes (test/sites/permissions.security.test.ts) and
  * content's API key, form and webhook administration (test/content/site-admin-permissions.security.test.ts,
- * the `integrations` column).
+ * the `integrations` column) and content's dashboard routes (test/content/dashboard-permissions.security.test.ts,
+ * the content columns, issue 34).
  */
 import type { SitePermission } from "../../src/lib/site-permissions";
 
+/** Content's permissions (issue 34): no share grants them (content keeps no shares). */
+const CONTENT: SitePermission[] = [
+  "posts:read",
+  "posts:write_own",
+  "posts:publish",
+  "posts:edit_any",
+  "media:read",
+  "media:upload",
+  "taxonomy:manage",
+  "authors:manage",
+  "leads:read",
+];
 export const ALL: SitePermission[] = [
   "read",
   "settings",
@@ -17,12 +30,31 @@ export const ALL: SitePermission[] = [
   "code",
   "integrations",
   "delete",
+  ...CONTENT,
 ];
-export const MANAGE: SitePermission[] = ["read", "settings", "applets", "themes", "legal"];
 export const READ: SitePermission[] = ["read"];
+/** An organization's plain member: reads the site and its content. */
+export const MEMBER: SitePermission[] = ["read", "posts:read", "media:read"];
+/** WordPress's contributor: writes, reads, edits and deletes its own drafts; never publishes or uploads. */
+export const CONTRIBUTOR: SitePermission[] = ["read", "posts:read", "posts:write_own", "media:read"];
+/** WordPress's author: also publishes and edits its own posts, and uploads media. */
+export const AUTHOR: SitePermission[] = [...CONTRIBUTOR, "posts:publish", "media:upload"];
+/** site_editor (and sites:manage): everyone's posts, categories, tags, authors, and the site's look; no leads. */
+export const MANAGE: SitePermission[] = [
+  ...AUTHOR,
+  "posts:edit_any",
+  "taxonomy:manage",
+  "authors:manage",
+  "settings",
+  "applets",
+  "themes",
+  "legal",
+];
 export const NONE: SitePermission[] = [];
-/** What an owner or admin of an organization the site is SHARED with as site_owner holds: no integrations. */
-const SHARED_OWNER: SitePermission[] = ALL.filter((p) => p !== "integrations");
+/** What an owner or admin of an organization the site is SHARED with as site_owner holds: no integrations, no content. */
+const SHARED_OWNER: SitePermission[] = ALL.filter((p) => p !== "integrations" && !CONTENT.includes(p));
+/** site_editor as a share grants it: the site's look, not content's routes. */
+const SHARED_MANAGE: SitePermission[] = MANAGE.filter((p) => !CONTENT.includes(p));
 
 export interface EdgeOrgMembership {
   org_id: string;
@@ -33,6 +65,8 @@ export interface EdgeOrgMembership {
 export interface EdgeSiteMembership {
   site_id: string;
   role: string;
+  /** A custom site role's permissions by name, as identity puts them on the edge header. */
+  permissions?: string[];
   owner?: true;
 }
 
@@ -66,10 +100,10 @@ export const PERMISSION_TABLE: PermissionRow[] = [
     orgs: (s) => [org(s.orgId, "org_admin", { permissions: ["members:manage"] })],
     sites: () => [],
   },
-  { name: "org_member", may: READ, orgs: (s) => [org(s.orgId, "org_member")], sites: () => [] },
+  { name: "org_member", may: MEMBER, orgs: (s) => [org(s.orgId, "org_member")], sites: () => [] },
   {
     name: "custom org role with members:manage",
-    may: READ,
+    may: MEMBER,
     orgs: (s) => [org(s.orgId, "reviewers", { permissions: ["members:manage"] })],
     sites: () => [],
   },
@@ -81,7 +115,7 @@ export const PERMISSION_TABLE: PermissionRow[] = [
   },
   {
     name: "a role NAMED org_owner without the structural owner mark",
-    may: READ,
+    may: MEMBER,
     orgs: (s) => [org(s.orgId, "org_owner")],
     sites: () => [],
   },
@@ -103,10 +137,15 @@ export const PERMISSION_TABLE: PermissionRow[] = [
     orgs: () => [],
     sites: (s) => [{ site_id: s.id, role: "site_editor" }],
   },
-  { name: "site_author", may: READ, orgs: () => [], sites: (s) => [{ site_id: s.id, role: "site_author" }] },
+  {
+    name: "site_author",
+    may: AUTHOR,
+    orgs: () => [],
+    sites: (s) => [{ site_id: s.id, role: "site_author" }],
+  },
   {
     name: "site_contributor",
-    may: READ,
+    may: CONTRIBUTOR,
     orgs: () => [],
     sites: (s) => [{ site_id: s.id, role: "site_contributor" }],
   },
@@ -115,6 +154,32 @@ export const PERMISSION_TABLE: PermissionRow[] = [
     may: READ,
     orgs: () => [],
     sites: (s) => [{ site_id: s.id, role: "proofreader" }],
+  },
+  {
+    name: "custom site role naming content permissions",
+    may: ["read", "posts:read", "posts:write_own", "media:upload", "leads:read"],
+    orgs: () => [],
+    sites: (s) => [
+      {
+        site_id: s.id,
+        role: "lead-reader",
+        permissions: ["posts:read", "posts:write_own", "media:upload", "leads:read", "no:such-permission"],
+      },
+    ],
+  },
+  {
+    name: "custom site role naming code, integrations and delete (owners' only: not given by name)",
+    may: ["read", "settings"],
+    orgs: () => [],
+    sites: (s) => [
+      { site_id: s.id, role: "webmaster", permissions: ["settings", "code", "integrations", "delete"] },
+    ],
+  },
+  {
+    name: "a preset site role's slug with permissions on the header (the preset's own, nothing more)",
+    may: CONTRIBUTOR,
+    orgs: () => [],
+    sites: (s) => [{ site_id: s.id, role: "site_contributor", permissions: ["posts:edit_any"] }],
   },
   {
     name: "org_member of the owning org plus site_editor of the site",
@@ -130,7 +195,7 @@ export const PERMISSION_TABLE: PermissionRow[] = [
   },
   {
     name: "org_admin of an organization the site is shared with as site_editor",
-    may: MANAGE,
+    may: SHARED_MANAGE,
     share: "site_editor",
     orgs: (_s, partner) => [org(partner, "org_admin", { permissions: ["members:manage"] })],
     sites: () => [],

@@ -14,8 +14,12 @@ import { ownerRoleSql } from "../members/store";
 export type OrgMembershipRow = Row<typeof orgMemberships, "org_id" | "role"> &
   Row<typeof roles, "permissions" | "is_system">;
 
-/** A site membership with its organization and whether its role is the site's owner role. */
+/**
+ * A site membership with its organization, whether its role is the site's owner role, and its role's
+ * permissions (a custom site role's, by name; the presets carry none).
+ */
 export type SiteMembershipRow = Row<typeof siteMemberships, "site_id" | "role" | "org_id"> &
+  Row<typeof roles, "permissions"> &
   Computed<{ is_system: number }>;
 
 /** The person's organization memberships, oldest first: every one, or those of `orgId` (none when null). */
@@ -36,7 +40,10 @@ export function orgMembershipsQuery(db: D1Database, userId: string, orgId?: stri
 export function siteMembershipsQuery(db: D1Database, userId: string, siteId: string | null = null) {
   return query<SiteMembershipRow>(
     db,
-    `SELECT m.site_id, m.role, m.org_id, ${ownerRoleSql("site", "m")} AS is_system
+    `SELECT m.site_id, m.role, m.org_id, ${ownerRoleSql("site", "m")} AS is_system,
+            COALESCE((SELECT r.permissions FROM roles r WHERE r.scope = 'site' AND r.slug = m.role
+                        AND (r.org_id IS NULL OR r.org_id = m.org_id) ORDER BY r.org_id IS NULL LIMIT 1), '[]')
+              AS permissions
        FROM site_memberships m WHERE m.user_id = ?1 AND (?2 IS NULL OR m.site_id = ?2) ORDER BY m.created_at`,
     userId,
     siteId,

@@ -25,8 +25,14 @@ export function asOrgMembership(r: OrgMembershipRow): OrgMembership {
   };
 }
 
+/** A custom site role's permissions ride along by name (src/lib/site-permissions.ts reads them). */
 export function asSiteMembership(r: SiteMembershipRow): SiteMembership {
-  return { site_id: r.site_id, role: r.role, ...(r.is_system === 1 ? { owner: true } : {}) };
+  return {
+    site_id: r.site_id,
+    role: r.role,
+    permissions: JSON.parse(r.permissions) as string[],
+    ...(r.is_system === 1 ? { owner: true } : {}),
+  };
 }
 
 /**
