@@ -20,6 +20,11 @@ export interface EdgeContext {
 export interface IdentityRpc {
   /** null when the user no longer exists. */
   edgeContext(input: { user_id: string; session_id: string }): Promise<EdgeContext | null>;
+  /**
+   * The account's display name (issue 34): the byline of the posts a person writes on content's dashboard
+   * routes; null when none is set (or no such account). Never the e-mail address.
+   */
+  displayName(input: { user_id: string }): Promise<string | null>;
 }
 
 /** The part of a site that content keeps as its own projection (pushed by sites). */

@@ -58,6 +58,7 @@ describe("GET /auth/account", () => {
       ),
     ];
     expect(sections.map((m) => m[4])).toEqual([
+      "Your name",
       "E-mail addresses",
       "Two-factor authentication",
       "Passkeys",

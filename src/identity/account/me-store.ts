@@ -1,10 +1,10 @@
-/** What `GET /v1/auth/me` reads (account/me.ts): the account, its organizations and site memberships. */
+/** What `GET /v1/auth/me` reads (account/me.ts): the account, its organizations and site memberships; the display name's write. */
 import type { orgMemberships, orgs, siteMemberships, users } from "../../../schema/identity";
 import type { Computed, Row } from "../../lib/rows";
 import { query } from "../../lib/sql";
 
 /** The account with its primary address and how many of each factor it has. */
-export type AccountRow = Row<typeof users, "id" | "created_at"> &
+export type AccountRow = Row<typeof users, "id" | "created_at" | "display_name"> &
   Computed<{
     has_password: number;
     email: string | null;
@@ -28,7 +28,7 @@ export function meQueries(db: D1Database, userId: string, limit: number) {
   return [
     query<AccountRow>(
       db,
-      `SELECT u.id, u.created_at, u.password_hash IS NOT NULL AS has_password,
+      `SELECT u.id, u.created_at, u.display_name, u.password_hash IS NOT NULL AS has_password,
            (SELECT address FROM email_addresses WHERE user_id = u.id AND is_primary = 1) AS email,
            (SELECT COUNT(*) FROM totp_factors WHERE user_id = u.id AND confirmed_at IS NOT NULL) AS totp,
            (SELECT COUNT(*) FROM passkeys WHERE user_id = u.id) AS passkeys,
@@ -55,4 +55,27 @@ export function meQueries(db: D1Database, userId: string, limit: number) {
       limit,
     ),
   ] as const;
+}
+
+/** Sets the account's display name (the byline of its posts); false when the account no longer exists. */
+export async function setDisplayName(
+  db: D1Database,
+  userId: string,
+  displayName: string,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .prepare("UPDATE users SET display_name = ?1, updated_at = ?2 WHERE id = ?3")
+    .bind(displayName, now, userId)
+    .run();
+  return result.meta.changes > 0;
+}
+
+/** The account's display name, or null (none set, or no such account). */
+export async function displayNameOf(db: D1Database, userId: string): Promise<string | null> {
+  const row = await db
+    .prepare("SELECT display_name FROM users WHERE id = ?1")
+    .bind(userId)
+    .first<Row<typeof users, "display_name">>();
+  return row?.display_name ?? null;
 }

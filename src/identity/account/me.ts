@@ -3,15 +3,17 @@
  * account (id, primary address, the factors present, created), its organizations with names and the
  * caller's role, and its site memberships. One D1 batch, so the answer is one consistent reading. Each
  * list is bounded (MAX_LISTED, as `GET /auth/orgs` is); `*_truncated` says when more exist.
+ * `PATCH /api/v1/auth/me` (issue 34) sets the account's `display_name`: the byline of the posts the person
+ * writes on the dashboard (content reads it by RPC, `IdentityRpc.displayName`).
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { batch } from "../../lib/sql";
 import { bearerAuth } from "../core/auth";
 import type { AppEnv } from "../core/context";
-import { jsonResponse } from "../core/schemas";
+import { jsonBody, jsonResponse } from "../core/schemas";
 import { fail } from "../errors";
-import { type AccountRow, meQueries } from "./me-store";
+import { type AccountRow, meQueries, setDisplayName } from "./me-store";
 
 export const MAX_LISTED = 500;
 
@@ -21,6 +23,10 @@ const MeSchema = z
   .object({
     id: z.string(),
     email: z.string().nullable().openapi({ description: "The primary address" }),
+    display_name: z.string().nullable().openapi({
+      description:
+        "The name the person's posts are bylined with (never the address); null until set (PATCH /api/v1/auth/me)",
+    }),
     created_at: z.string(),
     factors: z.array(z.enum(FACTORS)).openapi({
       description:
@@ -70,6 +76,7 @@ export async function readMe(db: D1Database, userId: string): Promise<Me | null>
   return {
     id: a.id,
     email: a.email,
+    display_name: a.display_name,
     created_at: a.created_at,
     factors: factorsOf(a),
     organizations: orgRows.slice(0, MAX_LISTED).map((o) => ({ ...o, owner: o.owner === 1 })),
@@ -92,9 +99,53 @@ const getMeRoute = createRoute({
   },
 });
 
+/** Control characters (C0, DEL, C1): never part of a byline. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** A display name: trimmed, 1..120 characters, no control characters. */
+const DisplayNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(120)
+  .refine((v) => !CONTROL.test(v), { message: "display_name must not contain control characters" })
+  .openapi({ description: "Trimmed, 1..120 characters, no control characters", example: "Ada Lovelace" });
+
+const UpdateMeBody = z.strictObject({ display_name: DisplayNameSchema }).openapi("UpdateMeRequest");
+
+const updateMeRoute = createRoute({
+  method: "patch",
+  path: "/api/v1/auth/me",
+  tags: ["Account"],
+  summary: "Set the caller's display name (the byline of the posts the person writes)",
+  description:
+    "Beyond the spec (issue 34). Strict body: an unknown field is 400 BAD_REQUEST naming it. A person's posts on the dashboard routes of content are bylined with this name; a person without one cannot create a post there (422 DISPLAY_NAME_REQUIRED).",
+  ...bearerAuth,
+  request: jsonBody(UpdateMeBody),
+  responses: {
+    200: jsonResponse("The caller, with the new display name", MeSchema),
+    ...problemResponses({
+      400: "BAD_REQUEST (display_name empty, longer than 120, with control characters; an unknown field)",
+      401: "UNAUTHENTICATED, TOKEN_EXPIRED",
+    }),
+  },
+});
+
 export function registerMeRoute(app: OpenAPIHono<AppEnv>) {
   app.openapi(getMeRoute, async (c) => {
     const me = await readMe(c.env.DB, c.get("auth").userId);
+    if (!me) fail("UNAUTHENTICATED", "The account no longer exists.");
+    return c.json(me, 200);
+  });
+
+  app.openapi(updateMeRoute, async (c) => {
+    const { userId } = c.get("auth");
+    const { display_name } = c.req.valid("json");
+    if (!(await setDisplayName(c.env.DB, userId, display_name, new Date().toISOString()))) {
+      fail("UNAUTHENTICATED", "The account no longer exists.");
+    }
+    const me = await readMe(c.env.DB, userId);
     if (!me) fail("UNAUTHENTICATED", "The account no longer exists.");
     return c.json(me, 200);
   });

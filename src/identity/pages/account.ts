@@ -1,5 +1,5 @@
 /**
- * The account page: e-mail addresses (primary, removal), TOTP enrollment and removal, passkeys,
+ * The account page: the display name (the byline of the person's posts, issue 34), e-mail addresses (primary, removal), TOTP enrollment and removal, passkeys,
  * recovery codes, sessions (sign out of one or all), with step-up prompts where the spec asks for them,
  * and the account's recent security events (GET /api/v1/auth/events); its data and its deletion
  * (account-life.ts, issue 24).
@@ -46,6 +46,15 @@ const codeField = (name: string, label: string, hint?: string) =>
     maxlength: 16,
     ...(hint ? { hint } : {}),
   });
+
+const PROFILE = section(
+  "profile",
+  "Your name",
+  html`<form id="profile-name">
+${field({ name: "display-name", label: "Display name", autocomplete: "name", maxlength: 120, hint: "The name your posts are bylined with on the sites you write for. Never your e-mail address." })}
+<button type="submit">Save name</button>
+</form>`,
+);
 
 const EMAILS = section(
   "emails",
@@ -152,6 +161,7 @@ const BODY = html`<link rel="stylesheet" href="/auth/assets/account.css">
 <p id="loading">Loading your account…</p>
 <div id="account" hidden>
 <div class="whoami"><p>Signed in as <strong id="whoami"></strong></p><button type="button" class="secondary" id="sign-out">Sign out</button></div>
+${PROFILE}
 ${EMAILS}
 ${TWO_FACTOR}
 ${PASSKEYS}

@@ -1,5 +1,5 @@
 /**
- * `account.js`: fills the account page (account.ts's static frame) through the JSON API: e-mail addresses,
+ * `account.js`: fills the account page (account.ts's static frame) through the JSON API: the display name, e-mail addresses,
  * two-factor (TOTP, recovery codes), passkeys, password, sessions, security events, and the sections for
  * the account's whole life (shared/account-life.ts). Helpers, session and step-up: shared/account-kit.ts.
  */
@@ -25,6 +25,22 @@ import type { CreationOptionsJSON } from "./shared/globals";
 let currentSession: string | null = null;
 
 wireStepUp();
+
+/* ---------- display name ---------- */
+
+async function loadProfile(): Promise<void> {
+  const r = await call<{ display_name: string | null }>("GET", "/me");
+  if (!r.ok) return fail(r);
+  $<HTMLInputElement>("f-display-name").value = r.body!.display_name ?? "";
+}
+
+A.form($<HTMLFormElement>("profile-name"), async (data) => {
+  const name = String(data["display-name"] || "").trim();
+  const r = await call<{ display_name: string | null }>("PATCH", "/me", { display_name: name });
+  if (!r.ok) return fail(r);
+  $<HTMLInputElement>("f-display-name").value = r.body!.display_name ?? "";
+  A.announce("Your name was saved.", "ok");
+});
 
 /* ---------- e-mail addresses ---------- */
 
@@ -710,6 +726,7 @@ async function start(): Promise<void> {
     return;
   }
   await Promise.all([
+    load(loadProfile),
     load(loadEmails),
     load(loadFactors),
     load(loadPasskeys),
