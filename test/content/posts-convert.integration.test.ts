@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import { MAX_SOURCE_LENGTH } from "../../src/content/posts/convert/body";
 import {
   BASE,
   call,
@@ -269,4 +270,23 @@ describe("MCP create_post with markdown", () => {
     ]);
     await client.close();
   });
+});
+
+describe("the size bound of an html or markdown body", () => {
+  it("takes a body of exactly 512 KiB and refuses one character more, naming the field", async () => {
+    const t = await tenant();
+    // One long paragraph: its blocks stay under the stored document's 1 MiB.
+    const exact = `<p>${"lorem ipsum ".repeat(MAX_SOURCE_LENGTH)}`.slice(0, MAX_SOURCE_LENGTH - 4) + "</p>";
+    expect(exact.length).toBe(MAX_SOURCE_LENGTH);
+    const ok = await call("POST", "/v1/posts", { key: t.ck, body: { title: "At the bound", html: exact } });
+    expect(ok.status).toBe(201);
+    const over = await call("POST", "/v1/posts", {
+      key: t.ck,
+      body: { title: "Over the bound", markdown: `${exact}x` },
+    });
+    expect(over.status).toBe(400);
+    const body = (await over.json()) as { code: string; details?: { path?: string } };
+    expect(body.code).toBe("BAD_REQUEST");
+    expect(body.details?.path).toBe("markdown");
+  }, 60_000);
 });
