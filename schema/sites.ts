@@ -2,9 +2,10 @@
  * The sites database's tables: the source of their shapes. Row types are `$inferSelect` of these
  * tables, and property names are the SQL column names so that a row read with a raw D1 statement has
  * exactly that type. Migrations (migrations/sites/*.sql, what wrangler applies) must agree column by
- * column; test/gateway/schema-matches-migrations.unit.test.ts enforces it. Queries are in
- * src/sites/site/store.ts: plain reads go through drizzle, while the plan-limited insert, compare-and-swap
- * updates and batches stay prepared SQL, whose exact text matters. Only the sites worker imports this file.
+ * column; test/gateway/schema-matches-migrations.unit.test.ts enforces it. Queries are in the store
+ * modules of src/sites (src/sites/site/store.ts first) and go through drizzle's query builder; the
+ * `INSERT … SELECT` guards, writes chained on `changes()`, keyset listings and JSON aggregates stay raw
+ * SQL (docs/decisions/data-access.md). Only the sites worker imports this file.
  */
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";

@@ -1,8 +1,9 @@
 /**
  * Typed raw SQL: the one place a D1 result is given its row type. The query builder (drizzle) types what it
- * can express; the SQL it cannot (FTS5, `json_each`, keyset listings, recursive CTEs, `INSERT … SELECT`
- * guards, conditional batches) is written as a `Query<R>`, whose row type `R` is declared once, beside the
- * SQL, from the drizzle tables (`Row<typeof posts, …>`, src/lib/rows.ts) or marked `Computed`.
+ * can express (an id list bound as one parameter included: `inJsonEach`); the SQL it cannot (FTS5, keyset
+ * listings, recursive CTEs, `INSERT … SELECT` guards, writes chained on `changes()`) is written as a
+ * `Query<R>`, whose row type `R` is declared once, beside the SQL, from the drizzle tables
+ * (`Row<typeof posts, …>`, src/lib/rows.ts) or marked `Computed`.
  *
  * `batch` runs statements in one D1 batch (one transaction, one round trip) and hands back each
  * statement's rows with its declared type, so no caller casts a result or forces one non-null:
@@ -14,10 +15,11 @@
  *   list.rows; // PostRow[]
  *
  * A plain `D1PreparedStatement` (a write a store built) or a write built with drizzle's query builder
- * (`drizzle(db).update(…)…`, no `RETURNING`) may sit in a batch too: it reads no rows (`rows: never[]`), and
- * its `changes` say what it wrote. A batch whose entries are all builder queries is drizzle's own typed
- * `drizzle(db).batch([...])`; this one is for batches that mix in raw SQL. test/structure/typed-data.unit.test.ts holds
- * the rules: no cast of a query result anywhere, `db.batch(` only here, SQL only in store modules.
+ * (`drizzle(db).update(…)…`, no `RETURNING`) may sit in a batch too: it reads no rows (`rows: never[]`),
+ * and its `changes` say what it wrote. A batch whose entries are all builder queries is drizzle's own typed
+ * `drizzle(db).batch([...])`; this one is for batches that mix in raw SQL.
+ * test/structure/typed-data.unit.test.ts holds the rules: no cast of a query result anywhere, `db.batch(`
+ * only here, SQL only in store modules.
  */
 
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
@@ -52,14 +54,13 @@ export interface Outcome<R> {
  * A write built with drizzle's query builder: an insert, update or delete without `RETURNING` (a select, or
  * a write that returns rows, has no `returning: undefined` and is refused by the type checker).
  */
-export interface BuiltWrite {
+interface BuiltWrite {
   readonly _: { readonly returning: undefined };
   toSQL(): { sql: string; params: unknown[] };
 }
 
-type Statement = Query<unknown> | D1PreparedStatement;
 /** What a batch may hold: a typed raw query, a bare statement, or a builder's write. */
-export type BatchEntry = Statement | BuiltWrite;
+export type BatchEntry = Query<unknown> | D1PreparedStatement | BuiltWrite;
 type Entry = BatchEntry;
 type OutcomeOf<E> = E extends Query<infer R> ? Outcome<R> : Outcome<never>;
 export type Outcomes<T extends readonly Entry[]> = { -readonly [K in keyof T]: OutcomeOf<T[K]> };
@@ -96,11 +97,6 @@ export async function all<R>(q: Query<R>): Promise<R[]> {
 /** The first row `q` reads, or null. */
 export function first<R>(q: Query<R>): Promise<R | null> {
   return q.statement.first<R>();
-}
-
-/** Runs a write; the number of rows it changed. */
-export async function run(entry: Statement): Promise<number> {
-  return (await ("typed" in entry ? entry.statement : entry).run()).meta.changes ?? 0;
 }
 
 /**
