@@ -72,6 +72,8 @@ export const ContentErrors = defineErrors({
   // 409
   SLUG_TAKEN: 409,
   POST_NOT_PUBLISHED: 409,
+  /** `review_requested: true` on a post that is (or becomes) anything but a draft: only drafts await review. */
+  POST_NOT_DRAFT: 409,
   /** The post kept changing concurrently for as long as an edit retries; retry. */
   EDIT_CONFLICT: 409,
   IDEMPOTENCY_IN_PROGRESS: 409,
@@ -92,6 +94,12 @@ export const ContentErrors = defineErrors({
   UNKNOWN_FIELD: 422,
   IDEMPOTENCY_KEY_REUSED: 422,
   NO_AUTHORSHIP_CONTEXT: 422,
+  /**
+   * A signed-in person creates a post (issue 34) without a display name on their account: their posts are
+   * bylined with it, never with an e-mail address. `details.field` is `display_name`; the detail says where
+   * to set it (the account page, PATCH /api/v1/auth/me).
+   */
+  DISPLAY_NAME_REQUIRED: 422,
   UNKNOWN_POST_TYPE: 422,
   UNKNOWN_MEDIA: 422,
   /** author_slug names no author persona of the site. */
