@@ -41,7 +41,7 @@ interface Doc {
 const PROBE = "zz_unknown_probe";
 
 /** JSON pointers (under the body) of object schemas that neither refuse nor declare extra fields. */
-export function silentObjects(doc: Doc, schema: Schema | undefined, at = "#", seen = new Set<string>()) {
+function silentObjects(doc: Doc, schema: Schema | undefined, at = "#", seen = new Set<string>()) {
   const out: string[] = [];
   if (!schema || typeof schema !== "object") return out;
   if (schema.$ref) {
