@@ -1,5 +1,6 @@
 /** `GET|POST /v1/authors`, `PATCH /v1/authors/{slug}` (issue 22, beyond the spec's table). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../core/bindings";
 import { edgePlace, sendPublicAnswer } from "../core/cacheable";
@@ -8,7 +9,7 @@ import { keyAuth } from "../keys/middleware";
 import { FeaturedImageSchema } from "../posts/shapes";
 import { authorsAnswer, authorView, createAuthor, editAuthor } from "./authors";
 
-const AuthorSchema = z
+export const AuthorSchema = z
   .object({
     slug: z.string(),
     name: z.string(),
@@ -42,7 +43,7 @@ const json = (schema: z.ZodType, description: string) => ({
   content: { "application/json": { schema } },
 });
 
-const writeProblems = problemResponses({
+export const authorWriteProblems = problemResponses({
   400: "Invalid body, or nothing editable",
   401: "Key missing or invalid",
   403: "Insufficient scope, or not a ck_ key",
@@ -82,7 +83,7 @@ const createAuthorRoute = createRoute({
     "Scope posts:write (ck_). A post names it with author_slug. Without slug, one is derived from the name (-2, -3, … when taken); an explicit slug already used is 409 SLUG_TAKEN.",
   ...keyAuth(WRITE_KEY),
   request: { body: { content: { "application/json": { schema: CreateAuthorSchema } }, required: true } },
-  responses: { 201: json(AuthorSchema, "Created"), ...writeProblems },
+  responses: { 201: json(AuthorSchema, "Created"), ...authorWriteProblems },
 });
 
 const updateAuthorRoute = createRoute({
@@ -99,23 +100,34 @@ const updateAuthorRoute = createRoute({
   },
   responses: {
     200: json(AuthorSchema, "Updated"),
-    ...writeProblems,
+    ...authorWriteProblems,
     ...problemResponses({ 404: "No such author (or another site's)" }),
   },
 });
 
+/** The author handlers, shared by the `/v1` key routes and the dashboard routes (src/content/dashboard/). */
+export async function authorsListAnswer(c: Context<AppEnv>) {
+  return sendPublicAnswer(c, await authorsAnswer(c.env, c.get("auth"), edgePlace(c)));
+}
+
+export async function createAuthorAnswer(c: Context<AppEnv>, body: z.infer<typeof CreateAuthorSchema>) {
+  const row = await createAuthor(c.env, c.get("auth").siteId, body);
+  return c.json(authorView(c.env, row, true), 201);
+}
+
+export async function updateAuthorAnswer(
+  c: Context<AppEnv>,
+  slug: string,
+  body: z.infer<typeof UpdateAuthorSchema>,
+) {
+  const row = await editAuthor(c.env, c.get("auth").siteId, slug, body);
+  return c.json(authorView(c.env, row, true), 200);
+}
+
 export function registerAuthorRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(listAuthorsRoute, async (c) =>
-    sendPublicAnswer(c, await authorsAnswer(c.env, c.get("auth"), edgePlace(c))),
+  app.openapi(listAuthorsRoute, (c) => authorsListAnswer(c));
+  app.openapi(createAuthorRoute, (c) => createAuthorAnswer(c, c.req.valid("json")));
+  app.openapi(updateAuthorRoute, (c) =>
+    updateAuthorAnswer(c, c.req.valid("param").slug, c.req.valid("json")),
   );
-
-  app.openapi(createAuthorRoute, async (c) => {
-    const row = await createAuthor(c.env, c.get("auth").siteId, c.req.valid("json"));
-    return c.json(authorView(c.env, row, true), 201);
-  });
-
-  app.openapi(updateAuthorRoute, async (c) => {
-    const row = await editAuthor(c.env, c.get("auth").siteId, c.req.valid("param").slug, c.req.valid("json"));
-    return c.json(authorView(c.env, row, true), 200);
-  });
 }

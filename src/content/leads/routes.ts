@@ -35,7 +35,7 @@ export const LeadFilterQuerySchema = {
   }),
 };
 
-const ListQuery = z.object({
+export const LeadListQuery = z.object({
   ...LeadFilterQuerySchema,
   cursor: z
     .string()
@@ -64,7 +64,7 @@ const listLeadsRoute = createRoute({
   summary: "List leads",
   description: `${READ_RULES} Keyset pages in creation order. A site without the forms app: 404.`,
   ...keyAuth(LEADS_KEY),
-  request: { query: ListQuery },
+  request: { query: LeadListQuery },
   responses: {
     200: {
       description: "A page of leads",
@@ -104,17 +104,20 @@ const getLeadRoute = createRoute({
   },
 });
 
-export function registerLeadRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(listLeadsRoute, async (c) => {
-    const request = leadListRequest(c.req.valid("query"));
-    const page = await listLeads(c.env, reader(c), request, new Date().toISOString());
-    c.header("cache-control", "private, no-store");
-    return c.json(page, 200);
-  });
+/** The lead handlers (audited), shared by the `/v1` key routes and the dashboard routes. */
+export async function leadListAnswer(c: Context<AppEnv>, query: z.infer<typeof LeadListQuery>) {
+  const page = await listLeads(c.env, reader(c), leadListRequest(query), new Date().toISOString());
+  c.header("cache-control", "private, no-store");
+  return c.json(page, 200);
+}
 
-  app.openapi(getLeadRoute, async (c) => {
-    const lead = await readLead(c.env, reader(c), c.req.valid("param").id, new Date().toISOString());
-    c.header("cache-control", "private, no-store");
-    return c.json(lead, 200);
-  });
+export async function leadAnswer(c: Context<AppEnv>, id: string) {
+  const lead = await readLead(c.env, reader(c), id, new Date().toISOString());
+  c.header("cache-control", "private, no-store");
+  return c.json(lead, 200);
+}
+
+export function registerLeadRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(listLeadsRoute, (c) => leadListAnswer(c, c.req.valid("query")));
+  app.openapi(getLeadRoute, (c) => leadAnswer(c, c.req.valid("param").id));
 }

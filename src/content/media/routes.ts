@@ -26,7 +26,7 @@ const MediaVariantSchema = z
   })
   .openapi("MediaVariant");
 
-const MediaAssetSchema = z
+export const MediaAssetSchema = z
   .object({
     id: z.string(),
     status: z.enum(["processing", "ready", "failed"]).openapi({
@@ -92,7 +92,7 @@ export const MediaListQuery = z.object({
   key: z.string().optional(),
 });
 
-const IdParam = z.object({ id: z.string().openapi({ description: "Media id (ULID or UUID)" }) });
+export const MediaIdParam = z.object({ id: z.string().openapi({ description: "Media id (ULID or UUID)" }) });
 
 const listMediaRoute = createRoute({
   method: "get",
@@ -122,7 +122,7 @@ const getMediaRoute = createRoute({
   description:
     "Scope media:read (ck_ or pk_). Another site's id is 404; so is, for a pk_ key, an asset no public post uses.",
   ...keyAuth({ kinds: "any", scopes: ["media:read"], quota: "read" }),
-  request: { params: IdParam, query: z.object({ key: z.string().optional() }) },
+  request: { params: MediaIdParam, query: z.object({ key: z.string().optional() }) },
   responses: {
     200: { description: "The asset", content: { "application/json": { schema: MediaAssetSchema } } },
     ...problemResponses({ 401: "Key", 403: "Scope or origin", 404: "No such asset", 429: "Quota" }),
@@ -137,11 +137,51 @@ const deleteMediaRoute = createRoute({
   description:
     "Scope media:write (ck_). Another site's id is 404. The public URLs of the original and of every variant answer 404 at once and are purged from the CDN.",
   ...keyAuth({ kinds: "secret", scopes: ["media:write"], quota: "write" }),
-  request: { params: IdParam },
+  request: { params: MediaIdParam },
   responses: {
     204: { description: "Deleted" },
     ...problemResponses({ 401: "Key", 403: "Scope", 404: "No such asset", 429: "Quota" }),
   },
+});
+
+/**
+ * The media handlers, shared by the `/v1` key routes and the dashboard routes
+ * (`/api/v1/sites/{site_id}/media…`, src/content/dashboard/): the same functions whoever acts.
+ */
+export async function uploadMediaAnswer(c: Context<AppEnv>): Promise<Response> {
+  const upload = await readUploadForm(c.req.raw);
+  return c.json(asset(c, await uploadMedia(c.env, c.get("auth").siteId, upload)), 202);
+}
+
+export async function listMediaAnswer(c: Context<AppEnv>, query: z.infer<typeof MediaListQuery>) {
+  const rows = await listMediaAssets(c.env.DB, c.get("auth"), query);
+  return c.json({ items: rows.map((r) => asset(c, r)) }, 200);
+}
+
+export async function mediaAssetAnswer(c: Context<AppEnv>, rawId: string) {
+  return c.json(asset(c, await readMediaAsset(c.env.DB, c.get("auth"), rawId)), 200);
+}
+
+export async function deleteMediaAnswer(c: Context<AppEnv>, rawId: string) {
+  const id = parseId(rawId);
+  const deleted = id !== null && (await deleteMediaAsset(c.env, c.get("services"), c.get("auth").siteId, id));
+  if (!deleted) throw mediaNotFound();
+  return c.body(null, 204);
+}
+
+/** The upload's multipart body, declared for the document (the handler reads it with `readUploadForm`). */
+export const UPLOAD_BODY = {
+  required: true,
+  content: { "multipart/form-data": { schema: UploadForm } },
+};
+
+export const uploadProblems = problemResponses({
+  400: "No file field, or a bad folder_id/tag_id",
+  401: "Key missing or invalid",
+  403: "Scope, or not a ck_ key",
+  413: "Body above 8 MiB",
+  415: "Unsupported media type",
+  429: "Quota",
 });
 
 export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
@@ -153,49 +193,17 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
     description:
       "Scope media:write (ck_). multipart/form-data with the field `file` (optional `folder_id`, repeatable `tag_id`). The type comes from the bytes (PNG, JPEG, GIF, WebP, AVIF, ICO, sanitized SVG). Variants are generated asynchronously: the answer has status processing.",
     security: security(UPLOAD_KEY.kinds, UPLOAD_KEY.scopes),
-    request: {
-      body: {
-        required: true,
-        content: {
-          "multipart/form-data": { schema: UploadForm },
-        },
-      },
-    },
+    request: { body: UPLOAD_BODY },
     responses: {
       202: {
         description: "Accepted (processing)",
         content: { "application/json": { schema: MediaAssetSchema } },
       },
-      ...problemResponses({
-        400: "No file field, or a bad folder_id/tag_id",
-        401: "Key missing or invalid",
-        403: "Scope, or not a ck_ key",
-        413: "Body above 8 MiB",
-        415: "Unsupported media type",
-        429: "Quota",
-      }),
+      ...uploadProblems,
     },
   });
-  app.post("/v1/media", requireKey(UPLOAD_KEY), async (c) => {
-    const upload = await readUploadForm(c.req.raw);
-    return c.json(asset(c, await uploadMedia(c.env, c.get("auth").siteId, upload)), 202);
-  });
-
-  app.openapi(listMediaRoute, async (c) => {
-    const rows = await listMediaAssets(c.env.DB, c.get("auth"), c.req.valid("query"));
-    return c.json({ items: rows.map((r) => asset(c, r)) }, 200);
-  });
-
-  app.openapi(getMediaRoute, async (c) => {
-    const row = await readMediaAsset(c.env.DB, c.get("auth"), c.req.valid("param").id);
-    return c.json(asset(c, row), 200);
-  });
-
-  app.openapi(deleteMediaRoute, async (c) => {
-    const id = parseId(c.req.valid("param").id);
-    const deleted =
-      id !== null && (await deleteMediaAsset(c.env, c.get("services"), c.get("auth").siteId, id));
-    if (!deleted) throw mediaNotFound();
-    return c.body(null, 204);
-  });
+  app.post("/v1/media", requireKey(UPLOAD_KEY), uploadMediaAnswer);
+  app.openapi(listMediaRoute, (c) => listMediaAnswer(c, c.req.valid("query")));
+  app.openapi(getMediaRoute, (c) => mediaAssetAnswer(c, c.req.valid("param").id));
+  app.openapi(deleteMediaRoute, (c) => deleteMediaAnswer(c, c.req.valid("param").id));
 }

@@ -8,7 +8,7 @@ import { edgePlace, sendPublicAnswer } from "../core/cacheable";
 import { clockIso } from "../core/clock";
 import type { KeyRequirement } from "../keys/api-key";
 import { requireKey, security } from "../keys/middleware";
-import { DEFAULT_LIMIT, listPosts, MAX_LIMIT, postListRequest } from "./listing";
+import { DEFAULT_LIMIT, listPosts, MAX_LIMIT, type PostListRequest, postListRequest } from "./listing";
 import { publicPostList } from "./public-reads";
 import { PostListItemSchema, PostSummarySchema, pageSchema } from "./shapes";
 import { LISTABLE_STATUSES } from "./store";
@@ -82,15 +82,22 @@ const listPostsRoute = createRoute({
   },
 });
 
+/**
+ * The authenticated PostSummary listing (drafts included), shared by `GET /v1/posts?status=…` and the
+ * dashboard's `GET /api/v1/sites/{site_id}/posts` (every status unless `status` narrows it).
+ */
+export async function listPostSummaries(c: Context<AppEnv>, request: PostListRequest) {
+  const page = await listPosts(c.env, c.get("auth").site, request, clockIso());
+  c.header("cache-control", "private, no-store");
+  return c.json(page.body, 200);
+}
+
 export function registerPostListRoute(app: OpenAPIHono<AppEnv>) {
   app.openapi(listPostsRoute, async (c) => {
     const request = postListRequest(c.req.valid("query"));
-    const key = c.get("auth");
     // Every item's url is built from the key's site (read with the key: no extra hop).
     if (!request.statuses)
-      return sendPublicAnswer(c, await publicPostList(c.env, key, request, edgePlace(c)));
-    const page = await listPosts(c.env, key.site, request, clockIso());
-    c.header("cache-control", "private, no-store");
-    return c.json(page.body, 200);
+      return sendPublicAnswer(c, await publicPostList(c.env, c.get("auth"), request, edgePlace(c)));
+    return listPostSummaries(c, request);
   });
 }

@@ -278,92 +278,98 @@ const updatePostSeoRoute = createRoute({
   },
 });
 
+/**
+ * The handlers of the single-post operations, shared by the `/v1` key routes and the dashboard routes
+ * (`/api/v1/sites/{site_id}/posts/…`, src/content/dashboard/): the request's KeyContext (`c.get("auth")`)
+ * is a key's or a signed-in person's; the rules that differ by who acts read `auth.actor`.
+ */
+export type PostRef = [reference: string, language: string | null];
+
+/** `POST …/posts`: the write quota and the Idempotency-Key's reservation in one call, then the create. */
+export async function createPostAnswer(c: Context<AppEnv>): Promise<Response> {
+  const request = {
+    idempotencyKey: c.req.header("idempotency-key"),
+    addHeaders: (headers: Record<string, string>) => addResponseHeaders(c, headers),
+    after: (work: Promise<unknown>) => c.executionCtx.waitUntil(work),
+  };
+  const { stored, replayed } = await createPostOnce(c.env, c.get("services"), c.get("auth"), request, () =>
+    parseCreateBody(c, CreatePostSchema),
+  );
+  return respond(c, stored, replayed);
+}
+
+export async function updatePostAnswer(
+  c: Context<AppEnv>,
+  ref: PostRef,
+  changes: z.infer<typeof UpdatePostSchema>,
+) {
+  const precondition = parseIfMatch(c.req.header("if-match"));
+  const { post, site, warnings, conversion } = await updatePost(
+    c.env,
+    c.get("services"),
+    c.get("auth"),
+    ...ref,
+    changes,
+    precondition,
+  );
+  const now = clockIso();
+  c.header("etag", revisionTag(post, now));
+  const shown = await withFeaturedMedia(c.env.DB, post);
+  const answer = postSummary(shown, now, answerContext(c, site));
+  return c.json({ ...answer, ...warningsMember(warnings), ...conversionMember(conversion) }, 200);
+}
+
+export async function deletePostAnswer(c: Context<AppEnv>, ref: PostRef) {
+  await deletePost(c.env, c.get("services"), c.get("auth"), ...ref);
+  return c.body(null, 204);
+}
+
+export async function unpublishPostAnswer(c: Context<AppEnv>, ref: PostRef) {
+  const { post, site } = await unpublishPost(c.env, c.get("services"), c.get("auth"), ...ref);
+  const shown = await withFeaturedMedia(c.env.DB, post);
+  return c.json(postSummary(shown, clockIso(), answerContext(c, site)), 200);
+}
+
+export async function postSourceAnswer(c: Context<AppEnv>, ref: PostRef) {
+  const now = clockIso();
+  const { source, etag } = await readPostSource(c.env.DB, c.get("auth").siteId, ...ref, now);
+  c.header("cache-control", "private, no-store");
+  c.header("etag", etag);
+  return c.json(source, 200);
+}
+
+export async function postSeoAnswer(c: Context<AppEnv>, ref: PostRef) {
+  const { site, kind } = c.get("auth");
+  const row = await resolveSeoPost(c.env.DB, site, kind === "secret", ...ref, clockIso());
+  return c.json(seoView(row), 200);
+}
+
+export async function updatePostSeoAnswer(
+  c: Context<AppEnv>,
+  ref: PostRef,
+  body: z.infer<typeof PostSeoSchema>,
+) {
+  const patch = seoPatch(body);
+  const siteId = c.get("auth").siteId;
+  const seo = await patchPostSeo(c.env, c.get("services"), siteId, ...ref, patch, clockIso());
+  return c.json(seo, 200);
+}
+
 export function registerPostRoutes(app: OpenAPIHono<AppEnv>) {
   // blocks_json's schema (CreatePost, UpdatePost) is the block catalogue, referenced by name.
   app.openAPIRegistry.register("BlocksDocument", BlocksDocumentSchema);
   app.openAPIRegistry.register("PostWriteAnswer", PostWriteAnswerSchema);
   // Declared in the registry and served by a plain handler: replays answer with the stored raw body.
   app.openAPIRegistry.registerPath(createPostRoute);
-  app.post("/v1/posts", requireKey(CREATE_POST_KEY), async (c) => {
-    const request = {
-      idempotencyKey: c.req.header("idempotency-key"),
-      addHeaders: (headers: Record<string, string>) => addResponseHeaders(c, headers),
-      after: (work: Promise<unknown>) => c.executionCtx.waitUntil(work),
-    };
-    const { stored, replayed } = await createPostOnce(c.env, c.get("services"), c.get("auth"), request, () =>
-      parseCreateBody(c, CreatePostSchema),
-    );
-    return respond(c, stored, replayed);
-  });
-
+  app.post("/v1/posts", requireKey(CREATE_POST_KEY), createPostAnswer);
   app.openapi(getPostRoute, async (c) => {
     const answer = await publicPost(c.env, c.get("auth"), ...postReference(c), edgePlace(c));
     return sendPublicAnswer(c, answer);
   });
-
-  app.openapi(updatePostRoute, async (c) => {
-    const {
-      post: row,
-      site,
-      warnings,
-      conversion,
-    } = await updatePost(
-      c.env,
-      c.get("services"),
-      c.get("auth"),
-      ...postReference(c),
-      c.req.valid("json"),
-      parseIfMatch(c.req.header("if-match")),
-    );
-    const now = clockIso();
-    c.header("etag", revisionTag(row, now));
-    const shown = await withFeaturedMedia(c.env.DB, row);
-    return c.json(
-      {
-        ...postSummary(shown, now, answerContext(c, site)),
-        ...warningsMember(warnings),
-        ...conversionMember(conversion),
-      },
-      200,
-    );
-  });
-
-  app.openapi(deletePostRoute, async (c) => {
-    await deletePost(c.env, c.get("services"), c.get("auth"), ...postReference(c));
-    return c.body(null, 204);
-  });
-
-  registerPostSubresourceRoutes(app);
-}
-
-/** `/v1/posts/{reference}/…`: unpublish, the editable source, the post's SEO (after the post's own routes). */
-function registerPostSubresourceRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(unpublishPostRoute, async (c) => {
-    const { post, site } = await unpublishPost(c.env, c.get("services"), c.get("auth"), ...postReference(c));
-    const shown = await withFeaturedMedia(c.env.DB, post);
-    return c.json(postSummary(shown, clockIso(), answerContext(c, site)), 200);
-  });
-
-  app.openapi(getPostSourceRoute, async (c) => {
-    const now = clockIso();
-    const { source, etag } = await readPostSource(c.env.DB, c.get("auth").siteId, ...postReference(c), now);
-    c.header("cache-control", "private, no-store");
-    c.header("etag", etag);
-    return c.json(source, 200);
-  });
-
-  app.openapi(getPostSeoRoute, async (c) => {
-    const { site, kind } = c.get("auth");
-    const now = clockIso();
-    const row = await resolveSeoPost(c.env.DB, site, kind === "secret", ...postReference(c), now);
-    return c.json(seoView(row), 200);
-  });
-
-  app.openapi(updatePostSeoRoute, async (c) => {
-    const patch = seoPatch(c.req.valid("json"));
-    const now = clockIso();
-    const auth = c.get("auth");
-    const seo = await patchPostSeo(c.env, c.get("services"), auth.siteId, ...postReference(c), patch, now);
-    return c.json(seo, 200);
-  });
+  app.openapi(updatePostRoute, (c) => updatePostAnswer(c, postReference(c), c.req.valid("json")));
+  app.openapi(deletePostRoute, (c) => deletePostAnswer(c, postReference(c)));
+  app.openapi(unpublishPostRoute, (c) => unpublishPostAnswer(c, postReference(c)));
+  app.openapi(getPostSourceRoute, (c) => postSourceAnswer(c, postReference(c)));
+  app.openapi(getPostSeoRoute, (c) => postSeoAnswer(c, postReference(c)));
+  app.openapi(updatePostSeoRoute, (c) => updatePostSeoAnswer(c, postReference(c), c.req.valid("json")));
 }

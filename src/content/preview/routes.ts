@@ -1,5 +1,6 @@
 /** Preview links: `POST|DELETE /v1/posts/{reference}/preview` (ck_) and `GET /v1/preview/{token}` (no key). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../core/bindings";
 import type { KeyRequirement } from "../keys/api-key";
@@ -10,7 +11,7 @@ import { PostDetailSchema } from "../posts/shapes";
 import { createPreview, endPreviews, previewedPost } from "./preview";
 import { PREVIEW_DEFAULT_SECONDS, PREVIEW_MAX_SECONDS } from "./token";
 
-const PreviewRequest = z
+export const PreviewRequest = z
   .strictObject({
     expires_in: z
       .number()
@@ -24,7 +25,7 @@ const PreviewRequest = z
   })
   .openapi("PreviewRequest");
 
-const PreviewLink = z
+export const PreviewLink = z
   .object({
     url: z.string().openapi({ description: "GET it without a key: the post as it is now" }),
     expires_at: z.string(),
@@ -89,27 +90,37 @@ const getPreviewRoute = createRoute({
   },
 });
 
+/** The preview handlers, shared by the `/v1` key routes and the dashboard routes (src/content/dashboard/). */
+export async function createPreviewAnswer(
+  c: Context<AppEnv>,
+  reference: string,
+  language: string | undefined,
+  body: z.infer<typeof PreviewRequest> | undefined,
+) {
+  const target = { reference, language: languageParam(language) };
+  const seconds = body?.expires_in ?? PREVIEW_DEFAULT_SECONDS;
+  const link = await createPreview(c.env, c.get("auth"), target, seconds, new URL(c.req.url).origin);
+  c.header("cache-control", "private, no-store");
+  return c.json(link, 200);
+}
+
+export async function endPreviewsAnswer(c: Context<AppEnv>, reference: string, language: string | undefined) {
+  await endPreviews(c.env, c.get("auth"), { reference, language: languageParam(language) });
+  return c.body(null, 204);
+}
+
 export function registerPreviewRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(createPreviewRoute, async (c) => {
-    const target = {
-      reference: c.req.valid("param").reference,
-      language: languageParam(c.req.valid("query").language),
-    };
-    const seconds = c.req.valid("json")?.expires_in ?? PREVIEW_DEFAULT_SECONDS;
-    const link = await createPreview(c.env, c.get("auth"), target, seconds, new URL(c.req.url).origin);
-    c.header("cache-control", "private, no-store");
-    return c.json(link, 200);
-  });
-
-  app.openapi(deletePreviewsRoute, async (c) => {
-    const target = {
-      reference: c.req.valid("param").reference,
-      language: languageParam(c.req.valid("query").language),
-    };
-    await endPreviews(c.env, c.get("auth"), target);
-    return c.body(null, 204);
-  });
-
+  app.openapi(createPreviewRoute, (c) =>
+    createPreviewAnswer(
+      c,
+      c.req.valid("param").reference,
+      c.req.valid("query").language,
+      c.req.valid("json"),
+    ),
+  );
+  app.openapi(deletePreviewsRoute, (c) =>
+    endPreviewsAnswer(c, c.req.valid("param").reference, c.req.valid("query").language),
+  );
   app.openapi(getPreviewRoute, async (c) => {
     const post = await previewedPost(c.env, c.req.valid("param").token);
     c.header("cache-control", "no-store");

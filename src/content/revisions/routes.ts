@@ -1,5 +1,6 @@
 /** `GET /v1/posts/{reference}/revisions`, `POST /v1/posts/{reference}/revisions/{id}/restore` (issue 22). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import { integerQuery } from "../../lib/query-params";
 import type { AppEnv } from "../core/bindings";
@@ -36,7 +37,7 @@ const RevisionSchema = z
   })
   .openapi("PostRevision");
 
-const RevisionPage = z
+export const RevisionPage = z
   .object({ items: z.array(RevisionSchema), next_cursor: z.string().nullable() })
   .openapi("PostRevisionPage");
 
@@ -104,44 +105,41 @@ const restoreRevisionRoute = createRoute({
   },
 });
 
-export function registerRevisionRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(listRevisionsRoute, async (c) => {
-    const query = c.req.valid("query");
-    const page = await postRevisions(
-      c.env,
-      c.get("auth"),
-      c.req.valid("param").reference,
-      languageParam(query.language),
-      query,
-    );
-    c.header("cache-control", "private, no-store");
-    return c.json(page, 200);
-  });
+/** The revision handlers, shared by the `/v1` key routes and the dashboard routes (src/content/dashboard/). */
+export async function revisionsAnswer(
+  c: Context<AppEnv>,
+  reference: string,
+  query: z.infer<typeof RevisionsQuery>,
+) {
+  const page = await postRevisions(c.env, c.get("auth"), reference, languageParam(query.language), query);
+  c.header("cache-control", "private, no-store");
+  return c.json(page, 200);
+}
 
-  app.openapi(restoreRevisionRoute, async (c) => {
-    const { reference, id } = c.req.valid("param");
-    const target = {
-      reference,
-      language: languageParam(c.req.valid("query").language),
-      revision: revisionNumber(id),
-    };
-    const precondition = parseIfMatch(c.req.header("if-match"));
-    const { post, site } = await restoreRevision(
-      c.env,
-      c.get("services"),
-      c.get("auth"),
-      target,
-      precondition,
-    );
-    const now = new Date().toISOString();
-    c.header("etag", revisionTag(post, now));
-    return c.json(
-      postSummary(post, now, {
-        site,
-        platformDomain: c.env.PLATFORM_DOMAIN,
-        mediaBase: c.env.MEDIA_PUBLIC_BASE,
-      }),
-      200,
-    );
-  });
+export async function restoreRevisionAnswer(
+  c: Context<AppEnv>,
+  param: { reference: string; id: string },
+  language: string | undefined,
+) {
+  const target = {
+    reference: param.reference,
+    language: languageParam(language),
+    revision: revisionNumber(param.id),
+  };
+  const precondition = parseIfMatch(c.req.header("if-match"));
+  const auth = c.get("auth");
+  const { post, site } = await restoreRevision(c.env, c.get("services"), auth, target, precondition);
+  const now = new Date().toISOString();
+  c.header("etag", revisionTag(post, now));
+  const urls = { site, platformDomain: c.env.PLATFORM_DOMAIN, mediaBase: c.env.MEDIA_PUBLIC_BASE };
+  return c.json(postSummary(post, now, urls), 200);
+}
+
+export function registerRevisionRoutes(app: OpenAPIHono<AppEnv>) {
+  app.openapi(listRevisionsRoute, (c) =>
+    revisionsAnswer(c, c.req.valid("param").reference, c.req.valid("query")),
+  );
+  app.openapi(restoreRevisionRoute, (c) =>
+    restoreRevisionAnswer(c, c.req.valid("param"), c.req.valid("query").language),
+  );
 }

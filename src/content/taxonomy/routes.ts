@@ -1,5 +1,6 @@
 /** `GET /v1/categories` and `GET /v1/tags` (issue 22, beyond the spec's table). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../core/bindings";
 import { edgePlace, sendPublicAnswer } from "../core/cacheable";
@@ -15,7 +16,7 @@ const TermSchema = z
   })
   .openapi("TaxonomyTerm");
 
-const TermsSchema = z.object({ items: z.array(TermSchema) }).openapi("TaxonomyTerms");
+export const TermsSchema = z.object({ items: z.array(TermSchema) }).openapi("TaxonomyTerms");
 
 export const TermsQuery = z.object({
   language: z.string().optional().openapi({ description: "BCP-47; count only posts in this language" }),
@@ -47,12 +48,14 @@ function termsRoute(kind: TaxonomyKind) {
   });
 }
 
+/** `GET …/categories`, `GET …/tags`: shared by the `/v1` key routes and the dashboard routes. */
+export async function termsAnswer(c: Context<AppEnv>, kind: TaxonomyKind, language: string | undefined) {
+  const answer = await taxonomyAnswer(c.env, c.get("auth"), kind, languageParam(language), edgePlace(c));
+  return sendPublicAnswer(c, answer);
+}
+
 export function registerTaxonomyRoutes(app: OpenAPIHono<AppEnv>) {
   for (const kind of ["categories", "tags"] as const) {
-    app.openapi(termsRoute(kind), async (c) => {
-      const language = languageParam(c.req.valid("query").language);
-      const answer = await taxonomyAnswer(c.env, c.get("auth"), kind, language, edgePlace(c));
-      return sendPublicAnswer(c, answer);
-    });
+    app.openapi(termsRoute(kind), (c) => termsAnswer(c, kind, c.req.valid("query").language));
   }
 }
