@@ -3,6 +3,8 @@ import { createServiceApp, registerProblemSchema, serveApiDocs } from "../../lib
 import { COLLECT_PATH, registerAnalyticsRoutes } from "../analytics/routes";
 import { registerAuthorRoutes } from "../authors/routes";
 import { registerBulkRoutes } from "../bulk/routes";
+import { registerDashboardPostRoutes } from "../dashboard/posts-routes";
+import { registerDashboardContentRoutes } from "../dashboard/site-content-routes";
 import { registerFeedRoutes } from "../feeds/routes";
 import { registerFormRoutes } from "../forms/routes";
 import { registerApiKeyRoutes } from "../keys/routes";
@@ -124,6 +126,8 @@ registerMediaPublicRoute(app);
 registerMcpRoute(app);
 registerTaxonomyRoutes(app);
 registerAuthorRoutes(app);
+registerDashboardPostRoutes(app);
+registerDashboardContentRoutes(app);
 serveApiDocs(app, API_INFO, CONTENT_DOCUMENT_RULES);
 
 let openApiDocument: boolean | null = null;

@@ -34,6 +34,7 @@ const ORDER = [
   "Forms",
   "API keys",
   "Webhooks",
+  "Dashboard",
   "MCP",
   "Probes",
 ];
@@ -51,6 +52,6 @@ export function registerStaffSecurity(app: OpenAPIHono<AppEnv>) {
     scheme: "bearer",
     bearerFormat: "JWT",
     description:
-      "A staff access token from identity: `Authorization: Bearer <access_token>`, verified by the gateway (API keys, webhooks and forms of a site).",
+      "A staff access token from identity: `Authorization: Bearer <access_token>`, verified by the gateway (API keys, webhooks and forms of a site; the dashboard's content routes, as the signed-in person).",
   });
 }

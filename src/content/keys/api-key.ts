@@ -191,9 +191,7 @@ export async function authenticateKey(
   requireScopes(scopes, requirement.scopes);
 
   if (requirement.quota === "collect") await takeCollectQuota(env, request, row.site_id);
-  else if (requirement.quota === "write") {
-    if (!requirement.quotaInHandler) await takeGateQuota(env, request, row.id, [QUOTAS.write]);
-  } else await takeReadQuota(env, request, row.id, kind, requirement);
+  else await takeKeyQuota(env, request, row.id, kind, requirement);
 
   const context: KeyContext = {
     actor: { kind: "key", keyId: row.id },
@@ -213,6 +211,22 @@ export async function authenticateKey(
     ...(needsFreshKey(requirement) ? { write: writeContext(row) } : {}),
   };
   return context;
+}
+
+/**
+ * The write or read quota of a request by `keyId`: an API key, or a person's pseudo key of (person, site) on
+ * the dashboard routes (keys/person.ts), which so gets the same buckets, headers and 429s as a key.
+ */
+export async function takeKeyQuota(
+  env: Env,
+  request: Pick<KeyRequest, "clientIp" | "addHeaders">,
+  keyId: string,
+  kind: KeyKind,
+  requirement: Pick<KeyRequirement, "quota" | "quotaInHandler" | "scopes">,
+): Promise<void> {
+  if (requirement.quota === "write") {
+    if (!requirement.quotaInHandler) await takeGateQuota(env, request, keyId, [QUOTAS.write]);
+  } else await takeReadQuota(env, request, keyId, kind, requirement);
 }
 
 /** The site, persona and post types the fresh key lookup read with the key (`findActiveKeyByHash`). */
@@ -287,10 +301,10 @@ export async function admitWrite(
  */
 async function takeReadQuota(
   env: Env,
-  request: KeyRequest,
+  request: Pick<KeyRequest, "clientIp" | "addHeaders">,
   keyId: string,
   kind: KeyKind,
-  requirement: KeyRequirement,
+  requirement: Pick<KeyRequirement, "scopes">,
 ) {
   const perIp = kind === "public";
   const leads = requirement.scopes.includes("leads:read");

@@ -1,9 +1,13 @@
 /** Route middleware that authenticates the API key before any input validation runs. */
 import type { Context, MiddlewareHandler } from "hono";
+import { readEdgeIdentity } from "../../lib/edge";
+import { parseId } from "../../lib/ids";
 import type { AppEnv } from "../core/bindings";
 import { requestBookmark } from "../core/read-session";
 import { authenticateKey, type KeyRequest, type KeyRequirement } from "./api-key";
 import { keyContexts } from "./key-cache";
+import { authenticatePerson, type PersonRequirement } from "./person";
+import { siteNotFound } from "./site-staff";
 
 /** The client's address as the edge gives it (the gateway, or the platform's own `CF-Connecting-IP`). */
 export function clientIp(c: Context<AppEnv>): string {
@@ -59,4 +63,42 @@ export function keyAuth(requirement: KeyRequirement) {
     security: security(requirement.kinds, requirement.scopes),
     middleware: [requireKey(requirement)],
   };
+}
+
+/**
+ * The dashboard routes' authentication (`/api/v1/sites/{site_id}/…`, issue 34): the signed-in person of the
+ * gateway's edge headers on the path's site, as a KeyContext with `actor.kind` "person" (keys/person.ts).
+ */
+export function requirePerson(requirement: PersonRequirement): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const siteId = parseId(c.req.param("site_id") ?? "");
+    if (siteId === null) throw siteNotFound();
+    const request = {
+      identity: readEdgeIdentity(c.req.raw.headers),
+      siteId,
+      clientIp: clientIp(c),
+      primaryDb: c.get("primaryDb"),
+      addHeaders: (headers: Record<string, string>) => addResponseHeaders(c, headers),
+    };
+    const person = await authenticatePerson(c.env, request, requirement, personByline(c.env));
+    c.set("auth", person);
+    await next();
+    if (requirement.quota === "write") keyContexts.forgetSite(person.siteId);
+  };
+}
+
+/** A dashboard route's documented security (the staff session's Bearer) and its enforcing middleware. */
+export function personAuth(requirement: PersonRequirement) {
+  return {
+    security: [{ bearerAuth: [] }],
+    middleware: [requirePerson(requirement)],
+  };
+}
+
+/**
+ * The person's byline (their display name, identity's): part 2 of issue 34 provides `personAuthorName`;
+ * until it lands a person has none (a post write answers 422 NO_AUTHORSHIP_CONTEXT).
+ */
+function personByline(_env: AppEnv["Bindings"]): (userId: string) => Promise<string | null> {
+  return async () => null;
 }

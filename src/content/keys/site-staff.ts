@@ -9,10 +9,10 @@ import { bearerRefusal } from "../../lib/bearer";
 import { type EdgeIdentity, readEdgeIdentity } from "../../lib/edge";
 import type { ApiError } from "../../lib/problem";
 import type { SiteProjection } from "../../lib/rpc";
-import { personSitePermissions } from "../../lib/site-permissions";
+import { personSitePermissions, type SitePermission } from "../../lib/site-permissions";
 import { clockNow } from "../core/clock";
 import { problem } from "../errors";
-import { getSite, INACTIVE_SITE_STATUSES } from "../site/store";
+import { getStaffSite, INACTIVE_SITE_STATUSES, type StaffSite } from "../site/store";
 import { siteOwner } from "../transfers/store";
 import { grantRecentlyEnded } from "./member-grants";
 
@@ -28,38 +28,46 @@ export function siteNotFound(): ApiError {
  */
 export const SITE_GRANT_QUARANTINE_MS = 30_000;
 
-function canAdministerKeys(
+/**
+ * The signed-in person, the site (with its content version) and what they may do with it (the one
+ * permission model), or 401 (no session) / 404 (no site, deleted or archived — invisible to customers, as
+ * sites says — or nothing granted). Owners (identity's structural mark), organization admins and site
+ * owners; never a reader session. Content keeps no shares.
+ */
+export async function staffAccess(
   identity: EdgeIdentity,
-  site: SiteProjection,
-  siteGrantsHonoured: boolean,
-): boolean {
-  // Owners (identity's structural mark), organization admins and site owners; never `members:manage` alone,
-  // nor a reader session. Content keeps no shares: the model never grants `integrations` through one.
-  const person = siteGrantsHonoured ? identity : { ...identity, siteMemberships: [] };
-  return personSitePermissions(person, site).has("integrations");
+  db: D1Database,
+  siteId: string,
+): Promise<{ userId: string; site: StaffSite; permissions: Set<SitePermission> }> {
+  if (!identity.userId) {
+    throw bearerRefusal("missing", "A signed-in staff session is required.");
+  }
+  const [projection, owner] = await Promise.all([getStaffSite(db, siteId), siteOwner(db, siteId)]);
+  if (!projection || !owner || INACTIVE_SITE_STATUSES.has(projection.status)) throw siteNotFound();
+  // The owner as content knows it: the projection, or an applied transfer when newer (a push may lag).
+  const site = { ...projection, org_id: owner.org_id };
+  const changed = owner.changed_at === null ? 0 : Date.parse(owner.changed_at);
+  const settled = !(clockNow() - changed < SITE_GRANT_QUARANTINE_MS);
+  const person = settled ? identity : { ...identity, siteMemberships: [] };
+  const permissions = personSitePermissions(person, site);
+  if (permissions.size === 0) throw siteNotFound();
+  // A grant identity just ended may still be claimed by the gateway's cached memberships (docs/decisions/grant-endings.md).
+  if (await grantRecentlyEnded(db, identity.userId, site)) throw siteNotFound();
+  return { userId: identity.userId, site, permissions };
 }
 
 /**
- * The caller's user id and the site, or 401 (no session) / 404 (no site, deleted or archived — invisible to
- * customers, as sites says — or not allowed).
+ * Who may administer a site's keys, webhooks and forms: `integrations` (never `members:manage` alone, nor a
+ * reader session; the model never grants it through a share). The caller's user id and the site, or
+ * 401 / the same 404 as a missing site.
  */
 export async function authorizeKeyAdmin(
   headers: Headers,
   db: D1Database,
   siteId: string,
 ): Promise<{ userId: string; site: SiteProjection }> {
-  const identity = readEdgeIdentity(headers);
-  if (!identity.userId) {
-    throw bearerRefusal("missing", "A signed-in staff session is required.");
-  }
-  const [projection, owner] = await Promise.all([getSite(db, siteId), siteOwner(db, siteId)]);
-  if (!projection || !owner || INACTIVE_SITE_STATUSES.has(projection.status)) throw siteNotFound();
-  // The owner as content knows it: the projection, or an applied transfer when newer (a push may lag).
-  const site = { ...projection, org_id: owner.org_id };
-  const changed = owner.changed_at === null ? 0 : Date.parse(owner.changed_at);
-  const settled = !(clockNow() - changed < SITE_GRANT_QUARANTINE_MS);
-  if (!canAdministerKeys(identity, site, settled)) throw siteNotFound();
-  // A grant identity just ended may still be claimed by the gateway's cached memberships (docs/decisions/grant-endings.md).
-  if (await grantRecentlyEnded(db, identity.userId, site)) throw siteNotFound();
-  return { userId: identity.userId, site };
+  const { userId, site, permissions } = await staffAccess(readEdgeIdentity(headers), db, siteId);
+  if (!permissions.has("integrations")) throw siteNotFound();
+  const { content_version: _version, ...projection } = site;
+  return { userId, site: projection };
 }

@@ -50,6 +50,9 @@ export const LeadListQuery = z.object({
   ordem: enumQuery(LEAD_ORDERS, `By creation time (default ${DEFAULT_LEAD_ORDER}); else 400 INVALID_ORDER`),
 });
 
+/** A page of leads (also the dashboard's `GET /api/v1/sites/{site_id}/leads`). */
+export const LeadPageSchema = pageSchema(LeadSchema, "LeadPage");
+
 const READ_RULES =
   "Scope leads:read (ck_ only; never granted by default). Strict limit: 10 lead reads per minute per key on top of the read quota (429 with Retry-After). Every read is audited (key, its creating user, time, lead ids or filters, count) before it answers; a key without a creating user gets 422.";
 
@@ -68,7 +71,7 @@ const listLeadsRoute = createRoute({
   responses: {
     200: {
       description: "A page of leads",
-      content: { "application/json": { schema: pageSchema(LeadSchema, "LeadPage") } },
+      content: { "application/json": { schema: LeadPageSchema } },
     },
     ...problemResponses({
       400: "Invalid parameter (limit, cursor, status, ordem, form_id, de, ate)",

@@ -44,6 +44,9 @@ export const ListQuery = z.object({
     .openapi({ description: "pk_ key for browsers; ignored when Authorization is sent" }),
 });
 
+/** A page of the authenticated listing (also the dashboard's `GET /api/v1/sites/{site_id}/posts`). */
+export const PostSummaryPageSchema = pageSchema(PostSummarySchema, "PostSummaryPage");
+
 function listRequirement(c: Context<AppEnv>): KeyRequirement {
   return c.req.query("status") !== undefined
     ? { kinds: "secret", scopes: ["posts:write"], quota: "read" }
@@ -65,10 +68,7 @@ const listPostsRoute = createRoute({
       description: "A page (PostListItem items; PostSummary items with status)",
       content: {
         "application/json": {
-          schema: z.union([
-            pageSchema(PostListItemSchema, "PostPage"),
-            pageSchema(PostSummarySchema, "PostSummaryPage"),
-          ]),
+          schema: z.union([pageSchema(PostListItemSchema, "PostPage"), PostSummaryPageSchema]),
         },
       },
     },

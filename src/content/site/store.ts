@@ -73,6 +73,19 @@ export async function getSite(db: D1Database, siteId: string): Promise<SiteProje
     .first<SiteProjection>();
 }
 
+/** The site as the dashboard routes read it: the projection and its content version (edge cache keys). */
+export type StaffSite = SiteProjection & { content_version: number };
+
+export async function getStaffSite(db: D1Database, siteId: string): Promise<StaffSite | null> {
+  return db
+    .prepare(
+      `SELECT id, org_id, slug, name, default_language, status, primary_domain, updated_at, content_version
+         FROM sites WHERE id = ?`,
+    )
+    .bind(siteId)
+    .first<StaffSite>();
+}
+
 export type PostTypeRow = Pick<typeof postTypes.$inferSelect, "slug" | "name" | "is_public">;
 
 const POST_TYPE_COLUMNS = { slug: postTypes.slug, name: postTypes.name, is_public: postTypes.is_public };

@@ -1,0 +1,111 @@
+/**
+ * Authentication of the dashboard routes (`/api/v1/sites/{site_id}/posts…`, media, categories, tags,
+ * authors, leads; issue 34): a signed-in staff person, as the gateway's signed edge headers describe them,
+ * becomes the same `KeyContext` an API key does, with `actor: {kind: "person"}`, so the handlers and service
+ * functions of the `/v1` key routes serve both (one implementation, two ways in).
+ *
+ * Check order: session (401) -> site (the opaque 404 of a missing, deleted or archived site, or one the
+ * person holds nothing on, as key administration answers it) -> permission (403 FORBIDDEN with
+ * `details.missing`) -> quota (429, the same buckets and headers as a key's, in the gate of the pseudo key
+ * `person:<user>:<site>`, so writes, lead reads and idempotency reservations are per person and site).
+ */
+import type { EdgeIdentity } from "../../lib/edge";
+import type { SitePermission } from "../../lib/site-permissions";
+import type { Env } from "../core/bindings";
+import { fail } from "../errors";
+import { takeKeyQuota } from "./api-key";
+import type { KeyContext } from "./key-context";
+import type { Scope } from "./scopes";
+import { staffAccess } from "./site-staff";
+
+/** What a dashboard route requires of the person: one permission of `anyOf`, and its quota. */
+export interface PersonRequirement {
+  /** The person needs one of these (the first is named as missing when they hold none). */
+  anyOf: readonly [SitePermission, ...SitePermission[]];
+  /** The gate's write bucket, or the read quota (`leads:read` adds the lead-read bucket). */
+  quota: "read" | "write";
+  /** The handler takes the write quota itself, with its idempotency reservation (`POST …/posts`). */
+  quotaInHandler?: true;
+}
+
+/** What person authentication reads of the request: plain facts the HTTP layer gathers. */
+export interface PersonRequest {
+  readonly identity: EdgeIdentity;
+  readonly siteId: string;
+  readonly clientIp: string;
+  /** The primary database: a membership's end and a site's state are never read from a replica. */
+  readonly primaryDb: D1Database | undefined;
+  readonly addHeaders: (headers: Record<string, string>) => void;
+}
+
+/**
+ * The key scopes a person's permissions stand for, so checks written for keys (drafts in search, the
+ * listing's statuses, `site:code`) answer a person as a `ck_` key holding them.
+ */
+const SCOPES_OF: Partial<Record<SitePermission, readonly Scope[]>> = {
+  read: ["sites:read", "post_types:read", "seo:read"],
+  "posts:read": ["posts:read"],
+  "posts:write_own": ["posts:write", "seo:write"],
+  "posts:publish": ["posts:write"],
+  "posts:edit_any": ["posts:write", "seo:write"],
+  "authors:manage": ["posts:write"],
+  "media:read": ["media:read"],
+  "media:upload": ["media:write"],
+  "leads:read": ["leads:read"],
+  settings: ["site:read", "site:write"],
+  code: ["site:code"],
+};
+
+export function scopesOfPermissions(permissions: ReadonlySet<SitePermission>): Set<Scope> {
+  return new Set([...permissions].flatMap((p) => SCOPES_OF[p] ?? []));
+}
+
+/** The gate and idempotency scope of a person on a site: one per (person, site). */
+export function personKeyId(userId: string, siteId: string): string {
+  return `person:${userId}:${siteId}`;
+}
+
+/**
+ * The person of a dashboard request, checked against the requirement, with its quota taken: the request's
+ * KeyContext. `authorName` is the person's display name, read by `byline` (identity's, by RPC).
+ */
+export async function authenticatePerson(
+  env: Env,
+  request: PersonRequest,
+  requirement: PersonRequirement,
+  byline: (userId: string) => Promise<string | null>,
+): Promise<KeyContext> {
+  const db = request.primaryDb ?? env.DB;
+  const { userId, site, permissions } = await staffAccess(request.identity, db, request.siteId);
+  if (!requirement.anyOf.some((p) => permissions.has(p))) {
+    const missing = requirement.anyOf[0];
+    fail("FORBIDDEN", {
+      detail: `This operation requires the permission ${requirement.anyOf.join(" or ")} on the site.`,
+      details: { missing, ...(requirement.anyOf.length > 1 ? { any_of: requirement.anyOf } : {}) },
+    });
+  }
+  const keyId = personKeyId(userId, site.id);
+  const scopes = scopesOfPermissions(permissions);
+  const leads = requirement.anyOf.includes("leads:read");
+  await takeKeyQuota(env, request, keyId, "secret", {
+    quota: requirement.quota,
+    ...(requirement.quotaInHandler ? { quotaInHandler: true } : {}),
+    scopes: leads ? ["leads:read"] : [],
+  });
+  return {
+    actor: { kind: "person", userId, permissions },
+    keyId,
+    siteId: site.id,
+    site: {
+      id: site.id,
+      slug: site.slug,
+      primary_domain: site.primary_domain,
+      default_language: site.default_language,
+    },
+    kind: "secret",
+    scopes,
+    createdBy: userId,
+    authorName: await byline(userId),
+    contentVersion: site.content_version,
+  };
+}
