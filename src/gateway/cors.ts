@@ -29,12 +29,18 @@ export function corsHeaders(
   };
 }
 
+/**
+ * The dashboard's origins (`CORS_ORIGINS`) may also send `If-Match` (a post's PATCH and a revision's restore
+ * on the dashboard routes); the public paths never take it from a browser (no `ck_` key in pages).
+ */
+const DASHBOARD_ALLOWED_HEADERS = `${ALLOWED_HEADERS}, If-Match`;
+
 export function preflight(env: GatewayEnv, pathname: string, origin: string | null): Response {
   if (isPublicPath(pathname)) return publicPreflight(origin);
   const headers = corsHeaders(env, pathname, origin);
   if (headers["access-control-allow-origin"]) {
     headers["access-control-allow-methods"] = ALLOWED_METHODS;
-    headers["access-control-allow-headers"] = ALLOWED_HEADERS;
+    headers["access-control-allow-headers"] = DASHBOARD_ALLOWED_HEADERS;
     headers["access-control-max-age"] = "600";
   }
   return new Response(null, { status: 204, headers });

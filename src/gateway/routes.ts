@@ -12,8 +12,13 @@ export interface Route {
   sessionIfSent?: true;
 }
 
-/** A site's API keys, forms and webhooks are administered in content, which owns them. */
-const CONTENT_SITE_ADMIN = /^\/api\/v1\/sites\/[^/]+\/(?:api-keys|forms|webhooks)(\/|$)/;
+/**
+ * A site's API keys, forms and webhooks are administered in content, which owns them; so are its posts,
+ * media, categories, tags, authors and leads on the dashboard (issue 34: a signed-in person edits as
+ * themselves, with the signed edge headers).
+ */
+const CONTENT_SITE_ADMIN =
+  /^\/api\/v1\/sites\/[^/]+\/(?:api-keys|forms|webhooks|posts|media|categories|tags|authors|leads)(\/|$)/;
 
 /**
  * Identity's probes and metrics under the edge prefix: a service's probes are answered on its own address

@@ -156,6 +156,29 @@ describe("edge basics", () => {
     });
     expect(content.headers.get("access-control-allow-origin")).toBe("https://any.example");
     expect(content.headers.get("access-control-allow-credentials")).toBeNull();
+    // If-Match (a post's PATCH on the dashboard routes) from the dashboard's origins only (issue 34).
+    expect(content.headers.get("access-control-allow-headers")).not.toMatch(/if-match/i);
+  });
+
+  it("lets the dashboard's origins call the dashboard's content routes, If-Match included (issue 34)", async () => {
+    const path = "/api/v1/sites/01JAAAAAAAAAAAAAAAAAAAAAAA/posts/hello-world";
+    const allowed = await call("OPTIONS", path, {
+      headers: {
+        origin: "http://localhost:5173",
+        "access-control-request-method": "PATCH",
+        "access-control-request-headers": "authorization, content-type, if-match",
+      },
+    });
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
+    expect(allowed.headers.get("access-control-allow-methods")).toContain("PATCH");
+    expect(allowed.headers.get("access-control-allow-headers")).toMatch(/\bIf-Match\b/);
+    expect(allowed.headers.get("access-control-expose-headers")).toMatch(/\bETag\b/);
+    const refused = await call("OPTIONS", path, {
+      headers: { origin: "https://evil.example", "access-control-request-method": "PATCH" },
+    });
+    expect(refused.headers.get("access-control-allow-origin")).toBeNull();
+    expect(refused.headers.get("access-control-allow-headers")).toBeNull();
   });
 });
 

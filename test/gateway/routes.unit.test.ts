@@ -21,6 +21,30 @@ describe("routeFor", () => {
     });
   });
 
+  it("sends a site's content on the dashboard to content, behind a staff session (issue 34)", () => {
+    const site = "/api/v1/sites/01JAAAAAAAAAAAAAAAAAAAAAAA";
+    for (const path of [
+      `${site}/posts`,
+      `${site}/posts/hello-world`,
+      `${site}/posts/hello-world/unpublish`,
+      `${site}/posts/hello-world/seo`,
+      `${site}/posts/hello-world/revisions/3/restore`,
+      `${site}/posts/hello-world/preview`,
+      `${site}/media`,
+      `${site}/media/01JBBBBBBBBBBBBBBBBBBBBBBB`,
+      `${site}/categories`,
+      `${site}/tags`,
+      `${site}/authors`,
+      `${site}/authors/ana`,
+      `${site}/leads`,
+      `${site}/leads/01JBBBBBBBBBBBBBBBBBBBBBBB`,
+    ]) {
+      expect(routeFor(path), path).toEqual({ upstream: "content", requiresSession: true });
+    }
+    expect(routeFor(`${site}/postsx`)?.upstream).toBe("sites");
+    expect(routeFor(`${site}/themes`)?.upstream).toBe("sites");
+  });
+
   it("routes none of identity's probes: only the gateway's own /health and /ready are public", () => {
     for (const path of [
       "/api/v1/auth/health",
