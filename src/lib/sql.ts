@@ -76,6 +76,14 @@ function statementOf(db: D1Database, entry: Entry): D1PreparedStatement {
 }
 
 /**
+ * A write built with drizzle's query builder as a D1 statement, for a store function whose callers put the
+ * statement in a batch of their own (`batch(db, [...])`): the builder's SQL and parameters, unchanged.
+ */
+export function prepared(db: D1Database, write: BuiltWrite): D1PreparedStatement {
+  return statementOf(db, write);
+}
+
+/**
  * Runs `entries` as one D1 batch (a transaction: all or nothing) and returns one outcome per entry, in
  * order, each typed by its entry.
  */

@@ -1,4 +1,9 @@
-/** D1 reports a unique-index conflict only in the error message. */
+import { driverMessage } from "../../lib/sql";
+
+/**
+ * D1 reports a unique-index conflict only in the error message; drizzle wraps the error of a statement it
+ * ran ("Failed query: …", the driver's error its `cause`), so the driver's own message is read.
+ */
 export function isUniqueViolation(err: unknown): boolean {
-  return String((err as Error).message).includes("UNIQUE");
+  return driverMessage(err).includes("UNIQUE");
 }

@@ -1,5 +1,6 @@
 /** The rows single sign-on's membership rule reads (sso/enforcement.ts) and the break-glass record. */
-import type { orgSso, sessions } from "../../../schema/identity";
+import { drizzle } from "drizzle-orm/d1";
+import { type orgSso, type sessions, ssoBreakGlass } from "../../../schema/identity";
 import type { Computed, Row } from "../../lib/rows";
 import { query } from "../../lib/sql";
 import { ownerRoleSql } from "../members/store";
@@ -45,11 +46,10 @@ export async function insertBreakGlass(
   userId: string,
   at: string,
 ): Promise<boolean> {
-  const res = await db
-    .prepare(
-      "INSERT OR IGNORE INTO sso_break_glass (family_id, org_id, user_id, created_at) VALUES (?, ?, ?, ?)",
-    )
-    .bind(familyId, orgId, userId, at)
+  const res = await drizzle(db)
+    .insert(ssoBreakGlass)
+    .values({ family_id: familyId, org_id: orgId, user_id: userId, created_at: at })
+    .onConflictDoNothing()
     .run();
   return res.meta.changes === 1;
 }

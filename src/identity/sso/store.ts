@@ -1,17 +1,41 @@
-/** The SSO tables (migration 0007): configurations, vouched domains, logins in flight, links, sessions. */
-import type {
+/**
+ * The SSO tables (migration 0007): configurations, vouched domains, logins in flight, links, sessions.
+ * Queries go through drizzle's query builder, except the domain set's `INSERT … SELECT` from the JSON list
+ * and the SSO session's `INSERT … SELECT` from its session row.
+ */
+import {
+  and,
+  eq,
+  exists,
+  getTableColumns,
+  gt,
+  inArray,
+  isNotNull,
+  isNull,
+  ne,
+  not,
+  notExists,
+  or,
+  sql,
+} from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { alias } from "drizzle-orm/sqlite-core";
+import {
   emailAddresses,
+  orgMemberships,
   orgSso,
   orgs,
+  roles,
+  sessions,
   ssoDomains,
   ssoIdentities,
   ssoLogins,
   ssoPending,
+  ssoSessions,
   users,
 } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
-import type { Computed, Row } from "../../lib/rows";
-import { batch } from "../../lib/sql";
+import { batch, inJsonEach, prepared } from "../../lib/sql";
 import { isoIn, nowIso } from "../core/crypto";
 import { SSO_LOGIN_TTL_S, SSO_PENDING_TTL_S } from "./settings";
 
@@ -19,41 +43,51 @@ export type SsoConfigRow = typeof orgSso.$inferSelect;
 export type SsoDomainRow = Pick<typeof ssoDomains.$inferSelect, "domain" | "verified_at">;
 export type SsoPendingRow = typeof ssoPending.$inferSelect;
 
-export function findConfig(db: D1Database, orgId: string) {
-  return db.prepare("SELECT * FROM org_sso WHERE org_id = ?").bind(orgId).first<SsoConfigRow>();
+const ONE = { ok: sql<number>`1` };
+
+export async function findConfig(db: D1Database, orgId: string): Promise<SsoConfigRow | null> {
+  return (await drizzle(db).select().from(orgSso).where(eq(orgSso.org_id, orgId)).get()) ?? null;
 }
 
 export async function listDomains(db: D1Database, orgId: string): Promise<SsoDomainRow[]> {
-  const { results } = await db
-    .prepare("SELECT domain, verified_at FROM sso_domains WHERE org_id = ? ORDER BY domain")
-    .bind(orgId)
-    .all<SsoDomainRow>();
-  return results;
+  return drizzle(db)
+    .select({ domain: ssoDomains.domain, verified_at: ssoDomains.verified_at })
+    .from(ssoDomains)
+    .where(eq(ssoDomains.org_id, orgId))
+    .orderBy(ssoDomains.domain)
+    .all();
 }
 
 /** The organization whose provider vouches for `domain` (proved), with its configuration. */
-export function configForDomain(db: D1Database, domain: string) {
-  return db
-    .prepare(
-      `SELECT s.* FROM sso_domains d JOIN org_sso s ON s.org_id = d.org_id
-       WHERE d.domain = ? AND d.verified_at IS NOT NULL`,
+export async function configForDomain(db: D1Database, domain: string): Promise<SsoConfigRow | null> {
+  const row = await drizzle(db)
+    .select(getTableColumns(orgSso))
+    .from(ssoDomains)
+    .innerJoin(orgSso, eq(orgSso.org_id, ssoDomains.org_id))
+    .where(and(eq(ssoDomains.domain, domain), isNotNull(ssoDomains.verified_at)))
+    .get();
+  return row ?? null;
+}
+
+export async function configForSlug(db: D1Database, slug: string): Promise<SsoConfigRow | null> {
+  const row = await drizzle(db)
+    .select(getTableColumns(orgSso))
+    .from(orgs)
+    .innerJoin(orgSso, eq(orgSso.org_id, orgs.id))
+    .where(eq(orgs.slug, slug))
+    .get();
+  return row ?? null;
+}
+
+export async function domainVouched(db: D1Database, orgId: string, domain: string) {
+  const row = await drizzle(db)
+    .select(ONE)
+    .from(ssoDomains)
+    .where(
+      and(eq(ssoDomains.org_id, orgId), eq(ssoDomains.domain, domain), isNotNull(ssoDomains.verified_at)),
     )
-    .bind(domain)
-    .first<SsoConfigRow>();
-}
-
-export function configForSlug(db: D1Database, slug: string) {
-  return db
-    .prepare("SELECT s.* FROM orgs o JOIN org_sso s ON s.org_id = o.id WHERE o.slug = ?")
-    .bind(slug)
-    .first<SsoConfigRow>();
-}
-
-export function domainVouched(db: D1Database, orgId: string, domain: string) {
-  return db
-    .prepare("SELECT 1 AS ok FROM sso_domains WHERE org_id = ? AND domain = ? AND verified_at IS NOT NULL")
-    .bind(orgId, domain)
-    .first<Computed<{ ok: number }>>();
+    .get();
+  return row ?? null;
 }
 
 /**
@@ -71,73 +105,88 @@ export async function saveConfig(
 ) {
   const now = nowIso();
   const list = JSON.stringify(domains);
+  const d = drizzle(db);
+  const { org_id, ...fields } = row;
   await batch(db, [
-    db
-      .prepare(
-        `INSERT INTO org_sso (org_id, config_id, issuer, client_id, client_secret_sealed, enforced, allow_passwords, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)
-         ON CONFLICT (org_id) DO UPDATE SET config_id = ?2, issuer = ?3, client_id = ?4, client_secret_sealed = ?5,
-           enforced = ?6, allow_passwords = ?7, updated_at = ?8`,
-      )
-      .bind(
-        row.org_id,
-        row.config_id,
-        row.issuer,
-        row.client_id,
-        row.client_secret_sealed,
-        row.enforced,
-        row.allow_passwords,
-        now,
-      ),
-    db
-      .prepare("DELETE FROM sso_domains WHERE org_id = ? AND domain NOT IN (SELECT value FROM json_each(?))")
-      .bind(row.org_id, list),
+    d
+      .insert(orgSso)
+      .values({ ...row, created_at: now, updated_at: now })
+      .onConflictDoUpdate({ target: orgSso.org_id, set: { ...fields, updated_at: now } }),
+    d
+      .delete(ssoDomains)
+      .where(and(eq(ssoDomains.org_id, org_id), not(inJsonEach(ssoDomains.domain, domains)))),
     db
       .prepare(
         `INSERT OR IGNORE INTO sso_domains (org_id, domain, verified_at, created_at)
          SELECT ?, value, NULL, ? FROM json_each(?)`,
       )
       .bind(row.org_id, now, list),
-    db.prepare("DELETE FROM sso_identities WHERE org_id = ? AND ?").bind(row.org_id, issuerChanged ? 1 : 0),
+    d.delete(ssoIdentities).where(and(eq(ssoIdentities.org_id, org_id), sql`${issuerChanged ? 1 : 0}`)),
     ...alongside(now),
   ]);
 }
 
 /** Marks a domain proved for `orgId`; false when another organization holds it proved (unique index). */
 export async function markDomainProved(db: D1Database, orgId: string, domain: string): Promise<boolean> {
-  const res = await db
-    .prepare(
-      `UPDATE sso_domains SET verified_at = ? WHERE org_id = ? AND domain = ? AND verified_at IS NULL
-       AND NOT EXISTS (SELECT 1 FROM sso_domains d WHERE d.domain = ?3 AND d.verified_at IS NOT NULL)`,
+  const d = drizzle(db);
+  const proved = alias(ssoDomains, "d");
+  const res = await d
+    .update(ssoDomains)
+    .set({ verified_at: nowIso() })
+    .where(
+      and(
+        eq(ssoDomains.org_id, orgId),
+        eq(ssoDomains.domain, domain),
+        isNull(ssoDomains.verified_at),
+        notExists(
+          d
+            .select(ONE)
+            .from(proved)
+            .where(and(eq(proved.domain, domain), isNotNull(proved.verified_at))),
+        ),
+      ),
     )
-    .bind(nowIso(), orgId, domain)
     .run();
   return res.meta.changes === 1;
 }
 
-export function domainHeldElsewhere(db: D1Database, orgId: string, domain: string) {
-  return db
-    .prepare("SELECT 1 AS ok FROM sso_domains WHERE domain = ? AND org_id <> ? AND verified_at IS NOT NULL")
-    .bind(domain, orgId)
-    .first<Computed<{ ok: number }>>();
+export async function domainHeldElsewhere(db: D1Database, orgId: string, domain: string) {
+  const row = await drizzle(db)
+    .select(ONE)
+    .from(ssoDomains)
+    .where(
+      and(eq(ssoDomains.domain, domain), ne(ssoDomains.org_id, orgId), isNotNull(ssoDomains.verified_at)),
+    )
+    .get();
+  return row ?? null;
 }
 
 /** Removes the configuration and everything hanging from it; its SSO sessions are revoked. */
 export async function removeConfig(db: D1Database, orgId: string) {
   const now = nowIso();
-  await batch(db, [
-    db
-      .prepare(
-        `UPDATE sessions SET revoked_at = ?, revoked_reason = 'sso_removed'
-         WHERE revoked_at IS NULL AND family_id IN (SELECT family_id FROM sso_sessions WHERE org_id = ?)`,
-      )
-      .bind(now, orgId),
-    db.prepare("DELETE FROM sso_sessions WHERE org_id = ?").bind(orgId),
-    db.prepare("DELETE FROM sso_identities WHERE org_id = ?").bind(orgId),
-    db.prepare("DELETE FROM sso_pending WHERE org_id = ?").bind(orgId),
-    db.prepare("DELETE FROM sso_logins WHERE org_id = ?").bind(orgId),
-    db.prepare("DELETE FROM sso_domains WHERE org_id = ?").bind(orgId),
-    db.prepare("DELETE FROM org_sso WHERE org_id = ?").bind(orgId),
+  const d = drizzle(db);
+  await d.batch([
+    d
+      .update(sessions)
+      .set({ revoked_at: now, revoked_reason: "sso_removed" })
+      .where(
+        and(
+          isNull(sessions.revoked_at),
+          inArray(
+            sessions.family_id,
+            d
+              .select({ family_id: ssoSessions.family_id })
+              .from(ssoSessions)
+              .where(eq(ssoSessions.org_id, orgId)),
+          ),
+        ),
+      ),
+    d.delete(ssoSessions).where(eq(ssoSessions.org_id, orgId)),
+    d.delete(ssoIdentities).where(eq(ssoIdentities.org_id, orgId)),
+    d.delete(ssoPending).where(eq(ssoPending.org_id, orgId)),
+    d.delete(ssoLogins).where(eq(ssoLogins.org_id, orgId)),
+    d.delete(ssoDomains).where(eq(ssoDomains.org_id, orgId)),
+    d.delete(orgSso).where(eq(orgSso.org_id, orgId)),
   ]);
 }
 
@@ -152,93 +201,126 @@ export function insertLogin(
     nonce: string;
   },
 ) {
-  return db
-    .prepare(
-      `INSERT INTO sso_logins (state_hash, org_id, config_id, browser_hash, code_verifier, nonce, created_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .bind(
-      row.stateHash,
-      row.orgId,
-      row.configId,
-      row.browserHash,
-      row.verifier,
-      row.nonce,
-      nowIso(),
-      isoIn(SSO_LOGIN_TTL_S),
-    )
+  return drizzle(db)
+    .insert(ssoLogins)
+    .values({
+      state_hash: row.stateHash,
+      org_id: row.orgId,
+      config_id: row.configId,
+      browser_hash: row.browserHash,
+      code_verifier: row.verifier,
+      nonce: row.nonce,
+      created_at: nowIso(),
+      expires_at: isoIn(SSO_LOGIN_TTL_S),
+    })
     .run();
 }
 
 /** Consumes a login in flight (compare-and-set: single use, unexpired); null when it cannot be used. */
-export function consumeLogin(db: D1Database, stateHash: string) {
+export async function consumeLogin(db: D1Database, stateHash: string) {
   const now = nowIso();
-  return db
-    .prepare(
-      `UPDATE sso_logins SET used_at = ?1 WHERE state_hash = ?2 AND used_at IS NULL AND expires_at > ?1
-       RETURNING org_id, config_id, browser_hash, code_verifier, nonce`,
-    )
-    .bind(now, stateHash)
-    .first<Row<typeof ssoLogins, "org_id" | "config_id" | "browser_hash" | "code_verifier" | "nonce">>();
+  const row = await drizzle(db)
+    .update(ssoLogins)
+    .set({ used_at: now })
+    .where(and(eq(ssoLogins.state_hash, stateHash), isNull(ssoLogins.used_at), gt(ssoLogins.expires_at, now)))
+    .returning({
+      org_id: ssoLogins.org_id,
+      config_id: ssoLogins.config_id,
+      browser_hash: ssoLogins.browser_hash,
+      code_verifier: ssoLogins.code_verifier,
+      nonce: ssoLogins.nonce,
+    })
+    .get();
+  return row ?? null;
 }
 
-export function linkedUser(db: D1Database, orgId: string, subject: string) {
-  return db
-    .prepare(
-      `SELECT i.user_id, u.status, EXISTS (SELECT 1 FROM org_memberships m WHERE m.org_id = i.org_id AND m.user_id = i.user_id) AS member
-       FROM sso_identities i JOIN users u ON u.id = i.user_id WHERE i.org_id = ? AND i.subject = ?`,
-    )
-    .bind(orgId, subject)
-    .first<
-      Row<typeof ssoIdentities, "user_id"> & Row<typeof users, "status"> & Computed<{ member: number }>
-    >();
+export async function linkedUser(db: D1Database, orgId: string, subject: string) {
+  const d = drizzle(db);
+  const row = await d
+    .select({
+      user_id: ssoIdentities.user_id,
+      status: users.status,
+      member: sql<number>`${exists(
+        d
+          .select(ONE)
+          .from(orgMemberships)
+          .where(
+            and(
+              eq(orgMemberships.org_id, ssoIdentities.org_id),
+              eq(orgMemberships.user_id, ssoIdentities.user_id),
+            ),
+          ),
+      )}`,
+    })
+    .from(ssoIdentities)
+    .innerJoin(users, eq(users.id, ssoIdentities.user_id))
+    .where(and(eq(ssoIdentities.org_id, orgId), eq(ssoIdentities.subject, subject)))
+    .get();
+  return row ?? null;
 }
 
 export function insertPending(
   db: D1Database,
   row: Omit<SsoPendingRow, "created_at" | "expires_at" | "used_at">,
 ) {
-  return db
-    .prepare(
-      `INSERT INTO sso_pending (token_hash, kind, org_id, config_id, subject, email, name, user_id, amr, created_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .bind(
-      row.token_hash,
-      row.kind,
-      row.org_id,
-      row.config_id,
-      row.subject,
-      row.email,
-      row.name,
-      row.user_id,
-      row.amr,
-      nowIso(),
-      isoIn(SSO_PENDING_TTL_S),
-    )
+  return drizzle(db)
+    .insert(ssoPending)
+    .values({
+      token_hash: row.token_hash,
+      kind: row.kind,
+      org_id: row.org_id,
+      config_id: row.config_id,
+      subject: row.subject,
+      email: row.email,
+      name: row.name,
+      user_id: row.user_id,
+      amr: row.amr,
+      created_at: nowIso(),
+      expires_at: isoIn(SSO_PENDING_TTL_S),
+    })
     .run();
 }
 
 /** Consumes a pending registration or link (compare-and-set); null when unknown, used, expired or stale. */
-export function consumePending(db: D1Database, tokenHash: string, kind: SsoPendingRow["kind"]) {
+export async function consumePending(db: D1Database, tokenHash: string, kind: SsoPendingRow["kind"]) {
   const now = nowIso();
-  return db
-    .prepare(
-      `UPDATE sso_pending SET used_at = ?1 WHERE token_hash = ?2 AND kind = ?3 AND used_at IS NULL AND expires_at > ?1
-       AND EXISTS (SELECT 1 FROM org_sso s WHERE s.org_id = sso_pending.org_id AND s.config_id = sso_pending.config_id)
-       RETURNING *`,
+  const d = drizzle(db);
+  const row = await d
+    .update(ssoPending)
+    .set({ used_at: now })
+    .where(
+      and(
+        eq(ssoPending.token_hash, tokenHash),
+        eq(ssoPending.kind, kind),
+        isNull(ssoPending.used_at),
+        gt(ssoPending.expires_at, now),
+        exists(
+          d
+            .select(ONE)
+            .from(orgSso)
+            .where(and(eq(orgSso.org_id, ssoPending.org_id), eq(orgSso.config_id, ssoPending.config_id))),
+        ),
+      ),
     )
-    .bind(now, tokenHash, kind)
-    .first<SsoPendingRow>();
+    .returning()
+    .get();
+  return row ?? null;
 }
 
-export function findPending(db: D1Database, tokenHash: string, kind: SsoPendingRow["kind"]) {
-  return db
-    .prepare(
-      "SELECT * FROM sso_pending WHERE token_hash = ? AND kind = ? AND used_at IS NULL AND expires_at > ?",
+export async function findPending(db: D1Database, tokenHash: string, kind: SsoPendingRow["kind"]) {
+  const row = await drizzle(db)
+    .select()
+    .from(ssoPending)
+    .where(
+      and(
+        eq(ssoPending.token_hash, tokenHash),
+        eq(ssoPending.kind, kind),
+        isNull(ssoPending.used_at),
+        gt(ssoPending.expires_at, nowIso()),
+      ),
     )
-    .bind(tokenHash, kind, nowIso())
-    .first<SsoPendingRow>();
+    .get();
+  return row ?? null;
 }
 
 /** Records a new session as signed in through `orgId`'s provider (same batch as the session insert). */
@@ -256,11 +338,13 @@ export function ssoSessionStatement(
 }
 
 export function linkStatement(db: D1Database, orgId: string, subject: string, userId: string) {
-  return db
-    .prepare(
-      "INSERT OR IGNORE INTO sso_identities (org_id, subject, user_id, created_at) VALUES (?, ?, ?, ?)",
-    )
-    .bind(orgId, subject, userId, nowIso());
+  return prepared(
+    db,
+    drizzle(db)
+      .insert(ssoIdentities)
+      .values({ org_id: orgId, subject, user_id: userId, created_at: nowIso() })
+      .onConflictDoNothing(),
+  );
 }
 
 /** A new active account whose primary address the provider proved (an SSO registration's batch). */
@@ -275,24 +359,41 @@ export function newAccountStatements(
   },
 ): D1PreparedStatement[] {
   const { userId, now } = account;
+  const d = drizzle(db);
   return [
-    db
-      .prepare(
-        "INSERT INTO users (id, status, password_hash, display_name, created_at, updated_at) VALUES (?, 'active', ?, ?, ?, ?)",
-      )
-      .bind(userId, account.passwordHash, account.displayName, now, now),
-    db
-      .prepare(
-        "INSERT INTO email_addresses (id, user_id, address, verified_at, is_primary, created_at) VALUES (?, ?, ?, ?, 1, ?)",
-      )
-      .bind(newId(), userId, account.address, now, now),
+    prepared(
+      db,
+      d.insert(users).values({
+        id: userId,
+        status: "active",
+        password_hash: account.passwordHash,
+        display_name: account.displayName,
+        created_at: now,
+        updated_at: now,
+      }),
+    ),
+    prepared(
+      db,
+      d.insert(emailAddresses).values({
+        id: newId(),
+        user_id: userId,
+        address: account.address,
+        verified_at: now,
+        is_primary: 1,
+        created_at: now,
+      }),
+    ),
   ];
 }
 
 export function joinStatement(db: D1Database, orgId: string, userId: string, role: string) {
-  return db
-    .prepare("INSERT OR IGNORE INTO org_memberships (org_id, user_id, role, created_at) VALUES (?, ?, ?, ?)")
-    .bind(orgId, userId, role, nowIso());
+  return prepared(
+    db,
+    drizzle(db)
+      .insert(orgMemberships)
+      .values({ org_id: orgId, user_id: userId, role, created_at: nowIso() })
+      .onConflictDoNothing(),
+  );
 }
 
 /**
@@ -308,15 +409,23 @@ export function ssoSessionEndedSql(alias: string): string {
 
 /** The primary addresses of the owners of organization `orgId`, with its name (sso/notices.ts). */
 export async function ownerAddresses(db: D1Database, orgId: string) {
-  const { results } = await db
-    .prepare(
-      `SELECT e.address, o.name FROM org_memberships m
-       JOIN roles r ON r.scope = 'org' AND r.slug = m.role AND r.is_system = 1 AND (r.org_id IS NULL OR r.org_id = m.org_id)
-       JOIN email_addresses e ON e.user_id = m.user_id AND e.is_primary = 1
-       JOIN orgs o ON o.id = m.org_id
-       WHERE m.org_id = ?`,
+  return drizzle(db)
+    .select({ address: emailAddresses.address, name: orgs.name })
+    .from(orgMemberships)
+    .innerJoin(
+      roles,
+      and(
+        eq(roles.scope, "org"),
+        eq(roles.slug, orgMemberships.role),
+        eq(roles.is_system, 1),
+        or(isNull(roles.org_id), eq(roles.org_id, orgMemberships.org_id)),
+      ),
     )
-    .bind(orgId)
-    .all<Row<typeof emailAddresses, "address"> & Row<typeof orgs, "name">>();
-  return results;
+    .innerJoin(
+      emailAddresses,
+      and(eq(emailAddresses.user_id, orgMemberships.user_id), eq(emailAddresses.is_primary, 1)),
+    )
+    .innerJoin(orgs, eq(orgs.id, orgMemberships.org_id))
+    .where(eq(orgMemberships.org_id, orgId))
+    .all();
 }

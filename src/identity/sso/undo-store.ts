@@ -1,6 +1,23 @@
-/** The SSO undo links' rows (sso/undo.ts): the snapshot to put back, the claim and what it restores. */
-import type { orgSso, ssoDomains, ssoUndos } from "../../../schema/identity";
+/**
+ * The SSO undo links' rows (sso/undo.ts): the snapshot to put back, the claim and what it restores.
+ * Queries go through drizzle's query builder, except the restore's two `INSERT … SELECT` statements guarded
+ * by the claim (the configuration's upsert, the domains read from the snapshot's JSON).
+ */
+import { and, eq, exists, gt, gte, inArray, isNull, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { alias } from "drizzle-orm/sqlite-core";
+import {
+  orgSso,
+  sessions,
+  ssoDomains,
+  ssoIdentities,
+  ssoLogins,
+  ssoPending,
+  ssoSessions,
+  ssoUndos,
+} from "../../../schema/identity";
 import type { Row } from "../../lib/rows";
+import { prepared } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 
 type DomainRow = Row<typeof ssoDomains, "domain" | "verified_at" | "created_at">;
@@ -11,11 +28,16 @@ export interface Before {
 
 /** The domains of organization `orgId`, to put back with its configuration. */
 export async function domainsOf(db: D1Database, orgId: string): Promise<DomainRow[]> {
-  const { results } = await db
-    .prepare("SELECT domain, verified_at, created_at FROM sso_domains WHERE org_id = ? ORDER BY domain")
-    .bind(orgId)
-    .all<DomainRow>();
-  return results;
+  return drizzle(db)
+    .select({
+      domain: ssoDomains.domain,
+      verified_at: ssoDomains.verified_at,
+      created_at: ssoDomains.created_at,
+    })
+    .from(ssoDomains)
+    .where(eq(ssoDomains.org_id, orgId))
+    .orderBy(ssoDomains.domain)
+    .all();
 }
 
 /** The undo's INSERT, for the change's own batch. */
@@ -30,34 +52,57 @@ export function insertUndoStatement(
     expiresAt: string;
   },
 ): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO sso_undos (token_hash, org_id, config_id, updated_at, before_json, created_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .bind(
-      undo.hash,
-      undo.orgId,
-      undo.configId,
-      undo.updatedAt,
-      undo.before ? JSON.stringify(undo.before) : null,
-      nowIso(),
-      undo.expiresAt,
-    );
+  return prepared(
+    db,
+    drizzle(db)
+      .insert(ssoUndos)
+      .values({
+        token_hash: undo.hash,
+        org_id: undo.orgId,
+        config_id: undo.configId,
+        updated_at: undo.updatedAt,
+        before_json: undo.before ? JSON.stringify(undo.before) : null,
+        created_at: nowIso(),
+        expires_at: undo.expiresAt,
+      }),
+  );
 }
 
 /** The unused, unexpired undo of `orgId` whose token hashes to `hash`, or null. */
-export function findLiveUndo(db: D1Database, hash: string, orgId: string, now: string) {
-  return db
-    .prepare(
-      "SELECT * FROM sso_undos WHERE token_hash = ? AND org_id = ? AND used_at IS NULL AND expires_at > ?",
+export async function findLiveUndo(
+  db: D1Database,
+  hash: string,
+  orgId: string,
+  now: string,
+): Promise<Row<typeof ssoUndos> | null> {
+  const row = await drizzle(db)
+    .select()
+    .from(ssoUndos)
+    .where(
+      and(
+        eq(ssoUndos.token_hash, hash),
+        eq(ssoUndos.org_id, orgId),
+        isNull(ssoUndos.used_at),
+        gt(ssoUndos.expires_at, now),
+      ),
     )
-    .bind(hash, orgId, now)
-    .first<Row<typeof ssoUndos>>();
+    .get();
+  return row ?? null;
 }
 
 /** SQL condition: this request's claim of undo ?1 (token hash) with nonce ?2 is the one that won. */
 const CLAIMED = "EXISTS (SELECT 1 FROM sso_undos u WHERE u.token_hash = ?1 AND u.used_by = ?2)";
+
+/** The same condition for the query builder: this request's claim of undo `hash` with `nonce` won. */
+function claimed(db: D1Database, hash: string, nonce: string) {
+  const u = alias(ssoUndos, "u");
+  return exists(
+    drizzle(db)
+      .select({ one: sql`1` })
+      .from(u)
+      .where(and(eq(u.token_hash, hash), eq(u.used_by, nonce))),
+  );
+}
 
 /**
  * The claim: a compare-and-set on `used_at` with this request's random `nonce`, only while the
@@ -69,13 +114,32 @@ export function claimUndoStatement(
   nonce: string,
   now: string,
 ): D1PreparedStatement {
-  return db
-    .prepare(
-      `UPDATE sso_undos SET used_at = ?3, used_by = ?2 WHERE token_hash = ?1 AND used_at IS NULL AND expires_at > ?3
-         AND EXISTS (SELECT 1 FROM org_sso s WHERE s.org_id = sso_undos.org_id AND s.config_id = sso_undos.config_id
-           AND s.updated_at = sso_undos.updated_at)`,
-    )
-    .bind(hash, nonce, now);
+  const d = drizzle(db);
+  return prepared(
+    db,
+    d
+      .update(ssoUndos)
+      .set({ used_at: now, used_by: nonce })
+      .where(
+        and(
+          eq(ssoUndos.token_hash, hash),
+          isNull(ssoUndos.used_at),
+          gt(ssoUndos.expires_at, now),
+          exists(
+            d
+              .select({ one: sql`1` })
+              .from(orgSso)
+              .where(
+                and(
+                  eq(orgSso.org_id, ssoUndos.org_id),
+                  eq(orgSso.config_id, ssoUndos.config_id),
+                  eq(orgSso.updated_at, ssoUndos.updated_at),
+                ),
+              ),
+          ),
+        ),
+      ),
+  );
 }
 
 /** After a won claim, when there was no configuration before the change: single sign-on goes. */
@@ -85,26 +149,43 @@ export function removalStatement(
   nonce: string,
   orgId: string,
 ): D1PreparedStatement {
-  return db.prepare(`DELETE FROM org_sso WHERE org_id = ?3 AND ${CLAIMED}`).bind(hash, nonce, orgId);
+  return prepared(
+    db,
+    drizzle(db)
+      .delete(orgSso)
+      .where(and(eq(orgSso.org_id, orgId), claimed(db, hash, nonce))),
+  );
 }
 
 /** What runs after the claim: the org's SSO sessions, logins, registrations and new links end. */
 export function endingStatements(db: D1Database, hash: string, nonce: string, orgId: string, since: string) {
+  const d = drizzle(db);
+  const won = () => claimed(db, hash, nonce);
   return [
-    db
-      .prepare(
-        `UPDATE sessions SET revoked_at = ?4, revoked_reason = 'sso_undone'
-         WHERE revoked_at IS NULL AND family_id IN (SELECT family_id FROM sso_sessions WHERE org_id = ?3) AND ${CLAIMED}`,
-      )
-      .bind(hash, nonce, orgId, nowIso()),
-    db.prepare(`DELETE FROM sso_sessions WHERE org_id = ?3 AND ${CLAIMED}`).bind(hash, nonce, orgId),
-    db.prepare(`DELETE FROM sso_pending WHERE org_id = ?3 AND ${CLAIMED}`).bind(hash, nonce, orgId),
-    db.prepare(`DELETE FROM sso_logins WHERE org_id = ?3 AND ${CLAIMED}`).bind(hash, nonce, orgId),
-    db
-      .prepare(`DELETE FROM sso_identities WHERE org_id = ?3 AND created_at >= ?4 AND ${CLAIMED}`)
-      .bind(hash, nonce, orgId, since),
-    db.prepare(`DELETE FROM sso_domains WHERE org_id = ?3 AND ${CLAIMED}`).bind(hash, nonce, orgId),
-  ];
+    d
+      .update(sessions)
+      .set({ revoked_at: nowIso(), revoked_reason: "sso_undone" })
+      .where(
+        and(
+          isNull(sessions.revoked_at),
+          inArray(
+            sessions.family_id,
+            d
+              .select({ family_id: ssoSessions.family_id })
+              .from(ssoSessions)
+              .where(eq(ssoSessions.org_id, orgId)),
+          ),
+          won(),
+        ),
+      ),
+    d.delete(ssoSessions).where(and(eq(ssoSessions.org_id, orgId), won())),
+    d.delete(ssoPending).where(and(eq(ssoPending.org_id, orgId), won())),
+    d.delete(ssoLogins).where(and(eq(ssoLogins.org_id, orgId), won())),
+    d
+      .delete(ssoIdentities)
+      .where(and(eq(ssoIdentities.org_id, orgId), gte(ssoIdentities.created_at, since), won())),
+    d.delete(ssoDomains).where(and(eq(ssoDomains.org_id, orgId), won())),
+  ].map((write) => prepared(db, write));
 }
 
 /** The configuration and domains put back as they were (a domain another organization proved since stays unproved). */
