@@ -106,6 +106,19 @@ export const posts = sqliteTable(
      * `documento_legal`, `ordem` and `gerador_hash` (the hash of the body the generator wrote).
      */
     fields: text("fields"),
+    /**
+     * Who created the post (migration 0020, issue 34): `key` or `person`, the key's id or the person's user
+     * id, and its name then (the key's name, the person's display name; null when not recorded).
+     */
+    created_by_kind: text("created_by_kind", { enum: ["key", "person"] }),
+    created_by_id: text("created_by_id"),
+    created_by_name: text("created_by_name"),
+    /** Who changed the post last (as `created_by_*`); null on posts not changed since migration 0020. */
+    updated_by_kind: text("updated_by_kind", { enum: ["key", "person"] }),
+    updated_by_id: text("updated_by_id"),
+    updated_by_name: text("updated_by_name"),
+    /** A draft its creator marked ready for review (1), cleared when published (migration 0020). */
+    review_requested: integer("review_requested").notNull().default(0),
   },
   (t) => [
     uniqueIndex("posts_site_slug_language").on(t.site_id, t.slug, t.language),
@@ -113,6 +126,7 @@ export const posts = sqliteTable(
     index("posts_site_updated").on(t.site_id, t.updated_at),
     index("posts_site_id_desc").on(t.site_id, t.id),
     index("posts_scheduled_due").on(t.published_at).where(sql`status = 'scheduled'`),
+    index("posts_review_requested").on(t.site_id, t.id).where(sql`review_requested = 1`),
   ],
 );
 
@@ -459,6 +473,10 @@ export const postRevisions = sqliteTable(
     blocks_json: text("blocks_json"),
     seo_json: text("seo_json").notNull(),
     created_at: text("created_at").notNull(),
+    /** Who made the revision (migration 0020): the post's `updated_by_*` as the change left it; null before. */
+    made_by_kind: text("made_by_kind", { enum: ["key", "person"] }),
+    made_by_id: text("made_by_id"),
+    made_by_name: text("made_by_name"),
   },
   (t) => [
     primaryKey({ columns: [t.post_id, t.revision] }),

@@ -21,6 +21,13 @@ const row: PostRow = {
   featured_image_id: null,
   seo_json: "{}",
   created_by_key_id: "k",
+  created_by_kind: "key",
+  created_by_id: "k",
+  created_by_name: "Demo key",
+  updated_by_kind: null,
+  updated_by_id: null,
+  updated_by_name: null,
+  review_requested: 0,
   fields: null,
   created_at: "2026-05-01T00:00:00.000Z",
   updated_at: "2026-05-02T00:00:00.000Z",
@@ -46,6 +53,9 @@ describe("the editable source of a post", () => {
       blocks_json: null,
       created_at: row.created_at,
       updated_at: row.updated_at,
+      review_requested: false,
+      created_by: { kind: "key", id: "k", name: "Demo key" },
+      updated_by: null,
     });
   });
 

@@ -2,12 +2,17 @@
  * Author personas: the bylines of a site. A key carries the authorship context of the staff user who
  * created it (user id and display name); its first post makes the site's persona of that context (slug
  * from the display name, unique per site), and every post it creates is authored by that persona unless
- * `author_slug` picks another persona of the site.
+ * `author_slug` picks another persona of the site. A signed-in person (issue 34) is bylined the same way
+ * with their own context: their user id and their account's display name (identity's, by RPC:
+ * `personAuthorName`), never an e-mail address; a person without a display name cannot create a post.
  */
 
+import { type IdentityRpc, rpc } from "../../lib/rpc";
+import type { Env } from "../core/bindings";
 import { fail } from "../errors";
 import type { KeyContext } from "../keys/key-context";
 import { checkAuthorSlug } from "../posts/input";
+import { checkAuthorChoice } from "../posts/roles";
 import { slugCandidates } from "../posts/slug";
 import { insertPersona, type Persona, personaByContext, personaBySlug, takenPersonaSlugs } from "./store";
 
@@ -27,8 +32,30 @@ export function personaSlugBase(displayName: string): string {
   return base === "" ? "author" : base;
 }
 
-/** The key's authorship context, or 422: keys created before keys recorded it cannot write posts. */
+/**
+ * A signed-in person's byline: their account's display name, read from identity (one RPC); null when they
+ * have none. The dashboard routes' person middleware puts it in `KeyContext.authorName`.
+ */
+export async function personAuthorName(env: Pick<Env, "IDENTITY">, userId: string): Promise<string | null> {
+  const name = await rpc<IdentityRpc>(env.IDENTITY).displayName({ user_id: userId });
+  return typeof name === "string" && name.trim() !== "" ? name : null;
+}
+
+/** 422 DISPLAY_NAME_REQUIRED: a person writes posts under their display name, which they have not set. */
+export function displayNameRequired(): never {
+  fail("DISPLAY_NAME_REQUIRED", {
+    detail:
+      "Your posts are bylined with your display name, and your account has none: set it on your account page (/auth/account) or with PATCH /api/v1/auth/me {display_name}.",
+    details: { field: "display_name" },
+  });
+}
+
+/**
+ * The authorship context of who acts, or 422: a person without a display name (DISPLAY_NAME_REQUIRED), a
+ * key created before keys recorded it (NO_AUTHORSHIP_CONTEXT).
+ */
 export function requireAuthorshipContext(key: KeyContext): { userId: string; displayName: string } {
+  if (key.actor.kind === "person" && !key.authorName) displayNameRequired();
   if (!key.createdBy || !key.authorName) {
     fail(
       "NO_AUTHORSHIP_CONTEXT",
@@ -88,7 +115,11 @@ export async function authorOfNewPost(
   if (slug === undefined || slug === null) return key.write?.persona ?? keyPersona(db, key);
   const checked = checkAuthorSlug(slug);
   const named = checked ? await personaBySlug(db, key.siteId, checked) : null;
-  if (named) return named;
+  if (named) {
+    // A person bylines posts with their own persona only, unless they may edit everyone's (posts/roles.ts).
+    checkAuthorChoice(key, named);
+    return named;
+  }
   // The key's own persona, named before its first post made it (made only for a slug it could have).
   if (key.createdBy && key.authorName && checked?.startsWith(personaSlugBase(key.authorName))) {
     const own = key.write?.persona ?? (await keyPersona(db, key));

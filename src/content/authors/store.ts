@@ -9,11 +9,13 @@ export type PersonaRow = typeof authorPersonas.$inferSelect;
 export interface Persona {
   slug: string;
   display_name: string;
+  /** Whose persona it is (a staff user, or `author:<id>` for authors made through the API), when read. */
+  user_id?: string;
 }
 
 export async function personaBySlug(db: D1Database, siteId: string, slug: string): Promise<Persona | null> {
   return db
-    .prepare("SELECT slug, display_name FROM author_personas WHERE site_id = ? AND slug = ?")
+    .prepare("SELECT slug, display_name, user_id FROM author_personas WHERE site_id = ? AND slug = ?")
     .bind(siteId, slug)
     .first<Persona>();
 }

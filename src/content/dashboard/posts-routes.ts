@@ -2,11 +2,11 @@
  * The dashboard's post routes (issue 34): `/api/v1/sites/{site_id}/posts[/{reference}[/unpublish,/seo,
  * /revisions[/{id}/restore],/preview]]`, for a signed-in person, each calling its `/v1` twin's handler.
  */
-import { createRoute, type OpenAPIHono, type z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../core/bindings";
 import { personAuth, requirePerson } from "../keys/middleware";
-import { CreatePostSchema, UpdatePostSchema } from "../posts/input";
+import { CreatePostSchema, DashboardUpdatePostSchema } from "../posts/input";
 import { ListQuery, listPostSummaries, PostSummaryPageSchema } from "../posts/list-routes";
 import { postListRequest } from "../posts/listing";
 import { languageParam } from "../posts/resolve";
@@ -45,7 +45,12 @@ const json = (schema: z.ZodType, description: string) => ({
   content: { "application/json": { schema } },
 });
 
-const DashboardListQuery = ListQuery.omit({ key: true, author: true });
+const DashboardListQuery = ListQuery.omit({ key: true, author: true }).extend({
+  review_requested: z.enum(["true", "false"]).optional().openapi({
+    description:
+      "true: only drafts their creator marked ready for review (what an editor reviews); false: only the others",
+  }),
+});
 
 const listRoute = createRoute({
   method: "get",
@@ -105,7 +110,7 @@ const updateRoute = createRoute({
     params: SitePostParam,
     query: LanguageQuery,
     headers: IfMatchHeaders,
-    body: { content: { "application/json": { schema: UpdatePostSchema } }, required: true },
+    body: { content: { "application/json": { schema: DashboardUpdatePostSchema } }, required: true },
   },
   responses: {
     200: json(PostWriteAnswerSchema, "Updated"),
@@ -227,7 +232,10 @@ export function registerDashboardPostRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(listRoute, (c) => {
     const query = c.req.valid("query");
     const status = query.status ?? LISTABLE_STATUSES.join(",");
-    return listPostSummaries(c, postListRequest({ ...query, status }));
+    const { review_requested, ...rest } = query;
+    const request = postListRequest({ ...rest, status });
+    if (review_requested !== undefined) request.filters.reviewRequested = review_requested === "true";
+    return listPostSummaries(c, request);
   });
   app.openAPIRegistry.registerPath(createRoutePath);
   app.post(POSTS.replace("{site_id}", ":site_id"), requirePerson(NEEDS.createPost), createPostAnswer);

@@ -194,7 +194,7 @@ export async function authenticateKey(
   else await takeKeyQuota(env, request, row.id, kind, requirement);
 
   const context: KeyContext = {
-    actor: { kind: "key", keyId: row.id },
+    actor: { kind: "key", keyId: row.id, name: row.name },
     keyId: row.id,
     siteId: row.site_id,
     site: {

@@ -30,7 +30,12 @@ export interface WriteContext {
  * One implementation serves both: the routes differ only in how they authenticate.
  */
 export type Actor =
-  | { kind: "key"; keyId: string }
+  | {
+      kind: "key";
+      keyId: string;
+      /** The key's name: who-made-what records a key's writes by it (posts/roles.ts). */
+      name?: string;
+    }
   | { kind: "person"; userId: string; permissions: ReadonlySet<SitePermission> };
 
 export interface KeyContext {

@@ -2,6 +2,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { readEdgeIdentity } from "../../lib/edge";
 import { parseId } from "../../lib/ids";
+import { personAuthorName } from "../authors/personas";
 import type { AppEnv } from "../core/bindings";
 import { requestBookmark } from "../core/read-session";
 import { authenticateKey, type KeyRequest, type KeyRequirement } from "./api-key";
@@ -95,10 +96,7 @@ export function personAuth(requirement: PersonRequirement) {
   };
 }
 
-/**
- * The person's byline (their display name, identity's): part 2 of issue 34 provides `personAuthorName`;
- * until it lands a person has none (a post write answers 422 NO_AUTHORSHIP_CONTEXT).
- */
-function personByline(_env: AppEnv["Bindings"]): (userId: string) => Promise<string | null> {
-  return async () => null;
+/** The person's byline: their account's display name, identity's (authors/personas.ts `personAuthorName`). */
+function personByline(env: AppEnv["Bindings"]): (userId: string) => Promise<string | null> {
+  return (userId) => personAuthorName(env, userId);
 }

@@ -25,6 +25,7 @@ import { admitWrite, type KeyRequest } from "../keys/api-key";
 import type { KeyContext } from "../keys/key-context";
 import { sha256Base64url } from "../keys/key-hash";
 import type { CreatePostInput } from "./input";
+import { checkCreate } from "./roles";
 import { createPost } from "./service";
 
 /** What creating a post reads of its request and adds to its answer; the route builds it. */
@@ -41,16 +42,22 @@ interface Checked {
   idempotency: { idempotencyKey: string; requestHash: string } | null;
 }
 
-/** Everything decided without storage, in the documented order: body (400), authorship (422), header (400). */
+/**
+ * Everything decided without storage, in the documented order: body (400), a person's role (403),
+ * authorship (422), header (400).
+ */
 async function checkRequest(
   key: KeyContext,
   parse: () => Promise<CreatePostInput>,
   header: string | undefined,
 ): Promise<Checked> {
   const input = await parse();
+  // A person's role: posts:write_own to create, posts:publish for any status but draft (roles.ts).
+  checkCreate(key, input.status);
   // A post needs an author: a key created before keys recorded their authorship context cannot write one,
-  // unless the post names its author.
-  if (input.author_slug === undefined || input.author_slug === null) requireAuthorshipContext(key);
+  // unless the post names its author. A person always writes under their display name (who made it).
+  if (input.author_slug === undefined || input.author_slug === null || key.actor.kind === "person")
+    requireAuthorshipContext(key);
   const idempotencyKey = parseIdempotencyKey(header);
   if (!idempotencyKey) return { input, idempotency: null };
   return { input, idempotency: { idempotencyKey, requestHash: await sha256Base64url(canonicalJson(input)) } };

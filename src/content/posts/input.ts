@@ -68,6 +68,18 @@ export const CreatePostSchema = z
 
 export const UpdatePostSchema = CreatePostSchema.partial().openapi("UpdatePost");
 
+/**
+ * The dashboard's PATCH of a post (issue 34): UpdatePost and `review_requested`, a draft its creator marks
+ * ready for an editor's review (true) or takes back (false); cleared when the post is published. The `/v1`
+ * key API's UpdatePost stays as the spec has it (the member is refused there as unknown).
+ */
+export const DashboardUpdatePostSchema = UpdatePostSchema.extend({
+  review_requested: z.boolean().optional().openapi({
+    description:
+      "Mark the draft ready for an editor's review (true) or take it back (false); only a draft (409 POST_NOT_DRAFT); cleared when published",
+  }),
+}).openapi("DashboardUpdatePost");
+
 export type CreatePostInput = z.infer<typeof CreatePostSchema>;
 export type UpdatePostInput = z.infer<typeof UpdatePostSchema>;
 

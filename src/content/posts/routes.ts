@@ -16,7 +16,7 @@ import { addResponseHeaders, keyAuth, requireKey, security } from "../keys/middl
 import { BlocksDocumentSchema } from "./blocks/catalogue";
 import { conversionMember } from "./convert/body";
 import { createPostOnce } from "./creation";
-import { CreatePostSchema, UpdatePostSchema } from "./input";
+import { CreatePostSchema, type DashboardUpdatePostSchema, UpdatePostSchema } from "./input";
 import { publicPost } from "./public-reads";
 import { languageParam, resolveSeoPost } from "./resolve";
 import { parseIfMatch, revisionTag } from "./revision-tag";
@@ -301,7 +301,8 @@ export async function createPostAnswer(c: Context<AppEnv>): Promise<Response> {
 export async function updatePostAnswer(
   c: Context<AppEnv>,
   ref: PostRef,
-  changes: z.infer<typeof UpdatePostSchema>,
+  /** UpdatePost (`/v1`), or the dashboard's with `review_requested` (DashboardUpdatePost). */
+  changes: z.infer<typeof DashboardUpdatePostSchema>,
 ) {
   const precondition = parseIfMatch(c.req.header("if-match"));
   const { post, site, warnings, conversion } = await updatePost(
@@ -350,8 +351,7 @@ export async function updatePostSeoAnswer(
   body: z.infer<typeof PostSeoSchema>,
 ) {
   const patch = seoPatch(body);
-  const siteId = c.get("auth").siteId;
-  const seo = await patchPostSeo(c.env, c.get("services"), siteId, ...ref, patch, clockIso());
+  const seo = await patchPostSeo(c.env, c.get("services"), c.get("auth"), ...ref, patch, clockIso());
   return c.json(seo, 200);
 }
 

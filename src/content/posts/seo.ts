@@ -1,8 +1,10 @@
 /** `PATCH /v1/posts/{reference}/seo`: allowed SEO keys merged into the post's `seo_json`. */
 import type { Env, Services } from "../core/bindings";
 import { fail } from "../errors";
+import type { KeyContext } from "../keys/key-context";
 import { getSite } from "../site/store";
 import { resolveEditablePost } from "./resolve";
+import { actorStamp, checkChange, updateStamp } from "./roles";
 import { editPostFields } from "./service";
 import { POST_SEO_KEYS, seoView } from "./shapes";
 
@@ -37,16 +39,20 @@ export function mergeSeo(
 export async function patchPostSeo(
   env: Env,
   services: Services,
-  siteId: string,
+  auth: KeyContext,
   reference: string,
   language: string | null,
   patch: Record<string, unknown>,
   now: string,
 ): Promise<Record<string, unknown>> {
+  const { siteId } = auth;
   const row = await resolveEditablePost(env.DB, siteId, reference, language, now);
+  // An SEO edit is an edit: the roles' rules of a PATCH (roles.ts); it records who made it.
+  checkChange(auth, row, now, "Changing this post's SEO");
   // A JSON merge patch in one statement (as mergeSeo: null removes a key): concurrent edits never conflict.
   // A published public post announces it (post.updated, an outbox row of the same batch).
   const site = await getSite(env.DB, siteId);
-  const next = await editPostFields(env, services, { siteId, site, id: row.id }, {}, patch, null);
+  const by = updateStamp(actorStamp(auth));
+  const next = await editPostFields(env, services, { siteId, site, id: row.id }, by, patch, null);
   return seoView(next);
 }

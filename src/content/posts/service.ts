@@ -35,6 +35,16 @@ import {
 } from "./input";
 import { postNotFound, resolveEditablePost } from "./resolve";
 import { effectiveRevision, preconditionHolds, type RevisionPrecondition } from "./revision-tag";
+import {
+  type ActorStamp,
+  actorStamp,
+  checkAuthorChoice,
+  checkChange,
+  checkStatusChange,
+  checkUnpublish,
+  creationStamp,
+  updateStamp,
+} from "./roles";
 import { postSummary, warningsMember } from "./shapes";
 import { slugCandidates, slugify } from "./slug";
 import {
@@ -136,7 +146,10 @@ export async function createPost(
     author_user_id: key.createdBy,
     featured_image_id: featured,
     seo_json: mergeTaxonomy("{}", input.category_slugs ?? [], input.tag_slugs ?? []),
-    created_by_key_id: key.keyId,
+    // The key's id, or null for a person (their pseudo key of the gate is no key: created_by_* says who).
+    created_by_key_id: key.actor.kind === "key" ? key.keyId : null,
+    ...creationStamp(actorStamp(key)),
+    review_requested: 0,
     fields: null,
     created_at: now,
     updated_at: now,
@@ -232,6 +245,7 @@ const EDITABLE_FIELDS = [
   "category_slugs",
   "tag_slugs",
   "access",
+  "review_requested",
 ] as const;
 
 /** The later of two ISO-8601 UTC timestamps (text order is time order). */
@@ -322,12 +336,15 @@ export async function editPostFields(
  * Read-modify-write of one post with optimistic concurrency: `apply` computes the next row from the
  * freshly read one; the write succeeds only if nobody wrote in between (revision check), else the post
  * is read again by id and `apply` runs again. `extra(existing, next)` adds statements to the same batch
- * (outbox rows that must exist exactly when the update happened).
+ * (outbox rows that must exist exactly when the update happened). The row records `by` as its last
+ * changer, and a post that is no longer a draft no longer awaits review.
  */
 export async function editPost(
   env: Env,
   siteId: string,
   first: PostRow,
+  /** Who makes the edit: the row's `updated_by_*` (and so its revision's `made_by`). */
+  by: ActorStamp,
   apply: (existing: PostRow) => Promise<PostRow>,
   extra: (existing: PostRow, next: PostRow) => D1PreparedStatement[] = () => [],
   precondition: RevisionPrecondition = null,
@@ -350,8 +367,12 @@ export async function editPost(
     const stamp = clockIso();
     // If-Match is checked against the row this attempt writes over (the update is guarded by its revision).
     if (!preconditionHolds(precondition, effectiveRevision(current, stamp))) throw preconditionFailed();
-    const next = {
-      ...(await apply(current)),
+    const applied = await apply(current);
+    const next: PostRow = {
+      ...applied,
+      ...updateStamp(by),
+      // Only drafts await review: publishing (or scheduling, archiving) clears the request.
+      review_requested: applied.status === "draft" ? applied.review_requested : 0,
       updated_at: laterTimestamp(stamp, current.updated_at),
     };
     let changed: number;
@@ -374,7 +395,7 @@ export async function updatePost(
   key: KeyContext,
   reference: string,
   language: string | null,
-  input: UpdatePostInput,
+  input: UpdatePostInput & ReviewRequest,
   precondition: RevisionPrecondition = null,
 ): Promise<{
   post: PostRow;
@@ -387,6 +408,10 @@ export async function updatePost(
     fail("NOTHING_EDITABLE", "The body contains no editable field.");
   }
   const resolved = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
+  // The roles' rules (a person's; keys are bound by their scopes only): see roles.ts.
+  checkChange(key, resolved, now);
+  checkStatusChange(key, input.status);
+  checkReviewRequest(input, resolved, now);
   // A due scheduled post is stored as published (and announced) by the read-modify-write path below.
   const dueScheduled = resolved.status === "scheduled" && effectiveStatus(resolved, now) === "published";
   // Read once: the edit's effects and the answer's url are built from it.
@@ -410,6 +435,7 @@ export async function updatePost(
       : await checkFeaturedImage(env, key.siteId, input.featured_image_id);
   const author =
     input.author_slug !== undefined ? await sitePersona(env.DB, key.siteId, input.author_slug) : undefined;
+  if (author) checkAuthorChoice(key, author);
   const publicTypes = await publicTypeSlugs(env.DB, key.siteId);
 
   const apply = async (existing: PostRow): Promise<PostRow> => {
@@ -423,6 +449,7 @@ export async function updatePost(
     if (author !== undefined)
       Object.assign(next, { author_slug: author.slug, author_name: author.display_name });
     if (input.access !== undefined) next.access = input.access;
+    if (input.review_requested !== undefined) next.review_requested = input.review_requested ? 1 : 0;
     // featured_image_id: a value sets the cover, null clears it, omitted leaves it.
     if (featured !== undefined) next.featured_image_id = featured;
     if (input.category_slugs !== undefined || input.tag_slugs !== undefined) {
@@ -457,9 +484,24 @@ export async function updatePost(
     }
     return pending.effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now));
   };
-  const { next } = await editPost(env, key.siteId, resolved, apply, extra, precondition);
+  const by = actorStamp(key);
+  const { next } = await editPost(env, key.siteId, resolved, by, apply, extra, precondition);
   await deliverEffects(env, services, pending.effects);
   return { post: next, site, warnings, conversion };
+}
+
+/** The dashboard's PATCH member beyond UpdatePost (issue 34): a draft marked ready for review, or not. */
+export interface ReviewRequest {
+  review_requested?: boolean | undefined;
+}
+
+/** `review_requested: true` on a post that is not (or will not be) a draft: 409 POST_NOT_DRAFT. */
+function checkReviewRequest(input: UpdatePostInput & ReviewRequest, post: PostRow, now: string): void {
+  if (input.review_requested !== true) return;
+  const status = input.status ?? effectiveStatus(post, now);
+  if (status !== "draft") {
+    fail("POST_NOT_DRAFT", `Only a draft can be marked ready for review (this post is ${status}).`);
+  }
 }
 
 /**
@@ -518,7 +560,7 @@ async function editPlainFields(
   key: KeyContext,
   site: SiteProjection,
   id: string,
-  input: UpdatePostInput,
+  input: UpdatePostInput & ReviewRequest,
   /** The checked body's text (null clears it), or undefined when not sent. */
   blocks: string | null | undefined,
   precondition: RevisionPrecondition,
@@ -527,7 +569,10 @@ async function editPlainFields(
   // author_slug names an existing persona of the site (its display name is stored next to it).
   const author =
     input.author_slug !== undefined ? await sitePersona(env.DB, key.siteId, input.author_slug) : undefined;
+  if (author) checkAuthorChoice(key, author);
   const fields: PlainFields = {
+    ...updateStamp(actorStamp(key)),
+    review_requested: input.review_requested === undefined ? undefined : input.review_requested ? 1 : 0,
     title: input.title,
     summary: input.summary,
     blocks_json: blocks,
@@ -584,6 +629,7 @@ export async function unpublishPost(
 ): Promise<{ post: PostRow; site: SiteProjection }> {
   const now = clockIso();
   const existing = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
+  checkUnpublish(key, existing);
   const notPublished = () =>
     problem(
       "POST_NOT_PUBLISHED",
@@ -591,8 +637,10 @@ export async function unpublishPost(
     );
   if (effectiveStatus(existing, now) !== "published") throw notPublished();
   const site = await keySite(env.DB, key);
+  const by = updateStamp(actorStamp(key));
   const archived: PostRow = {
     ...existing,
+    ...by,
     status: "archived",
     updated_at: now,
     revision: existing.revision + 1,
@@ -601,7 +649,7 @@ export async function unpublishPost(
   // One batch: the conditional update (of two concurrent unpublishes exactly one changes the row; the
   // other is a 409) and the outbox rows of its event and purge, written only if the update happened.
   const [update] = await batch(env.DB, [
-    unpublishPostStatement(env.DB, key.siteId, existing.id, now),
+    unpublishPostStatement(env.DB, key.siteId, existing.id, now, by),
     effectAfterUpdateStatement(env.DB, effects[0]!, now),
     // changes() now refers to the event insert, which happened exactly when the update did.
     effectAfterUpdateStatement(env.DB, effects[1]!, now),
@@ -634,7 +682,9 @@ export async function deletePost(
 ): Promise<void> {
   const now = clockIso();
   const existing = await resolveEditablePost(env.DB, key.siteId, reference, language, now);
+  checkChange(key, existing, now, "Deleting this post");
   const site = await keySite(env.DB, key);
+  const by = updateStamp(actorStamp(key));
   const deleted: PostRow = {
     ...existing,
     status: "deleted",
@@ -645,7 +695,7 @@ export async function deletePost(
     postEffect(site.id, existing.id, "cache_purge", { urls: [postUrl(site, existing, env.PLATFORM_DOMAIN)] }),
   ];
   const [update] = await batch(env.DB, [
-    softDeletePostStatement(env.DB, key.siteId, existing.id, deletedSlug(existing), deleted.updated_at),
+    softDeletePostStatement(env.DB, key.siteId, existing.id, deletedSlug(existing), deleted.updated_at, by),
     effectAfterUpdateStatement(env.DB, effects[0]!, now),
     // changes() now refers to the event insert, which happened exactly when the update did.
     effectAfterUpdateStatement(env.DB, effects[1]!, now),

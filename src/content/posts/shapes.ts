@@ -70,6 +70,23 @@ export const FeaturedImageSchema = z
       "The post's cover from its media asset's ready variants (the original while they are pending); null when the post has none or the asset was deleted",
   });
 
+/** Who made something (issue 34): an API key or a signed-in person; null when it was not recorded. */
+export const ActorSchema = z
+  .object({
+    kind: z.enum(["key", "person"]),
+    id: z.string().openapi({ description: "The API key's id, or the person's user id" }),
+    name: z.string().nullable().openapi({
+      description: "The key's name, or the person's display name, at the time; null when not recorded",
+    }),
+  })
+  .nullable()
+  .openapi("PostActor");
+
+const ReviewRequested = z.boolean().openapi({
+  description:
+    "A draft its creator marked ready for an editor's review (dashboard PATCH `review_requested`); cleared when published",
+});
+
 const Status = z.enum(LISTABLE_STATUSES);
 const Access = z.enum(["public", "restricted"]);
 
@@ -100,6 +117,7 @@ export const PostSummarySchema = PostListItemSchema.extend({
   status: Status,
   access: Access,
   created_at: z.string(),
+  review_requested: ReviewRequested,
 }).openapi("PostSummary");
 
 /** What a write kept as sent without using it (issue 33): fields no block of blocks_json declares. */
@@ -148,6 +166,13 @@ export const PostSourceSchema = z
       .openapi({ description: "The Editor.js document exactly as stored; null when absent" }),
     created_at: z.string(),
     updated_at: z.string(),
+    review_requested: ReviewRequested,
+    created_by: ActorSchema.openapi({
+      description: "Who created the post: the API key (by its name then) or the signed-in person",
+    }),
+    updated_by: ActorSchema.openapi({
+      description: "Who changed the post last; null when nobody has since this was recorded (issue 34)",
+    }),
   })
   .openapi("PostSource");
 
@@ -228,5 +253,6 @@ export function postSummary(row: PostRow, now: string, at: PostUrlContext) {
     status: effectiveStatus(row, now) as ListableStatus,
     access: row.access,
     created_at: row.created_at,
+    review_requested: row.review_requested === 1,
   };
 }

@@ -1,11 +1,13 @@
 /**
  * The editable source of a post: metadata, taxonomy and `blocks_json` exactly as stored (unrendered,
- * unsanitized), for clients that read, modify and send the post back with PATCH.
+ * unsanitized), for clients that read, modify and send the post back with PATCH; and who created it and
+ * who changed it last (issue 34).
  */
 import { fail } from "../errors";
 import { parseBlocksDocument } from "./render/render-blocks";
 import { resolveEditablePost } from "./resolve";
 import { revisionTag } from "./revision-tag";
+import { actorView } from "./roles";
 import { taxonomy } from "./shapes";
 import { effectiveStatus, type ListableStatus, type PostRow, readUpdatedAt } from "./store";
 
@@ -38,6 +40,9 @@ export function postSource(row: PostRow, now: string) {
     blocks_json: blocks,
     created_at: row.created_at,
     updated_at: readUpdatedAt(row, now),
+    review_requested: row.review_requested === 1,
+    created_by: actorView(row.created_by_kind, row.created_by_id, row.created_by_name),
+    updated_by: actorView(row.updated_by_kind, row.updated_by_id, row.updated_by_name),
   };
 }
 

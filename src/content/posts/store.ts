@@ -19,7 +19,10 @@ export type PostRow = Omit<typeof posts.$inferSelect, "org_id"> & {
 };
 export type PostStatus = PostRow["status"];
 
-/** Columns an update may change; `id`, `site_id`, `author_user_id`, `created_by_key_id` and `created_at` are set once. */
+/**
+ * Columns an update may change; `id`, `site_id`, `author_user_id`, `created_by_key_id`, `created_by_*` and
+ * `created_at` are set once.
+ */
 const EDITABLE_FIELDS = [
   "slug",
   "language",
@@ -36,6 +39,10 @@ const EDITABLE_FIELDS = [
   "seo_json",
   "fields",
   "updated_at",
+  "updated_by_kind",
+  "updated_by_id",
+  "updated_by_name",
+  "review_requested",
 ] as const satisfies readonly (keyof PostRow)[];
 
 const INSERT_FIELDS = [
@@ -44,6 +51,9 @@ const INSERT_FIELDS = [
   ...EDITABLE_FIELDS,
   "author_user_id",
   "created_by_key_id",
+  "created_by_kind",
+  "created_by_id",
+  "created_by_name",
   "created_at",
 ] as const satisfies readonly (keyof PostRow)[];
 
@@ -144,7 +154,11 @@ export function updatePostStatement(db: D1Database, row: PostRow): D1PreparedSta
     .bind(...EDITABLE_FIELDS.map((field) => row[field]), row.id, row.site_id, row.revision);
 }
 
-/** Columns a single-statement edit writes: none of them changes whether or where the post is public. */
+/**
+ * Columns a single-statement edit writes: none of them changes whether or where the post is public. Who
+ * made the edit (`updated_by_*`) is written by every such edit; `review_requested` stays 0 on a post that
+ * is not a draft (only drafts await review).
+ */
 export const PLAIN_FIELDS = [
   "title",
   "summary",
@@ -152,6 +166,10 @@ export const PLAIN_FIELDS = [
   "author_slug",
   "author_name",
   "featured_image_id",
+  "review_requested",
+  "updated_by_kind",
+  "updated_by_id",
+  "updated_by_name",
 ] as const;
 export type PlainFields = Partial<Pick<PostRow, (typeof PLAIN_FIELDS)[number]>>;
 
@@ -173,7 +191,11 @@ export function editPostFieldsStatement(
   revisions: number[] | null,
 ): Query<PostRow> {
   const names = PLAIN_FIELDS.filter((f) => fields[f] !== undefined);
-  const sets = names.map((f) => `${f} = ?`);
+  const sets = names.map((f) =>
+    f === "review_requested"
+      ? "review_requested = (CASE WHEN status = 'draft' THEN ? ELSE 0 END)"
+      : `${f} = ?`,
+  );
   const params: unknown[] = names.map((f) => fields[f]);
   if (seoPatch) {
     sets.push(
@@ -230,14 +252,24 @@ export function postUpdatedEffectStatement(
  * Unpublishes a post still published at `now` (archived): of two concurrent unpublishes exactly one
  * changes the row. Its outbox rows follow it in the same batch (`effectAfterUpdateStatement`).
  */
-export function unpublishPostStatement(db: D1Database, siteId: string, id: string, now: string) {
+export function unpublishPostStatement(
+  db: D1Database,
+  siteId: string,
+  id: string,
+  now: string,
+  by: ChangedBy,
+) {
   return db
     .prepare(
-      `UPDATE posts SET status = 'archived', updated_at = ?, revision = revision + 1
+      `UPDATE posts SET status = 'archived', updated_at = ?, revision = revision + 1,
+         updated_by_kind = ?, updated_by_id = ?, updated_by_name = ?
        WHERE id = ? AND site_id = ? AND status IN ('published', 'scheduled') AND published_at <= ?`,
     )
-    .bind(now, id, siteId, now);
+    .bind(now, by.updated_by_kind, by.updated_by_id, by.updated_by_name, id, siteId, now);
 }
+
+/** Who made a change, as the row stores it (posts/roles.ts `updateStamp`). */
+export type ChangedBy = Pick<PostRow, "updated_by_kind" | "updated_by_id" | "updated_by_name">;
 
 /**
  * Soft-deletes a post (status `deleted`, slug `deletedSlug`): of two concurrent deletes exactly one
@@ -249,13 +281,15 @@ export function softDeletePostStatement(
   id: string,
   slug: string,
   updatedAt: string,
+  by: ChangedBy,
 ) {
   return db
     .prepare(
-      `UPDATE posts SET status = 'deleted', slug = ?, updated_at = ?, revision = revision + 1
+      `UPDATE posts SET status = 'deleted', slug = ?, updated_at = ?, revision = revision + 1,
+         review_requested = 0, updated_by_kind = ?, updated_by_id = ?, updated_by_name = ?
        WHERE id = ? AND site_id = ? AND status != 'deleted'`,
     )
-    .bind(slug, updatedAt, id, siteId);
+    .bind(slug, updatedAt, by.updated_by_kind, by.updated_by_id, by.updated_by_name, id, siteId);
 }
 
 /**
@@ -321,6 +355,8 @@ export interface ListFilters {
   language: string | null;
   postType: string | null;
   author: string | null;
+  /** The dashboard list's `review_requested=true`: drafts their creator marked ready (absent: every post). */
+  reviewRequested?: boolean;
 }
 
 function filterSql(filters: ListFilters, now: string): { where: string[]; params: unknown[] } {
@@ -337,6 +373,10 @@ function filterSql(filters: ListFilters, now: string): { where: string[]; params
   if (filters.author) {
     where.push("p.author_slug = ?");
     params.push(filters.author);
+  }
+  if (filters.reviewRequested !== undefined) {
+    where.push("p.review_requested = ?");
+    params.push(filters.reviewRequested ? 1 : 0);
   }
   if (filters.since) {
     where.push(`${READ_UPDATED_AT} >= ?`);

@@ -13,6 +13,7 @@ import { problem } from "../errors";
 import type { KeyContext } from "../keys/key-context";
 import { postDetail } from "../posts/public-reads";
 import { resolveEditablePost } from "../posts/resolve";
+import { checkPreview } from "../posts/roles";
 import { effectiveStatus, type ListableStatus } from "../posts/store";
 import { endPostPreviews, insertPreviewLink, readPreview } from "./store";
 import { newPreviewToken, previewTokenHash } from "./token";
@@ -33,6 +34,8 @@ export async function createPreview(
     target.language,
     now.toISOString(),
   );
+  // A person previews their own posts, or everyone's with posts:edit_any (posts/roles.ts).
+  checkPreview(key, post);
   const { token, hash } = await newPreviewToken();
   const expiresAt = new Date(now.getTime() + seconds * 1000).toISOString();
   const stored = await insertPreviewLink(env.DB, {
@@ -58,6 +61,7 @@ export async function endPreviews(
 ): Promise<void> {
   const now = new Date(clockNow()).toISOString();
   const post = await resolveEditablePost(env.DB, key.siteId, target.reference, target.language, now);
+  checkPreview(key, post);
   await endPostPreviews(env.DB, key.siteId, post.id, now);
 }
 

@@ -3,6 +3,7 @@
  * SEO document back onto the post through the same optimistic-concurrency edit as PATCH (`editPost`):
  * If-Match is checked against the post's current revision (412, nothing changed), its webhook event and
  * purges are outbox rows of the same batch, and the restore itself is a new revision (the triggers).
+ * Each revision says who made it (`made_by`: the key by its name, or the person; null before issue 34).
  */
 import type { SiteProjection } from "../../lib/rpc";
 import type { Env, Services } from "../core/bindings";
@@ -13,6 +14,7 @@ import { keySite } from "../keys/api-key";
 import type { KeyContext } from "../keys/key-context";
 import { resolveEditablePost } from "../posts/resolve";
 import type { RevisionPrecondition } from "../posts/revision-tag";
+import { actorStamp, actorView, checkChange } from "../posts/roles";
 import { editEffects, editPost } from "../posts/service";
 import { seoView, taxonomy } from "../posts/shapes";
 import { type PostRow, publicTypeSlugs } from "../posts/store";
@@ -45,6 +47,7 @@ export function revisionView(row: RevisionRow, current: boolean) {
     id: row.revision,
     created_at: row.created_at,
     current,
+    made_by: actorView(row.made_by_kind, row.made_by_id, row.made_by_name),
     title: row.title,
     summary: row.summary,
     blocks_json: parseBlocks(row.blocks_json),
@@ -97,6 +100,8 @@ export async function restoreRevision(
   const post = await resolveEditablePost(env.DB, key.siteId, target.reference, target.language, now);
   const revision = await getRevision(env.DB, key.siteId, post.id, target.revision);
   if (!revision) throw revisionNotFound();
+  // A restore is an edit: the roles' rules of a PATCH (posts/roles.ts).
+  checkChange(key, post, now, "Restoring a revision of this post");
   const site = await keySite(env.DB, key);
   const publicTypes = await publicTypeSlugs(env.DB, key.siteId);
   const apply = async (existing: PostRow): Promise<PostRow> => ({
@@ -111,7 +116,7 @@ export async function restoreRevision(
     pending.effects = editEffects(site, existing, next, now, publicTypes, env.PLATFORM_DOMAIN);
     return pending.effects.map((effect) => effectAfterUpdateStatement(env.DB, effect, now));
   };
-  const { next } = await editPost(env, key.siteId, post, apply, extra, precondition);
+  const { next } = await editPost(env, key.siteId, post, actorStamp(key), apply, extra, precondition);
   await deliverEffects(env, services, pending.effects);
   return { post: next, site };
 }

@@ -8,7 +8,7 @@ import { keyAuth } from "../keys/middleware";
 import { languageParam } from "../posts/resolve";
 import { parseIfMatch, revisionTag } from "../posts/revision-tag";
 import { IfMatchHeaders, LanguageQuery, RefParam } from "../posts/routes";
-import { PostSeoSchema, PostSummarySchema, postSummary } from "../posts/shapes";
+import { ActorSchema, PostSeoSchema, PostSummarySchema, postSummary } from "../posts/shapes";
 import {
   postRevisions,
   REVISIONS_DEFAULT_LIMIT,
@@ -26,6 +26,10 @@ const RevisionSchema = z
       .openapi({ description: 'The revision number: the N of the post\'s ETag "rev-N" then' }),
     created_at: z.string(),
     current: z.boolean().openapi({ description: "This revision is the post's content as it is now" }),
+    made_by: ActorSchema.openapi({
+      description:
+        "Who made this revision: the API key (by its name then) or the signed-in person (by display name); null for revisions made before this was recorded",
+    }),
     title: z.string(),
     summary: z.string().nullable(),
     blocks_json: z

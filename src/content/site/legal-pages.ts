@@ -22,6 +22,7 @@ import { deliverEffects, type PostEffect } from "../core/effects/pending";
 import { effectAfterUpdateStatement } from "../core/effects/store";
 import { sha256Base64url } from "../keys/key-hash";
 import { blocksText } from "../posts/input";
+import { type ActorStamp, creationStamp } from "../posts/roles";
 import { editEffects, editPost } from "../posts/service";
 import { isValidSlug } from "../posts/slug";
 import {
@@ -33,6 +34,11 @@ import {
 } from "../posts/store";
 import { legalPageOf, legalPagesOf } from "./legal-pages-store";
 import { getPostType, getSite, INACTIVE_SITE_STATUSES } from "./store";
+
+/** Who writes a legal page: the staff person generating it through sites (no name is read for it). */
+function generator(userId: string): ActorStamp {
+  return { kind: "person", id: userId, name: null };
+}
 
 const TITLE_MAX = 300;
 const DOCUMENT_RE = /^[a-z0-9][a-z0-9-]{0,63}$/;
@@ -184,6 +190,9 @@ async function writeLegalPage(env: Env, services: Services, input: LegalPageWrit
         featured_image_id: null,
         seo_json: "{}",
         created_by_key_id: null,
+        // The person who generated it (through sites; identity's display name is not read here).
+        ...creationStamp(generator(input.user_id)),
+        review_requested: 0,
         fields: JSON.stringify({ ...input.fields, gerador_hash: body.hash }),
         created_at: now,
         updated_at: now,
@@ -200,7 +209,7 @@ async function writeLegalPage(env: Env, services: Services, input: LegalPageWrit
     if (existing.post_type !== "page") {
       return refused("SLUG_TAKEN", `A post that is not a page already uses the slug ${input.slug}.`);
     }
-    return adoptOrRegenerate(env, services, site, existing, body, input.fields, page);
+    return adoptOrRegenerate(env, services, site, existing, body, input, page);
   }
   return refused("SLUG_TAKEN", `The slug ${input.slug} is taken in the site's language.`);
 }
@@ -211,9 +220,10 @@ async function adoptOrRegenerate(
   site: NonNullable<Awaited<ReturnType<typeof getSite>>>,
   first: PostRow,
   body: { title: string; blocks_json: string; hash: string },
-  fields: LegalPageWrite["fields"],
+  input: Pick<LegalPageWrite, "fields" | "user_id">,
   page: (row: PostRow) => LegalPage,
 ): Promise<LegalPageResult> {
+  const { fields } = input;
   const planned = nextOf(first, body, fields, await isUntouched(first));
   const result = (resultado: LegalPageOutcome, row: PostRow): LegalPageResult => ({
     ok: true,
@@ -232,6 +242,7 @@ async function adoptOrRegenerate(
     env,
     site.id,
     first,
+    generator(input.user_id),
     async (existing) => {
       const decided = nextOf(existing, body, fields, await isUntouched(existing));
       resultado = decided.resultado;
