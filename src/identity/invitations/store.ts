@@ -1,8 +1,13 @@
-/** Invitations to an organization or one of its sites; only the token's hash is stored. */
-import type { invitations } from "../../../schema/identity";
+/**
+ * Invitations to an organization or one of its sites; only the token's hash is stored. Queries go through
+ * drizzle's query builder, except the acceptance's claim (the owner rule written into the UPDATE) and its
+ * writes guarded by the claim (`INSERT … SELECT … WHERE` the claim won).
+ */
+import { and, desc, eq, exists, getTableColumns, gt, isNotNull, isNull, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { invitations, transfers } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
-import type { Row } from "../../lib/rows";
-import { batch, type Outcome } from "../../lib/sql";
+import { batch, type Outcome, prepared } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 import { isUniqueViolation } from "../core/d1-errors";
 import { keepsAnOwnerSql, ownerRoleSql, titularFixup } from "../members/store";
@@ -10,8 +15,7 @@ import { keepsAnOwnerSql, ownerRoleSql, titularFixup } from "../members/store";
 /** An invitation as read back: never its token's hash. */
 export type InvitationRow = Omit<typeof invitations.$inferSelect, "token_hash">;
 
-const COLUMNS =
-  "id, org_id, site_id, scope, email, role, invited_by, created_at, expires_at, accepted_at, revoked_at";
+const { token_hash: _tokenHash, ...COLUMNS } = getTableColumns(invitations);
 
 /**
  * Whose invitations a request may touch: an organization's (both scopes) or one site's. An id from
@@ -19,10 +23,8 @@ const COLUMNS =
  */
 export type InvitationOwner = { orgId: string } | { siteId: string };
 
-function ownerFilter(owner: InvitationOwner): { sql: string; value: string } {
-  return "siteId" in owner
-    ? { sql: "site_id = ?", value: owner.siteId }
-    : { sql: "org_id = ?", value: owner.orgId };
+function ownerFilter(owner: InvitationOwner) {
+  return "siteId" in owner ? eq(invitations.site_id, owner.siteId) : eq(invitations.org_id, owner.orgId);
 }
 
 export async function insertInvitation(
@@ -39,38 +41,39 @@ export async function insertInvitation(
   },
   event?: D1PreparedStatement,
 ) {
-  const insert = db
-    .prepare(
-      `INSERT INTO invitations (id, org_id, site_id, scope, email, role, token_hash, invited_by, created_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .bind(
-      input.id,
-      input.orgId,
-      input.siteId,
-      input.siteId ? "site" : "org",
-      input.email,
-      input.role,
-      input.tokenHash,
-      input.invitedBy,
-      nowIso(),
-      input.expiresAt,
-    );
+  const insert = drizzle(db)
+    .insert(invitations)
+    .values({
+      id: input.id,
+      org_id: input.orgId,
+      site_id: input.siteId,
+      scope: input.siteId ? "site" : "org",
+      email: input.email,
+      role: input.role,
+      token_hash: input.tokenHash,
+      invited_by: input.invitedBy,
+      created_at: nowIso(),
+      expires_at: input.expiresAt,
+    });
   await batch(db, event ? [insert, event] : [insert]);
 }
 
 /** Pending (unaccepted, unrevoked, unexpired) invitations, newest first. */
 export async function listPendingInvitations(db: D1Database, owner: InvitationOwner) {
-  const filter = ownerFilter(owner);
-  const { results } = await db
-    .prepare(
-      `SELECT ${COLUMNS} FROM invitations
-       WHERE ${filter.sql} AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ?
-       ORDER BY created_at DESC LIMIT 200`,
+  return drizzle(db)
+    .select(COLUMNS)
+    .from(invitations)
+    .where(
+      and(
+        ownerFilter(owner),
+        isNull(invitations.accepted_at),
+        isNull(invitations.revoked_at),
+        gt(invitations.expires_at, nowIso()),
+      ),
     )
-    .bind(filter.value, nowIso())
-    .all<InvitationRow>();
-  return results;
+    .orderBy(desc(invitations.created_at))
+    .limit(200)
+    .all();
 }
 
 /** False when no pending invitation matched. */
@@ -80,12 +83,17 @@ export async function revokePendingInvitation(
   owner: InvitationOwner,
   event?: D1PreparedStatement,
 ): Promise<boolean> {
-  const filter = ownerFilter(owner);
-  const revoke = db
-    .prepare(
-      `UPDATE invitations SET revoked_at = ? WHERE id = ? AND ${filter.sql} AND accepted_at IS NULL AND revoked_at IS NULL`,
-    )
-    .bind(nowIso(), id, filter.value);
+  const revoke = drizzle(db)
+    .update(invitations)
+    .set({ revoked_at: nowIso() })
+    .where(
+      and(
+        eq(invitations.id, id),
+        ownerFilter(owner),
+        isNull(invitations.accepted_at),
+        isNull(invitations.revoked_at),
+      ),
+    );
   const [res] = await batch(db, event ? [revoke, event] : [revoke]);
   return res?.changes === 1;
 }
@@ -96,11 +104,11 @@ export async function invitationEmail(
   id: string,
   owner: InvitationOwner,
 ): Promise<string | null> {
-  const filter = ownerFilter(owner);
-  const row = await db
-    .prepare(`SELECT email FROM invitations WHERE id = ? AND ${filter.sql}`)
-    .bind(id, filter.value)
-    .first<Row<typeof invitations, "email">>();
+  const row = await drizzle(db)
+    .select({ email: invitations.email })
+    .from(invitations)
+    .where(and(eq(invitations.id, id), ownerFilter(owner)))
+    .get();
   return row?.email ?? null;
 }
 
@@ -115,28 +123,45 @@ export async function replaceInvitationToken(
   tokenHash: string,
   expiresAt: string,
 ): Promise<InvitationRow | "accepted" | null> {
-  const filter = ownerFilter(owner);
-  const row = await db
-    .prepare(
-      `UPDATE invitations SET token_hash = ?, expires_at = ?
-       WHERE id = ? AND revoked_at IS NULL AND accepted_at IS NULL AND ${filter.sql}
-       RETURNING ${COLUMNS}`,
+  const d = drizzle(db);
+  const row = await d
+    .update(invitations)
+    .set({ token_hash: tokenHash, expires_at: expiresAt })
+    .where(
+      and(
+        eq(invitations.id, id),
+        isNull(invitations.revoked_at),
+        isNull(invitations.accepted_at),
+        ownerFilter(owner),
+      ),
     )
-    .bind(tokenHash, expiresAt, id, filter.value)
-    .first<InvitationRow>();
+    .returning(COLUMNS)
+    .get();
   if (row) return row;
-  const accepted = await db
-    .prepare(
-      `SELECT 1 AS ok FROM invitations WHERE id = ? AND revoked_at IS NULL AND accepted_at IS NOT NULL AND ${filter.sql}`,
+  const accepted = await d
+    .select({ ok: sql<number>`1` })
+    .from(invitations)
+    .where(
+      and(
+        eq(invitations.id, id),
+        isNull(invitations.revoked_at),
+        isNotNull(invitations.accepted_at),
+        ownerFilter(owner),
+      ),
     )
-    .bind(id, filter.value)
-    .first();
+    .get();
   return accepted ? "accepted" : null;
 }
 
-/** The site of transfer `?1` when it was accepted as a move (not a share); NULL otherwise. */
-const MOVED_SITE =
-  "(SELECT site_id FROM transfers WHERE id = ?1 AND status = 'accepted' AND mode = 'transfer')";
+/** The site of transfer `transferId` when it was accepted as a move (not a share); NULL otherwise. */
+function movedSite(db: D1Database, transferId: string) {
+  return drizzle(db)
+    .select({ site_id: transfers.site_id })
+    .from(transfers)
+    .where(
+      and(eq(transfers.id, transferId), eq(transfers.status, "accepted"), eq(transfers.mode, "transfer")),
+    );
+}
 
 /**
  * For the batch that accepts transfer `transferId` (decided at `decidedAt`): revokes every unaccepted
@@ -145,13 +170,27 @@ const MOVED_SITE =
  * organization could not remove. Matches nothing when the transfer is a share or was not accepted.
  */
 export function revokeMovedSiteInvitations(db: D1Database, transferId: string, decidedAt: string) {
-  return db
-    .prepare(
-      `UPDATE invitations SET revoked_at = ?2
-       WHERE scope = 'site' AND accepted_at IS NULL AND revoked_at IS NULL AND site_id = ${MOVED_SITE}
-         AND EXISTS (SELECT 1 FROM transfers WHERE id = ?1 AND decided_at = ?2)`,
-    )
-    .bind(transferId, decidedAt);
+  const d = drizzle(db);
+  return prepared(
+    db,
+    d
+      .update(invitations)
+      .set({ revoked_at: decidedAt })
+      .where(
+        and(
+          eq(invitations.scope, "site"),
+          isNull(invitations.accepted_at),
+          isNull(invitations.revoked_at),
+          eq(invitations.site_id, movedSite(db, transferId)),
+          exists(
+            d
+              .select({ one: sql`1` })
+              .from(transfers)
+              .where(and(eq(transfers.id, transferId), eq(transfers.decided_at, decidedAt))),
+          ),
+        ),
+      ),
+  );
 }
 
 /**
@@ -159,23 +198,46 @@ export function revokeMovedSiteInvitations(db: D1Database, transferId: string, d
  * acceptance revoked are pending again, nothing half-done.
  */
 export function restoreMovedSiteInvitations(db: D1Database, transferId: string) {
-  return db
-    .prepare(
-      `UPDATE invitations SET revoked_at = NULL
-       WHERE scope = 'site' AND accepted_at IS NULL AND site_id = ${MOVED_SITE}
-         AND revoked_at = (SELECT decided_at FROM transfers WHERE id = ?1)`,
-    )
-    .bind(transferId);
+  const d = drizzle(db);
+  return prepared(
+    db,
+    d
+      .update(invitations)
+      .set({ revoked_at: null })
+      .where(
+        and(
+          eq(invitations.scope, "site"),
+          isNull(invitations.accepted_at),
+          eq(invitations.site_id, movedSite(db, transferId)),
+          eq(
+            invitations.revoked_at,
+            d
+              .select({ decided_at: transfers.decided_at })
+              .from(transfers)
+              .where(eq(transfers.id, transferId)),
+          ),
+        ),
+      ),
+  );
 }
 
-export function findLiveInvitationByToken(db: D1Database, tokenHash: string) {
-  return db
-    .prepare(
-      `SELECT ${COLUMNS} FROM invitations
-       WHERE token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ?`,
+export async function findLiveInvitationByToken(
+  db: D1Database,
+  tokenHash: string,
+): Promise<InvitationRow | null> {
+  const row = await drizzle(db)
+    .select(COLUMNS)
+    .from(invitations)
+    .where(
+      and(
+        eq(invitations.token_hash, tokenHash),
+        isNull(invitations.accepted_at),
+        isNull(invitations.revoked_at),
+        gt(invitations.expires_at, nowIso()),
+      ),
     )
-    .bind(tokenHash, nowIso())
-    .first<InvitationRow>();
+    .get();
+  return row ?? null;
 }
 
 /**
@@ -250,11 +312,17 @@ export async function acceptInvitation(
   }
   if ((outcomes[0]?.changes ?? 0) === 1) return "accepted";
   // The claim lost to the owner rule only if the invitation is still there to claim.
-  const open = await db
-    .prepare(
-      "SELECT 1 AS ok FROM invitations WHERE id = ? AND token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL",
+  const open = await drizzle(db)
+    .select({ ok: sql<number>`1` })
+    .from(invitations)
+    .where(
+      and(
+        eq(invitations.id, invitation.id),
+        eq(invitations.token_hash, tokenHash),
+        isNull(invitations.accepted_at),
+        isNull(invitations.revoked_at),
+      ),
     )
-    .bind(invitation.id, tokenHash)
-    .first();
+    .get();
   return open ? "last_owner" : "lost";
 }
