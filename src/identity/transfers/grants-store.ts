@@ -3,7 +3,14 @@
  * of people who are not members of the destination organization. They end in the acceptance's own batch
  * (`endOutsiderSiteMemberships`), kept aside per transfer so that an acceptance the site registry refuses
  * puts them back (`restoreOutsiderSiteMemberships`). A `share` ends nothing: the origin still owns the site.
+ * Raw SQL but for the restore's cleanup: the set-aside and restore are `INSERT … SELECT`, the delete picks
+ * rows by `rowid` through the same join, and the count reads two scalar subqueries.
  */
+
+import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { transferEndedSiteMemberships } from "../../../schema/identity";
+import { prepared } from "../../lib/sql";
 
 /** Transfer `?1` when accepted as a move at `?2` (this very decision, not an older one). */
 const ACCEPTED_MOVE =
@@ -36,7 +43,12 @@ export function restoreOutsiderSiteMemberships(db: D1Database, transferId: strin
          SELECT site_id, user_id, org_id, role, created_at FROM transfer_ended_site_memberships WHERE transfer_id = ?`,
       )
       .bind(transferId),
-    db.prepare("DELETE FROM transfer_ended_site_memberships WHERE transfer_id = ?").bind(transferId),
+    prepared(
+      db,
+      drizzle(db)
+        .delete(transferEndedSiteMemberships)
+        .where(eq(transferEndedSiteMemberships.transfer_id, transferId)),
+    ),
   ];
 }
 

@@ -1,7 +1,14 @@
-/** Transfers and shares of sites between organizations (pending until the destination decides). */
-import type { orgMemberships, orgs, transfers } from "../../../schema/identity";
+/**
+ * Transfers and shares of sites between organizations (pending until the destination decides). Queries go
+ * through drizzle's query builder, except the per-organization count of incoming transfers (it reads the
+ * role's permissions with `json_each`).
+ */
+import { and, desc, eq, gt, lte, or } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { alias } from "drizzle-orm/sqlite-core";
+import { type orgMemberships, orgs, transfers } from "../../../schema/identity";
 import type { Computed, Row } from "../../lib/rows";
-import { batch } from "../../lib/sql";
+import { type BatchEntry, batch } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 import { isUniqueViolation } from "../core/d1-errors";
 import { restoreMovedSiteInvitations, revokeMovedSiteInvitations } from "../invitations/store";
@@ -24,9 +31,29 @@ export type TransferRow = Pick<
   | "decided_at"
 > & { from_org_name: OrgName; to_org_name: OrgName };
 
-const SELECT_TRANSFERS = `SELECT t.id, t.site_id, t.from_org_id, t.to_org_id, fo.name AS from_org_name, tor.name AS to_org_name,
-  t.mode, t.share_role, t.status, t.created_at, t.expires_at, t.decided_at
-  FROM transfers t JOIN orgs fo ON fo.id = t.from_org_id JOIN orgs tor ON tor.id = t.to_org_id`;
+/** Transfers joined with both organizations' names. */
+function selectTransfers(db: D1Database) {
+  const fo = alias(orgs, "fo");
+  const tor = alias(orgs, "tor");
+  return drizzle(db)
+    .select({
+      id: transfers.id,
+      site_id: transfers.site_id,
+      from_org_id: transfers.from_org_id,
+      to_org_id: transfers.to_org_id,
+      from_org_name: fo.name,
+      to_org_name: tor.name,
+      mode: transfers.mode,
+      share_role: transfers.share_role,
+      status: transfers.status,
+      created_at: transfers.created_at,
+      expires_at: transfers.expires_at,
+      decided_at: transfers.decided_at,
+    })
+    .from(transfers)
+    .innerJoin(fo, eq(fo.id, transfers.from_org_id))
+    .innerJoin(tor, eq(tor.id, transfers.to_org_id));
+}
 
 /** Per organization where the user holds members:manage: its incoming pending transfers (zero included). */
 export async function countIncomingPendingTransfers(db: D1Database, userId: string) {
@@ -47,20 +74,23 @@ export async function countIncomingPendingTransfers(db: D1Database, userId: stri
 
 /** The organization's live pending transfers (either direction) and its accepted shares, newest first. */
 export async function listOrgTransfers(db: D1Database, orgId: string) {
-  const { results } = await db
-    .prepare(
-      `${SELECT_TRANSFERS}
-       WHERE (t.from_org_id = ?1 OR t.to_org_id = ?1)
-         AND ((t.status = 'pending' AND t.expires_at > ?2) OR (t.status = 'accepted' AND t.mode = 'share'))
-       ORDER BY t.created_at DESC LIMIT 500`,
+  return selectTransfers(db)
+    .where(
+      and(
+        or(eq(transfers.from_org_id, orgId), eq(transfers.to_org_id, orgId)),
+        or(
+          and(eq(transfers.status, "pending"), gt(transfers.expires_at, nowIso())),
+          and(eq(transfers.status, "accepted"), eq(transfers.mode, "share")),
+        ),
+      ),
     )
-    .bind(orgId, nowIso())
-    .all<TransferRow>();
-  return results;
+    .orderBy(desc(transfers.created_at))
+    .limit(500)
+    .all();
 }
 
-export function findTransfer(db: D1Database, id: string) {
-  return db.prepare(`${SELECT_TRANSFERS} WHERE t.id = ?`).bind(id).first<TransferRow>();
+export async function findTransfer(db: D1Database, id: string): Promise<TransferRow | null> {
+  return (await selectTransfers(db).where(eq(transfers.id, id)).get()) ?? null;
 }
 
 export interface NewTransfer {
@@ -75,12 +105,18 @@ export interface NewTransfer {
 }
 
 function insertTransferStatement(db: D1Database, t: NewTransfer) {
-  return db
-    .prepare(
-      `INSERT INTO transfers (id, site_id, from_org_id, to_org_id, mode, share_role, status, created_by, created_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
-    )
-    .bind(t.id, t.siteId, t.fromOrgId, t.toOrgId, t.mode, t.shareRole, t.createdBy, nowIso(), t.expiresAt);
+  return drizzle(db).insert(transfers).values({
+    id: t.id,
+    site_id: t.siteId,
+    from_org_id: t.fromOrgId,
+    to_org_id: t.toOrgId,
+    mode: t.mode,
+    share_role: t.shareRole,
+    status: "pending",
+    created_by: t.createdBy,
+    created_at: nowIso(),
+    expires_at: t.expiresAt,
+  });
 }
 
 /**
@@ -99,11 +135,16 @@ export async function insertPendingTransfer(
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
   }
-  const freed = await db
-    .prepare(
-      "UPDATE transfers SET status = 'expired' WHERE site_id = ? AND status = 'pending' AND expires_at <= ?",
+  const freed = await drizzle(db)
+    .update(transfers)
+    .set({ status: "expired" })
+    .where(
+      and(
+        eq(transfers.site_id, t.siteId),
+        eq(transfers.status, "pending"),
+        lte(transfers.expires_at, nowIso()),
+      ),
     )
-    .bind(t.siteId, nowIso())
     .run();
   if (freed.meta.changes === 0) return false;
   await batch(db, [insertTransferStatement(db, t), ...events]);
@@ -124,13 +165,12 @@ export async function decideTransfer(
   now: string,
   events: D1PreparedStatement[] = [],
 ): Promise<boolean> {
-  const decide = db
-    .prepare(
-      "UPDATE transfers SET status = ?1, decided_by = ?2, decided_at = ?3 WHERE id = ?4 AND status = 'pending' AND expires_at > ?3",
-    )
-    .bind(status, decidedBy, now, id);
+  const decide = drizzle(db)
+    .update(transfers)
+    .set({ status, decided_by: decidedBy, decided_at: now })
+    .where(and(eq(transfers.id, id), eq(transfers.status, "pending"), gt(transfers.expires_at, now)));
   // The events (conditioned on the compare-and-set) follow it at once, before anything else changes rows.
-  const statements = [decide, ...events];
+  const statements: BatchEntry[] = [decide, ...events];
   if (status === "accepted") {
     statements.push(revokeMovedSiteInvitations(db, id, now), ...endOutsiderSiteMemberships(db, id, now));
   }
@@ -143,9 +183,10 @@ export async function reopenTransfer(db: D1Database, id: string, events: D1Prepa
   await batch(db, [
     restoreMovedSiteInvitations(db, id),
     ...restoreOutsiderSiteMemberships(db, id),
-    db
-      .prepare("UPDATE transfers SET status = 'pending', decided_by = NULL, decided_at = NULL WHERE id = ?")
-      .bind(id),
+    drizzle(db)
+      .update(transfers)
+      .set({ status: "pending", decided_by: null, decided_at: null })
+      .where(eq(transfers.id, id)),
     ...events,
   ]);
 }
