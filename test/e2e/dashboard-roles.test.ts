@@ -68,9 +68,9 @@ async function named(person: Person, name: string) {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
-const site = (w: World) => `/api/v1/sites/${w.site.id}`;
+const site = (w: Pick<World, "site">) => `/api/v1/sites/${w.site.id}`;
 
-async function draftOf(w: World, person: Person, title: string): Promise<string> {
+async function draftOf(w: Pick<World, "site">, person: Person, title: string): Promise<string> {
   const made = await call<{ id: string }>("POST", `${site(w)}/posts`, {
     token: person.token,
     body: { title, status: "draft" },
@@ -297,7 +297,7 @@ describe("a removed editor", () => {
     const made = await createSite(owner.access_token, org.id);
     const editor = await invite(owner, made.id, "editor");
     await named(editor, "Soon gone");
-    const w = { site: made } as World;
+    const w = { site: made };
     const id = await draftOf(w, editor, "Before");
     const removed = await call("DELETE", `/api/v1/auth/sites/${made.id}/members/${editor.userId}`, {
       token: owner.access_token,

@@ -56,12 +56,12 @@ const SCOPES_OF: Partial<Record<SitePermission, readonly Scope[]>> = {
   code: ["site:code"],
 };
 
-export function scopesOfPermissions(permissions: ReadonlySet<SitePermission>): Set<Scope> {
+function scopesOfPermissions(permissions: ReadonlySet<SitePermission>): Set<Scope> {
   return new Set([...permissions].flatMap((p) => SCOPES_OF[p] ?? []));
 }
 
 /** The gate and idempotency scope of a person on a site: one per (person, site). */
-export function personKeyId(userId: string, siteId: string): string {
+function personKeyId(userId: string, siteId: string): string {
   return `person:${userId}:${siteId}`;
 }
 
