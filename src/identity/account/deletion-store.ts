@@ -1,14 +1,33 @@
 /**
  * The account's deletion in the identity database (issue 24 §2): the request (one batch, the last-owner
  * rule evaluated inside its INSERT), the cancel, and the erasure after the grace period (one batch whose
- * first statement claims the row, so the erasure runs once however often the cron runs).
+ * first statement claims the row, so the erasure runs once however often the cron runs). Queries go through
+ * drizzle's query builder, except the last-owner reads and the request's `INSERT … SELECT` guarded by them
+ * (the owner rule over role rows) and the cancel's reactivation chained on `changes()`.
  */
 
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, exists, gt, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { accountDeletions, type orgMemberships, type orgs as orgsTable } from "../../../schema/identity";
-import type { Computed, Present, Row } from "../../lib/rows";
-import { batch, query } from "../../lib/sql";
+import { alias } from "drizzle-orm/sqlite-core";
+import {
+  accountDeletions,
+  emailAddresses,
+  orgMemberships,
+  type orgs as orgsTable,
+  otpCodes,
+  passkeyCeremonies,
+  passkeys,
+  phones,
+  platformOperators,
+  recoveryCodes,
+  sessions,
+  siteMemberships,
+  totpFactors,
+  transferEndedSiteMemberships,
+  users,
+} from "../../../schema/identity";
+import type { Computed, Row } from "../../lib/rows";
+import { type BatchEntry, batch, query } from "../../lib/sql";
 import { ownerRoleSql, pendingDeletionSql, titularFixup } from "../members/store";
 
 /** How long a deleted account waits, disabled, before its personal data is erased. */
@@ -44,8 +63,24 @@ export async function lastOwnerships(db: D1Database, userId: string) {
   return { orgs: orgs.rows, siteIds: sites.rows.map((r) => r.id) };
 }
 
-/** SQL true while the account `?1` has a deletion pending (not yet erased). */
-const PENDING = "EXISTS (SELECT 1 FROM account_deletions d WHERE d.user_id = ?1 AND d.erased_at IS NULL)";
+/** True while the account `userId` has a deletion pending (not yet erased). */
+function pending(db: D1Database, userId: string) {
+  const d = alias(accountDeletions, "d");
+  return exists(
+    drizzle(db)
+      .select({ one: sql`1` })
+      .from(d)
+      .where(and(eq(d.user_id, userId), isNull(d.erased_at))),
+  );
+}
+
+/** The addresses of account `userId`. */
+function addressesOf(db: D1Database, userId: string) {
+  return drizzle(db)
+    .select({ address: emailAddresses.address })
+    .from(emailAddresses)
+    .where(eq(emailAddresses.user_id, userId));
+}
 
 /**
  * The deletion request's batch: the pending row (only when the account is nobody's last owner: the
@@ -59,7 +94,8 @@ export function requestDeletionStatements(
   userId: string,
   at: { now: string; eraseAfter: string },
   event: D1PreparedStatement,
-) {
+): BatchEntry[] {
+  const d = drizzle(db);
   return [
     db
       .prepare(
@@ -69,26 +105,27 @@ export function requestDeletionStatements(
       )
       .bind(userId, at.now, at.eraseAfter),
     event,
-    db
-      .prepare(
-        `UPDATE users SET status = 'disabled', credential_epoch = credential_epoch + 1, updated_at = ?2
-         WHERE id = ?1 AND status = 'active' AND ${PENDING}`,
-      )
-      .bind(userId, at.now),
-    db
-      .prepare(
-        `UPDATE sessions SET revoked_at = ?2, revoked_reason = 'account_deleted'
-         WHERE user_id = ?1 AND revoked_at IS NULL AND ${PENDING}`,
-      )
-      .bind(userId, at.now),
-    db
-      .prepare(
-        `UPDATE otp_codes SET used_at = ?2
-         WHERE used_at IS NULL AND ${PENDING}
-           AND (user_id = ?1
-                OR (user_id IS NULL AND target IN (SELECT address FROM email_addresses WHERE user_id = ?1)))`,
-      )
-      .bind(userId, at.now),
+    d
+      .update(users)
+      .set({ status: "disabled", credential_epoch: sql`${users.credential_epoch} + 1`, updated_at: at.now })
+      .where(and(eq(users.id, userId), eq(users.status, "active"), pending(db, userId))),
+    d
+      .update(sessions)
+      .set({ revoked_at: at.now, revoked_reason: "account_deleted" })
+      .where(and(eq(sessions.user_id, userId), isNull(sessions.revoked_at), pending(db, userId))),
+    d
+      .update(otpCodes)
+      .set({ used_at: at.now })
+      .where(
+        and(
+          isNull(otpCodes.used_at),
+          pending(db, userId),
+          or(
+            eq(otpCodes.user_id, userId),
+            and(isNull(otpCodes.user_id), inArray(otpCodes.target, addressesOf(db, userId))),
+          ),
+        ),
+      ),
   ];
 }
 
@@ -121,11 +158,17 @@ export function cancelDeletionStatements(
   userId: string,
   now: string,
   event: D1PreparedStatement,
-) {
+): BatchEntry[] {
   return [
-    db
-      .prepare("DELETE FROM account_deletions WHERE user_id = ?1 AND erased_at IS NULL AND erase_after > ?2")
-      .bind(userId, now),
+    drizzle(db)
+      .delete(accountDeletions)
+      .where(
+        and(
+          eq(accountDeletions.user_id, userId),
+          isNull(accountDeletions.erased_at),
+          gt(accountDeletions.erase_after, now),
+        ),
+      ),
     db
       .prepare(
         "UPDATE users SET status = 'active', updated_at = ?2 WHERE id = ?1 AND status = 'disabled' AND changes() > 0",
@@ -137,41 +180,54 @@ export function cancelDeletionStatements(
 
 /** Accounts whose grace period ended by `now` and that are not erased yet (oldest first). */
 export async function dueDeletions(db: D1Database, now: string, limit: number) {
-  const { results } = await db
-    .prepare(
-      `SELECT d.user_id, (SELECT address FROM email_addresses e WHERE e.user_id = d.user_id AND e.is_primary = 1) AS address
-       FROM account_deletions d WHERE d.erased_at IS NULL AND d.erase_after <= ? ORDER BY d.erase_after LIMIT ?`,
-    )
-    .bind(now, limit)
-    .all<Row<typeof accountDeletions, "user_id"> & Computed<{ address: string | null }>>();
-  return results;
+  const d = drizzle(db);
+  const primary = d
+    .select({ address: emailAddresses.address })
+    .from(emailAddresses)
+    .where(and(eq(emailAddresses.user_id, accountDeletions.user_id), eq(emailAddresses.is_primary, 1)));
+  return d
+    .select({ user_id: accountDeletions.user_id, address: sql<string | null>`(${primary})` })
+    .from(accountDeletions)
+    .where(and(isNull(accountDeletions.erased_at), lte(accountDeletions.erase_after, now)))
+    .orderBy(accountDeletions.erase_after)
+    .limit(limit)
+    .all();
 }
 
 /** The organizations the account is a member of (their titular owner may pass on at the erasure). */
 export async function memberOrgIds(db: D1Database, userId: string): Promise<string[]> {
-  const { results } = await db
-    .prepare("SELECT org_id FROM org_memberships WHERE user_id = ?")
-    .bind(userId)
-    .all<Row<typeof orgMemberships, "org_id">>();
+  const results = await drizzle(db)
+    .select({ org_id: orgMemberships.org_id })
+    .from(orgMemberships)
+    .where(eq(orgMemberships.user_id, userId))
+    .all();
   return results.map((r) => r.org_id);
 }
 
-/** SQL true once this run's claim (`erased_at = ?2`) is the row's: every erasing statement needs it. */
-const CLAIMED = "EXISTS (SELECT 1 FROM account_deletions d WHERE d.user_id = ?1 AND d.erased_at = ?2)";
+/** True once this run's claim (`erased_at = now`) is the row's: every erasing statement needs it. */
+function claimed(db: D1Database, userId: string, now: string) {
+  const d = alias(accountDeletions, "d");
+  return exists(
+    drizzle(db)
+      .select({ one: sql`1` })
+      .from(d)
+      .where(and(eq(d.user_id, userId), eq(d.erased_at, now))),
+  );
+}
 
 /** Tables whose rows are the account's personal data or credentials: they go at the erasure. */
 const ERASED_TABLES = [
-  "email_addresses",
-  "phones",
-  "totp_factors",
-  "recovery_codes",
-  "passkeys",
-  "passkey_ceremonies",
-  "sessions",
-  "org_memberships",
-  "site_memberships",
-  "platform_operators",
-  "transfer_ended_site_memberships",
+  emailAddresses,
+  phones,
+  totpFactors,
+  recoveryCodes,
+  passkeys,
+  passkeyCeremonies,
+  sessions,
+  orgMemberships,
+  siteMemberships,
+  platformOperators,
+  transferEndedSiteMemberships,
 ] as const;
 
 /**
@@ -187,49 +243,57 @@ export function eraseStatements(
   now: string,
   orgIds: string[],
   event: D1PreparedStatement,
-) {
+): BatchEntry[] {
+  const d = drizzle(db);
   return [
-    db
-      .prepare(
-        "UPDATE account_deletions SET erased_at = ?2 WHERE user_id = ?1 AND erased_at IS NULL AND erase_after <= ?2",
-      )
-      .bind(userId, now),
+    d
+      .update(accountDeletions)
+      .set({ erased_at: now })
+      .where(
+        and(
+          eq(accountDeletions.user_id, userId),
+          isNull(accountDeletions.erased_at),
+          lte(accountDeletions.erase_after, now),
+        ),
+      ),
     event,
-    db
-      .prepare(
-        `DELETE FROM otp_codes WHERE ${CLAIMED}
-           AND (user_id = ?1 OR target IN (SELECT address FROM email_addresses WHERE user_id = ?1))`,
-      )
-      .bind(userId, now),
+    d
+      .delete(otpCodes)
+      .where(
+        and(
+          claimed(db, userId, now),
+          or(eq(otpCodes.user_id, userId), inArray(otpCodes.target, addressesOf(db, userId))),
+        ),
+      ),
     ...ERASED_TABLES.map((table) =>
-      db.prepare(`DELETE FROM ${table} WHERE user_id = ?1 AND ${CLAIMED}`).bind(userId, now),
+      d.delete(table).where(and(eq(table.user_id, userId), claimed(db, userId, now))),
     ),
-    db
-      .prepare(
-        `UPDATE users SET password_hash = NULL, display_name = NULL, status = 'disabled', updated_at = ?2
-         WHERE id = ?1 AND ${CLAIMED}`,
-      )
-      .bind(userId, now),
+    d
+      .update(users)
+      .set({ password_hash: null, display_name: null, status: "disabled", updated_at: now })
+      .where(and(eq(users.id, userId), claimed(db, userId, now))),
     ...orgIds.map((orgId) => titularFixup(db, orgId)),
   ];
 }
 
 /** Erased accounts content has not been told of yet. */
 export async function unnotifiedErasures(db: D1Database, limit: number) {
-  const { results } = await db
-    .prepare(
-      "SELECT user_id, erased_at FROM account_deletions WHERE erased_at IS NOT NULL AND content_notified_at IS NULL LIMIT ?",
-    )
-    .bind(limit)
-    .all<Present<Row<typeof accountDeletions, "user_id" | "erased_at">, "erased_at">>();
-  return results;
+  return drizzle(db)
+    .select({
+      user_id: accountDeletions.user_id,
+      // Present: the WHERE clause proves it.
+      erased_at: sql<string>`${accountDeletions.erased_at}`,
+    })
+    .from(accountDeletions)
+    .where(and(isNotNull(accountDeletions.erased_at), isNull(accountDeletions.content_notified_at)))
+    .limit(limit)
+    .all();
 }
 
 export function markContentNotified(db: D1Database, userId: string, now: string) {
-  return db
-    .prepare(
-      "UPDATE account_deletions SET content_notified_at = ? WHERE user_id = ? AND content_notified_at IS NULL",
-    )
-    .bind(now, userId)
+  return drizzle(db)
+    .update(accountDeletions)
+    .set({ content_notified_at: now })
+    .where(and(eq(accountDeletions.user_id, userId), isNull(accountDeletions.content_notified_at)))
     .run();
 }
