@@ -54,7 +54,30 @@ async function siteMember(ownerToken: string, siteId: string, role: string) {
   return { session: accepted.body, email };
 }
 
-const ALL = ["read", "settings", "applets", "themes", "legal", "code", "integrations", "delete"];
+/** Content's permissions (issue 34), in the model's order. */
+const CONTENT = [
+  "posts:read",
+  "posts:write_own",
+  "posts:publish",
+  "posts:edit_any",
+  "media:read",
+  "media:upload",
+];
+const ALL = [
+  ...["read", "settings", "applets", "themes", "legal", "code", "integrations", "delete"],
+  ...[...CONTENT, "taxonomy:manage", "authors:manage", "leads:read"],
+];
+/** site_editor: the site's look and everyone's content, no leads. */
+const EDITOR = [
+  "read",
+  "settings",
+  "applets",
+  "themes",
+  "legal",
+  ...CONTENT,
+  "taxonomy:manage",
+  "authors:manage",
+];
 
 describe("GET /api/v1/auth/me", () => {
   it("the account, its organizations with names and roles, and its site memberships", async () => {
@@ -115,7 +138,7 @@ describe("GET /api/v1/sites through the gateway", () => {
     const editor = await siteMember(owner.access_token, a.id, "site_editor");
     const edited = await call<Page>("GET", "/api/v1/sites", { token: editor.session.access_token });
     expect(edited.body.items.map((s) => [s.id, s.role])).toEqual([[a.id, "site_editor"]]);
-    expect(edited.body.items[0]!.permissions).toEqual(["read", "settings", "applets", "themes", "legal"]);
+    expect(edited.body.items[0]!.permissions).toEqual(EDITOR);
 
     // Tenant walls: another tenant's organization or search term lists nothing of theirs.
     for (const q of [`org_id=${strangerOrg.id}`, `q=${theirs.slug}`]) {
