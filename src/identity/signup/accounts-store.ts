@@ -1,9 +1,10 @@
-/** Accounts and their e-mail addresses. */
-import { eq } from "drizzle-orm";
+/** Accounts and their e-mail addresses, through drizzle's query builder. */
+import { and, desc, eq, inArray, isNotNull, isNull, lte, or, type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { type emailAddresses, users } from "../../../schema/identity";
+import { emailAddresses, otpCodes, users } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
 import type { Computed, Row } from "../../lib/rows";
+import { prepared } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 
 export type UserStatus = (typeof users.$inferSelect)["status"];
@@ -20,24 +21,41 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** SQL true when the address row `e` may sign in and recover now: proven and past its cooling-off. */
-const USABLE = "(e.verified_at IS NOT NULL AND (e.usable_at IS NULL OR e.usable_at <= ?))";
+/** True when the address row may sign in and recover now: proven and past its cooling-off. */
+function usable(now: string): SQL | undefined {
+  return and(
+    isNotNull(emailAddresses.verified_at),
+    or(isNull(emailAddresses.usable_at), lte(emailAddresses.usable_at, now)),
+  );
+}
+
+/** The login candidate's columns, `verified` as given. */
+function candidateColumns(verified: SQL<number>) {
+  return {
+    user_id: users.id,
+    status: users.status,
+    password_hash: users.password_hash,
+    credential_epoch: users.credential_epoch,
+    address: emailAddresses.address,
+    verified,
+  };
+}
 
 /**
  * The account an address logs into: the account holding it verified, else the newest account with it
  * pending (that one can only learn it is unverified, and only after its password matched). An address
  * still cooling off counts as not verified, so its password login is the stranger's 401.
  */
-export function findLoginCandidate(db: D1Database, address: string) {
-  return db
-    .prepare(
-      `SELECT u.id AS user_id, u.status, u.password_hash, u.credential_epoch, e.address, ${USABLE} AS verified
-       FROM email_addresses e JOIN users u ON u.id = e.user_id
-       WHERE e.address = ?
-       ORDER BY (e.verified_at IS NOT NULL) DESC, e.created_at DESC LIMIT 1`,
-    )
-    .bind(nowIso(), address)
-    .first<LoginCandidate>();
+export async function findLoginCandidate(db: D1Database, address: string): Promise<LoginCandidate | null> {
+  const row = await drizzle(db)
+    .select(candidateColumns(sql<number>`${usable(nowIso())}`))
+    .from(emailAddresses)
+    .innerJoin(users, eq(users.id, emailAddresses.user_id))
+    .where(eq(emailAddresses.address, address))
+    .orderBy(desc(isNotNull(emailAddresses.verified_at)), desc(emailAddresses.created_at))
+    .limit(1)
+    .get();
+  return row ?? null;
 }
 
 /**
@@ -45,21 +63,19 @@ export function findLoginCandidate(db: D1Database, address: string) {
  * address still cooling off has no owner here, exactly like an unknown one. `includeCoolingOff` finds
  * the holder anyway, for uses that are not a way into the account (the signup existing-account notice).
  */
-export function findVerifiedOwner(
+export async function findVerifiedOwner(
   db: D1Database,
   address: string,
   options: { includeCoolingOff?: boolean } = {},
-) {
-  const condition = options.includeCoolingOff ? "e.verified_at IS NOT NULL" : USABLE;
-  const params = options.includeCoolingOff ? [address] : [address, nowIso()];
-  return db
-    .prepare(
-      `SELECT u.id AS user_id, u.status, u.password_hash, u.credential_epoch, e.address, 1 AS verified
-       FROM email_addresses e JOIN users u ON u.id = e.user_id
-       WHERE e.address = ? AND ${condition}`,
-    )
-    .bind(...params)
-    .first<LoginCandidate>();
+): Promise<LoginCandidate | null> {
+  const condition = options.includeCoolingOff ? isNotNull(emailAddresses.verified_at) : usable(nowIso());
+  const row = await drizzle(db)
+    .select(candidateColumns(sql<number>`1`))
+    .from(emailAddresses)
+    .innerJoin(users, eq(users.id, emailAddresses.user_id))
+    .where(and(eq(emailAddresses.address, address), condition))
+    .get();
+  return row ?? null;
 }
 
 export type UserRow = Pick<
@@ -83,10 +99,11 @@ export async function getUser(db: D1Database, userId: string): Promise<UserRow |
 }
 
 export async function primaryEmail(db: D1Database, userId: string): Promise<string | null> {
-  const row = await db
-    .prepare("SELECT address FROM email_addresses WHERE user_id = ? AND is_primary = 1")
-    .bind(userId)
-    .first<Row<typeof emailAddresses, "address">>();
+  const row = await drizzle(db)
+    .select({ address: emailAddresses.address })
+    .from(emailAddresses)
+    .where(and(eq(emailAddresses.user_id, userId), eq(emailAddresses.is_primary, 1)))
+    .get();
   return row?.address ?? null;
 }
 
@@ -94,17 +111,29 @@ export async function primaryEmail(db: D1Database, userId: string): Promise<stri
 export function pendingAccountStatements(db: D1Database, address: string, passwordHash: string) {
   const userId = newId();
   const now = nowIso();
+  const d = drizzle(db);
   const statements = [
-    db
-      .prepare(
-        "INSERT INTO users (id, status, password_hash, created_at, updated_at) VALUES (?, 'pending_verification', ?, ?, ?)",
-      )
-      .bind(userId, passwordHash, now, now),
-    db
-      .prepare(
-        "INSERT INTO email_addresses (id, user_id, address, verified_at, is_primary, created_at) VALUES (?, ?, ?, NULL, 1, ?)",
-      )
-      .bind(newId(), userId, address, now),
+    prepared(
+      db,
+      d.insert(users).values({
+        id: userId,
+        status: "pending_verification",
+        password_hash: passwordHash,
+        created_at: now,
+        updated_at: now,
+      }),
+    ),
+    prepared(
+      db,
+      d.insert(emailAddresses).values({
+        id: newId(),
+        user_id: userId,
+        address,
+        verified_at: null,
+        is_primary: 1,
+        created_at: now,
+      }),
+    ),
   ];
   return { userId, statements };
 }
@@ -116,23 +145,29 @@ export function pendingAccountStatements(db: D1Database, address: string, passwo
  */
 export function activationStatements(db: D1Database, userId: string, address: string): D1PreparedStatement[] {
   const now = nowIso();
+  const d = drizzle(db);
   return [
-    db
-      .prepare(
-        "UPDATE email_addresses SET verified_at = ? WHERE user_id = ? AND address = ? AND verified_at IS NULL",
-      )
-      .bind(now, userId, address),
-    db
-      .prepare(
-        "UPDATE users SET status = 'active', updated_at = ? WHERE id = ? AND status = 'pending_verification'",
-      )
-      .bind(now, userId),
-    db
-      .prepare(
-        "UPDATE otp_codes SET used_at = ? WHERE purpose = 'email_verify' AND target = ? AND used_at IS NULL",
-      )
-      .bind(now, address),
-  ];
+    d
+      .update(emailAddresses)
+      .set({ verified_at: now })
+      .where(
+        and(
+          eq(emailAddresses.user_id, userId),
+          eq(emailAddresses.address, address),
+          isNull(emailAddresses.verified_at),
+        ),
+      ),
+    d
+      .update(users)
+      .set({ status: "active", updated_at: now })
+      .where(and(eq(users.id, userId), eq(users.status, "pending_verification"))),
+    d
+      .update(otpCodes)
+      .set({ used_at: now })
+      .where(
+        and(eq(otpCodes.purpose, "email_verify"), eq(otpCodes.target, address), isNull(otpCodes.used_at)),
+      ),
+  ].map((write) => prepared(db, write));
 }
 
 /** The one-time codes and link tokens a password change or reset voids (every purpose that lets in). */
@@ -153,42 +188,67 @@ const PASSWORD_VOIDED_PURPOSES = [
  */
 export function setPasswordStatements(db: D1Database, userId: string, passwordHash: string) {
   const now = nowIso();
-  const purposes = PASSWORD_VOIDED_PURPOSES.map((p) => `'${p}'`).join(", ");
+  const d = drizzle(db);
   return [
-    db
-      .prepare(
-        "UPDATE users SET password_hash = ?1, updated_at = ?2, credential_epoch = credential_epoch + 1 WHERE id = ?3",
-      )
-      .bind(passwordHash, now, userId),
-    db
-      .prepare(
-        `UPDATE otp_codes SET used_at = ?1
-         WHERE used_at IS NULL AND purpose IN (${purposes})
-           AND (user_id = ?2
-                OR (user_id IS NULL AND target IN (SELECT address FROM email_addresses WHERE user_id = ?2)))`,
-      )
-      .bind(now, userId),
-  ];
+    d
+      .update(users)
+      .set({
+        password_hash: passwordHash,
+        updated_at: now,
+        credential_epoch: sql`${users.credential_epoch} + 1`,
+      })
+      .where(eq(users.id, userId)),
+    d
+      .update(otpCodes)
+      .set({ used_at: now })
+      .where(
+        and(
+          isNull(otpCodes.used_at),
+          inArray(otpCodes.purpose, [...PASSWORD_VOIDED_PURPOSES]),
+          or(
+            eq(otpCodes.user_id, userId),
+            and(
+              isNull(otpCodes.user_id),
+              inArray(
+                otpCodes.target,
+                d
+                  .select({ address: emailAddresses.address })
+                  .from(emailAddresses)
+                  .where(eq(emailAddresses.user_id, userId)),
+              ),
+            ),
+          ),
+        ),
+      ),
+  ].map((write) => prepared(db, write));
 }
 
 /** The account's credential epoch (null: no such account). */
 export async function credentialEpoch(db: D1Database, userId: string): Promise<number | null> {
-  const row = await db
-    .prepare("SELECT credential_epoch FROM users WHERE id = ?")
-    .bind(userId)
-    .first<Row<typeof users, "credential_epoch">>();
+  const row = await drizzle(db)
+    .select({ credential_epoch: users.credential_epoch })
+    .from(users)
+    .where(eq(users.id, userId))
+    .get();
   return row?.credential_epoch ?? null;
 }
 
 /** A write that changes nothing, for a decoy batch shaped like a real one. */
 export function noOpUserStatement(db: D1Database, userId: string) {
-  return db.prepare("UPDATE users SET updated_at = updated_at WHERE id = ?").bind(userId);
+  return prepared(
+    db,
+    drizzle(db)
+      .update(users)
+      .set({ updated_at: sql`${users.updated_at}` })
+      .where(eq(users.id, userId)),
+  );
 }
 
 /** Only upgrades when the stored hash is still the one that was verified (a concurrent change wins). */
 export async function upgradePasswordHash(db: D1Database, userId: string, oldHash: string, newHash: string) {
-  await db
-    .prepare("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ? AND password_hash = ?")
-    .bind(newHash, nowIso(), userId, oldHash)
+  await drizzle(db)
+    .update(users)
+    .set({ password_hash: newHash, updated_at: nowIso() })
+    .where(and(eq(users.id, userId), eq(users.password_hash, oldHash)))
     .run();
 }
