@@ -290,6 +290,33 @@ describe("the site roles on the dashboard's content routes (issue 34)", () => {
   });
 });
 
+describe("a person's quotas and idempotency are the key's, per (person, site)", () => {
+  it("writes take the write quota with its headers; one Idempotency-Key replays for its person only", async () => {
+    const idem = `draft-${Math.random().toString(36).slice(2, 10)}`;
+    const send = (person: Person) =>
+      call<{ id: string }>("POST", `${site(world)}/posts`, {
+        token: person.token,
+        body: { title: "Once", status: "draft" },
+        headers: { "idempotency-key": idem },
+      });
+    const first = await send(world.people.editor);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(first.headers.get("ratelimit-policy")).toBe('"writes";q=60;w=60');
+    expect(first.headers.get("ratelimit")).toMatch(/^"writes";r=\d+;t=\d+$/);
+    const again = await send(world.people.editor);
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotency-replayed")).toBe("true");
+    expect(again.body.id).toBe(first.body.id);
+    // The same key from another person of the site is theirs: a new post.
+    const other = await send(world.people.author);
+    expect(other.status, JSON.stringify(other.body)).toBe(201);
+    expect(other.headers.get("idempotency-replayed")).toBeNull();
+    expect(other.body.id).not.toBe(first.body.id);
+    const read = await call("GET", `${site(world)}/posts`, { token: world.people.author.token });
+    expect(read.headers.get("ratelimit-policy")).toBe('"reads";q=600;w=60');
+  });
+});
+
 describe("a removed editor", () => {
   it("is refused the next write at once (the gateway may still carry the membership for 30 s)", async () => {
     const owner = await verifiedUser();
