@@ -1,9 +1,10 @@
 /**
- * Who may administer a site's API keys, webhooks and forms: the `integrations` permission of the one
- * permission model of site administration (src/lib/site-permissions.ts, which sites' by-id routes read
- * too), over the edge's description of the person (headers set by the gateway from the verified
- * session). Anyone else, and a missing, deleted or archived site, gets the same opaque 404, so the
- * key-admin routes cannot be used to probe which site ids exist.
+ * What a signed-in staff person may do with a site (`staffAccess`): the one permission model of site
+ * administration (src/lib/site-permissions.ts, which sites' by-id routes read too), over the edge's
+ * description of the person (headers set by the gateway from the verified session). Who may administer a
+ * site's API keys, webhooks and forms: `integrations`; the dashboard's content routes check their own
+ * permission (keys/person.ts). A person holding nothing on the site, and a missing, deleted or archived
+ * site, gets the same opaque 404, so these routes cannot be used to probe which site ids exist.
  */
 import { bearerRefusal } from "../../lib/bearer";
 import { type EdgeIdentity, readEdgeIdentity } from "../../lib/edge";
