@@ -1,6 +1,11 @@
-/** Reads and retention of the security events (writes: src/identity/events/events.ts `recordEvent`). */
-import type { securityEvents } from "../../../schema/identity";
-import { batch, type Outcome } from "../../lib/sql";
+/**
+ * Reads and retention of the security events (writes: src/identity/events/events.ts `recordEvent`), through
+ * drizzle's query builder, except the event's INSERT (`INSERT … SELECT`, conditioned on `changes()`).
+ */
+import { and, desc, eq, lt } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { securityEvents } from "../../../schema/identity";
+import { type BatchEntry, batch, type Outcome, prepared, type Query } from "../../lib/sql";
 
 export interface EventRow {
   id: string;
@@ -27,15 +32,30 @@ export interface EventPage {
 
 /** One page of a subject's events, newest first, and the cursor of the next page (null on the last). */
 export async function listEvents(db: D1Database, page: EventPage) {
-  const { results } = await db
-    .prepare(
-      `SELECT id, type, method, actor_user_id, target, detail, ip_prefix, user_agent, created_at
-       FROM security_events
-       WHERE ${page.subject.column} = ?1 AND (?2 IS NULL OR id < ?2) AND (?3 IS NULL OR type = ?3)
-       ORDER BY id DESC LIMIT ?4`,
+  const e = securityEvents;
+  const results: EventRow[] = await drizzle(db)
+    .select({
+      id: e.id,
+      type: e.type,
+      method: e.method,
+      actor_user_id: e.actor_user_id,
+      target: e.target,
+      detail: e.detail,
+      ip_prefix: e.ip_prefix,
+      user_agent: e.user_agent,
+      created_at: e.created_at,
+    })
+    .from(e)
+    .where(
+      and(
+        eq(e[page.subject.column], page.subject.id),
+        page.cursor === null ? undefined : lt(e.id, page.cursor),
+        page.type === null ? undefined : eq(e.type, page.type),
+      ),
     )
-    .bind(page.subject.id, page.cursor, page.type, page.limit + 1)
-    .all<EventRow>();
+    .orderBy(desc(e.id))
+    .limit(page.limit + 1)
+    .all();
   const items = results.slice(0, page.limit);
   const next = results.length > page.limit ? items[items.length - 1]!.id : null;
   return { items, next_cursor: next };
@@ -44,7 +64,7 @@ export async function listEvents(db: D1Database, page: EventPage) {
 /** The retention: events older than EVENT_RETENTION_DAYS leave (the only DELETE besides cascades). */
 export function expiredEventsStatement(db: D1Database, now: number) {
   const cutoff = new Date(now - EVENT_RETENTION_DAYS * 24 * 3600 * 1000).toISOString();
-  return db.prepare("DELETE FROM security_events WHERE created_at < ?").bind(cutoff);
+  return prepared(db, drizzle(db).delete(securityEvents).where(lt(securityEvents.created_at, cutoff)));
 }
 
 /**
@@ -84,7 +104,7 @@ export function insertEventStatement(
  */
 export function batchWithEvent(
   db: D1Database,
-  statements: D1PreparedStatement[],
+  statements: Exclude<BatchEntry, Query<unknown>>[],
   event?: D1PreparedStatement,
 ): Promise<Outcome<never>[]> {
   return batch(db, event ? [...statements, event] : statements);

@@ -1,7 +1,11 @@
-/** Passkeys (WebAuthn credentials) and their open registration ceremonies. */
-import { and, eq } from "drizzle-orm";
+/**
+ * Passkeys (WebAuthn credentials) and their open registration ceremonies. Queries go through drizzle's
+ * query builder, except the limited insert (`INSERT … SELECT` with the count in its guard) and the reset's
+ * DELETE … RETURNING typed for a mixed batch.
+ */
+import { and, asc, count, eq, exists, gt, isNotNull, lt, or, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { type passkeyCeremonies, passkeys } from "../../../schema/identity";
+import { passkeyCeremonies, passkeys, totpFactors } from "../../../schema/identity";
 import type { Row } from "../../lib/rows";
 import { type Outcome, query } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
@@ -27,16 +31,21 @@ export function discoverableFlag(stored: number | null): boolean | null {
 }
 
 export async function hasPasskeys(db: D1Database, userId: string): Promise<boolean> {
-  const row = await db.prepare("SELECT 1 AS ok FROM passkeys WHERE user_id = ? LIMIT 1").bind(userId).first();
-  return row !== null;
+  const row = await drizzle(db)
+    .select({ ok: sql<number>`1` })
+    .from(passkeys)
+    .where(eq(passkeys.user_id, userId))
+    .limit(1)
+    .get();
+  return row !== undefined;
 }
 
 export async function passkeyCredentials(db: D1Database, userId: string) {
-  const { results } = await db
-    .prepare("SELECT credential_id, transports FROM passkeys WHERE user_id = ?")
-    .bind(userId)
-    .all<Row<typeof passkeys, "credential_id" | "transports">>();
-  return results;
+  return drizzle(db)
+    .select({ credential_id: passkeys.credential_id, transports: passkeys.transports })
+    .from(passkeys)
+    .where(eq(passkeys.user_id, userId))
+    .all();
 }
 
 /** The account's own credential with that id (another account's credential is simply not found). */
@@ -88,22 +97,32 @@ export async function advancePasskeyCounter(
   id: string,
   newCounter: number,
 ): Promise<boolean> {
-  const res = await db
-    .prepare(
-      "UPDATE passkeys SET counter = ?, last_used_at = ? WHERE id = ? AND (counter < ? OR (counter = 0 AND ? = 0))",
+  const res = await drizzle(db)
+    .update(passkeys)
+    .set({ counter: newCounter, last_used_at: nowIso() })
+    .where(
+      and(
+        eq(passkeys.id, id),
+        or(lt(passkeys.counter, newCounter), and(eq(passkeys.counter, 0), sql`${newCounter} = 0`)),
+      ),
     )
-    .bind(newCounter, nowIso(), id, newCounter, newCounter)
     .run();
   return res.meta.changes === 1;
 }
 
 export async function listPasskeys(db: D1Database, userId: string): Promise<{ results: PasskeyItem[] }> {
-  const { results } = await db
-    .prepare(
-      "SELECT id, name, created_at, last_used_at, discoverable FROM passkeys WHERE user_id = ? ORDER BY created_at, id",
-    )
-    .bind(userId)
-    .all<Row<typeof passkeys, "id" | "name" | "created_at" | "last_used_at" | "discoverable">>();
+  const results = await drizzle(db)
+    .select({
+      id: passkeys.id,
+      name: passkeys.name,
+      created_at: passkeys.created_at,
+      last_used_at: passkeys.last_used_at,
+      discoverable: passkeys.discoverable,
+    })
+    .from(passkeys)
+    .where(eq(passkeys.user_id, userId))
+    .orderBy(asc(passkeys.created_at), asc(passkeys.id))
+    .all();
   return { results: results.map((r) => ({ ...r, discoverable: discoverableFlag(r.discoverable) })) };
 }
 
@@ -113,13 +132,22 @@ export async function openRegistrationCeremony(
   userId: string,
   ceremony: { challenge: string; expiresAt: string; steppedUp: boolean },
 ) {
-  await db
-    .prepare(
-      `INSERT INTO passkey_ceremonies (user_id, challenge, expires_at, stepped_up) VALUES (?, ?, ?, ?)
-       ON CONFLICT (user_id) DO UPDATE SET challenge = excluded.challenge, expires_at = excluded.expires_at,
-         stepped_up = excluded.stepped_up`,
-    )
-    .bind(userId, ceremony.challenge, ceremony.expiresAt, ceremony.steppedUp ? 1 : 0)
+  await drizzle(db)
+    .insert(passkeyCeremonies)
+    .values({
+      user_id: userId,
+      challenge: ceremony.challenge,
+      expires_at: ceremony.expiresAt,
+      stepped_up: ceremony.steppedUp ? 1 : 0,
+    })
+    .onConflictDoUpdate({
+      target: passkeyCeremonies.user_id,
+      set: {
+        challenge: sql`excluded.challenge`,
+        expires_at: sql`excluded.expires_at`,
+        stepped_up: sql`excluded.stepped_up`,
+      },
+    })
     .run();
 }
 
@@ -128,12 +156,11 @@ export async function openRegistrationCeremony(
  * challenge is good for one attempt.
  */
 export async function takeRegistrationChallenge(db: D1Database, userId: string) {
-  const row = await db
-    .prepare(
-      "DELETE FROM passkey_ceremonies WHERE user_id = ? AND expires_at > ? RETURNING challenge, stepped_up",
-    )
-    .bind(userId, nowIso())
-    .first<Row<typeof passkeyCeremonies, "challenge" | "stepped_up">>();
+  const row = await drizzle(db)
+    .delete(passkeyCeremonies)
+    .where(and(eq(passkeyCeremonies.user_id, userId), gt(passkeyCeremonies.expires_at, nowIso())))
+    .returning({ challenge: passkeyCeremonies.challenge, stepped_up: passkeyCeremonies.stepped_up })
+    .get();
   return row ? { challenge: row.challenge, steppedUp: row.stepped_up === 1 } : null;
 }
 
@@ -211,18 +238,28 @@ export async function deletePasskey(
   id: string,
   event?: D1PreparedStatement,
 ): Promise<"deleted" | "not_found" | "last_strong_factor"> {
-  const remove = db
-    .prepare(
-      `DELETE FROM passkeys WHERE id = ? AND user_id = ?
-         AND (EXISTS (SELECT 1 FROM totp_factors WHERE user_id = ? AND confirmed_at IS NOT NULL)
-              OR (SELECT COUNT(*) FROM passkeys WHERE user_id = ?) > 1)`,
-    )
-    .bind(id, userId, userId, userId);
+  const d = drizzle(db);
+  const remove = d.delete(passkeys).where(
+    and(
+      eq(passkeys.id, id),
+      eq(passkeys.user_id, userId),
+      or(
+        exists(
+          d
+            .select({ one: sql`1` })
+            .from(totpFactors)
+            .where(and(eq(totpFactors.user_id, userId), isNotNull(totpFactors.confirmed_at))),
+        ),
+        gt(d.select({ n: count() }).from(passkeys).where(eq(passkeys.user_id, userId)), 1),
+      ),
+    ),
+  );
   const [res] = await batchWithEvent(db, [remove], event);
   if (res?.changes === 1) return "deleted";
-  const exists = await db
-    .prepare("SELECT 1 AS ok FROM passkeys WHERE id = ? AND user_id = ?")
-    .bind(id, userId)
-    .first();
-  return exists ? "last_strong_factor" : "not_found";
+  const found = await d
+    .select({ ok: sql<number>`1` })
+    .from(passkeys)
+    .where(and(eq(passkeys.id, id), eq(passkeys.user_id, userId)))
+    .get();
+  return found ? "last_strong_factor" : "not_found";
 }

@@ -1,29 +1,31 @@
 /**
  * The account's phone as a second factor. A number stays out of `phones` until proven: while pending it
- * lives only in its `phone_verify` code.
+ * lives only in its `phone_verify` code. Queries go through drizzle's query builder, except the save
+ * (`INSERT … SELECT` guarded by the factor rule).
  */
 
-import type { otpCodes, phones } from "../../../schema/identity";
+import { and, desc, eq, gt, isNotNull, isNull } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { otpCodes, phones } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
-import type { Row } from "../../lib/rows";
 import { nowIso } from "../core/crypto";
 import { batchWithEvent } from "../events/store";
 import { hasFactorSql } from "./store";
 
 export async function verifiedPhone(db: D1Database, userId: string): Promise<string | null> {
-  const row = await db
-    .prepare("SELECT e164 FROM phones WHERE user_id = ? AND verified_at IS NOT NULL")
-    .bind(userId)
-    .first<Row<typeof phones, "e164">>();
+  const row = await drizzle(db)
+    .select({ e164: phones.e164 })
+    .from(phones)
+    .where(and(eq(phones.user_id, userId), isNotNull(phones.verified_at)))
+    .get();
   return row?.e164 ?? null;
 }
 
 function retirePhoneCodesStatement(db: D1Database, userId: string) {
-  return db
-    .prepare(
-      "UPDATE otp_codes SET used_at = ? WHERE purpose = 'phone_verify' AND user_id = ? AND used_at IS NULL",
-    )
-    .bind(nowIso(), userId);
+  return drizzle(db)
+    .update(otpCodes)
+    .set({ used_at: nowIso() })
+    .where(and(eq(otpCodes.purpose, "phone_verify"), eq(otpCodes.user_id, userId), isNull(otpCodes.used_at)));
 }
 
 /** Ends every pending verification of the account (a new number replaces the one being proven). */
@@ -32,15 +34,27 @@ export async function retirePendingPhoneCodes(db: D1Database, userId: string) {
 }
 
 /** The latest live verification: the number being proven and its attempts. */
-export function pendingPhoneVerification(db: D1Database, userId: string) {
-  return db
-    .prepare(
-      `SELECT target, attempts, max_attempts, context FROM otp_codes
-       WHERE purpose = 'phone_verify' AND user_id = ? AND used_at IS NULL AND expires_at > ?
-       ORDER BY created_at DESC LIMIT 1`,
+export async function pendingPhoneVerification(db: D1Database, userId: string) {
+  const row = await drizzle(db)
+    .select({
+      target: otpCodes.target,
+      attempts: otpCodes.attempts,
+      max_attempts: otpCodes.max_attempts,
+      context: otpCodes.context,
+    })
+    .from(otpCodes)
+    .where(
+      and(
+        eq(otpCodes.purpose, "phone_verify"),
+        eq(otpCodes.user_id, userId),
+        isNull(otpCodes.used_at),
+        gt(otpCodes.expires_at, nowIso()),
+      ),
     )
-    .bind(userId, nowIso())
-    .first<Row<typeof otpCodes, "target" | "attempts" | "max_attempts" | "context">>();
+    .orderBy(desc(otpCodes.created_at))
+    .limit(1)
+    .get();
+  return row ?? null;
 }
 
 /**
@@ -73,7 +87,7 @@ export async function removePhone(db: D1Database, userId: string, event?: D1Prep
   // The DELETE runs last, so an event conditioned on it (`ifChanged`) follows it in the batch.
   const statements = [
     retirePhoneCodesStatement(db, userId),
-    db.prepare("DELETE FROM phones WHERE user_id = ?").bind(userId),
+    drizzle(db).delete(phones).where(eq(phones.user_id, userId)),
   ];
   await batchWithEvent(db, statements, event);
 }

@@ -1,10 +1,21 @@
-/** TOTP factors and recovery codes (secrets sealed, codes stored as keyed hashes). */
-import { eq } from "drizzle-orm";
+/**
+ * TOTP factors and recovery codes (secrets sealed, codes stored as keyed hashes). Queries go through
+ * drizzle's query builder, except the reads without a table (`SELECT (…) AS has`, the factor counts'
+ * subqueries), the factors-left batch and the owner's disowning batch (one statement text per factor
+ * kind, its guard a subquery of that kind's table).
+ */
+import { and, eq, exists, isNotNull, isNull, lt, not, or, type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { type passkeys as passkeysTable, type phones, totpFactors } from "../../../schema/identity";
+import {
+  passkeys,
+  type passkeys as passkeysTable,
+  phones,
+  recoveryCodes,
+  totpFactors,
+} from "../../../schema/identity";
 import { newId } from "../../lib/ids";
 import type { Computed, Row } from "../../lib/rows";
-import { batch, query } from "../../lib/sql";
+import { batch, prepared, query } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 import { batchWithEvent } from "../events/store";
 
@@ -21,6 +32,26 @@ export function hasFactorSql(param: string): string {
   return `(EXISTS (SELECT 1 FROM totp_factors WHERE user_id = ${param} AND confirmed_at IS NOT NULL)
     OR EXISTS (SELECT 1 FROM phones WHERE user_id = ${param} AND verified_at IS NOT NULL)
     OR EXISTS (SELECT 1 FROM passkeys WHERE user_id = ${param}))`;
+}
+
+/** The builder's form of `hasFactorSql`: the account `userId` has a sign-in factor. */
+function hasFactor(db: D1Database, userId: string): SQL {
+  const d = drizzle(db);
+  const one = { one: sql`1` };
+  const totp = exists(
+    d
+      .select(one)
+      .from(totpFactors)
+      .where(and(eq(totpFactors.user_id, userId), isNotNull(totpFactors.confirmed_at))),
+  );
+  const phone = exists(
+    d
+      .select(one)
+      .from(phones)
+      .where(and(eq(phones.user_id, userId), isNotNull(phones.verified_at))),
+  );
+  const passkey = exists(d.select(one).from(passkeys).where(eq(passkeys.user_id, userId)));
+  return sql`(${totp} OR ${phone} OR ${passkey})`;
 }
 
 export async function hasSignInFactor(db: D1Database, userId: string): Promise<boolean> {
@@ -56,21 +87,36 @@ export async function savePendingTotp(
   sealedSecret: string,
   steppedUp: boolean,
 ) {
-  await db
-    .prepare(
-      `INSERT INTO totp_factors (user_id, id, secret_enc, confirmed_at, last_used_step, created_at, stepped_up)
-       VALUES (?, ?, ?, NULL, NULL, ?, ?)
-       ON CONFLICT (user_id) DO UPDATE SET id = excluded.id, secret_enc = excluded.secret_enc,
-         created_at = excluded.created_at, stepped_up = excluded.stepped_up
-       WHERE totp_factors.confirmed_at IS NULL`,
-    )
-    .bind(userId, newId(), sealedSecret, nowIso(), steppedUp ? 1 : 0)
+  await drizzle(db)
+    .insert(totpFactors)
+    .values({
+      user_id: userId,
+      id: newId(),
+      secret_enc: sealedSecret,
+      confirmed_at: null,
+      last_used_step: null,
+      created_at: nowIso(),
+      stepped_up: steppedUp ? 1 : 0,
+    })
+    .onConflictDoUpdate({
+      target: totpFactors.user_id,
+      set: {
+        id: sql`excluded.id`,
+        secret_enc: sql`excluded.secret_enc`,
+        created_at: sql`excluded.created_at`,
+        stepped_up: sql`excluded.stepped_up`,
+      },
+      setWhere: isNull(totpFactors.confirmed_at),
+    })
     .run();
 }
 
 /** Drops a pending enrollment (one that may no longer complete); a confirmed factor is kept. */
 export async function deletePendingTotp(db: D1Database, userId: string) {
-  await db.prepare("DELETE FROM totp_factors WHERE user_id = ? AND confirmed_at IS NULL").bind(userId).run();
+  await drizzle(db)
+    .delete(totpFactors)
+    .where(and(eq(totpFactors.user_id, userId), isNull(totpFactors.confirmed_at)))
+    .run();
 }
 
 /**
@@ -85,21 +131,24 @@ export async function burnTotpStep(
   mode: "confirmed" | "pending",
   event?: D1PreparedStatement,
 ): Promise<boolean> {
-  const confirm = mode === "pending" ? ", confirmed_at = ?3" : "";
-  const proof = mode === "pending" ? `AND (stepped_up = 1 OR NOT ${hasFactorSql("?2")})` : "";
-  const burn = db
-    .prepare(
-      `UPDATE totp_factors SET last_used_step = ?1${confirm}
-       WHERE user_id = ?2 AND confirmed_at IS ${mode === "pending" ? "NULL" : "NOT NULL"}
-         AND (last_used_step IS NULL OR last_used_step < ?1) ${proof}`,
-    )
-    .bind(step, userId, ...(mode === "pending" ? [nowIso()] : []));
+  const pending = mode === "pending";
+  const burn = drizzle(db)
+    .update(totpFactors)
+    .set(pending ? { last_used_step: step, confirmed_at: nowIso() } : { last_used_step: step })
+    .where(
+      and(
+        eq(totpFactors.user_id, userId),
+        pending ? isNull(totpFactors.confirmed_at) : isNotNull(totpFactors.confirmed_at),
+        or(isNull(totpFactors.last_used_step), lt(totpFactors.last_used_step, step)),
+        pending ? or(eq(totpFactors.stepped_up, 1), not(hasFactor(db, userId))) : undefined,
+      ),
+    );
   const [res] = await batchWithEvent(db, [burn], event);
   return res?.changes === 1;
 }
 
 export async function deleteTotp(db: D1Database, userId: string, event?: D1PreparedStatement) {
-  await batchWithEvent(db, [db.prepare("DELETE FROM totp_factors WHERE user_id = ?").bind(userId)], event);
+  await batchWithEvent(db, [drizzle(db).delete(totpFactors).where(eq(totpFactors.user_id, userId))], event);
 }
 
 /**
@@ -109,14 +158,16 @@ export async function deleteTotp(db: D1Database, userId: string, event?: D1Prepa
 export function replaceRecoveryPoolStatements(db: D1Database, userId: string, codeHashes: string[]) {
   const now = nowIso();
   const ids = codeHashes.map(() => newId());
+  const d = drizzle(db);
   const statements = [
-    db.prepare("DELETE FROM recovery_codes WHERE user_id = ?").bind(userId),
+    prepared(db, d.delete(recoveryCodes).where(eq(recoveryCodes.user_id, userId))),
     ...codeHashes.map((hash, i) =>
-      db
-        .prepare(
-          "INSERT INTO recovery_codes (id, user_id, code_hash, used_at, created_at) VALUES (?, ?, ?, NULL, ?)",
-        )
-        .bind(ids[i], userId, hash, now),
+      prepared(
+        db,
+        d
+          .insert(recoveryCodes)
+          .values({ id: ids[i]!, user_id: userId, code_hash: hash, used_at: null, created_at: now }),
+      ),
     ),
   ];
   return { poolId: ids[0]!, statements };
@@ -124,26 +175,37 @@ export function replaceRecoveryPoolStatements(db: D1Database, userId: string, co
 
 /** Whether a pool was ever issued (used codes included). */
 export async function hasRecoveryPool(db: D1Database, userId: string): Promise<boolean> {
-  const row = await db
-    .prepare("SELECT 1 AS ok FROM recovery_codes WHERE user_id = ? LIMIT 1")
-    .bind(userId)
-    .first();
-  return row !== null;
+  const row = await drizzle(db)
+    .select({ ok: sql<number>`1` })
+    .from(recoveryCodes)
+    .where(eq(recoveryCodes.user_id, userId))
+    .limit(1)
+    .get();
+  return row !== undefined;
 }
 
 export async function hasUnusedRecoveryCodes(db: D1Database, userId: string): Promise<boolean> {
-  const row = await db
-    .prepare("SELECT 1 AS ok FROM recovery_codes WHERE user_id = ? AND used_at IS NULL LIMIT 1")
-    .bind(userId)
-    .first();
-  return row !== null;
+  const row = await drizzle(db)
+    .select({ ok: sql<number>`1` })
+    .from(recoveryCodes)
+    .where(and(eq(recoveryCodes.user_id, userId), isNull(recoveryCodes.used_at)))
+    .limit(1)
+    .get();
+  return row !== undefined;
 }
 
 /** Single use by compare-and-set. */
 export async function useRecoveryCode(db: D1Database, userId: string, codeHash: string): Promise<boolean> {
-  const res = await db
-    .prepare("UPDATE recovery_codes SET used_at = ? WHERE user_id = ? AND code_hash = ? AND used_at IS NULL")
-    .bind(nowIso(), userId, codeHash)
+  const res = await drizzle(db)
+    .update(recoveryCodes)
+    .set({ used_at: nowIso() })
+    .where(
+      and(
+        eq(recoveryCodes.user_id, userId),
+        eq(recoveryCodes.code_hash, codeHash),
+        isNull(recoveryCodes.used_at),
+      ),
+    )
     .run();
   return res.meta.changes === 1;
 }
