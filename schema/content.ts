@@ -127,6 +127,8 @@ export const posts = sqliteTable(
     index("posts_site_id_desc").on(t.site_id, t.id),
     index("posts_scheduled_due").on(t.published_at).where(sql`status = 'scheduled'`),
     index("posts_review_requested").on(t.site_id, t.id).where(sql`review_requested = 1`),
+    index("posts_created_by_person").on(t.created_by_id).where(sql`created_by_kind = 'person'`),
+    index("posts_updated_by_person").on(t.updated_by_id).where(sql`updated_by_kind = 'person'`),
   ],
 );
 
@@ -481,6 +483,7 @@ export const postRevisions = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.post_id, t.revision] }),
     index("post_revisions_site").on(t.site_id, t.post_id),
+    index("post_revisions_made_by_person").on(t.made_by_id).where(sql`made_by_kind = 'person'`),
   ],
 );
 

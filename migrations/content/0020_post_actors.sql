@@ -17,6 +17,11 @@ ALTER TABLE post_revisions ADD COLUMN made_by_kind TEXT;
 ALTER TABLE post_revisions ADD COLUMN made_by_id TEXT;
 ALTER TABLE post_revisions ADD COLUMN made_by_name TEXT;
 
+-- An erased account's name leaves who-made-what too (authors/account-deleted.ts): the person's rows by id.
+CREATE INDEX posts_created_by_person ON posts (created_by_id) WHERE created_by_kind = 'person';
+CREATE INDEX posts_updated_by_person ON posts (updated_by_id) WHERE updated_by_kind = 'person';
+CREATE INDEX post_revisions_made_by_person ON post_revisions (made_by_id) WHERE made_by_kind = 'person';
+
 -- Posts written before: created by the key that made them (by its name), or by the person who generated a
 -- legal page (no name recorded then). Who last changed them is not known (null).
 UPDATE posts SET created_by_kind = 'key', created_by_id = created_by_key_id,

@@ -12,6 +12,7 @@ import type { SiteProjection } from "../../src/lib/rpc";
 import { call, content, createKey, createPost, staffHeaders, tenant } from "../support/content-helpers";
 
 const identityDb = (env as unknown as { TEST_IDENTITY_DB: D1Database }).TEST_IDENTITY_DB;
+const identityQueue = (env as unknown as { TEST_SITE_TRANSFERRED: Queue }).TEST_SITE_TRANSFERRED;
 
 type Role = "site_contributor" | "site_author" | "site_editor";
 
@@ -143,6 +144,26 @@ describe("who made what", () => {
     const revisions = await dashboard(writer, "GET", `${posts(t.site)}/${id}/revisions`);
     const made_by = (revisions.body.items as { made_by: { name: string } }[]).map((r) => r.made_by.name);
     expect(made_by).toEqual(["Cora", "Eddie", "Cora"]);
+  });
+});
+
+describe("an erased account", () => {
+  it("who-made-what keeps the user id and says Former author (posts and revisions)", async () => {
+    const t = await tenant();
+    const gone = await person(t.site, "site_editor", "Gone Person");
+    const id = (await dashboard(gone, "POST", posts(t.site), { title: "Theirs" })).body.id as string;
+    const keyPost = await createPost(t.ck, { title: "Key's" });
+    await dashboard(gone, "PATCH", `${posts(t.site)}/${keyPost.id}`, { title: "Edited by them" });
+    await identityQueue.send({ type: "account.deleted", user_id: gone.userId, at: new Date().toISOString() });
+    const former = { kind: "person", id: gone.userId, name: "Former author" };
+    const createdByName = async () => ((await source(t.ck, id)).created_by as { name: string }).name;
+    for (let i = 0; i < 100 && (await createdByName()) !== "Former author"; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(await source(t.ck, id)).toMatchObject({ created_by: former, updated_by: former });
+    expect((await source(t.ck, keyPost.id)).updated_by).toEqual(former);
+    const revisions = await call("GET", `/v1/posts/${keyPost.id}/revisions`, { key: t.ck });
+    const items = ((await revisions.json()) as { items: { made_by: { name: string } }[] }).items;
+    expect(items.map((r) => r.made_by.name)).toEqual(["Former author", "test key"]);
   });
 });
 

@@ -48,3 +48,27 @@ export function renamePersonaStatements(
 export function keysAuthorNameStatement(db: D1Database, userId: string, name: string): D1PreparedStatement {
   return db.prepare("UPDATE api_keys SET author_name = ? WHERE created_by = ?").bind(name, userId);
 }
+
+/**
+ * The user's name out of who-made-what (issue 34): posts they created or changed last, and revisions they
+ * made, keep the user id and say `name` instead (the partial indexes of migration 0020 find the rows).
+ */
+export function actorNameStatements(db: D1Database, userId: string, name: string): D1PreparedStatement[] {
+  return [
+    db
+      .prepare(
+        "UPDATE posts SET created_by_name = ?1 WHERE created_by_kind = 'person' AND created_by_id = ?2 AND created_by_name IS NOT ?1",
+      )
+      .bind(name, userId),
+    db
+      .prepare(
+        "UPDATE posts SET updated_by_name = ?1 WHERE updated_by_kind = 'person' AND updated_by_id = ?2 AND updated_by_name IS NOT ?1",
+      )
+      .bind(name, userId),
+    db
+      .prepare(
+        "UPDATE post_revisions SET made_by_name = ?1 WHERE made_by_kind = 'person' AND made_by_id = ?2 AND made_by_name IS NOT ?1",
+      )
+      .bind(name, userId),
+  ];
+}

@@ -4,7 +4,8 @@
  * drop the person's name. In one D1 batch, each persona of the user gets the byline "Former author"
  * ("Former author 2", … when the user had several on one site: a persona is unique per site, user and
  * name) and a slug without the name (`former-author-<random>`), the posts it signs follow (slug and
- * byline), and keys the user created sign new posts as "Former author". Idempotent: personas already
+ * byline), keys the user created sign new posts as "Former author", and who-made-what (posts' created_by
+ * and updated_by, revisions' made_by) names the user "Former author" (issue 34). Idempotent: personas already
  * renamed are left as they are, so a redelivered message changes nothing.
  */
 import { z } from "@hono/zod-openapi";
@@ -14,6 +15,7 @@ import { batch } from "../../lib/sql";
 import type { Env } from "../core/bindings";
 import { keyContexts } from "../keys/key-cache";
 import {
+  actorNameStatements,
   keySitesOf,
   keysAuthorNameStatement,
   personasToRename,
@@ -52,6 +54,8 @@ async function anonymizeStatements(db: D1Database, userId: string) {
     return renamePersonaStatements(db, p, randomSlug(), name);
   });
   statements.push(keysAuthorNameStatement(db, userId, FORMER_AUTHOR));
+  // Who made what (posts' created_by and updated_by, revisions' made_by) says "Former author" too.
+  statements.push(...actorNameStatements(db, userId, FORMER_AUTHOR));
   return { statements, sites: [...new Set([...perSite.keys(), ...keySites.map((k) => k.site_id)])] };
 }
 
