@@ -1,5 +1,10 @@
-/** The addresses of an account beyond what login and signup need (see signup/accounts-store.ts). */
-import type { emailAddresses } from "../../../schema/identity";
+/**
+ * The addresses of an account beyond what login and signup need (see signup/accounts-store.ts), through
+ * drizzle's query builder.
+ */
+import { and, asc, count, eq, exists, gt, isNotNull, isNull, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { emailAddresses, sessions, users } from "../../../schema/identity";
 import { nowIso } from "../core/crypto";
 import { isUniqueViolation } from "../core/d1-errors";
 import { batchWithEvent } from "../events/store";
@@ -9,27 +14,45 @@ export type EmailRow = Pick<
   "id" | "address" | "verified_at" | "usable_at" | "is_primary" | "created_at"
 >;
 
-const COLUMNS = "id, address, verified_at, usable_at, is_primary, created_at";
+const COLUMNS = {
+  id: emailAddresses.id,
+  address: emailAddresses.address,
+  verified_at: emailAddresses.verified_at,
+  usable_at: emailAddresses.usable_at,
+  is_primary: emailAddresses.is_primary,
+  created_at: emailAddresses.created_at,
+};
 
-export function listEmails(db: D1Database, userId: string) {
-  return db
-    .prepare(`SELECT ${COLUMNS} FROM email_addresses WHERE user_id = ? ORDER BY created_at, id`)
-    .bind(userId)
-    .all<EmailRow>();
+export async function listEmails(db: D1Database, userId: string): Promise<{ results: EmailRow[] }> {
+  const results = await drizzle(db)
+    .select(COLUMNS)
+    .from(emailAddresses)
+    .where(eq(emailAddresses.user_id, userId))
+    .orderBy(asc(emailAddresses.created_at), asc(emailAddresses.id))
+    .all();
+  return { results };
 }
 
-export function findEmailById(db: D1Database, userId: string, id: string) {
-  return db
-    .prepare(`SELECT ${COLUMNS} FROM email_addresses WHERE id = ? AND user_id = ?`)
-    .bind(id, userId)
-    .first<EmailRow>();
+export async function findEmailById(db: D1Database, userId: string, id: string): Promise<EmailRow | null> {
+  const row = await drizzle(db)
+    .select(COLUMNS)
+    .from(emailAddresses)
+    .where(and(eq(emailAddresses.id, id), eq(emailAddresses.user_id, userId)))
+    .get();
+  return row ?? null;
 }
 
-export function findEmailByAddress(db: D1Database, userId: string, address: string) {
-  return db
-    .prepare(`SELECT ${COLUMNS} FROM email_addresses WHERE user_id = ? AND address = ?`)
-    .bind(userId, address)
-    .first<EmailRow>();
+export async function findEmailByAddress(
+  db: D1Database,
+  userId: string,
+  address: string,
+): Promise<EmailRow | null> {
+  const row = await drizzle(db)
+    .select(COLUMNS)
+    .from(emailAddresses)
+    .where(and(eq(emailAddresses.user_id, userId), eq(emailAddresses.address, address)))
+    .get();
+  return row ?? null;
 }
 
 /** False when the account already holds the address. */
@@ -39,11 +62,14 @@ export async function insertPendingEmail(
   event?: D1PreparedStatement,
 ): Promise<boolean> {
   try {
-    const insert = db
-      .prepare(
-        "INSERT INTO email_addresses (id, user_id, address, verified_at, is_primary, created_at) VALUES (?, ?, ?, NULL, 0, ?)",
-      )
-      .bind(input.id, input.userId, input.address, nowIso());
+    const insert = drizzle(db).insert(emailAddresses).values({
+      id: input.id,
+      user_id: input.userId,
+      address: input.address,
+      verified_at: null,
+      is_primary: 0,
+      created_at: nowIso(),
+    });
     await batchWithEvent(db, [insert], event);
     return true;
   } catch (err) {
@@ -65,11 +91,10 @@ export async function markEmailVerified(
   event?: D1PreparedStatement,
 ): Promise<boolean> {
   try {
-    const update = db
-      .prepare(
-        "UPDATE email_addresses SET verified_at = ?, usable_at = ? WHERE id = ? AND verified_at IS NULL",
-      )
-      .bind(at, usableAt, id);
+    const update = drizzle(db)
+      .update(emailAddresses)
+      .set({ verified_at: at, usable_at: usableAt })
+      .where(and(eq(emailAddresses.id, id), isNull(emailAddresses.verified_at)));
     await batchWithEvent(db, [update], event);
     return true;
   } catch (err) {
@@ -85,15 +110,18 @@ export async function makeEmailPrimary(
   id: string,
   event?: D1PreparedStatement,
 ) {
+  const d = drizzle(db);
   await batchWithEvent(
     db,
     [
-      db
-        .prepare("UPDATE email_addresses SET is_primary = 0 WHERE user_id = ? AND is_primary = 1")
-        .bind(userId),
-      db
-        .prepare("UPDATE email_addresses SET is_primary = 1, usable_at = NULL WHERE id = ? AND user_id = ?")
-        .bind(id, userId),
+      d
+        .update(emailAddresses)
+        .set({ is_primary: 0 })
+        .where(and(eq(emailAddresses.user_id, userId), eq(emailAddresses.is_primary, 1))),
+      d
+        .update(emailAddresses)
+        .set({ is_primary: 1, usable_at: null })
+        .where(and(eq(emailAddresses.id, id), eq(emailAddresses.user_id, userId))),
     ],
     event,
   );
@@ -105,7 +133,9 @@ export async function removePendingEmail(
   id: string,
   event?: D1PreparedStatement,
 ) {
-  const remove = db.prepare("DELETE FROM email_addresses WHERE id = ? AND user_id = ?").bind(id, userId);
+  const remove = drizzle(db)
+    .delete(emailAddresses)
+    .where(and(eq(emailAddresses.id, id), eq(emailAddresses.user_id, userId)));
   await batchWithEvent(db, [remove], event);
 }
 
@@ -119,12 +149,14 @@ export async function removeVerifiedEmail(
   id: string,
   event?: D1PreparedStatement,
 ): Promise<boolean> {
-  const remove = db
-    .prepare(
-      `DELETE FROM email_addresses WHERE id = ? AND user_id = ?
-         AND (SELECT COUNT(*) FROM email_addresses WHERE user_id = ? AND verified_at IS NOT NULL) > 1`,
-    )
-    .bind(id, userId, userId);
+  const d = drizzle(db);
+  const verified = d
+    .select({ n: count() })
+    .from(emailAddresses)
+    .where(and(eq(emailAddresses.user_id, userId), isNotNull(emailAddresses.verified_at)));
+  const remove = d
+    .delete(emailAddresses)
+    .where(and(eq(emailAddresses.id, id), eq(emailAddresses.user_id, userId), gt(verified, 1)));
   const [res] = await batchWithEvent(db, [remove], event);
   return (res?.changes ?? 0) !== 0;
 }
@@ -141,26 +173,23 @@ export async function disownEmail(
   event?: D1PreparedStatement,
 ): Promise<"removed" | "gone" | "primary"> {
   const now = nowIso();
+  const d = drizzle(db);
+  const secondary = () =>
+    and(eq(emailAddresses.id, id), eq(emailAddresses.user_id, userId), eq(emailAddresses.is_primary, 0));
+  const stillThere = () => exists(d.select({ one: sql`1` }).from(emailAddresses).where(secondary()));
   // The DELETE runs last, so an event conditioned on it (`ifChanged`) follows it in the batch.
   const [, , removed] = await batchWithEvent(
     db,
     [
-      db
-        .prepare(
-          `UPDATE sessions SET revoked_at = ?, revoked_reason = 'email_disowned'
-           WHERE user_id = ? AND revoked_at IS NULL
-             AND EXISTS (SELECT 1 FROM email_addresses WHERE id = ? AND user_id = ? AND is_primary = 0)`,
-        )
-        .bind(now, userId, id, userId),
-      db
-        .prepare(
-          `UPDATE users SET credential_epoch = credential_epoch + 1, updated_at = ?1 WHERE id = ?2
-             AND EXISTS (SELECT 1 FROM email_addresses WHERE id = ?3 AND user_id = ?2 AND is_primary = 0)`,
-        )
-        .bind(now, userId, id),
-      db
-        .prepare("DELETE FROM email_addresses WHERE id = ? AND user_id = ? AND is_primary = 0")
-        .bind(id, userId),
+      d
+        .update(sessions)
+        .set({ revoked_at: now, revoked_reason: "email_disowned" })
+        .where(and(eq(sessions.user_id, userId), isNull(sessions.revoked_at), stillThere())),
+      d
+        .update(users)
+        .set({ credential_epoch: sql`${users.credential_epoch} + 1`, updated_at: now })
+        .where(and(eq(users.id, userId), stillThere())),
+      d.delete(emailAddresses).where(secondary()),
     ],
     event,
   );
