@@ -1,11 +1,20 @@
 /**
  * The membership changes the triggers of migration 0009 record (`member_grant_endings`), and what the
  * delivery reads to decide whether the person still holds `integrations` where the change happened.
+ * The endings are addressed by `rowid` (the table has no id column) and the owner rules are SQL, so those
+ * statements stay raw; the sent grants' reads and writes go through drizzle's query builder.
  */
-import type { emailAddresses, invitations, memberGrantEndings, transfers } from "../../../schema/identity";
+import { and, eq, isNull, lte } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import {
+  type emailAddresses,
+  invitations,
+  type memberGrantEndings,
+  transfers,
+} from "../../../schema/identity";
 import type { OrgMembership, SiteMembership } from "../../lib/edge";
 import type { Computed, Row } from "../../lib/rows";
-import { batch, query } from "../../lib/sql";
+import { batch, inJsonEach, prepared, query } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 import { asOrgMembership, asSiteMembership } from "../core/edge-context";
 import { orgMembershipsQuery, siteMembershipsQuery } from "../core/edge-context-store";
@@ -109,14 +118,23 @@ export async function pendingSentGrants(
   input: { userId: string; endedAt: string } & ({ orgId: string } | { siteId: string }),
 ): Promise<SentGrants> {
   const { userId, endedAt } = input;
-  type Id = Row<typeof invitations, "id"> | Row<typeof transfers, "id">;
   const pending = (t: string) =>
     `${t}accepted_at IS NULL AND ${t}revoked_at IS NULL AND ${t}invited_by = ?2 AND ${t}created_at <= ?3`;
   if ("siteId" in input) {
-    const { results } = await db
-      .prepare(`SELECT id FROM invitations WHERE scope = 'site' AND site_id = ?1 AND ${pending("")}`)
-      .bind(input.siteId, userId, endedAt)
-      .all<Id>();
+    const results = await drizzle(db)
+      .select({ id: invitations.id })
+      .from(invitations)
+      .where(
+        and(
+          eq(invitations.scope, "site"),
+          eq(invitations.site_id, input.siteId),
+          isNull(invitations.accepted_at),
+          isNull(invitations.revoked_at),
+          eq(invitations.invited_by, userId),
+          lte(invitations.created_at, endedAt),
+        ),
+      )
+      .all();
     return { invitations: results.map((r) => r.id), transfers: [] };
   }
   const [sent, offered] = await batch(db, [
@@ -154,23 +172,31 @@ export function endSentGrantsStatements(
   const out: D1PreparedStatement[] = [];
   if (sent.invitations.length > 0) {
     out.push(
-      db
-        .prepare(
-          `UPDATE invitations SET revoked_at = ?1
-           WHERE id IN (SELECT value FROM json_each(?2)) AND accepted_at IS NULL AND revoked_at IS NULL`,
-        )
-        .bind(now, JSON.stringify(sent.invitations)),
+      prepared(
+        db,
+        drizzle(db)
+          .update(invitations)
+          .set({ revoked_at: now })
+          .where(
+            and(
+              inJsonEach(invitations.id, sent.invitations),
+              isNull(invitations.accepted_at),
+              isNull(invitations.revoked_at),
+            ),
+          ),
+      ),
       events.invitations,
     );
   }
   if (sent.transfers.length > 0) {
     out.push(
-      db
-        .prepare(
-          `UPDATE transfers SET status = 'cancelled', decided_at = ?1
-           WHERE id IN (SELECT value FROM json_each(?2)) AND status = 'pending'`,
-        )
-        .bind(now, JSON.stringify(sent.transfers)),
+      prepared(
+        db,
+        drizzle(db)
+          .update(transfers)
+          .set({ status: "cancelled", decided_at: now })
+          .where(and(inJsonEach(transfers.id, sent.transfers), eq(transfers.status, "pending"))),
+      ),
       events.transfers,
     );
   }

@@ -1,9 +1,9 @@
-/** Organizations. */
+/** Organizations, through drizzle's query builder. */
 
-import type { orgMemberships, orgs } from "../../../schema/identity";
+import { asc, eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { orgMemberships, orgs } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
-import type { Row } from "../../lib/rows";
-import { batch } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 import { isUniqueViolation } from "../core/d1-errors";
 
@@ -14,16 +14,11 @@ export type OrgRow = Pick<typeof orgs.$inferSelect, "id" | "name" | "slug" | "cr
 export async function createOrg(db: D1Database, userId: string, name: string, slug: string) {
   const id = newId();
   const now = nowIso();
+  const d = drizzle(db);
   try {
-    await batch(db, [
-      db
-        .prepare("INSERT INTO orgs (id, name, slug, owner_user_id, created_at) VALUES (?, ?, ?, ?, ?)")
-        .bind(id, name, slug, userId, now),
-      db
-        .prepare(
-          "INSERT INTO org_memberships (org_id, user_id, role, created_at) VALUES (?, ?, 'org_owner', ?)",
-        )
-        .bind(id, userId, now),
+    await d.batch([
+      d.insert(orgs).values({ id, name, slug, owner_user_id: userId, created_at: now }),
+      d.insert(orgMemberships).values({ org_id: id, user_id: userId, role: "org_owner", created_at: now }),
     ]);
   } catch (err) {
     if (isUniqueViolation(err)) return null;
@@ -32,19 +27,29 @@ export async function createOrg(db: D1Database, userId: string, name: string, sl
   return { id, name, slug, role: "org_owner", created_at: now };
 }
 
-export function listMyOrgs(db: D1Database, userId: string) {
-  return db
-    .prepare(
-      `SELECT o.id, o.name, o.slug, m.role, o.created_at FROM org_memberships m JOIN orgs o ON o.id = m.org_id
-       WHERE m.user_id = ? ORDER BY o.created_at, o.id LIMIT 500`,
-    )
-    .bind(userId)
-    .all<OrgRow>();
+export async function listMyOrgs(db: D1Database, userId: string): Promise<{ results: OrgRow[] }> {
+  const results = await drizzle(db)
+    .select({
+      id: orgs.id,
+      name: orgs.name,
+      slug: orgs.slug,
+      role: orgMemberships.role,
+      created_at: orgs.created_at,
+    })
+    .from(orgMemberships)
+    .innerJoin(orgs, eq(orgs.id, orgMemberships.org_id))
+    .where(eq(orgMemberships.user_id, userId))
+    .orderBy(asc(orgs.created_at), asc(orgs.id))
+    .limit(500)
+    .all();
+  return { results };
 }
 
-export function findOrgBySlug(db: D1Database, slug: string) {
-  return db
-    .prepare("SELECT id, name FROM orgs WHERE slug = ?")
-    .bind(slug)
-    .first<Row<typeof orgs, "id" | "name">>();
+export async function findOrgBySlug(db: D1Database, slug: string) {
+  const row = await drizzle(db)
+    .select({ id: orgs.id, name: orgs.name })
+    .from(orgs)
+    .where(eq(orgs.slug, slug))
+    .get();
+  return row ?? null;
 }

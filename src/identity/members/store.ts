@@ -2,8 +2,10 @@
  * Organization and site memberships. Owner-ness is the structural `is_system` attribute of the role,
  * never its name, so a custom role cannot pose as an owner.
  */
-import type { emailAddresses, orgMemberships, roles } from "../../../schema/identity";
-import type { Row } from "../../lib/rows";
+import { and, asc, eq, exists, isNull, or, type SQL, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import { emailAddresses, orgMemberships, roles, siteMemberships } from "../../../schema/identity";
 import { batch } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 
@@ -24,6 +26,23 @@ type Param = `?${number}`;
 export function ownerRoleSql(scope: Scope, alias: RowAlias): string {
   return `EXISTS (SELECT 1 FROM roles r WHERE r.scope = '${scope}' AND r.is_system = 1 AND r.slug = ${alias}.role
                   AND (r.org_id IS NULL OR r.org_id = ${alias}.org_id))`;
+}
+
+/** The builder's form of `ownerRoleSql`: the row `m` (its `role` and `org_id`) names an owner role of the scope. */
+function ownerRole(db: D1Database, scope: Scope, m: { role: AnySQLiteColumn; org_id: AnySQLiteColumn }): SQL {
+  return exists(
+    drizzle(db)
+      .select({ one: sql`1` })
+      .from(roles)
+      .where(
+        and(
+          eq(roles.scope, scope),
+          eq(roles.is_system, 1),
+          eq(roles.slug, m.role),
+          or(isNull(roles.org_id), eq(roles.org_id, m.org_id)),
+        ),
+      ),
+  );
 }
 
 /**
@@ -76,15 +95,24 @@ export async function orgMembership(
   orgId: string,
   userId: string,
 ): Promise<OrgMember | null> {
-  const row = await db
-    .prepare(
-      `SELECT m.role, COALESCE(r.is_system, 0) AS is_system, COALESCE(r.permissions, '[]') AS permissions
-       FROM org_memberships m
-       LEFT JOIN roles r ON r.scope = 'org' AND r.slug = m.role AND (r.org_id IS NULL OR r.org_id = m.org_id)
-       WHERE m.org_id = ? AND m.user_id = ?`,
+  const m = orgMemberships;
+  const row = await drizzle(db)
+    .select({
+      role: m.role,
+      is_system: sql<number>`COALESCE(${roles.is_system}, 0)`,
+      permissions: sql<string>`COALESCE(${roles.permissions}, '[]')`,
+    })
+    .from(m)
+    .leftJoin(
+      roles,
+      and(
+        eq(roles.scope, "org"),
+        eq(roles.slug, m.role),
+        or(isNull(roles.org_id), eq(roles.org_id, m.org_id)),
+      ),
     )
-    .bind(orgId, userId)
-    .first<Row<typeof orgMemberships, "role"> & Row<typeof roles, "is_system" | "permissions">>();
+    .where(and(eq(m.org_id, orgId), eq(m.user_id, userId)))
+    .get();
   if (!row) return null;
   return {
     role: row.role,
@@ -102,24 +130,38 @@ export type MemberRow = Pick<typeof orgMemberships.$inferSelect, "user_id" | "ro
   is_owner: number;
 };
 
-function listMembers(db: D1Database, scope: Scope, scopeId: string, limit: number) {
-  const table = TABLE[scope];
-  return db
-    .prepare(
-      `SELECT m.user_id, m.role, m.created_at, e.address, ${ownerRoleSql(scope, "m")} AS is_owner
-       FROM ${table} m LEFT JOIN email_addresses e ON e.user_id = m.user_id AND e.is_primary = 1
-       WHERE m.${SCOPE_COLUMN[scope]} = ? ORDER BY m.created_at, m.user_id LIMIT ?`,
-    )
-    .bind(scopeId, limit)
-    .all<MemberRow>();
+/** The members of organization or site `scopeId` (`m` its membership table, `scopeColumn` its id column). */
+async function listMembers(
+  db: D1Database,
+  scope: Scope,
+  m: typeof orgMemberships | typeof siteMemberships,
+  scopeColumn: AnySQLiteColumn,
+  scopeId: string,
+  limit: number,
+): Promise<{ results: MemberRow[] }> {
+  const results = await drizzle(db)
+    .select({
+      user_id: m.user_id,
+      role: m.role,
+      created_at: m.created_at,
+      address: emailAddresses.address,
+      is_owner: sql<number>`${ownerRole(db, scope, m)}`,
+    })
+    .from(m)
+    .leftJoin(emailAddresses, and(eq(emailAddresses.user_id, m.user_id), eq(emailAddresses.is_primary, 1)))
+    .where(eq(scopeColumn, scopeId))
+    .orderBy(asc(m.created_at), asc(m.user_id))
+    .limit(limit)
+    .all();
+  return { results };
 }
 
 export function listOrgMembers(db: D1Database, orgId: string, limit: number) {
-  return listMembers(db, "org", orgId, limit);
+  return listMembers(db, "org", orgMemberships, orgMemberships.org_id, orgId, limit);
 }
 
 export function listSiteMembers(db: D1Database, siteId: string, limit: number) {
-  return listMembers(db, "site", siteId, limit);
+  return listMembers(db, "site", siteMemberships, siteMemberships.site_id, siteId, limit);
 }
 
 /** After an owner change: the titular owner passes to the oldest remaining owner when it no longer is one. */
@@ -144,11 +186,10 @@ export async function addOrgMember(
   event?: D1PreparedStatement,
 ) {
   await batch(db, [
-    db
-      .prepare(
-        "INSERT INTO org_memberships (org_id, user_id, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-      )
-      .bind(orgId, userId, role, nowIso()),
+    drizzle(db)
+      .insert(orgMemberships)
+      .values({ org_id: orgId, user_id: userId, role, created_at: nowIso() })
+      .onConflictDoNothing(),
     ...(event ? [event] : []),
     titularFixup(db, orgId),
   ]);
@@ -198,21 +239,22 @@ export async function removeOrgMember(
 }
 
 export async function isSiteOwner(db: D1Database, siteId: string, userId: string): Promise<boolean> {
-  const row = await db
-    .prepare(
-      `SELECT 1 AS ok FROM site_memberships sm WHERE sm.site_id = ? AND sm.user_id = ? AND ${ownerRoleSql("site", "sm")}`,
-    )
-    .bind(siteId, userId)
-    .first();
-  return row !== null;
+  const sm = siteMemberships;
+  const row = await drizzle(db)
+    .select({ ok: sql<number>`1` })
+    .from(sm)
+    .where(and(eq(sm.site_id, siteId), eq(sm.user_id, userId), ownerRole(db, "site", sm)))
+    .get();
+  return row !== undefined;
 }
 
 async function isSiteMember(db: D1Database, siteId: string, userId: string): Promise<boolean> {
-  const row = await db
-    .prepare("SELECT 1 AS ok FROM site_memberships WHERE site_id = ? AND user_id = ?")
-    .bind(siteId, userId)
-    .first();
-  return row !== null;
+  const row = await drizzle(db)
+    .select({ ok: sql<number>`1` })
+    .from(siteMemberships)
+    .where(and(eq(siteMemberships.site_id, siteId), eq(siteMemberships.user_id, userId)))
+    .get();
+  return row !== undefined;
 }
 
 export type SiteMemberChange = "done" | "not_member" | "last_owner";
