@@ -73,7 +73,19 @@ const createRoutePath = createRoute({
   request: {
     params: SiteParam,
     headers: IdempotencyHeaders,
-    body: { content: { "application/json": { schema: CreatePostSchema } }, required: true },
+    body: {
+      content: {
+        "application/json": {
+          schema: CreatePostSchema,
+          example: {
+            title: "Spring opening hours",
+            markdown: "## From March 20\n\nWe open at **8 am**. See the [map](https://example.com/map).",
+            category_slugs: ["news"],
+          },
+        },
+      },
+      required: true,
+    },
   },
   responses: {
     201: {
@@ -110,7 +122,15 @@ const updateRoute = createRoute({
     params: SitePostParam,
     query: LanguageQuery,
     headers: IfMatchHeaders,
-    body: { content: { "application/json": { schema: DashboardUpdatePostSchema } }, required: true },
+    body: {
+      content: {
+        "application/json": {
+          schema: DashboardUpdatePostSchema,
+          example: { review_requested: true },
+        },
+      },
+      required: true,
+    },
   },
   responses: {
     200: json(PostWriteAnswerSchema, "Updated"),
