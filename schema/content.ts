@@ -359,7 +359,7 @@ export const auditEvents = sqliteTable(
   {
     id: text("id").primaryKey(),
     site_id: text("site_id").notNull(),
-    actor_type: text("actor_type", { enum: ["api_key", "webhook"] }).notNull(),
+    actor_type: text("actor_type", { enum: ["api_key", "person", "webhook"] }).notNull(),
     actor_id: text("actor_id").notNull(),
     actor_user_id: text("actor_user_id"),
     action: text("action").notNull(),

@@ -1,11 +1,12 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { errorFields, runLogger } from "../lib/log";
-import type { EdgeContext, IdentityRpc } from "../lib/rpc";
+import type { EdgeContext, IdentityRpc, SiteGrant, SiteGrantQuery } from "../lib/rpc";
 import { eraseDueAccounts } from "./account/erasure";
 import { displayNameOf } from "./account/me-store";
 import { app } from "./core/app";
 import { edgeContextFor } from "./core/edge-context";
 import { cleanupExpired } from "./core/maintenance";
+import { siteGrantOf } from "./core/site-grant";
 import type { Env } from "./core/worker-env";
 import { deliverGrantEndings } from "./members/grant-endings";
 import { createMailer } from "./messaging/messaging";
@@ -45,6 +46,11 @@ export default class IdentityService extends WorkerEntrypoint<Env> implements Id
   async displayName(input: { user_id: string }): Promise<string | null> {
     if (typeof input?.user_id !== "string") return null;
     return displayNameOf(this.env.DB, input.user_id);
+  }
+
+  /** A person's grant on one site, uncached: what content's dashboard writes decide by (issue 34). */
+  async siteGrant(input: SiteGrantQuery): Promise<SiteGrant | null> {
+    return siteGrantOf(this.env.DB, input);
   }
 }
 

@@ -25,6 +25,33 @@ export interface IdentityRpc {
    * routes; null when none is set (or no such account). Never the e-mail address.
    */
   displayName(input: { user_id: string }): Promise<string | null>;
+  /**
+   * A person's current grant on one site, read uncached (issue 34: content's dashboard writes re-read it on
+   * each write instead of trusting the gateway's cached edge headers): the session's liveness, the
+   * memberships of the site's organization (`org_id`, as content knows the owner) and of the site itself, in
+   * the edge header's shape (the same SSO rule as `edgeContext`), and the display name (the write's byline,
+   * so a write costs this one call). null when the account no longer exists.
+   */
+  siteGrant(input: SiteGrantQuery): Promise<SiteGrant | null>;
+}
+
+/** Whose grant on which site `IdentityRpc.siteGrant` reads. */
+export interface SiteGrantQuery {
+  user_id: string;
+  session_id: string;
+  site_id: string;
+  org_id: string;
+}
+
+/** A person's grant on one site as identity holds it now (`IdentityRpc.siteGrant`). */
+export interface SiteGrant {
+  /** False when the session was revoked or expired (signed out everywhere, password reset, ...). */
+  session_active: boolean;
+  /** The person's membership of the site's organization (none or one). */
+  org_memberships: OrgMembership[];
+  /** The person's membership of the site (none or one). */
+  site_memberships: SiteMembership[];
+  display_name: string | null;
 }
 
 /** The part of a site that content keeps as its own projection (pushed by sites). */

@@ -110,9 +110,7 @@ function personOf(row: PermissionRow, site: SiteProjection): Person {
     siteGrant: async (q: SiteGrantQuery): Promise<SiteGrant> => ({
       session_active: true,
       org_memberships: orgs.filter((m) => m.org_id === q.org_id),
-      site_memberships: sites
-        .filter((m) => m.site_id === q.site_id)
-        .map((m) => ({ permissions: [], ...m })),
+      site_memberships: sites.filter((m) => m.site_id === q.site_id).map((m) => ({ permissions: [], ...m })),
       display_name: "Table person",
     }),
   };

@@ -9,28 +9,24 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import type { SiteProjection } from "../../src/lib/rpc";
-import { call, content, createKey, createPost, staffHeaders, tenant } from "../support/content-helpers";
+import { call, content, createKey, createPost, tenant } from "../support/content-helpers";
+import { seedPerson } from "../support/identity-people";
 
-const identityDb = (env as unknown as { TEST_IDENTITY_DB: D1Database }).TEST_IDENTITY_DB;
 const identityQueue = (env as unknown as { TEST_SITE_TRANSFERRED: Queue }).TEST_SITE_TRANSFERRED;
 
 type Role = "site_contributor" | "site_author" | "site_editor";
 
-/** A person with an account in identity (with a display name, or none), holding `role` on the site. */
+/**
+ * A person with an account in identity (with a display name, or none), holding `role` on the site: identity
+ * holds the membership and a live session too, since a dashboard write re-reads the grant from identity.
+ */
 async function person(
   site: SiteProjection,
   role: Role,
   displayName: string | null = `P ${newId().slice(-6)}`,
 ) {
-  const userId = newId();
-  const now = new Date().toISOString();
-  await identityDb
-    .prepare(
-      "INSERT INTO users (id, status, display_name, created_at, updated_at) VALUES (?, 'active', ?, ?, ?)",
-    )
-    .bind(userId, displayName, now, now)
-    .run();
-  return { userId, displayName, headers: staffHeaders(userId, { site: [{ site_id: site.id, role }] }) };
+  const seeded = await seedPerson({ displayName, site: [{ site_id: site.id, org_id: site.org_id, role }] });
+  return { userId: seeded.userId, displayName, headers: seeded.headers };
 }
 
 type Person = Awaited<ReturnType<typeof person>>;

@@ -19,6 +19,14 @@ const CREATED_UNDER_GRANT = `t.created_by = ?1 AND t.created_at <= ?2
   AND ((?6 = 'site' AND t.site_id = ?3)
     OR (?6 = 'org' AND t.org_id = ?4 AND t.site_id NOT IN (SELECT value FROM json_each(?5))))`;
 
+/**
+ * SQL condition on a person's preview link (`t`, migration 0018: `user_id`, no key) made by ?1 up to ?2
+ * under the ending: `site` scope, on site ?3; `org` scope, for organization ?4 and on none of the sites of ?5.
+ */
+const PREVIEWED_UNDER_GRANT = `t.key_id IS NULL AND t.user_id = ?1 AND t.created_at <= ?2
+  AND ((?6 = 'site' AND t.site_id = ?3)
+    OR (?6 = 'org' AND t.org_id = ?4 AND t.site_id NOT IN (SELECT value FROM json_each(?5))))`;
+
 function endingParams(e: MemberGrantEnding) {
   return [e.user_id, e.ended_at, e.site_id, e.org_id, JSON.stringify(e.except_site_ids), e.scope];
 }
@@ -29,8 +37,8 @@ function bindEnding(stmt: D1PreparedStatement, e: MemberGrantEnding): D1Prepared
 
 /**
  * Ends what `e` names in one batch: revokes the keys and deletes the webhooks (and their deliveries)
- * created under the grant, records the ending at `now`, and purges ending records older than `purgeBefore`.
- * Answers the keys and webhooks it ended.
+ * created under the grant, ends the preview links the person made under it (issue 34), records the ending
+ * at `now`, and purges ending records older than `purgeBefore`. Answers the keys and webhooks it ended.
  */
 export async function endGrantIntegrations(
   db: D1Database,
@@ -57,6 +65,12 @@ export async function endGrantIntegrations(
       db,
       `DELETE FROM webhooks AS t WHERE ${CREATED_UNDER_GRANT} RETURNING id, site_id, url`,
       ...endingParams(e),
+    ),
+    query(
+      db,
+      `UPDATE preview_links AS t SET ended_at = ?7 WHERE t.ended_at IS NULL AND ${PREVIEWED_UNDER_GRANT}`,
+      ...endingParams(e),
+      now.toISOString(),
     ),
     db
       .prepare(

@@ -3,7 +3,13 @@
  * changed their role, they left, or their account was erased. The API keys and webhooks they created under
  * that grant end with it, in one D1 batch: keys are revoked (the person holds the secret, so the key
  * cannot be handed to someone else), webhooks are deleted with their pending deliveries (the receiver is
- * the person's choice; nothing more is sent to it). Identity tells the site's owners what ended.
+ * the person's choice; nothing more is sent to it), and the preview links the person made on the
+ * dashboard (issue 34) end. Identity tells the site's owners what ended (keys and webhooks).
+ *
+ * Identity sends an ending for every change of the person's memberships that leaves them without
+ * `integrations` on the site (removal, any role change, leaving, erasure): the roles holding it hold every
+ * content permission, so every loss of a content permission comes with one. A person's links end on each
+ * such ending, also on a change that kept the permission that made them (fail closed: a new link is one call).
  *
  * Only credentials created up to the grant's end (`ended_at`, identity's clock) end; a key made later was
  * granted afresh. The ending is recorded (`ended_member_grants`) so that for `ENDED_GRANT_QUARANTINE_MS`

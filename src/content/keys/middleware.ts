@@ -2,12 +2,13 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { readEdgeIdentity } from "../../lib/edge";
 import { parseId } from "../../lib/ids";
+import { type IdentityRpc, rpc } from "../../lib/rpc";
 import { personAuthorName } from "../authors/personas";
 import type { AppEnv } from "../core/bindings";
 import { requestBookmark } from "../core/read-session";
 import { authenticateKey, type KeyRequest, type KeyRequirement } from "./api-key";
 import { keyContexts } from "./key-cache";
-import { authenticatePerson, type PersonRequirement } from "./person";
+import { authenticatePerson, type PersonDirectory, type PersonRequirement } from "./person";
 import { siteNotFound } from "./site-staff";
 
 /** The client's address as the edge gives it (the gateway, or the platform's own `CF-Connecting-IP`). */
@@ -80,8 +81,9 @@ export function requirePerson(requirement: PersonRequirement): MiddlewareHandler
       clientIp: clientIp(c),
       primaryDb: c.get("primaryDb"),
       addHeaders: (headers: Record<string, string>) => addResponseHeaders(c, headers),
+      write: c.req.method !== "GET" && c.req.method !== "HEAD",
     };
-    const person = await authenticatePerson(c.env, request, requirement, personByline(c.env));
+    const person = await authenticatePerson(c.env, request, requirement, personDirectory(c.env));
     c.set("auth", person);
     await next();
     if (requirement.quota === "write") keyContexts.forgetSite(person.siteId);
@@ -96,7 +98,18 @@ export function personAuth(requirement: PersonRequirement) {
   };
 }
 
-/** The person's byline: their account's display name, identity's (authors/personas.ts `personAuthorName`). */
-function personByline(env: AppEnv["Bindings"]): (userId: string) => Promise<string | null> {
-  return (userId) => personAuthorName(env, userId);
+/**
+ * What the person middleware asks identity: the byline (authors/personas.ts `personAuthorName`) on a read,
+ * the grant with the display name (`IdentityRpc.siteGrant`, a blank name as none) on a write.
+ */
+function personDirectory(env: AppEnv["Bindings"]): PersonDirectory {
+  return {
+    byline: (userId) => personAuthorName(env, userId),
+    async siteGrant(query) {
+      const grant = await rpc<IdentityRpc>(env.IDENTITY).siteGrant(query);
+      if (!grant) return null;
+      const name = grant.display_name;
+      return { ...grant, display_name: typeof name === "string" && name.trim() !== "" ? name : null };
+    },
+  };
 }

@@ -8,15 +8,23 @@
  * person holds nothing on, as key administration answers it) -> permission (403 FORBIDDEN with
  * `details.missing`) -> quota (429, the same buckets and headers as a key's, in the gate of the pseudo key
  * `person:<user>:<site>`, so writes, lead reads and idempotency reservations are per person and site).
+ *
+ * Reads decide by the edge headers, which the gateway may cache for 30 s (a removed member may read for that
+ * long). A write (any method but GET and HEAD) asks identity once, uncached (`IdentityRpc.siteGrant`): the
+ * session's liveness, the memberships of the site's organization and of the site, and the display name (the
+ * byline), so a removed member's next write is the missing site's 404, a demoted one's 403 naming what the new
+ * role lacks, and a signed-out session's 401, at once.
  */
+import { bearerRefusal } from "../../lib/bearer";
 import type { EdgeIdentity } from "../../lib/edge";
+import type { SiteGrant, SiteGrantQuery } from "../../lib/rpc";
 import type { SitePermission } from "../../lib/site-permissions";
 import type { Env } from "../core/bindings";
 import { fail } from "../errors";
 import { takeKeyQuota } from "./api-key";
 import type { KeyContext } from "./key-context";
 import type { Scope } from "./scopes";
-import { staffAccess } from "./site-staff";
+import { type Regrant, staffAccess } from "./site-staff";
 
 /** What a dashboard route requires of the person: one permission of `anyOf`, and its quota. */
 export interface PersonRequirement {
@@ -36,6 +44,16 @@ export interface PersonRequest {
   /** The primary database: a membership's end and a site's state are never read from a replica. */
   readonly primaryDb: D1Database | undefined;
   readonly addHeaders: (headers: Record<string, string>) => void;
+  /** A write (any method but GET and HEAD): the grant is read afresh from identity. */
+  readonly write: boolean;
+}
+
+/** What person authentication asks identity (one RPC per request: a read the byline, a write the grant). */
+export interface PersonDirectory {
+  /** The account's display name, or null when none is set. */
+  byline(userId: string): Promise<string | null>;
+  /** The person's grant on the site now (`IdentityRpc.siteGrant`), its display name already normalized. */
+  siteGrant(query: SiteGrantQuery): Promise<SiteGrant | null>;
 }
 
 /**
@@ -66,17 +84,46 @@ function personKeyId(userId: string, siteId: string): string {
 }
 
 /**
+ * A write's regrant: the person's memberships of the site as identity holds them now, in place of the edge
+ * headers'; 401 when the session or the account ended. `named` receives the display name the same call read.
+ */
+function regrantOf(
+  identity: EdgeIdentity,
+  directory: PersonDirectory,
+  named: (name: string | null) => void,
+): Regrant {
+  return async (userId, site) => {
+    const grant = await directory.siteGrant({
+      user_id: userId,
+      session_id: identity.sessionId ?? "",
+      site_id: site.id,
+      org_id: site.org_id,
+    });
+    if (!grant?.session_active) throw bearerRefusal("invalid", "The session has ended; sign in again.");
+    named(grant.display_name);
+    return { ...identity, orgMemberships: grant.org_memberships, siteMemberships: grant.site_memberships };
+  };
+}
+
+/**
  * The person of a dashboard request, checked against the requirement, with its quota taken: the request's
- * KeyContext. `authorName` is the person's display name, read by `byline` (identity's, by RPC).
+ * KeyContext. `authorName` is the person's display name (identity's, by RPC: with the grant on a write).
  */
 export async function authenticatePerson(
   env: Env,
   request: PersonRequest,
   requirement: PersonRequirement,
-  byline: (userId: string) => Promise<string | null>,
+  directory: PersonDirectory,
 ): Promise<KeyContext> {
   const db = request.primaryDb ?? env.DB;
-  const { userId, site, permissions } = await staffAccess(request.identity, db, request.siteId);
+  // A write's byline comes with its grant (one RPC); a read asks for it alone.
+  const granted: { name?: string | null } = {};
+  const regrant = request.write
+    ? regrantOf(request.identity, directory, (name) => {
+        granted.name = name;
+      })
+    : undefined;
+  const { userId, site, permissions } = await staffAccess(request.identity, db, request.siteId, regrant);
   if (!requirement.anyOf.some((p) => permissions.has(p))) {
     const missing = requirement.anyOf[0];
     fail("FORBIDDEN", {
@@ -105,7 +152,7 @@ export async function authenticatePerson(
     kind: "secret",
     scopes,
     createdBy: userId,
-    authorName: await byline(userId),
+    authorName: granted.name !== undefined ? granted.name : await directory.byline(userId),
     contentVersion: site.content_version,
   };
 }

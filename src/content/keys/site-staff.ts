@@ -30,6 +30,13 @@ export function siteNotFound(): ApiError {
 export const SITE_GRANT_QUARANTINE_MS = 30_000;
 
 /**
+ * The person's memberships of the site's organization and of the site as identity holds them now (one RPC,
+ * keys/person.ts), in place of the edge headers' (which the gateway may cache for 30 s); throws 401 when the
+ * session or the account ended.
+ */
+export type Regrant = (userId: string, site: { id: string; org_id: string }) => Promise<EdgeIdentity>;
+
+/**
  * The signed-in person, the site (with its content version) and what they may do with it (the one
  * permission model), or 401 (no session) / 404 (no site, deleted or archived — invisible to customers, as
  * sites says — or nothing granted). Owners (identity's structural mark), organization admins and site
@@ -39,6 +46,7 @@ export async function staffAccess(
   identity: EdgeIdentity,
   db: D1Database,
   siteId: string,
+  regrant?: Regrant,
 ): Promise<{ userId: string; site: StaffSite; permissions: Set<SitePermission> }> {
   if (!identity.userId) {
     throw bearerRefusal("missing", "A signed-in staff session is required.");
@@ -49,11 +57,14 @@ export async function staffAccess(
   const site = { ...projection, org_id: owner.org_id };
   const changed = owner.changed_at === null ? 0 : Date.parse(owner.changed_at);
   const settled = !(clockNow() - changed < SITE_GRANT_QUARANTINE_MS);
-  const person = settled ? identity : { ...identity, siteMemberships: [] };
+  // A write reads the person's memberships afresh from identity (`regrant`); a read trusts the edge's.
+  const current = regrant ? await regrant(identity.userId, site) : identity;
+  const person = settled ? current : { ...current, siteMemberships: [] };
   const permissions = personSitePermissions(person, site);
   if (permissions.size === 0) throw siteNotFound();
-  // A grant identity just ended may still be claimed by the gateway's cached memberships (docs/decisions/grant-endings.md).
-  if (await grantRecentlyEnded(db, identity.userId, site)) throw siteNotFound();
+  // A grant identity just ended may still be claimed by the gateway's cached memberships (docs/decisions/grant-endings.md);
+  // memberships read afresh are identity's own word, after any ending.
+  if (!regrant && (await grantRecentlyEnded(db, identity.userId, site))) throw siteNotFound();
   return { userId: identity.userId, site, permissions };
 }
 

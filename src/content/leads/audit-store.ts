@@ -11,8 +11,8 @@ export type AuditEventRow = typeof auditEvents.$inferSelect;
 export interface AuditEvent {
   id: string;
   site_id: string;
-  /** Who acted: an API key (default) or a webhook (a `lead.created` delivery). */
-  actor_type?: "api_key" | "webhook";
+  /** Who acted: an API key (default), a signed-in person (the dashboard, issue 34) or a webhook (a `lead.created` delivery). */
+  actor_type?: "api_key" | "person" | "webhook";
   actor_id: string;
   actor_user_id: string | null;
   action: string;

@@ -1,7 +1,7 @@
 /**
  * The audit of lead reads (`leads:read` exposes personal data). Every list, get and export writes its
  * row before any lead leaves the service, and a failed write fails the request (500): data is never
- * served unaudited. Who: the key and the staff user who created it; what: the action, the lead ids (list,
+ * served unaudited. Who: the key and the staff user who created it, or the signed-in person; what: the action, the lead ids (list,
  * get) or the filters and the count (list, export); when; and the outcome.
  */
 import { newId } from "../../lib/ids";
@@ -13,10 +13,15 @@ export type LeadAction = "leads.list" | "leads.read" | "leads.export" | "leads.w
 /** `started` stays on an export whose stream never finished; `completed`/`failed`/`aborted` close it. */
 export type LeadOutcome = "served" | "not_found" | "started" | "completed" | "failed" | "aborted";
 
-/** Who reads: the key, the user accountable for it, and where the request came from. */
+/**
+ * Who reads: the key and the user accountable for it, or a signed-in person (the dashboard's leads routes,
+ * issue 34: `actorType` "person", `actorId` their user id), and where the request came from.
+ */
 export interface LeadReader {
   siteId: string;
-  keyId: string;
+  actorType: "api_key" | "person";
+  /** The key's id, or the person's user id. */
+  actorId: string;
   userId: string;
   requestId: string | null;
   ip: string | null;
@@ -33,9 +38,11 @@ export function leadReader(key: KeyContext, requestId: string | undefined, ip: s
       "Lead reads are audited with the user accountable for the key, and this key has none; create a new key.",
     );
   }
+  const person = key.actor.kind === "person" ? key.actor.userId : null;
   return {
     siteId: key.siteId,
-    keyId: key.keyId,
+    actorType: person ? "person" : "api_key",
+    actorId: person ?? key.keyId,
     userId: key.createdBy,
     requestId: requestId ?? null,
     ip: ip === "unknown" ? null : ip,
@@ -61,7 +68,8 @@ export async function auditLeadAccess(
   await insertAuditEvent(db, {
     id,
     site_id: reader.siteId,
-    actor_id: reader.keyId,
+    actor_type: reader.actorType,
+    actor_id: reader.actorId,
     actor_user_id: reader.userId,
     action: entry.action,
     outcome: entry.outcome,

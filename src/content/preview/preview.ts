@@ -1,9 +1,11 @@
 /**
  * Preview of a post as it is now (draft or scheduled included) by a link that needs no key
- * (docs/decisions/previews.md). A ck_ key that may edit the post makes the link; the link lives at most
- * 24 h and ends with what granted it: its post deleted; its site transferred, deleted, archived or
- * deactivated; the key that made it revoked (its creator's grant ending revokes it) or carried over;
- * or every link of the post ended by `DELETE …/preview`.
+ * (docs/decisions/previews.md). A ck_ key that may edit the post makes the link, or a signed-in person who
+ * may (the dashboard route, issue 34); the link lives at most 24 h and ends with what granted it: its post
+ * deleted; its site transferred, deleted, archived or deactivated; the key that made it revoked (its
+ * creator's grant ending revokes it) or carried over; the person who made it losing their grant on the
+ * site (removed, role changed, account erased: identity's grant ending); or every link of the post ended
+ * by `DELETE …/preview`.
  */
 
 import { bearerRefusal } from "../../lib/bearer";
@@ -11,6 +13,7 @@ import type { Env } from "../core/bindings";
 import { clockNow } from "../core/clock";
 import { problem } from "../errors";
 import type { KeyContext } from "../keys/key-context";
+import { siteNotFound } from "../keys/site-staff";
 import { postDetail } from "../posts/public-reads";
 import { resolveEditablePost } from "../posts/resolve";
 import { checkPreview } from "../posts/roles";
@@ -42,12 +45,17 @@ export async function createPreview(
     tokenHash: hash,
     siteId: key.siteId,
     postId: post.id,
-    keyId: key.keyId,
+    by:
+      key.actor.kind === "person"
+        ? { kind: "person", userId: key.actor.userId }
+        : { kind: "key", keyId: key.keyId },
     now: now.toISOString(),
     expiresAt,
   });
-  // The key was revoked or carried over since it was authenticated: refused as such a key is.
   if (!stored) {
+    // A person's: the site has no owner content knows of (a removed site), answered as a missing site.
+    if (key.actor.kind === "person") throw siteNotFound();
+    // The key was revoked or carried over since it was authenticated: refused as such a key is.
     throw bearerRefusal("invalid", "The API key is invalid or revoked.");
   }
   return { url: `${origin}/v1/preview/${token}`, expires_at: expiresAt };

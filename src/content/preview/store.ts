@@ -11,23 +11,43 @@ import { FEATURED_MEDIA_SQL, POST_COLUMNS, type PostRow } from "../posts/store";
 /** Expired links are kept this long (who made a link that leaked), then purged by the hourly cron. */
 export const PREVIEW_LINK_KEPT_MS = 7 * 86_400_000;
 
+/** Who makes a link: a key (the `/v1` route) or a signed-in person (the dashboard route, issue 34). */
+export type PreviewMaker = { kind: "key"; keyId: string } | { kind: "person"; userId: string };
+
 /**
- * Stores a link made by key `keyId` for the site's current owner. Nothing is stored (false) when the key
- * is no longer live and stamped for that owner: the link would be born dead.
+ * Stores a link made by `by` for the site's current owner. A key's link: nothing is stored (false) when the
+ * key is no longer live and stamped for that owner (the link would be born dead). A person's link names the
+ * person (`user_id`, no key): it ends when identity ends their grant on the site (`endGrantIntegrations`).
  */
 export async function insertPreviewLink(
   db: D1Database,
-  link: { tokenHash: string; siteId: string; postId: string; keyId: string; now: string; expiresAt: string },
+  link: {
+    tokenHash: string;
+    siteId: string;
+    postId: string;
+    by: PreviewMaker;
+    now: string;
+    expiresAt: string;
+  },
 ): Promise<boolean> {
-  const result = await db
-    .prepare(
-      `INSERT INTO preview_links (id, token_hash, site_id, post_id, org_id, key_id, user_id, created_at, expires_at)
-       SELECT ?1, ?2, ?3, ?4, o.org_id, k.id, NULL, ?6, ?7
-       FROM api_keys k JOIN site_owner o ON o.site_id = k.site_id AND o.org_id = k.org_id
-       WHERE k.id = ?5 AND k.site_id = ?3 AND k.revoked_at IS NULL AND k.carried_over_at IS NULL`,
-    )
-    .bind(newId(), link.tokenHash, link.siteId, link.postId, link.keyId, link.now, link.expiresAt)
-    .run();
+  const by = link.by;
+  const statement =
+    by.kind === "key"
+      ? db
+          .prepare(
+            `INSERT INTO preview_links (id, token_hash, site_id, post_id, org_id, key_id, user_id, created_at, expires_at)
+             SELECT ?1, ?2, ?3, ?4, o.org_id, k.id, NULL, ?6, ?7
+             FROM api_keys k JOIN site_owner o ON o.site_id = k.site_id AND o.org_id = k.org_id
+             WHERE k.id = ?5 AND k.site_id = ?3 AND k.revoked_at IS NULL AND k.carried_over_at IS NULL`,
+          )
+          .bind(newId(), link.tokenHash, link.siteId, link.postId, by.keyId, link.now, link.expiresAt)
+      : db
+          .prepare(
+            `INSERT INTO preview_links (id, token_hash, site_id, post_id, org_id, key_id, user_id, created_at, expires_at)
+             SELECT ?1, ?2, ?3, ?4, o.org_id, NULL, ?5, ?6, ?7 FROM site_owner o WHERE o.site_id = ?3`,
+          )
+          .bind(newId(), link.tokenHash, link.siteId, link.postId, by.userId, link.now, link.expiresAt);
+  const result = await statement.run();
   return result.meta.changes > 0;
 }
 
@@ -71,7 +91,8 @@ export interface PreviewRead {
  * What the link with token hash `hash` shows at `now`, or null: unknown, ended or expired; its post
  * deleted; its site not active or owned by another organization than the link's; the key that made it
  * revoked, carried over or stamped for another organization (revoked too when its creator's grant ended).
- * A link without a key (a person's, none yet) never answers.
+ * A person's link (no key, `user_id`) answers under the same conditions but the key's; the end of the
+ * person's grant on the site ends the row itself (`endGrantIntegrations`).
  */
 export async function readPreview(db: D1Database, hash: string, now: string): Promise<PreviewRead | null> {
   const linked = "(SELECT post_id FROM preview_links WHERE token_hash = ?)";
@@ -82,9 +103,10 @@ export async function readPreview(db: D1Database, hash: string, now: string): Pr
          JOIN posts p ON p.id = l.post_id AND p.site_id = l.site_id AND p.status != 'deleted'
          JOIN sites s ON s.id = l.site_id AND s.status = 'active'
          JOIN site_owner o ON o.site_id = l.site_id AND o.org_id = l.org_id
-         JOIN api_keys k ON k.id = l.key_id AND k.site_id = l.site_id AND k.revoked_at IS NULL
+         LEFT JOIN api_keys k ON k.id = l.key_id AND k.site_id = l.site_id AND k.revoked_at IS NULL
            AND k.carried_over_at IS NULL AND k.org_id = l.org_id
-         WHERE l.token_hash = ? AND l.ended_at IS NULL AND l.expires_at > ?`,
+         WHERE l.token_hash = ? AND l.ended_at IS NULL AND l.expires_at > ?
+           AND (k.id IS NOT NULL OR (l.key_id IS NULL AND l.user_id IS NOT NULL))`,
       hash,
       now,
     ),
