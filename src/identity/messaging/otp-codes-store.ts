@@ -1,8 +1,10 @@
-/** One-time codes: only an HMAC of the code is stored. */
+/** One-time codes: only an HMAC of the code is stored. Queries go through drizzle's query builder. */
 
-import type { otpCodes } from "../../../schema/identity";
+import { and, eq, gt, isNull, lt, type SQL, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { otpCodes, users } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
-import type { Computed, Row } from "../../lib/rows";
+import { prepared } from "../../lib/sql";
 import type { OtpPurpose } from "../core/config";
 import { nowIso } from "../core/crypto";
 
@@ -26,31 +28,32 @@ export interface NewOtpCode {
  */
 export function insertOtpStatements(db: D1Database, code: NewOtpCode): D1PreparedStatement[] {
   const now = nowIso();
-  const retire = db
-    .prepare(
-      "UPDATE otp_codes SET used_at = ? WHERE purpose = ? AND target = ? AND user_id IS ? AND used_at IS NULL",
-    )
-    .bind(now, code.purpose, code.target, code.userId);
-  return [
-    ...(code.supersede ? [retire] : []),
-    db
-      .prepare(
-        `INSERT INTO otp_codes (id, purpose, target, user_id, context, code_hash, link_hash, attempts, max_attempts, expires_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
-      )
-      .bind(
-        newId(),
-        code.purpose,
-        code.target,
-        code.userId,
-        code.context,
-        code.codeHash,
-        code.linkHash,
-        code.maxAttempts,
-        code.expiresAt,
-        now,
+  const d = drizzle(db);
+  const retire = d
+    .update(otpCodes)
+    .set({ used_at: now })
+    .where(
+      and(
+        eq(otpCodes.purpose, code.purpose),
+        eq(otpCodes.target, code.target),
+        sql`${otpCodes.user_id} IS ${code.userId}`,
+        isNull(otpCodes.used_at),
       ),
-  ];
+    );
+  const insert = d.insert(otpCodes).values({
+    id: newId(),
+    purpose: code.purpose,
+    target: code.target,
+    user_id: code.userId,
+    context: code.context,
+    code_hash: code.codeHash,
+    link_hash: code.linkHash,
+    attempts: 0,
+    max_attempts: code.maxAttempts,
+    expires_at: code.expiresAt,
+    created_at: now,
+  });
+  return [...(code.supersede ? [prepared(db, retire)] : []), prepared(db, insert)];
 }
 
 /** Narrows which live codes a claim or a failed attempt touches (undefined: no restriction). */
@@ -61,18 +64,11 @@ export interface OtpScope {
   context?: string | null;
 }
 
-function scopeFilter(scope: OtpScope): { sql: string; args: (string | null)[] } {
-  let sql = "";
-  const args: (string | null)[] = [];
-  if (scope.userId !== undefined) {
-    sql += " AND user_id = ?";
-    args.push(scope.userId);
-  }
-  if (scope.context !== undefined) {
-    sql += " AND context IS ?";
-    args.push(scope.context ?? null);
-  }
-  return { sql, args };
+function scopeFilter(scope: OtpScope): (SQL | undefined)[] {
+  return [
+    scope.userId === undefined ? undefined : eq(otpCodes.user_id, scope.userId),
+    scope.context === undefined ? undefined : sql`${otpCodes.context} IS ${scope.context ?? null}`,
+  ];
 }
 
 /**
@@ -85,7 +81,13 @@ export interface OtpWin {
 }
 
 /** Read in the RETURNING of the consuming UPDATE, so it is the epoch at the moment of consumption. */
-const EPOCH = "(SELECT u.credential_epoch FROM users u WHERE u.id = otp_codes.user_id) AS epoch";
+function epoch(db: D1Database) {
+  const epochOf = drizzle(db)
+    .select({ credential_epoch: users.credential_epoch })
+    .from(users)
+    .where(eq(users.id, otpCodes.user_id));
+  return sql<number | null>`(${epochOf})`;
+}
 
 /** What one guess did: the account of the code it consumed (or null), and the attempts left after it. */
 export interface OtpAttempt {
@@ -102,20 +104,29 @@ export interface OtpAttempt {
  */
 export async function attemptOtpCode(db: D1Database, scope: OtpScope, codeHash: string): Promise<OtpAttempt> {
   const now = nowIso();
-  const filter = scopeFilter(scope);
-  const { results } = await db
-    .prepare(
-      `UPDATE otp_codes
-       SET attempts = attempts + 1,
-           used_at = CASE WHEN code_hash = ? THEN ? ELSE used_at END
-       WHERE purpose = ? AND target = ? AND used_at IS NULL AND attempts < max_attempts
-         AND expires_at > ?${filter.sql}
-       RETURNING user_id, used_at IS NOT NULL AS won, max_attempts - attempts AS remaining, ${EPOCH}`,
+  const results = await drizzle(db)
+    .update(otpCodes)
+    .set({
+      attempts: sql`${otpCodes.attempts} + 1`,
+      used_at: sql`CASE WHEN ${otpCodes.code_hash} = ${codeHash} THEN ${now} ELSE ${otpCodes.used_at} END`,
+    })
+    .where(
+      and(
+        eq(otpCodes.purpose, scope.purpose),
+        eq(otpCodes.target, scope.target),
+        isNull(otpCodes.used_at),
+        lt(otpCodes.attempts, otpCodes.max_attempts),
+        gt(otpCodes.expires_at, now),
+        ...scopeFilter(scope),
+      ),
     )
-    .bind(codeHash, now, scope.purpose, scope.target, now, ...filter.args)
-    .all<
-      Row<typeof otpCodes, "user_id"> & Computed<{ won: number; remaining: number; epoch: number | null }>
-    >();
+    .returning({
+      user_id: otpCodes.user_id,
+      won: sql<number>`${otpCodes.used_at} IS NOT NULL`,
+      remaining: sql<number>`${otpCodes.max_attempts} - ${otpCodes.attempts}`,
+      epoch: epoch(db),
+    })
+    .all();
   const won = results.find((r) => r.won === 1);
   const remaining = results.reduce((n, r) => (r.won ? n : Math.max(n, r.remaining)), 0);
   return { won: won ? { user_id: won.user_id, epoch: won.epoch } : null, remaining };
@@ -126,15 +137,26 @@ export async function attemptOtpCode(db: D1Database, scope: OtpScope, codeHash: 
  * bits, so it is not attempt-limited: a stranger's wrong typed codes exhaust the typed code, never the
  * link in the owner's mailbox.
  */
-export function claimOtpLink(db: D1Database, scope: OtpScope, linkHash: string): Promise<OtpWin | null> {
+export async function claimOtpLink(
+  db: D1Database,
+  scope: OtpScope,
+  linkHash: string,
+): Promise<OtpWin | null> {
   const now = nowIso();
-  const filter = scopeFilter(scope);
-  return db
-    .prepare(
-      `UPDATE otp_codes SET used_at = ?
-       WHERE purpose = ? AND target = ? AND link_hash = ? AND used_at IS NULL AND expires_at > ?${filter.sql}
-       RETURNING user_id, ${EPOCH}`,
+  const row = await drizzle(db)
+    .update(otpCodes)
+    .set({ used_at: now })
+    .where(
+      and(
+        eq(otpCodes.purpose, scope.purpose),
+        eq(otpCodes.target, scope.target),
+        eq(otpCodes.link_hash, linkHash),
+        isNull(otpCodes.used_at),
+        gt(otpCodes.expires_at, now),
+        ...scopeFilter(scope),
+      ),
     )
-    .bind(now, scope.purpose, scope.target, linkHash, now, ...filter.args)
-    .first<OtpWin>();
+    .returning({ user_id: otpCodes.user_id, epoch: epoch(db) })
+    .get();
+  return row ?? null;
 }
