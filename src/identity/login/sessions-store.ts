@@ -1,7 +1,13 @@
-/** Sessions (the refresh families live in their Durable Object). */
-import type { sessions } from "../../../schema/identity";
+/**
+ * Sessions (the refresh families live in their Durable Object). Queries go through drizzle's query builder,
+ * except the inserts guarded in their `INSERT … SELECT` (the credential epoch, the rotation's claim) and
+ * the reads that carry the SSO liveness rule (`ssoSessionEndedSql`, the edge context's statement included).
+ */
+import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { sessions } from "../../../schema/identity";
 import type { Computed } from "../../lib/rows";
-import { batch } from "../../lib/sql";
+import { batch, prepared } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 import { batchWithEvent } from "../events/store";
 import type { UserStatus } from "../signup/accounts-store";
@@ -67,14 +73,29 @@ export async function sessionIsLive(db: D1Database, userId: string, sessionId: s
   return (await liveSessionStatement(db, userId, sessionId).first<Computed<{ ok: number }>>()) !== null;
 }
 
-export function listLiveSessions(db: D1Database, userId: string) {
-  return db
-    .prepare(
-      `SELECT id, user_id, family_id, refresh_hash, trusted_device, auth_method, ip, user_agent, created_at, expires_at, revoked_at, revoked_reason
-       FROM sessions WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY created_at DESC LIMIT 100`,
-    )
-    .bind(userId, nowIso())
-    .all<SessionRow>();
+export async function listLiveSessions(db: D1Database, userId: string): Promise<{ results: SessionRow[] }> {
+  const s = sessions;
+  const results = await drizzle(db)
+    .select({
+      id: s.id,
+      user_id: s.user_id,
+      family_id: s.family_id,
+      refresh_hash: s.refresh_hash,
+      trusted_device: s.trusted_device,
+      auth_method: s.auth_method,
+      ip: s.ip,
+      user_agent: s.user_agent,
+      created_at: s.created_at,
+      expires_at: s.expires_at,
+      revoked_at: s.revoked_at,
+      revoked_reason: s.revoked_reason,
+    })
+    .from(s)
+    .where(and(eq(s.user_id, userId), isNull(s.revoked_at), gt(s.expires_at, nowIso())))
+    .orderBy(desc(s.created_at))
+    .limit(100)
+    .all();
+  return { results };
 }
 
 export async function revokeSession(
@@ -84,11 +105,10 @@ export async function revokeSession(
   reason: string,
   event?: D1PreparedStatement,
 ) {
-  const revoke = db
-    .prepare(
-      "UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL",
-    )
-    .bind(nowIso(), reason, sessionId, userId);
+  const revoke = drizzle(db)
+    .update(sessions)
+    .set({ revoked_at: nowIso(), revoked_reason: reason })
+    .where(and(eq(sessions.id, sessionId), eq(sessions.user_id, userId), isNull(sessions.revoked_at)));
   const [res] = await batchWithEvent(db, [revoke], event);
   return (res?.changes ?? 0) > 0;
 }
@@ -99,11 +119,19 @@ export function revokeAllSessionsStatement(
   reason: string,
   exceptSessionId?: string,
 ) {
-  return db
-    .prepare(
-      "UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE user_id = ? AND revoked_at IS NULL AND id IS NOT ?",
-    )
-    .bind(nowIso(), reason, userId, exceptSessionId ?? null);
+  return prepared(
+    db,
+    drizzle(db)
+      .update(sessions)
+      .set({ revoked_at: nowIso(), revoked_reason: reason })
+      .where(
+        and(
+          eq(sessions.user_id, userId),
+          isNull(sessions.revoked_at),
+          sql`${sessions.id} IS NOT ${exceptSessionId ?? null}`,
+        ),
+      ),
+  );
 }
 
 export type SessionWithUser = SessionRow & { user_status: UserStatus | null; sso_ended: number };
@@ -132,11 +160,10 @@ export async function rotateSession(
   next: { sessionId: string; refreshHash: string; ip: string | null; userAgent: string | null },
 ): Promise<boolean> {
   const [cas] = await batch(db, [
-    db
-      .prepare(
-        "UPDATE sessions SET revoked_at = ?, revoked_reason = 'rotated', rotated_to = ? WHERE id = ? AND revoked_at IS NULL",
-      )
-      .bind(nowIso(), next.sessionId, from.id),
+    drizzle(db)
+      .update(sessions)
+      .set({ revoked_at: nowIso(), revoked_reason: "rotated", rotated_to: next.sessionId })
+      .where(and(eq(sessions.id, from.id), isNull(sessions.revoked_at))),
     db
       .prepare(
         `INSERT INTO sessions (id, user_id, family_id, kind, refresh_hash, trusted_device, auth_method, ip, user_agent, created_at, expires_at)
