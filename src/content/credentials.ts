@@ -198,6 +198,60 @@ export const CREDENTIALS: readonly CredentialKind[] = [
     tables: ["preview_links"],
   },
   {
+    id: "content.person_grant",
+    service: "content",
+    title:
+      "Signed-in member's access to the site's content (the dashboard routes `/api/v1/sites/{site_id}/posts…`, media, categories, tags, authors, leads)",
+    power:
+      "reads and writes the site's posts, media, categories, tags, author profiles and leads as the person, within the content permissions of their role (`src/lib/site-permissions.ts`: contributor, author, editor, owners and admins); posts are bylined with them and every change names them",
+    proof:
+      "a staff session (the access token of a signed-in account) and a membership of the site's organization or of the site whose role grants the permission; nothing is minted: the membership is the grant, and a write re-reads it from identity, uncached (`IdentityRpc.siteGrant`, one RPC)",
+    told: "the membership's own notices (an invitation or a member added: identity's organization events and mails); every post and revision names who made it, and every lead read is audited as the person (`audit_events.actor_type` person)",
+    undo: "remove the member (`DELETE /api/v1/auth/orgs/{org_id}/members/{user_id}` or `DELETE /api/v1/auth/sites/{site_id}/members/{user_id}`), or change the role",
+    endedBy: [
+      "member_removal",
+      "member_demotion",
+      "site_transfer",
+      "site_deletion",
+      "site_archival",
+      "account_deletion",
+      "sign_out_everywhere",
+    ],
+    alsoEndsWhen: [
+      "writes (any method but GET) end at once: each re-reads the session's liveness and the memberships from identity, so a removed member's next write is the missing site's 404, a demoted one's 403 naming the permission the new role lacks, an ended session's 401 (the matrix rows use a write); reads decide by the edge headers, which the gateway caches for up to 30 s (`EDGE_CONTEXT_TTL`): a removed or demoted member may read for that long, the bound of key reads too",
+      "the session ends in any other way (a password reset or change, the access token's expiry): as sign out everywhere",
+      SITE_GONE,
+    ],
+    tables: ["ended_member_grants"],
+  },
+  {
+    id: "content.person_preview_link",
+    service: "content",
+    title:
+      "Post preview link made by a signed-in person (`POST /api/v1/sites/{site_id}/posts/{reference}/preview`)",
+    power: "reads one post as it is now, drafts and scheduled posts included, without a key or a session",
+    proof:
+      "a signed-in person who may edit the post (their own with `posts:write_own`, anyone's with `posts:edit_any`), the grant re-read from identity for the write; the link is a random token (only its SHA-256 stored) naming the person (`preview_links.user_id`) and the organization it was made for, at most 24 h (docs/decisions/previews.md)",
+    told: "nobody per link, as a key's link: it shows only what its maker can already read",
+    undo: "`DELETE /api/v1/sites/{site_id}/posts/{reference}/preview` (or the `/v1` twin) ends every link of the post at once, whoever made it",
+    endedBy: [
+      "rotation",
+      "post_deletion",
+      "member_removal",
+      "member_demotion",
+      "account_deletion",
+      "site_transfer",
+      "site_deletion",
+      "site_archival",
+    ],
+    alsoEndsWhen: [
+      "its expiry (at most 24 h after it was made), as a key's link",
+      "the person's grant on the site ends by any change identity delivers as a grant ending (`endMemberGrants`: removal, any role change that leaves them without `integrations`, leaving, erasure in the hourly run): every link they made there up to the change ends in that batch, also after a role change that kept the permission that made it (fail closed: a new link is one call)",
+      "the site deactivated by a platform operator",
+    ],
+    tables: ["preview_links"],
+  },
+  {
     id: "content.form_token",
     service: "content",
     title: "Form token (`_token` of a form submission)",

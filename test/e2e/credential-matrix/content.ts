@@ -7,6 +7,7 @@ import { expect } from "vitest";
 import { freshIp } from "../../support/identity-helpers";
 import { call, type Session } from "../../support/platform";
 import { eventually } from "../../support/webhook-helpers";
+import { withStepUp } from "./identity-steps";
 import { type MatrixRows, row } from "./row";
 import {
   archiveSite,
@@ -223,6 +224,127 @@ async function byKey(m: PreviewMade, method: string, path: string) {
   expect(res.status, JSON.stringify(res.body)).toBe(204);
 }
 
+// ---- A person's content access and the preview links a person makes (the dashboard routes, issue 34) ----
+
+/** The site's dashboard path of the row's tenant. */
+const dashboard = (m: Made) => `/api/v1/sites/${m.t.site.id}`;
+
+/** The byline a person's posts need (identity's display name). */
+async function named(person: Session): Promise<void> {
+  const res = await call("PATCH", "/api/v1/auth/me", {
+    token: person.access_token,
+    body: { display_name: `Matrix ${person.user.id.slice(-6)}` },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+/** A write as the person: a draft on the dashboard route (201 while the grant holds). */
+async function writeAsPerson(m: Made): Promise<number> {
+  const made = await call("POST", `${dashboard(m)}/posts`, {
+    token: m.creator.access_token,
+    body: { title: `Matrix ${crypto.randomUUID()}`, status: "draft" },
+  });
+  return made.status;
+}
+
+/** What a person's next write answers once the event ended their grant, as the operation answers it. */
+const PERSON_ENDED: Record<string, number> = {
+  member_removal: 404,
+  member_demotion: 403,
+  site_transfer: 404,
+  site_deletion: 404,
+  site_archival: 404,
+  account_deletion: 401,
+  sign_out_everywhere: 401,
+};
+
+function personGrantRow(event: string) {
+  const ending =
+    event === "sign_out_everywhere"
+      ? {
+          creator: "member" as const,
+          async end(m: Made) {
+            const who = { email: m.creator.user.email, access_token: m.creator.access_token };
+            const out = await withStepUp(who, "DELETE", "/api/v1/auth/sessions");
+            expect(out.status, JSON.stringify(out.body)).toBe(204);
+          },
+        }
+      : END[event]!;
+  return row<Made>({
+    async arrange() {
+      const made = await arrangeBy(ending.creator);
+      await named(made.creator);
+      return made;
+    },
+    use: writeAsPerson,
+    end: (m) => ending.end(m),
+    works: 201,
+    ended: PERSON_ENDED[event]!,
+    alone: event === "account_deletion",
+  });
+}
+
+type PersonPreviewMade = Made & { postId: string; path: string };
+
+/** A draft of the person and a preview link of it, both made on the dashboard routes. */
+async function personPreviewOf(made: Made): Promise<PersonPreviewMade> {
+  await named(made.creator);
+  const post = await call<{ id: string }>("POST", `${dashboard(made)}/posts`, {
+    token: made.creator.access_token,
+    body: { title: "A person's draft under review", status: "draft" },
+  });
+  expect(post.status, JSON.stringify(post.body)).toBe(201);
+  const link = await call<{ url: string }>("POST", `${dashboard(made)}/posts/${post.body.id}/preview`, {
+    token: made.creator.access_token,
+    body: { expires_in: 3600 },
+  });
+  expect(link.status, JSON.stringify(link.body)).toBe(200);
+  return { ...made, postId: post.body.id, path: new URL(link.body.url).pathname };
+}
+
+function personPreviewRow(event: string) {
+  const asPerson = (method: string, path: (m: PersonPreviewMade) => string) => ({
+    creator: "member" as const,
+    async end(m: PersonPreviewMade) {
+      const res = await call(method, path(m), { token: m.creator.access_token });
+      expect(res.status, JSON.stringify(res.body)).toBe(204);
+    },
+  });
+  const ending =
+    event === "rotation"
+      ? asPerson("DELETE", (m) => `${dashboard(m)}/posts/${m.postId}/preview`)
+      : event === "post_deletion"
+        ? asPerson("DELETE", (m) => `${dashboard(m)}/posts/${m.postId}`)
+        : END[event]!;
+  return row<PersonPreviewMade>({
+    arrange: async () => personPreviewOf(await arrangeBy(ending.creator)),
+    use: async (m) => (await call("GET", m.path)).status,
+    end: (m) => ending.end(m),
+    ended: 404,
+    alone: event === "account_deletion",
+  });
+}
+
+const PERSON_GRANT_EVENTS = [
+  "member_removal",
+  "member_demotion",
+  "site_transfer",
+  "site_deletion",
+  "site_archival",
+  "account_deletion",
+  "sign_out_everywhere",
+];
+const PERSON_PREVIEW_EVENTS = [
+  "rotation",
+  "post_deletion",
+  "member_removal",
+  "member_demotion",
+  "account_deletion",
+  "site_transfer",
+  "site_deletion",
+  "site_archival",
+];
+
 // ---- Form tokens ----
 
 interface FormMade {
@@ -365,6 +487,13 @@ export const rows: MatrixRows = {
   }),
   "content.preview_link × site_deletion": previewRow((m) => deleteSite(m.t)),
   "content.preview_link × site_archival": previewRow((m) => archiveSite(m.t.site.id)),
+
+  ...Object.fromEntries(
+    PERSON_GRANT_EVENTS.map((event) => [`content.person_grant × ${event}`, personGrantRow(event)]),
+  ),
+  ...Object.fromEntries(
+    PERSON_PREVIEW_EVENTS.map((event) => [`content.person_preview_link × ${event}`, personPreviewRow(event)]),
+  ),
 
   "content.form_token × use": row<FormMade>({
     arrange: formToken,
