@@ -1,12 +1,36 @@
 /**
  * Organization and site memberships. Owner-ness is the structural `is_system` attribute of the role,
- * never its name, so a custom role cannot pose as an owner.
+ * never its name, so a custom role cannot pose as an owner. Queries go through drizzle's query builder; the
+ * owner rules are also written as SQL fragments (`ownerRoleSql`, `keepsAnOwnerSql`) for the raw statements
+ * of other stores (an invitation's acceptance, an account's deletion, the grant endings).
  */
-import { and, asc, eq, exists, isNull, or, type SQL, sql } from "drizzle-orm";
+import {
+  and,
+  asc,
+  count,
+  eq,
+  exists,
+  gt,
+  isNull,
+  ne,
+  not,
+  notExists,
+  notInArray,
+  or,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import { emailAddresses, orgMemberships, roles, siteMemberships } from "../../../schema/identity";
-import { batch } from "../../lib/sql";
+import { type AnySQLiteColumn, alias } from "drizzle-orm/sqlite-core";
+import {
+  accountDeletions,
+  emailAddresses,
+  orgMemberships,
+  orgs,
+  roles,
+  siteMemberships,
+} from "../../../schema/identity";
+import { batch, prepared } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 
 type Scope = "org" | "site";
@@ -64,6 +88,46 @@ function anotherOwnerRemainsSql(scope: Scope, scopeParam: Param, userParam: Para
            OR (SELECT COUNT(*) FROM ${table} m WHERE m.${SCOPE_COLUMN[scope]} = ${scopeParam}
                  AND m.user_id != ${userParam} AND ${ownerRoleSql(scope, "m")}
                  AND NOT ${pendingDeletionSql("m.user_id")}) > 0)`;
+}
+
+/**
+ * The builder's form of `anotherOwnerRemainsSql`, on the membership row of `userId` in organization or site
+ * `scopeId` being changed or removed: it is not an owner, or another owner remains (none pending deletion).
+ */
+function anotherOwnerRemains(db: D1Database, scope: Scope, scopeId: string, userId: string): SQL | undefined {
+  const d = drizzle(db);
+  const pendingDeletions = d
+    .select({ user_id: accountDeletions.user_id })
+    .from(accountDeletions)
+    .where(isNull(accountDeletions.erased_at));
+  if (scope === "org") {
+    const m = alias(orgMemberships, "m");
+    const others = d
+      .select({ n: count() })
+      .from(m)
+      .where(
+        and(
+          eq(m.org_id, scopeId),
+          ne(m.user_id, userId),
+          ownerRole(db, "org", m),
+          notInArray(m.user_id, pendingDeletions),
+        ),
+      );
+    return or(not(ownerRole(db, "org", orgMemberships)), gt(others, 0));
+  }
+  const m = alias(siteMemberships, "m");
+  const others = d
+    .select({ n: count() })
+    .from(m)
+    .where(
+      and(
+        eq(m.site_id, scopeId),
+        ne(m.user_id, userId),
+        ownerRole(db, "site", m),
+        notInArray(m.user_id, pendingDeletions),
+      ),
+    );
+  return or(not(ownerRole(db, "site", siteMemberships)), gt(others, 0));
 }
 
 /**
@@ -166,15 +230,25 @@ export function listSiteMembers(db: D1Database, siteId: string, limit: number) {
 
 /** After an owner change: the titular owner passes to the oldest remaining owner when it no longer is one. */
 export function titularFixup(db: D1Database, orgId: string) {
-  return db
-    .prepare(
-      `UPDATE orgs SET owner_user_id = (
-         SELECT m.user_id FROM org_memberships m WHERE m.org_id = orgs.id AND ${ownerRoleSql("org", "m")}
-         ORDER BY m.created_at, m.user_id LIMIT 1)
-       WHERE id = ? AND NOT EXISTS (
-         SELECT 1 FROM org_memberships m WHERE m.org_id = orgs.id AND m.user_id = orgs.owner_user_id AND ${ownerRoleSql("org", "m")})`,
-    )
-    .bind(orgId);
+  const d = drizzle(db);
+  const m = alias(orgMemberships, "m");
+  const oldestOwner = d
+    .select({ user_id: m.user_id })
+    .from(m)
+    .where(and(eq(m.org_id, orgs.id), ownerRole(db, "org", m)))
+    .orderBy(asc(m.created_at), asc(m.user_id))
+    .limit(1);
+  const titularIsOwner = d
+    .select({ one: sql`1` })
+    .from(m)
+    .where(and(eq(m.org_id, orgs.id), eq(m.user_id, orgs.owner_user_id), ownerRole(db, "org", m)));
+  return prepared(
+    db,
+    d
+      .update(orgs)
+      .set({ owner_user_id: sql`(${oldestOwner})` })
+      .where(and(eq(orgs.id, orgId), notExists(titularIsOwner))),
+  );
 }
 
 /** `event` (conditioned on the write before it) rides right after the membership write. */
@@ -205,12 +279,16 @@ export async function changeOrgRole(
   event?: D1PreparedStatement,
 ): Promise<boolean> {
   const [update] = await batch(db, [
-    db
-      .prepare(
-        `UPDATE org_memberships SET role = ?1 WHERE org_id = ?2 AND user_id = ?3
-           AND (?4 = 1 OR ${anotherOwnerRemainsSql("org", "?2", "?3")})`,
-      )
-      .bind(role, orgId, userId, toOwner ? 1 : 0),
+    drizzle(db)
+      .update(orgMemberships)
+      .set({ role })
+      .where(
+        and(
+          eq(orgMemberships.org_id, orgId),
+          eq(orgMemberships.user_id, userId),
+          or(sql`${toOwner ? 1 : 0} = 1`, anotherOwnerRemains(db, "org", orgId, userId)),
+        ),
+      ),
     ...(event ? [event] : []),
     titularFixup(db, orgId),
   ]);
@@ -226,12 +304,15 @@ export async function removeOrgMember(
   event?: D1PreparedStatement,
 ): Promise<boolean> {
   const [removed] = await batch(db, [
-    db
-      .prepare(
-        `DELETE FROM org_memberships WHERE org_id = ?1 AND user_id = ?2
-           AND ${anotherOwnerRemainsSql("org", "?1", "?2")}`,
-      )
-      .bind(orgId, userId),
+    drizzle(db)
+      .delete(orgMemberships)
+      .where(
+        and(
+          eq(orgMemberships.org_id, orgId),
+          eq(orgMemberships.user_id, userId),
+          anotherOwnerRemains(db, "org", orgId, userId),
+        ),
+      ),
     ...(event ? [event] : []),
     titularFixup(db, orgId),
   ]);
@@ -267,12 +348,16 @@ export async function changeSiteRole(
   toOwner: boolean,
   event?: D1PreparedStatement,
 ): Promise<SiteMemberChange> {
-  const update = db
-    .prepare(
-      `UPDATE site_memberships SET role = ?1 WHERE site_id = ?2 AND user_id = ?3
-         AND (?4 = 1 OR ${anotherOwnerRemainsSql("site", "?2", "?3")})`,
-    )
-    .bind(role, siteId, userId, toOwner ? 1 : 0);
+  const update = drizzle(db)
+    .update(siteMemberships)
+    .set({ role })
+    .where(
+      and(
+        eq(siteMemberships.site_id, siteId),
+        eq(siteMemberships.user_id, userId),
+        or(sql`${toOwner ? 1 : 0} = 1`, anotherOwnerRemains(db, "site", siteId, userId)),
+      ),
+    );
   const [res] = await batch(db, event ? [update, event] : [update]);
   if ((res?.changes ?? 0) > 0) return "done";
   return (await isSiteMember(db, siteId, userId)) ? "last_owner" : "not_member";
@@ -284,12 +369,15 @@ export async function removeSiteMember(
   userId: string,
   event?: D1PreparedStatement,
 ): Promise<SiteMemberChange> {
-  const remove = db
-    .prepare(
-      `DELETE FROM site_memberships WHERE site_id = ?1 AND user_id = ?2
-         AND ${anotherOwnerRemainsSql("site", "?1", "?2")}`,
-    )
-    .bind(siteId, userId);
+  const remove = drizzle(db)
+    .delete(siteMemberships)
+    .where(
+      and(
+        eq(siteMemberships.site_id, siteId),
+        eq(siteMemberships.user_id, userId),
+        anotherOwnerRemains(db, "site", siteId, userId),
+      ),
+    );
   const [res] = await batch(db, event ? [remove, event] : [remove]);
   if ((res?.changes ?? 0) !== 0) return "done";
   return (await isSiteMember(db, siteId, userId)) ? "last_owner" : "not_member";
