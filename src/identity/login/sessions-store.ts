@@ -5,16 +5,32 @@
  */
 import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { sessions } from "../../../schema/identity";
+import { sessions, users } from "../../../schema/identity";
 import type { Computed } from "../../lib/rows";
 import { batch, prepared } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 import { batchWithEvent } from "../events/store";
 import type { UserStatus } from "../signup/accounts-store";
-import { ssoSessionEndedSql } from "../sso/store";
+import { ssoSessionEnded, ssoSessionEndedSql } from "../sso/store";
 
 /** The columns the session queries read: all but `kind` and `rotated_to`. */
 export type SessionRow = Omit<typeof sessions.$inferSelect, "kind" | "rotated_to">;
+
+/** The columns the session queries read: all but `kind` and `rotated_to`. */
+const SESSION_COLUMNS = {
+  id: sessions.id,
+  user_id: sessions.user_id,
+  family_id: sessions.family_id,
+  refresh_hash: sessions.refresh_hash,
+  trusted_device: sessions.trusted_device,
+  auth_method: sessions.auth_method,
+  ip: sessions.ip,
+  user_agent: sessions.user_agent,
+  created_at: sessions.created_at,
+  expires_at: sessions.expires_at,
+  revoked_at: sessions.revoked_at,
+  revoked_reason: sessions.revoked_reason,
+};
 
 export interface NewSession {
   id: string;
@@ -76,20 +92,7 @@ export async function sessionIsLive(db: D1Database, userId: string, sessionId: s
 export async function listLiveSessions(db: D1Database, userId: string): Promise<{ results: SessionRow[] }> {
   const s = sessions;
   const results = await drizzle(db)
-    .select({
-      id: s.id,
-      user_id: s.user_id,
-      family_id: s.family_id,
-      refresh_hash: s.refresh_hash,
-      trusted_device: s.trusted_device,
-      auth_method: s.auth_method,
-      ip: s.ip,
-      user_agent: s.user_agent,
-      created_at: s.created_at,
-      expires_at: s.expires_at,
-      revoked_at: s.revoked_at,
-      revoked_reason: s.revoked_reason,
-    })
+    .select(SESSION_COLUMNS)
     .from(s)
     .where(and(eq(s.user_id, userId), isNull(s.revoked_at), gt(s.expires_at, nowIso())))
     .orderBy(desc(s.created_at))
@@ -137,16 +140,21 @@ export function revokeAllSessionsStatement(
 export type SessionWithUser = SessionRow & { user_status: UserStatus | null; sso_ended: number };
 
 /** The session a refresh token belongs to, with its account's status (null when the account is gone). */
-export function findSessionByRefreshHash(db: D1Database, refreshHash: string) {
-  return db
-    .prepare(
-      `SELECT s.id, s.user_id, s.family_id, s.refresh_hash, s.trusted_device, s.auth_method, s.ip, s.user_agent,
-              s.created_at, s.expires_at, s.revoked_at, s.revoked_reason, u.status AS user_status,
-              ${ssoSessionEndedSql("s")} AS sso_ended
-       FROM sessions s LEFT JOIN users u ON u.id = s.user_id WHERE s.refresh_hash = ?`,
-    )
-    .bind(refreshHash)
-    .first<SessionWithUser>();
+export async function findSessionByRefreshHash(
+  db: D1Database,
+  refreshHash: string,
+): Promise<SessionWithUser | null> {
+  const row = await drizzle(db)
+    .select({
+      ...SESSION_COLUMNS,
+      user_status: users.status,
+      sso_ended: sql<number>`${ssoSessionEnded(db, sessions.family_id)}`,
+    })
+    .from(sessions)
+    .leftJoin(users, eq(users.id, sessions.user_id))
+    .where(eq(sessions.refresh_hash, refreshHash))
+    .get();
+  return row ?? null;
 }
 
 /**
