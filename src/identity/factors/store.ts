@@ -1,17 +1,18 @@
 /**
  * TOTP factors and recovery codes (secrets sealed, codes stored as keyed hashes). Queries go through
  * drizzle's query builder, except the reads without a table (`SELECT (…) AS has`, the factor counts'
- * subqueries), the factors-left batch and the owner's disowning batch (one statement text per factor
- * kind, its guard a subquery of that kind's table).
+ * subqueries) and the factors-left batch of typed raw reads.
  */
-import { and, eq, exists, isNotNull, isNull, lt, not, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, exists, gte, isNotNull, isNull, lt, not, or, type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import {
   passkeys,
   type passkeys as passkeysTable,
   phones,
   recoveryCodes,
+  sessions,
   totpFactors,
+  users,
 } from "../../../schema/identity";
 import { newId } from "../../lib/ids";
 import type { Computed, Row } from "../../lib/rows";
@@ -267,20 +268,49 @@ export async function factorsLeft(db: D1Database, userId: string): Promise<Facto
 /** The sign-in factors and the recovery pool an owner can disown, and the row that says when each came. */
 export type FactorKind = "totp" | "phone" | "passkey" | "recovery";
 
-const ADDED_AT: Record<FactorKind, string> = {
-  totp: "SELECT confirmed_at FROM totp_factors WHERE user_id = ?2 AND id = ?3 AND confirmed_at IS NOT NULL",
-  phone: "SELECT verified_at FROM phones WHERE user_id = ?2 AND id = ?3 AND verified_at IS NOT NULL",
-  passkey: "SELECT created_at FROM passkeys WHERE user_id = ?2 AND id = ?3",
-  recovery: "SELECT created_at FROM recovery_codes WHERE user_id = ?2 AND id = ?3",
-};
+/** When the factor `id` of the account came (its row, only while it is there), per kind. */
+function addedAt(db: D1Database, kind: FactorKind, userId: string, id: string) {
+  const d = drizzle(db);
+  switch (kind) {
+    case "totp":
+      return d
+        .select({ at: totpFactors.confirmed_at })
+        .from(totpFactors)
+        .where(
+          and(eq(totpFactors.user_id, userId), eq(totpFactors.id, id), isNotNull(totpFactors.confirmed_at)),
+        );
+    case "phone":
+      return d
+        .select({ at: phones.verified_at })
+        .from(phones)
+        .where(and(eq(phones.user_id, userId), eq(phones.id, id), isNotNull(phones.verified_at)));
+    case "passkey":
+      return d
+        .select({ at: passkeys.created_at })
+        .from(passkeys)
+        .where(and(eq(passkeys.user_id, userId), eq(passkeys.id, id)));
+    case "recovery":
+      return d
+        .select({ at: recoveryCodes.created_at })
+        .from(recoveryCodes)
+        .where(and(eq(recoveryCodes.user_id, userId), eq(recoveryCodes.id, id)));
+  }
+}
 
-const REMOVE: Record<FactorKind, string | null> = {
-  totp: "DELETE FROM totp_factors WHERE user_id = ?2 AND id = ?3",
-  phone: "DELETE FROM phones WHERE user_id = ?2 AND id = ?3",
-  passkey: "DELETE FROM passkeys WHERE user_id = ?2 AND id = ?3",
-  // The pool goes with the recovery-code statement of the batch (its codes all share one time).
-  recovery: null,
-};
+/** The factor's removal; none for a recovery pool (it goes with the recovery-code statement of the batch). */
+function removal(db: D1Database, kind: FactorKind, userId: string, id: string) {
+  const d = drizzle(db);
+  switch (kind) {
+    case "totp":
+      return d.delete(totpFactors).where(and(eq(totpFactors.user_id, userId), eq(totpFactors.id, id)));
+    case "phone":
+      return d.delete(phones).where(and(eq(phones.user_id, userId), eq(phones.id, id)));
+    case "passkey":
+      return d.delete(passkeys).where(and(eq(passkeys.user_id, userId), eq(passkeys.id, id)));
+    case "recovery":
+      return null;
+  }
+}
 
 /**
  * The owner's "this was not me" for a factor or a recovery pool, in one batch and only while it still
@@ -296,18 +326,26 @@ export async function disownFactor(
   id: string,
   events: D1PreparedStatement[] = [],
 ) {
-  const exists = `EXISTS (${ADDED_AT[kind]})`;
-  const statements = [
-    `UPDATE sessions SET revoked_at = ?1, revoked_reason = 'factor_disowned'
-     WHERE user_id = ?2 AND revoked_at IS NULL AND ${exists}`,
-    `UPDATE users SET credential_epoch = credential_epoch + 1, updated_at = ?1 WHERE id = ?2 AND ${exists}`,
-    `DELETE FROM recovery_codes WHERE user_id = ?2 AND created_at >= (${ADDED_AT[kind]})`,
-    REMOVE[kind],
-  ].filter((sql): sql is string => sql !== null);
+  const d = drizzle(db);
   const now = nowIso();
+  const there = () => exists(addedAt(db, kind, userId, id));
+  const remove = removal(db, kind, userId, id);
   // The removal runs last, so the events (each conditioned on the one before) follow it in the batch.
   const outcomes = await batch(db, [
-    ...statements.map((sql) => db.prepare(sql).bind(now, userId, id)),
+    d
+      .update(sessions)
+      .set({ revoked_at: now, revoked_reason: "factor_disowned" })
+      .where(and(eq(sessions.user_id, userId), isNull(sessions.revoked_at), there())),
+    d
+      .update(users)
+      .set({ credential_epoch: sql`${users.credential_epoch} + 1`, updated_at: now })
+      .where(and(eq(users.id, userId), there())),
+    d
+      .delete(recoveryCodes)
+      .where(
+        and(eq(recoveryCodes.user_id, userId), gte(recoveryCodes.created_at, addedAt(db, kind, userId, id))),
+      ),
+    ...(remove ? [remove] : []),
     ...events,
   ]);
   return (outcomes[1]?.changes ?? 0) === 1;
