@@ -340,3 +340,35 @@ describe("a removed editor", () => {
     expect(create.status, JSON.stringify(create.body)).toBe(404);
   });
 });
+
+describe("a demoted author", () => {
+  it("is refused the next write at once with the permission the new role lacks; its preview link ends", async () => {
+    const owner = await verifiedUser();
+    const org = await createOrg(owner.access_token, "Demotions");
+    const made = await createSite(owner.access_token, org.id);
+    const author = await invite(owner, made.id, "author");
+    await named(author, "Soon a contributor");
+    const w = { site: made };
+    const id = await draftOf(w, author, "Under review");
+    const link = await call<{ url: string }>("POST", `${site(w)}/posts/${id}/preview`, {
+      token: author.token,
+      body: { expires_in: 600 },
+    });
+    expect(link.status, JSON.stringify(link.body)).toBe(200);
+    const preview = new URL(link.body.url).pathname;
+    expect((await call("GET", preview)).status).toBe(200);
+    const demoted = await call("PATCH", `/api/v1/auth/sites/${made.id}/members/${author.userId}`, {
+      token: owner.access_token,
+      body: { role: "site_contributor" },
+    });
+    expect(demoted.status, JSON.stringify(demoted.body)).toBe(200);
+    // The same access token at once (its memberships possibly cached at the edge): identity's word decides.
+    const publish = await call("POST", `${site(w)}/posts`, {
+      token: author.token,
+      body: { title: "Live", status: "published" },
+    });
+    expect(publish.status, JSON.stringify(publish.body)).toBe(403);
+    expect(publish.body).toMatchObject({ code: "FORBIDDEN", details: { missing: "posts:publish" } });
+    expect((await call("GET", preview)).status).toBe(404);
+  });
+});
