@@ -1475,7 +1475,7 @@ export interface paths {
         put?: never;
         /**
          * Create a post
-         * @description Scope posts:write (ck_). Idempotency-Key: same key + same body replays the original 201 with Idempotency-Replayed: true; same key + other body is 422 IDEMPOTENCY_KEY_REUSED; while the first request runs, 409 IDEMPOTENCY_IN_PROGRESS. A taken explicit slug is 409 SLUG_TAKEN; a derived slug gets -2, -3, …
+         * @description Scope posts:write (ck_). Idempotency-Key: same key + same body replays the original 201 with Idempotency-Replayed: true; same key + other body is 422 IDEMPOTENCY_KEY_REUSED; while the first request runs, 409 IDEMPOTENCY_IN_PROGRESS. A taken explicit slug is 409 SLUG_TAKEN; a derived slug gets -2, -3, …. The body is one of blocks_json, html or markdown (more than one is 400 BAD_REQUEST naming them): html and markdown are converted to blocks and the answer's `conversion` lists what could not be kept.
          */
         post: {
             parameters: {
@@ -3195,7 +3195,7 @@ export interface paths {
         put?: never;
         /**
          * Bulk import posts (NDJSON)
-         * @description Scopes import AND posts:write (ck_). One CreatePost per line; site, organization and author come from the key (a line's site_id is discarded). A member CreatePost does not declare fails its line (422 UNKNOWN_FIELD naming it; nothing is dropped silently); every member of a posts export line is a CreatePost field, so an export is importable as is. Idempotent by line content (a repeated line answers duplicate); a line equal to an existing post of the site with its slug and language (a site's own export restored) answers duplicate with that post's id; a changed line whose slug is taken fails (SLUG_TAKEN: import never overwrites). References the site cannot resolve (featured image, post type, author) are dropped with a warning on the line. At most 1000 lines and 8 MiB. A line with access restricted fails (RESTRICTED_NOT_IMPORTABLE).
+         * @description Scopes import AND posts:write (ck_). One CreatePost per line; site, organization and author come from the key (a line's site_id is discarded). A member CreatePost does not declare fails its line (422 UNKNOWN_FIELD naming it; nothing is dropped silently); every member of a posts export line is a CreatePost field, so an export is importable as is. Idempotent by line content (a repeated line answers duplicate); a line equal to an existing post of the site with its slug and language (a site's own export restored) answers duplicate with that post's id; a changed line whose slug is taken fails (SLUG_TAKEN: import never overwrites). References the site cannot resolve (featured image, post type, author) are dropped with a warning on the line. Block types outside the catalogue (old exports, other tools) are kept as they are and listed in the line's unknown_block_types (with an UNKNOWN_BLOCK_TYPE warning each); a known block that breaks its schema is kept too (INVALID_BLOCK warning). At most 1000 lines and 8 MiB. A line with access restricted fails (RESTRICTED_NOT_IMPORTABLE).
          */
         post: {
             parameters: {
@@ -3236,12 +3236,15 @@ export interface paths {
                                     code: string;
                                     detail?: string;
                                 };
-                                /** @description References this site cannot resolve (featured_image_id, post_type, author_slug), dropped from the line */
+                                /** @description References this site cannot resolve (featured_image_id, post_type, author_slug), dropped from the line; blocks kept as they are (code UNKNOWN_BLOCK_TYPE, INVALID_BLOCK or UNDECLARED_BLOCK_FIELD, `field` the block's JSON path) */
                                 warnings?: {
                                     field: string;
                                     code: string;
                                     detail: string;
                                 }[];
+                                /** @description Block types of the line outside the BlocksDocument catalogue, each once: the post is imported with them stored as is (never rendered) */
+                                unknown_block_types?: string[];
+                                conversion?: components["schemas"]["Conversion"];
                             }[];
                         };
                     };
@@ -4783,6 +4786,2161 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/v1/sites/{site_id}/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the site's posts, drafts included
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission posts:read; the same operation as its /v1 twin. Every status unless `status` narrows it (GET /v1/posts?status=…).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Never clamped: out of range is 400 INVALID_LIMIT */
+                    limit?: number;
+                    /** @description Opaque; the previous page's next_cursor */
+                    cursor?: string;
+                    /** @description Category slug(s), comma-separated = ANY */
+                    category?: string;
+                    /** @description Tag slug(s), comma-separated = ANY */
+                    tag?: string;
+                    /** @description Full-text search in title and summary */
+                    q?: string;
+                    /** @description RFC 3339; only posts with updated_at >= since */
+                    since?: string;
+                    /** @description BCP-47 tag */
+                    language?: string;
+                    /** @description Comma-separated of draft, scheduled, published, archived. Switches to the authenticated PostSummary listing (ck_ key with posts:write; private, no-store). */
+                    status?: string;
+                    /** @description Post type slug */
+                    post_type?: string;
+                    /** @description true: only drafts their creator marked ready for review (what an editor reviews); false: only the others */
+                    review_requested?: "true" | "false";
+                };
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of PostSummary items */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PostSummaryPage"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a post as the signed-in person
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission posts:write_own; the same operation as its /v1 twin. As POST /v1/posts; the Idempotency-Key is the person's on this site.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "title": "Spring opening hours",
+                     *       "markdown": "## From March 20\n\nWe open at **8 am**. See the [map](https://example.com/map).",
+                     *       "category_slugs": [
+                     *         "news"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatePost"];
+                };
+            };
+            responses: {
+                /** @description Created (or the original 201 replayed, with Idempotency-Replayed: true) */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PostWriteAnswer"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Slug taken, or the same Idempotency-Key in progress */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description As POST /v1/posts */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/posts/{reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a post's editable source
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission posts:read; the same operation as its /v1 twin. As GET /v1/posts/{reference}/source (drafts and scheduled included).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The source (ETag: its revision) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PostSource"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete a post (soft delete)
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission posts:write_own or posts:edit_any; the same operation as its /v1 twin. As DELETE /v1/posts/{reference}.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Update a post (partial)
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission posts:write_own or posts:edit_any; the same operation as its /v1 twin. As PATCH /v1/posts/{reference}, If-Match included.
+         */
+        patch: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                };
+                header?: {
+                    /** @description The ETag of the source (or of a previous PATCH answer): the edit applies only if the post is still at that revision, else 412 PRECONDITION_FAILED and nothing changes. `*` applies to any current post. Without it the edit always applies (only the sent fields change). */
+                    "if-match"?: string;
+                };
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "review_requested": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DashboardUpdatePost"];
+                };
+            };
+            responses: {
+                /** @description Updated */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PostWriteAnswer"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Slug taken */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description If-Match is stale (PRECONDITION_FAILED) */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/posts/{reference}/unpublish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unpublish a post (published -> archived)
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission posts:publish; the same operation as its /v1 twin. As POST /v1/posts/{reference}/unpublish.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Archived */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PostSummary"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The post is not published */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/posts/{reference}/seo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a post's SEO
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission posts:read; the same operation as its /v1 twin. As GET /v1/posts/{reference}/seo with a ck_ key (drafts included).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description SEO of the post */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PostSeo"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a post's SEO (merged)
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission posts:write_own or posts:edit_any; the same operation as its /v1 twin. As PATCH /v1/posts/{reference}/seo.
+         */
+        patch: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PostSeo"];
+                };
+            };
+            responses: {
+                /** @description SEO after the merge */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PostSeo"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/posts/{reference}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a post's revisions
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission posts:read; the same operation as its /v1 twin. As GET /v1/posts/{reference}/revisions.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of revisions */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PostRevisionPage"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/posts/{reference}/revisions/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a revision of a post
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission posts:write_own or posts:edit_any; the same operation as its /v1 twin. As POST /v1/posts/{reference}/revisions/{id}/restore, If-Match included.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                };
+                header?: {
+                    /** @description The ETag of the source (or of a previous PATCH answer): the edit applies only if the post is still at that revision, else 412 PRECONDITION_FAILED and nothing changes. `*` applies to any current post. Without it the edit always applies (only the sent fields change). */
+                    "if-match"?: string;
+                };
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                    /** @description The revision number */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The post after the restore */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PostSummary"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description EDIT_CONFLICT */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description If-Match is stale (PRECONDITION_FAILED) */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/posts/{reference}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a preview link of a post
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission posts:write_own or posts:edit_any; the same operation as its /v1 twin. As POST /v1/posts/{reference}/preview.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["PreviewRequest"];
+                };
+            };
+            responses: {
+                /** @description The link */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PreviewLink"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /**
+         * End every preview link of a post
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission posts:write_own or posts:edit_any; the same operation as its /v1 twin. As DELETE /v1/posts/{reference}/preview.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; disambiguates a slug (ignored for ids) */
+                    language?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                    /** @description ULID, UUID or slug */
+                    reference: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every link ended */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the site's media assets
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission media:read; the same operation as its /v1 twin. As GET /v1/media with a ck_ key (every asset).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    folder_id?: string;
+                    tag_id?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Assets */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["MediaAsset"][];
+                        };
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Upload a media asset
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission media:upload; the same operation as its /v1 twin. As POST /v1/media (multipart/form-data, field `file`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "multipart/form-data": {
+                        /** Format: binary */
+                        file: string;
+                        folder_id?: string;
+                        tag_id?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Accepted (processing) */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MediaAsset"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a media asset
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission media:read; the same operation as its /v1 twin. As GET /v1/media/{id}.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                    /** @description Media id (ULID or UUID) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The asset */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MediaAsset"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete a media asset (soft delete)
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission media:upload; the same operation as its /v1 twin. As DELETE /v1/media/{id}.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                    /** @description Media id (ULID or UUID) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the site's categories with their public post counts
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission posts:read; the same operation as its /v1 twin. As GET /v1/categories.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; count only posts in this language */
+                    language?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The terms */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TaxonomyTerms"];
+                    };
+                };
+                /** @description Not modified */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the site's tags with their public post counts
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission posts:read; the same operation as its /v1 twin. As GET /v1/tags.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description BCP-47; count only posts in this language */
+                    language?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The terms */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TaxonomyTerms"];
+                    };
+                };
+                /** @description Not modified */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/authors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the site's authors
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission posts:read; the same operation as its /v1 twin. As GET /v1/authors with a ck_ key (every author, with dates).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The authors */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["Author"][];
+                        };
+                    };
+                };
+                /** @description Not modified */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create an author
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission authors:manage; the same operation as its /v1 twin. As POST /v1/authors.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CreateAuthor"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Author"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The slug is another author's (SLUG_TAKEN) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description avatar_media_id is not a media asset of the site (UNKNOWN_MEDIA) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/authors/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update an author (partial)
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission authors:manage; the same operation as its /v1 twin. As PATCH /v1/authors/{slug}.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                    /** @description The author's slug */
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdateAuthor"];
+                };
+            };
+            responses: {
+                /** @description Updated */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Author"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The slug is another author's (SLUG_TAKEN) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description avatar_media_id is not a media asset of the site (UNKNOWN_MEDIA) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the site's leads (audited)
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission leads:read; the same operation as its /v1 twin. As GET /v1/leads: 10 lead reads a minute per person and site, every read audited with the person.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Form id (ULID or UUID); else 400; no form of the site: 422 */
+                    form_id?: string;
+                    /** @description Default clean; else 400 INVALID_STATUS */
+                    status?: "clean" | "spam" | "all";
+                    /** @description Start, inclusive: YYYY-MM-DD (00:00 UTC) or RFC 3339 */
+                    de?: string;
+                    /** @description End, inclusive: YYYY-MM-DD (the whole day, UTC) or RFC 3339; before de: 422 */
+                    ate?: string;
+                    /** @description Opaque, the previous page's next_cursor; corrupt: 400 */
+                    cursor?: string;
+                    /** @description Else 400 INVALID_LIMIT, never clamped */
+                    limit?: number;
+                    /** @description By creation time (default desc); else 400 INVALID_ORDER */
+                    ordem?: "asc" | "desc";
+                };
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of leads */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LeadPage"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/leads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a lead (audited)
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission leads:read; the same operation as its /v1 twin. As GET /v1/leads/{id}.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                    /** @description Lead id (ULID or UUID) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The lead */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Lead"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "post.published": {
@@ -5623,6 +7781,7 @@ export interface components {
                 path: string;
                 message: string;
             }[];
+            conversion?: components["schemas"]["Conversion"];
         };
         /** @description The post's cover from its media asset's ready variants (the original while they are pending); null when the post has none or the asset was deleted */
         FeaturedImage: {
@@ -5647,12 +7806,27 @@ export interface components {
                 format: string;
             }[];
         } | null;
+        /** @description Present when the body was sent as html or markdown: what the conversion to blocks could not keep */
+        Conversion: {
+            /** @enum {string} */
+            from: "html" | "markdown";
+            /** @description Empty when everything was kept */
+            lost: {
+                /** @description What was not kept, and what became of it */
+                what: string;
+                count: number;
+                /** @description The first occurrence, shortened */
+                example?: string;
+            }[];
+        };
         PostSummary: components["schemas"]["PostListItem"] & {
             /** @enum {string} */
             status: "draft" | "scheduled" | "published" | "archived";
             /** @enum {string} */
             access: "public" | "restricted";
             created_at: string;
+            /** @description A draft its creator marked ready for an editor's review (dashboard PATCH `review_requested`); cleared when published */
+            review_requested: boolean;
         };
         PostListItem: {
             id: string;
@@ -5899,6 +8073,10 @@ export interface components {
             summary?: string | null;
             /** @description Editor.js document {"blocks":[{"id","type","data"}]}; the block types and their data are the BlocksDocument catalogue */
             blocks_json?: components["schemas"]["BlocksDocument"];
+            /** @description The body as HTML, instead of blocks_json or markdown: converted to blocks on write (h1-h6, p, ul/ol, blockquote, pre, hr, img/figure, table; inline markup kept and sanitized). What could not be kept (scripts, embeds turned into links, unknown elements, attributes) is listed in the answer's `conversion`. */
+            html?: string;
+            /** @description The body as Markdown (CommonMark with GFM tables, strikethrough and task lists), instead of blocks_json or html: converted to blocks on write; platform media paths (/media/...) become the media's URLs. What could not be kept is listed in the answer's `conversion`. */
+            markdown?: string;
             /** @enum {string} */
             status?: "draft" | "scheduled" | "published" | "archived";
             /** @description RFC 3339 */
@@ -5939,6 +8117,10 @@ export interface components {
             summary?: string | null;
             /** @description Editor.js document {"blocks":[{"id","type","data"}]}; the block types and their data are the BlocksDocument catalogue */
             blocks_json?: components["schemas"]["BlocksDocument"];
+            /** @description The body as HTML, instead of blocks_json or markdown: converted to blocks on write (h1-h6, p, ul/ol, blockquote, pre, hr, img/figure, table; inline markup kept and sanitized). What could not be kept (scripts, embeds turned into links, unknown elements, attributes) is listed in the answer's `conversion`. */
+            html?: string;
+            /** @description The body as Markdown (CommonMark with GFM tables, strikethrough and task lists), instead of blocks_json or html: converted to blocks on write; platform media paths (/media/...) become the media's URLs. What could not be kept is listed in the answer's `conversion`. */
+            markdown?: string;
             /** @enum {string} */
             status?: "draft" | "scheduled" | "published" | "archived";
             /** @description RFC 3339 */
@@ -5974,7 +8156,20 @@ export interface components {
             blocks_json?: unknown;
             created_at: string;
             updated_at: string;
+            /** @description A draft its creator marked ready for an editor's review (dashboard PATCH `review_requested`); cleared when published */
+            review_requested: boolean;
+            created_by: components["schemas"]["PostActor"];
+            updated_by: components["schemas"]["PostActor"] & unknown;
         };
+        /** @description Who created the post: the API key (by its name then) or the signed-in person */
+        PostActor: {
+            /** @enum {string} */
+            kind: "key" | "person";
+            /** @description The API key's id, or the person's user id */
+            id: string;
+            /** @description The key's name, or the person's display name, at the time; null when not recorded */
+            name: string | null;
+        } | null;
         PostRevisionPage: {
             items: components["schemas"]["PostRevision"][];
             next_cursor: string | null;
@@ -5985,6 +8180,7 @@ export interface components {
             created_at: string;
             /** @description This revision is the post's content as it is now */
             current: boolean;
+            made_by: components["schemas"]["PostActor"] & unknown;
             title: string;
             summary: string | null;
             /** @description The body as stored at this revision; null when absent */
@@ -6204,6 +8400,10 @@ export interface components {
             bio?: string | null;
             /** @description A media asset of the site; null clears it */
             avatar_media_id?: string | null;
+        };
+        DashboardUpdatePost: components["schemas"]["UpdatePost"] & {
+            /** @description Mark the draft ready for an editor's review (true) or take it back (false); only a draft (409 POST_NOT_DRAFT); cleared when published */
+            review_requested?: boolean;
         };
     };
     responses: never;

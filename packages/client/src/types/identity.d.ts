@@ -3151,7 +3151,52 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Set the caller's display name (the byline of the posts the person writes)
+         * @description Beyond the spec (issue 34). Strict body: an unknown field is 400 BAD_REQUEST naming it. A person's posts on the dashboard routes of content are bylined with this name; a person without one cannot create a post there (422 DISPLAY_NAME_REQUIRED).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdateMeRequest"];
+                };
+            };
+            responses: {
+                /** @description The caller, with the new display name */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Me"];
+                    };
+                };
+                /** @description BAD_REQUEST (display_name empty, longer than 120, with control characters; an unknown field) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/v1/auth/orgs": {
@@ -6114,6 +6159,8 @@ export interface components {
             id: string;
             /** @description The primary address */
             email: string | null;
+            /** @description The name the person's posts are bylined with (never the address); null until set (PATCH /api/v1/auth/me) */
+            display_name: string | null;
             created_at: string;
             /** @description The sign-in factors present: a password, a confirmed TOTP, passkeys, a verified phone, unused recovery codes */
             factors: ("password" | "totp" | "passkey" | "phone" | "recovery_codes")[];
@@ -6133,6 +6180,13 @@ export interface components {
                 owner: boolean;
             }[];
             site_memberships_truncated: boolean;
+        };
+        UpdateMeRequest: {
+            /**
+             * @description Trimmed, 1..120 characters, no control characters
+             * @example Ada Lovelace
+             */
+            display_name: string;
         };
         OrganizationMembership: {
             id: string;

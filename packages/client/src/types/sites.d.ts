@@ -2263,7 +2263,7 @@ export interface components {
             /** @description The caller's effective site role: a site role's slug, or for a grant through an organization site_owner (reaches delete), site_editor (manages) or site_viewer (reads) */
             role: string;
             /** @description What the caller may do with the site (src/lib/site-permissions.ts) */
-            permissions: ("read" | "settings" | "applets" | "themes" | "legal" | "code" | "integrations" | "delete")[];
+            permissions: ("read" | "settings" | "applets" | "themes" | "legal" | "code" | "integrations" | "delete" | "posts:read" | "posts:write_own" | "posts:publish" | "posts:edit_any" | "media:read" | "media:upload" | "taxonomy:manage" | "authors:manage" | "leads:read")[];
         };
         Site: {
             id: string;
