@@ -3,9 +3,10 @@
  * tables, and property names are the SQL column names so that a row read with a raw D1 statement has
  * exactly that type. Migrations (migrations/identity/*.sql, what wrangler applies) must agree column by
  * column; test/gateway/schema-matches-migrations.unit.test.ts enforces it. Partial unique indexes and
- * the preset role rows live only in SQL. Queries are in the `store.ts` and `*-store.ts` modules of src/identity/<area>/: plain reads go through
- * drizzle, while compare-and-set writes, conditional INSERT ... SELECT and batches stay prepared SQL,
- * whose exact text is what makes them race-free. Only the identity worker imports this file.
+ * the preset role rows live only in SQL. Queries are in the `store.ts` and `*-store.ts` modules of
+ * src/identity/<area>/, through drizzle's query builder (compare-and-set writes and batches included); the
+ * SQL it cannot say (conditional `INSERT … SELECT`, writes chained on `changes()`, `rowid`) stays prepared
+ * (docs/decisions/data-access.md). Only the identity worker imports this file.
  */
 import { index, integer, primaryKey, sqliteTable, text, unique } from "drizzle-orm/sqlite-core";
 
