@@ -4,7 +4,7 @@ import { checkImportRequest, IMPORT_MAX_BYTES, importLines } from "../../src/con
 import type { KeyContext } from "../../src/content/keys/key-context";
 import type { Scope } from "../../src/content/keys/scopes";
 import { CreatePostSchema } from "../../src/content/posts/input";
-import type { PostRow } from "../../src/content/posts/store";
+import { postRow } from "../support/post-row";
 
 const problem = (status: number, code: string, detail?: string) =>
   expect.objectContaining({ status, code, ...(detail ? { detail } : {}) });
@@ -86,36 +86,20 @@ describe("GET /v1/export", () => {
   });
 
   it("an export line has the CreatePost shape: derived fields dropped, taxonomy lifted from the SEO", () => {
-    const row: PostRow = {
-      id: "01J00000000000000000000000",
-      site_id: "s",
+    const row = postRow({
       slug: "hello",
-      language: "en",
-      post_type: "post",
       title: "Hello",
-      summary: null,
       blocks_json: '{"blocks":[]}',
       status: "scheduled",
-      access: "public",
       published_at: "2026-01-01T00:00:00.000Z",
       author_slug: "ana",
       author_name: "Ana",
       author_user_id: "u",
-      featured_image_id: null,
       seo_json: '{"category_slugs":["news"],"title":"SEO title"}',
-      created_by_key_id: "k",
-      created_by_kind: "key",
-      created_by_id: "k",
-      created_by_name: "Demo key",
-      updated_by_kind: null,
-      updated_by_id: null,
-      updated_by_name: null,
-      review_requested: 0,
-      fields: null,
       created_at: "2025-12-01T00:00:00.000Z",
       updated_at: "2025-12-02T00:00:00.000Z",
       revision: 3,
-    };
+    });
     expect(exportLine(row, "2026-06-01T00:00:00.000Z")).toEqual({
       title: "Hello",
       slug: "hello",

@@ -1,38 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { postSource } from "../../src/content/posts/source";
-import type { PostRow } from "../../src/content/posts/store";
+import { postRow } from "../support/post-row";
 
 const now = "2026-06-01T00:00:00.000Z";
-const row: PostRow = {
-  id: "01J00000000000000000000000",
-  site_id: "s",
+const row = postRow({
   slug: "draft-post",
-  language: "en",
-  post_type: "post",
   title: "Draft",
-  summary: null,
-  blocks_json: null,
-  status: "draft",
   access: "restricted",
-  published_at: null,
-  author_slug: null,
-  author_name: null,
   author_user_id: "u",
-  featured_image_id: null,
-  seo_json: "{}",
-  created_by_key_id: "k",
-  created_by_kind: "key",
-  created_by_id: "k",
-  created_by_name: "Demo key",
-  updated_by_kind: null,
-  updated_by_id: null,
-  updated_by_name: null,
-  review_requested: 0,
-  fields: null,
-  created_at: "2026-05-01T00:00:00.000Z",
   updated_at: "2026-05-02T00:00:00.000Z",
-  revision: 0,
-};
+});
 
 describe("the editable source of a post", () => {
   it("absent fields are null and absent taxonomy is []", () => {

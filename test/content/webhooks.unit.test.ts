@@ -10,6 +10,7 @@ import {
 } from "../../src/content/webhooks/secret-box";
 import { retryAfterSeconds, safeWebhookSender } from "../../src/content/webhooks/sender";
 import { generateWebhookSecret, signWebhook, webhookHeaders } from "../../src/content/webhooks/signature";
+import { postRow } from "../support/post-row";
 
 describe("Standard Webhooks signature", () => {
   it("reproduces the specification's test vector exactly", async () => {
@@ -120,37 +121,19 @@ describe("payloads", () => {
 describe("which post event an edit is", () => {
   const now = "2025-06-01T12:00:00.000Z";
   const types = new Set(["post", "page"]);
-  const post = (over: Partial<PostRow>): PostRow => ({
-    id: "P",
-    site_id: "S",
-    slug: "s",
-    language: "en",
-    post_type: "post",
-    title: "T",
-    summary: null,
-    blocks_json: null,
-    status: "published",
-    access: "public",
-    published_at: "2025-06-01T00:00:00.000Z",
-    author_slug: null,
-    author_name: null,
-    author_user_id: null,
-    featured_image_id: null,
-    seo_json: "{}",
-    created_by_key_id: null,
-    created_by_kind: "key",
-    created_by_id: "k",
-    created_by_name: "Demo key",
-    updated_by_kind: null,
-    updated_by_id: null,
-    updated_by_name: null,
-    review_requested: 0,
-    fields: null,
-    created_at: now,
-    updated_at: now,
-    revision: 0,
-    ...over,
-  });
+  const post = (over: Partial<PostRow>): PostRow =>
+    postRow({
+      id: "P",
+      site_id: "S",
+      slug: "s",
+      title: "T",
+      status: "published",
+      published_at: "2025-06-01T00:00:00.000Z",
+      created_by_key_id: null,
+      created_at: now,
+      updated_at: now,
+      ...over,
+    });
   const future = "2025-07-01T00:00:00.000Z";
 
   it("entering public view is post.published; staying is post.updated; leaving is post.unpublished", () => {
