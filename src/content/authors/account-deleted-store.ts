@@ -1,26 +1,27 @@
 /** What an erased account's anonymization reads and writes (authors/account-deleted.ts builds the batch). */
-import type { apiKeys, authorPersonas } from "../../../schema/content";
+import { and, asc, eq, notLike } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { apiKeys, authorPersonas } from "../../../schema/content";
 import type { Row } from "../../lib/rows";
+import { prepared } from "../../lib/sql";
 
 /** The user's personas not yet renamed (their slug does not start with `renamedPrefix`), per site in order. */
 export async function personasToRename(db: D1Database, userId: string, renamedPrefix: string) {
-  const { results } = await db
-    .prepare(
-      `SELECT site_id, slug FROM author_personas WHERE user_id = ? AND slug NOT LIKE '${renamedPrefix}%'
-       ORDER BY site_id, created_at, slug`,
-    )
-    .bind(userId)
-    .all<Row<typeof authorPersonas, "site_id" | "slug">>();
-  return results;
+  return drizzle(db)
+    .select({ site_id: authorPersonas.site_id, slug: authorPersonas.slug })
+    .from(authorPersonas)
+    .where(and(eq(authorPersonas.user_id, userId), notLike(authorPersonas.slug, `${renamedPrefix}%`)))
+    .orderBy(asc(authorPersonas.site_id), asc(authorPersonas.created_at), asc(authorPersonas.slug))
+    .all();
 }
 
 /** The sites where the user created keys. */
 export async function keySitesOf(db: D1Database, userId: string) {
-  const { results } = await db
-    .prepare("SELECT DISTINCT site_id FROM api_keys WHERE created_by = ?")
-    .bind(userId)
-    .all<Row<typeof apiKeys, "site_id">>();
-  return results;
+  return drizzle(db)
+    .selectDistinct({ site_id: apiKeys.site_id })
+    .from(apiKeys)
+    .where(eq(apiKeys.created_by, userId))
+    .all();
 }
 
 /** A persona renamed to `slug` and `name`, with the posts it signs (slug and byline). */
@@ -34,19 +35,23 @@ export function renamePersonaStatements(
     db
       .prepare("UPDATE posts SET author_slug = ?1, author_name = ?2 WHERE site_id = ?3 AND author_slug = ?4")
       .bind(slug, name, persona.site_id, persona.slug),
-    db
-      // The byline it was made from (context_name) and the profile (bio, avatar) go too: both are the person's.
-      .prepare(
-        `UPDATE author_personas SET slug = ?1, display_name = ?2, context_name = ?2, bio = NULL, avatar_media_id = NULL
-           WHERE site_id = ?3 AND slug = ?4`,
-      )
-      .bind(slug, name, persona.site_id, persona.slug),
+    // The byline it was made from (context_name) and the profile (bio, avatar) go too: both are the person's.
+    prepared(
+      db,
+      drizzle(db)
+        .update(authorPersonas)
+        .set({ slug, display_name: name, context_name: name, bio: null, avatar_media_id: null })
+        .where(and(eq(authorPersonas.site_id, persona.site_id), eq(authorPersonas.slug, persona.slug))),
+    ),
   ];
 }
 
 /** The byline the user's keys sign new posts with. */
 export function keysAuthorNameStatement(db: D1Database, userId: string, name: string): D1PreparedStatement {
-  return db.prepare("UPDATE api_keys SET author_name = ? WHERE created_by = ?").bind(name, userId);
+  return prepared(
+    db,
+    drizzle(db).update(apiKeys).set({ author_name: name }).where(eq(apiKeys.created_by, userId)),
+  );
 }
 
 /**

@@ -1,7 +1,9 @@
 /** Author personas of a site: one per (site, user, context name); the slug is unique per site. */
-import type { authorPersonas } from "../../../schema/content";
+import { and, eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { authorPersonas } from "../../../schema/content";
 import type { Computed, Row } from "../../lib/rows";
-import { batch } from "../../lib/sql";
+import { batch, inJsonEach, prepared } from "../../lib/sql";
 import { PUBLIC_WHERE } from "../posts/store";
 
 export type PersonaRow = typeof authorPersonas.$inferSelect;
@@ -14,10 +16,16 @@ export interface Persona {
 }
 
 export async function personaBySlug(db: D1Database, siteId: string, slug: string): Promise<Persona | null> {
-  return db
-    .prepare("SELECT slug, display_name, user_id FROM author_personas WHERE site_id = ? AND slug = ?")
-    .bind(siteId, slug)
-    .first<Persona>();
+  const row = await drizzle(db)
+    .select({
+      slug: authorPersonas.slug,
+      display_name: authorPersonas.display_name,
+      user_id: authorPersonas.user_id,
+    })
+    .from(authorPersonas)
+    .where(and(eq(authorPersonas.site_id, siteId), eq(authorPersonas.slug, slug)))
+    .get();
+  return row ?? null;
 }
 
 export async function personaByContext(
@@ -26,12 +34,18 @@ export async function personaByContext(
   userId: string,
   displayName: string,
 ): Promise<Persona | null> {
-  return db
-    .prepare(
-      "SELECT slug, display_name FROM author_personas WHERE site_id = ? AND user_id = ? AND context_name = ?",
+  const row = await drizzle(db)
+    .select({ slug: authorPersonas.slug, display_name: authorPersonas.display_name })
+    .from(authorPersonas)
+    .where(
+      and(
+        eq(authorPersonas.site_id, siteId),
+        eq(authorPersonas.user_id, userId),
+        eq(authorPersonas.context_name, displayName),
+      ),
     )
-    .bind(siteId, userId, displayName)
-    .first<Persona>();
+    .get();
+  return row ?? null;
 }
 
 /**
@@ -43,20 +57,18 @@ export async function insertPersona(
   db: D1Database,
   row: Pick<PersonaRow, "site_id" | "slug" | "display_name" | "user_id" | "created_at">,
 ): Promise<boolean> {
-  const result = await db
-    .prepare(
-      `INSERT INTO author_personas (site_id, slug, display_name, user_id, created_at, context_name, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-    )
-    .bind(
-      row.site_id,
-      row.slug,
-      row.display_name,
-      row.user_id,
-      row.created_at,
-      row.display_name,
-      row.created_at,
-    )
+  const result = await drizzle(db)
+    .insert(authorPersonas)
+    .values({
+      site_id: row.site_id,
+      slug: row.slug,
+      display_name: row.display_name,
+      user_id: row.user_id,
+      created_at: row.created_at,
+      context_name: row.display_name,
+      updated_at: row.created_at,
+    })
+    .onConflictDoNothing()
     .run();
   return result.meta.changes > 0;
 }
@@ -67,12 +79,11 @@ export async function takenPersonaSlugs(
   siteId: string,
   candidates: string[],
 ): Promise<Set<string>> {
-  const { results } = await db
-    .prepare(
-      `SELECT slug FROM author_personas WHERE site_id = ? AND slug IN (${candidates.map(() => "?").join(", ")})`,
-    )
-    .bind(siteId, ...candidates)
-    .all<Row<typeof authorPersonas, "slug">>();
+  const results = await drizzle(db)
+    .select({ slug: authorPersonas.slug })
+    .from(authorPersonas)
+    .where(and(eq(authorPersonas.site_id, siteId), inJsonEach(authorPersonas.slug, candidates)))
+    .all();
   return new Set(results.map((r) => r.slug));
 }
 
@@ -124,22 +135,22 @@ export function insertAuthorStatement(
   author: { id: string; slug: string; name: string; bio: string | null; avatarMediaId: string | null },
   now: string,
 ): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO author_personas (site_id, slug, display_name, user_id, created_at, bio, avatar_media_id, context_name, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .bind(
-      siteId,
-      author.slug,
-      author.name,
-      `author:${author.id}`,
-      now,
-      author.bio,
-      author.avatarMediaId,
-      author.name,
-      now,
-    );
+  return prepared(
+    db,
+    drizzle(db)
+      .insert(authorPersonas)
+      .values({
+        site_id: siteId,
+        slug: author.slug,
+        display_name: author.name,
+        user_id: `author:${author.id}`,
+        created_at: now,
+        bio: author.bio,
+        avatar_media_id: author.avatarMediaId,
+        context_name: author.name,
+        updated_at: now,
+      }),
+  );
 }
 
 /**
@@ -154,12 +165,16 @@ export async function updateAuthor(
   now: string,
 ): Promise<boolean> {
   const [updated] = await batch(db, [
-    db
-      .prepare(
-        `UPDATE author_personas SET slug = ?, display_name = ?, bio = ?, avatar_media_id = ?, updated_at = ?
-         WHERE site_id = ? AND slug = ?`,
-      )
-      .bind(next.slug, next.name, next.bio, next.avatarMediaId, now, siteId, slug),
+    drizzle(db)
+      .update(authorPersonas)
+      .set({
+        slug: next.slug,
+        display_name: next.name,
+        bio: next.bio,
+        avatar_media_id: next.avatarMediaId,
+        updated_at: now,
+      })
+      .where(and(eq(authorPersonas.site_id, siteId), eq(authorPersonas.slug, slug))),
     db
       .prepare(
         `UPDATE posts SET author_slug = ?, author_name = ?, revision = revision + 1
