@@ -54,7 +54,10 @@ export const NONE: SitePermission[] = [];
 /** What an owner or admin of an organization the site is SHARED with as site_owner holds: no integrations, no content. */
 const SHARED_OWNER: SitePermission[] = ALL.filter((p) => p !== "integrations" && !CONTENT.includes(p));
 /** site_editor as a share grants it: the site's look, not content's routes. */
-const SHARED_MANAGE: SitePermission[] = MANAGE.filter((p) => !CONTENT.includes(p));
+export const SHARED_MANAGE: SitePermission[] = MANAGE.filter((p) => !CONTENT.includes(p));
+
+/** A list as the API writes it: in the model's order (`ALL` is written in it). */
+export const inModelOrder = (list: SitePermission[]): SitePermission[] => ALL.filter((p) => list.includes(p));
 
 export interface EdgeOrgMembership {
   org_id: string;
