@@ -3,9 +3,11 @@
  * matches nothing. Guarded writes (the per-site limit, the delivery claim, the attempt record) are single
  * statements, so concurrent consumers and admins never double-count.
  */
-import type { webhookDeliveries, webhooks } from "../../../schema/content";
+import { and, asc, desc, eq, lt, ne, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { webhookDeliveries, webhooks } from "../../../schema/content";
 import { newId } from "../../lib/ids";
-import type { Computed, Row } from "../../lib/rows";
+import type { Row } from "../../lib/rows";
 import { batch, query } from "../../lib/sql";
 import type { PostEffect } from "../core/effects/pending";
 import type { ContentEvent } from "./events";
@@ -19,8 +21,18 @@ export type WebhookView = Omit<WebhookRow, "secret_encrypted" | "org_id">;
 /** A webhook as inserted: its stamp is set by trigger, and a new webhook is never carried over. */
 export type NewWebhookRow = Omit<WebhookRow, "org_id" | "carried_over_at" | "carried_over_from">;
 
-const VIEW_COLUMNS =
-  "id, site_id, url, events_json, description, created_by, created_at, secret_rotated_at, carried_over_at, carried_over_from";
+const VIEW_COLUMNS = {
+  id: webhooks.id,
+  site_id: webhooks.site_id,
+  url: webhooks.url,
+  events_json: webhooks.events_json,
+  description: webhooks.description,
+  created_by: webhooks.created_by,
+  created_at: webhooks.created_at,
+  secret_rotated_at: webhooks.secret_rotated_at,
+  carried_over_at: webhooks.carried_over_at,
+  carried_over_from: webhooks.carried_over_from,
+};
 
 /** Inserts the webhook unless the site already has `limit`; false when the limit was reached. */
 export async function insertWebhook(db: D1Database, row: NewWebhookRow, limit: number): Promise<boolean> {
@@ -47,31 +59,33 @@ export async function insertWebhook(db: D1Database, row: NewWebhookRow, limit: n
 
 /** The site's webhooks, newest first; with `id`, that one alone. */
 export async function listSiteWebhooks(db: D1Database, siteId: string, id?: string): Promise<WebhookView[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT ${VIEW_COLUMNS} FROM webhooks WHERE site_id = ?1 AND (?2 IS NULL OR id = ?2)
-       ORDER BY created_at DESC, id DESC`,
-    )
-    .bind(siteId, id ?? null)
-    .all<WebhookView>();
-  return results;
+  return drizzle(db)
+    .select(VIEW_COLUMNS)
+    .from(webhooks)
+    .where(and(eq(webhooks.site_id, siteId), id === undefined ? undefined : eq(webhooks.id, id)))
+    .orderBy(desc(webhooks.created_at), desc(webhooks.id))
+    .all();
 }
 
 export async function webhookExists(db: D1Database, siteId: string, id: string): Promise<boolean> {
-  const row = await db
-    .prepare("SELECT 1 AS found FROM webhooks WHERE id = ? AND site_id = ?")
-    .bind(id, siteId)
-    .first<Computed<{ found: number }>>();
-  return row !== null;
+  const row = await drizzle(db)
+    .select({ found: sql<number>`1` })
+    .from(webhooks)
+    .where(and(eq(webhooks.id, id), eq(webhooks.site_id, siteId)))
+    .get();
+  return row !== undefined;
 }
 
 /** Deletes the webhook and its delivery log in one batch; false when the site has no such webhook. */
 export async function deleteWebhook(db: D1Database, siteId: string, id: string): Promise<boolean> {
-  const [removed] = await batch(db, [
-    db.prepare("DELETE FROM webhooks WHERE id = ? AND site_id = ?").bind(id, siteId),
-    db.prepare("DELETE FROM webhook_deliveries WHERE webhook_id = ? AND site_id = ?").bind(id, siteId),
+  const d = drizzle(db);
+  const [removed] = await d.batch([
+    d.delete(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.site_id, siteId))),
+    d
+      .delete(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.webhook_id, id), eq(webhookDeliveries.site_id, siteId))),
   ]);
-  return removed.changes > 0;
+  return removed.meta.changes > 0;
 }
 
 /** Replaces the sealed secret; false when the site has no such webhook. */
@@ -82,9 +96,10 @@ export async function replaceWebhookSecret(
   sealed: string,
   now: string,
 ): Promise<boolean> {
-  const result = await db
-    .prepare("UPDATE webhooks SET secret_encrypted = ?, secret_rotated_at = ? WHERE id = ? AND site_id = ?")
-    .bind(sealed, now, id, siteId)
+  const result = await drizzle(db)
+    .update(webhooks)
+    .set({ secret_encrypted: sealed, secret_rotated_at: now })
+    .where(and(eq(webhooks.id, id), eq(webhooks.site_id, siteId)))
     .run();
   return result.meta.changes > 0;
 }
@@ -215,14 +230,19 @@ export async function insertDeliveries(
         .bind(d.id, d.webhook_id, d.site_id, d.event_id, d.event_type, d.body, d.created_at),
     ),
   );
-  const { results } = await db
-    .prepare(
-      `SELECT id, webhook_id FROM webhook_deliveries
-       WHERE site_id = ? AND event_id = ? AND status = 'pending' AND attempts = 0 ORDER BY id`,
+  return drizzle(db)
+    .select({ id: webhookDeliveries.id, webhook_id: webhookDeliveries.webhook_id })
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.site_id, siteId),
+        eq(webhookDeliveries.event_id, eventId),
+        eq(webhookDeliveries.status, "pending"),
+        eq(webhookDeliveries.attempts, 0),
+      ),
     )
-    .bind(siteId, eventId)
-    .all<Pick<DeliveryRow, "id" | "webhook_id">>();
-  return results;
+    .orderBy(asc(webhookDeliveries.id))
+    .all();
 }
 
 /** A claimed delivery with what its attempt needs from the webhook. */
@@ -320,18 +340,25 @@ export async function recordAttempt(
 
 /** Frees a claimed delivery whose attempt could not be made (nothing was sent). */
 export async function releaseDelivery(db: D1Database, id: string): Promise<void> {
-  await db.prepare("UPDATE webhook_deliveries SET locked_until = NULL WHERE id = ?").bind(id).run();
+  await drizzle(db)
+    .update(webhookDeliveries)
+    .set({ locked_until: null })
+    .where(eq(webhookDeliveries.id, id))
+    .run();
 }
 
 /** A delivery whose queue message exhausted its retries (dead-letter queue) is failed for good. */
 export async function markDeadLettered(db: D1Database, id: string, now: string): Promise<boolean> {
-  const result = await db
-    .prepare(
-      `UPDATE webhook_deliveries SET status = 'failed', failed_at = ?, next_attempt_at = NULL, locked_until = NULL,
-         last_error = coalesce(last_error, 'dead_lettered')
-       WHERE id = ? AND status = 'pending'`,
-    )
-    .bind(now, id)
+  const result = await drizzle(db)
+    .update(webhookDeliveries)
+    .set({
+      status: "failed",
+      failed_at: now,
+      next_attempt_at: null,
+      locked_until: null,
+      last_error: sql`coalesce(${webhookDeliveries.last_error}, 'dead_lettered')`,
+    })
+    .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, "pending")))
     .run();
   return result.meta.changes > 0;
 }
@@ -344,21 +371,26 @@ export async function listDeliveries(
   limit: number,
   before: string | null,
 ): Promise<DeliveryRow[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND site_id = ? AND (? IS NULL OR id < ?)
-       ORDER BY id DESC LIMIT ?`,
+  return drizzle(db)
+    .select()
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.webhook_id, webhookId),
+        eq(webhookDeliveries.site_id, siteId),
+        before === null ? undefined : lt(webhookDeliveries.id, before),
+      ),
     )
-    .bind(webhookId, siteId, before, before, limit)
-    .all<DeliveryRow>();
-  return results;
+    .orderBy(desc(webhookDeliveries.id))
+    .limit(limit)
+    .all();
 }
 
 /** Cron: settled deliveries older than `before` leave the log. */
 export async function purgeSettledDeliveries(db: D1Database, before: string): Promise<number> {
-  const result = await db
-    .prepare("DELETE FROM webhook_deliveries WHERE created_at < ? AND status != 'pending'")
-    .bind(before)
+  const result = await drizzle(db)
+    .delete(webhookDeliveries)
+    .where(and(lt(webhookDeliveries.created_at, before), ne(webhookDeliveries.status, "pending")))
     .run();
   return result.meta.changes;
 }
