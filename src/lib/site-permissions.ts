@@ -28,15 +28,8 @@
 import type { EdgeIdentity, OrgMembership, SiteMembership } from "./edge";
 import { parseId } from "./ids";
 
-export const SITE_PERMISSIONS = [
-  "read",
-  "settings",
-  "applets",
-  "themes",
-  "legal",
-  "code",
-  "integrations",
-  "delete",
+/** What content's dashboard routes check (content keeps no shares: no share grants any of these). */
+const CONTENT = [
   "posts:read",
   "posts:write_own",
   "posts:publish",
@@ -47,20 +40,21 @@ export const SITE_PERMISSIONS = [
   "authors:manage",
   "leads:read",
 ] as const;
+
+export const SITE_PERMISSIONS = [
+  "read",
+  "settings",
+  "applets",
+  "themes",
+  "legal",
+  "code",
+  "integrations",
+  "delete",
+  ...CONTENT,
+] as const;
 export type SitePermission = (typeof SITE_PERMISSIONS)[number];
 
-/** What content's dashboard routes check (content keeps no shares: no share grants any of these). */
-export const CONTENT_PERMISSIONS: readonly SitePermission[] = [
-  "posts:read",
-  "posts:write_own",
-  "posts:publish",
-  "posts:edit_any",
-  "media:read",
-  "media:upload",
-  "taxonomy:manage",
-  "authors:manage",
-  "leads:read",
-];
+export const CONTENT_PERMISSIONS: readonly SitePermission[] = CONTENT;
 
 const ALL: readonly SitePermission[] = SITE_PERMISSIONS;
 const READ: readonly SitePermission[] = ["read"];
