@@ -2,8 +2,10 @@
  * Media assets of a site: rows in D1, bytes in R2. The original under `sites/{site_id}/{media_id}.{ext}`,
  * each generated variant under `sites/{site_id}/{media_id}/{width}.{ext}`.
  */
-import type { media } from "../../../schema/content";
-import type { Row } from "../../lib/rows";
+import { and, eq, ne } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { media, mediaTags } from "../../../schema/content";
+import { prepared } from "../../lib/sql";
 import { PUBLIC_WHERE } from "../posts/store";
 import { MEDIA_IMAGE_COLUMNS, type MediaImageRow } from "./media-image";
 
@@ -51,27 +53,24 @@ export function insertMediaStatements(
   tagIds: string[],
   source: { url: string | null; purpose: string | null },
 ): D1PreparedStatement[] {
+  const d = drizzle(db);
   return [
-    db
-      .prepare(
-        `INSERT INTO media (id, site_id, r2_key, content_type, size_bytes, status, source_url, purpose, folder_id, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .bind(
-        row.id,
-        row.site_id,
-        row.r2_key,
-        row.content_type,
-        row.size_bytes,
-        row.status,
-        source.url,
-        source.purpose,
-        row.folder_id,
-        row.created_at,
-      ),
-    ...tagIds.map((tag) =>
-      db.prepare("INSERT INTO media_tags (media_id, tag_id) VALUES (?, ?)").bind(row.id, tag),
+    prepared(
+      db,
+      d.insert(media).values({
+        id: row.id,
+        site_id: row.site_id,
+        r2_key: row.r2_key,
+        content_type: row.content_type,
+        size_bytes: row.size_bytes,
+        status: row.status,
+        source_url: source.url,
+        purpose: source.purpose,
+        folder_id: row.folder_id,
+        created_at: row.created_at,
+      }),
     ),
+    ...tagIds.map((tag) => prepared(db, d.insert(mediaTags).values({ media_id: row.id, tag_id: tag }))),
   ];
 }
 
@@ -128,19 +127,22 @@ export function softDeleteMediaStatement(
   id: string,
   now: string,
 ): D1PreparedStatement {
-  return db
-    .prepare(
-      "UPDATE media SET status = 'deleted', deleted_at = ? WHERE id = ? AND site_id = ? AND status != 'deleted'",
-    )
-    .bind(now, id, siteId);
+  return prepared(
+    db,
+    drizzle(db)
+      .update(media)
+      .set({ status: "deleted", deleted_at: now })
+      .where(and(eq(media.id, id), eq(media.site_id, siteId), ne(media.status, "deleted"))),
+  );
 }
 
 /** The status of an asset by its site and id (any status), or null when there is no such row. */
 export async function mediaStatus(db: D1Database, siteId: string, id: string): Promise<string | null> {
-  const row = await db
-    .prepare("SELECT status FROM media WHERE id = ? AND site_id = ?")
-    .bind(id, siteId)
-    .first<Row<typeof media, "status">>();
+  const row = await drizzle(db)
+    .select({ status: media.status })
+    .from(media)
+    .where(and(eq(media.id, id), eq(media.site_id, siteId)))
+    .get();
   return row?.status ?? null;
 }
 
@@ -158,19 +160,16 @@ export async function finishMediaVariants(
   id: string,
   result: VariantsResult,
 ): Promise<boolean> {
-  const outcome = await db
-    .prepare(
-      `UPDATE media SET status = ?, width = ?, height = ?, variants_json = ?, failure_reason = ?
-       WHERE id = ? AND status = 'processing'`,
-    )
-    .bind(
-      result.status,
-      result.width,
-      result.height,
-      JSON.stringify(result.status === "ready" ? result.variants : []),
-      result.status === "failed" ? result.reason : null,
-      id,
-    )
+  const outcome = await drizzle(db)
+    .update(media)
+    .set({
+      status: result.status,
+      width: result.width,
+      height: result.height,
+      variants_json: JSON.stringify(result.status === "ready" ? result.variants : []),
+      failure_reason: result.status === "failed" ? result.reason : null,
+    })
+    .where(and(eq(media.id, id), eq(media.status, "processing")))
     .run();
   return outcome.meta.changes > 0;
 }
