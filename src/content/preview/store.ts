@@ -2,6 +2,9 @@
  * Preview links (migration 0018, docs/decisions/previews.md): one row per link naming what granted it, and
  * the keyless read: the live link, its post, the post's media and its site in one batch.
  */
+import { and, eq, isNull, lt } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { previewLinks } from "../../../schema/content";
 import { newId } from "../../lib/ids";
 import { batch, query } from "../../lib/sql";
 import type { SiteAddress } from "../keys/key-context";
@@ -53,9 +56,12 @@ export async function insertPreviewLink(
 
 /** Ends every link of the post (`DELETE …/preview`). */
 export async function endPostPreviews(db: D1Database, siteId: string, postId: string, now: string) {
-  await db
-    .prepare("UPDATE preview_links SET ended_at = ? WHERE post_id = ? AND site_id = ? AND ended_at IS NULL")
-    .bind(now, postId, siteId)
+  await drizzle(db)
+    .update(previewLinks)
+    .set({ ended_at: now })
+    .where(
+      and(eq(previewLinks.post_id, postId), eq(previewLinks.site_id, siteId), isNull(previewLinks.ended_at)),
+    )
     .run();
 }
 
@@ -77,7 +83,7 @@ export function endStalePreviewsStatement(db: D1Database, siteId: string, now: s
 
 /** Deletes links that expired before `before`. */
 export async function purgeExpiredPreviews(db: D1Database, before: string): Promise<number> {
-  const result = await db.prepare("DELETE FROM preview_links WHERE expires_at < ?").bind(before).run();
+  const result = await drizzle(db).delete(previewLinks).where(lt(previewLinks.expires_at, before)).run();
   return result.meta.changes;
 }
 

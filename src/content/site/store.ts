@@ -1,7 +1,7 @@
 /** Content's own projection of sites (pushed by the sites service over RPC) and the site's post types. */
-import { and, asc, eq, isNull } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { postTypes } from "../../../schema/content";
+import { postTypes, sites } from "../../../schema/content";
 import type { SiteProjection } from "../../lib/rpc";
 import { batch } from "../../lib/sql";
 import { formsAppStatements } from "../forms/store";
@@ -64,26 +64,32 @@ export async function upsertSite(db: D1Database, site: SiteProjection, now: stri
   await batch(db, statements);
 }
 
+const SITE_COLUMNS = {
+  id: sites.id,
+  org_id: sites.org_id,
+  slug: sites.slug,
+  name: sites.name,
+  default_language: sites.default_language,
+  status: sites.status,
+  primary_domain: sites.primary_domain,
+  updated_at: sites.updated_at,
+};
+
 export async function getSite(db: D1Database, siteId: string): Promise<SiteProjection | null> {
-  return db
-    .prepare(
-      "SELECT id, org_id, slug, name, default_language, status, primary_domain, updated_at FROM sites WHERE id = ?",
-    )
-    .bind(siteId)
-    .first<SiteProjection>();
+  const row = await drizzle(db).select(SITE_COLUMNS).from(sites).where(eq(sites.id, siteId)).get();
+  return row ?? null;
 }
 
 /** The site as the dashboard routes read it: the projection and its content version (edge cache keys). */
 export type StaffSite = SiteProjection & { content_version: number };
 
 export async function getStaffSite(db: D1Database, siteId: string): Promise<StaffSite | null> {
-  return db
-    .prepare(
-      `SELECT id, org_id, slug, name, default_language, status, primary_domain, updated_at, content_version
-         FROM sites WHERE id = ?`,
-    )
-    .bind(siteId)
-    .first<StaffSite>();
+  const row = await drizzle(db)
+    .select({ ...SITE_COLUMNS, content_version: sites.content_version })
+    .from(sites)
+    .where(eq(sites.id, siteId))
+    .get();
+  return row ?? null;
 }
 
 export type PostTypeRow = Pick<typeof postTypes.$inferSelect, "slug" | "name" | "is_public">;
@@ -114,13 +120,19 @@ export async function upsertPostType(
   input: { site_id: string; slug: string; name: string; public: boolean },
   now: string,
 ): Promise<void> {
-  await db
-    .prepare(
-      `INSERT INTO post_types (site_id, slug, name, is_public, created_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (site_id, slug) DO UPDATE SET name = excluded.name, is_public = excluded.is_public,
-         disabled_at = NULL`,
-    )
-    .bind(input.site_id, input.slug, input.name, input.public ? 1 : 0, now)
+  await drizzle(db)
+    .insert(postTypes)
+    .values({
+      site_id: input.site_id,
+      slug: input.slug,
+      name: input.name,
+      is_public: input.public ? 1 : 0,
+      created_at: now,
+    })
+    .onConflictDoUpdate({
+      target: [postTypes.site_id, postTypes.slug],
+      set: { name: sql`excluded.name`, is_public: sql`excluded.is_public`, disabled_at: null },
+    })
     .run();
 }
 
@@ -134,11 +146,10 @@ export async function disablePostType(
   slug: string,
   now: string,
 ): Promise<boolean> {
-  const result = await db
-    .prepare(
-      "UPDATE post_types SET disabled_at = ?, is_public = 0 WHERE site_id = ? AND slug = ? AND disabled_at IS NULL",
-    )
-    .bind(now, siteId, slug)
+  const result = await drizzle(db)
+    .update(postTypes)
+    .set({ disabled_at: now, is_public: 0 })
+    .where(and(eq(postTypes.site_id, siteId), eq(postTypes.slug, slug), isNull(postTypes.disabled_at)))
     .run();
   return result.meta.changes > 0;
 }
