@@ -7,7 +7,16 @@
 import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { launchChromium, newContext, platform, watchPageErrors } from "../support/browser";
+import {
+  freshEmail,
+  launchChromium,
+  newCode,
+  newContext,
+  platform,
+  sent,
+  signUpInPage,
+  watchPageErrors,
+} from "../support/browser";
 
 const PASSWORD = "correct-horse-battery-staple-leaving-42";
 
@@ -20,50 +29,12 @@ afterEach(async () => {
 });
 
 const identity = () => platform().urls.identity;
-let counter = 0;
-const freshEmail = (tag: string) =>
-  `${tag}-${Date.now().toString(36)}-${++counter}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-
-async function outbox(to: string): Promise<{ purpose: string; code: string | null }[]> {
-  const res = await fetch(`${identity()}/api/v1/auth/__dev/outbox?to=${encodeURIComponent(to)}`);
-  return ((await res.json()) as { messages: { purpose: string; code: string | null }[] }).messages;
-}
-
-async function sent(to: string, purpose: string): Promise<number> {
-  return (await outbox(to)).filter((m) => m.purpose === purpose).length;
-}
-
-async function newCode(to: string, purpose: string, before: number): Promise<string> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const messages = (await outbox(to)).filter((m) => m.purpose === purpose);
-    if (messages.length > before && messages[0]!.code) return messages[0]!.code;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no new ${purpose} message to ${to}`);
-}
-
 async function signedIn(tag: string) {
   const context = await newContext(browser);
   const page = await context.newPage();
   const errors = watchPageErrors(page);
   const email = freshEmail(tag);
-  await page.goto(`${identity()}/health`);
-  const post = (p: string, body: unknown) =>
-    page.evaluate(
-      async ({ p, body }) =>
-        (
-          await fetch(`/api/v1/auth${p}`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify(body),
-          })
-        ).status,
-      { p, body },
-    );
-  expect(await post("/signup", { email, password: PASSWORD })).toBe(202);
-  expect(await post("/email/verify/confirm", { email, code: await newCode(email, "email_verify", 0) })).toBe(
-    200,
-  );
+  await signUpInPage(page, email, PASSWORD);
   await page.goto(`${identity()}/auth/account`);
   await page.locator("#account").waitFor({ state: "visible" });
   return { page, errors, email };

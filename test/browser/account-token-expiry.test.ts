@@ -10,7 +10,14 @@ import { importJWK, type JWK, SignJWT } from "jose";
 import type { Browser, Request as PlaywrightRequest } from "playwright-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ensureDevVars } from "../../scripts/dev-vars.mjs";
-import { launchChromium, newContext, outboxMessage, platform, watchPageErrors } from "../support/browser";
+import {
+  freshEmail,
+  launchChromium,
+  newContext,
+  platform,
+  signUpInPage,
+  watchPageErrors,
+} from "../support/browser";
 
 const PASSWORD = "correct-horse-battery-staple-expiry-42";
 
@@ -23,8 +30,6 @@ afterEach(async () => {
 });
 
 const identity = () => platform().urls.identity;
-const freshEmail = (tag: string) =>
-  `${tag}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.com`;
 
 const part = (token: string, index: number) =>
   JSON.parse(Buffer.from(token.split(".")[index]!, "base64url").toString("utf8")) as Record<string, unknown>;
@@ -51,22 +56,7 @@ describe("the account page on an expired access token", () => {
     const email = freshEmail("expiry");
 
     // Signed in the way a browser is: signup and confirmation from a page of the identity origin.
-    await page.goto(`${identity()}/health`);
-    const post = (p: string, body: unknown) =>
-      page.evaluate(
-        async ({ p, body }) =>
-          (
-            await fetch(`/api/v1/auth${p}`, {
-              method: "POST",
-              headers: { "content-type": "application/json" },
-              body: JSON.stringify(body),
-            })
-          ).status,
-        { p, body },
-      );
-    expect(await post("/signup", { email, password: PASSWORD })).toBe(202);
-    const { code } = await outboxMessage(email, "email_verify");
-    expect(await post("/email/verify/confirm", { email, code })).toBe(200);
+    await signUpInPage(page, email, PASSWORD);
 
     let live = "";
     page.on("request", (req) => {

@@ -13,10 +13,14 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { root } from "../../scripts/workers.mjs";
 import {
+  freshEmail,
   launchChromium,
+  newCode,
   newContext,
   platform,
   screenshot,
+  sent,
+  signUpInPage,
   virtualAuthenticator,
   watchPageErrors,
 } from "../support/browser";
@@ -34,35 +38,6 @@ afterEach(async () => {
 });
 
 const identity = () => platform().urls.identity;
-let counter = 0;
-const freshEmail = (tag: string) =>
-  `${tag}-${Date.now().toString(36)}-${++counter}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-
-interface OutboxEntry {
-  purpose: string;
-  code: string | null;
-}
-
-async function outbox(to: string): Promise<OutboxEntry[]> {
-  const res = await fetch(`${identity()}/api/v1/auth/__dev/outbox?to=${encodeURIComponent(to)}`);
-  return ((await res.json()) as { messages: OutboxEntry[] }).messages;
-}
-
-/** How many `purpose` messages `to` has had: take this before an action, then `newCode` after it. */
-async function sent(to: string, purpose: string): Promise<number> {
-  return (await outbox(to)).filter((m) => m.purpose === purpose).length;
-}
-
-/** The code of the first `purpose` message to `to` beyond the `before` already there (newest first). */
-async function newCode(to: string, purpose: string, before: number): Promise<string> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const messages = (await outbox(to)).filter((m) => m.purpose === purpose);
-    if (messages.length > before && messages[0]!.code) return messages[0]!.code;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no new ${purpose} message to ${to}`);
-}
-
 /** A wrong code for sure: one more than the right one. */
 const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, "0");
 
@@ -89,22 +64,7 @@ async function signedIn(tag: string): Promise<Signed> {
     if (auth?.startsWith("Bearer ")) bearer = auth.slice(7);
   });
   const email = freshEmail(tag);
-  await page.goto(`${identity()}/health`);
-  const post = (p: string, body: unknown) =>
-    page.evaluate(
-      async ({ p, body }) => {
-        const res = await fetch(`/api/v1/auth${p}`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(body),
-        });
-        return res.status;
-      },
-      { p, body },
-    );
-  expect(await post("/signup", { email, password: PASSWORD })).toBe(202);
-  const code = await newCode(email, "email_verify", 0);
-  expect(await post("/email/verify/confirm", { email, code })).toBe(200);
+  await signUpInPage(page, email, PASSWORD);
   await page.goto(`${identity()}/auth/account`);
   await page.locator("#account").waitFor({ state: "visible" });
   await expect.poll(() => page.locator("#whoami").textContent()).toBe(email);

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from "playwright-core";
-import { inject } from "vitest";
+import { expect, inject } from "vitest";
 import { root } from "../../scripts/workers.mjs";
 
 const DEBIAN = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
@@ -114,6 +114,61 @@ export async function outboxMessage(
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`no ${purpose} message to ${to}`);
+}
+
+let counter = 0;
+/** A new address per call (a counter beside the time, so two calls in one millisecond differ). */
+export const freshEmail = (tag: string) =>
+  `${tag}-${Date.now().toString(36)}-${++counter}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+
+interface OutboxEntry {
+  purpose: string;
+  code: string | null;
+}
+
+async function outbox(to: string): Promise<OutboxEntry[]> {
+  const res = await fetch(
+    `${platform().urls.identity}/api/v1/auth/__dev/outbox?to=${encodeURIComponent(to)}`,
+  );
+  return ((await res.json()) as { messages: OutboxEntry[] }).messages;
+}
+
+/** How many `purpose` messages `to` has had: take this before an action, then `newCode` after it. */
+export async function sent(to: string, purpose: string): Promise<number> {
+  return (await outbox(to)).filter((m) => m.purpose === purpose).length;
+}
+
+/** The code of the first `purpose` message to `to` beyond the `before` already there (newest first). */
+export async function newCode(to: string, purpose: string, before: number): Promise<string> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const messages = (await outbox(to)).filter((m) => m.purpose === purpose);
+    if (messages.length > before && messages[0]!.code) return messages[0]!.code;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no new ${purpose} message to ${to}`);
+}
+
+/**
+ * A new account signed in the way a browser is: signup and the e-mailed confirmation code called from
+ * inside `page` on a page of the identity origin, so the page's cookie jar holds the session.
+ */
+export async function signUpInPage(page: Page, email: string, password: string): Promise<void> {
+  await page.goto(`${platform().urls.identity}/health`);
+  const post = (p: string, body: unknown) =>
+    page.evaluate(
+      async ({ p, body }) =>
+        (
+          await fetch(`/api/v1/auth${p}`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(body),
+          })
+        ).status,
+      { p, body },
+    );
+  expect(await post("/signup", { email, password })).toBe(202);
+  const code = await newCode(email, "email_verify", 0);
+  expect(await post("/email/verify/confirm", { email, code })).toBe(200);
 }
 
 /**
