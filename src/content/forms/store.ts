@@ -2,6 +2,7 @@
  * The forms app's switch per site (from the site projection) and the site's forms. "Open" means what the
  * forms area needs to exist: the app switched on (and, for the anonymous routes, the site live).
  */
+import { and, desc, eq, isNull } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { forms } from "../../../schema/content";
 import type { Computed } from "../../lib/rows";
@@ -119,18 +120,21 @@ export async function insertForm(db: D1Database, form: FormRecord): Promise<void
 
 /** The site's forms (not deleted), newest first. */
 export async function listSiteForms(db: D1Database, siteId: string): Promise<FormRecord[]> {
-  const { results } = await db
-    .prepare("SELECT * FROM forms WHERE site_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC")
-    .bind(siteId)
-    .all<FormRow>();
+  const results = await drizzle(db)
+    .select()
+    .from(forms)
+    .where(and(eq(forms.site_id, siteId), isNull(forms.deleted_at)))
+    .orderBy(desc(forms.created_at), desc(forms.id))
+    .all();
   return results.map(toFormRecord);
 }
 
 /** Soft delete; false when the site has no such (live) form. */
 export async function softDeleteForm(db: D1Database, siteId: string, formId: string, now: string) {
-  const result = await db
-    .prepare("UPDATE forms SET deleted_at = ? WHERE id = ? AND site_id = ? AND deleted_at IS NULL")
-    .bind(now, formId, siteId)
+  const result = await drizzle(db)
+    .update(forms)
+    .set({ deleted_at: now })
+    .where(and(eq(forms.id, formId), eq(forms.site_id, siteId), isNull(forms.deleted_at)))
     .run();
   return result.meta.changes > 0;
 }

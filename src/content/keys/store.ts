@@ -1,4 +1,5 @@
 /** API key rows. Only the keyed hash of a key is stored; lookups are by that hash. */
+import { and, desc, eq, isNull } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { apiKeys, type sites } from "../../../schema/content";
 import { carriedOver } from "../transfers/store";
@@ -65,15 +66,31 @@ export async function insertApiKey(db: D1Database, key: ApiKeyRecord & { key_has
 
 /** The site's unrevoked keys, carried-over ones included (with their `carried_over`); with `id`, that one alone. */
 export async function listActiveApiKeys(db: D1Database, siteId: string, id?: string) {
-  const { results } = await db
-    .prepare(
-      `SELECT id, site_id, name, kind, key_prefix, scopes_json, allowed_origins_json, created_by, author_name, created_at,
-         carried_over_at, carried_over_from
-       FROM api_keys WHERE site_id = ?1 AND revoked_at IS NULL AND (?2 IS NULL OR id = ?2)
-       ORDER BY created_at DESC, id DESC`,
+  const results: ListedApiKeyRow[] = await drizzle(db)
+    .select({
+      id: apiKeys.id,
+      site_id: apiKeys.site_id,
+      name: apiKeys.name,
+      kind: apiKeys.kind,
+      key_prefix: apiKeys.key_prefix,
+      scopes_json: apiKeys.scopes_json,
+      allowed_origins_json: apiKeys.allowed_origins_json,
+      created_by: apiKeys.created_by,
+      author_name: apiKeys.author_name,
+      created_at: apiKeys.created_at,
+      carried_over_at: apiKeys.carried_over_at,
+      carried_over_from: apiKeys.carried_over_from,
+    })
+    .from(apiKeys)
+    .where(
+      and(
+        eq(apiKeys.site_id, siteId),
+        isNull(apiKeys.revoked_at),
+        id === undefined ? undefined : eq(apiKeys.id, id),
+      ),
     )
-    .bind(siteId, id ?? null)
-    .all<ListedApiKeyRow>();
+    .orderBy(desc(apiKeys.created_at), desc(apiKeys.id))
+    .all();
   return results.map((row) => ({ ...toRecord(row), carried_over: carriedOver(row) }));
 }
 
@@ -85,11 +102,10 @@ export async function revokeApiKey(
   by: string,
   now: string,
 ): Promise<boolean> {
-  const result = await db
-    .prepare(
-      "UPDATE api_keys SET revoked_at = ?, revoked_by = ? WHERE id = ? AND site_id = ? AND revoked_at IS NULL",
-    )
-    .bind(now, by, keyId, siteId)
+  const result = await drizzle(db)
+    .update(apiKeys)
+    .set({ revoked_at: now, revoked_by: by })
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.site_id, siteId), isNull(apiKeys.revoked_at)))
     .run();
   return result.meta.changes > 0;
 }
