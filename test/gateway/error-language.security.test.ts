@@ -15,7 +15,7 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { routeFor } from "../../src/gateway/routes";
 import { badTokens, concretePath } from "../support/bearer-sweep";
-import { BASE, call, createOrg, createSite, verifiedUser } from "../support/platform";
+import { BASE, call, sweepTenant, verifiedUser } from "../support/platform";
 
 const e = env as unknown as { JWT_SIGNING_KEYS: string };
 
@@ -146,23 +146,12 @@ describe("one error language across the three services", () => {
 
   it("answers a non-JSON body with 415 and malformed JSON with one 400, on every JSON-only operation", async () => {
     const { ops } = await operations();
-    const owner = await verifiedUser();
-    const org = await createOrg(owner.access_token);
-    const site = await createSite(owner.access_token, org.id);
-    const key = await call<{ key: string }>("POST", `/api/v1/sites/${site.id}/api-keys`, {
-      token: owner.access_token,
-      body: {
-        name: "sweep",
-        kind: "secret",
-        scopes: ["posts:write", "posts:read", "media:write", "seo:write", "site:write", "import"],
-      },
-    });
-    expect(key.status, JSON.stringify(key.body)).toBe(201);
+    const { owner, site, key } = await sweepTenant("sweep");
     const credential = (op: Op): Record<string, string> =>
       op.auth === "session"
         ? { authorization: `Bearer ${owner.access_token}` }
         : op.auth === "key"
-          ? { authorization: `Bearer ${key.body.key}` }
+          ? { authorization: `Bearer ${key}` }
           : {};
     const failures: string[] = [];
     // The operator's routes refuse a caller without the capability before reading a body (403), and the

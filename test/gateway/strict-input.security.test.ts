@@ -11,7 +11,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { concretePath } from "../support/bearer-sweep";
-import { BASE, call, createOrg, createSite, verifiedUser } from "../support/platform";
+import { BASE, call, createOrg, createSite, sweepTenant, verifiedUser } from "../support/platform";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 const METHODS: Method[] = ["get", "post", "put", "patch", "delete"];
@@ -128,18 +128,7 @@ describe("nothing a client sends is dropped silently", () => {
   });
 
   it("every JSON-only operation refuses an unknown field and names it", async () => {
-    const owner = await verifiedUser();
-    const org = await createOrg(owner.access_token);
-    const site = await createSite(owner.access_token, org.id);
-    const key = await call<{ key: string }>("POST", `/api/v1/sites/${site.id}/api-keys`, {
-      token: owner.access_token,
-      body: {
-        name: "strict sweep",
-        kind: "secret",
-        scopes: ["posts:write", "posts:read", "media:write", "seo:write", "site:write", "import"],
-      },
-    });
-    expect(key.status, JSON.stringify(key.body)).toBe(201);
+    const { owner, org, site, key } = await sweepTenant("strict sweep");
     const failures: string[] = [];
     let swept = 0;
     for (const { service, doc } of await documents()) {
@@ -157,7 +146,7 @@ describe("nothing a client sends is dropped silently", () => {
           const schemes = (op.security ?? []).flatMap((s) => Object.keys(s));
           const headers: Record<string, string> =
             service === "content" && schemes.includes("apiKey")
-              ? { authorization: `Bearer ${key.body.key}` }
+              ? { authorization: `Bearer ${key}` }
               : schemes.length > 0
                 ? { authorization: `Bearer ${owner.access_token}` }
                 : {};

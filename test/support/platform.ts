@@ -115,6 +115,26 @@ export async function createSite(token: string, orgId: string) {
   return res.body;
 }
 
+/**
+ * The operation sweeps' tenant: a verified owner, their organization and site, and a secret key on the
+ * site holding every write scope (so each key-authenticated operation gets past authorization).
+ */
+export async function sweepTenant(keyName: string) {
+  const owner = await verifiedUser();
+  const org = await createOrg(owner.access_token);
+  const site = await createSite(owner.access_token, org.id);
+  const key = await call<{ key: string }>("POST", `/api/v1/sites/${site.id}/api-keys`, {
+    token: owner.access_token,
+    body: {
+      name: keyName,
+      kind: "secret",
+      scopes: ["posts:write", "posts:read", "media:write", "seo:write", "site:write", "import"],
+    },
+  });
+  if (key.status !== 201) throw new Error(`key ${key.status} ${JSON.stringify(key.body)}`);
+  return { owner, org, site, key: key.body.key };
+}
+
 export function totpFor(secret: string): TOTP {
   return new TOTP({ secret, digits: 6, period: 30, algorithm: "SHA1" });
 }
