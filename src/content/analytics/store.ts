@@ -6,7 +6,9 @@
  * (for the site, for the path) before the id is recorded, so concurrent views never double-count.
  */
 
-import type { analyticsSalts } from "../../../schema/content";
+import { and, asc, countDistinct, eq, gt, gte, lt, lte, or } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { analyticsDaily, analyticsPathsDaily, analyticsSalts } from "../../../schema/content";
 import type { Computed, Row } from "../../lib/rows";
 import { batch, query } from "../../lib/sql";
 import { base64url } from "../keys/key-hash";
@@ -80,13 +82,13 @@ export function d1AnalyticsStore(db: D1Database): AnalyticsStore {
     },
 
     async days(siteId, window: AnalyticsWindow) {
-      const { results } = await db
-        .prepare(
-          `SELECT day AS date, views, visitors, bot_views FROM analytics_daily
-           WHERE site_id = ? AND day >= ? AND day <= ? ORDER BY day`,
-        )
-        .bind(siteId, window.from, window.to)
-        .all<DayTotals>();
+      const t = analyticsDaily;
+      const results: DayTotals[] = await drizzle(db)
+        .select({ date: t.day, views: t.views, visitors: t.visitors, bot_views: t.bot_views })
+        .from(t)
+        .where(and(eq(t.site_id, siteId), gte(t.day, window.from), lte(t.day, window.to)))
+        .orderBy(asc(t.day))
+        .all();
       return results;
     },
 
@@ -103,13 +105,12 @@ export function d1AnalyticsStore(db: D1Database): AnalyticsStore {
       const items = results.map(({ path, views, visitors }) => ({ path, views, visitors }));
       if (results.length > 0 || page.offset === 0) return { items, total: results[0]?.total ?? 0 };
       // A page past the end has no row to carry the count.
-      const count = await db
-        .prepare(
-          `SELECT COUNT(DISTINCT path) AS total FROM analytics_paths_daily
-           WHERE site_id = ? AND day >= ? AND day <= ?`,
-        )
-        .bind(siteId, window.from, window.to)
-        .first<Computed<{ total: number }>>();
+      const t = analyticsPathsDaily;
+      const count = await drizzle(db)
+        .select({ total: countDistinct(t.path) })
+        .from(t)
+        .where(and(eq(t.site_id, siteId), gte(t.day, window.from), lte(t.day, window.to)))
+        .get();
       return { items, total: count?.total ?? 0 };
     },
 
@@ -126,14 +127,22 @@ export function d1AnalyticsStore(db: D1Database): AnalyticsStore {
     },
 
     async pathDays(siteId, window, after, limit) {
-      const { results } = await db
-        .prepare(
-          `SELECT day AS date, path, views, visitors FROM analytics_paths_daily
-           WHERE site_id = ?1 AND day >= ?2 AND day <= ?3 AND (day > ?4 OR (day = ?4 AND path > ?5))
-           ORDER BY day, path LIMIT ?6`,
+      const t = analyticsPathsDaily;
+      const afterDate = after?.date ?? "";
+      const results: PathDay[] = await drizzle(db)
+        .select({ date: t.day, path: t.path, views: t.views, visitors: t.visitors })
+        .from(t)
+        .where(
+          and(
+            eq(t.site_id, siteId),
+            gte(t.day, window.from),
+            lte(t.day, window.to),
+            or(gt(t.day, afterDate), and(eq(t.day, afterDate), gt(t.path, after?.path ?? ""))),
+          ),
         )
-        .bind(siteId, window.from, window.to, after?.date ?? "", after?.path ?? "", limit)
-        .all<PathDay>();
+        .orderBy(asc(t.day), asc(t.path))
+        .limit(limit)
+        .all();
       return results;
     },
 
@@ -150,7 +159,7 @@ export function d1AnalyticsStore(db: D1Database): AnalyticsStore {
         visitors += result.meta.changes;
         if (result.meta.changes < PURGE_CHUNK) break;
       }
-      const salts = await db.prepare("DELETE FROM analytics_salts WHERE day < ?").bind(day).run();
+      const salts = await drizzle(db).delete(analyticsSalts).where(lt(analyticsSalts.day, day)).run();
       return { visitors, salts: salts.meta.changes };
     },
   };

@@ -1,6 +1,8 @@
-import type { idempotencyRecords } from "../../../schema/content";
+import { and, eq, gt, lte, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { idempotencyRecords } from "../../../schema/content";
 import type { ApiError } from "../../lib/problem";
-import type { Row } from "../../lib/rows";
+import { prepared } from "../../lib/sql";
 import { fail, problem } from "../errors";
 /**
  * Idempotent POSTs. A finished response is kept 24 h per (key, Idempotency-Key) in D1, written in the
@@ -57,13 +59,21 @@ export async function recordedResponse(
   keyId: string,
   idempotencyKey: string,
 ): Promise<RecordedResponse | null> {
-  const row = await db
-    .prepare(
-      `SELECT request_hash, status, response_json FROM idempotency_records
-       WHERE key_id = ? AND idempotency_key = ? AND expires_at > ?`,
+  const row = await drizzle(db)
+    .select({
+      request_hash: idempotencyRecords.request_hash,
+      status: idempotencyRecords.status,
+      response_json: idempotencyRecords.response_json,
+    })
+    .from(idempotencyRecords)
+    .where(
+      and(
+        eq(idempotencyRecords.key_id, keyId),
+        eq(idempotencyRecords.idempotency_key, idempotencyKey),
+        gt(idempotencyRecords.expires_at, new Date().toISOString()),
+      ),
     )
-    .bind(keyId, idempotencyKey, new Date().toISOString())
-    .first<Row<typeof idempotencyRecords, "request_hash" | "status" | "response_json">>();
+    .get();
   if (!row) return null;
   return { requestHash: row.request_hash, response: JSON.parse(row.response_json) as StoredResponse };
 }
@@ -102,23 +112,30 @@ export function afterReservation(
   return {
     kind: "proceed",
     recordStatement: (response) =>
-      db
-        .prepare(
-          `INSERT INTO idempotency_records (key_id, idempotency_key, request_hash, status, response_json, created_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (key_id, idempotency_key) DO UPDATE SET request_hash = excluded.request_hash,
-           status = excluded.status, response_json = excluded.response_json, created_at = excluded.created_at,
-           expires_at = excluded.expires_at`,
-        )
-        .bind(
-          keyId,
-          idempotencyKey,
-          requestHash,
-          response.status,
-          JSON.stringify(response),
-          now.toISOString(),
-          expiresAt,
-        ),
+      prepared(
+        db,
+        drizzle(db)
+          .insert(idempotencyRecords)
+          .values({
+            key_id: keyId,
+            idempotency_key: idempotencyKey,
+            request_hash: requestHash,
+            status: response.status,
+            response_json: JSON.stringify(response),
+            created_at: now.toISOString(),
+            expires_at: expiresAt,
+          })
+          .onConflictDoUpdate({
+            target: [idempotencyRecords.key_id, idempotencyRecords.idempotency_key],
+            set: {
+              request_hash: sql`excluded.request_hash`,
+              status: sql`excluded.status`,
+              response_json: sql`excluded.response_json`,
+              created_at: sql`excluded.created_at`,
+              expires_at: sql`excluded.expires_at`,
+            },
+          }),
+      ),
     async abort() {
       await keyGate(env, keyId).release(idempotencyKey, requestHash);
     },
@@ -126,7 +143,10 @@ export function afterReservation(
 }
 
 export async function purgeExpiredIdempotency(db: D1Database, now: string): Promise<number> {
-  const result = await db.prepare("DELETE FROM idempotency_records WHERE expires_at <= ?").bind(now).run();
+  const result = await drizzle(db)
+    .delete(idempotencyRecords)
+    .where(lte(idempotencyRecords.expires_at, now))
+    .run();
   return result.meta.changes;
 }
 

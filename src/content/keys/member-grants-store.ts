@@ -3,7 +3,9 @@
  * the one batch that revokes their keys, deletes their webhooks and records the ending, and the read of a
  * recent ending (the quarantine).
  */
-import type { apiKeys, webhooks } from "../../../schema/content";
+import { lt } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { type apiKeys, endedMemberGrants, type webhooks } from "../../../schema/content";
 import type { Computed, Row } from "../../lib/rows";
 import type { EndedIntegrations, MemberGrantEnding } from "../../lib/rpc";
 import { batch, first, query } from "../../lib/sql";
@@ -72,21 +74,18 @@ export async function endGrantIntegrations(
       ...endingParams(e),
       now.toISOString(),
     ),
-    db
-      .prepare(
-        `INSERT INTO ended_member_grants (user_id, scope, org_id, site_id, except_site_ids_json, ended_at, recorded_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .bind(
-        e.user_id,
-        e.scope,
-        e.org_id,
-        e.site_id,
-        JSON.stringify(e.except_site_ids),
-        e.ended_at,
-        now.toISOString(),
-      ),
-    db.prepare("DELETE FROM ended_member_grants WHERE recorded_at < ?").bind(purgeBefore.toISOString()),
+    drizzle(db)
+      .insert(endedMemberGrants)
+      .values({
+        user_id: e.user_id,
+        scope: e.scope,
+        org_id: e.org_id,
+        site_id: e.site_id,
+        except_site_ids_json: JSON.stringify(e.except_site_ids),
+        ended_at: e.ended_at,
+        recorded_at: now.toISOString(),
+      }),
+    drizzle(db).delete(endedMemberGrants).where(lt(endedMemberGrants.recorded_at, purgeBefore.toISOString())),
   ]);
   return { api_keys: keys.rows, webhooks: hooks.rows };
 }

@@ -3,10 +3,12 @@
  * attempts and deletion once delivered, the counts of /metrics; and the development outbox of outbound
  * calls (`outbound_effects`, core/effects/outbound.ts).
  */
-import type { postEffects } from "../../../../schema/content";
+import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { outboundEffects, postEffects } from "../../../../schema/content";
 import { newId } from "../../../lib/ids";
 import type { Computed, Row } from "../../../lib/rows";
-import { batch } from "../../../lib/sql";
+import { batch, prepared } from "../../../lib/sql";
 
 export type PostEffectKind = (typeof postEffects.$inferSelect)["kind"];
 
@@ -42,17 +44,21 @@ export async function recordEffectFailure(
   id: string,
   failure: { attempts: number; error: string; nextAttemptAt: string | null; gaveUpAt: string | null },
 ): Promise<void> {
-  await db
-    .prepare(
-      "UPDATE post_effects SET attempts = ?, last_error = ?, next_attempt_at = ?, gave_up_at = ? WHERE id = ?",
-    )
-    .bind(failure.attempts, failure.error, failure.nextAttemptAt, failure.gaveUpAt, id)
+  await drizzle(db)
+    .update(postEffects)
+    .set({
+      attempts: failure.attempts,
+      last_error: failure.error,
+      next_attempt_at: failure.nextAttemptAt,
+      gave_up_at: failure.gaveUpAt,
+    })
+    .where(eq(postEffects.id, id))
     .run();
 }
 
 /** A delivered effect's row, gone. */
 export async function deleteEffect(db: D1Database, id: string): Promise<void> {
-  await db.prepare("DELETE FROM post_effects WHERE id = ?").bind(id).run();
+  await drizzle(db).delete(postEffects).where(eq(postEffects.id, id)).run();
 }
 
 /** Outbox state for /metrics: rows waiting for delivery and rows given up, by kind. */
@@ -77,11 +83,19 @@ export interface OutboundRecord {
 }
 
 function outboundEffectStatement(db: D1Database, r: OutboundRecord): D1PreparedStatement {
-  return db
-    .prepare(
-      "INSERT INTO outbound_effects (id, kind, site_id, subject_id, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-    )
-    .bind(newId(), r.kind, r.siteId, r.subjectId, JSON.stringify(r.payload), new Date().toISOString());
+  return prepared(
+    db,
+    drizzle(db)
+      .insert(outboundEffects)
+      .values({
+        id: newId(),
+        kind: r.kind,
+        site_id: r.siteId,
+        subject_id: r.subjectId,
+        payload_json: JSON.stringify(r.payload),
+        created_at: new Date().toISOString(),
+      }),
+  );
 }
 
 /** An outbound call recorded instead of sent (DEV_OUTBOX=true). */
