@@ -9,8 +9,7 @@ import {
   call,
   createOrg,
   createSite,
-  PASSWORD,
-  type Session,
+  joinSiteByInvitation,
   uniqueEmail,
   verifiedUser,
 } from "../support/platform";
@@ -35,26 +34,6 @@ interface Listed {
 }
 type Page = { items: Listed[]; next_cursor: string | null };
 
-/** Invites a new account to the site in `role` and accepts as it: its session and address. */
-async function siteMember(ownerToken: string, siteId: string, role: string) {
-  const email = uniqueEmail(role);
-  const invited = await call("POST", `/api/v1/auth/sites/${siteId}/invitations`, {
-    token: ownerToken,
-    body: { email, role },
-  });
-  expect(invited.status, JSON.stringify(invited.body)).toBe(202);
-  const outbox = await call<{ messages: { purpose: string; link: string | null }[] }>(
-    "GET",
-    `/api/v1/auth/__dev/outbox?to=${encodeURIComponent(email)}`,
-  );
-  const link = outbox.body.messages.find((m) => m.purpose === "invitation")!.link!;
-  const accepted = await call<Session>("POST", "/api/v1/auth/invitations/accept", {
-    body: { token: new URL(link).searchParams.get("token")!, password: PASSWORD },
-  });
-  expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
-  return { session: accepted.body, email };
-}
-
 describe("GET /api/v1/auth/me", () => {
   it("the account, its organizations with names and roles, and its site memberships", async () => {
     const email = uniqueEmail("me");
@@ -74,7 +53,7 @@ describe("GET /api/v1/auth/me", () => {
     });
     expect(Date.parse(me.body.created_at)).not.toBeNaN();
 
-    const editor = await siteMember(owner.access_token, site.id, "site_editor");
+    const editor = await joinSiteByInvitation(owner.access_token, site.id, "site_editor");
     const theirs = await call<Me>("GET", "/api/v1/auth/me", { token: editor.session.access_token });
     expect(theirs.body).toMatchObject({
       id: editor.session.user.id,
@@ -111,7 +90,7 @@ describe("GET /api/v1/sites through the gateway", () => {
     expect(mine.body.items.map((s) => s.id).sort()).toEqual([a.id, b.id].sort());
     for (const item of mine.body.items) expect(item).toMatchObject({ role: "site_owner", permissions: ALL });
 
-    const editor = await siteMember(owner.access_token, a.id, "site_editor");
+    const editor = await joinSiteByInvitation(owner.access_token, a.id, "site_editor");
     const edited = await call<Page>("GET", "/api/v1/sites", { token: editor.session.access_token });
     expect(edited.body.items.map((s) => [s.id, s.role])).toEqual([[a.id, "site_editor"]]);
     expect(edited.body.items[0]!.permissions).toEqual(inModelOrder(MANAGE));

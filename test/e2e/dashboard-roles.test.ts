@@ -15,7 +15,7 @@ import {
   call,
   createOrg,
   createSite,
-  PASSWORD,
+  joinSiteByInvitation,
   type Session,
   verifiedUser,
 } from "../support/platform";
@@ -39,27 +39,10 @@ interface World {
 
 /** A new account joining the site as `role` through the invitation (accepting it signs them in). */
 async function invite(owner: Session, siteId: string, role: Exclude<Role, "owner">): Promise<Person> {
-  const email = `${role}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const invited = await call("POST", `/api/v1/auth/sites/${siteId}/invitations`, {
-    token: owner.access_token,
-    body: { email, role },
+  const { session } = await joinSiteByInvitation(owner.access_token, siteId, role, {
+    "cf-connecting-ip": freshIp(),
   });
-  expect(invited.status, JSON.stringify(invited.body)).toBe(202);
-  const outbox = await call<{ messages: { purpose: string; link: string | null }[] }>(
-    "GET",
-    `/api/v1/auth/__dev/outbox?to=${encodeURIComponent(email)}`,
-  );
-  const link = outbox.body.messages.find((m) => m.purpose === "invitation")!.link!;
-  const accepted = await call<{ access_token: string; user: { id: string } }>(
-    "POST",
-    "/api/v1/auth/invitations/accept",
-    {
-      body: { token: new URL(link).searchParams.get("token"), password: PASSWORD },
-      headers: { "cf-connecting-ip": freshIp() },
-    },
-  );
-  expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
-  return { token: accepted.body.access_token, userId: accepted.body.user.id };
+  return { token: session.access_token, userId: session.user.id };
 }
 
 /** The byline of the person's posts (identity's account display name). */

