@@ -2,6 +2,7 @@
 import { and, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { importLines } from "../../../schema/content";
+import { prepared } from "../../lib/sql";
 
 export async function importedPostId(
   db: D1Database,
@@ -24,7 +25,10 @@ export function recordImportLineStatement(
   postId: string,
   now: string,
 ): D1PreparedStatement {
-  return db
-    .prepare("INSERT INTO import_lines (site_id, line_hash, post_id, created_at) VALUES (?, ?, ?, ?)")
-    .bind(siteId, lineHash, postId, now);
+  return prepared(
+    db,
+    drizzle(db)
+      .insert(importLines)
+      .values({ site_id: siteId, line_hash: lineHash, post_id: postId, created_at: now }),
+  );
 }

@@ -1,4 +1,7 @@
 /** What the feeds read: the live site by slug or id, and its public posts (one batch with the next publication). */
+import { and, eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { sites } from "../../../schema/content";
 import { parseId } from "../../lib/ids";
 import { batch, query } from "../../lib/sql";
 import { nextPublicationStatement, type PostRow, PUBLIC_WHERE } from "../posts/store";
@@ -15,14 +18,20 @@ export interface FeedSite {
 /** The site `{site}` names (its id, else its slug), only while it is live (`active`); else null. */
 export async function liveSite(db: D1Database, reference: string): Promise<FeedSite | null> {
   const id = parseId(reference);
-  const where = id ? "id = ?" : "slug = ?";
-  return db
-    .prepare(
-      `SELECT id, slug, name, primary_domain, default_language, content_version FROM sites
-       WHERE ${where} AND status = 'active' LIMIT 1`,
-    )
-    .bind(id ?? reference)
-    .first<FeedSite>();
+  const row = await drizzle(db)
+    .select({
+      id: sites.id,
+      slug: sites.slug,
+      name: sites.name,
+      primary_domain: sites.primary_domain,
+      default_language: sites.default_language,
+      content_version: sites.content_version,
+    })
+    .from(sites)
+    .where(and(id ? eq(sites.id, id) : eq(sites.slug, reference), eq(sites.status, "active")))
+    .limit(1)
+    .get();
+  return row ?? null;
 }
 
 export type FeedPost = Pick<

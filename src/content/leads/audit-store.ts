@@ -3,6 +3,7 @@
  * count) to which site, when, with what outcome. Written by the lead reads and exports; shaped so a
  * general audit log can list them per site in time order.
  */
+import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { auditEvents } from "../../../schema/content";
 
@@ -58,8 +59,9 @@ export async function completeAuditEvent(
   itemCount: number,
   at: string,
 ): Promise<void> {
-  await db
-    .prepare("UPDATE audit_events SET outcome = ?, item_count = ?, completed_at = ? WHERE id = ?")
-    .bind(outcome, itemCount, at, id)
+  await drizzle(db)
+    .update(auditEvents)
+    .set({ outcome, item_count: itemCount, completed_at: at })
+    .where(eq(auditEvents.id, id))
     .run();
 }

@@ -1,7 +1,8 @@
 /** Lead rows: the submission insert (with its duplicate check), keyset pages, one lead by id. */
-import type { leads } from "../../../schema/content";
+import { drizzle } from "drizzle-orm/d1";
+import { formTokenUses, type leads } from "../../../schema/content";
 import type { Row } from "../../lib/rows";
-import { batch, typed } from "../../lib/sql";
+import { batch, prepared, typed } from "../../lib/sql";
 
 export type LeadRow = Omit<typeof leads.$inferSelect, "site_id" | "content_hash">;
 
@@ -72,11 +73,13 @@ export async function insertLead(
   const tokenStatements: D1PreparedStatement[] = [];
   if (token) {
     tokenStatements.push(
-      db
-        .prepare(
-          "INSERT INTO form_token_uses (token_id, form_id, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-        )
-        .bind(token.id, lead.form_id, token.expiresAt),
+      prepared(
+        db,
+        drizzle(db)
+          .insert(formTokenUses)
+          .values({ token_id: token.id, form_id: lead.form_id, expires_at: token.expiresAt })
+          .onConflictDoNothing(),
+      ),
       db
         .prepare(
           `DELETE FROM form_token_uses WHERE token_id IN
