@@ -5,11 +5,11 @@
  * the e-mailed code, after which the password signs in again. Sessions are named by browser and system.
  */
 import { readFileSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import {
+  browserPerTest,
   freshEmail,
-  launchChromium,
   newCode,
   newContext,
   platform,
@@ -20,17 +20,11 @@ import {
 
 const PASSWORD = "correct-horse-battery-staple-leaving-42";
 
-let browser: Browser;
-beforeEach(async () => {
-  browser = await launchChromium();
-});
-afterEach(async () => {
-  await browser?.close();
-});
+const browser = browserPerTest();
 
 const identity = () => platform().urls.identity;
 async function signedIn(tag: string) {
-  const context = await newContext(browser);
+  const context = await newContext(browser());
   const page = await context.newPage();
   const errors = watchPageErrors(page);
   const email = freshEmail(tag);

@@ -7,12 +7,12 @@
  * of reach): identity judges it for real.
  */
 import { importJWK, type JWK, SignJWT } from "jose";
-import type { Browser, Request as PlaywrightRequest } from "playwright-core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Request as PlaywrightRequest } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { ensureDevVars } from "../../scripts/dev-vars.mjs";
 import {
+  browserPerTest,
   freshEmail,
-  launchChromium,
   newContext,
   platform,
   signUpInPage,
@@ -21,13 +21,7 @@ import {
 
 const PASSWORD = "correct-horse-battery-staple-expiry-42";
 
-let browser: Browser;
-beforeEach(async () => {
-  browser = await launchChromium();
-});
-afterEach(async () => {
-  await browser?.close();
-});
+const browser = browserPerTest();
 
 const identity = () => platform().urls.identity;
 
@@ -50,7 +44,7 @@ describe("the account page on an expired access token", () => {
   it("refreshes once on 401 TOKEN_EXPIRED, repeats the call with the new token, and stays signed in", {
     timeout: 120_000,
   }, async () => {
-    const context = await newContext(browser);
+    const context = await newContext(browser());
     const page = await context.newPage();
     const errors = watchPageErrors(page);
     const email = freshEmail("expiry");

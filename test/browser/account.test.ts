@@ -9,12 +9,12 @@ import { createHash, createPrivateKey, createPublicKey } from "node:crypto";
 import { copyFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import * as OTPAuth from "otpauth";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { BrowserContext, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { root } from "../../scripts/workers.mjs";
 import {
+  browserPerTest,
   freshEmail,
-  launchChromium,
   newCode,
   newContext,
   platform,
@@ -27,15 +27,7 @@ import {
 
 const PASSWORD = "correct-horse-battery-staple-account-42";
 
-// A browser per journey: the packaged Chromium runs as one process, and a second context opened after
-// closing the first one in the same browser never gets its page.
-let browser: Browser;
-beforeEach(async () => {
-  browser = await launchChromium();
-});
-afterEach(async () => {
-  await browser?.close();
-});
+const browser = browserPerTest();
 
 const identity = () => platform().urls.identity;
 /** A wrong code for sure: one more than the right one. */
@@ -55,7 +47,7 @@ interface Signed {
  * of the identity origin, then /auth/account opened.
  */
 async function signedIn(tag: string): Promise<Signed> {
-  const context = await newContext(browser);
+  const context = await newContext(browser());
   const page = await context.newPage();
   const errors = watchPageErrors(page);
   let bearer = "";
@@ -619,7 +611,7 @@ describe("account page: security activity", () => {
 describe("account page without a session", () => {
   it("sends a browser with no session to sign-in, on the identity host and through the gateway alike", async () => {
     for (const origin of [identity(), platform().urls.gateway]) {
-      const context = await newContext(browser);
+      const context = await newContext(browser());
       const page = await context.newPage();
       const errors = watchPageErrors(page);
       const res = await page.goto(`${origin}/auth/account`);

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from "playwright-core";
-import { expect, inject } from "vitest";
+import { afterEach, beforeEach, expect, inject } from "vitest";
 import { root } from "../../scripts/workers.mjs";
 
 const DEBIAN = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
@@ -48,6 +48,25 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 let ipCounter = 0;
+/**
+ * A new Chromium for each test of the calling file, closed after it (the packaged Chromium runs as one
+ * process, and a second context opened after closing the first one in the same browser never gets its
+ * page). Call at the file's top level; the getter gives the running test's browser.
+ */
+export function browserPerTest(): () => Browser {
+  let browser: Browser | undefined;
+  beforeEach(async () => {
+    browser = await launchChromium();
+  });
+  afterEach(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error("browserPerTest: no browser outside a test");
+    return browser;
+  };
+}
+
 /** A client address of its own (documentation range), so per-IP quotas of one test never meet another's. */
 export function freshClientIp(): string {
   ipCounter += 1;
