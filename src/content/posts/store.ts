@@ -3,9 +3,11 @@
  * query stays prepared SQL: keyset listings, FTS and json_each filters, and revision-guarded updates
  * whose exact SQL matters.
  */
-import type { posts } from "../../../schema/content";
-import type { Computed, Row } from "../../lib/rows";
-import { all, batch, type Query, query } from "../../lib/sql";
+import { and, eq, ne, sql as sqlFragment } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { media, posts, postTypes } from "../../../schema/content";
+import type { Computed } from "../../lib/rows";
+import { all, batch, inJsonEach, type Query, query } from "../../lib/sql";
 import { MEDIA_IMAGE_COLUMNS, type MediaImageRow } from "../media/media-image";
 
 /** A whole post row; `revision` is the optimistic-concurrency counter every update checks and bumps. */
@@ -307,12 +309,11 @@ export async function takenSlugs(
   language: string,
   candidates: string[],
 ): Promise<Set<string>> {
-  const { results } = await db
-    .prepare(
-      `SELECT slug FROM posts WHERE site_id = ? AND language = ? AND slug IN (${candidates.map(() => "?").join(", ")})`,
-    )
-    .bind(siteId, language, ...candidates)
-    .all<Row<typeof posts, "slug">>();
+  const results = await drizzle(db)
+    .select({ slug: posts.slug })
+    .from(posts)
+    .where(and(eq(posts.site_id, siteId), eq(posts.language, language), inJsonEach(posts.slug, candidates)))
+    .all();
   return new Set(results.map((r) => r.slug));
 }
 
@@ -339,10 +340,11 @@ export async function postsBySlug(
 }
 
 export async function publicTypeSlugs(db: D1Database, siteId: string): Promise<Set<string>> {
-  const { results } = await db
-    .prepare("SELECT slug FROM post_types WHERE site_id = ? AND is_public = 1")
-    .bind(siteId)
-    .all<Row<typeof posts, "slug">>();
+  const results = await drizzle(db)
+    .select({ slug: postTypes.slug })
+    .from(postTypes)
+    .where(and(eq(postTypes.site_id, siteId), eq(postTypes.is_public, 1)))
+    .all();
   return new Set(results.map((r) => r.slug));
 }
 
@@ -549,11 +551,12 @@ export async function exportPostsPage(
 }
 
 export async function mediaExists(db: D1Database, siteId: string, id: string): Promise<boolean> {
-  const row = await db
-    .prepare("SELECT 1 AS ok FROM media WHERE id = ? AND site_id = ? AND status != 'deleted'")
-    .bind(id, siteId)
-    .first<Computed<{ ok: number }>>();
-  return row !== null;
+  const row = await drizzle(db)
+    .select({ ok: sqlFragment<number>`1` })
+    .from(media)
+    .where(and(eq(media.id, id), eq(media.site_id, siteId), ne(media.status, "deleted")))
+    .get();
+  return row !== undefined;
 }
 
 /** The posts a set of path keys names (not deleted), for the analytics per post; one statement for any count. */
