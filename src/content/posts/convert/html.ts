@@ -270,6 +270,25 @@ class HtmlConverter {
     return true;
   }
 
+  /**
+   * Whether a walk goes into `node`, an element of the HTML namespace the sanitizer keeps (its attributes
+   * counted). Comments and doctypes are skipped; markup too deep keeps only its text, in `sink`; foreign
+   * content and the dropped elements go with what they hold (counted).
+   */
+  private enters(node: Node, depth: number, sink: { text(value: string): void }): node is Element {
+    if (!isElement(node)) return false;
+    if (this.tooDeep(node, depth)) {
+      sink.text(textContent(node));
+      return false;
+    }
+    if (node.namespaceURI !== HTML_NS || DROPPED.has(node.tagName)) {
+      this.dropped(node);
+      return false;
+    }
+    this.attributes(node);
+    return true;
+  }
+
   // ---- the flow: blocks and the paragraphs between them
 
   flow(nodes: Node[], depth: number): void {
@@ -296,17 +315,8 @@ class HtmlConverter {
       this.pending.text(node.value);
       return;
     }
-    if (!isElement(node)) return; // comments, doctypes
-    if (this.tooDeep(node, depth)) {
-      this.pending.text(textContent(node));
-      return;
-    }
+    if (!this.enters(node, depth, this.pending)) return;
     const name = node.tagName;
-    if (node.namespaceURI !== HTML_NS || DROPPED.has(name)) {
-      this.dropped(node);
-      return;
-    }
-    this.attributes(node);
     const inner = () => this.flow(children(node), depth + 1);
     if (INLINE_ALLOWED_TAGS.has(name) || Object.hasOwn(RENAMED, name)) {
       if (name === "br") {
@@ -432,17 +442,8 @@ class HtmlConverter {
         text.text(node.value);
         continue;
       }
-      if (!isElement(node)) continue;
-      if (this.tooDeep(node, depth)) {
-        text.text(textContent(node));
-        continue;
-      }
+      if (!this.enters(node, depth, text)) continue;
       const name = node.tagName;
-      if (node.namespaceURI !== HTML_NS || DROPPED.has(name)) {
-        this.dropped(node);
-        continue;
-      }
-      this.attributes(node);
       if (name === "br") {
         text.add("<br>", false);
         continue;
