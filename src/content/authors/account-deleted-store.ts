@@ -1,7 +1,7 @@
 /** What an erased account's anonymization reads and writes (authors/account-deleted.ts builds the batch). */
-import { and, asc, eq, notLike } from "drizzle-orm";
+import { and, asc, eq, notLike, type SQLWrapper, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { apiKeys, authorPersonas } from "../../../schema/content";
+import { apiKeys, authorPersonas, postRevisions, posts } from "../../../schema/content";
 import type { Row } from "../../lib/rows";
 import { prepared } from "../../lib/sql";
 
@@ -32,9 +32,13 @@ export function renamePersonaStatements(
   name: string,
 ): D1PreparedStatement[] {
   return [
-    db
-      .prepare("UPDATE posts SET author_slug = ?1, author_name = ?2 WHERE site_id = ?3 AND author_slug = ?4")
-      .bind(slug, name, persona.site_id, persona.slug),
+    prepared(
+      db,
+      drizzle(db)
+        .update(posts)
+        .set({ author_slug: slug, author_name: name })
+        .where(and(eq(posts.site_id, persona.site_id), eq(posts.author_slug, persona.slug))),
+    ),
     // The byline it was made from (context_name) and the profile (bio, avatar) go too: both are the person's.
     prepared(
       db,
@@ -59,21 +63,31 @@ export function keysAuthorNameStatement(db: D1Database, userId: string, name: st
  * made, keep the user id and say `name` instead (the partial indexes of migration 0020 find the rows).
  */
 export function actorNameStatements(db: D1Database, userId: string, name: string): D1PreparedStatement[] {
+  const d = drizzle(db);
+  // `'person'` stays a literal, as the partial indexes' condition is: a bound parameter would not match it.
+  const byPerson = (kind: SQLWrapper, id: SQLWrapper, named: SQLWrapper) =>
+    and(sql`${kind} = 'person'`, eq(id, userId), sql`${named} IS NOT ${name}`);
   return [
-    db
-      .prepare(
-        "UPDATE posts SET created_by_name = ?1 WHERE created_by_kind = 'person' AND created_by_id = ?2 AND created_by_name IS NOT ?1",
-      )
-      .bind(name, userId),
-    db
-      .prepare(
-        "UPDATE posts SET updated_by_name = ?1 WHERE updated_by_kind = 'person' AND updated_by_id = ?2 AND updated_by_name IS NOT ?1",
-      )
-      .bind(name, userId),
-    db
-      .prepare(
-        "UPDATE post_revisions SET made_by_name = ?1 WHERE made_by_kind = 'person' AND made_by_id = ?2 AND made_by_name IS NOT ?1",
-      )
-      .bind(name, userId),
+    prepared(
+      db,
+      d
+        .update(posts)
+        .set({ created_by_name: name })
+        .where(byPerson(posts.created_by_kind, posts.created_by_id, posts.created_by_name)),
+    ),
+    prepared(
+      db,
+      d
+        .update(posts)
+        .set({ updated_by_name: name })
+        .where(byPerson(posts.updated_by_kind, posts.updated_by_id, posts.updated_by_name)),
+    ),
+    prepared(
+      db,
+      d
+        .update(postRevisions)
+        .set({ made_by_name: name })
+        .where(byPerson(postRevisions.made_by_kind, postRevisions.made_by_id, postRevisions.made_by_name)),
+    ),
   ];
 }
