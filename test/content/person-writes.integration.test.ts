@@ -206,3 +206,61 @@ describe("a person's lead reads", () => {
     });
   });
 });
+
+describe("a person's writes race like a key's: one gate per (person, site)", () => {
+  it("50 concurrent creates with one Idempotency-Key make one post; the others replay it or wait", async () => {
+    const site = await makeSite();
+    const ada = await onSite(site, "site_author", "Ada Racer");
+    const body = { title: "Raced once", status: "draft" };
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        call("POST", `${base(site)}/posts`, {
+          headers: { ...ada.headers, "idempotency-key": "race-one" },
+          body,
+        }).then(async (r) => ({
+          status: r.status,
+          body: (await r.json()) as { id?: string; code?: string },
+        })),
+      ),
+    );
+    const made = answers.filter((a) => a.status === 201);
+    expect(made.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(made.map((a) => a.body.id)).size).toBe(1);
+    for (const a of answers.filter((x) => x.status !== 201)) {
+      expect(a.status).toBe(409);
+      expect(a.body.code).toBe("IDEMPOTENCY_IN_PROGRESS");
+    }
+    const rows = await testEnv.DB.prepare("SELECT COUNT(*) AS n FROM posts WHERE site_id = ?1 AND title = ?2")
+      .bind(site.id, body.title)
+      .first<{ n: number }>();
+    expect(rows?.n).toBe(1);
+  });
+
+  it("70 concurrent writes: the write quota's 60 pass (plus what refills meanwhile), the rest are 429, nothing else is written", async () => {
+    const site = await makeSite();
+    const ada = await onSite(site, "site_author", "Ada Flood");
+    const started = Date.now();
+    const answers = await Promise.all(
+      Array.from({ length: 70 }, (_, i) =>
+        call("POST", `${base(site)}/posts`, {
+          headers: ada.headers,
+          body: { title: `Flood ${i}`, status: "draft" },
+        }).then((r) => r.status),
+      ),
+    );
+    // The bucket holds 60 and refills one a second: a burst passes 60, plus what refilled while it ran.
+    const refilled = Math.ceil((Date.now() - started) / 1000);
+    const passed = answers.filter((s) => s === 201).length;
+    expect(passed).toBeGreaterThanOrEqual(60);
+    expect(passed).toBeLessThanOrEqual(60 + refilled);
+    expect(answers.filter((s) => s === 429).length).toBe(70 - passed);
+    const rows = await testEnv.DB.prepare("SELECT COUNT(*) AS n FROM posts WHERE site_id = ?1")
+      .bind(site.id)
+      .first<{ n: number }>();
+    expect(rows?.n).toBe(passed);
+    // Another person on the same site has a gate of their own.
+    const bea = await onSite(site, "site_author", "Bea Calm");
+    const own = await call("POST", `${base(site)}/posts`, { headers: bea.headers, body: { title: "Mine" } });
+    expect(own.status).toBe(201);
+  }, 60_000);
+});
