@@ -37,7 +37,11 @@ export function personaSlugBase(displayName: string): string {
  * have none. The dashboard routes' person middleware puts it in `KeyContext.authorName`.
  */
 export async function personAuthorName(env: Pick<Env, "IDENTITY">, userId: string): Promise<string | null> {
-  const name = await rpc<IdentityRpc>(env.IDENTITY).displayName({ user_id: userId });
+  return bylineOf(await rpc<IdentityRpc>(env.IDENTITY).displayName({ user_id: userId }));
+}
+
+/** A display name as identity sent it, as a byline: a blank (or missing) name is none. */
+export function bylineOf(name: unknown): string | null {
   return typeof name === "string" && name.trim() !== "" ? name : null;
 }
 

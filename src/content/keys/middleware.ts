@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { readEdgeIdentity } from "../../lib/edge";
 import { parseId } from "../../lib/ids";
 import { type IdentityRpc, rpc } from "../../lib/rpc";
-import { personAuthorName } from "../authors/personas";
+import { bylineOf, personAuthorName } from "../authors/personas";
 import type { AppEnv } from "../core/bindings";
 import { requestBookmark } from "../core/read-session";
 import { authenticateKey, type KeyRequest, type KeyRequirement } from "./api-key";
@@ -107,9 +107,7 @@ function personDirectory(env: AppEnv["Bindings"]): PersonDirectory {
     byline: (userId) => personAuthorName(env, userId),
     async siteGrant(query) {
       const grant = await rpc<IdentityRpc>(env.IDENTITY).siteGrant(query);
-      if (!grant) return null;
-      const name = grant.display_name;
-      return { ...grant, display_name: typeof name === "string" && name.trim() !== "" ? name : null };
+      return grant && { ...grant, display_name: bylineOf(grant.display_name) };
     },
   };
 }
