@@ -171,7 +171,9 @@ async function importLine(
       ...fields,
       blocks_json: source.blocks_json,
     });
-    const report = blocksReport(checkBlocks(resolved.blocks_json, "import"));
+    // Checked once: the line's report, and what createPost stores.
+    const checked = checkBlocks(resolved.blocks_json, "import");
+    const report = blocksReport(checked);
     const all = [...warnings, ...(report.warnings ?? [])];
     const warned = {
       ...report,
@@ -189,7 +191,7 @@ async function importLine(
       (_response, postId) =>
         recordImportLineStatement(env.DB, key.siteId, hash, postId, new Date().toISOString()),
       undefined,
-      "import",
+      checked,
     );
     const body = JSON.parse(stored.body) as { id: string; slug: string };
     return { line, status: "created", id: body.id, slug: body.slug, ...warned };

@@ -19,7 +19,7 @@ import { getPostType } from "../site/store";
 import { type ContentEvent, type PostEventType, postEvent } from "../webhooks/events";
 import { subscribedEventStatement, unsubscribedEventRecordStatement } from "../webhooks/store";
 import type { BlockWarning } from "./blocks/check";
-import { checkBlocks } from "./blocks/write";
+import { type CheckedBlocks, checkBlocks } from "./blocks/write";
 import { bodyBlocks, type ConversionNote, conversionMember } from "./convert/body";
 import {
   type CreatePostInput,
@@ -114,8 +114,11 @@ export async function createPost(
    * cron delivers whatever a delivery left behind.
    */
   after?: (work: Promise<unknown>) => void,
-  /** `import` keeps block types outside the catalogue (blocks/write.ts); a create refuses them (422). */
-  blocksWrite: "create" | "import" = "create",
+  /**
+   * An import line's blocks, already checked as an import (it keeps block types outside the catalogue:
+   * blocks/write.ts); without it the body is checked as a create, which refuses them (422).
+   */
+  imported?: CheckedBlocks,
 ): Promise<StoredResponse> {
   const now = clockIso();
   // The key's fresh lookup brought the site, the key's persona and the post types (KeyContext.write).
@@ -128,7 +131,7 @@ export async function createPost(
   const settled = settleStatus(input.status ?? "draft", checkPublishedAt(input.published_at ?? null), now);
   // An HTML or Markdown body becomes blocks here, then is checked like any blocks_json.
   const body = bodyBlocks(input, env.MEDIA_PUBLIC_BASE);
-  const blocks = checkBlocks(body.blocks_json, blocksWrite);
+  const blocks = imported ?? checkBlocks(body.blocks_json, "create");
   const row: PostRow = {
     id: newId(),
     site_id: site.id,
