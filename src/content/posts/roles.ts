@@ -82,6 +82,18 @@ export function isOwnPost(
   );
 }
 
+/** The person's own post needs `posts:write_own` (or `posts:edit_any`), another's `posts:edit_any`. */
+function checkOwnOrAny(
+  auth: Pick<KeyContext, "actor">,
+  post: Pick<PostRow, "created_by_kind" | "created_by_id">,
+  own: string,
+  others: string,
+): void {
+  if (auth.actor.kind !== "person") return;
+  if (!isOwnPost(auth, post)) needs(auth, "posts:edit_any", others);
+  else if (!auth.actor.permissions.has("posts:edit_any")) needs(auth, "posts:write_own", own);
+}
+
 /** Creating a post with `status` (absent: draft). */
 export function checkCreate(auth: Pick<KeyContext, "actor">, status: string | undefined): void {
   needs(auth, "posts:write_own", "Creating a post");
@@ -99,9 +111,7 @@ export function checkChange(
   what = "Changing this post",
 ): void {
   if (auth.actor.kind !== "person") return;
-  if (isOwnPost(auth, post)) {
-    if (!auth.actor.permissions.has("posts:edit_any")) needs(auth, "posts:write_own", what);
-  } else needs(auth, "posts:edit_any", `${what} (created by someone else)`);
+  checkOwnOrAny(auth, post, what, `${what} (created by someone else)`);
   if (effectiveStatus(post, now) !== "draft") needs(auth, "posts:publish", `${what} (not a draft)`);
 }
 
@@ -125,10 +135,7 @@ export function checkPreview(
   auth: Pick<KeyContext, "actor">,
   post: Pick<PostRow, "created_by_kind" | "created_by_id">,
 ): void {
-  if (auth.actor.kind !== "person") return;
-  if (!isOwnPost(auth, post)) needs(auth, "posts:edit_any", "A preview of someone else's post");
-  else if (!auth.actor.permissions.has("posts:edit_any"))
-    needs(auth, "posts:write_own", "A preview of a post");
+  checkOwnOrAny(auth, post, "A preview of a post", "A preview of someone else's post");
 }
 
 /**
