@@ -711,14 +711,10 @@ function checkboxOf(li: Element): Element | null {
   return null;
 }
 
-function absoluteImageUrl(src: string): string | null {
-  return safeHttpUrl(src);
-}
-
 /** Converts an HTML body (a fragment, or a whole document whose `<body>` is taken) to blocks. */
 export function htmlToBlocks(html: string, options: ConvertOptions = {}): Converted {
   const losses = new LossLog();
-  const converter = new HtmlConverter(losses, options.imageUrl ?? absoluteImageUrl);
+  const converter = new HtmlConverter(losses, options.imageUrl ?? safeHttpUrl);
   const nodes = /^\s*<(?:!doctype|html[\s>])/i.test(html)
     ? documentBody(html)
     : parseFragment(html).childNodes;
