@@ -116,6 +116,17 @@ export function inJsonEach(column: SQLWrapper, values: readonly unknown[]): SQL 
 }
 
 /**
+ * A raw SQL fragment for the query builder: `text` (a store's SQL, written once for its raw statements
+ * too) with its positional parameters (`?1`, `?2`…) bound to `params`, so one form of a rule serves both.
+ */
+export function fragment(text: string, ...params: unknown[]): SQL {
+  const pieces = text.split(/\?(\d+)/);
+  return sql.join(
+    pieces.map((piece, i) => (i % 2 === 0 ? sql.raw(piece) : sql`${params[Number(piece) - 1]}`)),
+  );
+}
+
+/**
  * The database's own message of a failed query. drizzle wraps a statement it ran in an error that names
  * the query and its parameters ("Failed query: …") and keeps the driver's error as its `cause`; a check
  * for a constraint ("UNIQUE constraint failed: …") reads the driver's message, and a log never carries

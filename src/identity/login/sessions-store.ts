@@ -7,11 +7,11 @@ import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { sessions, users } from "../../../schema/identity";
 import type { Computed } from "../../lib/rows";
-import { batch, prepared } from "../../lib/sql";
+import { batch, fragment, prepared } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 import { batchWithEvent } from "../events/store";
 import type { UserStatus } from "../signup/accounts-store";
-import { ssoSessionEnded, ssoSessionEndedSql } from "../sso/store";
+import { ssoSessionEndedSql } from "../sso/store";
 
 /** The columns the session queries read: all but `kind` and `rotated_to`. */
 export type SessionRow = Omit<typeof sessions.$inferSelect, "kind" | "rotated_to">;
@@ -148,7 +148,7 @@ export async function findSessionByRefreshHash(
     .select({
       ...SESSION_COLUMNS,
       user_status: users.status,
-      sso_ended: sql<number>`${ssoSessionEnded(db, sessions.family_id)}`,
+      sso_ended: sql<number>`${fragment(ssoSessionEndedSql("sessions"))}`,
     })
     .from(sessions)
     .leftJoin(users, eq(users.id, sessions.user_id))

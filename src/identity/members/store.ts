@@ -1,36 +1,15 @@
 /**
  * Organization and site memberships. Owner-ness is the structural `is_system` attribute of the role,
  * never its name, so a custom role cannot pose as an owner. Queries go through drizzle's query builder; the
- * owner rules are also written as SQL fragments (`ownerRoleSql`, `keepsAnOwnerSql`) for the raw statements
- * of other stores (an invitation's acceptance, an account's deletion, the grant endings).
+ * owner rules are written once, as SQL fragments (`ownerRoleSql`, `keepsAnOwnerSql`), which the raw
+ * statements of other stores (an invitation's acceptance, an account's deletion, the grant endings) embed
+ * and the builder's queries take through `fragment` (src/lib/sql.ts).
  */
-import {
-  and,
-  asc,
-  count,
-  eq,
-  exists,
-  gt,
-  isNull,
-  ne,
-  not,
-  notExists,
-  notInArray,
-  or,
-  type SQL,
-  sql,
-} from "drizzle-orm";
+import { and, asc, eq, isNull, notExists, or, type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { type AnySQLiteColumn, alias } from "drizzle-orm/sqlite-core";
-import {
-  accountDeletions,
-  emailAddresses,
-  orgMemberships,
-  orgs,
-  roles,
-  siteMemberships,
-} from "../../../schema/identity";
-import { batch, prepared } from "../../lib/sql";
+import { emailAddresses, orgMemberships, orgs, roles, siteMemberships } from "../../../schema/identity";
+import { batch, fragment, prepared } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
 
 type Scope = "org" | "site";
@@ -52,21 +31,9 @@ export function ownerRoleSql(scope: Scope, alias: RowAlias): string {
                   AND (r.org_id IS NULL OR r.org_id = ${alias}.org_id))`;
 }
 
-/** The builder's form of `ownerRoleSql`: the row `m` (its `role` and `org_id`) names an owner role of the scope. */
-function ownerRole(db: D1Database, scope: Scope, m: { role: AnySQLiteColumn; org_id: AnySQLiteColumn }): SQL {
-  return exists(
-    drizzle(db)
-      .select({ one: sql`1` })
-      .from(roles)
-      .where(
-        and(
-          eq(roles.scope, scope),
-          eq(roles.is_system, 1),
-          eq(roles.slug, m.role),
-          or(isNull(roles.org_id), eq(roles.org_id, m.org_id)),
-        ),
-      ),
-  );
+/** `ownerRoleSql` for the query builder: the same SQL, over the row `alias` of the builder's query. */
+function ownerRole(scope: Scope, alias: RowAlias): SQL {
+  return fragment(ownerRoleSql(scope, alias));
 }
 
 /**
@@ -91,43 +58,11 @@ function anotherOwnerRemainsSql(scope: Scope, scopeParam: Param, userParam: Para
 }
 
 /**
- * The builder's form of `anotherOwnerRemainsSql`, on the membership row of `userId` in organization or site
- * `scopeId` being changed or removed: it is not an owner, or another owner remains (none pending deletion).
+ * `anotherOwnerRemainsSql` for the query builder, on the membership row of `userId` in organization or site
+ * `scopeId` being changed or removed: the same SQL, its two parameters bound.
  */
-function anotherOwnerRemains(db: D1Database, scope: Scope, scopeId: string, userId: string): SQL | undefined {
-  const d = drizzle(db);
-  const pendingDeletions = d
-    .select({ user_id: accountDeletions.user_id })
-    .from(accountDeletions)
-    .where(isNull(accountDeletions.erased_at));
-  if (scope === "org") {
-    const m = alias(orgMemberships, "m");
-    const others = d
-      .select({ n: count() })
-      .from(m)
-      .where(
-        and(
-          eq(m.org_id, scopeId),
-          ne(m.user_id, userId),
-          ownerRole(db, "org", m),
-          notInArray(m.user_id, pendingDeletions),
-        ),
-      );
-    return or(not(ownerRole(db, "org", orgMemberships)), gt(others, 0));
-  }
-  const m = alias(siteMemberships, "m");
-  const others = d
-    .select({ n: count() })
-    .from(m)
-    .where(
-      and(
-        eq(m.site_id, scopeId),
-        ne(m.user_id, userId),
-        ownerRole(db, "site", m),
-        notInArray(m.user_id, pendingDeletions),
-      ),
-    );
-  return or(not(ownerRole(db, "site", siteMemberships)), gt(others, 0));
+function anotherOwnerRemains(scope: Scope, scopeId: string, userId: string): SQL {
+  return fragment(anotherOwnerRemainsSql(scope, "?1", "?2"), scopeId, userId);
 }
 
 /**
@@ -209,7 +144,7 @@ async function listMembers(
       role: m.role,
       created_at: m.created_at,
       address: emailAddresses.address,
-      is_owner: sql<number>`${ownerRole(db, scope, m)}`,
+      is_owner: sql<number>`${ownerRole(scope, TABLE[scope])}`,
     })
     .from(m)
     .leftJoin(emailAddresses, and(eq(emailAddresses.user_id, m.user_id), eq(emailAddresses.is_primary, 1)))
@@ -235,13 +170,13 @@ export function titularFixup(db: D1Database, orgId: string) {
   const oldestOwner = d
     .select({ user_id: m.user_id })
     .from(m)
-    .where(and(eq(m.org_id, orgs.id), ownerRole(db, "org", m)))
+    .where(and(eq(m.org_id, orgs.id), ownerRole("org", "m")))
     .orderBy(asc(m.created_at), asc(m.user_id))
     .limit(1);
   const titularIsOwner = d
     .select({ one: sql`1` })
     .from(m)
-    .where(and(eq(m.org_id, orgs.id), eq(m.user_id, orgs.owner_user_id), ownerRole(db, "org", m)));
+    .where(and(eq(m.org_id, orgs.id), eq(m.user_id, orgs.owner_user_id), ownerRole("org", "m")));
   return prepared(
     db,
     d
@@ -286,7 +221,7 @@ export async function changeOrgRole(
         and(
           eq(orgMemberships.org_id, orgId),
           eq(orgMemberships.user_id, userId),
-          or(sql`${toOwner ? 1 : 0} = 1`, anotherOwnerRemains(db, "org", orgId, userId)),
+          or(sql`${toOwner ? 1 : 0} = 1`, anotherOwnerRemains("org", orgId, userId)),
         ),
       ),
     ...(event ? [event] : []),
@@ -310,7 +245,7 @@ export async function removeOrgMember(
         and(
           eq(orgMemberships.org_id, orgId),
           eq(orgMemberships.user_id, userId),
-          anotherOwnerRemains(db, "org", orgId, userId),
+          anotherOwnerRemains("org", orgId, userId),
         ),
       ),
     ...(event ? [event] : []),
@@ -324,7 +259,7 @@ export async function isSiteOwner(db: D1Database, siteId: string, userId: string
   const row = await drizzle(db)
     .select({ ok: sql<number>`1` })
     .from(sm)
-    .where(and(eq(sm.site_id, siteId), eq(sm.user_id, userId), ownerRole(db, "site", sm)))
+    .where(and(eq(sm.site_id, siteId), eq(sm.user_id, userId), ownerRole("site", TABLE.site)))
     .get();
   return row !== undefined;
 }
@@ -355,7 +290,7 @@ export async function changeSiteRole(
       and(
         eq(siteMemberships.site_id, siteId),
         eq(siteMemberships.user_id, userId),
-        or(sql`${toOwner ? 1 : 0} = 1`, anotherOwnerRemains(db, "site", siteId, userId)),
+        or(sql`${toOwner ? 1 : 0} = 1`, anotherOwnerRemains("site", siteId, userId)),
       ),
     );
   const [res] = await batch(db, event ? [update, event] : [update]);
@@ -375,7 +310,7 @@ export async function removeSiteMember(
       and(
         eq(siteMemberships.site_id, siteId),
         eq(siteMemberships.user_id, userId),
-        anotherOwnerRemains(db, "site", siteId, userId),
+        anotherOwnerRemains("site", siteId, userId),
       ),
     );
   const [res] = await batch(db, event ? [remove, event] : [remove]);

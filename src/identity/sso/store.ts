@@ -16,11 +16,10 @@ import {
   not,
   notExists,
   or,
-  type SQL,
   sql,
 } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { type AnySQLiteColumn, alias } from "drizzle-orm/sqlite-core";
+import { alias } from "drizzle-orm/sqlite-core";
 import {
   emailAddresses,
   orgMemberships,
@@ -406,26 +405,6 @@ export function ssoSessionEndedSql(alias: string): string {
   return `EXISTS (SELECT 1 FROM sso_sessions x WHERE x.family_id = ${alias}.family_id AND (
     NOT EXISTS (SELECT 1 FROM org_memberships m WHERE m.org_id = x.org_id AND m.user_id = x.user_id)
     OR NOT EXISTS (SELECT 1 FROM org_sso o WHERE o.org_id = x.org_id AND o.config_id = x.config_id)))`;
-}
-
-/** The builder's form of `ssoSessionEndedSql`, over the `sessions` row whose family is `familyId`. */
-export function ssoSessionEnded(db: D1Database, familyId: AnySQLiteColumn): SQL {
-  const d = drizzle(db);
-  const x = ssoSessions;
-  const member = d
-    .select(ONE)
-    .from(orgMemberships)
-    .where(and(eq(orgMemberships.org_id, x.org_id), eq(orgMemberships.user_id, x.user_id)));
-  const provider = d
-    .select(ONE)
-    .from(orgSso)
-    .where(and(eq(orgSso.org_id, x.org_id), eq(orgSso.config_id, x.config_id)));
-  return exists(
-    d
-      .select(ONE)
-      .from(x)
-      .where(and(eq(x.family_id, familyId), or(notExists(member), notExists(provider)))),
-  );
 }
 
 /** The primary addresses of the owners of organization `orgId`, with its name (sso/notices.ts). */
