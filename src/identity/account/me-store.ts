@@ -2,6 +2,7 @@
 import type { orgMemberships, orgs, siteMemberships, users } from "../../../schema/identity";
 import type { Computed, Row } from "../../lib/rows";
 import { query } from "../../lib/sql";
+import { ownerRoleSql } from "../members/store";
 
 /** The account with its primary address and how many of each factor it has. */
 export type AccountRow = Row<typeof users, "id" | "created_at" | "display_name"> &
@@ -39,8 +40,7 @@ export function meQueries(db: D1Database, userId: string, limit: number) {
     ),
     query<MeOrgRow>(
       db,
-      `SELECT o.id, o.name, o.slug, m.role, EXISTS (SELECT 1 FROM roles r WHERE r.scope = 'org'
-           AND r.is_system = 1 AND r.slug = m.role AND (r.org_id IS NULL OR r.org_id = m.org_id)) AS owner
+      `SELECT o.id, o.name, o.slug, m.role, ${ownerRoleSql("org", "m")} AS owner
          FROM org_memberships m JOIN orgs o ON o.id = m.org_id
          WHERE m.user_id = ?1 ORDER BY o.created_at, o.id LIMIT ?2`,
       userId,
@@ -48,8 +48,7 @@ export function meQueries(db: D1Database, userId: string, limit: number) {
     ),
     query<MeSiteRow>(
       db,
-      `SELECT m.site_id, m.org_id, m.role, EXISTS (SELECT 1 FROM roles r WHERE r.scope = 'site'
-           AND r.is_system = 1 AND r.slug = m.role AND (r.org_id IS NULL OR r.org_id = m.org_id)) AS owner
+      `SELECT m.site_id, m.org_id, m.role, ${ownerRoleSql("site", "m")} AS owner
          FROM site_memberships m WHERE m.user_id = ?1 ORDER BY m.created_at, m.site_id LIMIT ?2`,
       userId,
       limit,

@@ -32,7 +32,7 @@ export function ownerRoleSql(scope: Scope, alias: RowAlias): string {
 }
 
 /** `ownerRoleSql` for the query builder: the same SQL, over the row `alias` of the builder's query. */
-function ownerRole(scope: Scope, alias: RowAlias): SQL {
+export function ownerRole(scope: Scope, alias: RowAlias): SQL {
   return fragment(ownerRoleSql(scope, alias));
 }
 

@@ -15,7 +15,6 @@ import {
   ne,
   not,
   notExists,
-  or,
   sql,
 } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
@@ -25,7 +24,6 @@ import {
   orgMemberships,
   orgSso,
   orgs,
-  roles,
   sessions,
   ssoDomains,
   ssoIdentities,
@@ -37,6 +35,7 @@ import {
 import { newId } from "../../lib/ids";
 import { batch, inJsonEach, prepared } from "../../lib/sql";
 import { isoIn, nowIso } from "../core/crypto";
+import { ownerRole } from "../members/store";
 import { SSO_LOGIN_TTL_S, SSO_PENDING_TTL_S } from "./settings";
 
 export type SsoConfigRow = typeof orgSso.$inferSelect;
@@ -413,19 +412,10 @@ export async function ownerAddresses(db: D1Database, orgId: string) {
     .select({ address: emailAddresses.address, name: orgs.name })
     .from(orgMemberships)
     .innerJoin(
-      roles,
-      and(
-        eq(roles.scope, "org"),
-        eq(roles.slug, orgMemberships.role),
-        eq(roles.is_system, 1),
-        or(isNull(roles.org_id), eq(roles.org_id, orgMemberships.org_id)),
-      ),
-    )
-    .innerJoin(
       emailAddresses,
       and(eq(emailAddresses.user_id, orgMemberships.user_id), eq(emailAddresses.is_primary, 1)),
     )
     .innerJoin(orgs, eq(orgs.id, orgMemberships.org_id))
-    .where(eq(orgMemberships.org_id, orgId))
+    .where(and(eq(orgMemberships.org_id, orgId), ownerRole("org", "org_memberships")))
     .all();
 }
