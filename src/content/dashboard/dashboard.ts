@@ -32,6 +32,12 @@ export const SiteAuthorParam = SiteParam.extend({
   slug: z.string().min(1).openapi({ description: "The author's slug", example: "ana-souza" }),
 });
 
+/** A JSON response of the document: its schema and description. */
+export const json = (schema: z.ZodType, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
 /** The dashboard's tag in the OpenAPI document. */
 export const DASHBOARD_TAG = "Dashboard";
 

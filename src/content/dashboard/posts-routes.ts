@@ -30,6 +30,7 @@ import { RevisionPage, RevisionsQuery, restoreRevisionAnswer, revisionsAnswer } 
 import {
   DASHBOARD_TAG,
   dashboardProblems,
+  json,
   NEEDS,
   needsText,
   SiteParam,
@@ -39,11 +40,6 @@ import {
 
 const POSTS = "/api/v1/sites/{site_id}/posts";
 const POST = `${POSTS}/{reference}`;
-
-const json = (schema: z.ZodType, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
 
 const DashboardListQuery = ListQuery.omit({ key: true, author: true }).extend({
   review_requested: z.enum(["true", "false"]).optional().openapi({

@@ -30,6 +30,7 @@ import { TermsQuery, TermsSchema, termsAnswer } from "../taxonomy/routes";
 import {
   DASHBOARD_TAG,
   dashboardProblems,
+  json,
   NEEDS,
   needsText,
   SiteAuthorParam,
@@ -38,11 +39,6 @@ import {
 } from "./dashboard";
 
 const SITE = "/api/v1/sites/{site_id}";
-
-const json = (schema: z.ZodType, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
 
 const listMediaRoute = createRoute({
   method: "get",
