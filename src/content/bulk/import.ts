@@ -149,9 +149,8 @@ async function importLine(
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     return failed(line, problem("BAD_REQUEST", "Each line is one JSON object."));
   }
-  const parsed = lineInput(raw as Record<string, unknown>);
-  if (parsed instanceof ApiError) return failed(line, parsed);
-  const input = parsed;
+  const input = lineInput(raw as Record<string, unknown>);
+  if (input instanceof ApiError) return failed(line, input);
   if (input.access === "restricted") {
     // Restricted content cannot be imported in this version: importing it would have to decide who may
     // read it, which the line does not say. It fails loudly instead of becoming public.

@@ -4,7 +4,7 @@ import { parseId } from "../../lib/ids";
 import type { ApiError } from "../../lib/problem";
 import { parseRfc3339 } from "../core/time";
 import { type ContentErrorName, problem } from "../errors";
-import { type BlocksWrite, checkBlocks } from "./blocks/write";
+import { checkBlocks } from "./blocks/write";
 import { HtmlBodySchema, MarkdownBodySchema } from "./convert/body";
 import { canonicalLanguage } from "./language";
 import { isValidSlug, isValidTypeSlug } from "./slug";
@@ -136,10 +136,10 @@ export function checkPublishedAt(value: string | null): string | null {
 
 /**
  * Validates the Editor.js document against the block catalogue and returns the JSON text to store (null
- * when absent): a write that is not an import refuses unknown block types (blocks/write.ts).
+ * when absent): unknown block types are refused as an update refuses them (blocks/write.ts).
  */
-export function blocksText(value: unknown, write: BlocksWrite = "update"): string | null {
-  return checkBlocks(value, write).text;
+export function blocksText(value: unknown): string | null {
+  return checkBlocks(value, "update").text;
 }
 
 /**

@@ -14,7 +14,7 @@ import { fail, problem } from "../../errors";
 import { type BlockProblem, type BlockWarning, inspectBlocks, knownBlockTypes } from "./check";
 
 /** Which write: each refuses an unknown type its own way (an import keeps it). */
-export type BlocksWrite = "create" | "update" | "import";
+type BlocksWrite = "create" | "update" | "import";
 
 export interface CheckedBlocks {
   /** The JSON text to store (the document exactly as sent); null when absent. */
