@@ -44,8 +44,10 @@ function randomSlug(): string {
 
 /** The statements that take the user's name out of content, and the sites whose key contexts change. */
 async function anonymizeStatements(db: D1Database, userId: string) {
-  const personas = await personasToRename(db, userId, RENAMED_PREFIX);
-  const keySites = await keySitesOf(db, userId);
+  const [personas, keySites] = await Promise.all([
+    personasToRename(db, userId, RENAMED_PREFIX),
+    keySitesOf(db, userId),
+  ]);
   const perSite = new Map<string, number>();
   const statements = personas.flatMap((p) => {
     const n = (perSite.get(p.site_id) ?? 0) + 1;
