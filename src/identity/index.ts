@@ -2,7 +2,6 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 import { errorFields, runLogger } from "../lib/log";
 import type { EdgeContext, IdentityRpc, SiteGrant, SiteGrantQuery } from "../lib/rpc";
 import { eraseDueAccounts } from "./account/erasure";
-import { displayNameOf } from "./account/me-store";
 import { app } from "./core/app";
 import { edgeContextFor } from "./core/edge-context";
 import { cleanupExpired } from "./core/maintenance";
@@ -40,12 +39,6 @@ export default class IdentityService extends WorkerEntrypoint<Env> implements Id
     return edgeContextFor(this.env.DB, input.user_id, input.session_id, (facts, orgIds) =>
       this.ctx.waitUntil(recordBreakGlass(this.env, facts, input.user_id, orgIds)),
     );
-  }
-
-  /** The account's display name (content's byline of a person's posts); null when none is set. */
-  async displayName(input: { user_id: string }): Promise<string | null> {
-    if (typeof input?.user_id !== "string") return null;
-    return displayNameOf(this.env.DB, input.user_id);
   }
 
   /** A person's grant on one site, uncached: what content's dashboard writes decide by (issue 34). */

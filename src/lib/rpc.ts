@@ -21,11 +21,6 @@ export interface IdentityRpc {
   /** null when the user no longer exists. */
   edgeContext(input: { user_id: string; session_id: string }): Promise<EdgeContext | null>;
   /**
-   * The account's display name (issue 34): the byline of the posts a person writes on content's dashboard
-   * routes; null when none is set (or no such account). Never the e-mail address.
-   */
-  displayName(input: { user_id: string }): Promise<string | null>;
-  /**
    * A person's current grant on one site, read uncached (issue 34: content's dashboard writes re-read it on
    * each write instead of trusting the gateway's cached edge headers): the session's liveness, the
    * memberships of the site's organization (`org_id`, as content knows the owner) and of the site itself, in

@@ -1,13 +1,10 @@
 /**
  * The account's display name (issue 34): `PATCH /api/v1/auth/me {display_name}` sets it (strict body,
  * trimmed 1..120 characters, no control characters), `GET /api/v1/auth/me` shows it, and content reads it
- * by RPC (`IdentityRpc.displayName`) as the byline of the person's posts.
+ * with a write's grant (`IdentityRpc.siteGrant`) as the byline of the person's posts.
  */
 import { describe, expect, it } from "vitest";
-import type { IdentityRpc } from "../../src/lib/rpc";
-import { call, json, signupVerified, worker } from "../support/identity-helpers";
-
-const rpc = worker as unknown as IdentityRpc;
+import { call, json, signupVerified } from "../support/identity-helpers";
 
 interface Me {
   id: string;
@@ -58,18 +55,5 @@ describe("PATCH /api/v1/auth/me", () => {
   it("401 without a Bearer", async () => {
     const res = await call("PATCH", "/api/v1/auth/me", { body: { display_name: "Ada" } });
     expect(res.status).toBe(401);
-  });
-});
-
-describe("IdentityRpc.displayName", () => {
-  it("answers the account's display name, null before it is set or for an unknown account", async () => {
-    const { session } = await signupVerified();
-    expect(await rpc.displayName({ user_id: session.user.id })).toBeNull();
-    await call("PATCH", "/api/v1/auth/me", {
-      token: session.access_token,
-      body: { display_name: "Grace Hopper" },
-    });
-    expect(await rpc.displayName({ user_id: session.user.id })).toBe("Grace Hopper");
-    expect(await rpc.displayName({ user_id: "01J00000000000000000000000" })).toBeNull();
   });
 });

@@ -3,12 +3,11 @@
  * created it (user id and display name); its first post makes the site's persona of that context (slug
  * from the display name, unique per site), and every post it creates is authored by that persona unless
  * `author_slug` picks another persona of the site. A signed-in person (issue 34) is bylined the same way
- * with their own context: their user id and their account's display name (identity's, by RPC:
- * `personAuthorName`), never an e-mail address; a person without a display name cannot create a post.
+ * with their own context: their user id and their account's display name (which comes with the grant a
+ * write reads from identity, `IdentityRpc.siteGrant`), never an e-mail address; a person without a display
+ * name cannot create a post.
  */
 
-import { type IdentityRpc, rpc } from "../../lib/rpc";
-import type { Env } from "../core/bindings";
 import { fail } from "../errors";
 import type { KeyContext } from "../keys/key-context";
 import { checkAuthorSlug } from "../posts/input";
@@ -30,14 +29,6 @@ export function personaSlugBase(displayName: string): string {
     .slice(0, BASE_MAX)
     .replace(/-+$/g, "");
   return base === "" ? "author" : base;
-}
-
-/**
- * A signed-in person's byline: their account's display name, read from identity (one RPC); null when they
- * have none. The dashboard routes' person middleware puts it in `KeyContext.authorName`.
- */
-export async function personAuthorName(env: Pick<Env, "IDENTITY">, userId: string): Promise<string | null> {
-  return bylineOf(await rpc<IdentityRpc>(env.IDENTITY).displayName({ user_id: userId }));
 }
 
 /** A display name as identity sent it, as a byline: a blank (or missing) name is none. */

@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { readEdgeIdentity } from "../../lib/edge";
 import { parseId } from "../../lib/ids";
 import { type IdentityRpc, rpc } from "../../lib/rpc";
-import { bylineOf, personAuthorName } from "../authors/personas";
+import { bylineOf } from "../authors/personas";
 import type { AppEnv } from "../core/bindings";
 import { requestBookmark } from "../core/read-session";
 import { authenticateKey, type KeyRequest, type KeyRequirement } from "./api-key";
@@ -99,12 +99,11 @@ export function personAuth(requirement: PersonRequirement) {
 }
 
 /**
- * What the person middleware asks identity: the byline (authors/personas.ts `personAuthorName`) on a read,
- * the grant with the display name (`IdentityRpc.siteGrant`, a blank name as none) on a write.
+ * What the person middleware asks identity on a write: the grant with the display name
+ * (`IdentityRpc.siteGrant`, a blank name as none).
  */
 function personDirectory(env: AppEnv["Bindings"]): PersonDirectory {
   return {
-    byline: (userId) => personAuthorName(env, userId),
     async siteGrant(query) {
       const grant = await rpc<IdentityRpc>(env.IDENTITY).siteGrant(query);
       return grant && { ...grant, display_name: bylineOf(grant.display_name) };

@@ -48,10 +48,8 @@ export interface PersonRequest {
   readonly write: boolean;
 }
 
-/** What person authentication asks identity (one RPC per request: a read the byline, a write the grant). */
+/** What person authentication asks identity: on a write, the grant (one RPC); a read asks nothing. */
 export interface PersonDirectory {
-  /** The account's display name, or null when none is set. */
-  byline(userId: string): Promise<string | null>;
   /** The person's grant on the site now (`IdentityRpc.siteGrant`), its display name already normalized. */
   siteGrant(query: SiteGrantQuery): Promise<SiteGrant | null>;
 }
@@ -107,7 +105,8 @@ function regrantOf(
 
 /**
  * The person of a dashboard request, checked against the requirement, with its quota taken: the request's
- * KeyContext. `authorName` is the person's display name (identity's, by RPC: with the grant on a write).
+ * KeyContext. `authorName` is the person's display name, which came with a write's grant (one RPC); a read
+ * stamps no byline, so it asks identity nothing and carries none.
  */
 export async function authenticatePerson(
   env: Env,
@@ -116,7 +115,7 @@ export async function authenticatePerson(
   directory: PersonDirectory,
 ): Promise<KeyContext> {
   const db = request.primaryDb ?? env.DB;
-  // A write's byline comes with its grant (one RPC); a read asks for it alone.
+  // A write's byline comes with its grant (one RPC).
   const granted: { name?: string | null } = {};
   const regrant = request.write
     ? regrantOf(request.identity, directory, (name) => {
@@ -152,7 +151,7 @@ export async function authenticatePerson(
     kind: "secret",
     scopes,
     createdBy: userId,
-    authorName: granted.name !== undefined ? granted.name : await directory.byline(userId),
+    authorName: granted.name ?? null,
     contentVersion: site.content_version,
   };
 }

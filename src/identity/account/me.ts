@@ -4,7 +4,7 @@
  * caller's role, and its site memberships. One D1 batch, so the answer is one consistent reading. Each
  * list is bounded (MAX_LISTED, as `GET /auth/orgs` is); `*_truncated` says when more exist.
  * `PATCH /api/v1/auth/me` (issue 34) sets the account's `display_name`: the byline of the posts the person
- * writes on the dashboard (content reads it by RPC, `IdentityRpc.displayName`).
+ * writes on the dashboard (content reads it with a write's grant, `IdentityRpc.siteGrant`).
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
