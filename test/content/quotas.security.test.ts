@@ -64,12 +64,15 @@ describe("quotas (token buckets in the ApiKeyGate)", () => {
   it("the quota is per key: another key of the same site is unaffected", async () => {
     const t = await tenant();
     const other = await tenant();
-    const { limited } = await untilLimited(20, 200, () => call("POST", "/v1/posts", { key: t.ck, body: {} }));
+    // The quota comes before the body's checks, its unknown fields too (422 UNKNOWN_FIELD, issue 33): the
+    // flood's bodies carry one, and the key is still limited (one request, not after it: the bucket refills
+    // a token a second, so a request sent after the flood may find one).
+    const unknown = { title: "x", zz_unknown_probe: true };
+    const { limited } = await untilLimited(20, 200, () =>
+      call("POST", "/v1/posts", { key: t.ck, body: unknown }),
+    );
     expect(limited.status).toBe(429);
     expect((await call("POST", "/v1/posts", { key: other.ck, body: {} })).status).toBe(400);
-    // The quota comes before the body's checks, its unknown fields too (422 UNKNOWN_FIELD, issue 33).
-    const unknown = { title: "x", zz_unknown_probe: true };
-    expect((await call("POST", "/v1/posts", { key: t.ck, body: unknown })).status).toBe(429);
     expect((await call("POST", "/v1/posts", { key: other.ck, body: unknown })).status).toBe(422);
   });
 
