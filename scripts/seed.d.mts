@@ -17,6 +17,6 @@ export interface DemoSession {
 }
 export declare function seedDemo(
   base: string,
-  options?: { stateFile?: string; fresh?: boolean },
+  options?: { stateFile?: string; fresh?: boolean; rotateKeys?: boolean },
 ): Promise<Demo & { session: DemoSession }>;
 export declare function envLines(demo: Demo & { session: DemoSession }): string;

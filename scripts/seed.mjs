@@ -3,9 +3,12 @@
 // exactly as a user would. The first run signs up one demo owner (signup, the code from the dev outbox,
 // TOTP enrolment, login), an organization and a site; every later run signs in as that same owner (its
 // session, kept in a git-ignored state file, else password + TOTP), reuses its organization and site and
-// mints a fresh secret and public API key, revoking the demo keys of earlier runs, and signs the developer
-// in with a session of their own (ACCESS_TOKEN, REFRESH_TOKEN). So the seed runs any number of times
-// without spending a signup (identity's per-client signup quota) or replaying a TOTP step.
+// its demo keys, and signs the developer in with a fresh session of their own (ACCESS_TOKEN,
+// REFRESH_TOKEN). The keys' plaintext lives in the same state file (mode 0600) and is printed again from
+// it, so a rerun for a fresh token never breaks a `pk_` key already embedded in a page; `--rotate-keys`
+// (or keys that no longer work: revoked, or made with other scopes than the seed's) mints a new pair and
+// revokes the earlier demo keys. So the seed runs any number of times without spending a signup
+// (identity's per-client signup quota) or replaying a TOTP step.
 // `--json`: the JSON alone on stdout; `--env`: `export` lines for `eval "$(npm run -s seed -- --env)"`.
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -32,7 +35,8 @@ const DEMO_SECRET_SCOPES = [
   "export",
   "analytics:read",
 ];
-const PUBLIC_SCOPES = ["posts:read", "post_types:read", "sites:read"];
+// The public key reads what a public page shows, `<head>` data (seo:read) included.
+const PUBLIC_SCOPES = ["posts:read", "post_types:read", "media:read", "seo:read"];
 export const DEMO_ORIGINS = ["http://localhost:5173", "http://127.0.0.1:5173", "http://127.0.0.1:8787"];
 
 async function call(base, method, path, { body, token, headers = {} } = {}) {
@@ -144,6 +148,24 @@ async function createKeys(base, token, siteId) {
     },
   });
   return { secret: secret.key, public: publicKey.key, ids: [secret.id, publicKey.id] };
+}
+
+const sameSet = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
+
+/**
+ * The stored demo keys when both still work as the seed makes them: listed on the site (not revoked),
+ * with the seed's scopes (and origins for the public key). Null otherwise: the caller mints a new pair.
+ */
+async function storedKeys(base, token, siteId, stored) {
+  const keys = stored?.keys;
+  if (!keys?.secret || !keys?.public || !keys?.ids) return null;
+  const { items } = await call(base, "GET", `/api/v1/sites/${siteId}/api-keys`, { token });
+  const byId = new Map(items.map((k) => [k.id, k]));
+  const [secretRow, publicRow] = keys.ids.map((id) => byId.get(id));
+  if (!secretRow || !publicRow) return null;
+  if (!sameSet(secretRow.scopes, DEMO_SECRET_SCOPES) || !sameSet(publicRow.scopes, PUBLIC_SCOPES)) return null;
+  if (!sameSet(publicRow.allowed_origins, DEMO_ORIGINS)) return null;
+  return keys;
 }
 
 /**
@@ -264,7 +286,10 @@ async function storedTenant(base, token, stored) {
  * run. `stateFile` keeps the owner's credentials, session and tenant per platform address; `fresh`
  * (an empty store, as `npm start` knows) skips signing in.
  */
-export async function seedDemo(base, { stateFile = DEMO_STATE_FILE, fresh = false } = {}) {
+export async function seedDemo(
+  base,
+  { stateFile = DEMO_STATE_FILE, fresh = false, rotateKeys = false } = {},
+) {
   const stored = fresh ? undefined : readState(stateFile)[base];
   const signedIn = stored ? await signIn(base, stored) : null;
   let owner;
@@ -279,14 +304,17 @@ export async function seedDemo(base, { stateFile = DEMO_STATE_FILE, fresh = fals
     ({ owner, session, totpStep: totpStepSpent } = await signUpOwner(base));
   }
   tenant ??= await createTenant(base, session.access_token, randomBytes(4).toString("hex"));
-  const { ids, ...keys } = await createKeys(base, session.access_token, tenant.site.id);
+  const kept =
+    rotateKeys || !signedIn ? null : await storedKeys(base, session.access_token, tenant.site.id, stored);
+  const { ids, ...keys } = kept ?? (await createKeys(base, session.access_token, tenant.site.id));
   writeState(stateFile, base, {
     user: owner,
     ...tenant,
+    keys: { ...keys, ids },
     refresh_token: session.refresh_token,
     totp_step: totpStepSpent,
   });
-  await revokeEarlierKeys(base, session.access_token, tenant.site.id, owner.id, ids);
+  if (!kept) await revokeEarlierKeys(base, session.access_token, tenant.site.id, owner.id, ids);
   const mine = await developerSession(base, owner);
   return {
     user: owner,
@@ -321,7 +349,10 @@ export function envLines(demo) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const base = process.env.PLATFORM_URL ?? "http://127.0.0.1:8787";
   const args = process.argv.slice(2);
-  seedDemo(base, process.env.SEED_STATE_FILE ? { stateFile: process.env.SEED_STATE_FILE } : {})
+  seedDemo(base, {
+    ...(process.env.SEED_STATE_FILE ? { stateFile: process.env.SEED_STATE_FILE } : {}),
+    rotateKeys: args.includes("--rotate-keys"),
+  })
     .then((demo) => {
       // stdout holds only the answer (JSON or export lines); anything else goes to stderr.
       if (args.includes("--env")) console.log(envLines(demo));

@@ -1,10 +1,11 @@
 /**
  * `npm run seed` any number of times in a row: one demo owner is signed up on the first run and signed
  * in on every later one (its session, else password + TOTP), so repeated runs spend no signup quota and
- * replay no TOTP step; each run prints keys that work. The seed sends what a developer's machine sends
- * (no forged client address).
+ * replay no TOTP step; each run prints keys that work, the same keys every run (a `pk_` embedded in a page
+ * survives a rerun for a fresh token) until `--rotate-keys`, which revokes them. The seed sends what a
+ * developer's machine sends (no forged client address).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -35,18 +36,55 @@ const stored = () => JSON.parse(readFileSync(stateFile, "utf8")) as Record<strin
 describe("npm run seed, again and again", () => {
   const runs: Demo[] = [];
 
-  it("succeeds six times in a row as the same owner, each run with working keys", async () => {
+  it("succeeds six times in a row as the same owner, each run with the same working keys and a fresh session", async () => {
     for (let i = 0; i < 6; i++) {
       const demo = await seedDemo(platform().urls.gateway, { stateFile });
       await expectWorkingKeys(demo);
       runs.push(demo);
     }
-    // One signup in all: every run is the same owner, organization and site; the keys are new each run.
+    // One signup in all: every run is the same owner, organization, site and keys; the session is new.
     expect(new Set(runs.map((d) => d.user.id)).size).toBe(1);
     expect(new Set(runs.map((d) => d.user.email)).size).toBe(1);
     expect(new Set(runs.map((d) => d.site.id)).size).toBe(1);
     expect(new Set(runs.map((d) => d.org.id)).size).toBe(1);
-    expect(new Set(runs.map((d) => d.keys.secret)).size).toBe(6);
+    expect(new Set(runs.map((d) => d.keys.secret)).size).toBe(1);
+    expect(new Set(runs.map((d) => d.keys.public)).size).toBe(1);
+    expect(new Set(runs.map((d) => d.session.refresh_token)).size).toBe(6);
+    // The state file holds the keys' plaintext: readable by its owner only.
+    expect(statSync(stateFile).mode & 0o777).toBe(0o600);
+  });
+
+  it("--rotate-keys mints a new pair and the earlier keys stop working at once", async () => {
+    const base = platform().urls.gateway;
+    const before = runs.at(-1)!;
+    const rotated = await seedDemo(base, { stateFile, rotateKeys: true });
+    expect(rotated.keys.secret).not.toBe(before.keys.secret);
+    expect(rotated.keys.public).not.toBe(before.keys.public);
+    await expectWorkingKeys(rotated);
+    const old = await fetch(`${base}/v1/posts`, { headers: { authorization: `Bearer ${before.keys.secret}` } });
+    expect(old.status).toBe(401);
+    // The next plain run keeps the rotated pair.
+    const again = await seedDemo(base, { stateFile });
+    expect(again.keys).toEqual(rotated.keys);
+    runs.push(again);
+  });
+
+  it("mints new keys when the stored ones were revoked by hand", async () => {
+    const base = platform().urls.gateway;
+    const before = runs.at(-1)!;
+    const state = JSON.parse(readFileSync(stateFile, "utf8")) as Record<string, { keys: { ids: string[] } }>;
+    const session = before.session.access_token;
+    for (const id of state[base]!.keys.ids) {
+      const res = await fetch(`${base}/api/v1/sites/${before.site.id}/api-keys/${id}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${session}` },
+      });
+      expect(res.status).toBe(204);
+    }
+    const demo = await seedDemo(base, { stateFile });
+    expect(demo.keys.secret).not.toBe(before.keys.secret);
+    await expectWorkingKeys(demo);
+    runs.push(demo);
   });
 
   it("signs in with password and TOTP when the stored session is gone", async () => {
