@@ -1,13 +1,15 @@
 /**
- * Post storage: rows, the public and authenticated listings (keyset), and lookups by id and slug. Every
- * query stays prepared SQL: keyset listings, FTS and json_each filters, and revision-guarded updates
- * whose exact SQL matters.
+ * Post storage: rows, the public and authenticated listings (keyset), and lookups by id and slug. Reads by
+ * id and slug, the export page, the due scheduled posts, the insert, the revision-guarded update and the
+ * publish, archive and delete updates go through drizzle's query builder; the listings (FTS5 and
+ * `json_each` filters, the featured image's subquery), the single-statement edit (`RETURNING`, an If-Match
+ * list of revisions) and the outbox row chained on `changes()` stay raw SQL.
  */
-import { and, eq, ne, sql as sqlFragment } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, gt, inArray, lte, ne, sql as sqlFragment } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { media, posts, postTypes } from "../../../schema/content";
 import type { Computed } from "../../lib/rows";
-import { all, batch, inJsonEach, type Query, query } from "../../lib/sql";
+import { all, batch, inJsonEach, prepared, type Query, query } from "../../lib/sql";
 import { MEDIA_IMAGE_COLUMNS, type MediaImageRow } from "../media/media-image";
 
 /** A whole post row; `revision` is the optimistic-concurrency counter every update checks and bumps. */
@@ -60,6 +62,8 @@ const INSERT_FIELDS = [
 ] as const satisfies readonly (keyof PostRow)[];
 
 const COLUMNS = `${INSERT_FIELDS.join(", ")}, revision`;
+/** The same columns for the query builder: every column but `org_id` (SQL's). */
+const { org_id: _orgId, ...POST_SELECT } = getTableColumns(posts);
 /** Every column of a `PostRow`, for other post stores' SELECTs. */
 export const POST_COLUMNS = COLUMNS;
 
@@ -135,12 +139,16 @@ export function publicPostMatch(
   return [`${PUBLIC_ONE_WHERE} AND ${match}`, [siteId, now, ...params]];
 }
 
+/** The fields `fields` of `row`, and no other. */
+function pick<K extends keyof PostRow>(row: PostRow, fields: readonly K[]): Pick<PostRow, K> {
+  const picked: Partial<Pick<PostRow, K>> = {};
+  for (const field of fields) picked[field] = row[field];
+  return picked as Pick<PostRow, K>;
+}
+
+/** Inserts `row`'s `INSERT_FIELDS`; its revision starts at the column's default (0), `org_id` by trigger. */
 export function insertPostStatement(db: D1Database, row: PostRow): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO posts (${INSERT_FIELDS.join(", ")}) VALUES (${INSERT_FIELDS.map(() => "?").join(", ")})`,
-    )
-    .bind(...INSERT_FIELDS.map((field) => row[field]));
+  return prepared(db, drizzle(db).insert(posts).values(pick(row, INSERT_FIELDS)));
 }
 
 /**
@@ -148,12 +156,13 @@ export function insertPostStatement(db: D1Database, row: PostRow): D1PreparedSta
  * caller read): `meta.changes` is 0 when a concurrent edit came first, and the caller re-reads and retries.
  */
 export function updatePostStatement(db: D1Database, row: PostRow): D1PreparedStatement {
-  return db
-    .prepare(
-      `UPDATE posts SET ${EDITABLE_FIELDS.map((field) => `${field} = ?`).join(", ")}, revision = revision + 1
-       WHERE id = ? AND site_id = ? AND revision = ?`,
-    )
-    .bind(...EDITABLE_FIELDS.map((field) => row[field]), row.id, row.site_id, row.revision);
+  return prepared(
+    db,
+    drizzle(db)
+      .update(posts)
+      .set({ ...pick(row, EDITABLE_FIELDS), revision: sqlFragment`${posts.revision} + 1` })
+      .where(and(eq(posts.id, row.id), eq(posts.site_id, row.site_id), eq(posts.revision, row.revision))),
+  );
 }
 
 /**
@@ -261,13 +270,27 @@ export function unpublishPostStatement(
   now: string,
   by: ChangedBy,
 ) {
-  return db
-    .prepare(
-      `UPDATE posts SET status = 'archived', updated_at = ?, revision = revision + 1,
-         updated_by_kind = ?, updated_by_id = ?, updated_by_name = ?
-       WHERE id = ? AND site_id = ? AND status IN ('published', 'scheduled') AND published_at <= ?`,
-    )
-    .bind(now, by.updated_by_kind, by.updated_by_id, by.updated_by_name, id, siteId, now);
+  return prepared(
+    db,
+    drizzle(db)
+      .update(posts)
+      .set({
+        status: "archived",
+        updated_at: now,
+        revision: sqlFragment`${posts.revision} + 1`,
+        updated_by_kind: by.updated_by_kind,
+        updated_by_id: by.updated_by_id,
+        updated_by_name: by.updated_by_name,
+      })
+      .where(
+        and(
+          eq(posts.id, id),
+          eq(posts.site_id, siteId),
+          inArray(posts.status, ["published", "scheduled"]),
+          lte(posts.published_at, now),
+        ),
+      ),
+  );
 }
 
 /** Who made a change, as the row stores it (posts/roles.ts `updateStamp`). */
@@ -285,13 +308,22 @@ export function softDeletePostStatement(
   updatedAt: string,
   by: ChangedBy,
 ) {
-  return db
-    .prepare(
-      `UPDATE posts SET status = 'deleted', slug = ?, updated_at = ?, revision = revision + 1,
-         review_requested = 0, updated_by_kind = ?, updated_by_id = ?, updated_by_name = ?
-       WHERE id = ? AND site_id = ? AND status != 'deleted'`,
-    )
-    .bind(slug, updatedAt, by.updated_by_kind, by.updated_by_id, by.updated_by_name, id, siteId);
+  return prepared(
+    db,
+    drizzle(db)
+      .update(posts)
+      .set({
+        status: "deleted",
+        slug,
+        updated_at: updatedAt,
+        revision: sqlFragment`${posts.revision} + 1`,
+        review_requested: 0,
+        updated_by_kind: by.updated_by_kind,
+        updated_by_id: by.updated_by_id,
+        updated_by_name: by.updated_by_name,
+      })
+      .where(and(eq(posts.id, id), eq(posts.site_id, siteId), ne(posts.status, "deleted"))),
+  );
 }
 
 /**
@@ -318,10 +350,12 @@ export async function takenSlugs(
 }
 
 export async function getPost(db: D1Database, siteId: string, id: string): Promise<PostRow | null> {
-  return db
-    .prepare(`SELECT ${COLUMNS} FROM posts WHERE id = ? AND site_id = ?`)
-    .bind(id, siteId)
-    .first<PostRow>();
+  const row = await drizzle(db)
+    .select(POST_SELECT)
+    .from(posts)
+    .where(and(eq(posts.id, id), eq(posts.site_id, siteId)))
+    .get();
+  return row ?? null;
 }
 
 /** Non-deleted posts of the site with this slug (one per language at most), optionally in one language. */
@@ -331,12 +365,19 @@ export async function postsBySlug(
   slug: string,
   language: string | null,
 ): Promise<PostRow[]> {
-  const sql = `SELECT ${COLUMNS} FROM posts WHERE site_id = ? AND slug = ? AND status != 'deleted'${
-    language ? " AND language = ?" : ""
-  } ORDER BY language`;
-  const stmt = language ? db.prepare(sql).bind(siteId, slug, language) : db.prepare(sql).bind(siteId, slug);
-  const { results } = await stmt.all<PostRow>();
-  return results;
+  return drizzle(db)
+    .select(POST_SELECT)
+    .from(posts)
+    .where(
+      and(
+        eq(posts.site_id, siteId),
+        eq(posts.slug, slug),
+        ne(posts.status, "deleted"),
+        language ? eq(posts.language, language) : undefined,
+      ),
+    )
+    .orderBy(asc(posts.language))
+    .all();
 }
 
 export async function publicTypeSlugs(db: D1Database, siteId: string): Promise<Set<string>> {
@@ -541,13 +582,13 @@ export async function exportPostsPage(
   afterId: string,
   limit: number,
 ): Promise<PostRow[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT ${COLUMNS} FROM posts WHERE site_id = ? AND status != 'deleted' AND id > ? ORDER BY id LIMIT ?`,
-    )
-    .bind(siteId, afterId, limit)
-    .all<PostRow>();
-  return results;
+  return drizzle(db)
+    .select(POST_SELECT)
+    .from(posts)
+    .where(and(eq(posts.site_id, siteId), ne(posts.status, "deleted"), gt(posts.id, afterId)))
+    .orderBy(asc(posts.id))
+    .limit(limit)
+    .all();
 }
 
 export async function mediaExists(db: D1Database, siteId: string, id: string): Promise<boolean> {
@@ -566,26 +607,37 @@ export async function postsBySlugAndLanguage(
   keys: { slug: string; language: string }[],
 ): Promise<Pick<PostRow, "id" | "slug" | "title" | "language" | "post_type">[]> {
   if (keys.length === 0) return [];
-  const { results } = await db
-    .prepare(
-      `SELECT id, slug, title, language, post_type FROM posts
-       WHERE site_id = ? AND status != 'deleted' AND (slug, language) IN
-         (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))`,
+  // The (slug, language) pairs bound as one JSON parameter (D1's 100-parameter limit), read by json_each.
+  const pairs = JSON.stringify(keys.map((k) => [k.slug, k.language]));
+  return drizzle(db)
+    .select({
+      id: posts.id,
+      slug: posts.slug,
+      title: posts.title,
+      language: posts.language,
+      post_type: posts.post_type,
+    })
+    .from(posts)
+    .where(
+      and(
+        eq(posts.site_id, siteId),
+        ne(posts.status, "deleted"),
+        sqlFragment`(${posts.slug}, ${posts.language}) IN
+          (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(${pairs}))`,
+      ),
     )
-    .bind(siteId, JSON.stringify(keys.map((k) => [k.slug, k.language])))
-    .all<Pick<PostRow, "id" | "slug" | "title" | "language" | "post_type">>();
-  return results;
+    .all();
 }
 
 /** Scheduled posts whose time has come (every site), oldest first: the cron publishes them. */
 export async function dueScheduledPosts(db: D1Database, now: string, limit: number): Promise<PostRow[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT ${COLUMNS} FROM posts WHERE status = 'scheduled' AND published_at <= ? ORDER BY published_at, id LIMIT ?`,
-    )
-    .bind(now, limit)
-    .all<PostRow>();
-  return results;
+  return drizzle(db)
+    .select(POST_SELECT)
+    .from(posts)
+    .where(and(eq(posts.status, "scheduled"), lte(posts.published_at, now)))
+    .orderBy(asc(posts.published_at), asc(posts.id))
+    .limit(limit)
+    .all();
 }
 
 /**
@@ -593,10 +645,22 @@ export async function dueScheduledPosts(db: D1Database, now: string, limit: numb
  * revision bump readers already counted; changes nothing if it is no longer a due scheduled post.
  */
 export function publishDueStatement(db: D1Database, post: Pick<PostRow, "id" | "site_id">, now: string) {
-  return db
-    .prepare(
-      `UPDATE posts SET status = 'published', updated_at = MAX(updated_at, published_at), revision = revision + 1
-       WHERE id = ? AND site_id = ? AND status = 'scheduled' AND published_at <= ?`,
-    )
-    .bind(post.id, post.site_id, now);
+  return prepared(
+    db,
+    drizzle(db)
+      .update(posts)
+      .set({
+        status: "published",
+        updated_at: sqlFragment`MAX(${posts.updated_at}, ${posts.published_at})`,
+        revision: sqlFragment`${posts.revision} + 1`,
+      })
+      .where(
+        and(
+          eq(posts.id, post.id),
+          eq(posts.site_id, post.site_id),
+          eq(posts.status, "scheduled"),
+          lte(posts.published_at, now),
+        ),
+      ),
+  );
 }
