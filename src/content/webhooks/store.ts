@@ -1,14 +1,17 @@
 /**
  * Webhooks of a site and their delivery log. Every query names the site, so another site's webhook id
  * matches nothing. Guarded writes (the per-site limit, the delivery claim, the attempt record) are single
- * statements, so concurrent consumers and admins never double-count.
+ * statements, so concurrent consumers and admins never double-count. Queries go through drizzle's query
+ * builder (the live-webhook and subscription rules as SQL fragments over the alias `w`), except the
+ * `INSERT … SELECT` guards: the per-site limit and a post event's outbox rows.
  */
-import { and, asc, desc, eq, lt, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
+import { alias } from "drizzle-orm/sqlite-core";
 import { webhookDeliveries, webhooks } from "../../../schema/content";
 import { newId } from "../../lib/ids";
 import type { Row } from "../../lib/rows";
-import { batch, query } from "../../lib/sql";
+import { batch, fragment, query } from "../../lib/sql";
 import type { PostEffect } from "../core/effects/pending";
 import type { ContentEvent } from "./events";
 
@@ -112,18 +115,21 @@ export async function replaceWebhookSecret(
 const LIVE_WEBHOOK =
   "w.carried_over_at IS NULL AND w.org_id IS (SELECT org_id FROM site_owner o WHERE o.site_id = w.site_id)";
 
+/** The webhooks table as `w`, the name `LIVE_WEBHOOK` and `SUBSCRIBED_WEBHOOK` give it, for the builder. */
+const w = alias(webhooks, "w");
+
 /** A live webhook's URL and sealed secret (for a test ping); null for another site's, a carried-over or no webhook. */
 export async function liveWebhook(
   db: D1Database,
   siteId: string,
   id: string,
 ): Promise<Row<typeof webhooks, "url" | "secret_encrypted"> | null> {
-  return db
-    .prepare(
-      `SELECT w.url, w.secret_encrypted FROM webhooks w WHERE w.id = ? AND w.site_id = ? AND ${LIVE_WEBHOOK}`,
-    )
-    .bind(id, siteId)
-    .first<Row<typeof webhooks, "url" | "secret_encrypted">>();
+  const row = await drizzle(db)
+    .select({ url: w.url, secret_encrypted: w.secret_encrypted })
+    .from(w)
+    .where(and(eq(w.id, id), eq(w.site_id, siteId), fragment(LIVE_WEBHOOK)))
+    .get();
+  return row ?? null;
 }
 
 /**
@@ -192,10 +198,12 @@ export async function subscribedWebhookIds(
   siteId: string,
   eventType: string,
 ): Promise<string[]> {
-  const { results } = await db
-    .prepare(`SELECT w.id FROM webhooks w WHERE ${SUBSCRIBED_WEBHOOK} ORDER BY w.id`)
-    .bind(siteId, eventType)
-    .all<Row<typeof webhooks, "id">>();
+  const results = await drizzle(db)
+    .select({ id: w.id })
+    .from(w)
+    .where(fragment(SUBSCRIBED_WEBHOOK, siteId, eventType))
+    .orderBy(asc(w.id))
+    .all();
   return results.map((r) => r.id);
 }
 
@@ -211,7 +219,8 @@ export interface NewDelivery {
 
 /**
  * Writes one delivery per (event, webhook), ignoring pairs that exist (an event redelivered by the queue
- * fans out again), and answers the deliveries of the event that no attempt has touched yet.
+ * fans out again: the unique (webhook_id, event_id) key is the one conflict a delivery's row can meet), and
+ * answers the deliveries of the event that no attempt has touched yet.
  */
 export async function insertDeliveries(
   db: D1Database,
@@ -219,18 +228,17 @@ export async function insertDeliveries(
   eventId: string,
   rows: NewDelivery[],
 ): Promise<Pick<DeliveryRow, "id" | "webhook_id">[]> {
+  const d = drizzle(db);
   await batch(
     db,
-    rows.map((d) =>
-      db
-        .prepare(
-          `INSERT OR IGNORE INTO webhook_deliveries (id, webhook_id, site_id, event_id, event_type, body, status, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`,
-        )
-        .bind(d.id, d.webhook_id, d.site_id, d.event_id, d.event_type, d.body, d.created_at),
+    rows.map((row) =>
+      d
+        .insert(webhookDeliveries)
+        .values({ ...row, status: "pending" })
+        .onConflictDoNothing(),
     ),
   );
-  return drizzle(db)
+  return d
     .select({ id: webhookDeliveries.id, webhook_id: webhookDeliveries.webhook_id })
     .from(webhookDeliveries)
     .where(
@@ -273,14 +281,19 @@ export async function claimDelivery(
   lockUntil: string,
 ): Promise<Claim> {
   const [claim, read] = await batch(db, [
-    db
-      .prepare(
-        `UPDATE webhook_deliveries SET locked_until = ?
-         WHERE id = ? AND status = 'pending' AND (locked_until IS NULL OR locked_until <= ?)
-           AND EXISTS (SELECT 1 FROM webhooks w
-             WHERE w.id = webhook_deliveries.webhook_id AND w.site_id = webhook_deliveries.site_id AND ${LIVE_WEBHOOK})`,
-      )
-      .bind(lockUntil, id, now),
+    drizzle(db)
+      .update(webhookDeliveries)
+      .set({ locked_until: lockUntil })
+      .where(
+        and(
+          eq(webhookDeliveries.id, id),
+          eq(webhookDeliveries.status, "pending"),
+          or(isNull(webhookDeliveries.locked_until), lte(webhookDeliveries.locked_until, now)),
+          sql`EXISTS (SELECT 1 FROM webhooks w
+            WHERE w.id = ${webhookDeliveries.webhook_id} AND w.site_id = ${webhookDeliveries.site_id}
+              AND ${fragment(LIVE_WEBHOOK)})`,
+        ),
+      ),
     query<ClaimRead>(
       db,
       `SELECT d.*, w.url, w.secret_encrypted, w.created_by FROM webhook_deliveries d
@@ -312,29 +325,22 @@ export async function recordAttempt(
   attempt: AttemptRecord,
   outcome: { status: DeliveryRow["status"]; next_attempt_at: string | null; settled_at: string | null },
 ): Promise<void> {
-  await db
-    .prepare(
-      `UPDATE webhook_deliveries SET attempts = attempts + 1,
-         attempts_json = json_insert(attempts_json, '$[#]', json(?)),
-         last_status_code = ?, last_error = ?, last_attempt_at = ?, status = ?, next_attempt_at = ?,
-         delivered_at = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_at END,
-         failed_at = CASE WHEN ? = 'failed' THEN ? ELSE failed_at END,
-         locked_until = NULL
-       WHERE id = ?`,
-    )
-    .bind(
-      JSON.stringify(attempt),
-      attempt.status_code,
-      attempt.error,
-      attempt.at,
-      outcome.status,
-      outcome.next_attempt_at,
-      outcome.status,
-      outcome.settled_at,
-      outcome.status,
-      outcome.settled_at,
-      id,
-    )
+  await drizzle(db)
+    .update(webhookDeliveries)
+    .set({
+      attempts: sql`${webhookDeliveries.attempts} + 1`,
+      attempts_json: sql`json_insert(${webhookDeliveries.attempts_json}, '$[#]', json(${JSON.stringify(attempt)}))`,
+      last_status_code: attempt.status_code,
+      last_error: attempt.error,
+      last_attempt_at: attempt.at,
+      status: outcome.status,
+      next_attempt_at: outcome.next_attempt_at,
+      // The settling moment in the column the outcome names; the other keeps what it held.
+      ...(outcome.status === "delivered" ? { delivered_at: outcome.settled_at } : {}),
+      ...(outcome.status === "failed" ? { failed_at: outcome.settled_at } : {}),
+      locked_until: null,
+    })
+    .where(eq(webhookDeliveries.id, id))
     .run();
 }
 
