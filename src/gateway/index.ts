@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { bearerRefusal } from "../lib/bearer";
+import { bodyCapDetail, publicBodyCap } from "../lib/body-caps";
 import { readCappedBytes } from "../lib/capped-body";
 import { asciiJson, EDGE_CONTROL_HEADERS, EDGE_HEADER_NAMES, EDGE_HEADERS } from "../lib/edge";
 import { signEdgeHeaders } from "../lib/edge-trust";
@@ -83,18 +84,16 @@ async function forwardHeaders(env: Env, request: Request, requestId: string, rou
 }
 
 /**
- * The largest body the edge accepts (uploads and imports are capped at 8 MiB by content; the margin is
- * for multipart framing). Bodies are read whole so a service that answers before reading one never
- * leaves the client's stream dangling.
+ * The largest body the edge accepts: src/lib/body-caps.ts (9 MiB, 12 MiB for `/v1/mcp`). Bodies are read
+ * whole so a service that answers before reading one never leaves the client's stream dangling.
  */
-const MAX_BODY_BYTES = 9 * 1024 * 1024;
-
 async function readBody(request: Request): Promise<Uint8Array | null> {
   if (request.method === "GET" || request.method === "HEAD" || !request.body) return null;
+  const cap = publicBodyCap(new URL(request.url).pathname);
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) fail("PAYLOAD_TOO_LARGE", "The body exceeds 9 MiB.");
-  const body = await readCappedBytes(request.body, MAX_BODY_BYTES);
-  if (!body) fail("PAYLOAD_TOO_LARGE", "The body exceeds 9 MiB.");
+  if (declared > cap) fail("PAYLOAD_TOO_LARGE", bodyCapDetail(cap));
+  const body = await readCappedBytes(request.body, cap);
+  if (!body) fail("PAYLOAD_TOO_LARGE", bodyCapDetail(cap));
   return body;
 }
 

@@ -679,7 +679,9 @@ describe("MCP tool schemas are the routes' zod schemas", () => {
       create_author: z.object({ author: CreateAuthorSchema }).strict(),
       update_author: z.object({ slug: z.string().min(1), changes: UpdateAuthorSchema }).strict(),
     };
-    expect([...tools.keys()].sort()).toEqual([...Object.keys(expected), "upload_media_from_url"].sort());
+    expect([...tools.keys()].sort()).toEqual(
+      [...Object.keys(expected), "upload_media_from_url", "upload_media"].sort(),
+    );
     for (const [name, schema] of Object.entries(expected)) {
       expect(sortedRequired(tools.get(name)), name).toEqual(
         sortedRequired(numbersTyped(jsonSchemaOf(schema))),
@@ -696,6 +698,12 @@ describe("MCP tool schemas are the routes' zod schemas", () => {
     expect(fields).toEqual(form.properties);
     expect(url).toMatchObject({ type: "string", format: "uri" });
     expect(upload.required).toEqual(["url"]);
+    // upload_media: the same fields, the file as base64 bytes.
+    const bytes = tools.get("upload_media") as { properties: Record<string, unknown>; required: string[] };
+    const { data, ...byteFields } = bytes.properties;
+    expect(byteFields).toEqual(form.properties);
+    expect(data).toMatchObject({ type: "string", contentEncoding: "base64" });
+    expect(bytes.required).toEqual(["data"]);
     await client.close();
   });
 });

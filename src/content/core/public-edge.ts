@@ -5,9 +5,11 @@
  * - every edge header is dropped unread: the key-authenticated API never takes an identity from headers,
  *   signed or not (src/lib/edge-trust.ts is for the dashboard routes the gateway signs);
  * - the request id: the client's `X-Request-Id` when well-formed, else a new one, logged and answered;
- * - a body above 9 MiB is 413 (the gateway's cap), read whole only when its length was not declared;
+ * - a body above the gateway's cap (src/lib/body-caps.ts: 9 MiB, 12 MiB for `/v1/mcp`) is 413, read whole
+ *   only when its length was not declared;
  * - CORS of the public paths (src/lib/public-cors.ts), preflight included.
  */
+import { bodyCapDetail, publicBodyCap } from "../../lib/body-caps";
 import { readCappedBytes } from "../../lib/capped-body";
 import { EDGE_CONTROL_HEADERS, EDGE_HEADER_NAMES } from "../../lib/edge";
 import { requestIdFrom } from "../../lib/log";
@@ -21,16 +23,12 @@ import {
 } from "../../lib/public-cors";
 import { problem } from "../errors";
 
-/** The largest body the public origin accepts (uploads and imports are capped at 8 MiB inside). */
-export const MAX_PUBLIC_BODY_BYTES = 9 * 1024 * 1024;
+export { MAX_PUBLIC_BODY_BYTES } from "../../lib/body-caps";
 
 /** Anonymous POST routes whose own preflight (content's app) names exactly what they take. */
 const OWN_PREFLIGHT = /^\/v1\/(?:analytics\/collect|sites\/[^/]+\/forms\/[^/]+\/submissions)$/;
 
-const tooLarge = () =>
-  problemResponse(
-    problem("PAYLOAD_TOO_LARGE", `The body exceeds ${MAX_PUBLIC_BODY_BYTES / 1024 / 1024} MiB.`),
-  );
+const tooLarge = (cap: number) => problemResponse(problem("PAYLOAD_TOO_LARGE", bodyCapDetail(cap)));
 
 /** The request as content's app sees it, or the answer when the edge rules already decide it. */
 async function admit(request: Request, requestId: string): Promise<Request | Response> {
@@ -39,11 +37,12 @@ async function admit(request: Request, requestId: string): Promise<Request | Res
   headers.set("x-request-id", requestId);
   let body: BodyInit | null = request.body;
   if (body && request.method !== "GET" && request.method !== "HEAD") {
+    const cap = publicBodyCap(new URL(request.url).pathname);
     const declared = request.headers.get("content-length");
-    if (declared !== null && Number(declared) > MAX_PUBLIC_BODY_BYTES) return tooLarge();
+    if (declared !== null && Number(declared) > cap) return tooLarge(cap);
     if (declared === null) {
-      const bytes = await readCappedBytes(request.body, MAX_PUBLIC_BODY_BYTES);
-      if (!bytes) return tooLarge();
+      const bytes = await readCappedBytes(request.body, cap);
+      if (!bytes) return tooLarge(cap);
       body = bytes;
     }
   }

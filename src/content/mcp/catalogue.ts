@@ -6,7 +6,9 @@
  * route that validates it.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { base64Length } from "../../lib/body-caps";
 import { SCOPES, type Scope } from "../keys/scopes";
+import { UPLOAD_MAX_BYTES } from "../media/upload";
 import type { Argument, ToolDefinition, ToolSpec } from "./tools";
 
 type JsonSchema = Record<string, unknown>;
@@ -51,6 +53,13 @@ const URL_ARGUMENT_SCHEMA: JsonSchema = {
   format: "uri",
   description:
     "http(s) URL of the image (PNG, JPEG, GIF, WebP, AVIF, ICO or SVG). Fetched by the platform's image ingest: public hosts only, no credentials, at most 5 redirects, 8 s.",
+};
+
+const BYTES_ARGUMENT_SCHEMA: JsonSchema = {
+  type: "string",
+  contentEncoding: "base64",
+  maxLength: base64Length(UPLOAD_MAX_BYTES),
+  description: `The image file in base64 (RFC 4648, padded, no line breaks), at most ${UPLOAD_MAX_BYTES} bytes (8 MiB) decoded: PNG, JPEG, GIF, WebP, AVIF, ICO or SVG, its type judged from the bytes.`,
 };
 
 const COMPONENT_REF = /^#\/components\/schemas\/(.+)$/;
@@ -135,11 +144,13 @@ function addBody(
   components: Record<string, JsonSchema>,
 ) {
   const body = operation.requestBody;
-  if (spec.fileFromUrl) {
+  if (spec.fileFromUrl || spec.fileFromBytes) {
     const form = body?.content?.["multipart/form-data"]?.schema;
     const fields = (form?.properties ?? {}) as Record<string, unknown>;
     const required = new Set((form?.required ?? []) as string[]);
-    addArgument(parts, "url", { in: "url", name: "file", required: true }, URL_ARGUMENT_SCHEMA);
+    if (spec.fileFromUrl)
+      addArgument(parts, "url", { in: "url", name: "file", required: true }, URL_ARGUMENT_SCHEMA);
+    else addArgument(parts, "data", { in: "bytes", name: "file", required: true }, BYTES_ARGUMENT_SCHEMA);
     for (const [field, schema] of Object.entries(fields)) {
       if (field === "file") continue;
       const argument: Argument = { in: "form", name: field, required: required.has(field) };

@@ -12,6 +12,7 @@ import { fail, problem } from "../errors";
 import { requireScopes } from "../keys/api-key";
 import type { KeyContext } from "../keys/key-context";
 import type { ImageFetcher } from "../media/ingest";
+import { UPLOAD_MAX_BYTES } from "../media/upload";
 import { type ToolDefinition, toolVisible } from "./tools";
 
 /** What a tool call runs with: the caller's request, as the content app sees it. */
@@ -40,6 +41,8 @@ interface RequestParts {
   json?: string;
   form: Record<string, string>;
   url?: string;
+  /** upload_media's `data`: the file in base64. */
+  base64?: string;
 }
 
 function scalar(name: string, value: unknown): string {
@@ -77,19 +80,42 @@ function requestParts(definition: ToolDefinition, args: Record<string, unknown>)
     else if (argument.in === "query") parts.query.set(argument.name, scalar(name, value));
     else if (argument.in === "header") parts.headers[argument.name] = scalar(name, value);
     else if (argument.in === "form") parts.form[argument.name] = scalar(name, value);
+    else if (argument.in === "bytes") parts.base64 = scalar(name, value);
     else parts.url = scalar(name, value);
   }
   return parts;
 }
 
-/** The upload form of upload_media_from_url: the scope first (no fetch for a key that may not upload), then ingest. */
-async function uploadForm(
-  definition: ToolDefinition,
-  parts: RequestParts,
-  context: ToolContext,
-): Promise<FormData> {
-  if (!toolVisible(definition, context.key.scopes))
-    requireScopes(context.key.scopes, definition.scopeSets[0] ?? []);
+/** With a length that is a multiple of 4: padded base64 (one character class: no backtracking on 11 MB). */
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * upload_media's `data` as bytes: refused by its length before anything is decoded when the file would be
+ * above the upload's 8 MiB (the tool error names the limit), and when it is not padded base64.
+ */
+export function decodeBase64File(data: string): Uint8Array {
+  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+  const decoded = Math.floor(data.length / 4) * 3 - padding;
+  if (decoded > UPLOAD_MAX_BYTES) {
+    fail("PAYLOAD_TOO_LARGE", {
+      detail: `data: the file is ${decoded} bytes decoded; an upload is at most ${UPLOAD_MAX_BYTES} bytes (8 MiB).`,
+      details: { path: "data", max_bytes: UPLOAD_MAX_BYTES, bytes: decoded },
+    });
+  }
+  if (data.length % 4 !== 0 || !BASE64.test(data)) {
+    fail("BAD_REQUEST", {
+      detail: "data: expected the file in base64 (RFC 4648: A-Z a-z 0-9 + /, padded with =, no line breaks).",
+      details: { path: "data" },
+    });
+  }
+  const text = atob(data);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+}
+
+/** The image of upload_media_from_url, fetched by image ingest; refusals as the API's problems. */
+async function fetchedFile(parts: RequestParts, context: ToolContext): Promise<File> {
   const outcome = await context.images.fetchImage(parts.url ?? "");
   context.log.info("mcp_media_url", {
     outcome: outcome.kind,
@@ -107,8 +133,25 @@ async function uploadForm(
       details: { reason: outcome.reason },
     });
   }
+  return new File([outcome.bytes], `image.${outcome.ext}`, { type: outcome.contentType });
+}
+
+/**
+ * The upload form of upload_media and upload_media_from_url: the scope first (nothing fetched or decoded
+ * for a key that may not upload), then the file, then the form's other fields.
+ */
+async function uploadForm(
+  definition: ToolDefinition,
+  parts: RequestParts,
+  context: ToolContext,
+): Promise<FormData> {
+  if (!toolVisible(definition, context.key.scopes))
+    requireScopes(context.key.scopes, definition.scopeSets[0] ?? []);
+  const file = definition.spec.fileFromBytes
+    ? new File([decodeBase64File(parts.base64 ?? "")], "upload", { type: "application/octet-stream" })
+    : await fetchedFile(parts, context);
   const form = new FormData();
-  form.set("file", new File([outcome.bytes], `image.${outcome.ext}`, { type: outcome.contentType }));
+  form.set("file", file);
   for (const [field, value] of Object.entries(parts.form)) form.set(field, value);
   return form;
 }
@@ -125,7 +168,8 @@ async function toolRequest(
   if (url.pathname !== parts.path) throw problem("NOT_FOUND", "No such resource.");
   const headers: Record<string, string> = { ...context.headers, ...parts.headers };
   let body: BodyInit | undefined;
-  if (definition.spec.fileFromUrl) body = await uploadForm(definition, parts, context);
+  if (definition.spec.fileFromUrl || definition.spec.fileFromBytes)
+    body = await uploadForm(definition, parts, context);
   else if (parts.json !== undefined) {
     headers["content-type"] = "application/json";
     body = parts.json;
@@ -214,6 +258,48 @@ export function unknownTool(name: string, visible: readonly { name: string }[]):
   return errorResult(problem("NOT_FOUND", `Unknown tool: ${name}. This key's tools: ${tools}.`));
 }
 
+/** What delete_post read before deleting (PostSource's members). */
+interface DeletedPost {
+  id: string;
+  slug: string;
+  title: string;
+  language: string;
+  status: string;
+}
+
+/**
+ * delete_post: the post read first (its source, with the caller's key and arguments), then deleted by the
+ * id read, so the answer names exactly the post deleted, whatever the reference was (a slug freed and
+ * taken again in between cannot redirect the delete). A refusal of either step is the tool's error.
+ */
+async function deleteAfterReading(
+  definition: ToolDefinition,
+  args: Record<string, unknown>,
+  context: ToolContext,
+): Promise<CallToolResult> {
+  const { read, byId } = definition.spec.deletesAfterReading!;
+  const reading = { ...definition, spec: { ...definition.spec, method: "GET" as const, path: read } };
+  const before = await context.fetch(await toolRequest(reading, args, context));
+  if (!before.ok) return toolResult(before);
+  const post = JSON.parse(await readCapped(before)) as DeletedPost;
+  const deleting = await toolRequest(definition, { [byId]: post.id }, context);
+  const response = await context.fetch(deleting);
+  if (!response.ok) return toolResult(response);
+  await response.body?.cancel();
+  const deleted = {
+    id: post.id,
+    slug: post.slug,
+    title: post.title,
+    language: post.language,
+    status_before: post.status,
+  };
+  return {
+    content: [{ type: "text", text: JSON.stringify(deleted) }],
+    structuredContent: deleted,
+    _meta: { http_status: response.status },
+  };
+}
+
 /** Runs the tool as its operation, with the caller's key; every refusal is a tool error, never a crash. */
 export async function runTool(
   definition: ToolDefinition,
@@ -221,6 +307,7 @@ export async function runTool(
   context: ToolContext,
 ): Promise<CallToolResult> {
   try {
+    if (definition.spec.deletesAfterReading) return await deleteAfterReading(definition, args, context);
     const response = await context.fetch(await toolRequest(definition, args, context));
     return await toolResult(response);
   } catch (error) {

@@ -9,6 +9,7 @@ import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { problemResponses } from "../../lib/app";
+import { MCP_PATH, MCP_UPLOAD_MESSAGE_MAX_BYTES, MIB } from "../../lib/body-caps";
 import type { AppEnv } from "../core/bindings";
 import { fail } from "../errors";
 import type { KeyRequirement } from "../keys/api-key";
@@ -16,9 +17,7 @@ import { clientIp, requireKey, security } from "../keys/middleware";
 import { type OpenApiDocument, toolCatalogue } from "./catalogue";
 import type { ToolContext } from "./dispatch";
 import { jsonRpcError, MAX_BATCH, mcpMethodNotAllowed, mcpServer } from "./server";
-import { TOOL_SPECS, type ToolDefinition } from "./tools";
-
-export const MCP_PATH = "/v1/mcp";
+import { TOOL_SPECS, type ToolDefinition, UPLOAD_MEDIA_TOOL } from "./tools";
 
 /**
  * Any valid ck_ key of a live site; a pk_ key is refused (403: it lives in browsers and is bound to their
@@ -27,7 +26,19 @@ export const MCP_PATH = "/v1/mcp";
 const MCP_KEY: KeyRequirement = { kinds: "secret", scopes: [], quota: "read" };
 
 /** A JSON-RPC message of an MCP request (a create_post with a 1 MiB body fits). */
-export const MCP_BODY_MAX_BYTES = 2 * 1024 * 1024;
+export const MCP_BODY_MAX_BYTES = 2 * MIB;
+
+/**
+ * The one message allowed above `MCP_BODY_MAX_BYTES` (up to `MCP_UPLOAD_MESSAGE_MAX_BYTES`, the edge's
+ * cap of this path): a single `tools/call` of upload_media, whose base64 image is 4/3 of up to 8 MiB.
+ */
+function isUploadCall(message: unknown): boolean {
+  if (message === null || typeof message !== "object" || Array.isArray(message)) return false;
+  const { method, params } = message as { method?: unknown; params?: { name?: unknown } | null };
+  return method === "tools/call" && params?.name === UPLOAD_MEDIA_TOOL;
+}
+
+const tooLargeDetail = `An MCP message is at most ${MCP_BODY_MAX_BYTES} bytes (${MCP_UPLOAD_MESSAGE_MAX_BYTES} bytes for one ${UPLOAD_MEDIA_TOOL} call).`;
 
 type App = OpenAPIHono<AppEnv>;
 
@@ -71,7 +82,9 @@ async function handleMcpRequest(
   catalogue: readonly ToolDefinition[],
   context: ToolContext,
 ): Promise<Response> {
+  const size = (await c.req.arrayBuffer()).byteLength;
   const body = await c.req.json().catch(() => undefined);
+  if (size > MCP_BODY_MAX_BYTES && !isUploadCall(body)) fail("PAYLOAD_TOO_LARGE", tooLargeDetail);
   if (Array.isArray(body) && body.length > MAX_BATCH) {
     return jsonRpcError(400, -32600, `Invalid Request: at most ${MAX_BATCH} messages in one batch.`);
   }
@@ -91,9 +104,10 @@ async function handleMcpRequest(
   }
 }
 
+/** The stream is cut at the upload call's cap; a message of another kind is then held to its 2 MiB. */
 const limitBody = bodyLimit({
-  maxSize: MCP_BODY_MAX_BYTES,
-  onError: () => fail("PAYLOAD_TOO_LARGE", `An MCP message is at most ${MCP_BODY_MAX_BYTES} bytes.`),
+  maxSize: MCP_UPLOAD_MESSAGE_MAX_BYTES,
+  onError: () => fail("PAYLOAD_TOO_LARGE", tooLargeDetail),
 });
 
 export function registerMcpRoute(app: App) {
@@ -131,7 +145,7 @@ export function registerMcpRoute(app: App) {
       ...problemResponses({
         401: "Key missing, invalid or revoked",
         403: "A pk_ key",
-        413: "Message above 2 MiB",
+        413: "Message above 2 MiB (12 MiB for one upload_media call)",
         429: "Quota",
       }),
     },

@@ -21,6 +21,13 @@ export interface ToolSpec {
   body?: string;
   /** Instead of a JSON body, the tool fetches an image by URL (image ingest) and uploads it as the form's `file`. */
   fileFromUrl?: true;
+  /** Instead of a JSON body, the tool takes the image's bytes as base64 (`data`) and uploads them as the form's `file`. */
+  fileFromBytes?: true;
+  /**
+   * The tool deletes: it first reads what it deletes through the GET operation `read` (the same arguments),
+   * then deletes that very resource by the id read (the path parameter `byId`), and answers what it deleted.
+   */
+  deletesAfterReading?: { read: string; byId: string };
   annotations: ToolAnnotations;
 }
 
@@ -111,6 +118,16 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   },
   {
+    name: "upload_media",
+    title: "Upload an image",
+    intro:
+      "Upload an image given as its bytes: `data` is the file in base64 (at most 8 MiB decoded; PNG, JPEG, GIF, WebP, AVIF, ICO or a safe SVG, judged from the bytes), uploaded as a media asset of the site exactly as POST /v1/media would; use the answer's id as featured_image_id. For an image on the web, upload_media_from_url.",
+    method: "POST",
+    path: "/v1/media",
+    fileFromBytes: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
     name: "list_post_types",
     title: "List post types",
     intro: "List the site's post types (the post_type values a post may take).",
@@ -190,9 +207,10 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     name: "delete_post",
     title: "Delete a post",
     intro:
-      "Delete a post (soft delete): it leaves every public read and listing at once, its URL is purged and its slug is free again. Cannot be undone through the API.",
+      "Delete a post (soft delete): it leaves every public read and listing at once, its URL is purged and its slug is free again. Cannot be undone through the API. Answers what it deleted: id, slug, title, language and status_before (the post is read first, which costs one read of the key's quota).",
     method: "DELETE",
     path: "/v1/posts/{reference}",
+    deletesAfterReading: { read: "/v1/posts/{reference}/source", byId: "reference" },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   },
   {
@@ -252,9 +270,12 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   },
 ];
 
+/** The tool of image bytes (its message may exceed the MCP body cap: routes.ts). */
+export const UPLOAD_MEDIA_TOOL = "upload_media";
+
 /** Where an argument goes in the HTTP request. */
 export interface Argument {
-  in: "path" | "query" | "header" | "body" | "form" | "url";
+  in: "path" | "query" | "header" | "body" | "form" | "url" | "bytes";
   /** The parameter's (or form field's) name in the request. */
   name: string;
   required: boolean;
