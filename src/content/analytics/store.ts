@@ -4,12 +4,20 @@
  * `analytics_salts`), purged by the cron once their day is over. A human view is one batch (one round
  * trip, one transaction): the two rollup upserts count the visitor only if the day has not seen the id
  * (for the site, for the path) before the id is recorded, so concurrent views never double-count.
+ * Statements go through drizzle's query builder (the counters as `ON CONFLICT … DO UPDATE` upserts); the
+ * raw data's purge stays SQL (`DELETE … WHERE rowid IN (SELECT … LIMIT)`, which the builder cannot say).
  */
 
-import { and, asc, countDistinct, eq, gt, gte, lt, lte, or } from "drizzle-orm";
+import { and, asc, countDistinct, desc, eq, gt, gte, lt, lte, or, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { analyticsDaily, analyticsPathsDaily, analyticsSalts } from "../../../schema/content";
-import type { Computed, Row } from "../../lib/rows";
+import {
+  analyticsDaily,
+  analyticsPathsDaily,
+  analyticsReferrersDaily,
+  analyticsSalts,
+  analyticsVisitors,
+} from "../../../schema/content";
+import type { Row } from "../../lib/rows";
 import { batch, query } from "../../lib/sql";
 import { base64url } from "../keys/key-hash";
 import type { AnalyticsStore, DayTotals, PageView, PathDay, PathTotals, ReferrerTotals } from "./store-port";
@@ -20,13 +28,16 @@ const PURGE_CHUNK = 5000;
 const PURGE_MAX_CHUNKS = 40;
 
 export function d1AnalyticsStore(db: D1Database): AnalyticsStore {
+  const d = drizzle(db);
   return {
     async daySalt(day) {
       const fresh = base64url(crypto.getRandomValues(new Uint8Array(32)));
       const [, read] = await batch(db, [
-        db
-          .prepare("INSERT OR IGNORE INTO analytics_salts (day, salt, created_at) VALUES (?, ?, ?)")
-          .bind(day, fresh, new Date().toISOString()),
+        // The day's key is the one conflict the row can meet: a salt made first stays.
+        d
+          .insert(analyticsSalts)
+          .values({ day, salt: fresh, created_at: new Date().toISOString() })
+          .onConflictDoNothing(),
         query<Row<typeof analyticsSalts, "salt">>(db, "SELECT salt FROM analytics_salts WHERE day = ?", day),
       ]);
       // The insert before it in the same transaction leaves the day's salt in place: the read finds it.
@@ -36,54 +47,64 @@ export function d1AnalyticsStore(db: D1Database): AnalyticsStore {
     },
 
     async recordView(view: PageView) {
-      const statements = [
-        db
-          .prepare(
-            `INSERT INTO analytics_daily (site_id, day, views, visitors)
-             VALUES (?1, ?2, 1, NOT EXISTS (SELECT 1 FROM analytics_visitors WHERE site_id = ?1 AND day = ?2 AND visitor_id = ?3))
-             ON CONFLICT (site_id, day) DO UPDATE SET views = views + 1, visitors = visitors + excluded.visitors`,
-          )
-          .bind(view.siteId, view.day, view.visitorId),
-        db
-          .prepare(
-            `INSERT INTO analytics_paths_daily (site_id, day, path, views, visitors)
-             VALUES (?1, ?2, ?3, 1, NOT EXISTS (SELECT 1 FROM analytics_visitors
-               WHERE site_id = ?1 AND day = ?2 AND visitor_id = ?4 AND path = ?3))
-             ON CONFLICT (site_id, day, path) DO UPDATE SET views = views + 1, visitors = visitors + excluded.visitors`,
-          )
-          .bind(view.siteId, view.day, view.path, view.visitorId),
-        db
-          .prepare(
-            "INSERT OR IGNORE INTO analytics_visitors (site_id, day, visitor_id, path) VALUES (?, ?, ?, ?)",
-          )
-          .bind(view.siteId, view.day, view.visitorId, view.path),
-      ];
-      if (view.referrerHost !== null) {
-        statements.push(
-          db
-            .prepare(
-              `INSERT INTO analytics_referrers_daily (site_id, day, referrer_host, views) VALUES (?, ?, ?, 1)
-               ON CONFLICT (site_id, day, referrer_host) DO UPDATE SET views = views + 1`,
-            )
-            .bind(view.siteId, view.day, view.referrerHost),
-        );
-      }
-      await batch(db, statements);
+      const v = analyticsVisitors;
+      const seenToday = and(
+        eq(v.site_id, view.siteId),
+        eq(v.day, view.day),
+        eq(v.visitor_id, view.visitorId),
+      );
+      // 1 when the day has not seen the visitor (on the site, on the path) before this view records it.
+      const newVisitor = sql<number>`NOT EXISTS (SELECT 1 FROM ${v} WHERE ${seenToday})`;
+      const newOnPath = sql<number>`NOT EXISTS (SELECT 1 FROM ${v} WHERE ${and(seenToday, eq(v.path, view.path))})`;
+      const daily = analyticsDaily;
+      const paths = analyticsPathsDaily;
+      const referrers = analyticsReferrersDaily;
+      await batch(db, [
+        d
+          .insert(daily)
+          .values({ site_id: view.siteId, day: view.day, views: 1, visitors: newVisitor })
+          .onConflictDoUpdate({
+            target: [daily.site_id, daily.day],
+            set: { views: sql`${daily.views} + 1`, visitors: sql`${daily.visitors} + excluded.visitors` },
+          }),
+        d
+          .insert(paths)
+          .values({ site_id: view.siteId, day: view.day, path: view.path, views: 1, visitors: newOnPath })
+          .onConflictDoUpdate({
+            target: [paths.site_id, paths.day, paths.path],
+            set: { views: sql`${paths.views} + 1`, visitors: sql`${paths.visitors} + excluded.visitors` },
+          }),
+        // The view's key (site, day, visitor, path) is the one conflict the row can meet.
+        d
+          .insert(v)
+          .values({ site_id: view.siteId, day: view.day, visitor_id: view.visitorId, path: view.path })
+          .onConflictDoNothing(),
+        ...(view.referrerHost === null
+          ? []
+          : [
+              d
+                .insert(referrers)
+                .values({ site_id: view.siteId, day: view.day, referrer_host: view.referrerHost, views: 1 })
+                .onConflictDoUpdate({
+                  target: [referrers.site_id, referrers.day, referrers.referrer_host],
+                  set: { views: sql`${referrers.views} + 1` },
+                }),
+            ]),
+      ]);
     },
 
     async recordBot(siteId, day) {
-      await db
-        .prepare(
-          `INSERT INTO analytics_daily (site_id, day, bot_views) VALUES (?, ?, 1)
-           ON CONFLICT (site_id, day) DO UPDATE SET bot_views = bot_views + 1`,
-        )
-        .bind(siteId, day)
+      const t = analyticsDaily;
+      await d
+        .insert(t)
+        .values({ site_id: siteId, day, bot_views: 1 })
+        .onConflictDoUpdate({ target: [t.site_id, t.day], set: { bot_views: sql`${t.bot_views} + 1` } })
         .run();
     },
 
     async days(siteId, window: AnalyticsWindow) {
       const t = analyticsDaily;
-      const results: DayTotals[] = await drizzle(db)
+      const results: DayTotals[] = await d
         .select({ date: t.day, views: t.views, visitors: t.visitors, bot_views: t.bot_views })
         .from(t)
         .where(and(eq(t.site_id, siteId), gte(t.day, window.from), lte(t.day, window.to)))
@@ -94,19 +115,22 @@ export function d1AnalyticsStore(db: D1Database): AnalyticsStore {
 
     async topPaths(siteId, window, page) {
       // One scan: the window function counts the groups before LIMIT/OFFSET cut the page.
-      const { results } = await db
-        .prepare(
-          `SELECT path, SUM(views) AS views, SUM(visitors) AS visitors, COUNT(*) OVER () AS total
-           FROM analytics_paths_daily WHERE site_id = ? AND day >= ? AND day <= ?
-           GROUP BY path ORDER BY views DESC, visitors DESC, path ASC LIMIT ? OFFSET ?`,
-        )
-        .bind(siteId, window.from, window.to, page.limit, page.offset)
-        .all<PathTotals & Computed<{ total: number }>>();
-      const items = results.map(({ path, views, visitors }) => ({ path, views, visitors }));
+      const t = analyticsPathsDaily;
+      const views = sql<number>`SUM(${t.views})`;
+      const visitors = sql<number>`SUM(${t.visitors})`;
+      const results = await d
+        .select({ path: t.path, views, visitors, total: sql<number>`COUNT(*) OVER ()` })
+        .from(t)
+        .where(and(eq(t.site_id, siteId), gte(t.day, window.from), lte(t.day, window.to)))
+        .groupBy(t.path)
+        .orderBy(desc(views), desc(visitors), asc(t.path))
+        .limit(page.limit)
+        .offset(page.offset)
+        .all();
+      const items: PathTotals[] = results.map(({ path, views, visitors }) => ({ path, views, visitors }));
       if (results.length > 0 || page.offset === 0) return { items, total: results[0]?.total ?? 0 };
       // A page past the end has no row to carry the count.
-      const t = analyticsPathsDaily;
-      const count = await drizzle(db)
+      const count = await d
         .select({ total: countDistinct(t.path) })
         .from(t)
         .where(and(eq(t.site_id, siteId), gte(t.day, window.from), lte(t.day, window.to)))
@@ -115,21 +139,23 @@ export function d1AnalyticsStore(db: D1Database): AnalyticsStore {
     },
 
     async topReferrers(siteId, window, limit) {
-      const { results } = await db
-        .prepare(
-          `SELECT referrer_host AS host, SUM(views) AS views FROM analytics_referrers_daily
-           WHERE site_id = ? AND day >= ? AND day <= ?
-           GROUP BY referrer_host ORDER BY views DESC, host ASC LIMIT ?`,
-        )
-        .bind(siteId, window.from, window.to, limit)
-        .all<ReferrerTotals>();
+      const t = analyticsReferrersDaily;
+      const views = sql<number>`SUM(${t.views})`;
+      const results: ReferrerTotals[] = await d
+        .select({ host: t.referrer_host, views })
+        .from(t)
+        .where(and(eq(t.site_id, siteId), gte(t.day, window.from), lte(t.day, window.to)))
+        .groupBy(t.referrer_host)
+        .orderBy(desc(views), asc(t.referrer_host))
+        .limit(limit)
+        .all();
       return results;
     },
 
     async pathDays(siteId, window, after, limit) {
       const t = analyticsPathsDaily;
       const afterDate = after?.date ?? "";
-      const results: PathDay[] = await drizzle(db)
+      const results: PathDay[] = await d
         .select({ date: t.day, path: t.path, views: t.views, visitors: t.visitors })
         .from(t)
         .where(
@@ -159,7 +185,7 @@ export function d1AnalyticsStore(db: D1Database): AnalyticsStore {
         visitors += result.meta.changes;
         if (result.meta.changes < PURGE_CHUNK) break;
       }
-      const salts = await drizzle(db).delete(analyticsSalts).where(lt(analyticsSalts.day, day)).run();
+      const salts = await d.delete(analyticsSalts).where(lt(analyticsSalts.day, day)).run();
       return { visitors, salts: salts.meta.changes };
     },
   };
