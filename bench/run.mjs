@@ -16,6 +16,13 @@ import { round } from "./lib.mjs";
 import { measure, wrkAvailable } from "./loadgen.mjs";
 import { withLocalLimiters } from "./local-limiters.mjs";
 import { workerdPid } from "./memory.mjs";
+import {
+  assertPortsFree,
+  BENCH_PORT_OFFSET,
+  benchPorts,
+  LOCAL_LIMITERS_STACK_OFFSET,
+  MEMORY_STACK_OFFSET,
+} from "./ports.mjs";
 import { checkTargets, renderReport } from "./report.mjs";
 import { DEFAULT_SECTIONS, prepareSection, SECTIONS } from "./sections.mjs";
 import { createTenant } from "./seed.mjs";
@@ -51,8 +58,8 @@ export function parseArgs(argv) {
     duration: number("--duration", quick ? 3 : 10),
     warmup: number("--warmup", quick ? 1 : 2),
     connections: number("--connections", 16),
-    // Ports 8787+offset…: 9787-9790 by default, beside `npm start` and the browser tests.
-    portOffset: number("--port-offset", 1000),
+    // Ports 8787+offset…: 9787-9790 by default, beside `npm start` and the browser tests (bench/ports.mjs).
+    portOffset: number("--port-offset", BENCH_PORT_OFFSET),
     // What the key pools are sized for: the highest rate a read or a write row could reach here.
     maxRps: number("--max-rps", 4000),
     maxWriteRps: number("--max-write-rps", 400),
@@ -120,7 +127,7 @@ async function localLimiterRows(options, tool, stem, log) {
   log("local limiters: a second stack with the rate-limiting bindings counted in the isolate…");
   const { mf, urls } = await startPlatform({
     persist,
-    portOffset: options.portOffset + 100,
+    portOffset: options.portOffset + LOCAL_LIMITERS_STACK_OFFSET,
     adjustWorker: withLocalLimiters,
     handleStructuredLogs: (entry) => workerLog.write(`${entry.message}\n`),
   });
@@ -155,6 +162,12 @@ async function main() {
     if (!wrkAvailable()) throw new Error("--wrk: wrk is not on PATH");
     tool = "wrk";
   }
+  const stacks = benchPorts(options.portOffset);
+  await assertPortsFree([
+    ...stacks.bench,
+    ...(options.sections.includes("memory") ? stacks.memory : []),
+    ...(options.localLimiters && options.sections.includes("posts") ? stacks.local_limiters : []),
+  ]);
   const persist = mkdtempSync(path.join(os.tmpdir(), "platform-bench-"));
   const at = new Date().toISOString();
   const dir = path.join(root, "bench/results");
@@ -164,7 +177,7 @@ async function main() {
   log(`bench: ${options.sections.join(", ")} with ${tool}${options.quick ? " (--quick)" : ""}; starting…`);
   // `npm start`'s memory first, alone (its own ports: the bench's offset + 50, and its own store).
   const started_memory = options.sections.includes("memory")
-    ? await startMemory({ portOffset: options.portOffset + 50 })
+    ? await startMemory({ portOffset: options.portOffset + MEMORY_STACK_OFFSET })
     : null;
   if (started_memory) log(`npm start: ${round(started_memory.total_mb, 0)} MB resident 10 s after ready`);
   // The Workers' own log lines (one per request and more) go to a file beside the results.

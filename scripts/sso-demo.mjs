@@ -1,5 +1,5 @@
 // The local single sign-on demo of `npm start` (development only, never deployed): a real OpenID
-// provider (`oidc-provider`, scripts/oidc-provider.mjs) on http://localhost:8791 with one demo user,
+// provider (`oidc-provider`, scripts/oidc-provider.mjs) on http://localhost:8791 (+ PORT_OFFSET) with one demo user,
 // configured as the demo organization's provider with the vouched domain `sso-demo.localhost` marked
 // proved (offline there is no DNS to prove it by; the identity worker allows an http://localhost issuer
 // only because .dev.vars sets DEV_SSO_LOCAL_ISSUERS, which a deploy refuses).
@@ -7,6 +7,8 @@ import { randomBytes, webcrypto } from "node:crypto";
 import { startOidcProvider } from "./oidc-provider.mjs";
 
 export const SSO_DEMO_DOMAIN = "sso-demo.localhost";
+/** The provider's port at offset 0, beside the four Workers' 8787-8790; moved by the same offset. */
+export const SSO_DEMO_PORT = 8791;
 const CONFIG_ID = "dev-local-provider";
 const encoder = new TextEncoder();
 
@@ -38,9 +40,13 @@ async function seal(serverSecret, orgId, configId, secret) {
 
 /**
  * Starts the provider and points the first organization (the demo tenant's) at it. `callbacks`: the
- * redirect URIs the identity worker may use (its ISSUER + /api/v1/auth/sso/callback).
+ * redirect URIs the identity worker may use (its ISSUER + /api/v1/auth/sso/callback). `portOffset`: the
+ * offset of the platform's own ports (`npm start`'s PORT_OFFSET), so a second copy's provider does not
+ * take the first one's port (bench/ports.mjs lists every port).
  */
-export async function startSsoDemo({ identityDb, ssoSecretKey, callbacks, port = 8791 }) {
+export async function startSsoDemo({ identityDb, ssoSecretKey, callbacks, portOffset }) {
+  if (!Number.isInteger(portOffset)) throw new TypeError("startSsoDemo: portOffset is required");
+  const port = SSO_DEMO_PORT + portOffset;
   const org = await identityDb.prepare("SELECT id, slug FROM orgs ORDER BY created_at LIMIT 1").first();
   if (!org) return null;
   const issuer = `http://localhost:${port}`;

@@ -13,8 +13,9 @@ async function main() {
   process.stdout.write("Building and starting the workers… ");
   // PORT_OFFSET moves the ports (8787+offset…), PLATFORM_STATE the local store: a second copy (the
   // bench's memory row) runs beside a developer's own `npm start`.
+  const portOffset = Number(process.env.PORT_OFFSET ?? 0);
   const { mf, urls, migrations } = await startPlatform({
-    portOffset: Number(process.env.PORT_OFFSET ?? 0),
+    portOffset,
     ...(process.env.PLATFORM_STATE ? { persist: process.env.PLATFORM_STATE } : {}),
   });
   console.log("ready.");
@@ -33,15 +34,17 @@ async function main() {
     );
   }
 
+  const localhost = `http://localhost:${new URL(urls.gateway).port}`;
   const sso = await startSsoDemo({
     identityDb,
     ssoSecretKey: ensureDevVars().identity.SSO_SECRET_KEY,
-    callbacks: ["http://localhost:8787/api/v1/auth/sso/callback", `${urls.gateway}/api/v1/auth/sso/callback`],
+    callbacks: [`${localhost}/api/v1/auth/sso/callback`, `${urls.gateway}/api/v1/auth/sso/callback`],
+    portOffset,
   });
   if (sso) {
     console.log(`
 Single sign-on demo (development only): organization "${sso.org.slug}" signs in through the local
-OpenID provider ${sso.issuer}. Open http://localhost:8787/auth/sign-in, choose "Continue with SSO" with
+OpenID provider ${sso.issuer}. Open ${localhost}/auth/sign-in, choose "Continue with SSO" with
   e-mail    ${sso.user.email}
   password  ${sso.user.password}   (asked by the provider; new each start)`);
   }
