@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { EdgeIdentity } from "../../src/lib/edge";
 import { newId } from "../../src/lib/ids";
+import { slugFromName } from "../../src/lib/slug";
 import {
   isPlatformHost,
   normalizeHost,
   normalizeRequestHost,
-  slugFromName,
   slugOfPlatformHost,
 } from "../../src/sites/health/domains";
 import { isServiceCaller, mayCreateIn } from "../../src/sites/site/access";

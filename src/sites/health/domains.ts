@@ -1,22 +1,10 @@
-/** Slugs, hosts and language tags of a site: plain normalization rules. */
+/** Hosts and language tags of a site (the slug rule is src/lib/slug.ts, shared with identity). */
 
-/** A slug is one DNS label, because `<slug>.<platform domain>` is a host of the site. */
-export const SLUG_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+import { SLUG_RE } from "../../lib/slug";
+
 const LABEL_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 export const LANGUAGE_RE = /^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/;
 export const MAX_ALIASES = 20;
-
-/** Derives a slug from a display name: ASCII-folded, lower case, runs of other characters as one hyphen. */
-export function slugFromName(name: string): string {
-  return name
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 63)
-    .replace(/-+$/g, "");
-}
 
 /**
  * Normalizes a host name (lower case, no trailing dot) or returns null when it is not a plain DNS host:

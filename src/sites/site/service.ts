@@ -2,6 +2,7 @@
 import type { EdgeIdentity } from "../../lib/edge";
 import { newId, parseId, parseUlid } from "../../lib/ids";
 import type { ApiError } from "../../lib/problem";
+import { SLUG_RE, slugFromName } from "../../lib/slug";
 import type { Services } from "../core/app-env";
 import { fail, problem } from "../errors";
 import { reportPendingHosts, withDomainProof } from "../health/domain-proof";
@@ -11,8 +12,6 @@ import {
   MAX_ALIASES,
   normalizeHost,
   normalizeRequestHost,
-  SLUG_RE,
-  slugFromName,
   slugOfPlatformHost,
 } from "../health/domains";
 import { provedHostsOf, provedHostsOfSites } from "../health/domains-store";

@@ -1,7 +1,7 @@
 /** Rules of a theme's own fields (name, slug, version, preview URL, description). Pure functions. */
 
+import { SLUG_RE } from "../../lib/slug";
 import { fail } from "../errors";
-import { SLUG_RE } from "../health/domains";
 import { charLength } from "../site/settings/json";
 
 export const THEME_NAME_MAX = 80;

@@ -1,4 +1,5 @@
-import { LANGUAGE_RE, SLUG_RE } from "../../health/domains";
+import { SLUG_RE } from "../../../lib/slug";
+import { LANGUAGE_RE } from "../../health/domains";
 import {
   charLength,
   indexPath,
