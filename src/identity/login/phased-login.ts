@@ -30,6 +30,45 @@ function codeHash(env: Env, challenge: string, method: string, code: string) {
   return hmacHex(env.OTP_PEPPER, `login_mfa|${challenge}|${method}|${code}`);
 }
 
+/**
+ * The ways on for an account whose password matched but which has no second factor, as `details.ways` of
+ * 428 MFA_NOT_ENROLLED: a magic link signs it in now (its mailbox is its only factor; the code alone
+ * issues a session), and with that session's access token it enrolls TOTP (no step-up code while it has
+ * no factor), after which the password signs in with the TOTP code. The password step itself issues no
+ * token (docs/decisions/identity-first-hour.md).
+ */
+export const MFA_WAYS = [
+  {
+    way: "magic_link",
+    page: "/auth/magic-link",
+    requests: [
+      { method: "POST", path: "/api/v1/auth/magic-link/request", body: ["email"] },
+      { method: "POST", path: "/api/v1/auth/magic-link/verify", body: ["email", "code"] },
+    ],
+  },
+  {
+    way: "totp",
+    page: "/auth/account",
+    authorization: "Bearer access token of a session (the magic link's)",
+    requests: [
+      { method: "POST", path: "/api/v1/auth/mfa/totp", body: [] },
+      { method: "POST", path: "/api/v1/auth/mfa/totp/confirm", body: ["code"] },
+    ],
+  },
+] as const;
+
+const MFA_WAYS_DETAIL =
+  "This account has no second factor yet. Sign in with a magic link: POST /api/v1/auth/magic-link/request " +
+  "with the e-mail, then POST /api/v1/auth/magic-link/verify with the e-mail and the mailed code (the " +
+  "code alone signs in an account without a second factor). With that session's access token enroll TOTP: " +
+  "POST /api/v1/auth/mfa/totp (a secret and its otpauth URI; no step-up code while the account has no " +
+  "factor), then POST /api/v1/auth/mfa/totp/confirm with a current code. The password then signs in with " +
+  "the TOTP code.";
+
+/** 428 MFA_NOT_ENROLLED with the ways on (`details.ways`), the same from every login that raises it. */
+export const MFA_NOT_ENROLLED = () =>
+  problem("MFA_NOT_ENROLLED", { detail: MFA_WAYS_DETAIL, details: { ways: MFA_WAYS } });
+
 /** The second factors an account has, as the phased login offers them. */
 export interface EnrolledFactors {
   totp: boolean;
@@ -43,7 +82,7 @@ export interface EnrolledFactors {
  * counts as enrollment: without either the login is refused with 428 MFA_NOT_ENROLLED.
  */
 export function loginMethods(factors: EnrolledFactors): LoginMethod[] {
-  if (!factors.totp && !factors.passkeys) fail("MFA_NOT_ENROLLED", "Enroll a TOTP factor first.");
+  if (!factors.totp && !factors.passkeys) throw MFA_NOT_ENROLLED();
   const methods: LoginMethod[] = [];
   if (factors.totp) methods.push("totp");
   methods.push("email");

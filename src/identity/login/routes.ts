@@ -11,13 +11,12 @@ import {
   TrustedSessionResponseSchema,
 } from "../core/schemas";
 import type { Env } from "../core/worker-env";
-import { fail } from "../errors";
 import { recordFactorFailure, recordSignInFailure } from "../events/events";
 import { checkTotp, hasConfirmedTotp, totpRefusal } from "../factors/factors";
 import { clearPasswordGuard } from "./guards";
 import { INVALID_CREDENTIALS, provePassword } from "./login-flow";
 import { requestMagicLink, verifyMagicLink } from "./magic-link";
-import { openLoginChallenge, sendLoginFactor, verifyLoginFactor } from "./phased-login";
+import { MFA_NOT_ENROLLED, openLoginChallenge, sendLoginFactor, verifyLoginFactor } from "./phased-login";
 import { sessionResponse } from "./session-response";
 import { createSession } from "./sessions";
 
@@ -70,7 +69,7 @@ const loginRoute = createRoute({
       401: "INVALID_CREDENTIALS, MFA_INVALID_CODE (details.reason code_already_used: a TOTP code whose step was spent)",
       403: "EMAIL_NOT_VERIFIED, ACCOUNT_PENDING_DELETION (only after the password matched)",
       423: "ACCOUNT_LOCKED",
-      428: "MFA_NOT_ENROLLED",
+      428: "MFA_NOT_ENROLLED (details.ways: a magic link signs the account in; its access token enrolls TOTP)",
       429: "RATE_LIMITED",
       503: "SIGN_IN_BUSY (no evaluation slot of the lockout guard freed within 10 s)",
     }),
@@ -93,7 +92,7 @@ const startLoginRoute = createRoute({
       401: "INVALID_CREDENTIALS",
       403: "EMAIL_NOT_VERIFIED, ACCOUNT_PENDING_DELETION (only after the password matched)",
       423: "ACCOUNT_LOCKED",
-      428: "MFA_NOT_ENROLLED",
+      428: "MFA_NOT_ENROLLED (details.ways: a magic link signs the account in; its access token enrolls TOTP)",
       429: "RATE_LIMITED",
       503: "SIGN_IN_BUSY (no evaluation slot of the lockout guard freed within 10 s)",
     }),
@@ -179,7 +178,7 @@ async function passwordTotpLogin(env: Env, services: Services, body: z.infer<typ
     address,
     body.password,
     async (id, failed) => {
-      if (!(await hasConfirmedTotp(env.DB, id))) fail("MFA_NOT_ENROLLED", "Enroll a TOTP factor first.");
+      if (!(await hasConfirmedTotp(env.DB, id))) throw MFA_NOT_ENROLLED();
       const verdict = body.totp_code ? await checkTotp(env, id, body.totp_code.trim(), "confirmed") : "wrong";
       if (verdict !== "ok") {
         failed();

@@ -84,10 +84,16 @@ ${field({
 </section>`;
 }
 
+/**
+ * The sign-in page: the first step (password, passkey-first, single sign-on) in `#first-step`, which the
+ * script hides as a whole when the second step (`#second-factor`) opens, so "Confirm it is you" shows
+ * only the second factor.
+ */
 export function signInBody(input: { next: string; email: string; reset: boolean }): Html {
   return html`<div id="flow" data-next="${input.next}">
 ${NOSCRIPT}
 ${input.reset ? html`<p class="status ok">Your password was changed and every session signed out. Sign in with the new password.</p>` : ""}
+<div id="first-step">
 <form id="password-form" method="post">
 ${field({ name: "email", label: "E-mail", type: "email", autocomplete: "username", value: input.email })}
 ${field({ name: "password", label: "Password", type: "password", autocomplete: "current-password" })}
@@ -102,6 +108,7 @@ ${field({ name: "password", label: "Password", type: "password", autocomplete: "
 <button type="button" id="passkey-sign-in" class="secondary">Sign in with a passkey</button>
 </div>
 ${ssoStartSection()}
+</div>
 ${secondFactorSection()}
 ${links(input.next, [
   ["/auth/password/reset", "Forgot your password?"],
@@ -130,10 +137,20 @@ ${links(input.next, [["/auth/sign-in", "Already have an account? Sign in"]])}
 </div>`;
 }
 
-export function confirmBody(input: { next: string; email: string }): Html {
+/**
+ * Development only (`DEV_OUTBOX=true`, which a deploy never sets): no e-mail leaves the machine, the codes
+ * are read from the dev outbox, so the page says where.
+ */
+function devOutboxNote(email: string): Html {
+  const path = `/api/v1/auth/__dev/outbox?to=${encodeURIComponent(email || "you@example.com")}`;
+  return html`<p class="hint" id="dev-outbox">Development: no e-mail is sent. The code is in the dev outbox: <code>GET ${path}</code>.</p>`;
+}
+
+export function confirmBody(input: { next: string; email: string; devOutbox: boolean }): Html {
   return html`<div id="flow" data-next="${input.next}">
 ${NOSCRIPT}
 <p>We e-mailed a 6-digit code to confirm the address. It stays valid for 24 hours.</p>
+${input.devOutbox ? devOutboxNote(input.email) : ""}
 <form id="confirm-form" method="post">
 ${field({ name: "email", label: "E-mail", type: "email", autocomplete: "email", value: input.email })}
 ${field({

@@ -6,6 +6,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../core/context";
+import { devOutboxEnabled } from "../messaging/messaging";
 import { ssoBody } from "../sso/page";
 import { renderPage } from "./layout";
 import { safeNextPath } from "./sign-in-next";
@@ -43,7 +44,7 @@ export function registerSignInPages(app: OpenAPIHono<AppEnv>) {
     renderPage(c, {
       title: "Confirm your e-mail",
       script: "confirm.js",
-      body: confirmBody({ next: next(c), email: query(c, "email") }),
+      body: confirmBody({ next: next(c), email: query(c, "email"), devOutbox: devOutboxEnabled(c.env) }),
     }),
   );
   app.get("/auth/magic-link", (c) =>

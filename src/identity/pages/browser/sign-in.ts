@@ -4,13 +4,15 @@ import { A, S } from "./shared/flow";
 import type { RequestOptionsJSON, SecondFactorStart, SignedInBody } from "./shared/globals";
 import { wireSsoStart } from "./shared/sso-start";
 
+const firstStep = document.getElementById("first-step") as HTMLElement;
 const form = document.getElementById("password-form") as HTMLFormElement;
 const noFactor = document.getElementById("no-factor") as HTMLElement;
 const email = form.querySelector("input[name=email]") as HTMLInputElement;
 const password = form.querySelector("input[name=password]") as HTMLInputElement;
 
+// The first step (password, passkey-first, single sign-on) hides as a whole while the second step shows.
 function restart(): void {
-  form.hidden = false;
+  firstStep.hidden = false;
   noFactor.hidden = true;
   password.value = "";
 }
@@ -24,7 +26,7 @@ A.form(form, async (data) => {
     { token: false },
   );
   if (result.ok) {
-    form.hidden = true;
+    firstStep.hidden = true;
     A.announce("");
     S.startSecondFactor(result.body!, { restart: restart });
     return;
