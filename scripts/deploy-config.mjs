@@ -123,9 +123,24 @@ export function serviceTargets(name) {
   return (readConfig(name).raw.services ?? []).map((s) => s.service);
 }
 
-/** Problems of a settings file for a real deploy: missing production vars, local or example values. */
+/** A value copied from deploy/production.example.json unchanged. */
+const EXAMPLE_VALUE = /example\.(com|org|net)/i;
+
+/**
+ * Problems of a settings file for a deploy: missing production vars, development-only vars, local or
+ * example values (in the vars and in the gateway's routes). Every one refuses the real deploy and its dry
+ * run alike (scripts/deploy.mjs, `refuseUnready`); `allowExample` is for tests of the configs only.
+ */
 export function settingsProblems(settings, { allowExample = false } = {}) {
   const problems = [];
+  for (const [i, route] of (settings.workers?.gateway?.routes ?? []).entries()) {
+    const pattern = typeof route === "string" ? route : route?.pattern;
+    if (!allowExample && EXAMPLE_VALUE.test(String(pattern))) {
+      problems.push(`gateway: routes[${i}] = ${pattern} is the example's value`);
+    }
+    if (LOCAL_VALUE.test(String(pattern)))
+      problems.push(`gateway: routes[${i}] = ${pattern} is a local address`);
+  }
   for (const name of DEPLOY_ORDER) {
     const vars = settings.workers?.[name]?.vars ?? {};
     for (const key of REQUIRED_VARS[name]) {
@@ -134,7 +149,7 @@ export function settingsProblems(settings, { allowExample = false } = {}) {
     for (const [key, value] of Object.entries(vars)) {
       if (DEV_ONLY_VARS.test(key)) problems.push(`${name}: ${key} is development-only`);
       if (LOCAL_VALUE.test(String(value))) problems.push(`${name}: ${key} = ${value} is a local address`);
-      if (!allowExample && /example\.(com|org|net)/i.test(String(value))) {
+      if (!allowExample && EXAMPLE_VALUE.test(String(value))) {
         problems.push(`${name}: ${key} = ${value} is the example's value`);
       }
     }

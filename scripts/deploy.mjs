@@ -14,8 +14,10 @@
 //     when the Worker lacks them (never regenerated), provided ones (provider tokens) from the environment.
 //     No secret is ever printed.
 //
-// --dry-run needs no account: it prints the plan and runs `wrangler deploy --dry-run` on each generated
-// config (placeholder ids), which bundles and checks every Worker offline.
+// --dry-run needs no account: it prints the plan, refuses the settings exactly as the real run would
+// (`refuseUnready`, the one check both call: example or local values, missing or development-only vars),
+// then runs `wrangler deploy --dry-run` on each generated config (placeholder ids), which bundles and
+// checks every Worker offline. Only the account (`wrangler whoami`) is left to the real run.
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -124,10 +126,24 @@ function describePlan(settings, settingsFile, env, log) {
   }
 }
 
+/**
+ * The settings' readiness, one check for the real deploy and its dry run: every problem of
+ * `settingsProblems` refuses both, listed together (a dry run that passes is a deploy that is not refused
+ * for its settings).
+ */
+function refuseUnready(settings, settingsFile) {
+  const problems = settingsProblems(settings);
+  if (problems.length) {
+    throw new Error(
+      `${path.relative(root, settingsFile)} is not ready for production (${problems.length} ${problems.length === 1 ? "problem" : "problems"}):\n  ${problems.join("\n  ")}`,
+    );
+  }
+}
+
 async function dryRun({ settingsFile, wrangler, env, log, bundleDir }) {
   const settings = readSettings(settingsFile);
   describePlan(settings, settingsFile, env, log);
-  for (const problem of settingsProblems(settings, { allowExample: true })) log(`  warning: ${problem}`);
+  refuseUnready(settings, settingsFile);
   const dir = mkdtempSync(path.join(os.tmpdir(), "deploy-dry-run-"));
   try {
     const files = writeConfigs(path.join(dir, "configs"), settings, placeholderIds());
@@ -264,12 +280,7 @@ async function realDeploy({ settingsFile, wrangler: run, env, log, outDir, api }
   // Every call on the settings' account (when named; else the one wrangler is logged in to).
   const account = settings.account_id ? { CLOUDFLARE_ACCOUNT_ID: settings.account_id } : {};
   const wrangler = (args, options = {}) => run(args, { ...options, env: { ...account, ...options.env } });
-  const problems = settingsProblems(settings);
-  if (problems.length) {
-    throw new Error(
-      `${path.relative(root, settingsFile)} is not ready for production:\n  ${problems.join("\n  ")}`,
-    );
-  }
+  refuseUnready(settings, settingsFile);
   describePlan(settings, settingsFile, env, log);
   await must(
     wrangler,
