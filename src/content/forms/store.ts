@@ -1,13 +1,14 @@
 /**
  * The forms app's switch per site (from the site projection) and the site's forms. "Open" means what the
- * forms area needs to exist: the app switched on (and, for the anonymous routes, the site live).
+ * forms area needs to exist: the app switched on (and, for the anonymous routes, the site live). Queries
+ * go through drizzle's query builder.
  */
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, isNull, notInArray, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { forms } from "../../../schema/content";
+import { forms, formsAppState, sites } from "../../../schema/content";
 import type { Computed } from "../../lib/rows";
 import type { SiteProjection } from "../../lib/rpc";
-import { batch, first, query } from "../../lib/sql";
+import { batch, first, prepared, query } from "../../lib/sql";
 import type { FormField } from "./fields";
 
 export type FormRow = typeof forms.$inferSelect;
@@ -40,27 +41,31 @@ export function toFormRecord(row: FormRow): FormRecord {
  */
 export function formsAppStatements(db: D1Database, site: SiteProjection): D1PreparedStatement[] {
   if (site.forms_enabled === undefined) return [];
+  const t = formsAppState;
   return [
-    db
-      .prepare(
-        `INSERT INTO forms_app_state (site_id, enabled, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT (site_id) DO UPDATE SET enabled = excluded.enabled, updated_at = excluded.updated_at
-         WHERE excluded.updated_at >= forms_app_state.updated_at`,
-      )
-      .bind(site.id, site.forms_enabled ? 1 : 0, site.updated_at),
+    prepared(
+      db,
+      drizzle(db)
+        .insert(t)
+        .values({ site_id: site.id, enabled: site.forms_enabled ? 1 : 0, updated_at: site.updated_at })
+        .onConflictDoUpdate({
+          target: t.site_id,
+          set: { enabled: sql`excluded.enabled`, updated_at: sql`excluded.updated_at` },
+          setWhere: sql`excluded.updated_at >= ${t.updated_at}`,
+        }),
+    ),
   ];
 }
 
 /** Whether the site's forms area exists: the app on and the site neither deleted nor archived. */
 export async function formsAreaOpen(db: D1Database, siteId: string): Promise<boolean> {
-  const row = await db
-    .prepare(
-      `SELECT 1 AS open FROM sites s JOIN forms_app_state f ON f.site_id = s.id AND f.enabled = 1
-       WHERE s.id = ? AND s.status NOT IN ('deleted', 'archived')`,
-    )
-    .bind(siteId)
-    .first<Computed<{ open: number }>>();
-  return row !== null;
+  const row = await drizzle(db)
+    .select({ open: sql<number>`1` })
+    .from(sites)
+    .innerJoin(formsAppState, and(eq(formsAppState.site_id, sites.id), eq(formsAppState.enabled, 1)))
+    .where(and(eq(sites.id, siteId), notInArray(sites.status, ["deleted", "archived"])))
+    .get();
+  return row !== undefined;
 }
 
 /**
@@ -92,15 +97,13 @@ export async function getSubmittableForm(
   siteId: string,
   formId: string,
 ): Promise<FormRecord | null> {
-  const row = await db
-    .prepare(
-      `SELECT fm.* FROM forms fm
-       JOIN sites s ON s.id = fm.site_id AND s.status = 'active'
-       JOIN forms_app_state f ON f.site_id = fm.site_id AND f.enabled = 1
-       WHERE fm.id = ? AND fm.site_id = ? AND fm.deleted_at IS NULL`,
-    )
-    .bind(formId, siteId)
-    .first<FormRow>();
+  const row = await drizzle(db)
+    .select(getTableColumns(forms))
+    .from(forms)
+    .innerJoin(sites, and(eq(sites.id, forms.site_id), eq(sites.status, "active")))
+    .innerJoin(formsAppState, and(eq(formsAppState.site_id, forms.site_id), eq(formsAppState.enabled, 1)))
+    .where(and(eq(forms.id, formId), eq(forms.site_id, siteId), isNull(forms.deleted_at)))
+    .get();
   return row ? toFormRecord(row) : null;
 }
 
