@@ -243,6 +243,11 @@ describe("sign-in page: the second step", () => {
     await enterPassword(page, email);
     const form = page.locator("#sf-totp");
     await form.waitFor();
+    // The second step shows only the second factor: the first step's passkey and single sign-on are gone.
+    expect(await page.getByRole("heading", { name: "Confirm it is you" }).isVisible()).toBe(true);
+    expect(await page.locator("#first-step").isHidden()).toBe(true);
+    expect(await page.getByRole("button", { name: "Sign in with a passkey" }).isVisible()).toBe(false);
+    expect(await page.locator("#sso-form").isVisible()).toBe(false);
     if (base() === gateway()) await screenshot(page, "sign-in-second-factor");
     // The code field has the focus: the user types straight away.
     expect(await page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("totp_code");
@@ -283,6 +288,7 @@ describe("sign-in page: the second step", () => {
     await page.getByRole("alert").waitFor();
     expect(await statusText(page)).toMatch(/Too many wrong attempts.*Start again\.$/);
     expect(await page.locator("#password-form").isVisible()).toBe(true);
+    expect(await page.getByRole("button", { name: "Sign in with a passkey" }).isVisible()).toBe(true);
     expect(await page.locator("#second-factor").isHidden()).toBe(true);
     expect(await page.getByLabel("Password", { exact: true }).inputValue()).toBe("");
   });
