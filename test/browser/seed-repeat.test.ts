@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Demo, seedDemo } from "../../scripts/seed.mjs";
+import { type Demo, type DemoSession, seedDemo } from "../../scripts/seed.mjs";
 import { platform } from "../support/browser";
 
 const dir = mkdtempSync(path.join(tmpdir(), "seed-state-"));
@@ -34,7 +34,7 @@ type StoredEntry = { user: { email: string }; refresh_token: string; totp_step?:
 const stored = () => JSON.parse(readFileSync(stateFile, "utf8")) as Record<string, StoredEntry>;
 
 describe("npm run seed, again and again", () => {
-  const runs: Demo[] = [];
+  const runs: (Demo & { session: DemoSession })[] = [];
 
   it("succeeds six times in a row as the same owner, each run with the same working keys and a fresh session", async () => {
     for (let i = 0; i < 6; i++) {
