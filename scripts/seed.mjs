@@ -163,7 +163,8 @@ async function storedKeys(base, token, siteId, stored) {
   const byId = new Map(items.map((k) => [k.id, k]));
   const [secretRow, publicRow] = keys.ids.map((id) => byId.get(id));
   if (!secretRow || !publicRow) return null;
-  if (!sameSet(secretRow.scopes, DEMO_SECRET_SCOPES) || !sameSet(publicRow.scopes, PUBLIC_SCOPES)) return null;
+  if (!sameSet(secretRow.scopes, DEMO_SECRET_SCOPES) || !sameSet(publicRow.scopes, PUBLIC_SCOPES))
+    return null;
   if (!sameSet(publicRow.allowed_origins, DEMO_ORIGINS)) return null;
   return keys;
 }

@@ -61,7 +61,9 @@ describe("npm run seed, again and again", () => {
     expect(rotated.keys.secret).not.toBe(before.keys.secret);
     expect(rotated.keys.public).not.toBe(before.keys.public);
     await expectWorkingKeys(rotated);
-    const old = await fetch(`${base}/v1/posts`, { headers: { authorization: `Bearer ${before.keys.secret}` } });
+    const old = await fetch(`${base}/v1/posts`, {
+      headers: { authorization: `Bearer ${before.keys.secret}` },
+    });
     expect(old.status).toBe(401);
     // The next plain run keeps the rotated pair.
     const again = await seedDemo(base, { stateFile });
