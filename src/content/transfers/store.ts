@@ -1,11 +1,17 @@
+import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { apiKeys, media, posts, siteTransfers, webhooks } from "../../../schema/content";
 import type { Computed } from "../../lib/rows";
 import type { SiteIntegrations, StalledConvergence } from "../../lib/rpc";
-import { batch } from "../../lib/sql";
+import { type BatchEntry, batch } from "../../lib/sql";
 import { endStalePreviewsStatement } from "../preview/store";
 
 /**
  * The organization stamp of a site's content (posts, media, API keys: `org_id`, set at insert by the
- * triggers of migration 0008 from the `site_owner` view) and its convergence after a transfer.
+ * triggers of migration 0008 from the `site_owner` view) and its convergence after a transfer. The
+ * transfer's writes go through drizzle's query builder; the reads of the `site_owner` view (an SQL view
+ * the drizzle schema does not declare) and the counts per id of a `json_each` list stay raw SQL.
  */
 
 /** `site.transferred` as identity queues it when a transfer is accepted (mode `transfer` moves the owner). */
@@ -30,40 +36,62 @@ export async function restamp(db: D1Database, m: SiteTransferred, now: string): 
  * redelivered message changes nothing more, and an older message after a newer one changes nothing.
  * The preview links of any organization but the site's owner end in the same batch.
  */
-function restampStatements(db: D1Database, m: SiteTransferred, now: string): D1PreparedStatement[] {
-  const isCurrent = "EXISTS (SELECT 1 FROM site_transfers WHERE site_id = ? AND transfer_id = ?)";
+function restampStatements(db: D1Database, m: SiteTransferred, now: string): BatchEntry[] {
+  const d = drizzle(db);
+  const t = siteTransfers;
+  // The recorded transfer of the site is this one (the upsert below kept it).
+  const isCurrent = sql`EXISTS (SELECT 1 FROM ${t} WHERE ${and(eq(t.site_id, m.site_id), eq(t.transfer_id, m.transfer_id))})`;
+  /** Rows of `table` of the site stamped for another organization than the new owner, if this transfer is current. */
+  const stale = (table: { site_id: SQLiteColumn; org_id: SQLiteColumn }) =>
+    and(eq(table.site_id, m.site_id), sql`${table.org_id} IS NOT ${m.to_org_id}`);
   return [
-    db
-      .prepare(
-        `INSERT INTO site_transfers (site_id, transfer_id, from_org_id, to_org_id, transferred_at, applied_at)
-         VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (site_id) DO UPDATE SET transfer_id = excluded.transfer_id, from_org_id = excluded.from_org_id,
-           to_org_id = excluded.to_org_id, transferred_at = excluded.transferred_at, applied_at = excluded.applied_at
-         WHERE excluded.transferred_at > site_transfers.transferred_at
-           OR (excluded.transferred_at = site_transfers.transferred_at AND excluded.transfer_id > site_transfers.transfer_id)`,
-      )
-      .bind(m.site_id, m.transfer_id, m.from_org_id, m.to_org_id, m.at, now),
-    ...(["posts", "media"] as const).map((table) =>
-      db
-        .prepare(`UPDATE ${table} SET org_id = ? WHERE site_id = ? AND org_id IS NOT ? AND ${isCurrent}`)
-        .bind(m.to_org_id, m.site_id, m.to_org_id, m.site_id, m.transfer_id),
-    ),
+    d
+      .insert(t)
+      .values({
+        site_id: m.site_id,
+        transfer_id: m.transfer_id,
+        from_org_id: m.from_org_id,
+        to_org_id: m.to_org_id,
+        transferred_at: m.at,
+        applied_at: now,
+      })
+      .onConflictDoUpdate({
+        target: t.site_id,
+        set: {
+          transfer_id: sql`excluded.transfer_id`,
+          from_org_id: sql`excluded.from_org_id`,
+          to_org_id: sql`excluded.to_org_id`,
+          transferred_at: sql`excluded.transferred_at`,
+          applied_at: sql`excluded.applied_at`,
+        },
+        // A newer transfer (by time, then transfer id) replaces the recorded one; an older one changes nothing.
+        setWhere: sql`excluded.transferred_at > ${t.transferred_at}
+          OR (excluded.transferred_at = ${t.transferred_at} AND excluded.transfer_id > ${t.transfer_id})`,
+      }),
+    d
+      .update(posts)
+      .set({ org_id: m.to_org_id })
+      .where(and(stale(posts), isCurrent)),
+    d
+      .update(media)
+      .set({ org_id: m.to_org_id })
+      .where(and(stale(media), isCurrent)),
     // The origin's integrations end here: restamped, and carried over (suspended) until the new owner keeps
     // them (`keepCarriedOver`). Only those stamped for another organization: what the new owner made
     // since it took over (stamped for it at insert) goes on.
-    ...CARRIED_TABLES.map((table) =>
-      db
-        .prepare(
-          `UPDATE ${table} SET org_id = ?1, carried_over_at = ?4, carried_over_from = org_id
-           WHERE site_id = ?2 AND org_id IS NOT ?1 AND ${table === "api_keys" ? "revoked_at IS NULL AND " : ""}
-             EXISTS (SELECT 1 FROM site_transfers WHERE site_id = ?2 AND transfer_id = ?3)`,
-        )
-        .bind(m.to_org_id, m.site_id, m.transfer_id, m.at),
-    ),
+    d
+      .update(apiKeys)
+      .set({ org_id: m.to_org_id, carried_over_at: m.at, carried_over_from: sql`${apiKeys.org_id}` })
+      .where(and(stale(apiKeys), isNull(apiKeys.revoked_at), isCurrent)),
+    d
+      .update(webhooks)
+      .set({ org_id: m.to_org_id, carried_over_at: m.at, carried_over_from: sql`${webhooks.org_id}` })
+      .where(and(stale(webhooks), isCurrent)),
     // A revoked key only follows the stamp (it is never carried over: nothing to keep).
-    db
-      .prepare(`UPDATE api_keys SET org_id = ? WHERE site_id = ? AND org_id IS NOT ? AND ${isCurrent}`)
-      .bind(m.to_org_id, m.site_id, m.to_org_id, m.site_id, m.transfer_id),
+    d
+      .update(apiKeys)
+      .set({ org_id: m.to_org_id })
+      .where(and(stale(apiKeys), isCurrent)),
     // The origin's preview links end for good (the buyer's drafts never reach them, even if the buyer
     // keeps the key that made one, or the site comes back): not restamped, never carried over.
     endStalePreviewsStatement(db, m.site_id, now),
@@ -90,14 +118,22 @@ export async function keepCarriedOver(
   siteId: string,
   id: string,
 ): Promise<boolean> {
-  const result = await db
-    .prepare(
-      `UPDATE ${table} SET carried_over_at = NULL, carried_over_from = NULL,
-         org_id = (SELECT org_id FROM site_owner WHERE site_id = ?2)
-       WHERE id = ?1 AND site_id = ?2 AND carried_over_at IS NOT NULL
-         ${table === "api_keys" ? "AND revoked_at IS NULL" : ""}`,
+  const t = table === "api_keys" ? apiKeys : webhooks;
+  const result = await drizzle(db)
+    .update(t)
+    .set({
+      carried_over_at: null,
+      carried_over_from: null,
+      org_id: sql`(SELECT org_id FROM site_owner WHERE site_id = ${siteId})`,
+    })
+    .where(
+      and(
+        eq(t.id, id),
+        eq(t.site_id, siteId),
+        isNotNull(t.carried_over_at),
+        t === apiKeys ? isNull(apiKeys.revoked_at) : undefined,
+      ),
     )
-    .bind(id, siteId)
     .run();
   return result.meta.changes > 0;
 }
