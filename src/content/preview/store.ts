@@ -1,12 +1,14 @@
 /**
  * Preview links (migration 0018, docs/decisions/previews.md): one row per link naming what granted it, and
- * the keyless read: the live link, its post, the post's media and its site in one batch.
+ * the keyless read: the live link, its post, the post's media and its site in one batch. The link's insert
+ * stays raw SQL (`INSERT … SELECT` guarded by the key and the site's owner), as does the read (joins over
+ * the `site_owner` view, which the drizzle schema does not declare); the endings go through the builder.
  */
-import { and, eq, isNull, lt } from "drizzle-orm";
+import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { previewLinks } from "../../../schema/content";
 import { newId } from "../../lib/ids";
-import { batch, query } from "../../lib/sql";
+import { batch, prepared, query } from "../../lib/sql";
 import type { SiteAddress } from "../keys/key-context";
 import { MEDIA_IMAGE_COLUMNS, type MediaImageRow } from "../media/media-image";
 import { FEATURED_MEDIA_SQL, POST_COLUMNS, type PostRow } from "../posts/store";
@@ -72,13 +74,21 @@ export async function endPostPreviews(db: D1Database, siteId: string, postId: st
  * site is restored or transferred back; the read checks the same conditions for the moments between.
  */
 export function endStalePreviewsStatement(db: D1Database, siteId: string, now: string): D1PreparedStatement {
-  return db
-    .prepare(
-      `UPDATE preview_links SET ended_at = ?2 WHERE site_id = ?1 AND ended_at IS NULL
-         AND NOT EXISTS (SELECT 1 FROM sites s JOIN site_owner o ON o.site_id = s.id
-           WHERE s.id = ?1 AND s.status = 'active' AND o.org_id = preview_links.org_id)`,
-    )
-    .bind(siteId, now);
+  const l = previewLinks;
+  return prepared(
+    db,
+    drizzle(db)
+      .update(l)
+      .set({ ended_at: now })
+      .where(
+        and(
+          eq(l.site_id, siteId),
+          isNull(l.ended_at),
+          sql`NOT EXISTS (SELECT 1 FROM sites s JOIN site_owner o ON o.site_id = s.id
+            WHERE s.id = ${siteId} AND s.status = 'active' AND o.org_id = ${l.org_id})`,
+        ),
+      ),
+  );
 }
 
 /** Deletes links that expired before `before`. */

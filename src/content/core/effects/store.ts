@@ -1,13 +1,13 @@
 /**
  * The outbox's SQL (core/effects/pending.ts): a post change's effect rows (`post_effects`), their failed
  * attempts and deletion once delivered, the counts of /metrics; and the development outbox of outbound
- * calls (`outbound_effects`, core/effects/outbound.ts).
+ * calls (`outbound_effects`, core/effects/outbound.ts). Through drizzle's query builder, but for the effect
+ * row chained on `changes()` (an `INSERT … SELECT … WHERE changes() = 1`, which the builder cannot say).
  */
-import { eq } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { outboundEffects, postEffects } from "../../../../schema/content";
 import { newId } from "../../../lib/ids";
-import type { Computed, Row } from "../../../lib/rows";
 import { batch, prepared } from "../../../lib/sql";
 
 export type PostEffectKind = (typeof postEffects.$inferSelect)["kind"];
@@ -65,13 +65,17 @@ export async function deleteEffect(db: D1Database, id: string): Promise<void> {
 export async function outboxCounts(
   db: D1Database,
 ): Promise<{ kind: PostEffectKind; pending: number; given_up: number }[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT kind, sum(gave_up_at IS NULL) AS pending, sum(gave_up_at IS NOT NULL) AS given_up
-       FROM post_effects GROUP BY kind ORDER BY kind`,
-    )
-    .all<Row<typeof postEffects, "kind"> & Computed<{ pending: number; given_up: number }>>();
-  return results;
+  const t = postEffects;
+  return drizzle(db)
+    .select({
+      kind: t.kind,
+      pending: sql<number>`sum(${t.gave_up_at} IS NULL)`,
+      given_up: sql<number>`sum(${t.gave_up_at} IS NOT NULL)`,
+    })
+    .from(t)
+    .groupBy(t.kind)
+    .orderBy(asc(t.kind))
+    .all();
 }
 
 /** A row of the development outbox (`outbound_effects`): what would have been sent. */
