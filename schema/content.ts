@@ -154,6 +154,9 @@ export const media = sqliteTable(
     failure_reason: text("failure_reason"),
     /** Organization the asset is stamped for (set at insert by trigger, restamped after a transfer). */
     org_id: text("org_id"),
+    /** Issue 35 (migration 0022): the image's alt text and caption, null when not given. */
+    alt: text("alt"),
+    caption: text("caption"),
   },
   (t) => [
     index("media_site_created").on(t.site_id, t.created_at),
@@ -447,6 +450,24 @@ export const authorPersonas = sqliteTable(
     primaryKey({ columns: [t.site_id, t.slug] }),
     uniqueIndex("author_personas_context").on(t.site_id, t.user_id, t.context_name),
   ],
+);
+
+/**
+ * Names of a site's categories and tags (issue 35, migration 0022): posts carry only slugs (in seo_json); a
+ * term without a row, or with a null name, is named from its slug.
+ */
+export const taxonomyTerms = sqliteTable(
+  "taxonomy_terms",
+  {
+    site_id: text("site_id").notNull(),
+    kind: text("kind", { enum: ["category", "tag"] }).notNull(),
+    slug: text("slug").notNull(),
+    name: text("name"),
+    description: text("description"),
+    created_at: text("created_at").notNull(),
+    updated_at: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.site_id, t.kind, t.slug] })],
 );
 
 /** Media each post references (featured image, image blocks' media_id), kept by SQL triggers (migration 0010). */

@@ -32,7 +32,7 @@ interface Probe {
 
 const base = (site: SiteProjection) => `/api/v1/sites/${site.id}`;
 
-/** One dashboard operation per content permission a route checks (taxonomy:manage and posts:edit_any: none alone). */
+/** One dashboard operation per content permission a route checks (posts:edit_any: none alone). */
 const PROBES: Probe[] = [
   {
     permission: "posts:read",
@@ -71,6 +71,16 @@ const PROBES: Probe[] = [
     what: "POST …/authors",
     run: (site, as) => as("POST", `${base(site)}/authors`, { name: `Guest ${newId().slice(-6)}` }),
     status: 201,
+  },
+  {
+    permission: "taxonomy:manage",
+    what: "PATCH …/categories/{slug} (issue 35)",
+    run: async (site, as) => {
+      const key = await createKey(site, { scopes: ["posts:write"] });
+      await createPost(key.key, { title: "Filed", category_slugs: ["filed"] });
+      return as("PATCH", `${base(site)}/categories/filed`, { name: "Filed away" });
+    },
+    status: 200,
   },
   {
     permission: "leads:read",
@@ -123,7 +133,7 @@ function personOf(row: PermissionRow, site: SiteProjection): Person {
 }
 
 describe("content's dashboard routes follow the shared permission table", () => {
-  it("every content permission but taxonomy:manage and posts:edit_any has a probe", () => {
+  it("every content permission but posts:edit_any has a probe", () => {
     const probed = new Set(PROBES.map((p) => p.permission));
     expect(probed).toEqual(
       new Set([
@@ -133,6 +143,7 @@ describe("content's dashboard routes follow the shared permission table", () => 
         "media:read",
         "media:upload",
         "authors:manage",
+        "taxonomy:manage",
         "leads:read",
       ]),
     );

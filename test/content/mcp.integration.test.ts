@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { CreateAuthorSchema, UpdateAuthorSchema } from "../../src/content/authors/routes";
+import { AuthorsQuery, CreateAuthorSchema, UpdateAuthorSchema } from "../../src/content/authors/routes";
 import { ExportQuery } from "../../src/content/bulk/routes";
 import { SCOPES } from "../../src/content/keys/scopes";
 import { MediaListQuery, UploadForm } from "../../src/content/media/routes";
@@ -675,7 +675,7 @@ describe("MCP tool schemas are the routes' zod schemas", () => {
       delete_post: z.object({ ...reference, ...LanguageQuery.shape }).strict(),
       list_categories: TermsQuery.omit({ key: true }).strict(),
       list_tags: TermsQuery.omit({ key: true }).strict(),
-      list_authors: none,
+      list_authors: AuthorsQuery.omit({ key: true }).strict(),
       create_author: z.object({ author: CreateAuthorSchema }).strict(),
       update_author: z.object({ slug: z.string().min(1), changes: UpdateAuthorSchema }).strict(),
     };
@@ -757,12 +757,14 @@ describe("MCP: issue 22 tools", () => {
     expect((tags.structuredContent as { items: { slug: string }[] }).items.map((i) => i.slug).sort()).toEqual(
       ["agents", "mcp"],
     );
-    const renamed = await ok(client, "update_author", { slug, changes: { name: "Ada Lovelace Agent" } });
-    expect(renamed.structuredContent).toMatchObject({ name: "Ada Lovelace Agent" });
+    const renamed = await ok(client, "update_author", {
+      slug,
+      changes: { display_name: "Ada Lovelace Agent" },
+    });
+    expect(renamed.structuredContent).toMatchObject({ display_name: "Ada Lovelace Agent" });
     const authors = await ok(client, "list_authors", {});
-    expect((authors.structuredContent as { items: { name: string }[] }).items.map((a) => a.name)).toContain(
-      "Ada Lovelace Agent",
-    );
+    const listed = (authors.structuredContent as { items: { display_name: string }[] }).items;
+    expect(listed.map((a) => a.display_name)).toContain("Ada Lovelace Agent");
     const deleted = await client.callTool({ name: "delete_post", arguments: { reference: post.id } });
     expect(deleted.isError).toBeFalsy();
     expect((await call("GET", `/v1/posts/${post.id}`, { key: key.key })).status).toBe(404);

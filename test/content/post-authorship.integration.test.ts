@@ -61,8 +61,10 @@ describe("a person is the author of the posts they write", () => {
     expect(again.body.author).toEqual({ slug: "ada-lovelace", display_name: "Ada Lovelace" });
 
     const authors = await call("GET", "/v1/authors", { key: t.ck });
-    const names = ((await authors.json()) as { items: { slug: string; name: string }[] }).items;
-    expect(names).toContainEqual(expect.objectContaining({ slug: "ada-lovelace", name: "Ada Lovelace" }));
+    const names = ((await authors.json()) as { items: { slug: string; display_name: string }[] }).items;
+    expect(names).toContainEqual(
+      expect.objectContaining({ slug: "ada-lovelace", display_name: "Ada Lovelace" }),
+    );
     const feed = await content.fetch(new Request(`http://content.test/v1/sites/${t.site.slug}/feed.xml`));
     expect(await feed.text()).toContain("<dc:creator>Ada Lovelace</dc:creator>");
   });

@@ -320,10 +320,11 @@ describe("cached answers keep their walls", () => {
     // …and a pk_ key of the same site, same listing, never reaches it.
     const pk = await call("GET", "/v1/posts", asPk(t));
     expect(((await pk.json()) as { items: unknown[] }).items).toHaveLength(2);
+    // A detail's entry is keyed by whether the key reads seo (issue 35); this pk_ key has seo:read.
     await plant(
       { siteId: t.site.id, kind: "public", contentVersion: v },
       "post",
-      { id: t.first.id },
+      { id: t.first.id, seo: true },
       { title: "pk-only" },
     );
     expect(

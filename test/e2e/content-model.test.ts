@@ -284,7 +284,7 @@ describe("featured images and content images (§1)", () => {
   });
 });
 
-type Terms = { items: { slug: string; name: string; count: number }[] };
+type Terms = { items: { slug: string; name: string; description: string | null; count: number }[] };
 
 describe("categories and tags (§2)", () => {
   it("count public posts only, per ?language=; a write moves the counts at once; tenants never mix", async () => {
@@ -304,15 +304,15 @@ describe("categories and tags (§2)", () => {
     const cats = await call<Terms>("GET", "/v1/categories", asPage(t));
     expect(cats.status).toBe(200);
     expect(cats.body.items).toEqual([
-      { slug: "news", name: "News", count: 3 },
-      { slug: "open-source", name: "Open source", count: 1 },
+      { slug: "news", name: "News", description: null, count: 3 },
+      { slug: "open-source", name: "Open source", description: null, count: 1 },
     ]);
     const pt = await call<Terms>("GET", "/v1/categories?language=pt", { token: t.reader });
-    expect(pt.body.items).toEqual([{ slug: "news", name: "News", count: 1 }]);
+    expect(pt.body.items).toEqual([{ slug: "news", name: "News", description: null, count: 1 }]);
     const tags = await call<Terms>("GET", "/v1/tags", { token: t.ck });
     expect(tags.body.items).toEqual([
-      { slug: "x", name: "X", count: 2 },
-      { slug: "y", name: "Y", count: 1 },
+      { slug: "x", name: "X", description: null, count: 2 },
+      { slug: "y", name: "Y", description: null, count: 1 },
     ]);
     // A publication moves the counts at once (the list and the counts are one cached family).
     await post(t, { title: "D", status: "published", tag_slugs: ["y"] });
@@ -344,7 +344,7 @@ describe("categories and tags (§2)", () => {
 
 type AuthorOut = {
   slug: string;
-  name: string;
+  display_name: string;
   bio: string | null;
   avatar: { id: string; url: string } | null;
   created_at?: string;
@@ -356,10 +356,14 @@ describe("authors (§2)", () => {
     const avatar = await readyImage(t, 400, 400);
     const made = await call<AuthorOut>("POST", "/v1/authors", {
       token: t.ck,
-      body: { name: "Ada Lovelace", bio: "First programmer", avatar_media_id: avatar },
+      body: { display_name: "Ada Lovelace", bio: "First programmer", avatar_media_id: avatar },
     });
     expect(made.status).toBe(201);
-    expect(made.body).toMatchObject({ slug: "ada-lovelace", name: "Ada Lovelace", bio: "First programmer" });
+    expect(made.body).toMatchObject({
+      slug: "ada-lovelace",
+      display_name: "Ada Lovelace",
+      bio: "First programmer",
+    });
     expect(made.body.avatar).toMatchObject({
       id: avatar,
       url: `${BASE}/media/sites/${t.siteId}/${avatar}.png`,
@@ -393,17 +397,22 @@ describe("authors (§2)", () => {
     // pk_: only authors a public post names, public fields only.
     const publicList = await call<{ items: AuthorOut[] }>("GET", "/v1/authors", asPage(t));
     expect(publicList.body.items.map((a) => a.slug)).toEqual(["ada-lovelace"]);
-    expect(Object.keys(publicList.body.items[0]!).sort()).toEqual(["avatar", "bio", "name", "slug"]);
+    expect(Object.keys(publicList.body.items[0]!).sort()).toEqual(["avatar", "bio", "display_name", "slug"]);
     const all = await call<{ items: AuthorOut[] }>("GET", "/v1/authors", { token: t.reader });
     expect(all.body.items.map((a) => a.slug)).toEqual(["ada-lovelace", "ada-lovelace-2"]);
     expect(all.body.items[0]!.created_at).toBeTypeOf("string");
 
     const renamed = await call<AuthorOut>("PATCH", "/v1/authors/ada-lovelace", {
       token: t.ck,
-      body: { name: "Ada King", slug: "ada-king", bio: null, avatar_media_id: null },
+      body: { display_name: "Ada King", slug: "ada-king", bio: null, avatar_media_id: null },
     });
     expect(renamed.status).toBe(200);
-    expect(renamed.body).toMatchObject({ slug: "ada-king", name: "Ada King", bio: null, avatar: null });
+    expect(renamed.body).toMatchObject({
+      slug: "ada-king",
+      display_name: "Ada King",
+      bio: null,
+      avatar: null,
+    });
     const read = await call<{ author: unknown }>("GET", `/v1/posts/${byline.body.id}`, asPage(t));
     expect(read.body.author).toEqual({ slug: "ada-king", display_name: "Ada King" });
     const filtered = await call<{ items: { id: string }[] }>("GET", "/v1/posts?author=ada-king", asPage(t));
@@ -468,7 +477,7 @@ describe("DELETE /v1/posts/{reference} (§2)", () => {
     // Warm the public reads first: the delete must not be hidden by a cached answer.
     expect((await call("GET", "/v1/posts/going", asPage(t))).status).toBe(200);
     expect((await call<Terms>("GET", "/v1/categories", asPage(t))).body.items).toEqual([
-      { slug: "c", name: "C", count: 2 },
+      { slug: "c", name: "C", description: null, count: 2 },
     ]);
 
     const res = await call("DELETE", "/v1/posts/going", { token: t.ck });
@@ -486,7 +495,7 @@ describe("DELETE /v1/posts/{reference} (§2)", () => {
     );
     expect(statuses.body.items.map((p) => p.id)).not.toContain(gone.id);
     expect((await call<Terms>("GET", "/v1/categories", asPage(t))).body.items).toEqual([
-      { slug: "c", name: "C", count: 1 },
+      { slug: "c", name: "C", description: null, count: 1 },
     ]);
     expect((await call("DELETE", `/v1/posts/${gone.id}`, { token: t.ck })).status).toBe(404);
     expect((await call("PATCH", `/v1/posts/${gone.id}`, { token: t.ck, body: { title: "x" } })).status).toBe(

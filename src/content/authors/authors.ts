@@ -46,7 +46,7 @@ export function authorView(env: Pick<Env, "MEDIA_PUBLIC_BASE">, row: AuthorRow, 
       avatar = null;
     }
   }
-  const view = { slug: row.slug, name: row.display_name, bio: row.bio, avatar };
+  const view = { slug: row.slug, display_name: row.display_name, bio: row.bio, avatar };
   return secret
     ? {
         ...view,
@@ -57,15 +57,23 @@ export function authorView(env: Pick<Env, "MEDIA_PUBLIC_BASE">, row: AuthorRow, 
     : view;
 }
 
-/** The author list, cached like the public reads (author and post writes move the content version). */
-export function authorsAnswer(env: Env, key: KeyContext, place: EdgePlace): Promise<PublicAnswer> {
+/**
+ * The author list (and with `withTotal` how many authors the key may see in all), cached like the public
+ * reads (author and post writes move the content version).
+ */
+export function authorsAnswer(
+  env: Env,
+  key: KeyContext,
+  withTotal: boolean,
+  place: EdgePlace,
+): Promise<PublicAnswer> {
   const secret = key.kind === "secret";
-  return cachedPublicAnswer(place, key, "authors", {}, async (now) => {
+  return cachedPublicAnswer(place, key, "authors", { total: withTotal }, async (now) => {
     const at = new Date(now).toISOString();
-    const rows = await listAuthors(env.DB, key.siteId, secret ? null : { now: at });
+    const { rows, total } = await listAuthors(env.DB, key.siteId, secret ? null : { now: at }, withTotal);
     // A pk_ answer depends on which posts are public: it lasts until the next publication at most.
     return {
-      value: { items: rows.map((r) => authorView(env, r, secret)) },
+      value: { items: rows.map((r) => authorView(env, r, secret)), ...(total !== null ? { total } : {}) },
       freshUntil: freshUntil(now, null),
     };
   });

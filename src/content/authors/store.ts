@@ -3,7 +3,8 @@ import { and, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { authorPersonas } from "../../../schema/content";
 import type { Computed, Row } from "../../lib/rows";
-import { batch, inJsonEach, prepared } from "../../lib/sql";
+import { all, batch, inJsonEach, prepared, query } from "../../lib/sql";
+import { MEDIA_IMAGE_JSON } from "../media/media-image";
 import { PUBLIC_WHERE } from "../posts/store";
 
 export type PersonaRow = typeof authorPersonas.$inferSelect;
@@ -96,8 +97,7 @@ export type AuthorRow = Row<
   Computed<{ avatar_media: string | null }>;
 
 const AUTHOR_COLUMNS = `a.slug, a.display_name, a.bio, a.avatar_media_id, a.created_at, a.updated_at,
-  (SELECT json_object('id', m.id, 'site_id', m.site_id, 'r2_key', m.r2_key, 'content_type', m.content_type,
-    'status', m.status, 'width', m.width, 'height', m.height, 'variants_json', m.variants_json)
+  (SELECT ${MEDIA_IMAGE_JSON}
    FROM media m WHERE m.id = a.avatar_media_id AND m.site_id = a.site_id AND m.status != 'deleted') AS avatar_media`;
 
 /**
@@ -108,17 +108,25 @@ export async function listAuthors(
   db: D1Database,
   siteId: string,
   publicOnly: { now: string } | null,
-): Promise<AuthorRow[]> {
+  withTotal = false,
+): Promise<{ rows: AuthorRow[]; total: number | null }> {
   const filter = publicOnly
     ? ` AND EXISTS (SELECT 1 FROM posts p WHERE ${PUBLIC_WHERE} AND p.author_slug = a.slug)`
     : "";
-  const { results } = await db
-    .prepare(
-      `SELECT ${AUTHOR_COLUMNS} FROM author_personas a WHERE a.site_id = ?${filter} ORDER BY a.slug LIMIT 1000`,
-    )
-    .bind(siteId, ...(publicOnly ? [siteId, publicOnly.now] : []))
-    .all<AuthorRow>();
-  return results;
+  const params = [siteId, ...(publicOnly ? [siteId, publicOnly.now] : [])];
+  const page = query<AuthorRow>(
+    db,
+    `SELECT ${AUTHOR_COLUMNS} FROM author_personas a WHERE a.site_id = ?${filter} ORDER BY a.slug LIMIT 1000`,
+    ...params,
+  );
+  if (!withTotal) return { rows: await all(page), total: null };
+  const count = query<Computed<{ total: number }>>(
+    db,
+    `SELECT COUNT(*) AS total FROM author_personas a WHERE a.site_id = ?${filter}`,
+    ...params,
+  );
+  const [list, counted] = await batch(db, [page, count]);
+  return { rows: list.rows, total: counted.rows[0]?.total ?? 0 };
 }
 
 export async function authorBySlug(db: D1Database, siteId: string, slug: string): Promise<AuthorRow | null> {

@@ -28,6 +28,10 @@ export const SiteMediaParam = SiteParam.extend({
   id: z.string().openapi({ description: "Media id (ULID or UUID)", example: "01J9ZQ4C1D2E3F4G5H6J7K8M9N" }),
 });
 
+export const SiteTermParam = SiteParam.extend({
+  slug: z.string().min(1).openapi({ description: "The term's slug", example: "news" }),
+});
+
 export const SiteAuthorParam = SiteParam.extend({
   slug: z.string().min(1).openapi({ description: "The author's slug", example: "ana-souza" }),
 });
@@ -56,6 +60,7 @@ export const NEEDS = {
   readMedia: read("media:read"),
   uploadMedia: { anyOf: ["media:upload"], quota: "write" },
   manageAuthors: { anyOf: ["authors:manage"], quota: "write" },
+  manageTaxonomy: { anyOf: ["taxonomy:manage"], quota: "write" },
   readLeads: read("leads:read"),
 } satisfies Record<string, PersonRequirement>;
 

@@ -6,6 +6,8 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import {
   AuthorSchema,
+  AuthorsQuery,
+  AuthorsSchema,
   authorsListAnswer,
   authorWriteProblems,
   CreateAuthorSchema,
@@ -22,11 +24,23 @@ import {
   listMediaAnswer,
   MediaAssetSchema,
   MediaListQuery,
+  MediaListSchema,
   mediaAssetAnswer,
+  mediaEditProblems,
   UPLOAD_BODY,
+  UpdateMediaSchema,
+  updateMediaAnswer,
   uploadMediaAnswer,
 } from "../media/routes";
-import { TermsQuery, TermsSchema, termsAnswer } from "../taxonomy/routes";
+import {
+  TermsQuery,
+  TermsSchema,
+  TermViewSchema,
+  termEditProblems,
+  termsAnswer,
+  UpdateTermSchema,
+  updateTermAnswer,
+} from "../taxonomy/routes";
 import {
   DASHBOARD_TAG,
   dashboardProblems,
@@ -36,6 +50,7 @@ import {
   SiteAuthorParam,
   SiteMediaParam,
   SiteParam,
+  SiteTermParam,
 } from "./dashboard";
 
 const SITE = "/api/v1/sites/{site_id}";
@@ -48,7 +63,7 @@ const listMediaRoute = createRoute({
   description: `${needsText(NEEDS.readMedia)} As GET /v1/media with a ck_ key (every asset).`,
   ...personAuth(NEEDS.readMedia),
   request: { params: SiteParam, query: MediaListQuery.omit({ key: true }) },
-  responses: { 200: json(z.object({ items: z.array(MediaAssetSchema) }), "Assets"), ...dashboardProblems },
+  responses: { 200: json(MediaListSchema, "Assets"), ...dashboardProblems },
 });
 
 const uploadMediaRoute = createRoute({
@@ -71,6 +86,20 @@ const getMediaRoute = createRoute({
   ...personAuth(NEEDS.readMedia),
   request: { params: SiteMediaParam },
   responses: { 200: json(MediaAssetSchema, "The asset"), ...dashboardProblems },
+});
+
+const updateMediaRoute = createRoute({
+  method: "patch",
+  path: `${SITE}/media/{id}`,
+  tags: [DASHBOARD_TAG],
+  summary: "Edit a media asset's alt text and caption",
+  description: `${needsText(NEEDS.uploadMedia)} As PATCH /v1/media/{id}.`,
+  ...personAuth(NEEDS.uploadMedia),
+  request: {
+    params: SiteMediaParam,
+    body: { content: { "application/json": { schema: UpdateMediaSchema } }, required: true },
+  },
+  responses: { 200: json(MediaAssetSchema, "The asset"), ...mediaEditProblems(), ...dashboardProblems },
 });
 
 const deleteMediaRoute = createRoute({
@@ -103,6 +132,24 @@ function termsRoute(kind: "categories" | "tags") {
 const categoriesRoute = termsRoute("categories");
 const tagsRoute = termsRoute("tags");
 
+function updateTermRoute(kind: "categories" | "tags") {
+  return createRoute({
+    method: "patch",
+    path: `${SITE}/${kind}/{slug}`,
+    tags: [DASHBOARD_TAG],
+    summary: `Name or describe a ${kind === "categories" ? "category" : "tag"}`,
+    description: `${needsText(NEEDS.manageTaxonomy)} As PATCH /v1/${kind}/{slug}.`,
+    ...personAuth(NEEDS.manageTaxonomy),
+    request: {
+      params: SiteTermParam,
+      body: { content: { "application/json": { schema: UpdateTermSchema } }, required: true },
+    },
+    responses: { 200: json(TermViewSchema, "The term as stored"), ...termEditProblems, ...dashboardProblems },
+  });
+}
+const updateCategoryRoute = updateTermRoute("categories");
+const updateTagRoute = updateTermRoute("tags");
+
 const listAuthorsRoute = createRoute({
   method: "get",
   path: `${SITE}/authors`,
@@ -110,9 +157,9 @@ const listAuthorsRoute = createRoute({
   summary: "List the site's authors",
   description: `${needsText(NEEDS.readPosts)} As GET /v1/authors with a ck_ key (every author, with dates).`,
   ...personAuth(NEEDS.readPosts),
-  request: { params: SiteParam },
+  request: { params: SiteParam, query: AuthorsQuery.omit({ key: true }) },
   responses: {
-    200: json(z.object({ items: z.array(AuthorSchema) }), "The authors"),
+    200: json(AuthorsSchema, "The authors"),
     304: { description: "Not modified" },
     ...dashboardProblems,
   },
@@ -189,12 +236,19 @@ export function registerDashboardContentRoutes(app: OpenAPIHono<AppEnv>) {
     uploadMediaAnswer,
   );
   app.openapi(getMediaRoute, (c) => mediaAssetAnswer(c, c.req.valid("param").id));
+  app.openapi(updateMediaRoute, (c) => updateMediaAnswer(c, c.req.valid("param").id, c.req.valid("json")));
   app.openapi(deleteMediaRoute, (c) => deleteMediaAnswer(c, c.req.valid("param").id));
   app.openapi(categoriesRoute, async (c) =>
-    personal(await termsAnswer(c, "categories", c.req.valid("query").language)),
+    personal(await termsAnswer(c, "categories", c.req.valid("query"))),
   );
-  app.openapi(tagsRoute, async (c) => personal(await termsAnswer(c, "tags", c.req.valid("query").language)));
-  app.openapi(listAuthorsRoute, async (c) => personal(await authorsListAnswer(c)));
+  app.openapi(tagsRoute, async (c) => personal(await termsAnswer(c, "tags", c.req.valid("query"))));
+  app.openapi(updateCategoryRoute, (c) =>
+    updateTermAnswer(c, "categories", c.req.valid("param").slug, c.req.valid("json")),
+  );
+  app.openapi(updateTagRoute, (c) =>
+    updateTermAnswer(c, "tags", c.req.valid("param").slug, c.req.valid("json")),
+  );
+  app.openapi(listAuthorsRoute, async (c) => personal(await authorsListAnswer(c, c.req.valid("query"))));
   app.openapi(createAuthorRoute, (c) => createAuthorAnswer(c, c.req.valid("json")));
   app.openapi(updateAuthorRoute, (c) =>
     updateAuthorAnswer(c, c.req.valid("param").slug, c.req.valid("json")),

@@ -16,7 +16,13 @@ import { leadsArea } from "../forms/store";
 import { sha256Base64url } from "../keys/key-hash";
 import { auditLeadAccess, type LeadReader } from "./audit";
 import { type Lead, toLead } from "./shapes";
-import { getOpenLead, type LeadFilters, type LeadOrder, listLeadsPage } from "./store";
+import {
+  getOpenLead,
+  type LeadFilters,
+  type LeadOrder,
+  listLeadsPage,
+  listLeadsPageWithTotal,
+} from "./store";
 
 export const LEADS_DEFAULT_LIMIT = 50;
 export const LEADS_MAX_LIMIT = 100;
@@ -49,6 +55,8 @@ export interface LeadListRequest {
 export interface LeadPage {
   items: Lead[];
   next_cursor: string | null;
+  /** With include=total: how many leads the filters match in all. */
+  total?: number;
 }
 
 /** The 404 of every lead that cannot be shown: missing, another site's, or the forms app off. */
@@ -158,12 +166,13 @@ async function resumePoint(env: Env, request: LeadListRequest, print: string) {
   return { createdAt: payload.p, id: payload.i };
 }
 
-/** One audited page of the key's site's leads. */
+/** One audited page of the key's site's leads (and with `withTotal` how many the filters match in all). */
 export async function listLeads(
   env: Env,
   reader: LeadReader,
   request: LeadListRequest,
   now: string,
+  withTotal = false,
 ): Promise<LeadPage> {
   const print = await fingerprint(reader.siteId, request);
   const after = await resumePoint(env, request, print);
@@ -175,7 +184,10 @@ export async function listLeads(
     throw leadsUnavailable();
   }
   if (filters.formId !== null && !area.form) fail("UNKNOWN_FORM", "form_id names no form of this site.");
-  const rows = await listLeadsPage(env.DB, reader.siteId, filters, order, after, limit + 1);
+  const read = withTotal
+    ? await listLeadsPageWithTotal(env.DB, reader.siteId, filters, order, after, limit + 1)
+    : { rows: await listLeadsPage(env.DB, reader.siteId, filters, order, after, limit + 1), total: null };
+  const rows = read.rows;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const next =
@@ -184,7 +196,11 @@ export async function listLeads(
       : null;
   const leadIds = page.map((r) => r.id);
   await auditLeadAccess(env.DB, reader, { action: "leads.list", outcome: "served", leadIds, details }, now);
-  return { items: page.map(toLead), next_cursor: next };
+  return {
+    items: page.map(toLead),
+    next_cursor: next,
+    ...(read.total !== null ? { total: read.total } : {}),
+  };
 }
 
 /** One audited lead of the key's site; every case that shows nothing is the same 404. */

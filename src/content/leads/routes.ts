@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import { enumQuery, integerQuery } from "../../lib/query-params";
 import type { AppEnv } from "../core/bindings";
+import { includeQuery, includesTotal } from "../core/list-include";
 import type { KeyRequirement } from "../keys/api-key";
 import { clientIp, keyAuth } from "../keys/middleware";
 import { pageSchema } from "../posts/shapes";
@@ -48,10 +49,15 @@ export const LeadListQuery = z.object({
     description: "Else 400 INVALID_LIMIT, never clamped",
   }),
   ordem: enumQuery(LEAD_ORDERS, `By creation time (default ${DEFAULT_LEAD_ORDER}); else 400 INVALID_ORDER`),
+  include: includeQuery(),
 });
 
 /** A page of leads (also the dashboard's `GET /api/v1/sites/{site_id}/leads`). */
-export const LeadPageSchema = pageSchema(LeadSchema, "LeadPage");
+export const LeadPageSchema = pageSchema(LeadSchema, "LeadPage").extend({
+  total: z.number().int().optional().openapi({
+    description: "With include=total: how many leads the filters match in all (not the page)",
+  }),
+});
 
 const READ_RULES =
   "Scope leads:read (ck_ only; never granted by default). Strict limit: 10 lead reads per minute per key on top of the read quota (429 with Retry-After). Every read is audited (key, its creating user, time, lead ids or filters, count) before it answers; a key without a creating user gets 422.";
@@ -109,7 +115,9 @@ const getLeadRoute = createRoute({
 
 /** The lead handlers (audited), shared by the `/v1` key routes and the dashboard routes. */
 export async function leadListAnswer(c: Context<AppEnv>, query: z.infer<typeof LeadListQuery>) {
-  const page = await listLeads(c.env, reader(c), leadListRequest(query), new Date().toISOString());
+  const request = leadListRequest(query);
+  const total = includesTotal(query.include);
+  const page = await listLeads(c.env, reader(c), request, new Date().toISOString(), total);
   c.header("cache-control", "private, no-store");
   return c.json(page, 200);
 }

@@ -1,8 +1,8 @@
 /** Lead rows: the submission insert (with its duplicate check), keyset pages, one lead by id. */
 import { drizzle } from "drizzle-orm/d1";
 import { formTokenUses, type leads } from "../../../schema/content";
-import type { Row } from "../../lib/rows";
-import { batch, prepared, typed } from "../../lib/sql";
+import type { Computed, Row } from "../../lib/rows";
+import { all, batch, prepared, type Query, query, typed } from "../../lib/sql";
 
 export type LeadRow = Omit<typeof leads.$inferSelect, "site_id" | "content_hash">;
 
@@ -111,14 +111,8 @@ export type LeadOrder = "asc" | "desc";
  * One keyset page of the site's leads in (created_at, id) order, resuming after `after`. `limit` rows at
  * most (callers ask one more to know whether a next page exists).
  */
-export async function listLeadsPage(
-  db: D1Database,
-  siteId: string,
-  filters: LeadFilters,
-  order: LeadOrder,
-  after: { createdAt: string; id: string } | null,
-  limit: number,
-): Promise<LeadRow[]> {
+/** The WHERE of the site's leads the filters match, and its parameters. */
+function leadFilterSql(siteId: string, filters: LeadFilters): { where: string[]; binds: unknown[] } {
   const where = ["site_id = ?"];
   const binds: unknown[] = [siteId];
   if (filters.formId !== null) {
@@ -137,19 +131,62 @@ export async function listLeadsPage(
     where.push("created_at < ?");
     binds.push(filters.toExclusive);
   }
+  return { where, binds };
+}
+
+function leadsPageQuery(
+  db: D1Database,
+  siteId: string,
+  filters: LeadFilters,
+  order: LeadOrder,
+  after: { createdAt: string; id: string } | null,
+  limit: number,
+): Query<LeadRow> {
+  const { where, binds } = leadFilterSql(siteId, filters);
   if (after) {
     where.push(`(created_at, id) ${order === "desc" ? "<" : ">"} (?, ?)`);
     binds.push(after.createdAt, after.id);
   }
   const direction = order === "desc" ? "DESC" : "ASC";
-  const { results } = await db
-    .prepare(
-      `SELECT ${LEAD_COLUMNS} FROM leads WHERE ${where.join(" AND ")}
-       ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
-    )
-    .bind(...binds, limit)
-    .all<LeadRow>();
-  return results;
+  return query<LeadRow>(
+    db,
+    `SELECT ${LEAD_COLUMNS} FROM leads WHERE ${where.join(" AND ")}
+     ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
+    ...binds,
+    limit,
+  );
+}
+
+export async function listLeadsPage(
+  db: D1Database,
+  siteId: string,
+  filters: LeadFilters,
+  order: LeadOrder,
+  after: { createdAt: string; id: string } | null,
+  limit: number,
+): Promise<LeadRow[]> {
+  return all(leadsPageQuery(db, siteId, filters, order, after, limit));
+}
+
+/** A keyset page and how many leads the filters match in all (include=total): one batch. */
+export async function listLeadsPageWithTotal(
+  db: D1Database,
+  siteId: string,
+  filters: LeadFilters,
+  order: LeadOrder,
+  after: { createdAt: string; id: string } | null,
+  limit: number,
+): Promise<{ rows: LeadRow[]; total: number }> {
+  const { where, binds } = leadFilterSql(siteId, filters);
+  const [page, count] = await batch(db, [
+    leadsPageQuery(db, siteId, filters, order, after, limit),
+    query<Computed<{ total: number }>>(
+      db,
+      `SELECT COUNT(*) AS total FROM leads WHERE ${where.join(" AND ")}`,
+      ...binds,
+    ),
+  ]);
+  return { rows: page.rows, total: count.rows[0]?.total ?? 0 };
 }
 
 /** A lead of the site, only while the site's forms app is on: every other case is the same null. */

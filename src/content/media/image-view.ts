@@ -22,7 +22,10 @@ export interface ImageView {
   url: string;
   width: number | null;
   height: number | null;
+  /** The asset's alt text when it has one, else the caller's fallback (a post's title, an author's name). */
   alt: string;
+  /** The asset's caption, null when it has none. */
+  caption: string | null;
   /** The `srcset` of the fallback `<img>`: the original's format (WebP for GIF and WebP originals). */
   srcset: string;
   /** Every rendition, the original included, narrowest first. */
@@ -55,8 +58,11 @@ function storedVariants(json: string): { width: number; ext: string }[] {
   return out;
 }
 
-/** The view of an asset under `base` (MEDIA_PUBLIC_BASE); `alt` is the caller's (the asset has none). */
-export function imageView(base: string, row: MediaImageRow, alt: string): ImageView {
+/**
+ * The view of an asset under `base` (MEDIA_PUBLIC_BASE): its own alt text when it has one (issue 35), else
+ * `fallbackAlt`, the caller's (a post's title, an author's name; "" for an image of a post's body).
+ */
+export function imageView(base: string, row: MediaImageRow, fallbackAlt: string): ImageView {
   const url = `${base}/${row.r2_key}`;
   const original: ImageVariant = { width: row.width, url, format: row.content_type };
   const renditions: ImageVariant[] =
@@ -73,7 +79,8 @@ export function imageView(base: string, row: MediaImageRow, alt: string): ImageV
     url,
     width: row.width,
     height: row.height,
-    alt,
+    alt: row.alt ? row.alt : fallbackAlt,
+    caption: row.caption ? row.caption : null,
     srcset: srcsetOf([...renditions.filter((v) => v.format === fallbackFormat(row)), original]),
     variants,
   };

@@ -6,13 +6,14 @@ import { parseId } from "../../lib/ids";
 import type { ApiError } from "../../lib/problem";
 import { integerQuery } from "../../lib/query-params";
 import type { AppEnv } from "../core/bindings";
+import { includeQuery } from "../core/list-include";
 import { problem } from "../errors";
 import type { KeyRequirement } from "../keys/api-key";
 import { keyAuth, requireKey, security } from "../keys/middleware";
 import { deleteMediaAsset } from "./deletion";
-import { LIST_DEFAULT, LIST_MAX, listMediaAssets, readMediaAsset } from "./listing";
+import { editMediaAsset, LIST_DEFAULT, LIST_MAX, listMediaAssets, readMediaAsset } from "./listing";
 import type { MediaRow } from "./store";
-import { readUploadForm, uploadMedia } from "./upload";
+import { ALT_MAX, CAPTION_MAX, readUploadForm, uploadMedia } from "./upload";
 import { parseVariants, type VariantFailure } from "./variants";
 
 const MediaVariantSchema = z
@@ -51,6 +52,14 @@ export const MediaAssetSchema = z
       description:
         "The original first, then widths 320/640/1280 below the original's width, each in WebP and the original's format",
     }),
+    alt: z.string().nullable().openapi({
+      description:
+        "Alt text (0-500 characters; null when not given): a post's featured_image.alt and its <img alt>",
+    }),
+    caption: z
+      .string()
+      .nullable()
+      .openapi({ description: "Caption (0-1000 characters; null when not given)" }),
     created_at: z.string(),
   })
   .openapi("MediaAsset");
@@ -68,6 +77,8 @@ function asset(c: Context<AppEnv>, row: MediaRow) {
     folder_id: row.folder_id,
     tag_ids: row.tag_ids ? row.tag_ids.split(",").sort() : [],
     variants: parseVariants(row.variants_json),
+    alt: row.alt,
+    caption: row.caption,
     created_at: row.created_at,
   };
 }
@@ -81,7 +92,18 @@ export const UploadForm = z.object({
   file: z.string().openapi({ format: "binary" }),
   folder_id: z.string().optional(),
   tag_id: z.string().optional(),
+  alt: z.string().max(ALT_MAX).optional().openapi({ description: "Alt text, 0-500 characters" }),
+  caption: z.string().max(CAPTION_MAX).optional().openapi({ description: "Caption, 0-1000 characters" }),
 });
+
+/** `PATCH /v1/media/{id}`: the asset's texts; only sent fields change, null (or "") clears one. */
+export const UpdateMediaSchema = z
+  .strictObject({
+    alt: z.string().max(ALT_MAX).nullable(),
+    caption: z.string().max(CAPTION_MAX).nullable(),
+  })
+  .partial()
+  .openapi("UpdateMedia");
 
 const UPLOAD_KEY: KeyRequirement = { kinds: "secret", scopes: ["media:write"], quota: "write" };
 
@@ -89,8 +111,19 @@ export const MediaListQuery = z.object({
   limit: integerQuery({ minimum: 1, maximum: LIST_MAX, default: LIST_DEFAULT }),
   folder_id: z.string().optional(),
   tag_id: z.string().optional(),
+  include: includeQuery(),
   key: z.string().optional(),
 });
+
+/** The list's answer: `total` only with include=total. */
+export const MediaListSchema = z
+  .object({
+    items: z.array(MediaAssetSchema),
+    total: z.number().int().optional().openapi({
+      description: "With include=total: how many assets the filters match in all (the list stops at limit)",
+    }),
+  })
+  .openapi("MediaList");
 
 export const MediaIdParam = z.object({ id: z.string().openapi({ description: "Media id (ULID or UUID)" }) });
 
@@ -108,9 +141,14 @@ const listMediaRoute = createRoute({
   responses: {
     200: {
       description: "Assets",
-      content: { "application/json": { schema: z.object({ items: z.array(MediaAssetSchema) }) } },
+      content: { "application/json": { schema: MediaListSchema } },
     },
-    ...problemResponses({ 400: "Bad limit or filter", 401: "Key", 403: "Scope or origin", 429: "Quota" }),
+    ...problemResponses({
+      400: "Bad limit, filter or include",
+      401: "Key",
+      403: "Scope or origin",
+      429: "Quota",
+    }),
   },
 });
 
@@ -144,6 +182,35 @@ const deleteMediaRoute = createRoute({
   },
 });
 
+const updateMediaRoute = createRoute({
+  method: "patch",
+  path: "/v1/media/{id}",
+  tags: ["Media"],
+  summary: "Edit a media asset's alt text and caption",
+  description:
+    "Scope media:write (ck_). Only sent fields change: `alt` (0-500 characters) and `caption` (0-1000); null or an empty string clears one. A post's featured_image.alt and the <img alt> of its body use the alt text (the post's title, or the image block's caption, without one). Another site's id is 404.",
+  ...keyAuth({ kinds: "secret", scopes: ["media:write"], quota: "write" }),
+  request: {
+    params: MediaIdParam,
+    body: { content: { "application/json": { schema: UpdateMediaSchema } }, required: true },
+  },
+  responses: {
+    200: { description: "The asset", content: { "application/json": { schema: MediaAssetSchema } } },
+    ...mediaEditProblems(),
+  },
+});
+
+/** The refusals of an asset's edit. */
+export function mediaEditProblems() {
+  return problemResponses({
+    400: "Invalid body (an unknown field is named in details.path), or nothing editable",
+    401: "Key",
+    403: "Scope, or not a ck_ key",
+    404: "No such asset",
+    429: "Quota",
+  });
+}
+
 /**
  * The media handlers, shared by the `/v1` key routes and the dashboard routes
  * (`/api/v1/sites/{site_id}/media…`, src/content/dashboard/): the same functions whoever acts.
@@ -154,8 +221,16 @@ export async function uploadMediaAnswer(c: Context<AppEnv>): Promise<Response> {
 }
 
 export async function listMediaAnswer(c: Context<AppEnv>, query: z.infer<typeof MediaListQuery>) {
-  const rows = await listMediaAssets(c.env.DB, c.get("auth"), query);
-  return c.json({ items: rows.map((r) => asset(c, r)) }, 200);
+  const { rows, total } = await listMediaAssets(c.env.DB, c.get("auth"), query);
+  return c.json({ items: rows.map((r) => asset(c, r)), ...(total !== null ? { total } : {}) }, 200);
+}
+
+export async function updateMediaAnswer(
+  c: Context<AppEnv>,
+  rawId: string,
+  body: z.infer<typeof UpdateMediaSchema>,
+) {
+  return c.json(asset(c, await editMediaAsset(c.env.DB, c.get("auth").siteId, rawId, body)), 200);
 }
 
 export async function mediaAssetAnswer(c: Context<AppEnv>, rawId: string) {
@@ -191,7 +266,7 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
     tags: ["Media"],
     summary: "Upload a media asset",
     description:
-      "Scope media:write (ck_). multipart/form-data with the field `file` (optional `folder_id`, repeatable `tag_id`). The type comes from the bytes (PNG, JPEG, GIF, WebP, AVIF, ICO, sanitized SVG). Variants are generated asynchronously: the answer has status processing.",
+      "Scope media:write (ck_). multipart/form-data with the field `file` (optional `folder_id`, repeatable `tag_id`, `alt` up to 500 characters, `caption` up to 1000). The type comes from the bytes (PNG, JPEG, GIF, WebP, AVIF, ICO, sanitized SVG). Variants are generated asynchronously: the answer has status processing.",
     security: security(UPLOAD_KEY.kinds, UPLOAD_KEY.scopes),
     request: { body: UPLOAD_BODY },
     responses: {
@@ -205,5 +280,6 @@ export function registerMediaRoutes(app: OpenAPIHono<AppEnv>) {
   app.post("/v1/media", requireKey(UPLOAD_KEY), uploadMediaAnswer);
   app.openapi(listMediaRoute, (c) => listMediaAnswer(c, c.req.valid("query")));
   app.openapi(getMediaRoute, (c) => mediaAssetAnswer(c, c.req.valid("param").id));
+  app.openapi(updateMediaRoute, (c) => updateMediaAnswer(c, c.req.valid("param").id, c.req.valid("json")));
   app.openapi(deleteMediaRoute, (c) => deleteMediaAnswer(c, c.req.valid("param").id));
 }

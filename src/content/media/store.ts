@@ -5,7 +5,8 @@
 import { and, eq, ne } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { media, mediaTags } from "../../../schema/content";
-import { prepared } from "../../lib/sql";
+import type { Computed } from "../../lib/rows";
+import { all, batch, prepared, query } from "../../lib/sql";
 import { PUBLIC_WHERE } from "../posts/store";
 import { MEDIA_IMAGE_COLUMNS, type MediaImageRow } from "./media-image";
 
@@ -34,10 +35,12 @@ export type MediaRow = Pick<
   | "width"
   | "height"
   | "failure_reason"
+  | "alt"
+  | "caption"
 > & { tag_ids: string | null };
 
 const SELECT = `SELECT m.id, m.site_id, m.r2_key, m.content_type, m.size_bytes, m.status, m.folder_id, m.variants_json,
-  m.created_at, m.width, m.height, m.failure_reason, (SELECT group_concat(tag_id, ',') FROM media_tags t WHERE t.media_id = m.id) AS tag_ids FROM media m`;
+  m.created_at, m.width, m.height, m.failure_reason, m.alt, m.caption, (SELECT group_concat(tag_id, ',') FROM media_tags t WHERE t.media_id = m.id) AS tag_ids FROM media m`;
 
 export function mediaKey(siteId: string, id: string, ext: string): string {
   return `sites/${siteId}/${id}.${ext}`;
@@ -49,7 +52,11 @@ export function mediaVariantKey(siteId: string, id: string, width: number, ext: 
 
 export function insertMediaStatements(
   db: D1Database,
-  row: Omit<MediaRow, "tag_ids" | "variants_json" | "width" | "height" | "failure_reason">,
+  row: Omit<
+    MediaRow,
+    "tag_ids" | "variants_json" | "width" | "height" | "failure_reason" | "alt" | "caption"
+  > &
+    Partial<Pick<MediaRow, "alt" | "caption">>,
   tagIds: string[],
   source: { url: string | null; purpose: string | null },
 ): D1PreparedStatement[] {
@@ -68,6 +75,8 @@ export function insertMediaStatements(
         purpose: source.purpose,
         folder_id: row.folder_id,
         created_at: row.created_at,
+        alt: row.alt ?? null,
+        caption: row.caption ?? null,
       }),
     ),
     ...tagIds.map((tag) => prepared(db, d.insert(mediaTags).values({ media_id: row.id, tag_id: tag }))),
@@ -89,13 +98,18 @@ export async function getMedia(
     .first<MediaRow>();
 }
 
+/**
+ * The site's live assets, newest first (at most `limit`), and with `withTotal` how many the filters match in
+ * all: one batch.
+ */
 export async function listMedia(
   db: D1Database,
   siteId: string,
   filters: { folderId: string | null; tagId: string | null },
   limit: number,
   visibility: MediaVisibility = { kind: "all" },
-): Promise<MediaRow[]> {
+  withTotal = false,
+): Promise<{ rows: MediaRow[]; total: number | null }> {
   const where = ["m.site_id = ?", "m.status != 'deleted'"];
   const params: unknown[] = [siteId];
   if (visibility.kind === "public") {
@@ -110,11 +124,44 @@ export async function listMedia(
     where.push("EXISTS (SELECT 1 FROM media_tags t WHERE t.media_id = m.id AND t.tag_id = ?)");
     params.push(filters.tagId);
   }
-  const { results } = await db
-    .prepare(`${SELECT} WHERE ${where.join(" AND ")} ORDER BY m.created_at DESC, m.id DESC LIMIT ?`)
-    .bind(...params, limit)
-    .all<MediaRow>();
-  return results;
+  const page = query<MediaRow>(
+    db,
+    `${SELECT} WHERE ${where.join(" AND ")} ORDER BY m.created_at DESC, m.id DESC LIMIT ?`,
+    ...params,
+    limit,
+  );
+  if (!withTotal) return { rows: await all(page), total: null };
+  const count = query<Computed<{ total: number }>>(
+    db,
+    `SELECT COUNT(*) AS total FROM media m WHERE ${where.join(" AND ")}`,
+    ...params,
+  );
+  const [list, counted] = await batch(db, [page, count]);
+  return { rows: list.rows, total: counted.rows[0]?.total ?? 0 };
+}
+
+/** What an asset's text edit sets: only the fields sent (undefined: unchanged; null clears). */
+export interface MediaTextEdit {
+  alt?: string | null;
+  caption?: string | null;
+}
+
+/** The edit of a live asset's alt text and caption; returns whether the asset was there to edit. */
+export async function editMediaText(
+  db: D1Database,
+  siteId: string,
+  id: string,
+  edit: MediaTextEdit,
+): Promise<boolean> {
+  const outcome = await drizzle(db)
+    .update(media)
+    .set({
+      ...(edit.alt !== undefined ? { alt: edit.alt } : {}),
+      ...(edit.caption !== undefined ? { caption: edit.caption } : {}),
+    })
+    .where(and(eq(media.id, id), eq(media.site_id, siteId), ne(media.status, "deleted")))
+    .run();
+  return outcome.meta.changes > 0;
 }
 
 /**

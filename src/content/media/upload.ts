@@ -16,18 +16,38 @@ export const UPLOAD_MAX_BYTES = 8 * 1024 * 1024;
 const MULTIPART_OVERHEAD = 64 * 1024;
 const MAX_TAGS = 20;
 
-/** A valid upload form: a non-empty file within the limit, an optional folder, distinct tags. */
+/** Limits of an asset's texts (issue 35). */
+export const ALT_MAX = 500;
+export const CAPTION_MAX = 1000;
+
+/** A valid upload form: a non-empty file within the limit, an optional folder, distinct tags, alt and caption. */
 export interface MediaUpload {
   file: Blob;
   folderId: string | null;
   tagIds: string[];
+  alt: string | null;
+  caption: string | null;
+}
+
+/** An optional text field of the form within `max` characters; empty is not given (null). */
+function textField(form: FormData, name: string, max: number): string | null {
+  const values = form.getAll(name);
+  if (values.length === 0) return null;
+  const value = values[0];
+  if (values.length > 1 || typeof value !== "string") {
+    fail("BAD_REQUEST", { detail: `${name} is one text field.`, details: { path: name } });
+  }
+  if (value.length > max) {
+    fail("BAD_REQUEST", { detail: `${name} is at most ${max} characters.`, details: { path: name } });
+  }
+  return value === "" ? null : value;
 }
 
 function tooLarge(): never {
   fail("PAYLOAD_TOO_LARGE", "The file is larger than 8 MiB.");
 }
 
-/** The form's fields: `file` (required), `folder_id`, repeatable `tag_id`. */
+/** The form's fields: `file` (required), `folder_id`, repeatable `tag_id`, `alt` and `caption`. */
 export function parseUploadForm(form: FormData): MediaUpload {
   const file = form.get("file");
   if (file === null || typeof file === "string") {
@@ -40,7 +60,9 @@ export function parseUploadForm(form: FormData): MediaUpload {
     ...new Set(form.getAll("tag_id").map((t) => optionalId("tag_id", typeof t === "string" ? t : null))),
   ].filter((t): t is string => t !== null);
   if (tagIds.length > MAX_TAGS) fail("BAD_REQUEST", `At most ${MAX_TAGS} tag_id values.`);
-  return { file, folderId, tagIds };
+  const alt = textField(form, "alt", ALT_MAX);
+  const caption = textField(form, "caption", CAPTION_MAX);
+  return { file, folderId, tagIds, alt, caption };
 }
 
 /** The upload form of a request: refused unread when declared too large or not multipart. */
@@ -82,6 +104,8 @@ export async function uploadMedia(env: Env, siteId: string, upload: MediaUpload)
     width: null,
     height: null,
     failure_reason: null,
+    alt: upload.alt,
+    caption: upload.caption,
     tag_ids: upload.tagIds.join(",") || null,
   };
   await env.MEDIA.put(row.r2_key, outcome.bytes, { httpMetadata: { contentType: outcome.contentType } });

@@ -19,11 +19,13 @@ import {
 import type { KeyContext, SiteAddress } from "../keys/key-context";
 import { imageView } from "../media/image-view";
 import type { MediaImageRow } from "../media/media-image";
+import { type PostTerm, storedTerms } from "../taxonomy/store";
+import { postTerms } from "../taxonomy/taxonomy";
 import { listPosts, type PostListRequest } from "./listing";
 import { platformMediaId } from "./render/media-url";
 import { renderBlocks } from "./render/render-blocks";
 import { onePublicPost, publicReference } from "./resolve";
-import { listItem, seoView } from "./shapes";
+import { listItem, seoView, taxonomy } from "./shapes";
 import { type PostRow, readPublicPosts } from "./store";
 
 /** One page of the public listing (`request.statuses` is null). */
@@ -51,7 +53,11 @@ export async function publicPostList(
   return cachedPublicAnswer(place, key, "posts", { limit, cursor, filters }, read);
 }
 
-/** A public post (PostDetail) by id or slug. */
+/**
+ * A public post (PostDetail) by id or slug. `seo` only for a key with `seo:read` (issue 35), as the `/seo`
+ * route requires: the answers with and without it are cached apart. The stored names of its terms are a
+ * second read, only when the post carries terms (one batch with the post needs posts/store.ts to take it).
+ */
 export async function publicPost(
   env: Env,
   key: KeyContext,
@@ -60,24 +66,40 @@ export async function publicPost(
   place: EdgePlace,
 ): Promise<PublicAnswer> {
   const ref = publicReference(reference, language);
-  return cachedPublicAnswer(place, key, "post", ref, async (now) => {
+  const seo = key.scopes.has("seo:read");
+  return cachedPublicAnswer(place, key, "post", { ...ref, seo }, async (now) => {
     const at = new Date(now).toISOString();
     const { rows, nextPublicationAt } = await readPublicPosts(env.DB, key.siteId, ref, at);
     const row = onePublicPost(rows.posts);
+    // A post without terms spends no read on their names.
+    const slugs = taxonomy(row);
+    const named = slugs.category_slugs.length + slugs.tag_slugs.length > 0;
+    const terms = named ? await storedTerms(env.DB, key.siteId, slugs) : [];
     return {
-      value: postDetail(env, row, key.site, rows.media, at),
+      value: postDetail(env, row, key.site, rows.media, at, { seo, terms }),
       freshUntil: freshUntil(now, nextPublicationAt),
     };
   });
 }
 
-/** The PostDetail shape: the list item plus the rendered body, the cover's URL and the SEO document. */
+/** What a post detail shows beyond the row: the SEO document (or not), the stored names of its terms. */
+export interface DetailExtras {
+  seo: boolean;
+  terms: readonly PostTerm[];
+}
+
+/**
+ * The PostDetail shape: the list item plus the rendered body, the cover's URL, the named terms and the SEO
+ * document. The cover and the body's images come from `media` (the rows the post references, with their
+ * alt text and caption).
+ */
 export function postDetail(
   env: Env,
   row: PostRow,
   site: SiteAddress,
   media: Map<string, MediaImageRow>,
   now: string,
+  extras: DetailExtras = { seo: true, terms: [] },
 ) {
   const base = env.MEDIA_PUBLIC_BASE;
   const find = (id: string) => media.get(id.toUpperCase()) ?? media.get(id);
@@ -88,10 +110,14 @@ export function postDetail(
   // The standard image form on the site's own media renders like media_id (render/media-url.ts).
   const mediaIdOfUrl = (url: string) => platformMediaId(base, row.site_id, url);
   const item = listItem(row, now, { site, platformDomain: env.PLATFORM_DOMAIN, mediaBase: base });
+  const cover = item.featured_image && row.featured_image_id ? find(row.featured_image_id) : undefined;
+  const featured = cover ? imageView(base, cover, row.title) : item.featured_image;
   return {
     ...item,
+    featured_image: featured,
     content_html: row.blocks_json ? renderBlocks(row.blocks_json, { mediaImage, mediaIdOfUrl }) : "",
-    featured_image_url: item.featured_image?.url ?? null,
-    seo: seoView(row),
+    featured_image_url: featured?.url ?? null,
+    ...postTerms(item, extras.terms),
+    ...(extras.seo ? { seo: seoView(row) } : {}),
   };
 }

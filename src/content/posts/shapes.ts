@@ -54,7 +54,14 @@ export const FeaturedImageSchema = z
     url: z.string().openapi({ description: "The original, on the public media origin" }),
     width: z.number().int().nullable(),
     height: z.number().int().nullable(),
-    alt: z.string().openapi({ description: "The post's title (assets carry no alt text of their own)" }),
+    alt: z.string().openapi({
+      description:
+        "The media asset's alt text (PATCH /v1/media/{id}); the post's title when the asset has none",
+    }),
+    caption: z
+      .string()
+      .nullable()
+      .openapi({ description: "The media asset's caption; null when it has none" }),
     srcset: z.string().openapi({
       description:
         "For <img srcset>: the renditions in the original's format (WebP for GIF and WebP originals) and the original, `url {w}w` narrowest first; the bare original URL while its width is unknown",
@@ -140,11 +147,25 @@ export function warningsMember<T>(warnings: readonly T[]): { warnings?: T[] } {
   return warnings.length > 0 ? { warnings: [...warnings] } : {};
 }
 
+/** A category or tag of a post detail: its slug, the name the site gave it (else the slug in words), its description. */
+const PostTermSchema = z
+  .object({ slug: z.string(), name: z.string(), description: z.string().nullable() })
+  .openapi("PostTerm");
+
 export const PostDetailSchema = PostListItemSchema.extend({
   content_html: z.string(),
   featured_image_url: z.string().nullable(),
-  seo: PostSeoSchema,
-}).openapi("PostDetail");
+  categories: z.array(PostTermSchema).openapi({
+    description: "category_slugs with their names and descriptions (PATCH /v1/categories/{slug}), in order",
+  }),
+  tags: z.array(PostTermSchema).openapi({
+    description: "tag_slugs with their names and descriptions (PATCH /v1/tags/{slug}), in order",
+  }),
+  seo: PostSeoSchema.optional(),
+}).openapi("PostDetail", {
+  description:
+    "`seo` only for a key with seo:read (as GET /v1/posts/{reference}/seo); absent for a key without it",
+});
 
 export const PostSourceSchema = z
   .object({

@@ -297,12 +297,15 @@ function renderImage(data: Data, options: RenderOptions, state: RenderState): st
   const lazy = state.images++ > 0 ? ' loading="lazy"' : "";
   const sizes = escapeHtml(sizesOf(view?.width ?? size?.width ?? null));
   const srcset = view ? ` srcset="${escapeHtml(view.srcset)}" sizes="${sizes}"` : "";
-  let img = `<img src="${escapeHtml(src)}" alt="${escapeHtml(inlineText(caption))}"${srcset}${sizeAttrs}${lazy}>`;
+  // The asset's own alt text first (issue 35), else the block's caption as text.
+  const alt = view?.alt || inlineText(caption);
+  let img = `<img src="${escapeHtml(src)}" alt="${escapeHtml(alt)}"${srcset}${sizeAttrs}${lazy}>`;
   const webp = view ? webpSrcset(view) : null;
   if (webp) {
     img = `<picture><source type="image/webp" srcset="${escapeHtml(webp)}" sizes="${sizes}">${img}</picture>`;
   }
-  const captionHtml = sanitizeInlineHtml(caption);
+  // The block's caption (inline HTML, sanitized), else the asset's caption (plain text, escaped).
+  const captionHtml = sanitizeInlineHtml(caption) || (view?.caption ? escapeHtml(view.caption) : "");
   return `<figure>${img}${captionHtml ? `<figcaption>${captionHtml}</figcaption>` : ""}</figure>`;
 }
 
