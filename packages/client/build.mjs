@@ -1,5 +1,8 @@
 // Builds the package into dist/: tsc emits index.js and index.d.ts; the generated API types (.d.ts files,
-// which tsc does not copy) go beside them. Run by `npm pack` (prepack) and `npm run build`.
+// which tsc does not copy) go beside them. Run by `npm pack` (prepack) and `npm run build`. Everything it
+// needs is this package's own: typescript (devDependencies) and openapi-fetch's types (dependencies), so
+// `npm install && npm pack` here works without the platform's root install
+// (test/browser/client-pack.test.ts packs a copy of these files alone).
 import { execFileSync } from "node:child_process";
 import { cpSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
