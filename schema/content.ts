@@ -54,6 +54,13 @@ export const apiKeys = sqliteTable(
     carried_over_at: text("carried_over_at"),
     /** The organization the key was carried over from. */
     carried_over_from: text("carried_over_from"),
+    /** 1: a public key also serves reads sent without an Origin by a server, never a browser (migration 0021). */
+    server_reads: integer("server_reads").notNull().default(0),
+    /** The key's last widening (a scope, origin or server reads it did not have): when, by whom, what was added. */
+    widened_at: text("widened_at"),
+    widened_by: text("widened_by"),
+    /** `{"scopes": [...], "allowed_origins": [...], "server_reads": bool}`: what that widening added. */
+    widened_json: text("widened_json"),
   },
   (t) => [index("api_keys_site").on(t.site_id, t.created_at)],
 );

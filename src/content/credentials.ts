@@ -15,7 +15,11 @@ const CREATOR_GRANT =
   "its creator's `integrations` grant ends (removal, demotion, leaving, an invitation accepted with a smaller role: revoked before the member route answers; erasure: in the hourly run that erases the account; the owners mailed, `integrations_ended` event; docs/decisions/grant-endings.md)";
 
 const KEY_TOLD =
-  "the site's administrators see it in the key list (`GET /api/v1/sites/{site_id}/api-keys`: creator, creation time, scopes); the owners are mailed (`integrations_ended_notice`) when it ends with its creator's grant";
+  "the site's administrators see it in the key list (`GET /api/v1/sites/{site_id}/api-keys`: creator, creation time, scopes, and its last widening: who, when, what was added, `last_widened`); the owners are mailed (`integrations_ended_notice`) when it ends with its creator's grant";
+
+/** What an edit of a key costs (docs/decisions/key-editing.md). */
+const KEY_EDIT =
+  "its name, scopes and origins are edited by the same administrators (`PATCH /api/v1/sites/{site_id}/api-keys/{id}`): a widening (a scope, origin or server reads it did not have) costs what creating costs and is recorded on the key as its creation is; a narrowing holds at once for writes, lead reads and exports, and for cached reads within the 30 s key cache";
 
 const SITE_GONE =
   "refused while the site is deleted or archived (content's projection says so before the site route answers); a platform operator's restore brings the site back with it, for the same organization";
@@ -37,8 +41,7 @@ export const CREDENTIALS: readonly CredentialKind[] = [
     title: "Secret API key (`ck_`)",
     power:
       "writes and reads the site's content with its scopes (posts, media, SEO, settings, import, export, leads), without a person",
-    proof:
-      "a signed-in administrator holding `integrations` on the site (owners, org admins, site owners; never a share; `src/lib/site-permissions.ts`); shown once, stored as a peppered hash",
+    proof: `a signed-in administrator holding \`integrations\` on the site (owners, org admins, site owners; never a share; \`src/lib/site-permissions.ts\`); shown once, stored as a peppered hash; ${KEY_EDIT}`,
     told: KEY_TOLD,
     undo: "revoke: `DELETE /api/v1/sites/{site_id}/api-keys/{id}` by any administrator with `integrations`",
     endedBy: [
@@ -63,11 +66,10 @@ export const CREDENTIALS: readonly CredentialKind[] = [
     service: "content",
     title: "Public API key (`pk_`) and its allowed origins",
     power:
-      "reads what the public site shows (only the public scopes are accepted on it: `posts:read`, `post_types:read`, `sites:read`, `media:read`, `seo:read`) and records page views, only from the browser origins listed at its creation (`allowed_origins`, checked right after the key: 403 `ORIGIN_NOT_ALLOWED`, a missing Origin too)",
-    proof:
-      "the same as a secret key: an administrator holding `integrations`; the origins are fixed when the key is made (a different list is a new key)",
+      "reads what the public site shows (only the public scopes are accepted on it: `posts:read`, `post_types:read`, `sites:read` (reserved: gates nothing today), `media:read`, `seo:read`) and records page views, only from the browser origins of its list (`allowed_origins`: exact origins, or over https one leading wildcard label such as `https://*.my-project.pages.dev`, never directly under a public suffix; checked right after the key: 403 `ORIGIN_NOT_ALLOWED`, a missing Origin too). With `server_reads: true`, its owner's opt-in, it also serves reads sent without an Origin: the server-side rendering path (a server or a static build fetching the page's content and `<head>` data), never a request carrying `Sec-Fetch-Site`, `Sec-Fetch-Mode` or `Sec-Fetch-Dest` (a browser), never page views; those reads count on a per-key bucket of their own (`server-reads`, 600 a minute), and the answers say `Vary: Origin, Sec-Fetch-*` so no cache hands one to a browser",
+    proof: `the same as a secret key: an administrator holding \`integrations\`; ${KEY_EDIT} (adding an origin, a wildcard or \`server_reads\` is a widening)`,
     told: KEY_TOLD,
-    undo: "revoke: `DELETE /api/v1/sites/{site_id}/api-keys/{id}`; the origins go with the key",
+    undo: "revoke: `DELETE /api/v1/sites/{site_id}/api-keys/{id}`; the origins go with the key; an origin or `server_reads` alone is taken back by an edit (`PATCH …/api-keys/{id}`)",
     endedBy: [
       "key_revocation",
       "member_removal",

@@ -22,9 +22,9 @@ describe("API key creation: the origin allowlist", () => {
   });
 
   it("every entry is an exact origin: 400 INVALID_ORIGIN lists the others", () => {
-    const origins = ["https://a.test", "https://*.b.test", "https://c.test/path"];
+    const origins = ["https://a.test", "http://*.b.test", "https://c.test/path"];
     expect(() => allowedOrigins("public", origins, ["posts:read"])).toThrow(
-      problem(400, "INVALID_ORIGIN", { details: { invalid: ["https://*.b.test", "https://c.test/path"] } }),
+      problem(400, "INVALID_ORIGIN", { details: { invalid: ["http://*.b.test", "https://c.test/path"] } }),
     );
   });
 

@@ -25,12 +25,24 @@ describe("POST /api/v1/sites/{site_id}/api-keys", () => {
     expect(res.status).toBe(201);
     const body = (await res.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(
-      ["allowed_origins", "author", "created_at", "id", "key", "kind", "name", "scopes"].sort(),
+      [
+        "allowed_origins",
+        "author",
+        "created_at",
+        "id",
+        "key",
+        "kind",
+        "name",
+        "scopes",
+        "server_reads",
+      ].sort(),
     );
     expect(body.key).toMatch(/^ck_[A-Za-z0-9_-]{43}$/);
     expect(body.kind).toBe("secret");
     expect(body.scopes).toEqual(["posts:write", "posts:read"]);
     expect(body.allowed_origins).toEqual([]);
+    expect(body.server_reads).toBe(false);
+    expect(body).not.toHaveProperty("warnings");
     const row = await testEnv.DB.prepare("SELECT * FROM api_keys WHERE id = ?")
       .bind(body.id)
       .first<Record<string, unknown>>();

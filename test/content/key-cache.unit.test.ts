@@ -11,6 +11,7 @@ function row(id: string, siteId = "site-1"): KeyLookupRow {
     key_prefix: "pk_x",
     scopes_json: '["posts:read"]',
     allowed_origins_json: '["https://a.test"]',
+    server_reads: 0,
     created_by: "user",
     author_name: "Ana",
     created_at: "2026-01-01T00:00:00.000Z",

@@ -1,7 +1,8 @@
 /**
  * Authentication of `/v1` requests by API key: `Authorization: Bearer ck_…|pk_…` (or `?key=pk_…` for
- * browsers), the pk_ origin allowlist, scopes, and the per-key quotas: writes and lead reads in the key's
- * ApiKeyGate (exact), reads in the Workers rate-limiting bindings (counted where the request lands).
+ * browsers), the pk_ origin allowlist (or, when the key's owner opted in, a server's read without an
+ * Origin: `server_reads`), scopes, and the per-key quotas: writes and lead reads in the key's ApiKeyGate
+ * (exact), reads in the Workers rate-limiting bindings (counted where the request lands).
  */
 import { bearerRefusal } from "../../lib/bearer";
 import type { SiteProjection } from "../../lib/rpc";
@@ -13,6 +14,7 @@ import { type BucketSpec, type BucketState, keyGate, type ReserveResult, type Ta
 import { keyContexts } from "./key-cache";
 import type { KeyContext, WriteContext } from "./key-context";
 import { hashApiKey, type KeyKind } from "./key-hash";
+import { originAllowed } from "./origins";
 import type { Scope } from "./scopes";
 import { findActiveKeyByHash, type KeyLookupRow } from "./store";
 
@@ -47,6 +49,11 @@ export interface KeyRequest {
   /** The `?key=` query parameter. */
   readonly queryKey: string | undefined;
   readonly origin: string | undefined;
+  /**
+   * The request carries a fetch metadata header (`Sec-Fetch-Site`, `Sec-Fetch-Mode` or `Sec-Fetch-Dest`):
+   * a browser sent it, so it is never a server read.
+   */
+  readonly fetchMetadata: boolean;
   readonly clientIp: string;
   /** The request names a D1 bookmark: its reads run in that session (core/read-session.ts). */
   readonly hasBookmark: boolean;
@@ -64,8 +71,17 @@ export const QUOTAS = {
   write: { name: "write", policy: "writes", capacity: 60, windowSeconds: 60 },
   read: { name: "read", policy: "reads", capacity: 600, windowSeconds: 60 },
   publicReadPerIp: { policy: "public-reads-per-ip", capacity: 60, windowSeconds: 60 },
+  /**
+   * A `pk_` key's server reads (`server_reads`, no Origin): a bucket of the key's own, in the `READ_LIMITER`
+   * binding under `server:<key id>`, apart from its browser reads' buckets (one server asks for every
+   * visitor, so a per-client-IP bucket would starve it, and it never spends the browsers' quota).
+   */
+  serverRead: { policy: "server-reads", capacity: 600, windowSeconds: 60 },
   leads: { name: "leads", policy: "leads", capacity: 10, windowSeconds: 60 },
 } as const;
+
+/** The request headers a `pk_` key's answer depends on when its key serves server reads. */
+const SERVER_READ_VARY = "Origin, Sec-Fetch-Site, Sec-Fetch-Mode, Sec-Fetch-Dest";
 
 /** Analytics collection per (site, client IP): the `COLLECT_LIMITER` binding's `simple` setting in wrangler.toml. */
 export const COLLECT_QUOTA = { capacity: 60, windowSeconds: 60 } as const;
@@ -161,23 +177,40 @@ export async function authenticateKey(
     throw bearerRefusal("invalid", "The API key is invalid or revoked.");
   }
 
+  let serverRead = false;
   if (kind === "public") {
     const origin = request.origin;
     const allowed = JSON.parse(row.allowed_origins_json) as string[];
-    // The key is valid; the place of use is not. A missing Origin is refused too (fail closed). No CORS
-    // grant: the refused page cannot read the answer. `Vary: Origin`: the answer is chosen by the Origin
-    // (no cache may hand it to an allowed one), and it tells the edge this origin was refused here.
-    if (origin === undefined || !allowed.includes(origin)) {
+    // `Vary`: the answer is chosen by the Origin (no cache may hand it to an allowed one, and it tells the
+    // edge this origin was refused here); for a key that serves server reads, by the fetch metadata too,
+    // so no cache hands a server read's answer to a browser or a browser's refusal to a server.
+    const vary = row.server_reads === 1 ? SERVER_READ_VARY : "Origin";
+    // A server's read: no Origin, no fetch metadata (no browser sent it), a read, and the owner opted in.
+    serverRead =
+      origin === undefined &&
+      row.server_reads === 1 &&
+      !request.fetchMetadata &&
+      requirement.quota === "read";
+    // The key is valid; the place of use is not. A missing Origin is refused too (fail closed) unless it is a
+    // server read. No CORS grant: the refused page cannot read the answer.
+    if (!serverRead && (origin === undefined || !originAllowed(allowed, origin))) {
       fail("ORIGIN_NOT_ALLOWED", {
-        detail: "This public key may not be used from this origin.",
-        headers: { vary: "Origin" },
+        detail:
+          origin === undefined && row.server_reads === 1 && request.fetchMetadata
+            ? "This public key serves reads without an Origin only to servers: a browser's request (Sec-Fetch-* headers) needs an allowed Origin."
+            : "This public key may not be used from this origin.",
+        headers: { vary },
       });
     }
-    request.addHeaders({
-      "access-control-allow-origin": origin,
-      "access-control-expose-headers": "ETag, RateLimit, RateLimit-Policy, Retry-After",
-      vary: "Origin",
-    });
+    request.addHeaders(
+      origin === undefined
+        ? { vary }
+        : {
+            "access-control-allow-origin": origin,
+            "access-control-expose-headers": "ETag, RateLimit, RateLimit-Policy, Retry-After",
+            vary,
+          },
+    );
     if (requirement.kinds === "secret") {
       fail("SECRET_KEY_REQUIRED", "This operation requires a secret (ck_) key.");
     }
@@ -191,6 +224,7 @@ export async function authenticateKey(
   requireScopes(scopes, requirement.scopes);
 
   if (requirement.quota === "collect") await takeCollectQuota(env, request, row.site_id);
+  else if (serverRead) await takeServerReadQuota(env, request, row.id);
   else await takeKeyQuota(env, request, row.id, kind, requirement);
 
   const context: KeyContext = {
@@ -317,6 +351,15 @@ async function takeReadQuota(
   }
   await limitHere(request, env.READ_LIMITER, keyId, QUOTAS.read);
   if (leads) await takeGateQuota(env, request, keyId, [QUOTAS.leads], policies);
+}
+
+/**
+ * A server read of a `pk_` key: its own per-key bucket (`QUOTAS.serverRead`), neither the key's browser
+ * read bucket nor a per-client-IP one.
+ */
+async function takeServerReadQuota(env: Env, request: Pick<KeyRequest, "addHeaders">, keyId: string) {
+  request.addHeaders({ "ratelimit-policy": policyHeader([QUOTAS.serverRead]) });
+  await limitHere(request, env.READ_LIMITER, `server:${keyId}`, QUOTAS.serverRead);
 }
 
 async function limitHere(

@@ -1,5 +1,5 @@
 /** API key rows. Only the keyed hash of a key is stored; lookups are by that hash. */
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { apiKeys, type sites } from "../../../schema/content";
 import { carriedOver } from "../transfers/store";
@@ -9,12 +9,42 @@ import type { Scope } from "./scopes";
 /** A key as read back: never its hash, nor the revocation (only active keys are read). */
 export type ApiKeyRow = Omit<
   typeof apiKeys.$inferSelect,
-  "key_hash" | "revoked_at" | "revoked_by" | "org_id" | "carried_over_at" | "carried_over_from"
+  | "key_hash"
+  | "revoked_at"
+  | "revoked_by"
+  | "org_id"
+  | "carried_over_at"
+  | "carried_over_from"
+  | "widened_at"
+  | "widened_by"
+  | "widened_json"
 >;
 
-/** A key as listed to its site's administrators: with what a transfer carried over (issue 19). */
+/**
+ * A key as listed to its site's administrators: with what a transfer carried over (issue 19) and its last
+ * widening (issue 35).
+ */
 export type ListedApiKeyRow = ApiKeyRow &
-  Pick<typeof apiKeys.$inferSelect, "carried_over_at" | "carried_over_from">;
+  Pick<
+    typeof apiKeys.$inferSelect,
+    "carried_over_at" | "carried_over_from" | "widened_at" | "widened_by" | "widened_json"
+  >;
+
+/** What a key's last widening added, as `widened_json` stores it. */
+export interface KeyWidening {
+  scopes: Scope[];
+  allowed_origins: string[];
+  server_reads: boolean;
+}
+
+/** A key's last widening as listed: when, by whom (a user id), what it added; null when never widened. */
+export type LastWidened = { at: string; by: string | null; added: KeyWidening } | null;
+
+/** A key as its administrators see it (the record, what a transfer carried over, its last widening). */
+export type ListedApiKey = ApiKeyRecord & {
+  carried_over: ReturnType<typeof carriedOver>;
+  last_widened: LastWidened;
+};
 
 export interface ApiKeyRecord {
   id: string;
@@ -24,6 +54,8 @@ export interface ApiKeyRecord {
   key_prefix: string;
   scopes: Scope[];
   allowed_origins: string[];
+  /** A public key also serves reads without an Origin from a server (never a browser). */
+  server_reads: boolean;
   created_by: string | null;
   /** The byline of the creator (authorship context); null on keys created before it was recorded. */
   author_name: string | null;
@@ -39,6 +71,7 @@ export function toRecord(row: ApiKeyRow): ApiKeyRecord {
     key_prefix: row.key_prefix,
     scopes: JSON.parse(row.scopes_json) as Scope[],
     allowed_origins: JSON.parse(row.allowed_origins_json) as string[],
+    server_reads: row.server_reads === 1,
     created_by: row.created_by,
     author_name: row.author_name,
     created_at: row.created_at,
@@ -57,6 +90,7 @@ export async function insertApiKey(db: D1Database, key: ApiKeyRecord & { key_has
       key_prefix: key.key_prefix,
       scopes_json: JSON.stringify(key.scopes),
       allowed_origins_json: JSON.stringify(key.allowed_origins),
+      server_reads: key.server_reads ? 1 : 0,
       created_by: key.created_by,
       author_name: key.author_name,
       created_at: key.created_at,
@@ -64,23 +98,42 @@ export async function insertApiKey(db: D1Database, key: ApiKeyRecord & { key_has
     .run();
 }
 
+/** The columns a key is listed with. */
+const listedColumns = {
+  id: apiKeys.id,
+  site_id: apiKeys.site_id,
+  name: apiKeys.name,
+  kind: apiKeys.kind,
+  key_prefix: apiKeys.key_prefix,
+  scopes_json: apiKeys.scopes_json,
+  allowed_origins_json: apiKeys.allowed_origins_json,
+  server_reads: apiKeys.server_reads,
+  created_by: apiKeys.created_by,
+  author_name: apiKeys.author_name,
+  created_at: apiKeys.created_at,
+  carried_over_at: apiKeys.carried_over_at,
+  carried_over_from: apiKeys.carried_over_from,
+  widened_at: apiKeys.widened_at,
+  widened_by: apiKeys.widened_by,
+  widened_json: apiKeys.widened_json,
+};
+
+function listed(row: ListedApiKeyRow): ListedApiKey {
+  const lastWidened: LastWidened =
+    row.widened_at === null || row.widened_json === null
+      ? null
+      : { at: row.widened_at, by: row.widened_by, added: JSON.parse(row.widened_json) as KeyWidening };
+  return { ...toRecord(row), carried_over: carriedOver(row), last_widened: lastWidened };
+}
+
 /** The site's unrevoked keys, carried-over ones included (with their `carried_over`); with `id`, that one alone. */
-export async function listActiveApiKeys(db: D1Database, siteId: string, id?: string) {
+export async function listActiveApiKeys(
+  db: D1Database,
+  siteId: string,
+  id?: string,
+): Promise<ListedApiKey[]> {
   const results: ListedApiKeyRow[] = await drizzle(db)
-    .select({
-      id: apiKeys.id,
-      site_id: apiKeys.site_id,
-      name: apiKeys.name,
-      kind: apiKeys.kind,
-      key_prefix: apiKeys.key_prefix,
-      scopes_json: apiKeys.scopes_json,
-      allowed_origins_json: apiKeys.allowed_origins_json,
-      created_by: apiKeys.created_by,
-      author_name: apiKeys.author_name,
-      created_at: apiKeys.created_at,
-      carried_over_at: apiKeys.carried_over_at,
-      carried_over_from: apiKeys.carried_over_from,
-    })
+    .select(listedColumns)
     .from(apiKeys)
     .where(
       and(
@@ -91,7 +144,91 @@ export async function listActiveApiKeys(db: D1Database, siteId: string, id?: str
     )
     .orderBy(desc(apiKeys.created_at), desc(apiKeys.id))
     .all();
-  return results.map((row) => ({ ...toRecord(row), carried_over: carriedOver(row) }));
+  return results.map(listed);
+}
+
+/**
+ * Key `id` of the site while it may be edited: not revoked, not carried over by a transfer, stamped for the
+ * site's current owner (a key `findActiveKeyByHash` calls suspended is not editable either).
+ */
+function editable(siteId: string, id: string): SQL | undefined {
+  return and(
+    eq(apiKeys.id, id),
+    eq(apiKeys.site_id, siteId),
+    isNull(apiKeys.revoked_at),
+    isNull(apiKeys.carried_over_at),
+    sql`${apiKeys.org_id} IS (SELECT org_id FROM site_owner WHERE site_id = ${siteId})`,
+  );
+}
+
+/** The kind of key `id` of the site when it may be edited (`editable`); null otherwise. */
+export async function findEditableApiKey(
+  db: D1Database,
+  siteId: string,
+  id: string,
+): Promise<{ kind: KeyKind } | null> {
+  const row = await drizzle(db)
+    .select({ kind: apiKeys.kind })
+    .from(apiKeys)
+    .where(editable(siteId, id))
+    .get();
+  return row ?? null;
+}
+
+/** What an edit changes; a field left out keeps its value. */
+export interface ApiKeyUpdate {
+  name?: string;
+  scopes?: Scope[];
+  allowed_origins?: string[];
+  server_reads?: boolean;
+}
+
+/** The JSON array of `next`'s members that `current` (a JSON array column) lacks; `[]` when not edited. */
+function addedTo(current: SQLWrapper, next: readonly string[] | undefined): SQL {
+  if (next === undefined) return sql`'[]'`;
+  return sql`(SELECT json_group_array(n.value) FROM json_each(${JSON.stringify(next)}) n
+    WHERE n.value NOT IN (SELECT o.value FROM json_each(${current}) o))`;
+}
+
+/**
+ * Edits key `id` of the site (while `editable`) in one statement, so concurrent edits each leave a whole
+ * row (the last writer's), never a mix. The same statement compares the edit with the row it replaces: when
+ * it adds a scope, an origin (an entry not in the list before, compared as text) or server reads, it
+ * records that widening on the key (`widened_at`, `widened_by`, `widened_json`: what was added), as the
+ * key's creation is recorded on it. Null when no such key.
+ */
+export async function updateApiKey(
+  db: D1Database,
+  siteId: string,
+  id: string,
+  update: ApiKeyUpdate,
+  by: string,
+  now: string,
+): Promise<ListedApiKey | null> {
+  const scopes = addedTo(apiKeys.scopes_json, update.scopes);
+  const origins = addedTo(apiKeys.allowed_origins_json, update.allowed_origins);
+  const serverReads = update.server_reads === true ? sql`(${apiKeys.server_reads} = 0)` : sql`0`;
+  const widened = sql`(json_array_length(${scopes}) > 0 OR json_array_length(${origins}) > 0 OR ${serverReads})`;
+  const row = await drizzle(db)
+    .update(apiKeys)
+    .set({
+      ...(update.name !== undefined ? { name: update.name } : {}),
+      ...(update.scopes !== undefined ? { scopes_json: JSON.stringify(update.scopes) } : {}),
+      ...(update.allowed_origins !== undefined
+        ? { allowed_origins_json: JSON.stringify(update.allowed_origins) }
+        : {}),
+      ...(update.server_reads !== undefined ? { server_reads: update.server_reads ? 1 : 0 } : {}),
+      widened_at: sql`CASE WHEN ${widened} THEN ${now} ELSE ${apiKeys.widened_at} END`,
+      widened_by: sql`CASE WHEN ${widened} THEN ${by} ELSE ${apiKeys.widened_by} END`,
+      widened_json: sql`CASE WHEN ${widened}
+        THEN json_object('scopes', json(${scopes}), 'allowed_origins', json(${origins}),
+          'server_reads', CASE WHEN ${serverReads} THEN json('true') ELSE json('false') END)
+        ELSE ${apiKeys.widened_json} END`,
+    })
+    .where(editable(siteId, id))
+    .returning(listedColumns)
+    .get();
+  return row ? listed(row) : null;
 }
 
 /** Revokes an active key of the site; false when there is none (unknown, other site's, or already revoked). */
@@ -145,7 +282,7 @@ export type KeyLookupRow = ApiKeyRow & {
 export async function findActiveKeyByHash(db: D1Database, keyHash: string): Promise<KeyLookupRow | null> {
   return db
     .prepare(
-      `SELECT k.id, k.site_id, k.name, k.kind, k.key_prefix, k.scopes_json, k.allowed_origins_json, k.created_by,
+      `SELECT k.id, k.site_id, k.name, k.kind, k.key_prefix, k.scopes_json, k.allowed_origins_json, k.server_reads, k.created_by,
               k.author_name, k.created_at, s.status AS site_status, s.slug AS site_slug,
               s.primary_domain AS site_primary_domain, s.default_language AS site_default_language,
               s.content_version AS site_content_version, s.org_id AS site_org_id, s.name AS site_name,
