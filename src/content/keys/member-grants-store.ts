@@ -3,12 +3,12 @@
  * the one batch that revokes their keys, deletes their webhooks and records the ending, and the read of a
  * recent ending (the quarantine).
  */
-import { lt } from "drizzle-orm";
+import { lt, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { type apiKeys, endedMemberGrants, type webhooks } from "../../../schema/content";
+import { type apiKeys, endedMemberGrants, webhookDeliveries, type webhooks } from "../../../schema/content";
 import type { Computed, Row } from "../../lib/rows";
 import type { EndedIntegrations, MemberGrantEnding } from "../../lib/rpc";
-import { batch, first, query } from "../../lib/sql";
+import { batch, first, fragment, query } from "../../lib/sql";
 
 /** Who revoked a key its creator's ended grant took with it (`api_keys.revoked_by`). */
 export const REVOKED_BY_GRANT_END = "system:grant-ended";
@@ -33,10 +33,6 @@ function endingParams(e: MemberGrantEnding) {
   return [e.user_id, e.ended_at, e.site_id, e.org_id, JSON.stringify(e.except_site_ids), e.scope];
 }
 
-function bindEnding(stmt: D1PreparedStatement, e: MemberGrantEnding): D1PreparedStatement {
-  return stmt.bind(...endingParams(e));
-}
-
 /**
  * Ends what `e` names in one batch: revokes the keys and deletes the webhooks (and their deliveries)
  * created under the grant, ends the preview links the person made under it (issue 34), records the ending
@@ -57,12 +53,11 @@ export async function endGrantIntegrations(
       now.toISOString(),
       REVOKED_BY_GRANT_END,
     ),
-    bindEnding(
-      db.prepare(
-        `DELETE FROM webhook_deliveries WHERE webhook_id IN (SELECT t.id FROM webhooks t WHERE ${CREATED_UNDER_GRANT})`,
+    drizzle(db)
+      .delete(webhookDeliveries)
+      .where(
+        sql`${webhookDeliveries.webhook_id} IN (SELECT t.id FROM webhooks t WHERE ${fragment(CREATED_UNDER_GRANT, ...endingParams(e))})`,
       ),
-      e,
-    ),
     query<Row<typeof webhooks, "id" | "site_id" | "url">>(
       db,
       `DELETE FROM webhooks AS t WHERE ${CREATED_UNDER_GRANT} RETURNING id, site_id, url`,

@@ -62,8 +62,9 @@ const INSERT_FIELDS = [
 ] as const satisfies readonly (keyof PostRow)[];
 
 const COLUMNS = `${INSERT_FIELDS.join(", ")}, revision`;
-/** The same columns for the query builder: every column but `org_id` (SQL's). */
-const { org_id: _orgId, ...POST_SELECT } = getTableColumns(posts);
+const { org_id: _orgId, ...postSelect } = getTableColumns(posts);
+/** The same columns for the query builder (other post stores' selects too): every column but `org_id` (SQL's). */
+export const POST_SELECT = postSelect;
 /** Every column of a `PostRow`, for other post stores' SELECTs. */
 export const POST_COLUMNS = COLUMNS;
 

@@ -1,7 +1,11 @@
 /** Legal pages: the pages of a site whose `fields.secao` is `legal` (sites' legal page generator). */
-import { POST_COLUMNS, type PostRow } from "../posts/store";
+import { and, asc, eq, isNotNull, ne, notInArray, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { posts } from "../../../schema/content";
+import { POST_SELECT, type PostRow } from "../posts/store";
 
-const LEGAL = `json_valid(fields) AND json_extract(fields, '$.secao') = 'legal'`;
+/** The post's `fields` is JSON naming it a legal page (checked after `fields IS NOT NULL`, before any other read of it). */
+const LEGAL = sql`json_valid(${posts.fields}) AND json_extract(${posts.fields}, '$.secao') = 'legal'`;
 
 /** The live (not deleted) page holding document `documento` of the site in `language`, if any. */
 export async function legalPageOf(
@@ -10,25 +14,39 @@ export async function legalPageOf(
   language: string,
   documento: string,
 ): Promise<PostRow | null> {
-  return db
-    .prepare(
-      `SELECT ${POST_COLUMNS} FROM posts WHERE site_id = ? AND language = ? AND fields IS NOT NULL
-         AND json_extract(fields, '$.documento_legal') = ? AND ${LEGAL} AND status != 'deleted'
-       ORDER BY id LIMIT 1`,
+  const row = await drizzle(db)
+    .select(POST_SELECT)
+    .from(posts)
+    .where(
+      and(
+        eq(posts.site_id, siteId),
+        eq(posts.language, language),
+        isNotNull(posts.fields),
+        sql`json_extract(${posts.fields}, '$.documento_legal') = ${documento}`,
+        LEGAL,
+        ne(posts.status, "deleted"),
+      ),
     )
-    .bind(siteId, language, documento)
-    .first<PostRow>();
+    .orderBy(asc(posts.id))
+    .limit(1)
+    .get();
+  return row ?? null;
 }
 
 /** The site's legal pages in `language` that exist for readers to come (not archived, not deleted), by `ordem`. */
 export async function legalPagesOf(db: D1Database, siteId: string, language: string): Promise<PostRow[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT ${POST_COLUMNS} FROM posts WHERE site_id = ? AND language = ? AND fields IS NOT NULL AND ${LEGAL}
-         AND status NOT IN ('archived', 'deleted')
-       ORDER BY json_extract(fields, '$.ordem'), id`,
+  return drizzle(db)
+    .select(POST_SELECT)
+    .from(posts)
+    .where(
+      and(
+        eq(posts.site_id, siteId),
+        eq(posts.language, language),
+        isNotNull(posts.fields),
+        LEGAL,
+        notInArray(posts.status, ["archived", "deleted"]),
+      ),
     )
-    .bind(siteId, language)
-    .all<PostRow>();
-  return results;
+    .orderBy(sql`json_extract(${posts.fields}, '$.ordem')`, asc(posts.id))
+    .all();
 }

@@ -1,4 +1,8 @@
-/** Content's own projection of sites (pushed by the sites service over RPC) and the site's post types. */
+/**
+ * Content's own projection of sites (pushed by the sites service over RPC) and the site's post types,
+ * through drizzle's query builder but for the built-in types' seed (an `INSERT … SELECT` guarded by the
+ * site's absence).
+ */
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { postTypes, sites } from "../../../schema/content";
@@ -33,30 +37,37 @@ export async function upsertSite(db: D1Database, site: SiteProjection, now: stri
     // An older push never overwrites a newer one (pushes may arrive out of order). `org_since` moves when
     // the owner organization changes (every SET expression reads the row as it was before the update).
     // `content_version` moves with every applied push: the site's URLs are part of its public answers.
-    db
-      .prepare(
-        `INSERT INTO sites (id, org_id, slug, name, default_language, status, primary_domain, updated_at, synced_at, org_since)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET org_id = excluded.org_id, slug = excluded.slug, name = excluded.name,
-           default_language = excluded.default_language, status = excluded.status,
-           primary_domain = excluded.primary_domain, updated_at = excluded.updated_at, synced_at = excluded.synced_at,
-           org_since = CASE WHEN sites.org_id = excluded.org_id THEN sites.org_since ELSE excluded.updated_at END,
-           org_changed_at = CASE WHEN sites.org_id = excluded.org_id THEN sites.org_changed_at ELSE excluded.synced_at END,
-           content_version = sites.content_version + 1
-         WHERE excluded.updated_at >= sites.updated_at`,
-      )
-      .bind(
-        site.id,
-        site.org_id,
-        site.slug,
-        site.name,
-        site.default_language,
-        site.status,
-        site.primary_domain,
-        site.updated_at,
-        now,
-        site.updated_at,
-      ),
+    drizzle(db)
+      .insert(sites)
+      .values({
+        id: site.id,
+        org_id: site.org_id,
+        slug: site.slug,
+        name: site.name,
+        default_language: site.default_language,
+        status: site.status,
+        primary_domain: site.primary_domain,
+        updated_at: site.updated_at,
+        synced_at: now,
+        org_since: site.updated_at,
+      })
+      .onConflictDoUpdate({
+        target: sites.id,
+        set: {
+          org_id: sql`excluded.org_id`,
+          slug: sql`excluded.slug`,
+          name: sql`excluded.name`,
+          default_language: sql`excluded.default_language`,
+          status: sql`excluded.status`,
+          primary_domain: sql`excluded.primary_domain`,
+          updated_at: sql`excluded.updated_at`,
+          synced_at: sql`excluded.synced_at`,
+          org_since: sql`CASE WHEN ${sites.org_id} = excluded.org_id THEN ${sites.org_since} ELSE excluded.updated_at END`,
+          org_changed_at: sql`CASE WHEN ${sites.org_id} = excluded.org_id THEN ${sites.org_changed_at} ELSE excluded.synced_at END`,
+          content_version: sql`${sites.content_version} + 1`,
+        },
+        setWhere: sql`excluded.updated_at >= ${sites.updated_at}`,
+      }),
     ...formsAppStatements(db, site),
     // After the push: a site no longer active, or owned by another organization, ends its preview links.
     endStalePreviewsStatement(db, site.id, now),
