@@ -93,7 +93,7 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
  * upload_media's `data` as bytes: refused by its length before anything is decoded when the file would be
  * above the upload's 8 MiB (the tool error names the limit), and when it is not padded base64.
  */
-export function decodeBase64File(data: string): Uint8Array {
+function decodeBase64File(data: string): Uint8Array {
   const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
   const decoded = Math.floor(data.length / 4) * 3 - padding;
   if (decoded > UPLOAD_MAX_BYTES) {
