@@ -1,12 +1,18 @@
-/** Lead rows: the submission insert (with its duplicate check), keyset pages, one lead by id. */
+/**
+ * Lead rows: the submission insert (with its duplicate check), keyset pages, one lead by id. Reads go
+ * through drizzle's query builder (the keyset bound as a row-value comparison, which the leads indexes
+ * seek); the insert (an `INSERT … SELECT` deciding the duplicate and reused-token rules) and the token
+ * prune (`DELETE … WHERE token_id IN (SELECT … LIMIT)`) stay raw SQL.
+ */
+import { and, asc, count, desc, eq, getTableColumns, gte, lt, type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { formTokenUses, type leads } from "../../../schema/content";
-import type { Computed, Row } from "../../lib/rows";
-import { all, batch, prepared, type Query, query, typed } from "../../lib/sql";
+import { formsAppState, formTokenUses, leads } from "../../../schema/content";
+import type { Row } from "../../lib/rows";
+import { batch, prepared, typed } from "../../lib/sql";
 
 export type LeadRow = Omit<typeof leads.$inferSelect, "site_id" | "content_hash">;
 
-const LEAD_COLUMNS = "id, form_id, status, spam_reasons_json, fields_json, page_url, created_at";
+const { site_id: _siteId, content_hash: _contentHash, ...LEAD_COLUMNS } = getTableColumns(leads);
 
 export interface NewLead {
   id: string;
@@ -107,33 +113,21 @@ export interface LeadFilters {
 
 export type LeadOrder = "asc" | "desc";
 
+/** The site's leads the filters match. */
+function leadFilter(siteId: string, filters: LeadFilters): SQL | undefined {
+  return and(
+    eq(leads.site_id, siteId),
+    filters.formId === null ? undefined : eq(leads.form_id, filters.formId),
+    filters.status === null ? undefined : eq(leads.status, filters.status),
+    filters.from === null ? undefined : gte(leads.created_at, filters.from),
+    filters.toExclusive === null ? undefined : lt(leads.created_at, filters.toExclusive),
+  );
+}
+
 /**
  * One keyset page of the site's leads in (created_at, id) order, resuming after `after`. `limit` rows at
  * most (callers ask one more to know whether a next page exists).
  */
-/** The WHERE of the site's leads the filters match, and its parameters. */
-function leadFilterSql(siteId: string, filters: LeadFilters): { where: string[]; binds: unknown[] } {
-  const where = ["site_id = ?"];
-  const binds: unknown[] = [siteId];
-  if (filters.formId !== null) {
-    where.push("form_id = ?");
-    binds.push(filters.formId);
-  }
-  if (filters.status !== null) {
-    where.push("status = ?");
-    binds.push(filters.status);
-  }
-  if (filters.from !== null) {
-    where.push("created_at >= ?");
-    binds.push(filters.from);
-  }
-  if (filters.toExclusive !== null) {
-    where.push("created_at < ?");
-    binds.push(filters.toExclusive);
-  }
-  return { where, binds };
-}
-
 function leadsPageQuery(
   db: D1Database,
   siteId: string,
@@ -141,20 +135,17 @@ function leadsPageQuery(
   order: LeadOrder,
   after: { createdAt: string; id: string } | null,
   limit: number,
-): Query<LeadRow> {
-  const { where, binds } = leadFilterSql(siteId, filters);
-  if (after) {
-    where.push(`(created_at, id) ${order === "desc" ? "<" : ">"} (?, ?)`);
-    binds.push(after.createdAt, after.id);
-  }
-  const direction = order === "desc" ? "DESC" : "ASC";
-  return query<LeadRow>(
-    db,
-    `SELECT ${LEAD_COLUMNS} FROM leads WHERE ${where.join(" AND ")}
-     ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
-    ...binds,
-    limit,
-  );
+) {
+  const direction = order === "desc" ? desc : asc;
+  const keyset = after
+    ? sql`(${leads.created_at}, ${leads.id}) ${sql.raw(order === "desc" ? "<" : ">")} (${after.createdAt}, ${after.id})`
+    : undefined;
+  return drizzle(db)
+    .select(LEAD_COLUMNS)
+    .from(leads)
+    .where(and(leadFilter(siteId, filters), keyset))
+    .orderBy(direction(leads.created_at), direction(leads.id))
+    .limit(limit);
 }
 
 export async function listLeadsPage(
@@ -165,7 +156,7 @@ export async function listLeadsPage(
   after: { createdAt: string; id: string } | null,
   limit: number,
 ): Promise<LeadRow[]> {
-  return all(leadsPageQuery(db, siteId, filters, order, after, limit));
+  return leadsPageQuery(db, siteId, filters, order, after, limit).all();
 }
 
 /** A keyset page and how many leads the filters match in all (include=total): one batch. */
@@ -177,28 +168,21 @@ export async function listLeadsPageWithTotal(
   after: { createdAt: string; id: string } | null,
   limit: number,
 ): Promise<{ rows: LeadRow[]; total: number }> {
-  const { where, binds } = leadFilterSql(siteId, filters);
-  const [page, count] = await batch(db, [
+  const d = drizzle(db);
+  const [rows, counted] = await d.batch([
     leadsPageQuery(db, siteId, filters, order, after, limit),
-    query<Computed<{ total: number }>>(
-      db,
-      `SELECT COUNT(*) AS total FROM leads WHERE ${where.join(" AND ")}`,
-      ...binds,
-    ),
+    d.select({ total: count() }).from(leads).where(leadFilter(siteId, filters)),
   ]);
-  return { rows: page.rows, total: count.rows[0]?.total ?? 0 };
+  return { rows, total: counted[0]?.total ?? 0 };
 }
 
 /** A lead of the site, only while the site's forms app is on: every other case is the same null. */
 export async function getOpenLead(db: D1Database, siteId: string, id: string): Promise<LeadRow | null> {
-  return db
-    .prepare(
-      `SELECT ${LEAD_COLUMNS.split(", ")
-        .map((c) => `l.${c}`)
-        .join(", ")} FROM leads l
-       JOIN forms_app_state f ON f.site_id = l.site_id AND f.enabled = 1
-       WHERE l.id = ? AND l.site_id = ?`,
-    )
-    .bind(id, siteId)
-    .first<LeadRow>();
+  const row = await drizzle(db)
+    .select(LEAD_COLUMNS)
+    .from(leads)
+    .innerJoin(formsAppState, and(eq(formsAppState.site_id, leads.site_id), eq(formsAppState.enabled, 1)))
+    .where(and(eq(leads.id, id), eq(leads.site_id, siteId)))
+    .get();
+  return row ?? null;
 }
