@@ -87,11 +87,19 @@ describe("MCP upload_media: an image as bytes", () => {
       maxLength: Math.ceil((8 * MIB) / 3) * 4,
     });
 
-    const result = await tool(client, "upload_media", { data: base64(await pngImage(16, 12)) });
+    const result = await tool(client, "upload_media", {
+      data: base64(await pngImage(16, 12)),
+      alt: "A gradient square",
+    });
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     expect(result._meta).toMatchObject({ http_status: 202 });
     const asset = result.structuredContent as { id: string; status: string; content_type: string };
-    expect(asset).toMatchObject({ status: "processing", content_type: "image/png" });
+    // The form's other fields go with the bytes, as on POST /v1/media.
+    expect(asset).toMatchObject({
+      status: "processing",
+      content_type: "image/png",
+      alt: "A gradient square",
+    });
     expect((await call("GET", `/v1/media/${asset.id}`, { key: key.key })).status).toBe(200);
 
     const fromUrl = await tool(client, "upload_media_from_url", { url: "https://img.test/ok.png" });
