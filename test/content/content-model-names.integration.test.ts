@@ -272,6 +272,10 @@ describe("media alt text and caption", () => {
     // Without its own texts, the block's caption stays the alt and the figcaption, as before.
     expect(shown.content_html).toContain('alt="Block caption"');
     expect(shown.content_html).toContain("<figcaption>Block <b>caption</b></figcaption>");
+    // So do the list items.
+    const list = await call("GET", "/v1/posts", { key: m.pk, origin: ORIGIN });
+    const items = ((await list.json()) as { items: { featured_image: { alt: string } | null }[] }).items;
+    expect(items[0]?.featured_image).toMatchObject({ alt: "A red kite", caption: "Over the hill" });
     // The write answer shows the asset's alt too.
     const untitled = await createPost(m.ck, {
       title: "Plain cover",
@@ -332,6 +336,44 @@ describe("include=total", () => {
       expect(body.code).toBe("BAD_REQUEST");
       expect(body.details.unknown.length, path).toBe(1);
     }
+  });
+
+  it("posts: both listings add total (the filters' count, not the page) while paging stays keyset", async () => {
+    const t = await tenant();
+    for (let i = 0; i < 3; i++) {
+      await createPost(t.ck, {
+        title: `Live ${i}`,
+        status: "published",
+        category_slugs: i < 2 ? ["two"] : [],
+      });
+    }
+    await createPost(t.ck, { title: "Draft" });
+    const first = await call("GET", "/v1/posts?limit=2&include=total", { key: t.pk, origin: ORIGIN });
+    const page = (await first.json()) as { items: unknown[]; next_cursor: string; total: number };
+    expect([page.items.length, page.total]).toEqual([2, 3]);
+    const next = await call("GET", `/v1/posts?limit=2&include=total&cursor=${page.next_cursor}`, {
+      key: t.pk,
+      origin: ORIGIN,
+    });
+    expect(await next.json()).toMatchObject({ next_cursor: null, total: 3 });
+    const filtered = await call("GET", "/v1/posts?category=two&include=total", { key: t.pk, origin: ORIGIN });
+    expect(await filtered.json()).toMatchObject({ total: 2 });
+    expect(
+      await (await call("GET", "/v1/posts?limit=2", { key: t.pk, origin: ORIGIN })).json(),
+    ).not.toHaveProperty("total");
+    const since = await call("GET", "/v1/posts?since=2000-01-01T00:00:00Z&include=total", { key: t.ck });
+    expect(await since.json()).toMatchObject({ total: 3 });
+    const status = await call("GET", "/v1/posts?status=draft,published&limit=1&include=total", { key: t.ck });
+    expect(await status.json()).toMatchObject({ total: 4 });
+    const dashboard = await asOwner(
+      t.site,
+      "GET",
+      `/api/v1/sites/${t.site.id}/posts?status=draft&include=total`,
+    );
+    expect(await dashboard.json()).toMatchObject({ total: 1 });
+    const unknown = await call("GET", "/v1/posts?include=total,everything", { key: t.pk, origin: ORIGIN });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({ details: { unknown: ["everything"] } });
   });
 
   it("leads: total counts every lead the filters match while the page stays keyset", async () => {

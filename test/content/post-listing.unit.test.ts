@@ -35,6 +35,7 @@ describe("GET /v1/posts query rules", () => {
       limit: 20,
       statuses: null,
       cursor: null,
+      total: false,
       filters: {
         categories: [],
         tags: [],

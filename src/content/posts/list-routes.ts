@@ -6,11 +6,12 @@ import { integerQuery } from "../../lib/query-params";
 import type { AppEnv } from "../core/bindings";
 import { edgePlace, sendPublicAnswer } from "../core/cacheable";
 import { clockIso } from "../core/clock";
+import { includeQuery } from "../core/list-include";
 import type { KeyRequirement } from "../keys/api-key";
 import { requireKey, security } from "../keys/middleware";
 import { DEFAULT_LIMIT, listPosts, MAX_LIMIT, type PostListRequest, postListRequest } from "./listing";
 import { publicPostList } from "./public-reads";
-import { PostListItemSchema, PostSummarySchema, pageSchema } from "./shapes";
+import { PostListItemSchema, PostSummarySchema, totalPageSchema } from "./shapes";
 import { LISTABLE_STATUSES } from "./store";
 
 const STATUS_CHOICE = LISTABLE_STATUSES.join("|");
@@ -38,6 +39,7 @@ export const ListQuery = z.object({
     }),
   post_type: z.string().optional().openapi({ description: "Post type slug" }),
   author: z.string().optional().openapi({ description: "Author slug (public listing only)" }),
+  include: includeQuery(),
   key: z
     .string()
     .optional()
@@ -45,7 +47,7 @@ export const ListQuery = z.object({
 });
 
 /** A page of the authenticated listing (also the dashboard's `GET /api/v1/sites/{site_id}/posts`). */
-export const PostSummaryPageSchema = pageSchema(PostSummarySchema, "PostSummaryPage");
+export const PostSummaryPageSchema = totalPageSchema(PostSummarySchema, "PostSummaryPage");
 
 function listRequirement(c: Context<AppEnv>): KeyRequirement {
   return c.req.query("status") !== undefined
@@ -68,7 +70,7 @@ const listPostsRoute = createRoute({
       description: "A page (PostListItem items; PostSummary items with status)",
       content: {
         "application/json": {
-          schema: z.union([pageSchema(PostListItemSchema, "PostPage"), PostSummaryPageSchema]),
+          schema: z.union([totalPageSchema(PostListItemSchema, "PostPage"), PostSummaryPageSchema]),
         },
       },
     },

@@ -5,6 +5,7 @@
 
 import type { Env } from "../core/bindings";
 import { type CursorPayload, decodeCursor, encodeCursor } from "../core/cursor";
+import { includesTotal } from "../core/list-include";
 import { parseRfc3339 } from "../core/time";
 import { fail } from "../errors";
 import type { SiteAddress } from "../keys/key-context";
@@ -36,24 +37,33 @@ export interface PostListQuery {
   status?: string;
   post_type?: string;
   author?: string;
+  include?: string;
 }
 
-/** A valid listing request: `statuses` is null for the public listing. */
+/** A valid listing request: `statuses` is null for the public listing; `total`: include=total. */
 export interface PostListRequest {
   limit: number;
   statuses: ListableStatus[] | null;
   filters: ListFilters;
   cursor: string | null;
+  total: boolean;
 }
+
+/** `total` (include=total): every post the listing's filters match, not the page. */
+type Total = { total?: number };
 
 export type PostListPage =
   | {
       mode: "public";
-      body: { items: ReturnType<typeof listItem>[]; next_cursor: string | null };
+      body: { items: ReturnType<typeof listItem>[]; next_cursor: string | null } & Total;
       /** The site's next scheduled publication: until then the page cannot change by the clock alone. */
       nextPublicationAt: string | null;
     }
-  | { mode: "status"; body: { items: ReturnType<typeof postSummary>[]; next_cursor: string | null } };
+  | { mode: "status"; body: { items: ReturnType<typeof postSummary>[]; next_cursor: string | null } & Total };
+
+function totalMember(total: number | null): Total {
+  return total !== null ? { total } : {};
+}
 
 export function parseLimit(value: string | undefined): number {
   if (value === undefined) return DEFAULT_LIMIT;
@@ -131,7 +141,7 @@ export function postListRequest(query: PostListQuery): PostListRequest {
     // author filters the public listing only.
     author: statuses ? null : (query.author ?? null),
   };
-  return { limit, statuses, filters, cursor: query.cursor ?? null };
+  return { limit, statuses, filters, cursor: query.cursor ?? null, total: includesTotal(query.include) };
 }
 
 /** Binds a cursor to its site and filters: replayed elsewhere it is a 400. */
@@ -176,18 +186,28 @@ export async function listPosts(
 
   if (statuses) {
     const afterId = resume?.i ?? null;
-    const rows = await listPostsByStatus(env.DB, siteId, now, statuses, filters, afterId, limit);
+    const { rows, total } = await listPostsByStatus(
+      env.DB,
+      siteId,
+      now,
+      statuses,
+      filters,
+      afterId,
+      limit,
+      request.total,
+    );
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     const next =
       rows.length > limit && last
         ? await encodeCursor(env.CURSOR_SECRET, { m: "a", i: last.id, f: fingerprint })
         : null;
-    return { mode: "status", body: { items: page.map((r) => postSummary(r, now, at)), next_cursor: next } };
+    const items = page.map((r) => postSummary(r, now, at));
+    return { mode: "status", body: { items, next_cursor: next, ...totalMember(total) } };
   }
 
   const after = resume?.p !== undefined ? { publishedAt: resume.p, id: resume.i } : null;
-  const { rows, nextPublicationAt } = await listPublicPosts(
+  const { rows, nextPublicationAt, total } = await listPublicPosts(
     env.DB,
     siteId,
     now,
@@ -195,6 +215,7 @@ export async function listPosts(
     after,
     limit,
     cached,
+    request.total,
   );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
@@ -202,6 +223,6 @@ export async function listPosts(
     rows.length > limit && last
       ? await encodeCursor(env.CURSOR_SECRET, { m: "p", p: last.published_at!, i: last.id, f: fingerprint })
       : null;
-  const body = { items: page.map((r) => listItem(r, now, at)), next_cursor: next };
+  const body = { items: page.map((r) => listItem(r, now, at)), next_cursor: next, ...totalMember(total) };
   return { mode: "public", body, nextPublicationAt };
 }

@@ -49,8 +49,10 @@ export async function publicPostList(
     const page = await listPosts(env, key.site, request, new Date(clockNow()).toISOString(), false);
     return publicAnswer(page.body);
   }
-  const { limit, cursor, filters } = request;
-  return cachedPublicAnswer(place, key, "posts", { limit, cursor, filters }, read);
+  const { limit, cursor, filters, total } = request;
+  // A page with its total is its own entry (one without it keeps its key: `total` only when asked).
+  const params = { limit, cursor, filters, ...(total ? { total } : {}) };
+  return cachedPublicAnswer(place, key, "posts", params, read);
 }
 
 /**

@@ -203,6 +203,19 @@ export function pageSchema<T extends z.ZodType>(item: T, name: string) {
     .openapi(name, { description: "next_cursor is null on the last page" });
 }
 
+/** A keyset page whose `total` (include=total) counts every item the filters match. */
+export function totalPageSchema<T extends z.ZodType>(item: T, name: string) {
+  return z
+    .object({
+      items: z.array(item),
+      next_cursor: z.string().nullable(),
+      total: z.number().int().optional().openapi({
+        description: "With include=total: how many items the filters match in all (not the page)",
+      }),
+    })
+    .openapi(name, { description: "next_cursor is null on the last page" });
+}
+
 export function parseSeo(row: Pick<PostRow, "seo_json">): Record<string, unknown> {
   try {
     const value = JSON.parse(row.seo_json) as unknown;

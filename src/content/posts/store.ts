@@ -10,7 +10,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { media, posts, postTypes } from "../../../schema/content";
 import type { Computed } from "../../lib/rows";
 import { all, batch, inJsonEach, prepared, type Query, query } from "../../lib/sql";
-import { MEDIA_IMAGE_COLUMNS, type MediaImageRow } from "../media/media-image";
+import { MEDIA_IMAGE_COLUMNS, MEDIA_IMAGE_JSON, type MediaImageRow } from "../media/media-image";
 
 /** A whole post row; `revision` is the optimistic-concurrency counter every update checks and bumps. */
 /** A post as the service handles it; `org_id` (the organization stamp) is SQL's: set by trigger, restamped by the transfer consumer. */
@@ -69,9 +69,7 @@ export const POST_SELECT = postSelect;
 export const POST_COLUMNS = COLUMNS;
 
 /** The featured image's media row (`MediaImageRow` of media/image-view.ts) as JSON, for a post `p`. */
-export const FEATURED_MEDIA_SQL = `(SELECT json_object('id', m.id, 'site_id', m.site_id, 'r2_key', m.r2_key,
-  'content_type', m.content_type, 'status', m.status, 'width', m.width, 'height', m.height,
-  'variants_json', m.variants_json) FROM media m
+export const FEATURED_MEDIA_SQL = `(SELECT ${MEDIA_IMAGE_JSON} FROM media m
   WHERE m.id = p.featured_image_id AND m.site_id = p.site_id AND m.status != 'deleted') AS featured_media`;
 
 /** Listing columns: everything but the body, and the featured image's media row. */
@@ -464,9 +462,18 @@ export interface PublicRead<T> {
   nextPublicationAt: string | null;
 }
 
+/** A listing's count of every post its filters match (`include=total`), read in the page's batch. */
+type TotalQuery = Query<Computed<{ total: number }>>;
+
+/** The total of a listing as its count statement read it (null when it was not asked for). */
+function totalOf(outcome: { rows: Computed<{ total: number }>[] } | undefined): number | null {
+  return outcome ? (outcome.rows[0]?.total ?? 0) : null;
+}
+
 /**
  * Public listing, newest first, keyset over (published_at, id); up to limit + 1 rows, and the site's next
- * publication in the same batch (one round trip).
+ * publication in the same batch (one round trip); with `withTotal` also the count of every public post the
+ * filters match (not the page), in that batch.
  */
 export async function listPublicPosts(
   db: D1Database,
@@ -477,19 +484,37 @@ export async function listPublicPosts(
   limit: number,
   /** False for a listing that is never cached (`since`): the site's next publication is not read. */
   withNextPublication = true,
-): Promise<PublicRead<PostRow[]>> {
+  withTotal = false,
+): Promise<PublicRead<PostRow[]> & { total: number | null }> {
   const { where, params } = filterSql(filters, now);
-  if (after) {
-    where.push("(p.published_at, p.id) < (?, ?)");
-    params.push(after.publishedAt, after.id);
+  const matching = `FROM posts p WHERE ${PUBLIC_WHERE}${where.map((w) => ` AND ${w}`).join("")}`;
+  const total: TotalQuery | null = withTotal
+    ? query<Computed<{ total: number }>>(db, `SELECT COUNT(*) AS total ${matching}`, siteId, now, ...params)
+    : null;
+  const keyset = after ? " AND (p.published_at, p.id) < (?, ?)" : "";
+  const sql = `SELECT ${SUMMARY_COLUMNS} ${matching}${keyset} ORDER BY p.published_at DESC, p.id DESC LIMIT ?`;
+  const page = query<PostRow>(
+    db,
+    sql,
+    siteId,
+    now,
+    ...params,
+    ...(after ? [after.publishedAt, after.id] : []),
+    limit + 1,
+  );
+  // A listing nobody caches needs no bound on its freshness: the page alone (and its total when asked).
+  if (!withNextPublication) {
+    if (!total) return { rows: await all(page), nextPublicationAt: null, total: null };
+    const [list, counted] = await batch(db, [page, total]);
+    return { rows: list.rows, nextPublicationAt: null, total: totalOf(counted) };
   }
-  const sql = `SELECT ${SUMMARY_COLUMNS} FROM posts p WHERE ${PUBLIC_WHERE}${where.map((w) => ` AND ${w}`).join("")}
-    ORDER BY p.published_at DESC, p.id DESC LIMIT ?`;
-  const page = query<PostRow>(db, sql, siteId, now, ...params, limit + 1);
-  // A listing nobody caches needs no bound on its freshness: the page alone.
-  if (!withNextPublication) return { rows: await all(page), nextPublicationAt: null };
-  const [list, next] = await batch(db, [page, nextPublicationStatement(db, siteId, now)]);
-  return { rows: list.rows, nextPublicationAt: next.rows[0]?.at ?? null };
+  const next = nextPublicationStatement(db, siteId, now);
+  if (!total) {
+    const [list, at] = await batch(db, [page, next]);
+    return { rows: list.rows, nextPublicationAt: at.rows[0]?.at ?? null, total: null };
+  }
+  const [list, at, counted] = await batch(db, [page, next, total]);
+  return { rows: list.rows, nextPublicationAt: at.rows[0]?.at ?? null, total: totalOf(counted) };
 }
 
 /** A public post's reference: an id, or a slug (in one language, or in every language). */
@@ -538,7 +563,10 @@ export async function readPublicPosts(
 export const LISTABLE_STATUSES = ["draft", "scheduled", "published", "archived"] as const;
 export type ListableStatus = (typeof LISTABLE_STATUSES)[number];
 
-/** Authenticated status listing (deleted never), newest id first; returns up to limit + 1 rows. */
+/**
+ * Authenticated status listing (deleted never), newest id first; up to limit + 1 rows, and with
+ * `withTotal` the count of every post the statuses and filters match (not the page), in one batch.
+ */
 export async function listPostsByStatus(
   db: D1Database,
   siteId: string,
@@ -547,7 +575,8 @@ export async function listPostsByStatus(
   filters: ListFilters,
   afterId: string | null,
   limit: number,
-): Promise<PostRow[]> {
+  withTotal = false,
+): Promise<{ rows: PostRow[]; total: number | null }> {
   const { where, params } = filterSql(filters, now);
   const statusClauses: string[] = [];
   const statusParams: unknown[] = [];
@@ -563,17 +592,28 @@ export async function listPostsByStatus(
       statusParams.push(now);
     }
   }
-  if (afterId) {
-    where.push("p.id < ?");
-    params.push(afterId);
-  }
-  const sql = `SELECT ${SUMMARY_COLUMNS} FROM posts p WHERE p.site_id = ? AND p.status != 'deleted'
-    AND (${statusClauses.join(" OR ")})${where.map((w) => ` AND ${w}`).join("")} ORDER BY p.id DESC LIMIT ?`;
-  const { results } = await db
-    .prepare(sql)
-    .bind(siteId, ...statusParams, ...params, limit + 1)
-    .all<PostRow>();
-  return results;
+  const matching = `FROM posts p WHERE p.site_id = ? AND p.status != 'deleted'
+    AND (${statusClauses.join(" OR ")})${where.map((w) => ` AND ${w}`).join("")}`;
+  const keyset = afterId ? " AND p.id < ?" : "";
+  const page = query<PostRow>(
+    db,
+    `SELECT ${SUMMARY_COLUMNS} ${matching}${keyset} ORDER BY p.id DESC LIMIT ?`,
+    siteId,
+    ...statusParams,
+    ...params,
+    ...(afterId ? [afterId] : []),
+    limit + 1,
+  );
+  if (!withTotal) return { rows: await all(page), total: null };
+  const total: TotalQuery = query<Computed<{ total: number }>>(
+    db,
+    `SELECT COUNT(*) AS total ${matching}`,
+    siteId,
+    ...statusParams,
+    ...params,
+  );
+  const [list, counted] = await batch(db, [page, total]);
+  return { rows: list.rows, total: totalOf(counted) };
 }
 
 /** The whole collection but deleted posts, in id order, a page after `afterId` (exclusive; "" for the first). */
