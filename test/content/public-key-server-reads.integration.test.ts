@@ -15,7 +15,6 @@ import {
   tenant,
 } from "../support/content-helpers";
 
-const SEC_FETCH = ["sec-fetch-site", "sec-fetch-mode", "sec-fetch-dest"] as const;
 const SERVER_VARY = ["origin", "sec-fetch-site", "sec-fetch-mode", "sec-fetch-dest"];
 
 function varyOf(res: Response): string[] {
@@ -76,22 +75,44 @@ describe("a public key with server_reads", () => {
     expect(list.items.map((p) => p.id)).toContain(t.post.id);
   });
 
-  it("never serves a browser: any one of Sec-Fetch-Site, -Mode, -Dest without Origin is 403, with the same Vary", async () => {
+  it("never serves a browser: Sec-Fetch-Site or Sec-Fetch-Dest (any value), or a browser-only Sec-Fetch-Mode, without Origin is 403 with the same Vary", async () => {
     const t = await ssrTenant(true);
-    for (const name of SEC_FETCH) {
-      const res = await call("GET", "/v1/posts", { key: t.ssr.key, headers: { [name]: "same-origin" } });
+    const browsers: Record<string, string>[] = [
+      { "sec-fetch-site": "same-origin" },
+      { "sec-fetch-site": "none" },
+      { "sec-fetch-site": "" },
+      { "sec-fetch-dest": "empty" },
+      { "sec-fetch-dest": "script" },
+      { "sec-fetch-mode": "no-cors" },
+      { "sec-fetch-mode": "navigate" },
+      { "sec-fetch-mode": "same-origin" },
+      { "sec-fetch-mode": "" },
+      // As a browser sends them: all three together, a cors fetch or a script tag.
+      { "sec-fetch-site": "cross-site", "sec-fetch-mode": "cors", "sec-fetch-dest": "empty" },
+      { "sec-fetch-site": "cross-site", "sec-fetch-mode": "no-cors", "sec-fetch-dest": "script" },
+      { "sec-fetch-mode": "cors", "sec-fetch-dest": "empty" },
+    ];
+    for (const headers of browsers) {
+      const name = JSON.stringify(headers);
+      const res = await call("GET", "/v1/posts", { key: t.ssr.key, headers });
       expect(res.status, name).toBe(403);
       const body = (await problem(res)) as { code: string; detail?: string };
       expect(body.code, name).toBe("ORIGIN_NOT_ALLOWED");
       expect(body.detail, name).toContain("Sec-Fetch");
       for (const v of SERVER_VARY) expect(varyOf(res), name).toContain(v);
     }
-    // All three, as a browser sends them.
-    const browser = await call("GET", "/v1/posts", {
-      key: t.ssr.key,
-      headers: { "sec-fetch-site": "cross-site", "sec-fetch-mode": "cors", "sec-fetch-dest": "empty" },
-    });
-    expect(browser.status).toBe(403);
+  });
+
+  it("Node's fetch (undici adds `Sec-Fetch-Mode: cors` alone to every request) is a server: served", async () => {
+    const t = await ssrTenant(true);
+    for (const mode of ["cors", "CORS", " cors "]) {
+      const res = await call("GET", `/v1/posts/${t.post.id}/seo`, {
+        key: t.ssr.key,
+        headers: { "sec-fetch-mode": mode, "user-agent": "node", accept: "*/*" },
+      });
+      expect(res.status, mode).toBe(200);
+      for (const v of SERVER_VARY) expect(varyOf(res), mode).toContain(v);
+    }
   });
 
   it("a browser read keeps the origin rule: allowed origin served with CORS (the browser buckets), another refused", async () => {

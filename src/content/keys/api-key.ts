@@ -49,11 +49,8 @@ export interface KeyRequest {
   /** The `?key=` query parameter. */
   readonly queryKey: string | undefined;
   readonly origin: string | undefined;
-  /**
-   * The request carries a fetch metadata header (`Sec-Fetch-Site`, `Sec-Fetch-Mode` or `Sec-Fetch-Dest`):
-   * a browser sent it, so it is never a server read.
-   */
-  readonly fetchMetadata: boolean;
+  /** The request's fetch metadata headers (`Sec-Fetch-Site`, `-Mode`, `-Dest`), as sent. */
+  readonly fetchMetadata: FetchMetadata;
   readonly clientIp: string;
   /** The request names a D1 bookmark: its reads run in that session (core/read-session.ts). */
   readonly hasBookmark: boolean;
@@ -79,6 +76,24 @@ export const QUOTAS = {
   serverRead: { policy: "server-reads", capacity: 600, windowSeconds: 60 },
   leads: { name: "leads", policy: "leads", capacity: 10, windowSeconds: 60 },
 } as const;
+
+export interface FetchMetadata {
+  readonly site: string | undefined;
+  readonly mode: string | undefined;
+  readonly dest: string | undefined;
+}
+
+/**
+ * Whether the fetch metadata shows a browser, which is never served as a server read. Every browser that
+ * sends fetch metadata sends `Sec-Fetch-Site`, `Sec-Fetch-Mode` and `Sec-Fetch-Dest` together on every
+ * request, and only a browser fetches in a mode other than `cors` (`navigate`, `no-cors`, `same-origin`,
+ * `websocket`). Node's `fetch` (undici) adds `Sec-Fetch-Mode: cors` alone to every request it sends, so that
+ * alone is a server (docs/decisions/key-editing.md).
+ */
+export function showsBrowser(metadata: FetchMetadata): boolean {
+  if (metadata.site !== undefined || metadata.dest !== undefined) return true;
+  return metadata.mode !== undefined && metadata.mode.trim().toLowerCase() !== "cors";
+}
 
 /** The request headers a `pk_` key's answer depends on when its key serves server reads. */
 const SERVER_READ_VARY = "Origin, Sec-Fetch-Site, Sec-Fetch-Mode, Sec-Fetch-Dest";
@@ -185,18 +200,18 @@ export async function authenticateKey(
     // edge this origin was refused here); for a key that serves server reads, by the fetch metadata too,
     // so no cache hands a server read's answer to a browser or a browser's refusal to a server.
     const vary = row.server_reads === 1 ? SERVER_READ_VARY : "Origin";
-    // A server's read: no Origin, no fetch metadata (no browser sent it), a read, and the owner opted in.
+    // A server's read: no Origin, no browser's fetch metadata, a read, and the owner opted in.
     serverRead =
       origin === undefined &&
       row.server_reads === 1 &&
-      !request.fetchMetadata &&
+      !showsBrowser(request.fetchMetadata) &&
       requirement.quota === "read";
     // The key is valid; the place of use is not. A missing Origin is refused too (fail closed) unless it is a
     // server read. No CORS grant: the refused page cannot read the answer.
     if (!serverRead && (origin === undefined || !originAllowed(allowed, origin))) {
       fail("ORIGIN_NOT_ALLOWED", {
         detail:
-          origin === undefined && row.server_reads === 1 && request.fetchMetadata
+          origin === undefined && row.server_reads === 1 && showsBrowser(request.fetchMetadata)
             ? "This public key serves reads without an Origin only to servers: a browser's request (Sec-Fetch-* headers) needs an allowed Origin."
             : "This public key may not be used from this origin.",
         headers: { vary },

@@ -28,9 +28,11 @@ export function keyRequest(c: Context<AppEnv>): KeyRequest {
     authorization: c.req.header("authorization"),
     queryKey: c.req.query("key"),
     origin: c.req.header("origin"),
-    fetchMetadata: ["sec-fetch-site", "sec-fetch-mode", "sec-fetch-dest"].some(
-      (name) => c.req.header(name) !== undefined,
-    ),
+    fetchMetadata: {
+      site: c.req.header("sec-fetch-site"),
+      mode: c.req.header("sec-fetch-mode"),
+      dest: c.req.header("sec-fetch-dest"),
+    },
     clientIp: clientIp(c),
     hasBookmark: requestBookmark(c) !== null,
     primaryDb: c.get("primaryDb"),

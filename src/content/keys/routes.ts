@@ -21,7 +21,7 @@ const ORIGINS_DESCRIPTION =
   "Public keys only (required there): the browser origins the key may be used from. Exact origins (`https://example.com`, `http://localhost:5173`) or, over https, one leading wildcard label (`https://*.my-project.pages.dev` matches `https://abc.my-project.pages.dev`, not `https://my-project.pages.dev` nor `https://a.b.my-project.pages.dev`); never `*` alone nor directly under a public suffix (`https://*.pages.dev`, `https://*.co.uk`: 400 INVALID_ORIGIN).";
 
 const SERVER_READS_DESCRIPTION =
-  "Public keys only; default false. When true, a read sent without an `Origin` by a server (server-side rendering, a static build) is served instead of 403 ORIGIN_NOT_ALLOWED, never when the request carries a `Sec-Fetch-Site`, `Sec-Fetch-Mode` or `Sec-Fetch-Dest` header (a browser). Such reads count on a per-key bucket of their own (`server-reads`, 600 per minute). Enabling it widens the key.";
+  "Public keys only; default false. When true, a read sent without an `Origin` by a server (server-side rendering, a static build) is served instead of 403 ORIGIN_NOT_ALLOWED, never when its fetch metadata shows a browser (a `Sec-Fetch-Site` or `Sec-Fetch-Dest` header, or a `Sec-Fetch-Mode` other than `cors`; Node's fetch sends `Sec-Fetch-Mode: cors` alone and is served). Such reads count on a per-key bucket of their own (`server-reads`, 600 per minute). Enabling it widens the key.";
 
 const keyName = z.string().trim().min(1).max(100);
 const keyScopes = z.array(z.enum(SCOPES)).min(1).max(SCOPES.length);
