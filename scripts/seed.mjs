@@ -145,6 +145,8 @@ async function createKeys(base, token, siteId) {
       kind: "public",
       scopes: PUBLIC_SCOPES,
       allowed_origins: DEMO_ORIGINS,
+      // Also a server's reads without an Origin (server-side rendering, a static build: README "Build on it").
+      server_reads: true,
     },
   });
   return { secret: secret.key, public: publicKey.key, ids: [secret.id, publicKey.id] };
@@ -165,7 +167,7 @@ async function storedKeys(base, token, siteId, stored) {
   if (!secretRow || !publicRow) return null;
   if (!sameSet(secretRow.scopes, DEMO_SECRET_SCOPES) || !sameSet(publicRow.scopes, PUBLIC_SCOPES))
     return null;
-  if (!sameSet(publicRow.allowed_origins, DEMO_ORIGINS)) return null;
+  if (!sameSet(publicRow.allowed_origins, DEMO_ORIGINS) || publicRow.server_reads !== true) return null;
   return keys;
 }
 
