@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { AuthorsQuery, CreateAuthorSchema, UpdateAuthorSchema } from "../../src/content/authors/routes";
 import { ExportQuery } from "../../src/content/bulk/routes";
 import { SCOPES } from "../../src/content/keys/scopes";
-import { MediaListQuery, UploadForm } from "../../src/content/media/routes";
+import { MediaIdParam, MediaListQuery, UpdateMediaSchema, UploadForm } from "../../src/content/media/routes";
 import { BlocksDocumentSchema } from "../../src/content/posts/blocks/catalogue";
 import { CreatePostSchema, UpdatePostSchema } from "../../src/content/posts/input";
 import { ListQuery } from "../../src/content/posts/list-routes";
@@ -26,7 +26,7 @@ import { PostSeoSchema } from "../../src/content/posts/shapes";
 import { RevisionParam, RevisionsQuery } from "../../src/content/revisions/routes";
 import { SearchQuery } from "../../src/content/search/routes";
 import { SiteSeoSchema } from "../../src/content/site/settings";
-import { TermsQuery } from "../../src/content/taxonomy/routes";
+import { TermSlugParam, TermsQuery, UpdateTermSchema } from "../../src/content/taxonomy/routes";
 import { newId } from "../../src/lib/ids";
 import { unknownFieldDetail } from "../../src/lib/input-issues";
 import {
@@ -137,9 +137,11 @@ describe("MCP: an agent with a ck_ key", () => {
         "search_posts",
         "unpublish_post",
         "update_author",
+        "update_category",
         "update_post",
         "update_post_seo",
         "update_site_seo",
+        "update_tag",
       ].sort(),
     );
     expect(tools.find((x) => x.name === "get_post")?.annotations?.readOnlyHint).toBe(true);
@@ -678,6 +680,9 @@ describe("MCP tool schemas are the routes' zod schemas", () => {
       list_authors: AuthorsQuery.omit({ key: true }).strict(),
       create_author: z.object({ author: CreateAuthorSchema }).strict(),
       update_author: z.object({ slug: z.string().min(1), changes: UpdateAuthorSchema }).strict(),
+      update_category: z.object({ ...TermSlugParam.shape, changes: UpdateTermSchema }).strict(),
+      update_tag: z.object({ ...TermSlugParam.shape, changes: UpdateTermSchema }).strict(),
+      update_media: z.object({ ...MediaIdParam.shape, changes: UpdateMediaSchema }).strict(),
     };
     expect([...tools.keys()].sort()).toEqual(
       [...Object.keys(expected), "upload_media_from_url", "upload_media"].sort(),
@@ -757,6 +762,16 @@ describe("MCP: issue 22 tools", () => {
     expect((tags.structuredContent as { items: { slug: string }[] }).items.map((i) => i.slug).sort()).toEqual(
       ["agents", "mcp"],
     );
+    const category = await ok(client, "update_category", {
+      slug: "news",
+      changes: { name: "News & notes", description: "What happened" },
+    });
+    expect(category.structuredContent).toMatchObject({ slug: "news", name: "News & notes" });
+    const tag = await ok(client, "update_tag", { slug: "mcp", changes: { name: "MCP" } });
+    expect(tag.structuredContent).toMatchObject({ slug: "mcp", name: "MCP" });
+    expect(await refused(client, "update_tag", { slug: "absent", changes: { name: "X" } })).toMatchObject({
+      status: 404,
+    });
     const renamed = await ok(client, "update_author", {
       slug,
       changes: { display_name: "Ada Lovelace Agent" },

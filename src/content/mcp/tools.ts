@@ -232,10 +232,40 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     annotations: READ,
   },
   {
+    name: "update_category",
+    title: "Rename or describe a category",
+    intro:
+      "Give a category its display name and description (`changes`: name, description); its slug and its posts stay.",
+    method: "PATCH",
+    path: "/v1/categories/{slug}",
+    body: "changes",
+    annotations: EDIT,
+  },
+  {
+    name: "update_tag",
+    title: "Rename or describe a tag",
+    intro:
+      "Give a tag its display name and description (`changes`: name, description); its slug and its posts stay.",
+    method: "PATCH",
+    path: "/v1/tags/{slug}",
+    body: "changes",
+    annotations: EDIT,
+  },
+  {
+    name: "update_media",
+    title: "Describe an image",
+    intro:
+      "Set an uploaded image's alt text and caption (`changes`: alt, caption); posts that show it use them (featured_image.alt, <img alt>, <figcaption>).",
+    method: "PATCH",
+    path: "/v1/media/{id}",
+    body: "changes",
+    annotations: EDIT,
+  },
+  {
     name: "list_authors",
     title: "List authors",
     intro:
-      "List the site's authors (bylines): slug, name, bio and avatar; use a slug as a post's author_slug.",
+      "List the site's authors (bylines): slug, display_name, bio and avatar; use a slug as a post's author_slug.",
     method: "GET",
     path: "/v1/authors",
     annotations: READ,
@@ -244,7 +274,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     name: "create_author",
     title: "Create an author",
     intro:
-      "Create a byline (`author`: name, optional slug, bio and avatar media id) that posts can name by slug.",
+      "Create a byline (`author`: display_name, optional slug, bio and avatar media id) that posts can name by slug.",
     method: "POST",
     path: "/v1/authors",
     body: "author",
@@ -253,7 +283,8 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   {
     name: "update_author",
     title: "Update an author",
-    intro: "Change an author's name, bio, avatar or slug (`changes`); the byline of its posts follows.",
+    intro:
+      "Change an author's display_name, bio, avatar or slug (`changes`); the byline of its posts follows.",
     method: "PATCH",
     path: "/v1/authors/{slug}",
     body: "changes",

@@ -175,7 +175,7 @@ export const BLOCK_CATALOGUE = {
   image: {
     data: Image,
     renders:
-      "`<figure>`: a platform image (`media_id`, or `file.url` on the site's own media) as `<picture>` with `srcset`; any other http(s) URL as a plain `<img>`; `caption` as alt and `<figcaption>`",
+      "`<figure>`: a platform image (`media_id`, or `file.url` on the site's own media) as `<picture>` with `srcset`; any other http(s) URL as a plain `<img>`; `<figcaption>` from `caption` (else the media's caption); alt from the media's alt text (else `caption`)",
   },
   embed: { data: Embed, renders: "a link to `source` (no frame)" },
   table: { data: Table, renders: "`<table>` (`<thead>` when `withHeadings`)" },
