@@ -2,15 +2,10 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import type { SitesAppEnv } from "../core/app-env";
+import { IdParam, json, jsonBody } from "../core/route-parts";
 import { guardedSite } from "../site/guard";
 import { listApplets, setApplet } from "./applets-service";
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
-
-const IdParam = z.object({ id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
 const AppletParams = IdParam.extend({
   slug: z.string().openapi({ description: "The app's slug in the catalog" }),
 });
@@ -57,7 +52,7 @@ const putAppletRoute = createRoute({
     "An app with a post_type_template has its content type created (or disabled) in content BEFORE the flag is stored; content down is 502 with nothing stored. The full-page cache is purged afterwards.",
   request: {
     params: AppletParams,
-    body: { required: true, content: { "application/json": { schema: AppletSwitch } } },
+    body: jsonBody(AppletSwitch),
   },
   responses: {
     200: json(AppletSchema, "The app's state after the operation"),

@@ -6,19 +6,13 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import { readEdgeIdentity } from "../../lib/edge";
 import type { SitesAppEnv } from "../core/app-env";
+import { IdParam, json, jsonBody } from "../core/route-parts";
 import { guardedSite } from "../site/guard";
 import { SiteSchema } from "../site/record";
 import { checkDomainDns } from "./dns-check";
 import { verifyDomain } from "./domain-verify";
 import { readHealth } from "./health";
 import { devProveHost, refuseDevCaller } from "./host-proof";
-
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
-
-const IdParam = z.object({ id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
 
 const Issue = z
   .object({
@@ -43,6 +37,9 @@ const Health = z
       .openapi({ description: "Checks the last sweep could not run (dns, content, convergence)" }),
   })
   .openapi("SiteHealth");
+
+/** The custom host a domain proof is about. */
+const HostBody = z.object({ host: z.string().max(253) }).strict();
 
 const Proof = z
   .object({
@@ -108,10 +105,7 @@ const verifyRoute = createRoute({
     "Beyond the spec: prove a custom domain (TXT _platform-verify.<host>); a proven host moves here from an unverified holder",
   request: {
     params: IdParam,
-    body: {
-      required: true,
-      content: { "application/json": { schema: z.object({ host: z.string().max(253) }).strict() } },
-    },
+    body: jsonBody(HostBody),
   },
   responses: {
     200: json(
@@ -136,10 +130,7 @@ const devProveRoute = createRoute({
   summary:
     "Development only (DEV_OUTBOX=true; 404 otherwise): mark a held custom host proved, no DNS; a member holding settings on the site",
   request: {
-    body: {
-      required: true,
-      content: { "application/json": { schema: z.object({ host: z.string().max(253) }).strict() } },
-    },
+    body: jsonBody(HostBody),
   },
   responses: {
     200: json(

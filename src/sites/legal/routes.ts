@@ -6,17 +6,11 @@ import { bearerRefusal } from "../../lib/bearer";
 import { readEdgeIdentity } from "../../lib/edge";
 import { enumQuery } from "../../lib/query-params";
 import type { SitesAppEnv } from "../core/app-env";
+import { IdParam, json, jsonBody } from "../core/route-parts";
 import { guardedSite } from "../site/guard";
 import { PERFIS, SETORES } from "./cases";
 import { JURISDICTIONS } from "./catalog";
 import { generateLegalPages, legalCatalog } from "./legal-pages";
-
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
-
-const IdParam = z.object({ id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
 
 const CatalogEntry = z
   .object({
@@ -92,7 +86,7 @@ const generateRoute = createRoute({
   summary: "Write the site's legal documents as pages (new ones as drafts); one result per document",
   request: {
     params: IdParam,
-    body: { required: false, content: { "application/json": { schema: GenerateBody } } },
+    body: jsonBody(GenerateBody, false),
   },
   responses: {
     200: json(

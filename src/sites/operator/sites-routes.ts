@@ -9,6 +9,7 @@ import { bodyLimit } from "hono/body-limit";
 import { problemResponses } from "../../lib/app";
 import { enumQuery, integerQuery } from "../../lib/query-params";
 import type { SitesAppEnv } from "../core/app-env";
+import { IdParam, json, jsonBody } from "../core/route-parts";
 import { fail } from "../errors";
 import { SITE_STATUSES, type Transition } from "../site/lifecycle";
 import {
@@ -27,13 +28,7 @@ import {
 } from "./console";
 import { requireOperator } from "./gate";
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
-
 const SiteIdParam = z.object({ site_id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
-const IdParam = z.object({ id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
 
 const ListQuery = z.object({
   q: z
@@ -114,7 +109,7 @@ function transitionRoute(transition: Transition, summary: string) {
     summary,
     request: {
       params: IdParam,
-      body: { required: false, content: { "application/json": { schema: TransitionBody } } },
+      body: jsonBody(TransitionBody, false),
     },
     responses: {
       200: json(PlatformSiteDetailSchema, "The resulting state (unchanged when already there)"),

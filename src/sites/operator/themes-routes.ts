@@ -4,6 +4,7 @@ import type { Context, Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { problemResponses } from "../../lib/app";
 import type { SitesAppEnv } from "../core/app-env";
+import { json, jsonBody } from "../core/route-parts";
 import { fail } from "../errors";
 import { MAX_BODY_BYTES } from "../site/routes";
 import {
@@ -14,11 +15,6 @@ import {
   ThemeSchema,
 } from "../themes/theme-service";
 import { requireOperator } from "./gate";
-
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
 
 const ThemeIdParam = z.object({ theme_id: z.string().openapi({ description: "Theme id (ULID)" }) });
 
@@ -58,7 +54,7 @@ const createThemeRoute = createRoute({
   method: "post",
   path: "/api/v1/platform/themes",
   summary: "Create a platform theme (in every site's gallery at once)",
-  request: { body: { required: true, content: { "application/json": { schema: PlatformThemeInput } } } },
+  request: { body: jsonBody(PlatformThemeInput) },
   responses: {
     201: json(ThemeSchema, "Platform theme created"),
     ...problemResponses({ 400: INVALID, 403: FORBIDDEN, 409: "THEME_SLUG_TAKEN", 503: "THEMES_UNAVAILABLE" }),
@@ -71,7 +67,7 @@ const replaceRoute = createRoute({
   summary: "Replace a platform theme entirely (sites that applied it are unchanged)",
   request: {
     params: ThemeIdParam,
-    body: { required: true, content: { "application/json": { schema: PlatformThemeInput } } },
+    body: jsonBody(PlatformThemeInput),
   },
   responses: {
     200: json(ThemeSchema, "Platform theme replaced"),

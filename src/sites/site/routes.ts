@@ -4,18 +4,12 @@ import { bodyLimit } from "hono/body-limit";
 import { problemResponses } from "../../lib/app";
 import { readEdgeIdentity } from "../../lib/edge";
 import type { SitesAppEnv } from "../core/app-env";
+import { IdParam, json, jsonBody } from "../core/route-parts";
 import { fail } from "../errors";
 import { guardedSite, holdsPermission, siteGuard } from "./guard";
 import { PublicSiteSchema, SiteSchema, siteRecordOf } from "./record";
 import { batchSites, createSite, deleteSite, parseBatchIds, patchSite, siteByHost } from "./service";
 import { settingsJsonSchema } from "./settings/json-schema";
-
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
-
-const IdParam = z.object({ id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
 
 const Theme = z.string().min(1).max(64).nullable();
 
@@ -55,7 +49,7 @@ const createSiteRoute = createRoute({
   method: "post",
   path: "/api/v1/sites",
   summary: "Create a site under an organization",
-  request: { body: { required: true, content: { "application/json": { schema: CreateSiteBody } } } },
+  request: { body: jsonBody(CreateSiteBody) },
   responses: {
     201: json(SiteSchema, "Site created"),
     ...problemResponses({
@@ -111,7 +105,7 @@ const patchSiteRoute = createRoute({
   summary: "Partial update (only present fields apply; settings replaces the whole document)",
   request: {
     params: IdParam,
-    body: { required: true, content: { "application/json": { schema: UpdateSiteBody } } },
+    body: jsonBody(UpdateSiteBody),
   },
   responses: {
     200: json(SiteSchema, "Updated site (markup sanitized, rehosted images swapped in)"),

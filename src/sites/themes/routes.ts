@@ -2,6 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
 import type { SitesAppEnv } from "../core/app-env";
+import { IdParam, json, jsonBody } from "../core/route-parts";
 import { guardedSite, holdsPermission } from "../site/guard";
 import { SiteSchema } from "../site/record";
 import {
@@ -13,12 +14,6 @@ import {
   undoTheme,
 } from "./theme-service";
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
-
-const IdParam = z.object({ id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
 const ThemeParams = IdParam.extend({ theme_id: z.string().openapi({ description: "Theme id (ULID)" }) });
 
 const SaveThemeBody = z
@@ -70,7 +65,7 @@ const saveRoute = createRoute({
   summary: "Save the site's look as an organization theme (version 1.0.0)",
   request: {
     params: IdParam,
-    body: { required: true, content: { "application/json": { schema: SaveThemeBody } } },
+    body: jsonBody(SaveThemeBody),
   },
   responses: {
     201: json(ThemeSchema, "Organization theme created"),
@@ -90,7 +85,7 @@ const applyRoute = createRoute({
   summary: "Apply a theme (only look paths written; a snapshot kept for undo)",
   request: {
     params: IdParam,
-    body: { required: true, content: { "application/json": { schema: ApplyThemeBody } } },
+    body: jsonBody(ApplyThemeBody),
   },
   responses: {
     200: json(SiteSchema, "The site after the apply"),
