@@ -18,25 +18,8 @@ function readStat(pid) {
 
 /** The pid of the workerd process below `parent` (default: this process), or null. */
 export function workerdPid(parent = process.pid) {
-  let entries;
-  try {
-    entries = readdirSync("/proc").filter((e) => /^\d+$/.test(e));
-  } catch {
-    return null;
-  }
-  const stats = entries.map(readStat).filter(Boolean);
-  const below = new Set([parent]);
-  // Descendants, breadth first (Miniflare may start workerd directly or through a shell).
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (const s of stats) {
-      if (below.has(s.ppid) && !below.has(s.pid)) {
-        below.add(s.pid);
-        changed = true;
-      }
-    }
-  }
-  const workerd = stats.find((s) => below.has(s.pid) && s.pid !== parent && s.comm.startsWith("workerd"));
+  // Miniflare may start workerd directly or through a shell: any descendant.
+  const workerd = descendants(parent).find((s) => s.comm.startsWith("workerd"));
   return workerd?.pid ?? null;
 }
 
