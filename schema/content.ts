@@ -4,8 +4,9 @@
  * exactly that type. Migrations (migrations/content/*.sql, what wrangler applies) must agree column by
  * column; test/gateway/schema-matches-migrations.unit.test.ts enforces it. The FTS5 table and its
  * triggers live only in SQL. In the store modules (the `store.ts` modules of src/content/<area>/, src/content/core/effects/pending.ts)
- * plain reads and inserts go through drizzle, while guarded UPDATEs, upserts, keyset listings and
- * batches stay prepared SQL, whose exact text matters. Only the content worker imports this file.
+ * queries go through drizzle's builder; what it cannot say (FTS5, `INSERT … SELECT` guards, writes chained
+ * on `changes()`, the `site_owner` view, `json_each` row sources) stays raw SQL through src/lib/sql.ts
+ * (docs/decisions/data-access.md). Only the content worker imports this file.
  */
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";

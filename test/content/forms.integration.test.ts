@@ -196,6 +196,15 @@ describe("the OpenAPI document", () => {
       expect.arrayContaining(["resource", "format", "form_id", "status", "de", "ate"]),
     );
     const listParams = doc.paths["/v1/leads"]!.get!.parameters!.map((p) => p.name);
-    expect(listParams.sort()).toEqual(["ate", "cursor", "de", "form_id", "limit", "ordem", "status"]);
+    expect(listParams.sort()).toEqual([
+      "ate",
+      "cursor",
+      "de",
+      "form_id",
+      "include",
+      "limit",
+      "ordem",
+      "status",
+    ]);
   });
 });
