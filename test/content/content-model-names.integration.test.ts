@@ -22,7 +22,7 @@ import {
   tenant,
 } from "../support/content-helpers";
 import { createForm, formsSite, leadsKey, seedLeads } from "../support/leads-helpers";
-import { pngImage } from "../support/media-helpers";
+import { pngImage } from "../support/png";
 import { fetchThrough } from "../support/storage-hops";
 
 /**

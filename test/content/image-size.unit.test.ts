@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { imageSize, readsSizeOf } from "../../src/content/media/image-size";
-import { encodeAs, pngHeader, pngImage } from "../support/media-helpers";
+import { encodeAs } from "../support/media-helpers";
+import { pngHeader, pngImage } from "../support/png";
 
 const ascii = (s: string) => Array.from(s, (ch) => ch.charCodeAt(0));
 const svg = (root: string) => new TextEncoder().encode(`${root}<rect width="1" height="1"/></svg>`);

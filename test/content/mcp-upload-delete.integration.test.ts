@@ -10,7 +10,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { MCP_UPLOAD_MESSAGE_MAX_BYTES } from "../../src/lib/body-caps";
 import { BASE, call, content, countRows, createKey, createPost, tenant } from "../support/content-helpers";
-import { pngHeader, pngImage } from "../support/media-helpers";
+import { pngHeader, pngImage } from "../support/png";
 
 const MCP_URL = `${BASE}/v1/mcp`;
 const MIB = 1024 * 1024;

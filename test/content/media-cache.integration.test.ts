@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { call, countRows, testEnv } from "../support/content-helpers";
-import { mediaTenant, pngImage, uploadFile, waitUntilProcessed } from "../support/media-helpers";
+import { mediaTenant, uploadFile, waitUntilProcessed } from "../support/media-helpers";
+import { pngImage } from "../support/png";
 
 function path(url: string): string {
   return `/media/${url.slice(`${testEnv.MEDIA_PUBLIC_BASE}/`.length)}`;

@@ -12,13 +12,11 @@ import {
   encodeAs,
   getAsset,
   mediaTenant,
-  pngHeader,
-  pngImage,
-  pngWithCorruptPixels,
   uploadFile,
   variantKeys,
   waitUntilProcessed,
 } from "../support/media-helpers";
+import { pngHeader, pngImage, pngWithCorruptPixels } from "../support/png";
 
 function keyOf(url: string): string {
   return url.slice(`${testEnv.MEDIA_PUBLIC_BASE}/`.length);

@@ -7,6 +7,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { BASE, call, createOrg, createSite, verifiedUser } from "../support/platform";
+import { pngImage } from "../support/png";
 import { eventually, inbox, payloads, received, trustSecrets } from "../support/webhook-helpers";
 
 const ORIGIN = "https://www.pages.example";
@@ -92,62 +93,10 @@ describe("the slug rule on the SEO read (§2)", () => {
   });
 });
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function crc32(bytes: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-function chunk(type: string, data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(12 + data.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, data.length);
-  out.set(new TextEncoder().encode(type), 4);
-  out.set(data, 8);
-  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
-  return out;
-}
-
-/** A real RGB PNG of this size (a gradient), encoded here: the e2e project has no image library. */
-async function png(width: number, height: number): Promise<Uint8Array> {
-  const raw = new Uint8Array((width * 3 + 1) * height);
-  for (let y = 0; y < height; y++) {
-    const row = y * (width * 3 + 1);
-    for (let x = 0; x < width; x++) raw.set([x % 256, y % 256, 128], row + 1 + x * 3);
-  }
-  const zipped = new Uint8Array(
-    await new Response(new Blob([raw]).stream().pipeThrough(new CompressionStream("deflate"))).arrayBuffer(),
-  );
-  const ihdr = new Uint8Array(13);
-  const v = new DataView(ihdr.buffer);
-  v.setUint32(0, width);
-  v.setUint32(4, height);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  const parts = [
-    new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", zipped),
-    chunk("IEND", new Uint8Array()),
-  ];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 /** Uploads a PNG through the gateway and waits until its variants are ready. */
 async function readyImage(t: Tenant, width: number, height: number): Promise<string> {
   const form = new FormData();
-  form.append("file", new File([await png(width, height)], "cover.png", { type: "image/png" }));
+  form.append("file", new File([await pngImage(width, height)], "cover.png", { type: "image/png" }));
   const gateway = (exports as unknown as { default: Fetcher }).default;
   const res = await gateway.fetch(`${BASE}/v1/media`, {
     method: "POST",
