@@ -4,7 +4,10 @@
 // docs page is reached through the gateway), and it rebuilds and reloads a Worker when a file it imports
 // is saved. Before that: local secrets (.dev.vars, generated on first start), every service's migrations
 // applied to the local D1 databases (the store `npm start` also uses: .wrangler/state), and once the
-// gateway answers, the demo tenant seeded when the database has no user yet. Ctrl-C stops everything.
+// gateway answers, the demo tenant seeded when the database has no user yet, and every Worker's cron
+// triggers run on their schedules (scripts/scheduler.mjs: the services have no port of their own here, so
+// through wrangler's dev registry, kept in `<persist>/dev-registry`: a second `npm run dev` of another
+// store never answers for this one). Ctrl-C stops everything.
 //
 // Wrangler's own launcher (`npx wrangler`) refuses Node below 22; its CLI runs on Node 20, so it is
 // started through scripts/wrangler.mjs's path to it.
@@ -17,12 +20,15 @@ import { readConfig } from "./deploy-config.mjs";
 import { ensureDevVars } from "./dev-vars.mjs";
 import { applyMigrations } from "./migrate.mjs";
 import { HOST, waitUntilReady } from "./platform.mjs";
+import { registryFirer, runSchedules } from "./scheduler.mjs";
 import { seedDemo } from "./seed.mjs";
 import { root, serviceNames, services } from "./workers.mjs";
 import { wranglerCli } from "./wrangler.mjs";
 
 const port = Number(process.env.DEV_PORT ?? 8787);
 const persistTo = path.resolve(root, process.env.DEV_PERSIST_TO ?? ".wrangler/state");
+/** Where wrangler dev registers its Workers and the cron scheduler finds them (scripts/scheduler.mjs). */
+const devRegistry = () => path.join(persistTo, "dev-registry");
 
 /**
  * Applies the migrations of the three databases in the store wrangler dev opens (`<persistTo>/v3`, the
@@ -79,11 +85,13 @@ function startWrangler() {
   return spawn(process.execPath, args, {
     cwd: root,
     stdio: ["inherit", "inherit", "inherit"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_REGISTRY_PATH: devRegistry() },
   });
 }
 
 let wrangler;
+/** The scheduler's relay (its own workerd), closed before this process exits. */
+let relay;
 
 async function main() {
   ensureDevVars();
@@ -97,7 +105,10 @@ async function main() {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
-  wrangler.on("exit", (code) => process.exit(code ?? 0));
+  wrangler.on("exit", async (code) => {
+    await relay?.close();
+    process.exit(code ?? 0);
+  });
 
   const gateway = `http://${HOST}:${port}`;
   await waitUntilReady(`${gateway}/ready`, 120_000);
@@ -110,7 +121,10 @@ Site platform running (wrangler dev, reloads on save):
   gateway   ${gateway}   <- every API, the dev outbox and the hosted pages
   API docs  ${gateway}/docs   (${gateway}/docs/identity, /docs/content, /docs/sites)
   demo tenant: eval "$(npm run -s seed -- --env)"
+  crons: on schedule (one [cron] line per fire); fire one now: npm run cron -- <worker> ["<cron>"]
 Ctrl-C stops everything.`);
+  relay = await registryFirer(devRegistry());
+  runSchedules({ fire: relay });
 }
 
 main().catch((err) => {

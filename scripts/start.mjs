@@ -2,10 +2,12 @@
 // secrets on first start (.dev.vars), applies every service's migrations to the local D1 databases,
 // serves the gateway on 127.0.0.1:8787 and identity/content/sites on 8788-8790 (local D1, KV, DO,
 // Queues and R2 persisted under .wrangler/state, the store `wrangler dev` uses), waits until they
-// answer, seeds the demo tenant once on an empty database and prints it. Ctrl-C stops everything.
+// answer, seeds the demo tenant once on an empty database and prints it, then runs every Worker's cron
+// triggers on their schedules (scripts/scheduler.mjs: one log line per fire). Ctrl-C stops everything.
 
 import { ensureDevVars } from "./dev-vars.mjs";
 import { startPlatform } from "./platform.mjs";
+import { devTriggerFirer, runSchedules } from "./scheduler.mjs";
 import { seedDemo } from "./seed.mjs";
 import { startSsoDemo } from "./sso-demo.mjs";
 
@@ -57,10 +59,15 @@ Site platform running:
   content   ${urls.content}   docs: ${urls.content}/docs
   sites     ${urls.sites}   docs: ${urls.sites}/docs
   dev outbox: ${urls.gateway}/api/v1/auth/__dev/outbox?to=ADDRESS
+  crons: on schedule (one [cron] line per fire); fire one now: npm run cron -- <worker> ["<cron>"]
 Ctrl-C stops everything.`);
+
+  // The Workers' cron triggers, through each service's development trigger (src/lib/dev-cron.ts).
+  const schedules = runSchedules({ fire: devTriggerFirer(urls) });
 
   const stop = async () => {
     console.log("\nStopping…");
+    schedules.stop();
     await sso?.provider.close();
     await mf.dispose();
     process.exit(0);
