@@ -1,7 +1,8 @@
 /** API key rows. Only the keyed hash of a key is stored; lookups are by that hash. */
 import { and, desc, eq, isNull, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { apiKeys, type sites } from "../../../schema/content";
+import { sqliteView, text } from "drizzle-orm/sqlite-core";
+import { apiKeys, authorPersonas, postTypes, sites } from "../../../schema/content";
 import { carriedOver } from "../transfers/store";
 import type { KeyKind } from "./key-hash";
 import type { Scope } from "./scopes";
@@ -249,6 +250,15 @@ export async function revokeApiKey(
 
 type SiteRow = typeof sites.$inferSelect;
 
+/**
+ * The `site_owner` view (migration 0008: the newest owner content knows of, the applied transfer or the
+ * projection's), declared for the query builder with the columns the key lookup reads; the view exists in SQL.
+ */
+const siteOwner = sqliteView("site_owner", {
+  site_id: text("site_id").notNull(),
+  org_id: text("org_id"),
+}).existing();
+
 /** Join of the key with its site's status and the site fields its public URLs are built from. */
 export type KeyLookupRow = ApiKeyRow & {
   site_status: SiteRow["status"];
@@ -280,21 +290,44 @@ export type KeyLookupRow = ApiKeyRow & {
  * projection, the key's author persona and the post types (one storage hop for all of it).
  */
 export async function findActiveKeyByHash(db: D1Database, keyHash: string): Promise<KeyLookupRow | null> {
-  return db
-    .prepare(
-      `SELECT k.id, k.site_id, k.name, k.kind, k.key_prefix, k.scopes_json, k.allowed_origins_json, k.server_reads, k.created_by,
-              k.author_name, k.created_at, s.status AS site_status, s.slug AS site_slug,
-              s.primary_domain AS site_primary_domain, s.default_language AS site_default_language,
-              s.content_version AS site_content_version, s.org_id AS site_org_id, s.name AS site_name,
-              s.updated_at AS site_updated_at, p.slug AS persona_slug,
-              (SELECT json_group_array(json_array(t.slug, t.is_public, t.disabled_at IS NULL)) FROM post_types t
-                WHERE t.site_id = k.site_id) AS post_types_json,
-              (k.carried_over_at IS NOT NULL OR k.org_id IS NOT o.org_id) AS suspended
-       FROM api_keys k JOIN sites s ON s.id = k.site_id LEFT JOIN site_owner o ON o.site_id = k.site_id
-       LEFT JOIN author_personas p
-         ON p.site_id = k.site_id AND p.user_id = k.created_by AND p.display_name = k.author_name
-       WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
+  const row = await drizzle(db)
+    .select({
+      id: apiKeys.id,
+      site_id: apiKeys.site_id,
+      name: apiKeys.name,
+      kind: apiKeys.kind,
+      key_prefix: apiKeys.key_prefix,
+      scopes_json: apiKeys.scopes_json,
+      allowed_origins_json: apiKeys.allowed_origins_json,
+      server_reads: apiKeys.server_reads,
+      created_by: apiKeys.created_by,
+      author_name: apiKeys.author_name,
+      created_at: apiKeys.created_at,
+      site_status: sites.status,
+      site_slug: sites.slug,
+      site_primary_domain: sites.primary_domain,
+      site_default_language: sites.default_language,
+      site_content_version: sites.content_version,
+      site_org_id: sites.org_id,
+      site_name: sites.name,
+      site_updated_at: sites.updated_at,
+      persona_slug: authorPersonas.slug,
+      post_types_json: sql<string>`(SELECT json_group_array(json_array(${postTypes.slug}, ${postTypes.is_public},
+        ${postTypes.disabled_at} IS NULL)) FROM ${postTypes} WHERE ${postTypes.site_id} = ${apiKeys.site_id})`,
+      suspended: sql<number>`(${apiKeys.carried_over_at} IS NOT NULL OR ${apiKeys.org_id} IS NOT ${siteOwner.org_id})`,
+    })
+    .from(apiKeys)
+    .innerJoin(sites, eq(sites.id, apiKeys.site_id))
+    .leftJoin(siteOwner, eq(siteOwner.site_id, apiKeys.site_id))
+    .leftJoin(
+      authorPersonas,
+      and(
+        eq(authorPersonas.site_id, apiKeys.site_id),
+        eq(authorPersonas.user_id, apiKeys.created_by),
+        eq(authorPersonas.display_name, apiKeys.author_name),
+      ),
     )
-    .bind(keyHash)
-    .first<KeyLookupRow>();
+    .where(and(eq(apiKeys.key_hash, keyHash), isNull(apiKeys.revoked_at)))
+    .get();
+  return row ?? null;
 }
