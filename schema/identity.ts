@@ -19,6 +19,10 @@ export const users = sqliteTable("users", {
   updated_at: text("updated_at").notNull(),
   /** Raised by every password change or reset and every owner's undo: open login challenges die. */
   credential_epoch: integer("credential_epoch").notNull().default(0),
+  /** The language of the mail the account receives (migration 0012). */
+  locale: text("locale", { enum: ["en", "pt-BR"] })
+    .notNull()
+    .default("en"),
 });
 
 export const emailAddresses = sqliteTable(
@@ -173,6 +177,8 @@ export const outboxMessages = sqliteTable(
     link: text("link"),
     subject: text("subject").notNull(),
     body: text("body").notNull(),
+    /** The HTML body of an e-mail (migration 0012); NULL for an SMS. */
+    html: text("html"),
     created_at: text("created_at").notNull(),
   },
   (t) => [index("outbox_messages_to").on(t.to_address, t.id)],

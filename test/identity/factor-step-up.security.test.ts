@@ -164,7 +164,12 @@ describe.each(CEREMONIES)("adding a second factor: $name", ({ path, body, victim
   it("503 STEP_UP_UNAVAILABLE when the code cannot be sent; nothing stored", async () => {
     const owner = await victim();
     const before = await enrollmentState(owner.session.user.id);
-    const down = { DEV_OUTBOX: "false", MAIL_PROVIDER_URL: "https://mail-down.test/send" };
+    // An SMS provider is configured (issue 36: without one the phone routes answer 501 SMS_DISABLED first).
+    const down = {
+      DEV_OUTBOX: "false",
+      MAIL_PROVIDER_URL: "https://mail-down.test/send",
+      SMS_PROVIDER_URL: "https://mail-down.test/sms",
+    };
     const res = await callWith(down, "POST", path, { token: owner.session.access_token, body });
     expect(await problem(res)).toMatchObject({ status: 503, code: "STEP_UP_UNAVAILABLE" });
     expect(await enrollmentState(owner.session.user.id)).toEqual(before);

@@ -13,6 +13,7 @@ import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
 import { callerEvent, eventOrigin, recordEvent } from "../events/events";
 import { enforceRateLimit, enforceVerifyQuotas, hitRateLimit } from "../login/guards";
+import type { TemplateVars } from "../messaging/messages";
 import type { Mailer } from "../messaging/messaging";
 import { consumeOtp, issueOtp } from "../messaging/otp";
 import { findVerifiedOwner, primaryEmail } from "../signup/accounts-store";
@@ -86,8 +87,10 @@ export async function requestDeletion(env: Env, services: Services, userId: stri
   }
   if (address) {
     await tell(services.mailer, services.log, address, {
-      subject: "Your account will be deleted",
-      body: `Your account was scheduled for deletion and every session was signed out. Its personal data will be erased after ${eraseAfter}. Until then you can keep it: open ${env.ISSUER}/auth/account/restore (or call ${CANCEL_OPERATION}) with this address and the code we e-mail you. If you did not ask for this, cancel now and change your password.`,
+      kind: "scheduled",
+      eraseAfter,
+      restorePage: `${env.ISSUER}/auth/account/restore`,
+      cancelOperation: CANCEL_OPERATION,
     });
   }
   return { erase_after: eraseAfter, cancel: CANCEL_OPERATION };
@@ -98,10 +101,10 @@ export async function tell(
   mailer: Mailer,
   log: { error: (event: string, fields?: Record<string, unknown>) => void },
   to: string,
-  message: { subject: string; body: string },
+  vars: TemplateVars["account_deletion_notice"],
 ) {
   try {
-    await mailer.send({ to, purpose: "account_deletion_notice", ...message });
+    await mailer.send({ to, purpose: "account_deletion_notice", vars });
   } catch (err) {
     log.error("account_deletion_notice_failed", { error: (err as Error).message });
   }
@@ -149,8 +152,6 @@ export async function requestCancelCode(env: Env, services: Services, address: s
     await mailer.send({
       to: address,
       purpose: "account_restore",
-      subject: "Keep your account",
-      body: `Your code to cancel your account's deletion is ${otp.code}. It expires in 30 minutes. If you did not ask for it, ignore this message.`,
       code: otp.code,
     });
   })().catch((err: unknown) => log.error("deletion_cancel_code_failed", { error: (err as Error).message }));
@@ -177,9 +178,6 @@ export async function cancelDeletion(env: Env, services: Services, address: stri
   if ((removed?.changes ?? 0) === 0) fail("CODE_INVALID", "The code is invalid.");
   const primary = await primaryEmail(env.DB, userId);
   if (primary) {
-    await tell(services.mailer, services.log, primary, {
-      subject: "Your account will not be deleted",
-      body: "The deletion of your account was cancelled. Sign in again to use it. If you did not do this, change your password.",
-    });
+    await tell(services.mailer, services.log, primary, { kind: "cancelled" });
   }
 }

@@ -47,10 +47,7 @@ export async function eraseDueAccounts(env: Env, now: number, log: Logger) {
     if ((claim?.changes ?? 0) === 0) continue;
     erased += 1;
     if (due.address) {
-      await tell(mailer, log, due.address, {
-        subject: "Your account was deleted",
-        body: "The grace period of your account's deletion ended: its addresses, phone, second factors, passkeys, sessions and memberships were erased. This is the last message sent to this address about it.",
-      });
+      await tell(mailer, log, due.address, { kind: "erased" });
     }
   }
   const notified = await notifyContent(env, at, log);

@@ -1,11 +1,12 @@
-/** What `GET /v1/auth/me` reads (account/me.ts): the account, its organizations and site memberships; the display name's write. */
+/** What `GET /v1/auth/me` reads (account/me.ts): the account, its organizations and site memberships; the display name's and locale's write. */
 import type { orgMemberships, orgs, siteMemberships, users } from "../../../schema/identity";
 import type { Computed, Row } from "../../lib/rows";
 import { query } from "../../lib/sql";
 import { ownerRoleSql } from "../members/store";
+import type { Locale } from "../messaging/messages";
 
 /** The account with its primary address and how many of each factor it has. */
-export type AccountRow = Row<typeof users, "id" | "created_at" | "display_name"> &
+export type AccountRow = Row<typeof users, "id" | "created_at" | "display_name" | "locale"> &
   Computed<{
     has_password: number;
     email: string | null;
@@ -29,7 +30,7 @@ export function meQueries(db: D1Database, userId: string, limit: number) {
   return [
     query<AccountRow>(
       db,
-      `SELECT u.id, u.created_at, u.display_name, u.password_hash IS NOT NULL AS has_password,
+      `SELECT u.id, u.created_at, u.display_name, u.locale, u.password_hash IS NOT NULL AS has_password,
            (SELECT address FROM email_addresses WHERE user_id = u.id AND is_primary = 1) AS email,
            (SELECT COUNT(*) FROM totp_factors WHERE user_id = u.id AND confirmed_at IS NOT NULL) AS totp,
            (SELECT COUNT(*) FROM passkeys WHERE user_id = u.id) AS passkeys,
@@ -56,16 +57,21 @@ export function meQueries(db: D1Database, userId: string, limit: number) {
   ] as const;
 }
 
-/** Sets the account's display name (the byline of its posts); false when the account no longer exists. */
-export async function setDisplayName(
+/**
+ * Sets what the caller sent of the account's display name (the byline of its posts) and locale (the
+ * language of its mail), in one statement; false when the account no longer exists.
+ */
+export async function updateAccount(
   db: D1Database,
   userId: string,
-  displayName: string,
+  change: { display_name?: string; locale?: Locale },
   now: string,
 ): Promise<boolean> {
   const result = await db
-    .prepare("UPDATE users SET display_name = ?1, updated_at = ?2 WHERE id = ?3")
-    .bind(displayName, now, userId)
+    .prepare(
+      "UPDATE users SET display_name = COALESCE(?1, display_name), locale = COALESCE(?2, locale), updated_at = ?3 WHERE id = ?4",
+    )
+    .bind(change.display_name ?? null, change.locale ?? null, now, userId)
     .run();
   return result.meta.changes > 0;
 }

@@ -4,7 +4,8 @@
  * caller's role, and its site memberships. One D1 batch, so the answer is one consistent reading. Each
  * list is bounded (MAX_LISTED, as `GET /auth/orgs` is); `*_truncated` says when more exist.
  * `PATCH /api/v1/auth/me` (issue 34) sets the account's `display_name`: the byline of the posts the person
- * writes on the dashboard (content reads it with a write's grant, `IdentityRpc.siteGrant`).
+ * writes on the dashboard (content reads it with a write's grant, `IdentityRpc.siteGrant`); and (issue 36)
+ * its `locale`, the language of the mail it receives (docs/decisions/mail.md).
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "../../lib/app";
@@ -13,7 +14,8 @@ import { bearerAuth } from "../core/auth";
 import type { AppEnv } from "../core/context";
 import { jsonBody, jsonResponse } from "../core/schemas";
 import { fail } from "../errors";
-import { type AccountRow, meQueries, setDisplayName } from "./me-store";
+import { isLocale, LOCALES } from "../messaging/messages";
+import { type AccountRow, meQueries, updateAccount } from "./me-store";
 
 export const MAX_LISTED = 500;
 
@@ -26,6 +28,9 @@ const MeSchema = z
     display_name: z.string().nullable().openapi({
       description:
         "The name the person's posts are bylined with (never the address); null until set (PATCH /api/v1/auth/me)",
+    }),
+    locale: z.enum(LOCALES).openapi({
+      description: "The language of the mail the account receives (set at sign-up from Accept-Language)",
     }),
     created_at: z.string(),
     factors: z.array(z.enum(FACTORS)).openapi({
@@ -77,6 +82,7 @@ export async function readMe(db: D1Database, userId: string): Promise<Me | null>
     id: a.id,
     email: a.email,
     display_name: a.display_name,
+    locale: isLocale(a.locale) ? a.locale : "en",
     created_at: a.created_at,
     factors: factorsOf(a),
     organizations: orgRows.slice(0, MAX_LISTED).map((o) => ({ ...o, owner: o.owner === 1 })),
@@ -112,21 +118,31 @@ const DisplayNameSchema = z
   .refine((v) => !CONTROL.test(v), { message: "display_name must not contain control characters" })
   .openapi({ description: "Trimmed, 1..120 characters, no control characters", example: "Ada Lovelace" });
 
-const UpdateMeBody = z.strictObject({ display_name: DisplayNameSchema }).openapi("UpdateMeRequest");
+/** A locale the platform writes in; another value is the input rules' 400 BAD_REQUEST naming `locale`. */
+const LocaleInput = z
+  .enum(LOCALES)
+  .openapi({ description: "The language of the account's mail", example: "pt-BR" });
+
+const UpdateMeBody = z
+  .strictObject({ display_name: DisplayNameSchema.optional(), locale: LocaleInput.optional() })
+  .refine((b) => b.display_name !== undefined || b.locale !== undefined, {
+    message: "send display_name, locale or both",
+  })
+  .openapi("UpdateMeRequest");
 
 const updateMeRoute = createRoute({
   method: "patch",
   path: "/api/v1/auth/me",
   tags: ["Account"],
-  summary: "Set the caller's display name (the byline of the posts the person writes)",
+  summary: "Set the caller's display name (the byline of the posts the person writes) and mail language",
   description:
-    "Beyond the spec (issue 34). Strict body: an unknown field is 400 BAD_REQUEST naming it. A person's posts on the dashboard routes of content are bylined with this name; a person without one cannot create a post there (422 DISPLAY_NAME_REQUIRED).",
+    "Beyond the spec (issues 34, 36). Strict body: an unknown field is 400 BAD_REQUEST naming it. A person's posts on the dashboard routes of content are bylined with this name; a person without one cannot create a post there (422 DISPLAY_NAME_REQUIRED). `locale` (en, pt-BR) is the language of the account's mail; another value is 400 BAD_REQUEST.",
   ...bearerAuth,
   request: jsonBody(UpdateMeBody),
   responses: {
     200: jsonResponse("The caller, with the new display name", MeSchema),
     ...problemResponses({
-      400: "BAD_REQUEST (display_name empty, longer than 120, with control characters; an unknown field)",
+      400: "BAD_REQUEST (display_name empty, longer than 120, with control characters; a locale other than en and pt-BR; neither field; an unknown field)",
       401: "UNAUTHENTICATED, TOKEN_EXPIRED",
     }),
   },
@@ -141,8 +157,8 @@ export function registerMeRoute(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(updateMeRoute, async (c) => {
     const { userId } = c.get("auth");
-    const { display_name } = c.req.valid("json");
-    if (!(await setDisplayName(c.env.DB, userId, display_name, new Date().toISOString()))) {
+    const { display_name, locale } = c.req.valid("json");
+    if (!(await updateAccount(c.env.DB, userId, { display_name, locale }, new Date().toISOString()))) {
       fail("UNAUTHENTICATED", "The account no longer exists.");
     }
     const me = await readMe(c.env.DB, userId);

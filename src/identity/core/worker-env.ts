@@ -8,13 +8,25 @@ export type Env = IdentityEnv & {
   DEV_OUTBOX?: string;
   /** Tests only ("ln=10,r=8,p=1"): a cheaper scrypt. A deploy refuses every TEST_ var. */
   TEST_SCRYPT_COST?: string;
-  /** HTTP e-mail provider (production): POST JSON messages here with MAIL_PROVIDER_TOKEN. */
+  /** E-mail provider (production; docs/providers.md): `resend`, `postmark` or `ses`. */
+  MAIL_PROVIDER?: string;
+  /** Override of the provider's API endpoint (a relay, a test host); alone, a Resend-format endpoint. */
   MAIL_PROVIDER_URL?: string;
+  /** Resend API key, Postmark server token, or SES `<access key id>:<secret access key>` (a secret). */
   MAIL_PROVIDER_TOKEN?: string;
+  /** SES region (default us-east-1). */
+  MAIL_PROVIDER_REGION?: string;
   MAIL_FROM?: string;
-  /** HTTP SMS provider (production). */
+  /** SMS provider (production): `twilio`. Without one (and no dev outbox) SMS is off: 501 SMS_DISABLED. */
+  SMS_PROVIDER?: string;
+  /** Override of `https://api.twilio.com` (a test host); alone, selects Twilio. */
   SMS_PROVIDER_URL?: string;
+  /** Twilio Auth Token (a secret). */
   SMS_PROVIDER_TOKEN?: string;
+  /** Twilio Account SID (`AC…`). */
+  TWILIO_ACCOUNT_SID?: string;
+  /** The SMS sender: an E.164 number, an alphanumeric sender id, or a Messaging Service SID (`MG…`). */
+  SMS_FROM?: string;
   /** Key of the sealed OpenID client secrets of organizations (sso/secret-box.ts). */
   SSO_SECRET_KEY?: string;
   /** "true" only in local development (`npm start`): `http://localhost` OpenID issuers are allowed. */

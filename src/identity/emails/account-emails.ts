@@ -65,8 +65,6 @@ export async function addPendingEmail(
     await mailer.send({
       to: address,
       purpose: "email_add",
-      subject: "Confirm your new e-mail address",
-      body: `Your confirmation code is ${otp.code}. It expires in 10 minutes.`,
       code: otp.code,
     });
   } catch (err) {

@@ -37,8 +37,6 @@ export async function startPhoneVerification(
     await sms.send({
       to: phone,
       purpose: "phone_verify",
-      subject: "Phone verification",
-      body: `Your verification code is ${otp.code}.`,
       code: otp.code,
     });
   } catch (err) {

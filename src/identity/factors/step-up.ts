@@ -59,8 +59,6 @@ export async function requireStepUp(
       await services.mailer.send({
         to: address,
         purpose: "sensitive_action",
-        subject: "Confirm a sensitive change",
-        body: `Your confirmation code is ${otp.code}. It expires in 10 minutes. If you did not ask for it, change your password.`,
         code: otp.code,
       });
     } catch (err) {

@@ -1,5 +1,6 @@
 /** Invitations: creation, e-mailing, revocation and resending (rules shared by org and site routes). */
 import { newId, parseUlid } from "../../lib/ids";
+import { rpc, type SitesRpc } from "../../lib/rpc";
 import type { Services } from "../core/context";
 import { isoIn, randomToken, sha256Hex } from "../core/crypto";
 import type { Env } from "../core/worker-env";
@@ -8,6 +9,7 @@ import { orgEvent } from "../events/events";
 import { enforceRateLimit } from "../login/guards";
 import { endGrantsNow } from "../members/grant-endings";
 import { siteOrg } from "../members/site-registry";
+import { invitationContext } from "../messaging/locale-store";
 import { findVerifiedOwner } from "../signup/accounts-store";
 import { hashPassword } from "../signup/password";
 import { enforcePasswordPolicy } from "../signup/password-policy";
@@ -54,15 +56,51 @@ function acceptLink(env: Env, token: string) {
   return `${env.ISSUER}/auth/invitations/accept?token=${token}`;
 }
 
-/** E-mails the link; false when only sending failed (the invitation exists; resend, do not duplicate). */
-async function mailInvitation(env: Env, services: Services, email: string, token: string): Promise<boolean> {
+/** Who invites whom, where and as what: what the invitation mail says. */
+interface InvitationMail {
+  email: string;
+  orgId: string;
+  siteId: string | null;
+  role: string;
+  invitedBy: string;
+}
+
+/** The site's name for the mail; absent when sites cannot say (the mail still goes, naming the organization). */
+async function siteName(env: Env, services: Services, siteId: string): Promise<string | undefined> {
   try {
+    return (await rpc<SitesRpc>(env.SITES).siteNames([siteId]))[0]?.name;
+  } catch (err) {
+    services.log.warn("invitation_site_name_failed", { error: (err as Error).message });
+    return undefined;
+  }
+}
+
+/**
+ * E-mails the link, in the invitee's language when the address has an account, else the inviter's;
+ * false when only sending failed (the invitation exists; resend, do not duplicate).
+ */
+async function mailInvitation(
+  env: Env,
+  services: Services,
+  mail: InvitationMail,
+  token: string,
+): Promise<boolean> {
+  try {
+    const [context, site] = await Promise.all([
+      invitationContext(env.DB, mail.orgId, mail.invitedBy),
+      mail.siteId ? siteName(env, services, mail.siteId) : Promise.resolve(undefined),
+    ]);
     await services.mailer.send({
-      to: email,
+      to: mail.email,
       purpose: "invitation",
-      subject: "You are invited",
-      body: `Accept the invitation within 7 days: ${acceptLink(env, token)}`,
+      vars: {
+        org: context.org,
+        role: mail.role,
+        ...(site ? { site } : {}),
+        ...(context.inviter ? { inviter: context.inviter } : {}),
+      },
       link: acceptLink(env, token),
+      locale: context.locale,
     });
     return true;
   } catch (err) {
@@ -90,7 +128,7 @@ export async function createInvitation(
     { id, ...input, tokenHash: await sha256Hex(token), invitedBy, expiresAt: isoIn(INVITATION_TTL_S) },
     event,
   );
-  return { id, emailSent: await mailInvitation(env, services, input.email, token) };
+  return { id, emailSent: await mailInvitation(env, services, { ...input, invitedBy }, token) };
 }
 
 /** 404 for a malformed id, another owner's id and an invitation that is not pending alike. */
@@ -133,7 +171,18 @@ export async function resendInvitation(env: Env, services: Services, rawId: stri
   }
   if (!rotated) throw notFound();
   return {
-    email_sent: await mailInvitation(env, services, rotated.email, token),
+    email_sent: await mailInvitation(
+      env,
+      services,
+      {
+        email: rotated.email,
+        orgId: rotated.org_id,
+        siteId: rotated.site_id,
+        role: rotated.role,
+        invitedBy: rotated.invited_by,
+      },
+      token,
+    ),
     expires_at: rotated.expires_at,
   };
 }

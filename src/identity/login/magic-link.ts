@@ -18,14 +18,8 @@ import { createSession, type IssuedSession } from "./sessions";
 export function requestMagicLink(env: Env, services: Services, address: string) {
   return requestOwnerCode(env, services, address, {
     purpose: "magic_link",
-    message: (code, linkToken) => {
-      const link = `${env.ISSUER}/auth/magic-link?email=${encodeURIComponent(address)}&code=${linkToken}`;
-      return {
-        subject: "Your sign-in link",
-        body: `Sign in with code ${code} or open ${link}. It expires in 15 minutes. If you did not ask for it, ignore this message.`,
-        link,
-      };
-    },
+    link: (linkToken) =>
+      `${env.ISSUER}/auth/magic-link?email=${encodeURIComponent(address)}&code=${linkToken}`,
     events: {
       sent: "magic_link_sent",
       failed: "magic_link_failed",

@@ -2,7 +2,6 @@
 import type { Logger } from "../../lib/log";
 import type { Services } from "../core/context";
 import type { Env } from "../core/worker-env";
-import type { OutboundMessage } from "../messaging/messages";
 import type { Mailer } from "../messaging/messaging";
 import { issueOtp } from "../messaging/otp";
 import { findVerifiedOwner } from "../signup/accounts-store";
@@ -11,8 +10,8 @@ import { enforceRateLimit, hitRateLimit } from "./guards";
 
 export interface OwnerCodeRequest {
   purpose: "magic_link" | "password_reset";
-  /** The message for a typed code and the link carrying the unguessable link token. */
-  message: (code: string, linkToken: string) => Pick<OutboundMessage, "subject" | "body" | "link">;
+  /** The link carrying the unguessable link token (the code and the words are the template's). */
+  link: (linkToken: string) => string;
   events: { sent?: string; failed: string; withoutAccount: string; capped: string };
 }
 
@@ -74,7 +73,7 @@ export async function mailCodeToActiveOwner(
     await mailer.send({
       to: address,
       purpose: input.purpose,
-      ...input.message(otp.code, otp.linkToken!),
+      link: input.link(otp.linkToken!),
       code: otp.code,
     });
     if (input.events.sent) log.info(input.events.sent);

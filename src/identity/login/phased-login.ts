@@ -204,8 +204,6 @@ export async function sendLoginFactor(
   const message = {
     to,
     purpose: "login_mfa" as const,
-    subject: "Your sign-in code",
-    body: `Your sign-in code is ${code}. It expires in 10 minutes.`,
     code,
   };
   try {

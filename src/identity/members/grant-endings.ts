@@ -83,23 +83,15 @@ async function endingFor(env: Env, row: GrantEndingRow): Promise<MemberGrantEndi
   return { ...base, scope: "site", org_id: orgId, site_id: row.site_id };
 }
 
-function describe(ended: EndedIntegrations): string {
-  const keys = ended.api_keys.map((k) => `API key "${k.name}" (${k.id}) on site ${k.site_id}`);
-  const hooks = ended.webhooks.map((w) => `webhook to ${w.url} (${w.id}) on site ${w.site_id}`);
-  return [...keys, ...hooks].join("; ");
-}
-
 async function tellOwners(d: Delivery, ending: MemberGrantEnding, ended: EndedIntegrations) {
   const siteIds = [...new Set([...ended.api_keys, ...ended.webhooks].map((i) => i.site_id))];
   const { owners, person } = await noticeRecipients(d.env.DB, ending.org_id, siteIds, ending.user_id);
-  const who = person ?? "a former member";
   for (const to of owners) {
     await d.mailer
       .send({
         to,
         purpose: "integrations_ended_notice",
-        subject: "Integrations of a former administrator were ended",
-        body: `${who} no longer administers the integrations of your site (removed, role changed, left, or account deleted), so what they created there was ended at once: ${describe(ended)}. Revoked keys answer 401 and deleted webhooks receive nothing more. If an integration is still needed, create a new key or webhook and give it to whoever runs it now.`,
+        vars: { who: person ?? undefined, apiKeys: ended.api_keys, webhooks: ended.webhooks },
       })
       .catch((err: unknown) =>
         d.log.error("owner_notice_failed", {

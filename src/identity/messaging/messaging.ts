@@ -1,6 +1,15 @@
 import type { Env } from "../core/worker-env";
-import type { OutboundMessage } from "./messages";
+import { recipientLocale } from "./locale-store";
+import type { Locale, OutboundMessage } from "./messages";
 import { insertOutboxMessage } from "./outbox-store";
+import { PostmarkMailer } from "./providers/postmark";
+import { ResendMailer } from "./providers/resend";
+import { SesMailer } from "./providers/ses";
+import { DeliveryError, type Fetcher, type RenderedMessage, type Transport } from "./providers/transport";
+import { TwilioSmsSender } from "./providers/twilio";
+import { renderMessage } from "./render";
+
+export { DeliveryError } from "./providers/transport";
 
 /** Sends e-mail. Throws when the message could not be handed to the provider. */
 export interface Mailer {
@@ -12,53 +21,93 @@ export interface SmsSender {
   send(message: OutboundMessage): Promise<void>;
 }
 
-export class DeliveryError extends Error {}
-
 /** Development and tests: messages are stored in D1 and read back through the dev outbox route. */
-export class OutboxAdapter implements Mailer, SmsSender {
+export class OutboxAdapter implements Transport {
   constructor(
     private readonly db: D1Database,
     private readonly channel: "email" | "sms",
   ) {}
 
-  async send(m: OutboundMessage): Promise<void> {
+  async send(m: RenderedMessage): Promise<void> {
     await insertOutboxMessage(this.db, this.channel, m);
   }
 }
 
-/** Production: a JSON HTTP provider (POST {from,to,subject,text} with a Bearer token). */
-export class HttpProviderAdapter implements Mailer, SmsSender {
-  constructor(
-    private readonly url: string,
-    private readonly token: string,
-    private readonly from: string,
-  ) {}
-
-  async send(m: OutboundMessage): Promise<void> {
-    let res: Response;
-    try {
-      res = await fetch(this.url, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${this.token}` },
-        body: JSON.stringify({ from: this.from, to: m.to, subject: m.subject, text: m.body }),
-        signal: AbortSignal.timeout(5000),
-      });
-    } catch (err) {
-      throw new DeliveryError(`provider unreachable: ${(err as Error).message}`);
-    }
-    if (!res.ok) throw new DeliveryError(`provider answered ${res.status}`);
-  }
-}
-
 /** No provider configured: every send fails, so callers fail closed (503/502) instead of pretending. */
-class UnconfiguredAdapter implements Mailer, SmsSender {
+class UnconfiguredAdapter implements Transport {
   async send(): Promise<void> {
     throw new DeliveryError("no provider configured");
   }
 }
 
+/**
+ * Renders each message from its kind's template in the recipient's language (the account's `locale`
+ * found by the address or phone; else the message's own hint, e.g. an invitation's inviter; else English)
+ * and hands it to the transport.
+ */
+class TemplatedSender implements Mailer, SmsSender {
+  constructor(
+    private readonly db: D1Database,
+    private readonly channel: "email" | "sms",
+    private readonly transport: Transport,
+  ) {}
+
+  async send(message: OutboundMessage): Promise<void> {
+    const locale: Locale =
+      (await recipientLocale(this.db, this.channel, message.to)) ?? message.locale ?? "en";
+    await this.transport.send(renderMessage(message, locale, this.channel));
+  }
+}
+
+/** The providers' APIs are the operator's configuration, never a user's URL. */
+const providerFetch: Fetcher = (request) => fetch(request);
+
+/** `MAIL_PROVIDER`, or `resend` when only a `MAIL_PROVIDER_URL` is set (a relay speaking Resend's request). */
+export function mailProvider(env: Env): "resend" | "postmark" | "ses" | null {
+  const name = env.MAIL_PROVIDER?.trim().toLowerCase();
+  if (name === "resend" || name === "postmark" || name === "ses") return name;
+  if (!name && env.MAIL_PROVIDER_URL) return "resend";
+  return null;
+}
+
+/** `SMS_PROVIDER` (`twilio`), or Twilio's request when only an `SMS_PROVIDER_URL` is set. */
+export function smsProvider(env: Env): "twilio" | null {
+  const name = env.SMS_PROVIDER?.trim().toLowerCase();
+  if (name === "twilio") return "twilio";
+  if (!name && env.SMS_PROVIDER_URL) return "twilio";
+  return null;
+}
+
+/** The e-mail provider the configuration names (no provider: every send fails). */
+export function mailTransport(env: Env): Transport {
+  const from = env.MAIL_FROM ?? "no-reply@site-platform";
+  const token = env.MAIL_PROVIDER_TOKEN ?? "";
+  switch (mailProvider(env)) {
+    case "resend":
+      return new ResendMailer({ apiKey: token, from, url: env.MAIL_PROVIDER_URL }, providerFetch);
+    case "postmark":
+      return new PostmarkMailer({ serverToken: token, from, url: env.MAIL_PROVIDER_URL }, providerFetch);
+    case "ses": {
+      // MAIL_PROVIDER_TOKEN = "<access key id>:<secret access key>" of an IAM user allowed ses:SendEmail.
+      const colon = token.indexOf(":");
+      return new SesMailer(
+        {
+          region: env.MAIL_PROVIDER_REGION ?? "us-east-1",
+          accessKeyId: colon > 0 ? token.slice(0, colon) : "",
+          secretAccessKey: colon > 0 ? token.slice(colon + 1) : "",
+          from,
+          endpoint: env.MAIL_PROVIDER_URL,
+        },
+        providerFetch,
+      );
+    }
+    case null:
+      return new UnconfiguredAdapter();
+  }
+}
+
 export function smsEnabled(env: Env): boolean {
-  return env.SMS_ENABLED === "true";
+  return env.SMS_ENABLED === "true" && (devOutboxEnabled(env) || smsProvider(env) !== null);
 }
 
 export function devOutboxEnabled(env: Env): boolean {
@@ -66,20 +115,25 @@ export function devOutboxEnabled(env: Env): boolean {
 }
 
 export function createMailer(env: Env): Mailer {
-  if (devOutboxEnabled(env)) return new OutboxAdapter(env.DB, "email");
-  if (env.MAIL_PROVIDER_URL) {
-    return new HttpProviderAdapter(
-      env.MAIL_PROVIDER_URL,
-      env.MAIL_PROVIDER_TOKEN ?? "",
-      env.MAIL_FROM ?? "no-reply@site-platform",
-    );
-  }
-  return new UnconfiguredAdapter();
+  const transport = devOutboxEnabled(env) ? new OutboxAdapter(env.DB, "email") : mailTransport(env);
+  return new TemplatedSender(env.DB, "email", transport);
+}
+
+/** The SMS provider the configuration names (none: every send fails, and smsEnabled is false). */
+export function smsTransport(env: Env): Transport {
+  if (smsProvider(env) !== "twilio") return new UnconfiguredAdapter();
+  return new TwilioSmsSender(
+    {
+      accountSid: env.TWILIO_ACCOUNT_SID ?? "",
+      authToken: env.SMS_PROVIDER_TOKEN ?? "",
+      from: env.SMS_FROM ?? "",
+      base: env.SMS_PROVIDER_URL,
+    },
+    providerFetch,
+  );
 }
 
 export function createSmsSender(env: Env): SmsSender {
-  if (devOutboxEnabled(env)) return new OutboxAdapter(env.DB, "sms");
-  if (env.SMS_PROVIDER_URL)
-    return new HttpProviderAdapter(env.SMS_PROVIDER_URL, env.SMS_PROVIDER_TOKEN ?? "", "");
-  return new UnconfiguredAdapter();
+  const transport = devOutboxEnabled(env) ? new OutboxAdapter(env.DB, "sms") : smsTransport(env);
+  return new TemplatedSender(env.DB, "sms", transport);
 }

@@ -7,7 +7,7 @@ import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
 import { jwks } from "../login/tokens";
 import { devOutboxEnabled } from "../messaging/messaging";
-import { listOutboxMessages } from "../messaging/outbox-store";
+import { listMailbox, listOutboxMessages } from "../messaging/outbox-store";
 import { normalizeEmail } from "../signup/accounts-store";
 import { renderMetrics } from "./metrics";
 import { pingDatabase } from "./ready-store";
@@ -92,8 +92,9 @@ const devOutboxRoute = createRoute({
   method: "get",
   path: "/api/v1/auth/__dev/outbox",
   tags: ["Development"],
-  summary: "Messages sent to an e-mail or phone (only with DEV_OUTBOX=true; 404 otherwise)",
-  request: { query: z.object({ to: z.string().min(1).max(320) }) },
+  summary:
+    "Messages sent to an e-mail or phone; without `to`, the newest 100 of every recipient with their plain-text and HTML bodies (the gateway's /__dev/mail). Only with DEV_OUTBOX=true; 404 otherwise",
+  request: { query: z.object({ to: z.string().min(1).max(320).optional() }) },
   responses: {
     200: jsonResponse(
       "Messages, newest first",
@@ -107,6 +108,15 @@ const devOutboxRoute = createRoute({
             link: z.string().nullable(),
             subject: z.string(),
             created_at: z.string(),
+            body: z
+              .string()
+              .optional()
+              .openapi({ description: "Without `to` only: the plain text (an SMS's text)" }),
+            html: z
+              .string()
+              .nullable()
+              .optional()
+              .openapi({ description: "Without `to` only: the HTML body of an e-mail; null for an SMS" }),
           }),
         ),
       }),
@@ -196,7 +206,8 @@ export function registerProbeRoutes(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(devOutboxRoute, async (c) => {
     if (!devOutboxEnabled(c.env)) fail("NOT_FOUND", "No such resource.");
-    const raw = c.req.valid("query").to.trim();
+    const raw = c.req.valid("query").to?.trim();
+    if (raw === undefined) return c.json({ messages: await listMailbox(c.env.DB) }, 200);
     const to = raw.includes("@") ? normalizeEmail(raw) : raw;
     return c.json({ messages: await listOutboxMessages(c.env.DB, to) }, 200);
   });

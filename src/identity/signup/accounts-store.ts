@@ -6,6 +6,7 @@ import { newId } from "../../lib/ids";
 import type { Computed, Row } from "../../lib/rows";
 import { prepared } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
+import type { Locale } from "../messaging/messages";
 
 export type UserStatus = (typeof users.$inferSelect)["status"];
 
@@ -108,7 +109,12 @@ export async function primaryEmail(db: D1Database, userId: string): Promise<stri
 }
 
 /** Statements creating an account in pending_verification with its (pending, primary) address. */
-export function pendingAccountStatements(db: D1Database, address: string, passwordHash: string) {
+export function pendingAccountStatements(
+  db: D1Database,
+  address: string,
+  passwordHash: string,
+  locale: Locale = "en",
+) {
   const userId = newId();
   const now = nowIso();
   const d = drizzle(db);
@@ -119,6 +125,7 @@ export function pendingAccountStatements(db: D1Database, address: string, passwo
         id: userId,
         status: "pending_verification",
         password_hash: passwordHash,
+        locale,
         created_at: now,
         updated_at: now,
       }),

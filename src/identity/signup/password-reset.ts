@@ -18,14 +18,8 @@ import { enforcePasswordPolicy } from "./password-policy";
 export function requestPasswordReset(env: Env, services: Services, address: string) {
   return requestOwnerCode(env, services, address, {
     purpose: "password_reset",
-    message: (code, linkToken) => {
-      const link = `${env.ISSUER}/auth/password/reset?email=${encodeURIComponent(address)}&code=${linkToken}`;
-      return {
-        subject: "Reset your password",
-        body: `Your password reset code is ${code}, or open ${link}. It expires in 30 minutes. If you did not ask for it, ignore this message.`,
-        link,
-      };
-    },
+    link: (linkToken) =>
+      `${env.ISSUER}/auth/password/reset?email=${encodeURIComponent(address)}&code=${linkToken}`,
     events: {
       failed: "reset_delivery_failed",
       withoutAccount: "reset_requested_without_account",

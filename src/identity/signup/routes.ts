@@ -16,6 +16,7 @@ import { proveCurrentPassword } from "../login/login-flow";
 import { sessionResponse } from "../login/session-response";
 import { prepareSession } from "../login/sessions";
 import { revokeAllSessionsStatement } from "../login/sessions-store";
+import { localeFromAcceptLanguage } from "../messaging/messages";
 import { consumeOtp } from "../messaging/otp";
 import { activationStatements, getUser, setPasswordStatements } from "./accounts-store";
 import { hashPassword } from "./password";
@@ -190,7 +191,8 @@ export function registerSignupRoutes(app: OpenAPIHono<AppEnv>) {
     await enforceRateLimit(c.env, "signup_ip", services.request.ip);
     await enforceRateLimit(c.env, "signup_email", address);
     await enforcePasswordPolicy(c.env, services, body.password);
-    return c.json(requestSignup(c.env, services, address, body.password), 202);
+    const locale = localeFromAcceptLanguage(c.req.header("accept-language"));
+    return c.json(requestSignup(c.env, services, address, body.password, locale), 202);
   });
 
   app.openapi(confirmEmailRoute, async (c) => {

@@ -3,6 +3,7 @@ import type { Logger } from "../../lib/log";
 import { batch } from "../../lib/sql";
 import type { Services } from "../core/context";
 import type { Env } from "../core/worker-env";
+import type { Locale } from "../messaging/messages";
 import type { Mailer } from "../messaging/messaging";
 import { prepareOtp } from "../messaging/otp";
 import { findVerifiedOwner, noOpUserStatement, pendingAccountStatements } from "./accounts-store";
@@ -22,8 +23,9 @@ export function requestSignup(
   services: Services,
   address: string,
   password: string,
+  locale: Locale,
 ): typeof SIGNUP_ACCEPTED {
-  services.waitUntil(signUp(env, services.mailer, address, password, services.log));
+  services.waitUntil(signUp(env, services.mailer, address, password, services.log, locale));
   return SIGNUP_ACCEPTED;
 }
 
@@ -31,9 +33,16 @@ export function requestSignup(
  * Opens a pending account for a new address and e-mails it a code, or e-mails the owner of a registered
  * address a notice. Both paths still do the same work (one scrypt, one D1 read, one four-statement batch,
  * one message), so not even the Worker's CPU load tells them apart. Never throws: the outcome goes to
- * the logs only.
+ * the logs only. A new account writes in `locale` (from the request's Accept-Language).
  */
-export async function signUp(env: Env, mailer: Mailer, address: string, password: string, log: Logger) {
+export async function signUp(
+  env: Env,
+  mailer: Mailer,
+  address: string,
+  password: string,
+  log: Logger,
+  locale: Locale = "en",
+) {
   try {
     // An address still cooling off is somebody's: its mailbox gets the notice, not a second account.
     const owner = await findVerifiedOwner(env.DB, address, { includeCoolingOff: true });
@@ -45,18 +54,14 @@ export async function signUp(env: Env, mailer: Mailer, address: string, password
       await mailer.send({
         to: address,
         purpose: "signup_notice",
-        subject: "Someone tried to sign up with your address",
-        body: "An account with this address already exists. Sign in, or reset your password if you forgot it.",
       });
     } else {
-      const account = pendingAccountStatements(env.DB, address, await hashPassword(password));
+      const account = pendingAccountStatements(env.DB, address, await hashPassword(password), locale);
       const otp = await prepareOtp(env, { purpose: "email_verify", target: address, userId: account.userId });
       await batch(env.DB, [...account.statements, ...otp.statements]);
       await mailer.send({
         to: address,
         purpose: "email_verify",
-        subject: "Confirm your e-mail address",
-        body: `Your confirmation code is ${otp.code}. If you did not sign up, ignore this message.`,
         code: otp.code,
       });
     }

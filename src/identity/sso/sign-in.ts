@@ -195,8 +195,6 @@ export async function finishSignIn(
   await services.mailer.send({
     to: email,
     purpose: "sso_link",
-    subject: "Confirm single sign-on for your account",
-    body: `Your code is ${otp.code}. It links your account to your organization's single sign-on and expires in 15 minutes. If you did not sign in through your organization, ignore this message.`,
     code: otp.code,
   });
   return { kind: "link", token };
