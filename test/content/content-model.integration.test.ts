@@ -13,26 +13,17 @@ import {
   makeSite,
   ORIGIN,
   problem,
+  recordedEffects,
   tenant,
   testEnv,
 } from "../support/content-helpers";
-
-/** What the dev outbox recorded for the site (`outbound_effects`): purges, and events as the queue consumer saw them. */
-async function recorded(siteId: string, kind: string) {
-  const { results } = await testEnv.DB.prepare(
-    "SELECT payload_json FROM outbound_effects WHERE site_id = ? AND kind = ? ORDER BY created_at",
-  )
-    .bind(siteId, kind)
-    .all<{ payload_json: string }>();
-  return results.map((r) => JSON.parse(r.payload_json) as Record<string, unknown>);
-}
 
 /** The events arrive through the content-events queue: poll briefly. */
 async function deletedEvents(siteId: string, expected: number) {
   let events: Record<string, unknown>[] = [];
   for (let i = 0; i < 50 && events.length < expected; i++) {
     await new Promise((r) => setTimeout(r, 100));
-    events = await recorded(siteId, "event:post.deleted");
+    events = await recordedEffects(siteId, "event:post.deleted");
   }
   return events;
 }
@@ -50,14 +41,14 @@ describe("DELETE /v1/posts/{reference}", () => {
     const deleted = await deletedEvents(t.site.id, 1);
     // A moment more: a second event would have arrived by now.
     await new Promise((r) => setTimeout(r, 300));
-    expect(await recorded(t.site.id, "event:post.deleted")).toHaveLength(1);
+    expect(await recordedEffects(t.site.id, "event:post.deleted")).toHaveLength(1);
     expect(deleted[0]).toMatchObject({
       type: "post.deleted",
       slug: "race",
       status: "deleted",
       post_id: post.id,
     });
-    expect(await recorded(t.site.id, "cache_purge")).toEqual([
+    expect(await recordedEffects(t.site.id, "cache_purge")).toEqual([
       { urls: [`https://${t.site.primary_domain}/race`] },
     ]);
     const row = await testEnv.DB.prepare("SELECT status, slug FROM posts WHERE id = ?")
@@ -71,7 +62,7 @@ describe("DELETE /v1/posts/{reference}", () => {
     const draft = await createPost(t.ck, { title: "Draft" });
     expect((await call("DELETE", `/v1/posts/${draft.id}`, { key: t.ck })).status).toBe(204);
     expect(await deletedEvents(t.site.id, 1)).toMatchObject([{ post_id: draft.id }]);
-    expect(await recorded(t.site.id, "cache_purge")).toHaveLength(1);
+    expect(await recordedEffects(t.site.id, "cache_purge")).toHaveLength(1);
     expect((await call("GET", `/v1/posts/${draft.id}/source`, { key: t.ck })).status).toBe(404);
   });
 

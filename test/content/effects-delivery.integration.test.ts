@@ -17,7 +17,7 @@ import {
 import { contentServices } from "../../src/content/core/services";
 import { newId } from "../../src/lib/ids";
 import { callLogger } from "../../src/lib/log";
-import { call, createPost, tenant, testEnv } from "../support/content-helpers";
+import { call, createPost, recordedEffects, tenant, testEnv } from "../support/content-helpers";
 
 const MINUTE = 60_000;
 
@@ -64,14 +64,7 @@ async function receivedBy(host: string, token: string) {
   return (await res.json()) as { authorization: string | null; body: unknown; answered: number }[];
 }
 
-async function recorded(siteId: string, kind: string) {
-  const { results } = await testEnv.DB.prepare(
-    "SELECT payload_json FROM outbound_effects WHERE site_id = ? AND kind = ? ORDER BY created_at",
-  )
-    .bind(siteId, kind)
-    .all<{ payload_json: string }>();
-  return results.map((r) => JSON.parse(r.payload_json) as { urls: string[] });
-}
+const recorded = (siteId: string, kind: string) => recordedEffects<{ urls: string[] }>(siteId, kind);
 
 describe("effects of a site without a custom domain", () => {
   it("unpublish purges and a date change notifies the platform host {slug}.{PLATFORM_DOMAIN}", async () => {

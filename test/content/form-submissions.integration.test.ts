@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import { BASE, call, content, ownerHeaders, problem, tenant } from "../support/content-helpers";
 import {
+  contactForm,
   contactValues,
   createForm,
-  formsSite,
   freshIp,
   setFormsApp,
   storedLeads,
@@ -13,12 +13,6 @@ import {
   submit,
   tokenIssued,
 } from "../support/leads-helpers";
-
-async function contactForm() {
-  const site = await formsSite();
-  const form = await createForm(site);
-  return { site, form };
-}
 
 describe("GET /v1/sites/{site_id}/forms/{form_id} (anonymous)", () => {
   it("answers the declared fields and a fresh form token, never cached", async () => {

@@ -8,20 +8,13 @@ import { describe, expect, it } from "vitest";
 import { issueFormToken } from "../../src/content/forms/form-token";
 import { call } from "../support/content-helpers";
 import {
+  contactForm,
   contactValues,
-  createForm,
-  formsSite,
   freshIp,
   storedLeads,
   submit,
   tokenIssued,
 } from "../support/leads-helpers";
-
-async function contactForm() {
-  const site = await formsSite();
-  const form = await createForm(site);
-  return { site, form };
-}
 
 describe("form tokens are single-use", () => {
   it("14 submissions with one token: only the first is clean, the others are flagged reused_token", async () => {

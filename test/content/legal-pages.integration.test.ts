@@ -14,6 +14,7 @@ import {
   createPost,
   ORIGIN,
   paragraph,
+  recordedEffects,
   tenant,
   testEnv,
 } from "../support/content-helpers";
@@ -50,15 +51,6 @@ async function stored(id: string) {
       revision: number;
       post_type: string;
     }>();
-}
-
-async function recorded(siteId: string, kind: string) {
-  const { results } = await testEnv.DB.prepare(
-    "SELECT payload_json FROM outbound_effects WHERE site_id = ? AND kind = ? ORDER BY created_at",
-  )
-    .bind(siteId, kind)
-    .all<{ payload_json: string }>();
-  return results.map((r) => JSON.parse(r.payload_json) as Record<string, unknown>);
 }
 
 describe("upsertLegalPage", () => {
@@ -175,13 +167,13 @@ describe("upsertLegalPage", () => {
       await call("GET", "/v1/posts/politica-de-privacidade", { key: t.pk, origin: ORIGIN })
     ).json()) as { url: string };
     expect(detail.url).toBe(newUrl);
-    expect(await recorded(t.site.id, "cache_purge")).toEqual([
+    expect(await recordedEffects(t.site.id, "cache_purge")).toEqual([
       { urls: [`https://${t.site.primary_domain}/politica-de-privacidade`] },
     ]);
     let events: Record<string, unknown>[] = [];
     for (let i = 0; i < 50 && events.length === 0; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      events = await recorded(t.site.id, "event:post.updated");
+      events = await recordedEffects(t.site.id, "event:post.updated");
     }
     expect(events.map((e) => e.url)).toEqual([newUrl]);
     // Again: nothing left to change, nothing written.
@@ -194,12 +186,12 @@ describe("upsertLegalPage", () => {
     const t = await tenant();
     await createPost(t.ck, { title: "T", slug: "termos-de-uso", post_type: "page", status: "published" });
     await upsert(write(t, "termos-de-uso"));
-    const before = (await recorded(t.site.id, "event:post.updated")).length;
+    const before = (await recordedEffects(t.site.id, "event:post.updated")).length;
     await call("PATCH", "/v1/posts/termos-de-uso", { key: t.ck, body: { title: "T2" } });
     let events: Record<string, unknown>[] = [];
     for (let i = 0; i < 50 && events.length <= before; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      events = await recorded(t.site.id, "event:post.updated");
+      events = await recordedEffects(t.site.id, "event:post.updated");
     }
     expect(events.at(-1)?.url).toBe(`https://${t.site.primary_domain}/legal/termos-de-uso`);
   });

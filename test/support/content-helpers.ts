@@ -189,6 +189,22 @@ export async function countRows(table: "posts" | "post_effects" | "media", siteI
   return row!.n;
 }
 
+/**
+ * What the dev outbox recorded for the site (`outbound_effects`, DEV_OUTBOX): the payloads of one kind
+ * (`cache_purge`, `event:post.updated`, …), oldest first.
+ */
+export async function recordedEffects<T = Record<string, unknown>>(
+  siteId: string,
+  kind: string,
+): Promise<T[]> {
+  const { results } = await testEnv.DB.prepare(
+    "SELECT payload_json FROM outbound_effects WHERE site_id = ? AND kind = ? ORDER BY created_at",
+  )
+    .bind(siteId, kind)
+    .all<{ payload_json: string }>();
+  return results.map((r) => JSON.parse(r.payload_json) as T);
+}
+
 /** A ready PNG asset of the site, written straight to D1 (no upload, no variants). */
 export async function seedMedia(siteId: string): Promise<string> {
   const id = newId();

@@ -58,6 +58,13 @@ export async function createForm(
   return (await res.json()) as FormOut;
 }
 
+/** A forms site with one contact form: the usual start of a submission test. */
+export async function contactForm() {
+  const site = await formsSite();
+  const form = await createForm(site);
+  return { site, form };
+}
+
 /** A key that may read leads (and export them). */
 export async function leadsKey(site: SiteProjection, scopes: string[] = ["leads:read", "export"]) {
   return (await createKey(site, { scopes })).key;
