@@ -1,9 +1,10 @@
 /** Author personas of a site: one per (site, user, context name); the slug is unique per site. */
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq, ne, or, type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { authorPersonas } from "../../../schema/content";
+import { alias } from "drizzle-orm/sqlite-core";
+import { authorPersonas, posts } from "../../../schema/content";
 import type { Computed, Row } from "../../lib/rows";
-import { all, batch, inJsonEach, prepared, query } from "../../lib/sql";
+import { batch, fragment, inJsonEach, prepared } from "../../lib/sql";
 import { MEDIA_IMAGE_JSON } from "../media/media-image";
 import { PUBLIC_WHERE } from "../posts/store";
 
@@ -88,7 +89,25 @@ export async function takenPersonaSlugs(
   return new Set(results.map((r) => r.slug));
 }
 
-/** An author as the author routes show it: the persona, its avatar's media row (JSON) and whether a public post names it. */
+/** The persona table as alias `a`, which the SQL below names. */
+const a = alias(authorPersonas, "a");
+
+/** An author as the author routes show it: the persona and its avatar's media row (JSON). */
+const AUTHOR_SELECT = {
+  slug: a.slug,
+  display_name: a.display_name,
+  bio: a.bio,
+  avatar_media_id: a.avatar_media_id,
+  created_at: a.created_at,
+  updated_at: a.updated_at,
+  /**
+   * `MediaImageRow` as JSON (media/media-image.ts), null without a live avatar. SQL text over the alias:
+   * drizzle writes a single-table select's columns unqualified, so a subquery's columns would be ambiguous.
+   */
+  avatar_media: sql<string | null>`(${sql.raw(`SELECT ${MEDIA_IMAGE_JSON}
+    FROM media m WHERE m.id = a.avatar_media_id AND m.site_id = a.site_id AND m.status != 'deleted'`)})`,
+};
+
 export type AuthorRow = Row<
   typeof authorPersonas,
   "slug" | "display_name" | "bio" | "avatar_media_id" | "created_at" | "updated_at"
@@ -96,9 +115,17 @@ export type AuthorRow = Row<
   /** `MediaImageRow` as JSON (media/media-image.ts), null without a live avatar. */
   Computed<{ avatar_media: string | null }>;
 
-const AUTHOR_COLUMNS = `a.slug, a.display_name, a.bio, a.avatar_media_id, a.created_at, a.updated_at,
-  (SELECT ${MEDIA_IMAGE_JSON}
-   FROM media m WHERE m.id = a.avatar_media_id AND m.site_id = a.site_id AND m.status != 'deleted') AS avatar_media`;
+/**
+ * Author `a` is named by a public post at `now`: PUBLIC_WHERE (posts/store.ts) with its parameters numbered
+ * for `fragment` (?1 the site id, ?2 `now`).
+ */
+const NAMED_BY_PUBLIC_POST = `EXISTS (SELECT 1 FROM posts p WHERE ${numbered(PUBLIC_WHERE)} AND p.author_slug = a.slug)`;
+
+/** `text`'s `?` placeholders numbered in order (?1, ?2, …), as `fragment` binds them. */
+function numbered(text: string): string {
+  let n = 0;
+  return text.replace(/\?/g, () => `?${++n}`);
+}
 
 /**
  * The site's authors by slug (at most 1,000): all of them, or (`publicOnly`, for pk_ keys) those a public
@@ -110,30 +137,25 @@ export async function listAuthors(
   publicOnly: { now: string } | null,
   withTotal = false,
 ): Promise<{ rows: AuthorRow[]; total: number | null }> {
-  const filter = publicOnly
-    ? ` AND EXISTS (SELECT 1 FROM posts p WHERE ${PUBLIC_WHERE} AND p.author_slug = a.slug)`
-    : "";
-  const params = [siteId, ...(publicOnly ? [siteId, publicOnly.now] : [])];
-  const page = query<AuthorRow>(
-    db,
-    `SELECT ${AUTHOR_COLUMNS} FROM author_personas a WHERE a.site_id = ?${filter} ORDER BY a.slug LIMIT 1000`,
-    ...params,
+  const d = drizzle(db);
+  const where: SQL | undefined = and(
+    eq(a.site_id, siteId),
+    publicOnly ? fragment(NAMED_BY_PUBLIC_POST, siteId, publicOnly.now) : undefined,
   );
-  if (!withTotal) return { rows: await all(page), total: null };
-  const count = query<Computed<{ total: number }>>(
-    db,
-    `SELECT COUNT(*) AS total FROM author_personas a WHERE a.site_id = ?${filter}`,
-    ...params,
-  );
-  const [list, counted] = await batch(db, [page, count]);
-  return { rows: list.rows, total: counted.rows[0]?.total ?? 0 };
+  const page = d.select(AUTHOR_SELECT).from(a).where(where).orderBy(asc(a.slug)).limit(1000);
+  if (!withTotal) return { rows: await page.all(), total: null };
+  const count = d.select({ total: sql<number>`COUNT(*)` }).from(a).where(where);
+  const [rows, counted] = await d.batch([page, count]);
+  return { rows, total: counted[0]?.total ?? 0 };
 }
 
 export async function authorBySlug(db: D1Database, siteId: string, slug: string): Promise<AuthorRow | null> {
-  return db
-    .prepare(`SELECT ${AUTHOR_COLUMNS} FROM author_personas a WHERE a.site_id = ? AND a.slug = ?`)
-    .bind(siteId, slug)
-    .first<AuthorRow>();
+  const row = await drizzle(db)
+    .select(AUTHOR_SELECT)
+    .from(a)
+    .where(and(eq(a.site_id, siteId), eq(a.slug, slug)))
+    .get();
+  return row ?? null;
 }
 
 /** A new author made through the API (its own user id: no key's context names it). */
@@ -183,12 +205,16 @@ export async function updateAuthor(
         updated_at: now,
       })
       .where(and(eq(authorPersonas.site_id, siteId), eq(authorPersonas.slug, slug))),
-    db
-      .prepare(
-        `UPDATE posts SET author_slug = ?, author_name = ?, revision = revision + 1
-         WHERE site_id = ? AND author_slug = ? AND (author_slug != ? OR author_name IS NOT ?)`,
-      )
-      .bind(next.slug, next.name, siteId, slug, next.slug, next.name),
+    drizzle(db)
+      .update(posts)
+      .set({ author_slug: next.slug, author_name: next.name, revision: sql`${posts.revision} + 1` })
+      .where(
+        and(
+          eq(posts.site_id, siteId),
+          eq(posts.author_slug, slug),
+          or(ne(posts.author_slug, next.slug), sql`${posts.author_name} IS NOT ${next.name}`),
+        ),
+      ),
   ]);
   return updated.changes > 0;
 }

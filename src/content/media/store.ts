@@ -2,20 +2,35 @@
  * Media assets of a site: rows in D1, bytes in R2. The original under `sites/{site_id}/{media_id}.{ext}`,
  * each generated variant under `sites/{site_id}/{media_id}/{width}.{ext}`.
  */
-import { and, eq, ne } from "drizzle-orm";
+import { and, desc, eq, ne, type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
+import { alias } from "drizzle-orm/sqlite-core";
 import { media, mediaTags } from "../../../schema/content";
-import type { Computed } from "../../lib/rows";
-import { all, batch, prepared, query } from "../../lib/sql";
+import { fragment, prepared } from "../../lib/sql";
 import { PUBLIC_WHERE } from "../posts/store";
-import { MEDIA_IMAGE_COLUMNS, type MediaImageRow } from "./media-image";
+import type { MediaImageRow } from "./media-image";
+
+/** The media table as alias `m`, which the rule below (SQL) names. */
+const m = alias(media, "m");
 
 /**
  * Public reads (pk_ keys) see an asset only while a public post uses it: its featured image or an image
- * block's media_id (`post_media_refs`, kept by triggers on every post write). Binds the site id and `now`.
+ * block's media_id (`post_media_refs`, kept by triggers on every post write). PUBLIC_WHERE's parameters
+ * numbered for `fragment`: ?1 the site id, ?2 `now`.
  */
 const USED_BY_PUBLIC_POST = `EXISTS (SELECT 1 FROM post_media_refs r JOIN posts p ON p.id = r.post_id
-  WHERE r.site_id = m.site_id AND r.media_id = m.id AND ${PUBLIC_WHERE})`;
+  WHERE r.site_id = m.site_id AND r.media_id = m.id AND ${numbered(PUBLIC_WHERE)})`;
+
+/** `text`'s `?` placeholders numbered in order (?1, ?2, …), as `fragment` binds them. */
+function numbered(text: string): string {
+  let n = 0;
+  return text.replace(/\?/g, () => `?${++n}`);
+}
+
+/** What a read's visibility adds to its WHERE: nothing (ck_), or the public-use rule at `now` (pk_). */
+function visibleWhere(siteId: string, visibility: MediaVisibility): SQL | undefined {
+  return visibility.kind === "public" ? fragment(USED_BY_PUBLIC_POST, siteId, visibility.now) : undefined;
+}
 
 /** Which assets a read may see: all of the site's (ck_), or only those public content uses at `now` (pk_). */
 export type MediaVisibility = { kind: "all" } | { kind: "public"; now: string };
@@ -39,8 +54,27 @@ export type MediaRow = Pick<
   | "caption"
 > & { tag_ids: string | null };
 
-const SELECT = `SELECT m.id, m.site_id, m.r2_key, m.content_type, m.size_bytes, m.status, m.folder_id, m.variants_json,
-  m.created_at, m.width, m.height, m.failure_reason, m.alt, m.caption, (SELECT group_concat(tag_id, ',') FROM media_tags t WHERE t.media_id = m.id) AS tag_ids FROM media m`;
+const SELECT = {
+  id: m.id,
+  site_id: m.site_id,
+  r2_key: m.r2_key,
+  content_type: m.content_type,
+  size_bytes: m.size_bytes,
+  status: m.status,
+  folder_id: m.folder_id,
+  variants_json: m.variants_json,
+  created_at: m.created_at,
+  width: m.width,
+  height: m.height,
+  failure_reason: m.failure_reason,
+  alt: m.alt,
+  caption: m.caption,
+  // SQL text over the alias: drizzle writes a single-table select's columns unqualified, so a column of the
+  // subquery would not say which table it is of.
+  tag_ids: sql<
+    string | null
+  >`(${sql.raw("SELECT group_concat(t.tag_id, ',') FROM media_tags t WHERE t.media_id = m.id")})`,
+};
 
 export function mediaKey(siteId: string, id: string, ext: string): string {
   return `sites/${siteId}/${id}.${ext}`;
@@ -90,12 +124,14 @@ export async function getMedia(
   id: string,
   visibility: MediaVisibility = { kind: "all" },
 ): Promise<MediaRow | null> {
-  const sql = `${SELECT} WHERE m.id = ? AND m.site_id = ? AND m.status != 'deleted'`;
-  if (visibility.kind === "all") return db.prepare(sql).bind(id, siteId).first<MediaRow>();
-  return db
-    .prepare(`${sql} AND ${USED_BY_PUBLIC_POST}`)
-    .bind(id, siteId, siteId, visibility.now)
-    .first<MediaRow>();
+  const row = await drizzle(db)
+    .select(SELECT)
+    .from(m)
+    .where(
+      and(eq(m.id, id), eq(m.site_id, siteId), ne(m.status, "deleted"), visibleWhere(siteId, visibility)),
+    )
+    .get();
+  return row ?? null;
 }
 
 /**
@@ -110,34 +146,21 @@ export async function listMedia(
   visibility: MediaVisibility = { kind: "all" },
   withTotal = false,
 ): Promise<{ rows: MediaRow[]; total: number | null }> {
-  const where = ["m.site_id = ?", "m.status != 'deleted'"];
-  const params: unknown[] = [siteId];
-  if (visibility.kind === "public") {
-    where.push(USED_BY_PUBLIC_POST);
-    params.push(siteId, visibility.now);
-  }
-  if (filters.folderId) {
-    where.push("m.folder_id = ?");
-    params.push(filters.folderId);
-  }
-  if (filters.tagId) {
-    where.push("EXISTS (SELECT 1 FROM media_tags t WHERE t.media_id = m.id AND t.tag_id = ?)");
-    params.push(filters.tagId);
-  }
-  const page = query<MediaRow>(
-    db,
-    `${SELECT} WHERE ${where.join(" AND ")} ORDER BY m.created_at DESC, m.id DESC LIMIT ?`,
-    ...params,
-    limit,
+  const d = drizzle(db);
+  const where = and(
+    eq(m.site_id, siteId),
+    ne(m.status, "deleted"),
+    visibleWhere(siteId, visibility),
+    filters.folderId ? eq(m.folder_id, filters.folderId) : undefined,
+    filters.tagId
+      ? sql`EXISTS (SELECT 1 FROM ${mediaTags} WHERE ${mediaTags.media_id} = ${m.id} AND ${mediaTags.tag_id} = ${filters.tagId})`
+      : undefined,
   );
-  if (!withTotal) return { rows: await all(page), total: null };
-  const count = query<Computed<{ total: number }>>(
-    db,
-    `SELECT COUNT(*) AS total FROM media m WHERE ${where.join(" AND ")}`,
-    ...params,
-  );
-  const [list, counted] = await batch(db, [page, count]);
-  return { rows: list.rows, total: counted.rows[0]?.total ?? 0 };
+  const page = d.select(SELECT).from(m).where(where).orderBy(desc(m.created_at), desc(m.id)).limit(limit);
+  if (!withTotal) return { rows: await page.all(), total: null };
+  const count = d.select({ total: sql<number>`COUNT(*)` }).from(m).where(where);
+  const [rows, counted] = await d.batch([page, count]);
+  return { rows, total: counted[0]?.total ?? 0 };
 }
 
 /** What an asset's text edit sets: only the fields sent (undefined: unchanged; null clears). */
@@ -227,10 +250,21 @@ export async function mediaImageRow(
   siteId: string,
   id: string,
 ): Promise<MediaImageRow | null> {
-  return db
-    .prepare(
-      `SELECT ${MEDIA_IMAGE_COLUMNS} FROM media m WHERE m.id = ? AND m.site_id = ? AND m.status != 'deleted'`,
-    )
-    .bind(id, siteId)
-    .first<MediaImageRow>();
+  const row = await drizzle(db)
+    .select({
+      id: m.id,
+      site_id: m.site_id,
+      r2_key: m.r2_key,
+      content_type: m.content_type,
+      status: m.status,
+      width: m.width,
+      height: m.height,
+      variants_json: m.variants_json,
+      alt: m.alt,
+      caption: m.caption,
+    })
+    .from(m)
+    .where(and(eq(m.id, id), eq(m.site_id, siteId), ne(m.status, "deleted")))
+    .get();
+  return row ?? null;
 }
