@@ -8,6 +8,7 @@ import { createLogger, requestIdFrom } from "../lib/log";
 import { handleError, notFoundResponse } from "../lib/problem";
 import { mergeVary, refusedPublicKeyOrigin } from "../lib/public-cors";
 import { corsHeaders, preflight } from "./cors";
+import { registerDevMail } from "./dev-mail";
 import { registerDocs } from "./docs";
 import { forgetEdgeContext, loadEdgeContext } from "./edge-context";
 import { fail } from "./errors";
@@ -159,6 +160,7 @@ app.get("/ready", async (c) => {
 
 // The API references of the three services (src/gateway/docs.ts).
 registerDocs(app);
+registerDevMail(app);
 
 app.all("*", async (c) => {
   const url = new URL(c.req.url);
