@@ -3,6 +3,7 @@ interface ContentEnv {
 	CACHE: KVNamespace;
 	MEDIA: R2Bucket;
 	DB: D1Database;
+	METRICS: AnalyticsEngineDataset;
 	CONTENT_EVENTS: Queue;
 	MEDIA_VARIANTS: Queue;
 	COLLECT_LIMITER: RateLimit;

@@ -1,18 +1,30 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import { routePath } from "hono/route";
 import { bearerRefusal } from "../lib/bearer";
 import { bodyCapDetail, publicBodyCap } from "../lib/body-caps";
 import { readCappedBytes } from "../lib/capped-body";
 import { asciiJson, EDGE_CONTROL_HEADERS, EDGE_HEADER_NAMES, EDGE_HEADERS } from "../lib/edge";
 import { signEdgeHeaders } from "../lib/edge-trust";
-import { createLogger, requestIdFrom } from "../lib/log";
+import { requestIdFrom, requestLogger, routeLabel } from "../lib/log";
+import { recordRequest, useMetrics } from "../lib/metrics";
 import { handleError, notFoundResponse } from "../lib/problem";
 import { mergeVary, refusedPublicKeyOrigin } from "../lib/public-cors";
+import {
+  continueTrace,
+  currentTraceparent,
+  formatTraceparent,
+  runInTrace,
+  setTraceparent,
+  TRACEPARENT_HEADER,
+} from "../lib/trace";
 import { corsHeaders, preflight } from "./cors";
 import { registerDevMail } from "./dev-mail";
+import { registerDevMetrics } from "./dev-metrics";
 import { registerDocs } from "./docs";
 import { forgetEdgeContext, loadEdgeContext } from "./edge-context";
 import { fail } from "./errors";
 import { type Route, routeFor, type Upstream } from "./routes";
+
 import { verifyAccessToken } from "./tokens";
 
 type Env = GatewayEnv;
@@ -51,6 +63,10 @@ async function forwardHeaders(env: Env, request: Request, requestId: string, rou
   const headers = new Headers(request.headers);
   for (const name of [...EDGE_HEADER_NAMES, ...EDGE_CONTROL_HEADERS]) headers.delete(name);
   headers.set("x-request-id", requestId);
+  // The gateway's span is the service's parent (a client's traceparent is never passed on as it came).
+  headers.delete(TRACEPARENT_HEADER);
+  const traceparent = currentTraceparent();
+  if (traceparent) headers.set(TRACEPARENT_HEADER, traceparent);
   // The scheme the client really used (services set Secure cookies by it); never the client's claim.
   headers.set("x-forwarded-proto", new URL(request.url).protocol.replace(":", ""));
 
@@ -121,11 +137,36 @@ async function forwardRequest(env: Env, request: Request, requestId: string, rou
 
 const app = new Hono<{ Bindings: Env; Variables: { requestId: string } }>();
 
+/**
+ * Every request runs in a trace (src/lib/trace.ts): the client's valid `traceparent` continued under the
+ * gateway's own span, else a new one. The services get the gateway's span as their parent; the answer
+ * carries the gateway's `traceparent`. Each answer is measured by the gateway's route (`forward:<service>`
+ * for what a service answered, whose own `request` metric names its route pattern).
+ */
+app.use("*", async (c, next) => {
+  useMetrics("gateway", c.env);
+  const trace = continueTrace(c.req.header(TRACEPARENT_HEADER));
+  const started = Date.now();
+  await runInTrace(trace, next);
+  const upstream = routeFor(c.req.path)?.upstream;
+  const route = routePath(c) === "*" && upstream ? `forward:${upstream}` : routeLabel(routePath(c));
+  if (!c.req.path.startsWith("/__dev/"))
+    recordRequest(route, c.req.method, c.res.status, Date.now() - started);
+  setTraceparent(c, formatTraceparent(trace));
+});
+
+/** The gateway's route of an answer: its own route, or `forward:<service>` for what a service answered. */
+function gatewayRoute(c: Context): string {
+  const upstream = routeFor(c.req.path)?.upstream;
+  const route = routeLabel(routePath(c));
+  return route === "unmatched" && upstream ? `forward:${upstream}` : route;
+}
+
 app.use("*", async (c, next) => {
   const requestId = requestIdFrom(c.req.raw.headers);
   c.set("requestId", requestId);
-  c.set("log", createLogger({ service: "gateway", context: { request_id: requestId } }));
-  await next();
+  // The request's logger (`c.get("log")`) and its one line: its failure or `request_done`.
+  await requestLogger("gateway", gatewayRoute)(c, next);
   c.res.headers.set("x-request-id", requestId);
   const origin = c.req.header("origin") ?? null;
   const refused = refusedPublicKeyOrigin(c.req.raw, c.res);
@@ -161,6 +202,9 @@ app.get("/ready", async (c) => {
 // The API references of the three services (src/gateway/docs.ts).
 registerDocs(app);
 registerDevMail(app);
+
+// Development only: every service's kept metric points, aggregated (src/gateway/dev-metrics.ts).
+registerDevMetrics(app);
 
 app.all("*", async (c) => {
   const url = new URL(c.req.url);

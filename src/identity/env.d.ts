@@ -2,6 +2,7 @@
 interface IdentityEnv {
 	CACHE: KVNamespace;
 	DB: D1Database;
+	METRICS: AnalyticsEngineDataset;
 	SITE_TRANSFERRED: Queue;
 	ASSETS: Fetcher;
 	ISSUER: string;

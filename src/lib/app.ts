@@ -1,5 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { Env as HonoEnv } from "hono";
+import type { Context, Env as HonoEnv } from "hono";
+import { routePath } from "hono/route";
 import { allowedMethodsOf } from "./allowed-methods";
 import {
   API_REFERENCE_SCRIPT,
@@ -12,13 +13,33 @@ import {
 } from "./api-docs";
 import { edgeTrust } from "./edge-trust";
 import { describeIssues } from "./input-issues";
-import { requestLogger } from "./log";
+import { capturedLogs, requestLogger, routeLabel } from "./log";
+import { recentPoints, recordRequest, useMetrics } from "./metrics";
 import { CommonErrors, errorsOf, handleError, notFoundResponse } from "./problem";
+import { continueTrace, formatTraceparent, runInTrace, setTraceparent, TRACEPARENT_HEADER } from "./trace";
 
 const { fail, problem } = errorsOf(CommonErrors);
 
 const methodNotAllowed = (detail: string, allow: string) =>
   problem("METHOD_NOT_ALLOWED", { detail, headers: { allow } });
+
+type DevEnv = { DEV_OUTBOX?: string };
+
+/** A service's development view of its metric points and log lines (the gateway's `/__dev/metrics` reads it). */
+export const DEV_TELEMETRY_PATH = "/__dev/telemetry";
+
+function traceAndMeasure(service: string) {
+  return async function traceAndMeasure(c: Context, next: () => Promise<void>) {
+    useMetrics(service, c.env);
+    const trace = continueTrace(c.req.header(TRACEPARENT_HEADER));
+    const started = Date.now();
+    await runInTrace(trace, next);
+    if (!c.req.path.startsWith("/__dev/")) {
+      recordRequest(routeLabel(routePath(c)), c.req.method, c.res.status, Date.now() - started);
+    }
+    setTraceparent(c, formatTraceparent(trace));
+  };
+}
 
 type ServiceInfo = {
   title: string;
@@ -32,7 +53,11 @@ type ServiceInfo = {
  * `GET /openapi.json` and `GET /docs` (with its script, `src/lib/api-docs.ts`) are added by `serveApiDocs`
  * after the routes are registered.
  * Every request gets `c.get("log")`, a logger of `service` with the request's `X-Request-Id`, and keeps
- * its edge headers only when the gateway's signature over them verifies (`edgeTrust`).
+ * its edge headers only when the gateway's signature over them verifies (`edgeTrust`). It runs in the
+ * caller's trace continued (`traceparent`, src/lib/trace.ts), answers with this hop's `traceparent`, and
+ * is measured (`request` by route pattern, method, status and duration, src/lib/metrics.ts).
+ * `GET /__dev/telemetry` lists the isolate's kept metric points and log lines (of one `trace_id` when
+ * asked) where `DEV_OUTBOX=true`, and is 404 everywhere else.
  */
 export function createServiceApp<E extends HonoEnv>(service: string) {
   const app = new OpenAPIHono<E>({
@@ -43,7 +68,13 @@ export function createServiceApp<E extends HonoEnv>(service: string) {
       }
     },
   });
+  app.use("*", traceAndMeasure(service));
   app.use("*", requestLogger(service));
+  app.get(DEV_TELEMETRY_PATH, (c) => {
+    if ((c.env as DevEnv | undefined)?.DEV_OUTBOX !== "true") return notFoundResponse();
+    const traceId = c.req.query("trace_id");
+    return c.json({ service, points: recentPoints(), logs: capturedLogs(traceId) });
+  });
   // Before any route: edge headers count only when the gateway signed them for this service and this body
   // (src/lib/edge-trust.ts).
   app.use("*", edgeTrust<E>(service));

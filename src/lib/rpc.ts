@@ -5,6 +5,7 @@
  */
 import type { OperatorCapability, OrgMembership, SessionKind, SiteMembership } from "./edge";
 import type { SettingsWriteCode } from "./settings-codes";
+import { currentTraceparent, TRACEPARENT_HEADER, type TraceCarrier } from "./trace";
 
 /** Identity -> gateway: what the edge attaches to a verified access token. */
 export interface EdgeContext {
@@ -287,7 +288,31 @@ export interface SitesRpc {
   mergeSiteSettings(input: SiteSettingsMerge): Promise<SiteSettingsWriteResult>;
 }
 
-/** Narrows a generated `Fetcher` binding to the RPC contract it serves. */
+/**
+ * Narrows a generated `Fetcher` binding to the RPC contract it serves, carrying the current trace
+ * (src/lib/trace.ts): an RPC call gets one more, last argument `{ __traceparent }` (the callee's
+ * `traceEntrypoint` takes it off before its method runs; a method that never looks past its own
+ * parameters is unaffected), and `fetch` a `traceparent` header. Outside a trace, calls go as they are.
+ */
 export function rpc<T>(binding: Fetcher): T & Fetcher {
-  return binding as unknown as T & Fetcher;
+  return new Proxy(binding, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop);
+      if (typeof value !== "function" || typeof prop !== "string" || prop === "connect") return value;
+      if (prop === "fetch") {
+        return (input: RequestInfo | URL, init?: RequestInit) => {
+          const traceparent = currentTraceparent();
+          if (!traceparent) return target.fetch(input, init);
+          const request = new Request(input, init);
+          if (!request.headers.has(TRACEPARENT_HEADER)) request.headers.set(TRACEPARENT_HEADER, traceparent);
+          return target.fetch(request);
+        };
+      }
+      return (...args: unknown[]) => {
+        const traceparent = currentTraceparent();
+        const carrier: TraceCarrier[] = traceparent ? [{ __traceparent: traceparent }] : [];
+        return Reflect.apply(value, target, [...args, ...carrier]);
+      };
+    },
+  }) as unknown as T & Fetcher;
 }

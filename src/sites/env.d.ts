@@ -3,6 +3,7 @@ interface SitesEnv {
 	CACHE: KVNamespace;
 	HEALTH_CACHE: KVNamespace;
 	DB: D1Database;
+	METRICS: AnalyticsEngineDataset;
 	IMAGE_SWAP: Queue;
 	SITE_SYNC: Queue;
 	ASSETS: Fetcher;

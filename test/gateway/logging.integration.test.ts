@@ -20,6 +20,8 @@ describe("gateway logs", () => {
         level: "info",
         service: "gateway",
         request_id: "abc12345",
+        // The trace the gateway started for the request (src/lib/trace.ts), as its answer's traceparent names it.
+        trace_id: res.headers.get("traceparent")?.split("-")[1],
         event: "request_failed",
         method: "GET",
         path: "/api/v1/sites",

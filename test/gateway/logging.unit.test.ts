@@ -168,6 +168,7 @@ describe("handleError (through createServiceApp)", () => {
           level: "info",
           service: "test",
           request_id: "abc12345",
+          trace_id: res.headers.get("traceparent")?.split("-")[1],
           event: "request_failed",
           method: "GET",
           path: "/conflict",
@@ -225,9 +226,23 @@ describe("handleError (through createServiceApp)", () => {
   it("handlers log through c.get('log') with the request's id", async () => {
     const console_ = spyConsole();
     try {
-      await get("/logs");
+      const res = await get("/logs");
+      const trace_id = res.headers.get("traceparent")?.split("-")[1];
+      expect(trace_id).toMatch(/^[0-9a-f]{32}$/);
+      // Then the request's own line: no failure was logged, so `request_done` with its route pattern.
       expect(console_.read("info")).toEqual([
-        { level: "info", service: "test", request_id: "abc12345", event: "handler_line" },
+        { level: "info", service: "test", request_id: "abc12345", trace_id, event: "handler_line" },
+        {
+          level: "info",
+          service: "test",
+          request_id: "abc12345",
+          trace_id,
+          event: "request_done",
+          method: "GET",
+          route: "/logs",
+          status: 200,
+          duration_ms: expect.any(Number),
+        },
       ]);
     } finally {
       console_.restore();
