@@ -21,6 +21,7 @@ import {
   forceStoredSettings,
   makeSite,
   orgMember,
+  purgeCount,
   servicesFor,
   servicesWithContent,
   siteMember,
@@ -57,15 +58,6 @@ async function postType(siteId: string, slug: string) {
     .prepare("SELECT name, is_public, disabled_at FROM post_types WHERE site_id = ? AND slug = ?")
     .bind(siteId, slug)
     .first<{ name: string; is_public: number; disabled_at: string | null }>();
-}
-
-async function purgeCount(siteId: string): Promise<number> {
-  const row = await sitesEnv.DB.prepare(
-    "SELECT COUNT(*) AS n FROM outbound_effects WHERE site_id = ? AND kind = 'page_purge'",
-  )
-    .bind(siteId)
-    .first<{ n: number }>();
-  return row?.n ?? 0;
 }
 
 /** The real services with some of content's methods replaced (content failing, or observed). */

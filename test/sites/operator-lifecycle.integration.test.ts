@@ -10,14 +10,15 @@ import { newId } from "../../src/lib/ids";
 import { MAX_REASON_CHARS } from "../../src/sites/operator/console";
 import {
   api,
+  legacyUuidSite,
   makeSite,
   proveHosts,
+  purgeCount,
   type SiteBody,
   setSiteLimit,
   sitesEnv,
   storedRow,
   uniqueDomain,
-  uniqueSlug,
 } from "../support/sites-helpers";
 
 const contentDb = (env as unknown as { TEST_CONTENT_DB: D1Database }).TEST_CONTENT_DB;
@@ -63,15 +64,6 @@ async function auditRows(siteId: string) {
       hosts_json: string;
     }>();
   return results;
-}
-
-async function purgeCount(siteId: string): Promise<number> {
-  const row = await sitesEnv.DB.prepare(
-    "SELECT count(*) AS n FROM outbound_effects WHERE site_id = ? AND kind = 'page_purge'",
-  )
-    .bind(siteId)
-    .first<{ n: number }>();
-  return row!.n;
 }
 
 async function projectedStatus(siteId: string): Promise<string | null> {
@@ -326,13 +318,7 @@ describe("transition requests", () => {
   });
 
   it("a legacy UUID site goes through the lifecycle too", async () => {
-    const id = crypto.randomUUID();
-    const at = new Date().toISOString();
-    await sitesEnv.DB.prepare(
-      "INSERT INTO sites (id, org_id, name, slug, created_at, updated_at) VALUES (?, ?, 'Legacy', ?, ?, ?)",
-    )
-      .bind(id, newId(), uniqueSlug("legacy"), at, at)
-      .run();
+    const id = await legacyUuidSite();
     await expectTransition(id.toUpperCase(), "archive", "archived");
     await expectTransition(id, "restore", "active");
   });

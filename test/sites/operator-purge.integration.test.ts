@@ -9,6 +9,7 @@ import { newId } from "../../src/lib/ids";
 import { fetchSigned } from "../support/edge-signing";
 import {
   api,
+  legacyUuidSite,
   makeSite,
   orgMember,
   proveHosts,
@@ -162,13 +163,7 @@ describe("DELETE /v1/platform/sites/{site_id}", () => {
   });
 
   it("a legacy UUID site, addressed in any case", async () => {
-    const id = crypto.randomUUID();
-    const at = new Date().toISOString();
-    await sitesEnv.DB.prepare(
-      "INSERT INTO sites (id, org_id, name, slug, created_at, updated_at) VALUES (?, ?, 'Legacy', ?, ?, ?)",
-    )
-      .bind(id, newId(), `legacy-${newId().toLowerCase().slice(-10)}`, at, at)
-      .run();
+    const id = await legacyUuidSite();
     expect((await purge(id.toUpperCase())).status).toBe(204);
     expect(await storedRow(id)).toBeNull();
   });

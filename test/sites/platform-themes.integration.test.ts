@@ -2,23 +2,14 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import { api, makeSite, orgMember, sitesEnv, storedSettings } from "../support/sites-helpers";
-import { LOOK, operatorAdmin, operatorRead, storeTheme, themeSlug } from "../support/theme-helpers";
-
-interface ThemeBody {
-  /** Problem answers: */
-  code?: string;
-  detail?: string;
-  details?: Record<string, unknown>;
-  id: string;
-  scope: string;
-  org_id: string | null;
-  slug: string;
-  name: string;
-  version: string;
-  description: string | null;
-  preview_url: string | null;
-  package: Record<string, unknown>;
-}
+import {
+  LOOK,
+  operatorAdmin,
+  operatorRead,
+  storeTheme,
+  type ThemeBody,
+  themeSlug,
+} from "../support/theme-helpers";
 
 const PLATFORM = "/api/v1/platform/themes";
 

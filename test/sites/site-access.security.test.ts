@@ -8,6 +8,7 @@ import { testSpecs } from "../support/corpora-binding";
 import { BY_ID_OPERATIONS, byIdPath } from "../support/site-operations";
 import {
   api,
+  legacyUuidSite,
   makeSite,
   orgMember,
   reader,
@@ -143,13 +144,7 @@ describe("by-id guard", () => {
     });
 
     it("a legacy UUID site of another organization, in any case, answers like a missing UUID", async () => {
-      const id = crypto.randomUUID();
-      const at = new Date().toISOString();
-      await sitesEnv.DB.prepare(
-        "INSERT INTO sites (id, org_id, name, slug, created_at, updated_at) VALUES (?, ?, 'Legacy', ?, ?, ?)",
-      )
-        .bind(id, newId(), `legacy-${newId().toLowerCase().slice(-10)}`, at, at)
-        .run();
+      const id = await legacyUuidSite();
       const stranger = orgMember(newId());
       for (const { method, path, request } of byIdRoutes) {
         const missing = await api(method, path(crypto.randomUUID()), { headers: stranger, ...request });

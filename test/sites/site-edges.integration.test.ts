@@ -3,10 +3,10 @@ import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import {
   api,
+  legacyUuidSite,
   makeSite,
   orgMember,
   type SiteBody,
-  sitesEnv,
   storedRow,
   storedSettings,
   uniqueSlug,
@@ -66,14 +66,8 @@ describe("POST with external images", () => {
 
 describe("legacy sites with UUID ids", () => {
   it("are reachable by their UUID in any case", async () => {
-    const id = crypto.randomUUID();
     const orgId = newId();
-    const at = new Date().toISOString();
-    await sitesEnv.DB.prepare(
-      "INSERT INTO sites (id, org_id, name, slug, created_at, updated_at) VALUES (?, ?, 'Legacy', ?, ?, ?)",
-    )
-      .bind(id, orgId, uniqueSlug("legacy"), at, at)
-      .run();
+    const id = await legacyUuidSite(orgId);
     const res = await api<SiteBody>("GET", `/api/v1/sites/${id.toUpperCase()}`, {
       headers: orgMember(orgId),
     });

@@ -5,26 +5,13 @@ import {
   api,
   forceStoredSettings,
   makeSite,
+  purgeCount,
   type SiteBody,
   sitesEnv,
   storedRow,
   storedSettings,
 } from "../support/sites-helpers";
-import { LOOK, storeTheme, themeSlug } from "../support/theme-helpers";
-
-interface ThemeBody {
-  /** Problem answers: */
-  code?: string;
-  detail?: string;
-  details?: Record<string, unknown>;
-  id: string;
-  scope: string;
-  org_id: string | null;
-  slug: string;
-  name: string;
-  version: string;
-  package: Record<string, unknown>;
-}
+import { LOOK, storeTheme, type ThemeBody, themeSlug } from "../support/theme-helpers";
 
 const themes = (siteId: string) => `/api/v1/sites/${siteId}/themes`;
 
@@ -56,15 +43,6 @@ const SETTINGS = {
     ],
   },
 };
-
-async function purgeCount(siteId: string): Promise<number> {
-  const row = await sitesEnv.DB.prepare(
-    "SELECT COUNT(*) AS n FROM outbound_effects WHERE site_id = ? AND kind = 'page_purge'",
-  )
-    .bind(siteId)
-    .first<{ n: number }>();
-  return row?.n ?? 0;
-}
 
 async function snapshotCount(siteId: string): Promise<number> {
   const row = await sitesEnv.DB.prepare("SELECT COUNT(*) AS n FROM theme_snapshots WHERE site_id = ?")

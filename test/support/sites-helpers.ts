@@ -241,6 +241,31 @@ export async function storedSettings(siteId: string): Promise<string | null> {
   return row?.settings ?? null;
 }
 
+/**
+ * Legacy data: a site stored straight in D1 under a UUID id (sites made before ids were ULIDs), of
+ * `orgId` (a fresh organization by default); its id.
+ */
+export async function legacyUuidSite(orgId = newId()): Promise<string> {
+  const id = crypto.randomUUID();
+  const at = new Date().toISOString();
+  await sitesEnv.DB.prepare(
+    "INSERT INTO sites (id, org_id, name, slug, created_at, updated_at) VALUES (?, ?, 'Legacy', ?, ?, ?)",
+  )
+    .bind(id, orgId, uniqueSlug("legacy"), at, at)
+    .run();
+  return id;
+}
+
+/** How many page purges the site has queued (`outbound_effects` of kind page_purge, DEV_OUTBOX). */
+export async function purgeCount(siteId: string): Promise<number> {
+  const row = await sitesEnv.DB.prepare(
+    "SELECT COUNT(*) AS n FROM outbound_effects WHERE site_id = ? AND kind = 'page_purge'",
+  )
+    .bind(siteId)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
 /** Legacy data: stores a settings document directly (e.g. one that is not a JSON object). */
 export async function forceStoredSettings(siteId: string, raw: string) {
   await sitesEnv.DB.prepare("UPDATE sites SET settings = ? WHERE id = ?").bind(raw, siteId).run();

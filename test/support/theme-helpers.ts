@@ -3,6 +3,23 @@ import { newId } from "../../src/lib/ids";
 import { insertTheme, type ThemeRow } from "../../src/sites/themes/theme-store";
 import { type EdgeHeaders, sitesEnv } from "./sites-helpers";
 
+/** A theme as the API answers it (ThemeSchema), or a problem answer in its place. */
+export interface ThemeBody {
+  /** Problem answers: */
+  code?: string;
+  detail?: string;
+  details?: Record<string, unknown>;
+  id: string;
+  scope: string;
+  org_id: string | null;
+  slug: string;
+  name: string;
+  version: string;
+  description: string | null;
+  preview_url: string | null;
+  package: Record<string, unknown>;
+}
+
 /** A look that passes the validator and the contrast gate. */
 export const LOOK = {
   customization: {
