@@ -33,6 +33,9 @@ export declare function sharedSecretsToUpload(
   existingOf: Partial<Record<WorkerName, string[] | null>>,
 ): Record<WorkerName, Record<string, string>>;
 export declare const REQUIRED_VARS: Record<WorkerName, string[]>;
+export declare const MAIL_PROVIDERS: string[];
+export declare const SMS_PROVIDERS: string[];
+export declare function mailProblems(vars: Record<string, string | undefined>): string[];
 export declare const DEV_ONLY_VARS: RegExp;
 // biome-ignore lint/suspicious/noExplicitAny: wrangler's raw config is untyped JSON.
 export declare function readConfig(name: WorkerName): { file: string; raw: Record<string, any> };

@@ -76,10 +76,51 @@ export function sharedSecretsToUpload(existingOf) {
 /** Vars production must set (the committed values are local addresses); the settings file holds them. */
 export const REQUIRED_VARS = {
   gateway: ["TOKEN_ISSUER", "CORS_ORIGINS"],
-  identity: ["ISSUER", "WEBAUTHN_RP_ID", "WEBAUTHN_ORIGIN", "MAIL_PROVIDER_URL", "MAIL_FROM"],
+  identity: ["ISSUER", "WEBAUTHN_RP_ID", "WEBAUTHN_ORIGIN", "MAIL_FROM"],
   content: ["MEDIA_PUBLIC_BASE", "PLATFORM_DOMAIN", "CACHE_PURGE_URL"],
   sites: ["PLATFORM_DOMAIN", "MEDIA_PUBLIC_BASE", "PLATFORM_IPV4", "PLATFORM_IPV6", "PAGE_PURGE_URL"],
 };
+
+/** The e-mail providers identity speaks (src/identity/messaging/providers/, docs/decisions/mail.md). */
+export const MAIL_PROVIDERS = ["resend", "postmark", "ses"];
+/** The SMS providers identity speaks. */
+export const SMS_PROVIDERS = ["twilio"];
+
+/**
+ * Problems of identity's mail and SMS settings. E-mail is required (sign-up, codes, resets): a provider
+ * must be named (`MAIL_PROVIDER`; a `MAIL_PROVIDER_URL` alone is a Resend-format endpoint, as identity
+ * reads it), and SES needs its region. SMS is optional (without a provider the phone routes answer 501
+ * SMS_DISABLED), but a provider that is named must be one identity speaks, with what it needs. The
+ * provider tokens are secrets from the deployer's environment (SECRETS.identity.provided).
+ */
+export function mailProblems(vars) {
+  const problems = [];
+  const mail = String(vars.MAIL_PROVIDER ?? "")
+    .trim()
+    .toLowerCase();
+  if (!mail && !vars.MAIL_PROVIDER_URL) {
+    problems.push(
+      `identity: no e-mail provider: vars.MAIL_PROVIDER is required (${MAIL_PROVIDERS.join(", ")})`,
+    );
+  } else if (mail && !MAIL_PROVIDERS.includes(mail)) {
+    problems.push(
+      `identity: MAIL_PROVIDER = ${vars.MAIL_PROVIDER} is not one of ${MAIL_PROVIDERS.join(", ")}`,
+    );
+  } else if (mail === "ses" && !vars.MAIL_PROVIDER_REGION) {
+    problems.push("identity: vars.MAIL_PROVIDER_REGION is required with MAIL_PROVIDER = ses");
+  }
+  const sms = String(vars.SMS_PROVIDER ?? "")
+    .trim()
+    .toLowerCase();
+  if (sms && !SMS_PROVIDERS.includes(sms)) {
+    problems.push(`identity: SMS_PROVIDER = ${vars.SMS_PROVIDER} is not one of ${SMS_PROVIDERS.join(", ")}`);
+  } else if (sms === "twilio") {
+    for (const key of ["TWILIO_ACCOUNT_SID", "SMS_FROM"]) {
+      if (!vars[key]) problems.push(`identity: vars.${key} is required with SMS_PROVIDER = twilio`);
+    }
+  }
+  return problems;
+}
 
 /** Vars that switch on development behaviour: never in a committed config, never deployed. */
 export const DEV_ONLY_VARS = /^DEV_|^TEST_/;
@@ -146,6 +187,7 @@ export function settingsProblems(settings, { allowExample = false } = {}) {
     for (const key of REQUIRED_VARS[name]) {
       if (!vars[key]) problems.push(`${name}: vars.${key} is required`);
     }
+    if (name === "identity") problems.push(...mailProblems(vars));
     for (const [key, value] of Object.entries(vars)) {
       if (DEV_ONLY_VARS.test(key)) problems.push(`${name}: ${key} is development-only`);
       if (LOCAL_VALUE.test(String(value))) problems.push(`${name}: ${key} = ${value} is a local address`);
