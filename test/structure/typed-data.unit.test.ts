@@ -16,7 +16,7 @@ import { readSource, relative, sourceFiles } from "./source-files";
 const SQL_HELPER = "src/lib/sql.ts";
 
 /** Raw statements left, counted over src/: may only go down. */
-const PREPARE_CEILING = 65;
+const PREPARE_CEILING = 59;
 
 /** A D1 batch called directly, with or without a type argument; drizzle's typed `drizzle(db).batch(` passes. */
 const RAW_BATCH = /(?<!drizzle\([^)]*\))\.batch\s*(<[^>]*>)?\(/;
