@@ -12,8 +12,8 @@ import {
   call,
   createOrg,
   createSite,
+  joinSiteByInvitation,
   outboxCode,
-  PASSWORD,
   type Session,
   verifiedUser,
 } from "../support/platform";
@@ -89,23 +89,10 @@ async function notices(address: string) {
 
 /** A new account invited as `site_owner` of the site (through the invitation, as staff join a site). */
 async function siteOwnerAccount(owner: Session, siteId: string): Promise<{ email: string; token: string }> {
-  const email = `site-owner-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const invited = await call("POST", `/api/v1/auth/sites/${siteId}/invitations`, {
-    token: owner.access_token,
-    body: { email, role: "owner" },
+  const { session, email } = await joinSiteByInvitation(owner.access_token, siteId, "owner", {
+    "cf-connecting-ip": freshIp(),
   });
-  expect(invited.status).toBe(202);
-  const outbox = await call<{ messages: { purpose: string; link: string | null }[] }>(
-    "GET",
-    `/api/v1/auth/__dev/outbox?to=${encodeURIComponent(email)}`,
-  );
-  const link = outbox.body.messages.find((m) => m.purpose === "invitation")!.link!;
-  const accepted = await call<{ access_token: string }>("POST", "/api/v1/auth/invitations/accept", {
-    body: { token: new URL(link).searchParams.get("token"), password: PASSWORD },
-    headers: { "cf-connecting-ip": freshIp() },
-  });
-  expect(accepted.status).toBe(200);
-  return { email, token: accepted.body.access_token };
+  return { email, token: session.access_token };
 }
 
 describe("a removed administrator's keys and webhooks end with the grant", () => {

@@ -13,10 +13,10 @@ import {
   call,
   createOrg,
   createSite,
+  joinSiteByInvitation,
   PASSWORD,
   type Session,
   totpFor,
-  uniqueEmail,
   verifiedUser,
 } from "../support/platform";
 import { eventually, inbox, payloads, received, trustSecrets } from "../support/webhook-helpers";
@@ -41,25 +41,11 @@ interface TransferOut {
 
 /** A second account of the origin's own, made `site_owner` of the site through an invitation. */
 async function secondOwner(origin: Session, siteId: string) {
-  const email = uniqueEmail("second-account");
-  const invited = await call("POST", `/api/v1/auth/sites/${siteId}/invitations`, {
-    token: origin.access_token,
-    body: { email, role: "owner" },
+  const { session: joined, email } = await joinSiteByInvitation(origin.access_token, siteId, "owner", {
+    "cf-connecting-ip": freshIp(),
   });
-  expect(invited.status).toBe(202);
-  const outbox = await call<{ messages: { purpose: string; link: string | null }[] }>(
-    "GET",
-    `/api/v1/auth/__dev/outbox?to=${encodeURIComponent(email)}`,
-  );
-  const link = outbox.body.messages.find((m) => m.purpose === "invitation")!.link!;
-  const token = new URL(link).searchParams.get("token")!;
-  const accepted = await call<{ access_token: string }>("POST", "/api/v1/auth/invitations/accept", {
-    body: { token, password: PASSWORD },
-    headers: { "cf-connecting-ip": freshIp() },
-  });
-  expect(accepted.status).toBe(200);
   // Staff sign in with a second factor: the account enrols TOTP, to open a fresh session later.
-  const session = accepted.body.access_token;
+  const session = joined.access_token;
   const enrol = await call<{ secret: string }>("POST", "/api/v1/auth/mfa/totp", { token: session });
   expect(enrol.status).toBe(200);
   const totp = totpFor(enrol.body.secret);
