@@ -5,19 +5,7 @@
 import { newId } from "../../src/lib/ids";
 import type { SiteProjection } from "../../src/lib/rpc";
 import { call, ownerHeaders, testEnv } from "./content-helpers";
-
-/** What the fake receiver recorded of one request (its `ReceivedDelivery`, test/support/fakes/webhook-receiver.ts). */
-export interface ReceivedDelivery {
-  path: string;
-  id: string | null;
-  timestamp: string | null;
-  signature: string | null;
-  content_type: string | null;
-  user_agent: string | null;
-  body: string;
-  verified: boolean;
-  received_at: number;
-}
+import type { ReceivedDelivery } from "./fakes/webhook-delivery";
 
 export const webhooksPath = (siteId: string) => `/api/v1/sites/${siteId}/webhooks`;
 

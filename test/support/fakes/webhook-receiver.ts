@@ -21,19 +21,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { fakeHost } from "../fake-internet.ts";
-
-export interface ReceivedDelivery {
-  path: string;
-  id: string | null;
-  timestamp: string | null;
-  signature: string | null;
-  content_type: string | null;
-  user_agent: string | null;
-  body: string;
-  /** A signature of the header matched one of the box's secrets, with a timestamp within 5 minutes. */
-  verified: boolean;
-  received_at: number;
-}
+import type { ReceivedDelivery } from "./webhook-delivery.ts";
 
 interface Box {
   secrets: string[];
