@@ -174,3 +174,14 @@ describe("SMS without a provider", () => {
     expect(methods.phone.enabled).toBe(false);
   });
 });
+
+describe("the account page", () => {
+  it("has the language field, English and Portuguese (Brazil), saved by its script through PATCH /me", async () => {
+    const res = await call("GET", "/auth/account");
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    expect(page).toContain('<select id="f-locale" name="locale"');
+    expect(page).toContain('<option value="en">English</option>');
+    expect(page).toContain('<option value="pt-BR" lang="pt-BR">Português (Brasil)</option>');
+  });
+});

@@ -53,6 +53,17 @@ const PROFILE = section(
   html`<form id="profile-name">
 ${field({ name: "display-name", label: "Display name", autocomplete: "name", maxlength: 120, hint: "The name your posts are bylined with on the sites you write for. Never your e-mail address." })}
 <button type="submit">Save name</button>
+</form>
+<form id="profile-locale">
+<div class="field">
+<label for="f-locale">Language of your e-mails</label>
+<p class="hint" id="f-locale-hint">The codes, links and notices we send you are written in this language.</p>
+<select id="f-locale" name="locale" aria-describedby="f-locale-hint">
+<option value="en">English</option>
+<option value="pt-BR" lang="pt-BR">Português (Brasil)</option>
+</select>
+</div>
+<button type="submit">Save language</button>
 </form>`,
 );
 

@@ -29,10 +29,18 @@ wireStepUp();
 /* ---------- display name ---------- */
 
 async function loadProfile(): Promise<void> {
-  const r = await call<{ display_name: string | null }>("GET", "/me");
+  const r = await call<{ display_name: string | null; locale: string }>("GET", "/me");
   if (!r.ok) return fail(r);
   $<HTMLInputElement>("f-display-name").value = r.body!.display_name ?? "";
+  $<HTMLSelectElement>("f-locale").value = r.body!.locale;
 }
+
+A.form($<HTMLFormElement>("profile-locale"), async (data) => {
+  const r = await call<{ locale: string }>("PATCH", "/me", { locale: String(data.locale || "en") });
+  if (!r.ok) return fail(r);
+  $<HTMLSelectElement>("f-locale").value = r.body!.locale;
+  A.announce("Your language was saved.", "ok");
+});
 
 A.form($<HTMLFormElement>("profile-name"), async (data) => {
   const name = String(data["display-name"] || "").trim();
