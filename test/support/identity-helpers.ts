@@ -1,6 +1,7 @@
 /** Helpers for identity tests: requests through the real Worker, outbox reads, ready-made accounts. */
 import { env, exports } from "cloudflare:workers";
 import { base32Decode, totpAt } from "../../src/identity/factors/totp";
+import { concatBytes } from "./bytes";
 import { testIp, uniqueIp } from "./client-ip";
 
 export const ORIGIN = "http://identity.test";
@@ -212,27 +213,17 @@ function unb64url(text: string): Uint8Array {
   return Uint8Array.from(bin, (c) => c.charCodeAt(0));
 }
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
-}
-
 /** Raw r||s (WebCrypto) to the DER SEQUENCE WebAuthn carries. */
 function derSignature(raw: Uint8Array): Uint8Array {
   const integer = (bytes: Uint8Array) => {
     let i = 0;
     while (i < bytes.length - 1 && bytes[i] === 0) i++;
     let v: Uint8Array = bytes.slice(i);
-    if (v[0]! & 0x80) v = concat(new Uint8Array([0]), v);
-    return concat(new Uint8Array([0x02, v.length]), v);
+    if (v[0]! & 0x80) v = concatBytes(new Uint8Array([0]), v);
+    return concatBytes(new Uint8Array([0x02, v.length]), v);
   };
-  const body = concat(integer(raw.slice(0, 32)), integer(raw.slice(32)));
-  return concat(new Uint8Array([0x30, body.length]), body);
+  const body = concatBytes(integer(raw.slice(0, 32)), integer(raw.slice(32)));
+  return concatBytes(new Uint8Array([0x30, body.length]), body);
 }
 
 export async function softAuthenticator() {
@@ -242,7 +233,7 @@ export async function softAuthenticator() {
   ])) as CryptoKeyPair;
   const jwk = (await crypto.subtle.exportKey("jwk", pair.publicKey)) as JsonWebKey;
   // COSE_Key {1: 2 (EC2), 3: -7 (ES256), -1: 1 (P-256), -2: x, -3: y} in CBOR.
-  const cose = concat(
+  const cose = concatBytes(
     new Uint8Array([0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20]),
     unb64url(jwk.x!),
     new Uint8Array([0x22, 0x58, 0x20]),
@@ -266,7 +257,7 @@ export async function softAuthenticator() {
       const rpIdHash = new Uint8Array(
         await crypto.subtle.digest("SHA-256", new TextEncoder().encode(input.rpId)),
       );
-      const authData = concat(
+      const authData = concatBytes(
         rpIdHash,
         new Uint8Array([0x45, 0, 0, 0, 0]),
         new Uint8Array(16),
@@ -274,8 +265,8 @@ export async function softAuthenticator() {
         rawId,
         cose,
       );
-      const text = (t: string) => concat(new Uint8Array([0x60 + t.length]), new TextEncoder().encode(t));
-      const attestationObject = concat(
+      const text = (t: string) => concatBytes(new Uint8Array([0x60 + t.length]), new TextEncoder().encode(t));
+      const attestationObject = concatBytes(
         new Uint8Array([0xa3]),
         text("fmt"),
         text("none"),
@@ -319,13 +310,13 @@ export async function softAuthenticator() {
       );
       const counter = new Uint8Array(4);
       new DataView(counter.buffer).setUint32(0, input.counter);
-      const authData = concat(rpIdHash, new Uint8Array([input.flags ?? 0x05]), counter);
+      const authData = concatBytes(rpIdHash, new Uint8Array([input.flags ?? 0x05]), counter);
       const clientHash = new Uint8Array(await crypto.subtle.digest("SHA-256", clientData));
       const raw = new Uint8Array(
         await crypto.subtle.sign(
           { name: "ECDSA", hash: "SHA-256" },
           pair.privateKey,
-          concat(authData, clientHash),
+          concatBytes(authData, clientHash),
         ),
       );
       return {

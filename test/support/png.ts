@@ -3,6 +3,8 @@
  * a header of any size, a real RGB image and one whose pixel data is garbage. No bindings: every project
  * may import it.
  */
+import { concatBytes } from "./bytes";
+
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
   for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
@@ -25,16 +27,6 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
   return out;
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
 
 export function pngHeader(width: number, height: number): Uint8Array {
@@ -43,7 +35,7 @@ export function pngHeader(width: number, height: number): Uint8Array {
   view.setUint32(0, width);
   view.setUint32(4, height);
   ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB, deflate, no filter, no interlace
-  return concat([PNG_SIGNATURE, chunk("IHDR", ihdr)]);
+  return concatBytes(PNG_SIGNATURE, chunk("IHDR", ihdr));
 }
 
 /** A real RGB PNG of this size (a gradient), encoded here: signature, IHDR, one IDAT, IEND. */
@@ -56,11 +48,11 @@ export async function pngImage(width: number, height: number): Promise<Uint8Arra
   const compressed = new Uint8Array(
     await new Response(new Blob([raw]).stream().pipeThrough(new CompressionStream("deflate"))).arrayBuffer(),
   );
-  return concat([pngHeader(width, height), chunk("IDAT", compressed), chunk("IEND", new Uint8Array(0))]);
+  return concatBytes(pngHeader(width, height), chunk("IDAT", compressed), chunk("IEND", new Uint8Array(0)));
 }
 
 /** A PNG whose header is sound (the size is readable) but whose pixel data is garbage. */
 export function pngWithCorruptPixels(width: number, height: number): Uint8Array {
   const garbage = new Uint8Array(4096).map((_, i) => (i * 7919) & 0xff);
-  return concat([pngHeader(width, height), chunk("IDAT", garbage), chunk("IEND", new Uint8Array(0))]);
+  return concatBytes(pngHeader(width, height), chunk("IDAT", garbage), chunk("IEND", new Uint8Array(0)));
 }
