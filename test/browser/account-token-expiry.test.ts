@@ -6,10 +6,8 @@
  * it), put on the page's next call in Chromium's network layer (the page keeps its token in a closure, out
  * of reach): identity judges it for real.
  */
-import { importJWK, type JWK, SignJWT } from "jose";
 import type { Request as PlaywrightRequest } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { ensureDevVars } from "../../scripts/dev-vars.mjs";
 import {
   browserPerTest,
   freshEmail,
@@ -18,25 +16,13 @@ import {
   signUpInPage,
   watchPageErrors,
 } from "../support/browser";
+import { expiredCopy, tokenPart } from "../support/browser-tokens";
 
 const PASSWORD = "correct-horse-battery-staple-expiry-42";
 
 const browser = browserPerTest();
 
 const identity = () => platform().urls.identity;
-
-const part = (token: string, index: number) =>
-  JSON.parse(Buffer.from(token.split(".")[index]!, "base64url").toString("utf8")) as Record<string, unknown>;
-
-/** `live`'s header and claims, signed by the platform's current key, expired half an hour ago. */
-async function expiredCopy(live: string): Promise<string> {
-  const { current } = JSON.parse(ensureDevVars().identity.JWT_SIGNING_KEYS!) as { current: JWK };
-  const key = await importJWK({ ...current, alg: "EdDSA" }, "EdDSA");
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ ...part(live, 1), iat: now - 3600, exp: now - 1800 })
-    .setProtectedHeader(part(live, 0) as { alg: string })
-    .sign(key);
-}
 
 const bearerOf = (req: PlaywrightRequest) => req.headers().authorization?.replace(/^Bearer /, "") ?? null;
 
@@ -103,7 +89,7 @@ describe("the account page on an expired access token", () => {
     expect(retried).not.toBeNull();
     expect(retried).not.toBe(first);
     expect(retried).not.toBe(expired);
-    expect(part(retried!, 1).sub).toBe(part(first, 1).sub);
+    expect(tokenPart(retried!, 1).sub).toBe(tokenPart(first, 1).sub);
     // Still on the account page, signed in: no trip to sign-in.
     expect(new URL(page.url()).pathname).toBe("/auth/account");
     expect(await page.locator("#whoami").textContent()).toBe(email);

@@ -18,25 +18,17 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { importJWK, type JWK, SignJWT } from "jose";
 import { afterAll, describe, expect, it } from "vitest";
-import { ensureDevVars } from "../../scripts/dev-vars.mjs";
 import { seedDemo } from "../../scripts/seed.mjs";
 import { root } from "../../scripts/workers.mjs";
 import { platform } from "../support/browser";
-import { runChecked } from "../support/browser-processes";
+import { compileConsumer, runIn } from "../support/browser-consumer";
+import { expiredCopy } from "../support/browser-tokens";
 
 const dir = mkdtempSync(path.join(tmpdir(), "client-pack-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-
-function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
-  return runChecked(command, args, { cwd, env: { ...process.env, ...env } });
-}
 
 /** `name` and its own dependencies (what npm installs for a dependency), copied from this repository. */
 function copyPackage(name: string, into: string, seen: Set<string>) {
@@ -63,19 +55,6 @@ function installDeclared(dir: string) {
     ...Object.keys(manifest.devDependencies ?? {}),
   ])
     copyPackage(name, dir, seen);
-}
-
-const part = (token: string, index: number) =>
-  JSON.parse(Buffer.from(token.split(".")[index]!, "base64url").toString("utf8")) as Record<string, unknown>;
-
-/** `live`'s claims, signed by the platform's current key, expired half an hour ago. */
-async function expiredCopy(live: string): Promise<string> {
-  const { current } = JSON.parse(ensureDevVars().identity.JWT_SIGNING_KEYS!) as { current: JWK };
-  const key = await importJWK({ ...current, alg: "EdDSA" }, "EdDSA");
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ ...part(live, 1), iat: now - 3600, exp: now - 1800 })
-    .setProtectedHeader(part(live, 0) as { alg: string })
-    .sign(key);
 }
 
 /** A 1×1 PNG. */
@@ -132,7 +111,7 @@ describe("the client package from a fresh clone", () => {
   }, async () => {
     // The committed files of packages/client, nothing built, away from the repository's node_modules.
     const copy = path.join(dir, "client");
-    const tracked = (await run("git", ["ls-files", "packages/client"], root)).split("\n").filter(Boolean);
+    const tracked = (await runIn("git", ["ls-files", "packages/client"], root)).split("\n").filter(Boolean);
     for (const file of tracked) {
       const target = path.join(copy, path.relative("packages/client", file));
       mkdirSync(path.dirname(target), { recursive: true });
@@ -144,10 +123,10 @@ describe("the client package from a fresh clone", () => {
     const packs = path.join(dir, "packs");
     mkdirSync(packs);
     const offline = ["--offline", "--cache", path.join(dir, "cache")];
-    await run("npm", ["pack", "--pack-destination", packs, ...offline], copy);
+    await runIn("npm", ["pack", "--pack-destination", packs, ...offline], copy);
     const tarball = readdirSync(packs).find((f) => f.startsWith("site-platform-client-"));
     expect(tarball).toBeDefined();
-    const entries = (await run("tar", ["-tzf", path.join(packs, tarball!)], dir))
+    const entries = (await runIn("tar", ["-tzf", path.join(packs, tarball!)], dir))
       .split("\n")
       .filter(Boolean)
       .sort();
@@ -167,7 +146,7 @@ describe("the client package from a fresh clone", () => {
     expect(types).toMatch(/export declare function staffSession\(/);
 
     // A consumer installs the tarball (and openapi-fetch, packed from this repository) offline.
-    await run(
+    await runIn(
       "npm",
       [
         "pack",
@@ -186,32 +165,15 @@ describe("the client package from a fresh clone", () => {
       JSON.stringify({ name: "consumer", private: true, type: "module" }),
     );
     const tarballs = readdirSync(packs).filter((f) => f.endsWith(".tgz"));
-    await run(
+    await runIn(
       "npm",
       ["install", "--no-audit", "--no-fund", ...offline, ...tarballs.map((f) => path.join(packs, f))],
       consumer,
     );
-    writeFileSync(path.join(consumer, "main.ts"), PROGRAM);
-    writeFileSync(
-      path.join(consumer, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          target: "ES2022",
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          strict: true,
-          skipLibCheck: true,
-          lib: ["ES2023", "DOM"],
-          types: [],
-          outDir: "out",
-        },
-        files: ["main.ts"],
-      }),
-    );
-    await run(process.execPath, [tsc, "-p", "tsconfig.json"], consumer);
+    await compileConsumer(consumer, PROGRAM);
 
     const demo = await seedDemo(platform().urls.gateway, { stateFile: path.join(dir, "demo-owner.json") });
-    const out = await run(process.execPath, ["out/main.js"], consumer, {
+    const out = await runIn(process.execPath, ["out/main.js"], consumer, {
       PLATFORM_URL: platform().urls.gateway,
       SECRET_KEY: demo.keys.secret,
       EXPIRED_ACCESS_TOKEN: await expiredCopy(demo.session.access_token),

@@ -6,24 +6,16 @@
  * it against the running platform with a staff session, a `ck_` key and a `pk_` key.
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../scripts/seed.mjs";
 import { root } from "../../scripts/workers.mjs";
 import { platform } from "../support/browser";
-import { runChecked } from "../support/browser-processes";
+import { compileConsumer, runIn } from "../support/browser-consumer";
 
 const dir = mkdtempSync(path.join(tmpdir(), "client-package-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-
-/** Asynchronously (test/support/browser-processes.ts says why never synchronously here); its stdout. */
-function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
-  return runChecked(command, args, { cwd, env: { ...process.env, ...env } });
-}
 
 /** The consumer's program: five lines of use, as the README shows, and more calls. */
 const PROGRAM = `import { contentClient, identityClient, sitesClient } from "@site-platform/client";
@@ -70,8 +62,8 @@ describe("the client package, packed and installed by a consumer", () => {
   it("packs, installs offline, type-checks and calls the platform", { timeout: 180_000 }, async () => {
     const packs = path.join(dir, "packs");
     mkdirSync(packs);
-    await run("npm", ["pack", "--pack-destination", packs], path.join(root, "packages/client"));
-    await run(
+    await runIn("npm", ["pack", "--pack-destination", packs], path.join(root, "packages/client"));
+    await runIn(
       "npm",
       [
         "pack",
@@ -92,29 +84,12 @@ describe("the client package, packed and installed by a consumer", () => {
       JSON.stringify({ name: "consumer", private: true, type: "module" }),
     );
     const install = ["install", "--offline", "--no-audit", "--no-fund", "--cache", path.join(dir, "cache")];
-    await run("npm", [...install, ...tarballs.map((f) => path.join(packs, f))], consumer);
+    await runIn("npm", [...install, ...tarballs.map((f) => path.join(packs, f))], consumer);
 
-    writeFileSync(path.join(consumer, "main.ts"), PROGRAM);
-    writeFileSync(
-      path.join(consumer, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          target: "ES2022",
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          strict: true,
-          skipLibCheck: true,
-          lib: ["ES2023", "DOM"],
-          types: [],
-          outDir: "out",
-        },
-        files: ["main.ts"],
-      }),
-    );
-    await run(process.execPath, [tsc, "-p", "tsconfig.json"], consumer);
+    await compileConsumer(consumer, PROGRAM);
 
     const demo = await seedDemo(platform().urls.gateway, { stateFile: path.join(dir, "demo-owner.json") });
-    const out = await run(process.execPath, ["out/main.js"], consumer, {
+    const out = await runIn(process.execPath, ["out/main.js"], consumer, {
       PLATFORM_URL: platform().urls.gateway,
       SECRET_KEY: demo.keys.secret,
       PUBLIC_KEY: demo.keys.public,

@@ -3,12 +3,11 @@
  * profile is copied (as a synced passkey would be) into a fresh profile's virtual authenticator, and the
  * "Sign in with a passkey" button signs in there while a stranger has locked the password.
  */
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import {
+  browserPerFile,
   freshClientIp,
-  launchChromium,
-  newContext,
   outboxMessage,
   platform,
   registerPasskeyInPage,
@@ -17,22 +16,12 @@ import {
 } from "../support/browser";
 
 const PASSWORD = "a-long-and-unusual-passphrase-42";
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
-  await browser?.close();
-});
+const chromium = browserPerFile();
 
 const gateway = () => platform().urls.gateway;
 
 async function openPage(path: string): Promise<{ page: Page; errors: string[] }> {
-  const context = await newContext(browser);
-  contexts.push(context);
+  const context = await chromium.context();
   const page = await context.newPage();
   const errors = watchPageErrors(page);
   await page.goto(`${gateway()}${path}`);

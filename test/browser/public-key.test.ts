@@ -5,70 +5,38 @@
  * fails, so it cannot read the answer). The tenant is made the way a client makes one: signup, the
  * e-mailed code, an organization, a site, the keys, posts published with a `ck_` key.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import type { Browser, CDPSession, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   freshClientIp,
   launchChromium,
   newContext,
-  outboxMessage,
   platform,
   screenshot,
   watchPageErrors,
 } from "../support/browser";
+import { gatewayCall, serveHtml, siteOwner } from "../support/browser-api";
 
 interface Tenant {
   publicKey: string;
   titles: string[];
 }
 
-/** One JSON call to the gateway from Node, as a client; each from an address of its own (per-IP quotas). */
-async function call<T>(method: string, path: string, options: { token?: string; body?: unknown } = {}) {
-  const res = await fetch(`${platform().urls.gateway}${path}`, {
-    method,
-    headers: {
-      "cf-connecting-ip": freshClientIp(),
-      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-      ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${text}`);
-  return JSON.parse(text) as T;
-}
-
 async function createTenant(allowedOrigin: string): Promise<Tenant> {
-  const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  const email = `pk-${tag}@browser.example`;
-  await call("POST", "/api/v1/auth/signup", { body: { email, password: `Pk-browser-${tag}-passphrase` } });
-  const { code } = await outboxMessage(email, "email_verify");
-  const session = await call<{ access_token: string }>("POST", "/api/v1/auth/email/verify/confirm", {
-    body: { email, code },
-  });
-  const token = session.access_token;
-  const org = await call<{ id: string }>("POST", "/api/v1/auth/orgs", {
-    token,
-    body: { name: "Browser Org", slug: `pk-${tag}` },
-  });
-  const site = await call<{ id: string }>("POST", "/api/v1/sites", {
-    token,
-    body: { org_id: org.id, name: "Browser Site", slug: `pk-${tag}`, default_language: "en" },
-  });
-  const keys = `/api/v1/sites/${site.id}/api-keys`;
-  const secret = await call<{ key: string }>("POST", keys, {
+  const { token, siteId } = await siteOwner("pk", "Browser");
+  const keys = `/api/v1/sites/${siteId}/api-keys`;
+  const secret = await gatewayCall<{ key: string }>("POST", keys, {
     token,
     body: { name: "writer", kind: "secret", scopes: ["posts:write", "posts:read"] },
   });
-  const publicKey = await call<{ key: string }>("POST", keys, {
+  const publicKey = await gatewayCall<{ key: string }>("POST", keys, {
     token,
     body: { name: "site pages", kind: "public", scopes: ["posts:read"], allowed_origins: [allowedOrigin] },
   });
   const titles = ["First from the browser test", "Second from the browser test"];
   for (const title of titles) {
-    await call("POST", "/v1/posts", {
+    await gatewayCall("POST", "/v1/posts", {
       token: secret.key,
       body: {
         title,
@@ -82,12 +50,7 @@ async function createTenant(allowedOrigin: string): Promise<Tenant> {
 
 /** A tiny site page on its own localhost port (its own origin). */
 async function serveSitePage(name: string): Promise<{ server: Server; origin: string }> {
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-    res.end(`<!doctype html><html lang="en"><title>${name}</title><h1>${name}</h1></html>`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, origin: `http://localhost:${(server.address() as AddressInfo).port}` };
+  return serveHtml(`<!doctype html><html lang="en"><title>${name}</title><h1>${name}</h1></html>`);
 }
 
 type ReadResult =

@@ -5,8 +5,7 @@
  * request of the page reaches a service's own port. The images are real uploads whose variants the
  * Images binding made (locally through sharp).
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import type { Browser } from "playwright-core";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,26 +13,11 @@ import {
   freshClientIp,
   launchChromium,
   newContext,
-  outboxMessage,
   platform,
   screenshot,
   watchPageErrors,
 } from "../support/browser";
-
-async function call<T>(method: string, path: string, options: { token?: string; body?: unknown } = {}) {
-  const res = await fetch(`${platform().urls.gateway}${path}`, {
-    method,
-    headers: {
-      "cf-connecting-ip": freshClientIp(),
-      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-      ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${text}`);
-  return (text ? JSON.parse(text) : null) as T;
-}
+import { gatewayCall, serveHtml, siteOwner } from "../support/browser-api";
 
 async function upload(secret: string, width: number, height: number, color: string): Promise<string> {
   const bytes = await sharp({ create: { width, height, channels: 3, background: color } })
@@ -49,7 +33,7 @@ async function upload(secret: string, width: number, height: number, color: stri
   if (res.status !== 202) throw new Error(`upload -> ${res.status}: ${await res.text()}`);
   const { id } = (await res.json()) as { id: string };
   for (let i = 0; i < 150; i++) {
-    const asset = await call<{ status: string }>("GET", `/v1/media/${id}`, { token: secret });
+    const asset = await gatewayCall<{ status: string }>("GET", `/v1/media/${id}`, { token: secret });
     if (asset.status === "ready") return id;
     if (asset.status === "failed") throw new Error("variants failed");
     await new Promise((r) => setTimeout(r, 200));
@@ -63,27 +47,9 @@ interface Tenant {
 }
 
 async function createTenant(allowedOrigin: string): Promise<Tenant> {
-  const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  const email = `page-${tag}@browser.example`;
-  await call("POST", "/api/v1/auth/signup", { body: { email, password: `Page-browser-${tag}-passphrase` } });
-  const { code } = await outboxMessage(email, "email_verify");
-  const { access_token: token } = await call<{ access_token: string }>(
-    "POST",
-    "/api/v1/auth/email/verify/confirm",
-    {
-      body: { email, code },
-    },
-  );
-  const org = await call<{ id: string }>("POST", "/api/v1/auth/orgs", {
-    token,
-    body: { name: "Page Org", slug: `pg-${tag}` },
-  });
-  const site = await call<{ id: string }>("POST", "/api/v1/sites", {
-    token,
-    body: { org_id: org.id, name: "Page Site", slug: `pg-${tag}`, default_language: "en" },
-  });
-  const keys = `/api/v1/sites/${site.id}/api-keys`;
-  const { key: secret } = await call<{ key: string }>("POST", keys, {
+  const { token, siteId } = await siteOwner("pg", "Page");
+  const keys = `/api/v1/sites/${siteId}/api-keys`;
+  const { key: secret } = await gatewayCall<{ key: string }>("POST", keys, {
     token,
     body: {
       name: "writer",
@@ -91,7 +57,7 @@ async function createTenant(allowedOrigin: string): Promise<Tenant> {
       scopes: ["posts:write", "media:write", "media:read", "seo:write"],
     },
   });
-  const { key: publicKey } = await call<{ key: string }>("POST", keys, {
+  const { key: publicKey } = await gatewayCall<{ key: string }>("POST", keys, {
     token,
     body: {
       name: "pages",
@@ -100,14 +66,14 @@ async function createTenant(allowedOrigin: string): Promise<Tenant> {
       allowed_origins: [allowedOrigin],
     },
   });
-  await call("PATCH", "/v1/site/seo", {
+  await gatewayCall("PATCH", "/v1/site/seo", {
     token: secret,
     body: { meta_title: "The Page Site", meta_description: "Site head" },
   });
   const titles = ["A red cover", "A blue cover"];
   for (const [i, title] of titles.entries()) {
     const media = await upload(secret, 1400, 700, i === 0 ? "#c83232" : "#3232c8");
-    const post = await call<{ id: string }>("POST", "/v1/posts", {
+    const post = await gatewayCall<{ id: string }>("POST", "/v1/posts", {
       token: secret,
       body: {
         title,
@@ -116,7 +82,7 @@ async function createTenant(allowedOrigin: string): Promise<Tenant> {
         blocks_json: { blocks: [{ type: "image", data: { media_id: media, caption: title } }] },
       },
     });
-    await call("PATCH", `/v1/posts/${post.id}/seo`, {
+    await gatewayCall("PATCH", `/v1/posts/${post.id}/seo`, {
       token: secret,
       body: { meta_description: `About ${title}` },
     });
@@ -126,14 +92,9 @@ async function createTenant(allowedOrigin: string): Promise<Tenant> {
 
 /** The site's page: empty until its own script (run by the test, as the page) renders it. */
 async function serveSitePage(): Promise<{ server: Server; origin: string }> {
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-    res.end(
-      '<!doctype html><html lang="en"><head><title>loading</title></head><body><main></main></body></html>',
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, origin: `http://localhost:${(server.address() as AddressInfo).port}` };
+  return serveHtml(
+    '<!doctype html><html lang="en"><head><title>loading</title></head><body><main></main></body></html>',
+  );
 }
 
 let browser: Browser;

@@ -5,12 +5,11 @@
  * keyboard order, labels, and no CSP refusal or script error on any page.
  */
 import { Secret, TOTP } from "otpauth";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { afterEach, describe, expect, it } from "vitest";
 import {
+  browserPerFile,
   freshClientIp,
-  launchChromium,
-  newContext,
   outboxMessage,
   platform,
   registerPasskeyInPage,
@@ -21,29 +20,18 @@ import {
 
 const PASSWORD = "a-long-and-unusual-passphrase-42";
 
-let browser: Browser;
-const contexts: BrowserContext[] = [];
+const chromium = browserPerFile();
 const pageErrors: { page: string; errors: string[] }[] = [];
 
-beforeAll(async () => {
-  browser = await launchChromium();
-});
 afterEach(() => {
   // No page of the journey met a CSP refusal or a script error.
   for (const { page, errors } of pageErrors.splice(0)) expect(errors, page).toEqual([]);
-});
-// Contexts stay open until the end: the packaged Chromium runs as a single process, which closing a
-// context can take down with it.
-afterAll(async () => {
-  for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
-  await browser?.close();
 });
 
 const gateway = () => platform().urls.gateway;
 
 async function openPage(path: string, base = gateway()): Promise<Page> {
-  const context = await newContext(browser);
-  contexts.push(context);
+  const context = await chromium.context();
   const page = await context.newPage();
   pageErrors.push({ page: path, errors: watchPageErrors(page) });
   await page.goto(`${base}${path}`);

@@ -1,15 +1,7 @@
-/**
- * Organization single sign-on in a real Chromium (issue 24 §1): the owner's provider (a local
- * `oidc-provider`, as `npm start` runs one) configured through the API with a DNS-proved domain; a person
- * from that domain chooses "Continue with SSO" on the hosted sign-in page, signs in at the provider's own
- * page, creates the account on `/auth/sso` and lands on the account page, signed in.
- */
-import type { Browser, BrowserContext } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
+  browserPerFile,
   freshClientIp,
-  launchChromium,
-  newContext,
   outboxMessage,
   platform,
   screenshot,
@@ -17,16 +9,7 @@ import {
 } from "../support/browser";
 
 const PASSWORD = "a-long-and-unusual-passphrase-42";
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
-  await browser?.close();
-});
+const chromium = browserPerFile();
 
 const gateway = () => platform().urls.gateway;
 
@@ -101,8 +84,7 @@ describe("single sign-on in the browser", () => {
     const providerPassword = `idp-${rand()}-${rand()}`;
     await control("account", { email, password: providerPassword, name: "Browser Person" });
 
-    const context = await newContext(browser);
-    contexts.push(context);
+    const context = await chromium.context();
     const page = await context.newPage();
     const errors = watchPageErrors(page);
     await page.goto(`${gateway()}/auth/sign-in`);

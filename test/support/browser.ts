@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from "playwright-core";
-import { afterEach, beforeEach, expect, inject } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, inject } from "vitest";
 import { root } from "../../scripts/workers.mjs";
 
 const DEBIAN = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
@@ -64,6 +64,31 @@ export function browserPerTest(): () => Browser {
   return () => {
     if (!browser) throw new Error("browserPerTest: no browser outside a test");
     return browser;
+  };
+}
+
+/**
+ * One Chromium for all the calling file's tests, and the profiles they open with `context()`: every one
+ * stays open until the file ends (the packaged Chromium runs as a single process, which closing a context
+ * can take down with it), then all close with the browser. Call at the file's top level.
+ */
+export function browserPerFile(): { context: () => Promise<BrowserContext> } {
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
+    await browser?.close();
+  });
+  return {
+    context: async () => {
+      if (!browser) throw new Error("browserPerFile: no browser outside the file's tests");
+      const context = await newContext(browser);
+      contexts.push(context);
+      return context;
+    },
   };
 }
 

@@ -1,0 +1,65 @@
+/**
+ * The platform's API from Node in the browser tests, as a client calls it through the gateway (each call
+ * from a client address of its own: per-IP quotas), and a page of a customer's site on a localhost port.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { freshClientIp, outboxMessage, platform } from "./browser";
+
+/** One JSON call to the gateway; a status other than 2xx throws. The answer's JSON (null when empty). */
+export async function gatewayCall<T>(
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown } = {},
+): Promise<T> {
+  const res = await fetch(`${platform().urls.gateway}${path}`, {
+    method,
+    headers: {
+      "cf-connecting-ip": freshClientIp(),
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
+    },
+    body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${text}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+/**
+ * A new owner made the way a client makes one: signup, the e-mailed code, an organization and a site
+ * (`${prefix}-<tag>` their slug, `${label} Org` and `${label} Site` their names). The owner's access token
+ * and the site's id.
+ */
+export async function siteOwner(prefix: string, label: string): Promise<{ token: string; siteId: string }> {
+  const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  const email = `${prefix}-${tag}@browser.example`;
+  await gatewayCall("POST", "/api/v1/auth/signup", {
+    body: { email, password: `${label}-browser-${tag}-passphrase` },
+  });
+  const { code } = await outboxMessage(email, "email_verify");
+  const { access_token: token } = await gatewayCall<{ access_token: string }>(
+    "POST",
+    "/api/v1/auth/email/verify/confirm",
+    { body: { email, code } },
+  );
+  const org = await gatewayCall<{ id: string }>("POST", "/api/v1/auth/orgs", {
+    token,
+    body: { name: `${label} Org`, slug: `${prefix}-${tag}` },
+  });
+  const site = await gatewayCall<{ id: string }>("POST", "/api/v1/sites", {
+    token,
+    body: { org_id: org.id, name: `${label} Site`, slug: `${prefix}-${tag}`, default_language: "en" },
+  });
+  return { token, siteId: site.id };
+}
+
+/** A page of a customer's site: `html` served on its own localhost port (its own origin). */
+export async function serveHtml(html: string): Promise<{ server: Server; origin: string }> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(html);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, origin: `http://localhost:${(server.address() as AddressInfo).port}` };
+}
