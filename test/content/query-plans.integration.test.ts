@@ -6,6 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { keyLookup } from "../../src/content/keys/store";
 import { publicPostMatch } from "../../src/content/posts/store";
 
 const db = (env as unknown as { DB: D1Database }).DB;
@@ -33,5 +34,19 @@ describe("query plans of a public post read", () => {
     const text = await plan(where, params);
     expect(text).toMatch(expected);
     expect(text).not.toContain("posts_public_feed");
+  });
+});
+
+describe("query plan of the key lookup (every authenticated request)", () => {
+  it("finds the key by its hash and its site by id: the site_owner view is never materialized (no scan of every site)", async () => {
+    const query = keyLookup(db, "a-key-hash").toSQL();
+    const { results } = await db
+      .prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+      .bind(...query.params)
+      .all<{ detail: string }>();
+    const text = results.map((r) => r.detail).join("\n");
+    expect(text).toMatch(/SEARCH \S+ USING INDEX \S+ \(key_hash=\?\)/);
+    expect(text).not.toContain("MATERIALIZE");
+    expect(text).not.toMatch(/\bSCAN\b(?! CONSTANT)/);
   });
 });

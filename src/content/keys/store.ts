@@ -290,7 +290,16 @@ export type KeyLookupRow = ApiKeyRow & {
  * projection, the key's author persona and the post types (one storage hop for all of it).
  */
 export async function findActiveKeyByHash(db: D1Database, keyHash: string): Promise<KeyLookupRow | null> {
-  const row = await drizzle(db)
+  return (await keyLookup(db, keyHash).get()) ?? null;
+}
+
+/**
+ * The key lookup's statement (exported for its query-plan test). `site_owner` is an inner join: every site
+ * has its one owner row, and a view that is itself a join cannot be flattened into the right side of a LEFT
+ * JOIN, so SQLite would materialize the view, scanning every site, on each lookup.
+ */
+export function keyLookup(db: D1Database, keyHash: string) {
+  return drizzle(db)
     .select({
       id: apiKeys.id,
       site_id: apiKeys.site_id,
@@ -318,7 +327,7 @@ export async function findActiveKeyByHash(db: D1Database, keyHash: string): Prom
     })
     .from(apiKeys)
     .innerJoin(sites, eq(sites.id, apiKeys.site_id))
-    .leftJoin(siteOwner, eq(siteOwner.site_id, apiKeys.site_id))
+    .innerJoin(siteOwner, eq(siteOwner.site_id, apiKeys.site_id))
     .leftJoin(
       authorPersonas,
       and(
@@ -327,7 +336,5 @@ export async function findActiveKeyByHash(db: D1Database, keyHash: string): Prom
         eq(authorPersonas.display_name, apiKeys.author_name),
       ),
     )
-    .where(and(eq(apiKeys.key_hash, keyHash), isNull(apiKeys.revoked_at)))
-    .get();
-  return row ?? null;
+    .where(and(eq(apiKeys.key_hash, keyHash), isNull(apiKeys.revoked_at)));
 }
