@@ -213,6 +213,20 @@ function unb64url(text: string): Uint8Array {
   return Uint8Array.from(bin, (c) => c.charCodeAt(0));
 }
 
+/** What a browser's authenticator signs over in a ceremony of `type`: its client data and the rpId's hash. */
+async function ceremonyParts(
+  type: "webauthn.create" | "webauthn.get",
+  input: { challenge: string; origin: string; rpId: string },
+): Promise<{ clientData: Uint8Array; rpIdHash: Uint8Array }> {
+  const clientData = new TextEncoder().encode(
+    JSON.stringify({ type, challenge: input.challenge, origin: input.origin, crossOrigin: false }),
+  );
+  const rpIdHash = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(input.rpId)),
+  );
+  return { clientData, rpIdHash };
+}
+
 /** Raw r||s (WebCrypto) to the DER SEQUENCE WebAuthn carries. */
 function derSignature(raw: Uint8Array): Uint8Array {
   const integer = (bytes: Uint8Array) => {
@@ -246,17 +260,7 @@ export async function softAuthenticator() {
     publicKey: b64url(cose),
     /** A `none` attestation for navigator.credentials.create, as a browser would send it. */
     async attest(input: { challenge: string; origin: string; rpId: string; credProps?: { rk: boolean } }) {
-      const clientData = new TextEncoder().encode(
-        JSON.stringify({
-          type: "webauthn.create",
-          challenge: input.challenge,
-          origin: input.origin,
-          crossOrigin: false,
-        }),
-      );
-      const rpIdHash = new Uint8Array(
-        await crypto.subtle.digest("SHA-256", new TextEncoder().encode(input.rpId)),
-      );
+      const { clientData, rpIdHash } = await ceremonyParts("webauthn.create", input);
       const authData = concatBytes(
         rpIdHash,
         new Uint8Array([0x45, 0, 0, 0, 0]),
@@ -297,17 +301,7 @@ export async function softAuthenticator() {
       flags?: number;
       userHandle?: string;
     }) {
-      const clientData = new TextEncoder().encode(
-        JSON.stringify({
-          type: "webauthn.get",
-          challenge: input.challenge,
-          origin: input.origin,
-          crossOrigin: false,
-        }),
-      );
-      const rpIdHash = new Uint8Array(
-        await crypto.subtle.digest("SHA-256", new TextEncoder().encode(input.rpId)),
-      );
+      const { clientData, rpIdHash } = await ceremonyParts("webauthn.get", input);
       const counter = new Uint8Array(4);
       new DataView(counter.buffer).setUint32(0, input.counter);
       const authData = concatBytes(rpIdHash, new Uint8Array([input.flags ?? 0x05]), counter);
