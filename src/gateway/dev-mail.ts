@@ -12,7 +12,6 @@
  * - the page's CSP allows no script at all (`default-src 'none'`), only inline styles (the page's and the
  *   mails', which a srcdoc frame inherits the policy for) and frames of this origin (`about:srcdoc`).
  */
-import type { Hono } from "hono";
 import { notFoundResponse } from "../lib/problem";
 
 /** What identity's dev outbox lists without `to` (src/identity/probes/routes.ts). */
@@ -110,8 +109,4 @@ export async function devMail(identity: Fetcher): Promise<Response> {
   if (!res.ok) return notFoundResponse();
   const { messages } = (await res.json()) as { messages: MailboxMessage[] };
   return new Response(devMailPage(messages), { headers: DEV_MAIL_HEADERS });
-}
-
-export function registerDevMail<E extends { Bindings: GatewayEnv }>(app: Hono<E>) {
-  app.get("/__dev/mail", (c) => devMail((c.env as GatewayEnv).IDENTITY));
 }

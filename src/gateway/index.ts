@@ -18,7 +18,7 @@ import {
   TRACEPARENT_HEADER,
 } from "../lib/trace";
 import { corsHeaders, preflight } from "./cors";
-import { registerDevMail } from "./dev-mail";
+import { devMail } from "./dev-mail";
 import { registerDevMetrics } from "./dev-metrics";
 import { registerDocs } from "./docs";
 import { forgetEdgeContext, loadEdgeContext } from "./edge-context";
@@ -201,7 +201,7 @@ app.get("/ready", async (c) => {
 
 // The API references of the three services (src/gateway/docs.ts).
 registerDocs(app);
-registerDevMail(app);
+app.get("/__dev/mail", (c) => devMail(c.env.IDENTITY));
 
 // Development only: every service's kept metric points, aggregated (src/gateway/dev-metrics.ts).
 registerDevMetrics(app);
