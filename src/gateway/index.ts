@@ -148,10 +148,9 @@ app.use("*", async (c, next) => {
   const trace = continueTrace(c.req.header(TRACEPARENT_HEADER));
   const started = Date.now();
   await runInTrace(trace, next);
-  const upstream = routeFor(c.req.path)?.upstream;
-  const route = routePath(c) === "*" && upstream ? `forward:${upstream}` : routeLabel(routePath(c));
-  if (!c.req.path.startsWith("/__dev/"))
-    recordRequest(route, c.req.method, c.res.status, Date.now() - started);
+  if (!c.req.path.startsWith("/__dev/")) {
+    recordRequest(gatewayRoute(c), c.req.method, c.res.status, Date.now() - started);
+  }
   setTraceparent(c, formatTraceparent(trace));
 });
 

@@ -159,6 +159,40 @@ function batchTraceparent(batch: MessageBatch<unknown> | undefined): string | nu
   return null;
 }
 
+/** A message body without the `traceparent` the producer added (`tracedMessage`): the consumer's own shape. */
+function untracedBody(body: unknown): unknown {
+  if (typeof body !== "object" || body === null || Array.isArray(body) || !("traceparent" in body))
+    return body;
+  const { traceparent: _traceparent, ...own } = body as Record<string, unknown>;
+  return own;
+}
+
+/**
+ * The batch as its consumer sees it: each body without its trace carrier (a webhook's payload, a
+ * development record, a strict parse never meet it), every other member and method the runtime's.
+ */
+function untracedBatch<T>(batch: MessageBatch<T>): MessageBatch<T> {
+  if (!batch.messages.some((message) => untracedBody(message.body) !== message.body)) return batch;
+  const messages = batch.messages.map(
+    (message) =>
+      ({
+        id: message.id,
+        timestamp: message.timestamp,
+        attempts: message.attempts,
+        body: untracedBody(message.body) as T,
+        ack: () => message.ack(),
+        retry: (options?: QueueRetryOptions) => message.retry(options),
+      }) as Message<T>,
+  );
+  return {
+    queue: batch.queue,
+    metadata: batch.metadata,
+    messages,
+    ackAll: () => batch.ackAll(),
+    retryAll: (options?: QueueRetryOptions) => batch.retryAll(options),
+  } as MessageBatch<T>;
+}
+
 /** Per message of a batch: `queue_retry` for a redelivery, `queue_dead_letter` on a dead-letter queue. */
 function recordBatch(batch: MessageBatch<unknown> | undefined) {
   if (!batch) return;
@@ -207,7 +241,7 @@ export function instrumentEntrypoint(entrypoint: { prototype: object }, serviceN
         trace = continueTrace(batchTraceparent(batch));
         return runInTrace(trace, () => {
           recordBatch(batch);
-          return method.apply(this, args);
+          return method.apply(this, [batch ? untracedBatch(batch) : batch, ...args.slice(1)]);
         });
       }
       if (name === "scheduled") {

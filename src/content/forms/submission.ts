@@ -8,6 +8,7 @@
 import { readCappedBytes } from "../../lib/capped-body";
 import { newId, parseId } from "../../lib/ids";
 import type { ApiError } from "../../lib/problem";
+import { tracedMessage } from "../../lib/trace";
 import type { Env } from "../core/bindings";
 import { fail, problem } from "../errors";
 import type { BucketSpec } from "../keys/gate";
@@ -197,7 +198,7 @@ export async function submitLead(
       page_url: pageUrl(body[PAGE_FIELD]),
     };
     await env.CONTENT_EVENTS.send(
-      leadCreatedEvent({ ...lead, created_at: new Date(input.nowMs).toISOString() }),
+      tracedMessage(leadCreatedEvent({ ...lead, created_at: new Date(input.nowMs).toISOString() })),
     );
   }
   return { id, ...stored };

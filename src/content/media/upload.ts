@@ -5,6 +5,7 @@
 
 import { newId } from "../../lib/ids";
 import { batch } from "../../lib/sql";
+import { tracedMessage } from "../../lib/trace";
 import type { Env } from "../core/bindings";
 import { optionalId } from "../core/id-param";
 import { fail } from "../errors";
@@ -110,6 +111,6 @@ export async function uploadMedia(env: Env, siteId: string, upload: MediaUpload)
   };
   await env.MEDIA.put(row.r2_key, outcome.bytes, { httpMetadata: { contentType: outcome.contentType } });
   await batch(env.DB, insertMediaStatements(env.DB, row, upload.tagIds, { url: null, purpose: "upload" }));
-  await env.MEDIA_VARIANTS.send({ media_id: id, site_id: siteId });
+  await env.MEDIA_VARIANTS.send(tracedMessage({ media_id: id, site_id: siteId }));
   return row;
 }

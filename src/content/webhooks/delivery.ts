@@ -10,6 +10,8 @@
  */
 import { newId } from "../../lib/ids";
 import { errorFields, type Logger } from "../../lib/log";
+import { count } from "../../lib/metrics";
+import { tracedMessage } from "../../lib/trace";
 import type { Env, Services } from "../core/bindings";
 import { auditLeadDelivery } from "../leads/audit";
 import { getSite, INACTIVE_SITE_STATUSES } from "../site/store";
@@ -100,12 +102,12 @@ async function fanOut(env: Env, event: ContentEvent): Promise<number> {
   for (let i = 0; i < fresh.length; i += 100) {
     await env.CONTENT_EVENTS.sendBatch(
       fresh.slice(i, i + 100).map((d) => ({
-        body: {
+        body: tracedMessage({
           kind: "webhook_delivery",
           delivery_id: d.id,
           webhook_id: d.webhook_id,
           site_id: site.id,
-        } satisfies DeliveryMessage,
+        } satisfies DeliveryMessage),
       })),
     );
   }
@@ -160,6 +162,10 @@ export async function attemptDelivery(
     duration_ms: Date.now() - started,
   };
   const finished = new Date().toISOString();
+  // Webhook deliveries by outcome (docs/operations.md, "Metrics"): delivered, failed (given up), retry.
+  count("webhook_delivery", {
+    outcome: outcome.kind === "delivered" ? "delivered" : outcome.retryable ? "retry" : "failed",
+  });
   if (outcome.kind === "delivered" || !outcome.retryable) {
     const status = outcome.kind === "delivered" ? "delivered" : "failed";
     await recordAttempt(env.DB, delivery.id, attempt, {

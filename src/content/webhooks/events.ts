@@ -7,6 +7,7 @@
  */
 import { newId } from "../../lib/ids";
 import type { SiteProjection } from "../../lib/rpc";
+import { tracedMessage } from "../../lib/trace";
 import { postUrl } from "../core/effects/outbound";
 import type { PostRow } from "../posts/store";
 
@@ -138,5 +139,7 @@ export async function emitMediaReady(
   variants: { name: string; url: string }[],
 ): Promise<void> {
   const url = `${env.MEDIA_PUBLIC_BASE}/${media.r2_key}`;
-  await env.CONTENT_EVENTS.send(mediaReadyEvent(media, url, variants, new Date().toISOString()));
+  await env.CONTENT_EVENTS.send(
+    tracedMessage(mediaReadyEvent(media, url, variants, new Date().toISOString())),
+  );
 }

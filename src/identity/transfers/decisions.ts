@@ -1,6 +1,7 @@
 /** Deciding a pending transfer: the destination accepts or rejects it, the origin cancels it. */
 import { parseUlid } from "../../lib/ids";
 import { rpc, type SitesRpc } from "../../lib/rpc";
+import { tracedMessage } from "../../lib/trace";
 import { nowIso } from "../core/crypto";
 import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
@@ -75,15 +76,17 @@ export async function decideOnTransfer(
     fail("TRANSFER_FAILED", "The site registry refused the transfer; it stays pending.");
   }
   // The other services move the site's content on their own from this event; the transfer is final.
-  await env.SITE_TRANSFERRED.send({
-    type: "site.transferred",
-    transfer_id: row.id,
-    site_id: row.site_id,
-    from_org_id: row.from_org_id,
-    to_org_id: row.to_org_id,
-    mode: row.mode,
-    share_role: row.share_role,
-    at: now,
-  });
+  await env.SITE_TRANSFERRED.send(
+    tracedMessage({
+      type: "site.transferred",
+      transfer_id: row.id,
+      site_id: row.site_id,
+      from_org_id: row.from_org_id,
+      to_org_id: row.to_org_id,
+      mode: row.mode,
+      share_role: row.share_role,
+      at: now,
+    }),
+  );
   return { ...row, status: "accepted", decided_at: now };
 }

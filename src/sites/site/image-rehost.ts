@@ -7,6 +7,7 @@
  * stored document already had never causes a refusal.
  */
 import type { ImageIngestResult } from "../../lib/rpc";
+import { tracedMessage } from "../../lib/trace";
 import type { Services } from "../core/app-env";
 import { fail } from "../errors";
 import { readSettings, type SettingsDocument } from "./record";
@@ -211,7 +212,7 @@ export async function enqueueImageSwaps(
     for (let i = 0; i < pending.length; i += SWAP_BATCH_SIZE) {
       await env.IMAGE_SWAP.sendBatch(
         pending.slice(i, i + SWAP_BATCH_SIZE).map((ref) => ({
-          body: { site_id: siteId, path: ref.path, url: ref.url } satisfies ImageSwapMessage,
+          body: tracedMessage({ site_id: siteId, path: ref.path, url: ref.url } satisfies ImageSwapMessage),
         })),
       );
     }

@@ -6,6 +6,7 @@
  * content still learns that the site is gone (its keys stop working) when content was down at purge time.
  */
 import type { SiteProjection } from "../../lib/rpc";
+import { tracedMessage } from "../../lib/trace";
 import type { Services } from "../core/app-env";
 import { provedHostsOf } from "../health/domains-store";
 import { toProjection } from "./record";
@@ -43,7 +44,7 @@ export async function pushSiteToContent(
   }
   try {
     const message: SiteSyncMessage = { site_id: row.id, ...(options.purged ? { purged: projection } : {}) };
-    await env.SITE_SYNC.send(message);
+    await env.SITE_SYNC.send(tracedMessage(message));
     return "queued";
   } catch (err) {
     services.log.error("site_sync_enqueue_failed", { site_id: row.id, error: String(err) });

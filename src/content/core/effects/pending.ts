@@ -13,6 +13,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { postEffects } from "../../../../schema/content";
 import { newId } from "../../../lib/ids";
 import { errorFields } from "../../../lib/log";
+import { tracedMessage } from "../../../lib/trace";
 import type { Env, Services } from "../bindings";
 import { deleteEffect, type PostEffect, type PostEffectKind, recordEffectFailure } from "./store";
 
@@ -43,7 +44,7 @@ const ROW_COLUMNS = {
 
 async function deliverOne(env: Env, services: Services, row: PostEffectRow): Promise<void> {
   const payload = JSON.parse(row.payload_json) as { urls?: string[] };
-  if (row.kind === "event") await env.CONTENT_EVENTS.send(payload);
+  if (row.kind === "event") await env.CONTENT_EVENTS.send(tracedMessage(payload));
   else if (row.kind === "cache_purge")
     await services.cachePurger.purge(row.site_id, row.post_id, payload.urls ?? []);
   else await services.searchNotifier.notify(row.site_id, row.post_id, payload.urls ?? []);
