@@ -3,7 +3,9 @@
  * (site projection, image ingest, post types), queue consumers and the cron.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
+import { devCron } from "../lib/dev-cron";
 import { batchLogger, callLogger, errorFields, type Logger, runLogger } from "../lib/log";
+import { instrumentEntrypoint } from "../lib/metrics";
 import type {
   ContentRpc,
   EndedIntegrations,
@@ -108,6 +110,8 @@ const DELIVERY_LOG_DAYS = 30;
 export default class ContentService extends WorkerEntrypoint<Env> implements ContentRpc {
   /** `/v1/*` and `/media/*` reach this Worker straight from the public origin's routes (core/public-edge.ts). */
   override fetch(request: Request): Promise<Response> {
+    const dev = devCron(request, this.env, (c) => this.scheduled(c));
+    if (dev) return dev;
     return servePublic(request, (admitted) => Promise.resolve(app.fetch(admitted, this.env, this.ctx)));
   }
 
@@ -206,5 +210,8 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
     }
   }
 }
+
+// RPC methods, queue batches and cron runs in a trace, measured (src/lib/metrics.ts).
+instrumentEntrypoint(ContentService, "content");
 
 export { ApiKeyGate } from "./keys/gate";

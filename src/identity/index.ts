@@ -1,5 +1,7 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
+import { devCron } from "../lib/dev-cron";
 import { errorFields, runLogger } from "../lib/log";
+import { instrumentEntrypoint } from "../lib/metrics";
 import type { EdgeContext, IdentityRpc, SiteGrant, SiteGrantQuery } from "../lib/rpc";
 import { eraseDueAccounts } from "./account/erasure";
 import { app } from "./core/app";
@@ -13,7 +15,10 @@ import { recordBreakGlass } from "./sso/enforcement";
 
 export default class IdentityService extends WorkerEntrypoint<Env> implements IdentityRpc {
   override fetch(request: Request): Promise<Response> {
-    return Promise.resolve(app.fetch(request, this.env, this.ctx));
+    return (
+      devCron(request, this.env, (c) => this.scheduled(c)) ??
+      Promise.resolve(app.fetch(request, this.env, this.ctx))
+    );
   }
 
   override async scheduled(controller?: ScheduledController): Promise<void> {
@@ -46,5 +51,8 @@ export default class IdentityService extends WorkerEntrypoint<Env> implements Id
     return siteGrantOf(this.env.DB, input);
   }
 }
+
+// RPC methods, queue batches and cron runs in a trace, measured (src/lib/metrics.ts).
+instrumentEntrypoint(IdentityService, "identity");
 
 export { AccountGuard, LoginChallenge, RateLimiter, RefreshFamily } from "./core/durable-objects";

@@ -1,7 +1,9 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { createServiceApp, registerProblemSchema, serveApiDocs } from "../lib/app";
+import { devCron } from "../lib/dev-cron";
 import { parseId } from "../lib/ids";
 import { batchLogger, callLogger, errorFields } from "../lib/log";
+import { instrumentEntrypoint } from "../lib/metrics";
 import { ApiError } from "../lib/problem";
 import type {
   EndedIntegrations,
@@ -96,7 +98,10 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Env): Promi
 
 export default class SitesService extends WorkerEntrypoint<Env> implements SitesRpc {
   override fetch(request: Request): Promise<Response> {
-    return Promise.resolve(app.fetch(request, this.env, this.ctx));
+    return (
+      devCron(request, this.env, (c) => this.scheduled(c)) ??
+      Promise.resolve(app.fetch(request, this.env, this.ctx))
+    );
   }
 
   override queue(batch: MessageBatch<unknown>): Promise<void> {
@@ -197,3 +202,6 @@ export default class SitesService extends WorkerEntrypoint<Env> implements Sites
     return { ok: true };
   }
 }
+
+// RPC methods, queue batches and cron runs in a trace, measured (src/lib/metrics.ts).
+instrumentEntrypoint(SitesService, "sites");
