@@ -15,7 +15,7 @@ export function runIn(command: string, args: string[], cwd: string, env: Record<
   return runChecked(command, args, { cwd, env: { ...process.env, ...env } });
 }
 
-/** Writes `program` as `consumer`/main.ts with its tsconfig and compiles it to out/main.js (a type error fails). */
+/** Writes `program` and its tsconfig into `consumer` and compiles it with tsc (a type error fails). */
 export async function compileConsumer(consumer: string, program: string): Promise<void> {
   writeFileSync(path.join(consumer, "main.ts"), program);
   writeFileSync(
