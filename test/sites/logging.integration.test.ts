@@ -38,6 +38,8 @@ describe("request logs", () => {
         level: "info",
         service: "sites",
         request_id: request.id,
+        // The request's trace (src/lib/trace.ts), as the answer's traceparent names it.
+        trace_id: res.headers.get("traceparent")?.split("-")[1],
         event: "request_failed",
         method: "GET",
         path: "/api/v1/sites/by-host",
