@@ -1,4 +1,3 @@
-import type { Hono } from "hono";
 import { aggregate, type MetricPoint, recentPoints } from "../lib/metrics";
 import { notFoundResponse } from "../lib/problem";
 
@@ -27,23 +26,22 @@ async function servicePoints(binding: Fetcher): Promise<{ points: MetricPoint[];
  * values: milliseconds for `request`). `?raw=1` lists the points themselves. The stand-in is per isolate:
  * it starts empty after a restart.
  */
-export function registerDevMetrics<E extends { Bindings: GatewayEnv }>(app: Hono<E>) {
-  app.get("/__dev/metrics", async (c) => {
-    const env = c.env as unknown as DevEnv;
-    if (env.DEV_OUTBOX !== "true") return notFoundResponse();
-    const [identity, content, sites] = await Promise.all([
-      servicePoints(env.IDENTITY),
-      servicePoints(env.CONTENT),
-      servicePoints(env.SITES),
-    ]);
-    const points = [...recentPoints(), ...identity.points, ...content.points, ...sites.points];
-    const services = {
-      gateway: true,
-      identity: identity.reachable,
-      content: content.reachable,
-      sites: sites.reachable,
-    };
-    if (c.req.query("raw") === "1") return c.json({ services, points });
-    return c.json({ services, metrics: aggregate(points) });
-  });
+export async function devMetrics(env: GatewayEnv, url: URL): Promise<Response> {
+  const dev = env as unknown as DevEnv;
+  if (dev.DEV_OUTBOX !== "true") return notFoundResponse();
+  const [identity, content, sites] = await Promise.all([
+    servicePoints(dev.IDENTITY),
+    servicePoints(dev.CONTENT),
+    servicePoints(dev.SITES),
+  ]);
+  const points = [...recentPoints(), ...identity.points, ...content.points, ...sites.points];
+  const services = {
+    gateway: true,
+    identity: identity.reachable,
+    content: content.reachable,
+    sites: sites.reachable,
+  };
+  const body =
+    url.searchParams.get("raw") === "1" ? { services, points } : { services, metrics: aggregate(points) };
+  return Response.json(body);
 }

@@ -19,7 +19,7 @@ import {
 } from "../lib/trace";
 import { corsHeaders, preflight } from "./cors";
 import { devMail } from "./dev-mail";
-import { registerDevMetrics } from "./dev-metrics";
+import { devMetrics } from "./dev-metrics";
 import { registerDocs } from "./docs";
 import { forgetEdgeContext, loadEdgeContext } from "./edge-context";
 import { fail } from "./errors";
@@ -203,7 +203,7 @@ registerDocs(app);
 app.get("/__dev/mail", (c) => devMail(c.env.IDENTITY));
 
 // Development only: every service's kept metric points, aggregated (src/gateway/dev-metrics.ts).
-registerDevMetrics(app);
+app.get("/__dev/metrics", (c) => devMetrics(c.env, new URL(c.req.url)));
 
 app.all("*", async (c) => {
   const url = new URL(c.req.url);
