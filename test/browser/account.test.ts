@@ -105,6 +105,17 @@ async function enterStepUp(page: Page, code: string) {
   await page.locator("#stepup").getByRole("button", { name: "Confirm" }).click();
 }
 
+/**
+ * Clicks the button `name`, whose action asks for the step-up: the prompt opens in `section`
+ * (stepUpPrompt's checks) and the code this click mailed to the primary `email` is entered.
+ */
+async function confirmWithStepUp(page: Page, section: string, email: string, name: string) {
+  const before = await sent(email, "sensitive_action");
+  await page.getByRole("button", { name }).click();
+  await stepUpPrompt(page, section, email);
+  await enterStepUp(page, await newCode(email, "sensitive_action", before));
+}
+
 async function api(
   method: string,
   p: string,
@@ -329,10 +340,7 @@ describe("account page: passkeys", () => {
     await page.getByLabel("Name for the new passkey (optional)").fill("Test laptop");
     // The account has no factor, and still the first passkey costs the step-up (issue 31: a passkey
     // signs in alone): the page asks for the code mailed to the primary and repeats the call with it.
-    const firstAdd = await sent(email, "sensitive_action");
-    await page.getByRole("button", { name: "Add a passkey" }).click();
-    await stepUpPrompt(page, "passkeys", email);
-    await enterStepUp(page, await newCode(email, "sensitive_action", firstAdd));
+    await confirmWithStepUp(page, "passkeys", email, "Add a passkey");
     await announcedOk(page, /Passkey added: Test laptop/);
     await expect
       .poll(() => page.locator("#passkey-table tbody th").allTextContents())
@@ -347,10 +355,7 @@ describe("account page: passkeys", () => {
     expect(replayed.body.code).toBe("PASSKEY_CEREMONY_INVALID");
     // (a) The same authenticator again on the page: the step-up first (the code mailed to the primary);
     // then excludeCredentials makes Chromium refuse, and the page says so.
-    const beforeAdd = await sent(email, "sensitive_action");
-    await page.getByRole("button", { name: "Add a passkey" }).click();
-    await stepUpPrompt(page, "passkeys", email);
-    await enterStepUp(page, await newCode(email, "sensitive_action", beforeAdd));
+    await confirmWithStepUp(page, "passkeys", email, "Add a passkey");
     await announcedError(page, /already holds a passkey for your account/);
     expect(await page.locator("#passkey-table tbody tr").count()).toBe(1);
 
@@ -383,17 +388,11 @@ describe("account page: passkeys", () => {
     const { context, page, errors, email } = await signedIn("passkey-remove");
     const { cdp, authenticatorId } = await virtualAuthenticator(context, page);
     await page.getByLabel("Name for the new passkey (optional)").fill("Test laptop");
-    const firstAdd = await sent(email, "sensitive_action");
-    await page.getByRole("button", { name: "Add a passkey" }).click();
-    await stepUpPrompt(page, "passkeys", email);
-    await enterStepUp(page, await newCode(email, "sensitive_action", firstAdd));
+    await confirmWithStepUp(page, "passkeys", email, "Add a passkey");
     await announcedOk(page, /Passkey added: Test laptop/);
 
     // The only strong factor cannot be removed: step-up first (the spec's order), then 409 explained.
-    const before = await sent(email, "sensitive_action");
-    await page.getByRole("button", { name: "Remove passkey Test laptop" }).click();
-    await stepUpPrompt(page, "passkeys", email);
-    await enterStepUp(page, await newCode(email, "sensitive_action", before));
+    await confirmWithStepUp(page, "passkeys", email, "Remove passkey Test laptop");
     await announcedError(page, /only strong second factor/);
     expect(await page.locator("#passkey-table tbody tr").count()).toBe(1);
 
@@ -401,15 +400,9 @@ describe("account page: passkeys", () => {
     await cdp.send("WebAuthn.removeVirtualAuthenticator", { authenticatorId });
     await virtualAuthenticator(context, page, "usb", cdp);
     await page.getByLabel("Name for the new passkey (optional)").fill("Security key");
-    const adding = await sent(email, "sensitive_action");
-    await page.getByRole("button", { name: "Add a passkey" }).click();
-    await stepUpPrompt(page, "passkeys", email);
-    await enterStepUp(page, await newCode(email, "sensitive_action", adding));
+    await confirmWithStepUp(page, "passkeys", email, "Add a passkey");
     await announcedOk(page, /Passkey added: Security key/);
-    const removing = await sent(email, "sensitive_action");
-    await page.getByRole("button", { name: "Remove passkey Test laptop" }).click();
-    await stepUpPrompt(page, "passkeys", email);
-    await enterStepUp(page, await newCode(email, "sensitive_action", removing));
+    await confirmWithStepUp(page, "passkeys", email, "Remove passkey Test laptop");
     await announcedOk(page, /Removed passkey Test laptop/);
     expect(await page.locator("#passkey-table tbody th").allTextContents()).toEqual(["Security key"]);
     expect(errors).toEqual([]);
@@ -509,10 +502,7 @@ describe("account page: sessions", () => {
     await page.reload();
     await page.locator("#account").waitFor({ state: "visible" });
     await expect.poll(() => sessionRows(page).count()).toBe(3);
-    let before = await sent(email, "sensitive_action");
-    await page.getByRole("button", { name: "Sign out of all other sessions" }).click();
-    await stepUpPrompt(page, "sessions", email);
-    await enterStepUp(page, await newCode(email, "sensitive_action", before));
+    await confirmWithStepUp(page, "sessions", email, "Sign out of all other sessions");
     await announcedOk(page, /Signed out of all other sessions/);
     await expect.poll(() => sessionRows(page).count()).toBe(1);
     for (const s of others) expect((await api("GET", "/sessions", s.access_token)).status).toBe(401);
@@ -525,10 +515,7 @@ describe("account page: sessions", () => {
     }
 
     // Everywhere, this session included: step-up, then the sign-in page; the cookie no longer works.
-    before = await sent(email, "sensitive_action");
-    await page.getByRole("button", { name: "Sign out everywhere" }).click();
-    await stepUpPrompt(page, "sessions", email);
-    await enterStepUp(page, await newCode(email, "sensitive_action", before));
+    await confirmWithStepUp(page, "sessions", email, "Sign out everywhere");
     await page.waitForURL((url) => url.pathname === "/auth/sign-in");
     await page.goto(`${identity()}/auth/account`);
     await page.waitForURL((url) => url.pathname === "/auth/sign-in" && url.search.includes("next="));
