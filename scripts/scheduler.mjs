@@ -168,7 +168,9 @@ async function outcomeOf(res) {
     // A plain answer (the relay's, a 503 of the dev registry) or an HTML 404.
   }
   // One line: a failed fetch's text may carry a stack.
-  const detail = String(body?.detail ?? body?.outcome ?? text).split("\n")[0].slice(0, 200);
+  const detail = String(body?.detail ?? body?.outcome ?? text)
+    .split("\n")[0]
+    .slice(0, 200);
   return { ok: res.ok, status: res.status, detail };
 }
 
