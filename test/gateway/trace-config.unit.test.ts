@@ -2,10 +2,7 @@
  * Workers Logs and the metrics dataset are on in every Worker's configuration (issue 36): the committed
  * wrangler configs (development) and the production configs `npm run deploy` writes from them.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   DEPLOY_ORDER,
   EXAMPLE_SETTINGS,
@@ -15,8 +12,8 @@ import {
   readSettings,
 } from "../../scripts/deploy-config.mjs";
 
-const outDir = mkdtempSync(path.join(tmpdir(), "trace-config-"));
-afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+/** Where the configs would be written: productionConfig only makes paths relative to it, nothing is written. */
+const outDir = ".deploy";
 
 const observability = { enabled: true, head_sampling_rate: 1 };
 const metrics = [{ binding: "METRICS", dataset: "site_platform_metrics" }];
