@@ -1,54 +1,26 @@
-/**
- * Passkey-first sign-in in a real Chromium through the gateway: a passkey registered on one browser
- * profile is copied (as a synced passkey would be) into a fresh profile's virtual authenticator, and the
- * "Sign in with a passkey" button signs in there while a stranger has locked the password.
- */
-import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import {
   browserPerFile,
-  freshClientIp,
   outboxMessage,
   platform,
   registerPasskeyInPage,
   virtualAuthenticator,
-  watchPageErrors,
 } from "../support/browser";
+import { authPost } from "../support/browser-api";
 
 const PASSWORD = "a-long-and-unusual-passphrase-42";
 const chromium = browserPerFile();
 
 const gateway = () => platform().urls.gateway;
 
-async function openPage(path: string): Promise<{ page: Page; errors: string[] }> {
-  const context = await chromium.context();
-  const page = await context.newPage();
-  const errors = watchPageErrors(page);
-  await page.goto(`${gateway()}${path}`);
-  return { page, errors };
-}
-
-async function api(path: string, body: unknown, options: { token?: string } = {}) {
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    "cf-connecting-ip": freshClientIp(),
-  };
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const res = await fetch(`${gateway()}/api/v1/auth${path}`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
-}
+const openPage = (path: string) => chromium.page(`${gateway()}${path}`);
 
 describe("passkey-first sign-in", () => {
   it("a synced passkey signs in on a fresh browser profile while the password is locked", async () => {
     const email = `passkey-first-${Date.now().toString(36)}@example.com`;
-    expect((await api("/signup", { email, password: PASSWORD })).status).toBe(202);
+    expect((await authPost("/signup", { email, password: PASSWORD })).status).toBe(202);
     const { code } = await outboxMessage(email, "email_verify");
-    const confirmed = await api("/email/verify/confirm", { email, code });
+    const confirmed = await authPost("/email/verify/confirm", { email, code });
     expect(confirmed.status).toBe(200);
     const token = confirmed.body.access_token as string;
 
@@ -56,7 +28,7 @@ describe("passkey-first sign-in", () => {
     // mailed to the primary (issue 31: every passkey costs it, the account's first included).
     const first = await openPage("/auth/sign-in");
     const one = await virtualAuthenticator(first.page.context(), first.page);
-    expect((await api("/mfa/passkey/register/begin", {}, { token })).status).toBe(428);
+    expect((await authPost("/mfa/passkey/register/begin", {}, { token })).status).toBe(428);
     const stepUp = await outboxMessage(email, "sensitive_action");
     const registered = await registerPasskeyInPage(first.page, token, stepUp.code);
     expect(registered.status).toBe(201);
@@ -69,7 +41,7 @@ describe("passkey-first sign-in", () => {
     // A stranger locks the password.
     let locked = 0;
     for (let i = 0; i < 12 && locked === 0; i += 1) {
-      const res = await api("/login/start", { email, password: "not-the-password-at-all" });
+      const res = await authPost("/login/start", { email, password: "not-the-password-at-all" });
       if (res.status === 423) locked = 1;
     }
     expect(locked).toBe(1);

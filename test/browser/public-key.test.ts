@@ -16,7 +16,7 @@ import {
   screenshot,
   watchPageErrors,
 } from "../support/browser";
-import { gatewayCall, serveHtml, siteOwner } from "../support/browser-api";
+import { gatewayCall, serveHtml, siteKeys, siteOwner } from "../support/browser-api";
 
 interface Tenant {
   publicKey: string;
@@ -24,20 +24,15 @@ interface Tenant {
 }
 
 async function createTenant(allowedOrigin: string): Promise<Tenant> {
-  const { token, siteId } = await siteOwner("pk", "Browser");
-  const keys = `/api/v1/sites/${siteId}/api-keys`;
-  const secret = await gatewayCall<{ key: string }>("POST", keys, {
-    token,
-    body: { name: "writer", kind: "secret", scopes: ["posts:write", "posts:read"] },
-  });
-  const publicKey = await gatewayCall<{ key: string }>("POST", keys, {
-    token,
-    body: { name: "site pages", kind: "public", scopes: ["posts:read"], allowed_origins: [allowedOrigin] },
-  });
+  const { secret, publicKey } = await siteKeys(
+    await siteOwner("pk", "Browser"),
+    { secret: ["posts:write", "posts:read"], public: ["posts:read"] },
+    allowedOrigin,
+  );
   const titles = ["First from the browser test", "Second from the browser test"];
   for (const title of titles) {
     await gatewayCall("POST", "/v1/posts", {
-      token: secret.key,
+      token: secret,
       body: {
         title,
         status: "published",
@@ -45,7 +40,7 @@ async function createTenant(allowedOrigin: string): Promise<Tenant> {
       },
     });
   }
-  return { publicKey: publicKey.key, titles };
+  return { publicKey, titles };
 }
 
 /** A tiny site page on its own localhost port (its own origin). */

@@ -17,7 +17,7 @@ import {
   screenshot,
   watchPageErrors,
 } from "../support/browser";
-import { gatewayCall, serveHtml, siteOwner } from "../support/browser-api";
+import { gatewayCall, serveHtml, siteKeys, siteOwner } from "../support/browser-api";
 
 async function upload(secret: string, width: number, height: number, color: string): Promise<string> {
   const bytes = await sharp({ create: { width, height, channels: 3, background: color } })
@@ -47,25 +47,14 @@ interface Tenant {
 }
 
 async function createTenant(allowedOrigin: string): Promise<Tenant> {
-  const { token, siteId } = await siteOwner("pg", "Page");
-  const keys = `/api/v1/sites/${siteId}/api-keys`;
-  const { key: secret } = await gatewayCall<{ key: string }>("POST", keys, {
-    token,
-    body: {
-      name: "writer",
-      kind: "secret",
-      scopes: ["posts:write", "media:write", "media:read", "seo:write"],
+  const { secret, publicKey } = await siteKeys(
+    await siteOwner("pg", "Page"),
+    {
+      secret: ["posts:write", "media:write", "media:read", "seo:write"],
+      public: ["posts:read", "seo:read"],
     },
-  });
-  const { key: publicKey } = await gatewayCall<{ key: string }>("POST", keys, {
-    token,
-    body: {
-      name: "pages",
-      kind: "public",
-      scopes: ["posts:read", "seo:read"],
-      allowed_origins: [allowedOrigin],
-    },
-  });
+    allowedOrigin,
+  );
   await gatewayCall("PATCH", "/v1/site/seo", {
     token: secret,
     body: { meta_title: "The Page Site", meta_description: "Site head" },

@@ -15,8 +15,8 @@ import {
   registerPasskeyInPage,
   screenshot,
   virtualAuthenticator,
-  watchPageErrors,
 } from "../support/browser";
+import { authPost } from "../support/browser-api";
 
 const PASSWORD = "a-long-and-unusual-passphrase-42";
 
@@ -31,10 +31,8 @@ afterEach(() => {
 const gateway = () => platform().urls.gateway;
 
 async function openPage(path: string, base = gateway()): Promise<Page> {
-  const context = await chromium.context();
-  const page = await context.newPage();
-  pageErrors.push({ page: path, errors: watchPageErrors(page) });
-  await page.goto(`${base}${path}`);
+  const { page, errors } = await chromium.page(`${base}${path}`);
+  pageErrors.push({ page: path, errors });
   return page;
 }
 
@@ -45,28 +43,17 @@ function freshEmail(tag: string): string {
 }
 
 /** The JSON API from Node, as another client of the same platform would call it. */
-async function api<T>(path: string, body: unknown, options: { token?: string; ip?: string } = {}) {
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    "cf-connecting-ip": options.ip ?? freshClientIp(),
-  };
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const res = await fetch(`${gateway()}/api/v1/auth${path}`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
-}
-
 /** A confirmed account made through the API (the page journeys under test start after it). */
 async function account(tag: string) {
   const email = freshEmail(tag);
   const ip = freshClientIp();
-  expect((await api("/signup", { email, password: PASSWORD }, { ip })).status).toBe(202);
+  expect((await authPost("/signup", { email, password: PASSWORD }, { ip })).status).toBe(202);
   const { code } = await outboxMessage(email, "email_verify");
-  const confirmed = await api<{ access_token: string }>("/email/verify/confirm", { email, code }, { ip });
+  const confirmed = await authPost<{ access_token: string }>(
+    "/email/verify/confirm",
+    { email, code },
+    { ip },
+  );
   expect(confirmed.status).toBe(200);
   return { email, token: confirmed.body.access_token };
 }
@@ -79,9 +66,9 @@ function totpAt(secret: string, offsetSteps: number): string {
 /** An account with a confirmed TOTP factor; the confirmation used the current step, sign-ins use the next. */
 async function totpAccount(tag: string) {
   const { email, token } = await account(tag);
-  const enroll = await api<{ secret: string }>("/mfa/totp", {}, { token });
+  const enroll = await authPost<{ secret: string }>("/mfa/totp", {}, { token });
   expect(enroll.status).toBe(200);
-  const confirm = await api<{ recovery_codes: string[] }>(
+  const confirm = await authPost<{ recovery_codes: string[] }>(
     "/mfa/totp/confirm",
     { code: totpAt(enroll.body.secret, 0) },
     { token },
@@ -141,7 +128,7 @@ describe("sign-up and confirmation pages", () => {
 
   it("a wrong confirmation code is announced", async () => {
     const { email } = { email: freshEmail("confirm-wrong") };
-    expect((await api("/signup", { email, password: PASSWORD })).status).toBe(202);
+    expect((await authPost("/signup", { email, password: PASSWORD })).status).toBe(202);
     const page = await openPage(`/auth/confirm?email=${encodeURIComponent(email)}`);
     await page.getByLabel("Code from the e-mail").fill("000000");
     await page.getByRole("button", { name: "Confirm" }).click();
@@ -333,7 +320,7 @@ describe("sign-in page: the second step", () => {
     await virtualAuthenticator(page.context(), page);
     // Every passkey costs the step-up, the account's first included (issue 31): the code mailed to the
     // primary goes with the ceremony's first call.
-    expect((await api("/mfa/passkey/register/begin", {}, { token })).status).toBe(428);
+    expect((await authPost("/mfa/passkey/register/begin", {}, { token })).status).toBe(428);
     const { code } = await outboxMessage(email, "sensitive_action");
     const registered = await registerPasskeyInPage(page, token, code);
     expect(registered.status).toBe(201);
@@ -442,7 +429,7 @@ describe("links identity mails", () => {
   it("the owner's notice link removes the added address and signs out every session", async () => {
     const { email, token } = await account("owner");
     const added = freshEmail("intruder");
-    expect((await api("/emails", { email: added }, { token })).status).toBe(202);
+    expect((await authPost("/emails", { email: added }, { token })).status).toBe(202);
     const { link } = await outboxMessage(email, "email_added_notice");
     expect(new URL(link ?? "").pathname).toBe("/auth/emails/disown");
     const page = await openPage(new URL(link ?? "").pathname + new URL(link ?? "").search);

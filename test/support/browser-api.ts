@@ -27,6 +27,29 @@ export async function gatewayCall<T>(
 }
 
 /**
+ * A POST to identity's API (`/api/v1/auth` + `path`) through the gateway, any status answered: its status
+ * and JSON body (null when empty). `ip` is the client address (a fresh one by default).
+ */
+export async function authPost<T = Record<string, unknown>>(
+  path: string,
+  body: unknown,
+  options: { token?: string; ip?: string } = {},
+): Promise<{ status: number; body: T }> {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "cf-connecting-ip": options.ip ?? freshClientIp(),
+  };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const res = await fetch(`${platform().urls.gateway}/api/v1/auth${path}`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}
+
+/**
  * A new owner made the way a client makes one: signup, the e-mailed code, an organization and a site
  * (`${prefix}-<tag>` their slug, `${label} Org` and `${label} Site` their names). The owner's access token
  * and the site's id.
@@ -52,6 +75,27 @@ export async function siteOwner(prefix: string, label: string): Promise<{ token:
     body: { org_id: org.id, name: `${label} Site`, slug: `${prefix}-${tag}`, default_language: "en" },
   });
   return { token, siteId: site.id };
+}
+
+/**
+ * Two keys of the owner's site: a secret key (`ck_`, named writer) and a public key (`pk_`, named pages)
+ * that reads from `allowedOrigin`, each with its scopes.
+ */
+export async function siteKeys(
+  owner: { token: string; siteId: string },
+  scopes: { secret: string[]; public: string[] },
+  allowedOrigin: string,
+): Promise<{ secret: string; publicKey: string }> {
+  const keys = `/api/v1/sites/${owner.siteId}/api-keys`;
+  const secret = await gatewayCall<{ key: string }>("POST", keys, {
+    token: owner.token,
+    body: { name: "writer", kind: "secret", scopes: scopes.secret },
+  });
+  const publicKey = await gatewayCall<{ key: string }>("POST", keys, {
+    token: owner.token,
+    body: { name: "pages", kind: "public", scopes: scopes.public, allowed_origins: [allowedOrigin] },
+  });
+  return { secret: secret.key, publicKey: publicKey.key };
 }
 
 /** A page of a customer's site: `html` served on its own localhost port (its own origin). */

@@ -72,7 +72,10 @@ export function browserPerTest(): () => Browser {
  * stays open until the file ends (the packaged Chromium runs as a single process, which closing a context
  * can take down with it), then all close with the browser. Call at the file's top level.
  */
-export function browserPerFile(): { context: () => Promise<BrowserContext> } {
+export function browserPerFile(): {
+  context: () => Promise<BrowserContext>;
+  page: (url: string) => Promise<{ page: Page; errors: string[] }>;
+} {
   let browser: Browser | undefined;
   const contexts: BrowserContext[] = [];
   beforeAll(async () => {
@@ -82,12 +85,20 @@ export function browserPerFile(): { context: () => Promise<BrowserContext> } {
     for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
     await browser?.close();
   });
+  const context = async () => {
+    if (!browser) throw new Error("browserPerFile: no browser outside the file's tests");
+    const opened = await newContext(browser);
+    contexts.push(opened);
+    return opened;
+  };
   return {
-    context: async () => {
-      if (!browser) throw new Error("browserPerFile: no browser outside the file's tests");
-      const context = await newContext(browser);
-      contexts.push(context);
-      return context;
+    context,
+    /** `url` in a new profile, its script errors and CSP refusals watched from the start. */
+    page: async (url) => {
+      const page = await (await context()).newPage();
+      const errors = watchPageErrors(page);
+      await page.goto(url);
+      return { page, errors };
     },
   };
 }
