@@ -229,7 +229,15 @@ describe("the ingest wait", () => {
     expect(res.body.settings).not.toHaveProperty("logo_media_id");
     expect(typeof res.body.settings.favicon_png_media_id).toBe("string");
     expect(JSON.parse((await storedSettings(site.id))!).logo_url).toBe("https://img.test/slow.png");
-    expect(sent).toEqual([{ site_id: site.id, path: "settings.logo_url", url: "https://img.test/slow.png" }]);
+    // The message's own fields, and the request's trace beside them (src/lib/trace.ts, taken off on consumption).
+    expect(sent).toEqual([
+      {
+        site_id: site.id,
+        path: "settings.logo_url",
+        url: "https://img.test/slow.png",
+        traceparent: expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/),
+      },
+    ]);
   });
 
   it("80 pending images: every one gets its image-swap message (sent in batches of at most 100)", async () => {
