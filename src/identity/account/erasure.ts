@@ -7,6 +7,7 @@
  */
 import type { Logger } from "../../lib/log";
 import { batch } from "../../lib/sql";
+import { tracedMessage } from "../../lib/trace";
 import type { Env } from "../core/worker-env";
 import { recordEvent } from "../events/events";
 import { createMailer } from "../messaging/messaging";
@@ -63,7 +64,7 @@ async function notifyContent(env: Env, at: string, log: Logger) {
       at: row.erased_at,
     };
     try {
-      await env.SITE_TRANSFERRED.send(message);
+      await env.SITE_TRANSFERRED.send(tracedMessage(message));
       await markContentNotified(env.DB, row.user_id, at);
       notified += 1;
     } catch (err) {
