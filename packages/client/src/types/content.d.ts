@@ -310,7 +310,65 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Edit an API key's name, scopes, allowed origins or server reads
+         * @description Only the fields sent change (at least one). Costs what creating a key costs (`integrations`). Narrowing holds at once for writes, lead reads and exports everywhere, and for reads in the isolate that answers; other isolates' cached reads follow within 30 s, the revocation bound. A widening (a scope, an origin or server reads the key did not have) is recorded on the key as its creation is and listed with it (`last_widened`: who, when, what was added). A revoked, carried-over or unknown key, or another site's, is 404.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Site id (ULID or UUID) */
+                    site_id: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["EditApiKey"];
+                };
+            };
+            responses: {
+                /** @description Edited */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ApiKeyEdited"];
+                    };
+                };
+                /** @description Invalid body */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site, or the caller may not administer its keys (indistinguishable) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/v1/sites/{site_id}/api-keys/{id}/keep": {
@@ -1409,6 +1467,8 @@ export interface paths {
                     post_type?: string;
                     /** @description Author slug (public listing only) */
                     author?: string;
+                    /** @description Comma-separated extras: `total` adds `total`, the number of items the filters match in all (not the page). Unknown values are 400. */
+                    include?: "total";
                     /** @description pk_ key for browsers; ignored when Authorization is sent */
                     key?: string;
                 };
@@ -2893,6 +2953,8 @@ export interface paths {
                     limit?: number;
                     folder_id?: string;
                     tag_id?: string;
+                    /** @description Comma-separated extras: `total` adds `total`, the number of items the filters match in all (not the page). Unknown values are 400. */
+                    include?: "total";
                     key?: string;
                 };
                 header?: never;
@@ -2907,12 +2969,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            items: components["schemas"]["MediaAsset"][];
-                        };
+                        "application/json": components["schemas"]["MediaList"];
                     };
                 };
-                /** @description Bad limit or filter */
+                /** @description Bad limit, filter or include */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2953,7 +3013,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a media asset
-         * @description Scope media:write (ck_). multipart/form-data with the field `file` (optional `folder_id`, repeatable `tag_id`). The type comes from the bytes (PNG, JPEG, GIF, WebP, AVIF, ICO, sanitized SVG). Variants are generated asynchronously: the answer has status processing.
+         * @description Scope media:write (ck_). multipart/form-data with the field `file` (optional `folder_id`, repeatable `tag_id`, `alt` up to 500 characters, `caption` up to 1000). The type comes from the bytes (PNG, JPEG, GIF, WebP, AVIF, ICO, sanitized SVG). Variants are generated asynchronously: the answer has status processing.
          */
         post: {
             parameters: {
@@ -2969,6 +3029,10 @@ export interface paths {
                         file: string;
                         folder_id?: string;
                         tag_id?: string;
+                        /** @description Alt text, 0-500 characters */
+                        alt?: string;
+                        /** @description Caption, 0-1000 characters */
+                        caption?: string;
                     };
                 };
             };
@@ -3181,7 +3245,82 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Edit a media asset's alt text and caption
+         * @description Scope media:write (ck_). Only sent fields change: `alt` (0-500 characters) and `caption` (0-1000); null or an empty string clears one. A post's featured_image.alt and the <img alt> of its body use the alt text (the post's title, or the image block's caption, without one). Another site's id is 404.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Media id (ULID or UUID) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdateMedia"];
+                };
+            };
+            responses: {
+                /** @description The asset */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MediaAsset"];
+                    };
+                };
+                /** @description Invalid body (an unknown field is named in details.path), or nothing editable */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Scope, or not a ck_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such asset */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/v1/import": {
@@ -3700,6 +3839,8 @@ export interface paths {
                     limit?: number;
                     /** @description By creation time (default desc); else 400 INVALID_ORDER */
                     ordem?: "asc" | "desc";
+                    /** @description Comma-separated extras: `total` adds `total`, the number of items the filters match in all (not the page). Unknown values are 400. */
+                    include?: "total";
                 };
                 header?: never;
                 path?: never;
@@ -3713,7 +3854,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["LeadPage"];
+                        "application/json": components["schemas"]["LeadPage"] & {
+                            /** @description With include=total: how many leads the filters match in all (not the page) */
+                            total?: number;
+                        };
                     };
                 };
                 /** @description Invalid parameter (limit, cursor, status, ordem, form_id, de, ate) */
@@ -4271,7 +4415,7 @@ export interface paths {
         put?: never;
         /**
          * MCP server for AI agents (Streamable HTTP, stateless)
-         * @description Model Context Protocol over Streamable HTTP (JSON answers, no session; GET and DELETE are 405). Authorization: Bearer ck_… (any scope; a pk_ key is 403); a missing, invalid or revoked key is 401 problem+json before any MCP processing. Each request costs one read of the key's quota. Tools (listed only when the key's scopes reach their operation; each runs as its operation with the same key, so validation, scopes, quotas, idempotency and error codes are the API's; a refusal is a tool result with isError and the problem as structuredContent): list_posts (GET /v1/posts), get_post (GET /v1/posts/{reference}), get_post_source (GET /v1/posts/{reference}/source), create_post (POST /v1/posts), update_post (PATCH /v1/posts/{reference}), unpublish_post (POST /v1/posts/{reference}/unpublish), get_post_seo (GET /v1/posts/{reference}/seo), update_post_seo (PATCH /v1/posts/{reference}/seo), upload_media_from_url (POST /v1/media), list_post_types (GET /v1/post-types), get_site (GET /v1/site), get_site_settings (GET /v1/site/settings), get_site_seo (GET /v1/site/seo), update_site_seo (PATCH /v1/site/seo), list_media (GET /v1/media), search_posts (GET /v1/search), list_post_revisions (GET /v1/posts/{reference}/revisions), restore_post_revision (POST /v1/posts/{reference}/revisions/{id}/restore), delete_post (DELETE /v1/posts/{reference}), list_categories (GET /v1/categories), list_tags (GET /v1/tags), list_authors (GET /v1/authors), create_author (POST /v1/authors), update_author (PATCH /v1/authors/{slug}), export (GET /v1/export). Input schemas are this document's parameters and request bodies of those operations.
+         * @description Model Context Protocol over Streamable HTTP (JSON answers, no session; GET and DELETE are 405). Authorization: Bearer ck_… (any scope; a pk_ key is 403); a missing, invalid or revoked key is 401 problem+json before any MCP processing. Each request costs one read of the key's quota. Tools (listed only when the key's scopes reach their operation; each runs as its operation with the same key, so validation, scopes, quotas, idempotency and error codes are the API's; a refusal is a tool result with isError and the problem as structuredContent): list_posts (GET /v1/posts), get_post (GET /v1/posts/{reference}), get_post_source (GET /v1/posts/{reference}/source), create_post (POST /v1/posts), update_post (PATCH /v1/posts/{reference}), unpublish_post (POST /v1/posts/{reference}/unpublish), get_post_seo (GET /v1/posts/{reference}/seo), update_post_seo (PATCH /v1/posts/{reference}/seo), upload_media_from_url (POST /v1/media), upload_media (POST /v1/media), list_post_types (GET /v1/post-types), get_site (GET /v1/site), get_site_settings (GET /v1/site/settings), get_site_seo (GET /v1/site/seo), update_site_seo (PATCH /v1/site/seo), list_media (GET /v1/media), search_posts (GET /v1/search), list_post_revisions (GET /v1/posts/{reference}/revisions), restore_post_revision (POST /v1/posts/{reference}/revisions/{id}/restore), delete_post (DELETE /v1/posts/{reference}), list_categories (GET /v1/categories), list_tags (GET /v1/tags), update_category (PATCH /v1/categories/{slug}), update_tag (PATCH /v1/tags/{slug}), update_media (PATCH /v1/media/{id}), list_authors (GET /v1/authors), create_author (POST /v1/authors), update_author (PATCH /v1/authors/{slug}), export (GET /v1/export). Input schemas are this document's parameters and request bodies of those operations.
          */
         post: {
             parameters: {
@@ -4322,7 +4466,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Message above 2 MiB */
+                /** @description Message above 2 MiB (12 MiB for one upload_media call) */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -4357,13 +4501,15 @@ export interface paths {
         };
         /**
          * List the site's categories with their public post counts
-         * @description Scope posts:read (ck_ or pk_). Every category slug carried by a public post (at most 1,000), most used first, with the number of public posts (per language with ?language=). Cached like the post list and purged with it.
+         * @description Scope posts:read (ck_ or pk_). Every category slug carried by a public post (at most 1,000), most used first, with its name and description and the number of public posts (per language with ?language=). Cached like the post list and purged with it.
          */
         get: {
             parameters: {
                 query?: {
                     /** @description BCP-47; count only posts in this language */
                     language?: string;
+                    /** @description Comma-separated extras: `total` adds `total`, the number of items the filters match in all (not the page). Unknown values are 400. */
+                    include?: "total";
                     /** @description pk_ key for browsers; ignored when Authorization is sent */
                     key?: string;
                 };
@@ -4389,7 +4535,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Invalid language */
+                /** @description Invalid language or include */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4433,6 +4579,97 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/categories/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Name or describe a category
+         * @description Scope posts:write (ck_). Only sent fields change: `name` (1-100 characters; it replaces the name derived from the slug everywhere the category is shown) and `description` (0-1000, null clears it). The slug itself stays (posts carry it). A slug no post of the site carries, never edited, is 404, as is another site's.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The term's slug */
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdateTaxonomyTerm"];
+                };
+            };
+            responses: {
+                /** @description The term as stored */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TaxonomyTermView"];
+                    };
+                };
+                /** @description Invalid body (an unknown field is named in details.path), or nothing editable */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or not a ck_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such term on the site (no post carries it and it was never edited), or another site's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/v1/tags": {
@@ -4444,13 +4681,15 @@ export interface paths {
         };
         /**
          * List the site's tags with their public post counts
-         * @description Scope posts:read (ck_ or pk_). Every tag slug carried by a public post (at most 1,000), most used first, with the number of public posts (per language with ?language=). Cached like the post list and purged with it.
+         * @description Scope posts:read (ck_ or pk_). Every tag slug carried by a public post (at most 1,000), most used first, with its name and description and the number of public posts (per language with ?language=). Cached like the post list and purged with it.
          */
         get: {
             parameters: {
                 query?: {
                     /** @description BCP-47; count only posts in this language */
                     language?: string;
+                    /** @description Comma-separated extras: `total` adds `total`, the number of items the filters match in all (not the page). Unknown values are 400. */
+                    include?: "total";
                     /** @description pk_ key for browsers; ignored when Authorization is sent */
                     key?: string;
                 };
@@ -4476,7 +4715,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Invalid language */
+                /** @description Invalid language or include */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4522,6 +4761,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tags/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Name or describe a tag
+         * @description Scope posts:write (ck_). Only sent fields change: `name` (1-100 characters; it replaces the name derived from the slug everywhere the tag is shown) and `description` (0-1000, null clears it). The slug itself stays (posts carry it). A slug no post of the site carries, never edited, is 404, as is another site's.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The term's slug */
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdateTaxonomyTerm"];
+                };
+            };
+            responses: {
+                /** @description The term as stored */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TaxonomyTermView"];
+                    };
+                };
+                /** @description Invalid body (an unknown field is named in details.path), or nothing editable */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Key missing or invalid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Insufficient scope, or not a ck_ key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such term on the site (no post carries it and it was never edited), or another site's */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/v1/authors": {
         parameters: {
             query?: never;
@@ -4531,11 +4861,13 @@ export interface paths {
         };
         /**
          * List the site's authors
-         * @description Scope posts:read. A ck_ key sees every author of the site with its dates; a pk_ key only the authors a public post names, with their public fields (slug, name, bio, avatar). At most 1,000, by slug. Cached like the post list.
+         * @description Scope posts:read. A ck_ key sees every author of the site with its dates; a pk_ key only the authors a public post names, with their public fields (slug, display_name, bio, avatar). include=total adds total. At most 1,000, by slug. Cached like the post list.
          */
         get: {
             parameters: {
                 query?: {
+                    /** @description Comma-separated extras: `total` adds `total`, the number of items the filters match in all (not the page). Unknown values are 400. */
+                    include?: "total";
                     key?: string;
                 };
                 header?: never;
@@ -4818,6 +5150,8 @@ export interface paths {
                     status?: string;
                     /** @description Post type slug */
                     post_type?: string;
+                    /** @description Comma-separated extras: `total` adds `total`, the number of items the filters match in all (not the page). Unknown values are 400. */
+                    include?: "total";
                     /** @description true: only drafts their creator marked ready for review (what an editor reviews); false: only the others */
                     review_requested?: "true" | "false";
                 };
@@ -5940,6 +6274,8 @@ export interface paths {
                     limit?: number;
                     folder_id?: string;
                     tag_id?: string;
+                    /** @description Comma-separated extras: `total` adds `total`, the number of items the filters match in all (not the page). Unknown values are 400. */
+                    include?: "total";
                 };
                 header?: never;
                 path: {
@@ -5956,9 +6292,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            items: components["schemas"]["MediaAsset"][];
-                        };
+                        "application/json": components["schemas"]["MediaList"];
                     };
                 };
                 /** @description Invalid body or parameter */
@@ -6030,6 +6364,10 @@ export interface paths {
                         file: string;
                         folder_id?: string;
                         tag_id?: string;
+                        /** @description Alt text, 0-500 characters */
+                        alt?: string;
+                        /** @description Caption, 0-1000 characters */
+                        caption?: string;
                     };
                 };
             };
@@ -6253,7 +6591,84 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Edit a media asset's alt text and caption
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission media:upload; the same operation as its /v1 twin. As PATCH /v1/media/{id}.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                    /** @description Media id (ULID or UUID) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdateMedia"];
+                };
+            };
+            responses: {
+                /** @description The asset */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MediaAsset"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/v1/sites/{site_id}/categories": {
@@ -6272,6 +6687,8 @@ export interface paths {
                 query?: {
                     /** @description BCP-47; count only posts in this language */
                     language?: string;
+                    /** @description Comma-separated extras: `total` adds `total`, the number of items the filters match in all (not the page). Unknown values are 400. */
+                    include?: "total";
                 };
                 header?: never;
                 path: {
@@ -6369,6 +6786,8 @@ export interface paths {
                 query?: {
                     /** @description BCP-47; count only posts in this language */
                     language?: string;
+                    /** @description Comma-separated extras: `total` adds `total`, the number of items the filters match in all (not the page). Unknown values are 400. */
+                    include?: "total";
                 };
                 header?: never;
                 path: {
@@ -6450,6 +6869,192 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sites/{site_id}/categories/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Name or describe a category
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission taxonomy:manage; the same operation as its /v1 twin. As PATCH /v1/categories/{slug}.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                    /** @description The term's slug */
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdateTaxonomyTerm"];
+                };
+            };
+            responses: {
+                /** @description The term as stored */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TaxonomyTermView"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/sites/{site_id}/tags/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Name or describe a tag
+         * @description Signed-in staff (Bearer access token, through the gateway) with the site permission taxonomy:manage; the same operation as its /v1 twin. As PATCH /v1/tags/{slug}.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The site's id (ULID or UUID) */
+                    site_id: string;
+                    /** @description The term's slug */
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdateTaxonomyTerm"];
+                };
+            };
+            responses: {
+                /** @description The term as stored */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TaxonomyTermView"];
+                    };
+                };
+                /** @description Invalid body or parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No signed-in staff session (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person lacks the operation's site permission (FORBIDDEN, details.missing names it) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such site for this person (missing, deleted, archived or not theirs), or no such resource of the site */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Quota exceeded (per person and site: the key's quotas) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/api/v1/sites/{site_id}/authors": {
         parameters: {
             query?: never;
@@ -6463,7 +7068,10 @@ export interface paths {
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Comma-separated extras: `total` adds `total`, the number of items the filters match in all (not the page). Unknown values are 400. */
+                    include?: "total";
+                };
                 header?: never;
                 path: {
                     /** @description The site's id (ULID or UUID) */
@@ -6479,9 +7087,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            items: components["schemas"]["Author"][];
-                        };
+                        "application/json": components["schemas"]["Authors"];
                     };
                 };
                 /** @description Not modified */
@@ -6778,6 +7384,8 @@ export interface paths {
                     limit?: number;
                     /** @description By creation time (default desc); else 400 INVALID_ORDER */
                     ordem?: "asc" | "desc";
+                    /** @description Comma-separated extras: `total` adds `total`, the number of items the filters match in all (not the page). Unknown values are 400. */
+                    include?: "total";
                 };
                 header?: never;
                 path: {
@@ -6794,7 +7402,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["LeadPage"];
+                        "application/json": components["schemas"]["LeadPage"] & {
+                            /** @description With include=total: how many leads the filters match in all (not the page) */
+                            total?: number;
+                        };
                     };
                 };
                 /** @description Invalid body or parameter */
@@ -7790,8 +8401,10 @@ export interface components {
             url: string;
             width: number | null;
             height: number | null;
-            /** @description The post's title (assets carry no alt text of their own) */
+            /** @description The media asset's alt text (PATCH /v1/media/{id}); the post's title when the asset has none */
             alt: string;
+            /** @description The media asset's caption; null when it has none */
+            caption: string | null;
             /** @description For <img srcset>: the renditions in the original's format (WebP for GIF and WebP originals) and the original, `url {w}w` narrowest first; the bare original URL while its width is unknown */
             srcset: string;
             /** @description Every rendition, the original included, narrowest first; only the original while the asset is processing */
@@ -7870,17 +8483,29 @@ export interface components {
             name: string;
             scopes: ("posts:write" | "posts:read" | "post_types:read" | "sites:read" | "media:read" | "media:write" | "site:read" | "site:write" | "site:code" | "seo:read" | "seo:write" | "analytics:read" | "leads:read" | "export" | "import")[];
             allowed_origins: string[];
+            server_reads: boolean;
             author: {
                 display_name: string;
             };
             created_at: string;
+            warnings?: components["schemas"]["ApiKeyWarning"][];
+        };
+        /** @description Accepted, but worth knowing: RESERVED_SCOPE when every scope of the key is reserved (`sites:read` gates no operation today), so the key can call nothing. */
+        ApiKeyWarning: {
+            /** @enum {string} */
+            code: "RESERVED_SCOPE";
+            path: string;
+            message: string;
         };
         CreateApiKey: {
             name: string;
             scopes: ("posts:write" | "posts:read" | "post_types:read" | "sites:read" | "media:read" | "media:write" | "site:read" | "site:write" | "site:code" | "seo:read" | "seo:write" | "analytics:read" | "leads:read" | "export" | "import")[];
             /** @enum {string} */
             kind: "secret" | "public";
+            /** @description Public keys only (required there): the browser origins the key may be used from. Exact origins (`https://example.com`, `http://localhost:5173`) or, over https, one leading wildcard label (`https://*.my-project.pages.dev` matches `https://abc.my-project.pages.dev`, not `https://my-project.pages.dev` nor `https://a.b.my-project.pages.dev`); never `*` alone nor directly under a public suffix (`https://*.pages.dev`, `https://*.co.uk`: 400 INVALID_ORIGIN). */
             allowed_origins?: string[];
+            /** @description Public keys only; default false. When true, a read sent without an `Origin` by a server (server-side rendering, a static build) is served instead of 403 ORIGIN_NOT_ALLOWED, never when its fetch metadata shows a browser (a `Sec-Fetch-Site` or `Sec-Fetch-Dest` header, or a `Sec-Fetch-Mode` other than `cors`; Node's fetch sends `Sec-Fetch-Mode: cors` alone and is served). Such reads count on a per-key bucket of their own (`server-reads`, 600 per minute). Enabling it widens the key. */
+            server_reads?: boolean;
             /** @description Byline of the posts this key writes (the creating staff user's author persona on the site); default: the key's name */
             author_name?: string;
         };
@@ -7892,10 +8517,23 @@ export interface components {
             key_prefix: string;
             scopes: ("posts:write" | "posts:read" | "post_types:read" | "sites:read" | "media:read" | "media:write" | "site:read" | "site:write" | "site:code" | "seo:read" | "seo:write" | "analytics:read" | "leads:read" | "export" | "import")[];
             allowed_origins: string[];
+            server_reads: boolean;
             created_by: string | null;
             created_at: string;
+            last_widened: components["schemas"]["ApiKeyWidening"];
             carried_over: components["schemas"]["CarriedOver"];
         };
+        /** @description The key's last widening (an edit that added a scope, an origin or server reads): when, by whom, what it added. Null when never widened. */
+        ApiKeyWidening: {
+            at: string;
+            /** @description The user id of the administrator who widened it */
+            by: string | null;
+            added: {
+                scopes: ("posts:write" | "posts:read" | "post_types:read" | "sites:read" | "media:read" | "media:write" | "site:read" | "site:write" | "site:code" | "seo:read" | "seo:write" | "analytics:read" | "leads:read" | "export" | "import")[];
+                allowed_origins: string[];
+                server_reads: boolean;
+            };
+        } | null;
         /** @description Set when a transfer of the site carried this integration over from the previous owner: suspended until an administrator keeps it (POST …/keep) or removes it. Null when active. */
         CarriedOver: {
             /** @description The organization that owned the site before the transfer */
@@ -7903,6 +8541,18 @@ export interface components {
             /** @description When the transfer was accepted */
             at: string;
         } | null;
+        ApiKeyEdited: components["schemas"]["ApiKeySummary"] & {
+            warnings?: components["schemas"]["ApiKeyWarning"][];
+        };
+        EditApiKey: {
+            name?: string;
+            /** @description The key's scopes from now on (replaces the list; a public key takes only read scopes). */
+            scopes?: ("posts:write" | "posts:read" | "post_types:read" | "sites:read" | "media:read" | "media:write" | "site:read" | "site:write" | "site:code" | "seo:read" | "seo:write" | "analytics:read" | "leads:read" | "export" | "import")[];
+            /** @description Replaces the list. Public keys only (required there): the browser origins the key may be used from. Exact origins (`https://example.com`, `http://localhost:5173`) or, over https, one leading wildcard label (`https://*.my-project.pages.dev` matches `https://abc.my-project.pages.dev`, not `https://my-project.pages.dev` nor `https://a.b.my-project.pages.dev`); never `*` alone nor directly under a public suffix (`https://*.pages.dev`, `https://*.co.uk`: 400 INVALID_ORIGIN). */
+            allowed_origins?: string[];
+            /** @description Public keys only; default false. When true, a read sent without an `Origin` by a server (server-side rendering, a static build) is served instead of 403 ORIGIN_NOT_ALLOWED, never when its fetch metadata shows a browser (a `Sec-Fetch-Site` or `Sec-Fetch-Dest` header, or a `Sec-Fetch-Mode` other than `cors`; Node's fetch sends `Sec-Fetch-Mode: cors` alone and is served). Such reads count on a per-key bucket of their own (`server-reads`, 600 per minute). Enabling it widens the key. */
+            server_reads?: boolean;
+        };
         WebhookCreated: {
             id: string;
             url: string;
@@ -8061,11 +8711,15 @@ export interface components {
         PostPage: {
             items: components["schemas"]["PostListItem"][];
             next_cursor: string | null;
+            /** @description With include=total: how many items the filters match in all (not the page) */
+            total?: number;
         };
         /** @description next_cursor is null on the last page */
         PostSummaryPage: {
             items: components["schemas"]["PostSummary"][];
             next_cursor: string | null;
+            /** @description With include=total: how many items the filters match in all (not the page) */
+            total?: number;
         };
         CreatePost: {
             title: string;
@@ -8092,10 +8746,20 @@ export interface components {
             /** @enum {string} */
             access?: "public" | "restricted";
         };
+        /** @description `seo` only for a key with seo:read (as GET /v1/posts/{reference}/seo); absent for a key without it */
         PostDetail: components["schemas"]["PostListItem"] & {
             content_html: string;
             featured_image_url: string | null;
-            seo: components["schemas"]["PostSeo"];
+            /** @description category_slugs with their names and descriptions (PATCH /v1/categories/{slug}), in order */
+            categories: components["schemas"]["PostTerm"][];
+            /** @description tag_slugs with their names and descriptions (PATCH /v1/tags/{slug}), in order */
+            tags: components["schemas"]["PostTerm"][];
+            seo?: components["schemas"]["PostSeo"];
+        };
+        PostTerm: {
+            slug: string;
+            name: string;
+            description: string | null;
         };
         PostSeo: {
             meta_title?: string | null;
@@ -8198,6 +8862,7 @@ export interface components {
             /** @description Seconds the link lives: 60..86400, default 3600 */
             expires_in?: number;
         };
+        /** @description `seo` only for a key with seo:read (as GET /v1/posts/{reference}/seo); absent for a key without it */
         PostPreview: components["schemas"]["PostDetail"] & {
             /** @enum {string} */
             status: "draft" | "scheduled" | "published" | "archived";
@@ -8229,6 +8894,10 @@ export interface components {
             tag_ids: string[];
             /** @description The original first, then widths 320/640/1280 below the original's width, each in WebP and the original's format */
             variants: components["schemas"]["MediaVariant"][];
+            /** @description Alt text (0-500 characters; null when not given): a post's featured_image.alt and its <img alt> */
+            alt: string | null;
+            /** @description Caption (0-1000 characters; null when not given) */
+            caption: string | null;
             created_at: string;
         };
         MediaVariant: {
@@ -8239,6 +8908,15 @@ export interface components {
             height: number | null;
             content_type: string;
             size_bytes: number;
+        };
+        MediaList: {
+            items: components["schemas"]["MediaAsset"][];
+            /** @description With include=total: how many assets the filters match in all (the list stops at limit) */
+            total?: number;
+        };
+        UpdateMedia: {
+            alt?: string | null;
+            caption?: string | null;
         };
         PageView: {
             /** @description The page's path (location.pathname), at most 512 characters; a query or fragment is dropped */
@@ -8295,11 +8973,6 @@ export interface components {
             limit: number;
             offset: number;
         };
-        /** @description next_cursor is null on the last page */
-        LeadPage: {
-            items: components["schemas"]["Lead"][];
-            next_cursor: string | null;
-        };
         Lead: {
             id: string;
             form_id: string;
@@ -8314,6 +8987,11 @@ export interface components {
             /** @description The page the form was sent from, when given */
             page_url: string | null;
             created_at: string;
+        };
+        /** @description next_cursor is null on the last page */
+        LeadPage: {
+            items: components["schemas"]["Lead"][];
+            next_cursor: string | null;
         };
         Form: {
             id: string;
@@ -8362,20 +9040,39 @@ export interface components {
         };
         TaxonomyTerms: {
             items: components["schemas"]["TaxonomyTerm"][];
+            /** @description With include=total: how many terms public posts carry in all (the list stops at 1,000) */
+            total?: number;
         };
         TaxonomyTerm: {
             slug: string;
-            /** @description The slug in words (posts carry slugs only) */
+            /** @description The name the site gave the term (PATCH); without one, the slug in words (`sdk` -> `Sdk`) */
             name: string;
+            /** @description null until the site describes the term */
+            description: string | null;
             /** @description Public posts carrying the term */
             count: number;
         };
+        TaxonomyTermView: {
+            slug: string;
+            /** @description The name the site gave the term (PATCH); without one, the slug in words (`sdk` -> `Sdk`) */
+            name: string;
+            /** @description null until the site describes the term */
+            description: string | null;
+        };
+        UpdateTaxonomyTerm: {
+            name?: string;
+            /** @description null clears it */
+            description?: string | null;
+        };
         Authors: {
             items: components["schemas"]["Author"][];
+            /** @description With include=total: how many authors the key may see in all (the list stops at 1,000) */
+            total?: number;
         };
         Author: {
             slug: string;
-            name: string;
+            /** @description The author's name, as a post's author.display_name shows it (issue 35: one field) */
+            display_name: string;
             bio: string | null;
             avatar: components["schemas"]["FeaturedImage"] & unknown;
             /** @description ck_ keys only */
@@ -8385,8 +9082,14 @@ export interface components {
             /** @description ck_ keys only */
             updated_at?: string;
         };
+        /** @description display_name (or its former name, name) is required */
         CreateAuthor: {
-            name: string;
+            display_name?: string;
+            /**
+             * @deprecated
+             * @description The former name of display_name, still accepted; send one of the two
+             */
+            name?: string;
             /** @description Lowercase letters, digits and hyphens */
             slug?: string;
             bio?: string | null;
@@ -8394,6 +9097,11 @@ export interface components {
             avatar_media_id?: string | null;
         };
         UpdateAuthor: {
+            display_name?: string;
+            /**
+             * @deprecated
+             * @description The former name of display_name, still accepted; send one of the two
+             */
             name?: string;
             /** @description Lowercase letters, digits and hyphens */
             slug?: string;

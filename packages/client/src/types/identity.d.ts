@@ -222,11 +222,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Messages sent to an e-mail or phone (only with DEV_OUTBOX=true; 404 otherwise) */
+        /** Messages sent to an e-mail or phone; without `to`, the newest 100 of every recipient with their plain-text and HTML bodies (the gateway's /__dev/mail). Only with DEV_OUTBOX=true; 404 otherwise */
         get: {
             parameters: {
-                query: {
-                    to: string;
+                query?: {
+                    to?: string;
                 };
                 header?: never;
                 path?: never;
@@ -249,6 +249,10 @@ export interface paths {
                                 link: string | null;
                                 subject: string;
                                 created_at: string;
+                                /** @description Without `to` only: the plain text (an SMS's text) */
+                                body?: string;
+                                /** @description Without `to` only: the HTML body of an e-mail; null for an SMS */
+                                html?: string | null;
                             }[];
                         };
                     };
@@ -730,7 +734,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description MFA_NOT_ENROLLED */
+                /** @description MFA_NOT_ENROLLED (details.ways: a magic link signs the account in; its access token enrolls TOTP) */
                 428: {
                     headers: {
                         [name: string]: unknown;
@@ -837,7 +841,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description MFA_NOT_ENROLLED */
+                /** @description MFA_NOT_ENROLLED (details.ways: a magic link signs the account in; its access token enrolls TOTP) */
                 428: {
                     headers: {
                         [name: string]: unknown;
@@ -3152,8 +3156,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Set the caller's display name (the byline of the posts the person writes)
-         * @description Beyond the spec (issue 34). Strict body: an unknown field is 400 BAD_REQUEST naming it. A person's posts on the dashboard routes of content are bylined with this name; a person without one cannot create a post there (422 DISPLAY_NAME_REQUIRED).
+         * Set the caller's display name (the byline of the posts the person writes) and mail language
+         * @description Beyond the spec (issues 34, 36). Strict body: an unknown field is 400 BAD_REQUEST naming it. A person's posts on the dashboard routes of content are bylined with this name; a person without one cannot create a post there (422 DISPLAY_NAME_REQUIRED). `locale` (en, pt-BR) is the language of the account's mail; another value is 400 BAD_REQUEST.
          */
         patch: {
             parameters: {
@@ -3177,7 +3181,7 @@ export interface paths {
                         "application/json": components["schemas"]["Me"];
                     };
                 };
-                /** @description BAD_REQUEST (display_name empty, longer than 120, with control characters; an unknown field) */
+                /** @description BAD_REQUEST (display_name empty, longer than 120, with control characters; a locale other than en and pt-BR; neither field; an unknown field) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3240,7 +3244,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an organization; the caller becomes its owner */
+        /**
+         * Create an organization; the caller becomes its owner
+         * @description Without `slug` the slug is derived from `name` (ASCII-folded, lower case, other characters as one hyphen, at most 63), and numbered when taken: `acme`, `acme-2`, `acme-3`… An explicit `slug` that is taken is 409 SLUG_TAKEN.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3263,7 +3270,7 @@ export interface paths {
                         "application/json": components["schemas"]["OrganizationMembership"];
                     };
                 };
-                /** @description BAD_REQUEST, BAD_SLUG */
+                /** @description BAD_REQUEST, BAD_SLUG (also: no slug can be derived from the name; send one) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6161,6 +6168,11 @@ export interface components {
             email: string | null;
             /** @description The name the person's posts are bylined with (never the address); null until set (PATCH /api/v1/auth/me) */
             display_name: string | null;
+            /**
+             * @description The language of the mail the account receives (set at sign-up from Accept-Language)
+             * @enum {string}
+             */
+            locale: "en" | "pt-BR";
             created_at: string;
             /** @description The sign-in factors present: a password, a confirmed TOTP, passkeys, a verified phone, unused recovery codes */
             factors: ("password" | "totp" | "passkey" | "phone" | "recovery_codes")[];
@@ -6186,7 +6198,13 @@ export interface components {
              * @description Trimmed, 1..120 characters, no control characters
              * @example Ada Lovelace
              */
-            display_name: string;
+            display_name?: string;
+            /**
+             * @description The language of the account's mail
+             * @example pt-BR
+             * @enum {string}
+             */
+            locale?: "en" | "pt-BR";
         };
         OrganizationMembership: {
             id: string;
@@ -6196,7 +6214,7 @@ export interface components {
         };
         CreateOrgRequest: {
             name: string;
-            slug: string;
+            slug?: string;
         };
         OrgMember: {
             user_id: string;
