@@ -2,11 +2,17 @@ import type { Env } from "../core/worker-env";
 import { recipientLocale } from "./locale-store";
 import type { Locale, OutboundMessage } from "./messages";
 import { insertOutboxMessage } from "./outbox-store";
-import { PostmarkMailer } from "./providers/postmark";
-import { ResendMailer } from "./providers/resend";
-import { SesMailer } from "./providers/ses";
-import { DeliveryError, type Fetcher, type RenderedMessage, type Transport } from "./providers/transport";
-import { TwilioSmsSender } from "./providers/twilio";
+import { postmarkRequest } from "./providers/postmark";
+import { resendRequest } from "./providers/resend";
+import { sesRequest } from "./providers/ses";
+import {
+  DeliveryError,
+  type Fetcher,
+  providerTransport,
+  type RenderedMessage,
+  type Transport,
+} from "./providers/transport";
+import { twilioRequest } from "./providers/twilio";
 import { renderMessage } from "./render";
 
 export { DeliveryError } from "./providers/transport";
@@ -84,22 +90,28 @@ export function mailTransport(env: Env): Transport {
   const token = env.MAIL_PROVIDER_TOKEN ?? "";
   switch (mailProvider(env)) {
     case "resend":
-      return new ResendMailer({ apiKey: token, from, url: env.MAIL_PROVIDER_URL }, providerFetch);
+      return providerTransport(
+        "resend",
+        (m) => resendRequest({ apiKey: token, from, url: env.MAIL_PROVIDER_URL }, m),
+        providerFetch,
+      );
     case "postmark":
-      return new PostmarkMailer({ serverToken: token, from, url: env.MAIL_PROVIDER_URL }, providerFetch);
+      return providerTransport(
+        "postmark",
+        (m) => postmarkRequest({ serverToken: token, from, url: env.MAIL_PROVIDER_URL }, m),
+        providerFetch,
+      );
     case "ses": {
       // MAIL_PROVIDER_TOKEN = "<access key id>:<secret access key>" of an IAM user allowed ses:SendEmail.
       const colon = token.indexOf(":");
-      return new SesMailer(
-        {
-          region: env.MAIL_PROVIDER_REGION ?? "us-east-1",
-          accessKeyId: colon > 0 ? token.slice(0, colon) : "",
-          secretAccessKey: colon > 0 ? token.slice(colon + 1) : "",
-          from,
-          endpoint: env.MAIL_PROVIDER_URL,
-        },
-        providerFetch,
-      );
+      const config = {
+        region: env.MAIL_PROVIDER_REGION ?? "us-east-1",
+        accessKeyId: colon > 0 ? token.slice(0, colon) : "",
+        secretAccessKey: colon > 0 ? token.slice(colon + 1) : "",
+        from,
+        endpoint: env.MAIL_PROVIDER_URL,
+      };
+      return providerTransport("ses", (m) => sesRequest(config, m), providerFetch);
     }
     case null:
       return new UnconfiguredAdapter();
@@ -122,15 +134,13 @@ export function createMailer(env: Env): Mailer {
 /** The SMS provider the configuration names (none: every send fails, and smsEnabled is false). */
 export function smsTransport(env: Env): Transport {
   if (smsProvider(env) !== "twilio") return new UnconfiguredAdapter();
-  return new TwilioSmsSender(
-    {
-      accountSid: env.TWILIO_ACCOUNT_SID ?? "",
-      authToken: env.SMS_PROVIDER_TOKEN ?? "",
-      from: env.SMS_FROM ?? "",
-      base: env.SMS_PROVIDER_URL,
-    },
-    providerFetch,
-  );
+  const config = {
+    accountSid: env.TWILIO_ACCOUNT_SID ?? "",
+    authToken: env.SMS_PROVIDER_TOKEN ?? "",
+    from: env.SMS_FROM ?? "",
+    base: env.SMS_PROVIDER_URL,
+  };
+  return providerTransport("twilio", (m) => twilioRequest(config, m), providerFetch);
 }
 
 export function createSmsSender(env: Env): SmsSender {

@@ -4,13 +4,7 @@
  * `Content-Type: application/json`, JSON `{From, To, Subject, HtmlBody, TextBody, MessageStream, Tag}`.
  * Transactional mail goes to the default `outbound` stream.
  */
-import {
-  type Fetcher,
-  type ProviderRequest,
-  postToProvider,
-  type RenderedMessage,
-  type Transport,
-} from "./transport";
+import type { ProviderRequest, RenderedMessage } from "./transport";
 
 export const POSTMARK_URL = "https://api.postmarkapp.com/email";
 
@@ -41,15 +35,4 @@ export function postmarkRequest(config: PostmarkConfig, m: RenderedMessage): Pro
       Tag: m.purpose,
     }),
   };
-}
-
-export class PostmarkMailer implements Transport {
-  constructor(
-    private readonly config: PostmarkConfig,
-    private readonly fetcher: Fetcher,
-  ) {}
-
-  send(m: RenderedMessage): Promise<void> {
-    return postToProvider("postmark", postmarkRequest(this.config, m), this.fetcher);
-  }
 }

@@ -3,13 +3,7 @@
  * `POST https://api.resend.com/emails`, `Authorization: Bearer <API key>`, JSON `{from, to[], subject,
  * html, text}`. The idempotency key lets Resend drop a retried duplicate of the same message.
  */
-import {
-  type Fetcher,
-  type ProviderRequest,
-  postToProvider,
-  type RenderedMessage,
-  type Transport,
-} from "./transport";
+import type { ProviderRequest, RenderedMessage } from "./transport";
 
 export const RESEND_URL = "https://api.resend.com/emails";
 
@@ -37,15 +31,4 @@ export function resendRequest(config: ResendConfig, m: RenderedMessage): Provide
       tags: [{ name: "purpose", value: m.purpose }],
     }),
   };
-}
-
-export class ResendMailer implements Transport {
-  constructor(
-    private readonly config: ResendConfig,
-    private readonly fetcher: Fetcher,
-  ) {}
-
-  send(m: RenderedMessage): Promise<void> {
-    return postToProvider("resend", resendRequest(this.config, m), this.fetcher);
-  }
 }

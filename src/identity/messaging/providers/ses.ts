@@ -5,13 +5,7 @@
  * Signature Version 4 (service `ses`) by an IAM access key allowed `ses:SendEmail`.
  */
 import { amzDate, sha256Hex, signV4 } from "./sigv4";
-import {
-  type Fetcher,
-  type ProviderRequest,
-  postToProvider,
-  type RenderedMessage,
-  type Transport,
-} from "./transport";
+import type { ProviderRequest, RenderedMessage } from "./transport";
 
 export interface SesConfig {
   region: string;
@@ -58,15 +52,4 @@ export async function sesRequest(config: SesConfig, m: RenderedMessage): Promise
     amzDate: headers["x-amz-date"],
   });
   return { method: "POST", url, headers: { ...headers, authorization }, body };
-}
-
-export class SesMailer implements Transport {
-  constructor(
-    private readonly config: SesConfig,
-    private readonly fetcher: Fetcher,
-  ) {}
-
-  async send(m: RenderedMessage): Promise<void> {
-    return postToProvider("ses", await sesRequest(this.config, m), this.fetcher);
-  }
 }

@@ -20,6 +20,8 @@ export interface RenderedMessage {
 
 /** Hands one rendered message to a provider (or the outbox). Throws `DeliveryError` when it could not. */
 export interface Transport {
+  /** The provider a message goes to (`resend`, `twilio`, …); absent for the outbox and the unconfigured one. */
+  readonly provider?: string;
   send(message: RenderedMessage): Promise<void>;
 }
 
@@ -65,4 +67,16 @@ export async function postToProvider(
   // The body is not needed; release the connection.
   await res.body?.cancel();
   if (!res.ok) throw new DeliveryError(`${provider} answered ${res.status}`);
+}
+
+/**
+ * A provider as a transport: each message becomes the provider's documented request (`build`, which SES
+ * signs asynchronously) and is posted with `fetcher`.
+ */
+export function providerTransport(
+  provider: string,
+  build: (message: RenderedMessage) => ProviderRequest | Promise<ProviderRequest>,
+  fetcher: Fetcher,
+): Transport {
+  return { provider, send: async (message) => postToProvider(provider, await build(message), fetcher) };
 }

@@ -4,13 +4,7 @@
  * Account SID and Auth Token, form-encoded `To`, `From` (a number or sender id) or `MessagingServiceSid`
  * (an `MG…` sid), and `Body`. The SMS carries the template's plain text.
  */
-import {
-  type Fetcher,
-  type ProviderRequest,
-  postToProvider,
-  type RenderedMessage,
-  type Transport,
-} from "./transport";
+import type { ProviderRequest, RenderedMessage } from "./transport";
 
 export const TWILIO_BASE = "https://api.twilio.com";
 
@@ -43,15 +37,4 @@ export function twilioRequest(config: TwilioConfig, m: RenderedMessage): Provide
     },
     body: form.toString(),
   };
-}
-
-export class TwilioSmsSender implements Transport {
-  constructor(
-    private readonly config: TwilioConfig,
-    private readonly fetcher: Fetcher,
-  ) {}
-
-  send(m: RenderedMessage): Promise<void> {
-    return postToProvider("twilio", twilioRequest(this.config, m), this.fetcher);
-  }
 }
