@@ -99,8 +99,8 @@ export async function insertApiKey(db: D1Database, key: ApiKeyRecord & { key_has
     .run();
 }
 
-/** The columns a key is listed with. */
-const listedColumns = {
+/** What a key is: the columns its lookup and its listing both read. */
+const keyColumns = {
   id: apiKeys.id,
   site_id: apiKeys.site_id,
   name: apiKeys.name,
@@ -112,6 +112,11 @@ const listedColumns = {
   created_by: apiKeys.created_by,
   author_name: apiKeys.author_name,
   created_at: apiKeys.created_at,
+};
+
+/** The columns a key is listed with. */
+const listedColumns = {
+  ...keyColumns,
   carried_over_at: apiKeys.carried_over_at,
   carried_over_from: apiKeys.carried_over_from,
   widened_at: apiKeys.widened_at,
@@ -301,17 +306,7 @@ export async function findActiveKeyByHash(db: D1Database, keyHash: string): Prom
 export function keyLookup(db: D1Database, keyHash: string) {
   return drizzle(db)
     .select({
-      id: apiKeys.id,
-      site_id: apiKeys.site_id,
-      name: apiKeys.name,
-      kind: apiKeys.kind,
-      key_prefix: apiKeys.key_prefix,
-      scopes_json: apiKeys.scopes_json,
-      allowed_origins_json: apiKeys.allowed_origins_json,
-      server_reads: apiKeys.server_reads,
-      created_by: apiKeys.created_by,
-      author_name: apiKeys.author_name,
-      created_at: apiKeys.created_at,
+      ...keyColumns,
       site_status: sites.status,
       site_slug: sites.slug,
       site_primary_domain: sites.primary_domain,
