@@ -485,3 +485,110 @@ export const ssoUndos = sqliteTable(
   },
   (t) => [index("sso_undos_org").on(t.org_id)],
 );
+
+/** OAuth clients of MCP agents (issue 37, migration 0013): metadata documents and RFC 7591 registrations. */
+export const oauthClients = sqliteTable("oauth_clients", {
+  id: text("id").primaryKey(),
+  kind: text("kind", { enum: ["metadata_document", "registered"] }).notNull(),
+  name: text("name").notNull(),
+  client_uri: text("client_uri"),
+  logo_uri: text("logo_uri"),
+  /** JSON array of the exact redirect URIs. */
+  redirect_uris: text("redirect_uris").notNull(),
+  token_endpoint_auth_method: text("token_endpoint_auth_method", {
+    enum: ["none", "client_secret_post", "client_secret_basic"],
+  })
+    .notNull()
+    .default("none"),
+  secret_hash: text("secret_hash"),
+  metadata_json: text("metadata_json").notNull(),
+  fetched_at: text("fetched_at"),
+  created_at: text("created_at").notNull(),
+  updated_at: text("updated_at").notNull(),
+});
+
+/** A consent in progress (issue 37): the validated authorization request, bound to the person; single use. */
+export const oauthConsents = sqliteTable(
+  "oauth_consents",
+  {
+    id: text("id").primaryKey(),
+    user_id: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    client_id: text("client_id")
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: "cascade" }),
+    redirect_uri: text("redirect_uri").notNull(),
+    state: text("state"),
+    code_challenge: text("code_challenge").notNull(),
+    resource: text("resource").notNull(),
+    scope: text("scope").notNull(),
+    csrf_hash: text("csrf_hash").notNull(),
+    created_at: text("created_at").notNull(),
+    expires_at: text("expires_at").notNull(),
+    decided_at: text("decided_at"),
+  },
+  (t) => [index("oauth_consents_user").on(t.user_id)],
+);
+
+/** An agent's grant (issue 37): a person's approval of a client on a site with scopes; the credential. */
+export const oauthGrants = sqliteTable(
+  "oauth_grants",
+  {
+    id: text("id").primaryKey(),
+    user_id: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    client_id: text("client_id")
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: "cascade" }),
+    site_id: text("site_id").notNull(),
+    org_id: text("org_id").notNull(),
+    /** Space-separated key scopes the person approved. */
+    scope: text("scope").notNull(),
+    resource: text("resource").notNull(),
+    created_at: text("created_at").notNull(),
+    last_used_at: text("last_used_at"),
+    revoked_at: text("revoked_at"),
+    revoked_reason: text("revoked_reason"),
+    revoked_by: text("revoked_by"),
+  },
+  (t) => [
+    index("oauth_grants_user").on(t.user_id, t.revoked_at),
+    index("oauth_grants_site").on(t.site_id, t.revoked_at),
+  ],
+);
+
+/** Authorization codes of a grant (hash only; 60 s, single use). */
+export const oauthCodes = sqliteTable(
+  "oauth_codes",
+  {
+    code_hash: text("code_hash").primaryKey(),
+    grant_id: text("grant_id")
+      .notNull()
+      .references(() => oauthGrants.id, { onDelete: "cascade" }),
+    client_id: text("client_id").notNull(),
+    redirect_uri: text("redirect_uri").notNull(),
+    code_challenge: text("code_challenge").notNull(),
+    resource: text("resource").notNull(),
+    created_at: text("created_at").notNull(),
+    expires_at: text("expires_at").notNull(),
+    used_at: text("used_at"),
+  },
+  (t) => [index("oauth_codes_grant").on(t.grant_id)],
+);
+
+/** Refresh tokens of a grant (hash only), rotated on every use; a rotated one presented again revokes the grant. */
+export const oauthRefreshTokens = sqliteTable(
+  "oauth_refresh_tokens",
+  {
+    token_hash: text("token_hash").primaryKey(),
+    grant_id: text("grant_id")
+      .notNull()
+      .references(() => oauthGrants.id, { onDelete: "cascade" }),
+    created_at: text("created_at").notNull(),
+    expires_at: text("expires_at").notNull(),
+    rotated_at: text("rotated_at"),
+  },
+  (t) => [index("oauth_refresh_tokens_grant").on(t.grant_id)],
+);

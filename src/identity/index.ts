@@ -2,7 +2,7 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 import { devCron } from "../lib/dev-cron";
 import { errorFields, runLogger } from "../lib/log";
 import { instrumentEntrypoint } from "../lib/metrics";
-import type { EdgeContext, IdentityRpc, SiteGrant, SiteGrantQuery } from "../lib/rpc";
+import type { AgentAccess, EdgeContext, IdentityRpc, SiteGrant, SiteGrantQuery } from "../lib/rpc";
 import { eraseDueAccounts } from "./account/erasure";
 import { app } from "./core/app";
 import { edgeContextFor } from "./core/edge-context";
@@ -11,6 +11,7 @@ import { siteGrantOf } from "./core/site-grant";
 import type { Env } from "./core/worker-env";
 import { deliverGrantEndings } from "./members/grant-endings";
 import { createMailer } from "./messaging/messaging";
+import { agentAccessOf } from "./oauth/agent-access";
 import { recordBreakGlass } from "./sso/enforcement";
 
 export default class IdentityService extends WorkerEntrypoint<Env> implements IdentityRpc {
@@ -49,6 +50,11 @@ export default class IdentityService extends WorkerEntrypoint<Env> implements Id
   /** A person's grant on one site, uncached: what content's dashboard writes decide by (issue 34). */
   async siteGrant(input: SiteGrantQuery): Promise<SiteGrant | null> {
     return siteGrantOf(this.env.DB, input);
+  }
+
+  /** An MCP agent's grant and the person's memberships now, uncached (issue 37). */
+  async agentAccess(input: { grant_id: string }): Promise<AgentAccess | null> {
+    return agentAccessOf(this.env.DB, input);
   }
 }
 

@@ -29,6 +29,28 @@ export interface IdentityRpc {
    * so a write costs this one call). null when the account no longer exists.
    */
   siteGrant(input: SiteGrantQuery): Promise<SiteGrant | null>;
+  /**
+   * An MCP agent's OAuth grant as identity holds it now (issue 37, docs/decisions/oauth-agents.md): content
+   * verifies the access token's signature itself and asks this for the grant's liveness and the person's
+   * current memberships (reads cache the answer at most 60 s; writes ask afresh). null when no such grant.
+   */
+  agentAccess(input: { grant_id: string }): Promise<AgentAccess | null>;
+}
+
+/** An agent's grant on its site (`IdentityRpc.agentAccess`). */
+export interface AgentAccess {
+  grant_id: string;
+  /** False once revoked or ended (by the person, a site member, a reset, a membership's end, a transfer...). */
+  active: boolean;
+  user_id: string;
+  client_id: string;
+  site_id: string;
+  /** The scopes the person approved (content caps them again by the person's permissions now). */
+  scopes: string[];
+  /** The person's membership of the site's organization and of the site, in the edge header's shape. */
+  org_memberships: OrgMembership[];
+  site_memberships: SiteMembership[];
+  display_name: string | null;
 }
 
 /** Whose grant on which site `IdentityRpc.siteGrant` reads. */

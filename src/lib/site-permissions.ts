@@ -27,6 +27,7 @@
  */
 import type { EdgeIdentity, OrgMembership, SiteMembership } from "./edge";
 import { parseId } from "./ids";
+import type { Scope } from "./key-scopes";
 
 /** What content's dashboard routes check (content keeps no shares: no share grants any of these). */
 const CONTENT = [
@@ -166,3 +167,26 @@ export function personSitePermissions(
 }
 
 export const ALL_SITE_PERMISSIONS = ALL;
+
+/**
+ * The key scopes a person's permissions stand for (content's dashboard routes; the cap of an MCP agent's
+ * OAuth grant, identity's consent and content's every use, docs/decisions/oauth-agents.md), so checks written for keys (drafts in search, the
+ * listing's statuses, `site:code`) answer a person as a `ck_` key holding them.
+ */
+const SCOPES_OF: Partial<Record<SitePermission, readonly Scope[]>> = {
+  read: ["sites:read", "post_types:read", "seo:read"],
+  "posts:read": ["posts:read"],
+  "posts:write_own": ["posts:write", "seo:write"],
+  "posts:publish": ["posts:write"],
+  "posts:edit_any": ["posts:write", "seo:write"],
+  "authors:manage": ["posts:write"],
+  "media:read": ["media:read"],
+  "media:upload": ["media:write"],
+  "leads:read": ["leads:read"],
+  settings: ["site:read", "site:write"],
+  code: ["site:code"],
+};
+
+export function scopesOfPermissions(permissions: ReadonlySet<SitePermission>): Set<Scope> {
+  return new Set([...permissions].flatMap((p) => SCOPES_OF[p] ?? []));
+}

@@ -4,7 +4,7 @@
  * and its framing; every other path keeps 9 MiB.
  */
 import { describe, expect, it } from "vitest";
-import { MCP_BODY_MAX_BYTES } from "../../src/content/mcp/routes";
+import { MCP_BODY_MAX_BYTES } from "../../src/content/mcp/transport";
 import { UPLOAD_MAX_BYTES } from "../../src/content/media/upload";
 import {
   base64Length,

@@ -18,12 +18,11 @@
 import { bearerRefusal } from "../../lib/bearer";
 import type { EdgeIdentity } from "../../lib/edge";
 import type { SiteGrant, SiteGrantQuery } from "../../lib/rpc";
-import type { SitePermission } from "../../lib/site-permissions";
+import { type SitePermission, scopesOfPermissions } from "../../lib/site-permissions";
 import type { Env } from "../core/bindings";
 import { fail } from "../errors";
 import { takeKeyQuota } from "./api-key";
 import type { KeyContext } from "./key-context";
-import type { Scope } from "./scopes";
 import { type Regrant, staffAccess } from "./site-staff";
 
 /** What a dashboard route requires of the person: one permission of `anyOf`, and its quota. */
@@ -52,28 +51,6 @@ export interface PersonRequest {
 export interface PersonDirectory {
   /** The person's grant on the site now (`IdentityRpc.siteGrant`), its display name already normalized. */
   siteGrant(query: SiteGrantQuery): Promise<SiteGrant | null>;
-}
-
-/**
- * The key scopes a person's permissions stand for, so checks written for keys (drafts in search, the
- * listing's statuses, `site:code`) answer a person as a `ck_` key holding them.
- */
-const SCOPES_OF: Partial<Record<SitePermission, readonly Scope[]>> = {
-  read: ["sites:read", "post_types:read", "seo:read"],
-  "posts:read": ["posts:read"],
-  "posts:write_own": ["posts:write", "seo:write"],
-  "posts:publish": ["posts:write"],
-  "posts:edit_any": ["posts:write", "seo:write"],
-  "authors:manage": ["posts:write"],
-  "media:read": ["media:read"],
-  "media:upload": ["media:write"],
-  "leads:read": ["leads:read"],
-  settings: ["site:read", "site:write"],
-  code: ["site:code"],
-};
-
-function scopesOfPermissions(permissions: ReadonlySet<SitePermission>): Set<Scope> {
-  return new Set([...permissions].flatMap((p) => SCOPES_OF[p] ?? []));
 }
 
 /** The gate and idempotency scope of a person on a site: one per (person, site). */

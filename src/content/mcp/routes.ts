@@ -1,44 +1,23 @@
-/**
- * `/v1/mcp`: the remote MCP server (Streamable HTTP, stateless) for AI agents, authenticated by a ck_ key
- * before any MCP processing. Its tools are API operations, described from this app's OpenAPI document and
- * run through this app (`src/content/mcp/`).
- */
-import { StreamableHTTPTransport } from "@hono/mcp";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { HTTPException } from "hono/http-exception";
 import { problemResponses } from "../../lib/app";
-import { MCP_PATH, MCP_UPLOAD_MESSAGE_MAX_BYTES, MIB } from "../../lib/body-caps";
+import { MCP_PATH, MCP_UPLOAD_MESSAGE_MAX_BYTES } from "../../lib/body-caps";
 import type { AppEnv } from "../core/bindings";
 import { fail } from "../errors";
 import type { KeyRequirement } from "../keys/api-key";
 import { clientIp, requireKey, security } from "../keys/middleware";
 import { type OpenApiDocument, toolCatalogue } from "./catalogue";
 import type { ToolContext } from "./dispatch";
-import { jsonRpcError, MAX_BATCH, mcpMethodNotAllowed, mcpServer } from "./server";
-import { TOOL_SPECS, type ToolDefinition, UPLOAD_MEDIA_TOOL } from "./tools";
+import { mcpMethodNotAllowed } from "./server";
+import { TOOL_SPECS, type ToolDefinition } from "./tools";
+import { handleMcpRequest, tooLargeDetail } from "./transport";
 
 /**
  * Any valid ck_ key of a live site; a pk_ key is refused (403: it lives in browsers and is bound to their
  * origins). Each MCP request costs one read; each tool call then costs what its operation costs.
  */
 const MCP_KEY: KeyRequirement = { kinds: "secret", scopes: [], quota: "read" };
-
-/** A JSON-RPC message of an MCP request (a create_post with a 1 MiB body fits). */
-export const MCP_BODY_MAX_BYTES = 2 * MIB;
-
-/**
- * The one message allowed above `MCP_BODY_MAX_BYTES` (up to `MCP_UPLOAD_MESSAGE_MAX_BYTES`, the edge's
- * cap of this path): a single `tools/call` of upload_media, whose base64 image is 4/3 of up to 8 MiB.
- */
-function isUploadCall(message: unknown): boolean {
-  if (message === null || typeof message !== "object" || Array.isArray(message)) return false;
-  const { method, params } = message as { method?: unknown; params?: { name?: unknown } | null };
-  return method === "tools/call" && params?.name === UPLOAD_MEDIA_TOOL;
-}
-
-const tooLargeDetail = `An MCP message is at most ${MCP_BODY_MAX_BYTES} bytes (${MCP_UPLOAD_MESSAGE_MAX_BYTES} bytes for one ${UPLOAD_MEDIA_TOOL} call).`;
 
 type App = OpenAPIHono<AppEnv>;
 
@@ -74,34 +53,6 @@ function toolContext(c: Context<AppEnv>, app: App): ToolContext {
     images: c.get("services").images,
     log: c.get("log"),
   };
-}
-
-/** One MCP POST: a fresh server and transport (JSON answers, no session id), closed once answered. */
-async function handleMcpRequest(
-  c: Context,
-  catalogue: readonly ToolDefinition[],
-  context: ToolContext,
-): Promise<Response> {
-  const size = (await c.req.arrayBuffer()).byteLength;
-  const body = await c.req.json().catch(() => undefined);
-  if (size > MCP_BODY_MAX_BYTES && !isUploadCall(body)) fail("PAYLOAD_TOO_LARGE", tooLargeDetail);
-  if (Array.isArray(body) && body.length > MAX_BATCH) {
-    return jsonRpcError(400, -32600, `Invalid Request: at most ${MAX_BATCH} messages in one batch.`);
-  }
-  const server = mcpServer(catalogue, context);
-  const transport = new StreamableHTTPTransport({ enableJsonResponse: true });
-  await server.connect(transport);
-  try {
-    const response = (await transport.handleRequest(c)) ?? c.body(null, 202);
-    response.headers.set("cache-control", "no-store");
-    return response;
-  } catch (error) {
-    // The transport's own refusals (406, 415, a body that is not JSON-RPC) are JSON-RPC error answers.
-    if (error instanceof HTTPException) return error.getResponse();
-    throw error;
-  } finally {
-    await server.close();
-  }
 }
 
 /** The stream is cut at the upload call's cap; a message of another kind is then held to its 2 MiB. */
