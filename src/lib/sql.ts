@@ -115,6 +115,12 @@ export function inJsonEach(column: SQLWrapper, values: readonly unknown[]): SQL 
   return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
 }
 
+/** `text`'s `?` placeholders numbered in order (?1, ?2, …), as `fragment` binds them. */
+export function numbered(text: string): string {
+  let n = 0;
+  return text.replace(/\?/g, () => `?${++n}`);
+}
+
 /**
  * A raw SQL fragment for the query builder: `text` (a store's SQL, written once for its raw statements
  * too) with its positional parameters (`?1`, `?2`…) bound to `params`, so one form of a rule serves both.

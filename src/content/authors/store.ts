@@ -4,7 +4,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { alias } from "drizzle-orm/sqlite-core";
 import { authorPersonas, posts } from "../../../schema/content";
 import type { Computed, Row } from "../../lib/rows";
-import { batch, fragment, inJsonEach, prepared } from "../../lib/sql";
+import { batch, fragment, inJsonEach, numbered, prepared } from "../../lib/sql";
 import { MEDIA_IMAGE_JSON } from "../media/media-image";
 import { PUBLIC_WHERE } from "../posts/store";
 
@@ -120,12 +120,6 @@ export type AuthorRow = Row<
  * for `fragment` (?1 the site id, ?2 `now`).
  */
 const NAMED_BY_PUBLIC_POST = `EXISTS (SELECT 1 FROM posts p WHERE ${numbered(PUBLIC_WHERE)} AND p.author_slug = a.slug)`;
-
-/** `text`'s `?` placeholders numbered in order (?1, ?2, …), as `fragment` binds them. */
-function numbered(text: string): string {
-  let n = 0;
-  return text.replace(/\?/g, () => `?${++n}`);
-}
 
 /**
  * The site's authors by slug (at most 1,000): all of them, or (`publicOnly`, for pk_ keys) those a public

@@ -6,7 +6,7 @@ import { and, desc, eq, ne, type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { alias } from "drizzle-orm/sqlite-core";
 import { media, mediaTags } from "../../../schema/content";
-import { fragment, prepared } from "../../lib/sql";
+import { fragment, numbered, prepared } from "../../lib/sql";
 import { PUBLIC_WHERE } from "../posts/store";
 import type { MediaImageRow } from "./media-image";
 
@@ -20,12 +20,6 @@ const m = alias(media, "m");
  */
 const USED_BY_PUBLIC_POST = `EXISTS (SELECT 1 FROM post_media_refs r JOIN posts p ON p.id = r.post_id
   WHERE r.site_id = m.site_id AND r.media_id = m.id AND ${numbered(PUBLIC_WHERE)})`;
-
-/** `text`'s `?` placeholders numbered in order (?1, ?2, …), as `fragment` binds them. */
-function numbered(text: string): string {
-  let n = 0;
-  return text.replace(/\?/g, () => `?${++n}`);
-}
 
 /** What a read's visibility adds to its WHERE: nothing (ck_), or the public-use rule at `now` (pk_). */
 function visibleWhere(siteId: string, visibility: MediaVisibility): SQL | undefined {
