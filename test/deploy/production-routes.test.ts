@@ -4,7 +4,9 @@
  * example settings' vars, placeholder resource ids), generated secrets, no `.dev.vars` and no test
  * bindings (so no DEV_OUTBOX). Every development route (found in the source and in each service's own
  * OpenAPI document) is 404 through the gateway and on each service directly, while the same Workers do
- * answer their ordinary routes.
+ * answer their ordinary routes. The development cron trigger (`POST /__dev/cron`, src/lib/dev-cron.ts) is
+ * among them: 404 on each service and through the gateway, whatever the method, while the same request runs
+ * the cron under `npm start` (test/deploy/scheduler-stack.test.ts).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -173,6 +175,27 @@ describe("the production configuration", () => {
           expect([404, 405], `${method} ${p} on ${name}`).toContain(answer.status);
         }
       }
+    }
+  });
+});
+
+describe("the development cron trigger with the production configuration", () => {
+  it("answers 404 on every service and through the gateway, while the services answer", async () => {
+    const query = `cron=${encodeURIComponent("* * * * *")}&time=${Date.now()}`;
+    for (const name of ["identity", "content", "sites"] as const) {
+      const health = await direct(name, "http://service/health");
+      await health.arrayBuffer();
+      expect(health.status, `${name} /health`).toBe(200);
+      for (const method of ["POST", "GET"]) {
+        const res = await direct(name, `http://service/__dev/cron?${query}`, { method });
+        await res.arrayBuffer();
+        expect(res.status, `${method} /__dev/cron on ${name}`).toBe(404);
+      }
+    }
+    for (const method of ["POST", "GET"]) {
+      const res = await mf.dispatchFetch(`http://localhost/__dev/cron?${query}`, { method });
+      await res.arrayBuffer();
+      expect(res.status, `${method} /__dev/cron through the gateway`).toBe(404);
     }
   });
 });
