@@ -6,7 +6,6 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { LOCKOUT } from "../../src/identity/core/config";
 import { ipPrefix, userAgentFamily } from "../../src/identity/events/events";
-import { fetchSigned } from "../support/edge-signing";
 import {
   type CallOptions,
   call,
@@ -23,6 +22,7 @@ import {
   totpCode,
   worker,
 } from "../support/identity-helpers";
+import { createSiteAsOwner } from "../support/identity-sites";
 
 const e = env as unknown as IdentityEnv;
 
@@ -550,26 +550,7 @@ describe("organization events and their walls", () => {
     const b = await signupVerified();
     const from = await orgOf(a.session.access_token);
     const to = await orgOf(b.session.access_token);
-    const res = await fetchSigned(e.SITES, "http://sites/api/v1/sites", {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-user-id": a.session.user.id,
-        "x-session-kind": "staff",
-        "x-org-memberships": JSON.stringify([
-          { org_id: from.id, role: "org_owner", permissions: ["members:manage"], owner: true },
-        ]),
-        "x-site-memberships": "[]",
-      },
-      body: JSON.stringify({
-        org_id: from.id,
-        name: "Site",
-        slug: `t-${crypto.randomUUID().slice(0, 8)}`,
-        default_language: "en",
-      }),
-    });
-    expect(res.status).toBe(201);
-    const siteId = ((await res.json()) as { id: string }).id;
+    const siteId = await createSiteAsOwner(a.session.user.id, from.id);
     // A site member of the origin: invited to the site, role changed, removed; the origin's events.
     const siteInvitee = freshEmail("site-member");
     const invited = await call("POST", `/api/v1/auth/sites/${siteId}/invitations`, {

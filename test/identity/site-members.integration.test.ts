@@ -1,6 +1,5 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { fetchSigned } from "../support/edge-signing";
 import {
   call,
   callWith,
@@ -12,32 +11,9 @@ import {
   problem,
   signupVerified,
 } from "../support/identity-helpers";
+import { createSiteAsOwner } from "../support/identity-sites";
 
 const e = env as unknown as IdentityEnv;
-
-/** A real site in the sites service, created as the gateway would (signed edge headers of an org owner). */
-async function createSite(userId: string, orgId: string): Promise<string> {
-  const res = await fetchSigned(e.SITES, "http://sites/api/v1/sites", {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-user-id": userId,
-      "x-session-kind": "staff",
-      "x-org-memberships": JSON.stringify([
-        { org_id: orgId, role: "org_owner", permissions: ["members:manage"] },
-      ]),
-      "x-site-memberships": "[]",
-    },
-    body: JSON.stringify({
-      org_id: orgId,
-      name: "Site",
-      slug: `s-${crypto.randomUUID().slice(0, 8)}`,
-      default_language: "en",
-    }),
-  });
-  if (res.status !== 201) throw new Error(`site ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { id: string }).id;
-}
 
 async function setup() {
   const owner = await signupVerified();
@@ -48,7 +24,7 @@ async function setup() {
       body: { name: "S Org", slug: `so-${crypto.randomUUID().slice(0, 8)}` },
     }),
   );
-  const siteId = await createSite(owner.session.user.id, org.id);
+  const siteId = await createSiteAsOwner(owner.session.user.id, org.id);
   return { owner, t, orgId: org.id, siteId };
 }
 

@@ -7,7 +7,6 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { fetchSigned } from "../support/edge-signing";
 import {
   call,
   freshEmail,
@@ -20,34 +19,11 @@ import {
   staffUser,
   totpCode,
 } from "../support/identity-helpers";
+import { createSiteAsOwner } from "../support/identity-sites";
 import { callback, fragmentToken, idpAccount, ssoOrg, throughProvider } from "../support/sso-helpers";
 
 const e = env as unknown as IdentityEnv;
 const db = () => e.DB;
-
-/** A real site of the organization in the sites service, created as the gateway would. */
-async function createSite(userId: string, orgId: string): Promise<string> {
-  const res = await fetchSigned(e.SITES, "http://sites/api/v1/sites", {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-user-id": userId,
-      "x-session-kind": "staff",
-      "x-org-memberships": JSON.stringify([
-        { org_id: orgId, role: "org_owner", permissions: [], owner: true },
-      ]),
-      "x-site-memberships": "[]",
-    },
-    body: JSON.stringify({
-      org_id: orgId,
-      name: "Site",
-      slug: `s-${crypto.randomUUID().slice(0, 8)}`,
-      default_language: "en",
-    }),
-  });
-  if (res.status !== 201) throw new Error(`site ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { id: string }).id;
-}
 
 async function ssoMemberSession(org: Awaited<ReturnType<typeof ssoOrg>>) {
   const email = `m-${crypto.randomUUID().slice(0, 6)}@${org.domain}`;
@@ -107,7 +83,7 @@ describe("enforced SSO on identity's organization routes", () => {
     ];
     for (const res of await Promise.all(walled)) expect(res.status).toBe(404);
     // Its sites' member routes too, with the answer a stranger gets.
-    const siteId = await createSite(staff.session.user.id, org.orgId);
+    const siteId = await createSiteAsOwner(staff.session.user.id, org.orgId);
     const siteMembers = `/api/v1/auth/sites/${siteId}/members`;
     const refused = await problem(await call("GET", siteMembers, { token: plain }));
     const stranger = await signupVerified();

@@ -1,7 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SitesRpc } from "../../src/lib/rpc";
-import { fetchSigned } from "../support/edge-signing";
 import {
   call,
   freshEmail,
@@ -12,6 +11,7 @@ import {
   problem,
   signupVerified,
 } from "../support/identity-helpers";
+import { createSiteAsOwner } from "../support/identity-sites";
 
 const e = env as unknown as IdentityEnv;
 const sites = e.SITES as unknown as SitesRpc;
@@ -24,35 +24,12 @@ async function orgOf(token: string, name: string) {
   return { id: org.id, slug };
 }
 
-async function createSite(userId: string, orgId: string): Promise<string> {
-  const res = await fetchSigned(e.SITES, "http://sites/api/v1/sites", {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-user-id": userId,
-      "x-session-kind": "staff",
-      "x-org-memberships": JSON.stringify([
-        { org_id: orgId, role: "org_owner", permissions: ["members:manage"] },
-      ]),
-      "x-site-memberships": "[]",
-    },
-    body: JSON.stringify({
-      org_id: orgId,
-      name: "Site",
-      slug: `t-${crypto.randomUUID().slice(0, 8)}`,
-      default_language: "en",
-    }),
-  });
-  if (res.status !== 201) throw new Error(`site ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { id: string }).id;
-}
-
 async function setup() {
   const a = await signupVerified();
   const b = await signupVerified();
   const from = await orgOf(a.session.access_token, "Origin");
   const to = await orgOf(b.session.access_token, "Destination");
-  const siteId = await createSite(a.session.user.id, from.id);
+  const siteId = await createSiteAsOwner(a.session.user.id, from.id);
   return { a, b, from, to, siteId, ta: a.session.access_token, tb: b.session.access_token };
 }
 
@@ -175,7 +152,7 @@ describe("transfers", () => {
       status: 400,
       code: "BAD_REQUEST",
     });
-    const otherSite = await createSite(s.b.session.user.id, s.to.id);
+    const otherSite = await createSiteAsOwner(s.b.session.user.id, s.to.id);
     const other = await orgOf(s.ta, "Third");
     expect(
       await problem(await bad({ site_id: otherSite, to_org_slug: other.slug, mode: "transfer" })),
