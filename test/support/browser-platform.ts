@@ -29,7 +29,8 @@ export interface BrowserPlatform {
   /**
    * A local OpenID provider (as `npm start` runs one) for the SSO test: Chromium opens it directly, the
    * identity worker reaches it through the fake internet. `control`: POST `/__test/account` (JSON
-   * account) and PUT `/__test/dns/<name>` (a fake DNS zone) on it.
+   * account), PUT `/__test/dns/<name>` (a fake DNS zone) and PUT `/__test/client-document/<name>` (an MCP
+   * client's Client ID Metadata Document, then served at `https://mcp-clients.test/<name>`) on it.
    */
   sso: { issuer: string; client_id: string; client_secret: string };
 }
@@ -84,6 +85,19 @@ export default async function setup(project: TestProject) {
   };
 }
 
+/**
+ * MCP clients' Client ID Metadata Documents (issue 37): the test puts one through the provider's control
+ * route; the identity worker fetches it from `https://mcp-clients.test/<name>` through the fake internet
+ * (its DNS answer is the test's zone, like any host identity fetches).
+ */
+const clientDocuments = new Map<string, string>();
+fakeHost("mcp-clients.test", (_request, url) => {
+  const document = clientDocuments.get(url.pathname.slice(1));
+  return document === undefined
+    ? new Response("no such document", { status: 404 })
+    : new Response(document, { headers: { "content-type": "application/json" } });
+});
+
 /** The SSO test's provider: `oidc-provider` on localhost, its test-only control routes, its fake host. */
 async function startBrowserIdp(gateway: string) {
   const port = 8791 + PORT_OFFSET;
@@ -103,7 +117,9 @@ async function startBrowserIdp(gateway: string) {
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const body = Buffer.concat(chunks).toString("utf8");
       const zone = /^\/__test\/dns\/([a-z0-9_.-]+\.test)$/.exec(url.pathname);
+      const clientDocument = /^\/__test\/client-document\/([a-z0-9_.-]+)$/.exec(url.pathname);
       if (url.pathname === "/__test/account") tools.addAccount(JSON.parse(body));
+      else if (clientDocument) clientDocuments.set(clientDocument[1]!, body);
       else if (zone)
         await fakeInternet(new Request(`https://dns.test/__zone/${zone[1]}`, { method: "PUT", body }));
       else return false;
