@@ -1,13 +1,14 @@
 /**
  * CORS at the edge. The dashboard API (`/api/*`) answers only allowlisted origins, with credentials
  * (cookies carry the session). The public paths (`/v1/*`, `/media/*`) follow src/lib/public-cors.ts, the
- * rules content applies when a route of the public hostname reaches it directly.
+ * rules content applies when a route of the public hostname reaches it directly; so do the OAuth paths an
+ * MCP client in a browser calls (discovery, registration, token, revocation: no cookie, any origin).
  */
 import {
   ALLOWED_HEADERS,
   ALLOWED_METHODS,
   EXPOSED_HEADERS,
-  isPublicPath,
+  isPublicCorsPath,
   publicCorsHeaders,
   publicPreflight,
 } from "../lib/public-cors";
@@ -18,7 +19,7 @@ export function corsHeaders(
   origin: string | null,
 ): Record<string, string> {
   if (!origin) return {};
-  if (isPublicPath(pathname)) return publicCorsHeaders(origin);
+  if (isPublicCorsPath(pathname)) return publicCorsHeaders(origin);
   const allowed = env.CORS_ORIGINS.split(",").map((o) => o.trim());
   if (!allowed.includes(origin)) return { vary: "Origin" };
   return {
@@ -36,7 +37,7 @@ export function corsHeaders(
 const DASHBOARD_ALLOWED_HEADERS = `${ALLOWED_HEADERS}, If-Match`;
 
 export function preflight(env: GatewayEnv, pathname: string, origin: string | null): Response {
-  if (isPublicPath(pathname)) return publicPreflight(origin);
+  if (isPublicCorsPath(pathname)) return publicPreflight(origin);
   const headers = corsHeaders(env, pathname, origin);
   if (headers["access-control-allow-origin"]) {
     headers["access-control-allow-methods"] = ALLOWED_METHODS;

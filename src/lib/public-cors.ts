@@ -15,6 +15,8 @@ export const EXPOSED_HEADERS = [
   "X-Request-Id",
   "Location",
   "X-Bookmark",
+  // An MCP client in a browser reads the 401's challenge (RFC 9728 §5.1: where the resource's metadata is).
+  "WWW-Authenticate",
 ].join(", ");
 export const ALLOWED_HEADERS = [
   "Authorization",
@@ -24,6 +26,10 @@ export const ALLOWED_HEADERS = [
   "X-Step-Up-Code",
   "X-Request-Id",
   "X-Bookmark",
+  // The MCP transport's headers (`/v1/mcp`, 2025-11-25 and 2026-07-28 revisions).
+  "MCP-Protocol-Version",
+  "Mcp-Method",
+  "Mcp-Name",
 ].join(", ");
 export const ALLOWED_METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
 
@@ -40,6 +46,29 @@ export function publicCorsHeaders(origin: string | null): Record<string, string>
     "access-control-expose-headers": EXPOSED_HEADERS,
     vary: "Origin",
   };
+}
+
+/**
+ * The OAuth paths an MCP client in a browser calls (issue 37, docs/decisions/oauth-agents.md): discovery
+ * (the authorization server's and the resource's metadata, the keys), registration, the token endpoint and
+ * revocation. They take no cookie (a client authenticates with its PKCE verifier, its secret or a token in
+ * the body or `Authorization`), so any origin may read them, without credentials, as RFC 8414 §3 and the MCP
+ * authorization spec expect of browser-based clients. The consent API and page stay the dashboard's.
+ */
+const OAUTH_PUBLIC_PATHS = new Set([
+  "/.well-known/oauth-authorization-server",
+  "/.well-known/oauth-protected-resource",
+  "/.well-known/oauth-protected-resource/v1/mcp",
+  "/.well-known/openid-configuration",
+  "/.well-known/jwks.json",
+  "/api/v1/auth/oauth/register",
+  "/api/v1/auth/oauth/token",
+  "/api/v1/auth/oauth/revoke",
+]);
+
+/** Whether the edge answers `pathname` with the public CORS rules: the public API or an OAuth path above. */
+export function isPublicCorsPath(pathname: string): boolean {
+  return isPublicPath(pathname) || OAUTH_PUBLIC_PATHS.has(pathname);
 }
 
 /** The preflight of a public path: every method and header the public API takes, for 600 s. */
