@@ -215,6 +215,8 @@ export function productionConfig(name, { settings, ids, outDir }) {
   // Every path of the config, not only `main`: the API reference's assets folder too.
   if (raw.assets?.directory) config.assets = { ...raw.assets, directory: rel(raw.assets.directory) };
   config.vars = { ...raw.vars, ...own.vars };
+  // Content's TOKEN_ISSUER (/v1/mcp's resource and its tokens' issuer) is the gateway's, one value: issue 37.
+  if (name === "content") config.vars.TOKEN_ISSUER = settings.workers?.gateway?.vars?.TOKEN_ISSUER;
   for (const key of Object.keys(config.vars)) {
     if (DEV_ONLY_VARS.test(key)) throw new Error(`${name}: ${key} must not be deployed`);
   }

@@ -18,6 +18,7 @@ interface ContentEnv {
 	INGEST_MAX_BYTES: string;
 	IMAGE_INGEST_TIMEOUT_MS: string;
 	WEBHOOK_TIMEOUT_MS: string;
+	TOKEN_ISSUER: string;
 	API_KEY_PEPPER: string;
 	CURSOR_SECRET: string;
 	WEBHOOK_SECRET_KEY: string;

@@ -27,12 +27,22 @@ const CONTENT_SITE_ADMIN =
  */
 const IDENTITY_PROBES = /^\/api\/v1\/auth\/(health|ready|metrics)\/?$/i;
 
+/**
+ * RFC 9728 metadata of content's `/v1/mcp` (issue 37): content owns the resource and its scopes, so it
+ * answers these two paths; every other `/.well-known/*` (OpenID, OAuth server metadata, JWKS) is identity's.
+ */
+const PROTECTED_RESOURCE_METADATA = new Set([
+  "/.well-known/oauth-protected-resource",
+  "/.well-known/oauth-protected-resource/v1/mcp",
+]);
+
 export function routeFor(pathname: string): Route | null {
   if (IDENTITY_PROBES.test(pathname)) return null;
   if (pathname.startsWith("/api/v1/auth/") || pathname === "/api/v1/auth") {
     // Identity verifies its own Bearer (and most of its operations are public).
     return { upstream: "identity", requiresSession: false };
   }
+  if (PROTECTED_RESOURCE_METADATA.has(pathname)) return { upstream: "content", requiresSession: false };
   if (pathname.startsWith("/.well-known/")) return { upstream: "identity", requiresSession: false };
   // The hosted sign-in and account pages (identity serves them; their scripts call the API above).
   if (pathname === "/auth" || pathname.startsWith("/auth/"))

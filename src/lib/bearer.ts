@@ -9,8 +9,12 @@
  * - `expired`: an access token whose signature and claims verify but whose `exp` has passed (never said of
  *   a token that fails its signature, so it tells nothing to a forger). `TOKEN_EXPIRED`,
  *   `error="invalid_token"` with an `error_description`: the client refreshes instead of signing out.
+ *
+ * An OAuth protected resource (content's `/v1/mcp`, docs/decisions/oauth-agents.md) adds RFC 9728 §5.1's
+ * `resource_metadata` to the same challenge (`atResource`), so a client discovers its authorization server
+ * from any 401 there; and refuses a token lacking a scope with `insufficientScopeChallenge` (RFC 6750 §3.1).
  */
-import { type ApiError, CommonErrors, errorsOf } from "./problem";
+import { ApiError, CommonErrors, errorsOf } from "./problem";
 
 const { problem } = errorsOf(CommonErrors);
 
@@ -45,6 +49,29 @@ export function bearerRefusal(fault: BearerFault, detail?: string): ApiError {
     detail: detail && fault !== "expired" ? detail : DETAILS[fault],
     headers: { "www-authenticate": bearerChallenge(fault) },
   });
+}
+
+/** The 401 `error` (from `bearerRefusal`) with `resource_metadata="<url>"` added to its challenge; other errors as they are. */
+export function atResource(error: unknown, resourceMetadata: string): unknown {
+  if (!(error instanceof ApiError) || error.status !== 401) return error;
+  const challenge = error.headers?.["www-authenticate"];
+  if (!challenge?.startsWith("Bearer ")) return error;
+  return problem(error.code === "TOKEN_EXPIRED" ? "TOKEN_EXPIRED" : "UNAUTHENTICATED", {
+    ...(error.detail === undefined ? {} : { detail: error.detail }),
+    headers: {
+      ...error.headers,
+      "www-authenticate": `${challenge}, resource_metadata="${resourceMetadata}"`,
+    },
+  });
+}
+
+/**
+ * RFC 6750 §3.1's challenge of a token that lacks a scope (HTTP 403): `scope` names the scopes the operation
+ * needs (space-separated), `resource_metadata` where the resource's metadata is (RFC 9728 §5.1), so an
+ * OAuth client asks the person for them (the MCP authorization spec's step-up).
+ */
+export function insufficientScopeChallenge(scopes: readonly string[], resourceMetadata: string): string {
+  return `Bearer realm="${BEARER_REALM}", error="insufficient_scope", scope="${scopes.join(" ")}", resource_metadata="${resourceMetadata}", error_description="The access token lacks a scope this operation requires."`;
 }
 
 /**

@@ -73,4 +73,24 @@ describe("routeFor", () => {
     expect(routeFor(`/api/v1/sites/${site}/webhooks-legacy`)?.upstream).toBe("sites");
     expect(routeFor(`/api/v1/sites/${site}`)?.upstream).toBe("sites");
   });
+
+  it("sends the two RFC 9728 metadata paths of /v1/mcp to content; every other /.well-known/* stays identity's (issue 37)", () => {
+    for (const path of [
+      "/.well-known/oauth-protected-resource",
+      "/.well-known/oauth-protected-resource/v1/mcp",
+    ]) {
+      expect(routeFor(path), path).toEqual({ upstream: "content", requiresSession: false });
+    }
+    for (const path of [
+      "/.well-known/oauth-authorization-server",
+      "/.well-known/openid-configuration",
+      "/.well-known/jwks.json",
+      "/.well-known/oauth-protected-resource/",
+      "/.well-known/oauth-protected-resource/v1/posts",
+      "/.well-known/oauth-protected-resource/v1/mcp/x",
+      "/.well-known/oauth-protected-resourcex",
+    ]) {
+      expect(routeFor(path), path).toEqual({ upstream: "identity", requiresSession: false });
+    }
+  });
 });

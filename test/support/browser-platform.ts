@@ -71,7 +71,7 @@ export default async function setup(project: TestProject) {
         WEBAUTHN_ORIGIN: `${urls.gateway},${urls.identity}`,
       },
       // Media URLs on the public origin (the gateway), as the committed config has them at offset 0.
-      content: { ...FAKE_HOSTS, MEDIA_PUBLIC_BASE: `${urls.gateway}/media` },
+      content: { ...FAKE_HOSTS, MEDIA_PUBLIC_BASE: `${urls.gateway}/media`, TOKEN_ISSUER: urls.gateway },
       sites: { ...FAKE_HOSTS, MEDIA_PUBLIC_BASE: `${urls.gateway}/media` },
       gateway: { TOKEN_ISSUER: urls.gateway },
     },

@@ -6,6 +6,7 @@ import { type IdentityRpc, rpc } from "../../lib/rpc";
 import { bylineOf } from "../authors/personas";
 import type { AppEnv } from "../core/bindings";
 import { requestBookmark } from "../core/read-session";
+import { admitAgent, agentCallOf } from "./agent";
 import { authenticateKey, type KeyRequest, type KeyRequirement } from "./api-key";
 import { keyContexts } from "./key-cache";
 import { authenticatePerson, type PersonDirectory, type PersonRequirement } from "./person";
@@ -45,7 +46,12 @@ export function requireKey(
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const required = typeof requirement === "function" ? requirement(c) : requirement;
-    const key = await authenticateKey(c.env, keyRequest(c), required);
+    // An MCP agent's tool call, made in this isolate by the MCP route (keys/agent.ts): its KeyContext,
+    // already authenticated there, is checked against this route's requirement; no header can claim one.
+    const agent = agentCallOf(c.req.raw);
+    const key = agent
+      ? await admitAgent(c.env, keyRequest(c), required, agent)
+      : await authenticateKey(c.env, keyRequest(c), required);
     c.set("auth", key);
     await next();
     // A write may have moved the site's content version: this isolate's next read of any key of the site
