@@ -14,6 +14,8 @@ import { registerOrgMemberRoutes } from "../members/org-members-routes";
 import { registerOrgRoutes } from "../members/orgs-routes";
 import { registerSiteMemberRoutes } from "../members/site-members-routes";
 import { createMailer, createSmsSender } from "../messaging/messaging";
+import { registerMetadataRoutes } from "../oauth/metadata-routes";
+import { registerRegistrationRoutes } from "../oauth/register-routes";
 import { registerHostedPages } from "../pages";
 import { registerPasskeyLoginRoutes } from "../passkey-login/routes";
 import { registerProbeRoutes } from "../probes/routes";
@@ -67,6 +69,8 @@ registerTransferRoutes(app);
 registerEventRoutes(app);
 registerSsoRoutes(app);
 registerAccountRoutes(app);
+registerMetadataRoutes(app);
+registerRegistrationRoutes(app);
 registerHostedPages(app);
 
 serveApiDocs(
