@@ -5,7 +5,7 @@
  * component with every `$ref` inlined, so a tool's schema is self-contained and cannot drift from the
  * route that validates it.
  */
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONObject, Tool } from "@modelcontextprotocol/server";
 import { base64Length } from "../../lib/body-caps";
 import { SCOPES, type Scope } from "../keys/scopes";
 import { UPLOAD_MAX_BYTES } from "../media/upload";
@@ -178,7 +178,8 @@ function definition(document: OpenApiDocument, spec: ToolSpec): ToolDefinition {
     description: `${spec.intro}\n\nAPI: ${spec.method} ${spec.path}${reference ? ` (${reference})` : ""}`,
     inputSchema: {
       type: "object",
-      properties: parts.properties as Record<string, object>,
+      // The OpenAPI document is JSON (generated from the routes' zod schemas), so each schema is a JSON object.
+      properties: parts.properties as JSONObject,
       ...(parts.required.length > 0 ? { required: parts.required } : {}),
       additionalProperties: false,
     },

@@ -5,7 +5,7 @@
  * `$ref`s inlined), the scopes that make it visible (the operation's `apiKey` security requirements) and
  * the reference text of its description.
  */
-import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool, ToolAnnotations } from "@modelcontextprotocol/server";
 import type { Scope } from "../keys/scopes";
 
 /** What a tool is, beyond its operation. */
