@@ -6,6 +6,7 @@
  */
 import { registerContentFakes } from "./fakes/content.ts";
 import { registerIdentityFakes } from "./fakes/identity.ts";
+import { registerOauthClientFakes } from "./fakes/oauth-clients.ts";
 import { registerOidcFakes } from "./fakes/oidc.ts";
 import { registerSitesFakes } from "./fakes/sites.ts";
 
@@ -29,3 +30,4 @@ registerIdentityFakes();
 registerContentFakes();
 registerSitesFakes();
 registerOidcFakes();
+registerOauthClientFakes();
