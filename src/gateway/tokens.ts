@@ -57,6 +57,8 @@ export async function verifyAccessToken(
   try {
     const header = decodeProtectedHeader(token);
     if (header.alg !== "EdDSA" || typeof header.kid !== "string") return null;
+    // An MCP agent's token (RFC 9068 `at+jwt`, issue 37) is content's `/v1/mcp`'s alone, never a staff session.
+    if (typeof header.typ === "string" && header.typ.toLowerCase() === "at+jwt") return null;
   } catch {
     return null;
   }
@@ -74,6 +76,7 @@ export async function verifyAccessToken(
       return expiredJwt(retryErr) ? "expired" : null;
     }
   }
+  if (payload.kind !== "staff") return null;
   if (typeof payload.sub !== "string" || typeof payload.sid !== "string") return null;
   return { userId: payload.sub, sessionId: payload.sid };
 }

@@ -34,11 +34,14 @@ const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
   let sub: string;
   let sid: string;
   try {
-    const { payload } = await jwtVerify(m[1]!, createLocalJWKSet(await jwks(c.env)), {
+    const { payload, protectedHeader } = await jwtVerify(m[1]!, createLocalJWKSet(await jwks(c.env)), {
       issuer: c.env.ISSUER,
       audience: AUDIENCE,
       algorithms: ["EdDSA"],
     });
+    // Only a staff session's token: never an MCP agent's (`kind: "agent"`, `typ: at+jwt`, issue 37), even
+    // if one ever carried this audience.
+    if (payload.kind !== "staff" || protectedHeader.typ?.toLowerCase() === "at+jwt") throw new Error("kind");
     if (typeof payload.sub !== "string" || typeof payload.sid !== "string") throw new Error("claims");
     sub = payload.sub;
     sid = payload.sid;

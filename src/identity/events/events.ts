@@ -36,6 +36,11 @@ export const ACCOUNT_EVENT_TYPES = [
   "account_deletion_requested",
   "account_deletion_cancelled",
   "account_erased",
+  // An MCP agent's grant approved on the consent page (issue 37).
+  "oauth_grant.created",
+  // An MCP agent's grant (issue 37): its first use of each day, and its end.
+  "oauth_grant.used",
+  "oauth_grant.revoked",
 ] as const;
 
 /** Events whose subject is an organization: its members with `members:manage` read them. */

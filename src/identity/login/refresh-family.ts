@@ -4,6 +4,7 @@ import { callLogger } from "../../lib/log";
 import { nowIso } from "../core/crypto";
 import { Mutex } from "../core/mutex";
 import type { Env } from "../core/worker-env";
+import { type GrantRotateInput, type GrantRotateOutcome, rotateGrantToken } from "../oauth/refresh";
 import { newRefreshToken, refreshTokenHash } from "./refresh-tokens";
 import { findSessionByRefreshHash, revokeAllSessionsStatement, rotateSession } from "./sessions-store";
 
@@ -47,6 +48,15 @@ export class RefreshFamily extends DurableObject<Env> {
     requestId?: string;
   }) {
     return this.lock.run(() => this.rotateLocked(input));
+  }
+
+  /**
+   * An MCP agent's grant (family name `grant:<grant id>`, issue 37): its refresh tokens rotate here under
+   * the same lock, one successor per token; a rotated one presented again ends the grant
+   * (src/identity/oauth/refresh.ts). The session path above is untouched.
+   */
+  async rotateGrant(input: GrantRotateInput): Promise<GrantRotateOutcome> {
+    return this.lock.run(() => rotateGrantToken(this.env.DB, input));
   }
 
   private async rotateLocked(input: {

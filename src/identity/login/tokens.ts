@@ -73,3 +73,43 @@ export async function signAccessToken(env: Env, userId: string, sessionId: strin
     .setJti(newId())
     .sign(k.privateKey);
 }
+
+/** An MCP agent's access token lives this long (issue 37: 5 minutes or less). */
+export const AGENT_TOKEN_TTL_S = 300;
+
+/** What an agent's access token says: the grant, its person, its client, its site and the scopes it carries. */
+export interface AgentTokenClaims {
+  userId: string;
+  clientId: string;
+  grantId: string;
+  siteId: string;
+  scopes: readonly string[];
+  /** The resource (RFC 8707) the token is for: its audience. */
+  resource: string;
+}
+
+/**
+ * An MCP agent's access token (RFC 9068 JWT profile, docs/decisions/oauth-agents.md): header `typ: at+jwt`;
+ * claims exactly iss, aud (the resource), sub, client_id, scope, site_id, gid, kind ("agent"), iat, exp
+ * (iat + 300), jti. Signed by the same keys as staff tokens; every staff verification refuses it by its
+ * audience, its `kind` and its `typ`.
+ */
+export async function signAgentToken(env: Env, claims: AgentTokenClaims): Promise<string> {
+  const k = await keys(env);
+  const iat = Math.floor(Date.now() / 1000);
+  return new SignJWT({
+    client_id: claims.clientId,
+    scope: claims.scopes.join(" "),
+    site_id: claims.siteId,
+    gid: claims.grantId,
+    kind: "agent",
+  })
+    .setProtectedHeader({ alg: "EdDSA", kid: k.kid, typ: "at+jwt" })
+    .setIssuer(env.ISSUER)
+    .setAudience(claims.resource)
+    .setSubject(claims.userId)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + AGENT_TOKEN_TTL_S)
+    .setJti(newId())
+    .sign(k.privateKey);
+}

@@ -1,0 +1,70 @@
+/**
+ * The rotation of an MCP agent's refresh token (issue 37, docs/decisions/oauth-agents.md "Tokens"), run by
+ * the grant's RefreshFamily Durable Object (`grant:<grant id>`) under its lock, so rotations of one grant
+ * run one at a time; the D1 write is itself a compare-and-set with the successor's insert conditioned on
+ * it, so one token yields at most one successor even across Durable Object restarts. A rotated token
+ * presented again is reuse (RFC 9700 §4.14.2): the grant ends (`refresh_reuse`), and with it the successor
+ * that either the client or the thief holds.
+ */
+
+import { base64url } from "../../lib/base64url";
+import { batch } from "../../lib/sql";
+import { isoIn, nowIso, randomToken } from "../core/crypto";
+import type { EventOrigin } from "../events/events";
+import { endGrants } from "./grants";
+import { insertRefreshTokenStatement, refreshTokenByHash, rotateRefreshTokenStatement } from "./tokens-store";
+
+/** Refresh tokens live 30 days from their issue (each rotation issues a new one). */
+export const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
+/** base64url(SHA-256(value)): how codes, refresh tokens and client secrets are stored. */
+export async function oauthHash(value: string): Promise<string> {
+  return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value))));
+}
+
+/** `mcr_<grant id>.<256 random bits>`: the grant id picks the refresh family's Durable Object. */
+export function newGrantRefreshToken(grantId: string): string {
+  return `mcr_${grantId}.${randomToken(32)}`;
+}
+
+/** The grant id of a well-formed refresh token, else null. */
+export function refreshTokenGrant(token: string): string | null {
+  const m = /^mcr_([0-9A-HJKMNP-TV-Z]{26})\.[A-Za-z0-9_-]{43}$/.exec(token);
+  return m ? m[1]! : null;
+}
+
+export type GrantRotateOutcome =
+  | { kind: "ok"; refreshToken: string }
+  | { kind: "failed"; reason: "unknown" | "expired" | "revoked" | "reuse" };
+
+export interface GrantRotateInput {
+  token: string;
+  grantId: string;
+  /** The refreshing request's origin, for the person's `oauth_grant.revoked` event on reuse. */
+  origin: EventOrigin;
+}
+
+/** One rotation; the caller holds the grant's lock (RefreshFamily.rotateGrant). */
+export async function rotateGrantToken(db: D1Database, input: GrantRotateInput): Promise<GrantRotateOutcome> {
+  const hash = await oauthHash(input.token);
+  const row = await refreshTokenByHash(db, hash);
+  if (!row || row.grant_id !== input.grantId) return { kind: "failed", reason: "unknown" };
+  if (row.rotated_at !== null) {
+    await endGrants(db, { id: row.grant_id }, { reason: "refresh_reuse", origin: input.origin });
+    return { kind: "failed", reason: "reuse" };
+  }
+  const now = nowIso();
+  if (row.expires_at <= now) return { kind: "failed", reason: "expired" };
+  const refreshToken = newGrantRefreshToken(row.grant_id);
+  const [rotated] = await batch(db, [
+    rotateRefreshTokenStatement(db, hash, now),
+    insertRefreshTokenStatement(db, {
+      hash: await oauthHash(refreshToken),
+      grantId: row.grant_id,
+      now,
+      expiresAt: isoIn(REFRESH_TOKEN_TTL_S),
+    }),
+  ]);
+  // The compare-and-set lost: the grant was revoked meanwhile (the lock rules out a concurrent rotation).
+  if (rotated.changes === 0) return { kind: "failed", reason: "revoked" };
+  return { kind: "ok", refreshToken };
+}
