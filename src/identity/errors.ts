@@ -118,6 +118,21 @@ export const beyondSpec = defineErrors({
    * names the cancel operation and the end of the grace. Never answered before the proof.
    */
   ACCOUNT_PENDING_DELETION: 403,
+  /**
+   * OAuth consent (issue 37): the authorization request's client or redirect URI cannot be trusted, so the
+   * error is shown on the consent page and never sent to the redirect URI (RFC 6749 §4.1.2.1).
+   */
+  OAUTH_CLIENT_INVALID: 400,
+  OAUTH_REDIRECT_URI_INVALID: 400,
+  /** OAuth consent: the client's metadata document could not be fetched (and no fresh copy is cached). */
+  OAUTH_CLIENT_UNAVAILABLE: 502,
+  /** OAuth consent: approve or deny without the consent's CSRF token. */
+  CONSENT_CSRF_INVALID: 403,
+  /** OAuth consent: already approved or denied, or past its 10 minutes. */
+  CONSENT_DECIDED: 409,
+  CONSENT_EXPIRED: 409,
+  /** OAuth consent: a scope not requested, or not allowed by the person's role on the site now. */
+  SCOPE_NOT_ALLOWED: 403,
   /** Readiness probe: a dependency ping failed (spec: 503). */
   NOT_READY: 503,
   PAYLOAD_TOO_LARGE: CommonErrors.PAYLOAD_TOO_LARGE.status,

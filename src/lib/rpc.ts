@@ -280,6 +280,14 @@ export type SiteSettingsWriteResult =
   /** The merge would change markup settings and `may_edit_markup` was not set (content: scope `site:code`). */
   | { ok: false; code: "FORBIDDEN"; status: 403; detail: string };
 
+/** A site as identity's consent page offers it (`SitesRpc.memberSites`). */
+export interface MemberSite {
+  id: string;
+  org_id: string;
+  name: string;
+  host: string;
+}
+
 export interface SitesRpc {
   /** Moves (or shares) a site between organizations; called by identity when a transfer is accepted. */
   applyTransfer(input: {
@@ -300,6 +308,11 @@ export interface SitesRpc {
   siteNames(site_ids: string[]): Promise<{ id: string; name: string }[]>;
   /** Owner organization of a live site, or null. */
   siteOrg(site_id: string): Promise<{ org_id: string; status: string } | null>;
+  /**
+   * Identity's OAuth consent (issue 37): the live sites owned by these organizations or with these ids (a
+   * person's memberships; shares left out), name order, at most 200, each with its canonical host.
+   */
+  memberSites(input: { org_ids: string[]; site_ids: string[] }): Promise<MemberSite[]>;
   /** The stored settings document of a live site; null for a missing, deleted or archived site. */
   siteSettings(site_id: string): Promise<StoredSiteSettings | null>;
   /**

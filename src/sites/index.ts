@@ -8,6 +8,7 @@ import { ApiError } from "../lib/problem";
 import type {
   EndedIntegrations,
   MemberGrantEnding,
+  MemberSite,
   SiteIntegrations,
   SiteSettingsMerge,
   SiteSettingsWriteResult,
@@ -20,6 +21,8 @@ import type { SitesAppEnv } from "./core/app-env";
 import { runCron } from "./core/cron";
 import { registerSitesSecurity, SITES_DOCUMENT_RULES } from "./core/openapi";
 import { sitesServices } from "./core/services";
+import { canonicalHost } from "./health/domains";
+import { provedHostsOfSites } from "./health/domains-store";
 import { registerDomainRoutes } from "./health/routes";
 import { registerLegalRoutes } from "./legal/routes";
 import { registerPlatformSiteRoutes } from "./operator/sites-routes";
@@ -27,6 +30,7 @@ import { registerPlatformThemeRoutes } from "./operator/themes-routes";
 import { registerProbeRoutes } from "./probes/routes";
 import { consumeImageSwap } from "./site/image-rehost";
 import { registerSiteListRoute } from "./site/listing-routes";
+import { listCallerSites } from "./site/listing-store";
 import { hostsOf, readSettings } from "./site/record";
 import { registerSiteRoutes } from "./site/routes";
 import { invalidateSiteCaches } from "./site/service";
@@ -135,6 +139,41 @@ export default class SitesService extends WorkerEntrypoint<Env> implements Sites
     const ids = (Array.isArray(site_ids) ? site_ids : []).slice(0, 100).filter((id) => parseId(id) !== null);
     if (ids.length === 0) return [];
     return (await getVisibleSites(this.env.DB, ids)).map((row) => ({ id: row.id, name: row.name }));
+  }
+
+  /** Identity's OAuth consent (issue 37): live sites of these organizations or ids (shares left out), by name. */
+  async memberSites(input: { org_ids: string[]; site_ids: string[] }): Promise<MemberSite[]> {
+    const ids = (list: unknown) =>
+      (Array.isArray(list) ? list : [])
+        .slice(0, 200)
+        .map((id) => parseId(String(id)))
+        .filter((id): id is string => id !== null);
+    const orgIds = ids(input?.org_ids);
+    const siteIds = ids(input?.site_ids);
+    if (orgIds.length === 0 && siteIds.length === 0) return [];
+    const rows = (
+      await listCallerSites(this.env.DB, {
+        orgIds,
+        siteIds,
+        statuses: ["active", "inactive"],
+        orgId: null,
+        q: null,
+        afterKey: null,
+        limit: 200,
+      })
+    ).filter((row) => orgIds.includes(row.org_id) || siteIds.includes(row.id));
+    const proved = await provedHostsOfSites(
+      this.env.DB,
+      rows.map((row) => row.id),
+    );
+    return rows
+      .map((row) => ({
+        id: row.id,
+        org_id: row.org_id,
+        name: row.name,
+        host: canonicalHost(row, this.env.PLATFORM_DOMAIN, proved.get(row.id) ?? new Set()),
+      }))
+      .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
   }
 
   /** The stored settings of a live site (content's `GET /v1/site/settings` and `/v1/site/seo`). */

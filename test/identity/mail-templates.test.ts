@@ -48,6 +48,13 @@ const VARS: { [P in MessagePurpose]: TemplateVars[P] } = {
     restorePage: "https://id.example.com/auth/account/restore",
     cancelOperation: "POST /api/v1/auth/account/deletion/cancel",
   },
+  oauth_grant_notice: {
+    client: EVIL,
+    clientId: "https://agent.example/client.json",
+    site: EVIL,
+    scopes: ["posts:read"],
+    undoDays: 7,
+  },
   integrations_ended_notice: {
     who: EVIL,
     apiKeys: [{ id: "01JAAAAAAAAAAAAAAAAAAAAAAA", site_id: "01JBBBBBBBBBBBBBBBBBBBBBBB", name: EVIL }],
@@ -63,6 +70,7 @@ const WITH_USER_VALUES: MessagePurpose[] = [
   "password_reset_notice",
   "factor_added_notice",
   "sso_notice",
+  "oauth_grant_notice",
   "integrations_ended_notice",
 ];
 

@@ -14,6 +14,7 @@ import { registerOrgMemberRoutes } from "../members/org-members-routes";
 import { registerOrgRoutes } from "../members/orgs-routes";
 import { registerSiteMemberRoutes } from "../members/site-members-routes";
 import { createMailer, createSmsSender } from "../messaging/messaging";
+import { registerConsentRoutes } from "../oauth/consent-routes";
 import { registerGrantRoutes } from "../oauth/grants-routes";
 import { registerMetadataRoutes } from "../oauth/metadata-routes";
 import { registerRegistrationRoutes } from "../oauth/register-routes";
@@ -77,6 +78,7 @@ registerRevokeRoutes(app);
 registerGrantRoutes(app);
 registerMetadataRoutes(app);
 registerRegistrationRoutes(app);
+registerConsentRoutes(app);
 registerHostedPages(app);
 
 serveApiDocs(

@@ -53,6 +53,11 @@ export interface TemplateVars {
     | { kind: "scheduled"; eraseAfter: string; restorePage: string; cancelOperation: string }
     | { kind: "cancelled" }
     | { kind: "erased" };
+  /**
+   * An MCP agent's grant approved (issue 37): `client` the agent's self-chosen name, `clientId` its id, `site`
+   * the site's name, `scopes` what it may do; the message's link revokes it (`undoDays` its life).
+   */
+  oauth_grant_notice: { client: string; clientId: string; site: string; scopes: string[]; undoDays: number };
   /** `who`: the former administrator (address), absent when unknown. */
   integrations_ended_notice: {
     who?: string;

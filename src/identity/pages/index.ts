@@ -8,6 +8,7 @@ import type { AppEnv } from "../core/context";
 import { ACCOUNT_ASSETS, registerAccountPages } from "./account";
 import { registerAccountLifePages } from "./account-life";
 import { COMMON_ASSETS, type PageAsset } from "./assets";
+import { AUTHORIZE_ASSETS, registerAuthorizePages } from "./authorize";
 import { SCRIPT_ASSETS } from "./scripts";
 import { registerSignInPages } from "./sign-in";
 
@@ -15,6 +16,7 @@ const ASSETS: Record<string, PageAsset> = {
   ...COMMON_ASSETS,
   ...SCRIPT_ASSETS,
   ...ACCOUNT_ASSETS,
+  ...AUTHORIZE_ASSETS,
 };
 
 /** Each asset's ETag, hashed once per isolate (the bodies are constants of the bundle). */
@@ -53,4 +55,5 @@ export function registerHostedPages(app: OpenAPIHono<AppEnv>) {
   registerSignInPages(app);
   registerAccountPages(app);
   registerAccountLifePages(app);
+  registerAuthorizePages(app);
 }

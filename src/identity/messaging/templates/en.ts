@@ -208,6 +208,14 @@ export const en: Templates = {
         };
     }
   },
+  oauth_grant_notice: ({ vars, link }) => ({
+    subject: `An AI agent was connected to your account: ${vars.client}`,
+    paragraphs: [
+      `You let the agent "${vars.client}" (${vars.clientId}; the name is its own claim, not verified) act as you on the site ${vars.site}, with: ${vars.scopes.join(", ")}.`,
+      `If this was not you, revoke it with this link, which also signs out every session (it works for ${vars.undoDays} days): ${link} Then change your password. You can also end it on your account page.`,
+    ],
+    action: "Revoke the agent and sign out everywhere",
+  }),
   integrations_ended_notice: ({ vars }) => {
     const keys = vars.apiKeys.map((k) => `API key "${k.name}" (${k.id}) on site ${k.site_id}`);
     const hooks = vars.webhooks.map((w) => `webhook to ${w.url} (${w.id}) on site ${w.site_id}`);

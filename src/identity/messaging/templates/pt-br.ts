@@ -210,6 +210,14 @@ export const ptBR: Templates = {
         };
     }
   },
+  oauth_grant_notice: ({ vars, link }) => ({
+    subject: `Um agente de IA foi conectado à sua conta: ${vars.client}`,
+    paragraphs: [
+      `Você permitiu que o agente "${vars.client}" (${vars.clientId}; o nome é declarado por ele, não verificado) aja em seu nome no site ${vars.site}, com: ${vars.scopes.join(", ")}.`,
+      `Se não foi você, revogue-o com este link, que também encerra todas as sessões (vale por ${vars.undoDays} dias): ${link} Depois troque sua senha. Você também pode encerrá-lo na página da sua conta.`,
+    ],
+    action: "Revogar o agente e sair de todas as sessões",
+  }),
   integrations_ended_notice: ({ vars }) => {
     const keys = vars.apiKeys.map((k) => `chave de API "${k.name}" (${k.id}) no site ${k.site_id}`);
     const hooks = vars.webhooks.map((w) => `webhook para ${w.url} (${w.id}) no site ${w.site_id}`);
