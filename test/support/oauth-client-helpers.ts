@@ -67,6 +67,13 @@ export function publishDocument(url: string, document: unknown, headers: Record<
   return publish(url, { body: JSON.stringify(document), headers });
 }
 
+/** The Accept header of the last request `url` got. */
+export async function lastAcceptOf(url: string): Promise<string | null> {
+  const u = new URL(url);
+  const res = await fetch(`${u.origin}/__hits${u.pathname}`);
+  return ((await res.json()) as { accept: string | null }).accept;
+}
+
 /** How many requests `url` got. */
 export async function hitsOf(url: string): Promise<number> {
   const u = new URL(url);

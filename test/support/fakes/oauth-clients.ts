@@ -2,7 +2,7 @@
  * Hosts of OAuth Client ID Metadata Documents on the fake internet (issue 37): a test publishes the answer
  * of one path, then asks identity to resolve that URL as a client_id, and reads how often it was fetched.
  *   PUT https://<host>/__doc/<path>   body {status?, headers?, body, delayMs?, chunked?}: the answer of /<path>
- *   GET https://<host>/__hits/<path>  {"hits": n}: how many requests /<path> got
+ *   GET https://<host>/__hits/<path>  {"hits": n, "accept": …}: how many requests /<path> got, the last Accept
  *   GET https://<host>/<path>         the published answer (404 when none), after delayMs; `chunked`
  *                                     streams the body without Content-Length
  * Hosts: those of CIMD_ZONES (test/support/oauth-client-hosts.ts, whose DNS the tests define).
@@ -21,6 +21,7 @@ interface Published {
 
 const published = new Map<string, Published>();
 const hits = new Map<string, number>();
+const accepts = new Map<string, string | null>();
 
 const sleep = (ms: number) =>
   new Promise((resolve) => {
@@ -50,10 +51,12 @@ async function documentHost(request: Request, url: URL): Promise<Response> {
     return new Response(null, { status: 204 });
   }
   if (url.pathname.startsWith("/__hits/")) {
-    return Response.json({ hits: hits.get(key(url.pathname.slice("/__hits".length))) ?? 0 });
+    const path = key(url.pathname.slice("/__hits".length));
+    return Response.json({ hits: hits.get(path) ?? 0, accept: accepts.get(path) ?? null });
   }
   const path = key(url.pathname + url.search);
   hits.set(path, (hits.get(path) ?? 0) + 1);
+  accepts.set(path, request.headers.get("accept"));
   const answer = published.get(path);
   if (!answer) return new Response("no such document", { status: 404 });
   if (answer.delayMs) await sleep(answer.delayMs);
