@@ -540,4 +540,77 @@ export const CREDENTIALS: readonly CredentialKind[] = [
     alsoEndsWhen: ["its session ends (every ending of identity.session)"],
     tables: ["sso_break_glass"],
   },
+  // MCP agents (issue 37, docs/decisions/oauth-agents.md).
+  {
+    id: "identity.oauth_grant",
+    service: "identity",
+    title: "MCP agent's grant (OAuth: its code, refresh tokens and access tokens)",
+    power:
+      "acts as the person on one site through `/v1/mcp` with the scopes the person approved, capped at every use by what the person's role there allows now (`scopesOfPermissions`); access tokens (EdDSA JWT, `aud` the MCP resource, 5 minutes) renewed by a refresh token (`mcr_`, 30 days, rotated on every use) for as long as the grant lives",
+    proof:
+      "the person signed in on the hosted consent page (`/auth/authorize`: every sign-in method, SSO enforcement included) approves the client's name, origin, exact redirect URI, the site and the scopes in words, with the page's CSRF token; then the client redeems the code with its PKCE S256 verifier at the token endpoint; `leads:read` is never preselected",
+    told: "the person at once: the `oauth_grant.created` security event (`GET /api/v1/auth/events`) and a mailed notice with a one-click undo; each first use of a day (`oauth_grant.used`) and each end (`oauth_grant.revoked`, the reason as its method) are events too",
+    undo: "the notice's one-click undo; the account page's list of connected agents (`DELETE /api/v1/auth/oauth/grants/{id}`); the site's members holding `integrations` (`DELETE /api/v1/auth/sites/{site_id}/oauth-grants/{id}`); the client's RFC 7009 revocation",
+    endedBy: [
+      "undo",
+      "password_reset",
+      "password_change",
+      "account_deletion",
+      "member_removal",
+      "member_demotion",
+      "site_transfer",
+      "site_deletion",
+      "site_archival",
+      "sso_enforcement",
+    ],
+    alsoEndsWhen: [
+      "a replayed authorization code or a reused rotated refresh token ends the whole grant (the token endpoint)",
+      "its refresh token's 30 days pass without a use; an access token lives 5 minutes",
+      "at `/v1/mcp` a revoked grant stops writing at once and reading within 60 s (content's isolate copy of `IdentityRpc.agentAccess`)",
+      "the account's deletion request ends it with the sessions (in the request's batch), and the erasure deletes it with its codes and refresh tokens",
+      "a membership's end or role change ends each grant of the person there whose approved scopes the role no longer covers in full (`member_grant_endings`, delivered before the member route answers, else by the hourly run); it is never narrowed in place, so a later promotion does not widen an agent approved under another role",
+      "a site's deletion or archival: content refuses the grant's every use while the site is deleted or archived (its site check, as for keys; identity is not told); a platform operator's restore brings the site back for the same organization, and with it the grant, as it brings back the keys",
+      "a transfer's acceptance ends every grant on the site in its batch (a transfer the registry then refuses leaves them ended: fail closed; the person connects again)",
+    ],
+    survives: [
+      {
+        event: "sign_out_everywhere",
+        why: "it ends the browsers' sessions; an agent holds none, and is listed apart on the account page with its own revoke (as a site's API keys survive it); a person who suspects theft changes or resets the password, which ends every grant",
+      },
+    ],
+    tables: ["oauth_grants", "oauth_codes", "oauth_refresh_tokens"],
+  },
+  {
+    id: "identity.oauth_consent",
+    service: "identity",
+    title: "MCP consent in progress (the consent page's request and CSRF token)",
+    power: "approves or denies one authorization request, once, for the signed-in person it is bound to",
+    proof:
+      "a validated authorization request (registered client, exact redirect URI, PKCE S256 challenge, resource) and the person's sign-in on the consent page",
+    told: "nobody: half an approval; the grant it makes is told",
+    undo: "none needed: deny, or let it lapse",
+    endedBy: [],
+    alsoEndsWhen: [
+      "used once (approve or deny: the compare-and-set on `decided_at` in the grant's own batch)",
+      "10 minutes",
+      "the account's erasure deletes it",
+    ],
+    tables: ["oauth_consents"],
+  },
+  {
+    id: "identity.oauth_client",
+    service: "identity",
+    title: "MCP client (a Client ID Metadata Document or an RFC 7591 registration)",
+    power:
+      "names an agent's software to the authorization server (its name, redirect URIs, token authentication); a confidential registration's secret authenticates it at the token endpoint. Alone it opens nothing: every token needs a person's grant",
+    proof:
+      "none, by design (open registration, or a document at the client's own https URL fetched through the safe fetch): the consent page shows such clients as unverified and never approves one without the person",
+    told: "nobody: it grants nothing; the person sees the client on the consent page and in the list of connected agents",
+    undo: "none needed: revoking the person's grants takes back all it could use",
+    endedBy: [],
+    alsoEndsWhen: [
+      "nothing ends a client; each of its grants ends by its own events (`identity.oauth_grant`), and a metadata document is fetched again when its copy is stale",
+    ],
+    tables: ["oauth_clients"],
+  },
 ];

@@ -12,6 +12,8 @@ import { alias } from "drizzle-orm/sqlite-core";
 import {
   accountDeletions,
   emailAddresses,
+  oauthConsents,
+  oauthGrants,
   orgMemberships,
   type orgs as orgsTable,
   otpCodes,
@@ -228,6 +230,9 @@ const ERASED_TABLES = [
   siteMemberships,
   platformOperators,
   transferEndedSiteMemberships,
+  // MCP agents' grants (their codes and refresh tokens cascade) and consents in progress (issue 37).
+  oauthGrants,
+  oauthConsents,
 ] as const;
 
 /**

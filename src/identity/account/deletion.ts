@@ -16,6 +16,8 @@ import { enforceRateLimit, enforceVerifyQuotas, hitRateLimit } from "../login/gu
 import type { TemplateVars } from "../messaging/messages";
 import type { Mailer } from "../messaging/messaging";
 import { consumeOtp, issueOtp } from "../messaging/otp";
+import { grantEndStatements } from "../oauth/endings";
+import { deletionPending } from "../oauth/endings-store";
 import { findVerifiedOwner, primaryEmail } from "../signup/accounts-store";
 import {
   cancelDeletionStatements,
@@ -73,10 +75,21 @@ export async function requestDeletion(env: Env, services: Services, userId: stri
   const now = nowIso();
   const eraseAfter = new Date(Date.parse(now) + DELETION_GRACE_DAYS * DAY_MS).toISOString();
   const event = callerEvent(env, services, userId, "account_deletion_requested", {}, { ifChanged: true });
-  const [inserted] = await batch(
+  // Its MCP agents' grants end with its sessions, only once the deletion is pending (oauth/endings.ts).
+  const agents = await grantEndStatements(
     env.DB,
-    requestDeletionStatements(env.DB, userId, { now, eraseAfter }, event),
+    { userId },
+    {
+      reason: "account_deleted",
+      by: userId,
+      origin: eventOrigin(services.request),
+      guard: deletionPending(env.DB, userId),
+    },
   );
+  const [inserted] = await batch(env.DB, [
+    ...requestDeletionStatements(env.DB, userId, { now, eraseAfter }, event),
+    ...agents,
+  ]);
   if ((inserted?.changes ?? 0) === 0) {
     // Lost to a concurrent request of the same account (then it is pending: the same answer), or an
     // ownership that changed since the check.

@@ -9,7 +9,8 @@
  *
  * The same delivery ends the invitations and transfer offers the person sent that nobody took yet, where
  * they no longer hold `members:manage` (or own the site they invited to): revoked and cancelled, with the
- * organization's events (`sentGrantsEnding`).
+ * organization's events (`sentGrantsEnding`); and the person's MCP agents' grants there whose scopes the
+ * role no longer covers (oauth/endings.ts).
  *
  * The member routes and an accepted invitation deliver the person's endings before they answer (so the
  * keys answer 401 at once); the hourly cron delivers whatever is left (a failed call, an erasure, a
@@ -26,6 +27,7 @@ import type { Services } from "../core/context";
 import type { Env } from "../core/worker-env";
 import { orgEvent } from "../events/events";
 import type { Mailer } from "../messaging/messaging";
+import { membershipGrantEndStatements } from "../oauth/endings";
 import {
   endSentGrantsStatements,
   type GrantEndingRow,
@@ -140,6 +142,10 @@ function endSentGrants(env: Env, row: GrantEndingRow, sent: SentGrants | null): 
 }
 
 async function deliverOne(d: Delivery, row: GrantEndingRow): Promise<void> {
+  // The person's MCP agents whose scopes the role no longer covers end first, in a batch of their own
+  // (compare-and-set, so a retry ends nothing twice): they do not wait on the sites call below.
+  const agents = await membershipGrantEndStatements(d.env.DB, row);
+  if (agents.length > 0) await batch(d.env.DB, agents);
   const ending = await endingFor(d.env, row);
   const sent = await sentGrantsEnding(d.env, row);
   const ended: EndedIntegrations = ending

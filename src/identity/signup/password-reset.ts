@@ -3,13 +3,14 @@ import { batch } from "../../lib/sql";
 import type { Services } from "../core/context";
 import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
-import { callerEvent } from "../events/events";
+import { callerEvent, eventOrigin } from "../events/events";
 import { endPasskeysWithoutStepUpQuery } from "../factors/passkeys-store";
 import { clearPasswordGuard, enforceVerifyQuotas } from "../login/guards";
 import { requestOwnerCode } from "../login/owner-codes";
 import { revokeAllSessionsStatement } from "../login/sessions-store";
 import { consumeOtp } from "../messaging/otp";
 import { noticePasswordReset } from "../messaging/owner-notices";
+import { grantEndStatements } from "../oauth/endings";
 import { setPasswordStatements } from "./accounts-store";
 import { hashPassword } from "./password";
 import { enforcePasswordPolicy } from "./password-policy";
@@ -32,7 +33,8 @@ export function requestPasswordReset(env: Env, services: Services, address: stri
  * Sets the new password with the reset code (consumed once). One D1 batch: the password and the
  * credential epoch, every code and link voided, every session revoked, and every passkey registered
  * without the step-up ended (issue 31: a stolen access token could add one, and a passkey signs in
- * alone, so the reset that takes the account back must end it), each recorded. Then the owner is told
+ * alone, so the reset that takes the account back must end it), and every MCP agent's grant ended
+ * (oauth/endings.ts), each recorded. Then the owner is told
  * what the reset ended and what is still on the account.
  */
 export async function confirmPasswordReset(
@@ -46,10 +48,17 @@ export async function confirmPasswordReset(
   const won = await consumeOtp(env, { purpose: "password_reset", target: input.address, code: input.code });
   if (!won?.userId) fail("CODE_INVALID", "The code is invalid.");
   const userId = won.userId;
+  const origin = eventOrigin(services.request);
+  const agents = await grantEndStatements(
+    env.DB,
+    { userId },
+    { reason: "password_reset", by: userId, origin },
+  );
   const outcomes = await batch(env.DB, [
     ...setPasswordStatements(env.DB, userId, hash),
     revokeAllSessionsStatement(env.DB, userId, "password_reset"),
     callerEvent(env, services, userId, "password_reset"),
+    ...agents,
     endPasskeysWithoutStepUpQuery(env.DB, userId),
     callerEvent(
       env,

@@ -18,6 +18,7 @@ import { prepareSession } from "../login/sessions";
 import { revokeAllSessionsStatement } from "../login/sessions-store";
 import { localeFromAcceptLanguage } from "../messaging/messages";
 import { consumeOtp } from "../messaging/otp";
+import { grantEndStatements } from "../oauth/endings";
 import { activationStatements, getUser, setPasswordStatements } from "./accounts-store";
 import { hashPassword } from "./password";
 import { enforcePasswordPolicy } from "./password-policy";
@@ -174,11 +175,19 @@ async function changePassword(
   await proveCurrentPassword(env, services, userId, body.current_password, user.password_hash);
   await requireStepUp(env, services, userId, "password.change", stepUpCode);
   const hash = await hashPassword(body.new_password);
-  const event = recordEvent(env.DB, eventOrigin(services.request), { userId, type: "password_changed" });
+  const origin = eventOrigin(services.request);
+  const event = recordEvent(env.DB, origin, { userId, type: "password_changed" });
+  // Every MCP agent's grant ends too (oauth/endings.ts): a thief who approved one must not keep it.
+  const agents = await grantEndStatements(
+    env.DB,
+    { userId },
+    { reason: "password_changed", by: userId, origin },
+  );
   await batch(env.DB, [
     ...setPasswordStatements(env.DB, userId, hash),
     revokeAllSessionsStatement(env.DB, userId, "password_change", sessionId),
     event,
+    ...agents,
   ]);
 }
 

@@ -9,6 +9,7 @@ import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
 import { requireStepUp } from "../factors/step-up";
 import { requireOrgMember } from "../members/members";
+import { grantEndStatements } from "../oauth/endings";
 import { domainProved, normalizeDomain, proofName, proofValue } from "./domain-proof";
 import { tellOwners } from "./notices";
 import { discover } from "./oidc";
@@ -115,6 +116,12 @@ export async function setSso(
   const configId = same ? before.config_id : newId();
   const sealed = await sealClientSecret(env.SSO_SECRET_KEY, { orgId, configId }, input.client_secret);
   const undo = await newUndo(env.DB, orgId, configId, await snapshot(env.DB, before));
+  // Turning enforcement on ends every MCP agent's grant on the organization's sites in the same batch: an
+  // agent holds no SSO session, and enforcement admits only the provider's (oauth/endings.ts).
+  const agents =
+    input.enforced && before?.enforced !== 1
+      ? await grantEndStatements(env.DB, { orgId }, { reason: "sso_enforced", by: userId })
+      : [];
   await saveConfig(
     env.DB,
     {
@@ -128,7 +135,7 @@ export async function setSso(
     },
     domains,
     before !== null && before.issuer !== issuer,
-    undo.insert,
+    (updatedAt) => [...undo.insert(updatedAt), ...agents],
   );
   await proveDomains(env, orgId);
   await tellOwners(env, services, orgId, before ? "changed" : "set", undoLink(env, orgId, undo.token));

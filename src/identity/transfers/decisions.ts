@@ -6,6 +6,8 @@ import { nowIso } from "../core/crypto";
 import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
 import { transferEvents } from "../events/events";
+import { grantEndStatements } from "../oauth/endings";
+import { transferMoved } from "../oauth/endings-store";
 import { decideTransfer, findTransfer, reopenTransfer, type TransferRow } from "./store";
 
 export type TransferDecision = "accept" | "reject" | "cancel";
@@ -55,8 +57,30 @@ export async function decideOnTransfer(
   const events = transferEvents(env.DB, orgs, `transfer_${STATUS_AFTER[decision]}`, fields, {
     ifChanged: true,
   });
-  if (!(await decideTransfer(env.DB, row.id, STATUS_AFTER[decision], caller.userId, now, events)))
-    fail("NOT_PENDING", "The transfer is no longer pending.");
+  // A move ends every MCP agent's grant on the site in the acceptance's batch: each was approved under the
+  // origin, and the destination decides anew who acts there (oauth/endings.ts). A share moves nothing.
+  const agents =
+    decision === "accept" && row.mode === "transfer"
+      ? await grantEndStatements(
+          env.DB,
+          { siteId: row.site_id },
+          {
+            reason: "site_transferred",
+            by: caller.userId,
+            guard: transferMoved(env.DB, row.id, now),
+          },
+        )
+      : [];
+  const decided = await decideTransfer(
+    env.DB,
+    row.id,
+    STATUS_AFTER[decision],
+    caller.userId,
+    now,
+    events,
+    agents,
+  );
+  if (!decided) fail("NOT_PENDING", "The transfer is no longer pending.");
   if (decision !== "accept") return null;
   let applied: { ok: boolean };
   try {

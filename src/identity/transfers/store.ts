@@ -164,6 +164,8 @@ export async function decideTransfer(
   decidedBy: string,
   now: string,
   events: D1PreparedStatement[] = [],
+  /** More statements of an acceptance, each guarded by it (the site's MCP agents' grants: oauth/endings.ts). */
+  onAccept: D1PreparedStatement[] = [],
 ): Promise<boolean> {
   const decide = drizzle(db)
     .update(transfers)
@@ -172,7 +174,11 @@ export async function decideTransfer(
   // The events (conditioned on the compare-and-set) follow it at once, before anything else changes rows.
   const statements: BatchEntry[] = [decide, ...events];
   if (status === "accepted") {
-    statements.push(revokeMovedSiteInvitations(db, id, now), ...endOutsiderSiteMemberships(db, id, now));
+    statements.push(
+      revokeMovedSiteInvitations(db, id, now),
+      ...endOutsiderSiteMemberships(db, id, now),
+      ...onAccept,
+    );
   }
   const [decided] = await batch(db, statements);
   return (decided?.changes ?? 0) === 1;

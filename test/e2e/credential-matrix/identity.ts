@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
 import { freshIp } from "../../support/identity-helpers";
 import { cookieOf } from "../../support/oidc-browser";
 import { call, createSite, type Session, uniqueEmail } from "../../support/platform";
+import { type Agent, agentWorks, connectAgent } from "./agent-steps";
 import {
   acceptInvitation,
   changePassword,
@@ -526,6 +527,39 @@ async function ssoMember() {
 /** The SSO session on its organization's member list (identity reads the session's liveness in D1). */
 const ssoSessionWorks = async ({ o, member }: { o: SsoOrg; member: Person }) =>
   (await call("GET", `/api/v1/auth/orgs/${o.org.id}/members`, { token: member.access_token })).status;
+
+// MCP agents (issue 37): a grant made through the public API (register, consent, approve, redeem).
+
+/**
+ * An organization with a site, an administrator of its own (`org_admin`: every scope but leads) and the
+ * administrator's agent on the site with `posts:read posts:write`.
+ */
+async function agentOnSite(o?: Awaited<ReturnType<typeof orgOf>>) {
+  const org = o ?? (await orgOf());
+  const site = await createSite(org.owner.access_token, org.org.id);
+  const member = await orgMember(org, "org_admin");
+  // The agent's posts are bylined with the person's display name.
+  const named = await call("PATCH", "/api/v1/auth/me", {
+    token: member.access_token,
+    body: { display_name: "Matrix Agent Person" },
+  });
+  expectStatus("display name", named, 200);
+  const agent = await connectAgent(member, site.id);
+  return { o: org, site, member, agent };
+}
+const agentUse = ({ agent }: { agent: Agent }) => agentWorks(agent);
+/** For the site's own endings, which identity is not told of: the agent's token alone (its refresh may live). */
+const agentUseOnly = ({ agent }: { agent: Agent }) => agentWorks(agent, { refreshMustFail: false });
+
+/** An owner (re)adds the person to the organization in `role` (an existing member's role changes). */
+async function setOrgRole(o: Awaited<ReturnType<typeof orgOf>>, who: Person, role: string) {
+  const res = await call("POST", `/api/v1/auth/orgs/${o.org.id}/members`, {
+    token: o.owner.access_token,
+    body: { email: who.email, role },
+  });
+  if (res.status !== 200 && res.status !== 201)
+    throw new Error(`set role: ${res.status} ${JSON.stringify(res.body)}`);
+}
 
 export const rows: MatrixRows = {
   ...sessionRows("identity.session", refresh, 401),
@@ -1106,5 +1140,109 @@ export const rows: MatrixRows = {
     end: ({ o, member }) => removeFromOrg(o, member),
     works: 303,
     ended: 403,
+  }),
+  // MCP agents' grants (issue 37). `use` lists the tools and creates a post at `/v1/mcp` with the agent's
+  // token, and once refused checks the refresh no longer mints tokens. Where the event alone would refuse
+  // the agent (a membership, the site's owner, enforcement), `end` puts that back before the use, so the
+  // refusal is the grant's own: the member re-added or promoted again, the site transferred back,
+  // enforcement turned off again.
+  "identity.oauth_grant × undo": row({
+    arrange: agentOnSite,
+    use: agentUse,
+    end: async ({ agent }) => {
+      const undone = await call("POST", "/api/v1/auth/oauth/undo", {
+        body: { token: linkToken(agent.notice) },
+      });
+      expectStatus("undo", undone, 200);
+    },
+    ended: 401,
+  }),
+  "identity.oauth_grant × password_reset": row({
+    arrange: agentOnSite,
+    use: agentUse,
+    end: ({ member }) => resetPassword(member),
+    ended: 401,
+  }),
+  "identity.oauth_grant × password_change": row({
+    arrange: agentOnSite,
+    use: agentUse,
+    end: ({ member }) => changePassword(member),
+    ended: 401,
+  }),
+  "identity.oauth_grant × account_deletion": row({
+    arrange: agentOnSite,
+    use: agentUse,
+    end: ({ member }) => deleteAccount(member),
+    ended: 401,
+  }),
+  "identity.oauth_grant × member_removal": row({
+    arrange: agentOnSite,
+    use: agentUse,
+    end: async ({ o, member }) => {
+      await removeFromOrg(o, member);
+      await setOrgRole(o, member, "org_admin");
+    },
+    ended: 401,
+  }),
+  // Demoted to `org_member` (reads only): the approved `posts:write` is no longer covered, so the grant ends
+  // (it is never narrowed in place); promoted back, the agent stays out.
+  "identity.oauth_grant × member_demotion": row({
+    arrange: agentOnSite,
+    use: agentUse,
+    end: async ({ o, member }) => {
+      await demoteInOrg(o, member);
+      await setOrgRole(o, member, "org_admin");
+    },
+    ended: 401,
+  }),
+  "identity.oauth_grant × site_transfer": row({
+    arrange: agentOnSite,
+    use: agentUse,
+    end: async ({ o, site }) => {
+      const buyer = await orgOf();
+      const there = await offer(o.owner, o.org.id, site.id, buyer.org.slug);
+      const accepted = await call("POST", `/api/v1/auth/orgs/${buyer.org.id}/transfers/${there}/accept`, {
+        token: buyer.owner.access_token,
+      });
+      expectStatus("transfer accept", accepted, 200);
+      const back = await offer(buyer.owner, buyer.org.id, site.id, o.org.slug);
+      const returned = await call("POST", `/api/v1/auth/orgs/${o.org.id}/transfers/${back}/accept`, {
+        token: o.owner.access_token,
+      });
+      expectStatus("transfer back", returned, 200);
+    },
+    ended: 401,
+  }),
+  // The site's deletion and archival reach identity through no event: content refuses every use while the
+  // site is deleted or archived (the registry says so).
+  "identity.oauth_grant × site_deletion": row({
+    arrange: agentOnSite,
+    use: agentUseOnly,
+    end: async ({ o, site }) => {
+      const deleted = await call("DELETE", `/api/v1/sites/${site.id}`, { token: o.owner.access_token });
+      expectStatus("site deletion", deleted, 204);
+    },
+    ended: 401,
+  }),
+  "identity.oauth_grant × site_archival": row({
+    arrange: agentOnSite,
+    use: agentUseOnly,
+    end: ({ site }) => archiveSite(site.id),
+    ended: 401,
+  }),
+  "identity.oauth_grant × sso_enforcement": row({
+    arrange: async () => {
+      const sso = await ssoOrg();
+      return { ...(await agentOnSite(sso)), sso };
+    },
+    use: agentUse,
+    end: async ({ sso }) => {
+      const path = `/api/v1/auth/orgs/${sso.org.id}/sso`;
+      const enforce = (enforced: boolean) =>
+        withStepUp(sso.owner, "PUT", path, { ...sso.settings, enforced });
+      expectStatus("enforce", await enforce(true), 200);
+      expectStatus("enforce off", await enforce(false), 200);
+    },
+    ended: 401,
   }),
 };
