@@ -26,7 +26,7 @@ import {
   liveGrants,
   revokeGrantsStatement,
 } from "./grants-store";
-import { oauthHash, refreshTokenGrant } from "./refresh";
+import { oauthHash, refreshTokenGrant } from "./refresh-tokens";
 import { refreshTokenByHash } from "./tokens-store";
 
 export type { GrantsWhere };

@@ -14,13 +14,8 @@ import { type EventOrigin, eventOrigin, recordEvent } from "../events/events";
 import { AGENT_TOKEN_TTL_S, signAgentToken } from "../login/tokens";
 import { resolveClient, verifyClientSecret } from "./clients";
 import { endGrants } from "./grants";
-import {
-  type GrantRotateOutcome,
-  newGrantRefreshToken,
-  oauthHash,
-  REFRESH_TOKEN_TTL_S,
-  refreshTokenGrant,
-} from "./refresh";
+import type { GrantRotateOutcome } from "./refresh";
+import { newGrantRefreshToken, oauthHash, REFRESH_TOKEN_TTL_S, refreshTokenGrant } from "./refresh-tokens";
 import {
   codeByHash,
   firstUseOfDayStatement,
