@@ -27,6 +27,7 @@ import {
   publishDocument,
   register,
 } from "../support/oauth-client-helpers";
+import { ssoOrg } from "../support/sso-helpers";
 
 const e = env as unknown as { DB: D1Database; ISSUER: string };
 const CONSENTS = "/api/v1/auth/oauth/consents";
@@ -229,6 +230,22 @@ describe("opening a consent", () => {
     expect(site?.allowed_scopes).not.toContain("site:write");
   });
 
+  it("SSO enforcement applies: a session without the organization's SSO is offered none of its sites and cannot approve one", async () => {
+    const org = await ssoOrg({ enforced: true });
+    const siteId = await createSiteAsOwner(org.owner.session.user.id, org.orgId);
+    const token = org.owner.session.access_token;
+    const { body: consent } = await open(token, (await request(await registeredClient())).params);
+    expect(consent.sites.map((s) => s.site_id)).not.toContain(siteId);
+    const res = await approve(token, consent, { site_id: siteId, scopes: ["posts:read"] });
+    expect((await problem(res)).code).toBe("FORBIDDEN");
+    expect(await grantsOf(org.owner.session.user.id)).toEqual([]);
+    // The same session of an organization that does not enforce SSO is offered the site.
+    const open2 = await ssoOrg({ enforced: false });
+    const site2 = await createSiteAsOwner(open2.owner.session.user.id, open2.orgId);
+    const offered = await open(open2.owner.session.access_token, (await request(await registeredClient())).params);
+    expect(offered.body.sites.map((s) => s.site_id)).toContain(site2);
+  });
+
   it("an unknown client, a malformed client_id and a redirect URI not registered exactly are problems for the page, never redirects, and open nothing", async () => {
     const o = await owner();
     const clientId = await registeredClient();
@@ -369,15 +386,13 @@ describe("approving", () => {
       resource: RESOURCE(),
       revoked_at: null,
     });
-    const stored = await e.DB.prepare("SELECT * FROM oauth_codes WHERE grant_id = ?")
-      .bind(grant!.id)
-      .first<{
-        code_hash: string;
-        redirect_uri: string;
-        code_challenge: string;
-        created_at: string;
-        expires_at: string;
-      }>();
+    const stored = await e.DB.prepare("SELECT * FROM oauth_codes WHERE grant_id = ?").bind(grant!.id).first<{
+      code_hash: string;
+      redirect_uri: string;
+      code_challenge: string;
+      created_at: string;
+      expires_at: string;
+    }>();
     expect(stored?.code_hash).toBe(await sha256b64url(code));
     expect(stored?.redirect_uri).toBe(REDIRECT);
     expect(stored?.code_challenge).toBe(params.code_challenge);
