@@ -80,13 +80,15 @@ describe("the OpenAPI documents through the gateway", () => {
     expect(doc.paths["/api/v1/sites/{id}"]?.patch?.security).toEqual([{ bearerAuth: [] }]);
   });
 
-  it("content: only the probes, the media stand-in, the anonymous form routes, preview links and feeds are public", async () => {
+  it("content: only the probes, the media stand-in, the anonymous form routes, preview links, feeds and /v1/mcp's RFC 9728 metadata are public", async () => {
     const doc = await documentOf("content");
     const open = operations(doc)
       .filter(([, , op]) => op.security?.length === 0)
       .map(([path, method]) => `${method.toUpperCase()} ${path}`)
       .sort();
     expect(open).toEqual([
+      "GET /.well-known/oauth-protected-resource",
+      "GET /.well-known/oauth-protected-resource/v1/mcp",
       "GET /health",
       "GET /media/{key}",
       "GET /metrics",
