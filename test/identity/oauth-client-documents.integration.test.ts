@@ -13,7 +13,7 @@ import {
   CLIENT_DOCUMENT_TIMEOUT_MS,
   documentLifetime,
 } from "../../src/identity/oauth/client-metadata";
-import { type ClientResolution, resolveClient } from "../../src/identity/oauth/clients";
+import { type ClientResolution, resolveClient, verifyClientSecret } from "../../src/identity/oauth/clients";
 import {
   clientDocument,
   defineDocumentHosts,
@@ -112,6 +112,29 @@ describe("resolveClient: a valid document", () => {
     await publishDocument(url, clientDocument(url, { scope: "openid profile posts:write" }));
     const r = await resolve(url);
     expect(r.ok && r.client.scope).toBe("posts:write");
+  });
+});
+
+describe("resolveClient: races and secrets", () => {
+  it("ten resolutions at once of a new document: each gets the client, one row is kept", async () => {
+    const url = documentUrl();
+    await publishDocument(url, clientDocument(url));
+    const all = await Promise.all(Array.from({ length: 10 }, () => resolve(url)));
+    expect(all.every((r) => r.ok && r.client.id === url)).toBe(true);
+    const rows = await identityEnv.DB.prepare("SELECT COUNT(*) AS n FROM oauth_clients WHERE id = ?")
+      .bind(url)
+      .first<{ n: number }>();
+    expect(rows?.n).toBe(1);
+  });
+
+  it("a document client holds no secret: no presented secret ever verifies it", async () => {
+    const url = documentUrl();
+    await publishDocument(url, clientDocument(url));
+    const r = await resolve(url);
+    if (!r.ok) throw new Error(r.reason);
+    expect(r.client.secretHash).toBeNull();
+    for (const secret of ["", "x", url, "null"])
+      expect(await verifyClientSecret(r.client, secret)).toBe(false);
   });
 });
 
