@@ -160,6 +160,11 @@ async function open(): Promise<void> {
   }
   const r = await call<ConsentView & { redirect?: string }>("/oauth/consents", request);
   if (r.ok && r.body?.redirect) return leave(r.body.redirect);
+  try {
+    sessionStorage.removeItem(NEXT_KEY);
+  } catch {
+    // Nothing kept.
+  }
   if (!r.ok || !r.body) return refuse(A.message(r));
   const me = await A.api<{ email: string | null }>("GET", "/me", undefined, {
     token: await A.accessToken(),

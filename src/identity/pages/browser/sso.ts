@@ -11,8 +11,20 @@ const hash = new URLSearchParams(location.hash.slice(1));
 history.replaceState(null, "", location.pathname);
 const register = document.getElementById("sso-register") as HTMLFormElement;
 const link = document.getElementById("sso-link") as HTMLFormElement;
+/** The consent page of MCP agents keeps its request here when it sends the person to sign in (this tab only). */
+function returnPath(): string {
+  let kept: string | null = null;
+  try {
+    kept = sessionStorage.getItem("auth.next");
+    sessionStorage.removeItem("auth.next");
+  } catch {
+    kept = null;
+  }
+  return kept && /^\/auth\/authorize\?[^\s\\]*$/.test(kept) ? kept : "/auth/account";
+}
+
 if (hash.has("done")) {
-  location.assign("/auth/account");
+  location.assign(returnPath());
 } else if (hash.get("register")) {
   register.hidden = false;
   A.form(register, async (data) => {
