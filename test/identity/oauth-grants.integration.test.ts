@@ -239,6 +239,18 @@ describe("IdentityRpc.agentAccess", () => {
     expect(await rpc.agentAccess({ grant_id: onSite.grantId })).toMatchObject({ active: false });
   });
 
+  it("a locked or disabled account's grant is inactive while it is so", async () => {
+    const { person, onSite } = await setup();
+    const status = (value: string) =>
+      e.DB.prepare("UPDATE users SET status = ? WHERE id = ?").bind(value, person.session.user.id).run();
+    for (const value of ["locked", "disabled"]) {
+      await status(value);
+      expect(await rpc.agentAccess({ grant_id: onSite.grantId })).toMatchObject({ active: false });
+    }
+    await status("active");
+    expect(await rpc.agentAccess({ grant_id: onSite.grantId })).toMatchObject({ active: true });
+  });
+
   it("an unknown id and malformed input answer null", async () => {
     expect(await rpc.agentAccess({ grant_id: "01ARZ3NDEKTSV4RRFFQ69G5FAV" })).toBeNull();
     for (const input of [{ grant_id: "nope" }, { grant_id: 42 }, {}, null]) {

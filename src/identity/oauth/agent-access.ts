@@ -4,6 +4,9 @@
  * organization and of the site now, so a revoked grant, a removed member or a demotion takes effect at
  * content (reads cache this answer at most 60 s, writes ask afresh; docs/decisions/oauth-agents.md).
  *
+ * `active` needs the grant unrevoked and its account `active`: a locked or disabled account's agents stop with
+ * it, as its sessions do.
+ *
  * The memberships are read under the SSO rule with no session: an organization that enforces SSO shows no
  * membership to a grant (an agent holds no SSO session), so turning enforcement on ends what agents may do
  * there, as it ends password sessions.
@@ -12,7 +15,7 @@ import { parseId } from "../../lib/ids";
 import type { AgentAccess } from "../../lib/rpc";
 import { displayNameOf } from "../account/me-store";
 import { edgeContextFor } from "../core/edge-context";
-import { grantById } from "./grants-store";
+import { issuingGrant } from "./tokens-store";
 
 export async function agentAccessOf(
   db: D1Database,
@@ -20,13 +23,13 @@ export async function agentAccessOf(
 ): Promise<AgentAccess | null> {
   const grantId = typeof input?.grant_id === "string" ? parseId(input.grant_id) : null;
   if (!grantId) return null;
-  const grant = await grantById(db, grantId);
+  const grant = await issuingGrant(db, grantId);
   if (!grant) return null;
   const [context, displayName] = await Promise.all([
     edgeContextFor(db, grant.user_id, ""),
     displayNameOf(db, grant.user_id),
   ]);
-  const active = grant.revoked_at === null && context !== null;
+  const active = grant.revoked_at === null && grant.user_status === "active" && context !== null;
   return {
     grant_id: grant.id,
     active,

@@ -14,7 +14,7 @@ export type CodeRow = typeof oauthCodes.$inferSelect;
 /** A grant as the token endpoint reads it: the grant's own columns and its person's account status. */
 export type IssuingGrant = Row<
   typeof oauthGrants,
-  "id" | "user_id" | "client_id" | "site_id" | "scope" | "resource" | "revoked_at" | "last_used_at"
+  "id" | "user_id" | "client_id" | "site_id" | "org_id" | "scope" | "resource" | "revoked_at" | "last_used_at"
 > & { user_status: string | null };
 
 /** One code by its hash, spent or not; null when there is none. */
@@ -31,6 +31,7 @@ export async function issuingGrant(db: D1Database, grantId: string): Promise<Iss
       user_id: oauthGrants.user_id,
       client_id: oauthGrants.client_id,
       site_id: oauthGrants.site_id,
+      org_id: oauthGrants.org_id,
       scope: oauthGrants.scope,
       resource: oauthGrants.resource,
       revoked_at: oauthGrants.revoked_at,
