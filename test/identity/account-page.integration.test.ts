@@ -64,6 +64,7 @@ describe("GET /auth/account", () => {
       "Passkeys",
       "Password",
       "Sessions",
+      "Connected agents",
       "Recent security activity",
       "Your data",
       "Delete your account",
@@ -80,7 +81,7 @@ describe("GET /auth/account", () => {
     for (const m of text.matchAll(/<table id="[^"]+">\s*<caption[^>]*>([^<]+)<\/caption>/g)) {
       expect(m[1]!.trim()).not.toBe("");
     }
-    expect([...text.matchAll(/<caption/g)].length).toBe(4);
+    expect([...text.matchAll(/<caption/g)].length).toBe(5);
   });
 
   it("is the same document for everyone: no personal data is rendered by the server", async () => {

@@ -1,6 +1,7 @@
 /**
  * The account page: the display name (the byline of the person's posts, issue 34), e-mail addresses (primary, removal), TOTP enrollment and removal, passkeys,
- * recovery codes, sessions (sign out of one or all), with step-up prompts where the spec asks for them,
+ * recovery codes, sessions (sign out of one or all), connected MCP agents (issue 37: each grant with its
+ * client, site, scopes, times and a disconnect), with step-up prompts where the spec asks for them,
  * and the account's recent security events (GET /api/v1/auth/events); its data and its deletion
  * (account-life.ts, issue 24).
  *
@@ -151,6 +152,14 @@ ${table("session-table", "Your sessions", ["Device", "Signed in", "Method", "Add
 </div>`,
 );
 
+const AGENTS = section(
+  "agents",
+  "Connected agents",
+  html`<p class="hint">AI agents you allowed to act as you on one of your sites, with what you allowed. Each acts only while your role on that site still allows it; disconnecting one ends it at once.</p>
+<p id="agents-empty" hidden>No agent is connected.</p>
+${table("agent-table", "Your connected agents", ["Agent", "Site", "May", "Connected", "Last used", "Actions"])}`,
+);
+
 const EVENTS = section(
   "events",
   "Recent security activity",
@@ -178,6 +187,7 @@ ${TWO_FACTOR}
 ${PASSKEYS}
 ${PASSWORD}
 ${SESSIONS}
+${AGENTS}
 ${EVENTS}
 ${DATA_SECTION}
 ${DELETE_SECTION}

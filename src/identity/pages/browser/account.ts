@@ -1,6 +1,6 @@
 /**
  * `account.js`: fills the account page (account.ts's static frame) through the JSON API: the display name, e-mail addresses,
- * two-factor (TOTP, recovery codes), passkeys, password, sessions, security events, and the sections for
+ * two-factor (TOTP, recovery codes), passkeys, password, sessions, connected agents, security events, and the sections for
  * the account's whole life (shared/account-life.ts). Helpers, session and step-up: shared/account-kit.ts.
  */
 import {
@@ -644,6 +644,56 @@ $("sign-out").addEventListener("click", (event) =>
   }),
 );
 
+/* ---------- connected agents (issue 37) ---------- */
+
+interface AgentGrant {
+  id: string;
+  client_name: string;
+  client_kind: string;
+  site_id: string;
+  scopes: string[];
+  created_at: string;
+  last_used_at: string | null;
+}
+
+async function loadAgents(): Promise<void> {
+  const r = await call<{ items: AgentGrant[] }>("GET", "/oauth/grants");
+  if (!r.ok) return fail(r);
+  const body = $<HTMLTableElement>("agent-table").tBodies[0]!;
+  body.replaceChildren();
+  for (const g of r.body!.items) {
+    const button = el("button", {
+      type: "button",
+      className: "secondary",
+      "aria-label": `Disconnect ${g.client_name}, connected ${when(g.created_at)}`,
+      text: "Disconnect",
+    });
+    button.addEventListener("click", () => act(button, () => disconnectAgent(g)));
+    body.append(
+      el("tr", {}, [
+        el("th", { scope: "row" }, [
+          el("span", { text: g.client_name }),
+          el("span", { className: "device", text: "Unverified: the name is the agent's own claim" }),
+        ]),
+        el("td", { text: g.site_id }),
+        el("td", { text: g.scopes.join(", ") }),
+        el("td", { text: when(g.created_at) }),
+        el("td", { text: g.last_used_at ? when(g.last_used_at) : "Not yet" }),
+        el("td", { className: "actions-cell" }, [button]),
+      ]),
+    );
+  }
+  $("agents-empty").hidden = body.rows.length > 0;
+}
+
+async function disconnectAgent(g: AgentGrant): Promise<void> {
+  const r = await call("DELETE", `/oauth/grants/${encodeURIComponent(g.id)}`);
+  if (r.status !== 204 && r.status !== 404) return fail(r);
+  await loadAgents();
+  ok(r.status === 404 ? `${g.client_name} was already disconnected.` : `${g.client_name} was disconnected.`);
+  $("agents-title").focus();
+}
+
 /* ---------- security events ---------- */
 
 const EVENT_LABELS: Record<string, string> = {
@@ -664,6 +714,9 @@ const EVENT_LABELS: Record<string, string> = {
   not_me_used: "\u201CThis was not me\u201D used",
   account_deletion_requested: "Account deletion asked for",
   account_deletion_cancelled: "Account deletion cancelled",
+  "oauth_grant.created": "Agent connected",
+  "oauth_grant.used": "Agent used",
+  "oauth_grant.revoked": "Agent disconnected",
 };
 let eventCursor: string | null = null;
 
@@ -739,6 +792,7 @@ async function start(): Promise<void> {
     load(loadFactors),
     load(loadPasskeys),
     load(loadSessions),
+    load(loadAgents),
     load(() => loadEvents(false)),
   ]);
   $("loading").hidden = true;
