@@ -181,7 +181,9 @@ async function answerMcp(c: Context<AppEnv>, app: App): Promise<Response> {
   const catalogue = catalogueOf(app);
   const token = agentTokens.get(c);
   const agent = token === undefined ? null : await agentGate(c, catalogue, token);
-  return handleMcpRequest(c, catalogue, toolContext(c, app, agent));
+  const bytes = await c.req.arrayBuffer();
+  // Awaited here: a refusal it throws before its first await (the body caps) is handled at once.
+  return await handleMcpRequest(c.req.raw, bytes, catalogue, toolContext(c, app, agent));
 }
 
 export function registerMcpRoute(app: App) {

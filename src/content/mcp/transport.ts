@@ -22,7 +22,6 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import type { Context } from "hono";
 import { MCP_UPLOAD_MESSAGE_MAX_BYTES, MIB } from "../../lib/body-caps";
 import { fail } from "../errors";
 import type { ToolContext } from "./dispatch";
@@ -53,7 +52,7 @@ function parseJson(text: string): unknown {
 }
 
 /** Which revision a request speaks, by the SDK's classification. */
-export type McpEra = "2026-07-28" | "2025-11-25";
+type McpEra = "2026-07-28" | "2025-11-25";
 
 /**
  * The era of a request: the SDK's routing (`isLegacyRequest`), but for one case. A body that is JSON and no
@@ -69,13 +68,16 @@ async function eraOf(request: Request, body: unknown): Promise<McpEra> {
   return outcome.kind === "reject" && outcome.cell === "invalid-json-rpc-body" ? "2025-11-25" : "2026-07-28";
 }
 
-/** One MCP POST, answered by the era it speaks; never a session id, never cached. */
+/**
+ * One MCP POST, answered by the era it speaks; never a session id, never cached. `request` gives the URL,
+ * headers and abort signal; `bytes` is its body, read once by the route (which may have read it already).
+ */
 export async function handleMcpRequest(
-  c: Context,
+  request: Request,
+  bytes: ArrayBuffer,
   catalogue: readonly ToolDefinition[],
   context: ToolContext,
 ): Promise<Response> {
-  const bytes = await c.req.arrayBuffer();
   const body = parseJson(new TextDecoder().decode(bytes));
   if (bytes.byteLength > MCP_BODY_MAX_BYTES && !isUploadCall(body)) fail("PAYLOAD_TOO_LARGE", tooLargeDetail);
   if (Array.isArray(body) && body.length > MAX_BATCH) {
@@ -83,17 +85,17 @@ export async function handleMcpRequest(
   }
   // The body was read here (its caps): the SDK gets it parsed, and a request it may read again for a body
   // that is not JSON (then answered as a parse error).
-  const request = new Request(c.req.url, {
+  const copy = new Request(request.url, {
     method: "POST",
-    headers: c.req.raw.headers,
+    headers: request.headers,
     body: bytes,
-    signal: c.req.raw.signal,
+    signal: request.signal,
   });
-  const era = await eraOf(request, body);
+  const era = await eraOf(copy, body);
   const response =
     era === "2026-07-28"
-      ? await serveModern(request, body, catalogue, context)
-      : await serveLegacy(request, body, catalogue, context);
+      ? await serveModern(copy, body, catalogue, context)
+      : await serveLegacy(copy, body, catalogue, context);
   // A JSON answer is read into a fresh response: the SDK's headers may be immutable, ours are added.
   const answer = new Response(response.body, response);
   answer.headers.set("cache-control", "no-store");
