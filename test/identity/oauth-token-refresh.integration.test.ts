@@ -90,6 +90,7 @@ describe("refresh_token", () => {
     // The code's token and exactly one successor.
     expect(await tokenRows(grant.grantId)).toBe(2);
     expect((await grantState(grant.grantId)).revoked_reason).toBe("refresh_reuse");
+    expect(await eventsOf(grant.userId, "oauth_grant.revoked")).toHaveLength(1);
   });
 
   it("scope narrows (the access token carries fewer) but never widens: invalid_scope", async () => {

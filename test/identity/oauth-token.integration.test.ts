@@ -191,6 +191,8 @@ describe("authorization_code: refusals", () => {
       .first<{ n: number }>())!;
     expect(n).toBe(1);
     expect((await grantState(grant.grantId)).revoked_reason).toBe("code_replay");
+    // 49 replays, one end: the event follows the grant's own compare-and-set.
+    expect(await eventsOf(grant.userId, "oauth_grant.revoked")).toHaveLength(1);
     const winner = await json<TokenBody>(answers.find((r) => r.status === 200)!);
     expect((await refresh(grant, winner.refresh_token)).status).toBe(400);
   });
@@ -205,6 +207,27 @@ describe("client authentication", () => {
     expect(await oauthError(refused)).toEqual({ status: 401, error: "invalid_client" });
     expect(refused.headers.get("www-authenticate")).toMatch(/^Basic /);
     expect((await redeem(grant, await seedCode(grant))).status).toBe(200);
+    // RFC 6749 §2.3.1: id and secret are form-urlencoded inside Basic ("_" sent as %5F, "+" a space).
+    const code = await seedCode(grant);
+    const encoded = btoa(`${client.id.replace("_", "%5F")}:${client.secret!.replace("_", "%5F")}`);
+    const form = {
+      grant_type: "authorization_code",
+      code: code.code,
+      redirect_uri: REDIRECT,
+      code_verifier: code.verifier,
+    };
+    expect((await postForm(TOKEN, form, { headers: { authorization: `Basic ${encoded}` } })).status).toBe(
+      200,
+    );
+    const spaced = btoa(`${client.id}:+${client.secret}`);
+    const refusedSpace = await postForm(
+      TOKEN,
+      { ...form, code: (await seedCode(grant)).code },
+      {
+        headers: { authorization: `Basic ${spaced}` },
+      },
+    );
+    expect(refusedSpace.status).toBe(401);
   });
 
   it("client_secret_post: the right secret redeems; the secret sent as Basic, or none, is invalid_client", async () => {
