@@ -193,7 +193,7 @@ export function registerMcpRoute(app: App) {
     path: MCP_PATH,
     tags: ["MCP"],
     summary: "MCP server for AI agents (Streamable HTTP, stateless)",
-    description: `Model Context Protocol over Streamable HTTP (JSON answers, no session; GET and DELETE are 405). Authorization: Bearer ck_… (any scope; a pk_ key is 403); a missing, invalid or revoked key is 401 problem+json before any MCP processing. Each request costs one read of the key's quota. Tools (listed only when the key's scopes reach their operation; each runs as its operation with the same key, so validation, scopes, quotas, idempotency and error codes are the API's; a refusal is a tool result with isError and the problem as structuredContent): ${TOOL_SPECS.map((t) => `${t.name} (${t.method} ${t.path})`).join(", ")}. Input schemas are this document's parameters and request bodies of those operations.`,
+    description: `Model Context Protocol over Streamable HTTP (JSON answers, no session; GET and DELETE are 405). Authorization: Bearer ck_… (any scope; a pk_ key is 403), or an AI agent's OAuth access token from identity (the authorization server named by the RFC 9728 metadata at /.well-known/oauth-protected-resource/v1/mcp), which acts as the person who approved it on its one site with the approved scopes that person's role still allows; a missing, invalid, expired or revoked credential is 401 problem+json before any MCP processing, its WWW-Authenticate naming that metadata (resource_metadata). An agent's tool call whose operation needs a scope it lacks is 403 INSUFFICIENT_SCOPE with WWW-Authenticate error="insufficient_scope" and the scopes needed (the MCP authorization spec's step-up), before any tool runs. Each request costs one read of the key's (the grant's) quota. Tools (listed only when the key's scopes reach their operation; each runs as its operation with the same key, so validation, scopes, quotas, idempotency and error codes are the API's; a refusal is a tool result with isError and the problem as structuredContent): ${TOOL_SPECS.map((t) => `${t.name} (${t.method} ${t.path})`).join(", ")}. Input schemas are this document's parameters and request bodies of those operations.`,
     security: security(MCP_KEY.kinds, MCP_KEY.scopes),
     request: {
       body: {
@@ -220,8 +220,8 @@ export function registerMcpRoute(app: App) {
       },
       202: { description: "Accepted (a notification or a response: nothing to answer)" },
       ...problemResponses({
-        401: "Key missing, invalid or revoked",
-        403: "A pk_ key",
+        401: "Key or access token missing, invalid, expired or revoked (WWW-Authenticate with resource_metadata)",
+        403: 'A pk_ key; an agent\'s tool call lacking a scope (WWW-Authenticate error="insufficient_scope")',
         413: "Message above 2 MiB (12 MiB for one upload_media call)",
         429: "Quota",
       }),
