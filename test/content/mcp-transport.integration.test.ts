@@ -153,6 +153,27 @@ describe("MCP 2026-07-28: the v2 client SDK", () => {
     await client.close();
   });
 
+  it("the v2 client left at its default negotiation ('legacy') is a 2025-11-25 client: initialize, then served", async () => {
+    const t = await tenant();
+    const sent: unknown[] = [];
+    const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
+      requestInit: { headers: { authorization: `Bearer ${t.ck}` } },
+      fetch: async (url, init) => {
+        const request = new Request(url, init);
+        sent.push(
+          methodOf({ method: request.method, headers: request.headers, body: await request.clone().json() }),
+        );
+        return content.fetch(request);
+      },
+    });
+    const client = new Client({ name: "default-agent", version: "1.0.0" });
+    await client.connect(transport);
+    expect(client.getNegotiatedProtocolVersion()).toBe("2025-11-25");
+    expect(sent[0]).toBe("initialize");
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("create_post");
+    await client.close();
+  });
+
   it("server/discover names the revision, the server and its tools capability", async () => {
     const t = await tenant();
     const res = await post(t.ck, message("server/discover"));
