@@ -23,6 +23,8 @@ describe("the pages' browser bundle", () => {
     expect(Object.keys(committed).sort()).toEqual([
       "account-restore.js",
       "account.js",
+      "authorize-undo.js",
+      "authorize.js",
       "common.js",
       "confirm.js",
       "disown.js",
