@@ -230,6 +230,25 @@ describe("opening a consent", () => {
     expect(site?.allowed_scopes).not.toContain("site:write");
   });
 
+  it("a site only shared with the person's organization, an archived and a deleted site are not offered", async () => {
+    const o = await owner();
+    const other = await owner();
+    const sitesDb = (env as unknown as { TEST_SITES_DB: D1Database }).TEST_SITES_DB;
+    const archived = await createSiteAsOwner(o.session.user.id, o.orgId);
+    const deleted = await createSiteAsOwner(o.session.user.id, o.orgId);
+    await sitesDb.batch([
+      sitesDb.prepare("UPDATE sites SET status = 'archived' WHERE id = ?").bind(archived),
+      sitesDb.prepare("UPDATE sites SET status = 'deleted' WHERE id = ?").bind(deleted),
+      sitesDb
+        .prepare("INSERT INTO site_shares (site_id, org_id, role, created_at) VALUES (?, ?, 'site_owner', ?)")
+        .bind(other.siteId, o.orgId, new Date().toISOString()),
+    ]);
+    const { body } = await open(o.token, (await request(await registeredClient())).params);
+    expect(body.sites.map((s) => s.site_id)).toEqual([o.siteId]);
+    const shared = await approve(o.token, body, { site_id: other.siteId, scopes: ["posts:read"] });
+    expect((await problem(shared)).code).toBe("FORBIDDEN");
+  });
+
   it("SSO enforcement applies: a session without the organization's SSO is offered none of its sites and cannot approve one", async () => {
     const org = await ssoOrg({ enforced: true });
     const siteId = await createSiteAsOwner(org.owner.session.user.id, org.orgId);
@@ -242,7 +261,10 @@ describe("opening a consent", () => {
     // The same session of an organization that does not enforce SSO is offered the site.
     const open2 = await ssoOrg({ enforced: false });
     const site2 = await createSiteAsOwner(open2.owner.session.user.id, open2.orgId);
-    const offered = await open(open2.owner.session.access_token, (await request(await registeredClient())).params);
+    const offered = await open(
+      open2.owner.session.access_token,
+      (await request(await registeredClient())).params,
+    );
     expect(offered.body.sites.map((s) => s.site_id)).toContain(site2);
   });
 
