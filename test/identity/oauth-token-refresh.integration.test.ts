@@ -18,6 +18,7 @@ import {
   seedClient,
   seedCode,
   seedGrant,
+  sha256b64url,
   type TokenBody,
 } from "./oauth-token-fixtures";
 
@@ -60,6 +61,14 @@ describe("refresh_token", () => {
       scope: grant.scope,
     });
     expect((await refresh(grant, second.refresh_token)).status).toBe(200);
+    // Each refresh token lives 30 days from its issue.
+    const hash = await sha256b64url(second.refresh_token);
+    const row = await e.DB.prepare(
+      "SELECT created_at, expires_at FROM oauth_refresh_tokens WHERE token_hash = ?",
+    )
+      .bind(hash)
+      .first<{ created_at: string; expires_at: string }>();
+    expect(Date.parse(row!.expires_at) - Date.parse(row!.created_at)).toBe(30 * 24 * 3600_000);
   });
 
   it("a rotated token presented again ends the grant (refresh_reuse): its successor dies too", async () => {

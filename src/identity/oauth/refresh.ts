@@ -43,7 +43,7 @@ export async function rotateGrantToken(db: D1Database, input: GrantRotateInput):
       hash: await oauthHash(refreshToken),
       grantId: row.grant_id,
       now,
-      expiresAt: isoIn(REFRESH_TOKEN_TTL_S),
+      expiresAt: isoIn(REFRESH_TOKEN_TTL_S, Date.parse(now)),
     }),
   ]);
   // The compare-and-set lost: the grant was revoked meanwhile (the lock rules out a concurrent rotation).

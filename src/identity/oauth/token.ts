@@ -240,7 +240,7 @@ export async function redeemCode(
       hash: await oauthHash(refreshToken),
       grantId: grant.id,
       now,
-      expiresAt: isoIn(REFRESH_TOKEN_TTL_S),
+      expiresAt: isoIn(REFRESH_TOKEN_TTL_S, Date.parse(now)),
     }),
   ]);
   if (spent.changes === 0) {
