@@ -105,8 +105,8 @@ export async function authenticateClient(
   );
   const id = basic?.id ?? bodyId;
   if (!id || (basic && bodyId !== null && bodyId !== basic.id)) throw refused;
-  const resolution = await resolveClient(env, services, id).catch(() => null);
-  if (!resolution?.ok) throw refused;
+  const resolution = await resolveClient(env, services, id);
+  if (!resolution.ok) throw refused;
   const { client } = resolution;
   const method = client.authMethod;
   const secret =
