@@ -204,6 +204,26 @@ describe("the consent page", () => {
     expect(wentAway).toBe(false);
   });
 
+  it("the notice's link revokes the agent without signing in, and signs the browser out", async () => {
+    const { link } = await outboxMessage(owner.email, "oauth_grant_notice");
+    expect(link).toContain("/auth/authorize/undo?token=");
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    pageErrors.push({ page: "undo", errors });
+    await page.goto(link!.replace(/^https?:\/\/[^/]+/, gateway()));
+    await page.getByRole("button", { name: "Revoke the agent and sign out everywhere" }).click();
+    await page.locator("#status").filter({ hasText: "The agent was revoked" }).waitFor();
+    // Every session ended: the consent page now sends this browser to sign in.
+    const { path } = authorizationPath();
+    await page.goto(`${gateway()}${path}`);
+    await page.waitForURL((url) => url.pathname === "/auth/sign-in");
+    const refused = await fetch(`${gateway()}/api/v1/auth/oauth/grants`, {
+      headers: { authorization: `Bearer ${owner.token}` },
+    });
+    expect(refused.status).toBe(401);
+  });
+
   it("refuses to be framed by another origin", async () => {
     const page = await context.newPage();
     const { path } = authorizationPath();
