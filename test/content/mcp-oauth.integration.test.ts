@@ -14,6 +14,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { setClockForTests } from "../../src/content/core/clock";
 import { AGENT_ACCESS_TTL_MS } from "../../src/content/keys/agent";
+import { QUOTAS } from "../../src/content/keys/api-key";
+import { keyGate } from "../../src/content/keys/gate";
 import { SCOPES } from "../../src/content/keys/scopes";
 import {
   agentToken,
@@ -37,7 +39,11 @@ import {
 } from "../support/content-helpers";
 import { seedPerson, setSiteRole } from "../support/identity-people";
 
-const e = env as unknown as { JWT_SIGNING_KEYS: string; TEST_IDENTITY_DB: D1Database };
+const e = env as unknown as {
+  JWT_SIGNING_KEYS: string;
+  TEST_IDENTITY_DB: D1Database;
+  KEY_GATE: ContentEnv["KEY_GATE"];
+};
 const MCP_URL = `${BASE}/v1/mcp`;
 
 afterEach(() => setClockForTests(null));
@@ -194,6 +200,15 @@ describe("an agent's access token acts as the person", () => {
       created_by: { kind: "person", id: person.userId, name: "Ada Agent" },
     });
     expect(await countRows("posts", site.id)).toBe(1);
+
+    // The write spent the grant's own bucket (`agent:<grant id>`), not the person's dashboard one.
+    const now = Date.now() - 60_000;
+    const bucket = async (keyId: string) => {
+      const taken = await keyGate(e, keyId).take([QUOTAS.write], now);
+      return taken.buckets[0]?.remaining;
+    };
+    expect(await bucket(`agent:${grant.grantId}`)).toBe(QUOTAS.write.capacity - 2);
+    expect(await bucket(`person:${person.userId}:${site.id}`)).toBe(QUOTAS.write.capacity - 1);
   });
 
   it("the roles' rules apply: a contributor's agent may not publish, whatever its token says", async () => {
