@@ -111,6 +111,13 @@ describe("the person's grants", () => {
     expect((await call("DELETE", `/api/v1/auth/oauth/grants/${onSite.grantId}`, { token: t })).status).toBe(
       204,
     );
+    // The person reads the use and the end in their security events.
+    for (const type of ["oauth_grant.used", "oauth_grant.revoked"]) {
+      const events = await call("GET", `/api/v1/auth/events?type=${type}`, { token: t });
+      expect(events.status).toBe(200);
+      const page = await json<{ items: { type: string; target: string | null }[] }>(events);
+      expect(page.items).toEqual([expect.objectContaining({ type, target: onSite.grantId })]);
+    }
     const { items } = await json<{ items: GrantItem[] }>(
       await call("GET", "/api/v1/auth/oauth/grants", { token: t }),
     );
