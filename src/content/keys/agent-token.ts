@@ -66,11 +66,6 @@ export function forgetJwksForTests(): void {
   lastForcedRefresh = Number.NEGATIVE_INFINITY;
 }
 
-/** Whether `token` has the shape of a JWT (three base64url parts): the agent path of `/v1/mcp`. */
-export function looksLikeJwt(token: string): boolean {
-  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token);
-}
-
 function claimsOf(payload: JWTPayload, resource: string): AgentClaims | null {
   const { sub, aud, client_id, site_id, gid, kind, scope } = payload as Record<string, unknown>;
   // `aud` exactly this resource: a token for several audiences is refused too (no confused deputy).
