@@ -4404,6 +4404,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth protected resource metadata of /v1/mcp (RFC 9728), at the bare well-known path */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The metadata document (CORS *, cacheable 5 minutes) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/v1/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth protected resource metadata of /v1/mcp (RFC 9728 §3.1 location) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The metadata document (CORS *, cacheable 5 minutes) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/mcp": {
         parameters: {
             query?: never;
@@ -4415,7 +4487,7 @@ export interface paths {
         put?: never;
         /**
          * MCP server for AI agents (Streamable HTTP, stateless)
-         * @description Model Context Protocol over Streamable HTTP (JSON answers, no session; GET and DELETE are 405). Authorization: Bearer ck_… (any scope; a pk_ key is 403); a missing, invalid or revoked key is 401 problem+json before any MCP processing. Each request costs one read of the key's quota. Tools (listed only when the key's scopes reach their operation; each runs as its operation with the same key, so validation, scopes, quotas, idempotency and error codes are the API's; a refusal is a tool result with isError and the problem as structuredContent): list_posts (GET /v1/posts), get_post (GET /v1/posts/{reference}), get_post_source (GET /v1/posts/{reference}/source), create_post (POST /v1/posts), update_post (PATCH /v1/posts/{reference}), unpublish_post (POST /v1/posts/{reference}/unpublish), get_post_seo (GET /v1/posts/{reference}/seo), update_post_seo (PATCH /v1/posts/{reference}/seo), upload_media_from_url (POST /v1/media), upload_media (POST /v1/media), list_post_types (GET /v1/post-types), get_site (GET /v1/site), get_site_settings (GET /v1/site/settings), get_site_seo (GET /v1/site/seo), update_site_seo (PATCH /v1/site/seo), list_media (GET /v1/media), search_posts (GET /v1/search), list_post_revisions (GET /v1/posts/{reference}/revisions), restore_post_revision (POST /v1/posts/{reference}/revisions/{id}/restore), delete_post (DELETE /v1/posts/{reference}), list_categories (GET /v1/categories), list_tags (GET /v1/tags), update_category (PATCH /v1/categories/{slug}), update_tag (PATCH /v1/tags/{slug}), update_media (PATCH /v1/media/{id}), list_authors (GET /v1/authors), create_author (POST /v1/authors), update_author (PATCH /v1/authors/{slug}), export (GET /v1/export). Input schemas are this document's parameters and request bodies of those operations.
+         * @description Model Context Protocol over Streamable HTTP (JSON answers, no session; GET and DELETE are 405). Authorization: Bearer ck_… (any scope; a pk_ key is 403), or an AI agent's OAuth access token from identity (the authorization server named by the RFC 9728 metadata at /.well-known/oauth-protected-resource/v1/mcp), which acts as the person who approved it on its one site with the approved scopes that person's role still allows; a missing, invalid, expired or revoked credential is 401 problem+json before any MCP processing, its WWW-Authenticate naming that metadata (resource_metadata). An agent's tool call whose operation needs a scope it lacks is 403 INSUFFICIENT_SCOPE with WWW-Authenticate error="insufficient_scope" and the scopes needed (the MCP authorization spec's step-up), before any tool runs. Each request costs one read of the key's (the grant's) quota. Tools (listed only when the key's scopes reach their operation; each runs as its operation with the same key, so validation, scopes, quotas, idempotency and error codes are the API's; a refusal is a tool result with isError and the problem as structuredContent): list_posts (GET /v1/posts), get_post (GET /v1/posts/{reference}), get_post_source (GET /v1/posts/{reference}/source), create_post (POST /v1/posts), update_post (PATCH /v1/posts/{reference}), unpublish_post (POST /v1/posts/{reference}/unpublish), get_post_seo (GET /v1/posts/{reference}/seo), update_post_seo (PATCH /v1/posts/{reference}/seo), upload_media_from_url (POST /v1/media), upload_media (POST /v1/media), list_post_types (GET /v1/post-types), get_site (GET /v1/site), get_site_settings (GET /v1/site/settings), get_site_seo (GET /v1/site/seo), update_site_seo (PATCH /v1/site/seo), list_media (GET /v1/media), search_posts (GET /v1/search), list_post_revisions (GET /v1/posts/{reference}/revisions), restore_post_revision (POST /v1/posts/{reference}/revisions/{id}/restore), delete_post (DELETE /v1/posts/{reference}), list_categories (GET /v1/categories), list_tags (GET /v1/tags), update_category (PATCH /v1/categories/{slug}), update_tag (PATCH /v1/tags/{slug}), update_media (PATCH /v1/media/{id}), list_authors (GET /v1/authors), create_author (POST /v1/authors), update_author (PATCH /v1/authors/{slug}), export (GET /v1/export). Input schemas are this document's parameters and request bodies of those operations.
          */
         post: {
             parameters: {
@@ -4448,7 +4520,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Key missing, invalid or revoked */
+                /** @description Key or access token missing, invalid, expired or revoked (WWW-Authenticate with resource_metadata) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4457,7 +4529,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description A pk_ key */
+                /** @description A pk_ key; an agent's tool call lacking a scope (WWW-Authenticate error="insufficient_scope") */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9037,6 +9109,16 @@ export interface components {
             token_field: "_token";
             /** @enum {string} */
             page_field: "_page";
+        };
+        ProtectedResourceMetadata: {
+            /** @description The resource identifier (RFC 8707): the issuer followed by /v1/mcp */
+            resource: string;
+            /** @description Identity's issuer */
+            authorization_servers: string[];
+            scopes_supported: string[];
+            bearer_methods_supported: "header"[];
+            resource_name: string;
+            resource_documentation: string;
         };
         TaxonomyTerms: {
             items: components["schemas"]["TaxonomyTerm"][];
