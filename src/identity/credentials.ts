@@ -571,6 +571,7 @@ export const CREDENTIALS: readonly CredentialKind[] = [
       "a membership's end or role change ends each grant of the person there whose approved scopes the role no longer covers in full (`member_grant_endings`, delivered before the member route answers, else by the hourly run); it is never narrowed in place, so a later promotion does not widen an agent approved under another role",
       "a site's deletion or archival: content refuses the grant's every use while the site is deleted or archived (its site check, as for keys; identity is not told); a platform operator's restore brings the site back for the same organization, and with it the grant, as it brings back the keys",
       "a transfer's acceptance ends every grant on the site in its batch (a transfer the registry then refuses leaves them ended: fail closed; the person connects again)",
+      "SSO enforcement turned on (`PUT …/sso`), or put back by the one-click undo of turning it off, ends every grant on the organization's sites in that batch",
     ],
     survives: [
       {

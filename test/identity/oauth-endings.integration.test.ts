@@ -407,4 +407,27 @@ describe("an MCP agent's grant ends when its organization enforces SSO", () => {
     expect((await enforce()).status).toBe(200);
     expect(await reasonOf(later)).toBe("live");
   });
+
+  it("the undo of turning enforcement off puts it back and ends the grants approved meanwhile", async () => {
+    const org = await ssoOrg({ enforced: true });
+    const owner = org.owner;
+    const path = `/api/v1/auth/orgs/${org.orgId}/sso`;
+    const off = await withStepUp(owner.email, "PUT", path, {
+      token: owner.session.access_token,
+      body: ssoSettings(org.domain, { enforced: false }),
+    });
+    expect(off.status).toBe(200);
+    const meanwhile = await grant(owner.session.user.id, { id: newId(), orgId: org.orgId });
+    const notice = (await outbox(owner.email)).find((m) => m.purpose === "sso_notice" && m.link);
+    const token = new URL(notice!.link!).searchParams.get("token")!;
+    const undone = await call("POST", `/api/v1/auth/orgs/${org.orgId}/sso/undo`, { body: { token } });
+    expect(undone.status).toBe(200);
+    expect(await reasonOf(meanwhile)).toBe("sso_enforced");
+    // The link works once: a second use ends nothing more (and a grant made since stays).
+    const after = await grant(owner.session.user.id, { id: newId(), orgId: org.orgId });
+    expect((await call("POST", `/api/v1/auth/orgs/${org.orgId}/sso/undo`, { body: { token } })).status).toBe(
+      404,
+    );
+    expect(await reasonOf(after)).toBe("live");
+  });
 });

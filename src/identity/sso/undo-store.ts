@@ -93,8 +93,11 @@ export async function findLiveUndo(
 /** SQL condition: this request's claim of undo ?1 (token hash) with nonce ?2 is the one that won. */
 const CLAIMED = "EXISTS (SELECT 1 FROM sso_undos u WHERE u.token_hash = ?1 AND u.used_by = ?2)";
 
-/** The same condition for the query builder: this request's claim of undo `hash` with `nonce` won. */
-function claimed(db: D1Database, hash: string, nonce: string) {
+/**
+ * The same condition for the query builder: this request's claim of undo `hash` with `nonce` won (also the
+ * guard of the MCP agents' grants an undo that restores enforcement ends: oauth/endings.ts).
+ */
+export function claimed(db: D1Database, hash: string, nonce: string) {
   const u = alias(ssoUndos, "u");
   return exists(
     drizzle(db)

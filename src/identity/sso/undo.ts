@@ -18,9 +18,11 @@ import { batch } from "../../lib/sql";
 import { isoIn, nowIso, randomToken, sha256Hex } from "../core/crypto";
 import type { Env } from "../core/worker-env";
 import { fail } from "../errors";
+import { grantEndStatements } from "../oauth/endings";
 import type { SsoConfigRow } from "./store";
 import {
   type Before,
+  claimed,
   claimUndoStatement,
   domainsOf,
   endingStatements,
@@ -66,12 +68,19 @@ export async function undoSsoChange(env: Env, orgId: string, token: string): Pro
   if (!row) fail("NOT_FOUND", "No such undo link (it may have been used, expired or been superseded).");
   const before = row.before_json ? (JSON.parse(row.before_json) as Before) : null;
   const nonce = randomToken(16);
-  const [claimed] = await batch(db, [
+  // An undo that puts back an enforcing configuration ends the organization's MCP agents' grants, as
+  // turning enforcement on does (admin.ts), only under this request's claim.
+  const agents =
+    before?.config.enforced === 1
+      ? await grantEndStatements(db, { orgId }, { reason: "sso_enforced", guard: claimed(db, hash, nonce) })
+      : [];
+  const [won] = await batch(db, [
     claimUndoStatement(db, hash, nonce, now),
     ...endingStatements(db, hash, nonce, orgId, row.updated_at),
     ...(before ? restoreStatements(db, hash, nonce, before) : [removalStatement(db, hash, nonce, orgId)]),
+    ...agents,
   ]);
-  if ((claimed?.changes ?? 0) === 0) {
+  if ((won?.changes ?? 0) === 0) {
     fail("NOT_FOUND", "No such undo link (it may have been used, expired or been superseded).");
   }
   return before ? "restored" : "removed";
