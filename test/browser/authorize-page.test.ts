@@ -244,3 +244,74 @@ describe("the consent page", () => {
     expect(await child!.locator("#consent, #approve, #loading").count()).toBe(0);
   });
 });
+
+/** The TXT value that proves `domain` for `orgId` (the scheme of src/identity/sso/domain-proof.ts). */
+async function proofValue(orgId: string, domain: string): Promise<string> {
+  const bytes = new TextEncoder().encode(`platform-sso-domain-proof:v1\n${orgId}\n${domain}`);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return `platform-verify=${Buffer.from(digest.slice(0, 16)).toString("hex")}`;
+}
+
+async function control(path: string, body: unknown, method = "POST") {
+  const res = await fetch(`${platform().sso.issuer}/__test/${path}`, { method, body: JSON.stringify(body) });
+  expect(res.status).toBe(204);
+}
+
+describe("the consent page with single sign-on", () => {
+  it("a signed-out person of an SSO organization goes through the provider and comes back to the exact request", async () => {
+    const owner = await person("consent-sso");
+    const org = await gatewayCall<{ id: string }>("POST", "/api/v1/auth/orgs", {
+      token: owner.token,
+      body: { name: "Consent SSO", slug: `csso-${randomBytes(4).toString("hex")}` },
+    });
+    const domain = `consent-${randomBytes(4).toString("hex")}.test`;
+    await control(`dns/_platform-verify.${domain}`, { TXT: [await proofValue(org.id, domain)] }, "PUT");
+    const { issuer, client_id, client_secret } = platform().sso;
+    const settings = {
+      issuer,
+      client_id,
+      client_secret,
+      domains: [domain],
+      enforced: false,
+      allow_passwords: true,
+    };
+    const put = (headers: Record<string, string>) =>
+      fetch(`${gateway()}/api/v1/auth/orgs/${org.id}/sso`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${owner.token}`, "content-type": "application/json", ...headers },
+        body: JSON.stringify(settings),
+      });
+    expect((await put({})).status).toBe(428);
+    const stepUp = (await outboxMessage(owner.email, "sensitive_action")).code ?? "";
+    expect((await put({ "x-step-up-code": stepUp })).status).toBe(200);
+    const email = `member-${randomBytes(4).toString("hex")}@${domain}`;
+    const providerPassword = `idp-${randomBytes(6).toString("hex")}`;
+    await control("account", { email, password: providerPassword, name: "Consent Member" });
+
+    const context = await chromium.context();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    pageErrors.push({ page: "sso", errors });
+    const { path } = authorizationPath();
+    await page.goto(`${gateway()}${path}`);
+    await page.waitForURL((url) => url.pathname === "/auth/sign-in");
+    await page.getByLabel("Work e-mail").fill(email);
+    await page.getByRole("button", { name: "Continue with SSO" }).click();
+    await page.waitForURL((url) => url.origin === platform().sso.issuer);
+    await page.getByLabel("E-mail").fill(email);
+    await page.getByLabel("Password").fill(providerPassword);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL((url) => url.pathname === "/auth/sso");
+    await page.locator("#sso-register").waitFor({ state: "visible" });
+    await page.getByLabel("Your name").fill("Consent Member");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.waitForURL((url) => `${url.pathname}${url.search}` === path);
+    await consentShown(page);
+    expect(await page.locator("#whoami").textContent()).toBe(email);
+    expect(await page.locator("#client-name").textContent()).toBe("Page Test Agent");
+    // A new member holds no site yet: nothing to approve, only Deny.
+    expect(await page.locator("#no-sites").isVisible()).toBe(true);
+    expect(await page.getByRole("button", { name: "Approve", exact: true }).isDisabled()).toBe(true);
+  });
+});

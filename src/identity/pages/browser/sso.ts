@@ -1,10 +1,12 @@
 /**
  * `sso.js`: the page the single sign-on callback lands on (`/auth/sso`). `#done`: signed in (the session
  * cookies are set), on to the account page; `#register=<token>`: a name (and, when allowed, a password)
- * creates the account; `#link=<token>`: the code e-mailed to the existing account links it.
+ * creates the account; `#link=<token>`: the code e-mailed to the existing account links it. Signed in any of
+ * these ways, the person goes back to the consent page of MCP agents when that page sent them to sign in
+ * (its request kept in this tab's sessionStorage), else to the account page.
  */
 
-import { A, S } from "./shared/flow";
+import { A } from "./shared/flow";
 import type { SignedInBody } from "./shared/globals";
 
 const hash = new URLSearchParams(location.hash.slice(1));
@@ -23,6 +25,13 @@ function returnPath(): string {
   return kept && /^\/auth\/authorize\?[^\s\\]*$/.test(kept) ? kept : "/auth/account";
 }
 
+/** Signed in by the provider: on to where the sign-in started (the consent page), else the account page. */
+function signedIn(body: SignedInBody | null): void {
+  A.setSession(body);
+  A.announce("Signed in.", "ok");
+  location.assign(returnPath());
+}
+
 if (hash.has("done")) {
   location.assign(returnPath());
 } else if (hash.get("register")) {
@@ -34,7 +43,7 @@ if (hash.has("done")) {
     };
     if (data.password) body.password = data.password;
     const result = await A.api<SignedInBody>("POST", "/sso/register", body, { token: false });
-    if (result.ok) return S.signedIn(result.body);
+    if (result.ok) return signedIn(result.body);
     A.announce(A.message(result), "error");
   });
 } else if (hash.get("link")) {
@@ -46,7 +55,7 @@ if (hash.has("done")) {
       { link_token: hash.get("link"), code: data.code },
       { token: false },
     );
-    if (result.ok) return S.signedIn(result.body);
+    if (result.ok) return signedIn(result.body);
     A.announce(A.message(result), "error");
   });
 } else {
