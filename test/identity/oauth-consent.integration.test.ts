@@ -705,6 +705,21 @@ describe("the notice's undo link", () => {
     expect(await eventsOf(o.session.user.id, "sessions_revoked")).toHaveLength(1);
   });
 
+  it("ten concurrent clicks revoke once: one revoked, the rest already_ended, one set of events", async () => {
+    const { o, token } = await approved();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        call("POST", "/api/v1/auth/oauth/undo", { body: { token }, ip: freshIp() }),
+      ),
+    );
+    const outcomes = await Promise.all(answers.map((r) => json<{ outcome: string }>(r)));
+    expect(outcomes.filter((x) => x.outcome === "revoked")).toHaveLength(1);
+    expect(outcomes.filter((x) => x.outcome === "already_ended")).toHaveLength(9);
+    expect(await eventsOf(o.session.user.id, "oauth_grant.revoked")).toHaveLength(1);
+    expect(await eventsOf(o.session.user.id, "not_me_used")).toHaveLength(1);
+    expect(await eventsOf(o.session.user.id, "sessions_revoked")).toHaveLength(1);
+  });
+
   it("a tampered, foreign or expired token is 401 CODE_INVALID and revokes nothing", async () => {
     const { o, token } = await approved();
     const { token: otherToken, grantId: otherGrant } = await approved();
