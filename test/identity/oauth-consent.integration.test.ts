@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { base64url } from "../../src/lib/base64url";
 import { newId } from "../../src/lib/ids";
+import type { SitesRpc } from "../../src/lib/rpc";
 import {
   call,
   freshIp,
@@ -247,6 +248,25 @@ describe("opening a consent", () => {
     expect(body.sites.map((s) => s.site_id)).toEqual([o.siteId]);
     const shared = await approve(o.token, body, { site_id: other.siteId, scopes: ["posts:read"] });
     expect((await problem(shared)).code).toBe("FORBIDDEN");
+  });
+
+  it("the site registry's memberSites: only the named organizations' and sites' live sites; garbage names nothing", async () => {
+    const o = await owner();
+    const other = await owner();
+    const sites = (env as unknown as { SITES: SitesRpc }).SITES;
+    const mine = await sites.memberSites({ org_ids: [o.orgId], site_ids: [] });
+    expect(mine.map((s) => [s.id, s.org_id])).toEqual([[o.siteId, o.orgId]]);
+    expect(mine[0]?.host).toMatch(/^s-[a-z0-9]+\./);
+    const bySite = await sites.memberSites({ org_ids: [], site_ids: [other.siteId.toLowerCase()] });
+    expect(bySite.map((s) => s.id)).toEqual([other.siteId]);
+    for (const garbage of [
+      { org_ids: [], site_ids: [] },
+      { org_ids: ["not-an-id", "' OR 1=1 --"], site_ids: ["%"] },
+      { org_ids: "x", site_ids: null },
+      null,
+    ]) {
+      expect(await sites.memberSites(garbage as never), JSON.stringify(garbage)).toEqual([]);
+    }
   });
 
   it("SSO enforcement applies: a session without the organization's SSO is offered none of its sites and cannot approve one", async () => {
