@@ -122,6 +122,11 @@ async function expectChallenge(res: Response, error: "none" | "invalid_token", c
   else expect(challenge).toContain('error="invalid_token"');
 }
 
+/** A refusal as a client sees it: status, challenge and body. */
+async function refusal(res: Response): Promise<string> {
+  return `${res.status} ${res.headers.get("www-authenticate")} ${await res.text()}`;
+}
+
 const EDITOR_SCOPES = ["posts:read", "posts:write", "media:read", "media:write", "site:read"];
 
 describe("RFC 9728 metadata of /v1/mcp", () => {
@@ -255,11 +260,15 @@ describe("the token's pins", () => {
       "no jti": { claims: { jti: undefined } },
       "foreign key": { key: "foreign" },
     };
+    const answers = new Set<string>();
     for (const [name, options] of Object.entries(variants)) {
       const res = await rawMcp(`Bearer ${await token(grant, options)}`, initialize);
       expect(res.status, name).toBe(401);
       expect(res.headers.get("www-authenticate"), name).toContain('error="invalid_token"');
+      answers.add(await refusal(res));
     }
+    // One answer for all of them: nothing tells a forged signature from an unknown grant or another site.
+    expect([...answers]).toEqual([await refusal(await rawMcp("Bearer not.a.jwt", initialize))]);
     // The configured `next` key is in identity's JWKS: a token it signs verifies (rotation).
     const rotated = await rawMcp(`Bearer ${await token(grant, { key: "next" })}`, initialize);
     expect(rotated.status).toBe(200);
@@ -278,13 +287,21 @@ describe("the token's pins", () => {
   });
 
   it("a site archived, or the person's membership ended: the same 401 as a revoked grant", async () => {
+    const revoked = await agentOn("site_editor", EDITOR_SCOPES);
+    await revokeGrant(e.TEST_IDENTITY_DB, revoked.grant.grantId);
+    const asRevoked = await refusal(await rawMcp(`Bearer ${await token(revoked.grant)}`, initialize));
+
     const archived = await agentOn("site_editor", EDITOR_SCOPES);
     await content.syncSite({ ...archived.site, status: "archived", updated_at: new Date().toISOString() });
-    await expectChallenge(await rawMcp(`Bearer ${await token(archived.grant)}`, initialize), "invalid_token");
+    const archivedAnswer = await rawMcp(`Bearer ${await token(archived.grant)}`, initialize);
+    expect(await refusal(archivedAnswer.clone())).toBe(asRevoked);
+    await expectChallenge(archivedAnswer, "invalid_token");
 
     const removed = await agentOn("site_editor", EDITOR_SCOPES);
     await setSiteRole(removed.person, removed.site.id, null);
-    await expectChallenge(await rawMcp(`Bearer ${await token(removed.grant)}`, initialize), "invalid_token");
+    const removedAnswer = await rawMcp(`Bearer ${await token(removed.grant)}`, initialize);
+    expect(await refusal(removedAnswer.clone())).toBe(asRevoked);
+    await expectChallenge(removedAnswer, "invalid_token");
   });
 });
 
