@@ -10,7 +10,7 @@
  * The same delivery ends the invitations and transfer offers the person sent that nobody took yet, where
  * they no longer hold `members:manage` (or own the site they invited to): revoked and cancelled, with the
  * organization's events (`sentGrantsEnding`); and the person's MCP agents' grants there whose scopes the
- * role no longer covers (oauth/endings.ts).
+ * role no longer covers (oauth/membership-endings.ts).
  *
  * The member routes and an accepted invitation deliver the person's endings before they answer (so the
  * keys answer 401 at once); the hourly cron delivers whatever is left (a failed call, an erasure, a
@@ -27,7 +27,7 @@ import type { Services } from "../core/context";
 import type { Env } from "../core/worker-env";
 import { orgEvent } from "../events/events";
 import type { Mailer } from "../messaging/messaging";
-import { membershipGrantEndStatements } from "../oauth/endings";
+import { membershipGrantEndStatements } from "../oauth/membership-endings";
 import {
   endSentGrantsStatements,
   type GrantEndingRow,

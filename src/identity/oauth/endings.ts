@@ -7,20 +7,17 @@
  * - the person's password reset and change, and the account's deletion request (every grant of the person);
  * - the acceptance of a site's transfer (every grant on the site: they were approved under the origin);
  * - an organization turning SSO enforcement on (every grant on its sites: an agent holds no SSO session);
- * - a membership's end or role change (members/grant-endings.ts, from the change's `member_grant_endings`
- *   row): each grant of the person there approved before the change whose scopes the person's role no
- *   longer covers in full. A grant is never narrowed in place: the person connects the agent again under
+ * - a membership's end or role change (membership-endings.ts, delivered by members/grant-endings.ts from the
+ *   change's `member_grant_endings` row): each grant of the person there approved before the change whose
+ *   scopes the person's role no longer covers in full. A grant is never narrowed in place: the person connects the agent again under
  *   the role they hold now, so a later promotion does not silently widen an agent approved under another.
  *
  * Each ended grant gets its person's `oauth_grant.revoked` event (method: the reason), conditioned on its
  * own compare-and-set, as the grants' other ends write it (grants.ts).
  */
 import type { SQL } from "drizzle-orm";
-import type { EdgeIdentity } from "../../lib/edge";
-import { personSitePermissions, scopesOfPermissions } from "../../lib/site-permissions";
 import { nowIso } from "../core/crypto";
 import { type EventOrigin, recordEvent } from "../events/events";
-import { membershipsIn } from "../members/grant-endings-store";
 import {
   endGrantStatement,
   endRemainingStatement,
@@ -54,9 +51,10 @@ export interface FlowEnding {
   guard?: SQL;
 }
 
-type LiveGrant = Awaited<ReturnType<typeof liveGrantsIn>>[number];
+export type LiveGrant = Awaited<ReturnType<typeof liveGrantsIn>>[number];
 
-function endOne(db: D1Database, grant: LiveGrant, end: GrantEndFields, ending: FlowEnding) {
+/** One grant's compare-and-set and its person's event (written only if this statement ended it). */
+export function endOne(db: D1Database, grant: LiveGrant, end: GrantEndFields, ending: FlowEnding) {
   return [
     endGrantStatement(db, grant.id, end, ending.guard),
     recordEvent(
@@ -91,50 +89,4 @@ export async function grantEndStatements(
     ...grants.flatMap((grant) => endOne(db, grant, end, ending)),
     endRemainingStatement(db, scope, end, ending.guard),
   ];
-}
-
-/** The key scopes the person's memberships allow on the grant's site now. */
-async function scopesNow(db: D1Database, grant: LiveGrant): Promise<Set<string>> {
-  const { orgs, sites } = await membershipsIn(db, grant.user_id, grant.org_id, grant.site_id);
-  const identity: EdgeIdentity = {
-    userId: grant.user_id,
-    sessionId: null,
-    orgMemberships: orgs,
-    siteMemberships: sites,
-    operator: null,
-    sessionKind: "staff",
-    verified: true,
-  };
-  const permissions = personSitePermissions(identity, { id: grant.site_id, org_id: grant.org_id });
-  return new Set<string>(scopesOfPermissions(permissions));
-}
-
-/**
- * A membership's end or role change (a `member_grant_endings` row: the person, the organization, the site
- * when it was a site membership, the instant): the statements ending each grant of the person there,
- * approved up to the change, whose scopes the person's memberships no longer cover in full. What still
- * covers it (another membership, a promotion) keeps it.
- */
-export async function membershipGrantEndStatements(
-  db: D1Database,
-  change: { user_id: string; org_id: string | null; site_id: string | null; ended_at: string },
-): Promise<D1PreparedStatement[]> {
-  const where: GrantScope | null =
-    change.site_id !== null
-      ? { userId: change.user_id, siteId: change.site_id }
-      : change.org_id !== null
-        ? { userId: change.user_id, orgId: change.org_id }
-        : null;
-  if (!where) return [];
-  const grants = await liveGrantsIn(db, { ...where, createdUpTo: change.ended_at });
-  const at = nowIso();
-  const statements: D1PreparedStatement[] = [];
-  for (const grant of grants) {
-    const allowed = await scopesNow(db, grant);
-    const approved = grant.scope.split(" ").filter(Boolean);
-    if (approved.every((scope) => allowed.has(scope))) continue;
-    const reason = allowed.size === 0 ? "membership_ended" : "role_changed";
-    statements.push(...endOne(db, grant, { reason, by: null, at }, { reason }));
-  }
-  return statements;
 }
