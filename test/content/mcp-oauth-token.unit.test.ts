@@ -6,7 +6,7 @@
  */
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { forgetJwksForTests, verifyAgentToken } from "../../src/content/keys/agent-token";
+import { forgetJwksForTests, MAX_TOKEN_LENGTH, verifyAgentToken } from "../../src/content/keys/agent-token";
 
 const ISSUER = "https://api.platform.test";
 const SITE = "01JAAAAAAAAAAAAAAAAAAAAAAA";
@@ -124,5 +124,10 @@ describe("agent tokens against identity's JWKS", () => {
       .setProtectedHeader({ alg: "HS256", kid: "k1", typ: "at+jwt" })
       .sign(new TextEncoder().encode("a-shared-secret-of-enough-length!!"));
     expect(await verifyAgentToken(identity, ISSUER, hs)).toBeNull();
+    // A valid token padded past the cap (a claim of junk) is refused unread, whatever its signature.
+    const long = await token(current, { pad: "x".repeat(MAX_TOKEN_LENGTH) });
+    expect(await verifyAgentToken(identity, ISSUER, long)).toBeNull();
+    const fits = await token(current, { pad: "x".repeat(MAX_TOKEN_LENGTH / 2) });
+    expect(await verifyAgentToken(identity, ISSUER, fits)).not.toBeNull();
   });
 });

@@ -22,6 +22,8 @@ import { parseId } from "../../lib/ids";
 
 const JWKS_TTL_MS = 5 * 60_000;
 const REFRESH_FLOOR_MS = 30_000;
+/** The longest Bearer read as an agent token. */
+export const MAX_TOKEN_LENGTH = 4096;
 
 /** The resource identifier of `/v1/mcp` (RFC 8707), the only audience agent tokens are issued for. */
 export function mcpResource(issuer: string): string {
@@ -87,6 +89,8 @@ export async function verifyAgentToken(
   token: string,
 ): Promise<AgentClaims | "expired" | null> {
   const resource = mcpResource(issuer);
+  // Identity's tokens are well under 1 KiB: a longer one is refused before anything parses it.
+  if (token.length > MAX_TOKEN_LENGTH) return null;
   try {
     const header = decodeProtectedHeader(token);
     // Only EdDSA with a key id is identity's; anything else ("none", HS256 with the public key...) stops here.
