@@ -238,6 +238,25 @@ describe("an MCP agent's grant ends with the account", () => {
     expect(await reasonOf(g)).toBe("live");
   });
 
+  it("a grant approved between an ending's read and its batch is ended too (the catch-all), with no event of its own", async () => {
+    const person = await signupVerified();
+    const org = await orgOf(person.session.access_token);
+    const site = { id: newId(), orgId: org.id };
+    const read = await grant(person.session.user.id, site);
+    const statements = await grantEndStatements(
+      db(),
+      { userId: person.session.user.id },
+      {
+        reason: "password_reset",
+      },
+    );
+    const late = await grant(person.session.user.id, site);
+    await db().batch(statements);
+    expect(await reasonOf(read)).toBe("password_reset");
+    expect(await reasonOf(late)).toBe("password_reset");
+    expect(await revokedEvents(person)).toEqual([`${read} password_reset`]);
+  });
+
   it("a refused deletion request (the last owner) ends nothing", async () => {
     const owner = await signupVerified();
     const org = await orgOf(owner.session.access_token);
