@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from "vitest";
 import { agentToken, MCP_RESOURCE, RESOURCE_METADATA, seedGrant, TEST_ISSUER } from "../support/agent-tokens";
 import { BASE, call, createOrg, createSite, verifiedUser } from "../support/platform";
+import { agentWorks, connectAgent } from "./credential-matrix/agent-steps";
 
 const e = env as unknown as { JWT_SIGNING_KEYS: string; TEST_IDENTITY_DB: D1Database };
 const gateway = (exports as unknown as { default: Fetcher }).default;
@@ -133,5 +134,47 @@ describe("the protected resource through the gateway", () => {
       expect(res.status, `${method} ${path}`).toBe(401);
       expect(res.body).toMatchObject({ status: 401 });
     }
+  });
+
+  it("a token identity really issued (registration, consent, code, PKCE) works at /v1/mcp, nowhere else, and stops at once when the person disconnects", async () => {
+    const session = await verifiedUser();
+    await call("PATCH", "/api/v1/auth/me", {
+      token: session.access_token,
+      body: { display_name: "Real Agent" },
+    });
+    const org = await createOrg(session.access_token);
+    const site = await createSite(session.access_token, org.id);
+    const connected = await connectAgent(
+      { access_token: session.access_token, email: session.user.email },
+      site.id,
+    );
+    expect(await agentWorks(connected)).toBe(200);
+    for (const path of ["/api/v1/auth/me", `/api/v1/sites/${site.id}/posts`, "/v1/posts"]) {
+      expect((await call("GET", path, { token: connected.access })).status, path).toBe(401);
+    }
+    const revoked = await call("DELETE", `/api/v1/auth/oauth/grants/${connected.grantId}`, {
+      token: session.access_token,
+    });
+    expect(revoked.status).toBe(204);
+    // The write asks identity afresh: refused at once, with the challenge that names the metadata.
+    const write = await gateway.fetch(
+      new Request(`${BASE}/v1/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${connected.access}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-06-18",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "create_post", arguments: { post: { title: "After disconnect" } } },
+        }),
+      }),
+    );
+    expect(write.status).toBe(401);
+    expect(write.headers.get("www-authenticate")).toContain(`resource_metadata="${RESOURCE_METADATA}"`);
   });
 });
