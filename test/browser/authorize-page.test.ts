@@ -131,6 +131,8 @@ describe("the consent page", () => {
     await consentShown(page);
 
     expect(await page.locator("#client-name").textContent()).toBe("Page Test Agent");
+    // Focus starts on who is asking (a screen reader reads the client's name first).
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("consent-title");
     expect(await page.locator("#client-verified").isVisible()).toBe(true);
     expect(await page.locator("#client-verified").textContent()).toBe("Unverified");
     expect(await page.locator("#redirect-uri").textContent()).toBe(CALLBACK);

@@ -38,6 +38,7 @@ select { font: inherit; padding: .5rem; border: 1px solid var(--line); border-ra
 .scope { display: flex; gap: .5rem; align-items: flex-start; margin: .4rem 0; }
 .scope .hint { display: block; }
 .scope code { font-size: .85rem; color: var(--muted); }
+#consent-title:focus { outline: none; }
 `;
 
 export const AUTHORIZE_ASSETS = {
@@ -62,7 +63,7 @@ const BODY = html`<link rel="stylesheet" href="/auth/assets/authorize.css">
 </div>
 <section id="consent" hidden aria-labelledby="client-name">
 <p class="hint">Signed in as <strong id="whoami"></strong>.</p>
-<h2><span id="client-name"></span><span class="badge" id="client-verified">Unverified</span></h2>
+<h2 id="consent-title" tabindex="-1"><span id="client-name"></span><span class="badge" id="client-verified">Unverified</span></h2>
 <p class="hint">No agent is verified yet: its name and address below are what the agent says about itself. Approve only an agent you just started connecting yourself.</p>
 <dl class="client">
 <dt>Its address (origin)</dt><dd id="client-origin"></dd>

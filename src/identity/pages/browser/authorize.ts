@@ -137,7 +137,8 @@ function render(view: ConsentView, email: string | null): void {
   renderScopes();
   $("loading").hidden = true;
   $("consent").hidden = false;
-  $("client-name").focus();
+  // Focus on the client's name: a screen reader starts with who is asking.
+  $("consent-title").focus();
 }
 
 const PARAMS = [
