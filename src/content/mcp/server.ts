@@ -14,7 +14,7 @@ import { type ToolDefinition, toolVisible } from "./tools";
 export const MCP_SERVER_INFO = { name: "content", title: "Content Publishing API", version: "1.0.0" };
 
 const INSTRUCTIONS =
-  "Tools of the Content Publishing API for the one site of your API key (ck_). Each tool is one API operation and answers its JSON body; a refusal is a tool error carrying the API's problem (status, code, detail). Posts are referenced by id or slug. Create a post with create_post (status published publishes it), edit with update_post, read drafts with get_post_source. Only the tools your key's scopes allow are listed.";
+  "Tools of the Content Publishing API for one site: your API key's (ck_), or the site you approved for this agent (OAuth). Each tool is one API operation and answers its JSON body; a refusal is a tool error carrying the API's problem (status, code, detail). Posts are referenced by id or slug. Create a post with create_post (status published publishes it), edit with update_post, read drafts with get_post_source. Only the tools your key's scopes (or the agent's approved scopes, as far as your role still allows them) reach are listed.";
 
 /** The server never asks the client for input (no elicitation), so it needs no JSON Schema validator. */
 const NO_VALIDATION: jsonSchemaValidator = {
