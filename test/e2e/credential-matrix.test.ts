@@ -46,14 +46,23 @@ function testName({ kind, event, key }: (typeof pairs)[number]): string {
 }
 
 function pairTest(pair: (typeof pairs)[number]) {
-  it(testName(pair), async () => {
-    const row = rowOf(pair);
-    if (!row)
-      throw new Error(`no row for "${pair.key}" in test/e2e/credential-matrix/${pair.kind.service}.ts`);
-    // Each row calls from an address of its own (per-IP limits), also when it runs beside others.
-    await withOwnIp(() => runRow(row));
-  });
+  it(
+    testName(pair),
+    async () => {
+      const row = rowOf(pair);
+      if (!row)
+        throw new Error(`no row for "${pair.key}" in test/e2e/credential-matrix/${pair.kind.service}.ts`);
+      // Each row calls from an address of its own (per-IP limits), also when it runs beside others.
+      await withOwnIp(() => runRow(row));
+      // A row is a journey (an agent's row connects one through registration, consent and PKCE: 9-20 s alone)
+      // and runs beside four others on a loaded machine: the project's 30 s would cut the slow ones short.
+    },
+    ROW_TIMEOUT_MS,
+  );
 }
+
+/** The longest a row may take (a backstop for a hung row, not a speed target: those live in bench/). */
+const ROW_TIMEOUT_MS = 120_000;
 
 describe.concurrent("the credential matrix: each credential ends when what granted it ends", () => {
   for (const pair of pairs.filter((p) => !rowOf(p)?.alone)) pairTest(pair);
