@@ -4976,7 +4976,7 @@ export interface paths {
                 query?: {
                     /** @description next_cursor of the previous page */
                     cursor?: string;
-                    type?: "sign_in_succeeded" | "sign_in_failed" | "sign_in_locked" | "factor_added" | "factor_removed" | "recovery_codes_generated" | "recovery_code_used" | "address_added" | "address_verified" | "address_made_primary" | "address_removed" | "password_changed" | "password_reset" | "sessions_revoked" | "not_me_used" | "account_deletion_requested" | "account_deletion_cancelled" | "account_erased";
+                    type?: "sign_in_succeeded" | "sign_in_failed" | "sign_in_locked" | "factor_added" | "factor_removed" | "recovery_codes_generated" | "recovery_code_used" | "address_added" | "address_verified" | "address_made_primary" | "address_removed" | "password_changed" | "password_reset" | "sessions_revoked" | "not_me_used" | "account_deletion_requested" | "account_deletion_cancelled" | "account_erased" | "oauth_grant.created" | "oauth_grant.used" | "oauth_grant.revoked";
                     limit?: number;
                 };
                 header?: never;
@@ -6032,6 +6032,882 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Token endpoint of MCP agents (RFC 6749 §3.2): authorization code with PKCE S256, refresh rotation
+         * @description Form-urlencoded only. Client authentication by the client's registered method (none, client_secret_post, client_secret_basic). Access tokens are EdDSA JWTs (typ at+jwt, aud = the resource, 300 s); refresh tokens `mcr_…` rotate on every use, a rotated one presented again revokes the grant, as does a replayed code. Errors are RFC 6749 §5.2 JSON.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        /** @enum {string} */
+                        grant_type: "authorization_code" | "refresh_token";
+                        code?: string;
+                        redirect_uri?: string;
+                        code_verifier?: string;
+                        refresh_token?: string;
+                        scope?: string;
+                        resource?: string;
+                        client_id?: string;
+                        client_secret?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Tokens */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            access_token: string;
+                            /** @enum {string} */
+                            token_type: "Bearer";
+                            expires_in: number;
+                            refresh_token: string;
+                            scope: string;
+                        };
+                    };
+                };
+                /** @description RFC 6749 §5.2 error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            error_description?: string;
+                        };
+                    };
+                };
+                /** @description invalid_client */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            error_description?: string;
+                        };
+                    };
+                };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            error_description?: string;
+                        };
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            error_description?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Token revocation (RFC 7009): ends the grant of a refresh or access token of the client */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        token: string;
+                        /** @enum {string} */
+                        token_type_hint?: "refresh_token" | "access_token";
+                        client_id?: string;
+                        client_secret?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Revoked, or the token was unknown (RFC 7009 §2.2) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description RFC 6749 §5.2 error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            error_description?: string;
+                        };
+                    };
+                };
+                /** @description invalid_client */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            error_description?: string;
+                        };
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            error_description?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oauth/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's live grants of MCP agents (client, site, scopes, last use) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Grants */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["OAuthGrant"][];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oauth/grants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End one of the caller's grants (its refresh tokens and access tokens stop working) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Revoked (also when it already was) */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description NOT_FOUND (another person's grant answers the same) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sites/{site_id}/oauth-grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The site's live grants of MCP agents (members holding integrations) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    site_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Grants */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["SiteOAuthGrant"][];
+                        };
+                    };
+                };
+                /** @description BAD_ID */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description LOOKUP_FAILED */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sites/{site_id}/oauth-grants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End one of the site's grants (members holding integrations) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    site_id: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Revoked (also when it already was) */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description BAD_ID */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description LOOKUP_FAILED */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth 2.1 authorization server metadata (RFC 8414) of MCP agents: the endpoints, PKCE S256, Client ID Metadata Documents and RFC 7591 registration, `iss` in the authorization response (RFC 9207) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Authorization server metadata */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register an OAuth client (RFC 7591; for MCP clients of the 2025-11-25 revision, the 2026-07-28 revision prefers a Client ID Metadata Document as client_id)
+         * @description Public. Unknown metadata members are ignored and never echoed (RFC 7591 §2). `redirect_uris` (required, 1 to 10, each at most 2048 characters): absolute, no fragment, https, or http on localhost/127.0.0.1/[::1], or a private-use scheme (reverse domain name, RFC 8252). `token_endpoint_auth_method`: none, client_secret_post or client_secret_basic (default); a confidential client gets `client_secret` once. `grant_types` ⊆ authorization_code, refresh_token (must include authorization_code); `response_types` ⊆ code; `scope`: key scopes only. 20 registrations per client IP per hour (429 with Retry-After). Body at most 32 KiB (413).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        redirect_uris: string[];
+                        client_name?: string;
+                        client_uri?: string;
+                        logo_uri?: string;
+                        /** @enum {string} */
+                        token_endpoint_auth_method?: "none" | "client_secret_post" | "client_secret_basic";
+                        grant_types?: ("authorization_code" | "refresh_token")[];
+                        response_types?: "code"[];
+                        scope?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The client information response (RFC 7591 §3.2.1): client_id, client_id_issued_at, client_secret and client_secret_expires_at (0) when confidential, and the registered metadata */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description invalid_redirect_uri, invalid_client_metadata */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+                /** @description invalid_client_metadata (body too large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+                /** @description temporarily_unavailable (per-IP quota; Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oauth/consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a consent for an MCP agent's authorization request (the consent page's first call)
+         * @description The authorization request's parameters as the page read them from `/auth/authorize`. A client or redirect URI that cannot be trusted (unknown client, invalid client document, a redirect URI not registered exactly) is a problem shown on the page, never sent to the redirect URI (RFC 6749 §4.1.2.1). Any other error of the request (response_type not `code`, PKCE missing or not S256, a resource other than the issuer's `/v1/mcp`, an unknown scope, a state over 500 characters) is answered 200 `{redirect}` carrying `error`, `error_description`, `state` and `iss`. Otherwise the consent (10 minutes, single use), its CSRF token, the client as it claims to be (unverified), the requested scopes (all but `leads:read` when the request names none) and the sites the person may act on with the scopes the role allows there.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OAuthConsentRequest"];
+                };
+            };
+            responses: {
+                /** @description The consent to show, or the error redirect */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthConsentOpened"];
+                    };
+                };
+                /** @description OAUTH_CLIENT_INVALID, OAUTH_REDIRECT_URI_INVALID, BAD_REQUEST */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RATE_LIMITED (20 consents open at once) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description LOOKUP_FAILED (the site registry did not answer) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description OAUTH_CLIENT_UNAVAILABLE (the client document could not be fetched) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oauth/consents/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve the caller's consent for one site and some of the requested scopes
+         * @description The consent must be the caller's (another person's is the same 404 as a missing one), undecided and unexpired, and the CSRF token its own. The site must be one the person may act on now and every scope both requested and allowed by the role there now. A grant with any scope beyond the plain reads (writes, `site:code`, `leads:read`, `export`, `import`, `analytics:read`) asks for a session signed in within the last 10 minutes, or the step-up code: without it a code goes to the primary address and the answer is 428 `STEP_UP_REQUIRED`; repeat with header `X-Step-Up-Code`. The grant, its first code (60 s) and the consent's single use are one batch: of concurrent approvals one wins. The person is mailed a notice with a one-click undo.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-step-up-code"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OAuthConsentApproval"];
+                };
+            };
+            responses: {
+                /** @description Where to send the browser: the redirect URI with code, state and iss */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthRedirect"];
+                    };
+                };
+                /** @description BAD_REQUEST (no scope, an unknown scope) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED, CODE_INVALID */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description CONSENT_CSRF_INVALID, FORBIDDEN (not a site the person may act on), SCOPE_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description CONSENT_DECIDED, CONSENT_EXPIRED */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description STEP_UP_REQUIRED */
+                428: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description STEP_UP_UNAVAILABLE */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oauth/consents/{id}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deny the caller's consent: the client hears access_denied */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OAuthConsentDenial"];
+                };
+            };
+            responses: {
+                /** @description Where to send the browser: the redirect URI with error=access_denied */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthRedirect"];
+                    };
+                };
+                /** @description UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description CONSENT_CSRF_INVALID */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description CONSENT_DECIDED, CONSENT_EXPIRED */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oauth/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an agent's grant with the link mailed when it was approved, and sign out everywhere
+         * @description No authentication: the token of the notice, signed by identity for one grant of one account and valid 7 days, is the proof. Revokes the grant and ends every session of the account in one batch (the session that approved it is presumed stolen). A grant already ended answers `already_ended` and changes nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OAuthGrantUndoRequest"];
+                };
+            };
+            responses: {
+                /** @description The grant's end */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthGrantUndone"];
+                    };
+                };
+                /** @description BAD_REQUEST */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description CODE_INVALID */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -6456,6 +7332,107 @@ export interface components {
                 user_agent: string | null;
                 created_at: string;
             }[];
+        };
+        OAuthGrant: {
+            id: string;
+            client_id: string;
+            client_name: string;
+            /** @enum {string} */
+            client_kind: "metadata_document" | "registered";
+            site_id: string;
+            scopes: string[];
+            created_at: string;
+            last_used_at: string | null;
+        };
+        SiteOAuthGrant: components["schemas"]["OAuthGrant"] & {
+            user_id: string;
+        };
+        AuthorizationServerMetadata: {
+            issuer: string;
+            authorization_endpoint: string;
+            token_endpoint: string;
+            registration_endpoint: string;
+            revocation_endpoint: string;
+            jwks_uri: string;
+            scopes_supported: string[];
+            response_types_supported: string[];
+            response_modes_supported: string[];
+            grant_types_supported: string[];
+            code_challenge_methods_supported: string[];
+            token_endpoint_auth_methods_supported: string[];
+            revocation_endpoint_auth_methods_supported: string[];
+            client_id_metadata_document_supported: boolean;
+            authorization_response_iss_parameter_supported: boolean;
+            service_documentation: string;
+        };
+        OAuthError: {
+            error: string;
+            error_description?: string;
+        };
+        OAuthConsentOpened: components["schemas"]["OAuthConsent"] | components["schemas"]["OAuthRedirect"];
+        OAuthConsent: {
+            consent_id: string;
+            /** @description Sent back with approve or deny; only its hash is stored */
+            csrf_token: string;
+            expires_at: string;
+            client: {
+                id: string;
+                /** @description The client's own claim, unverified */
+                name: string;
+                /** @description The client_id URL's origin (metadata document), its client_uri otherwise */
+                origin: string | null;
+                /** @enum {string} */
+                kind: "metadata_document" | "registered";
+                /**
+                 * @description No client is verified yet
+                 * @enum {boolean}
+                 */
+                verified: false;
+                logo_uri: string | null;
+            };
+            redirect_uri: string;
+            requested_scopes: ("posts:write" | "posts:read" | "post_types:read" | "sites:read" | "media:read" | "media:write" | "site:read" | "site:write" | "site:code" | "seo:read" | "seo:write" | "analytics:read" | "leads:read" | "export" | "import")[];
+            sites: {
+                site_id: string;
+                name: string;
+                host: string;
+                allowed_scopes: ("posts:write" | "posts:read" | "post_types:read" | "sites:read" | "media:read" | "media:write" | "site:read" | "site:write" | "site:code" | "seo:read" | "seo:write" | "analytics:read" | "leads:read" | "export" | "import")[];
+            }[];
+            warnings: {
+                /** @enum {string} */
+                code: "loopback_redirect";
+                message: string;
+            }[];
+        };
+        OAuthRedirect: {
+            /** @description The client's redirect URI with the authorization response (`code` or `error`, `state`, `iss`): where the page sends the browser */
+            redirect: string;
+        };
+        OAuthConsentRequest: {
+            response_type?: string;
+            client_id?: string;
+            redirect_uri?: string;
+            code_challenge?: string;
+            code_challenge_method?: string;
+            state?: string;
+            scope?: string;
+            resource?: string;
+        };
+        OAuthConsentApproval: {
+            csrf_token: string;
+            site_id: string;
+            scopes: string[];
+        };
+        OAuthConsentDenial: {
+            csrf_token: string;
+        };
+        OAuthGrantUndone: {
+            grant_id: string;
+            /** @enum {string} */
+            outcome: "revoked" | "already_ended";
+        };
+        OAuthGrantUndoRequest: {
+            token: string;
         };
     };
     responses: never;
