@@ -252,7 +252,8 @@ export function identityStepUpOperations(markdown: string): { method: string; pa
  * 428 STEP_UP_REQUIRED, 401 CODE_INVALID and 503 STEP_UP_UNAVAILABLE as the spec's step-up operations
  * do (docs/decisions/step-up.md). Adding a TOTP or a phone to an account that already has a factor
  * costs the step-up on the ceremony's first call (#18); every passkey registration does, the account's
- * first included, since a passkey signs in alone (#31).
+ * first included, since a passkey signs in alone (#31). Approving an MCP agent that writes costs a fresh sign-in
+ * or the step-up, bound to the consent (#37, docs/decisions/oauth-agents.md "Consent").
  */
 export const STEP_UP_EXTENSIONS: readonly { method: string; specPath: string; issue: string }[] = [
   { method: "POST", specPath: "/auth/mfa/totp", issue: "#18" },
@@ -262,6 +263,7 @@ export const STEP_UP_EXTENSIONS: readonly { method: string; specPath: string; is
   { method: "DELETE", specPath: "/auth/orgs/{org_id}/sso", issue: "#24" },
   { method: "DELETE", specPath: "/auth/account", issue: "#24" },
   { method: "POST", specPath: "/auth/account/export", issue: "#24" },
+  { method: "POST", specPath: "/auth/oauth/consents/{id}/approve", issue: "#37" },
 ];
 
 /**
