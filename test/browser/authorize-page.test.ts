@@ -206,6 +206,37 @@ describe("the consent page", () => {
     expect(wentAway).toBe(false);
   });
 
+  it("a metadata-document client shows its URL's origin, and its loopback redirect is warned about", async () => {
+    const name = `consent-page-${randomBytes(4).toString("hex")}.json`;
+    const documentUrl = `https://mcp-clients.test/${name}`;
+    const control = (path: string, body: unknown) =>
+      fetch(`${platform().sso.issuer}/__test/${path}`, { method: "PUT", body: JSON.stringify(body) });
+    expect((await control("dns/mcp-clients.test", { A: ["93.184.216.34"] })).status).toBe(204);
+    const document = {
+      client_id: documentUrl,
+      client_name: "Document Agent",
+      redirect_uris: [CALLBACK],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
+    expect((await control(`client-document/${name}`, document)).status).toBe(204);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    pageErrors.push({ page: "document client", errors });
+    const { path } = authorizationPath({ client_id: documentUrl });
+    await page.goto(`${gateway()}${path}`);
+    await consentShown(page);
+    expect(await page.locator("#client-name").textContent()).toBe("Document Agent");
+    expect(await page.locator("#client-verified").textContent()).toBe("Unverified");
+    expect(await page.locator("#client-origin").textContent()).toBe("https://mcp-clients.test");
+    const warning = page.locator("#loopback-warning");
+    expect(await warning.isVisible()).toBe(true);
+    expect(await warning.textContent()).toMatch(/Any program on your computer can claim this address/);
+    await screenshot(page, "oauth-consent-document-client");
+  });
+
   it("the notice's link revokes the agent without signing in, and signs the browser out", async () => {
     const { link } = await outboxMessage(owner.email, "oauth_grant_notice");
     expect(link).toContain("/auth/authorize/undo?token=");
