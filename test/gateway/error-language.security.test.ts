@@ -16,6 +16,7 @@ import { describe, expect, it } from "vitest";
 import { routeFor } from "../../src/gateway/routes";
 import { badTokens, concretePath } from "../support/bearer-sweep";
 import { BASE, call, sweepTenant, verifiedUser } from "../support/platform";
+import { OAUTH_PROTOCOL_OPERATIONS } from "../support/spec-operations";
 
 const e = env as unknown as { JWT_SIGNING_KEYS: string };
 
@@ -120,7 +121,13 @@ describe("one error language across the three services", () => {
       const body = op.method === "get" || op.method === "delete" ? undefined : "{}";
       const headers: Record<string, string> = body ? { "content-type": "application/json" } : {};
       const none = await send(op.method, path, { headers, body });
-      expect401(op, "no credential", none, "UNAUTHENTICATED", /^Bearer realm="site-platform"$/);
+      // The MCP endpoint's challenge adds where its resource metadata is (RFC 9728 §5.1, the MCP
+      // authorization spec): the same realm, the same status, code and body.
+      const challenge =
+        op.path === "/v1/mcp"
+          ? /^Bearer realm="site-platform", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/v1\/mcp"$/
+          : /^Bearer realm="site-platform"$/;
+      expect401(op, "no credential", none, "UNAUTHENTICATED", challenge);
       const invalid = op.auth === "session" ? forged : "ck_live_notarealkeynotarealkeynotarealkey00";
       const bad = await send(op.method, path, {
         headers: { ...headers, authorization: `Bearer ${invalid}` },
@@ -156,13 +163,15 @@ describe("one error language across the three services", () => {
     const failures: string[] = [];
     // The operator's routes refuse a caller without the capability before reading a body (403), and the
     // development host proof needs a member of the site holding the host: not the owner's plain calls.
-    // The MCP endpoint answers in JSON-RPC's error language, as the MCP specification requires.
+    // The MCP endpoint answers in JSON-RPC's error language, as the MCP specification requires, and the
+    // OAuth protocol endpoints in the RFCs' (OAUTH_PROTOCOL_OPERATIONS).
     const jsonOps = ops.filter(
       (op) =>
         op.jsonOnly &&
         !op.path.startsWith("/api/v1/platform/") &&
         !op.path.includes("/__dev/") &&
-        op.path !== "/v1/mcp",
+        op.path !== "/v1/mcp" &&
+        !OAUTH_PROTOCOL_OPERATIONS.has(`${op.method.toUpperCase()} ${op.path}`),
     );
     expect(jsonOps.length).toBeGreaterThan(40);
     for (const op of jsonOps) {

@@ -12,6 +12,7 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { concretePath } from "../support/bearer-sweep";
 import { BASE, call, createOrg, createSite, sweepTenant, verifiedUser } from "../support/platform";
+import { OAUTH_PROTOCOL_OPERATIONS } from "../support/spec-operations";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 const METHODS: Method[] = ["get", "post", "put", "patch", "delete"];
@@ -141,7 +142,14 @@ describe("nothing a client sends is dropped silently", () => {
           // routes (403 without the capability), the development host proof (a member of the host's site),
           // and the MCP endpoint (JSON-RPC's own error language; its tools' inputs are swept in the MCP
           // tests).
-          if (path.startsWith("/api/v1/platform/") || path.includes("/__dev/") || path === "/v1/mcp")
+          // The OAuth protocol endpoints speak the RFCs' error language and RFC 7591 ignores unknown
+          // metadata (OAUTH_PROTOCOL_OPERATIONS).
+          if (
+            path.startsWith("/api/v1/platform/") ||
+            path.includes("/__dev/") ||
+            path === "/v1/mcp" ||
+            OAUTH_PROTOCOL_OPERATIONS.has(`${method.toUpperCase()} ${path}`)
+          )
             continue;
           const schemes = (op.security ?? []).flatMap((s) => Object.keys(s));
           const headers: Record<string, string> =

@@ -279,3 +279,17 @@ export const BEYOND_SPEC_OPERATIONS: readonly {
   { service: "sites", method: "GET", path: "/api/v1/sites", issue: "#23" },
   { service: "identity", method: "GET", path: "/api/v1/auth/me", issue: "#23" },
 ];
+
+/**
+ * The OAuth protocol endpoints (issue 37): their error language is the RFCs', not the platform's problem
+ * documents, because OAuth clients (the MCP SDKs, oauth4webapi) parse `{error, error_description}` there:
+ * registration (RFC 7591 §3.2.2; unknown metadata is ignored, §2), the token endpoint (RFC 6749 §5.2) and
+ * revocation (RFC 7009 §2.2.1). The sweeps of the platform's error language and strict input skip them;
+ * their own tests hold them to the RFCs (test/identity/oauth-clients.integration.test.ts,
+ * oauth-token.integration.test.ts, oauth-token-refresh.integration.test.ts).
+ */
+export const OAUTH_PROTOCOL_OPERATIONS: ReadonlySet<string> = new Set([
+  "POST /api/v1/auth/oauth/register",
+  "POST /api/v1/auth/oauth/token",
+  "POST /api/v1/auth/oauth/revoke",
+]);

@@ -15,8 +15,12 @@ import { undoGrant } from "./notice";
 const TAGS = ["OAuth (MCP agents)"];
 const param = (max: number) => z.string().max(max).optional();
 
+/**
+ * Strict, as every body of this API: the page (the RFC 6749 authorization endpoint, which ignores
+ * parameters it does not know, §3.1) sends only these names, so an unknown field here is a client's mistake.
+ */
 const ConsentRequest = z
-  .object({
+  .strictObject({
     response_type: param(64),
     client_id: param(2048),
     redirect_uri: param(2048),

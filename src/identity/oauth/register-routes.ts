@@ -34,6 +34,8 @@ const registerRoute = createRoute({
         "application/json": {
           schema: {
             type: "object",
+            // RFC 7591 §2: metadata the server does not understand is ignored (never stored or echoed).
+            additionalProperties: true,
             required: ["redirect_uris"],
             properties: {
               redirect_uris: { type: "array", items: { type: "string" } },

@@ -6503,6 +6503,8 @@ export interface paths {
                         grant_types?: ("authorization_code" | "refresh_token")[];
                         response_types?: "code"[];
                         scope?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
