@@ -12,8 +12,9 @@ import { alias } from "drizzle-orm/sqlite-core";
 import { accountDeletions, oauthGrants, transfers } from "../../../schema/identity";
 import { prepared } from "../../lib/sql";
 
-/** Which live grants an ending names: of a person, an organization, a site, or a combination. */
+/** Which live grants an ending names: one by id, of a person, an organization, a site, or a combination. */
 export interface GrantScope {
+  id?: string;
   userId?: string;
   orgId?: string;
   siteId?: string;
@@ -31,6 +32,7 @@ export interface GrantEndFields {
 function scopeCondition(scope: GrantScope): SQL | undefined {
   const g = oauthGrants;
   const parts: SQL[] = [isNull(g.revoked_at)];
+  if (scope.id !== undefined) parts.push(eq(g.id, scope.id));
   if (scope.userId !== undefined) parts.push(eq(g.user_id, scope.userId));
   if (scope.orgId !== undefined) parts.push(eq(g.org_id, scope.orgId));
   if (scope.siteId !== undefined) parts.push(eq(g.site_id, scope.siteId));

@@ -31,8 +31,16 @@ export type { GrantScope };
 /** No network or browser: an end decided by someone else or by the platform shows neither. */
 const NO_ORIGIN: EventOrigin = { ipPrefix: null, userAgent: null };
 
-/** Why a flow ends grants (`revoked_reason`, the event's `method`). */
+/**
+ * Why a grant ends (`revoked_reason`, the event's `method`): a flow's, or one of grants.ts's ends (the
+ * person, a site's member, the client's RFC 7009 revocation, the token endpoint's replay and reuse).
+ */
 export type FlowEndReason =
+  | "person"
+  | "site_member"
+  | "client"
+  | "code_replay"
+  | "refresh_reuse"
   | "password_reset"
   | "password_changed"
   | "account_deleted"

@@ -3,10 +3,9 @@
  * revocations as statements for the caller's batch (each a compare-and-set on `revoked_at IS NULL`, so the
  * event after it is written only by the call that ended the grant). Every query takes its database handle.
  */
-import { and, desc, eq, isNull, type SQL } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { oauthClients, oauthGrants } from "../../../schema/identity";
-import { prepared } from "../../lib/sql";
 
 export type GrantRow = typeof oauthGrants.$inferSelect;
 
@@ -53,54 +52,13 @@ export function liveGrants(db: D1Database, of: { user_id: string } | { site_id: 
     .all();
 }
 
-/** Why a grant ended (`revoked_reason`), and by whom (`revoked_by`: a person's id, or null). */
-export interface GrantEnd {
-  reason: string;
-  by: string | null;
-  at: string;
-}
-
-/** Which grants a revocation ends: one by id, or every live one of a person, a site, or a pair. */
+/**
+ * Which grants a revocation ends: one by id (within a person's or a site's, for the walls), or every live one
+ * of a person, a site, or a pair (grants.ts `revokeGrants`, through the endings' statements).
+ */
 export type GrantsWhere =
   | { id: string; user_id?: string; site_id?: string }
   | { user_id: string }
   | { site_id: string }
   | { user_id: string; site_id: string }
   | { user_id: string; org_id: string };
-
-function condition(where: GrantsWhere): SQL | undefined {
-  const g = oauthGrants;
-  const parts: SQL[] = [];
-  if ("id" in where) parts.push(eq(g.id, where.id));
-  if ("user_id" in where && where.user_id !== undefined) parts.push(eq(g.user_id, where.user_id));
-  if ("site_id" in where && where.site_id !== undefined) parts.push(eq(g.site_id, where.site_id));
-  if ("org_id" in where) parts.push(eq(g.org_id, where.org_id));
-  return and(...parts, isNull(g.revoked_at));
-}
-
-/**
- * Ends the live grants `where` names (compare-and-set on `revoked_at IS NULL`: an ended grant keeps its
- * first end). A grant's codes and refresh tokens die with it: both are honoured only while it lives.
- */
-export function revokeGrantsStatement(
-  db: D1Database,
-  where: GrantsWhere,
-  end: GrantEnd,
-): D1PreparedStatement {
-  return prepared(
-    db,
-    drizzle(db)
-      .update(oauthGrants)
-      .set({ revoked_at: end.at, revoked_reason: end.reason, revoked_by: end.by })
-      .where(condition(where)),
-  );
-}
-
-/** The ids and persons of the live grants `where` names (the events of an ending are written per grant). */
-export function liveGrantIds(db: D1Database, where: GrantsWhere) {
-  return drizzle(db)
-    .select({ id: oauthGrants.id, user_id: oauthGrants.user_id, client_id: oauthGrants.client_id })
-    .from(oauthGrants)
-    .where(condition(where))
-    .all();
-}

@@ -1,53 +1,32 @@
 /**
  * The grants of MCP agents as their person and their site's administrators see and end them (issue 37,
- * docs/decisions/oauth-agents.md "Tokens"), and `revokeGrants`, the ending every other path uses (the
- * person's reset, a membership's end, a site's transfer or deletion, a replayed code, a reused refresh
- * token, RFC 7009). Each end writes `revoked_at`, `revoked_reason`, `revoked_by` and the person's
- * `oauth_grant.revoked` event in one batch, the event conditioned on the grant's compare-and-set.
+ * docs/decisions/oauth-agents.md "Tokens"), and `revokeGrants`, the ends decided here and at the token
+ * endpoint (the person, a site's member, the client's RFC 7009 revocation, a replayed code, a reused refresh
+ * token). Its statements are the endings' own (endings.ts `grantEndStatements`, which the flows that end
+ * grants put in their batches: a reset, a membership's end, a transfer): each end writes `revoked_at`,
+ * `revoked_reason`, `revoked_by` and the person's `oauth_grant.revoked` event in one batch, the event
+ * conditioned on the grant's compare-and-set.
  */
 import { createLocalJWKSet, jwtVerify } from "jose";
 import type { EdgeIdentity } from "../../lib/edge";
 import { personSitePermissions } from "../../lib/site-permissions";
 import { batch } from "../../lib/sql";
 import type { Services } from "../core/context";
-import { nowIso } from "../core/crypto";
 import { edgeContextFor } from "../core/edge-context";
 import type { Env } from "../core/worker-env";
 import { fail, problem } from "../errors";
-import { type EventOrigin, eventOrigin, recordEvent } from "../events/events";
+import { type EventOrigin, eventOrigin } from "../events/events";
 import { jwks } from "../login/tokens";
 import { siteOrg } from "../members/site-registry";
-import {
-  type GrantEnd,
-  type GrantListRow,
-  type GrantsWhere,
-  grantById,
-  liveGrantIds,
-  liveGrants,
-  revokeGrantsStatement,
-} from "./grants-store";
+import { type FlowEndReason, grantEndStatements } from "./endings";
+import { type GrantListRow, type GrantsWhere, grantById, liveGrants } from "./grants-store";
 import { oauthHash, refreshTokenGrant } from "./refresh-tokens";
 import { refreshTokenByHash } from "./tokens-store";
 
 export type { GrantsWhere };
 
-/** No network or browser: an end decided by someone else (a site's member, the platform) shows neither. */
-const NO_ORIGIN: EventOrigin = { ipPrefix: null, userAgent: null };
-
 /** Why a grant ended (`revoked_reason`). */
-export type GrantEndReason =
-  | "person"
-  | "site_member"
-  | "client"
-  | "code_replay"
-  | "refresh_reuse"
-  | "password_reset"
-  | "password_changed"
-  | "membership_ended"
-  | "site_transferred"
-  | "site_deleted"
-  | "account_deleted"
-  | (string & {});
+export type GrantEndReason = FlowEndReason;
 
 export interface GrantEnding {
   reason: GrantEndReason;
@@ -58,39 +37,26 @@ export interface GrantEnding {
 }
 
 /**
- * The statements that end the live grants `where` names, for the caller's batch (one transaction): per
- * grant its compare-and-set and its person's `oauth_grant.revoked` event (written only if that grant was
- * still live), then one catch-all for a grant created between this read and the batch (no event: it was
- * never used). `where`: `{ id }`, `{ user_id }`, `{ site_id }`, `{ user_id, site_id }`, `{ user_id, org_id }`.
+ * The statements that end the live grants `where` names, for the caller's batch (one transaction): the
+ * endings' own (endings.ts `grantEndStatements`: per grant its compare-and-set and its person's
+ * `oauth_grant.revoked` event, then one catch-all for a grant created between this read and the batch).
+ * `where`: `{ id }`, `{ user_id }`, `{ site_id }`, `{ user_id, site_id }`, `{ user_id, org_id }`.
  */
-export async function revokeGrants(
+export function revokeGrants(
   db: D1Database,
   where: GrantsWhere,
   ending: GrantEnding,
 ): Promise<D1PreparedStatement[]> {
-  const end: GrantEnd = { reason: ending.reason, by: ending.by ?? null, at: nowIso() };
-  const origin = ending.origin ?? NO_ORIGIN;
-  const statements: D1PreparedStatement[] = [];
-  for (const grant of await liveGrantIds(db, where)) {
-    statements.push(
-      revokeGrantsStatement(db, { id: grant.id }, end),
-      recordEvent(
-        db,
-        origin,
-        {
-          userId: grant.user_id,
-          type: "oauth_grant.revoked",
-          method: end.reason,
-          actorUserId: end.by,
-          target: grant.id,
-          detail: `client ${grant.client_id}`,
-        },
-        { ifChanged: true },
-      ),
-    );
-  }
-  statements.push(revokeGrantsStatement(db, where, end));
-  return statements;
+  return grantEndStatements(
+    db,
+    {
+      ...("id" in where ? { id: where.id } : {}),
+      ...("user_id" in where && where.user_id !== undefined ? { userId: where.user_id } : {}),
+      ...("site_id" in where && where.site_id !== undefined ? { siteId: where.site_id } : {}),
+      ...("org_id" in where ? { orgId: where.org_id } : {}),
+    },
+    { reason: ending.reason, by: ending.by ?? null, ...(ending.origin ? { origin: ending.origin } : {}) },
+  );
 }
 
 /** Ends the grants `where` names now, with their events; the number of grants it ended. */
