@@ -111,7 +111,9 @@ describe("the account page's connected agents", () => {
     const text = (await row.textContent()) ?? "";
     expect(text).toContain("Browser agent");
     expect(text).toContain("Unverified");
-    expect(text).toContain(site.id);
+    // The site by its name and host, as the person knows it (not its id).
+    expect(text).toContain("Agents Site");
+    expect(text).toContain(slug);
     expect(text).toContain("posts:read");
     expect(await row.locator("th, td").count()).toBe(6);
     expect(await page.locator("#agents-empty").isVisible()).toBe(false);

@@ -26,6 +26,17 @@ const Grant = z
   })
   .openapi("OAuthGrant");
 const SiteGrant = Grant.extend({ user_id: z.string() }).openapi("SiteOAuthGrant");
+/** The person's own listing names each grant's site (the account page shows it). */
+const PersonGrant = Grant.extend({
+  site_name: z
+    .string()
+    .nullable()
+    .openapi({ description: "The site's name; null while it is archived or deleted" }),
+  site_host: z
+    .string()
+    .nullable()
+    .openapi({ description: "The site's host; null while it is archived or deleted" }),
+}).openapi("PersonOAuthGrant");
 
 const GrantParam = z.object({ id: z.string().max(64) });
 const SiteParam = z.object({ site_id: z.string().max(64) });
@@ -47,9 +58,9 @@ const listGrantsRoute = createRoute({
   method: "get",
   path: "/api/v1/auth/oauth/grants",
   tags: ["OAuth"],
-  summary: "The caller's live grants of MCP agents (client, site, scopes, last use)",
+  summary: "The caller's live grants of MCP agents (client, site and its name, scopes, last use)",
   ...bearerAuth,
-  responses: { 200: jsonResponse("Grants", z.object({ items: z.array(Grant) })) },
+  responses: { 200: jsonResponse("Grants", z.object({ items: z.array(PersonGrant) })) },
 });
 
 const revokeGrantRoute = createRoute({

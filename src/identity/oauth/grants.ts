@@ -9,6 +9,7 @@
  */
 import { createLocalJWKSet, jwtVerify } from "jose";
 import type { EdgeIdentity } from "../../lib/edge";
+import { rpc, type SitesRpc } from "../../lib/rpc";
 import { personSitePermissions } from "../../lib/site-permissions";
 import { batch } from "../../lib/sql";
 import type { Services } from "../core/context";
@@ -81,9 +82,21 @@ export function grantView(row: GrantListRow) {
   };
 }
 
-/** The person's live grants. */
-export async function personGrants(env: Pick<Env, "DB">, userId: string) {
-  return (await liveGrants(env.DB, { user_id: userId })).map(grantView);
+/**
+ * The person's live grants, each with its site's name and host as the sites service has them now (one RPC for
+ * the list; null for a site that is archived or deleted, where the agent is refused meanwhile).
+ */
+export async function personGrants(env: Pick<Env, "DB" | "SITES">, userId: string) {
+  const rows = await liveGrants(env.DB, { user_id: userId });
+  const siteIds = [...new Set(rows.map((row) => row.site_id))];
+  const sites =
+    siteIds.length > 0 ? await rpc<SitesRpc>(env.SITES).memberSites({ org_ids: [], site_ids: siteIds }) : [];
+  const byId = new Map(sites.map((site) => [site.id, site]));
+  return rows.map((row) => ({
+    ...grantView(row),
+    site_name: byId.get(row.site_id)?.name ?? null,
+    site_host: byId.get(row.site_id)?.host ?? null,
+  }));
 }
 
 const NO_GRANT = () => problem("NOT_FOUND", "No such grant.");

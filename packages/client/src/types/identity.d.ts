@@ -6228,7 +6228,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's live grants of MCP agents (client, site, scopes, last use) */
+        /** The caller's live grants of MCP agents (client, site and its name, scopes, last use) */
         get: {
             parameters: {
                 query?: never;
@@ -6245,7 +6245,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            items: components["schemas"]["OAuthGrant"][];
+                            items: components["schemas"]["PersonOAuthGrant"][];
                         };
                     };
                 };
@@ -7334,6 +7334,12 @@ export interface components {
                 user_agent: string | null;
                 created_at: string;
             }[];
+        };
+        PersonOAuthGrant: components["schemas"]["OAuthGrant"] & {
+            /** @description The site's name; null while it is archived or deleted */
+            site_name: string | null;
+            /** @description The site's host; null while it is archived or deleted */
+            site_host: string | null;
         };
         OAuthGrant: {
             id: string;

@@ -651,6 +651,9 @@ interface AgentGrant {
   client_name: string;
   client_kind: string;
   site_id: string;
+  /** null while the site is archived or deleted (the agent is refused meanwhile). */
+  site_name: string | null;
+  site_host: string | null;
   scopes: string[];
   created_at: string;
   last_used_at: string | null;
@@ -675,7 +678,10 @@ async function loadAgents(): Promise<void> {
           el("span", { text: g.client_name }),
           el("span", { className: "device", text: "Unverified: the name is the agent's own claim" }),
         ]),
-        el("td", { text: g.site_id }),
+        el("td", {}, [
+          el("span", { text: g.site_name ?? "A site that is archived or deleted" }),
+          el("span", { className: "device", text: g.site_host ?? g.site_id }),
+        ]),
         el("td", { text: g.scopes.join(", ") }),
         el("td", { text: when(g.created_at) }),
         el("td", { text: g.last_used_at ? when(g.last_used_at) : "Not yet" }),
