@@ -10,7 +10,8 @@ import { readCappedBytes } from "../../lib/capped-body";
 import type { AppEnv } from "../core/context";
 import { MAX_REDIRECT_URIS, REDIRECT_URI_MAX_LENGTH } from "./client-metadata";
 import { REGISTRATION_QUOTA, type RegistrationOutcome, registerClient } from "./clients";
-import { OPEN_CORS, openPreflight } from "./metadata-routes";
+import { openPreflight } from "./metadata-routes";
+import { oauthJson } from "./token-routes";
 
 export const REGISTRATION_PATH = "/api/v1/auth/oauth/register";
 /** Ten redirect URIs of 2 KiB and the rest of the metadata fit well under this. */
@@ -79,25 +80,19 @@ const registerRoute = createRoute({
   },
 });
 
-const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
-
-function oauthJson(status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return Response.json(body, { status, headers: { ...OPEN_CORS, ...NO_STORE, ...headers } });
-}
-
 function registrationAnswer(outcome: RegistrationOutcome): Response {
-  if (outcome.kind === "registered") return oauthJson(201, outcome.body);
+  if (outcome.kind === "registered") return oauthJson(outcome.body, 201);
   if (outcome.kind === "rate_limited") {
     return oauthJson(
-      429,
       {
         error: "temporarily_unavailable",
         error_description: "Too many registrations from this address; retry later.",
       },
+      429,
       { "Retry-After": String(outcome.retryAfter) },
     );
   }
-  return oauthJson(400, { error: outcome.error, error_description: outcome.description });
+  return oauthJson({ error: outcome.error, error_description: outcome.description }, 400);
 }
 
 /** The body as JSON (`undefined` when it is not JSON), or `tooLarge` past the cap (counted while read). */
@@ -119,10 +114,13 @@ export function registerRegistrationRoutes(app: OpenAPIHono<AppEnv>) {
   app.post(REGISTRATION_PATH, async (c) => {
     const body = await readRegistrationBody(c.req.raw);
     if ("tooLarge" in body) {
-      return oauthJson(413, {
-        error: "invalid_client_metadata",
-        error_description: `The body exceeds ${REGISTRATION_MAX_BODY_BYTES / 1024} KiB.`,
-      });
+      return oauthJson(
+        {
+          error: "invalid_client_metadata",
+          error_description: `The body exceeds ${REGISTRATION_MAX_BODY_BYTES / 1024} KiB.`,
+        },
+        413,
+      );
     }
     return registrationAnswer(await registerClient(c.env, c.get("services"), body.json));
   });

@@ -11,6 +11,7 @@ import { authenticateClient, OAuthError } from "./token";
 import {
   enforceOAuthIpLimit,
   limitOAuthBody,
+  OAUTH_ANSWER_HEADERS,
   oauthFailure,
   presentedClient,
   readOAuthForm,
@@ -65,10 +66,7 @@ export function registerRevokeRoutes(app: OpenAPIHono<AppEnv>) {
   app.post(REVOKE_PATH, limitOAuthBody, async (c) => {
     try {
       await revokeAnswer(c);
-      return new Response(null, {
-        status: 200,
-        headers: { "Cache-Control": "no-store", Pragma: "no-cache", "Access-Control-Allow-Origin": "*" },
-      });
+      return new Response(null, { status: 200, headers: OAUTH_ANSWER_HEADERS });
     } catch (err) {
       return oauthFailure(err);
     }

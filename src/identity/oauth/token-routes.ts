@@ -9,6 +9,7 @@ import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../core/context";
 import type { Env } from "../core/worker-env";
+import { OPEN_CORS } from "./metadata-routes";
 import {
   authenticateClient,
   OAuthError,
@@ -25,17 +26,21 @@ const MAX_FORM_BYTES = 16 * 1024;
 /** Token and revocation requests per client IP per minute (identity's RateLimiter Durable Object). */
 export const OAUTH_IP_LIMIT = { limit: 120, windowSeconds: 60 };
 
-const NO_STORE = {
+/**
+ * What every answer of the OAuth protocol endpoints (registration, token, revocation) carries: never cached
+ * (RFC 6749 §5.1), readable from any origin without credentials.
+ */
+export const OAUTH_ANSWER_HEADERS = {
+  ...OPEN_CORS,
   "Cache-Control": "no-store",
   Pragma: "no-cache",
-  "Access-Control-Allow-Origin": "*",
-};
+} as const;
 
 /** An OAuth JSON answer with the headers every answer of these endpoints carries. */
 export function oauthJson(body: unknown, status: number, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { "Content-Type": "application/json;charset=UTF-8", ...NO_STORE, ...headers },
+    headers: { "Content-Type": "application/json;charset=UTF-8", ...OAUTH_ANSWER_HEADERS, ...headers },
   });
 }
 
