@@ -1,20 +1,13 @@
-import {
-  createLocalJWKSet,
-  decodeProtectedHeader,
-  type JSONWebKeySet,
-  type JWTPayload,
-  jwtVerify,
-} from "jose";
-import { expiredJwt } from "../lib/bearer";
+import type { JSONWebKeySet } from "jose";
+import { identityJwtVerifier } from "../lib/identity-jwt";
 
 /**
- * Access-token verification at the edge against identity's JWKS. The key set is cached in the isolate
- * and in KV (read-mostly data); an unknown `kid` triggers one refresh (at most every 30 s) so a rotated
- * key works at once without letting a flood of forged kids hammer identity.
+ * Access-token verification at the edge against identity's JWKS (src/lib/identity-jwt.ts: EdDSA with a kid
+ * only, one refresh on an unknown `kid` at most every 30 s). The key set is cached in the isolate and in KV
+ * (read-mostly data).
  */
 const JWKS_KV_KEY = "jwks:identity";
 const JWKS_TTL_MS = 5 * 60_000;
-const REFRESH_FLOOR_MS = 30_000;
 
 interface CachedKeys {
   jwks: JSONWebKeySet;
@@ -22,7 +15,6 @@ interface CachedKeys {
 }
 
 let cached: CachedKeys | null = null;
-let lastForcedRefresh = 0;
 
 async function loadJwks(env: GatewayEnv, force: boolean): Promise<JSONWebKeySet> {
   const now = Date.now();
@@ -47,35 +39,21 @@ export interface VerifiedToken {
   sessionId: string;
 }
 
+const verifier = identityJwtVerifier();
+
 /** The verified subject and session of a Bearer access token, or null when it is not one we issued. */
 export async function verifyAccessToken(
   env: GatewayEnv,
   token: string,
 ): Promise<VerifiedToken | "expired" | null> {
-  const options = { issuer: env.TOKEN_ISSUER, audience: env.TOKEN_AUDIENCE, algorithms: ["EdDSA"] };
-  // Only EdDSA with a key id is ours; anything else ("none", HS256 with the public key...) stops here.
-  try {
-    const header = decodeProtectedHeader(token);
-    if (header.alg !== "EdDSA" || typeof header.kid !== "string") return null;
+  const payload = await verifier.verify(
+    token,
+    (force) => loadJwks(env, force),
+    { issuer: env.TOKEN_ISSUER, audience: env.TOKEN_AUDIENCE },
     // An MCP agent's token (RFC 9068 `at+jwt`, issue 37) is content's `/v1/mcp`'s alone, never a staff session.
-    if (typeof header.typ === "string" && header.typ.toLowerCase() === "at+jwt") return null;
-  } catch {
-    return null;
-  }
-  let payload: JWTPayload;
-  try {
-    ({ payload } = await jwtVerify(token, createLocalJWKSet(await loadJwks(env, false)), options));
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (expiredJwt(err)) return "expired";
-    if (code !== "ERR_JWKS_NO_MATCHING_KEY" || Date.now() - lastForcedRefresh < REFRESH_FLOOR_MS) return null;
-    lastForcedRefresh = Date.now();
-    try {
-      ({ payload } = await jwtVerify(token, createLocalJWKSet(await loadJwks(env, true)), options));
-    } catch (retryErr) {
-      return expiredJwt(retryErr) ? "expired" : null;
-    }
-  }
+    (header) => !(typeof header.typ === "string" && header.typ.toLowerCase() === "at+jwt"),
+  );
+  if (payload === null || payload === "expired") return payload;
   if (payload.kind !== "staff") return null;
   if (typeof payload.sub !== "string" || typeof payload.sid !== "string") return null;
   return { userId: payload.sub, sessionId: payload.sid };

@@ -1,27 +1,19 @@
 /**
  * An MCP agent's access token (issue 37, docs/decisions/oauth-agents.md): an EdDSA JWT identity signs with
  * the keys of its JWKS, verified here against that JWKS. The key set comes from identity over the
- * `IDENTITY` service binding and is cached in the isolate by the gateway's rules (src/gateway/tokens.ts):
- * 5 minutes, and an unknown `kid` refreshes it at once, at most every 30 s, so a rotated key works at once
- * without letting a flood of forged kids hammer identity.
+ * `IDENTITY` service binding and is cached in the isolate 5 minutes; the verification is the gateway's
+ * (src/lib/identity-jwt.ts: an unknown `kid` refreshes it at once, at most every 30 s).
  *
  * Pinned (RFC 8725 §3.1, §3.11; RFC 9068 §4): `alg` EdDSA with a `kid`, `typ` at+jwt, `iss` identity's
  * issuer, `aud` exactly this resource, `kind` "agent", and every claim the grant is decided by. A staff
  * access token (`typ` JWT, `aud` site-platform, `kind` staff) fails here; an agent token fails at the
  * gateway and at identity by the same pins the other way round.
  */
-import {
-  createLocalJWKSet,
-  decodeProtectedHeader,
-  type JSONWebKeySet,
-  type JWTPayload,
-  jwtVerify,
-} from "jose";
-import { expiredJwt } from "../../lib/bearer";
+import type { JSONWebKeySet, JWTPayload } from "jose";
+import { identityJwtVerifier } from "../../lib/identity-jwt";
 import { parseId } from "../../lib/ids";
 
 const JWKS_TTL_MS = 5 * 60_000;
-const REFRESH_FLOOR_MS = 30_000;
 /** The longest Bearer read as an agent token. */
 export const MAX_TOKEN_LENGTH = 4096;
 
@@ -50,7 +42,7 @@ interface CachedKeys {
 }
 
 let cached: CachedKeys | null = null;
-let lastForcedRefresh = Number.NEGATIVE_INFINITY;
+const verifier = identityJwtVerifier();
 
 async function loadJwks(identity: Fetcher, force: boolean): Promise<JSONWebKeySet> {
   const now = Date.now();
@@ -65,7 +57,7 @@ async function loadJwks(identity: Fetcher, force: boolean): Promise<JSONWebKeySe
 /** Tests only: forgets the isolate's key set and the refresh floor. */
 export function forgetJwksForTests(): void {
   cached = null;
-  lastForcedRefresh = Number.NEGATIVE_INFINITY;
+  verifier.resetForTests();
 }
 
 function claimsOf(payload: JWTPayload, resource: string): AgentClaims | null {
@@ -91,33 +83,12 @@ export async function verifyAgentToken(
   const resource = mcpResource(issuer);
   // Identity's tokens are well under 1 KiB: a longer one is refused before anything parses it.
   if (token.length > MAX_TOKEN_LENGTH) return null;
-  try {
-    const header = decodeProtectedHeader(token);
-    // Only EdDSA with a key id is identity's; anything else ("none", HS256 with the public key...) stops here.
-    if (header.alg !== "EdDSA" || typeof header.kid !== "string") return null;
-  } catch {
-    return null;
-  }
-  const options = {
+  const payload = await verifier.verify(token, (force) => loadJwks(identity, force), {
     issuer,
     audience: resource,
-    algorithms: ["EdDSA"],
     typ: "at+jwt",
     requiredClaims: ["sub", "exp", "iat", "jti"],
-  };
-  let payload: JWTPayload;
-  try {
-    ({ payload } = await jwtVerify(token, createLocalJWKSet(await loadJwks(identity, false)), options));
-  } catch (err) {
-    if (expiredJwt(err)) return "expired";
-    const code = (err as { code?: string }).code;
-    if (code !== "ERR_JWKS_NO_MATCHING_KEY" || Date.now() - lastForcedRefresh < REFRESH_FLOOR_MS) return null;
-    lastForcedRefresh = Date.now();
-    try {
-      ({ payload } = await jwtVerify(token, createLocalJWKSet(await loadJwks(identity, true)), options));
-    } catch (retryErr) {
-      return expiredJwt(retryErr) ? "expired" : null;
-    }
-  }
+  });
+  if (payload === null || payload === "expired") return payload;
   return claimsOf(payload, resource);
 }
