@@ -12,7 +12,7 @@ import {
   root,
   type ServiceName,
   services,
-  testPasswordCost,
+  testOnlySettings,
   testSecrets,
 } from "./test/support/workers.ts";
 
@@ -35,7 +35,12 @@ const specs = JSON.stringify(loadSpecTexts());
  * equal cost) keep the production scrypt cost and run in the `timing` project, after every other project
  * has finished (`sequence.groupOrder`), so two busy cores do not blur them.
  */
-const timingFiles = ["test/identity/timing.security.test.ts", "test/identity/password-hash.unit.test.ts"];
+const timingFiles = [
+  "test/identity/timing.security.test.ts",
+  "test/identity/password-hash.unit.test.ts",
+  // Identity's outbound deadlines at their production values (no TEST_OUTBOUND_DEADLINE_MS here).
+  "test/identity/outbound-deadlines.security.test.ts",
+];
 
 /**
  * The sites files that run the hourly sweep (HEALTH_CRON: every visible site of the database, DNS checks of
@@ -80,7 +85,7 @@ const corporaProjects = new Set(["content", "sites", "gateway"]);
 interface ProjectOptions {
   name?: string;
   include?: string[];
-  /** No TEST_SCRYPT_COST: passwords hashed at the production cost. */
+  /** No test-only settings (test/support/test-only-settings.ts): production scrypt cost and deadlines. */
   productionCost?: boolean;
   /** Samples wait for the harness's signal that nothing else runs (test/support/timing-gate.ts). */
   gated?: boolean;
@@ -101,7 +106,7 @@ interface ProjectOptions {
 function project(main: ServiceName, testDir: string, options: ProjectOptions = {}) {
   const name = options.name ?? testDir;
   const others = (Object.keys(services) as ServiceName[]).filter((s) => s !== main);
-  const secrets = options.productionCost ? testSecrets : { ...testSecrets, ...testPasswordCost };
+  const secrets = options.productionCost ? testSecrets : { ...testSecrets, ...testOnlySettings };
   return defineProject({
     resolve,
     plugins: [

@@ -17,7 +17,7 @@ import { d1HttpSource, d1Source, dumpDatabase } from "../../scripts/backup.mjs";
 import { startPlatform } from "../../scripts/platform.mjs";
 import { seedDemo } from "../../scripts/seed.mjs";
 import { root } from "../../scripts/workers.mjs";
-import { testPasswordCost } from "../support/password-cost";
+import { testOnlySettings } from "../support/test-only-settings";
 
 const run = promisify(execFile);
 
@@ -51,7 +51,7 @@ async function boot(persist: string) {
     persist,
     portOffset: await freeOffset(),
     distDir,
-    extraBindings: { identity: testPasswordCost },
+    extraBindings: { identity: testOnlySettings },
     handleStructuredLogs: (log) => {
       if (log.level === "error") process.stderr.write(`${log.message}\n`);
     },

@@ -17,7 +17,7 @@ import { devTriggerFirer, runSchedules } from "../../scripts/scheduler.mjs";
 import { seedDemo } from "../../scripts/seed.mjs";
 import { root } from "../../scripts/workers.mjs";
 import { routeFor } from "../../src/gateway/routes";
-import { testPasswordCost } from "../support/password-cost";
+import { testOnlySettings } from "../support/test-only-settings";
 
 interface Received {
   at: number;
@@ -60,7 +60,7 @@ beforeAll(async () => {
     portOffset: await freeOffset(),
     distDir,
     // The demo owner's sign-up at the tests' password cost (the flow, not the hash, is under test).
-    extraBindings: { identity: testPasswordCost },
+    extraBindings: { identity: testOnlySettings },
     handleStructuredLogs: (log) => {
       if (log.level === "error") process.stderr.write(`${log.message}\n`);
     },

@@ -11,6 +11,7 @@ import type { Env } from "../../src/identity/core/worker-env";
 import {
   CLIENT_DOCUMENT_MAX_BYTES,
   CLIENT_DOCUMENT_TIMEOUT_MS,
+  documentGuardOptions,
   documentLifetime,
 } from "../../src/identity/oauth/client-metadata";
 import { type ClientResolution, resolveClient, verifyClientSecret } from "../../src/identity/oauth/clients";
@@ -176,13 +177,17 @@ describe("resolveClient: refused documents", () => {
   });
 
   it("a host that answers too slowly: fetch_failed at the 5 s deadline", async () => {
+    // At the production deadline: the test projects' TEST_OUTBOUND_DEADLINE_MS (30 s) is taken away.
+    const deployed: Env = { ...production, TEST_OUTBOUND_DEADLINE_MS: undefined };
+    expect(documentGuardOptions(production).timeoutMs).toBe(30_000);
+    expect(documentGuardOptions(deployed).timeoutMs).toBe(CLIENT_DOCUMENT_TIMEOUT_MS);
     const url = documentUrl();
     await publish(url, {
       body: JSON.stringify(clientDocument(url)),
       delayMs: CLIENT_DOCUMENT_TIMEOUT_MS + 3000,
     });
     const started = Date.now();
-    expect(refusal(await resolve(url))).toEqual({ error: "fetch_failed", reason: "timeout" });
+    expect(refusal(await resolve(url, deployed))).toEqual({ error: "fetch_failed", reason: "timeout" });
     expect(Date.now() - started).toBeLessThan(CLIENT_DOCUMENT_TIMEOUT_MS + 2500);
   }, 20_000);
 

@@ -12,7 +12,7 @@ import { startOidcProvider } from "../../scripts/oidc-provider.mjs";
 import { startPlatform } from "../../scripts/platform.mjs";
 import { root } from "../../scripts/workers.mjs";
 import { fakeHost, fakeInternet } from "./fake-internet.ts";
-import { testPasswordCost } from "./password-cost.ts";
+import { testOnlySettings } from "./test-only-settings.ts";
 
 /** The test-only hosts of the fake internet (breach range API, DNS-over-HTTPS), as the workerd projects use. */
 const FAKE_HOSTS = {
@@ -66,7 +66,7 @@ export default async function setup(project: TestProject) {
       // hash; the timing project and the bench keep the production cost).
       identity: {
         ...FAKE_HOSTS,
-        ...testPasswordCost,
+        ...testOnlySettings,
         ISSUER: urls.gateway,
         WEBAUTHN_ORIGIN: `${urls.gateway},${urls.identity}`,
       },

@@ -5,9 +5,10 @@
  */
 import { env } from "cloudflare:workers";
 import type { Services } from "../../src/identity/core/context";
+import { outboundDeadline } from "../../src/identity/core/deadlines";
 import type { Env } from "../../src/identity/core/worker-env";
 import { createMailer, createSmsSender } from "../../src/identity/messaging/messaging";
-import { RangeApiBreachChecker } from "../../src/identity/signup/breach";
+import { BREACH_CHECK_TIMEOUT_MS, RangeApiBreachChecker } from "../../src/identity/signup/breach";
 import { callLogger } from "../../src/lib/log";
 import { call, json } from "./identity-helpers";
 import { CIMD_ZONES } from "./oauth-client-hosts";
@@ -19,7 +20,10 @@ export function identityServices(ip = "203.0.113.10", withEnv: Env = identityEnv
   return {
     mailer: createMailer(withEnv),
     sms: createSmsSender(withEnv),
-    breach: new RangeApiBreachChecker(withEnv.BREACH_CHECK_URL),
+    breach: new RangeApiBreachChecker(
+      withEnv.BREACH_CHECK_URL,
+      outboundDeadline(withEnv, BREACH_CHECK_TIMEOUT_MS),
+    ),
     log: callLogger("identity"),
     waitUntil: () => {},
     request: { ip, userAgent: null, deviceCookie: undefined, https: true },

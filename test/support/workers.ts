@@ -41,7 +41,7 @@ export const testSecrets: Record<string, string> = {
   PLATFORM_IPV6: "2001:db8::10",
 };
 
-export { testPasswordCost } from "./password-cost.ts";
+export { testOnlySettings } from "./test-only-settings.ts";
 
 /**
  * This vitest process's own folder: `npm test` runs two vitest processes with workerd projects at once, and

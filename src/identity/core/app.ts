@@ -23,12 +23,13 @@ import { registerTokenRoutes } from "../oauth/token-routes";
 import { registerHostedPages } from "../pages";
 import { registerPasskeyLoginRoutes } from "../passkey-login/routes";
 import { registerProbeRoutes } from "../probes/routes";
-import { RangeApiBreachChecker } from "../signup/breach";
+import { BREACH_CHECK_TIMEOUT_MS, RangeApiBreachChecker } from "../signup/breach";
 import { usePasswordCost } from "../signup/password";
 import { registerSignupRoutes } from "../signup/routes";
 import { registerSsoRoutes } from "../sso/routes";
 import { registerTransferRoutes } from "../transfers/routes";
 import { type AppEnv, requestFacts } from "./context";
+import { outboundDeadline } from "./deadlines";
 import { IDENTITY_DOCUMENT_RULES } from "./openapi";
 
 /** The identity HTTP app. Exported apart from the entrypoint so tests can run it with an altered env. */
@@ -45,7 +46,10 @@ app.use("*", async (c, next) => {
   c.set("services", {
     mailer: createMailer(c.env),
     sms: createSmsSender(c.env),
-    breach: new RangeApiBreachChecker(c.env.BREACH_CHECK_URL),
+    breach: new RangeApiBreachChecker(
+      c.env.BREACH_CHECK_URL,
+      outboundDeadline(c.env, BREACH_CHECK_TIMEOUT_MS),
+    ),
     log: c.get("log"),
     // Lazy: a request run without an execution context (app.request in tests) fails only if it uses one.
     waitUntil: (work) => c.executionCtx.waitUntil(work),

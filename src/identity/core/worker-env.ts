@@ -8,6 +8,8 @@ export type Env = IdentityEnv & {
   DEV_OUTBOX?: string;
   /** Tests only ("ln=10,r=8,p=1"): a cheaper scrypt. A deploy refuses every TEST_ var. */
   TEST_SCRYPT_COST?: string;
+  /** Tests only: every outbound deadline of identity, in ms (core/deadlines.ts). A deploy refuses it. */
+  TEST_OUTBOUND_DEADLINE_MS?: string;
   /** E-mail provider (production; docs/providers.md): `resend`, `postmark` or `ses`. */
   MAIL_PROVIDER?: string;
   /** Override of the provider's API endpoint (a relay, a test host); alone, a Resend-format endpoint. */

@@ -14,6 +14,7 @@
 import { dohResolver } from "../../lib/doh";
 import { SCOPES } from "../../lib/key-scopes";
 import { type GuardFailure, type GuardOptions, guardedFetch, type UrlPolicy } from "../../lib/safe-fetch";
+import { outboundDeadline } from "../core/deadlines";
 import type { Env } from "../core/worker-env";
 
 export const CLIENT_DOCUMENT_MAX_BYTES = 10 * 1024;
@@ -299,7 +300,7 @@ export function documentGuardOptions(env: Env): GuardOptions {
   return {
     ...urlPolicy(env),
     resolver: dohResolver(env.DOH_URL),
-    timeoutMs: CLIENT_DOCUMENT_TIMEOUT_MS,
+    timeoutMs: outboundDeadline(env, CLIENT_DOCUMENT_TIMEOUT_MS),
     redirects: "answer",
     body: { read: "2xx", maxBytes: CLIENT_DOCUMENT_MAX_BYTES },
   };

@@ -7,14 +7,18 @@ export interface BreachChecker {
   isBreached(password: string): Promise<boolean | null>;
 }
 
-const TIMEOUT_MS = 3000;
+/** How long the range API may take before the check counts as unavailable (signup goes on). */
+export const BREACH_CHECK_TIMEOUT_MS = 3000;
 
 /**
  * The k-anonymity range API (Have I Been Pwned format): only the first 5 hex characters of the SHA-1
  * leave the server; the response lists `SUFFIX:COUNT` lines, padded with zero-count decoys.
  */
 export class RangeApiBreachChecker implements BreachChecker {
-  constructor(private readonly baseUrl: string) {}
+  constructor(
+    private readonly baseUrl: string,
+    private readonly timeoutMs = BREACH_CHECK_TIMEOUT_MS,
+  ) {}
 
   async isBreached(password: string): Promise<boolean | null> {
     const digest = hex(await crypto.subtle.digest("SHA-1", new TextEncoder().encode(password))).toUpperCase();
@@ -23,7 +27,7 @@ export class RangeApiBreachChecker implements BreachChecker {
     try {
       const res = await fetch(`${this.baseUrl}${prefix}`, {
         headers: { "Add-Padding": "true", "User-Agent": "site-platform-identity" },
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+        signal: AbortSignal.timeout(this.timeoutMs),
       });
       if (!res.ok) return null;
       const body = await res.text();

@@ -15,6 +15,7 @@ import {
   guardedFetch,
   type UrlPolicy,
 } from "../../lib/safe-fetch";
+import { outboundDeadline } from "../core/deadlines";
 import type { Env } from "../core/worker-env";
 import { SSO_FETCH_MAX_BYTES, SSO_FETCH_TIMEOUT_MS } from "./settings";
 
@@ -71,7 +72,7 @@ export function providerGuardOptions(env: Env): GuardOptions {
   return {
     ...policy(env),
     resolver: dohResolver(env.DOH_URL),
-    timeoutMs: SSO_FETCH_TIMEOUT_MS,
+    timeoutMs: outboundDeadline(env, SSO_FETCH_TIMEOUT_MS),
     redirects: "answer",
     body: { read: "always", maxBytes: SSO_FETCH_MAX_BYTES },
   };

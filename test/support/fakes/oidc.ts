@@ -91,4 +91,8 @@ async function forward(request: Request, url: URL): Promise<Response> {
 
 export function registerOidcFakes() {
   fakeHost(IDP_HOST, forward);
+  // Started now, not on the first request: its start (the module's setup, an RSA key, a listening socket)
+  // then never counts against a worker's outbound deadline. Unref'd, so a run that never uses it still ends;
+  // a failed start fails the first request that needs it.
+  provider().catch(() => {});
 }
