@@ -19,6 +19,7 @@ import {
 const migrations = {
   identity: await readD1Migrations(path.join(root, "migrations/identity")),
   content: await readD1Migrations(path.join(root, "migrations/content")),
+  "content-directory": await readD1Migrations(path.join(root, "migrations/content-directory")),
   sites: await readD1Migrations(path.join(root, "migrations/sites")),
 };
 
@@ -121,7 +122,10 @@ function project(main: ServiceName, testDir: string, options: ProjectOptions = {
           },
           d1Databases: {
             TEST_IDENTITY_DB: "identity-db",
-            TEST_CONTENT_DB: "content-db",
+            // Content's site groups and their directory (workers/content/wrangler.toml, issue 38).
+            TEST_CONTENT_G000: "content-g000",
+            TEST_CONTENT_G001: "content-g001",
+            TEST_CONTENT_DIRECTORY: "content-directory",
             TEST_SITES_DB: "sites-db",
           },
           outboundService: options.gated ? timingGateService : fakeInternet,

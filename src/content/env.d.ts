@@ -2,7 +2,9 @@
 interface ContentEnv {
 	CACHE: KVNamespace;
 	MEDIA: R2Bucket;
-	DB: D1Database;
+	DIRECTORY: D1Database;
+	DB_G000: D1Database;
+	DB_G001: D1Database;
 	METRICS: AnalyticsEngineDataset;
 	CONTENT_EVENTS: Queue;
 	MEDIA_VARIANTS: Queue;
@@ -19,6 +21,7 @@ interface ContentEnv {
 	IMAGE_INGEST_TIMEOUT_MS: string;
 	WEBHOOK_TIMEOUT_MS: string;
 	TOKEN_ISSUER: string;
+	CONTENT_GROUPS: string;
 	API_KEY_PEPPER: string;
 	CURSOR_SECRET: string;
 	WEBHOOK_SECRET_KEY: string;

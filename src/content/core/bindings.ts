@@ -6,7 +6,11 @@ import type { ImageFetcher } from "../media/ingest/ingest-image";
 import type { WebhookSender } from "../webhooks/sender";
 import type { CachePurger, SearchNotifier } from "./effects/outbound";
 
-export type Env = ContentEnv & {
+/**
+ * The worker's env as the runtime hands it: the group databases by binding (DB_G000, …) and the directory,
+ * never one content database. Only core/groups.ts turns it into an `Env`.
+ */
+export type WorkerEnv = ContentEnv & {
   API_KEY_PEPPER: string;
   CURSOR_SECRET: string;
   /** Seals webhook signing secrets at rest (`src/content/webhooks/secret-box.ts`). */
@@ -16,6 +20,12 @@ export type Env = ContentEnv & {
   /** "true" only in local development and tests: outbound effects are recorded instead of sent. */
   DEV_OUTBOX?: string;
 };
+
+/**
+ * The env of code that runs on one site group: `DB` is that group's database, or a D1 session of it
+ * (core/read-session.ts), chosen by core/groups.ts for the site at hand (or the group a cron visits).
+ */
+export type Env = WorkerEnv & { DB: D1Database };
 
 /**
  * Outside-world adapters, handed to handlers through the Hono context (`c.get("services")`, built from
