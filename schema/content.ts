@@ -563,3 +563,21 @@ export const endedMemberGrants = sqliteTable(
   },
   (t) => [index("ended_member_grants_user").on(t.user_id, t.recorded_at)],
 );
+
+/**
+ * A site's fence in one group while it moves between groups (migration 0023, issue 38,
+ * docs/decisions/site-groups.md "Moving a site"): BEFORE triggers on every table of a site's rows refuse its
+ * writes (`site_fenced`) while the row exists with `purging = 0`. `incoming` in the group it goes to, until the
+ * switch; `moving` in the group it leaves during the copy, `moved` there after the switch (for good: an isolate
+ * that still routes there cannot write). The mover's batches open it with `purging` (set by their first
+ * statement, cleared by their last).
+ */
+export const siteFences = sqliteTable("site_fences", {
+  site_id: text("site_id").primaryKey(),
+  state: text("state", { enum: ["incoming", "moving", "moved"] }).notNull(),
+  /** The other group of the move: where the site goes (moving, moved) or comes from (incoming). */
+  other_group: text("other_group").notNull(),
+  purging: integer("purging").notNull().default(0),
+  created_at: text("created_at").notNull(),
+  updated_at: text("updated_at").notNull(),
+});
