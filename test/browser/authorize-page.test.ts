@@ -10,7 +10,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { browserPerFile, outboxMessage, platform, screenshot } from "../support/browser";
-import { authPost, gatewayCall } from "../support/browser-api";
+import { authPost, gatewayCall, orgWithSite, verifiedPerson } from "../support/browser-api";
 
 const chromium = browserPerFile();
 const gateway = () => platform().urls.gateway;
@@ -30,25 +30,9 @@ interface Person {
 }
 
 async function person(tag: string): Promise<Person> {
-  const unique = `${tag}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  const email = `${unique}@browser.example`;
-  const password = `consent-page-${unique}-passphrase`;
-  await gatewayCall("POST", "/api/v1/auth/signup", { body: { email, password } });
-  const { code } = await outboxMessage(email, "email_verify");
-  const { access_token: token } = await gatewayCall<{ access_token: string }>(
-    "POST",
-    "/api/v1/auth/email/verify/confirm",
-    { body: { email, code } },
-  );
-  const org = await gatewayCall<{ id: string }>("POST", "/api/v1/auth/orgs", {
-    token,
-    body: { name: "Consent Org", slug: unique },
-  });
-  const siteName = `Consent Site ${unique.slice(-6)}`;
-  await gatewayCall("POST", "/api/v1/sites", {
-    token,
-    body: { org_id: org.id, name: siteName, slug: unique, default_language: "en" },
-  });
+  const { email, password, token, slug } = await verifiedPerson(tag, "consent-page");
+  const siteName = `Consent Site ${slug.slice(-6)}`;
+  await orgWithSite(token, slug, { org: "Consent Org", site: siteName });
   return { email, password, token, siteName };
 }
 

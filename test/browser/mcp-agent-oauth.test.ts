@@ -20,8 +20,8 @@ import { StreamableHTTPClientTransport as LegacyTransport } from "@modelcontextp
 import { Secret, TOTP } from "otpauth";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { browserPerFile, outboxMessage, platform } from "../support/browser";
-import { authPost, gatewayCall } from "../support/browser-api";
+import { browserPerFile, platform } from "../support/browser";
+import { authPost, gatewayCall, orgWithSite, verifiedPerson } from "../support/browser-api";
 
 const chromium = browserPerFile();
 const gateway = () => platform().urls.gateway;
@@ -44,16 +44,7 @@ function totpAt(secret: string, offsetSteps: number): string {
 
 /** A person with an organization and a site, made through the API (the consent is what the page shows). */
 async function person(tag: string): Promise<Person> {
-  const unique = `${tag}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  const email = `${unique}@browser.example`;
-  const password = `agent-consent-${unique}-passphrase`;
-  await gatewayCall("POST", "/api/v1/auth/signup", { body: { email, password } });
-  const { code } = await outboxMessage(email, "email_verify");
-  const { access_token: token } = await gatewayCall<{ access_token: string }>(
-    "POST",
-    "/api/v1/auth/email/verify/confirm",
-    { body: { email, code } },
-  );
+  const { email, password, token, slug } = await verifiedPerson(tag, "agent-consent");
   // Posts are bylined with the person's display name (an agent writes as the person).
   await gatewayCall("PATCH", "/api/v1/auth/me", { token, body: { display_name: "Agent Owner" } });
   // A member of an organization signs in with a second factor (428 MFA_NOT_ENROLLED otherwise).
@@ -61,15 +52,8 @@ async function person(tag: string): Promise<Person> {
   expect(enroll.status).toBe(200);
   const confirmed = await authPost("/mfa/totp/confirm", { code: totpAt(enroll.body.secret, 0) }, { token });
   expect(confirmed.status).toBe(200);
-  const org = await gatewayCall<{ id: string }>("POST", "/api/v1/auth/orgs", {
-    token,
-    body: { name: "Agent Org", slug: unique },
-  });
-  const site = await gatewayCall<{ id: string }>("POST", "/api/v1/sites", {
-    token,
-    body: { org_id: org.id, name: "Agent Site", slug: unique, default_language: "en" },
-  });
-  return { email, password, token, siteId: site.id, totpSecret: enroll.body.secret };
+  const { siteId } = await orgWithSite(token, slug, { org: "Agent Org", site: "Agent Site" });
+  return { email, password, token, siteId, totpSecret: enroll.body.secret };
 }
 
 /** What an OAuth client provider keeps between the SDK's calls (as an agent would on disk). */

@@ -50,31 +50,53 @@ export async function authPost<T = Record<string, unknown>>(
 }
 
 /**
- * A new owner made the way a client makes one: signup, the e-mailed code, an organization and a site
- * (`${prefix}-<tag>` their slug, `${label} Org` and `${label} Site` their names). The owner's access token
- * and the site's id.
+ * A verified person made the way a client makes one: signup and the e-mailed code. `slug` is
+ * `${prefix}-<unique tag>` (their organization's and site's slug where they make one); the password is
+ * strong and unique. Their address, password and access token.
  */
-export async function siteOwner(prefix: string, label: string): Promise<{ token: string; siteId: string }> {
-  const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  const email = `${prefix}-${tag}@browser.example`;
-  await gatewayCall("POST", "/api/v1/auth/signup", {
-    body: { email, password: `${label}-browser-${tag}-passphrase` },
-  });
+export async function verifiedPerson(
+  prefix: string,
+  label: string,
+): Promise<{ email: string; password: string; token: string; slug: string }> {
+  const slug = `${prefix}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  const email = `${slug}@browser.example`;
+  const password = `${label}-browser-${slug}-passphrase`;
+  await gatewayCall("POST", "/api/v1/auth/signup", { body: { email, password } });
   const { code } = await outboxMessage(email, "email_verify");
   const { access_token: token } = await gatewayCall<{ access_token: string }>(
     "POST",
     "/api/v1/auth/email/verify/confirm",
     { body: { email, code } },
   );
+  return { email, password, token, slug };
+}
+
+/** An organization of the person and a site of it, both with `slug`: the site's id. */
+export async function orgWithSite(
+  token: string,
+  slug: string,
+  names: { org: string; site: string },
+): Promise<{ siteId: string }> {
   const org = await gatewayCall<{ id: string }>("POST", "/api/v1/auth/orgs", {
     token,
-    body: { name: `${label} Org`, slug: `${prefix}-${tag}` },
+    body: { name: names.org, slug },
   });
   const site = await gatewayCall<{ id: string }>("POST", "/api/v1/sites", {
     token,
-    body: { org_id: org.id, name: `${label} Site`, slug: `${prefix}-${tag}`, default_language: "en" },
+    body: { org_id: org.id, name: names.site, slug, default_language: "en" },
   });
-  return { token, siteId: site.id };
+  return { siteId: site.id };
+}
+
+/**
+ * A new owner made the way a client makes one: a verified person, an organization and a site
+ * (`${prefix}-<tag>` their slug, `${label} Org` and `${label} Site` their names). The owner's access token
+ * and the site's id.
+ */
+export async function siteOwner(prefix: string, label: string): Promise<{ token: string; siteId: string }> {
+  const { token, slug } = await verifiedPerson(prefix, label);
+  const { siteId } = await orgWithSite(token, slug, { org: `${label} Org`, site: `${label} Site` });
+  return { token, siteId };
 }
 
 /**
