@@ -12,7 +12,10 @@ declare namespace Cloudflare {
     TEST_CORPORA: string;
     TEST_SPECS: string;
     TEST_IDENTITY_DB: D1Database;
-    TEST_CONTENT_DB: D1Database;
+    /** Content's site groups and their directory (test/support/content-groups.ts). */
+    TEST_CONTENT_G000: D1Database;
+    TEST_CONTENT_G001: D1Database;
+    TEST_CONTENT_DIRECTORY: D1Database;
     TEST_SITES_DB: D1Database;
   }
 }

@@ -7,14 +7,16 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { createPost, tenant, testEnv } from "../support/content-helpers";
+import { contentDbOf } from "../support/content-groups";
+import { createPost, tenant } from "../support/content-helpers";
 
 const queue = (env as unknown as { TEST_SITE_TRANSFERRED: Queue }).TEST_SITE_TRANSFERRED;
 
 async function personas(siteId: string) {
-  const { results } = await testEnv.DB.prepare(
-    "SELECT slug, display_name, user_id FROM author_personas WHERE site_id = ? ORDER BY display_name",
-  )
+  const { results } = await (await contentDbOf(siteId))
+    .prepare(
+      "SELECT slug, display_name, user_id FROM author_personas WHERE site_id = ? ORDER BY display_name",
+    )
     .bind(siteId)
     .all<{ slug: string; display_name: string; user_id: string }>();
   return results;
@@ -32,21 +34,24 @@ describe("account.deleted", () => {
   it("takes the user's name out of personas, posts and keys, once", async () => {
     const t = await tenant();
     const first = await createPost(t.ck, { title: "By the key" });
-    const key = await testEnv.DB.prepare(
-      "SELECT created_by FROM api_keys WHERE site_id = ? AND kind = 'secret'",
-    )
+    const key = await (await contentDbOf(t.site.id))
+      .prepare("SELECT created_by FROM api_keys WHERE site_id = ? AND kind = 'secret'")
       .bind(t.site.id)
       .first<{ created_by: string }>();
     const userId = key!.created_by;
     const [mine] = await personas(t.site.id);
     // A second persona of the same user on the site, and another person's.
-    await testEnv.DB.batch([
-      testEnv.DB.prepare(
-        "INSERT INTO author_personas (site_id, slug, display_name, user_id, created_at) VALUES (?, 'ana-pen-name', 'Ana Pen Name', ?, ?)",
-      ).bind(t.site.id, userId, new Date().toISOString()),
-      testEnv.DB.prepare(
-        "INSERT INTO author_personas (site_id, slug, display_name, user_id, created_at) VALUES (?, 'bruno', 'Bruno', ?, ?)",
-      ).bind(t.site.id, newId(), new Date().toISOString()),
+    await (await contentDbOf(t.site.id)).batch([
+      (await contentDbOf(t.site.id))
+        .prepare(
+          "INSERT INTO author_personas (site_id, slug, display_name, user_id, created_at) VALUES (?, 'ana-pen-name', 'Ana Pen Name', ?, ?)",
+        )
+        .bind(t.site.id, userId, new Date().toISOString()),
+      (await contentDbOf(t.site.id))
+        .prepare(
+          "INSERT INTO author_personas (site_id, slug, display_name, user_id, created_at) VALUES (?, 'bruno', 'Bruno', ?, ?)",
+        )
+        .bind(t.site.id, newId(), new Date().toISOString()),
     ]);
     const second = await createPost(t.ck, { title: "Pen name", author_slug: "ana-pen-name" });
 
@@ -65,18 +70,16 @@ describe("account.deleted", () => {
       expect(p.slug).not.toBe(mine!.slug);
     }
     expect(after.find((p) => p.slug === "bruno")?.display_name).toBe("Bruno");
-    const posts = await testEnv.DB.prepare(
-      "SELECT id, author_slug, author_name FROM posts WHERE id IN (?, ?)",
-    )
+    const posts = await (await contentDbOf(t.site.id))
+      .prepare("SELECT id, author_slug, author_name FROM posts WHERE id IN (?, ?)")
       .bind(first.id, second.id)
       .all<{ id: string; author_slug: string; author_name: string }>();
     for (const post of posts.results) {
       expect(renamed.map((p) => p.slug)).toContain(post.author_slug);
       expect(post.author_name).toMatch(/^Former author/);
     }
-    const keyName = await testEnv.DB.prepare(
-      "SELECT author_name FROM api_keys WHERE site_id = ? AND kind = 'secret'",
-    )
+    const keyName = await (await contentDbOf(t.site.id))
+      .prepare("SELECT author_name FROM api_keys WHERE site_id = ? AND kind = 'secret'")
       .bind(t.site.id)
       .first<{ author_name: string }>();
     expect(keyName!.author_name).toBe("Former author");

@@ -10,7 +10,8 @@ import {
   utcToday,
   view,
 } from "../support/analytics-helpers";
-import { call, content, createKey, createPost, ORIGIN, problem, testEnv } from "../support/content-helpers";
+import { contentDbOf } from "../support/content-groups";
+import { call, content, createKey, createPost, ORIGIN, problem } from "../support/content-helpers";
 
 interface Summary {
   window: { from: string; to: string; days: number };
@@ -104,7 +105,8 @@ describe("POST /v1/analytics/collect", () => {
       { path: "/post", views: 2, visitors: 2 },
       { path: "/", views: 1, visitors: 1 },
     ]);
-    const stored = await testEnv.DB.prepare("SELECT path FROM analytics_paths_daily WHERE site_id = ?")
+    const stored = await (await contentDbOf(t.site.id))
+      .prepare("SELECT path FROM analytics_paths_daily WHERE site_id = ?")
       .bind(t.site.id)
       .all<{ path: string }>();
     expect(JSON.stringify(stored.results)).not.toContain("someone");
@@ -387,7 +389,10 @@ describe("GET /v1/analytics/posts", () => {
     const t = await analyticsTenant();
     const gone = await createPost(t.ck, { title: "Gone", slug: "gone", status: "published" });
     const old = await createPost(t.ck, { title: "Old", slug: "old", status: "published" });
-    await testEnv.DB.prepare("UPDATE posts SET status = 'deleted' WHERE id = ?").bind(gone.id).run();
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE posts SET status = 'deleted' WHERE id = ?")
+      .bind(gone.id)
+      .run();
     expect((await call("POST", `/v1/posts/${old.id}/unpublish`, { key: t.ck })).status).toBe(200);
     await seedDay(t.site.id, "2025-04-02", {
       views: 2,
@@ -581,23 +586,28 @@ describe("retention (the hourly cron)", () => {
     const t = await analyticsTenant();
     await view(t.pk, "/today", { ip: freshIp() });
     const old = daysAgo(1);
-    await testEnv.DB.batch([
-      testEnv.DB.prepare(
-        "INSERT INTO analytics_visitors (site_id, day, visitor_id, path) VALUES (?, ?, 'old-visitor', '/old')",
-      ).bind(t.site.id, old),
-      testEnv.DB.prepare(
-        "INSERT OR IGNORE INTO analytics_salts (day, salt, created_at) VALUES (?, 'old-salt', ?)",
-      ).bind(old, new Date().toISOString()),
+    await (await contentDbOf(t.site.id)).batch([
+      (await contentDbOf(t.site.id))
+        .prepare(
+          "INSERT INTO analytics_visitors (site_id, day, visitor_id, path) VALUES (?, ?, 'old-visitor', '/old')",
+        )
+        .bind(t.site.id, old),
+      (await contentDbOf(t.site.id))
+        .prepare("INSERT OR IGNORE INTO analytics_salts (day, salt, created_at) VALUES (?, 'old-salt', ?)")
+        .bind(old, new Date().toISOString()),
     ]);
     await seedDay(t.site.id, old, { views: 1, visitors: 1, paths: { "/old": [1, 1] } });
 
     await content.scheduled({ cron: "30 * * * *" });
 
-    const visitors = await testEnv.DB.prepare("SELECT day FROM analytics_visitors WHERE site_id = ?")
+    const visitors = await (await contentDbOf(t.site.id))
+      .prepare("SELECT day FROM analytics_visitors WHERE site_id = ?")
       .bind(t.site.id)
       .all<{ day: string }>();
     expect(visitors.results.map((r) => r.day)).toEqual([utcToday()]);
-    const salts = await testEnv.DB.prepare("SELECT day FROM analytics_salts").all<{ day: string }>();
+    const salts = await (await contentDbOf(t.site.id))
+      .prepare("SELECT day FROM analytics_salts")
+      .all<{ day: string }>();
     expect(salts.results.map((r) => r.day)).toEqual([utcToday()]);
     const s = await summary(t.ck, "?days=2");
     expect(s.totals).toMatchObject({ views: 2, visitors: 2 });

@@ -7,6 +7,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
+import { contentDbOf } from "../support/content-groups";
 import {
   call,
   createKey,
@@ -15,7 +16,6 @@ import {
   ownerHeaders,
   problem,
   staffHeaders,
-  testEnv,
 } from "../support/content-helpers";
 
 const keysPath = (siteId: string) => `/api/v1/sites/${siteId}/api-keys`;
@@ -229,9 +229,8 @@ describe("widening: the creation's cost and record", () => {
     });
     expect(Date.parse(body.last_widened!.at)).toBeGreaterThanOrEqual(before - 1000);
     expect((await listed(site, key.id)).last_widened).toEqual(body.last_widened);
-    const row = await testEnv.DB.prepare(
-      "SELECT widened_by, widened_at, widened_json, created_by FROM api_keys WHERE id = ?",
-    )
+    const row = await (await contentDbOf(site.id))
+      .prepare("SELECT widened_by, widened_at, widened_json, created_by FROM api_keys WHERE id = ?")
       .bind(key.id)
       .first<Record<string, string>>();
     expect(row).toMatchObject({ widened_by: "admin-2", created_by: `user-${site.id}` });
@@ -357,7 +356,8 @@ describe("which keys can be edited", () => {
       at: new Date().toISOString(),
     });
     for (let i = 0; i < 100; i++) {
-      const row = await testEnv.DB.prepare("SELECT carried_over_at FROM api_keys WHERE id = ?")
+      const row = await (await contentDbOf(site.id))
+        .prepare("SELECT carried_over_at FROM api_keys WHERE id = ?")
         .bind(key.id)
         .first<{ carried_over_at: string | null }>();
       if (row?.carried_over_at) break;

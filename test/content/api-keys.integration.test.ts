@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SCOPES } from "../../src/content/keys/scopes";
 import { newId } from "../../src/lib/ids";
+import { contentDbOf } from "../support/content-groups";
 import {
   call,
   content,
@@ -10,7 +11,6 @@ import {
   ownerHeaders,
   problem,
   staffHeaders,
-  testEnv,
 } from "../support/content-helpers";
 
 const path = (siteId: string) => `/api/v1/sites/${siteId}/api-keys`;
@@ -43,7 +43,8 @@ describe("POST /api/v1/sites/{site_id}/api-keys", () => {
     expect(body.allowed_origins).toEqual([]);
     expect(body.server_reads).toBe(false);
     expect(body).not.toHaveProperty("warnings");
-    const row = await testEnv.DB.prepare("SELECT * FROM api_keys WHERE id = ?")
+    const row = await (await contentDbOf(site.id))
+      .prepare("SELECT * FROM api_keys WHERE id = ?")
       .bind(body.id)
       .first<Record<string, unknown>>();
     expect(row).not.toBeNull();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { contentDbOf } from "../support/content-groups";
 import {
   call,
   createKey,
@@ -8,7 +9,6 @@ import {
   ownerHeaders,
   problem,
   staffHeaders,
-  testEnv,
 } from "../support/content-helpers";
 
 const WRITE = ["posts:write", "posts:read"];
@@ -43,7 +43,8 @@ describe("author personas", () => {
     const site = await makeSite();
     const key = await keyOf(site, { name: "Autoposter", author_name: "Ana Souza" });
     expect(key.author).toEqual({ display_name: "Ana Souza" });
-    const row = await testEnv.DB.prepare("SELECT created_by, author_name FROM api_keys WHERE id = ?")
+    const row = await (await contentDbOf(site.id))
+      .prepare("SELECT created_by, author_name FROM api_keys WHERE id = ?")
       .bind(key.id)
       .first<{ created_by: string; author_name: string }>();
     expect(row).toEqual({ created_by: `user-${site.id}`, author_name: "Ana Souza" });
@@ -64,7 +65,8 @@ describe("author personas", () => {
     const p2 = await createPost(b.key, { title: "Two" });
     expect(p1.author).toEqual({ slug: "newsroom-bot", display_name: "Newsroom Bot" });
     expect(p2.author).toEqual(p1.author);
-    const n = await testEnv.DB.prepare("SELECT count(*) AS n FROM author_personas WHERE site_id = ?")
+    const n = await (await contentDbOf(site.id))
+      .prepare("SELECT count(*) AS n FROM author_personas WHERE site_id = ?")
       .bind(site.id)
       .first<{ n: number }>();
     expect(n!.n).toBe(1);
@@ -96,7 +98,8 @@ describe("author personas", () => {
       Array.from({ length: 5 }, (_, i) => createPost(key.key, { title: `Race ${i}` })),
     );
     expect(new Set(posts.map((p) => (p.author as { slug: string }).slug))).toEqual(new Set(["racer"]));
-    const n = await testEnv.DB.prepare("SELECT count(*) AS n FROM author_personas WHERE site_id = ?")
+    const n = await (await contentDbOf(site.id))
+      .prepare("SELECT count(*) AS n FROM author_personas WHERE site_id = ?")
       .bind(site.id)
       .first<{ n: number }>();
     expect(n!.n).toBe(1);
@@ -142,7 +145,10 @@ describe("author personas", () => {
   it("a key created before authorship context was recorded gets 422 NO_AUTHORSHIP_CONTEXT", async () => {
     const site = await makeSite();
     const key = await keyOf(site, { name: "k" });
-    await testEnv.DB.prepare("UPDATE api_keys SET author_name = NULL WHERE id = ?").bind(key.id).run();
+    await (await contentDbOf(site.id))
+      .prepare("UPDATE api_keys SET author_name = NULL WHERE id = ?")
+      .bind(key.id)
+      .run();
     const res = await call("POST", "/v1/posts", { key: key.key, body: { title: "Old" } });
     expect(res.status).toBe(422);
     expect((await problem(res)).code).toBe("NO_AUTHORSHIP_CONTEXT");

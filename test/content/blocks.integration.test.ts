@@ -11,6 +11,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { BLOCK_TYPES } from "../../src/content/posts/blocks/catalogue";
 import { newId } from "../../src/lib/ids";
+import { contentDbOf } from "../support/content-groups";
 import {
   BASE,
   call,
@@ -246,10 +247,11 @@ describe("import keeps unknown block types", () => {
 /** A ready PNG asset with a WebP and a PNG rendition, written straight to D1. */
 async function seedAssetWithVariants(siteId: string): Promise<string> {
   const id = newId();
-  await testEnv.DB.prepare(
-    `INSERT INTO media (id, site_id, r2_key, content_type, size_bytes, status, width, height, variants_json, created_at)
+  await (await contentDbOf(siteId))
+    .prepare(
+      `INSERT INTO media (id, site_id, r2_key, content_type, size_bytes, status, width, height, variants_json, created_at)
      VALUES (?, ?, ?, 'image/png', 10, 'ready', 1600, 900, ?, ?)`,
-  )
+    )
     .bind(
       id,
       siteId,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import { unknownFieldDetail } from "../../src/lib/input-issues";
+import { contentDbOf } from "../support/content-groups";
 import {
   BASE,
   call,
@@ -11,7 +12,6 @@ import {
   makeSite,
   ORIGIN,
   problem,
-  testEnv,
 } from "../support/content-helpers";
 
 const PROBE = "zz_unknown_probe";
@@ -136,7 +136,10 @@ describe("POST /v1/import", () => {
     }
     expect((await importBody(t.ck, ndjson([{ title: "x" }]), "?resource=media")).status).toBe(400);
     expect((await importBody(t.ck, "\n\n")).status).toBe(400);
-    await testEnv.DB.prepare("UPDATE api_keys SET created_by = NULL WHERE id = ?").bind(t.keyId).run();
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE api_keys SET created_by = NULL WHERE id = ?")
+      .bind(t.keyId)
+      .run();
     const legacy = await importBody(t.ck, ndjson([{ title: "x" }]));
     expect(legacy.status).toBe(422);
     expect((await problem(legacy)).code).toBe("NO_AUTHORSHIP_CONTEXT");
@@ -156,7 +159,10 @@ describe("GET /v1/export", () => {
     await createPost(t.ck, { title: "Draft" });
     await createPost(t.ck, { title: "Arch", status: "archived" });
     const gone = await createPost(t.ck, { title: "Gone" });
-    await testEnv.DB.prepare("UPDATE posts SET status = 'deleted' WHERE id = ?").bind(gone.id).run();
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE posts SET status = 'deleted' WHERE id = ?")
+      .bind(gone.id)
+      .run();
     const res = await call("GET", "/v1/export?resource=posts", { key: t.ck });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/x-ndjson");
@@ -208,12 +214,15 @@ describe("GET /v1/export", () => {
   it("pages through large collections", async () => {
     const t = await bulkTenant();
     const now = new Date().toISOString();
-    await testEnv.DB.batch(
+    const db = await contentDbOf(t.site.id);
+    await db.batch(
       Array.from({ length: 450 }, (_, i) =>
-        testEnv.DB.prepare(
-          `INSERT INTO posts (id, site_id, slug, language, post_type, title, status, access, seo_json, created_at, updated_at)
+        db
+          .prepare(
+            `INSERT INTO posts (id, site_id, slug, language, post_type, title, status, access, seo_json, created_at, updated_at)
            VALUES (?, ?, ?, 'en', 'post', 'T', 'draft', 'public', '{}', ?, ?)`,
-        ).bind(newId(), t.site.id, `p-${i}`, now, now),
+          )
+          .bind(newId(), t.site.id, `p-${i}`, now, now),
       ),
     );
     const text = await (await call("GET", "/v1/export?resource=posts", { key: t.ck })).text();

@@ -6,6 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { contentDbOf } from "../support/content-groups";
 import {
   call,
   createKey,
@@ -15,7 +16,6 @@ import {
   problem,
   recordedEffects,
   tenant,
-  testEnv,
 } from "../support/content-helpers";
 
 /** The events arrive through the content-events queue: poll briefly. */
@@ -51,7 +51,8 @@ describe("DELETE /v1/posts/{reference}", () => {
     expect(await recordedEffects(t.site.id, "cache_purge")).toEqual([
       { urls: [`https://${t.site.primary_domain}/race`] },
     ]);
-    const row = await testEnv.DB.prepare("SELECT status, slug FROM posts WHERE id = ?")
+    const row = await (await contentDbOf(t.site.id))
+      .prepare("SELECT status, slug FROM posts WHERE id = ?")
       .bind(post.id)
       .first<{ status: string; slug: string }>();
     expect(row).toEqual({ status: "deleted", slug: `race--deleted-${post.id.toLowerCase()}` });
@@ -83,7 +84,10 @@ describe("authors and authorship", () => {
     const author = await call("POST", "/v1/authors", { key: t.ck, body: { name: "Guest Writer" } });
     expect(author.status).toBe(201);
     const legacy = await createKey(t.site, { scopes: ["posts:write"] });
-    await testEnv.DB.prepare("UPDATE api_keys SET author_name = NULL WHERE id = ?").bind(legacy.id).run();
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE api_keys SET author_name = NULL WHERE id = ?")
+      .bind(legacy.id)
+      .run();
     const named = await call("POST", "/v1/posts", {
       key: legacy.key,
       body: { title: "By a guest", author_slug: "guest-writer" },
@@ -115,7 +119,8 @@ describe("authors and authorship", () => {
     expect(renamed.status).toBe(200);
     const second = (await createPost(t.ck, { title: "Two" })) as unknown as { author: unknown };
     expect(second.author).toEqual({ slug: "pen-name", display_name: "Pen Name" });
-    const { results } = await testEnv.DB.prepare("SELECT slug FROM author_personas WHERE site_id = ?")
+    const { results } = await (await contentDbOf(t.site.id))
+      .prepare("SELECT slug FROM author_personas WHERE site_id = ?")
       .bind(t.site.id)
       .all<{ slug: string }>();
     expect(results.map((r) => r.slug)).toEqual(["pen-name"]);
@@ -152,17 +157,16 @@ describe("authors and authorship", () => {
     const t = await tenant();
     const first = (await createPost(t.ck, { title: "One" })) as unknown as { author: { slug: string } };
     await call("PATCH", `/v1/authors/${first.author.slug}`, { key: t.ck, body: { bio: "About me" } });
-    const key = await testEnv.DB.prepare(
-      "SELECT created_by FROM api_keys WHERE site_id = ? AND kind = 'secret'",
-    )
+    const db = await contentDbOf(t.site.id);
+    const key = await db
+      .prepare("SELECT created_by FROM api_keys WHERE site_id = ? AND kind = 'secret'")
       .bind(t.site.id)
       .first<{ created_by: string }>();
     const queue = (env as unknown as { TEST_SITE_TRANSFERRED: Queue }).TEST_SITE_TRANSFERRED;
     await queue.send({ type: "account.deleted", user_id: key!.created_by, at: new Date().toISOString() });
     const read = () =>
-      testEnv.DB.prepare(
-        "SELECT slug, display_name, context_name, bio FROM author_personas WHERE site_id = ?",
-      )
+      db
+        .prepare("SELECT slug, display_name, context_name, bio FROM author_personas WHERE site_id = ?")
         .bind(t.site.id)
         .all<{ slug: string; display_name: string; context_name: string | null; bio: string | null }>();
     let rows = (await read()).results;

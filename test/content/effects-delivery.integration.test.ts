@@ -17,14 +17,19 @@ import {
 import { contentServices } from "../../src/content/core/services";
 import { newId } from "../../src/lib/ids";
 import { callLogger } from "../../src/lib/log";
+import { contentDbOf } from "../support/content-groups";
 import { call, createPost, recordedEffects, tenant, testEnv } from "../support/content-helpers";
 
 const MINUTE = 60_000;
 
-/** The worker's env with the real adapters (no dev outbox) pointed at the fake hosts. */
-function realEnv(overrides: Record<string, string>): Env {
+/**
+ * The worker's env routed to the site's group (docs/decisions/site-groups.md), with the real adapters (no
+ * dev outbox) pointed at the fake hosts.
+ */
+async function realEnv(siteId: string, overrides: Record<string, string>): Promise<Env> {
   return {
     ...(testEnv as unknown as Env),
+    DB: await contentDbOf(siteId),
     DEV_OUTBOX: "false",
     CACHE_PURGE_TOKEN: "purge-token",
     INDEXNOW_KEY: "indexnow-key",
@@ -35,11 +40,14 @@ function realEnv(overrides: Record<string, string>): Env {
 /** Outbox rows of effects as a change's batch writes them (created `ageMinutes` ago). */
 async function writeEffects(effects: PostEffect[], ageMinutes = 0) {
   const at = new Date(Date.now() - ageMinutes * MINUTE).toISOString();
-  await testEnv.DB.batch(
+  const db = await contentDbOf(effects[0]!.site_id);
+  await db.batch(
     effects.map((e) =>
-      testEnv.DB.prepare(
-        "INSERT INTO post_effects (id, site_id, post_id, kind, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-      ).bind(e.id, e.site_id, e.post_id, e.kind, JSON.stringify(e.payload), at),
+      db
+        .prepare(
+          "INSERT INTO post_effects (id, site_id, post_id, kind, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(e.id, e.site_id, e.post_id, e.kind, JSON.stringify(e.payload), at),
     ),
   );
 }
@@ -51,10 +59,9 @@ interface OutboxRow {
   gave_up_at: string | null;
 }
 
-function outboxRow(id: string) {
-  return testEnv.DB.prepare(
-    "SELECT attempts, next_attempt_at, last_error, gave_up_at FROM post_effects WHERE id = ?",
-  )
+async function outboxRow(siteId: string, id: string) {
+  return (await contentDbOf(siteId))
+    .prepare("SELECT attempts, next_attempt_at, last_error, gave_up_at FROM post_effects WHERE id = ?")
     .bind(id)
     .first<OutboxRow>();
 }
@@ -86,7 +93,7 @@ describe("effects outbox: delivery to the real hosts", () => {
   it("a purge answered 503 twice stays in the outbox with its attempts and error, and the cron delivers it with backoff", async () => {
     const t = await tenant();
     const token = newId();
-    const env = realEnv({ CACHE_PURGE_URL: `https://purge.test/flaky/${token}/2` });
+    const env = await realEnv(t.site.id, { CACHE_PURGE_URL: `https://purge.test/flaky/${token}/2` });
     const services = contentServices(env, callLogger("content"));
     const url = `https://${t.site.primary_domain}/flaky`;
     const effect = postEffect(t.site.id, newId(), "cache_purge", { urls: [url] });
@@ -94,7 +101,7 @@ describe("effects outbox: delivery to the real hosts", () => {
 
     const start = Date.now();
     await deliverEffects(env, services, [effect]);
-    const first = await outboxRow(effect.id);
+    const first = await outboxRow(t.site.id, effect.id);
     expect(first).toMatchObject({
       attempts: 1,
       gave_up_at: null,
@@ -104,10 +111,10 @@ describe("effects outbox: delivery to the real hosts", () => {
 
     // Not due yet: the cron leaves it alone.
     expect(await redeliverPendingEffects(env, services, start + 6 * MINUTE - retryDelayMs(1))).toBe(0);
-    expect((await outboxRow(effect.id))!.attempts).toBe(1);
+    expect((await outboxRow(t.site.id, effect.id))!.attempts).toBe(1);
 
     expect(await redeliverPendingEffects(env, services, start + 6 * MINUTE)).toBe(0);
-    const second = await outboxRow(effect.id);
+    const second = await outboxRow(t.site.id, effect.id);
     expect(second).toMatchObject({ attempts: 2, last_error: "Cache purge answered HTTP 503" });
     expect(Date.parse(second!.next_attempt_at!)).toBeGreaterThanOrEqual(
       Date.now() + retryDelayMs(2) - MINUTE,
@@ -116,7 +123,7 @@ describe("effects outbox: delivery to the real hosts", () => {
     expect(await redeliverPendingEffects(env, services, start + 6 * MINUTE + retryDelayMs(2) + MINUTE)).toBe(
       1,
     );
-    expect(await outboxRow(effect.id)).toBeNull();
+    expect(await outboxRow(t.site.id, effect.id)).toBeNull();
     const got = await receivedBy("purge.test", token);
     expect(got.map((r) => r.answered)).toEqual([503, 503, 200]);
     expect(got[2]).toMatchObject({ authorization: "Bearer purge-token", body: { files: [url] } });
@@ -125,18 +132,18 @@ describe("effects outbox: delivery to the real hosts", () => {
   it("IndexNow answered 503 once is retried and then sent with the site's host and key", async () => {
     const t = await tenant({ primary_domain: null });
     const token = newId();
-    const env = realEnv({ INDEXNOW_ENDPOINT: `https://indexnow.test/flaky/${token}/1` });
+    const env = await realEnv(t.site.id, { INDEXNOW_ENDPOINT: `https://indexnow.test/flaky/${token}/1` });
     const services = contentServices(env, callLogger("content"));
     const url = `https://${t.site.slug}.sites.localhost/moved`;
     const effect = postEffect(t.site.id, newId(), "indexnow", { urls: [url] });
     await writeEffects([effect], 10);
     await deliverEffects(env, services, [effect]);
-    expect(await outboxRow(effect.id)).toMatchObject({
+    expect(await outboxRow(t.site.id, effect.id)).toMatchObject({
       attempts: 1,
       last_error: "IndexNow answered HTTP 503",
     });
     expect(await redeliverPendingEffects(env, services, Date.now() + retryDelayMs(1) + MINUTE)).toBe(1);
-    expect(await outboxRow(effect.id)).toBeNull();
+    expect(await outboxRow(t.site.id, effect.id)).toBeNull();
     const got = await receivedBy("indexnow.test", token);
     expect(got.map((r) => r.answered)).toEqual([503, 200]);
     expect(got[1]!.body).toEqual({
@@ -154,11 +161,11 @@ describe("effects outbox: delivery to the real hosts", () => {
       [{ CACHE_PURGE_URL: "https://purge.test/status/403" }, "Cache purge answered HTTP 403"],
       [{ CACHE_PURGE_URL: "" }, "CACHE_PURGE_URL or CACHE_PURGE_TOKEN is not set"],
     ] as const) {
-      const env = realEnv(overrides);
+      const env = await realEnv(t.site.id, overrides);
       const effect = postEffect(t.site.id, newId(), "cache_purge", { urls: [url] });
       await writeEffects([effect]);
       await deliverEffects(env, contentServices(env, callLogger("content")), [effect]);
-      expect(await outboxRow(effect.id), error).toMatchObject({
+      expect(await outboxRow(t.site.id, effect.id), error).toMatchObject({
         attempts: 1,
         last_error: error,
         gave_up_at: null,
@@ -168,7 +175,7 @@ describe("effects outbox: delivery to the real hosts", () => {
 
   it(`gives up after ${MAX_EFFECT_ATTEMPTS} attempts: kept, never retried again, counted in /metrics`, async () => {
     const t = await tenant();
-    const env = realEnv({ INDEXNOW_ENDPOINT: "https://indexnow.test/status/500" });
+    const env = await realEnv(t.site.id, { INDEXNOW_ENDPOINT: "https://indexnow.test/status/500" });
     const services = contentServices(env, callLogger("content"));
     const effect = postEffect(t.site.id, newId(), "indexnow", {
       urls: [`https://${t.site.primary_domain}/y`],
@@ -185,7 +192,7 @@ describe("effects outbox: delivery to the real hosts", () => {
       clock += 13 * 3600_000;
       await redeliverPendingEffects(env, services, clock);
     }
-    const row = await outboxRow(effect.id);
+    const row = await outboxRow(t.site.id, effect.id);
     expect(row).toMatchObject({ attempts: MAX_EFFECT_ATTEMPTS, next_attempt_at: null });
     expect(row!.gave_up_at).toEqual(expect.any(String));
     const sent = (await mine()) - before;

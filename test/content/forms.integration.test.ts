@@ -1,11 +1,13 @@
 /** Forms administration by site staff (through the edge) and the forms app's switch in content's projection. */
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { call, content, makeSite, ownerHeaders, staffHeaders, testEnv } from "../support/content-helpers";
+import { contentDbOf } from "../support/content-groups";
+import { call, content, makeSite, ownerHeaders, staffHeaders } from "../support/content-helpers";
 import { CONTACT_FIELDS, createForm, formsSite, setFormsApp } from "../support/leads-helpers";
 
 async function formsAppState(siteId: string) {
-  return testEnv.DB.prepare("SELECT enabled, updated_at FROM forms_app_state WHERE site_id = ?")
+  return (await contentDbOf(siteId))
+    .prepare("SELECT enabled, updated_at FROM forms_app_state WHERE site_id = ?")
     .bind(siteId)
     .first<{ enabled: number; updated_at: string }>();
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { contentDbOf } from "../support/content-groups";
 import { call, content, countRows, createKey, problem, tenant, testEnv } from "../support/content-helpers";
 
 describe("POST /v1/posts with Idempotency-Key", () => {
@@ -110,9 +111,10 @@ describe("POST /v1/posts with Idempotency-Key", () => {
     // No second copy: a first request spends no storage hop on one (test/content/write-path).
     const kv = await testEnv.CACHE.getWithMetadata(`idem:${t.secretKey.id}:d1`);
     expect(kv.value).toBeNull();
-    const row = await testEnv.DB.prepare(
-      "SELECT created_at, expires_at FROM idempotency_records WHERE key_id = ? AND idempotency_key = 'd1'",
-    )
+    const row = await (await contentDbOf(t.site.id))
+      .prepare(
+        "SELECT created_at, expires_at FROM idempotency_records WHERE key_id = ? AND idempotency_key = 'd1'",
+      )
       .bind(t.secretKey.id)
       .first<{ created_at: string; expires_at: string }>();
     expect(Date.parse(row!.expires_at) - Date.parse(row!.created_at)).toBe(24 * 3600 * 1000);
@@ -137,13 +139,13 @@ describe("POST /v1/posts with Idempotency-Key", () => {
       body: { title: "New" },
       headers: { "idempotency-key": "new" },
     });
-    await testEnv.DB.prepare(
-      "UPDATE idempotency_records SET expires_at = ? WHERE key_id = ? AND idempotency_key = 'old'",
-    )
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE idempotency_records SET expires_at = ? WHERE key_id = ? AND idempotency_key = 'old'")
       .bind(new Date(Date.now() - 1000).toISOString(), t.secretKey.id)
       .run();
     await content.scheduled({ cron: "30 * * * *" });
-    const rows = await testEnv.DB.prepare("SELECT idempotency_key FROM idempotency_records WHERE key_id = ?")
+    const rows = await (await contentDbOf(t.site.id))
+      .prepare("SELECT idempotency_key FROM idempotency_records WHERE key_id = ?")
       .bind(t.secretKey.id)
       .all<{ idempotency_key: string }>();
     expect(rows.results.map((r) => r.idempotency_key)).toEqual(["new"]);

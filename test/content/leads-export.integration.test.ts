@@ -1,6 +1,7 @@
 /** `GET /v1/export?resource=leads`: NDJSON and CSV, audited, on the strict limit, streamed. */
 import { describe, expect, it } from "vitest";
-import { call, createKey, problem, testEnv } from "../support/content-helpers";
+import { contentDbOf } from "../support/content-groups";
+import { call, createKey, problem } from "../support/content-helpers";
 import {
   auditRows,
   contactValues,
@@ -271,7 +272,8 @@ describe("GET /v1/export?resource=leads", () => {
     const res = await call("GET", exportPath("&status=all"), { key: await leadsKey(a) });
     expect(res.status).toBe(200);
     expect(await res.text()).toBe("");
-    const leadCount = await testEnv.DB.prepare("SELECT count(*) AS n FROM leads WHERE site_id = ?")
+    const leadCount = await (await contentDbOf(b.id))
+      .prepare("SELECT count(*) AS n FROM leads WHERE site_id = ?")
       .bind(b.id)
       .first<{ n: number }>();
     expect(leadCount!.n).toBe(1);

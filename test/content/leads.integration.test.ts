@@ -1,7 +1,8 @@
 /** `GET /v1/leads` and `GET /v1/leads/{id}` through the content worker with real keys. */
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { call, createKey, ORIGIN, problem, testEnv } from "../support/content-helpers";
+import { contentDbOf } from "../support/content-groups";
+import { call, createKey, ORIGIN, problem } from "../support/content-helpers";
 import {
   auditRows,
   contactValues,
@@ -117,9 +118,8 @@ describe("GET /v1/leads: filters", () => {
     const site = await formsSite();
     const form = await createForm(site);
     await Promise.all(Array.from({ length: 20 }, () => seedLeads(site.id, form.id, 2)));
-    const { results } = await testEnv.DB.prepare(
-      "SELECT count(DISTINCT id) AS n FROM leads WHERE site_id = ?",
-    )
+    const { results } = await (await contentDbOf(site.id))
+      .prepare("SELECT count(DISTINCT id) AS n FROM leads WHERE site_id = ?")
       .bind(site.id)
       .all<{ n: number }>();
     expect(results[0]?.n).toBe(40);
@@ -177,18 +177,22 @@ describe("GET /v1/leads: cursor paging", () => {
       const form = await createForm(site);
       await seedLeads(site.id, form.id, 45, { spamEvery: 4 });
       // Three leads sharing one created_at: the id breaks the tie.
-      await testEnv.DB.prepare(
-        `INSERT INTO leads (id, site_id, form_id, status, fields_json, content_hash, created_at)
+      await (await contentDbOf(site.id))
+        .prepare(
+          `INSERT INTO leads (id, site_id, form_id, status, fields_json, content_hash, created_at)
          VALUES (?1, ?4, ?5, 'clean', '{}', 'x', '2025-01-01T00:00:20.000Z'),
                 (?2, ?4, ?5, 'clean', '{}', 'y', '2025-01-01T00:00:20.000Z'),
                 (?3, ?4, ?5, 'clean', '{}', 'z', '2025-01-01T00:00:20.000Z')`,
-      )
+        )
         .bind(newId(), newId(), newId(), site.id, form.id)
         .run();
       const expected = (
-        await testEnv.DB.prepare(
-          `SELECT id FROM leads WHERE site_id = ? AND status = 'clean' ORDER BY created_at ${ordem}, id ${ordem}`,
+        await (
+          await contentDbOf(site.id)
         )
+          .prepare(
+            `SELECT id FROM leads WHERE site_id = ? AND status = 'clean' ORDER BY created_at ${ordem}, id ${ordem}`,
+          )
           .bind(site.id)
           .all<{ id: string }>()
       ).results.map((r) => r.id);
@@ -260,7 +264,10 @@ describe("who may read leads", () => {
     const { site, form, key } = await leadsTenant();
     await submit(site, form.id, contactValues());
     const legacy = await createKey(site, { scopes: ["leads:read", "export"] });
-    await testEnv.DB.prepare("UPDATE api_keys SET created_by = NULL WHERE id = ?").bind(legacy.id).run();
+    await (await contentDbOf(site.id))
+      .prepare("UPDATE api_keys SET created_by = NULL WHERE id = ?")
+      .bind(legacy.id)
+      .run();
     for (const path of ["/v1/leads", `/v1/leads/${newId()}`, "/v1/export?resource=leads"]) {
       const res = await call("GET", path, { key: legacy.key });
       expect(res.status, path).toBe(422);
@@ -313,9 +320,8 @@ describe("every read is audited", () => {
     const { site, form, key } = await leadsTenant();
     await submit(site, form.id, contactValues());
     await submit(site, form.id, contactValues());
-    const keyRow = await testEnv.DB.prepare(
-      "SELECT id, created_by FROM api_keys WHERE site_id = ? ORDER BY created_at DESC",
-    )
+    const keyRow = await (await contentDbOf(site.id))
+      .prepare("SELECT id, created_by FROM api_keys WHERE site_id = ? ORDER BY created_at DESC")
       .bind(site.id)
       .first<{ id: string; created_by: string }>();
     const before = new Date().toISOString();
@@ -388,10 +394,13 @@ describe("every read is audited", () => {
     await submit(site, form.id, contactValues({ name: "Secret Person" }));
     const [lead] = (await page(key)).items;
     const trigger = `audit_down_${site.id}`;
-    await testEnv.DB.prepare(
-      `CREATE TRIGGER ${trigger} BEFORE INSERT ON audit_events WHEN NEW.site_id = '${site.id}'
+    const db = await contentDbOf(site.id);
+    await db
+      .prepare(
+        `CREATE TRIGGER ${trigger} BEFORE INSERT ON audit_events WHEN NEW.site_id = '${site.id}'
        BEGIN SELECT RAISE(ABORT, 'audit store down'); END`,
-    ).run();
+      )
+      .run();
     try {
       for (const path of ["/v1/leads", `/v1/leads/${lead!.id}`, "/v1/export?resource=leads"]) {
         const res = await call("GET", path, { key });
@@ -401,7 +410,7 @@ describe("every read is audited", () => {
         expect(text).not.toContain(lead!.id);
       }
     } finally {
-      await testEnv.DB.prepare(`DROP TRIGGER ${trigger}`).run();
+      await db.prepare(`DROP TRIGGER ${trigger}`).run();
     }
   });
 });

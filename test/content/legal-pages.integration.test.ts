@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import type { LegalPageResult, LegalPageWrite } from "../../src/lib/rpc";
+import { contentDbOf } from "../support/content-groups";
 import {
   call,
   content,
@@ -16,7 +17,6 @@ import {
   paragraph,
   recordedEffects,
   tenant,
-  testEnv,
 } from "../support/content-helpers";
 
 type Tenant = Awaited<ReturnType<typeof tenant>>;
@@ -38,10 +38,9 @@ async function upsert(input: LegalPageWrite) {
   return result;
 }
 
-async function stored(id: string) {
-  return testEnv.DB.prepare(
-    "SELECT title, blocks_json, status, fields, revision, post_type FROM posts WHERE id = ?",
-  )
+async function stored(siteId: string, id: string) {
+  return (await contentDbOf(siteId))
+    .prepare("SELECT title, blocks_json, status, fields, revision, post_type FROM posts WHERE id = ?")
     .bind(id)
     .first<{
       title: string;
@@ -66,7 +65,7 @@ describe("upsertLegalPage", () => {
       path: "/legal/termos-de-uso",
       url: `https://${t.site.primary_domain}/legal/termos-de-uso`,
     });
-    const row = await stored(doc.page.post_id);
+    const row = await stored(t.site.id, doc.page.post_id);
     expect(row).toMatchObject({ status: "draft", post_type: "page" });
     expect(JSON.parse(row!.fields)).toMatchObject({
       secao: "legal",
@@ -90,14 +89,14 @@ describe("upsertLegalPage", () => {
   it("generating again is idempotent: an untouched draft answers atualizada and nothing is rewritten", async () => {
     const t = await tenant();
     const first = await upsert(write(t, "politica-de-cookies"));
-    const before = await stored(first.page.post_id);
+    const before = await stored(t.site.id, first.page.post_id);
     const again = await upsert(write(t, "politica-de-cookies"));
     expect(again).toMatchObject({
       resultado: "atualizada",
       adotada: false,
       page: { post_id: first.page.post_id },
     });
-    expect(await stored(first.page.post_id)).toEqual(before);
+    expect(await stored(t.site.id, first.page.post_id)).toEqual(before);
   });
 
   it("an untouched generated draft is regenerated with the new text (atualizada)", async () => {
@@ -105,7 +104,9 @@ describe("upsertLegalPage", () => {
     const first = await upsert(write(t, "politica-de-cookies"));
     const again = await upsert(write(t, "politica-de-cookies", "Texto novo."));
     expect(again.resultado).toBe("atualizada");
-    expect(JSON.parse((await stored(first.page.post_id))!.blocks_json)).toEqual(paragraph("Texto novo."));
+    expect(JSON.parse((await stored(t.site.id, first.page.post_id))!.blocks_json)).toEqual(
+      paragraph("Texto novo."),
+    );
     // Still untouched after the rewrite: the hash follows the new text.
     expect((await upsert(write(t, "politica-de-cookies", "Mais novo."))).resultado).toBe("atualizada");
   });
@@ -118,10 +119,10 @@ describe("upsertLegalPage", () => {
       body: { blocks_json: paragraph("Meu texto.") },
     });
     expect(edit.status).toBe(200);
-    const before = await stored(first.page.post_id);
+    const before = await stored(t.site.id, first.page.post_id);
     const again = await upsert(write(t, "termos-de-uso", "Outro texto."));
     expect(again).toMatchObject({ resultado: "existente_preservada", adotada: true });
-    expect(await stored(first.page.post_id)).toEqual(before);
+    expect(await stored(t.site.id, first.page.post_id)).toEqual(before);
   });
 
   it("a hand-written draft page with the slug is adopted: text kept, only fields set (existente_preservada)", async () => {
@@ -138,7 +139,7 @@ describe("upsertLegalPage", () => {
       adotada: true,
       page: { post_id: own.id },
     });
-    const row = await stored(own.id);
+    const row = await stored(t.site.id, own.id);
     expect(row).toMatchObject({ title: "Meus termos", status: "draft" });
     expect(JSON.parse(row!.blocks_json)).toEqual(paragraph("Escrito à mão."));
     expect(JSON.parse(row!.fields)).toEqual({ secao: "legal", documento_legal: "termos-de-uso", ordem: 1 });
@@ -162,7 +163,7 @@ describe("upsertLegalPage", () => {
       adotada: true,
       page: { post_id: own.id, status: "published", url: newUrl },
     });
-    expect(JSON.parse((await stored(own.id))!.blocks_json)).toEqual(paragraph("Publicado."));
+    expect(JSON.parse((await stored(t.site.id, own.id))!.blocks_json)).toEqual(paragraph("Publicado."));
     const detail = (await (
       await call("GET", "/v1/posts/politica-de-privacidade", { key: t.pk, origin: ORIGIN })
     ).json()) as { url: string };
@@ -177,9 +178,9 @@ describe("upsertLegalPage", () => {
     }
     expect(events.map((e) => e.url)).toEqual([newUrl]);
     // Again: nothing left to change, nothing written.
-    const revision = (await stored(own.id))!.revision;
+    const revision = (await stored(t.site.id, own.id))!.revision;
     expect((await upsert(write(t, "politica-de-privacidade"))).resultado).toBe("existente_publicada");
-    expect((await stored(own.id))!.revision).toBe(revision);
+    expect((await stored(t.site.id, own.id))!.revision).toBe(revision);
   });
 
   it("a plain edit of a published legal page announces post.updated at its /legal/ URL (the SQL rule)", async () => {

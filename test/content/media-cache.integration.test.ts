@@ -3,6 +3,7 @@
  * asset when it is deleted (through the effects outbox; recorded in `outbound_effects` under DEV_OUTBOX).
  */
 import { describe, expect, it } from "vitest";
+import { contentDbOf, otherContentDbs } from "../support/content-groups";
 import { call, countRows, testEnv } from "../support/content-helpers";
 import { mediaTenant, uploadFile, waitUntilProcessed } from "../support/media-helpers";
 import { pngImage } from "../support/png";
@@ -11,10 +12,19 @@ function path(url: string): string {
   return `/media/${url.slice(`${testEnv.MEDIA_PUBLIC_BASE}/`.length)}`;
 }
 
-async function purgesOf(mediaId: string): Promise<string[][]> {
-  const { results } = await testEnv.DB.prepare(
-    "SELECT payload_json FROM outbound_effects WHERE kind = 'cache_purge' AND subject_id = ? ORDER BY id",
-  )
+/** The purges recorded for the asset, in its site's group; none may be in another group. */
+async function purgesOf(siteId: string, mediaId: string): Promise<string[][]> {
+  for (const db of await otherContentDbs(siteId)) {
+    const stray = await db
+      .prepare("SELECT count(*) AS n FROM outbound_effects WHERE subject_id = ?")
+      .bind(mediaId)
+      .first<{ n: number }>();
+    expect(stray!.n).toBe(0);
+  }
+  const { results } = await (await contentDbOf(siteId))
+    .prepare(
+      "SELECT payload_json FROM outbound_effects WHERE kind = 'cache_purge' AND subject_id = ? ORDER BY id",
+    )
     .bind(mediaId)
     .all<{ payload_json: string }>();
   return results.map((r) => (JSON.parse(r.payload_json) as { urls: string[] }).urls);
@@ -64,7 +74,7 @@ describe("DELETE /v1/media/{id}: the deletion reaches caches", () => {
       const etag = (await testEnv.MEDIA.head(path(v.url).slice("/media/".length)))!.httpEtag;
       expect((await call("GET", path(v.url), { headers: { "if-none-match": etag } })).status).toBe(404);
     }
-    const purges = await purgesOf(asset.id);
+    const purges = await purgesOf(t.site.id, asset.id);
     expect(purges).toHaveLength(1);
     expect(purges[0]).toEqual(expect.arrayContaining(asset.variants.map((v) => v.url)));
     // Delivered, so the outbox is empty again.
@@ -76,7 +86,7 @@ describe("DELETE /v1/media/{id}: the deletion reaches caches", () => {
     const uploaded = await uploadFile(t.ck, await pngImage(1600, 1200));
     expect((await call("DELETE", `/v1/media/${uploaded.id}`, { key: t.ck })).status).toBe(204);
     const base = `${testEnv.MEDIA_PUBLIC_BASE}/sites/${t.site.id}/${uploaded.id}`;
-    const [urls] = await purgesOf(uploaded.id);
+    const [urls] = await purgesOf(t.site.id, uploaded.id);
     expect([...urls!].sort()).toEqual(
       [uploaded.url, ...[320, 640, 1280].flatMap((w) => [`${base}/${w}.webp`, `${base}/${w}.png`])].sort(),
     );
@@ -87,11 +97,11 @@ describe("DELETE /v1/media/{id}: the deletion reaches caches", () => {
     const b = await mediaTenant();
     const theirs = await uploadFile(b.ck, await pngImage(400, 300));
     expect((await call("DELETE", `/v1/media/${theirs.id}`, { key: a.ck })).status).toBe(404);
-    expect(await purgesOf(theirs.id)).toEqual([]);
+    expect(await purgesOf(b.site.id, theirs.id)).toEqual([]);
     expect((await call("GET", path(theirs.url))).status).toBe(200);
     expect((await call("DELETE", `/v1/media/${theirs.id}`, { key: b.ck })).status).toBe(204);
     expect((await call("DELETE", `/v1/media/${theirs.id}`, { key: b.ck })).status).toBe(404);
-    expect(await purgesOf(theirs.id)).toHaveLength(1);
+    expect(await purgesOf(b.site.id, theirs.id)).toHaveLength(1);
   });
 
   it("concurrent deletes of one asset: one 204, one purge", async () => {
@@ -103,6 +113,6 @@ describe("DELETE /v1/media/{id}: the deletion reaches caches", () => {
       ),
     );
     expect(statuses.sort()).toEqual([204, 404, 404, 404, 404]);
-    expect(await purgesOf(asset.id)).toHaveLength(1);
+    expect(await purgesOf(t.site.id, asset.id)).toHaveLength(1);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
+import { contentDbOf } from "../support/content-groups";
 import { call, content, countRows, createPost, makeSite, tenant, testEnv } from "../support/content-helpers";
 
 describe("ingestImage (RPC from sites)", () => {
@@ -14,9 +15,8 @@ describe("ingestImage (RPC from sites)", () => {
     if (result.status !== "ready") return;
     const key = `sites/${site.id}/${result.media_id}.png`;
     expect(result.url).toBe(`${testEnv.MEDIA_PUBLIC_BASE}/${key}`);
-    const row = await testEnv.DB.prepare(
-      "SELECT site_id, status, content_type, purpose, source_url FROM media WHERE id = ?",
-    )
+    const row = await (await contentDbOf(site.id))
+      .prepare("SELECT site_id, status, content_type, purpose, source_url FROM media WHERE id = ?")
       .bind(result.media_id)
       .first();
     expect(row).toEqual({

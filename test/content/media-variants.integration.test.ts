@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
+import { contentDbOf } from "../support/content-groups";
 import { call, testEnv } from "../support/content-helpers";
 import {
   type Asset,
@@ -43,10 +44,11 @@ async function processingAsset(siteId: string, bytes: Uint8Array, contentType = 
   const id = newId();
   const key = `sites/${siteId}/${id}.png`;
   await testEnv.MEDIA.put(key, bytes, { httpMetadata: { contentType } });
-  await testEnv.DB.prepare(
-    `INSERT INTO media (id, site_id, r2_key, content_type, size_bytes, status, created_at)
+  await (await contentDbOf(siteId))
+    .prepare(
+      `INSERT INTO media (id, site_id, r2_key, content_type, size_bytes, status, created_at)
      VALUES (?, ?, ?, ?, ?, 'processing', ?)`,
-  )
+    )
     .bind(id, siteId, key, contentType, bytes.byteLength, new Date().toISOString())
     .run();
   return { id, body: { media_id: id, site_id: siteId } };
@@ -222,9 +224,8 @@ describe("media-variants: idempotent on redelivery", () => {
     expect(keys).toEqual(
       ["320.png", "320.webp", "640.png", "640.webp"].map((f) => `sites/${t.site.id}/${ready.id}/${f}`),
     );
-    await testEnv.DB.prepare(
-      "UPDATE media SET status = 'processing', variants_json = '[]', width = NULL WHERE id = ?",
-    )
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE media SET status = 'processing', variants_json = '[]', width = NULL WHERE id = ?")
       .bind(ready.id)
       .run();
     const body = { media_id: ready.id, site_id: t.site.id };
@@ -248,7 +249,8 @@ describe("media-variants: idempotent on redelivery", () => {
       { body: "not an object" },
     ]);
     expect(result.explicitAcks).toEqual(["m0", "m1", "m2", "m3"]);
-    const row = await testEnv.DB.prepare("SELECT status, variants_json FROM media WHERE id = ?")
+    const row = await (await contentDbOf(t.site.id))
+      .prepare("SELECT status, variants_json FROM media WHERE id = ?")
       .bind(id)
       .first<{ status: string; variants_json: string }>();
     expect(row).toEqual({ status: "deleted", variants_json: "[]" });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
+import { contentDbOf } from "../support/content-groups";
 import {
   BASE,
   call,
@@ -200,7 +201,8 @@ describe("GET and DELETE /v1/media/{id}", () => {
     const list = (await (await call("GET", "/v1/media", { key: t.ck })).json()) as { items: Asset[] };
     expect(list.items).toEqual([]);
     expect((await call("GET", `/media/sites/${t.site.id}/${a.id}.png`)).status).toBe(404);
-    const row = await testEnv.DB.prepare("SELECT status, deleted_at FROM media WHERE id = ?")
+    const row = await (await contentDbOf(t.site.id))
+      .prepare("SELECT status, deleted_at FROM media WHERE id = ?")
       .bind(a.id)
       .first<{
         status: string;

@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/content/core/bindings";
 import { newId } from "../../src/lib/ids";
 import type { IdentityRpc, MemberGrantEnding, SiteProjection } from "../../src/lib/rpc";
-import { call, content, contentRequest, createKey, makeSite, testEnv } from "../support/content-helpers";
+import { contentDbOf } from "../support/content-groups";
+import { call, content, contentRequest, createKey, makeSite } from "../support/content-helpers";
 import { type SeededPerson, seedPerson, setSiteRole } from "../support/identity-people";
 import { auditRows, createForm, formsSite, seedLeads } from "../support/leads-helpers";
 import { fetchThrough } from "../support/storage-hops";
@@ -151,9 +152,8 @@ describe("a person's preview links", () => {
     const byKey = await call("POST", `/v1/posts/${post.body.id}/preview`, { key: key.key, body: {} });
     const keyLink = new URL(((await byKey.json()) as { url: string }).url).pathname;
     expect([await read(mine), await read(elsewhere), await read(keyLink)]).toEqual([200, 200, 200]);
-    const row = await testEnv.DB.prepare(
-      "SELECT key_id, user_id FROM preview_links WHERE post_id = ? AND user_id IS NOT NULL",
-    )
+    const row = await (await contentDbOf(site.id))
+      .prepare("SELECT key_id, user_id FROM preview_links WHERE post_id = ? AND user_id IS NOT NULL")
       .bind(post.body.id)
       .first();
     expect(row).toEqual({ key_id: null, user_id: ada.userId });
@@ -226,7 +226,8 @@ describe("a person's writes race like a key's: one gate per (person, site)", () 
       expect(a.status).toBe(409);
       expect(a.body.code).toBe("IDEMPOTENCY_IN_PROGRESS");
     }
-    const rows = await testEnv.DB.prepare("SELECT COUNT(*) AS n FROM posts WHERE site_id = ?1 AND title = ?2")
+    const rows = await (await contentDbOf(site.id))
+      .prepare("SELECT COUNT(*) AS n FROM posts WHERE site_id = ?1 AND title = ?2")
       .bind(site.id, body.title)
       .first<{ n: number }>();
     expect(rows?.n).toBe(1);
@@ -250,7 +251,8 @@ describe("a person's writes race like a key's: one gate per (person, site)", () 
     expect(passed).toBeGreaterThanOrEqual(60);
     expect(passed).toBeLessThanOrEqual(60 + refilled);
     expect(answers.filter((s) => s === 429).length).toBe(70 - passed);
-    const rows = await testEnv.DB.prepare("SELECT COUNT(*) AS n FROM posts WHERE site_id = ?1")
+    const rows = await (await contentDbOf(site.id))
+      .prepare("SELECT COUNT(*) AS n FROM posts WHERE site_id = ?1")
       .bind(site.id)
       .first<{ n: number }>();
     expect(rows?.n).toBe(passed);

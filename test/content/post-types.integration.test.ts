@@ -4,15 +4,8 @@
  * installed and uninstalled), and `GET /v1/post-types` reading it.
  */
 import { describe, expect, it } from "vitest";
-import {
-  call,
-  content,
-  createPost,
-  type PostOut,
-  problem,
-  tenant,
-  testEnv,
-} from "../support/content-helpers";
+import { contentDbOf } from "../support/content-groups";
+import { call, content, createPost, type PostOut, problem, tenant } from "../support/content-helpers";
 
 const ORIGIN = "https://reader.example.test";
 
@@ -33,7 +26,8 @@ describe("post type catalogue", () => {
 
   it("the built-ins are created once: a later push of the site does not re-insert them", async () => {
     const t = await tenant();
-    await testEnv.DB.prepare("DELETE FROM post_types WHERE site_id = ? AND slug = 'page'")
+    await (await contentDbOf(t.site.id))
+      .prepare("DELETE FROM post_types WHERE site_id = ? AND slug = 'page'")
       .bind(t.site.id)
       .run();
     await content.syncSite({ ...t.site, name: "Renamed", updated_at: new Date().toISOString() });

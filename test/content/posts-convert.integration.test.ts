@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { MAX_SOURCE_LENGTH } from "../../src/content/posts/convert/body";
+import { contentDbOf } from "../support/content-groups";
 import {
   BASE,
   call,
@@ -139,7 +140,8 @@ describe("POST /v1/posts with an html or markdown body", () => {
     expect(body.code).toBe("BAD_REQUEST");
     expect(body.detail).toContain("blocks_json and markdown");
     expect(body.details).toEqual({ path: "markdown", fields: ["blocks_json", "markdown"] });
-    const count = await testEnv.DB.prepare("SELECT COUNT(*) AS n FROM posts WHERE site_id = ?")
+    const count = await (await contentDbOf(t.site.id))
+      .prepare("SELECT COUNT(*) AS n FROM posts WHERE site_id = ?")
       .bind(t.site.id)
       .first<{ n: number }>();
     expect(count?.n).toBe(0);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
+import { contentDbOf } from "../support/content-groups";
 import {
   call,
   content,
@@ -17,9 +18,10 @@ import {
 const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000).toISOString();
 
 async function effects(siteId: string, kind: string) {
-  const { results } = await testEnv.DB.prepare(
-    "SELECT subject_id, payload_json FROM outbound_effects WHERE site_id = ? AND kind = ? ORDER BY created_at",
-  )
+  const { results } = await (await contentDbOf(siteId))
+    .prepare(
+      "SELECT subject_id, payload_json FROM outbound_effects WHERE site_id = ? AND kind = ? ORDER BY created_at",
+    )
     .bind(siteId, kind)
     .all<{ subject_id: string; payload_json: string }>();
   return results.map((r) => ({
@@ -123,12 +125,15 @@ describe("PATCH /v1/posts/{reference}", () => {
     const t = await tenant();
     const target = await createPost(t.ck, { title: "Needle", slug: "needle" });
     const now = new Date().toISOString();
-    await testEnv.DB.batch(
+    const db = await contentDbOf(t.site.id);
+    await db.batch(
       Array.from({ length: 300 }, (_, i) =>
-        testEnv.DB.prepare(
-          `INSERT INTO posts (id, site_id, slug, language, post_type, title, status, access, seo_json, created_at, updated_at)
+        db
+          .prepare(
+            `INSERT INTO posts (id, site_id, slug, language, post_type, title, status, access, seo_json, created_at, updated_at)
            VALUES (?, ?, ?, 'en', 'post', 'Hay', ?, 'public', '{}', ?, ?)`,
-        ).bind(newId(), t.site.id, `hay-${i}`, i % 2 ? "draft" : "scheduled", now, now),
+          )
+          .bind(newId(), t.site.id, `hay-${i}`, i % 2 ? "draft" : "scheduled", now, now),
       ),
     );
     const res = await call("PATCH", "/v1/posts/needle", { key: t.ck, body: { summary: "found" } });
@@ -380,7 +385,8 @@ describe("POST /v1/posts/{reference}/unpublish", () => {
     expect(delivered[0]!.payload).toMatchObject({ type: "post.unpublished", post_id: post.id, url });
     expect(delivered[0]!.payload.id).toEqual(expect.any(String));
     // Delivered effects leave the outbox.
-    const left = await testEnv.DB.prepare("SELECT count(*) AS n FROM post_effects WHERE post_id = ?")
+    const left = await (await contentDbOf(t.site.id))
+      .prepare("SELECT count(*) AS n FROM post_effects WHERE post_id = ?")
       .bind(post.id)
       .first<{ n: number }>();
     expect(left!.n).toBe(0);
@@ -395,11 +401,14 @@ describe("POST /v1/posts/{reference}/unpublish", () => {
     const fresh = new Date().toISOString();
     const url = `https://${t.site.primary_domain}/stuck`;
     const event = { id: "evt-1", type: "post.unpublished", site_id: t.site.id, post_id: post.id, url };
+    const db = await contentDbOf(t.site.id);
     const insert = (id: string, kind: string, payload: unknown, at: string) =>
-      testEnv.DB.prepare(
-        "INSERT INTO post_effects (id, site_id, post_id, kind, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-      ).bind(id, t.site.id, post.id, kind, JSON.stringify(payload), at);
-    await testEnv.DB.batch([
+      db
+        .prepare(
+          "INSERT INTO post_effects (id, site_id, post_id, kind, payload_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(id, t.site.id, post.id, kind, JSON.stringify(payload), at);
+    await db.batch([
       insert(`${post.id}-e`, "event", event, old),
       insert(`${post.id}-p`, "cache_purge", { urls: [url] }, old),
       // A row written a moment ago may still be in flight: the cron leaves it alone.
@@ -416,7 +425,8 @@ describe("POST /v1/posts/{reference}/unpublish", () => {
       delivered = await effects(t.site.id, "event:post.unpublished");
     }
     expect(delivered.map((d) => d.payload)).toEqual([event]);
-    const { results } = await testEnv.DB.prepare("SELECT id FROM post_effects WHERE post_id = ?")
+    const { results } = await (await contentDbOf(t.site.id))
+      .prepare("SELECT id FROM post_effects WHERE post_id = ?")
       .bind(post.id)
       .all<{ id: string }>();
     expect(results.map((r) => r.id)).toEqual([`${post.id}-i`]);
@@ -451,7 +461,8 @@ describe("POST /v1/posts/{reference}/unpublish", () => {
     expect(statuses.filter((s) => s === 409)).toHaveLength(7);
     expect(await effects(t.site.id, "cache_purge")).toHaveLength(1);
     // The losers wrote nothing to the outbox either.
-    const left = await testEnv.DB.prepare("SELECT count(*) AS n FROM post_effects WHERE post_id = ?")
+    const left = await (await contentDbOf(t.site.id))
+      .prepare("SELECT count(*) AS n FROM post_effects WHERE post_id = ?")
       .bind(post.id)
       .first<{ n: number }>();
     expect(left!.n).toBe(0);
@@ -512,7 +523,10 @@ describe("GET /v1/posts/{reference}/source", () => {
     const t = await tenant();
     const post = await createPost(t.ck, { title: "Legacy", blocks_json: paragraph("x") });
     for (const legacy of ["<p>legacy html</p>", '{"ops":[{"insert":"quill"}]}']) {
-      await testEnv.DB.prepare("UPDATE posts SET blocks_json = ? WHERE id = ?").bind(legacy, post.id).run();
+      await (await contentDbOf(t.site.id))
+        .prepare("UPDATE posts SET blocks_json = ? WHERE id = ?")
+        .bind(legacy, post.id)
+        .run();
       const res = await call("GET", `/v1/posts/${post.id}/source`, { key: t.ck });
       expect(res.status).toBe(502);
       expect((await problem(res)).code).toBe("STORED_BODY_UNRECOGNIZED");

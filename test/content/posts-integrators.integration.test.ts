@@ -5,10 +5,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { EDIT_MAX_LOST_ATTEMPTS } from "../../src/content/posts/service";
-import { call, content, createPost, ORIGIN, tenant, testEnv } from "../support/content-helpers";
+import { contentDbOf } from "../support/content-groups";
+import { call, content, createPost, ORIGIN, tenant } from "../support/content-helpers";
 
-async function summaryOf(id: string): Promise<{ summary: string | null; status: string }> {
-  const row = await testEnv.DB.prepare("SELECT summary, status FROM posts WHERE id = ?")
+async function summaryOf(siteId: string, id: string): Promise<{ summary: string | null; status: string }> {
+  const row = await (await contentDbOf(siteId))
+    .prepare("SELECT summary, status FROM posts WHERE id = ?")
     .bind(id)
     .first<{ summary: string | null; status: string }>();
   return row!;
@@ -36,8 +38,8 @@ describe("a slug in several languages is never picked silently", () => {
       await call("PATCH", "/v1/posts/hello", { key: t.ck, body: { summary: "edited" } }),
       ["en", "pt"],
     );
-    expect((await summaryOf(en.id)).summary).toBe("en");
-    expect((await summaryOf(pt.id)).summary).toBe("pt");
+    expect((await summaryOf(t.site.id, en.id)).summary).toBe("en");
+    expect((await summaryOf(t.site.id, pt.id)).summary).toBe("pt");
     const picked = await call("PATCH", "/v1/posts/hello?language=pt", { key: t.ck, body: { summary: "x" } });
     expect(((await picked.json()) as { id: string }).id).toBe(pt.id);
   });
@@ -45,10 +47,10 @@ describe("a slug in several languages is never picked silently", () => {
   it("unpublish without ?language= is 400 and archives nothing; with it, the chosen post", async () => {
     const { t, en } = await twoLanguages();
     await expectAmbiguous(await call("POST", "/v1/posts/hello/unpublish", { key: t.ck }), ["en", "pt"]);
-    expect((await summaryOf(en.id)).status).toBe("published");
+    expect((await summaryOf(t.site.id, en.id)).status).toBe("published");
     const res = await call("POST", "/v1/posts/hello/unpublish?language=en", { key: t.ck });
     expect(res.status).toBe(200);
-    expect((await summaryOf(en.id)).status).toBe("archived");
+    expect((await summaryOf(t.site.id, en.id)).status).toBe("archived");
   });
 
   it("the source and the SEO update without ?language= are 400; nothing is written", async () => {
@@ -117,11 +119,14 @@ describe("concurrent PATCHes without a precondition always apply", () => {
     const t = await tenant();
     const post = await createPost(t.ck, { title: "P", status: "published" });
     // author_slug names an existing persona of the site (issue11-j): the site has author-0 … author-29.
-    await testEnv.DB.batch(
+    const db = await contentDbOf(t.site.id);
+    await db.batch(
       Array.from({ length: 30 }, (_, i) =>
-        testEnv.DB.prepare(
-          "INSERT INTO author_personas (site_id, slug, display_name, user_id, created_at) VALUES (?, ?, ?, ?, ?)",
-        ).bind(t.site.id, `author-${i}`, `Author ${i}`, `user-${i}`, new Date().toISOString()),
+        db
+          .prepare(
+            "INSERT INTO author_personas (site_id, slug, display_name, user_id, created_at) VALUES (?, ?, ?, ?, ?)",
+          )
+          .bind(t.site.id, `author-${i}`, `Author ${i}`, `user-${i}`, new Date().toISOString()),
       ),
     );
     const bodies = Array.from({ length: 30 }, (_, i) => {
@@ -196,9 +201,11 @@ describe("an edit that keeps losing", () => {
     // first (the row's revision moved). It cannot count the attempts: D1 counts a trigger's writes as the
     // statement's changes, which the edit reads as its own.
     const trigger = `lose_every_edit_${post.id}`;
-    await testEnv.DB.prepare(
-      `CREATE TRIGGER ${trigger} BEFORE UPDATE ON posts WHEN OLD.id = '${post.id}' BEGIN SELECT RAISE(IGNORE); END`,
-    ).run();
+    await (await contentDbOf(t.site.id))
+      .prepare(
+        `CREATE TRIGGER ${trigger} BEFORE UPDATE ON posts WHEN OLD.id = '${post.id}' BEGIN SELECT RAISE(IGNORE); END`,
+      )
+      .run();
     try {
       const res = await call("PATCH", `/v1/posts/${post.id}`, {
         key: t.ck,
@@ -208,7 +215,7 @@ describe("an edit that keeps losing", () => {
       expect(res.headers.get("retry-after")).toBe("1");
       expect(((await res.json()) as { code: string }).code).toBe("EDIT_CONFLICT");
     } finally {
-      await testEnv.DB.prepare(`DROP TRIGGER ${trigger}`).run();
+      await (await contentDbOf(t.site.id)).prepare(`DROP TRIGGER ${trigger}`).run();
     }
     const after = (await call("GET", `/v1/posts/${post.id}/source`, { key: t.ck }).then((r) => r.json())) as {
       published_at: string;
@@ -276,9 +283,10 @@ describe("a scheduled post going live is visible to incremental sync", () => {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   async function publishedEvents(siteId: string) {
-    const { results } = await testEnv.DB.prepare(
-      "SELECT payload_json FROM outbound_effects WHERE site_id = ? AND kind = 'event:post.published'",
-    )
+    const { results } = await (await contentDbOf(siteId))
+      .prepare(
+        "SELECT payload_json FROM outbound_effects WHERE site_id = ? AND kind = 'event:post.published'",
+      )
       .bind(siteId)
       .all<{ payload_json: string }>();
     return results.map((r) => JSON.parse(r.payload_json) as Record<string, unknown>);
@@ -317,7 +325,8 @@ describe("a scheduled post going live is visible to incremental sync", () => {
     expect(due.body).toMatchObject({ status: "published", updated_at: at });
     await content.scheduled({ cron: "* * * * *" });
     await content.scheduled({ cron: "30 * * * *" });
-    const row = await testEnv.DB.prepare("SELECT status, updated_at FROM posts WHERE id = ?")
+    const row = await (await contentDbOf(t.site.id))
+      .prepare("SELECT status, updated_at FROM posts WHERE id = ?")
       .bind(post.id)
       .first<{ status: string; updated_at: string }>();
     expect(row).toEqual({ status: "published", updated_at: at });
@@ -343,16 +352,16 @@ describe("a scheduled post going live is visible to incremental sync", () => {
     const t = await tenant();
     const post = await createPost(t.ck, { title: "Old", status: "draft" });
     const at = new Date(Date.now() - 3600_000).toISOString();
-    await testEnv.DB.prepare(
-      "UPDATE posts SET status = 'scheduled', published_at = ?, updated_at = ? WHERE id = ?",
-    )
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE posts SET status = 'scheduled', published_at = ?, updated_at = ? WHERE id = ?")
       .bind(at, new Date(Date.now() - 7200_000).toISOString(), post.id)
       .run();
     const since = new Date(Date.now() - 3700_000).toISOString();
     const res = await call("GET", `/v1/posts?since=${since}`, { key: t.pk, origin: ORIGIN });
     expect(((await res.json()) as { items: { id: string }[] }).items.map((i) => i.id)).toEqual([post.id]);
     await content.scheduled({ cron: "* * * * *" });
-    const row = await testEnv.DB.prepare("SELECT status, updated_at FROM posts WHERE id = ?")
+    const row = await (await contentDbOf(t.site.id))
+      .prepare("SELECT status, updated_at FROM posts WHERE id = ?")
       .bind(post.id)
       .first<{ status: string; updated_at: string }>();
     expect(row).toEqual({ status: "published", updated_at: at });

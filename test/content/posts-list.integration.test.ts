@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { setClockForTests } from "../../src/content/core/clock";
+import { contentDbOf } from "../support/content-groups";
 import {
   call,
   content,
@@ -9,7 +10,6 @@ import {
   type PostOut,
   problem,
   tenant,
-  testEnv,
 } from "../support/content-helpers";
 
 interface Page {
@@ -321,7 +321,10 @@ describe("GET /v1/posts: filters", () => {
     await createPost(t.ck, { title: "Restricted", status: "published", access: "restricted" });
     await createPost(t.ck, { title: "Archived", status: "archived" });
     const deleted = await createPost(t.ck, { title: "Deleted", status: "published" });
-    await testEnv.DB.prepare("UPDATE posts SET status = 'deleted' WHERE id = ?").bind(deleted.id).run();
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE posts SET status = 'deleted' WHERE id = ?")
+      .bind(deleted.id)
+      .run();
     expect((await page(t.pk, "", { origin: ORIGIN })).items.map((i) => i.id)).toEqual([visible.id]);
     const statusAll = await page(t.ck, "?status=draft,scheduled,published,archived");
     expect(statusAll.items).toHaveLength(5);
@@ -344,7 +347,8 @@ describe("GET /v1/posts: filters", () => {
       setClockForTests(null);
     }
     // The status listing reads the real clock: the post's time is moved back instead.
-    await testEnv.DB.prepare("UPDATE posts SET published_at = ? WHERE id = ?")
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE posts SET published_at = ? WHERE id = ?")
       .bind(minutesAgo(1), post.id)
       .run();
     expect((await page(t.ck, "?status=published")).items.map((i) => i.status)).toEqual(["published"]);

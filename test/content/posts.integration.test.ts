@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
+import { contentDbOf } from "../support/content-groups";
 import {
   call,
   content,
@@ -10,7 +11,6 @@ import {
   paragraph,
   problem,
   tenant,
-  testEnv,
 } from "../support/content-helpers";
 
 interface Detail {
@@ -54,7 +54,8 @@ describe("POST /v1/posts", () => {
       tag_slugs: ["a", "b"],
       access: "public",
     });
-    const row = await testEnv.DB.prepare("SELECT seo_json, author_user_id FROM posts WHERE id = ?")
+    const row = await (await contentDbOf(t.site.id))
+      .prepare("SELECT seo_json, author_user_id FROM posts WHERE id = ?")
       .bind(post.id)
       .first<{ seo_json: string; author_user_id: string }>();
     expect(JSON.parse(row!.seo_json)).toEqual({ category_slugs: ["news"], tag_slugs: ["a", "b"] });
@@ -108,7 +109,10 @@ describe("POST /v1/posts", () => {
 
   it("422 NO_AUTHORSHIP_CONTEXT for a legacy key that has no creator recorded", async () => {
     const t = await tenant();
-    await testEnv.DB.prepare("UPDATE api_keys SET created_by = NULL WHERE id = ?").bind(t.secretKey.id).run();
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE api_keys SET created_by = NULL WHERE id = ?")
+      .bind(t.secretKey.id)
+      .run();
     const res = await call("POST", "/v1/posts", { key: t.ck, body: { title: "x" } });
     expect(res.status).toBe(422);
     expect((await problem(res)).code).toBe("NO_AUTHORSHIP_CONTEXT");
@@ -173,9 +177,8 @@ describe("slug uniqueness per (site, slug, language)", () => {
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(9);
     for (const r of explicit) await r.arrayBuffer();
-    const count = await testEnv.DB.prepare(
-      "SELECT count(*) AS n FROM posts WHERE site_id = ? AND slug = 'exact'",
-    )
+    const count = await (await contentDbOf(t.site.id))
+      .prepare("SELECT count(*) AS n FROM posts WHERE site_id = ? AND slug = 'exact'")
       .bind(t.site.id)
       .first<{ n: number }>();
     expect(count!.n).toBe(1);
@@ -221,10 +224,11 @@ describe("GET /v1/posts/{reference}", () => {
     const t = await tenant();
     const uuid = crypto.randomUUID();
     const now = new Date().toISOString();
-    await testEnv.DB.prepare(
-      `INSERT INTO posts (id, site_id, slug, language, post_type, title, status, access, published_at, seo_json, created_at, updated_at)
+    await (await contentDbOf(t.site.id))
+      .prepare(
+        `INSERT INTO posts (id, site_id, slug, language, post_type, title, status, access, published_at, seo_json, created_at, updated_at)
        VALUES (?, ?, 'imported', 'en', 'post', 'Imported', 'published', 'public', ?, '{}', ?, ?)`,
-    )
+      )
       .bind(uuid, t.site.id, now, now, now)
       .run();
     const res = await call("GET", `/v1/posts/${uuid.toUpperCase()}`, { key: t.ck });

@@ -10,6 +10,7 @@ import { describe, expect, it, vi } from "vitest";
 import { setClockForTests } from "../../src/content/core/clock";
 import { newId } from "../../src/lib/ids";
 import type { SiteProjection } from "../../src/lib/rpc";
+import { contentDbOf } from "../support/content-groups";
 import {
   BASE,
   call,
@@ -23,7 +24,6 @@ import {
   problem,
   siteTransferredMessage,
   tenant,
-  testEnv,
 } from "../support/content-helpers";
 
 interface Link {
@@ -87,7 +87,8 @@ async function transfer(site: SiteProjection, to: string, mode: "transfer" | "sh
     mode === "share" ? { ...message, transfer_id: newId(), site_id: sentinel.id, mode: "transfer" } : message;
   if (mode === "share") await transferQueue.send(awaited);
   for (let i = 0; i < 100; i++) {
-    const row = await testEnv.DB.prepare("SELECT transfer_id FROM site_transfers WHERE site_id = ?")
+    const row = await (await contentDbOf(site.id))
+      .prepare("SELECT transfer_id FROM site_transfers WHERE site_id = ?")
       .bind(sentinel.id)
       .first<{ transfer_id: string }>();
     if (row?.transfer_id === awaited.transfer_id) return;
@@ -183,7 +184,8 @@ describe("preview links", () => {
       const res = await open(`${BASE}/v1/preview/${bad}`);
       expect({ status: res.status, body: await res.text() }).toEqual(missing);
     }
-    const rows = await testEnv.DB.prepare("SELECT * FROM preview_links WHERE post_id = ?")
+    const rows = await (await contentDbOf(t.site.id))
+      .prepare("SELECT * FROM preview_links WHERE post_id = ?")
       .bind(post.id)
       .all();
     expect(rows.results).toHaveLength(1);
@@ -196,7 +198,10 @@ describe("preview links", () => {
     });
     expect(JSON.stringify(rows.results[0])).not.toContain(token.slice(3));
     // The post is soft-deleted in storage.
-    await testEnv.DB.prepare("UPDATE posts SET status = 'deleted' WHERE id = ?").bind(post.id).run();
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE posts SET status = 'deleted' WHERE id = ?")
+      .bind(post.id)
+      .run();
     await expectEnded(url);
   });
 
@@ -217,7 +222,10 @@ describe("preview links", () => {
     const recent = await madeAt(6);
     const expiries = async () =>
       (
-        await testEnv.DB.prepare("SELECT expires_at FROM preview_links WHERE post_id = ?")
+        await (
+          await contentDbOf(t.site.id)
+        )
+          .prepare("SELECT expires_at FROM preview_links WHERE post_id = ?")
           .bind(post.id)
           .all<{ expires_at: string }>()
       ).results.map((r) => r.expires_at);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { setClockForTests } from "../../src/content/core/clock";
 import { edgeCacheUrl } from "../../src/content/core/edge-cache";
 import { KEY_CONTEXT_TTL_MS } from "../../src/content/keys/key-cache";
+import { contentDbOf } from "../support/content-groups";
 import {
   BASE,
   call,
@@ -238,7 +239,10 @@ describe("a write invalidates: the next read shows the change, never a cached bo
     setClockForTests(() => start);
     expect(await titles("/v1/posts", asPk(t))).toEqual(["Second", "First"]);
     // As another isolate's write lands: in D1 (the triggers move the site's content version), not here.
-    await testEnv.DB.prepare("UPDATE posts SET title = 'Elsewhere' WHERE id = ?").bind(t.first.id).run();
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE posts SET title = 'Elsewhere' WHERE id = ?")
+      .bind(t.first.id)
+      .run();
     setClockForTests(() => start + KEY_CONTEXT_TTL_MS - 1);
     expect(await titles("/v1/posts", asPk(t))).toEqual(["Second", "First"]);
     setClockForTests(() => start + KEY_CONTEXT_TTL_MS);
@@ -288,7 +292,8 @@ describe("cached answers keep their walls", () => {
   }
 
   async function version(siteId: string): Promise<number> {
-    const row = await testEnv.DB.prepare("SELECT content_version FROM sites WHERE id = ?")
+    const row = await (await contentDbOf(siteId))
+      .prepare("SELECT content_version FROM sites WHERE id = ?")
       .bind(siteId)
       .first<{ content_version: number }>();
     return row!.content_version;
@@ -396,7 +401,8 @@ describe("revocation takes effect within the documented bound", () => {
     setClockForTests(() => start);
     expect((await call("GET", "/v1/posts", asPk(t))).status).toBe(200);
     // As another isolate's revocation lands: in D1 only.
-    await testEnv.DB.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?")
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?")
       .bind(new Date(start).toISOString(), t.publicKey.id)
       .run();
     setClockForTests(() => start + KEY_CONTEXT_TTL_MS - 1);
@@ -412,7 +418,8 @@ describe("revocation takes effect within the documented bound", () => {
     const start = Date.now();
     setClockForTests(() => start);
     expect((await call("GET", "/v1/posts", { key: t.ck })).status).toBe(200);
-    await testEnv.DB.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?")
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?")
       .bind(new Date(start).toISOString(), t.secretKey.id)
       .run();
     const write = await call("POST", "/v1/posts", { key: t.ck, body: { title: "Too late" } });

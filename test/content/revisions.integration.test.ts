@@ -4,16 +4,8 @@
  * stale, nothing changed), announces the change like PATCH, and is itself a revision.
  */
 import { describe, expect, it } from "vitest";
-import {
-  call,
-  createKey,
-  createPost,
-  ORIGIN,
-  paragraph,
-  problem,
-  tenant,
-  testEnv,
-} from "../support/content-helpers";
+import { contentDbOf } from "../support/content-groups";
+import { call, createKey, createPost, ORIGIN, paragraph, problem, tenant } from "../support/content-helpers";
 
 interface Revision {
   id: number;
@@ -67,7 +59,8 @@ describe("post revisions", () => {
     for (let i = 1; i <= 52; i++) {
       await call("PATCH", `/v1/posts/${post.id}`, { key: t.ck, body: { title: `v${i}` } });
     }
-    const stored = await testEnv.DB.prepare("SELECT count(*) AS n FROM post_revisions WHERE post_id = ?")
+    const stored = await (await contentDbOf(t.site.id))
+      .prepare("SELECT count(*) AS n FROM post_revisions WHERE post_id = ?")
       .bind(post.id)
       .first<{ n: number }>();
     expect(stored!.n).toBe(50);

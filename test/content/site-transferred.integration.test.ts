@@ -7,7 +7,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { call, content, createKey, createPost, seedMedia, tenant, testEnv } from "../support/content-helpers";
+import { contentDbOf } from "../support/content-groups";
+import { call, content, createKey, createPost, seedMedia, tenant } from "../support/content-helpers";
 
 const queue = (env as unknown as { TEST_SITE_TRANSFERRED: Queue }).TEST_SITE_TRANSFERRED;
 const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000).toISOString();
@@ -26,10 +27,11 @@ function transferred(siteId: string, from: string, to: string, at: string, mode 
 }
 
 async function stamps(siteId: string): Promise<string[]> {
-  const { results } = await testEnv.DB.prepare(
-    `SELECT org_id FROM posts WHERE site_id = ?1 UNION ALL SELECT org_id FROM media WHERE site_id = ?1
+  const { results } = await (await contentDbOf(siteId))
+    .prepare(
+      `SELECT org_id FROM posts WHERE site_id = ?1 UNION ALL SELECT org_id FROM media WHERE site_id = ?1
      UNION ALL SELECT org_id FROM api_keys WHERE site_id = ?1`,
-  )
+    )
     .bind(siteId)
     .all<{ org_id: string | null }>();
   return [...new Set(results.map((r) => r.org_id ?? "NULL"))];
@@ -75,9 +77,8 @@ describe("site-transferred consumer", () => {
     expect(await stamps(t.site.id)).toEqual([to]);
     // Another site's content is untouched.
     expect(await stamps(other.site.id)).toEqual([other.site.org_id]);
-    const row = await testEnv.DB.prepare(
-      "SELECT transfer_id, to_org_id FROM site_transfers WHERE site_id = ?",
-    )
+    const row = await (await contentDbOf(t.site.id))
+      .prepare("SELECT transfer_id, to_org_id FROM site_transfers WHERE site_id = ?")
       .bind(t.site.id)
       .first();
     expect(row).toEqual({ transfer_id: message.transfer_id, to_org_id: to });
@@ -138,7 +139,8 @@ describe("site-transferred consumer", () => {
 });
 
 async function sinceOf(siteId: string): Promise<string> {
-  const row = await testEnv.DB.prepare("SELECT org_since FROM sites WHERE id = ?")
+  const row = await (await contentDbOf(siteId))
+    .prepare("SELECT org_since FROM sites WHERE id = ?")
     .bind(siteId)
     .first<{ org_since: string }>();
   return row!.org_since;

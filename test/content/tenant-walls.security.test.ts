@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { call, createKey, createPost, ORIGIN, seedMedia, tenant, testEnv } from "../support/content-helpers";
+import { contentDbOf } from "../support/content-groups";
+import { call, createKey, createPost, ORIGIN, seedMedia, tenant } from "../support/content-helpers";
 import { testSpecs } from "../support/corpora-binding";
 import { createForm, formsSite, leadsKey, seedLeads } from "../support/leads-helpers";
 import { builtSpecOperations, hasPathParameter } from "../support/spec-operations";
@@ -109,7 +110,10 @@ describe("tenant walls: site A's key against site B's posts", () => {
   it("a soft-deleted post answers exactly like a missing one on every route, and is in no listing", async () => {
     const t = await tenant();
     const gone = await createPost(t.ck, { title: "Gone", slug: "gone", status: "published" });
-    await testEnv.DB.prepare("UPDATE posts SET status = 'deleted' WHERE id = ?").bind(gone.id).run();
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE posts SET status = 'deleted' WHERE id = ?")
+      .bind(gone.id)
+      .run();
     for (const { method, path, body } of postRoutes) {
       const missing = await call(method, path(newId()), { key: t.ck, body });
       const missingBody = await missing.text();
@@ -125,7 +129,8 @@ describe("tenant walls: site A's key against site B's posts", () => {
       await call("GET", "/v1/posts?status=draft,scheduled,published,archived", { key: t.ck })
     ).json()) as { items: unknown[] };
     expect(listed.items).toEqual([]);
-    const row = await testEnv.DB.prepare("SELECT status, title FROM posts WHERE id = ?")
+    const row = await (await contentDbOf(t.site.id))
+      .prepare("SELECT status, title FROM posts WHERE id = ?")
       .bind(gone.id)
       .first<{ status: string; title: string }>();
     expect(row).toEqual({ status: "deleted", title: "Gone" });
@@ -152,7 +157,10 @@ describe("tenant walls: site A's key against site B's posts", () => {
     const b = await formsSite();
     const formB = await createForm(b);
     await seedLeads(b.id, formB.id, 1);
-    const leadB = (await testEnv.DB.prepare("SELECT id FROM leads WHERE site_id = ?")
+    const leadB = (await (
+      await contentDbOf(b.id)
+    )
+      .prepare("SELECT id FROM leads WHERE site_id = ?")
       .bind(b.id)
       .first<{ id: string }>())!.id;
     const aKey = await leadsKey(a, ["leads:read"]);

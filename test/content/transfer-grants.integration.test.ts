@@ -12,6 +12,7 @@ import { KEY_CONTEXT_TTL_MS } from "../../src/content/keys/key-cache";
 import { SITE_GRANT_QUARANTINE_MS } from "../../src/content/keys/site-staff";
 import { newId } from "../../src/lib/ids";
 import type { SiteProjection } from "../../src/lib/rpc";
+import { contentDbOf } from "../support/content-groups";
 import {
   call,
   content,
@@ -21,7 +22,6 @@ import {
   siteTransferredMessage,
   staffHeaders,
   tenant,
-  testEnv,
 } from "../support/content-helpers";
 import {
   createWebhook,
@@ -81,7 +81,10 @@ describe("a transfer ends the origin's integrations in content", () => {
     setClockForTests(() => start);
     expect((await call("GET", "/v1/posts", { key: t.ck })).status).toBe(200);
     // As another isolate learns of the new owner: in D1, not in this isolate's key cache.
-    await testEnv.DB.prepare("UPDATE sites SET org_id = ? WHERE id = ?").bind(newId(), t.site.id).run();
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE sites SET org_id = ? WHERE id = ?")
+      .bind(newId(), t.site.id)
+      .run();
     setClockForTests(() => start + KEY_CONTEXT_TTL_MS - 1);
     expect((await call("GET", "/v1/posts", { key: t.ck })).status).toBe(200);
     expect((await call("POST", "/v1/posts", { key: t.ck, body: { title: "No" } })).status).toBe(401);
@@ -210,9 +213,14 @@ describe("a transfer ends the origin's integrations in content", () => {
     const learned = Date.now();
     await content.syncSite({ ...t.site, org_id: to, updated_at: new Date().toISOString() });
     const changedAt = Date.parse(
-      (await testEnv.DB.prepare("SELECT org_changed_at FROM sites WHERE id = ?").bind(t.site.id).first<{
-        org_changed_at: string;
-      }>())!.org_changed_at,
+      (await (
+        await contentDbOf(t.site.id)
+      )
+        .prepare("SELECT org_changed_at FROM sites WHERE id = ?")
+        .bind(t.site.id)
+        .first<{
+          org_changed_at: string;
+        }>())!.org_changed_at,
     );
     expect(changedAt).toBeGreaterThanOrEqual(learned - 1);
     setClockForTests(() => changedAt + SITE_GRANT_QUARANTINE_MS - 1);

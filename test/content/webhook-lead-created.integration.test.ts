@@ -4,7 +4,7 @@
  * read (fail closed: the row is written before anything is sent). Spam is never delivered.
  */
 import { describe, expect, it } from "vitest";
-import { testEnv } from "../support/content-helpers";
+import { contentDbOf } from "../support/content-groups";
 import { auditRows, contactValues, createForm, formsSite, submit } from "../support/leads-helpers";
 import {
   createWebhook,
@@ -47,7 +47,10 @@ describe("lead.created webhooks", () => {
     const form = await createForm(site);
     const a = inbox();
     const orphan = await createWebhook(site, { url: a.url, events: ["lead.created"] });
-    await testEnv.DB.prepare("UPDATE webhooks SET created_by = NULL WHERE id = ?").bind(orphan.id).run();
+    await (await contentDbOf(site.id))
+      .prepare("UPDATE webhooks SET created_by = NULL WHERE id = ?")
+      .bind(orphan.id)
+      .run();
     const b = inbox();
     const accountable = await createWebhook(site, { url: b.url, events: ["lead.created"] });
     // b verifies the signature and answers 204: an unverified delivery would be refused (401) and retried

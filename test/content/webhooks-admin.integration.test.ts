@@ -1,15 +1,8 @@
 /** Webhook administration by site staff: create (secret shown once), list, delete, rotate, delivery log. */
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import {
-  call,
-  content,
-  makeSite,
-  ownerHeaders,
-  problem,
-  staffHeaders,
-  testEnv,
-} from "../support/content-helpers";
+import { contentDbOf } from "../support/content-groups";
+import { call, content, makeSite, ownerHeaders, problem, staffHeaders } from "../support/content-helpers";
 import { createWebhook, inbox, webhooksPath } from "../support/webhook-helpers";
 
 const EVENTS = [
@@ -56,7 +49,8 @@ describe("POST /api/v1/sites/{site_id}/webhooks", () => {
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(atob(secret.slice(6)).length).toBe(32);
 
-    const row = await testEnv.DB.prepare("SELECT * FROM webhooks WHERE id = ?")
+    const row = await (await contentDbOf(site.id))
+      .prepare("SELECT * FROM webhooks WHERE id = ?")
       .bind(body.id)
       .first<Record<string, unknown>>();
     expect(JSON.stringify(row)).not.toContain(secret.slice(6));
@@ -116,7 +110,8 @@ describe("POST /api/v1/sites/{site_id}/webhooks", () => {
       expect(res.status, host).toBe(422);
       expect((await problem(res)).code, host).toBe("WEBHOOK_URL_NOT_PUBLIC");
     }
-    const count = await testEnv.DB.prepare("SELECT count(*) AS n FROM webhooks WHERE site_id = ?")
+    const count = await (await contentDbOf(site.id))
+      .prepare("SELECT count(*) AS n FROM webhooks WHERE site_id = ?")
       .bind(site.id)
       .first<{ n: number }>();
     expect(count!.n).toBe(0);
@@ -292,15 +287,17 @@ describe("DELETE and rotate-secret", () => {
   it("delete removes the webhook and its delivery log; a second delete is 404", async () => {
     const site = await makeSite();
     const hook = await createWebhook(site, { url: inbox().url });
-    await testEnv.DB.prepare(
-      `INSERT INTO webhook_deliveries (id, webhook_id, site_id, event_id, event_type, body, status, created_at)
+    await (await contentDbOf(site.id))
+      .prepare(
+        `INSERT INTO webhook_deliveries (id, webhook_id, site_id, event_id, event_type, body, status, created_at)
        VALUES (?, ?, ?, ?, 'post.published', '{}', 'delivered', ?)`,
-    )
+      )
       .bind(newId(), hook.id, site.id, newId(), new Date().toISOString())
       .run();
     const del = await call("DELETE", `${webhooksPath(site.id)}/${hook.id}`, { headers: ownerHeaders(site) });
     expect(del.status).toBe(204);
-    const left = await testEnv.DB.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?")
+    const left = await (await contentDbOf(site.id))
+      .prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?")
       .bind(hook.id)
       .first<{ n: number }>();
     expect(left!.n).toBe(0);
@@ -339,10 +336,11 @@ describe("GET /api/v1/sites/{site_id}/webhooks/{id}/deliveries", () => {
     for (let i = 0; i < 3; i++) {
       const id = newId();
       ids.push(id);
-      await testEnv.DB.prepare(
-        `INSERT INTO webhook_deliveries (id, webhook_id, site_id, event_id, event_type, body, status, created_at)
+      await (await contentDbOf(site.id))
+        .prepare(
+          `INSERT INTO webhook_deliveries (id, webhook_id, site_id, event_id, event_type, body, status, created_at)
          VALUES (?, ?, ?, ?, 'post.updated', '{}', 'pending', ?)`,
-      )
+        )
         .bind(id, hook.id, site.id, newId(), new Date().toISOString())
         .run();
     }
@@ -386,17 +384,17 @@ describe("delivery log retention", () => {
       ["recent-delivered", "delivered", recent],
     ] as const;
     for (const [eventId, status, at] of rows) {
-      await testEnv.DB.prepare(
-        `INSERT INTO webhook_deliveries (id, webhook_id, site_id, event_id, event_type, body, status, created_at)
+      await (await contentDbOf(site.id))
+        .prepare(
+          `INSERT INTO webhook_deliveries (id, webhook_id, site_id, event_id, event_type, body, status, created_at)
          VALUES (?, ?, ?, ?, 'post.updated', '{}', ?, ?)`,
-      )
+        )
         .bind(newId(), hook.id, site.id, eventId, status, at)
         .run();
     }
     await content.scheduled({ cron: "30 * * * *" });
-    const { results } = await testEnv.DB.prepare(
-      "SELECT event_id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY event_id",
-    )
+    const { results } = await (await contentDbOf(site.id))
+      .prepare("SELECT event_id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY event_id")
       .bind(hook.id)
       .all<{ event_id: string }>();
     expect(results.map((r) => r.event_id)).toEqual(["old-pending", "recent-delivered"]);

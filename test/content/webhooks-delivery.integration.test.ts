@@ -15,6 +15,7 @@ import { deliverContentEvents } from "../../src/content/webhooks/delivery";
 import { isUlid, newId } from "../../src/lib/ids";
 import { callLogger } from "../../src/lib/log";
 import type { SiteProjection } from "../../src/lib/rpc";
+import { contentDbOf } from "../support/content-groups";
 import {
   BASE,
   call,
@@ -296,7 +297,8 @@ describe("scheduled posts", () => {
       ["post.published", post.id, "published"],
     ]);
     expect(got[0]!.verified).toBe(true);
-    const row = await testEnv.DB.prepare("SELECT status, updated_at FROM posts WHERE id = ?")
+    const row = await (await contentDbOf(t.site.id))
+      .prepare("SELECT status, updated_at FROM posts WHERE id = ?")
       .bind(post.id)
       .first<{ status: string; updated_at: string }>();
     expect(row!.status).toBe("published");
@@ -424,10 +426,11 @@ describe("retries, backoff and the dead-letter queue", () => {
     const services = contentServices(env, callLogger("content"));
     const delivery = async (webhookId: string, attempts: number) => {
       const id = newId();
-      await testEnv.DB.prepare(
-        `INSERT INTO webhook_deliveries (id, webhook_id, site_id, event_id, event_type, body, status, attempts, created_at)
+      await (await contentDbOf(t.site.id))
+        .prepare(
+          `INSERT INTO webhook_deliveries (id, webhook_id, site_id, event_id, event_type, body, status, attempts, created_at)
          VALUES (?, ?, ?, ?, 'post.updated', '{"type":"post.updated"}', 'pending', ?, ?)`,
-      )
+        )
         .bind(id, webhookId, t.site.id, newId(), attempts, new Date().toISOString())
         .run();
       return { kind: "webhook_delivery", delivery_id: id, webhook_id: webhookId, site_id: t.site.id };

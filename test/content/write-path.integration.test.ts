@@ -6,6 +6,7 @@
  * published post's outbox is delivered after the answer (`waitUntil`), its row deleted there.
  */
 import { describe, expect, it } from "vitest";
+import { contentDbOf } from "../support/content-groups";
 import {
   call,
   contentRequest,
@@ -15,7 +16,6 @@ import {
   problem,
   type RequestOptions,
   tenant,
-  testEnv,
 } from "../support/content-helpers";
 import { countingContentEnv, fetchAnswered, type Hops } from "../support/storage-hops";
 import { createWebhook, inbox, payloads, quiet, received, trustSecrets } from "../support/webhook-helpers";
@@ -55,18 +55,18 @@ async function countedWithQueue(path: string, options: RequestOptions) {
   return { res, hops, answered, body, sent };
 }
 
-async function outboxRows(postId: string): Promise<number> {
-  const row = await testEnv.DB.prepare("SELECT COUNT(*) AS n FROM post_effects WHERE post_id = ?")
+async function outboxRows(siteId: string, postId: string): Promise<number> {
+  const row = await (await contentDbOf(siteId))
+    .prepare("SELECT COUNT(*) AS n FROM post_effects WHERE post_id = ?")
     .bind(postId)
     .first<{ n: number }>();
   return row!.n;
 }
 
 /** The development records (DEV_OUTBOX) of the post's events, by kind. */
-async function eventRecords(postId: string): Promise<string[]> {
-  const { results } = await testEnv.DB.prepare(
-    "SELECT kind FROM outbound_effects WHERE subject_id = ? AND kind LIKE 'event:%' ORDER BY kind",
-  )
+async function eventRecords(siteId: string, postId: string): Promise<string[]> {
+  const { results } = await (await contentDbOf(siteId))
+    .prepare("SELECT kind FROM outbound_effects WHERE subject_id = ? AND kind LIKE 'event:%' ORDER BY kind")
     .bind(postId)
     .all<{ kind: string }>();
   return results.map((r) => r.kind);
@@ -130,7 +130,7 @@ describe("POST /v1/posts in the common case spends at most three storage hops", 
     // After the answer: the event queued, then the outbox row's deletion.
     expect(storageOf(hops)).toEqual({ d1: 3, durableObject: 1, kv: 0, r2: 0 });
     expect(sent).toEqual([{ type: "post.published", post_id: body.id }]);
-    expect(await outboxRows(body.id)).toBe(0);
+    expect(await outboxRows(t.site.id, body.id)).toBe(0);
   });
 
   it("a published post no webhook subscribes to: three hops and nothing after the answer, no outbox row, no queue message", async () => {
@@ -138,7 +138,8 @@ describe("POST /v1/posts in the common case spends at most three storage hops", 
     // Subscribed to other events only, or carried over from another owner: not a receiver of this one.
     await createWebhook(t.site, { url: inbox().url, events: ["post.updated", "post.deleted"] });
     const carried = await createWebhook(t.site, { url: inbox().url, events: ["post.published"] });
-    await testEnv.DB.prepare("UPDATE webhooks SET carried_over_at = ? WHERE id = ?")
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE webhooks SET carried_over_at = ? WHERE id = ?")
       .bind(new Date().toISOString(), carried.id)
       .run();
     // Another tenant's site listening to the same event: a wall, not a receiver of this site's posts.
@@ -151,9 +152,9 @@ describe("POST /v1/posts in the common case spends at most three storage hops", 
     expect(answered).toEqual({ d1: 2, durableObject: 1, kv: 0, r2: 0 });
     expect(storageOf(hops)).toEqual({ d1: 2, durableObject: 1, kv: 0, r2: 0 });
     expect(sent).toEqual([]);
-    expect(await outboxRows(body.id)).toBe(0);
+    expect(await outboxRows(t.site.id, body.id)).toBe(0);
     // Development (DEV_OUTBOX): the event is still recorded once, in the post's own batch.
-    expect(await eventRecords(body.id)).toEqual(["event:post.published"]);
+    expect(await eventRecords(t.site.id, body.id)).toEqual(["event:post.published"]);
   });
 
   it("an event with a receiver is recorded once in development: by the consumer, not by the batch", async () => {
@@ -167,18 +168,20 @@ describe("POST /v1/posts in the common case spends at most three storage hops", 
       blocks_json: paragraph("Six"),
     });
     await quiet(t.site);
-    expect(await eventRecords(post.id)).toEqual(["event:post.published"]);
+    expect(await eventRecords(t.site.id, post.id)).toEqual(["event:post.published"]);
     expect(payloads(await received(hook.box)).map((p) => p.type)).toEqual(["post.published"]);
   });
 
   it("the folded reads stay exact: a revoked key stops at once; a disabled type and an unknown author are refused", async () => {
     const t = await writingSite();
-    await testEnv.DB.prepare("UPDATE post_types SET disabled_at = ? WHERE site_id = ? AND slug = 'post'")
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE post_types SET disabled_at = ? WHERE site_id = ? AND slug = 'post'")
       .bind(new Date().toISOString(), t.site.id)
       .run();
     const disabled = await counted("/v1/posts", { key: t.ck, body: { title: "No type" } });
     expect(disabled.res.status).toBe(422);
-    await testEnv.DB.prepare("UPDATE post_types SET disabled_at = NULL WHERE site_id = ? AND slug = 'post'")
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE post_types SET disabled_at = NULL WHERE site_id = ? AND slug = 'post'")
       .bind(t.site.id)
       .run();
     const unknown = await counted("/v1/posts", {
@@ -186,7 +189,8 @@ describe("POST /v1/posts in the common case spends at most three storage hops", 
       body: { title: "Who", author_slug: "nobody-here" },
     });
     expect(unknown.res.status).toBe(422);
-    await testEnv.DB.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?")
+    await (await contentDbOf(t.site.id))
+      .prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?")
       .bind(new Date().toISOString(), t.secretKey.id)
       .run();
     const revoked = await counted("/v1/posts", { key: t.ck, body: { title: "After revocation" } });

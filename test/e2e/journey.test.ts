@@ -1,6 +1,7 @@
-import { env, exports } from "cloudflare:workers";
+import { exports } from "cloudflare:workers";
 import { bearer, contentClient, identityClient, sitesClient } from "@site-platform/client";
 import { describe, expect, it } from "vitest";
+import { allContentDbs, contentDirectory } from "../support/content-groups";
 import { outboxCode, PASSWORD, totpFor, uniqueEmail } from "../support/platform";
 
 /** The typed clients (generated from the services' OpenAPI documents), through the gateway. */
@@ -132,21 +133,23 @@ describe("platform journey", () => {
     });
     expect(elsewhere.response.status).toBe(403);
 
-    // Content stores only a hash of each key: no row of any content table holds the key itself.
-    const db = (env as unknown as { TEST_CONTENT_DB: D1Database }).TEST_CONTENT_DB;
-    const tables = await db
-      .prepare(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE '%fts%'",
-      )
-      .all<{ name: string }>();
-    expect(tables.results.length).toBeGreaterThan(0);
+    // Content stores only a hash of each key: no row of any content table holds the key itself, in any
+    // site group or the directory (docs/decisions/site-groups.md).
     let rows = 0;
-    for (const { name } of tables.results) {
-      const all = await db.prepare(`SELECT * FROM "${name}"`).all();
-      rows += all.results.length;
-      const dump = JSON.stringify(all.results);
-      expect(dump).not.toContain(secretKey.slice(3));
-      expect(dump).not.toContain(readKey.slice(3));
+    for (const db of [...allContentDbs(), contentDirectory]) {
+      const tables = await db
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE '%fts%'",
+        )
+        .all<{ name: string }>();
+      expect(tables.results.length).toBeGreaterThan(0);
+      for (const { name } of tables.results) {
+        const all = await db.prepare(`SELECT * FROM "${name}"`).all();
+        rows += all.results.length;
+        const dump = JSON.stringify(all.results);
+        expect(dump).not.toContain(secretKey.slice(3));
+        expect(dump).not.toContain(readKey.slice(3));
+      }
     }
     expect(rows).toBeGreaterThan(0);
   });

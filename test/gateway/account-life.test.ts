@@ -6,6 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { contentDbOf } from "../support/content-groups";
 import {
   call,
   createOrg,
@@ -21,7 +22,6 @@ const DAY = 24 * 3600 * 1000;
 const bindings = env as unknown as {
   IDENTITY: Fetcher;
   TEST_IDENTITY_DB: D1Database;
-  TEST_CONTENT_DB: D1Database;
 };
 const idb = () => bindings.TEST_IDENTITY_DB;
 
@@ -324,11 +324,12 @@ describe("DELETE /api/v1/auth/account", () => {
     expect(ask.status).toBe(202);
 
     // Content learns of it over the queue: the persona and the post lose the name.
+    // In the site's group (docs/decisions/site-groups.md).
+    const contentDb = await contentDbOf(site.id);
     let persona: { slug: string; display_name: string } | null = null;
     for (let i = 0; i < 50; i++) {
-      persona = await bindings.TEST_CONTENT_DB.prepare(
-        "SELECT slug, display_name FROM author_personas WHERE user_id = ?",
-      )
+      persona = await contentDb
+        .prepare("SELECT slug, display_name FROM author_personas WHERE user_id = ?")
         .bind(leaver.user.id)
         .first();
       if (persona?.display_name === "Former author") break;
@@ -336,9 +337,8 @@ describe("DELETE /api/v1/auth/account", () => {
     }
     expect(persona?.display_name).toBe("Former author");
     expect(persona?.slug).not.toContain("ana");
-    const stored = await bindings.TEST_CONTENT_DB.prepare(
-      "SELECT author_slug, author_name FROM posts WHERE id = ?",
-    )
+    const stored = await contentDb
+      .prepare("SELECT author_slug, author_name FROM posts WHERE id = ?")
       .bind(post.body.id)
       .first();
     expect(stored).toEqual({ author_slug: persona!.slug, author_name: "Former author" });

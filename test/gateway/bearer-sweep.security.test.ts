@@ -25,12 +25,12 @@ import {
   operationsOf,
   rowCounts,
 } from "../support/bearer-sweep";
+import { contentDirectory, contentGroups } from "../support/content-groups";
 import { BASE, call, createOrg, createSite, verifiedUser } from "../support/platform";
 
 const e = env as unknown as GatewayEnv & {
   JWT_SIGNING_KEYS: string;
   TEST_IDENTITY_DB: D1Database;
-  TEST_CONTENT_DB: D1Database;
   TEST_SITES_DB: D1Database;
 };
 
@@ -49,7 +49,13 @@ async function dashboardOperations(): Promise<Operation[]> {
 async function allRowCounts() {
   return {
     identity: await rowCounts(e.TEST_IDENTITY_DB),
-    content: await rowCounts(e.TEST_CONTENT_DB),
+    // Content: every site group and the directory (docs/decisions/site-groups.md).
+    ...Object.fromEntries(
+      await Promise.all(
+        [...contentGroups].map(async ([group, db]) => [`content ${group}`, await rowCounts(db)] as const),
+      ),
+    ),
+    "content directory": await rowCounts(contentDirectory),
     sites: await rowCounts(e.TEST_SITES_DB),
   };
 }

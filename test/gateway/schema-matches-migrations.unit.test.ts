@@ -3,6 +3,7 @@ import { is } from "drizzle-orm";
 import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
 import * as contentSchema from "../../schema/content";
+import * as contentDirectorySchema from "../../schema/content-directory";
 import * as identitySchema from "../../schema/identity";
 import * as sitesSchema from "../../schema/sites";
 
@@ -28,9 +29,15 @@ interface TableInfoRow {
   pk: number;
 }
 
+/**
+ * Every database of every service: content's site groups each (the same migrations, docs/decisions/
+ * site-groups.md) and its directory, which has a schema and migrations of its own.
+ */
 const services = {
   identity: { db: () => env.TEST_IDENTITY_DB, schema: identitySchema },
-  content: { db: () => env.TEST_CONTENT_DB, schema: contentSchema },
+  "content group g000": { db: () => env.TEST_CONTENT_G000, schema: contentSchema },
+  "content group g001": { db: () => env.TEST_CONTENT_G001, schema: contentSchema },
+  "content directory": { db: () => env.TEST_CONTENT_DIRECTORY, schema: contentDirectorySchema },
   sites: { db: () => env.TEST_SITES_DB, schema: sitesSchema },
 };
 

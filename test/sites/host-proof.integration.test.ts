@@ -1,11 +1,3 @@
-/**
- * Issue 19, item 2: a custom host is served by `by-host` only once proved (docs/decisions/host-proof.md):
- * the TXT record `_platform-verify.<host>`, or the host's own DNS pointing at the platform while a random
- * sibling name does not (a wildcard never proves). Until then it answers exactly like an unknown host, the
- * site keeps its platform host, and health says what to publish. A proof that disappears ends serving
- * after the grace period, purging the host cache; the health issue says why.
- */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readEdgeIdentity } from "../../src/lib/edge";
 import { ApiError } from "../../src/lib/problem";
@@ -13,6 +5,7 @@ import { runCron } from "../../src/sites/core/cron";
 import { proofValue } from "../../src/sites/health/domain-proof";
 import { HEALTH_CRON } from "../../src/sites/health/health";
 import { devProveHost, PROOF_GRACE_HOURS } from "../../src/sites/health/host-proof";
+import { contentDbOf } from "../support/content-groups";
 import { newRun, recordZone } from "../support/dns-answers";
 import {
   api,
@@ -26,8 +19,6 @@ import {
   siteMember,
   sitesEnv,
 } from "../support/sites-helpers";
-
-const contentDb = (env as unknown as { TEST_CONTENT_DB: D1Database }).TEST_CONTENT_DB;
 
 type Body = Record<string, unknown>;
 const byHost = (host: string) => api<Body>("GET", `/api/v1/sites/by-host?host=${encodeURIComponent(host)}`);
@@ -105,7 +96,7 @@ describe("an unproved host is not served", () => {
       primary_domain: null,
       canonical_host: `${site.slug}.sites.localhost`,
     });
-    const projection = await contentDb
+    const projection = await (await contentDbOf(site.id))
       .prepare("SELECT primary_domain FROM sites WHERE id = ?")
       .bind(site.id)
       .first<{ primary_domain: string | null }>();
@@ -175,7 +166,7 @@ describe("what proves a host", () => {
     expect(res.body).toMatchObject({ id: site.id, primary_domain: host, canonical_host: host });
     const record = await api<SiteBody>("GET", `/api/v1/sites/${site.id}`, { headers: owner });
     expect(record.body.canonical_host).toBe(host);
-    const projection = await contentDb
+    const projection = await (await contentDbOf(site.id))
       .prepare("SELECT primary_domain FROM sites WHERE id = ?")
       .bind(site.id)
       .first<{ primary_domain: string | null }>();

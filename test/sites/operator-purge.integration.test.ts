@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
+import { contentDbOf } from "../support/content-groups";
 import { fetchSigned } from "../support/edge-signing";
 import {
   api,
@@ -18,7 +19,6 @@ import {
   uniqueDomain,
 } from "../support/sites-helpers";
 
-const contentDb = (env as unknown as { TEST_CONTENT_DB: D1Database }).TEST_CONTENT_DB;
 const contentService = (env as unknown as { CONTENT: Fetcher }).CONTENT;
 
 const actor = newId();
@@ -134,14 +134,20 @@ describe("DELETE /v1/platform/sites/{site_id}", () => {
   it("keeps content's data: the posts stay, the projection stays and reads deleted, so the site's keys stop", async () => {
     const { site, owner } = await makeSite();
     const key = await contentPost(site, owner);
-    const posts = await count(contentDb, "SELECT count(*) AS n FROM posts WHERE site_id = ?", site.id);
+    const posts = await count(
+      await contentDbOf(site.id),
+      "SELECT count(*) AS n FROM posts WHERE site_id = ?",
+      site.id,
+    );
     expect(posts).toBe(1);
     const listPosts = () =>
       contentService.fetch("http://content.test/v1/posts", { headers: { authorization: `Bearer ${key}` } });
     expect((await listPosts()).status).toBe(200);
     expect((await purge(site.id)).status).toBe(204);
-    expect(await count(contentDb, "SELECT count(*) AS n FROM posts WHERE site_id = ?", site.id)).toBe(posts);
-    const projected = await contentDb
+    expect(
+      await count(await contentDbOf(site.id), "SELECT count(*) AS n FROM posts WHERE site_id = ?", site.id),
+    ).toBe(posts);
+    const projected = await (await contentDbOf(site.id))
       .prepare("SELECT status, slug FROM sites WHERE id = ?")
       .bind(site.id)
       .first();

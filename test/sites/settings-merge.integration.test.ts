@@ -1,10 +1,3 @@
-/**
- * The RPC behind content's site settings and SEO routes, called directly: `siteSettings` (the stored
- * document of a live site) and `mergeSiteSettings` (merge, the PATCH's validator and image rehosting,
- * compare-and-swap, the PATCH's after-write path). Refusals come back as data, with the code, status
- * and detail the sites PATCH answers for the merged document.
- */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import type { SiteSettingsWriteResult } from "../../src/lib/rpc";
@@ -13,6 +6,7 @@ import {
   mergeSettingsDocument,
   mergeSiteSettings,
 } from "../../src/sites/site/settings-merge";
+import { contentDbOf } from "../support/content-groups";
 import {
   api,
   forceStoredSettings,
@@ -23,7 +17,6 @@ import {
   storedSettings,
 } from "../support/sites-helpers";
 
-const contentDb = (env as unknown as { TEST_CONTENT_DB: D1Database }).TEST_CONTENT_DB;
 const stored = async (id: string) => JSON.parse((await storedSettings(id))!) as Record<string, unknown>;
 
 async function siteWith(settings: unknown) {
@@ -207,7 +200,7 @@ describe("RPC mergeSiteSettings", () => {
     const row = await sitesEnv.DB.prepare("SELECT updated_at FROM sites WHERE id = ?")
       .bind(site.id)
       .first<{ updated_at: string }>();
-    const projection = await contentDb
+    const projection = await (await contentDbOf(site.id))
       .prepare("SELECT updated_at FROM sites WHERE id = ?")
       .bind(site.id)
       .first<{ updated_at: string }>();

@@ -6,7 +6,8 @@
  */
 
 import { uniqueIp } from "./client-ip";
-import { BASE, content, createKey, makeSite, ORIGIN, testEnv } from "./content-helpers";
+import { contentDbOf } from "./content-groups";
+import { BASE, content, createKey, makeSite, ORIGIN } from "./content-helpers";
 
 export const BROWSER_UA =
   "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15";
@@ -70,17 +71,22 @@ export async function seedDay(
   day: string,
   counts: { views: number; visitors: number; bot_views?: number; paths?: Record<string, [number, number]> },
 ): Promise<void> {
+  const db = await contentDbOf(siteId);
   const statements = [
-    testEnv.DB.prepare(
-      "INSERT INTO analytics_daily (site_id, day, views, visitors, bot_views) VALUES (?, ?, ?, ?, ?)",
-    ).bind(siteId, day, counts.views, counts.visitors, counts.bot_views ?? 0),
+    db
+      .prepare(
+        "INSERT INTO analytics_daily (site_id, day, views, visitors, bot_views) VALUES (?, ?, ?, ?, ?)",
+      )
+      .bind(siteId, day, counts.views, counts.visitors, counts.bot_views ?? 0),
     ...Object.entries(counts.paths ?? {}).map(([path, [views, visitors]]) =>
-      testEnv.DB.prepare(
-        "INSERT INTO analytics_paths_daily (site_id, day, path, views, visitors) VALUES (?, ?, ?, ?, ?)",
-      ).bind(siteId, day, path, views, visitors),
+      db
+        .prepare(
+          "INSERT INTO analytics_paths_daily (site_id, day, path, views, visitors) VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(siteId, day, path, views, visitors),
     ),
   ];
-  await testEnv.DB.batch(statements);
+  await db.batch(statements);
 }
 
 export function utcToday(): string {

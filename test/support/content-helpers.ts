@@ -8,6 +8,7 @@ import { expect } from "vitest";
 import { EDGE_HEADER_NAMES } from "../../src/lib/edge";
 import { newId } from "../../src/lib/ids";
 import type { ContentRpc, SiteProjection } from "../../src/lib/rpc";
+import { contentDbOf } from "./content-groups";
 import { signEdgeHeaders } from "./edge-signing";
 
 export interface ContentTestRpc extends ContentRpc {
@@ -17,8 +18,8 @@ export interface ContentTestRpc extends ContentRpc {
 }
 
 export const content = (exports as unknown as { default: ContentTestRpc }).default;
+/** Content's bindings the tests use directly; its rows live in the site's group (test/support/content-groups.ts). */
 export const testEnv = env as unknown as {
-  DB: D1Database;
   CACHE: KVNamespace;
   MEDIA: R2Bucket;
   KEY_GATE: DurableObjectNamespace;
@@ -183,7 +184,9 @@ export async function createPost(
 
 /** Rows a site has in a content table: "nothing was written" checks. */
 export async function countRows(table: "posts" | "post_effects" | "media", siteId: string): Promise<number> {
-  const row = await testEnv.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE site_id = ?`)
+  const db = await contentDbOf(siteId);
+  const row = await db
+    .prepare(`SELECT count(*) AS n FROM ${table} WHERE site_id = ?`)
     .bind(siteId)
     .first<{ n: number }>();
   return row!.n;
@@ -197,9 +200,9 @@ export async function recordedEffects<T = Record<string, unknown>>(
   siteId: string,
   kind: string,
 ): Promise<T[]> {
-  const { results } = await testEnv.DB.prepare(
-    "SELECT payload_json FROM outbound_effects WHERE site_id = ? AND kind = ? ORDER BY created_at",
-  )
+  const db = await contentDbOf(siteId);
+  const { results } = await db
+    .prepare("SELECT payload_json FROM outbound_effects WHERE site_id = ? AND kind = ? ORDER BY created_at")
     .bind(siteId, kind)
     .all<{ payload_json: string }>();
   return results.map((r) => JSON.parse(r.payload_json) as T);
@@ -208,10 +211,12 @@ export async function recordedEffects<T = Record<string, unknown>>(
 /** A ready PNG asset of the site, written straight to D1 (no upload, no variants). */
 export async function seedMedia(siteId: string): Promise<string> {
   const id = newId();
-  await testEnv.DB.prepare(
-    `INSERT INTO media (id, site_id, r2_key, content_type, size_bytes, status, created_at)
+  const db = await contentDbOf(siteId);
+  await db
+    .prepare(
+      `INSERT INTO media (id, site_id, r2_key, content_type, size_bytes, status, created_at)
      VALUES (?, ?, ?, 'image/png', 10, 'ready', ?)`,
-  )
+    )
     .bind(id, siteId, `sites/${siteId}/${id}.png`, new Date().toISOString())
     .run();
   return id;

@@ -10,7 +10,8 @@ import type { AuditEvent } from "../../src/content/leads/audit-store";
 import { newId } from "../../src/lib/ids";
 import type { SiteProjection } from "../../src/lib/rpc";
 import { uniqueIp } from "./client-ip";
-import { BASE, call, content, createKey, makeSite, ownerHeaders, testEnv } from "./content-helpers";
+import { contentDbOf } from "./content-groups";
+import { BASE, call, content, createKey, makeSite, ownerHeaders } from "./content-helpers";
 
 const cursorSecret = (env as unknown as { CURSOR_SECRET: string }).CURSOR_SECRET;
 
@@ -134,9 +135,10 @@ export interface LeadOut {
 
 /** The site's stored leads, newest first (straight from D1). */
 export async function storedLeads(siteId: string) {
-  const { results } = await testEnv.DB.prepare(
-    "SELECT id, form_id, status, spam_reasons_json, fields_json, page_url, created_at FROM leads WHERE site_id = ? ORDER BY created_at DESC, id DESC",
-  )
+  const { results } = await (await contentDbOf(siteId))
+    .prepare(
+      "SELECT id, form_id, status, spam_reasons_json, fields_json, page_url, created_at FROM leads WHERE site_id = ? ORDER BY created_at DESC, id DESC",
+    )
     .bind(siteId)
     .all<{
       id: string;
@@ -169,8 +171,9 @@ export async function seedLeads(
   // call ordered, and every id 26 characters long.
   const id = newId();
   const prefix = options.idPrefix ?? `${id.slice(0, 10)}${id.slice(20)}`;
-  await testEnv.DB.prepare(
-    `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?1)
+  await (await contentDbOf(siteId))
+    .prepare(
+      `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?1)
      INSERT INTO leads (id, site_id, form_id, status, spam_reasons_json, fields_json, content_hash, page_url, created_at)
      SELECT ?2 || printf('%0' || (26 - length(?2)) || 'd', i), ?3, ?4,
             CASE WHEN ?5 > 0 AND i % ?5 = 0 THEN 'spam' ELSE 'clean' END,
@@ -179,7 +182,7 @@ export async function seedLeads(
             'hash-' || i, NULL,
             strftime('%Y-%m-%dT%H:%M:%fZ', ?6 + i, 'unixepoch')
      FROM seq`,
-  )
+    )
     .bind(count, prefix, siteId, formId, options.spamEvery ?? 0, start)
     .run();
 }
@@ -189,9 +192,8 @@ export type AuditRow = Omit<AuditEvent, "site_id"> & { actor_type: string };
 
 /** The site's audit rows, oldest first. */
 export async function auditRows(siteId: string): Promise<AuditRow[]> {
-  const { results } = await testEnv.DB.prepare(
-    "SELECT * FROM audit_events WHERE site_id = ? ORDER BY created_at, id",
-  )
+  const { results } = await (await contentDbOf(siteId))
+    .prepare("SELECT * FROM audit_events WHERE site_id = ? ORDER BY created_at, id")
     .bind(siteId)
     .all<Record<string, unknown>>();
   return results.map((r) => ({

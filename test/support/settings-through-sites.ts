@@ -7,10 +7,11 @@
 import { env } from "cloudflare:workers";
 import { newId } from "../../src/lib/ids";
 import type { SiteProjection } from "../../src/lib/rpc";
+import { contentDbOf } from "./content-groups";
 import { createKey } from "./content-helpers";
 import { fetchSigned } from "./edge-signing";
 
-const bindings = env as unknown as { SITES: Fetcher; TEST_SITES_DB: D1Database; TEST_CONTENT_DB: D1Database };
+const bindings = env as unknown as { SITES: Fetcher; TEST_SITES_DB: D1Database };
 
 export interface SitesAnswer {
   status: number;
@@ -52,10 +53,15 @@ export async function registeredSite(settings?: Record<string, unknown>): Promis
     ...(settings ? { settings } : {}),
   });
   if (res.status !== 201) throw new Error(`registeredSite: ${res.status} ${JSON.stringify(res.body)}`);
-  const projection = await bindings.TEST_CONTENT_DB.prepare(
-    "SELECT id, org_id, slug, name, default_language, status, primary_domain, updated_at FROM sites WHERE id = ?",
-  )
-    .bind(res.body.id)
+  const siteId = String(res.body.id);
+  const db = await contentDbOf(siteId).catch(() => {
+    throw new Error("registeredSite: sites did not push the site to content (no directory row)");
+  });
+  const projection = await db
+    .prepare(
+      "SELECT id, org_id, slug, name, default_language, status, primary_domain, updated_at FROM sites WHERE id = ?",
+    )
+    .bind(siteId)
     .first<SiteProjection>();
   if (!projection) throw new Error("registeredSite: sites did not push the site to content");
   return projection;

@@ -4,6 +4,7 @@
  */
 import { newId } from "../../src/lib/ids";
 import type { SiteProjection } from "../../src/lib/rpc";
+import { contentDbOf } from "./content-groups";
 import { call, ownerHeaders, testEnv } from "./content-helpers";
 import type { ReceivedDelivery } from "./fakes/webhook-delivery";
 
@@ -98,23 +99,29 @@ export async function eventually<T>(
   return value;
 }
 
-/** Whether the content-events consumer took in the event `id` (its development record, DEV_OUTBOX). */
-async function consumed(id: string): Promise<boolean> {
-  const row = await testEnv.DB.prepare("SELECT 1 AS found FROM outbound_effects WHERE site_id = ?")
-    .bind(id)
+/**
+ * Whether the content-events consumer took in the marker event `id` of the site (its development record,
+ * DEV_OUTBOX, in the site's group).
+ */
+async function consumed(siteId: string, id: string): Promise<boolean> {
+  const db = await contentDbOf(siteId);
+  const row = await db
+    .prepare(
+      "SELECT 1 AS found FROM outbound_effects WHERE site_id = ? AND kind = 'event:test.marker' AND json_extract(payload_json, '$.id') = ?",
+    )
+    .bind(siteId, id)
     .first<{ found: number }>();
   return row !== null;
 }
 
 async function unsettled(siteId: string): Promise<number> {
-  const outbox = await testEnv.DB.prepare(
-    "SELECT count(*) AS n FROM post_effects WHERE site_id = ? AND kind = 'event'",
-  )
+  const db = await contentDbOf(siteId);
+  const outbox = await db
+    .prepare("SELECT count(*) AS n FROM post_effects WHERE site_id = ? AND kind = 'event'")
     .bind(siteId)
     .first<{ n: number }>();
-  const deliveries = await testEnv.DB.prepare(
-    "SELECT count(*) AS n FROM webhook_deliveries WHERE site_id = ? AND status = 'pending'",
-  )
+  const deliveries = await db
+    .prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE site_id = ? AND status = 'pending'")
     .bind(siteId)
     .first<{ n: number }>();
   return outbox!.n + deliveries!.n;
@@ -135,9 +142,11 @@ export async function quiet(site: SiteProjection): Promise<void> {
   );
   for (let i = 0; i < 2; i++) {
     const marker = `marker-${newId()}`;
-    await testEnv.CONTENT_EVENTS.send({ id: marker, type: "test.marker", site_id: marker });
+    // The site's own id: the consumer routes every message by its site (docs/decisions/site-groups.md); no
+    // webhook subscribes to this type, so it fans out to nothing.
+    await testEnv.CONTENT_EVENTS.send({ id: marker, type: "test.marker", site_id: site.id });
     await eventually(
-      () => consumed(marker),
+      () => consumed(site.id, marker),
       (found) => found,
     );
   }
