@@ -25,7 +25,7 @@ import { registerTaxonomyRoutes } from "../taxonomy/routes";
 import { registerWebhookRoutes } from "../webhooks/routes";
 import type { AppEnv } from "./bindings";
 import { CONTENT_DOCUMENT_RULES, registerStaffSecurity } from "./openapi";
-import { readSession } from "./read-session";
+import { requestRouting } from "./routing";
 import { contentServices } from "./services";
 
 export const API_INFO = {
@@ -77,13 +77,16 @@ app.use("*", async (c, next) => {
   observeRequest(c.req.routePath, c.req.method, c.res.status, (performance.now() - started) / 1000);
 });
 
+// Site groups (issue 38): `c.env.DB` is unrouted until the request's site is known; each route routes it
+// (core/routing.ts), opening the request's D1 session on the site's group: `/v1/*` reads may be answered by
+// its replicas, bookmarks in X-Bookmark give a client its own writes.
+app.use("*", requestRouting());
+
+// Rebuilt on the site's group when the request is routed (core/routing.ts).
 app.use("*", async (c, next) => {
   c.set("services", contentServices(c.env, c.get("log")));
   await next();
 });
-
-// `/v1/*` reads may be answered by D1 replicas; bookmarks in X-Bookmark give a client its own writes.
-app.use("*", readSession());
 
 // CORS preflight for browser callers with pk_ keys (the actual request enforces the key's allowlist),
 // for analytics collection (the one POST a pk_ key makes; a JSON-typed fetch preflights, sendBeacon does

@@ -6,8 +6,11 @@
  * sends back the bookmark of its write reads that write (sequential consistency within the session),
  * wherever its read lands. Reads that must be exact (a key for a write, a lead read, an export) read the
  * key on the primary itself (`primaryDb`), never on a replica that could still hold a revoked key.
+ *
+ * Site groups (issue 38): the session opens on the request's site's group once the site is known, in
+ * core/routing.ts (`enterGroup`); the bookmark is of that group's database.
  */
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { fail } from "../errors";
 import type { AppEnv } from "./bindings";
 
@@ -22,22 +25,4 @@ export function requestBookmark(c: Context<AppEnv>): string | null {
   if (value === undefined) return null;
   if (!BOOKMARK.test(value)) fail("BAD_REQUEST", "X-Bookmark must be a bookmark this API returned.");
   return value;
-}
-
-export function readSession(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    if (!c.req.path.startsWith("/v1/")) return next();
-    const bookmark = requestBookmark(c);
-    // A request the app makes to itself (an MCP tool call) already runs in its caller's session.
-    if (typeof c.env.DB.withSession !== "function") return next();
-    const reading = c.req.method === "GET" || c.req.method === "HEAD";
-    const primary = c.env.DB;
-    const session = primary.withSession(reading ? (bookmark ?? "first-unconstrained") : "first-primary");
-    c.set("primaryDb", primary);
-    // The session stands in for the database for the rest of the request (same prepare and batch).
-    c.env = { ...c.env, DB: session as unknown as D1Database };
-    await next();
-    const after = session.getBookmark();
-    if (after) c.res.headers.set(BOOKMARK_HEADER, after);
-  };
 }

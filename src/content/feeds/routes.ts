@@ -2,10 +2,14 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
-import type { AppEnv } from "../core/bindings";
+import { parseId } from "../../lib/ids";
+import type { AppEnv, Env } from "../core/bindings";
 import { edgePlace } from "../core/cacheable";
 import { PUBLIC_ANSWER_TTL_MS, type PublicAnswer } from "../core/edge-cache";
 import { matchesIfNoneMatch } from "../core/etag";
+import { siteIdBySlug } from "../core/groups";
+import { enterSite } from "../core/routing";
+import { problem } from "../errors";
 import { FEED_ITEMS, SITEMAP_MAX_URLS, siteFeed } from "./feeds";
 
 const SiteParam = z.object({ site: z.string().min(1).openapi({ description: "The site's slug or id" }) });
@@ -58,15 +62,27 @@ const getFeedRoute = createRoute({
   },
 });
 
+/**
+ * The site a feed's path names (its id, else its slug through the directory), the request routed to its
+ * group; a slug or id content does not know is the same 404 as a site that is not live.
+ */
+async function feedSite(c: Context<AppEnv>, reference: string): Promise<{ env: Env; siteId: string }> {
+  const siteId = parseId(reference) ?? (await siteIdBySlug(c.env, reference));
+  const routed = siteId ? await enterSite(c, siteId) : null;
+  if (!siteId || !routed) throw problem("NOT_FOUND", "No such site.");
+  return { env: routed.env, siteId };
+}
+
 export function registerFeedRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(getSitemapRoute, async (c) => {
-    const answer = await siteFeed(c.env, "sitemap", c.req.valid("param").site, undefined, edgePlace(c));
+    const { env, siteId } = await feedSite(c, c.req.valid("param").site);
+    const answer = await siteFeed(env, "sitemap", siteId, undefined, edgePlace(c));
     return sendXml(c, answer, "application/xml; charset=UTF-8");
   });
 
   app.openapi(getFeedRoute, async (c) => {
-    const { site } = c.req.valid("param");
-    const answer = await siteFeed(c.env, "feed", site, c.req.valid("query").language, edgePlace(c));
+    const { env, siteId } = await feedSite(c, c.req.valid("param").site);
+    const answer = await siteFeed(env, "feed", siteId, c.req.valid("query").language, edgePlace(c));
     return sendXml(c, answer, "application/rss+xml; charset=UTF-8");
   });
 }

@@ -6,7 +6,6 @@
 import { newId, parseId } from "../../lib/ids";
 import type { SiteProjection } from "../../lib/rpc";
 import { fail } from "../errors";
-import { authorizeKeyAdmin, siteNotFound } from "../keys/site-staff";
 import { declareFields, type FormField, type FormFieldInput } from "./fields";
 import { type FormRecord, formsAreaOpen, insertForm, listSiteForms, softDeleteForm } from "./store";
 
@@ -33,16 +32,16 @@ function view(form: FormRecord): FormView {
   };
 }
 
-/** The staff caller and the site, whose forms app must be on (else 404: the area does not exist). */
-export async function authorizeFormsAdmin(
-  headers: Headers,
+/**
+ * The staff caller of the site (authorized by `authorizeSiteAdmin` of keys/middleware.ts, which routed the
+ * request to the site's group), whose forms app must be on (else 404: the area does not exist).
+ */
+export async function requireFormsArea<C extends { site: SiteProjection }>(
   db: D1Database,
-  rawSiteId: string,
-): Promise<{ userId: string; site: SiteProjection }> {
-  const siteId = parseId(rawSiteId);
-  if (!siteId) throw siteNotFound();
-  const caller = await authorizeKeyAdmin(headers, db, siteId);
-  if (!(await formsAreaOpen(db, siteId))) fail("NOT_FOUND", "The forms app is not enabled on this site.");
+  caller: C,
+): Promise<C> {
+  if (!(await formsAreaOpen(db, caller.site.id)))
+    fail("NOT_FOUND", "The forms app is not enabled on this site.");
   return caller;
 }
 

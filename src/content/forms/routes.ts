@@ -3,14 +3,17 @@
  * anonymous routes a site's pages use: the form's definition with a fresh token, and the submission.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../core/bindings";
-import { clientIp } from "../keys/middleware";
-import { authorizeFormsAdmin, createForm, deleteForm, listForms } from "./admin";
+import { routeToSite } from "../core/routing";
+import { authorizeSiteAdmin, clientIp } from "../keys/middleware";
+import { createForm, deleteForm, listForms, requireFormsArea } from "./admin";
 import { FIELD_NAME, FIELD_TYPES, MAX_FIELDS } from "./fields";
 import { SPAM_RULES } from "./spam";
 import {
   formForVisitors,
+  formNotFound,
   HONEYPOT_FIELD,
   PAGE_FIELD,
   SUBMISSION_BUCKET,
@@ -184,20 +187,26 @@ const submitFormRoute = createRoute({
   },
 });
 
+/** The staff caller who administers the `{site_id}` site's forms, the request routed to its group. */
+async function formsAdmin(c: Context<AppEnv>) {
+  const caller = await authorizeSiteAdmin(c);
+  return requireFormsArea(c.env.DB, caller);
+}
+
 export function registerFormRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(createFormRoute, async (c) => {
-    const { userId, site } = await authorizeFormsAdmin(c.req.raw.headers, c.env.DB, c.req.param("site_id"));
+    const { userId, site } = await formsAdmin(c);
     return c.json(await createForm(c.env.DB, site.id, userId, c.req.valid("json")), 201);
   });
 
   app.openapi(listFormsRoute, async (c) => {
-    const { site } = await authorizeFormsAdmin(c.req.raw.headers, c.env.DB, c.req.param("site_id"));
+    const { site } = await formsAdmin(c);
     c.header("cache-control", "private, no-store");
     return c.json({ items: await listForms(c.env.DB, site.id) }, 200);
   });
 
   app.openapi(deleteFormRoute, async (c) => {
-    const { site } = await authorizeFormsAdmin(c.req.raw.headers, c.env.DB, c.req.param("site_id"));
+    const { site } = await formsAdmin(c);
     await deleteForm(c.env.DB, site.id, c.req.param("form_id"));
     return c.body(null, 204);
   });
@@ -205,12 +214,15 @@ export function registerFormRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(getPublicFormRoute, async (c) => {
     const { site_id, form_id } = c.req.valid("param");
     c.header("cache-control", "no-store");
-    return c.json(await formForVisitors(c.env, site_id, form_id, Date.now()), 200);
+    const env = await routeToSite(c, site_id, formNotFound);
+    return c.json(await formForVisitors(env, site_id, form_id, Date.now()), 200);
   });
 
   app.openAPIRegistry.registerPath(submitFormRoute);
   app.post("/v1/sites/:site_id/forms/:form_id/submissions", async (c) => {
-    const lead = await submitLead(c.env, {
+    // A site content does not know is a form that does not exist (checked first, as the form is).
+    const env = await routeToSite(c, c.req.param("site_id"), formNotFound);
+    const lead = await submitLead(env, {
       siteId: c.req.param("site_id"),
       formId: c.req.param("form_id"),
       request: c.req.raw,

@@ -6,6 +6,7 @@
 import { newId, parseId } from "../../lib/ids";
 import type { SiteProjection } from "../../lib/rpc";
 import type { Env } from "../core/bindings";
+import { recordKeySite } from "../core/groups";
 import { fail } from "../errors";
 import { keyContexts } from "./key-cache";
 import { generateApiKey, hashApiKey, type KeyKind } from "./key-hash";
@@ -147,7 +148,11 @@ export async function createApiKey(env: Env, site: SiteProjection, userId: strin
     author_name: input.author_name ?? input.name,
     created_at: new Date().toISOString(),
   };
-  await insertApiKey(env.DB, { ...record, key_hash: await hashApiKey(env.API_KEY_PEPPER, key) });
+  const keyHash = await hashApiKey(env.API_KEY_PEPPER, key);
+  // The directory's row first (issue 38): a lone one is inert (its hash finds no key in the group), a key
+  // row without one would be a key no request could find.
+  await recordKeySite(env, keyHash, site.id);
+  await insertApiKey(env.DB, { ...record, key_hash: keyHash });
   return {
     id: record.id,
     key,

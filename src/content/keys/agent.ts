@@ -28,7 +28,7 @@ import { ApiError } from "../../lib/problem";
 import type { AgentAccess } from "../../lib/rpc";
 import { scopesOfPermissions } from "../../lib/site-permissions";
 import { bylineOf } from "../authors/personas";
-import type { Env } from "../core/bindings";
+import type { Env, WorkerEnv } from "../core/bindings";
 import { clockNow } from "../core/clock";
 import { fail } from "../errors";
 import { type AgentClaims, verifyAgentToken } from "./agent-token";
@@ -125,8 +125,8 @@ const KNOWN_SCOPES: ReadonlySet<string> = new Set(SCOPES);
  * asks identity afresh (writes, lead reads, exports); else a copy at most `AGENT_ACCESS_TTL_MS` old serves.
  */
 export async function resolveAgent(
-  env: Env,
-  request: Pick<KeyRequest, "primaryDb">,
+  env: WorkerEnv,
+  request: Pick<KeyRequest, "toSite">,
   token: string,
   fresh: boolean,
   directory: AgentDirectory,
@@ -146,10 +146,12 @@ export async function resolveAgent(
     sessionKind: "staff",
     verified: true,
   };
+  // The grant's site routes the request to its group; a site content does not know is a missing one.
+  const routed = await request.toSite(claims.siteId);
+  if (!routed) throw invalidToken();
   let granted: Awaited<ReturnType<typeof staffAccess>>;
   try {
-    const db = request.primaryDb ?? env.DB;
-    granted = await staffAccess(person, db, claims.siteId, async () => person);
+    granted = await staffAccess(person, routed.primaryDb, claims.siteId, async () => person);
   } catch (error) {
     // A missing, archived or transferred site, or nothing left on it: as a revoked grant (no site oracle).
     if (error instanceof ApiError && error.status === 404) throw invalidToken();

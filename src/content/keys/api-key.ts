@@ -6,8 +6,10 @@
  */
 import { bearerRefusal } from "../../lib/bearer";
 import type { SiteProjection } from "../../lib/rpc";
-import type { Env } from "../core/bindings";
+import type { Env, WorkerEnv } from "../core/bindings";
 import { clockNow } from "../core/clock";
+import { siteOfKey } from "../core/groups";
+import type { RoutedRequest } from "../core/routing";
 import { fail } from "../errors";
 import { getSite, INACTIVE_SITE_STATUSES } from "../site/store";
 import { type BucketSpec, type BucketState, keyGate, type ReserveResult, type TakeResult } from "./gate";
@@ -54,8 +56,11 @@ export interface KeyRequest {
   readonly clientIp: string;
   /** The request names a D1 bookmark: its reads run in that session (core/read-session.ts). */
   readonly hasBookmark: boolean;
-  /** The primary database, when the request's reads run in a replica session. */
-  readonly primaryDb: D1Database | undefined;
+  /**
+   * Routes the request to the site's group (core/routing.ts: its D1 session opens there): the env its
+   * queries run on and the group's primary; null when content does not know the site.
+   */
+  readonly toSite: (siteId: string) => Promise<RoutedRequest | null>;
   /** Adds headers to the request's final answer, error answers included. */
   readonly addHeaders: (headers: Record<string, string>) => void;
 }
@@ -141,28 +146,36 @@ function needsFreshKey(requirement: KeyRequirement): boolean {
 }
 
 /**
- * The key and its site. Writes, lead reads and exports read it from D1 every time, so a revocation, or a
- * transfer of the site (the key's organization no longer the site's), stops them at once in every
- * isolate; other reads and page-view collection use this isolate's cached context (at most
- * `KEY_CONTEXT_TTL_MS` old: the revocation bound elsewhere than in the revoking isolate).
+ * The key and its site, with the request routed to the site's group. The key's site comes from the
+ * directory (`siteOfKey`: its keyed hash, cached in the isolate), or from the isolate's cached context,
+ * which knows it; a hash the directory does not know is an unknown key. Writes, lead reads and exports read
+ * the key from D1 every time, so a revocation, or a transfer of the site (the key's organization no longer
+ * the site's), stops them at once in every isolate; other reads and page-view collection use this isolate's
+ * cached context (at most `KEY_CONTEXT_TTL_MS` old: the revocation bound elsewhere than in the revoking
+ * isolate).
  */
 async function lookUpKey(
-  env: Env,
+  env: WorkerEnv,
   request: KeyRequest,
   keyHash: string,
   requirement: KeyRequirement,
-): Promise<KeyLookupRow | null> {
+): Promise<{ row: KeyLookupRow; env: Env } | null> {
   const now = clockNow();
   const exact = needsFreshKey(requirement);
   // A read that carries a bookmark reads its key in its session too, so the content version (and with it
   // the edge cache entry) is at least as new as the write the bookmark names, never the isolate's copy.
   const cached = exact || request.hasBookmark ? null : keyContexts.get(keyHash, now);
-  if (cached) return cached;
+  const siteId = cached ? cached.site_id : await siteOfKey(env, keyHash);
+  if (!siteId) return null;
+  const routed = await request.toSite(siteId);
+  if (!routed) return null;
+  if (cached) return { row: cached, env: routed.env };
   // Exact reads on the primary: a replica may still hold a key revoked a moment ago.
-  const db = exact ? (request.primaryDb ?? env.DB) : env.DB;
-  const row = await findActiveKeyByHash(db, keyHash);
-  if (row && !INACTIVE_SITE_STATUSES.has(row.site_status)) keyContexts.set(keyHash, row, now);
-  return row;
+  const row = await findActiveKeyByHash(exact ? routed.primaryDb : routed.env.DB, keyHash);
+  // The directory is the key's word on its site: a row in the group that names another site is no key.
+  if (!row || row.site_id !== siteId) return null;
+  if (!INACTIVE_SITE_STATUSES.has(row.site_status)) keyContexts.set(keyHash, row, now);
+  return { row, env: routed.env };
 }
 
 /** 403 INSUFFICIENT_SCOPE naming the required and the missing scopes, unless the key has every one. */
@@ -178,17 +191,18 @@ export function requireScopes(scopes: ReadonlySet<Scope>, required: readonly Sco
 
 /** The request's key, checked against the requirement, with its quota taken: the key's context. */
 export async function authenticateKey(
-  env: Env,
+  env: WorkerEnv,
   request: KeyRequest,
   requirement: KeyRequirement,
 ): Promise<KeyContext> {
   const token = presentedKey(request);
   const kind: KeyKind | null = token.startsWith("ck_") ? "secret" : token.startsWith("pk_") ? "public" : null;
   if (!kind || token.length > 200) throw bearerRefusal("invalid", "The API key is invalid.");
-  const row = await lookUpKey(env, request, await hashApiKey(env.API_KEY_PEPPER, token), requirement);
+  const found = await lookUpKey(env, request, await hashApiKey(env.API_KEY_PEPPER, token), requirement);
+  const row = found?.row;
   // A suspended key (carried over by a transfer, or stamped for an organization that no longer owns the
   // site) answers exactly like a revoked one.
-  if (!row || row.kind !== kind || INACTIVE_SITE_STATUSES.has(row.site_status) || row.suspended) {
+  if (!found || !row || row.kind !== kind || INACTIVE_SITE_STATUSES.has(row.site_status) || row.suspended) {
     throw bearerRefusal("invalid", "The API key is invalid or revoked.");
   }
 
@@ -238,9 +252,10 @@ export async function authenticateKey(
   const scopes = new Set(JSON.parse(row.scopes_json) as Scope[]);
   requireScopes(scopes, requirement.scopes);
 
-  if (requirement.quota === "collect") await takeCollectQuota(env, request, row.site_id);
-  else if (serverRead) await takeServerReadQuota(env, request, row.id);
-  else await takeKeyQuota(env, request, row.id, kind, requirement);
+  const siteEnv = found.env;
+  if (requirement.quota === "collect") await takeCollectQuota(siteEnv, request, row.site_id);
+  else if (serverRead) await takeServerReadQuota(siteEnv, request, row.id);
+  else await takeKeyQuota(siteEnv, request, row.id, kind, requirement);
 
   const context: KeyContext = {
     actor: { kind: "key", keyId: row.id, name: row.name },

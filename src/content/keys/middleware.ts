@@ -1,16 +1,19 @@
 /** Route middleware that authenticates the API key before any input validation runs. */
 import type { Context, MiddlewareHandler } from "hono";
+import { bearerRefusal } from "../../lib/bearer";
 import { readEdgeIdentity } from "../../lib/edge";
 import { parseId } from "../../lib/ids";
-import { type IdentityRpc, rpc } from "../../lib/rpc";
+import { type IdentityRpc, rpc, type SiteProjection } from "../../lib/rpc";
 import { bylineOf } from "../authors/personas";
 import type { AppEnv } from "../core/bindings";
 import { requestBookmark } from "../core/read-session";
+import { enterSite } from "../core/routing";
 import { admitAgent, agentCallOf } from "./agent";
 import { authenticateKey, type KeyRequest, type KeyRequirement } from "./api-key";
 import { keyContexts } from "./key-cache";
+import type { KeyContext } from "./key-context";
 import { authenticatePerson, type PersonDirectory, type PersonRequirement } from "./person";
-import { siteNotFound } from "./site-staff";
+import { authorizeKeyAdmin, siteNotFound, unknownStaffSite } from "./site-staff";
 
 /** The client's address as the edge gives it (the gateway, or the platform's own `CF-Connecting-IP`). */
 export function clientIp(c: Context<AppEnv>): string {
@@ -36,7 +39,7 @@ export function keyRequest(c: Context<AppEnv>): KeyRequest {
     },
     clientIp: clientIp(c),
     hasBookmark: requestBookmark(c) !== null,
-    primaryDb: c.get("primaryDb"),
+    toSite: (siteId) => enterSite(c, siteId),
     addHeaders: (headers) => addResponseHeaders(c, headers),
   };
 }
@@ -50,7 +53,7 @@ export function requireKey(
     // already authenticated there, is checked against this route's requirement; no header can claim one.
     const agent = agentCallOf(c.req.raw);
     const key = agent
-      ? await admitAgent(c.env, keyRequest(c), required, agent)
+      ? await admitAgentCall(c, required, agent)
       : await authenticateKey(c.env, keyRequest(c), required);
     c.set("auth", key);
     await next();
@@ -58,6 +61,13 @@ export function requireKey(
     // reads the key (and so the version) afresh, so it never answers from an older edge-cache entry.
     if (required.quota === "write") keyContexts.forgetSite(key.siteId);
   };
+}
+
+/** An MCP agent's tool call, run on the agent's site's group (in its MCP request's D1 session). */
+async function admitAgentCall(c: Context<AppEnv>, required: KeyRequirement, agent: KeyContext) {
+  const routed = await enterSite(c, agent.siteId);
+  if (!routed) throw bearerRefusal("invalid");
+  return admitAgent(routed.env, keyRequest(c), required, agent);
 }
 
 /**
@@ -86,15 +96,18 @@ export function requirePerson(requirement: PersonRequirement): MiddlewareHandler
   return async (c, next) => {
     const siteId = parseId(c.req.param("site_id") ?? "");
     if (siteId === null) throw siteNotFound();
+    const identity = readEdgeIdentity(c.req.raw.headers);
+    const routed = await enterSite(c, siteId);
+    if (!routed) throw unknownStaffSite(identity);
     const request = {
-      identity: readEdgeIdentity(c.req.raw.headers),
+      identity,
       siteId,
       clientIp: clientIp(c),
-      primaryDb: c.get("primaryDb"),
+      primaryDb: routed.primaryDb,
       addHeaders: (headers: Record<string, string>) => addResponseHeaders(c, headers),
       write: c.req.method !== "GET" && c.req.method !== "HEAD",
     };
-    const person = await authenticatePerson(c.env, request, requirement, personDirectory(c.env));
+    const person = await authenticatePerson(routed.env, request, requirement, personDirectory(routed.env));
     c.set("auth", person);
     await next();
     if (requirement.quota === "write") keyContexts.forgetSite(person.siteId);
@@ -120,4 +133,20 @@ function personDirectory(env: AppEnv["Bindings"]): PersonDirectory {
       return grant && { ...grant, display_name: bylineOf(grant.display_name) };
     },
   };
+}
+
+/**
+ * The staff caller who may administer the `{site_id}` site's keys, webhooks and forms, and the site, with
+ * the request routed to the site's group: 401 without a session; an id that is no id, a site content does
+ * not know and one the caller may not administer are the same 404. Called by the handler (after the body's
+ * validation, as before site groups).
+ */
+export async function authorizeSiteAdmin(
+  c: Context<AppEnv>,
+): Promise<{ userId: string; site: SiteProjection }> {
+  const siteId = parseId(c.req.param("site_id") ?? "");
+  if (!siteId) throw siteNotFound();
+  const routed = await enterSite(c, siteId);
+  if (!routed) throw unknownStaffSite(readEdgeIdentity(c.req.raw.headers));
+  return authorizeKeyAdmin(c.req.raw.headers, routed.primaryDb, siteId);
 }

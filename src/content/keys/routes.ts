@@ -4,16 +4,13 @@
  * allowed origins and server reads can be edited (`PATCH …/{id}`, docs/decisions/key-editing.md).
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
-import { parseId } from "../../lib/ids";
-import type { SiteProjection } from "../../lib/rpc";
 import type { AppEnv } from "../core/bindings";
 import { fail } from "../errors";
 import { CarriedOverSchema, keepApiKey } from "../transfers/carried-over";
 import { createApiKey, editApiKey, listApiKeys, revokeSiteApiKey } from "./admin";
+import { authorizeSiteAdmin } from "./middleware";
 import { SCOPES } from "./scopes";
-import { authorizeKeyAdmin, siteNotFound } from "./site-staff";
 
 const SiteParam = z.object({ site_id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
 
@@ -122,13 +119,6 @@ const staffProblems = problemResponses({
   404: "No such site, or the caller may not administer its keys (indistinguishable)",
 });
 
-/** The staff caller and the `{site_id}` site; an id that is no id is 404 like any site the caller may not see. */
-function authorizeFromPath(c: Context<AppEnv>): Promise<{ userId: string; site: SiteProjection }> {
-  const siteId = parseId(c.req.param("site_id") ?? "");
-  if (!siteId) throw siteNotFound();
-  return authorizeKeyAdmin(c.req.raw.headers, c.env.DB, siteId);
-}
-
 const createApiKeyRoute = createRoute({
   method: "post",
   path: "/api/v1/sites/{site_id}/api-keys",
@@ -204,34 +194,34 @@ const keepApiKeyRoute = createRoute({
 
 export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(createApiKeyRoute, async (c) => {
-    const { userId, site } = await authorizeFromPath(c);
+    const { userId, site } = await authorizeSiteAdmin(c);
     const created = await createApiKey(c.env, site, userId, c.req.valid("json"));
     c.header("cache-control", "no-store");
     return c.json(created, 201);
   });
 
   app.openapi(listApiKeysRoute, async (c) => {
-    const { site } = await authorizeFromPath(c);
+    const { site } = await authorizeSiteAdmin(c);
     const items = await listApiKeys(c.env.DB, site.id);
     c.header("cache-control", "private, no-store");
     return c.json({ items }, 200);
   });
 
   app.openapi(editApiKeyRoute, async (c) => {
-    const { userId, site } = await authorizeFromPath(c);
+    const { userId, site } = await authorizeSiteAdmin(c);
     const edited = await editApiKey(c.env.DB, site.id, c.req.valid("param").id, userId, c.req.valid("json"));
     c.header("cache-control", "private, no-store");
     return c.json(edited, 200);
   });
 
   app.openapi(revokeApiKeyRoute, async (c) => {
-    const { userId, site } = await authorizeFromPath(c);
+    const { userId, site } = await authorizeSiteAdmin(c);
     await revokeSiteApiKey(c.env.DB, site.id, c.req.valid("param").id, userId);
     return c.body(null, 204);
   });
 
   app.openapi(keepApiKeyRoute, async (c) => {
-    const { site } = await authorizeFromPath(c);
+    const { site } = await authorizeSiteAdmin(c);
     const id = await keepApiKey(c.env.DB, site.id, c.req.valid("param").id);
     const [kept] = await listApiKeys(c.env.DB, site.id, id);
     // Revoked or deleted between the keep and this read: gone, as any other id.

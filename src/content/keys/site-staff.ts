@@ -21,6 +21,19 @@ export function siteNotFound(): ApiError {
   return problem("NOT_FOUND", "No such site.");
 }
 
+/** The refusal of a staff request without a signed-in staff session, before any site is looked at. */
+function noStaffSession(): ApiError {
+  return bearerRefusal("missing", "A signed-in staff session is required.");
+}
+
+/**
+ * A site content does not know (the directory has no row: issue 38), answered exactly as `staffAccess`
+ * answers a missing one: 401 without a session, else the opaque 404.
+ */
+export function unknownStaffSite(identity: EdgeIdentity): ApiError {
+  return identity.userId ? siteNotFound() : noStaffSession();
+}
+
 /**
  * The gateway caches a user's memberships for at most 30 s (`EDGE_CONTEXT_TTL`), so for that long after a
  * site changes owner a site membership the transfer ended may still be claimed by the edge headers. Site-
@@ -48,9 +61,7 @@ export async function staffAccess(
   siteId: string,
   regrant?: Regrant,
 ): Promise<{ userId: string; site: StaffSite; permissions: Set<SitePermission> }> {
-  if (!identity.userId) {
-    throw bearerRefusal("missing", "A signed-in staff session is required.");
-  }
+  if (!identity.userId) throw noStaffSession();
   const [projection, owner] = await Promise.all([getStaffSite(db, siteId), siteOwner(db, siteId)]);
   if (!projection || !owner || INACTIVE_SITE_STATUSES.has(projection.status)) throw siteNotFound();
   // The owner as content knows it: the projection, or an applied transfer when newer (a push may lag).

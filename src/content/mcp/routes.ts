@@ -6,6 +6,7 @@ import { atResource, insufficientScopeChallenge } from "../../lib/bearer";
 import { MCP_PATH, MCP_UPLOAD_MESSAGE_MAX_BYTES } from "../../lib/body-caps";
 import { type IdentityRpc, rpc } from "../../lib/rpc";
 import type { AppEnv } from "../core/bindings";
+import { carryRouting } from "../core/routing";
 import { fail } from "../errors";
 import { type AgentDirectory, admitAgent, asAgentCall, resolveAgent } from "../keys/agent";
 import { resourceMetadataUrl } from "../keys/agent-token";
@@ -54,6 +55,7 @@ function requireMcpCaller(): MiddlewareHandler<AppEnv> {
       else {
         const request = keyRequest(c);
         const agent = await resolveAgent(c.env, request, token, false, agentDirectory(c.env));
+        // resolveAgent routed the request to the grant's site's group: `c.env` is that group's now.
         key = await admitAgent(c.env, request, MCP_KEY, agent);
         agentTokens.set(c, token);
       }
@@ -162,7 +164,9 @@ function toolContext(c: Context<AppEnv>, app: App, agent: KeyContext | null): To
   const requestId = c.get("log").requestId;
   if (requestId) headers["x-request-id"] = requestId;
   return {
-    fetch: async (request) => app.fetch(agent ? asAgentCall(request, agent) : request, c.env, c.executionCtx),
+    // Each tool call runs in this request's group and D1 session (core/routing.ts).
+    fetch: async (request) =>
+      app.fetch(carryRouting(c, agent ? asAgentCall(request, agent) : request), c.env, c.executionCtx),
     origin: new URL(c.req.url).origin,
     headers,
     key: c.get("auth"),

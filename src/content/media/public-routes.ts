@@ -3,8 +3,10 @@
  * `sites/{site}/{id}/{width}.{ext}`), so `MEDIA_PUBLIC_BASE` URLs work locally as on the CDN.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { parseId } from "../../lib/ids";
 import { notFoundResponse } from "../../lib/problem";
 import type { AppEnv } from "../core/bindings";
+import { enterSite } from "../core/routing";
 import { mediaStatus } from "./store";
 
 const KEY_RE = /^sites\/([0-9A-Za-z-]{26,36})\/([0-9A-Za-z]{26})(?:\/\d{1,5})?\.[a-z0-9]{2,5}$/;
@@ -34,8 +36,12 @@ export function registerMediaPublicRoute(app: OpenAPIHono<AppEnv>) {
     const key = decodeURIComponent(c.req.path.slice("/media/".length));
     const match = KEY_RE.exec(key);
     if (!match) return notFoundResponse();
+    // The key's site routes the read to its group; a site content does not know has no files.
+    const siteId = parseId(match[1] as string);
+    const routed = siteId === match[1] ? await enterSite(c, siteId) : null;
+    if (!routed) return notFoundResponse();
     // A soft-deleted asset stops being served (unknown ids, e.g. not yet recorded, fall through to R2).
-    if ((await mediaStatus(c.env.DB, match[1] as string, match[2] as string)) === "deleted") {
+    if ((await mediaStatus(routed.env.DB, match[1] as string, match[2] as string)) === "deleted") {
       return notFoundResponse();
     }
     // Only If-None-Match is honoured (304); other preconditions would need 412s nobody asks for.

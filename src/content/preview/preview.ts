@@ -9,6 +9,7 @@
  */
 
 import { bearerRefusal } from "../../lib/bearer";
+import type { ApiError } from "../../lib/problem";
 import type { Env } from "../core/bindings";
 import { clockNow } from "../core/clock";
 import { problem } from "../errors";
@@ -19,7 +20,7 @@ import { resolveEditablePost } from "../posts/resolve";
 import { checkPreview } from "../posts/roles";
 import { effectiveStatus, type ListableStatus } from "../posts/store";
 import { endPostPreviews, insertPreviewLink, readPreview } from "./store";
-import { newPreviewToken, previewTokenHash } from "./token";
+import { newPreviewToken } from "./token";
 
 /** A preview link of the post, on `origin` (the public origin the request came through). */
 export async function createPreview(
@@ -39,7 +40,7 @@ export async function createPreview(
   );
   // A person previews their own posts, or everyone's with posts:edit_any (posts/roles.ts).
   checkPreview(key, post);
-  const { token, hash } = await newPreviewToken();
+  const { token, hash } = await newPreviewToken(key.siteId);
   const expiresAt = new Date(now.getTime() + seconds * 1000).toISOString();
   const stored = await insertPreviewLink(env.DB, {
     tokenHash: hash,
@@ -74,17 +75,22 @@ export async function endPreviews(
 }
 
 /**
- * The PostDetail a link shows. Any invalid, expired or ended link is the same 404 (same body): a holder
- * learns nothing of why, so a dead link is no oracle of a transfer, a deletion or a revocation.
+ * The one answer of a link that shows nothing: malformed, of a site content does not know, unknown in its
+ * site's group, expired or ended.
  */
-export async function previewedPost(env: Env, token: string) {
-  const missing = () =>
-    problem("NOT_FOUND", "No such preview (the link is invalid, expired or was revoked).");
-  const hash = await previewTokenHash(token);
-  if (!hash) throw missing();
+export function previewMissing(): ApiError {
+  return problem("NOT_FOUND", "No such preview (the link is invalid, expired or was revoked).");
+}
+
+/**
+ * The PostDetail a link shows (`link`: its token parsed by preview/token.ts, `env` routed to the token's
+ * site's group). Any invalid, expired or ended link is the same 404 (same body): a holder learns nothing of
+ * why, so a dead link is no oracle of a transfer, a deletion or a revocation.
+ */
+export async function previewedPost(env: Env, link: { siteId: string; hash: string }) {
   const at = new Date(clockNow()).toISOString();
-  const read = await readPreview(env.DB, hash, at);
-  if (!read) throw missing();
+  const read = await readPreview(env.DB, link.hash, at);
+  if (!read || read.site.id !== link.siteId) throw previewMissing();
   return {
     ...postDetail(env, read.post, read.site, read.media, at),
     status: effectiveStatus(read.post, at) as ListableStatus,

@@ -3,13 +3,14 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
 import type { AppEnv } from "../core/bindings";
+import { routeToSite } from "../core/routing";
 import type { KeyRequirement } from "../keys/api-key";
 import { keyAuth } from "../keys/middleware";
 import { languageParam } from "../posts/resolve";
 import { LanguageQuery, RefParam } from "../posts/routes";
 import { PostDetailSchema } from "../posts/shapes";
-import { createPreview, endPreviews, previewedPost } from "./preview";
-import { PREVIEW_DEFAULT_SECONDS, PREVIEW_MAX_SECONDS } from "./token";
+import { createPreview, endPreviews, previewedPost, previewMissing } from "./preview";
+import { PREVIEW_DEFAULT_SECONDS, PREVIEW_MAX_SECONDS, parsePreviewToken } from "./token";
 
 export const PreviewRequest = z
   .strictObject({
@@ -122,7 +123,11 @@ export function registerPreviewRoutes(app: OpenAPIHono<AppEnv>) {
     endPreviewsAnswer(c, c.req.valid("param").reference, c.req.valid("query").language),
   );
   app.openapi(getPreviewRoute, async (c) => {
-    const post = await previewedPost(c.env, c.req.valid("param").token);
+    // The token names its site: the read runs on that site's group (a site content does not know is the
+    // same 404 as an unknown token).
+    const link = await parsePreviewToken(c.req.valid("param").token);
+    if (!link) throw previewMissing();
+    const post = await previewedPost(await routeToSite(c, link.siteId, previewMissing), link);
     c.header("cache-control", "no-store");
     c.header("x-robots-tag", "noindex");
     c.header("referrer-policy", "no-referrer");

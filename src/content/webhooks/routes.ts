@@ -4,14 +4,11 @@
  * creation and at each rotation. Deliveries follow the Standard Webhooks spec (docs/decisions/content.md).
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import { problemResponses } from "../../lib/app";
-import { parseId } from "../../lib/ids";
 import { integerQuery } from "../../lib/query-params";
-import type { SiteProjection } from "../../lib/rpc";
 import type { AppEnv } from "../core/bindings";
 import { fail } from "../errors";
-import { authorizeKeyAdmin, siteNotFound } from "../keys/site-staff";
+import { authorizeSiteAdmin } from "../keys/middleware";
 import { CarriedOverSchema, keepWebhook } from "../transfers/carried-over";
 import {
   createWebhook,
@@ -116,13 +113,6 @@ const staffProblems = problemResponses({
   401: "No signed-in staff session",
   404: "No such site or webhook, or the caller may not administer the site's webhooks (indistinguishable)",
 });
-
-/** The staff caller and the `{site_id}` site, authorized exactly as for the site's API keys. */
-function authorizeFromPath(c: Context<AppEnv>): Promise<{ userId: string; site: SiteProjection }> {
-  const siteId = parseId(c.req.param("site_id") ?? "");
-  if (!siteId) throw siteNotFound();
-  return authorizeKeyAdmin(c.req.raw.headers, c.env.DB, siteId);
-}
 
 const TAGS = ["Webhooks"];
 const BASE = "/api/v1/sites/{site_id}/webhooks";
@@ -242,26 +232,26 @@ const listWebhookDeliveriesRoute = createRoute({
 export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>) {
   registerWebhookEventDocs(app);
   app.openapi(createWebhookRoute, async (c) => {
-    const { userId, site } = await authorizeFromPath(c);
+    const { userId, site } = await authorizeSiteAdmin(c);
     const created = await createWebhook(c.env, c.get("services").webhooks, site, userId, c.req.valid("json"));
     c.header("cache-control", "no-store");
     return c.json(created, 201);
   });
 
   app.openapi(listWebhooksRoute, async (c) => {
-    const { site } = await authorizeFromPath(c);
+    const { site } = await authorizeSiteAdmin(c);
     c.header("cache-control", "private, no-store");
     return c.json({ items: await listWebhooks(c.env.DB, site.id) }, 200);
   });
 
   app.openapi(deleteWebhookRoute, async (c) => {
-    const { site } = await authorizeFromPath(c);
+    const { site } = await authorizeSiteAdmin(c);
     await deleteSiteWebhook(c.env.DB, site.id, c.req.valid("param").id);
     return c.body(null, 204);
   });
 
   app.openapi(keepWebhookRoute, async (c) => {
-    const { site } = await authorizeFromPath(c);
+    const { site } = await authorizeSiteAdmin(c);
     const id = await keepWebhook(c.env.DB, site.id, c.req.valid("param").id);
     const [kept] = await listWebhooks(c.env.DB, site.id, id);
     // Revoked or deleted between the keep and this read: gone, as any other id.
@@ -271,21 +261,21 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>) {
   });
 
   app.openapi(rotateWebhookSecretRoute, async (c) => {
-    const { site } = await authorizeFromPath(c);
+    const { site } = await authorizeSiteAdmin(c);
     const rotated = await rotateWebhookSecret(c.env, site.id, c.req.valid("param").id);
     c.header("cache-control", "no-store");
     return c.json(rotated, 200);
   });
 
   app.openapi(testWebhookRoute, async (c) => {
-    const { site } = await authorizeFromPath(c);
+    const { site } = await authorizeSiteAdmin(c);
     const result = await pingWebhook(c.env, c.get("services").webhooks, site.id, c.req.valid("param").id);
     c.header("cache-control", "no-store");
     return c.json(result, 200);
   });
 
   app.openapi(listWebhookDeliveriesRoute, async (c) => {
-    const { site } = await authorizeFromPath(c);
+    const { site } = await authorizeSiteAdmin(c);
     const page = await listWebhookDeliveries(
       c.env.DB,
       site.id,
