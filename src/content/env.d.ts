@@ -28,6 +28,7 @@ interface ContentEnv {
 	DEV_OUTBOX: string;
 	EDGE_HMAC_SECRET: string;
 	KEY_GATE: DurableObjectNamespace<import("../../src/content/index").ApiKeyGate>;
+	SITE_MOVER: DurableObjectNamespace<import("../../src/content/index").SiteMover>;
 	IDENTITY: Fetcher /* identity */;
 	SITES: Fetcher /* sites */;
 }

@@ -7,6 +7,7 @@ import { devCron } from "../lib/dev-cron";
 import { batchLogger, callLogger, errorFields, type Logger, runLogger } from "../lib/log";
 import { instrumentEntrypoint } from "../lib/metrics";
 import type {
+  ContentGroupCount,
   ContentRpc,
   EndedIntegrations,
   ImageIngestResult,
@@ -18,6 +19,8 @@ import type {
   PostTypeResult,
   SiteHealthFacts,
   SiteIntegrations,
+  SiteMoveProgress,
+  SiteMoveStart,
   SiteProjection,
   StalledConvergence,
 } from "../lib/rpc";
@@ -31,6 +34,7 @@ import { recordOutboundEffects } from "./core/effects/store";
 import { purgeExpiredIdempotency } from "./core/idempotency-store";
 import { servePublic } from "./core/public-edge";
 import { contentServices } from "./core/services";
+import { contentGroupCounts, siteMoveProgress, startSiteMove } from "./groups/moves";
 import { keyContexts } from "./keys/key-cache";
 import { endMemberGrants } from "./keys/member-grants";
 import { ingestImage } from "./media/ingest-service";
@@ -169,6 +173,21 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
     return legalPages(this.env, input.site_id);
   }
 
+  /** The operator console starts a site's move between groups (issue 38); refusals as data. */
+  startSiteMove(input: { site_id: string; to: string; requested_by: string | null }): Promise<SiteMoveStart> {
+    return startSiteMove(this.env, input);
+  }
+
+  /** The site's latest move, or null. */
+  siteMove(input: { site_id: string }): Promise<SiteMoveProgress | null> {
+    return siteMoveProgress(this.env, input.site_id);
+  }
+
+  /** Each content group with its site count. */
+  contentGroups(): Promise<ContentGroupCount[]> {
+    return contentGroupCounts(this.env);
+  }
+
   override async queue(batch: MessageBatch<unknown>): Promise<void> {
     const log = batchLogger("content", batch);
     try {
@@ -214,4 +233,5 @@ export default class ContentService extends WorkerEntrypoint<Env> implements Con
 // RPC methods, queue batches and cron runs in a trace, measured (src/lib/metrics.ts).
 instrumentEntrypoint(ContentService, "content");
 
+export { SiteMover } from "./groups/mover-do";
 export { ApiKeyGate } from "./keys/gate";

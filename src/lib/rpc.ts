@@ -236,7 +236,49 @@ export interface ContentRpc {
   upsertLegalPage(input: LegalPageWrite): Promise<LegalPageResult>;
   /** The site's legal pages that exist (not archived or deleted), in `ordem`; the index included. */
   legalPages(input: { site_id: string }): Promise<LegalPage[]>;
+  /**
+   * Starts moving a site's content to another group (issue 38, docs/decisions/site-groups.md "Moving a
+   * site"): the move runs on its own (the site's SiteMover Durable Object). Refusals come back as data.
+   */
+  startSiteMove(input: { site_id: string; to: string; requested_by: string | null }): Promise<SiteMoveStart>;
+  /** The site's latest move (running or finished), or null when content never moved it or does not know it. */
+  siteMove(input: { site_id: string }): Promise<SiteMoveProgress | null>;
+  /** Each configured content group with the number of sites it holds, in group order. */
+  contentGroups(): Promise<ContentGroupCount[]>;
 }
+
+/** A content group and how many sites the directory places there. */
+export interface ContentGroupCount {
+  group: string;
+  sites: number;
+}
+
+/** A site move's progress, as content's operator views show it. */
+export interface SiteMoveProgress {
+  site_id: string;
+  from: string;
+  to: string;
+  /** copying (fences, copy), switching, cleaning (old rows deleted, caches), done; rolling_back, rolled_back. */
+  state: "copying" | "switching" | "cleaning" | "done" | "rolling_back" | "rolled_back";
+  /** The mover's step in finer grain (docs/decisions/site-groups.md). */
+  phase: string;
+  /** The table being copied or deleted now, or null. */
+  table: string | null;
+  rows_copied: number;
+  rows_copied_by_table: Record<string, number>;
+  rows_deleted: number;
+  started_at: string;
+  finished_at: string | null;
+  /** How long the site's writes were refused (503 SITE_MOVING): from the source's fence to the switch. */
+  longest_write_refusal_ms: number | null;
+  /** Why the move rolled back, or the last failure of a step being retried. */
+  error: string | null;
+}
+
+/** A move started, or why not: an unknown site, a group not configured, the site's own group, a move running. */
+export type SiteMoveStart =
+  | { ok: true; move: SiteMoveProgress }
+  | { ok: false; reason: "unknown_site" | "unknown_group" | "same_group" | "in_progress" };
 
 /** A site's stored settings document as sites holds it. */
 export interface StoredSiteSettings {

@@ -74,3 +74,57 @@ export async function keySiteOf(db: D1Database, keyHash: string): Promise<string
 export async function recordKeySiteRow(db: D1Database, keyHash: string, siteId: string): Promise<void> {
   await drizzle(db).insert(keySites).values({ key_hash: keyHash, site_id: siteId }).onConflictDoNothing();
 }
+
+/**
+ * A site's move (src/content/groups/mover.ts): marks it moving to `to` while its routing version is still
+ * `version` (a compare-and-set; the same mark again is a no-op that succeeds). False when the row moved on.
+ */
+export async function markSiteMovingRow(
+  db: D1Database,
+  siteId: string,
+  version: number,
+  to: string,
+): Promise<boolean> {
+  const rows = await drizzle(db)
+    .update(siteGroups)
+    .set({ moving_to: to })
+    .where(
+      sql`${siteGroups.site_id} = ${siteId} AND ${siteGroups.version} = ${version} AND (${siteGroups.moving_to} IS NULL OR ${siteGroups.moving_to} = ${to})`,
+    )
+    .returning({ site_id: siteGroups.site_id });
+  return rows.length === 1;
+}
+
+/** The move's switch: the site's group becomes `to`, its version moves by one, the mark is cleared (compare-and-set). */
+export async function switchSiteGroupRow(
+  db: D1Database,
+  siteId: string,
+  version: number,
+  to: string,
+): Promise<boolean> {
+  const rows = await drizzle(db)
+    .update(siteGroups)
+    .set({ group_name: to, version: version + 1, moving_to: null })
+    .where(
+      sql`${siteGroups.site_id} = ${siteId} AND ${siteGroups.version} = ${version} AND ${siteGroups.moving_to} = ${to}`,
+    )
+    .returning({ site_id: siteGroups.site_id });
+  return rows.length === 1;
+}
+
+/** A rolled-back move: the mark is cleared, the group and version unchanged (compare-and-set). */
+export async function clearSiteMovingRow(
+  db: D1Database,
+  siteId: string,
+  version: number,
+  to: string,
+): Promise<boolean> {
+  const rows = await drizzle(db)
+    .update(siteGroups)
+    .set({ moving_to: null })
+    .where(
+      sql`${siteGroups.site_id} = ${siteId} AND ${siteGroups.version} = ${version} AND ${siteGroups.moving_to} = ${to}`,
+    )
+    .returning({ site_id: siteGroups.site_id });
+  return rows.length === 1;
+}

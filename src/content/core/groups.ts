@@ -13,14 +13,17 @@
  */
 import type { Env, WorkerEnv } from "./bindings";
 import {
+  clearSiteMovingRow,
   groupSiteCounts,
   keySiteOf,
+  markSiteMovingRow,
   placeSiteRow,
   recordKeySiteRow,
   type SiteGroupRow,
   siteGroupRow,
   siteGroupRows,
   siteIdOfSlug,
+  switchSiteGroupRow,
 } from "./directory-store";
 
 const GROUP_NAME = /^g\d{3}$/;
@@ -211,4 +214,49 @@ export async function sitesByGroup(
   }
   for (const row of await siteGroupRows(directoryDatabase(env), unknown)) add(remember(row, now));
   return byGroup;
+}
+
+/**
+ * A site's move (src/content/groups/mover.ts, site-groups.md "Moving a site"): the directory marks it moving
+ * to `to` while its routing version is `version`. False when the row moved on (another move, a switch).
+ */
+export async function markMoving(
+  env: WorkerEnv,
+  siteId: string,
+  version: number,
+  to: string,
+): Promise<boolean> {
+  const done = await markSiteMovingRow(directoryDatabase(env), siteId, version, to);
+  forgetRoute(siteId);
+  return done;
+}
+
+/** The move's switch: the site's group becomes `to` and its version moves by one (compare-and-set on `version`). */
+export async function switchGroup(
+  env: WorkerEnv,
+  siteId: string,
+  version: number,
+  to: string,
+): Promise<boolean> {
+  const done = await switchSiteGroupRow(directoryDatabase(env), siteId, version, to);
+  forgetRoute(siteId);
+  return done;
+}
+
+/** A rolled-back move: the mark is cleared, the site stays in its group (compare-and-set on `version`). */
+export async function clearMoving(
+  env: WorkerEnv,
+  siteId: string,
+  version: number,
+  to: string,
+): Promise<boolean> {
+  const done = await clearSiteMovingRow(directoryDatabase(env), siteId, version, to);
+  forgetRoute(siteId);
+  return done;
+}
+
+/** Each configured group with the number of sites the directory places there (the operator's view). */
+export async function groupSiteCountList(env: WorkerEnv): Promise<{ group: string; sites: number }[]> {
+  const counts = await groupSiteCounts(directoryDatabase(env));
+  return groupNames(env).map((group) => ({ group, sites: counts.get(group) ?? 0 }));
 }
