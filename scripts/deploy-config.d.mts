@@ -12,6 +12,8 @@ export interface DeploySettings {
     >
   >;
 }
+/** A Worker's config file other than its committed one, by name (tests). */
+export type WorkerConfigs = Partial<Record<WorkerName, string>>;
 export interface ResourceIds {
   d1: Record<string, string>;
   kv: Record<string, string>;
@@ -37,21 +39,31 @@ export declare const MAIL_PROVIDERS: string[];
 export declare const SMS_PROVIDERS: string[];
 export declare function mailProblems(vars: Record<string, string | undefined>): string[];
 export declare const DEV_ONLY_VARS: RegExp;
-// biome-ignore lint/suspicious/noExplicitAny: wrangler's raw config is untyped JSON.
-export declare function readConfig(name: WorkerName): { file: string; raw: Record<string, any> };
+export declare function readConfig(
+  name: WorkerName,
+  configs?: WorkerConfigs,
+  // biome-ignore lint/suspicious/noExplicitAny: wrangler's raw config is untyped JSON.
+): { file: string; raw: Record<string, any> };
+export declare function contentGroupDatabases(configs?: WorkerConfigs): string[];
+export declare function configProblems(configs?: WorkerConfigs): string[];
 export declare function readSettings(file: string): DeploySettings;
-export declare function resources(): { d1: string[]; kv: string[]; queues: string[]; r2: string[] };
-export declare function serviceTargets(name: WorkerName): string[];
+export declare function resources(configs?: WorkerConfigs): {
+  d1: string[];
+  kv: string[];
+  queues: string[];
+  r2: string[];
+};
+export declare function serviceTargets(name: WorkerName, configs?: WorkerConfigs): string[];
 export declare function settingsProblems(
   settings: DeploySettings,
   options?: { allowExample?: boolean },
 ): string[];
 export declare function productionConfig(
   name: WorkerName,
-  options: { settings: DeploySettings; ids: ResourceIds; outDir: string },
+  options: { settings: DeploySettings; ids: ResourceIds; outDir: string; configs?: WorkerConfigs },
   // biome-ignore lint/suspicious/noExplicitAny: a wrangler.json object.
 ): Record<string, any>;
-export declare function placeholderIds(): ResourceIds;
+export declare function placeholderIds(configs?: WorkerConfigs): ResourceIds;
 export declare function secretsToUpload(
   name: WorkerName,
   existing: string[],

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { experimental_readRawConfig } from "wrangler";
+import { contentGroupProblems } from "./databases.mjs";
 import { signingKey } from "./dev-vars.mjs";
 import { root, services } from "./workers.mjs";
 
@@ -128,9 +129,28 @@ export const DEV_ONLY_VARS = /^DEV_|^TEST_/;
 /** A value that only makes sense on a developer's machine. */
 const LOCAL_VALUE = /localhost|127\.0\.0\.1|(^|[,\s])::1($|[,\s])|\.local(host)?\b/i;
 
-export function readConfig(name) {
-  const file = path.join(root, services[name].config);
+/**
+ * A Worker's committed config, or the file `configs[name]` names instead (tests: a config with a group
+ * added, docs/operations.md "Adding a site group").
+ */
+export function readConfig(name, configs = {}) {
+  const file = configs[name] ?? path.join(root, services[name].config);
   return { file, raw: experimental_readRawConfig({ config: file }).rawConfig };
+}
+
+/**
+ * Content's site groups' databases (docs/decisions/site-groups.md): the D1 databases of content's config
+ * that run migrations/content, in order. Read through D1 sessions, so read replication is on for each.
+ */
+export function contentGroupDatabases(configs = {}) {
+  return (readConfig("content", configs).raw.d1_databases ?? [])
+    .filter((db) => /(^|\/)migrations\/content$/.test(db.migrations_dir ?? ""))
+    .map((db) => db.database_name);
+}
+
+/** What is wrong with content's groups in its config (every listed group bound, every bound one listed). */
+export function configProblems(configs = {}) {
+  return contentGroupProblems(readFileSync(readConfig("content", configs).file, "utf8"));
 }
 
 export function readSettings(file) {
@@ -138,13 +158,13 @@ export function readSettings(file) {
 }
 
 /** Every Cloudflare resource the configs name, deduplicated: what must exist before a deploy. */
-export function resources() {
+export function resources(configs = {}) {
   const d1 = new Set();
   const kv = new Set();
   const queues = new Set();
   const r2 = new Set();
   for (const name of DEPLOY_ORDER) {
-    const { raw } = readConfig(name);
+    const { raw } = readConfig(name, configs);
     for (const db of raw.d1_databases ?? []) d1.add(db.database_name);
     // In the committed configs a namespace's id is its name (the local store's key); production looks
     // the namespace up by that title.
@@ -160,8 +180,8 @@ export function resources() {
 }
 
 /** The Workers `name` binds over service bindings. */
-export function serviceTargets(name) {
-  return (readConfig(name).raw.services ?? []).map((s) => s.service);
+export function serviceTargets(name, configs = {}) {
+  return (readConfig(name, configs).raw.services ?? []).map((s) => s.service);
 }
 
 /** A value copied from deploy/production.example.json unchanged. */
@@ -205,8 +225,8 @@ export function settingsProblems(settings, { allowExample = false } = {}) {
  * kv: {title: id} }), the settings' vars over the committed ones, and public reach: the services never
  * on workers.dev nor preview URLs; the gateway on the settings' routes (workers.dev only without routes).
  */
-export function productionConfig(name, { settings, ids, outDir }) {
-  const { file, raw } = readConfig(name);
+export function productionConfig(name, { settings, ids, outDir, configs = {} }) {
+  const { file, raw } = readConfig(name, configs);
   const here = path.dirname(file);
   const rel = (p) => path.relative(outDir, path.resolve(here, p));
   const own = settings.workers?.[name] ?? {};
@@ -287,8 +307,8 @@ function lookup(map, key, what) {
 }
 
 /** Placeholder ids for --dry-run and tests: every resource "exists". */
-export function placeholderIds() {
-  const { d1, kv } = resources();
+export function placeholderIds(configs = {}) {
+  const { d1, kv } = resources(configs);
   const fake = (name) => `00000000${Buffer.from(name).toString("hex")}`.slice(-32);
   return {
     d1: Object.fromEntries(d1.map((n) => [n, fake(`d1-${n}`)])),

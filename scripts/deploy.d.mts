@@ -1,4 +1,4 @@
-import type { DeploySettings, ResourceIds } from "./deploy-config.mjs";
+import type { DeploySettings, ResourceIds, WorkerConfigs } from "./deploy-config.mjs";
 
 export interface WranglerResult {
   code: number;
@@ -13,6 +13,7 @@ export declare function writeConfigs(
   dir: string,
   settings: DeploySettings,
   ids: ResourceIds,
+  configs?: WorkerConfigs,
 ): Record<"gateway" | "identity" | "content" | "sites", string>;
 export declare function deploy(options?: {
   dryRun?: boolean;
@@ -27,5 +28,7 @@ export declare function deploy(options?: {
   ) => Promise<Response>;
   /** --dry-run: where the bundles are kept (default: a temporary folder, removed after). */
   bundleDir?: string;
+  /** A Worker's config other than its committed one (tests: content with a group added). */
+  configs?: WorkerConfigs;
 }): Promise<void>;
-export declare const REPLICATED_DATABASES: string[];
+export declare function replicatedDatabases(configs?: WorkerConfigs): string[];

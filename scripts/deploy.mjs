@@ -6,7 +6,10 @@
 //  2. Production configs: generated into .wrangler/production/<worker>.json from the committed configs with
 //     the real ids and the production vars of the settings file (deploy/production.json); the committed
 //     configs are never edited (they stay the development ones).
-//  3. Remote migrations of the three databases (`wrangler d1 migrations apply --remote`), before any code.
+//  3. Remote migrations of every database (`wrangler d1 migrations apply --remote`), before any code:
+//     identity's, sites', and content's site groups and directory (docs/decisions/site-groups.md). A group
+//     added to workers/content/wrangler.toml (a binding, its name in CONTENT_GROUPS) is created in step 1
+//     and migrated here; the other databases apply nothing new. Content's groups get read replication.
 //  4. The Workers in dependency order, services before the gateway. A service binding must name an
 //     existing Worker and the services bind each other in a cycle, so on a first deploy a target that does
 //     not exist yet is first deployed as a stub (503 to anything; no bindings), then replaced in its turn.
@@ -22,6 +25,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import os from "node:os";
 import path from "node:path";
 import {
+  configProblems,
+  contentGroupDatabases,
   contentRoutes,
   DEFAULT_SETTINGS,
   DEPLOY_ORDER,
@@ -54,21 +59,21 @@ function parseJson(text, what) {
 }
 
 /** Writes the generated configs of every Worker into `dir`; returns { name: file }. */
-export function writeConfigs(dir, settings, ids) {
+export function writeConfigs(dir, settings, ids, configs = {}) {
   mkdirSync(dir, { recursive: true });
   const files = {};
   for (const name of DEPLOY_ORDER) {
     files[name] = path.join(dir, `${name}.json`);
     writeFileSync(
       files[name],
-      `${JSON.stringify(productionConfig(name, { settings, ids, outDir: dir }), null, 2)}\n`,
+      `${JSON.stringify(productionConfig(name, { settings, ids, outDir: dir, configs }), null, 2)}\n`,
     );
   }
   return files;
 }
 
 /** The stub that holds a Worker's name until its real deploy (first deploy only). */
-function writeStub(dir, name) {
+function writeStub(dir, name, configs) {
   const stubDir = path.join(dir, `stub-${name}`);
   mkdirSync(stubDir, { recursive: true });
   writeFileSync(
@@ -76,7 +81,7 @@ function writeStub(dir, name) {
     'export default { fetch() { return new Response("Deploying.", { status: 503 }); } };\n',
   );
   const file = path.join(stubDir, "wrangler.json");
-  const { raw } = readConfig(name);
+  const { raw } = readConfig(name, configs);
   writeFileSync(
     file,
     JSON.stringify({
@@ -90,8 +95,8 @@ function writeStub(dir, name) {
   return file;
 }
 
-function describePlan(settings, settingsFile, env, log) {
-  const r = resources();
+function describePlan(settings, settingsFile, env, log, configs) {
+  const r = resources(configs);
   log(`Settings: ${path.relative(root, settingsFile)}`);
   log("Plan:");
   log(`  1. D1 databases (list, create when absent): ${r.d1.join(", ")}`);
@@ -99,8 +104,12 @@ function describePlan(settings, settingsFile, env, log) {
   log(`     Queues (look up, create when absent): ${r.queues.join(", ")}`);
   log(`     R2 buckets (look up, create when absent): ${r.r2.join(", ")}`);
   log(`  2. Production configs with the real ids into ${path.relative(root, GENERATED_DIR)}/`);
-  const dbs = DEPLOY_ORDER.flatMap((n) => (readConfig(n).raw.d1_databases ?? []).map((d) => d.database_name));
-  log(`  3. Remote migrations: ${dbs.join(", ")}; read replication on: ${REPLICATED_DATABASES.join(", ")}`);
+  const dbs = DEPLOY_ORDER.flatMap((n) =>
+    (readConfig(n, configs).raw.d1_databases ?? []).map((d) => d.database_name),
+  );
+  log(
+    `  3. Remote migrations (each applies only what it lacks): ${dbs.join(", ")}; read replication on: ${replicatedDatabases(configs).join(", ")}`,
+  );
   log(
     `  4. Workers, in order: ${DEPLOY_ORDER.join(" → ")} (a binding target not deployed yet gets a stub first)`,
   );
@@ -131,8 +140,8 @@ function describePlan(settings, settingsFile, env, log) {
  * `settingsProblems` refuses both, listed together (a dry run that passes is a deploy that is not refused
  * for its settings).
  */
-function refuseUnready(settings, settingsFile) {
-  const problems = settingsProblems(settings);
+function refuseUnready(settings, settingsFile, configs) {
+  const problems = [...configProblems(configs), ...settingsProblems(settings)];
   if (problems.length) {
     throw new Error(
       `${path.relative(root, settingsFile)} is not ready for production (${problems.length} ${problems.length === 1 ? "problem" : "problems"}):\n  ${problems.join("\n  ")}`,
@@ -140,13 +149,13 @@ function refuseUnready(settings, settingsFile) {
   }
 }
 
-async function dryRun({ settingsFile, wrangler, env, log, bundleDir }) {
+async function dryRun({ settingsFile, wrangler, env, log, bundleDir, configs }) {
   const settings = readSettings(settingsFile);
-  describePlan(settings, settingsFile, env, log);
-  refuseUnready(settings, settingsFile);
+  describePlan(settings, settingsFile, env, log, configs);
+  refuseUnready(settings, settingsFile, configs);
   const dir = mkdtempSync(path.join(os.tmpdir(), "deploy-dry-run-"));
   try {
-    const files = writeConfigs(path.join(dir, "configs"), settings, placeholderIds());
+    const files = writeConfigs(path.join(dir, "configs"), settings, placeholderIds(configs), configs);
     log("\nwrangler deploy --dry-run (offline: bundles and checks each Worker):");
     for (const name of DEPLOY_ORDER) {
       const result = await wrangler([
@@ -186,8 +195,8 @@ async function ensureOne(wrangler, info, create, label, log) {
   throw new Error(`${label}: could not create:\n${made.stderr || made.stdout}`);
 }
 
-async function ensureResources(wrangler, log) {
-  const r = resources();
+async function ensureResources(wrangler, log, configs) {
+  const r = resources(configs);
   const d1List = async () =>
     parseJson((await must(wrangler, ["d1", "list", "--json"], "listing D1 databases")).stdout, "d1 list");
   let d1 = await d1List();
@@ -238,10 +247,13 @@ async function deployedSecrets(wrangler, name, config) {
 }
 
 /**
- * Databases read through D1 sessions (src/content/core/read-session.ts): their reads may be answered by
- * replicas, so replication is switched on (docs/capacity.md, step 2). The others keep one copy.
+ * Databases read through D1 sessions (src/content/core/read-session.ts): content's site groups, every one
+ * (docs/decisions/site-groups.md); their reads may be answered by replicas, so replication is switched on
+ * (docs/capacity.md, step 2). The others (identity, sites, content's directory) keep one copy.
  */
-export const REPLICATED_DATABASES = ["content"];
+export function replicatedDatabases(configs = {}) {
+  return contentGroupDatabases(configs);
+}
 
 /**
  * Read replication `auto` on each replicated database: Cloudflare's API (wrangler has no command for it),
@@ -249,10 +261,10 @@ export const REPLICATED_DATABASES = ["content"];
  * refuses, the deploy goes on and says how to switch it on: sessions work on one copy too, reading the
  * primary.
  */
-async function enableReadReplication({ ids, settings, env, api, log }) {
+async function enableReadReplication({ ids, settings, env, api, log, configs }) {
   const account = settings.account_id ?? env.CLOUDFLARE_ACCOUNT_ID;
   const token = env.CLOUDFLARE_API_TOKEN;
-  for (const name of REPLICATED_DATABASES) {
+  for (const name of replicatedDatabases(configs)) {
     const url = `https://api.cloudflare.com/client/v4/accounts/${account ?? "<account id>"}/d1/database/${ids.d1[name]}`;
     const body = JSON.stringify({ read_replication: { mode: "auto" } });
     const how = `curl -X PUT ${url} -H "Authorization: Bearer $CLOUDFLARE_API_TOKEN" -H "Content-Type: application/json" -d '${body}'`;
@@ -275,13 +287,13 @@ async function enableReadReplication({ ids, settings, env, api, log }) {
   }
 }
 
-async function realDeploy({ settingsFile, wrangler: run, env, log, outDir, api }) {
+async function realDeploy({ settingsFile, wrangler: run, env, log, outDir, api, configs }) {
   const settings = readSettings(settingsFile);
   // Every call on the settings' account (when named; else the one wrangler is logged in to).
   const account = settings.account_id ? { CLOUDFLARE_ACCOUNT_ID: settings.account_id } : {};
   const wrangler = (args, options = {}) => run(args, { ...options, env: { ...account, ...options.env } });
-  refuseUnready(settings, settingsFile);
-  describePlan(settings, settingsFile, env, log);
+  refuseUnready(settings, settingsFile, configs);
+  describePlan(settings, settingsFile, env, log, configs);
   await must(
     wrangler,
     ["whoami"],
@@ -289,16 +301,18 @@ async function realDeploy({ settingsFile, wrangler: run, env, log, outDir, api }
   );
 
   log("\n1. Resources");
-  const ids = await ensureResources(wrangler, log);
+  const ids = await ensureResources(wrangler, log, configs);
 
   log("\n2. Production configs");
-  const files = writeConfigs(outDir, settings, ids);
+  const files = writeConfigs(outDir, settings, ids, configs);
   writeFileSync(path.join(outDir, "resources.json"), `${JSON.stringify(ids, null, 2)}\n`);
   log(`  ${path.relative(root, outDir)}/{${DEPLOY_ORDER.join(",")}}.json`);
 
   log("\n3. Remote migrations");
+  // Every database of every config, content's site groups and directory included: a new group is created
+  // above and gets every migration here; the others apply only what they lack (none, on a re-run).
   for (const name of DEPLOY_ORDER) {
-    for (const db of readConfig(name).raw.d1_databases ?? []) {
+    for (const db of readConfig(name, configs).raw.d1_databases ?? []) {
       // Non-interactive (CI=true): wrangler skips its confirmation and still takes a backup first.
       await must(
         wrangler,
@@ -313,7 +327,7 @@ async function realDeploy({ settingsFile, wrangler: run, env, log, outDir, api }
   }
 
   log("\n3b. D1 read replication");
-  await enableReadReplication({ ids, settings, env, api, log });
+  await enableReadReplication({ ids, settings, env, api, log, configs });
 
   log("\n4. Workers");
   const secretsOf = new Map();
@@ -326,10 +340,10 @@ async function realDeploy({ settingsFile, wrangler: run, env, log, outDir, api }
   const shared = sharedSecretsToUpload(Object.fromEntries(DEPLOY_ORDER.map((n) => [n, secretsOf.get(n)])));
   const missingProvided = [];
   for (const name of DEPLOY_ORDER) {
-    for (const target of serviceTargets(name)) {
+    for (const target of serviceTargets(name, configs)) {
       if ((await known(target)) === null) {
         log(`  ${target}: not deployed yet, stub first (${name} binds it)`);
-        await must(wrangler, ["deploy", "-c", writeStub(outDir, target)], `stub of ${target}`, {
+        await must(wrangler, ["deploy", "-c", writeStub(outDir, target, configs)], `stub of ${target}`, {
           capture: false,
         });
         secretsOf.set(target, []);
@@ -376,6 +390,8 @@ export async function deploy({
   api = (url, init) => fetch(url, init),
   // --dry-run: where the bundles are kept (default: a temporary folder, removed after).
   bundleDir = undefined,
+  // A Worker's config other than its committed one, by name (tests: content with a group added).
+  configs = {},
 } = {}) {
   const file = settingsFile ?? (existsSync(DEFAULT_SETTINGS) || !dry ? DEFAULT_SETTINGS : EXAMPLE_SETTINGS);
   if (!existsSync(file)) {
@@ -383,8 +399,8 @@ export async function deploy({
       `${path.relative(root, file)} not found: copy deploy/production.example.json there and set your values.`,
     );
   }
-  if (dry) return dryRun({ settingsFile: file, wrangler, env, log, bundleDir });
-  return realDeploy({ settingsFile: file, wrangler, env, log, outDir, api });
+  if (dry) return dryRun({ settingsFile: file, wrangler, env, log, bundleDir, configs });
+  return realDeploy({ settingsFile: file, wrangler, env, log, outDir, api, configs });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

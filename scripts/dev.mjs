@@ -16,7 +16,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from "miniflare";
-import { readConfig } from "./deploy-config.mjs";
+import { allDatabases } from "./databases.mjs";
 import { ensureDevVars } from "./dev-vars.mjs";
 import { applyMigrations } from "./migrate.mjs";
 import { HOST, waitUntilReady } from "./platform.mjs";
@@ -31,14 +31,13 @@ const persistTo = path.resolve(root, process.env.DEV_PERSIST_TO ?? ".wrangler/st
 const devRegistry = () => path.join(persistTo, "dev-registry");
 
 /**
- * Applies the migrations of the three databases in the store wrangler dev opens (`<persistTo>/v3`, the
- * databases by their configs' ids), with a Miniflare of its own that is closed before wrangler starts.
- * Returns what was applied per service and whether the identity database has any user.
+ * Applies the migrations of every database (identity's, sites', content's site groups and directory:
+ * scripts/databases.mjs) in the store wrangler dev opens (`<persistTo>/v3`, the databases by their
+ * configs' ids), with a Miniflare of its own that is closed before wrangler starts. Returns what was
+ * applied per database and whether the identity database has any user.
  */
 async function migrate() {
-  const databases = serviceNames
-    .filter((name) => services[name].database)
-    .map((name) => ({ name, id: readConfig(name).raw.d1_databases[0].database_id }));
+  const databases = allDatabases();
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       resourcePersistencePath: path.join(persistTo, "v3"),
@@ -56,10 +55,10 @@ async function migrate() {
   try {
     await mf.ready;
     const applied = {};
-    for (const { name } of databases) {
-      applied[name] = await applyMigrations(await mf.getD1Database(name), services[name].database);
+    for (const db of databases) {
+      applied[db.name] = await applyMigrations(await mf.getD1Database(db.name), db.migrations);
     }
-    const identity = await mf.getD1Database("identity");
+    const identity = await mf.getD1Database(databases.find((d) => d.service === "identity").name);
     const users = await identity.prepare("SELECT COUNT(*) AS n FROM users").first("n");
     return { applied, empty: users === 0 };
   } finally {

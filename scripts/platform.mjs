@@ -26,7 +26,7 @@ export async function startPlatform({
   const devVars = ensureDevVars();
   const port = (name) => services[name].port + portOffset;
   const scripts = Object.fromEntries(serviceNames.map((name) => [name, buildWorker(name, distDir)]));
-  const { workers, migrations: statements } = readOptions(scripts);
+  const { workers, migrations: statements, databases } = readOptions(scripts);
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       host: HOST,
@@ -50,14 +50,14 @@ export async function startPlatform({
     }),
   );
   await mf.ready;
+  // Every database of every Worker, by its binding: identity's, sites', and content's site groups and
+  // directory (scripts/databases.mjs, docs/decisions/site-groups.md); keyed by database name.
   const migrations = {};
-  for (const name of serviceNames) {
-    const database = services[name].database;
-    if (!database) continue;
-    migrations[name] = await applyMigrations(
-      await mf.getD1Database("DB", name),
-      database,
-      (file) => statements[database][file],
+  for (const db of databases) {
+    migrations[db.name] = await applyMigrations(
+      await mf.getD1Database(db.binding, db.service),
+      db.migrations,
+      (file) => statements[db.migrations][file],
     );
   }
   const urls = Object.fromEntries(serviceNames.map((name) => [name, `http://${HOST}:${port(name)}`]));

@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { deploy } from "../../scripts/deploy.mjs";
 import {
+  configProblems,
   DEPLOY_ORDER,
   DEV_ONLY_VARS,
   EXAMPLE_SETTINGS,
@@ -22,7 +23,9 @@ import {
   SECRETS,
   SHARED_SECRETS,
   settingsProblems,
+  type WorkerConfigs,
 } from "../../scripts/deploy-config.mjs";
+import { migrationFiles } from "../../scripts/migrate.mjs";
 import { FakeAccount } from "./fake-account.ts";
 
 const dirs: string[] = [];
@@ -43,13 +46,39 @@ function realSettingsFile(): string {
   return file;
 }
 
+/**
+ * Content's committed config with `edit` applied to its text, written elsewhere (its relative paths made
+ * absolute): what an operator's change to workers/content/wrangler.toml would be.
+ */
+function contentConfigWith(edit: (text: string) => string): string {
+  const text = readFileSync(path.resolve("workers/content/wrangler.toml"), "utf8").replaceAll(
+    '"../../',
+    `"${path.resolve(".")}/`,
+  );
+  const file = path.join(tempDir(), "wrangler.toml");
+  writeFileSync(file, edit(text));
+  return file;
+}
+
+/** A third group, as docs/operations.md says to add one: its binding and its name in CONTENT_GROUPS. */
+function withThirdGroup(text: string): string {
+  return `${text.replace('CONTENT_GROUPS = "g000,g001"', 'CONTENT_GROUPS = "g000,g001,g002"')}
+[[d1_databases]]
+binding = "DB_G002"
+database_name = "content-g002"
+database_id = "content-g002"
+migrations_dir = "${path.resolve("migrations/content")}"
+`;
+}
+
 /** Calls the deploy made to Cloudflare's REST API (what wrangler has no command for). */
 const apiCalls: { url: string; method: string; body: string; authorization: string | undefined }[] = [];
 
-async function run(account: FakeAccount, env: Record<string, string> = {}) {
+async function run(account: FakeAccount, env: Record<string, string> = {}, configs: WorkerConfigs = {}) {
   const lines: string[] = [];
   const outDir = tempDir();
   await deploy({
+    configs,
     settingsFile: realSettingsFile(),
     wrangler: account.wrangler,
     env,
@@ -131,12 +160,24 @@ describe("the generated production configs", () => {
   it("name the real resource ids and keep paths valid from where they are written", () => {
     const outDir = tempDir();
     const content = productionConfig("content", { settings, ids, outDir });
-    expect(content.d1_databases[0].database_id).toBe(ids.d1.content);
+    // Content's site groups and their directory, each with its id and its migrations.
+    const byBinding = Object.fromEntries(
+      (content.d1_databases as { binding: string; database_id: string; migrations_dir: string }[]).map(
+        (db) => [db.binding, db],
+      ),
+    );
+    expect(Object.keys(byBinding).sort()).toEqual(["DB_G000", "DB_G001", "DIRECTORY"]);
+    for (const [binding, name, migrations] of [
+      ["DB_G000", "content-g000", "migrations/content"],
+      ["DB_G001", "content-g001", "migrations/content"],
+      ["DIRECTORY", "content-directory", "migrations/content-directory"],
+    ] as const) {
+      expect(byBinding[binding]!.database_id).toBe(ids.d1[name]);
+      expect(path.resolve(outDir, byBinding[binding]!.migrations_dir)).toBe(path.resolve(migrations));
+    }
+    expect(content.vars.CONTENT_GROUPS).toBe("g000,g001");
     expect(content.kv_namespaces[0].id).toBe(ids.kv["content-cache"]);
     expect(path.resolve(outDir, content.main)).toBe(path.resolve("src/content/index.ts"));
-    expect(path.resolve(outDir, content.d1_databases[0].migrations_dir)).toBe(
-      path.resolve("migrations/content"),
-    );
     for (const name of DEPLOY_ORDER) {
       const { assets } = productionConfig(name, { settings, ids, outDir });
       expect(path.resolve(outDir, assets.directory), `${name} assets`).toBe(
@@ -161,7 +202,7 @@ describe("the generated production configs", () => {
 });
 
 describe("npm run deploy", () => {
-  it("switches D1 read replication on for content's database with the deployer's token, else says how", async () => {
+  it("switches D1 read replication on for every content group with the deployer's token, else says how", async () => {
     apiCalls.length = 0;
     const account = new FakeAccount();
     const { lines, outDir } = await run(account, {
@@ -169,20 +210,21 @@ describe("npm run deploy", () => {
       CLOUDFLARE_ACCOUNT_ID: "account-1",
     });
     const ids = JSON.parse(readFileSync(path.join(outDir, "resources.json"), "utf8"));
-    expect(apiCalls).toEqual([
-      {
-        url: `https://api.cloudflare.com/client/v4/accounts/account-1/d1/database/${ids.d1.content}`,
+    expect(apiCalls).toEqual(
+      ["content-g000", "content-g001"].map((name) => ({
+        url: `https://api.cloudflare.com/client/v4/accounts/account-1/d1/database/${ids.d1[name]}`,
         method: "PUT",
         body: JSON.stringify({ read_replication: { mode: "auto" } }),
         authorization: "Bearer token-value",
-      },
-    ]);
-    expect(lines).toContain("  content: read replication auto");
+      })),
+    );
+    expect(lines).toContain("  content-g000: read replication auto");
+    expect(lines).toContain("  content-g001: read replication auto");
     apiCalls.length = 0;
     const without = await run(new FakeAccount());
     expect(apiCalls).toEqual([]);
     expect(without.lines.join("\n")).toMatch(
-      /content: not switched on here .*\n.*curl -X PUT .*read_replication/,
+      /content-g001: not switched on here .*\n.*curl -X PUT .*read_replication/,
     );
   });
 
@@ -213,7 +255,17 @@ describe("npm run deploy", () => {
     const firstDeploy = account.calls.findIndex((c) => c[0] === "deploy");
     const lastMigration = account.calls.map((c) => c.slice(0, 2).join(" ")).lastIndexOf("d1 migrations");
     expect(lastMigration).toBeLessThan(firstDeploy);
-    expect(account.migrations.sort()).toEqual(["content", "identity", "sites"]);
+    expect(account.migrations.sort()).toEqual([
+      "content-directory",
+      "content-g000",
+      "content-g001",
+      "identity",
+      "sites",
+    ]);
+    // Every migration file of each database's own folder: the groups content's, the directory its own.
+    expect(account.appliedFiles.get("content-g000")).toEqual(migrationFiles("content"));
+    expect(account.appliedFiles.get("content-g001")).toEqual(migrationFiles("content"));
+    expect(account.appliedFiles.get("content-directory")).toEqual(migrationFiles("content-directory"));
     for (const c of account.calls.filter((c) => c[1] === "migrations")) expect(c).toContain("--remote");
 
     // identity binds sites, which does not exist yet: a stub of sites, then the real Workers in order.
@@ -276,12 +328,22 @@ describe("npm run deploy", () => {
   it("run again: finds everything, creates nothing, keeps the generated secrets", async () => {
     const account = new FakeAccount();
     await run(account);
+    expect(account.created.filter((c) => c.startsWith("d1:")).sort()).toEqual([
+      "d1:content-directory",
+      "d1:content-g000",
+      "d1:content-g001",
+      "d1:identity",
+      "d1:sites",
+    ]);
     const secretsAfterFirst = new Map([...account.workers].map(([k, w]) => [k, [...w.secrets].sort()]));
     account.created = [];
     account.deploys = [];
 
+    account.applications = [];
     await run(account);
     expect(account.created).toEqual([]);
+    // Every database is asked again, none applies anything.
+    expect(account.applications).toEqual([]);
     expect(account.deploys.map((d) => d.worker)).toEqual([...DEPLOY_ORDER]);
     for (const d of account.deploys) expect(d.secretNames).toEqual([]);
     expect(new Map([...account.workers].map(([k, w]) => [k, [...w.secrets].sort()]))).toEqual(
@@ -300,5 +362,75 @@ describe("npm run deploy", () => {
     account.deploys = [];
     await expect(run(account)).rejects.toThrow(/listing the secrets of (sites|identity) failed/);
     expect(account.deploys).toEqual([]);
+  });
+
+  it("a group added to content's config: the next deploy creates and migrates only its database, and reads it replicated", async () => {
+    const account = new FakeAccount();
+    await run(account);
+    account.created = [];
+    account.applications = [];
+    account.deploys = [];
+    apiCalls.length = 0;
+    const content = contentConfigWith(withThirdGroup);
+    const { outDir } = await run(
+      account,
+      { CLOUDFLARE_API_TOKEN: "token-value", CLOUDFLARE_ACCOUNT_ID: "account-1" },
+      { content },
+    );
+    expect(account.created).toEqual(["d1:content-g002"]);
+    expect(account.applications).toEqual(migrationFiles("content").map((f) => `content-g002/${f}`));
+    const ids = JSON.parse(readFileSync(path.join(outDir, "resources.json"), "utf8"));
+    expect(apiCalls.map((c) => c.url)).toContain(
+      `https://api.cloudflare.com/client/v4/accounts/account-1/d1/database/${ids.d1["content-g002"]}`,
+    );
+    // The deployed content Worker binds it and lists it.
+    const deployed = account.deploys.find((d) => d.worker === "content" && !d.stub)!;
+    const config = JSON.parse(readFileSync(deployed.config, "utf8"));
+    expect(config.vars.CONTENT_GROUPS).toBe("g000,g001,g002");
+    expect(config.d1_databases.find((db: { binding: string }) => db.binding === "DB_G002")).toMatchObject({
+      database_name: "content-g002",
+      database_id: account.d1.find((db) => db.name === "content-g002")!.uuid,
+    });
+    // And once more: nothing new.
+    account.created = [];
+    account.applications = [];
+    await run(account, {}, { content });
+    expect(account.created).toEqual([]);
+    expect(account.applications).toEqual([]);
+  });
+
+  it("refuses a content config whose groups and bindings disagree, before touching the account", async () => {
+    const cases: [string, (text: string) => string, RegExp][] = [
+      [
+        "a listed group without its binding",
+        (t) => t.replace('CONTENT_GROUPS = "g000,g001"', 'CONTENT_GROUPS = "g000,g001,g002"'),
+        /group g002 has no \[\[d1_databases\]\] binding DB_G002/,
+      ],
+      [
+        "a bound group that is not listed",
+        (t) => withThirdGroup(t).replace('"g000,g001,g002"', '"g000,g001"'),
+        /DB_G002 is bound but CONTENT_GROUPS does not list g002/,
+      ],
+      [
+        "a group on the wrong migrations",
+        (t) =>
+          withThirdGroup(t).replace(
+            /(binding = "DB_G002"[\s\S]*migrations_dir = ")[^"]*"/,
+            '$1/x/migrations/sites"',
+          ),
+        /DB_G002 must run migrations\/content/,
+      ],
+      [
+        "no group at all",
+        (t) => t.replace('CONTENT_GROUPS = "g000,g001"', 'CONTENT_GROUPS = ""'),
+        /lists no group/,
+      ],
+    ];
+    for (const [what, edit, problem] of cases) {
+      const account = new FakeAccount();
+      await expect(run(account, {}, { content: contentConfigWith(edit) }), what).rejects.toThrow(problem);
+      expect(account.calls, what).toEqual([]);
+    }
+    expect(configProblems()).toEqual([]);
   });
 });

@@ -4,7 +4,8 @@
  * refuses what Cloudflare refuses: a deploy whose service binding names a Worker that does not exist
  * (code 10143), a secret listing of an absent Worker (10007), a create of what exists.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import type { Wrangler, WranglerResult } from "../../scripts/deploy.mjs";
 
 export interface DeployCall {
@@ -23,7 +24,12 @@ export class FakeAccount {
   workers = new Map<string, { secrets: Set<string>; versions: number }>();
   calls: string[][] = [];
   deploys: DeployCall[] = [];
+  /** The databases each `d1 migrations apply` named, in order. */
   migrations: string[] = [];
+  /** Per database, the migration files applied so far (what wrangler's `d1_migrations` table records). */
+  appliedFiles = new Map<string, string[]>();
+  /** `database/file` of every migration file applied, in order (a re-run applies none). */
+  applications: string[] = [];
   created: string[] = [];
   private counter = 0;
 
@@ -74,7 +80,24 @@ export class FakeAccount {
       return ok();
     }
     if (key === "d1 migrations") {
+      if (!this.d1.some((db) => db.name === d)) return fail(`Couldn't find DB with name '${d}'`);
       this.migrations.push(d!);
+      // As wrangler does: the files of the config's migrations_dir this database has not applied yet.
+      const { file, config } = this.configOf(args);
+      const entry = (config.d1_databases as { database_name: string; migrations_dir: string }[]).find(
+        (db) => db.database_name === d,
+      );
+      if (!entry) return fail(`no [[d1_databases]] named ${d} in ${file}`);
+      const dir = path.resolve(path.dirname(file), entry.migrations_dir);
+      const applied = this.appliedFiles.get(d!) ?? [];
+      for (const sql of readdirSync(dir)
+        .filter((f) => f.endsWith(".sql"))
+        .sort()) {
+        if (applied.includes(sql)) continue;
+        applied.push(sql);
+        this.applications.push(`${d}/${sql}`);
+      }
+      this.appliedFiles.set(d!, applied);
       return ok();
     }
     if (key === "secret list") {

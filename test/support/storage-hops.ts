@@ -1,6 +1,7 @@
 /**
  * Storage hops of a content request, counted honestly: the content Worker's entrypoint run over its real
- * bindings, each wrapped to count the round trips it makes. A D1 `first`/`all`/`run`/`raw` is one hop, a
+ * bindings, each wrapped to count the round trips it makes: every site group's database (`DB_G…`) and the
+ * directory (`DIRECTORY`, docs/decisions/site-groups.md), whichever the request's routing reaches. A D1 `first`/`all`/`run`/`raw` is one hop, a
  * D1 `batch` is one hop (one round trip, however many statements), every call on a Durable Object stub is
  * one, every KV and R2 call is one. Not storage, counted apart: the rate-limiting bindings (counters local
  * to the machine), service bindings and queue sends. The Cache API (per data center) is not wrapped: a read
@@ -8,11 +9,14 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import type { Env } from "../../src/content/core/bindings";
+import type { WorkerEnv } from "../../src/content/core/bindings";
 import ContentService from "../../src/content/index";
 
 export interface Hops {
+  /** D1 round trips on any of content's databases (the groups and the directory). */
   d1: number;
+  /** D1 round trips per binding (`DB_G000`, `DIRECTORY`, …): which databases the routing reached. */
+  d1By: Record<string, number>;
   durableObject: number;
   kv: number;
   r2: number;
@@ -29,6 +33,7 @@ export interface Hops {
 function newHops(): Hops {
   return {
     d1: 0,
+    d1By: {},
     durableObject: 0,
     kv: 0,
     r2: 0,
@@ -58,7 +63,11 @@ function counting<T extends object>(target: T, counted: readonly string[], count
   });
 }
 
-function countingD1(db: D1Database, hops: Hops): D1Database {
+function countingD1(db: D1Database, hops: Hops, binding: string): D1Database {
+  const hop = () => {
+    hops.d1++;
+    hops.d1By[binding] = (hops.d1By[binding] ?? 0) + 1;
+  };
   const real = new WeakMap<object, D1PreparedStatement>();
   const wrapStatement = (statement: D1PreparedStatement): D1PreparedStatement => {
     const wrapped = new Proxy(statement, {
@@ -68,7 +77,7 @@ function countingD1(db: D1Database, hops: Hops): D1Database {
         if (typeof value !== "function") return value;
         if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") {
           return (...args: unknown[]) => {
-            hops.d1++;
+            hop();
             hops.d1Statements++;
             return (value as (...a: unknown[]) => unknown).apply(t, args);
           };
@@ -84,7 +93,7 @@ function countingD1(db: D1Database, hops: Hops): D1Database {
       if (prop === "prepare") return (sql: string) => wrapStatement(t.prepare(sql));
       if (prop === "batch") {
         return (statements: D1PreparedStatement[]) => {
-          hops.d1++;
+          hop();
           hops.d1Statements += statements.length;
           return t.batch(statements.map((s) => real.get(s) ?? s));
         };
@@ -94,12 +103,12 @@ function countingD1(db: D1Database, hops: Hops): D1Database {
       if (prop === "withSession") {
         return (constraint?: string) => {
           hops.sessions.push(constraint ?? "first-unconstrained");
-          return countingD1(t.withSession(constraint) as unknown as D1Database, hops);
+          return countingD1(t.withSession(constraint) as unknown as D1Database, hops, binding);
         };
       }
       if (prop === "exec" || prop === "dump") {
         return (...args: unknown[]) => {
-          hops.d1++;
+          hop();
           return (t[prop] as (...a: unknown[]) => unknown).apply(t, args);
         };
       }
@@ -138,16 +147,27 @@ function countingDurableObjects<T extends object>(ns: T, hops: Hops): T {
   });
 }
 
+/** The content worker's bindings of D1: every group (`DB_G000`, …) and the directory. */
+const CONTENT_D1 = /^(DB_G\d{3}|DIRECTORY)$/;
+
 /** The content env with its storage bindings counting, and the counters. */
-export function countingContentEnv(): { env: Env; hops: Hops } {
-  const base = env as unknown as Env;
+export function countingContentEnv(): { env: WorkerEnv; hops: Hops } {
+  const base = env as unknown as WorkerEnv;
   const hops = newHops();
   const countLimiter = () => {
     hops.limiter++;
   };
-  const wrapped: Env = {
+  const databases = Object.fromEntries(
+    Object.entries(base as unknown as Record<string, unknown>)
+      .filter(([name]) => CONTENT_D1.test(name))
+      .map(([name, db]) => [name, countingD1(db as D1Database, hops, name)]),
+  );
+  if (!databases.DIRECTORY || Object.keys(databases).length < 3) {
+    throw new Error("countingContentEnv: the content env lacks its directory or its group databases");
+  }
+  const wrapped: WorkerEnv = {
     ...base,
-    DB: countingD1(base.DB, hops),
+    ...databases,
     KEY_GATE: countingDurableObjects(base.KEY_GATE, hops),
     CACHE: counting(base.CACHE, ["get", "getWithMetadata", "put", "delete", "list"], () => {
       hops.kv++;
@@ -163,7 +183,7 @@ export function countingContentEnv(): { env: Env; hops: Hops } {
 }
 
 /** One request through the content Worker's entrypoint over `workerEnv`, its background work awaited. */
-export async function fetchThrough(workerEnv: Env, request: Request): Promise<Response> {
+export async function fetchThrough(workerEnv: WorkerEnv, request: Request): Promise<Response> {
   const ctx = createExecutionContext();
   const res = await new ContentService(ctx, workerEnv).fetch(request);
   await waitOnExecutionContext(ctx);
@@ -175,7 +195,7 @@ export async function fetchThrough(workerEnv: Env, request: Request): Promise<Re
  * its background work (`waitUntil`) is done, `hops` itself has the rest.
  */
 export async function fetchAnswered(
-  workerEnv: Env,
+  workerEnv: WorkerEnv,
   hops: Hops,
   request: Request,
 ): Promise<{ res: Response; answered: Pick<Hops, "d1" | "durableObject" | "kv" | "r2"> }> {
