@@ -12,7 +12,8 @@ import { z } from "@hono/zod-openapi";
 import type { Logger } from "../../lib/log";
 import { errorFields } from "../../lib/log";
 import { batch } from "../../lib/sql";
-import type { Env } from "../core/bindings";
+import type { WorkerEnv } from "../core/bindings";
+import { forEachGroup } from "../core/groups";
 import { keyContexts } from "../keys/key-cache";
 import {
   actorNameStatements,
@@ -61,23 +62,47 @@ async function anonymizeStatements(db: D1Database, userId: string) {
   return { statements, sites: [...new Set([...perSite.keys(), ...keySites.map((k) => k.site_id)])] };
 }
 
-export async function consumeAccountDeleted(env: Env, messages: readonly Message<unknown>[], log: Logger) {
+/**
+ * The batch's `account.deleted` messages: a person has personas and keys on sites of any group, so every
+ * group is visited once for the whole batch (site-groups.md, "Queues"). A message is acked once every group
+ * applied it, else retried (applying it again changes nothing where it was applied).
+ */
+export async function consumeAccountDeleted(
+  env: WorkerEnv,
+  messages: readonly Message<unknown>[],
+  log: Logger,
+) {
+  const valid: { message: Message<unknown>; userId: string }[] = [];
   for (const message of messages) {
     const parsed = AccountDeletedMessage.safeParse(message.body);
-    if (!parsed.success) {
+    if (parsed.success) valid.push({ message, userId: parsed.data.user_id });
+    else {
       log.error("account_deleted_malformed", { message_id: message.id });
       message.ack();
+    }
+  }
+  if (valid.length === 0) return;
+  const failed = new Set<Message<unknown>>();
+  const sites = new Map<Message<unknown>, number>();
+  await forEachGroup(env, async (groupEnv, group) => {
+    for (const { message, userId } of valid) {
+      try {
+        const applied = await anonymizeStatements(groupEnv.DB, userId);
+        await batch(groupEnv.DB, applied.statements);
+        for (const site of applied.sites) keyContexts.forgetSite(site);
+        sites.set(message, (sites.get(message) ?? 0) + applied.sites.length);
+      } catch (err) {
+        failed.add(message);
+        log.warn("account_deleted_failed", { user_id: userId, group, ...errorFields(err) });
+      }
+    }
+  });
+  for (const { message, userId } of valid) {
+    if (failed.has(message)) {
+      message.retry({ delaySeconds: Math.min(30 * 2 ** (message.attempts - 1), 3600) });
       continue;
     }
-    try {
-      const { statements, sites } = await anonymizeStatements(env.DB, parsed.data.user_id);
-      await batch(env.DB, statements);
-      for (const site of sites) keyContexts.forgetSite(site);
-      log.info("account_deleted_applied", { user_id: parsed.data.user_id, sites: sites.length });
-      message.ack();
-    } catch (err) {
-      log.warn("account_deleted_failed", { user_id: parsed.data.user_id, ...errorFields(err) });
-      message.retry({ delaySeconds: Math.min(30 * 2 ** (message.attempts - 1), 3600) });
-    }
+    log.info("account_deleted_applied", { user_id: userId, sites: sites.get(message) ?? 0 });
+    message.ack();
   }
 }

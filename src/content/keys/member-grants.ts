@@ -19,7 +19,9 @@
  */
 import type { Logger } from "../../lib/log";
 import type { EndedIntegrations, MemberGrantEnding } from "../../lib/rpc";
+import type { WorkerEnv } from "../core/bindings";
 import { clockNow } from "../core/clock";
+import { forEachGroup, siteEnv } from "../core/groups";
 import { keyContexts } from "./key-cache";
 import { endGrantIntegrations, recentEndingExists } from "./member-grants-store";
 
@@ -38,9 +40,15 @@ function wellFormed(e: MemberGrantEnding): boolean {
   return e.scope === "org" && typeof e.org_id === "string" && e.org_id !== "";
 }
 
-/** Ends what the ending names; a malformed one (never sent by identity) ends nothing and is logged. */
+/**
+ * Ends what the ending names, on the group that holds it (docs/decisions/site-groups.md): a `site` ending on
+ * its site's group (a site the directory does not know holds nothing to end); an `org` ending, whose sites may
+ * be in any group, on every group, recorded in each (the quarantine reads the site's own group), the ended
+ * keys and webhooks merged in group order. A malformed ending (never sent by identity) ends nothing and is
+ * logged.
+ */
 export async function endMemberGrants(
-  db: D1Database,
+  env: WorkerEnv,
   e: MemberGrantEnding,
   log: Logger,
 ): Promise<EndedIntegrations> {
@@ -49,7 +57,21 @@ export async function endMemberGrants(
     return { api_keys: [], webhooks: [] };
   }
   const now = new Date(clockNow());
-  const ended = await endGrantIntegrations(db, e, now, new Date(now.getTime() - ENDING_RECORD_KEPT_MS));
+  const purgeBefore = new Date(now.getTime() - ENDING_RECORD_KEPT_MS);
+  let ended: EndedIntegrations;
+  if (e.scope === "site") {
+    const groupEnv = e.site_id ? await siteEnv(env, e.site_id) : null;
+    if (!groupEnv) return { api_keys: [], webhooks: [] };
+    ended = await endGrantIntegrations(groupEnv.DB, e, now, purgeBefore);
+  } else {
+    const perGroup = await forEachGroup(env, (groupEnv) =>
+      endGrantIntegrations(groupEnv.DB, e, now, purgeBefore),
+    );
+    ended = {
+      api_keys: perGroup.flatMap((g) => g.api_keys),
+      webhooks: perGroup.flatMap((g) => g.webhooks),
+    };
+  }
   for (const key of ended.api_keys) keyContexts.forgetKey(key.id);
   for (const site of new Set(ended.api_keys.map((k) => k.site_id))) keyContexts.forgetSite(site);
   return ended;

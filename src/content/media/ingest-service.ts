@@ -1,24 +1,43 @@
 /** `ingestImage` RPC: fetch an external image safely, keep it in R2 under the site, record a media row. */
 
 import { newId } from "../../lib/ids";
+import type { Logger } from "../../lib/log";
 import type { ImageIngestResult } from "../../lib/rpc";
 import { batch } from "../../lib/sql";
-import type { Env, Services } from "../core/bindings";
+import type { Env, Services, WorkerEnv } from "../core/bindings";
+import { siteEnv } from "../core/groups";
+import { contentServices } from "../core/services";
 import { getSite } from "../site/store";
 import { insertMediaStatements, mediaKey } from "./store";
 
+/**
+ * Content's copy of a site arrives asynchronously (sites pushes it, retrying through a queue). A site not
+ * (yet) known here, by the directory or in its group, is a transient state, never a reason to refuse the
+ * owner's image.
+ */
+function deferred(log: Logger, siteId: unknown): ImageIngestResult {
+  log.info("image_ingest_deferred", { site_id: siteId, reason: "site_not_synced" });
+  return { status: "pending", reason: "site_not_synced" };
+}
+
+/** The RPC: on the site's group (docs/decisions/site-groups.md). */
 export async function ingestImage(
+  worker: WorkerEnv,
+  log: Logger,
+  input: { site_id: string; url: string; purpose: string },
+): Promise<ImageIngestResult> {
+  const env = typeof input.site_id === "string" ? await siteEnv(worker, input.site_id) : null;
+  if (!env) return deferred(log, input.site_id);
+  return ingestOnGroup(env, contentServices(env, log), input);
+}
+
+async function ingestOnGroup(
   env: Env,
   services: Services,
   input: { site_id: string; url: string; purpose: string },
 ): Promise<ImageIngestResult> {
   const site = await getSite(env.DB, input.site_id);
-  // Content's copy of a site arrives asynchronously (sites pushes it, retrying through a queue). A site
-  // not (yet) known here is a transient state, never a reason to refuse the owner's image.
-  if (!site || site.status === "deleted") {
-    services.log.info("image_ingest_deferred", { site_id: input.site_id, reason: "site_not_synced" });
-    return { status: "pending", reason: "site_not_synced" };
-  }
+  if (!site || site.status === "deleted") return deferred(services.log, input.site_id);
   const outcome = await services.images.fetchImage(input.url);
   if (outcome.kind !== "ok") {
     services.log.info("image_ingest_not_ready", {

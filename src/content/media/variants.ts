@@ -238,10 +238,10 @@ export async function processVariantsMessage(
   return "ack";
 }
 
-/** The `media-variants` batch: each message acked, or retried later with a growing delay. */
+/** The `media-variants` messages of one group (index.ts splits a batch by site): each message acked, or retried later with a growing delay. */
 export async function consumeMediaVariants(
   env: Env,
-  batch: MessageBatch<unknown>,
+  batch: Pick<MessageBatch<unknown>, "messages">,
   log: Logger,
 ): Promise<void> {
   for (const message of batch.messages) {

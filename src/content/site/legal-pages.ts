@@ -11,15 +11,17 @@
  * its old URL and a `post.updated` event).
  */
 import { newId } from "../../lib/ids";
-import { errorFields } from "../../lib/log";
+import { errorFields, type Logger } from "../../lib/log";
 import { ApiError } from "../../lib/problem";
 import type { LegalPage, LegalPageOutcome, LegalPageResult, LegalPageWrite } from "../../lib/rpc";
 import { batch } from "../../lib/sql";
 import { contextPersona } from "../authors/personas";
-import type { Env, Services } from "../core/bindings";
+import type { Env, Services, WorkerEnv } from "../core/bindings";
 import { postPath, postUrl } from "../core/effects/outbound";
 import { deliverEffects, type PostEffect } from "../core/effects/pending";
 import { effectAfterUpdateStatement } from "../core/effects/store";
+import { siteEnv } from "../core/groups";
+import { contentServices } from "../core/services";
 import { sha256Base64url } from "../keys/key-hash";
 import { blocksText } from "../posts/input";
 import { type ActorStamp, creationStamp } from "../posts/roles";
@@ -131,24 +133,29 @@ function legalPage(
   };
 }
 
-/** Writes one legal document as a page of the site; every refusal and failure comes back as data. */
+/**
+ * Writes one legal document as a page of the site, on the site's group (a site the directory does not know
+ * is the unknown site it is); every refusal and failure comes back as data.
+ */
 export async function upsertLegalPage(
-  env: Env,
-  services: Services,
+  worker: WorkerEnv,
+  log: Logger,
   input: LegalPageWrite,
 ): Promise<LegalPageResult> {
   try {
-    return await writeLegalPage(env, services, input);
+    const invalid = checkInput(input);
+    if (invalid) return invalid;
+    const env = typeof input.site_id === "string" ? await siteEnv(worker, input.site_id) : null;
+    if (!env) return refused("NOT_FOUND", "Unknown site.");
+    return await writeLegalPage(env, contentServices(env, log), input);
   } catch (error) {
     if (error instanceof ApiError) return refused(error.code, error.detail ?? error.code);
-    services.log.error("legal_page_write_failed", { site_id: input.site_id, ...errorFields(error) });
+    log.error("legal_page_write_failed", { site_id: input.site_id, ...errorFields(error) });
     return refused("INTERNAL_ERROR", "The page could not be written.");
   }
 }
 
 async function writeLegalPage(env: Env, services: Services, input: LegalPageWrite): Promise<LegalPageResult> {
-  const invalid = checkInput(input);
-  if (invalid) return invalid;
   const site = await getSite(env.DB, input.site_id);
   if (!site || INACTIVE_SITE_STATUSES.has(site.status)) return refused("NOT_FOUND", "Unknown site.");
   if (!(await getPostType(env.DB, site.id, "page"))) {
@@ -257,8 +264,10 @@ async function adoptOrRegenerate(
   return result(resultado, next);
 }
 
-/** The site's legal pages that exist (not archived or deleted), in `ordem`. */
-export async function legalPages(env: Env, siteId: string): Promise<LegalPage[]> {
+/** The site's legal pages that exist (not archived or deleted), in `ordem`; none for a site content does not know. */
+export async function legalPages(worker: WorkerEnv, siteId: string): Promise<LegalPage[]> {
+  const env = typeof siteId === "string" ? await siteEnv(worker, siteId) : null;
+  if (!env) return [];
   const site = await getSite(env.DB, siteId);
   if (!site || INACTIVE_SITE_STATUSES.has(site.status)) return [];
   const now = new Date().toISOString();

@@ -7,6 +7,8 @@
  * (`{ok: false, reason}`), never a thrown error, as every RPC refusal of the platform.
  */
 import type { PostTypeRemoval, PostTypeResult } from "../../lib/rpc";
+import type { WorkerEnv } from "../core/bindings";
+import { siteEnv } from "../core/groups";
 import { isValidTypeSlug } from "../posts/slug";
 import { BUILTIN_POST_TYPES, disablePostType, upsertPostType } from "./store";
 
@@ -21,25 +23,41 @@ export interface PostTypeDefinition {
 
 const isBuiltin = (slug: string) => BUILTIN_POST_TYPES.some((t) => t.slug === slug);
 
-export async function definePostType(db: D1Database, input: PostTypeDefinition): Promise<PostTypeResult> {
+/**
+ * The site's group (docs/decisions/site-groups.md). Content meets a site at its first push (`syncSite`, which
+ * places it), so a site the directory does not know has no group to write to yet.
+ */
+async function siteDb(env: WorkerEnv, siteId: unknown): Promise<D1Database | null> {
+  if (typeof siteId !== "string" || siteId === "") return null;
+  return (await siteEnv(env, siteId))?.DB ?? null;
+}
+
+/** A define for a site content has not met (its first push not arrived): refused, sites answers it as a failure. */
+export const SITE_NOT_SYNCED = "the site is not known to content yet (its first sync has not arrived)";
+
+export async function definePostType(env: WorkerEnv, input: PostTypeDefinition): Promise<PostTypeResult> {
   if (!isValidTypeSlug(input.slug)) return { ok: false, reason: "post type slug must be a slug" };
   const name = typeof input.name === "string" ? input.name.trim() : "";
   if (name.length === 0 || name.length > MAX_TYPE_NAME)
     return { ok: false, reason: `post type name must have 1 to ${MAX_TYPE_NAME} characters` };
   if (typeof input.public !== "boolean") return { ok: false, reason: "post type public must be a boolean" };
+  const db = await siteDb(env, input.site_id);
+  if (!db) return { ok: false, reason: SITE_NOT_SYNCED };
   await upsertPostType(db, { ...input, name }, new Date().toISOString());
   return { ok: true };
 }
 
+/** Disables the type; a site content does not know has no type to disable (`removed: false`). */
 export async function removePostType(
-  db: D1Database,
+  env: WorkerEnv,
   input: { site_id: string; slug: string },
 ): Promise<PostTypeRemoval> {
   if (!isValidTypeSlug(input.slug)) return { ok: false, reason: "post type slug must be a slug" };
   if (isBuiltin(input.slug))
     return { ok: false, reason: `the built-in post type '${input.slug}' cannot be removed` };
+  const db = await siteDb(env, input.site_id);
   return {
     ok: true,
-    removed: await disablePostType(db, input.site_id, input.slug, new Date().toISOString()),
+    removed: db ? await disablePostType(db, input.site_id, input.slug, new Date().toISOString()) : false,
   };
 }

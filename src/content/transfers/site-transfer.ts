@@ -10,7 +10,8 @@ import { z } from "@hono/zod-openapi";
 import type { Logger } from "../../lib/log";
 import { errorFields } from "../../lib/log";
 import type { StalledConvergence } from "../../lib/rpc";
-import type { Env } from "../core/bindings";
+import type { Env, WorkerEnv } from "../core/bindings";
+import { forEachGroup } from "../core/groups";
 import { keyContexts } from "../keys/key-cache";
 import { restamp, stalledConvergence } from "./store";
 
@@ -61,7 +62,20 @@ export async function consumeSiteTransferred(
   }
 }
 
-/** Sites whose content is still stamped for an older organization past the grace period (oldest first). */
+/** A group's sites whose content is still stamped for an older organization past the grace period (oldest first). */
 export function stalledSites(env: Env, now: number, limit = 100): Promise<StalledConvergence[]> {
   return stalledConvergence(env.DB, new Date(now - CONVERGENCE_GRACE_MINUTES * 60_000).toISOString(), limit);
+}
+
+/** `stalledSites` of every group (`forEachGroup`), merged oldest first, at most `limit`. */
+export async function stalledSitesOfAllGroups(
+  env: WorkerEnv,
+  now: number,
+  limit = 100,
+): Promise<StalledConvergence[]> {
+  const perGroup = await forEachGroup(env, (groupEnv) => stalledSites(groupEnv, now, limit));
+  return perGroup
+    .flat()
+    .sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : a.site_id.localeCompare(b.site_id)))
+    .slice(0, limit);
 }

@@ -157,8 +157,13 @@ export function siteOwner(db: D1Database, siteId: string) {
  * Per site (up to 100): its live API keys (not revoked, not carried over) and webhooks (not carried over),
  * which accepting a transfer of it would carry over.
  */
+export const SITE_INTEGRATIONS_MAX_SITES = 100;
+
 export async function siteIntegrationCounts(db: D1Database, siteIds: string[]): Promise<SiteIntegrations[]> {
-  const ids = [...new Set(siteIds.filter((id) => typeof id === "string"))].slice(0, 100);
+  const ids = [...new Set(siteIds.filter((id) => typeof id === "string"))].slice(
+    0,
+    SITE_INTEGRATIONS_MAX_SITES,
+  );
   if (ids.length === 0) return [];
   const { results } = await db
     .prepare(

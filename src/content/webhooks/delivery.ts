@@ -204,17 +204,21 @@ async function handleMessage(env: Env, services: Services, message: Message<unkn
   }
 }
 
-/** The `content-events` consumer: fan-out of events, and webhook attempts. */
+/** The `content-events` consumer of one group's messages (index.ts splits a batch by site): fan-out of events, and webhook attempts. */
 export async function deliverContentEvents(
   env: Env,
   services: Services,
-  batch: MessageBatch<unknown>,
+  batch: Pick<MessageBatch<unknown>, "messages">,
 ): Promise<void> {
   await Promise.all(batch.messages.map((m) => handleMessage(env, services, m, services.log)));
 }
 
 /** The `content-events-dlq` consumer: deliveries whose retries ran out are failed; lost events are logged. */
-export async function settleDeadLetters(env: Env, log: Logger, batch: MessageBatch<unknown>): Promise<void> {
+export async function settleDeadLetters(
+  env: Env,
+  log: Logger,
+  batch: Pick<MessageBatch<unknown>, "messages">,
+): Promise<void> {
   const now = new Date().toISOString();
   for (const message of batch.messages) {
     if (isDeliveryMessage(message.body)) {

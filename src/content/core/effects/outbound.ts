@@ -14,11 +14,14 @@ export interface CachePurger {
   purge(siteId: string, postId: string, urls: string[]): Promise<void>;
 }
 
-function record(env: ContentEnv, kind: string, siteId: string, subjectId: string, payload: unknown) {
+/** Recorded in the group the services were built for (the site's group: contentServices takes a group's env). */
+function record(env: OutboundEnv, kind: string, siteId: string, subjectId: string, payload: unknown) {
   return recordOutboundEffect(env.DB, { kind, siteId, subjectId, payload });
 }
 
+/** One group's env (core/bindings.ts `Env`, not imported: bindings imports these types). */
 type OutboundEnv = ContentEnv & {
+  DB: D1Database;
   INDEXNOW_KEY?: string;
   CACHE_PURGE_URL?: string;
   CACHE_PURGE_TOKEN?: string;
