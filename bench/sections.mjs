@@ -7,6 +7,7 @@ import { measure } from "./loadgen.mjs";
 import { treeMemory, watchMemory } from "./memory.mjs";
 import {
   api,
+  contentDbOfSite,
   createKeys,
   createSite,
   leadsSite,
@@ -40,7 +41,7 @@ async function postsSites(ctx) {
       count: 1,
       scopes: [...WRITE_SCOPES, "export", "import"],
     });
-    await seedPosts(ctx.mf, ctx.urls, writer, size);
+    await seedPosts(ctx.mf, ctx.urls, writer, size, site.id);
     ctx.seeding[`posts_${size}_seconds`] = round((performance.now() - started) / 1000, 1);
     sites.push({ size, site, writer });
   }
@@ -389,7 +390,7 @@ async function analyticsRows(ctx) {
   const collecting = await createSite(urls, tenant, "bench-collect");
   const [pk] = await createKeys(urls, tenant, collecting.id, { count: 1, kind: "public" });
   const reading = await createSite(urls, tenant, "bench-analytics");
-  await seedYear(await mf.getD1Database("DB", "content"), reading.id);
+  await seedYear(await contentDbOfSite(mf, reading.id), reading.id);
   const keys = await createKeys(urls, tenant, reading.id, {
     count: poolSize(options.maxRps / 4, options.duration + options.warmup, 600, 10),
     scopes: ["analytics:read"],

@@ -7,8 +7,11 @@
 // /v1/posts would have stored (a ULID id whose time is its created_at, RFC 3339 times with milliseconds,
 // seo_json with its category, revision 0, the organization stamp), and the triggers of the content schema
 // derive the rest as they do for every insert (posts_fts, post_media_refs). One post in 20 is a draft.
+// Content's rows live in the site's group (docs/decisions/site-groups.md): the site was placed by its
+// creation through the API, so the directory names its group and the clones go there (`contentDbOfSite`).
 import { randomBytes } from "node:crypto";
 import { TOTP } from "otpauth";
+import { groupBindingName } from "../scripts/databases.mjs";
 import { createDemo } from "../scripts/seed.mjs";
 
 export const ORIGIN = "http://127.0.0.1:8787";
@@ -27,6 +30,20 @@ export async function api(base, method, path, { token, body, headers = {} } = {}
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${text.slice(0, 500)}`);
   return text ? JSON.parse(text) : null;
+}
+
+/**
+ * The local database of the site's content group: the directory's row for the site (written when the
+ * sites service pushed the new site to content) names the group, bound as DB_G00n on the content Worker.
+ */
+export async function contentDbOfSite(mf, siteId) {
+  const directory = await mf.getD1Database("DIRECTORY", "content");
+  const row = await directory
+    .prepare("SELECT group_name FROM site_groups WHERE site_id = ?")
+    .bind(siteId)
+    .first();
+  if (!row) throw new Error(`content's directory has no site ${siteId} (was it created through the API?)`);
+  return mf.getD1Database(groupBindingName(row.group_name), "content");
 }
 
 /** Runs `fn` over `items` with at most `concurrency` in flight, keeping order. */
@@ -175,15 +192,16 @@ async function checkClone(base, key, templateId) {
 }
 
 /**
- * `count` posts in `site` (one written through the API with `writerKey`, the rest cloned from it).
- * Returns the template post and the slugs `post-1` … `post-{count-1}` exist (every 20th a draft).
+ * `count` posts in the site `siteId` (one written through the API with `writerKey`, a key of the site, the
+ * rest cloned from it in the site's group). Returns the template post and the slugs `post-1` …
+ * `post-{count-1}` exist (every 20th a draft).
  */
-export async function seedPosts(mf, urls, writerKey, count) {
+export async function seedPosts(mf, urls, writerKey, count, siteId) {
   const template = await api(urls.gateway, "POST", "/v1/posts", {
     token: writerKey,
     body: { ...postBody("Bench template post"), slug: "bench-template" },
   });
-  const db = await mf.getD1Database("DB", "content");
+  const db = await contentDbOfSite(mf, siteId);
   const clones = count - 1;
   // Clones are dated one a minute, ending before the template was written.
   const start = Date.now() - (clones + 1) * 60_000;
@@ -202,7 +220,7 @@ export async function seedPosts(mf, urls, writerKey, count) {
 
 /** Seeded leads: `count` clean leads of one form (generated inside SQLite, as the analytics bench does). */
 export async function seedLeads(mf, siteId, formId, count) {
-  const db = await mf.getD1Database("DB", "content");
+  const db = await contentDbOfSite(mf, siteId);
   const idBase = Number(randomBytes(3).readUIntBE(0, 3)) * 1_000_000;
   for (let done = 0; done < count; done += CHUNK) {
     const n = Math.min(CHUNK, count - done);
@@ -304,7 +322,7 @@ async function main() {
       scopes: ["posts:write", "posts:read", "import", "export"],
     });
     const [reader] = await createKeys(urls, tenant, site.id, { count: 1, kind: "public" });
-    await seedPosts(mf, urls, writer, posts);
+    await seedPosts(mf, urls, writer, posts, site.id);
     console.log(
       JSON.stringify(
         {
