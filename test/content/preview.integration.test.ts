@@ -43,7 +43,7 @@ const transferQueue = (env as unknown as { TEST_SITE_TRANSFERRED: Queue }).TEST_
 
 /** What a link that never existed answers: every ended link must answer exactly this (no oracle). */
 async function missingAnswer(): Promise<{ status: number; body: string }> {
-  const res = await open(`${BASE}/v1/preview/p2.${"A".repeat(43)}`);
+  const res = await open(`${BASE}/v1/preview/p3.${newId()}.${"A".repeat(43)}`);
   return { status: res.status, body: await res.text() };
 }
 
@@ -167,7 +167,9 @@ describe("preview links", () => {
     const post = await createPost(t.ck, { title: "Tamper" });
     const { url } = await link(t.ck, post.id);
     const token = url.split("/").at(-1)!;
-    expect(token).toMatch(/^p2\.[A-Za-z0-9_-]{43}$/);
+    // The token names its site (issue 38: the read finds the site's group by it).
+    expect(token).toMatch(new RegExp(`^p3\\.${t.site.id}\\.[A-Za-z0-9_-]{43}$`));
+    const other = await tenant();
     const missing = await missingAnswer();
     expect(missing.status).toBe(404);
     const flipped = token.at(-1) === "A" ? "B" : "A";
@@ -179,6 +181,11 @@ describe("preview links", () => {
       token.toUpperCase(),
       `p1.${post.id}.${Math.floor(Date.now() / 1000) + 600}.${"A".repeat(22)}`,
       encodeURIComponent(`${token}'--`),
+      // The site id is covered by the hash: another site's (another group, maybe), or none, is no link.
+      token.replace(t.site.id, other.site.id),
+      token.replace(t.site.id, newId()),
+      token.replace(`${t.site.id}.`, ""),
+      `p2.${token.split(".").at(-1)}`,
     ];
     for (const bad of tampered) {
       const res = await open(`${BASE}/v1/preview/${bad}`);
