@@ -41,3 +41,7 @@ export declare function localDatabases(
   persist: string,
 ): Promise<{ mf: Miniflare; db(name: string): Promise<D1Database> }>;
 export declare const defaultStore: () => string;
+export declare function remoteIds(
+  env?: Record<string, string | undefined>,
+  resourcesFile?: string,
+): Record<string, string>;

@@ -1,5 +1,7 @@
-// `npm run backup [-- --out <dir>] [--remote]`: writes each D1 database (identity, content, sites) to a
-// dated SQL file, `backups/<database>-<UTC stamp>.sql` (git-ignored), with this dumper: the CREATE
+// `npm run backup [-- --out <dir>] [--remote]`: writes each D1 database (identity, sites, and content's
+// site groups `content-g000`, `content-g001`, … and its directory `content-directory`: every database of
+// the Workers' configs, scripts/databases.mjs) to a dated SQL file, `backups/<database>-<UTC stamp>.sql`
+// (git-ignored), with this dumper: the CREATE
 // statement of every table, index and trigger from `sqlite_master`, and an INSERT for every row of every
 // table that is not virtual. `wrangler d1 export` refuses a database with FTS5 tables (content's
 // `posts_fts` and `posts_search`), so those and their shadow tables are left out and rebuilt on restore
@@ -10,14 +12,17 @@
 //     moves it), through Miniflare's D1 (`getD1Database`);
 //   - `--remote`: a deployed database through the D1 HTTP API, `POST
 //     /client/v4/accounts/{account}/d1/database/{database}/query`, from an operator's machine or a CI job
-//     (CLOUDFLARE_ACCOUNT_ID, CLOUDFLARE_API_TOKEN with D1 read, and D1_IDS='{"identity":"<uuid>",…}'):
-//     never from a Worker. docs/operations.md "Backups".
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+//     (CLOUDFLARE_ACCOUNT_ID, CLOUDFLARE_API_TOKEN with D1 read, and the databases' ids: D1_IDS='{"identity":
+//     "<uuid>","content-g000":"<uuid>",…}', or else the `d1` map of the last deploy's
+//     .wrangler/production/resources.json); a database of the configs without an id stops the backup
+//     (a group is never skipped): never from a Worker. docs/operations.md "Backups".
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { root, serviceNames, services } from "./workers.mjs";
+import { allDatabases } from "./databases.mjs";
+import { root } from "./workers.mjs";
 
-/** The databases, by service: identity, content, sites. */
-export const DATABASES = serviceNames.filter((name) => services[name].database);
+/** The databases by name: identity, content's directory and every group, sites (scripts/databases.mjs). */
+export const DATABASES = allDatabases().map((db) => db.name);
 
 export const HEADER = "-- site-platform D1 backup";
 
@@ -189,12 +194,12 @@ export function stamp(now = new Date()) {
 }
 
 /**
- * A Miniflare with the three local databases bound as the platform binds them (the same ids, so the same
- * SQLite files under `persist`), and nothing else. Used by backup and restore.
+ * A Miniflare with every local database bound by its name, with the id the platform binds it by (so the
+ * same SQLite files under `persist`), and nothing else. Used by backup and restore.
  */
 export async function localDatabases(persist) {
   const { convertV4MiniflareOptions, Log, LogLevel, Miniflare } = await import("miniflare");
-  const ids = readDatabaseIds();
+  const ids = Object.fromEntries(allDatabases().map((db) => [db.name, db.id]));
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       resourcePersistencePath: persist,
@@ -214,19 +219,23 @@ export async function localDatabases(persist) {
 }
 
 /**
- * Each service's local D1 database id: its config's one `[[d1_databases]]` `database_id` (the id the
- * platform's Miniflare names the SQLite file by). Read from the TOML text, not with wrangler's reader
- * (75 MB, slow to load) for one value.
+ * The deployed databases' ids by name: `D1_IDS` (JSON) when set, else the `d1` map of the last deploy's
+ * resources file. Every database of the configs must have one: a backup that skipped a group would look
+ * complete and not be.
  */
-function readDatabaseIds() {
-  return Object.fromEntries(
-    DATABASES.map((name) => {
-      const text = readFileSync(path.join(root, services[name].config), "utf8");
-      const match = /\[\[d1_databases\]\][^[]*?database_id\s*=\s*"([^"]+)"/s.exec(text);
-      if (!match) throw new Error(`${services[name].config}: no [[d1_databases]] database_id`);
-      return [name, match[1]];
-    }),
-  );
+export function remoteIds(
+  env = process.env,
+  resourcesFile = path.join(root, ".wrangler/production/resources.json"),
+) {
+  const ids = env.D1_IDS
+    ? JSON.parse(env.D1_IDS)
+    : existsSync(resourcesFile)
+      ? JSON.parse(readFileSync(resourcesFile, "utf8")).d1
+      : null;
+  if (!ids) throw new Error("--remote needs D1_IDS (JSON: database -> id) or a deploy's resources.json");
+  const missing = DATABASES.filter((name) => !ids[name]);
+  if (missing.length) throw new Error(`no database id for ${missing.join(", ")} (D1_IDS or resources.json)`);
+  return ids;
 }
 
 /** The default local store: `npm start`'s and `npm run dev`'s (`PLATFORM_STATE` moves it, as for `npm start`). */
@@ -245,14 +254,14 @@ async function main() {
   let sources;
   let close = async () => {};
   if (args.includes("--remote")) {
-    const { CLOUDFLARE_ACCOUNT_ID: accountId, CLOUDFLARE_API_TOKEN: apiToken, D1_IDS } = process.env;
-    if (!accountId || !apiToken || !D1_IDS) {
+    const { CLOUDFLARE_ACCOUNT_ID: accountId, CLOUDFLARE_API_TOKEN: apiToken } = process.env;
+    if (!accountId || !apiToken) {
       console.error(
-        "--remote needs CLOUDFLARE_ACCOUNT_ID, CLOUDFLARE_API_TOKEN and D1_IDS (JSON: database -> id)",
+        "--remote needs CLOUDFLARE_ACCOUNT_ID, CLOUDFLARE_API_TOKEN and the ids (D1_IDS, JSON: database -> id, or the deploy's resources.json)",
       );
       process.exit(2);
     }
-    const ids = JSON.parse(D1_IDS);
+    const ids = remoteIds();
     sources = Object.fromEntries(
       DATABASES.map((name) => [name, d1HttpSource({ accountId, apiToken, databaseId: ids[name] })]),
     );

@@ -1,5 +1,6 @@
-// `npm run restore -- <file> [--store <dir>] [--force]`: loads a backup of `npm run backup` (one database,
-// named in its first line) into the local store (`npm start`'s, .wrangler/state/v3; PLATFORM_STATE or
+// `npm run restore -- <file>… [--store <dir>] [--force]`: loads backups of `npm run backup` (one database
+// each, named in its first line: identity, sites, content's groups content-g000, … and its directory
+// content-directory; all the files of one stamp restore the whole platform) into the local store (`npm start`'s, .wrangler/state/v3; PLATFORM_STATE or
 // --store move it). The database must be empty (no table): a non-empty one is refused unless --force,
 // which drops its tables, views and triggers first. After the file's statements (tables, rows, indexes,
 // views, triggers, and the FTS5 tables' CREATEs, empty), the search indexes are rebuilt: an FTS5 table over
@@ -12,7 +13,7 @@ import { DATABASES, d1Source, defaultStore, HEADER, localDatabases, readSchema }
 /** The database a backup file holds, from its first line. */
 export function databaseOf(sql) {
   const first = sql.slice(0, sql.indexOf("\n"));
-  const match = new RegExp(`^${HEADER}: (\\w+) at `).exec(first);
+  const match = new RegExp(`^${HEADER}: ([\\w-]+) at `).exec(first);
   if (!match) throw new Error(`not a backup of npm run backup (first line: ${first.slice(0, 80)})`);
   return match[1];
 }
@@ -133,22 +134,28 @@ export async function restoreInto(db, sql, { force = false } = {}) {
 
 async function main() {
   const args = process.argv.slice(2);
-  const file = args.find((a) => !a.startsWith("--") && args[args.indexOf(a) - 1] !== "--store");
-  if (!file) {
-    console.error("usage: npm run restore -- <backups/<database>-<stamp>.sql> [--store <dir>] [--force]");
+  const files = args.filter((a, i) => !a.startsWith("--") && args[i - 1] !== "--store");
+  if (files.length === 0) {
+    console.error("usage: npm run restore -- <backups/<database>-<stamp>.sql>… [--store <dir>] [--force]");
     process.exit(2);
   }
-  const sql = readFileSync(file, "utf8");
-  const database = databaseOf(sql);
-  if (!DATABASES.includes(database)) throw new Error(`unknown database ${database}`);
+  // Every file read and named before anything is written: an unknown database stops the whole restore.
+  const backups = files.map((file) => {
+    const sql = readFileSync(file, "utf8");
+    const database = databaseOf(sql);
+    if (!DATABASES.includes(database)) throw new Error(`${file}: unknown database ${database}`);
+    return { sql, database };
+  });
   const storeAt = args.indexOf("--store");
   const store = path.resolve(storeAt >= 0 ? args[storeAt + 1] : defaultStore());
   const local = await localDatabases(store);
   try {
-    const db = await local.db(database);
-    const { statements, search } = await restoreInto(db, sql, { force: args.includes("--force") });
-    console.log(`${database}: ${statements} statements restored into ${store}`);
-    for (const [fts, what] of Object.entries(search)) console.log(`  search ${fts}: ${what}`);
+    for (const { sql, database } of backups) {
+      const db = await local.db(database);
+      const { statements, search } = await restoreInto(db, sql, { force: args.includes("--force") });
+      console.log(`${database}: ${statements} statements restored into ${store}`);
+      for (const [fts, what] of Object.entries(search)) console.log(`  search ${fts}: ${what}`);
+    }
   } finally {
     await local.mf.dispose();
   }

@@ -7,14 +7,15 @@
  * over another source: checked against a stand-in of the endpoint, never the network.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { d1HttpSource, d1Source, dumpDatabase } from "../../scripts/backup.mjs";
+import { d1HttpSource, d1Source, dumpDatabase, remoteIds } from "../../scripts/backup.mjs";
 import { startPlatform } from "../../scripts/platform.mjs";
+import { databaseOf } from "../../scripts/restore.mjs";
 import { seedDemo } from "../../scripts/seed.mjs";
 import { root } from "../../scripts/workers.mjs";
 import { testOnlySettings } from "../support/test-only-settings";
@@ -94,6 +95,7 @@ async function look(urls: Urls, demo: Awaited<ReturnType<typeof seedDemo>>): Pro
 let before: Seen;
 let demo: Awaited<ReturnType<typeof seedDemo>>;
 let localDump = "";
+let demoGroup = "";
 let remoteDump = "";
 const remoteCalls: { url: string; method: string; auth: string | null; body: { sql: string } }[] = [];
 
@@ -115,8 +117,15 @@ beforeAll(async () => {
     await post({ title: "Draft of nothing", status: "draft", blocks_json: paragraph("quokka draft") });
     before = await look(urls, demo);
     // The remote path: the same dumper through the D1 HTTP API's query endpoint, answered here by the
-    // local database (the request as Cloudflare documents it: POST, Bearer token, {sql, params}).
-    const content = await mf.getD1Database("DB", "content");
+    // local database (the request as Cloudflare documents it: POST, Bearer token, {sql, params}): the
+    // group the directory placed the demo site in (docs/decisions/site-groups.md).
+    const directory = await mf.getD1Database("DIRECTORY", "content");
+    const placed = await directory
+      .prepare("SELECT group_name FROM site_groups WHERE site_id = ?")
+      .bind(demo.site.id)
+      .first<{ group_name: string }>();
+    demoGroup = placed!.group_name;
+    const content = await mf.getD1Database(`DB_${demoGroup.toUpperCase()}`, "content");
     const endpoint = async (url: string | URL | Request, init?: RequestInit) => {
       const body = JSON.parse(String(init?.body)) as { sql: string; params: unknown[] };
       remoteCalls.push({
@@ -174,31 +183,45 @@ describe("npm run backup and npm run restore", () => {
     const backup = await run(process.execPath, ["scripts/backup.mjs", "--store", storeA, "--out", backups], {
       cwd: root,
     });
-    expect(backup.stdout).toMatch(/content: \d+ tables, \d+ rows/);
-    const files = readdirSync(backups).sort();
-    expect(files.map((f) => f.replace(/-\d{8}T\d{6}Z\.sql$/, ""))).toEqual(["content", "identity", "sites"]);
-    expect(readFileSync(path.join(backups, files[0]!), "utf8")).toMatch(
-      /^-- site-platform D1 backup: content at /,
-    );
-    for (const file of files) {
-      const restored = await run(
-        process.execPath,
-        ["scripts/restore.mjs", path.join(backups, file), "--store", storeB],
-        {
-          cwd: root,
-        },
-      );
-      if (file.startsWith("content")) {
-        expect(restored.stdout).toContain("search posts_fts: rebuilt from posts");
-        // Every post of the store (the seed's and these three), re-inserted by posts_search_insert's statement.
-        const rebuilt = Number(/search posts_search: (\d+) rows from posts/.exec(restored.stdout)?.[1]);
-        expect(rebuilt).toBeGreaterThanOrEqual(3);
-      }
+    // Every database: identity, sites, each content group and the directory.
+    for (const name of ["identity", "sites", "content-g000", "content-g001", "content-directory"]) {
+      expect(backup.stdout).toMatch(new RegExp(`^${name}: \\d+ tables, \\d+ rows`, "m"));
     }
+    const files = readdirSync(backups).sort();
+    const fileOf = (name: string) => files.find((f) => f.startsWith(`${name}-2`))!;
+    expect(files.map((f) => f.replace(/-\d{8}T\d{6}Z\.sql$/, ""))).toEqual([
+      "content-directory",
+      "content-g000",
+      "content-g001",
+      "identity",
+      "sites",
+    ]);
+    expect(readFileSync(path.join(backups, fileOf("content-g001")), "utf8")).toMatch(
+      /^-- site-platform D1 backup: content-g001 at /,
+    );
+    // The directory's rows name the demo site's group.
+    expect(readFileSync(path.join(backups, fileOf("content-directory")), "utf8")).toContain(
+      `'${demo.site.id}'`,
+    );
+    // All the files of the backup in one restore.
+    const restored = await run(
+      process.execPath,
+      ["scripts/restore.mjs", ...files.map((f) => path.join(backups, f)), "--store", storeB],
+      { cwd: root },
+    );
+    for (const name of ["identity", "sites", "content-g000", "content-g001", "content-directory"]) {
+      expect(restored.stdout).toMatch(new RegExp(`^${name}: \\d+ statements restored`, "m"));
+    }
+    // Each group's search rebuilt; the demo group's from every post of the site (the seed's and these three).
+    expect(restored.stdout.match(/search posts_fts: rebuilt from posts/g)).toHaveLength(2);
+    const rebuilt = [...restored.stdout.matchAll(/search posts_search: (\d+) rows from posts/g)].map((m) =>
+      Number(m[1]),
+    );
+    expect(Math.max(...rebuilt)).toBeGreaterThanOrEqual(3);
     // A second restore into the now filled store is refused without --force, and replaces it with it.
     const again = run(
       process.execPath,
-      ["scripts/restore.mjs", path.join(backups, files[2]!), "--store", storeB],
+      ["scripts/restore.mjs", path.join(backups, fileOf("sites")), "--store", storeB],
       {
         cwd: root,
       },
@@ -206,7 +229,13 @@ describe("npm run backup and npm run restore", () => {
     await expect(again).rejects.toMatchObject({ stderr: expect.stringContaining("not empty") });
     await run(
       process.execPath,
-      ["scripts/restore.mjs", path.join(backups, files[2]!), "--store", storeB, "--force"],
+      [
+        "scripts/restore.mjs",
+        path.join(backups, fileOf(`content-${demoGroup}`)),
+        "--store",
+        storeB,
+        "--force",
+      ],
       {
         cwd: root,
       },
@@ -221,4 +250,33 @@ describe("npm run backup and npm run restore", () => {
       await mf.dispose();
     }
   }, 240_000);
+});
+
+describe("the remote backup's database ids", () => {
+  const all = {
+    identity: "1",
+    sites: "2",
+    "content-directory": "3",
+    "content-g000": "4",
+    "content-g001": "5",
+  };
+
+  it("come from D1_IDS, else from the last deploy's resources.json, and must name every group", () => {
+    expect(remoteIds({ D1_IDS: JSON.stringify(all) }, "/nonexistent")).toEqual(all);
+    const file = path.join(dir, "resources.json");
+    writeFileSync(file, JSON.stringify({ d1: all, kv: {} }));
+    expect(remoteIds({}, file)).toEqual(all);
+    const { "content-g001": _dropped, ...partial } = all;
+    expect(() => remoteIds({ D1_IDS: JSON.stringify(partial) }, file)).toThrow(
+      /no database id for content-g001/,
+    );
+    expect(() => remoteIds({}, "/nonexistent")).toThrow(/needs D1_IDS/);
+  });
+
+  it("a backup's first line names its database, groups and directory included", () => {
+    for (const name of ["content-g001", "content-directory", "identity"]) {
+      expect(databaseOf(`-- site-platform D1 backup: ${name} at 2026-11-29T00:00:00.000Z\n`)).toBe(name);
+    }
+    expect(() => databaseOf("-- something else\n")).toThrow(/not a backup/);
+  });
 });

@@ -1,0 +1,1 @@
+export declare function databaseOf(sql: string): string;
