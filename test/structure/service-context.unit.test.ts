@@ -30,11 +30,16 @@ const IDENTITY_LAYER: Allowed[] = [
   (f) => f === "login/session-response.ts",
 ];
 
-/** Content's: the app, the read session and edge-cache answers, the key's middleware (request facts). */
+/**
+ * Content's: the app, the read session and the request's group routing, edge-cache answers, the key's
+ * middleware (request facts).
+ */
 const CONTENT_LAYER: Allowed[] = [
   ROUTES,
   (f) => f === "core/app.ts",
   (f) => f === "core/read-session.ts",
+  // Routes each request to its site's group once its site is known (issue 38).
+  (f) => f === "core/routing.ts",
   (f) => f === "core/cacheable.ts",
   (f) => f === "keys/middleware.ts",
 ];

@@ -3,6 +3,7 @@
  * `sites/{site}/{id}/{width}.{ext}`), so `MEDIA_PUBLIC_BASE` URLs work locally as on the CDN.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { parseId } from "../../lib/ids";
 import { notFoundResponse } from "../../lib/problem";
 import type { AppEnv } from "../core/bindings";
@@ -17,6 +18,20 @@ const KEY_RE = /^sites\/([0-9A-Za-z-]{26,36})\/([0-9A-Za-z]{26})(?:\/\d{1,5})?\.
  * and then revalidate with the ETag.
  */
 export const MEDIA_CACHE_CONTROL = "public, max-age=86400, s-maxage=31536000";
+
+/**
+ * Whether the file at `key` may be served: a key of our shape whose site content knows (the request routed
+ * to its group) and whose asset is not soft-deleted there (unknown ids, e.g. not yet recorded, fall through
+ * to R2).
+ */
+async function servable(c: Context<AppEnv>, key: string): Promise<boolean> {
+  const match = KEY_RE.exec(key);
+  const siteId = match ? parseId(match[1] as string) : null;
+  if (!match || siteId !== match[1]) return false;
+  const routed = await enterSite(c, siteId);
+  if (!routed) return false;
+  return (await mediaStatus(routed.env.DB, siteId, match[2] as string)) !== "deleted";
+}
 
 export function registerMediaPublicRoute(app: OpenAPIHono<AppEnv>) {
   app.openAPIRegistry.registerPath({
@@ -34,16 +49,7 @@ export function registerMediaPublicRoute(app: OpenAPIHono<AppEnv>) {
   });
   app.get("/media/*", async (c) => {
     const key = decodeURIComponent(c.req.path.slice("/media/".length));
-    const match = KEY_RE.exec(key);
-    if (!match) return notFoundResponse();
-    // The key's site routes the read to its group; a site content does not know has no files.
-    const siteId = parseId(match[1] as string);
-    const routed = siteId === match[1] ? await enterSite(c, siteId) : null;
-    if (!routed) return notFoundResponse();
-    // A soft-deleted asset stops being served (unknown ids, e.g. not yet recorded, fall through to R2).
-    if ((await mediaStatus(routed.env.DB, match[1] as string, match[2] as string)) === "deleted") {
-      return notFoundResponse();
-    }
+    if (!(await servable(c, key))) return notFoundResponse();
     // Only If-None-Match is honoured (304); other preconditions would need 412s nobody asks for.
     const ifNoneMatch = c.req.header("if-none-match");
     const object = await c.env.MEDIA.get(
