@@ -201,6 +201,10 @@ export default defineConfig({
           // single `vitest run` or `vitest list` (vitest refuses projects of one group with different
           // worker counts).
           sequence: { groupOrder: 2 },
+          // A page's state (a table filled after its fetches) polled for up to 15 s, not vitest's 1 s: on two
+          // busy cores a render took longer (passkey-first.test.ts, a run beside other work); a poll that
+          // passes still returns at once.
+          expect: { poll: { timeout: 15_000 } },
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

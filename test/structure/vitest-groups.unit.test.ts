@@ -12,6 +12,7 @@ interface ProjectTest {
   maxWorkers?: number;
   fileParallelism?: boolean;
   sequence?: { groupOrder?: number };
+  expect?: { poll?: { timeout?: number } };
 }
 
 describe("vitest.config.ts projects", () => {
@@ -32,5 +33,13 @@ describe("vitest.config.ts projects", () => {
       [],
     );
     expect(projects.length).toBeGreaterThan(5);
+  });
+
+  it("the browser project polls a page's state for seconds, not vitest's default 1 s", () => {
+    // A page fills a table after its own fetches; on two busy cores that took longer than 1 s (a run of
+    // passkey-first.test.ts beside other work), and `expect.poll` without a timeout gave up.
+    const projects = (config.test?.projects ?? []) as { test?: ProjectTest }[];
+    const browser = projects.find((p) => p.test?.name === "browser");
+    expect(browser?.test?.expect?.poll?.timeout ?? 1000).toBeGreaterThanOrEqual(10_000);
   });
 });
