@@ -215,6 +215,23 @@ describe("RPC calls naming many sites", () => {
     ).toEqual({ api_keys: [], webhooks: [] });
   });
 
+  it("stalledConvergence reports the stalled sites of both groups", async () => {
+    // Pushed first 30 minutes ago (a push older than the row's is ignored).
+    const [a, b] = await sitesInTwoGroups({ updated_at: new Date(Date.now() - 30 * 60_000).toISOString() });
+    for (const site of [a, b]) {
+      await createKey(site);
+      // Sites pushed a new owner 20 minutes ago; the site.transferred message never arrived.
+      await content.syncSite({
+        ...site,
+        org_id: newId(),
+        updated_at: new Date(Date.now() - 20 * 60_000).toISOString(),
+      });
+    }
+    const stalled = (await content.stalledConvergence()).map((s) => s.site_id);
+    expect(stalled).toContain(a.id);
+    expect(stalled).toContain(b.id);
+  });
+
   it("RPC writes by site id run on the site's group; an unknown site is refused or empty", async () => {
     const [a, b] = await sitesInTwoGroups();
     for (const s of [a, b]) {

@@ -6,6 +6,11 @@ import { webhookSenderFor } from "../webhooks/sender";
 import type { Env, Services } from "./bindings";
 import { cachePurger, searchNotifier } from "./effects/outbound";
 
+/**
+ * The services of one site group (docs/decisions/site-groups.md): `env` is a group's env, so the analytics
+ * store and the development outbox write to that group; a caller builds them per group (a request once
+ * routed, an RPC call on its site's group, a queue batch's or a cron's pass over each group).
+ */
 export function contentServices(env: Env, log: Logger): Services {
   const timeout = Number(env.IMAGE_INGEST_TIMEOUT_MS);
   return {
