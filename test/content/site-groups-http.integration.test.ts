@@ -6,10 +6,22 @@
  * so a request that ran on one fixed group would miss the other site's rows; the rows each request wrote are
  * in its site's group and in no other.
  */
+import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
+import type { AppEnv } from "../../src/content/core/bindings";
+import { enterGroup, requestRouting, routeToSite } from "../../src/content/core/routing";
+import { problem } from "../../src/content/errors";
 import { newId } from "../../src/lib/ids";
+import { ApiError, handleError } from "../../src/lib/problem";
 import type { SiteProjection } from "../../src/lib/rpc";
-import { contentDbOf, contentDirectory, contentGroupOf, otherContentDbs } from "../support/content-groups";
+import {
+  contentDbOf,
+  contentDirectory,
+  contentGroupDb,
+  contentGroupOf,
+  contentGroups,
+  otherContentDbs,
+} from "../support/content-groups";
 import {
   BASE,
   call,
@@ -309,5 +321,59 @@ describe("keyless ways in", () => {
     const unknownSite = { ...a!.site, id: newId() };
     const sent = await submit(unknownSite, forms[0]!, contactValues(), { ip: freshIp(), token: null });
     expect(await answer(sent)).toEqual(missing);
+  });
+});
+
+describe("core/routing.ts", () => {
+  /** A bare app of the routing middleware over the test's group databases and directory. */
+  function routingApp() {
+    const app = new Hono<AppEnv>();
+    app.onError((error, c) =>
+      error instanceof ApiError ? handleError(error, c) : c.text(error.message, 500),
+    );
+    app.use("*", requestRouting());
+    app.get("/v1/unrouted", async (c) => c.json(await c.env.DB.prepare("SELECT 1 AS one").first()));
+    app.get("/v1/sites/:site_id/name", async (c) => {
+      const env = await routeToSite(c, c.req.param("site_id"), () => problem("NOT_FOUND", "No such site."));
+      const again = enterGroup(c, await contentGroupOf(c.req.param("site_id")));
+      expect(again.env).toBe(env);
+      const row = await c.env.DB.prepare("SELECT name FROM sites WHERE id = ?")
+        .bind(c.req.param("site_id"))
+        .first();
+      return c.json({
+        row,
+        primary: c.get("primaryDb") === contentGroupDb(await contentGroupOf(c.req.param("site_id"))),
+      });
+    });
+    app.get("/v1/cross/:site_id", async (c) => {
+      await routeToSite(c, c.req.param("site_id"), () => problem("NOT_FOUND", "No such site."));
+      const own = await contentGroupOf(c.req.param("site_id"));
+      enterGroup(c, [...contentGroups.keys()].find((g) => g !== own) as string);
+      return c.text("crossed");
+    });
+    const env = {
+      CONTENT_GROUPS: [...contentGroups.keys()].join(","),
+      DIRECTORY: contentDirectory,
+      ...Object.fromEntries([...contentGroups].map(([g, db]) => [`DB_${g.toUpperCase()}`, db])),
+    };
+    return (path: string) => app.request(path, {}, env);
+  }
+
+  it("a request that reads its database before it is routed fails; once routed it reads its site's group (again: a no-op), never two groups", async () => {
+    const fetch = routingApp();
+    const unrouted = await fetch("/v1/unrouted");
+    expect(unrouted.status).toBe(500);
+    expect(await unrouted.text()).toContain("before it was routed");
+    for (const name of ["In one", "In the other"]) {
+      const site = await makeSite({ name });
+      const res = await fetch(`/v1/sites/${site.id}/name`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ row: { name }, primary: true });
+      expect(res.headers.get("x-bookmark")).toMatch(/^[0-9a-f]{8}-/);
+      const crossed = await fetch(`/v1/cross/${site.id}`);
+      expect(crossed.status).toBe(500);
+      expect(await crossed.text()).toContain("cannot move to");
+    }
+    expect((await fetch(`/v1/sites/${newId()}/name`)).status).toBe(404);
   });
 });
