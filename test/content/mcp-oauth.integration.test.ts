@@ -17,6 +17,7 @@ import { AGENT_ACCESS_TTL_MS } from "../../src/content/keys/agent";
 import { QUOTAS } from "../../src/content/keys/api-key";
 import { keyGate } from "../../src/content/keys/gate";
 import { SCOPES } from "../../src/content/keys/scopes";
+import { newId } from "../../src/lib/ids";
 import {
   agentToken,
   MCP_RESOURCE,
@@ -284,6 +285,23 @@ describe("the token's pins", () => {
     // The person is no member of B: a token naming B (signed, but not the grant's site) is refused.
     const forB = await token(a.grant, { claims: { site_id: b.site.id } });
     expect((await rawMcp(`Bearer ${forB}`, initialize)).status).toBe(401);
+  });
+
+  it("a grant of a site content never met (no directory row, so no group): the same 401 as a revoked grant", async () => {
+    const revoked = await agentOn("site_editor", EDITOR_SCOPES);
+    await revokeGrant(e.TEST_IDENTITY_DB, revoked.grant.grantId);
+    const asRevoked = await refusal(await rawMcp(`Bearer ${await token(revoked.grant)}`, initialize));
+    const [siteId, orgId] = [newId(), newId()];
+    const person = await seedPerson({ site: [{ site_id: siteId, org_id: orgId, role: "site_editor" }] });
+    const grant = await seedGrant(e.TEST_IDENTITY_DB, {
+      userId: person.userId,
+      siteId,
+      orgId,
+      scopes: [...EDITOR_SCOPES],
+    });
+    const unknown = await rawMcp(`Bearer ${await token(grant)}`, initialize);
+    expect(await refusal(unknown.clone())).toBe(asRevoked);
+    await expectChallenge(unknown, "invalid_token");
   });
 
   it("a site archived, or the person's membership ended: the same 401 as a revoked grant", async () => {
