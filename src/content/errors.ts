@@ -120,6 +120,11 @@ export const ContentErrors = defineErrors({
   SITES_UNAVAILABLE: 502,
   /** MCP upload_media_from_url: the image could not be fetched now (timeout, 5xx, DNS); retry later. */
   MEDIA_URL_UNAVAILABLE: 502,
+  /**
+   * A write of a site that is moving between content groups (issue 38; a deliberate deviation: the spec lists
+   * 503 only for readiness): its old group refuses it, nothing was written; `Retry-After` says when to retry.
+   */
+  SITE_MOVING: 503,
 });
 
 export type ContentErrorName = keyof typeof ContentErrors;

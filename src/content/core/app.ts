@@ -1,5 +1,6 @@
 /** The content service's HTTP app: routes grouped as the spec's sections, probes, docs. */
 import { createServiceApp, registerProblemSchema, serveApiDocs } from "../../lib/app";
+import { handleError } from "../../lib/problem";
 import { COLLECT_PATH, registerAnalyticsRoutes } from "../analytics/routes";
 import { registerAuthorRoutes } from "../authors/routes";
 import { registerBulkRoutes } from "../bulk/routes";
@@ -7,6 +8,7 @@ import { registerDashboardPostRoutes } from "../dashboard/posts-routes";
 import { registerDashboardContentRoutes } from "../dashboard/site-content-routes";
 import { registerFeedRoutes } from "../feeds/routes";
 import { registerFormRoutes } from "../forms/routes";
+import { isSiteFenced, siteMoving } from "../groups/fence";
 import { registerApiKeyRoutes } from "../keys/routes";
 import { registerLeadRoutes } from "../leads/routes";
 import { registerMcpRoute } from "../mcp/routes";
@@ -38,6 +40,11 @@ export const API_INFO = {
 
 export const app = createServiceApp<AppEnv>("content");
 registerProblemSchema(app);
+// A write a moving site's fence refused (issue 38, groups/fence.ts) is 503 SITE_MOVING with Retry-After.
+app.onError((err, c) => {
+  if (!isSiteFenced(err)) return handleError(err, c);
+  return handleError(siteMoving(c.get("auth")?.siteId ?? c.req.param("site_id") ?? null), c);
+});
 // First: the reference's "Try it" preselects the first scheme, and a query key sends no Authorization
 // header (an empty `Bearer ` would override a `?key=` the reader typed; issue 23 item 4).
 app.openAPIRegistry.registerComponent("securitySchemes", "publicKeyQuery", {

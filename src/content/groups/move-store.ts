@@ -135,14 +135,16 @@ export async function writeChunk(
     : "";
   const [, inserted] = await batch(db, [
     openFence(db, siteId),
-    query(
+    query<Computed<{ one: number }>>(
       db,
-      `INSERT OR IGNORE INTO ${t.name} (${columns.join(", ")}) SELECT ${values} FROM json_each(?1) j${keyless}`,
+      `INSERT OR IGNORE INTO ${t.name} (${columns.join(", ")}) SELECT ${values} FROM json_each(?1) j${keyless}
+        RETURNING 1 AS one`,
       rowsJson,
     ),
     closeFence(db, siteId),
   ]);
-  return inserted.changes;
+  // The rows the statement returned: D1's `changes` also counts what the table's triggers wrote.
+  return inserted.rows.length;
 }
 
 /** Deletes up to `limit` of the site's rows of `t` (and what its triggers delete with them), inside the open fence. */
@@ -154,15 +156,15 @@ export async function deleteChunk(
 ): Promise<number> {
   const [, deleted] = await batch(db, [
     openFence(db, siteId),
-    query(
+    query<Computed<{ one: number }>>(
       db,
-      `DELETE FROM ${t.name} WHERE rowid IN (SELECT rowid FROM ${t.name} WHERE ${t.where} LIMIT ?2)`,
+      `DELETE FROM ${t.name} WHERE rowid IN (SELECT rowid FROM ${t.name} WHERE ${t.where} LIMIT ?2) RETURNING 1 AS one`,
       siteId,
       limit,
     ),
     closeFence(db, siteId),
   ]);
-  return deleted.changes;
+  return deleted.rows.length;
 }
 
 /** How many of the site's rows `t` holds in `db`. */
