@@ -87,7 +87,7 @@ async function transfer(site: SiteProjection, to: string, mode: "transfer" | "sh
     mode === "share" ? { ...message, transfer_id: newId(), site_id: sentinel.id, mode: "transfer" } : message;
   if (mode === "share") await transferQueue.send(awaited);
   for (let i = 0; i < 100; i++) {
-    const row = await (await contentDbOf(site.id))
+    const row = await (await contentDbOf(sentinel.id))
       .prepare("SELECT transfer_id FROM site_transfers WHERE site_id = ?")
       .bind(sentinel.id)
       .first<{ transfer_id: string }>();

@@ -422,7 +422,12 @@ describe("retries, backoff and the dead-letter queue", () => {
     const t = await tenant();
     const { hook } = await hookTo(t.site, "status/503");
     const slowDown = await createWebhook(t.site, { url: `${inbox("status/429").url}?retry_after=600` });
-    const env = { ...(testEnv as unknown as Env), WEBHOOK_RETRY_BASE_SECONDS: "5" };
+    // Routed to the site's group, as the queue handler routes a batch (docs/decisions/site-groups.md).
+    const env: Env = {
+      ...(testEnv as unknown as Env),
+      DB: await contentDbOf(t.site.id),
+      WEBHOOK_RETRY_BASE_SECONDS: "5",
+    };
     const services = contentServices(env, callLogger("content"));
     const delivery = async (webhookId: string, attempts: number) => {
       const id = newId();

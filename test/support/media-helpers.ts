@@ -4,11 +4,15 @@
  * direct deliveries of a media-variants batch (for attempts and redeliveries), and the decoder's view
  * of stored bytes (the Images binding's `info()`, which locally is sharp).
  */
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  getQueueResult,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import type { Env } from "../../src/content/core/bindings";
-import { consumeMediaVariants } from "../../src/content/media/variants";
-import { batchLogger } from "../../src/lib/log";
+import type { WorkerEnv } from "../../src/content/core/bindings";
+import ContentService from "../../src/content/index";
 import { BASE, call, content, createKey, makeSite } from "./content-helpers";
 
 export const images = (env as unknown as { IMAGES: ImagesBinding }).IMAGES;
@@ -93,8 +97,11 @@ export async function deliverVariants(messages: { body: unknown; attempts?: numb
     "media-variants",
     messages.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: m.attempts ?? 1, body: m.body })),
   );
+  // Through the Worker's own queue handler: it splits the batch by the sites' groups (docs/decisions/
+  // site-groups.md) and acks what is about no site it knows, as the Queues runtime would see it.
   const ctx = createExecutionContext();
-  await consumeMediaVariants(env as unknown as Env, batch, batchLogger("content", batch));
+  await new ContentService(ctx, env as unknown as WorkerEnv).queue(batch);
+  await waitOnExecutionContext(ctx);
   return getQueueResult(batch, ctx);
 }
 
