@@ -69,9 +69,12 @@ async function rowsOf(table: string, column: string, value: string, siteId: stri
   return { own: await count(await contentDbOf(siteId)), elsewhere };
 }
 
-/** A status and body, to compare two answers for sameness. */
+/**
+ * A status, body and bookmark, to compare two answers for sameness (a refusal carries no bookmark: whether
+ * the request found a group must not show).
+ */
 async function answer(res: Response) {
-  return { status: res.status, body: await res.text() };
+  return { status: res.status, body: await res.text(), bookmark: res.headers.get("x-bookmark") };
 }
 
 /** The 401 of a key nobody ever made: status, body and the challenge. */
@@ -134,6 +137,23 @@ describe("API keys: the key's site through the directory, then its group", () =>
       body: { title: "no" },
     });
     expect(write.status).toBe(401);
+  });
+
+  it("a revoked key (its site known, the request routed) is the same 401 as a key nobody made, headers too", async () => {
+    const site = await makeSite();
+    const key = await createKey(site);
+    expect((await call("GET", "/v1/posts", { key: key.key })).headers.get("x-bookmark")).toMatch(
+      /^[0-9a-f]{8}-/,
+    );
+    const revoked = await call("DELETE", `/api/v1/sites/${site.id}/api-keys/${key.id}`, {
+      headers: ownerHeaders(site),
+    });
+    expect(revoked.status).toBe(204);
+    const res = await call("GET", "/v1/posts", { key: key.key });
+    expect({ ...(await answer(res)), challenge: res.headers.get("www-authenticate") }).toEqual(
+      await unknownKeyAnswer(),
+    );
+    expect(res.headers.get("x-bookmark")).toBeNull();
   });
 
   it("a directory row naming another site is no key: the key's row is not in that site's group", async () => {

@@ -55,8 +55,10 @@ const carried = new WeakMap<Request, Routing>();
 
 /**
  * App-wide, first of the content app's own middleware: a malformed `X-Bookmark` of a `/v1/*` request is 400
- * before anything else reads the request; `c.env.DB` is unrouted until a route routes it; the answer carries
- * the bookmark of the request's D1 session, when it opened one.
+ * before anything else reads the request; `c.env.DB` is unrouted until a route routes it; a successful answer
+ * carries the bookmark of the request's D1 session, when it opened one. A refusal (4xx, 5xx) carries none: it
+ * wrote nothing, and whether the request was routed (a revoked key's site is known, a never-made key's is not;
+ * a missing form of a known site, a site content never met) must not show in its headers.
  */
 export function requestRouting(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -65,7 +67,7 @@ export function requestRouting(): MiddlewareHandler<AppEnv> {
     await next();
     const routing = routings.get(c);
     const after = routing?.own ? routing.session?.getBookmark() : null;
-    if (after) c.res.headers.set(BOOKMARK_HEADER, after);
+    if (after && c.res.status < 400) c.res.headers.set(BOOKMARK_HEADER, after);
   };
 }
 
