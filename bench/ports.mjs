@@ -12,6 +12,8 @@ export const BENCH_PORT_OFFSET = 1000;
 export const MEMORY_STACK_OFFSET = 50;
 /** The local-limiters stack (bench/run.mjs): the bench's offset + 100. */
 export const LOCAL_LIMITERS_STACK_OFFSET = 100;
+/** The fleet section's stack of 4 content groups (bench/fleet.mjs): the bench's offset + 150. */
+export const FLEET_STACK_OFFSET = 150;
 
 /** The four Workers' ports of a stack started by scripts/platform.mjs at `portOffset`. */
 export function platformPorts(portOffset) {
@@ -29,6 +31,7 @@ export function benchPorts(portOffset = BENCH_PORT_OFFSET) {
     bench: platformPorts(portOffset),
     memory: startPorts(portOffset + MEMORY_STACK_OFFSET),
     local_limiters: platformPorts(portOffset + LOCAL_LIMITERS_STACK_OFFSET),
+    fleet: platformPorts(portOffset + FLEET_STACK_OFFSET),
   };
 }
 

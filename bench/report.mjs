@@ -34,9 +34,10 @@ export function loadTable(rows, trivial) {
       num(r.rps, 0),
       num(r.p50_ms, 1),
       num(r.p99_ms, 1),
-      num(r.rps / baseOf(r).rps, 3),
-      num(r.p50_ms / baseOf(r).p50_ms, 1),
-      num(r.p99_ms / baseOf(r).p99_ms, 1),
+      // No base when the run had no main stack (only the fleet's, whose rows each name theirs).
+      num(baseOf(r) ? r.rps / baseOf(r).rps : null, 3),
+      num(baseOf(r) ? r.p50_ms / baseOf(r).p50_ms : null, 1),
+      num(baseOf(r) ? r.p99_ms / baseOf(r).p99_ms : null, 1),
       num(r.requests, 0),
       r.unexpected > 0 ? `**${r.unexpected}** ${statusNote(r)}` : "0",
     ]),
@@ -212,6 +213,7 @@ export function checkTargets(result) {
           : `${num(ratio - 1.1, 3)} above 1.1`,
     );
   }
+  fleetTargets(result, add);
   {
     const dirty = result.load.filter((r) => r.unexpected > 0);
     add(
@@ -222,6 +224,77 @@ export function checkTargets(result) {
     );
   }
   return targets;
+}
+
+/** Within how much of its group alone a fleet row must stay (issue 38): ratio to ratio. */
+export const FLEET_BOUND = 1.25;
+const FLEET_ROWS = [
+  ["cold", "Cold list (ck_, a new since each)"],
+  ["detail", "One post by slug (pk_)"],
+  ["post", "POST /v1/posts (ck_)"],
+];
+
+/**
+ * The fleet's slowdown of one row kind: its ratio to the trivial route with the site alone in its group
+ * ("one"), divided by the same ratio in the fleet, or null when either phase is missing.
+ */
+export function fleetSlowdown(load, kind) {
+  const byId = Object.fromEntries(load.map((r) => [r.id, r]));
+  const ratio = (phase) => {
+    const row = byId[`fleet_${kind}_${phase}`];
+    const base = row && byId[row.base];
+    return row && base && base.rps > 0 ? row.rps / base.rps : null;
+  };
+  const one = ratio("one");
+  const fleet = ratio("fleet");
+  return one === null || fleet === null || fleet === 0 ? null : { one, fleet, slowdown: one / fleet };
+}
+
+/** Whether a measured move kept its promises: done, no accepted write lost, every refusal a 503 with Retry-After. */
+export function moveProblems(move) {
+  const problems = [];
+  if (move.state !== "done")
+    problems.push(`ended ${move.state ?? "unknown"} (${move.phase ?? "?"}): ${move.error ?? ""}`);
+  if (move.accepted_present !== move.accepted)
+    problems.push(
+      `${move.accepted - move.accepted_present} accepted write(s) missing from ${move.group_after}`,
+    );
+  if (move.accepted_while_fenced > 0)
+    problems.push(
+      `${move.accepted_while_fenced} write(s) accepted while the mover had fenced the site (a ${move.fenced_window_ms} ms window seen by its progress): the fence did not refuse them`,
+    );
+  if (move.other > 0)
+    problems.push(`${move.other} answer(s) neither 201 nor 503: ${JSON.stringify(move.other_statuses)}`);
+  if (move.refused_without_retry_after > 0)
+    problems.push(`${move.refused_without_retry_after} 503(s) without Retry-After`);
+  if (move.source_rows_left > 0) problems.push(`${move.source_rows_left} post(s) left in ${move.from}`);
+  return problems;
+}
+
+function fleetTargets(result, add) {
+  const fleet = result.fleet;
+  const scale = fleet
+    ? `${fleet.sites.toLocaleString("en-US")} sites, ${fleet.posts.toLocaleString("en-US")} posts, 4 groups`
+    : "10,000 sites, 1,000,000 posts, 4 groups";
+  for (const [kind, label] of FLEET_ROWS) {
+    const s = fleetSlowdown(result.load, kind);
+    add(
+      `Fleet (${scale}): ${label} in the fullest group within ${FLEET_BOUND}x of its site alone in a group (ratios to the trivial route)`,
+      s ? `${num(s.slowdown, 3)}x (${num(s.one, 3)} alone vs ${num(s.fleet, 3)} in the fleet)` : null,
+      s !== null && s.slowdown <= FLEET_BOUND,
+      s ? `${num(s.slowdown, 3)}x vs ≤ ${FLEET_BOUND}x: over by ${num(s.slowdown - FLEET_BOUND, 3)}x` : "",
+    );
+  }
+  const move = fleet?.move;
+  const problems = move ? moveProblems(move) : [];
+  add(
+    `Fleet: move of a ${fleet ? fleet.site_posts.toLocaleString("en-US") : "10,000"}-post site under writes: done, every accepted write in its new group, every refusal a 503 with Retry-After`,
+    move
+      ? `switch ${num(move.switch_seconds, 1)} s, done ${num(move.done_seconds, 1)} s; longest refusal ${num(move.longest_refusal_ms, 0)} ms (mover's own: ${num(move.mover_longest_refusal_ms, 0)} ms); ${move.accepted} accepted, ${move.refused} refused`
+      : null,
+    move && problems.length === 0,
+    problems.join("; "),
+  );
 }
 
 export function targetTable(targets) {
@@ -241,6 +314,20 @@ export function renderReport(result) {
     "",
     loadTable(result.load, trivial),
   ];
+  if (result.fleet) {
+    const f = result.fleet;
+    const m = f.move;
+    const by = (o) =>
+      Object.entries(o)
+        .map(([g, n]) => `${g} ${num(n, 0)}`)
+        .join(", ");
+    parts.push(
+      "",
+      `Fleet: ${f.groups.length} content groups; sites by group ${by(f.sites_by_group)}; posts by group ${by(f.posts_by_group)} (bulk seed ${num(f.bulk_seconds, 0)} s). The measured site (${num(f.site_posts, 0)} posts) is in ${f.measured_group}, the fullest; each fleet row is measured first with it alone in its group ("one group"), then in the fleet.`,
+      "",
+      `Move of a ${num(f.site_posts, 0)}-post site (${num(m.site_posts, 0)} posts after it) from ${m.from} to ${m.to} under ${m.writes} paced writes: ${m.state}; writes accepted again after ${num(m.switch_seconds, 1)} s (the switch), done after ${num(m.done_seconds, 1)} s (the old rows kept for the routes' TTL, then purged); ${num(m.rows_copied, 0)} rows copied, ${num(m.rows_deleted, 0)} deleted; longest refusal ${num(m.longest_refusal_ms, 0)} ms over ${m.refusal_runs} run(s) (the mover's own count ${num(m.mover_longest_refusal_ms, 0)} ms); ${m.accepted} accepted (${m.accepted_present} found in ${m.group_after}; ${m.accepted_while_fenced} of them inside the ${num(m.fenced_window_ms, 0)} ms the mover's progress showed the site fenced), ${m.refused} refused with 503, ${m.other} other.`,
+    );
+  }
   const singles = result.singles.filter((s) => s.id !== "soak");
   if (singles.length) parts.push("", singleTable(singles));
   if (result.start_memory) {

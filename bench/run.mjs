@@ -4,7 +4,8 @@
 // another in this one run: the trivial route first and last, every other row also as a ratio to it.
 // Prints a Markdown table and the issue's targets (PASS/MISS with the gap) and writes both, with the raw
 // figures as JSON, to bench/results/. Sections: posts write sites login bulk (default), analytics leads
-// (or `all`). Options: --quick (small sizes, 3 s rows), --duration S, --warmup S, --connections N.
+// (or `all`), fleet (4 content groups, 10,000 sites and 1,000,000 posts, on a stack of its own:
+// bench/fleet.mjs). Options: --quick (small sizes, 3 s rows), --duration S, --warmup S, --connections N.
 // With `posts`, the read rows run again on a second stack whose rate-limiting bindings count in the isolate
 // as production's do (bench/local-limiters.mjs; rows labelled "local limiters"); --no-local-limiters skips it.
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -12,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { startPlatform } from "../scripts/platform.mjs";
 import { root } from "../scripts/workers.mjs";
+import { fleetRun } from "./fleet.mjs";
 import { round } from "./lib.mjs";
 import { measure, wrkAvailable } from "./loadgen.mjs";
 import { withLocalLimiters } from "./local-limiters.mjs";
@@ -151,35 +153,9 @@ async function localLimiterRows(options, tool, stem, log) {
   }
 }
 
-async function main() {
-  const options = parseArgs(process.argv.slice(2));
-  if (options.help) {
-    console.log(USAGE);
-    return;
-  }
-  let tool = "autocannon";
-  if (options.wrk) {
-    if (!wrkAvailable()) throw new Error("--wrk: wrk is not on PATH");
-    tool = "wrk";
-  }
-  const stacks = benchPorts(options.portOffset);
-  await assertPortsFree([
-    ...stacks.bench,
-    ...(options.sections.includes("memory") ? stacks.memory : []),
-    ...(options.localLimiters && options.sections.includes("posts") ? stacks.local_limiters : []),
-  ]);
+/** The sections other than `fleet`, on the bench's main stack (one run of `startPlatform`). */
+async function mainStack(options, tool, stem, log, sections, result) {
   const persist = mkdtempSync(path.join(os.tmpdir(), "platform-bench-"));
-  const at = new Date().toISOString();
-  const dir = path.join(root, "bench/results");
-  mkdirSync(dir, { recursive: true });
-  const stem = path.join(dir, `${at.replace(/[:.]/g, "-")}${options.quick ? "-quick" : ""}`);
-  const log = (line) => process.stderr.write(`${line}\n`);
-  log(`bench: ${options.sections.join(", ")} with ${tool}${options.quick ? " (--quick)" : ""}; starting…`);
-  // `npm start`'s memory first, alone (its own ports: the bench's offset + 50, and its own store).
-  const started_memory = options.sections.includes("memory")
-    ? await startMemory({ portOffset: options.portOffset + MEMORY_STACK_OFFSET })
-    : null;
-  if (started_memory) log(`npm start: ${round(started_memory.total_mb, 0)} MB resident 10 s after ready`);
   // The Workers' own log lines (one per request and more) go to a file beside the results.
   const workerLog = createWriteStream(`${stem}.workers.log`);
   const { mf, urls } = await startPlatform({
@@ -187,27 +163,14 @@ async function main() {
     portOffset: options.portOffset,
     handleStructuredLogs: (entry) => workerLog.write(`${entry.message}\n`),
   });
-  const ctx = { mf, urls, options, tool, seeding: {}, workerdPid: workerdPid() };
-  const result = {
-    at,
-    machine: `${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), node ${process.version}, load average ${os
-      .loadavg()
-      .map((l) => round(l, 2))
-      .join(" ")} at start`,
-    tool,
-    options,
-    workerd_pid: ctx.workerdPid,
-    seeding: ctx.seeding,
-    load: [],
-    singles: [],
-    start_memory: started_memory,
-  };
+  const ctx = { mf, urls, options, tool, seeding: result.seeding, workerdPid: workerdPid() };
+  result.workerd_pid = ctx.workerdPid;
   try {
     const started = performance.now();
     ctx.tenant = await createTenant(mf, urls);
     log("seeding…");
     const prepared = [];
-    for (const name of options.sections) prepared.push(await prepareSection(name, ctx));
+    for (const name of sections) prepared.push(await prepareSection(name, ctx));
     ctx.seeding.total_seconds = round((performance.now() - started) / 1000, 1);
     log(`seeded in ${ctx.seeding.total_seconds} s; measuring…`);
 
@@ -229,8 +192,64 @@ async function main() {
     workerLog.end();
     rmSync(persist, { recursive: true, force: true });
   }
+}
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2));
+  if (options.help) {
+    console.log(USAGE);
+    return;
+  }
+  let tool = "autocannon";
+  if (options.wrk) {
+    if (!wrkAvailable()) throw new Error("--wrk: wrk is not on PATH");
+    tool = "wrk";
+  }
+  const stacks = benchPorts(options.portOffset);
+  // The fleet section runs on a stack of its own (bench/fleet.mjs); the main stack only for the others.
+  const mainSections = options.sections.filter((s) => s !== "fleet");
+  const fleet = options.sections.includes("fleet");
+  await assertPortsFree([
+    ...(mainSections.length ? stacks.bench : []),
+    ...(options.sections.includes("memory") ? stacks.memory : []),
+    ...(options.localLimiters && options.sections.includes("posts") ? stacks.local_limiters : []),
+    ...(fleet ? stacks.fleet : []),
+  ]);
+  const at = new Date().toISOString();
+  const dir = path.join(root, "bench/results");
+  mkdirSync(dir, { recursive: true });
+  const stem = path.join(dir, `${at.replace(/[:.]/g, "-")}${options.quick ? "-quick" : ""}`);
+  const log = (line) => process.stderr.write(`${line}\n`);
+  log(`bench: ${options.sections.join(", ")} with ${tool}${options.quick ? " (--quick)" : ""}; starting…`);
+  // `npm start`'s memory first, alone (its own ports: the bench's offset + 50, and its own store).
+  const started_memory = options.sections.includes("memory")
+    ? await startMemory({ portOffset: options.portOffset + MEMORY_STACK_OFFSET })
+    : null;
+  if (started_memory) log(`npm start: ${round(started_memory.total_mb, 0)} MB resident 10 s after ready`);
+  const result = {
+    at,
+    machine: `${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), node ${process.version}, load average ${os
+      .loadavg()
+      .map((l) => round(l, 2))
+      .join(" ")} at start`,
+    tool,
+    options,
+    workerd_pid: null,
+    seeding: {},
+    load: [],
+    singles: [],
+    start_memory: started_memory,
+  };
+  if (mainSections.length) await mainStack(options, tool, stem, log, mainSections, result);
   if (options.localLimiters && options.sections.includes("posts"))
     result.load.push(...(await localLimiterRows(options, tool, stem, log)));
+  if (fleet) {
+    const run = await fleetRun(options, tool, stem, log, runLoad, result.seeding);
+    result.load.push(...run.load);
+    result.fleet = run.summary;
+  }
+  // The raw figures first: a report that fails to render loses none of a long run.
+  writeFileSync(`${stem}.json`, JSON.stringify(result, null, 2));
   result.targets = checkTargets(result);
   const report = renderReport(result);
   console.log(report);

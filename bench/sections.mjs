@@ -20,7 +20,8 @@ import {
   WRITE_SCOPES,
 } from "./seed.mjs";
 
-export const SECTIONS = ["posts", "write", "sites", "login", "bulk", "memory", "analytics", "leads"];
+// `fleet` runs on a stack of its own (bench/fleet.mjs), not through prepareSection.
+export const SECTIONS = ["posts", "write", "sites", "login", "bulk", "memory", "analytics", "leads", "fleet"];
 export const DEFAULT_SECTIONS = ["posts", "write", "sites", "login", "bulk", "memory"];
 
 const fmt = (n) => n.toLocaleString("en-US");

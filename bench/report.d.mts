@@ -1,0 +1,6 @@
+export declare const FLEET_BOUND: number;
+export declare function fleetSlowdown(
+  load: { id: string; rps: number; base?: string }[],
+  kind: string,
+): { one: number; fleet: number; slowdown: number } | null;
+export declare function moveProblems(move: Record<string, unknown>): string[];

@@ -1,0 +1,299 @@
+/**
+ * The bench's fleet section (issue 38): its bulk seed writes what the content worker would have written
+ * (directory rows placed by the worker's rule, projections, posts with their search rows through the
+ * migrations' triggers) into real D1 databases of the content migrations, with one group the fullest; and
+ * the figures it reports (the longest refusal of a move's writers, the fleet's slowdown, a move's problems)
+ * are computed as their labels say. The seed runs against a small Miniflare (no platform, no load).
+ */
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fencedWindow, fleetScale, longestRefusal, publishedSlugs, withGroups } from "../../bench/fleet.mjs";
+import {
+  chunkByPosts,
+  FLEET_CHUNK,
+  MAX_POSTS_PER_SITE,
+  placeSites,
+  postCounts,
+  seedFleet,
+} from "../../bench/fleet-seed.mjs";
+import { fleetSlowdown, moveProblems } from "../../bench/report.mjs";
+import { applyMigrations } from "../../scripts/migrate.mjs";
+
+describe("the fleet's placement and sizes", () => {
+  it("places each site in the group holding the fewest sites, ties to the lowest name (groups.ts's rule)", () => {
+    const counts = new Map([
+      ["g000", 1],
+      ["g001", 1],
+    ]);
+    expect(placeSites(["g000", "g001", "g002", "g003"], counts, 7)).toEqual([
+      "g002",
+      "g003",
+      "g000",
+      "g001",
+      "g002",
+      "g003",
+      "g000",
+    ]);
+  });
+
+  it("gives the sites exactly the posts asked, the fullest group's sites the most", () => {
+    const placement = placeSites(["g000", "g001", "g002", "g003"], new Map(), 10_000);
+    const counts = postCounts(placement, "g001", 980_000);
+    expect(counts.reduce((a: number, b: number) => a + b, 0)).toBe(980_000);
+    const byGroup: Record<string, number> = {};
+    placement.forEach((g: string, i: number) => {
+      byGroup[g] = (byGroup[g] ?? 0) + (counts[i] ?? 0);
+    });
+    const fullest = Object.entries(byGroup).sort((a, b) => b[1] - a[1])[0]?.[0];
+    expect(fullest).toBe("g001");
+    expect(byGroup.g001).toBeGreaterThan(1.8 * (byGroup.g000 ?? 0));
+    expect(Math.min(...counts)).toBeGreaterThan(0);
+  });
+
+  it("refuses a site too big for its post ids' 20 bits", () => {
+    expect(() => postCounts(["g000"], "g000", MAX_POSTS_PER_SITE)).toThrow(/max/);
+  });
+
+  it("cuts the sites into statements of at most FLEET_CHUNK posts (a bigger site alone)", () => {
+    const sites = [5_000, 9_000, 7_000, 25_000, 1, 19_999].map((posts) => ({ posts }));
+    const chunks = chunkByPosts(sites);
+    expect(chunks.flat()).toEqual(sites);
+    for (const chunk of chunks) {
+      const total = chunk.reduce((a: number, s: { posts: number }) => a + s.posts, 0);
+      expect(total <= FLEET_CHUNK || chunk.length === 1).toBe(true);
+    }
+    expect(chunks.map((c: unknown[]) => c.length)).toEqual([2, 1, 1, 2]);
+  });
+
+  it("measures each phase on slugs of its own, all published (every 20th seeded post is a draft)", () => {
+    const scale = fleetScale(false);
+    expect(scale).toMatchObject({ sites: 10_000, posts: 1_000_000, sitePosts: 10_000 });
+    const first = publishedSlugs(1, 1000);
+    const second = publishedSlugs(5001, 1000);
+    expect(first).toHaveLength(1000);
+    expect(first).not.toContain("post-20");
+    expect(first.filter((s: string) => second.includes(s))).toEqual([]);
+    expect(Number(second.at(-1)?.slice(5))).toBeLessThan(10_000);
+  });
+
+  it("gives the content Worker the groups as DB_G00n bindings and CONTENT_GROUPS, nothing else", () => {
+    const adjust = withGroups(["g000", "g001", "g002"]);
+    const content = adjust({
+      name: "content",
+      d1Databases: { DIRECTORY: { id: "content-directory" }, DB_G000: { id: "content-g000" } },
+      bindings: { CONTENT_GROUPS: "g000,g001", OTHER: "x" },
+    });
+    expect(content.d1Databases).toEqual({
+      DIRECTORY: { id: "content-directory" },
+      DB_G000: { id: "content-g000" },
+      DB_G001: { id: "content-g001" },
+      DB_G002: { id: "content-g002" },
+    });
+    expect(content.bindings).toEqual({ CONTENT_GROUPS: "g000,g001,g002", OTHER: "x" });
+    const sites = { name: "sites", bindings: { A: "b" } };
+    expect(adjust(sites)).toBe(sites);
+  });
+});
+
+describe("the move's longest refusal", () => {
+  it("runs from a run's first 503 to the next accepted write, the longest run counted", () => {
+    const answers = [
+      { at: 0, status: 201 },
+      { at: 100, status: 503 },
+      { at: 150, status: 503 },
+      { at: 400, status: 201 },
+      { at: 500, status: 503 },
+      { at: 550, status: 201 },
+    ];
+    expect(longestRefusal(answers)).toEqual({ longest_ms: 300, runs: 2 });
+    // Out of order (several writers): sorted by the answers' times first.
+    expect(longestRefusal([...answers].reverse())).toEqual({ longest_ms: 300, runs: 2 });
+  });
+
+  it("counts a run never followed by an accepted write up to the last answer, and none as 0", () => {
+    expect(
+      longestRefusal([
+        { at: 0, status: 201 },
+        { at: 10, status: 503 },
+        { at: 900, status: 429 },
+      ]),
+    ).toEqual({ longest_ms: 890, runs: 1 });
+    expect(longestRefusal([{ at: 0, status: 201 }])).toEqual({ longest_ms: 0, runs: 0 });
+  });
+});
+
+describe("the window the mover's progress shows the site fenced", () => {
+  it("runs from the answer of the first poll in copy to the asking of the last one", () => {
+    const polls = [
+      { asked: 0, answered: 5, phase: "mark" },
+      { asked: 100, answered: 110, phase: "clear_target" },
+      { asked: 200, answered: 220, phase: "copy" },
+      { asked: 300, answered: 310, phase: "copy" },
+      { asked: 400, answered: 410, phase: "switch" },
+      { asked: 500, answered: 505, phase: "settle" },
+    ];
+    expect(fencedWindow(polls)).toEqual({ from: 110, until: 300 });
+    expect(fencedWindow(polls.filter((p) => p.phase !== "copy" && p.phase !== "clear_target"))).toBeNull();
+  });
+});
+
+describe("the fleet's targets", () => {
+  const row = (id: string, rps: number, base?: string) => ({ id, rps, ...(base ? { base } : {}) });
+
+  it("compares each row's ratio to its own phase's trivial route", () => {
+    const load = [
+      row("fleet_trivial_one", 1000),
+      row("fleet_cold_one", 300, "fleet_trivial_one"),
+      row("fleet_trivial_fleet", 500),
+      row("fleet_cold_fleet", 100, "fleet_trivial_fleet"),
+    ];
+    const s = fleetSlowdown(load, "cold");
+    expect(s?.one).toBeCloseTo(0.3);
+    expect(s?.fleet).toBeCloseTo(0.2);
+    expect(s?.slowdown).toBeCloseTo(1.5);
+    expect(fleetSlowdown(load, "detail")).toBeNull();
+  });
+
+  it("names every broken promise of a move", () => {
+    const good = {
+      state: "done",
+      phase: "done",
+      error: null,
+      accepted: 10,
+      accepted_present: 10,
+      group_after: "g001",
+      other: 0,
+      other_statuses: {},
+      refused_without_retry_after: 0,
+      source_rows_left: 0,
+      from: "g002",
+      accepted_while_fenced: 0,
+      fenced_window_ms: 2000,
+    };
+    expect(moveProblems(good)).toEqual([]);
+    const bad = moveProblems({
+      ...good,
+      state: "rolled_back",
+      accepted_present: 8,
+      other: 1,
+      other_statuses: { 500: 1 },
+      refused_without_retry_after: 2,
+      source_rows_left: 3,
+      accepted_while_fenced: 4,
+    });
+    expect(bad).toHaveLength(6);
+    expect(bad.join("; ")).toMatch(/4 write\(s\) accepted while the mover had fenced the site/);
+    expect(bad.join("; ")).toMatch(/2 accepted write\(s\) missing from g001/);
+  });
+});
+
+describe("the bulk seed on content's migrations", () => {
+  const groups = ["g000", "g001"];
+  let mf: Miniflare;
+
+  beforeAll(async () => {
+    mf = new Miniflare(
+      convertV4MiniflareOptions({
+        modules: true,
+        script: "export default { fetch() { return new Response('ok'); } }",
+        d1Databases: {
+          DIRECTORY: { id: "content-directory" },
+          DB_G000: { id: "content-g000" },
+          DB_G001: { id: "content-g001" },
+        },
+      }),
+    );
+    await applyMigrations(await mf.getD1Database("DIRECTORY"), "content-directory");
+    for (const g of groups) await applyMigrations(await mf.getD1Database(`DB_${g.toUpperCase()}`), "content");
+    // The measured site, as content holds it after the API made it: directory row, projection, one post.
+    const now = new Date().toISOString();
+    const directory = await mf.getD1Database("DIRECTORY");
+    await directory
+      .prepare(
+        "INSERT INTO site_groups (site_id, slug, group_name, placed_at, updated_at) VALUES ('S1', 'measured', 'g001', ?1, ?1), ('S0', 'demo', 'g000', ?1, ?1)",
+      )
+      .bind(now)
+      .run();
+    const home = await mf.getD1Database("DB_G001");
+    await home
+      .prepare(
+        "INSERT INTO sites (id, org_id, slug, name, default_language, status, updated_at, synced_at) VALUES ('S1', 'O1', 'measured', 'Measured', 'en', 'active', ?1, ?1)",
+      )
+      .bind(now)
+      .run();
+    await home
+      .prepare(
+        `INSERT INTO posts (id, site_id, slug, language, title, summary, blocks_json, status, published_at, seo_json, created_at, updated_at)
+         VALUES ('T1', 'S1', 'bench-template', 'en', 'Template', 'Summary', ?2, 'published', ?1, '{"category_slugs":["news"]}', ?1, ?1)`,
+      )
+      .bind(
+        now,
+        JSON.stringify({ blocks: [{ type: "paragraph", data: { text: "A searchable paragraph word" } }] }),
+      )
+      .run();
+  });
+
+  afterAll(async () => {
+    await mf?.dispose();
+  });
+
+  it("writes the directory, projections, posts and their search rows, the measured group the fullest", async () => {
+    const mfAny = { getD1Database: (binding: string) => mf.getD1Database(binding) };
+    const result = await seedFleet(mfAny, {
+      groups,
+      measured: { id: "S1", group: "g001", templateId: "T1" },
+      sites: 31,
+      posts: 4_001,
+    });
+    // Placement: the rule over the two sites already there (one each): alternate from g000.
+    expect(result.placed).toEqual({ g000: 16, g001: 15 });
+    const seeded = { g000: result.posts.g000 ?? 0, g001: result.posts.g001 ?? 0 };
+    expect(seeded.g000 + seeded.g001).toBe(4_001);
+    expect(seeded.g001).toBeGreaterThan(seeded.g000);
+    const directory = await mf.getD1Database("DIRECTORY");
+    const placed = await directory
+      .prepare("SELECT group_name, COUNT(*) AS n FROM site_groups GROUP BY group_name ORDER BY group_name")
+      .all();
+    expect(placed.results).toEqual([
+      { group_name: "g000", n: 17 },
+      { group_name: "g001", n: 16 },
+    ]);
+    for (const g of groups) {
+      const db = await mf.getD1Database(`DB_${g.toUpperCase()}`);
+      const expected = (result.posts[g] ?? 0) + (g === "g001" ? 1 : 0);
+      const count = async (sql: string) => (await db.prepare(sql).first<{ n: number }>())?.n ?? -1;
+      expect(await count("SELECT COUNT(*) AS n FROM posts")).toBe(expected);
+      // posts_fts reads its text from posts: its index answers for every clone's title.
+      expect(await count("SELECT COUNT(*) AS n FROM posts_fts WHERE posts_fts MATCH 'number'")).toBe(
+        result.posts[g] ?? 0,
+      );
+      expect(await count("SELECT COUNT(*) AS n FROM posts_search")).toBe(expected);
+      expect(await count("SELECT COUNT(*) AS n FROM post_revisions")).toBe(expected);
+      // Every post's site has its projection here and its directory row names this group.
+      expect(await count("SELECT COUNT(*) AS n FROM posts WHERE site_id NOT IN (SELECT id FROM sites)")).toBe(
+        0,
+      );
+      const ids = (await db.prepare("SELECT id FROM sites").all<{ id: string }>()).results.map(
+        (r: { id: string }) => r.id,
+      );
+      const rows = await directory
+        .prepare(
+          "SELECT DISTINCT group_name FROM site_groups WHERE site_id IN (SELECT value FROM json_each(?))",
+        )
+        .bind(JSON.stringify(ids))
+        .all<{ group_name: string }>();
+      expect(rows.results).toEqual([{ group_name: g }]);
+      // Ids as the API makes them (26 Crockford characters), the org and the template's blocks cloned.
+      const bad = await count(
+        "SELECT COUNT(*) AS n FROM posts WHERE id <> 'T1' AND (length(id) <> 26 OR id GLOB '*[ILOU]*' OR org_id IS NOT 'O1')",
+      );
+      expect(bad).toBe(0);
+      expect(
+        await count("SELECT COUNT(*) AS n FROM posts_search WHERE posts_search MATCH 'searchable'"),
+      ).toBe(expected);
+      expect(
+        await count("SELECT COUNT(*) AS n FROM posts WHERE slug = 'post-20' AND status <> 'draft'"),
+      ).toBe(0);
+    }
+  });
+});
