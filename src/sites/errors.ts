@@ -68,6 +68,11 @@ export const beyondSpec = defineErrors({
   HEALTH_UNAVAILABLE: 503,
   /** The spec's 500 "fleet address not configured" of check-dns names no code: PLATFORM_IPV4/IPV6 unset or invalid. */
   DNS_NOT_CONFIGURED: 500,
+  /**
+   * Operator group move (issue 38, beyond the spec): the site is already in that content group, or a move of
+   * it is running.
+   */
+  SITE_MOVE_CONFLICT: 409,
 });
 
 export const SitesErrors = { ...settingsCodes, ...specified, ...beyondSpec };

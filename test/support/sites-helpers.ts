@@ -45,6 +45,9 @@ export function servicesWithContent(
       endMemberGrants: (input) => c.endMemberGrants(input),
       upsertLegalPage: (input) => c.upsertLegalPage(input),
       legalPages: (input) => c.legalPages(input),
+      startSiteMove: (input) => c.startSiteMove(input),
+      siteMove: (input) => c.siteMove(input),
+      contentGroups: () => c.contentGroups(),
       ...overrides,
     },
   };

@@ -15,7 +15,8 @@ export interface Services {
   /**
    * Content over its service binding: image ingest, the site projection push, the post types of applets
    * with a `post_type_template`, legal pages, the health sweep's facts, and the integrations a
-   * transfer offer lists, and the integrations a person's ended grant ends (relayed for identity).
+   * transfer offer lists, and the integrations a person's ended grant ends (relayed for identity); the
+   * operator's moves of a site's content between groups (issue 38).
    */
   content: Pick<
     ContentRpc,
@@ -29,6 +30,9 @@ export interface Services {
     | "endMemberGrants"
     | "upsertLegalPage"
     | "legalPages"
+    | "startSiteMove"
+    | "siteMove"
+    | "contentGroups"
   >;
   hostCache: HostCache;
   /** The full-page cache of the site's hosts (purged on every site change, retried by the cron). */

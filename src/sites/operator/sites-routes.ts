@@ -27,6 +27,7 @@ import {
   transitionSite,
 } from "./console";
 import { requireOperator } from "./gate";
+import { registerGroupMoveRoutes } from "./group-move-routes";
 
 const SiteIdParam = z.object({ site_id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
 
@@ -174,4 +175,7 @@ export function registerPlatformSiteRoutes(app: OpenAPIHono<SitesAppEnv>) {
       return c.json(site, 200);
     });
   }
+
+  // Beyond the spec (issue 38): the site's content moved between content groups, behind the same gate.
+  registerGroupMoveRoutes(app);
 }
