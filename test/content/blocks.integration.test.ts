@@ -19,6 +19,7 @@ import {
   countRows,
   createKey,
   createPost,
+  makeSite,
   ORIGIN,
   tenant,
   testEnv,
@@ -290,11 +291,12 @@ describe("the standard image form on the platform's own media", () => {
     expect(foreign).toBe(
       '<figure><img src="https://img.test/a.jpg" alt="Cap"><figcaption>Cap</figcaption></figure>',
     );
-    // Another site's path on the same origin is not this site's media.
-    const other = await seedAssetWithVariants("another-site");
-    const elsewhere = await publish({ file: { url: `${base}/sites/another-site/${other}.png` } });
+    // Another site's path on the same origin is not this site's media (its asset in its own group).
+    const another = (await makeSite()).id;
+    const other = await seedAssetWithVariants(another);
+    const elsewhere = await publish({ file: { url: `${base}/sites/${another}/${other}.png` } });
     expect(elsewhere).not.toContain("srcset");
-    expect(elsewhere).toContain(`<img src="${base}/sites/another-site/${other}.png"`);
+    expect(elsewhere).toContain(`<img src="${base}/sites/${another}/${other}.png"`);
   });
 });
 
