@@ -20,6 +20,7 @@ import type {
   SiteHealthFacts,
   SiteIntegrations,
   SiteMoveProgress,
+  SiteMoveRollback,
   SiteMoveStart,
   SiteProjection,
   StalledConvergence,
@@ -35,7 +36,7 @@ import { forEachGroup, onGroup, placeSite } from "./core/groups";
 import { purgeExpiredIdempotency } from "./core/idempotency-store";
 import { servePublic } from "./core/public-edge";
 import { contentServices } from "./core/services";
-import { contentGroupCounts, siteMoveProgress, startSiteMove } from "./groups/moves";
+import { contentGroupCounts, rollBackSiteMove, siteMoveProgress, startSiteMove } from "./groups/moves";
 import { keyContexts } from "./keys/key-cache";
 import { endMemberGrants } from "./keys/member-grants";
 import { ingestImage } from "./media/ingest-service";
@@ -262,6 +263,11 @@ export default class ContentService extends WorkerEntrypoint<WorkerEnv> implemen
   /** The site's latest move, or null. */
   siteMove(input: { site_id: string }): Promise<SiteMoveProgress | null> {
     return siteMoveProgress(this.env, input.site_id);
+  }
+
+  /** The operator rolls a site's move back (until its switch); refusals as data. */
+  rollBackSiteMove(input: { site_id: string }): Promise<SiteMoveRollback> {
+    return rollBackSiteMove(this.env, input.site_id);
   }
 
   /** Each configured group with its number of sites. */

@@ -243,6 +243,8 @@ export interface ContentRpc {
   startSiteMove(input: { site_id: string; to: string; requested_by: string | null }): Promise<SiteMoveStart>;
   /** The site's latest move (running or finished), or null when content never moved it or does not know it. */
   siteMove(input: { site_id: string }): Promise<SiteMoveProgress | null>;
+  /** Rolls the site's move back, possible until its switch (the operator's choice); refusals as data. */
+  rollBackSiteMove(input: { site_id: string }): Promise<SiteMoveRollback>;
   /** Each configured content group with the number of sites it holds, in group order. */
   contentGroups(): Promise<ContentGroupCount[]>;
 }
@@ -274,6 +276,11 @@ export interface SiteMoveProgress {
   /** Why the move rolled back, or the last failure of a step being retried. */
   error: string | null;
 }
+
+/** A move rolling back (or rolled back already), or why not: no move of the site, or it has switched. */
+export type SiteMoveRollback =
+  | { ok: true; move: SiteMoveProgress }
+  | { ok: false; reason: "no_move" | "past_switch" };
 
 /** A move started, or why not: an unknown site, a group not configured, the site's own group, a move running. */
 export type SiteMoveStart =

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
-import { contentGroupOf, contentGroups } from "../support/content-groups";
+import { contentGroupDb, contentGroupOf, contentGroups } from "../support/content-groups";
 import { api, makeSite } from "../support/sites-helpers";
 
 const admin = { "x-platform-operator": "operator_admin", "x-user-id": newId() };
@@ -33,12 +33,14 @@ describe("operator: moving a site between content groups", () => {
     const refused: Record<string, string>[] = [{}, { "x-user-id": newId() }];
     for (const headers of refused) {
       expect((await api("POST", movePath(site.id), { headers, body: { to } })).status).toBe(403);
+      expect((await api("POST", `${movePath(site.id)}/rollback`, { headers })).status).toBe(403);
       expect((await api("GET", movePath(site.id), { headers })).status).toBe(403);
       expect((await api("GET", "/api/v1/platform/content-groups", { headers })).status).toBe(403);
     }
     const read = await api<{ code: string }>("POST", movePath(site.id), { headers: reader, body: { to } });
     expect(read.status).toBe(403);
     expect(read.body.code).toBe("FORBIDDEN");
+    expect((await api("POST", `${movePath(site.id)}/rollback`, { headers: reader })).status).toBe(403);
     // A refused caller moved nothing.
     expect((await api("GET", movePath(site.id), { headers: reader })).status).toBe(404);
   });
@@ -47,6 +49,7 @@ describe("operator: moving a site between content groups", () => {
     const unknown = newId();
     expect((await api("POST", movePath(unknown), { headers: admin, body: { to: "g001" } })).status).toBe(404);
     expect((await api("GET", movePath(unknown), { headers: admin })).status).toBe(404);
+    expect((await api("POST", `${movePath(unknown)}/rollback`, { headers: admin })).status).toBe(404);
     expect((await api("POST", movePath("not-an-id"), { headers: admin, body: { to: "g001" } })).status).toBe(
       400,
     );
@@ -98,5 +101,38 @@ describe("operator: moving a site between content groups", () => {
     expect(move!.rows_copied).toBeGreaterThan(0);
     expect(move!.longest_write_refusal_ms).toBeGreaterThanOrEqual(0);
     expect(await contentGroupOf(site.id)).toBe(to);
+    // Switched: the operator can no longer roll it back.
+    const late = await api<{ code: string }>("POST", `${movePath(site.id)}/rollback`, { headers: admin });
+    expect(late.status).toBe(409);
+    expect(late.body.code).toBe("SITE_MOVE_CONFLICT");
+  });
+
+  it("rolls a running move back on the operator's word: the site stays in its group", async () => {
+    const { site } = await makeSite();
+    const from = await contentGroupOf(site.id);
+    const to = other(from);
+    expect((await api("POST", `${movePath(site.id)}/rollback`, { headers: admin })).status).toBe(404);
+    // The target refuses the site's first row, so the move waits (retrying with a backoff) before its switch.
+    const trigger = `hold_${site.id.toLowerCase()}`;
+    await contentGroupDb(to).exec(
+      `CREATE TRIGGER ${trigger} BEFORE INSERT ON sites WHEN new.id = '${site.id}' BEGIN SELECT RAISE(ABORT, 'held'); END`,
+    );
+    try {
+      const started = await api<Move>("POST", movePath(site.id), { headers: admin, body: { to } });
+      expect(started.status).toBe(202);
+      const rolled = await api<Move>("POST", `${movePath(site.id)}/rollback`, { headers: admin });
+      expect(rolled.status, rolled.text).toBe(202);
+      expect(rolled.body.state).toMatch(/^rolling_back|rolled_back$/);
+      let move: Move | null = null;
+      for (let i = 0; i < 100; i++) {
+        move = (await api<Move>("GET", movePath(site.id), { headers: reader })).body;
+        if (move.state === "rolled_back") break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(move?.state).toBe("rolled_back");
+      expect(await contentGroupOf(site.id)).toBe(from);
+    } finally {
+      await contentGroupDb(to).exec(`DROP TRIGGER IF EXISTS ${trigger}`);
+    }
   });
 });

@@ -47,6 +47,7 @@ export function servicesWithContent(
       legalPages: (input) => c.legalPages(input),
       startSiteMove: (input) => c.startSiteMove(input),
       siteMove: (input) => c.siteMove(input),
+      rollBackSiteMove: (input) => c.rollBackSiteMove(input),
       contentGroups: () => c.contentGroups(),
       ...overrides,
     },

@@ -281,6 +281,12 @@ export const BEYOND_SPEC_OPERATIONS: readonly {
   // The operator moves a site's content between content groups, and sees the groups (docs/decisions/site-groups.md).
   { service: "sites", method: "POST", path: "/api/v1/platform/sites/{site_id}/group-move", issue: "#38" },
   { service: "sites", method: "GET", path: "/api/v1/platform/sites/{site_id}/group-move", issue: "#38" },
+  {
+    service: "sites",
+    method: "POST",
+    path: "/api/v1/platform/sites/{site_id}/group-move/rollback",
+    issue: "#38",
+  },
   { service: "sites", method: "GET", path: "/api/v1/platform/content-groups", issue: "#38" },
 ];
 

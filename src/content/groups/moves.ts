@@ -2,7 +2,7 @@
  * Content's RPC face of site moves (docs/decisions/site-groups.md "Moving a site"): the sites operator
  * console starts a move, reads its progress and each group's site count through these.
  */
-import type { ContentGroupCount, SiteMoveProgress, SiteMoveStart } from "../../lib/rpc";
+import type { ContentGroupCount, SiteMoveProgress, SiteMoveRollback, SiteMoveStart } from "../../lib/rpc";
 import type { WorkerEnv } from "../core/bindings";
 import { groupSiteCountList } from "../core/groups";
 
@@ -28,4 +28,9 @@ export function siteMoveProgress(env: WorkerEnv, siteId: string): Promise<SiteMo
 
 export function contentGroupCounts(env: WorkerEnv): Promise<ContentGroupCount[]> {
   return groupSiteCountList(env);
+}
+
+export async function rollBackSiteMove(env: WorkerEnv, siteId: string): Promise<SiteMoveRollback> {
+  const answer = await siteMover(env, siteId).rollBack();
+  return typeof answer === "string" ? { ok: false, reason: answer } : { ok: true, move: answer };
 }

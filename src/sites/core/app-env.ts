@@ -32,6 +32,7 @@ export interface Services {
     | "legalPages"
     | "startSiteMove"
     | "siteMove"
+    | "rollBackSiteMove"
     | "contentGroups"
   >;
   hostCache: HostCache;

@@ -19,12 +19,10 @@ const GROUP = /^g\d{3}$/;
 
 const MoveBody = z
   .object({
-    to: z
-      .string()
-      .openapi({
-        description: "The content group to move the site to (as `GET /v1/platform/content-groups` names it)",
-        example: "g001",
-      }),
+    to: z.string().openapi({
+      description: "The content group to move the site to (as `GET /v1/platform/content-groups` names it)",
+      example: "g001",
+    }),
   })
   .strict()
   .openapi("GroupMoveRequest");
@@ -98,6 +96,22 @@ const progressRoute = createRoute({
   },
 });
 
+const rollbackRoute = createRoute({
+  method: "post",
+  path: "/api/v1/platform/sites/{site_id}/group-move/rollback",
+  summary: "Operator: roll the site's move back, until its switch (beyond the spec, issue 38)",
+  request: { params: SiteIdParam },
+  responses: {
+    202: json(MoveSchema, "The move is rolling back (or rolled back already)"),
+    ...problemResponses({
+      400: "site_id is neither ULID nor UUID",
+      403: "FORBIDDEN: operator_admin needed",
+      404: "NOT_FOUND: no such site, or it never moved",
+      409: "SITE_MOVE_CONFLICT: the move has switched groups already (moving back is a new move)",
+    }),
+  },
+});
+
 const groupsRoute = createRoute({
   method: "get",
   path: "/api/v1/platform/content-groups",
@@ -133,6 +147,16 @@ export function registerGroupMoveRoutes(app: OpenAPIHono<SitesAppEnv>) {
     const move = await c.get("services").content.siteMove({ site_id: id });
     if (!move) return fail("NOT_FOUND", "This site never moved between content groups.");
     return c.json(move, 200);
+  });
+
+  app.openapi(rollbackRoute, async (c) => {
+    requireOperator(c, "write");
+    const id = parseSiteId(c.req.valid("param").site_id);
+    await siteForOperator(c.env, id);
+    const rolled = await c.get("services").content.rollBackSiteMove({ site_id: id });
+    if (rolled.ok) return c.json(rolled.move, 202);
+    if (rolled.reason === "no_move") fail("NOT_FOUND", "This site never moved between content groups.");
+    return fail("SITE_MOVE_CONFLICT", "The move has switched groups already; moving back is a new move.");
   });
 
   app.use("/api/v1/platform/content-groups", async (c, next) => {
