@@ -189,6 +189,11 @@ export function requireScopes(scopes: ReadonlySet<Scope>, required: readonly Sco
   }
 }
 
+/** A key of the kind presented, not suspended, of a site that is neither deleted nor archived. */
+function isUsable(row: KeyLookupRow, kind: KeyKind): boolean {
+  return row.kind === kind && !INACTIVE_SITE_STATUSES.has(row.site_status) && !row.suspended;
+}
+
 /** The request's key, checked against the requirement, with its quota taken: the key's context. */
 export async function authenticateKey(
   env: WorkerEnv,
@@ -199,12 +204,12 @@ export async function authenticateKey(
   const kind: KeyKind | null = token.startsWith("ck_") ? "secret" : token.startsWith("pk_") ? "public" : null;
   if (!kind || token.length > 200) throw bearerRefusal("invalid", "The API key is invalid.");
   const found = await lookUpKey(env, request, await hashApiKey(env.API_KEY_PEPPER, token), requirement);
-  const row = found?.row;
   // A suspended key (carried over by a transfer, or stamped for an organization that no longer owns the
   // site) answers exactly like a revoked one.
-  if (!found || !row || row.kind !== kind || INACTIVE_SITE_STATUSES.has(row.site_status) || row.suspended) {
+  if (!found || !isUsable(found.row, kind))
     throw bearerRefusal("invalid", "The API key is invalid or revoked.");
-  }
+  // `siteEnv`: the request routed to the key's site's group.
+  const { row, env: siteEnv } = found;
 
   let serverRead = false;
   if (kind === "public") {
@@ -252,7 +257,6 @@ export async function authenticateKey(
   const scopes = new Set(JSON.parse(row.scopes_json) as Scope[]);
   requireScopes(scopes, requirement.scopes);
 
-  const siteEnv = found.env;
   if (requirement.quota === "collect") await takeCollectQuota(siteEnv, request, row.site_id);
   else if (serverRead) await takeServerReadQuota(siteEnv, request, row.id);
   else await takeKeyQuota(siteEnv, request, row.id, kind, requirement);
