@@ -65,6 +65,11 @@ const status = async (p: string, init?: RequestInit) => (await fetch(`${gateway}
 describe("npm run dev", () => {
   it("applied the migrations and seeded the demo tenant: its printed key writes through the gateway", async () => {
     expect(output).toMatch(/migrations identity: 0001_init\.sql/);
+    // Content's site groups and their directory, each migrated (docs/decisions/site-groups.md).
+    for (const name of ["content-g000", "content-g001"]) {
+      expect(output).toMatch(new RegExp(`migrations ${name}: 0001_init\\.sql`));
+    }
+    expect(output).toMatch(/migrations content-directory: 0001_directory\.sql/);
     const secret = /"secret": "(ck_[^"]+)"/.exec(output)?.[1];
     expect(secret, output).toBeTruthy();
     expect(await status("/v1/posts", { headers: { authorization: `Bearer ${secret}` } })).toBe(200);

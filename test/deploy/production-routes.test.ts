@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { allDatabases } from "../../scripts/databases.mjs";
 import { writeConfigs } from "../../scripts/deploy.mjs";
 import {
   DEPLOY_ORDER,
@@ -23,7 +24,7 @@ import {
   SHARED_SECRETS,
 } from "../../scripts/deploy-config.mjs";
 import { applyMigrations } from "../../scripts/migrate.mjs";
-import { buildWorker, root, services, workerOptions } from "../../scripts/workers.mjs";
+import { buildWorker, root, workerOptions } from "../../scripts/workers.mjs";
 
 /** A development route: the dev outbox and anything named like it or like a seeding/debug door. */
 const DEV_PATH = /\/(__dev|_dev|dev|seed|debug|__test|test)(\/|$|\?)/;
@@ -98,9 +99,9 @@ beforeAll(async () => {
     } as never),
   );
   await mf.ready;
-  for (const name of DEPLOY_ORDER) {
-    const database = services[name].database;
-    if (database) await applyMigrations(await mf.getD1Database("DB", name), database);
+  // Every database of the configs: content's site groups and directory as well (scripts/databases.mjs).
+  for (const db of allDatabases()) {
+    await applyMigrations(await mf.getD1Database(db.binding, db.service), db.migrations);
   }
 });
 
