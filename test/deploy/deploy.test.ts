@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { allDatabases, serviceDatabases } from "../../scripts/databases.mjs";
 import { deploy } from "../../scripts/deploy.mjs";
 import {
   configProblems,
@@ -432,5 +433,38 @@ describe("npm run deploy", () => {
       expect(account.calls, what).toEqual([]);
     }
     expect(configProblems()).toEqual([]);
+  });
+});
+
+describe("the databases npm start, npm run dev and the backups walk (scripts/databases.mjs)", () => {
+  it("are every database of the configs: content's groups on its migrations, the directory on its own", () => {
+    expect(allDatabases().map((db) => [db.name, db.service, db.binding, db.migrations])).toEqual([
+      ["identity", "identity", "DB", "identity"],
+      ["content-directory", "content", "DIRECTORY", "content-directory"],
+      ["content-g000", "content", "DB_G000", "content"],
+      ["content-g001", "content", "DB_G001", "content"],
+      ["sites", "sites", "DB", "sites"],
+    ]);
+    expect(
+      allDatabases()
+        .map((db) => db.name)
+        .sort(),
+    ).toEqual([...resources().d1].sort());
+  });
+
+  it("take in a group added to content's config with no other change", () => {
+    const groups = serviceDatabases("content", contentConfigWith(withThirdGroup));
+    expect(groups.find((db) => db.name === "content-g002")).toEqual({
+      service: "content",
+      binding: "DB_G002",
+      name: "content-g002",
+      id: "content-g002",
+      migrations: "content",
+    });
+    // A database outside migrations/ is a mistake, never a silent skip.
+    const stray = contentConfigWith((t) =>
+      withThirdGroup(t).replace(/migrations_dir = "[^"]*content"\n$/, 'migrations_dir = "/tmp/content"\n'),
+    );
+    expect(() => serviceDatabases("content", stray)).toThrow(/not a folder of migrations/);
   });
 });
