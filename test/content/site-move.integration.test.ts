@@ -539,7 +539,7 @@ describe("moving a site between groups", () => {
     });
     const moving = (async () => {
       for (let i = 0; i < 2_000; i++) {
-        const p = await m.runSteps(1);
+        const p = await m.runSteps(2);
         if (p!.phase === "copy") copying();
         if (p!.state === "done") return p;
         await new Promise((r) => setTimeout(r, 5));
@@ -548,11 +548,17 @@ describe("moving a site between groups", () => {
     })();
     let refusals = 0;
     const firstAnswers: number[] = [];
-    // A writer retries a refused write (as Retry-After asks, sooner here) until it is accepted.
+    let moveDone = false;
+    void moving.then(() => {
+      moveDone = true;
+    });
+    // A writer retries a refused write (as Retry-After asks, sooner here: once a second, within its key's
+    // write quota of 60 a minute) until it is accepted, for as long as the move runs and a little after.
     const writer = async (i: number) => {
       if (i >= 25) await copyStarted;
       else await new Promise((r) => setTimeout(r, i * 10));
-      for (let attempt = 0; attempt < 55; attempt++) {
+      for (let attempt = 0, afterMove = 0; afterMove < 10; attempt++) {
+        if (moveDone) afterMove++;
         const res = await call("POST", "/v1/posts", {
           key: keys[i]!.key,
           body: { title: `Writer ${i}`, slug: `writer-${i}`, status: "draft" },
@@ -563,7 +569,7 @@ describe("moving a site between groups", () => {
         expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
         expect((await problem(res)).code).toBe("SITE_MOVING");
         refusals++;
-        await new Promise((r) => setTimeout(r, 250));
+        await new Promise((r) => setTimeout(r, 1_000));
       }
       throw new Error(`writer ${i} was never accepted`);
     };
