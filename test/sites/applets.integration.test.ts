@@ -1,11 +1,3 @@
-/**
- * Spec "Applets": `GET /v1/sites/{id}/applets` (the whole catalog with each app's state on the site) and
- * `PUT /v1/sites/{id}/applets/{slug}` (install / uninstall into `settings.applets.<slug>`, the content
- * type of an app with `post_type_template` materialized in content BEFORE the flag, 502 with nothing
- * stored when content cannot, the full-page cache purged after, uninstall never deleting data).
- * Tenant walls and the permission matrix of both routes: site-access and permissions security tests.
- */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import { type AppletState, setApplet } from "../../src/sites/applets/applets-service";
@@ -14,6 +6,7 @@ import type { Services } from "../../src/sites/core/app-env";
 import { appletEnabled } from "../../src/sites/site/record";
 import { APPLET_SLUG } from "../../src/sites/site/settings/applets";
 import { getSite } from "../../src/sites/site/store";
+import { contentDbOf } from "../support/content-groups";
 import { fetchSigned } from "../support/edge-signing";
 import {
   api,
@@ -29,7 +22,6 @@ import {
   storedSettings,
 } from "../support/sites-helpers";
 
-const contentDb = (env as unknown as { TEST_CONTENT_DB: D1Database }).TEST_CONTENT_DB;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 const applets = (siteId: string) => `/api/v1/sites/${siteId}/applets`;
@@ -54,7 +46,7 @@ async function storedApplets(siteId: string) {
 
 /** The content type row content holds for the site (null when never defined). */
 async function postType(siteId: string, slug: string) {
-  return contentDb
+  return (await contentDbOf(siteId))
     .prepare("SELECT name, is_public, disabled_at FROM post_types WHERE site_id = ? AND slug = ?")
     .bind(siteId, slug)
     .first<{ name: string; is_public: number; disabled_at: string | null }>();
@@ -506,7 +498,7 @@ describe("the forms app: uninstall keeps forms and leads, reinstall brings every
   }
 
   async function counts(siteId: string) {
-    const row = await contentDb
+    const row = await (await contentDbOf(siteId))
       .prepare(
         "SELECT (SELECT COUNT(*) FROM forms WHERE site_id = ?1 AND deleted_at IS NULL) AS forms, (SELECT COUNT(*) FROM leads WHERE site_id = ?1) AS leads",
       )

@@ -1,13 +1,7 @@
-/**
- * Operator console, lifecycle (spec: States and transitions; docs/decisions/sites.md "Site lifecycle"):
- * deactivate -> inactive (customers still edit, by-host stops serving), archive -> archived (invisible to
- * customers), restore -> the live state the site left, else active. Each is one compare-and-swap with its
- * audit row; a transition to the current state changes nothing; leaving `deleted` needs room in the plan.
- */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import { MAX_REASON_CHARS } from "../../src/sites/operator/console";
+import { contentDbOf } from "../support/content-groups";
 import {
   api,
   legacyUuidSite,
@@ -20,8 +14,6 @@ import {
   storedRow,
   uniqueDomain,
 } from "../support/sites-helpers";
-
-const contentDb = (env as unknown as { TEST_CONTENT_DB: D1Database }).TEST_CONTENT_DB;
 
 const actor = newId();
 const admin = { "x-platform-operator": "operator_admin", "x-user-id": actor };
@@ -67,7 +59,7 @@ async function auditRows(siteId: string) {
 }
 
 async function projectedStatus(siteId: string): Promise<string | null> {
-  const row = await contentDb
+  const row = await (await contentDbOf(siteId))
     .prepare("SELECT status FROM sites WHERE id = ?")
     .bind(siteId)
     .first<{ status: string }>();

@@ -1,11 +1,10 @@
-/** Content's projection of each site (push + retry queue) and the RPC surface identity uses. */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import type { SitesRpc } from "../../src/lib/rpc";
 import { toProjection } from "../../src/sites/site/record";
 import { getSite } from "../../src/sites/site/store";
 import { pushSiteToContent } from "../../src/sites/site/sync";
+import { allContentDbs, contentDbOf, contentDirectory } from "../support/content-groups";
 import {
   api,
   deliverQueue,
@@ -18,10 +17,23 @@ import {
 
 type TransferInput = Parameters<SitesRpc["applyTransfer"]>[0];
 
-const contentDb = (env as unknown as { TEST_CONTENT_DB: D1Database }).TEST_CONTENT_DB;
-
+/**
+ * Content's projection of the site, in the group its directory row names; a site the directory does not
+ * know has none, and no group may hold one (docs/decisions/site-groups.md).
+ */
 async function contentProjection(siteId: string) {
-  return contentDb.prepare("SELECT * FROM sites WHERE id = ?").bind(siteId).first<Record<string, unknown>>();
+  const read = (db: D1Database) =>
+    db.prepare("SELECT * FROM sites WHERE id = ?").bind(siteId).first<Record<string, unknown>>();
+  const placed = await contentDirectory
+    .prepare("SELECT 1 AS placed FROM site_groups WHERE site_id = ?")
+    .bind(siteId)
+    .first();
+  if (placed) return read(await contentDbOf(siteId));
+  for (const db of allContentDbs()) {
+    const stray = await read(db);
+    if (stray) return stray;
+  }
+  return null;
 }
 
 describe("push to content after every write", () => {
@@ -43,7 +55,7 @@ describe("push to content after every write", () => {
 
   it("the forms app switch (settings.applets.forms.enabled) reaches content's forms_app_state", async () => {
     const formsState = async (siteId: string) =>
-      contentDb
+      (await contentDbOf(siteId))
         .prepare("SELECT enabled FROM forms_app_state WHERE site_id = ?")
         .bind(siteId)
         .first<{ enabled: number }>();
