@@ -3,13 +3,13 @@
  * each issue code is produced by its cause and cleared by the next sweep once the cause is gone.
  */
 import { createExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import { runCron } from "../../src/sites/core/cron";
 import { proofValue } from "../../src/sites/health/domain-proof";
 import { HEALTH_CRON, SWEEP_CHUNK, sweepHealth } from "../../src/sites/health/health";
 import SitesService from "../../src/sites/index";
+import { contentDbOf } from "../support/content-groups";
 import { newRun, recordZone } from "../support/dns-answers";
 import { signEdgeRequest } from "../support/edge-signing";
 import {
@@ -27,8 +27,6 @@ interface HealthBody {
   issues: { code: string; detail: string; host?: string; data?: Record<string, unknown> }[];
   unchecked?: string[];
 }
-
-const contentDb = (env as unknown as { TEST_CONTENT_DB: D1Database }).TEST_CONTENT_DB;
 
 const health = async (site: SiteBody, headers: Record<string, string>) => {
   const res = await api<HealthBody>("GET", `/api/v1/sites/${site.id}/health`, { headers });
@@ -56,7 +54,7 @@ async function insertPost(
   },
 ) {
   const at = new Date().toISOString();
-  await contentDb
+  await (await contentDbOf(siteId))
     .prepare(
       `INSERT INTO posts (id, site_id, slug, language, post_type, title, status, published_at, org_id, fields, created_at, updated_at)
        VALUES (?, ?, ?, 'en', ?, 'T', ?, ?, ?, ?, ?, ?)`,
@@ -134,7 +132,7 @@ describe("issue codes: produced by their cause, cleared once it is gone", () => 
     await recordZone(`_platform-verify.${host}`, { rcode: 3 });
     ({ site, owner } = await makeSite({ primary_domain: host }));
     // Content's owner of the site changed an hour ago and one post is still stamped for the old owner.
-    await contentDb
+    await (await contentDbOf(site.id))
       .prepare("UPDATE sites SET org_since = ? WHERE id = ?")
       .bind(new Date(Date.now() - 3_600_000).toISOString(), site.id)
       .run();
@@ -167,7 +165,10 @@ describe("issue codes: produced by their cause, cleared once it is gone", () => 
   it("all cleared by the next sweep once the causes are gone", async () => {
     await recordZone(host, { A: ["192.0.2.10"] });
     await recordZone(`_platform-verify.${host}`, { TXT: [await proofValue(site.id, host)] });
-    await contentDb.prepare("UPDATE posts SET org_id = ? WHERE site_id = ?").bind(site.org_id, site.id).run();
+    await (await contentDbOf(site.id))
+      .prepare("UPDATE posts SET org_id = ? WHERE site_id = ?")
+      .bind(site.org_id, site.id)
+      .run();
     await insertPost(site.id, { slug: "hello", status: "published", published_at: new Date().toISOString() });
     await insertPost(site.id, { slug: "legal", post_type: "page", status: "draft" });
     await forceStoredSettings(site.id, JSON.stringify({ ...DRESSED, logo_url: "/logo.png" }));
