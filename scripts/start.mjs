@@ -49,7 +49,7 @@ async function main() {
     console.log(`
 This store is from before content's site groups (one \`content\` database, now content-g000, content-g001
 and content-directory): its sites have no content here. Start fresh (the demo tenant is seeded again):
-stop this, \`rm -rf ${path.relative(root, persist)}\`, then \`npm start\` (README, "Running it").`);
+stop this, \`rm -rf ${path.relative(root, persist)}\`, then \`npm start\` (README, "Two commands").`);
   } else {
     console.log(
       '\nDatabase already seeded; `npm run seed -- --json` (or `eval "$(npm run -s seed -- --env)"`) gives the demo tenant with fresh keys and a session.',
