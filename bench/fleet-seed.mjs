@@ -11,12 +11,16 @@
 //   version, the organization stamp).
 // Posts are spread unevenly: sites of the measured site's group get twice the weight of the others (and
 // every site one of five sizes), so that group is the fullest by posts. Each statement binds its sites as
-// ONE JSON parameter (json_each), far under D1's 100 bound parameters, and inserts at most CHUNK posts.
+// ONE JSON parameter (json_each), far under D1's 100 bound parameters, and inserts at most FLEET_CHUNK posts.
 import { randomBytes } from "node:crypto";
 import { groupBindingName } from "../scripts/databases.mjs";
 
-/** Posts per INSERT statement (as bench/seed.mjs clones them). */
-export const FLEET_CHUNK = 20_000;
+/**
+ * Posts per INSERT statement. bench/seed.mjs clones 20,000 a statement into one site; here such statements
+ * over hundreds of sites reset workerd's local D1 (ECONNRESET: a second statement of 20,000 in a small
+ * Miniflare, one of 5,000 on the whole platform's workerd), so the fleet writes 1,000 at a time.
+ */
+export const FLEET_CHUNK = 1_000;
 /** Sites per directory or projection statement (one JSON parameter each). */
 export const SITE_CHUNK = 1_000;
 /** Size factors cycled over the sites: five site sizes around the mean. */
@@ -217,7 +221,13 @@ export async function seedFleet(mf, { groups, measured, sites, posts, log = () =
       const most = Math.max(...chunk.map((s) => s.posts));
       const json = JSON.stringify(chunk.map((s) => [s.id, s.slug, s.posts, s.ordinal]));
       await db.prepare(sql).bind(json, most, start, salt, JSON.stringify(template)).run();
+      const before = seeded[group];
       seeded[group] += chunk.reduce((a, s) => a + s.posts, 0);
+      if (Math.floor(seeded[group] / 50_000) > Math.floor(before / 50_000)) {
+        log(
+          `  fleet: ${group}: ${seeded[group]} posts (${Math.round((performance.now() - started) / 1000)} s)`,
+        );
+      }
     }
     log(
       `  fleet: ${group}: ${mine.length} sites, ${seeded[group]} posts (${Math.round((performance.now() - started) / 1000)} s)`,

@@ -56,13 +56,20 @@ describe("the fleet's placement and sizes", () => {
 
   it("cuts the sites into statements of at most FLEET_CHUNK posts (a bigger site alone)", () => {
     const sites = [5_000, 9_000, 7_000, 25_000, 1, 19_999].map((posts) => ({ posts }));
-    const chunks = chunkByPosts(sites);
+    const chunks = chunkByPosts(sites, 20_000);
     expect(chunks.flat()).toEqual(sites);
     for (const chunk of chunks) {
       const total = chunk.reduce((a: number, s: { posts: number }) => a + s.posts, 0);
-      expect(total <= FLEET_CHUNK || chunk.length === 1).toBe(true);
+      expect(total <= 20_000 || chunk.length === 1).toBe(true);
     }
     expect(chunks.map((c: unknown[]) => c.length)).toEqual([2, 1, 1, 2]);
+    // At the default limit: as many sites a statement as fit in FLEET_CHUNK posts.
+    const small = Array.from({ length: 100 }, () => ({ posts: 120 }));
+    const per = Math.floor(FLEET_CHUNK / 120);
+    const cut = chunkByPosts(small);
+    expect(cut.flat()).toHaveLength(100);
+    expect(cut.slice(0, -1).every((c: unknown[]) => c.length === per)).toBe(true);
+    expect(cut.at(-1)?.length).toBe(100 - per * (cut.length - 1));
   });
 
   it("measures each phase on slugs of its own, all published (every 20th seeded post is a draft)", () => {
