@@ -11,6 +11,7 @@ import {
 } from "../../src/content/posts/listing";
 import { newId } from "../../src/lib/ids";
 import type { SiteProjection } from "../../src/lib/rpc";
+import { contentGroupDb } from "../support/content-groups";
 
 const problem = (status: number, code: string, detail?: string) =>
   expect.objectContaining({ status, code, ...(detail ? { detail } : {}) });
@@ -131,7 +132,8 @@ describe("GET /v1/posts query rules", () => {
 
 describe("GET /v1/posts cursor", () => {
   const now = "2026-06-01T00:00:00.000Z";
-  const contentEnv = env as unknown as Env;
+  // An unknown site reads as empty on any group: the first one stands for the site's.
+  const contentEnv: Env = { ...(env as unknown as Env), DB: contentGroupDb("g000") };
 
   it("a corrupt cursor, or one of another listing, is 400 INVALID_CURSOR", async () => {
     const corrupt = postListRequest({ cursor: "not-a-cursor" });
