@@ -260,6 +260,10 @@ async function measureMove(ctx, { site, keys, to, scale, log }) {
   ).n;
   const refusal = longestRefusal(answers);
   const fenced = fencedWindow(polls);
+  // A write held rather than refused shows as a long answer, and as a silence of every writer.
+  const byAnswer = [...answers].sort((a, b) => a.at - b.at);
+  const longestGap = byAnswer.reduce((m, a, i) => (i === 0 ? 0 : Math.max(m, a.at - byAnswer[i - 1].at)), 0);
+  const slowest = answers.reduce((m, a) => Math.max(m, a.at - a.sent), 0);
   const acceptedWhileFenced = fenced
     ? accepted.filter((a) => a.sent >= fenced.from && a.at <= fenced.until).length
     : 0;
@@ -284,6 +288,8 @@ async function measureMove(ctx, { site, keys, to, scale, log }) {
     refused: refused.length,
     refused_without_retry_after: refused.filter((a) => !a.retryAfter).length,
     other: other.length,
+    longest_silence_ms: round(longestGap, 0),
+    slowest_write_ms: round(slowest, 0),
     fenced_window_ms: fenced ? round(fenced.until - fenced.from, 0) : null,
     accepted_while_fenced: acceptedWhileFenced,
     other_statuses: Object.fromEntries(

@@ -290,7 +290,7 @@ function fleetTargets(result, add) {
   add(
     `Fleet: move of a ${fleet ? fleet.site_posts.toLocaleString("en-US") : "10,000"}-post site under writes: done, every accepted write in its new group, every refusal a 503 with Retry-After`,
     move
-      ? `switch ${num(move.switch_seconds, 1)} s, done ${num(move.done_seconds, 1)} s; longest refusal ${num(move.longest_refusal_ms, 0)} ms (mover's own: ${num(move.mover_longest_refusal_ms, 0)} ms); ${move.accepted} accepted, ${move.refused} refused`
+      ? `switch ${num(move.switch_seconds, 1)} s, done ${num(move.done_seconds, 1)} s; longest refusal ${num(move.longest_refusal_ms, 0)} ms (mover's own: ${num(move.mover_longest_refusal_ms, 0)} ms; longest silence of the writers ${num(move.longest_silence_ms, 0)} ms); ${move.accepted} accepted, ${move.refused} refused`
       : null,
     move && problems.length === 0,
     problems.join("; "),
@@ -325,7 +325,7 @@ export function renderReport(result) {
       "",
       `Fleet: ${f.groups.length} content groups; sites by group ${by(f.sites_by_group)}; posts by group ${by(f.posts_by_group)} (bulk seed ${num(f.bulk_seconds, 0)} s). The measured site (${num(f.site_posts, 0)} posts) is in ${f.measured_group}, the fullest; each fleet row is measured first with it alone in its group ("one group"), then in the fleet.`,
       "",
-      `Move of a ${num(f.site_posts, 0)}-post site (${num(m.site_posts, 0)} posts after it) from ${m.from} to ${m.to} under ${m.writes} paced writes: ${m.state}; writes accepted again after ${num(m.switch_seconds, 1)} s (the switch), done after ${num(m.done_seconds, 1)} s (the old rows kept for the routes' TTL, then purged); ${num(m.rows_copied, 0)} rows copied, ${num(m.rows_deleted, 0)} deleted; longest refusal ${num(m.longest_refusal_ms, 0)} ms over ${m.refusal_runs} run(s) (the mover's own count ${num(m.mover_longest_refusal_ms, 0)} ms); ${m.accepted} accepted (${m.accepted_present} found in ${m.group_after}; ${m.accepted_while_fenced} of them inside the ${num(m.fenced_window_ms, 0)} ms the mover's progress showed the site fenced), ${m.refused} refused with 503, ${m.other} other.`,
+      `Move of a ${num(f.site_posts, 0)}-post site (${num(m.site_posts, 0)} posts after it) from ${m.from} to ${m.to} under ${m.writes} paced writes: ${m.state}; writes accepted again after ${num(m.switch_seconds, 1)} s (the switch), done after ${num(m.done_seconds, 1)} s (the old rows kept for the routes' TTL, then purged); ${num(m.rows_copied, 0)} rows copied, ${num(m.rows_deleted, 0)} deleted; longest refusal ${num(m.longest_refusal_ms, 0)} ms over ${m.refusal_runs} run(s) (the mover's own count ${num(m.mover_longest_refusal_ms, 0)} ms); ${m.accepted} accepted (${m.accepted_present} found in ${m.group_after}; ${m.accepted_while_fenced} of them inside the ${num(m.fenced_window_ms, 0)} ms the mover's progress showed the site fenced), ${m.refused} refused with 503, ${m.other} other; the slowest write took ${num(m.slowest_write_ms, 0)} ms, the longest silence of all writers ${num(m.longest_silence_ms, 0)} ms.`,
     );
   }
   const singles = result.singles.filter((s) => s.id !== "soak");
