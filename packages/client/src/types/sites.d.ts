@@ -1148,6 +1148,264 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/platform/sites/{site_id}/group-move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Operator: the site's latest move between content groups (beyond the spec, issue 38) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Site id (ULID or UUID) */
+                    site_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The latest move, running or finished */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["GroupMove"];
+                    };
+                };
+                /** @description site_id is neither ULID nor UUID */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description FORBIDDEN: no operator capability */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description NOT_FOUND: no such site, or it never moved */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Operator: move a site's content to another content group (online; beyond the spec, issue 38) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Site id (ULID or UUID) */
+                    site_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["GroupMoveRequest"];
+                };
+            };
+            responses: {
+                /** @description The move started; follow it with GET */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["GroupMove"];
+                    };
+                };
+                /** @description site_id is neither ULID nor UUID, or an invalid body (unknown field, unknown group) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description FORBIDDEN: operator_admin needed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description NOT_FOUND: no such site (or content never met it) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description SITE_MOVE_CONFLICT: the site is in that group already, or a move of it is running */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over 16 KiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform/sites/{site_id}/group-move/rollback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Operator: roll the site's move back, until its switch (beyond the spec, issue 38) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Site id (ULID or UUID) */
+                    site_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The move is rolling back (or rolled back already) */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["GroupMove"];
+                    };
+                };
+                /** @description site_id is neither ULID nor UUID */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description FORBIDDEN: operator_admin needed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description NOT_FOUND: no such site, or it never moved */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description SITE_MOVE_CONFLICT: the move has switched groups already (moving back is a new move) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform/content-groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Operator: the content groups and how many sites each holds (beyond the spec, issue 38) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every configured group, in order */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ContentGroups"];
+                    };
+                };
+                /** @description FORBIDDEN: no operator capability */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sites/{id}/themes": {
         parameters: {
             query?: never;
@@ -2838,6 +3096,47 @@ export interface components {
         SiteTransition: {
             /** @description Why (stored as status_reason), at most 500 characters */
             reason?: string;
+        };
+        GroupMove: {
+            site_id: string;
+            /** @description The group the site leaves */
+            from: string;
+            /** @description The group the site goes to */
+            to: string;
+            /**
+             * @description copying (the site's writes answer 503 SITE_MOVING meanwhile), switching, cleaning (old rows deleted), done; rolling_back, rolled_back
+             * @enum {string}
+             */
+            state: "copying" | "switching" | "cleaning" | "done" | "rolling_back" | "rolled_back";
+            /** @description The mover's step in finer grain */
+            phase: string;
+            /** @description The table being copied or deleted now */
+            table: string | null;
+            rows_copied: number;
+            rows_copied_by_table: {
+                [key: string]: number;
+            };
+            rows_deleted: number;
+            started_at: string;
+            finished_at: string | null;
+            /** @description How long the site's writes were refused (from the old group's fence to the switch) */
+            longest_write_refusal_ms: number | null;
+            /** @description Why it rolled back, or the last failure being retried */
+            error: string | null;
+        };
+        GroupMoveRequest: {
+            /**
+             * @description The content group to move the site to (as `GET /v1/platform/content-groups` names it)
+             * @example g001
+             */
+            to: string;
+        };
+        ContentGroups: {
+            data: {
+                group: string;
+                /** @description Sites placed in the group */
+                sites: number;
+            }[];
         };
         ThemeGallery: {
             items: components["schemas"]["Theme"][];
