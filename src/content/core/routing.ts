@@ -127,14 +127,6 @@ export async function routeToSite(
   return routed.env;
 }
 
-/** Route middleware: routes the request to the site of path parameter `param` (see `routeToSite`). */
-export function siteOfPath(param: string, unknown: () => ApiError): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    await routeToSite(c, c.req.param(param), unknown);
-    await next();
-  };
-}
-
 /** Marks `request`, about to go through this app in this isolate, to run in this request's group and session. */
 export function carryRouting(c: Context<AppEnv>, request: Request): Request {
   const routing = routings.get(c);

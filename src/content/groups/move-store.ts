@@ -12,7 +12,7 @@ import { drizzle } from "drizzle-orm/d1";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as schema from "../../../schema/content";
 import type { Computed } from "../../lib/rows";
-import { all, batch, first, query } from "../../lib/sql";
+import { all, batch, query } from "../../lib/sql";
 
 /** A table of a site's rows: its name, its drizzle table (the columns copied), and how its rows are found (`?1` = site id). */
 export interface SiteTable {
@@ -167,14 +167,6 @@ export async function deleteChunk(
   return deleted.rows.length;
 }
 
-/** How many of the site's rows `t` holds in `db`. */
-export async function countSiteRows(db: D1Database, t: SiteTable, siteId: string): Promise<number> {
-  const row = await first(
-    query<Computed<{ n: number }>>(db, `SELECT count(*) AS n FROM ${t.name} WHERE ${t.where}`, siteId),
-  );
-  return row?.n ?? 0;
-}
-
 export type FenceState = (typeof schema.siteFences.$inferSelect)["state"];
 export type FenceRow = typeof schema.siteFences.$inferSelect;
 
@@ -198,15 +190,6 @@ export async function setFence(
 /** Removes the site's fence from `db` (the group takes the site's writes again). */
 export async function dropFence(db: D1Database, siteId: string): Promise<void> {
   await drizzle(db).delete(schema.siteFences).where(eq(schema.siteFences.site_id, siteId));
-}
-
-export async function fenceOf(db: D1Database, siteId: string): Promise<FenceRow | null> {
-  const rows = await drizzle(db)
-    .select()
-    .from(schema.siteFences)
-    .where(eq(schema.siteFences.site_id, siteId))
-    .limit(1);
-  return rows[0] ?? null;
 }
 
 /**
