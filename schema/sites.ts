@@ -120,15 +120,18 @@ export const outboundEffects = sqliteTable(
 );
 
 /**
- * Audit trail of the operator console (migrations/sites/0004): effective lifecycle transitions and purges,
- * with the actor. The same migration adds the expression index `sites_id_key` on `sites` (the console's
+ * Audit trail of the operator console (migrations/sites/0004, 0007): effective lifecycle transitions, purges
+ * and moves of a site's content between content groups, with the actor. The same migration adds the expression index `sites_id_key` on `sites` (the console's
  * keyset order, src/sites/operator/id-order.ts).
  */
 export const siteAudit = sqliteTable(
   "site_audit",
   {
     id: text("id").primaryKey(),
-    action: text("action", { enum: ["deactivate", "archive", "restore", "purge"] }).notNull(),
+    /** group_move and group_move_rollback: migration 0007 (issue 38). */
+    action: text("action", {
+      enum: ["deactivate", "archive", "restore", "purge", "group_move", "group_move_rollback"],
+    }).notNull(),
     site_id: text("site_id").notNull(),
     site_slug: text("site_slug").notNull(),
     org_id: text("org_id").notNull(),

@@ -7,12 +7,22 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/lib/ids";
 import { contentGroupDb, contentGroupOf, contentGroups } from "../support/content-groups";
-import { api, makeSite } from "../support/sites-helpers";
+import { api, makeSite, sitesEnv } from "../support/sites-helpers";
 
 const admin = { "x-platform-operator": "operator_admin", "x-user-id": newId() };
 const reader = { "x-platform-operator": "operator_read", "x-user-id": newId() };
 
 const movePath = (id: string) => `/api/v1/platform/sites/${id}/group-move`;
+
+/** The operator audit trail's rows of the site (action, actor, capability, reason), oldest first. */
+async function auditOf(siteId: string) {
+  const { results } = await sitesEnv.DB.prepare(
+    "SELECT action, actor_user_id, actor_capability, reason, from_status, to_status FROM site_audit WHERE site_id = ? ORDER BY rowid",
+  )
+    .bind(siteId)
+    .all<{ action: string; actor_user_id: string | null; actor_capability: string; reason: string }>();
+  return results;
+}
 
 function other(group: string): string {
   return [...contentGroups.keys()].find((g) => g !== group)!;
@@ -89,6 +99,17 @@ describe("operator: moving a site between content groups", () => {
     expect(started.body).toMatchObject({ from, to, state: "copying" });
     const again = await api<{ code: string }>("POST", movePath(site.id), { headers: admin, body: { to } });
     expect(again.status).toBe(409);
+    // The start is in the operator audit trail with who asked; the refused second start is not.
+    expect(await auditOf(site.id)).toEqual([
+      {
+        action: "group_move",
+        actor_user_id: admin["x-user-id"],
+        actor_capability: "operator_admin",
+        reason: `content group ${from} -> ${to}`,
+        from_status: "active",
+        to_status: "active",
+      },
+    ]);
     let move: Move | null = null;
     for (let i = 0; i < 100; i++) {
       const res = await api<Move>("GET", movePath(site.id), { headers: reader });
@@ -131,6 +152,10 @@ describe("operator: moving a site between content groups", () => {
       }
       expect(move?.state).toBe("rolled_back");
       expect(await contentGroupOf(site.id)).toBe(from);
+      expect((await auditOf(site.id)).map((row) => [row.action, row.actor_user_id])).toEqual([
+        ["group_move", admin["x-user-id"]],
+        ["group_move_rollback", admin["x-user-id"]],
+      ]);
     } finally {
       await contentGroupDb(to).exec(`DROP TRIGGER IF EXISTS ${trigger}`);
     }

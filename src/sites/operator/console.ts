@@ -24,7 +24,13 @@ import { getSite, type SiteRow } from "../site/store";
 import { pushSiteToContent } from "../site/sync";
 import type { Operator } from "./gate";
 import { idOrderKey, keyAsUuid } from "./id-order";
-import { type KeyedSiteRow, listPlatformSites, purgeSiteRows, writeTransition } from "./store";
+import {
+  insertAuditRow,
+  type KeyedSiteRow,
+  listPlatformSites,
+  purgeSiteRows,
+  writeTransition,
+} from "./store";
 
 export const MAX_SEARCH_CHARS = 128;
 export const DEFAULT_PAGE = 50;
@@ -184,6 +190,35 @@ async function existingSite(db: D1Database, id: string): Promise<SiteRow> {
 
 export async function siteForOperator(env: SitesEnv, id: string): Promise<PlatformSiteDetail> {
   return detailOf(env, await existingSite(env.DB, id));
+}
+
+/**
+ * The operator audit trail's row of a move of the site's content between content groups (issue 38): written
+ * once content has started (or rolled back) the move, with the acting person and capability; the site's
+ * status is unchanged (from and to), `reason` names the groups.
+ */
+export async function auditGroupMove(
+  env: SitesEnv,
+  operator: Operator,
+  id: string,
+  action: "group_move" | "group_move_rollback",
+  move: { from: string; to: string },
+): Promise<void> {
+  const site = await existingSite(env.DB, id);
+  await insertAuditRow(env.DB, {
+    id: newId(),
+    action,
+    site_id: site.id,
+    site_slug: site.slug,
+    org_id: site.org_id,
+    from_status: site.status,
+    to_status: site.status,
+    hosts_json: JSON.stringify(hostsOf(site, env.PLATFORM_DOMAIN)),
+    actor_user_id: operator.userId,
+    actor_capability: operator.capability,
+    reason: `content group ${move.from} -> ${move.to}`,
+    created_at: new Date().toISOString(),
+  });
 }
 
 /** The reason an operator gives: trimmed, at most 500 characters; empty or absent is null. */

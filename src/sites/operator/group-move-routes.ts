@@ -10,7 +10,7 @@ import { problemResponses } from "../../lib/app";
 import type { SitesAppEnv } from "../core/app-env";
 import { json, jsonBody } from "../core/route-parts";
 import { fail } from "../errors";
-import { parseSiteId, siteForOperator } from "./console";
+import { auditGroupMove, parseSiteId, siteForOperator } from "./console";
 import { requireOperator } from "./gate";
 
 const SiteIdParam = z.object({ site_id: z.string().openapi({ description: "Site id (ULID or UUID)" }) });
@@ -132,7 +132,10 @@ export function registerGroupMoveRoutes(app: OpenAPIHono<SitesAppEnv>) {
     const started = await c
       .get("services")
       .content.startSiteMove({ site_id: id, to, requested_by: operator.userId });
-    if (started.ok) return c.json(started.move, 202);
+    if (started.ok) {
+      await auditGroupMove(c.env, operator, id, "group_move", started.move);
+      return c.json(started.move, 202);
+    }
     if (started.reason === "unknown_site") fail("NOT_FOUND", "Content holds nothing of this site.");
     if (started.reason === "unknown_group")
       fail("BAD_REQUEST", `to: ${to} is not a configured content group`);
@@ -150,11 +153,14 @@ export function registerGroupMoveRoutes(app: OpenAPIHono<SitesAppEnv>) {
   });
 
   app.openapi(rollbackRoute, async (c) => {
-    requireOperator(c, "write");
+    const operator = requireOperator(c, "write");
     const id = parseSiteId(c.req.valid("param").site_id);
     await siteForOperator(c.env, id);
     const rolled = await c.get("services").content.rollBackSiteMove({ site_id: id });
-    if (rolled.ok) return c.json(rolled.move, 202);
+    if (rolled.ok) {
+      await auditGroupMove(c.env, operator, id, "group_move_rollback", rolled.move);
+      return c.json(rolled.move, 202);
+    }
     if (rolled.reason === "no_move") fail("NOT_FOUND", "This site never moved between content groups.");
     return fail("SITE_MOVE_CONFLICT", "The move has switched groups already; moving back is a new move.");
   });

@@ -8,7 +8,7 @@
 
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { siteHosts, siteShares, sites } from "../../../schema/sites";
+import { siteAudit, siteHosts, siteShares, sites } from "../../../schema/sites";
 import type { Row } from "../../lib/rows";
 import { batch, query } from "../../lib/sql";
 import { type SiteRow, siteExists } from "../site/store";
@@ -182,4 +182,9 @@ export async function purgeSiteRows(db: D1Database, w: PurgeWrite): Promise<bool
     d.delete(sites).where(asReadWhere()),
   ]);
   return results[3].changes === 1;
+}
+
+/** One row of the operator audit trail that changes no site row (a move of its content: issue 38). */
+export async function insertAuditRow(db: D1Database, row: typeof siteAudit.$inferInsert): Promise<void> {
+  await drizzle(db).insert(siteAudit).values(row);
 }
