@@ -66,9 +66,14 @@ async function outboxRow(siteId: string, id: string) {
     .first<OutboxRow>();
 }
 
-async function receivedBy(host: string, token: string) {
+/**
+ * What the fake host received at this test's token, only the requests that carry `url`: a redelivery pass
+ * covers the whole group, and other files' due effects (same runtime) go out with this test's env too.
+ */
+async function receivedBy(host: string, token: string, url: string) {
   const res = await fetch(`https://${host}/__received/${token}`);
-  return (await res.json()) as { authorization: string | null; body: unknown; answered: number }[];
+  const all = (await res.json()) as { authorization: string | null; body: unknown; answered: number }[];
+  return all.filter((r) => JSON.stringify(r.body).includes(JSON.stringify(url)));
 }
 
 const recorded = (siteId: string, kind: string) => recordedEffects<{ urls: string[] }>(siteId, kind);
@@ -109,22 +114,24 @@ describe("effects outbox: delivery to the real hosts", () => {
     });
     expect(Date.parse(first!.next_attempt_at!)).toBeGreaterThanOrEqual(start + retryDelayMs(1));
 
-    // Not due yet: the cron leaves it alone.
-    expect(await redeliverPendingEffects(env, services, start + 6 * MINUTE - retryDelayMs(1))).toBe(0);
+    // Not due yet: the cron leaves it alone. The pass covers the whole group, which the other files of this
+    // runtime share (their due effects are delivered too), so its count is not this test's: each assertion
+    // reads this effect's own row and the requests that carry this test's token.
+    await redeliverPendingEffects(env, services, start + 6 * MINUTE - retryDelayMs(1));
     expect((await outboxRow(t.site.id, effect.id))!.attempts).toBe(1);
 
-    expect(await redeliverPendingEffects(env, services, start + 6 * MINUTE)).toBe(0);
+    await redeliverPendingEffects(env, services, start + 6 * MINUTE);
     const second = await outboxRow(t.site.id, effect.id);
     expect(second).toMatchObject({ attempts: 2, last_error: "Cache purge answered HTTP 503" });
     expect(Date.parse(second!.next_attempt_at!)).toBeGreaterThanOrEqual(
       Date.now() + retryDelayMs(2) - MINUTE,
     );
 
-    expect(await redeliverPendingEffects(env, services, start + 6 * MINUTE + retryDelayMs(2) + MINUTE)).toBe(
-      1,
-    );
+    expect(
+      await redeliverPendingEffects(env, services, start + 6 * MINUTE + retryDelayMs(2) + MINUTE),
+    ).toBeGreaterThanOrEqual(1);
     expect(await outboxRow(t.site.id, effect.id)).toBeNull();
-    const got = await receivedBy("purge.test", token);
+    const got = await receivedBy("purge.test", token, url);
     expect(got.map((r) => r.answered)).toEqual([503, 503, 200]);
     expect(got[2]).toMatchObject({ authorization: "Bearer purge-token", body: { files: [url] } });
   });
@@ -142,9 +149,12 @@ describe("effects outbox: delivery to the real hosts", () => {
       attempts: 1,
       last_error: "IndexNow answered HTTP 503",
     });
-    expect(await redeliverPendingEffects(env, services, Date.now() + retryDelayMs(1) + MINUTE)).toBe(1);
+    // At least this one (the group's other due effects go in the same pass).
+    expect(
+      await redeliverPendingEffects(env, services, Date.now() + retryDelayMs(1) + MINUTE),
+    ).toBeGreaterThanOrEqual(1);
     expect(await outboxRow(t.site.id, effect.id)).toBeNull();
-    const got = await receivedBy("indexnow.test", token);
+    const got = await receivedBy("indexnow.test", token, url);
     expect(got.map((r) => r.answered)).toEqual([503, 200]);
     expect(got[1]!.body).toEqual({
       host: `${t.site.slug}.sites.localhost`,
@@ -183,9 +193,7 @@ describe("effects outbox: delivery to the real hosts", () => {
     await writeEffects([effect], 10);
     // Only this tenant's notifications: the pass also redelivers other tests' due effects (one runtime).
     const mine = async () =>
-      (await receivedBy("indexnow.test", "status-500")).filter((r) =>
-        JSON.stringify(r.body).includes(`https://${t.site.primary_domain}/y`),
-      ).length;
+      (await receivedBy("indexnow.test", "status-500", `https://${t.site.primary_domain}/y`)).length;
     const before = await mine();
     let clock = Date.now();
     for (let i = 0; i < MAX_EFFECT_ATTEMPTS + 2; i++) {
