@@ -3,7 +3,7 @@
  * group, its placement, and an API key's site. Every function takes the directory's handle; only
  * core/groups.ts calls them.
  */
-import { eq, sql } from "drizzle-orm";
+import { eq, type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { keySites, siteGroups } from "../../../schema/content-directory";
 import { inJsonEach } from "../../lib/sql";
@@ -76,55 +76,59 @@ export async function recordKeySiteRow(db: D1Database, keyHash: string, siteId: 
 }
 
 /**
- * A site's move (src/content/groups/mover.ts): marks it moving to `to` while its routing version is still
- * `version` (a compare-and-set; the same mark again is a no-op that succeeds). False when the row moved on.
+ * One compare-and-set of a site's routing row: `set` is applied only while the row is at `version` and its
+ * move mark satisfies `mark`. True when it was applied (false: the row moved on).
  */
-export async function markSiteMovingRow(
+async function compareAndSetRoute(
   db: D1Database,
   siteId: string,
   version: number,
-  to: string,
+  mark: SQL,
+  set: Partial<Pick<SiteGroupRow, "group_name" | "version" | "moving_to">>,
 ): Promise<boolean> {
   const rows = await drizzle(db)
     .update(siteGroups)
-    .set({ moving_to: to })
-    .where(
-      sql`${siteGroups.site_id} = ${siteId} AND ${siteGroups.version} = ${version} AND (${siteGroups.moving_to} IS NULL OR ${siteGroups.moving_to} = ${to})`,
-    )
+    .set(set)
+    .where(sql`${siteGroups.site_id} = ${siteId} AND ${siteGroups.version} = ${version} AND ${mark}`)
     .returning({ site_id: siteGroups.site_id });
   return rows.length === 1;
 }
 
-/** The move's switch: the site's group becomes `to`, its version moves by one, the mark is cleared (compare-and-set). */
-export async function switchSiteGroupRow(
+/**
+ * A site's move (src/content/groups/mover.ts): marks it moving to `to` while its routing version is still
+ * `version` (the same mark again is a no-op that succeeds). False when the row moved on.
+ */
+export function markSiteMovingRow(
   db: D1Database,
   siteId: string,
   version: number,
   to: string,
 ): Promise<boolean> {
-  const rows = await drizzle(db)
-    .update(siteGroups)
-    .set({ group_name: to, version: version + 1, moving_to: null })
-    .where(
-      sql`${siteGroups.site_id} = ${siteId} AND ${siteGroups.version} = ${version} AND ${siteGroups.moving_to} = ${to}`,
-    )
-    .returning({ site_id: siteGroups.site_id });
-  return rows.length === 1;
+  const mark = sql`(${siteGroups.moving_to} IS NULL OR ${siteGroups.moving_to} = ${to})`;
+  return compareAndSetRoute(db, siteId, version, mark, { moving_to: to });
 }
 
-/** A rolled-back move: the mark is cleared, the group and version unchanged (compare-and-set). */
-export async function clearSiteMovingRow(
+/** The move's switch: the site's group becomes `to`, its version moves by one, the mark is cleared. */
+export function switchSiteGroupRow(
   db: D1Database,
   siteId: string,
   version: number,
   to: string,
 ): Promise<boolean> {
-  const rows = await drizzle(db)
-    .update(siteGroups)
-    .set({ moving_to: null })
-    .where(
-      sql`${siteGroups.site_id} = ${siteId} AND ${siteGroups.version} = ${version} AND ${siteGroups.moving_to} = ${to}`,
-    )
-    .returning({ site_id: siteGroups.site_id });
-  return rows.length === 1;
+  const mark = sql`${siteGroups.moving_to} = ${to}`;
+  return compareAndSetRoute(db, siteId, version, mark, {
+    group_name: to,
+    version: version + 1,
+    moving_to: null,
+  });
+}
+
+/** A rolled-back move: the mark is cleared, the group and version unchanged. */
+export function clearSiteMovingRow(
+  db: D1Database,
+  siteId: string,
+  version: number,
+  to: string,
+): Promise<boolean> {
+  return compareAndSetRoute(db, siteId, version, sql`${siteGroups.moving_to} = ${to}`, { moving_to: null });
 }
