@@ -11,6 +11,7 @@
  * Placement: a new site goes to the group holding the fewest sites (ties to the lowest name), so a group
  * added by configuration fills first; a site stays in its group until an operator moves it.
  */
+import { pool } from "../../lib/pool";
 import type { Env, WorkerEnv } from "./bindings";
 import {
   clearSiteMovingRow,
@@ -180,18 +181,7 @@ export async function forEachGroup<T>(
   work: (groupEnv: Env, group: string) => Promise<T>,
   concurrency = 4,
 ): Promise<T[]> {
-  const groups = groupNames(env);
-  const results: T[] = new Array(groups.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < groups.length) {
-      const i = next++;
-      const group = groups[i] as string;
-      results[i] = await work(onGroup(env, group), group);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, groups.length) }, lane));
-  return results;
+  return pool(groupNames(env), concurrency, (group) => work(onGroup(env, group), group));
 }
 
 /** Groups `siteIds` by their group (unknown sites left out), for calls that name many sites. */

@@ -4,6 +4,7 @@
  * (core/groups.ts). A site the directory does not know has no group: the caller answers as for the missing
  * site it is. A batch of messages is split by group, so each group is visited once per batch.
  */
+import { pool } from "../../lib/pool";
 import type { Env, WorkerEnv } from "../core/bindings";
 import { onGroup, sitesByGroup } from "../core/groups";
 
@@ -53,17 +54,7 @@ export async function onEachGroupOf<T, R>(
   concurrency = 4,
 ): Promise<R[]> {
   const entries = [...groups].sort(([a], [b]) => a.localeCompare(b));
-  const results: R[] = new Array(entries.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < entries.length) {
-      const i = next++;
-      const [group, items] = entries[i] as [string, T[]];
-      results[i] = await work(onGroup(env, group), items, group);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, entries.length) }, lane));
-  return results;
+  return pool(entries, concurrency, ([group, items]) => work(onGroup(env, group), items, group));
 }
 
 /**

@@ -3,6 +3,8 @@
  * health cache, and the read of that cache (`GET /v1/sites/{id}/health` reads nothing else). The issue
  * codes are stable; docs/decisions/sites.md ("Site health") lists them with their rules.
  */
+
+import { pool } from "../../lib/pool";
 import type { SiteHealthFacts, StalledConvergence } from "../../lib/rpc";
 import type { Services } from "../core/app-env";
 import { fail } from "../errors";
@@ -133,20 +135,6 @@ function lossIssue(loss: DomainLoss): HealthIssue {
     host: loss.host,
     data: { lost_at: loss.lost_at },
   });
-}
-
-/** Runs `work` over `items` with at most `limit` in flight. */
-async function pool<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return out;
 }
 
 interface SweepContext {
