@@ -9,18 +9,11 @@
  * `--here` runs in this checkout instead of a clone (uncommitted changes included; no install).
  */
 import { spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { failedTests } from "./test-reports.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -48,27 +41,12 @@ if (!here) {
   process.stdout.write(`npm install: ${install.seconds} s\n`);
 }
 
-/** Every failed test's file and full name in a run's vitest JSON reports. */
+/** Every failed test in a run's vitest JSON reports (scripts/test-reports.mjs). */
 function failures(reportDir) {
   if (!existsSync(reportDir)) return [];
-  const failed = [];
-  for (const file of readdirSync(reportDir).filter((f) => f.endsWith(".json"))) {
-    let report;
-    try {
-      report = JSON.parse(readFileSync(path.join(reportDir, file), "utf8"));
-    } catch {
-      failed.push(`${file}: no readable report`);
-      continue;
-    }
-    for (const suite of report.testResults ?? []) {
-      const where = path.relative(dir, suite.name);
-      const tests = (suite.assertionResults ?? []).filter((t) => t.status === "failed");
-      for (const t of tests) failed.push(`${where}: ${t.fullName}`);
-      if (tests.length === 0 && suite.status === "failed")
-        failed.push(`${where}: ${suite.message ?? "failed"}`);
-    }
-  }
-  return failed;
+  return readdirSync(reportDir)
+    .filter((f) => f.endsWith(".json"))
+    .flatMap((f) => failedTests(path.join(reportDir, f), dir));
 }
 
 const results = [];

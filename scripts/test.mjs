@@ -27,10 +27,11 @@
  * deploy, browser), e.g. `npm test -- identity test/identity/login.security.test.ts`.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { failedTests } from "./test-reports.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const PROJECTS = [
@@ -64,8 +65,16 @@ const LANES = [
   ["deploy"],
 ];
 const projectArgs = (names) => names.flatMap((name) => ["--project", name]);
-const reportDir = process.env.TEST_REPORT_DIR;
-/** `vitest run` of the named projects (and its JSON report under TEST_REPORT_DIR as `<report>.json`). */
+/**
+ * Where each vitest part writes its JSON report: TEST_REPORT_DIR when set (kept), else a fresh directory under
+ * the system's temp dir. The summary reads them to name every failed test with the first line of its error, so
+ * that the last lines of a run (all a CI log's tail may show) say what failed, not only in which lane.
+ */
+const reportDir =
+  process.argv.length > 2
+    ? process.env.TEST_REPORT_DIR
+    : (process.env.TEST_REPORT_DIR ?? mkdtempSync(path.join(os.tmpdir(), "npm-test-")));
+/** `vitest run` of the named projects (and its JSON report under reportDir as `<report>.json`). */
 const vitestRun = (names, report) => [
   "run",
   ...projectArgs(names),
@@ -82,7 +91,7 @@ const vitestRun = (names, report) => [
  * Runs a command; `quiet` collects its output instead of streaming it. Resolves with its exit status,
  * wall seconds and the collected output.
  */
-function start(label, command, args, { quiet = false, env = {} } = {}) {
+function start(label, command, args, { quiet = false, env = {}, report } = {}) {
   const began = Date.now();
   return new Promise((resolve) => {
     const child = spawn(command, args, {
@@ -100,6 +109,7 @@ function start(label, command, args, { quiet = false, env = {} } = {}) {
         status: signal ?? code,
         seconds: Math.round((Date.now() - began) / 1000),
         output: Buffer.concat(output).toString(),
+        report,
       }),
     );
   });
@@ -123,16 +133,20 @@ async function everything() {
     timing ??= start("timing project", vitest, vitestRun(["timing"], "timing"), {
       quiet: true,
       env: { TEST_TIMING_GATE: gate },
+      report: "timing",
     });
   };
-  const browser = start("browser project", vitest, vitestRun(["browser"], "browser"), { quiet: true });
+  const browser = start("browser project", vitest, vitestRun(["browser"], "browser"), {
+    quiet: true,
+    report: "browser",
+  });
   const laneRun = (names, i) => [...vitestRun(names, `lane-${i + 1}`), "--maxWorkers", "1"];
   const label = (i) => `lane ${i + 1}: ${LANES[i].join(", ")}`;
   // The first lane streams its output; the others print theirs when they end.
   const others = LANES.slice(1).map((names, i) =>
-    start(label(i + 1), vitest, laneRun(names, i + 1), { quiet: true }),
+    start(label(i + 1), vitest, laneRun(names, i + 1), { quiet: true, report: `lane-${i + 2}` }),
   );
-  const firstLane = start(label(0), vitest, laneRun(LANES[0], 0));
+  const firstLane = start(label(0), vitest, laneRun(LANES[0], 0), { report: "lane-1" });
   for (const part of [browser, firstLane, ...others]) part.then(startTiming);
   const lanes = [await firstLane];
   for (const lane of others) {
@@ -157,8 +171,15 @@ async function everything() {
   printCollected(checksDone);
   const results = [browserDone, checksDone, ...lanes, timingDone];
   process.stdout.write("\n──── npm test ────\n");
-  for (const r of results)
+  for (const r of results) {
     process.stdout.write(`${r.ok ? "passed" : `FAILED (${r.status})`}  ${r.label}  ${r.seconds} s\n`);
+    if (!r.ok && r.report) {
+      const failures = failedTests(path.join(reportDir, `${r.report}.json`), root);
+      for (const line of failures) process.stdout.write(`  ✗ ${line}\n`);
+      if (failures.length === 0)
+        process.stdout.write("  (no failed test in its report: see its output above)\n");
+    }
+  }
   process.stdout.write(`wall ${Math.round((Date.now() - began) / 1000)} s\n`);
   process.exit(results.every((r) => r.ok) ? 0 : 1);
 }

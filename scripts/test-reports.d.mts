@@ -1,0 +1,1 @@
+export declare function failedTests(reportPath: string, root: string): string[];
