@@ -14,6 +14,7 @@
 // ONE JSON parameter (json_each), far under D1's 100 bound parameters, and inserts at most FLEET_CHUNK posts.
 import { randomBytes } from "node:crypto";
 import { groupBindingName } from "../scripts/databases.mjs";
+import { clonedPostColumns } from "./seed.mjs";
 
 /**
  * Posts per INSERT statement. bench/seed.mjs clones 20,000 a statement into one site; here such statements
@@ -120,29 +121,14 @@ async function columnsOf(db, table) {
 const jsonRow = (columns, param) =>
   `SELECT ${columns.map((c) => `json_extract(${param}, '$.${c}') AS ${c}`).join(", ")}`;
 
-const ALPHABET = `'${CROCKFORD}'`;
-function base32(expr, shifts) {
-  return shifts.map((s) => `substr(${ALPHABET}, ((${expr}) >> ${s}) % 32 + 1, 1)`).join(" || ");
-}
-const TIME_SHIFTS = Array.from({ length: 10 }, (_, k) => 45 - 5 * k);
-const RANDOM_SHIFTS = Array.from({ length: 16 }, (_, k) => 75 - 5 * k);
-// A site's post i is dated one a minute from ?3 (ms), like bench/seed.mjs's clones.
-const MS = "(CAST(?3 AS INTEGER) + i * 60000)";
-const ISO = `strftime('%Y-%m-%dT%H:%M:%fZ', ${MS} / 1000.0, 'unixepoch')`;
 // Unique per group: a salt of the run (26 bits), the site's ordinal (14 bits), the post's number (20 bits).
 const RANDOM = `CAST(?4 AS INTEGER) * 17179869184 + s.ord * ${MAX_POSTS_PER_SITE} + i`;
 
+// A site's post i is dated one a minute from ?3 (ms), like bench/seed.mjs's clones.
 const CLONED = {
-  id: `${base32(MS, TIME_SHIFTS)} || ${base32(RANDOM, RANDOM_SHIFTS)}`,
+  ...clonedPostColumns("?3", RANDOM),
   site_id: "s.site_id",
-  slug: "'post-' || i",
   title: "'Post number ' || i || ' of ' || s.slug",
-  summary: "'Summary of post number ' || i",
-  status: "CASE WHEN i % 20 = 0 THEN 'draft' ELSE 'published' END",
-  published_at: `CASE WHEN i % 20 = 0 THEN NULL ELSE ${ISO} END`,
-  seo_json: `json_set(t.seo_json, '$.category_slugs', json_array(CASE WHEN i % 10 = 0 THEN 'news' ELSE 'misc' END))`,
-  created_at: ISO,
-  updated_at: ISO,
 };
 
 /** The posts statement: ?1 the sites ([[id, slug, posts, ordinal], …]), ?2 the most posts of one, ?5 the template. */

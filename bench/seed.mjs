@@ -12,25 +12,13 @@
 import { randomBytes } from "node:crypto";
 import { TOTP } from "otpauth";
 import { groupBindingName } from "../scripts/databases.mjs";
-import { createDemo } from "../scripts/seed.mjs";
+import { call, createDemo } from "../scripts/seed.mjs";
 
 export const ORIGIN = "http://127.0.0.1:8787";
 export const CHUNK = 20_000;
 
-export async function api(base, method, path, { token, body, headers = {} } = {}) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...headers,
-    },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${text.slice(0, 500)}`);
-  return text ? JSON.parse(text) : null;
-}
+/** One JSON call to the platform (scripts/seed.mjs's). */
+export const api = call;
 
 /**
  * The local database of the site's content group: the directory's row for the site (written when the
@@ -145,22 +133,31 @@ function base32(expr, shifts) {
 }
 const TIME_SHIFTS = Array.from({ length: 10 }, (_, k) => 45 - 5 * k);
 const RANDOM_SHIFTS = Array.from({ length: 16 }, (_, k) => 75 - 5 * k);
-const MS = "(CAST(?4 AS INTEGER) + i * 60000)";
-const ISO = `strftime('%Y-%m-%dT%H:%M:%fZ', ${MS} / 1000.0, 'unixepoch')`;
 
-// Parameters arrive as JavaScript numbers, which D1 binds as REAL: every one is cast to INTEGER, or
-// 'post-' || i would read "post-1.0" and the id's bits would be lost to float precision.
-const CLONED = {
-  id: `${base32(MS, TIME_SHIFTS)} || ${base32("CAST(?5 AS INTEGER) * 4294967296 + i", RANDOM_SHIFTS)}`,
-  slug: "'post-' || i",
-  title: "'Post number ' || i",
-  summary: "'Summary of post number ' || i",
-  status: "CASE WHEN i % 20 = 0 THEN 'draft' ELSE 'published' END",
-  published_at: `CASE WHEN i % 20 = 0 THEN NULL ELSE ${ISO} END`,
-  seo_json: `json_set(t.seo_json, '$.category_slugs', json_array(CASE WHEN i % 10 = 0 THEN 'news' ELSE 'misc' END))`,
-  created_at: ISO,
-  updated_at: ISO,
-};
+/**
+ * The SQL of a cloned post's columns, for the post `i` of a recursive sequence (this seed's one site and
+ * bench/fleet-seed.mjs's many): dated one a minute from the parameter `msParam` (epoch ms), its id a ULID of
+ * that time and of `randomExpr` (80 bits), every twentieth a draft, every tenth in the category `news`.
+ * Parameters arrive as JavaScript numbers, which D1 binds as REAL: every one is cast to INTEGER, or
+ * 'post-' || i would read "post-1.0" and the id's bits would be lost to float precision.
+ */
+export function clonedPostColumns(msParam, randomExpr) {
+  const ms = `(CAST(${msParam} AS INTEGER) + i * 60000)`;
+  const iso = `strftime('%Y-%m-%dT%H:%M:%fZ', ${ms} / 1000.0, 'unixepoch')`;
+  return {
+    id: `${base32(ms, TIME_SHIFTS)} || ${base32(randomExpr, RANDOM_SHIFTS)}`,
+    slug: "'post-' || i",
+    title: "'Post number ' || i",
+    summary: "'Summary of post number ' || i",
+    status: "CASE WHEN i % 20 = 0 THEN 'draft' ELSE 'published' END",
+    published_at: `CASE WHEN i % 20 = 0 THEN NULL ELSE ${iso} END`,
+    seo_json: `json_set(t.seo_json, '$.category_slugs', json_array(CASE WHEN i % 10 = 0 THEN 'news' ELSE 'misc' END))`,
+    created_at: iso,
+    updated_at: iso,
+  };
+}
+
+const CLONED = clonedPostColumns("?4", "CAST(?5 AS INTEGER) * 4294967296 + i");
 
 /** The clone statement over the table's columns as they are: any column not set above is the template's. */
 async function cloneSql(db) {

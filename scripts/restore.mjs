@@ -163,7 +163,9 @@ async function main() {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   main().catch((err) => {
-    console.error(err.message ?? err);
+    // The cause too: Miniflare's "fetch failed" says nothing until its cause (a reset, a refused connection) is named.
+    const cause = err.cause ? ` (cause: ${err.cause.code ?? ""} ${err.cause.message ?? err.cause})` : "";
+    console.error(`${err.message ?? err}${cause}`);
     process.exit(1);
   });
 }

@@ -20,3 +20,9 @@ export declare function seedDemo(
   options?: { stateFile?: string; fresh?: boolean; rotateKeys?: boolean },
 ): Promise<Demo & { session: DemoSession }>;
 export declare function envLines(demo: Demo & { session: DemoSession }): string;
+export declare function call(
+  base: string,
+  method: string,
+  path: string,
+  opts?: { body?: unknown; token?: string; headers?: Record<string, string> },
+): Promise<unknown>;

@@ -39,7 +39,11 @@ const DEMO_SECRET_SCOPES = [
 const PUBLIC_SCOPES = ["posts:read", "post_types:read", "media:read", "seo:read"];
 export const DEMO_ORIGINS = ["http://localhost:5173", "http://127.0.0.1:5173", "http://127.0.0.1:8787"];
 
-async function call(base, method, path, { body, token, headers = {} } = {}) {
+/**
+ * One JSON call to the platform at `base` (the seed's, the bench's): `body` an object (sent as JSON) or a
+ * string (sent as is); the parsed answer, or a CallError naming the status and the answer's text.
+ */
+export async function call(base, method, path, { body, token, headers = {} } = {}) {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: {
@@ -47,7 +51,7 @@ async function call(base, method, path, { body, token, headers = {} } = {}) {
       ...(token ? { authorization: `Bearer ${token}` } : {}),
       ...headers,
     },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
+    body: body === undefined || typeof body === "string" ? body : JSON.stringify(body),
   });
   const text = await res.text();
   let json;

@@ -29,6 +29,11 @@ const SESSION_SURVIVAL = {
   why: "a key acts without a session: it belongs to the site, granted by its creator's `integrations`, which signing out does not change; the administrators revoke it from the key list",
 } as const;
 
+/** What ends a credential granted by its creator's role on the site: the role's end and the creator's erasure. */
+const CREATOR_ENDINGS = ["member_removal", "member_demotion", "account_deletion"] as const;
+/** What ends every credential of a site: the site changing hands, deleted or archived. */
+const SITE_ENDINGS = ["site_transfer", "site_deletion", "site_archival"] as const;
+
 const PASSWORD_SURVIVAL = {
   event: "password_reset",
   why: "the reset proves the mailbox, not which keys an intruder minted; keys stay the site's, each listed with its creator and time for the administrators to revoke (the creator's own grant ending still ends it)",
@@ -44,15 +49,7 @@ export const CREDENTIALS: readonly CredentialKind[] = [
     proof: `a signed-in administrator holding \`integrations\` on the site (owners, org admins, site owners; never a share; \`src/lib/site-permissions.ts\`); shown once, stored as a peppered hash; ${KEY_EDIT}`,
     told: KEY_TOLD,
     undo: "revoke: `DELETE /api/v1/sites/{site_id}/api-keys/{id}` by any administrator with `integrations`",
-    endedBy: [
-      "key_revocation",
-      "member_removal",
-      "member_demotion",
-      "account_deletion",
-      "site_transfer",
-      "site_deletion",
-      "site_archival",
-    ],
+    endedBy: ["key_revocation", ...CREATOR_ENDINGS, ...SITE_ENDINGS],
     alsoEndsWhen: [
       `${CREATOR_GRANT}; the matrix performs removal, demotion and erasure`,
       "a transfer suspends it (carried over, listed to the buyer) and only the buyer's explicit `keep` revives it; writes, lead reads and exports are refused as soon as content knows the new owner, other reads within the 30 s key cache (docs/decisions/transfer-grants.md)",
@@ -70,14 +67,7 @@ export const CREDENTIALS: readonly CredentialKind[] = [
     proof: `the same as a secret key: an administrator holding \`integrations\`; ${KEY_EDIT} (adding an origin, a wildcard or \`server_reads\` is a widening)`,
     told: KEY_TOLD,
     undo: "revoke: `DELETE /api/v1/sites/{site_id}/api-keys/{id}`; the origins go with the key; an origin or `server_reads` alone is taken back by an edit (`PATCH …/api-keys/{id}`)",
-    endedBy: [
-      "key_revocation",
-      "member_removal",
-      "member_demotion",
-      "site_transfer",
-      "site_deletion",
-      "site_archival",
-    ],
+    endedBy: ["key_revocation", "member_removal", "member_demotion", ...SITE_ENDINGS],
     alsoEndsWhen: [
       `${CREATOR_GRANT}; erasure ends it by the same statement as the secret key's (its \`account_deletion\` row)`,
       "reads use the isolate's key cache: an isolate other than the one that ended it may answer for up to 30 s (`KEY_CONTEXT_TTL_MS`, the documented revocation bound of reads)",
@@ -112,15 +102,7 @@ export const CREDENTIALS: readonly CredentialKind[] = [
       "a signed-in administrator holding `integrations` on the site, which is also the permission to read leads; the URL must be public (SSRF-checked at registration and at every attempt)",
     told: "the site's administrators see it in the webhook list (`GET /api/v1/sites/{site_id}/webhooks`); the owners are mailed when it ends with its creator's grant; each `lead.created` delivery is an `audit_events` row",
     undo: "delete: `DELETE /api/v1/sites/{site_id}/webhooks/{id}` (pending deliveries go with it)",
-    endedBy: [
-      "undo",
-      "member_removal",
-      "member_demotion",
-      "account_deletion",
-      "site_transfer",
-      "site_deletion",
-      "site_archival",
-    ],
+    endedBy: ["undo", ...CREATOR_ENDINGS, ...SITE_ENDINGS],
     alsoEndsWhen: [
       `${CREATOR_GRANT}; deleted with its pending deliveries`,
       "a transfer carries it over (suspended): nothing is fanned out or attempted for it from the moment content knows the new owner, until the buyer keeps it",
@@ -188,9 +170,7 @@ export const CREDENTIALS: readonly CredentialKind[] = [
       "key_revocation",
       "member_removal",
       "member_demotion",
-      "site_transfer",
-      "site_deletion",
-      "site_archival",
+      ...SITE_ENDINGS,
     ],
     alsoEndsWhen: [
       "its expiry (at most 24 h after it was made): test/content/preview.integration.test.ts moves content's clock",
@@ -210,15 +190,7 @@ export const CREDENTIALS: readonly CredentialKind[] = [
       "a staff session (the access token of a signed-in account) and a membership of the site's organization or of the site whose role grants the permission; nothing is minted: the membership is the grant, and a write re-reads it from identity, uncached (`IdentityRpc.siteGrant`, one RPC)",
     told: "the membership's own notices (an invitation or a member added: identity's organization events and mails); every post and revision names who made it, and every lead read is audited as the person (`audit_events.actor_type` person)",
     undo: "remove the member (`DELETE /api/v1/auth/orgs/{org_id}/members/{user_id}` or `DELETE /api/v1/auth/sites/{site_id}/members/{user_id}`), or change the role",
-    endedBy: [
-      "member_removal",
-      "member_demotion",
-      "site_transfer",
-      "site_deletion",
-      "site_archival",
-      "account_deletion",
-      "sign_out_everywhere",
-    ],
+    endedBy: [...CREATOR_ENDINGS, ...SITE_ENDINGS, "sign_out_everywhere"],
     alsoEndsWhen: [
       "writes (any method but GET) end at once: each re-reads the session's liveness and the memberships from identity, so a removed member's next write is the missing site's 404, a demoted one's 403 naming the permission the new role lacks, an ended session's 401 (the matrix rows use a write); reads decide by the edge headers, which the gateway caches for up to 30 s (`EDGE_CONTEXT_TTL`): a removed or demoted member may read for that long, the bound of key reads too",
       "the session ends in any other way (a password reset or change, the access token's expiry): as sign out everywhere",
@@ -236,16 +208,7 @@ export const CREDENTIALS: readonly CredentialKind[] = [
       "a signed-in person who may edit the post (their own with `posts:write_own`, anyone's with `posts:edit_any`), the grant re-read from identity for the write; the link is a random token (only its SHA-256 stored) naming the person (`preview_links.user_id`) and the organization it was made for, at most 24 h (docs/decisions/previews.md)",
     told: "nobody per link, as a key's link: it shows only what its maker can already read",
     undo: "`DELETE /api/v1/sites/{site_id}/posts/{reference}/preview` (or the `/v1` twin) ends every link of the post at once, whoever made it",
-    endedBy: [
-      "rotation",
-      "post_deletion",
-      "member_removal",
-      "member_demotion",
-      "account_deletion",
-      "site_transfer",
-      "site_deletion",
-      "site_archival",
-    ],
+    endedBy: ["rotation", "post_deletion", ...CREATOR_ENDINGS, ...SITE_ENDINGS],
     alsoEndsWhen: [
       "its expiry (at most 24 h after it was made), as a key's link",
       "the person's grant on the site ends by any change identity delivers as a grant ending (`endMemberGrants`: removal, any role change that leaves them without `integrations`, leaving, erasure in the hourly run): every link they made there up to the change ends in that batch, also after a role change that kept the permission that made it (fail closed: a new link is one call)",

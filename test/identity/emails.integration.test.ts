@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   call,
   callWith,
+  expectForeignLikeMissing,
   freshEmail,
   freshIp,
   json,
@@ -288,14 +289,8 @@ describe("POST /auth/emails/{id}/primary (step-up)", () => {
     ).toMatchObject({ status: 409, code: "EMAIL_NOT_VERIFIED" });
     expect((await outbox(email)).some((m) => m.purpose === "sensitive_action")).toBe(false);
     const other = await signupVerified();
-    const foreign = await call("POST", `/api/v1/auth/emails/${pending.id}/primary`, {
-      token: other.session.access_token,
-    });
-    const missing = await call("POST", "/api/v1/auth/emails/01ARZ3NDEKTSV4RRFFQ69G5FAV/primary", {
-      token: other.session.access_token,
-    });
-    expect(foreign.status).toBe(404);
-    expect(await foreign.text()).toBe(await missing.text());
+    const primary = (id: string) => `/api/v1/auth/emails/${id}/primary`;
+    await expectForeignLikeMissing("POST", primary, pending.id, other.session.access_token);
   });
 
   it("503 STEP_UP_UNAVAILABLE when the code cannot be sent", async () => {

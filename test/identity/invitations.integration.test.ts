@@ -1,13 +1,16 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
+  acceptInvitation,
   call,
   callWith,
   freshEmail,
   freshIp,
   GOOD_PASSWORD,
   json,
+  memberRole,
   outbox,
+  pendingInvitationIds,
   problem,
   type SessionBody,
   signupVerified,
@@ -271,21 +274,13 @@ describe("POST /auth/invitations/accept", () => {
         .status,
     ).toBe(204);
     const token = tokenFrom((await outbox(email)).find((m) => m.purpose === "invitation")!.link);
-    const accept = () => call("POST", "/api/v1/auth/invitations/accept", { body: { token }, ip: freshIp() });
+    const accept = () => acceptInvitation(token);
     const mine = invitee.session.access_token;
-    const roleOf = async (userId: string) =>
-      (
-        await json<{ items: { user_id: string; role: string }[] }>(
-          await call("GET", `/api/v1/auth/orgs/${orgId}/members`, { token: mine }),
-        )
-      ).items.find((m) => m.user_id === userId)?.role;
+    const roleOf = (userId: string) => memberRole(`orgs/${orgId}`, mine, userId);
 
     expect(await problem(await accept())).toMatchObject({ status: 409, code: "LAST_ORG_OWNER" });
     expect(await roleOf(invitee.session.user.id)).toBe("org_owner");
-    const pending = await json<{ items: { id: string }[] }>(
-      await call("GET", `/api/v1/auth/orgs/${orgId}/invitations`, { token: mine }),
-    );
-    expect(pending.items.map((i) => i.id)).toEqual([invitationId]);
+    expect(await pendingInvitationIds(`orgs/${orgId}`, mine)).toEqual([invitationId]);
 
     const second = await signupVerified();
     expect(

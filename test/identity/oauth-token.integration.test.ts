@@ -15,6 +15,7 @@ import {
   postForm,
   REDIRECT,
   RESOURCE,
+  REVOKE,
   redeem,
   refresh,
   seedClient,
@@ -308,10 +309,15 @@ describe("the request", () => {
     expect(await oauthError(await postForm(TOKEN, form))).toEqual({ status: 400, error: "invalid_request" });
   });
 
-  it("a body over 16 KiB is 413", async () => {
-    const res = await postForm(TOKEN, { grant_type: "authorization_code", code: "x".repeat(17 * 1024) });
-    expect(res.status).toBe(413);
-    expect((await json<{ error: string }>(res)).error).toBe("invalid_request");
+  it("a body over 16 KiB is 413 at the token and the revocation endpoint alike (both document it)", async () => {
+    for (const [path, form] of [
+      [TOKEN, { grant_type: "authorization_code", code: "x".repeat(17 * 1024) }],
+      [REVOKE, { token: "x".repeat(17 * 1024) }],
+    ] as const) {
+      const res = await postForm(path, form);
+      expect(res.status, path).toBe(413);
+      expect((await json<{ error: string }>(res)).error).toBe("invalid_request");
+    }
   });
 
   it("a client IP gets 120 token requests a minute, then 429 with Retry-After", async () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   call,
   callWith,
+  expectForeignLikeMissing,
   freshEmail,
   json,
   outbox,
@@ -52,14 +53,8 @@ describe("GET /auth/orgs/{org_id}/members", () => {
       [m.email, "org_member", false],
     ]);
     const stranger = await signupVerified();
-    const foreign = await call("GET", `/api/v1/auth/orgs/${orgId}/members`, {
-      token: stranger.session.access_token,
-    });
-    const missing = await call("GET", "/api/v1/auth/orgs/01ARZ3NDEKTSV4RRFFQ69G5FAV/members", {
-      token: stranger.session.access_token,
-    });
-    expect(foreign.status).toBe(404);
-    expect(await foreign.text()).toBe(await missing.text());
+    const members = (id: string) => `/api/v1/auth/orgs/${id}/members`;
+    await expectForeignLikeMissing("GET", members, orgId, stranger.session.access_token);
     expect(
       await problem(
         await call("GET", "/api/v1/auth/orgs/not-an-id/members", { token: stranger.session.access_token }),

@@ -4,6 +4,7 @@ import type { IdentityRpc } from "../../src/lib/rpc";
 import {
   call,
   callWith,
+  expectForeignLikeMissing,
   json,
   latestCode,
   outbox,
@@ -57,14 +58,8 @@ describe("DELETE /auth/sessions/{id}", () => {
   it("another account's session id answers exactly like a missing one (404) and is untouched", async () => {
     const mine = await signupVerified();
     const theirs = await signupVerified();
-    const foreign = await call("DELETE", `/api/v1/auth/sessions/${theirs.session.session_id}`, {
-      token: mine.session.access_token,
-    });
-    const missing = await call("DELETE", "/api/v1/auth/sessions/01ARZ3NDEKTSV4RRFFQ69G5FAV", {
-      token: mine.session.access_token,
-    });
-    expect(foreign.status).toBe(404);
-    expect(await foreign.text()).toBe(await missing.text());
+    const session = (id: string) => `/api/v1/auth/sessions/${id}`;
+    await expectForeignLikeMissing("DELETE", session, theirs.session.session_id, mine.session.access_token);
     expect((await call("GET", "/api/v1/auth/sessions", { token: theirs.session.access_token })).status).toBe(
       200,
     );

@@ -1,13 +1,17 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
+  acceptInvitation,
   call,
   callWith,
+  expectForeignLikeMissing,
   freshEmail,
   freshIp,
   GOOD_PASSWORD,
   json,
+  memberRole,
   outbox,
+  pendingInvitationIds,
   problem,
   signupVerified,
 } from "../support/identity-helpers";
@@ -46,14 +50,8 @@ describe("site members", () => {
     const { items } = await json<{ items: { email: string; role: string }[] }>(res);
     expect(items.map((i) => [i.email, i.role])).toEqual([[editor.email, "site_editor"]]);
     const stranger = await signupVerified();
-    const foreign = await call("GET", `/api/v1/auth/sites/${siteId}/members`, {
-      token: stranger.session.access_token,
-    });
-    const missing = await call("GET", "/api/v1/auth/sites/01ARZ3NDEKTSV4RRFFQ69G5FAV/members", {
-      token: stranger.session.access_token,
-    });
-    expect(foreign.status).toBe(404);
-    expect(await foreign.text()).toBe(await missing.text());
+    const members = (id: string) => `/api/v1/auth/sites/${id}/members`;
+    await expectForeignLikeMissing("GET", members, siteId, stranger.session.access_token);
     // A site editor has access to the site but may not administer its members: opaque 404 too.
     expect(
       (await call("GET", `/api/v1/auth/sites/${siteId}/members`, { token: editor.session.access_token }))
@@ -194,20 +192,12 @@ describe("site invitations", () => {
     const { invitation_id } = await json<{ invitation_id: string }>(created);
     const invitation = (await outbox(a.email)).find((m) => m.purpose === "invitation")!;
     const token = new URL(invitation.link!).searchParams.get("token")!;
-    const accept = () => call("POST", "/api/v1/auth/invitations/accept", { body: { token }, ip: freshIp() });
-    const roleOf = async (userId: string) =>
-      (
-        await json<{ items: { user_id: string; role: string }[] }>(
-          await call("GET", `/api/v1/auth/sites/${siteId}/members`, { token: t }),
-        )
-      ).items.find((m) => m.user_id === userId)?.role;
+    const accept = () => acceptInvitation(token);
+    const roleOf = (userId: string) => memberRole(`sites/${siteId}`, t, userId);
 
     expect(await problem(await accept())).toMatchObject({ status: 409, code: "LAST_SITE_OWNER" });
     expect(await roleOf(a.session.user.id)).toBe("site_owner");
-    const pending = await json<{ items: { id: string }[] }>(
-      await call("GET", `/api/v1/auth/sites/${siteId}/invitations`, { token: t }),
-    );
-    expect(pending.items.map((i) => i.id)).toEqual([invitation_id]);
+    expect(await pendingInvitationIds(`sites/${siteId}`, t)).toEqual([invitation_id]);
 
     const b = await signupVerified();
     await addSiteMember(siteId, orgId, b.session.user.id, "site_owner");

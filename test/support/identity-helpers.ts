@@ -1,5 +1,6 @@
 /** Helpers for identity tests: requests through the real Worker, outbox reads, ready-made accounts. */
 import { env, exports } from "cloudflare:workers";
+import { expect } from "vitest";
 import { base32Decode, totpAt } from "../../src/identity/factors/totp";
 import { concatBytes } from "./bytes";
 import { testIp, uniqueIp } from "./client-ip";
@@ -173,6 +174,49 @@ export async function staffUser(email = freshEmail("staff"), password = GOOD_PAS
   if (confirm.status !== 200) throw new Error(`confirm totp ${confirm.status}: ${await confirm.text()}`);
   const { recovery_codes } = (await confirm.json()) as { recovery_codes: string[] };
   return { email, password, secret, session, recoveryCodes: recovery_codes };
+}
+
+/** A well-formed id that names nothing: the "missing" side of a tenant wall's comparison. */
+export const MISSING_ID = "01ARZ3NDEKTSV4RRFFQ69G5FAV";
+
+/**
+ * The tenant wall: `path(foreignId)`, someone else's row, answers `token`'s holder exactly as `path` of an id
+ * that names nothing does (404, the same body).
+ */
+export async function expectForeignLikeMissing(
+  method: string,
+  path: (id: string) => string,
+  foreignId: string,
+  token: string,
+): Promise<void> {
+  const foreign = await call(method, path(foreignId), { token });
+  const missing = await call(method, path(MISSING_ID), { token });
+  expect(foreign.status).toBe(404);
+  expect(await foreign.text()).toBe(await missing.text());
+}
+
+/** Accepts the invitation of `token` from a fresh IP (as many times as a test calls it). */
+export function acceptInvitation(token: string): Promise<Response> {
+  return call("POST", "/api/v1/auth/invitations/accept", { body: { token }, ip: freshIp() });
+}
+
+/**
+ * `userId`'s role as an organization's or a site's member list shows it to `token`'s holder:
+ * `scope` is `orgs/{id}` or `sites/{id}`.
+ */
+export async function memberRole(scope: string, token: string, userId: string): Promise<string | undefined> {
+  const list = await json<{ items: { user_id: string; role: string }[] }>(
+    await call("GET", `/api/v1/auth/${scope}/members`, { token }),
+  );
+  return list.items.find((m) => m.user_id === userId)?.role;
+}
+
+/** The ids of the pending invitations of `scope` (`orgs/{id}` or `sites/{id}`), as `token`'s holder lists them. */
+export async function pendingInvitationIds(scope: string, token: string): Promise<string[]> {
+  const list = await json<{ items: { id: string }[] }>(
+    await call("GET", `/api/v1/auth/${scope}/invitations`, { token }),
+  );
+  return list.items.map((i) => i.id);
 }
 
 /**

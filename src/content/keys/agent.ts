@@ -33,7 +33,7 @@ import { clockNow } from "../core/clock";
 import { fail } from "../errors";
 import { type AgentClaims, verifyAgentToken } from "./agent-token";
 import { type KeyRequest, type KeyRequirement, requireScopes, takeKeyQuota } from "./api-key";
-import type { KeyContext } from "./key-context";
+import { type KeyContext, siteAddressOf } from "./key-context";
 import { SCOPES, type Scope } from "./scopes";
 import { staffAccess } from "./site-staff";
 
@@ -167,12 +167,7 @@ export async function resolveAgent(
     actor: { kind: "person", userId: access.user_id, permissions },
     keyId: `agent:${access.grant_id}`,
     siteId: site.id,
-    site: {
-      id: site.id,
-      slug: site.slug,
-      primary_domain: site.primary_domain,
-      default_language: site.default_language,
-    },
+    site: siteAddressOf(site),
     kind: "secret",
     scopes,
     createdBy: access.user_id,

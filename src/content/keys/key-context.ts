@@ -10,6 +10,14 @@ import type { Scope } from "./scopes";
  */
 export type SiteAddress = Pick<SiteProjection, "id" | "slug" | "primary_domain" | "default_language">;
 
+/** The address of a site read whole (a person's or an agent's site projection), and nothing more of it. */
+export const siteAddressOf = (site: SiteAddress): SiteAddress => ({
+  id: site.id,
+  slug: site.slug,
+  primary_domain: site.primary_domain,
+  default_language: site.default_language,
+});
+
 /**
  * What a write reads of the key's site with the key itself (the write's fresh key lookup, never the
  * isolate's cached one): the site projection, the key's author persona and the post types.

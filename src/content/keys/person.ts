@@ -22,7 +22,7 @@ import { type SitePermission, scopesOfPermissions } from "../../lib/site-permiss
 import type { Env } from "../core/bindings";
 import { fail } from "../errors";
 import { takeKeyQuota } from "./api-key";
-import type { KeyContext } from "./key-context";
+import { type KeyContext, siteAddressOf } from "./key-context";
 import { type Regrant, staffAccess } from "./site-staff";
 
 /** What a dashboard route requires of the person: one permission of `anyOf`, and its quota. */
@@ -119,12 +119,7 @@ export async function authenticatePerson(
     actor: { kind: "person", userId, permissions },
     keyId,
     siteId: site.id,
-    site: {
-      id: site.id,
-      slug: site.slug,
-      primary_domain: site.primary_domain,
-      default_language: site.default_language,
-    },
+    site: siteAddressOf(site),
     kind: "secret",
     scopes,
     createdBy: userId,

@@ -152,14 +152,13 @@ export async function exportLeads(
   const fields = area.form?.fields ?? [];
   const body = pagedLines({
     readPage: (after) =>
-      listLeadsPage(
-        env.DB,
-        reader.siteId,
+      listLeadsPage(env.DB, {
+        siteId: reader.siteId,
         filters,
-        "asc",
-        after && { createdAt: after.created_at, id: after.id },
-        LEADS_EXPORT_PAGE,
-      ),
+        order: "asc",
+        after: after && { createdAt: after.created_at, id: after.id },
+        limit: LEADS_EXPORT_PAGE,
+      }),
     pageSize: LEADS_EXPORT_PAGE,
     header: format === "csv" ? csvHeader(fields) : "",
     line: format === "csv" ? (row) => csvLine(fields, row) : ndjsonLine,

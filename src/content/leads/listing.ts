@@ -184,9 +184,10 @@ export async function listLeads(
     throw leadsUnavailable();
   }
   if (filters.formId !== null && !area.form) fail("UNKNOWN_FORM", "form_id names no form of this site.");
+  const query = { siteId: reader.siteId, filters, order, after, limit: limit + 1 };
   const read = withTotal
-    ? await listLeadsPageWithTotal(env.DB, reader.siteId, filters, order, after, limit + 1)
-    : { rows: await listLeadsPage(env.DB, reader.siteId, filters, order, after, limit + 1), total: null };
+    ? await listLeadsPageWithTotal(env.DB, query)
+    : { rows: await listLeadsPage(env.DB, query), total: null };
   const rows = read.rows;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];

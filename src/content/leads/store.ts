@@ -128,14 +128,15 @@ function leadFilter(siteId: string, filters: LeadFilters): SQL | undefined {
  * One keyset page of the site's leads in (created_at, id) order, resuming after `after`. `limit` rows at
  * most (callers ask one more to know whether a next page exists).
  */
-function leadsPageQuery(
-  db: D1Database,
-  siteId: string,
-  filters: LeadFilters,
-  order: LeadOrder,
-  after: { createdAt: string; id: string } | null,
-  limit: number,
-) {
+interface LeadsPage {
+  siteId: string;
+  filters: LeadFilters;
+  order: LeadOrder;
+  after: { createdAt: string; id: string } | null;
+  limit: number;
+}
+
+function leadsPageQuery(db: D1Database, { siteId, filters, order, after, limit }: LeadsPage) {
   const direction = order === "desc" ? desc : asc;
   const keyset = after
     ? sql`(${leads.created_at}, ${leads.id}) ${sql.raw(order === "desc" ? "<" : ">")} (${after.createdAt}, ${after.id})`
@@ -148,30 +149,19 @@ function leadsPageQuery(
     .limit(limit);
 }
 
-export async function listLeadsPage(
-  db: D1Database,
-  siteId: string,
-  filters: LeadFilters,
-  order: LeadOrder,
-  after: { createdAt: string; id: string } | null,
-  limit: number,
-): Promise<LeadRow[]> {
-  return leadsPageQuery(db, siteId, filters, order, after, limit).all();
+export async function listLeadsPage(db: D1Database, page: LeadsPage): Promise<LeadRow[]> {
+  return leadsPageQuery(db, page).all();
 }
 
 /** A keyset page and how many leads the filters match in all (include=total): one batch. */
 export async function listLeadsPageWithTotal(
   db: D1Database,
-  siteId: string,
-  filters: LeadFilters,
-  order: LeadOrder,
-  after: { createdAt: string; id: string } | null,
-  limit: number,
+  page: LeadsPage,
 ): Promise<{ rows: LeadRow[]; total: number }> {
   const d = drizzle(db);
   const [rows, counted] = await d.batch([
-    leadsPageQuery(db, siteId, filters, order, after, limit),
-    d.select({ total: count() }).from(leads).where(leadFilter(siteId, filters)),
+    leadsPageQuery(db, page),
+    d.select({ total: count() }).from(leads).where(leadFilter(page.siteId, page.filters)),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }

@@ -7,6 +7,10 @@ import { POST_SELECT, type PostRow } from "../posts/store";
 /** The post's `fields` is JSON naming it a legal page (checked after `fields IS NOT NULL`, before any other read of it). */
 const LEGAL = sql`json_valid(${posts.fields}) AND json_extract(${posts.fields}, '$.secao') = 'legal'`;
 
+/** The site's legal pages (any status) in `language`. */
+const legalIn = (siteId: string, language: string) =>
+  and(eq(posts.site_id, siteId), eq(posts.language, language), isNotNull(posts.fields), LEGAL);
+
 /** The live (not deleted) page holding document `documento` of the site in `language`, if any. */
 export async function legalPageOf(
   db: D1Database,
@@ -19,11 +23,8 @@ export async function legalPageOf(
     .from(posts)
     .where(
       and(
-        eq(posts.site_id, siteId),
-        eq(posts.language, language),
-        isNotNull(posts.fields),
+        legalIn(siteId, language),
         sql`json_extract(${posts.fields}, '$.documento_legal') = ${documento}`,
-        LEGAL,
         ne(posts.status, "deleted"),
       ),
     )
@@ -38,15 +39,7 @@ export async function legalPagesOf(db: D1Database, siteId: string, language: str
   return drizzle(db)
     .select(POST_SELECT)
     .from(posts)
-    .where(
-      and(
-        eq(posts.site_id, siteId),
-        eq(posts.language, language),
-        isNotNull(posts.fields),
-        LEGAL,
-        notInArray(posts.status, ["archived", "deleted"]),
-      ),
-    )
+    .where(and(legalIn(siteId, language), notInArray(posts.status, ["archived", "deleted"])))
     .orderBy(sql`json_extract(${posts.fields}, '$.ordem')`, asc(posts.id))
     .all();
 }

@@ -57,6 +57,17 @@ export function liveGrantsIn(db: D1Database, scope: GrantScope) {
     .all();
 }
 
+/** The grants `where` selects, ended with `end`. */
+function endGrantsWhere(db: D1Database, where: SQL | undefined, end: GrantEndFields): D1PreparedStatement {
+  return prepared(
+    db,
+    drizzle(db)
+      .update(oauthGrants)
+      .set({ revoked_at: end.at, revoked_reason: end.reason, revoked_by: end.by })
+      .where(where),
+  );
+}
+
 /** Ends one grant if it still lives (and the flow's `guard` holds). */
 export function endGrantStatement(
   db: D1Database,
@@ -64,13 +75,7 @@ export function endGrantStatement(
   end: GrantEndFields,
   guard?: SQL,
 ): D1PreparedStatement {
-  return prepared(
-    db,
-    drizzle(db)
-      .update(oauthGrants)
-      .set({ revoked_at: end.at, revoked_reason: end.reason, revoked_by: end.by })
-      .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revoked_at), guard)),
-  );
+  return endGrantsWhere(db, and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revoked_at), guard), end);
 }
 
 /**
@@ -83,13 +88,7 @@ export function endRemainingStatement(
   end: GrantEndFields,
   guard?: SQL,
 ): D1PreparedStatement {
-  return prepared(
-    db,
-    drizzle(db)
-      .update(oauthGrants)
-      .set({ revoked_at: end.at, revoked_reason: end.reason, revoked_by: end.by })
-      .where(and(scopeCondition(scope), guard)),
-  );
+  return endGrantsWhere(db, and(scopeCondition(scope), guard), end);
 }
 
 /** The guard of a deletion request's batch: the account's deletion is pending (its INSERT won). */

@@ -12,6 +12,7 @@ import {
   enforceOAuthIpLimit,
   limitOAuthBody,
   OAUTH_ANSWER_HEADERS,
+  OAUTH_ERROR_RESPONSES,
   oauthFailure,
   presentedClient,
   readOAuthForm,
@@ -29,8 +30,6 @@ async function revokeAnswer(c: Context<AppEnv>) {
   // token_type_hint is only a hint (§2.1): both kinds are looked up whatever it says.
   await revokeToken(c.env, services, client.id, token);
 }
-
-const OAuthErrorBody = z.object({ error: z.string(), error_description: z.string().optional() });
 
 export const revokeRoute = createRoute({
   method: "post",
@@ -54,9 +53,7 @@ export const revokeRoute = createRoute({
   },
   responses: {
     200: { description: "Revoked, or the token was unknown (RFC 7009 §2.2)" },
-    400: { description: "RFC 6749 §5.2 error", content: { "application/json": { schema: OAuthErrorBody } } },
-    401: { description: "invalid_client", content: { "application/json": { schema: OAuthErrorBody } } },
-    429: { description: "Too many requests", content: { "application/json": { schema: OAuthErrorBody } } },
+    ...OAUTH_ERROR_RESPONSES,
   },
 });
 

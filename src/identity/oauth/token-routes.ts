@@ -126,6 +126,17 @@ async function tokenAnswer(c: Context<AppEnv>) {
 
 const FormString = z.string().optional();
 const OAuthErrorBody = z.object({ error: z.string(), error_description: z.string().optional() });
+const oauthError = (description: string) => ({
+  description,
+  content: { "application/json": { schema: OAuthErrorBody } },
+});
+/** The error answers of the token and revocation endpoints (both behind `limitOAuthBody` and the IP quota). */
+export const OAUTH_ERROR_RESPONSES = {
+  400: oauthError("RFC 6749 §5.2 error"),
+  401: oauthError("invalid_client"),
+  413: oauthError("Body too large"),
+  429: oauthError("Too many requests"),
+};
 
 export const tokenRoute = createRoute({
   method: "post",
@@ -170,10 +181,7 @@ export const tokenRoute = createRoute({
         },
       },
     },
-    400: { description: "RFC 6749 §5.2 error", content: { "application/json": { schema: OAuthErrorBody } } },
-    401: { description: "invalid_client", content: { "application/json": { schema: OAuthErrorBody } } },
-    413: { description: "Body too large", content: { "application/json": { schema: OAuthErrorBody } } },
-    429: { description: "Too many requests", content: { "application/json": { schema: OAuthErrorBody } } },
+    ...OAUTH_ERROR_RESPONSES,
   },
 });
 

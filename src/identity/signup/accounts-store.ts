@@ -108,24 +108,34 @@ export async function primaryEmail(db: D1Database, userId: string): Promise<stri
   return row?.address ?? null;
 }
 
-/** Statements creating an account in pending_verification with its (pending, primary) address. */
-export function pendingAccountStatements(
+/**
+ * The two rows of a new account: the user (`status`) and its primary address, proven at `now` when
+ * `verified` (a provider vouched for it) or pending its code.
+ */
+export function accountStatements(
   db: D1Database,
-  address: string,
-  passwordHash: string,
-  locale: Locale = "en",
-) {
-  const userId = newId();
-  const now = nowIso();
+  account: {
+    userId: string;
+    status: "pending_verification" | "active";
+    passwordHash: string | null;
+    displayName?: string | null;
+    locale?: Locale;
+    address: string;
+    verified: boolean;
+    now: string;
+  },
+): D1PreparedStatement[] {
+  const { userId, now } = account;
   const d = drizzle(db);
-  const statements = [
+  return [
     prepared(
       db,
       d.insert(users).values({
         id: userId,
-        status: "pending_verification",
-        password_hash: passwordHash,
-        locale,
+        status: account.status,
+        password_hash: account.passwordHash,
+        ...(account.displayName !== undefined ? { display_name: account.displayName } : {}),
+        ...(account.locale !== undefined ? { locale: account.locale } : {}),
         created_at: now,
         updated_at: now,
       }),
@@ -135,13 +145,33 @@ export function pendingAccountStatements(
       d.insert(emailAddresses).values({
         id: newId(),
         user_id: userId,
-        address,
-        verified_at: null,
+        address: account.address,
+        verified_at: account.verified ? now : null,
         is_primary: 1,
         created_at: now,
       }),
     ),
   ];
+}
+
+/** Statements creating an account in pending_verification with its (pending, primary) address. */
+export function pendingAccountStatements(
+  db: D1Database,
+  address: string,
+  passwordHash: string,
+  locale: Locale = "en",
+) {
+  const userId = newId();
+  const status = "pending_verification";
+  const statements = accountStatements(db, {
+    userId,
+    status,
+    passwordHash,
+    locale,
+    address,
+    verified: false,
+    now: nowIso(),
+  });
   return { userId, statements };
 }
 

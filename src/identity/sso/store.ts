@@ -9,12 +9,14 @@ import {
   exists,
   getTableColumns,
   gt,
+  gte,
   inArray,
   isNotNull,
   isNull,
   ne,
   not,
   notExists,
+  type SQL,
   sql,
 } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
@@ -32,10 +34,10 @@ import {
   ssoSessions,
   users,
 } from "../../../schema/identity";
-import { newId } from "../../lib/ids";
 import { batch, inJsonEach, prepared } from "../../lib/sql";
 import { isoIn, nowIso } from "../core/crypto";
 import { ownerRole } from "../members/store";
+import { accountStatements } from "../signup/accounts-store";
 import { SSO_LOGIN_TTL_S, SSO_PENDING_TTL_S } from "./settings";
 
 export type SsoConfigRow = typeof orgSso.$inferSelect;
@@ -160,16 +162,26 @@ export async function domainHeldElsewhere(db: D1Database, orgId: string, domain:
   return row ?? null;
 }
 
-/** Removes the configuration and everything hanging from it; its SSO sessions are revoked. */
-export async function removeConfig(db: D1Database, orgId: string) {
-  const now = nowIso();
+/**
+ * The writes that end organization `orgId`'s single sign-on, in order (the revocation reads `sso_sessions`
+ * before they go): its SSO sessions revoked with `reason`, then its SSO sessions, pending registrations,
+ * logins, links to the provider (only those made since `linkedSince` when given) and domains deleted. `guard`,
+ * when given, is a condition added to each write (an undo's won claim: sso/undo-store.ts).
+ */
+export function ssoEndingWrites(
+  db: D1Database,
+  orgId: string,
+  reason: "sso_removed" | "sso_undone",
+  { guard, linkedSince }: { guard?: () => SQL; linkedSince?: string } = {},
+) {
   const d = drizzle(db);
-  await d.batch([
+  const where = (...conditions: (SQL | undefined)[]) => and(...conditions, guard?.());
+  return [
     d
       .update(sessions)
-      .set({ revoked_at: now, revoked_reason: "sso_removed" })
+      .set({ revoked_at: nowIso(), revoked_reason: reason })
       .where(
-        and(
+        where(
           isNull(sessions.revoked_at),
           inArray(
             sessions.family_id,
@@ -180,11 +192,26 @@ export async function removeConfig(db: D1Database, orgId: string) {
           ),
         ),
       ),
-    d.delete(ssoSessions).where(eq(ssoSessions.org_id, orgId)),
-    d.delete(ssoIdentities).where(eq(ssoIdentities.org_id, orgId)),
-    d.delete(ssoPending).where(eq(ssoPending.org_id, orgId)),
-    d.delete(ssoLogins).where(eq(ssoLogins.org_id, orgId)),
-    d.delete(ssoDomains).where(eq(ssoDomains.org_id, orgId)),
+    d.delete(ssoSessions).where(where(eq(ssoSessions.org_id, orgId))),
+    d.delete(ssoPending).where(where(eq(ssoPending.org_id, orgId))),
+    d.delete(ssoLogins).where(where(eq(ssoLogins.org_id, orgId))),
+    d
+      .delete(ssoIdentities)
+      .where(
+        where(
+          eq(ssoIdentities.org_id, orgId),
+          linkedSince === undefined ? undefined : gte(ssoIdentities.created_at, linkedSince),
+        ),
+      ),
+    d.delete(ssoDomains).where(where(eq(ssoDomains.org_id, orgId))),
+  ] as const;
+}
+
+/** Removes the configuration and everything hanging from it; its SSO sessions are revoked. */
+export async function removeConfig(db: D1Database, orgId: string) {
+  const d = drizzle(db);
+  await d.batch([
+    ...ssoEndingWrites(db, orgId, "sso_removed"),
     d.delete(orgSso).where(eq(orgSso.org_id, orgId)),
   ]);
 }
@@ -357,32 +384,7 @@ export function newAccountStatements(
     now: string;
   },
 ): D1PreparedStatement[] {
-  const { userId, now } = account;
-  const d = drizzle(db);
-  return [
-    prepared(
-      db,
-      d.insert(users).values({
-        id: userId,
-        status: "active",
-        password_hash: account.passwordHash,
-        display_name: account.displayName,
-        created_at: now,
-        updated_at: now,
-      }),
-    ),
-    prepared(
-      db,
-      d.insert(emailAddresses).values({
-        id: newId(),
-        user_id: userId,
-        address: account.address,
-        verified_at: now,
-        is_primary: 1,
-        created_at: now,
-      }),
-    ),
-  ];
+  return accountStatements(db, { ...account, status: "active", verified: true });
 }
 
 export function joinStatement(db: D1Database, orgId: string, userId: string, role: string) {

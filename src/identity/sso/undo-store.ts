@@ -3,22 +3,14 @@
  * Queries go through drizzle's query builder, except the restore's two `INSERT … SELECT` statements guarded
  * by the claim (the configuration's upsert, the domains read from the snapshot's JSON).
  */
-import { and, eq, exists, gt, gte, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, exists, gt, isNull, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { alias } from "drizzle-orm/sqlite-core";
-import {
-  orgSso,
-  sessions,
-  ssoDomains,
-  ssoIdentities,
-  ssoLogins,
-  ssoPending,
-  ssoSessions,
-  ssoUndos,
-} from "../../../schema/identity";
+import { orgSso, ssoDomains, ssoUndos } from "../../../schema/identity";
 import type { Row } from "../../lib/rows";
 import { prepared } from "../../lib/sql";
 import { nowIso } from "../core/crypto";
+import { ssoEndingWrites } from "./store";
 
 type DomainRow = Row<typeof ssoDomains, "domain" | "verified_at" | "created_at">;
 export interface Before {
@@ -162,33 +154,10 @@ export function removalStatement(
 
 /** What runs after the claim: the org's SSO sessions, logins, registrations and new links end. */
 export function endingStatements(db: D1Database, hash: string, nonce: string, orgId: string, since: string) {
-  const d = drizzle(db);
-  const won = () => claimed(db, hash, nonce);
-  return [
-    d
-      .update(sessions)
-      .set({ revoked_at: nowIso(), revoked_reason: "sso_undone" })
-      .where(
-        and(
-          isNull(sessions.revoked_at),
-          inArray(
-            sessions.family_id,
-            d
-              .select({ family_id: ssoSessions.family_id })
-              .from(ssoSessions)
-              .where(eq(ssoSessions.org_id, orgId)),
-          ),
-          won(),
-        ),
-      ),
-    d.delete(ssoSessions).where(and(eq(ssoSessions.org_id, orgId), won())),
-    d.delete(ssoPending).where(and(eq(ssoPending.org_id, orgId), won())),
-    d.delete(ssoLogins).where(and(eq(ssoLogins.org_id, orgId), won())),
-    d
-      .delete(ssoIdentities)
-      .where(and(eq(ssoIdentities.org_id, orgId), gte(ssoIdentities.created_at, since), won())),
-    d.delete(ssoDomains).where(and(eq(ssoDomains.org_id, orgId), won())),
-  ].map((write) => prepared(db, write));
+  const guard = () => claimed(db, hash, nonce);
+  return ssoEndingWrites(db, orgId, "sso_undone", { guard, linkedSince: since }).map((write) =>
+    prepared(db, write),
+  );
 }
 
 /** The configuration and domains put back as they were (a domain another organization proved since stays unproved). */

@@ -6201,6 +6201,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            error_description?: string;
+                        };
+                    };
+                };
                 /** @description Too many requests */
                 429: {
                     headers: {
