@@ -114,8 +114,11 @@ export async function rebuildSearch(db) {
   return done;
 }
 
-/** Loads the statements of a backup into `db` (which must be empty unless `force`) and rebuilds search. */
-export async function restoreInto(db, sql, { force = false } = {}) {
+/**
+ * Loads the statements of a backup (split by `statementsOf` beforehand) into `db` (which must be empty unless
+ * `force`) and rebuilds search.
+ */
+async function restoreInto(db, statements, { force = false } = {}) {
   const existing = await userObjects(db);
   if (existing.length > 0) {
     if (!force) {
@@ -125,7 +128,6 @@ export async function restoreInto(db, sql, { force = false } = {}) {
     }
     await dropAll(db);
   }
-  const statements = await statementsOf(sql);
   // One batch: one transaction, so foreign keys are checked at its end (PRAGMA defer_foreign_keys) and
   // a failure leaves the database as it was.
   await db.batch(statements.map((s) => db.prepare(s)));
@@ -146,13 +148,18 @@ async function main() {
     if (!DATABASES.includes(database)) throw new Error(`${file}: unknown database ${database}`);
     return { sql, database };
   });
+  // And every file split into its statements before anything is written (or Miniflare started).
+  for (const backup of backups) backup.statements = await statementsOf(backup.sql);
   const storeAt = args.indexOf("--store");
   const store = path.resolve(storeAt >= 0 ? args[storeAt + 1] : defaultStore());
   const local = await localDatabases(store);
   try {
-    for (const { sql, database } of backups) {
+    for (const backup of backups) {
+      const { database } = backup;
       const db = await local.db(database);
-      const { statements, search } = await restoreInto(db, sql, { force: args.includes("--force") });
+      const { statements, search } = await restoreInto(db, backup.statements, {
+        force: args.includes("--force"),
+      });
       console.log(`${database}: ${statements} statements restored into ${store}`);
       for (const [fts, what] of Object.entries(search)) console.log(`  search ${fts}: ${what}`);
     }
