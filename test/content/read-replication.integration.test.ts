@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { keyContexts } from "../../src/content/keys/key-cache";
 import { hashApiKey } from "../../src/content/keys/key-hash";
 import type { KeyLookupRow } from "../../src/content/keys/store";
+import { contentGroupOf, contentGroups } from "../support/content-groups";
 import {
   call,
   contentRequest,
@@ -22,7 +23,9 @@ import {
 } from "../support/content-helpers";
 import { countingContentEnv, fetchThrough } from "../support/storage-hops";
 
-const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
+/** D1's bookmark, and the API's: the site's group, a dot, D1's bookmark of that group's database. */
+const D1_BOOKMARK = "[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}";
+const BOOKMARK = new RegExp(`^g\\d{3}\\.${D1_BOOKMARK}$`);
 
 async function counted(method: string, path: string, options: RequestOptions = {}) {
   const { env: counting, hops } = countingContentEnv();
@@ -46,7 +49,7 @@ describe("D1 sessions on content's /v1 requests", () => {
     expect(write.res.headers.get("x-bookmark")).toMatch(BOOKMARK);
   });
 
-  it("the client's bookmark reaches withSession as it was sent; a write ignores it (the primary is newer)", async () => {
+  it("the client's bookmark reaches withSession as its group's database answered it; a write ignores it (the primary is newer)", async () => {
     const t = await tenant();
     const written = await call("POST", "/v1/posts", {
       key: t.ck,
@@ -54,9 +57,11 @@ describe("D1 sessions on content's /v1 requests", () => {
     });
     const bookmark = written.headers.get("x-bookmark")!;
     expect(bookmark).toMatch(BOOKMARK);
+    const [group, d1] = bookmark.split(".");
+    expect(group).toBe(await contentGroupOf(t.site.id));
     const read = await counted("GET", "/v1/posts", { key: t.ck, headers: { "x-bookmark": bookmark } });
     expect(read.res.status).toBe(200);
-    expect(read.hops.sessions).toEqual([bookmark]);
+    expect(read.hops.sessions).toEqual([d1]);
     expect(titles(read.text)).toContain("Mine");
     const write = await counted("POST", "/v1/posts", {
       key: t.ck,
@@ -65,6 +70,24 @@ describe("D1 sessions on content's /v1 requests", () => {
     });
     expect(write.res.status).toBe(201);
     expect(write.hops.sessions).toEqual(["first-primary"]);
+  });
+
+  it("a bookmark of another group (the site moved since it was answered) or of none starts the read at the primary", async () => {
+    const t = await tenant();
+    const written = await call("POST", "/v1/posts", {
+      key: t.ck,
+      body: { title: "Moved", status: "published" },
+    });
+    const [group, d1] = written.headers.get("x-bookmark")!.split(".");
+    const other = [...contentGroups.keys()].find((g) => g !== group)!;
+    for (const sent of [`${other}.${d1}`, d1!]) {
+      const read = await counted("GET", "/v1/posts", { key: t.ck, headers: { "x-bookmark": sent } });
+      expect(read.res.status, sent).toBe(200);
+      // Never D1's bookmark of one database handed to another's session: the primary holds every write.
+      expect(read.hops.sessions, sent).toEqual(["first-primary"]);
+      expect(titles(read.text)).toContain("Moved");
+      expect(read.res.headers.get("x-bookmark")).toMatch(new RegExp(`^${group}\\.`));
+    }
   });
 
   it("a malformed bookmark is 400 problem+json, before any key or query; the same status for every malformed shape", async () => {
@@ -78,6 +101,11 @@ describe("D1 sessions on content's /v1 requests", () => {
       good.slice(1),
       good.replace("-", "_"),
       `${good},${good}`,
+      `g1.${good}`,
+      `G000.${good}`,
+      `g000${good}`,
+      `g000.`,
+      `.${good}`,
     ]) {
       const res = await counted("GET", "/v1/posts", { key: t.ck, headers: { "x-bookmark": bad } });
       expect(res.res.status, JSON.stringify(bad)).toBe(400);
@@ -85,8 +113,10 @@ describe("D1 sessions on content's /v1 requests", () => {
       expect(JSON.parse(res.text).code).toBe("BAD_REQUEST");
       expect(res.hops.storage(), JSON.stringify(bad)).toBe(0);
     }
-    const wellFormed = await counted("GET", "/v1/posts", { key: t.ck, headers: { "x-bookmark": good } });
-    expect(wellFormed.res.status).toBe(200);
+    for (const wellFormed of [good, `g000.${good}`]) {
+      const res = await counted("GET", "/v1/posts", { key: t.ck, headers: { "x-bookmark": wellFormed } });
+      expect(res.res.status).toBe(200);
+    }
   });
 
   it("a read with the bookmark of a write is never answered from a cache older than that write", async () => {

@@ -101,7 +101,7 @@ describe("API keys: the key's site through the directory, then its group", () =>
       expect(read.status).toBe(200);
       expect(((await read.json()) as { title: string }).title).toBe(`In ${t.group}`);
       // The read ran in a D1 session of the site's group: its bookmark comes back.
-      expect(read.headers.get("x-bookmark")).toMatch(/^[0-9a-f]{8}-/);
+      expect(read.headers.get("x-bookmark")).toMatch(/^g\d{3}\.[0-9a-f]{8}-/);
 
       const published = await call("POST", "/v1/posts", {
         key: t.ck,
@@ -143,7 +143,7 @@ describe("API keys: the key's site through the directory, then its group", () =>
     const site = await makeSite();
     const key = await createKey(site);
     expect((await call("GET", "/v1/posts", { key: key.key })).headers.get("x-bookmark")).toMatch(
-      /^[0-9a-f]{8}-/,
+      /^g\d{3}\.[0-9a-f]{8}-/,
     );
     const revoked = await call("DELETE", `/api/v1/sites/${site.id}/api-keys/${key.id}`, {
       headers: ownerHeaders(site),
@@ -389,7 +389,7 @@ describe("core/routing.ts", () => {
       const res = await fetch(`/v1/sites/${site.id}/name`);
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ row: { name }, primary: true });
-      expect(res.headers.get("x-bookmark")).toMatch(/^[0-9a-f]{8}-/);
+      expect(res.headers.get("x-bookmark")).toMatch(/^g\d{3}\.[0-9a-f]{8}-/);
       const crossed = await fetch(`/v1/cross/${site.id}`);
       expect(crossed.status).toBe(500);
       expect(await crossed.text()).toContain("cannot move to");

@@ -18,6 +18,7 @@ import {
   content,
   createKey,
   createPost,
+  makeSite,
   paragraph,
   problem,
   seedMedia,
@@ -421,6 +422,71 @@ describe("moving a site between groups", () => {
     await expectReadable(t.ck, t.posts[0]!.id, "Edited zebrafish");
     await m.runSteps(ALL_STEPS);
     expect((await createPost(t.ck, { title: "After", status: "draft" })).id).toBeTruthy();
+  });
+
+  it("a site's fence stalls no cron of its groups: the other sites' due posts publish and purges run; its own wait for the move", async () => {
+    const t = await populatedSite();
+    const from = await contentGroupOf(t.site.id);
+    const to = otherGroup(from);
+    const dueAt = new Date(Date.now() - 60_000).toISOString();
+    /** A scheduled post of `siteKey`'s site, made due (written before any fence is up). */
+    const duePost = async (siteKey: string, db: D1Database) => {
+      const post = await createPost(siteKey, {
+        title: "Due",
+        status: "scheduled",
+        published_at: "2099-01-01T00:00:00Z",
+      });
+      await db.prepare("UPDATE posts SET published_at = ? WHERE id = ?").bind(dueAt, post.id).run();
+      return post.id;
+    };
+    const statusIn = async (db: D1Database, id: string) =>
+      (await db.prepare("SELECT status FROM posts WHERE id = ?").bind(id).first<{ status: string }>())
+        ?.status;
+    const mine = await duePost(t.ck, t.db);
+    // A neighbour in each group: the one the site leaves and the one it enters.
+    const neighbours: { id: string; group: string; expiredKey: string }[] = [];
+    for (const group of [from, to]) {
+      let site = await makeSite();
+      while ((await contentGroupOf(site.id)) !== group) site = await makeSite();
+      const key = await createKey(site);
+      const expiredKey = `k-${newId()}`;
+      await contentGroupDb(group)
+        .prepare(
+          "INSERT INTO idempotency_records (key_id, idempotency_key, request_hash, status, response_json, created_at, expires_at) VALUES (?, ?, 'h', 201, '{}', ?, ?)",
+        )
+        .bind(key.id, expiredKey, dueAt, dueAt)
+        .run();
+      neighbours.push({ id: await duePost(key.key, contentGroupDb(group)), group, expiredKey });
+    }
+    const m = mover(t.site.id);
+    await m.start({ site_id: t.site.id, to, requested_by: null, manual: true, settle_ms: 0 });
+    // Fenced in both groups, part of its rows copied into the target (its due post among them).
+    let p = await m.runSteps(1);
+    for (let i = 0; i < 500 && !(p!.phase === "copy" && p!.table === "preview_links"); i++)
+      p = await m.runSteps(1);
+    expect(p).toMatchObject({ phase: "copy", table: "preview_links" });
+    expect(await statusIn(contentGroupDb(to), mine)).toBe("scheduled");
+    // Both crons run whole on both groups (the old code aborted each statement on the fenced site's rows).
+    await content.scheduled({ cron: "* * * * *" });
+    await content.scheduled({ cron: "30 * * * *" });
+    for (const n of neighbours) {
+      expect(await statusIn(contentGroupDb(n.group), n.id), n.group).toBe("published");
+      const left = await contentGroupDb(n.group)
+        .prepare("SELECT count(*) AS n FROM idempotency_records WHERE idempotency_key = ?")
+        .bind(n.expiredKey)
+        .first<{ n: number }>();
+      expect(left!.n, n.group).toBe(0);
+    }
+    // The moving site's own due post and expired records wait in the source (refused writes, never half-done).
+    expect(await statusIn(t.db, mine)).toBe("scheduled");
+    const records = await t.db
+      .prepare("SELECT count(*) AS n FROM idempotency_records WHERE key_id = ?")
+      .bind(t.secretKey.id)
+      .first<{ n: number }>();
+    expect(records!.n).toBe(1);
+    expect((await m.runSteps(ALL_STEPS))!.state).toBe("done");
+    await content.scheduled({ cron: "* * * * *" });
+    expect(await statusIn(contentGroupDb(to), mine)).toBe("published");
   });
 
   it("rolls back on the operator's word before the switch: the site stays, whole and writable, the target empty", async () => {

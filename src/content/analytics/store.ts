@@ -19,6 +19,7 @@ import {
 } from "../../../schema/content";
 import type { Row } from "../../lib/rows";
 import { batch, query } from "../../lib/sql";
+import { fenceClosesSql } from "../groups/fence-store";
 import { base64url } from "../keys/key-hash";
 import type { AnalyticsStore, DayTotals, PageView, PathDay, PathTotals, ReferrerTotals } from "./store-port";
 import type { AnalyticsWindow } from "./window";
@@ -178,7 +179,7 @@ export function d1AnalyticsStore(db: D1Database): AnalyticsStore {
         const result = await db
           .prepare(
             `DELETE FROM analytics_visitors WHERE rowid IN
-               (SELECT rowid FROM analytics_visitors WHERE day < ? LIMIT ?)`,
+               (SELECT rowid FROM analytics_visitors WHERE day < ? AND NOT ${fenceClosesSql("analytics_visitors.site_id")} LIMIT ?)`,
           )
           .bind(day, PURGE_CHUNK)
           .run();

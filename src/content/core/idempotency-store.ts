@@ -4,6 +4,7 @@ import { idempotencyRecords } from "../../../schema/content";
 import type { ApiError } from "../../lib/problem";
 import { prepared } from "../../lib/sql";
 import { fail, problem } from "../errors";
+import { idempotencyNotFenced } from "../groups/fence-store";
 /**
  * Idempotent POSTs. A finished response is kept 24 h per (key, Idempotency-Key) in D1, written in the
  * same batch as the post (purged by the cron): no other copy, so a first request spends no hop on one.
@@ -145,7 +146,7 @@ export function afterReservation(
 export async function purgeExpiredIdempotency(db: D1Database, now: string): Promise<number> {
   const result = await drizzle(db)
     .delete(idempotencyRecords)
-    .where(lte(idempotencyRecords.expires_at, now))
+    .where(and(lte(idempotencyRecords.expires_at, now), idempotencyNotFenced(idempotencyRecords.key_id)))
     .run();
   return result.meta.changes;
 }

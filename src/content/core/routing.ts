@@ -19,7 +19,7 @@ import { parseId } from "../../lib/ids";
 import type { ApiError } from "../../lib/problem";
 import type { AppEnv, Env } from "./bindings";
 import { groupDatabase, onDatabase, siteRoute } from "./groups";
-import { BOOKMARK_HEADER, requestBookmark } from "./read-session";
+import { answeredBookmark, BOOKMARK_HEADER, readSessionStart, requestBookmark } from "./read-session";
 import { contentServices } from "./services";
 
 function unrouted(): never {
@@ -67,7 +67,9 @@ export function requestRouting(): MiddlewareHandler<AppEnv> {
     await next();
     const routing = routings.get(c);
     const after = routing?.own ? routing.session?.getBookmark() : null;
-    if (after && c.res.status < 400) c.res.headers.set(BOOKMARK_HEADER, after);
+    if (routing && after && c.res.status < 400) {
+      c.res.headers.set(BOOKMARK_HEADER, answeredBookmark(routing.group, after));
+    }
   };
 }
 
@@ -90,9 +92,7 @@ export function enterGroup(c: Context<AppEnv>, group: string): RoutedRequest {
     let session: D1DatabaseSession | null = null;
     if (c.req.path.startsWith("/v1/")) {
       const reading = c.req.method === "GET" || c.req.method === "HEAD";
-      session = primary.withSession(
-        reading ? (requestBookmark(c) ?? "first-unconstrained") : "first-primary",
-      );
+      session = primary.withSession(reading ? readSessionStart(requestBookmark(c), group) : "first-primary");
     }
     // The session stands in for the database for the rest of the request (same prepare and batch).
     const db = session ? (session as unknown as D1Database) : primary;

@@ -10,6 +10,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { media, posts, postTypes } from "../../../schema/content";
 import type { Computed } from "../../lib/rows";
 import { all, batch, inJsonEach, prepared, type Query, query } from "../../lib/sql";
+import { notFenced } from "../groups/fence-store";
 import { MEDIA_IMAGE_COLUMNS, MEDIA_IMAGE_JSON, type MediaImageRow } from "../media/media-image";
 
 /** A whole post row; `revision` is the optimistic-concurrency counter every update checks and bumps. */
@@ -675,7 +676,7 @@ export async function dueScheduledPosts(db: D1Database, now: string, limit: numb
   return drizzle(db)
     .select(POST_SELECT)
     .from(posts)
-    .where(and(eq(posts.status, "scheduled"), lte(posts.published_at, now)))
+    .where(and(eq(posts.status, "scheduled"), lte(posts.published_at, now), notFenced(posts.site_id)))
     .orderBy(asc(posts.published_at), asc(posts.id))
     .limit(limit)
     .all();

@@ -9,6 +9,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { previewLinks } from "../../../schema/content";
 import { newId } from "../../lib/ids";
 import { batch, prepared, query } from "../../lib/sql";
+import { notFenced } from "../groups/fence-store";
 import type { SiteAddress } from "../keys/key-context";
 import { MEDIA_IMAGE_COLUMNS, type MediaImageRow } from "../media/media-image";
 import { FEATURED_MEDIA_SQL, POST_COLUMNS, type PostRow } from "../posts/store";
@@ -93,7 +94,10 @@ export function endStalePreviewsStatement(db: D1Database, siteId: string, now: s
 
 /** Deletes links that expired before `before`. */
 export async function purgeExpiredPreviews(db: D1Database, before: string): Promise<number> {
-  const result = await drizzle(db).delete(previewLinks).where(lt(previewLinks.expires_at, before)).run();
+  const result = await drizzle(db)
+    .delete(previewLinks)
+    .where(and(lt(previewLinks.expires_at, before), notFenced(previewLinks.site_id)))
+    .run();
   return result.meta.changes;
 }
 

@@ -13,6 +13,7 @@ import { newId } from "../../lib/ids";
 import type { Row } from "../../lib/rows";
 import { batch, fragment, query } from "../../lib/sql";
 import type { PostEffect } from "../core/effects/pending";
+import { notFenced } from "../groups/fence-store";
 import type { ContentEvent } from "./events";
 
 export type WebhookRow = typeof webhooks.$inferSelect;
@@ -396,7 +397,13 @@ export async function listDeliveries(
 export async function purgeSettledDeliveries(db: D1Database, before: string): Promise<number> {
   const result = await drizzle(db)
     .delete(webhookDeliveries)
-    .where(and(lt(webhookDeliveries.created_at, before), ne(webhookDeliveries.status, "pending")))
+    .where(
+      and(
+        lt(webhookDeliveries.created_at, before),
+        ne(webhookDeliveries.status, "pending"),
+        notFenced(webhookDeliveries.site_id),
+      ),
+    )
     .run();
   return result.meta.changes;
 }

@@ -14,6 +14,7 @@ import { postEffects } from "../../../../schema/content";
 import { newId } from "../../../lib/ids";
 import { errorFields } from "../../../lib/log";
 import { tracedMessage } from "../../../lib/trace";
+import { notFenced } from "../../groups/fence-store";
 import type { Env, Services } from "../bindings";
 import { deleteEffect, type PostEffect, type PostEffectKind, recordEffectFailure } from "./store";
 
@@ -144,6 +145,7 @@ export async function redeliverPendingEffects(
     .where(
       and(
         isNull(postEffects.gave_up_at),
+        notFenced(postEffects.site_id),
         lt(postEffects.created_at, new Date(now - 5 * 60_000).toISOString()),
         or(
           isNull(postEffects.next_attempt_at),
