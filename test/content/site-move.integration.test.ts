@@ -591,6 +591,76 @@ describe("moving a site between groups", () => {
     expect(counts.every((c) => c.sites >= 0)).toBe(true);
   });
 
+  it("driven by its alarm, a move refuses writes while it copies (503), never holds them, and its progress shows the copy", async () => {
+    const t = await tenant();
+    const from = await contentGroupOf(t.site.id);
+    const to = otherGroup(from);
+    const db = contentGroupDb(from);
+    // 4,000 posts cloned in SQL from one the API wrote: a copy that spans many alarm runs.
+    const template = await createPost(t.ck, {
+      title: "T",
+      slug: "template",
+      status: "published",
+      blocks_json: paragraph("x".repeat(2_000)),
+    });
+    const columns = (
+      await db.prepare("SELECT name FROM pragma_table_info('posts')").all<{ name: string }>()
+    ).results.map((r) => r.name);
+    for (let k = 0; k < 4; k++) {
+      const set: Record<string, string> = { id: `t.id || printf('${k}%06d', i)`, slug: `'clone-${k}-' || i` };
+      await db
+        .prepare(
+          `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < 1000)
+           INSERT INTO posts (${columns.join(", ")}) SELECT ${columns.map((c) => set[c] ?? `t.${c}`).join(", ")} FROM posts t, seq WHERE t.id = ?`,
+        )
+        .bind(template.id)
+        .run();
+    }
+    const keys = await Promise.all(Array.from({ length: 4 }, () => createKey(t.site)));
+    const answers: { at: number; status: number; id: string | null; retryAfter: string | null }[] = [];
+    let stop = false;
+    const writer = async (w: number) => {
+      for (let i = 0; !stop; i++) {
+        const res = await call("POST", "/v1/posts", {
+          key: keys[w]!.key,
+          body: { title: `Writer ${w} ${i}`, slug: `writer-${w}-${i}`, status: "draft" },
+        });
+        const text = await res.text();
+        const id = res.status === 201 ? (JSON.parse(text) as { id: string }).id : null;
+        answers.push({ at: Date.now(), status: res.status, id, retryAfter: res.headers.get("retry-after") });
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    const writing = Array.from({ length: 4 }, (_, w) => writer(w));
+    const m = mover(t.site.id);
+    expect((await m.start({ site_id: t.site.id, to, requested_by: null, settle_ms: 0 })).ok).toBe(true);
+    const polls: { at: number; phase: string | undefined; state: string | undefined }[] = [];
+    for (let i = 0; i < 1_200; i++) {
+      const p = await m.progress();
+      polls.push({ at: Date.now(), phase: p?.phase, state: p?.state });
+      if (!p || p.state === "done" || p.state === "rolled_back") break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    stop = true;
+    await Promise.all(writing);
+    expect(polls.at(-1)?.state).toBe("done");
+    // The progress read is answered between the alarm's runs (a run of 100 steps held it until the end).
+    const copying = polls.filter((p) => p.phase === "copy");
+    expect(copying.length).toBeGreaterThan(0);
+    // Writes during the copy were answered, refused, while it lasted: not held until it ended.
+    const refusedWhileCopying = answers.filter((a) => a.status === 503 && a.at <= copying.at(-1)!.at);
+    expect(refusedWhileCopying.length).toBeGreaterThan(0);
+    expect(answers.filter((a) => a.status !== 201 && a.status !== 503)).toEqual([]);
+    expect(answers.filter((a) => a.status === 503 && !a.retryAfter)).toEqual([]);
+    // Every accepted write is in the new group.
+    const accepted = answers.filter((a) => a.id !== null).map((a) => a.id);
+    const found = await contentGroupDb(to)
+      .prepare("SELECT count(*) AS n FROM posts WHERE site_id = ? AND id IN (SELECT value FROM json_each(?))")
+      .bind(t.site.id, JSON.stringify(accepted))
+      .first<{ n: number }>();
+    expect(found!.n).toBe(accepted.length);
+  }, 120_000);
+
   it("50 writers during a move: every accepted write is in the new group once, every refused one was 503 SITE_MOVING", async () => {
     const t = await populatedSite();
     const from = await contentGroupOf(t.site.id);
