@@ -2,13 +2,15 @@
 // with 10,000 sites and 1,000,000 posts by the bulk path (bench/fleet-seed.mjs; --quick: 200 sites, 20,000
 // posts), measured on a stack of its own (ports: the bench's offset + FLEET_STACK_OFFSET, its own store).
 //
-// One stack, one measured site (10,000 posts, created and seeded as the `posts` section seeds its sites),
-// each row measured twice on it: first with the site's 10,000 posts alone in its group ("one group"), then
-// after the fleet's bulk seed, where the site's group is the fullest of the four ("fleet"). Each row is a
-// ratio to the trivial route measured just before it on the same stack (ratios as the other rows), and the
-// target is the fleet's ratio within 1.25x of the one group's: cold list (a new `since` each request), one
-// post by slug (pk_, 1,000 slugs, each phase its own slugs so no answer is cached from the first), and
-// POST /v1/posts into the measured site.
+// The stack runs a fifth group that holds one site only, the "twin": 10,000 posts, created and seeded as the
+// `posts` section seeds its sites. The measured site, seeded the same way, sits in the fullest of the four
+// fleet groups. Each row kind (cold list with a new `since` each request, one post by slug with pk_, POST
+// /v1/posts) is measured in FLEET_ROUNDS rounds: the trivial route, then the kind on the twin ("one") and on
+// the measured site ("fleet") back to back, which goes first alternating by round, each read on slugs and
+// `since` values of its own so nothing is answered from a cache. The slowdown of a round is the twin's ratio to
+// the round's trivial route over the measured site's; the target is the rounds' median within 1.25x. (Until
+// stop 46 the same site was measured before and after the bulk seed, minutes apart: the trivial route's rate
+// moved 24% between the two phases, more than the fleet moved the site's own.)
 //
 // Then the move: a second site of 10,000 posts is moved into the fullest group through content's RPC
 // (`startSiteMove`, as the sites operator route calls it), while writers post to it and record every
@@ -36,7 +38,12 @@ import {
   WRITE_SCOPES,
 } from "./seed.mjs";
 
-export const FLEET_GROUPS = ["g000", "g001", "g002", "g003"];
+/** The fleet stack's content groups: the twin's (whichever the placement rule gives it) and the fleet's four. */
+export const STACK_GROUPS = ["g000", "g001", "g002", "g003", "g004"];
+/** Rounds of each row kind (twin and measured site back to back in each). */
+export const FLEET_ROUNDS = 3;
+/** The row kinds compared, in the order of a round. */
+export const FLEET_KINDS = ["cold", "detail", "post"];
 
 /** The fleet's sizes: the issue's, and --quick's (checked in a minute or two). */
 export function fleetScale(quick) {
@@ -120,56 +127,59 @@ async function groupOf(mf, siteId) {
   return row.group_name;
 }
 
-/** The rows of one phase ("one": the site alone in its group; "fleet": after the bulk seed). */
-function phaseRows(phase, at, { measured, keys, scale }) {
-  const half = Math.floor(scale.sitePosts / 2);
-  const slugCount = Math.min(1000, Math.floor(half * 0.9));
-  const slugs = publishedSlugs(phase === "one" ? 1 : half + 1, slugCount);
-  const trivialId = `fleet_trivial_${phase}`;
-  const body = JSON.stringify(postBody(`Fleet ${phase} {n} ${Date.now().toString(36)}`));
-  return [
+/**
+ * The rows of round `r` (0-based): the round's trivial route, then each kind on the twin ("one") and on the
+ * measured site ("fleet"), the twin first in even rounds. Every read row has slugs, `since` values and
+ * client addresses of its own (round × phase), so no answer comes from an earlier row's cache or quota.
+ */
+export function roundRows(r, { keys, scale, at }) {
+  if (r >= FLEET_ROUNDS) throw new Error(`round ${r}: the fleet measures ${FLEET_ROUNDS} rounds`);
+  const per = Math.floor(scale.sitePosts / FLEET_ROUNDS);
+  const slugs = publishedSlugs(1 + r * per, Math.min(1000, Math.floor(per * 0.9)));
+  const trivialId = `fleet_trivial_r${r}`;
+  const order = r % 2 === 0 ? ["one", "fleet"] : ["fleet", "one"];
+  const rows = [
     {
       id: trivialId,
-      label: `GET /health (trivial route), fleet stack, ${at}`,
+      label: `GET /health (trivial route), fleet stack, round ${r + 1}`,
       spec: { method: "GET", paths: ["/health"] },
     },
-    {
-      id: `fleet_cold_${phase}`,
-      kind: "cold",
-      base: trivialId,
-      label: `GET /v1/posts?limit=20&since=… (ck_, a new since each request), ${at}`,
-      spec: {
-        method: "GET",
-        paths: coldPaths(40_000, phase === "one" ? 200_000 : 400_000),
-        rotate: bearer(keys.cold),
-      },
-    },
-    {
-      id: `fleet_detail_${phase}`,
-      kind: "detail",
-      base: trivialId,
-      label: `GET /v1/posts/{slug} (pk_, ${fmt(slugs.length)} slugs), ${at}`,
-      spec: {
-        method: "GET",
-        paths: slugs.map((s, i) => `/v1/posts/${s}?key=${keys.public[i % keys.public.length]}`),
-        headers: { origin: ORIGIN },
-        ip: { offset: (phase === "one" ? 6 : 7) << 20 },
-      },
-    },
-    {
-      id: `fleet_post_${phase}`,
-      kind: "post",
-      base: trivialId,
-      label: `POST /v1/posts (ck_, published, into the measured site), ${at}`,
-      spec: {
-        method: "POST",
-        paths: ["/v1/posts"],
-        headers: { "content-type": "application/json" },
-        rotate: bearer(keys.write),
-        body,
-      },
-    },
-  ].map((r) => ({ ...r, site: measured.id }));
+  ];
+  for (const kind of FLEET_KINDS) {
+    for (const phase of order) {
+      const slot = 2 * r + (phase === "one" ? 0 : 1);
+      const k = keys[phase];
+      const where = `${at[phase]}, round ${r + 1}`;
+      const body = JSON.stringify(postBody(`Fleet ${phase} r${r} {n} ${Date.now().toString(36)}`));
+      const spec = {
+        cold: {
+          label: `GET /v1/posts?limit=20&since=… (ck_, a new since each request), ${where}`,
+          spec: { method: "GET", paths: coldPaths(40_000, 200_000 * (1 + slot)), rotate: bearer(k.cold) },
+        },
+        detail: {
+          label: `GET /v1/posts/{slug} (pk_, ${fmt(slugs.length)} slugs), ${where}`,
+          spec: {
+            method: "GET",
+            paths: slugs.map((s, i) => `/v1/posts/${s}?key=${k.public[i % k.public.length]}`),
+            headers: { origin: ORIGIN },
+            ip: { offset: (6 + slot) << 20 },
+          },
+        },
+        post: {
+          label: `POST /v1/posts (ck_, published), ${where}`,
+          spec: {
+            method: "POST",
+            paths: ["/v1/posts"],
+            headers: { "content-type": "application/json" },
+            rotate: bearer(k.write),
+            body,
+          },
+        },
+      }[kind];
+      rows.push({ id: `fleet_${kind}_${phase}_r${r}`, kind, base: trivialId, ...spec });
+    }
+  }
+  return rows;
 }
 
 /**
@@ -307,104 +317,115 @@ export async function fleetRun(options, tool, stem, log, runLoad, seeding = {}) 
   const scale = fleetScale(options.quick);
   const persist = mkdtempSync(path.join(os.tmpdir(), "platform-bench-fleet-"));
   const workerLog = createWriteStream(`${stem}.fleet.workers.log`);
-  log(`fleet: a stack with ${FLEET_GROUPS.length} content groups…`);
+  log(`fleet: a stack with ${STACK_GROUPS.length} content groups…`);
   const { mf, urls } = await startPlatform({
     persist,
     portOffset: options.portOffset + FLEET_STACK_OFFSET,
-    adjustWorker: withGroups(FLEET_GROUPS),
+    adjustWorker: withGroups(STACK_GROUPS),
     handleStructuredLogs: (entry) => workerLog.write(`${entry.message}\n`),
   });
   const ctx = { mf, urls, options, tool, seeding };
   const load = [];
   try {
     // startPlatform migrates the databases of the committed config; the extra groups here.
-    for (const g of FLEET_GROUPS) {
+    for (const g of STACK_GROUPS) {
       await applyMigrations(await mf.getD1Database(groupBindingName(g), "content"), "content");
     }
     const content = await mf.getWorker("content");
     const configured = (await content.contentGroups()).map((g) => g.group);
-    if (configured.join(",") !== FLEET_GROUPS.join(",")) {
+    if (configured.join(",") !== STACK_GROUPS.join(",")) {
       throw new Error(
-        `the fleet stack's content runs groups ${configured.join(",")}, not ${FLEET_GROUPS.join(",")}`,
+        `the fleet stack's content runs groups ${configured.join(",")}, not ${STACK_GROUPS.join(",")}`,
       );
     }
     const started = performance.now();
     const tenant = await createTenant(mf, urls);
     ctx.tenant = tenant;
-    // The measured site and the site to move, each with sitePosts posts, placed by the worker.
-    const measuredSite = await createSite(urls, tenant, "fleet-measured");
-    const movingSite = await createSite(urls, tenant, "fleet-move");
+    // The twin, the measured site and the site to move, each with sitePosts posts, placed by the worker's rule
+    // (fewest sites): three groups of five. The twin's group is then kept to the twin alone.
+    const created = {
+      twin: await createSite(urls, tenant, "fleet-twin"),
+      measured: await createSite(urls, tenant, "fleet-measured"),
+      moving: await createSite(urls, tenant, "fleet-move"),
+    };
     const seeded = {};
-    for (const site of [measuredSite, movingSite]) {
+    for (const site of Object.values(created)) {
       const [writer] = await createKeys(urls, tenant, site.id, { count: 1, scopes: WRITE_SCOPES });
       seeded[site.id] = await seedPosts(mf, urls, writer, scale.sitePosts, site.id);
     }
+    const twin = { id: created.twin.id, group: await groupOf(mf, created.twin.id) };
     const measured = {
-      id: measuredSite.id,
-      group: await groupOf(mf, measuredSite.id),
-      templateId: seeded[measuredSite.id].id,
+      id: created.measured.id,
+      group: await groupOf(mf, created.measured.id),
+      templateId: seeded[created.measured.id].id,
     };
-    const phases = 2;
-    const window = phases * (options.duration + options.warmup);
+    const fleetGroups = STACK_GROUPS.filter((g) => g !== twin.group);
+    const window = FLEET_ROUNDS * (options.duration + options.warmup);
     const reads = poolSize(options.maxRps, window, 600, 10);
-    const keys = {
-      cold: await createKeys(urls, tenant, measured.id, { count: reads, scopes: READ_SCOPES }),
-      public: await createKeys(urls, tenant, measured.id, {
-        count: reads,
-        kind: "public",
-        scopes: READ_SCOPES,
-      }),
-      write: await createKeys(urls, tenant, measured.id, {
-        count: poolSize(options.maxWriteRps, window, 60, 1),
-        scopes: WRITE_SCOPES,
-      }),
-    };
-    const moveKeys = await createKeys(urls, tenant, movingSite.id, {
+    const keys = {};
+    for (const [phase, siteId] of [
+      ["one", twin.id],
+      ["fleet", measured.id],
+    ]) {
+      keys[phase] = {
+        cold: await createKeys(urls, tenant, siteId, { count: reads, scopes: READ_SCOPES }),
+        public: await createKeys(urls, tenant, siteId, { count: reads, kind: "public", scopes: READ_SCOPES }),
+        write: await createKeys(urls, tenant, siteId, {
+          count: poolSize(options.maxWriteRps, window, 60, 1),
+          scopes: WRITE_SCOPES,
+        }),
+      };
+    }
+    const moveKeys = await createKeys(urls, tenant, created.moving.id, {
       count: poolSize(20 * scale.moveWriters, scale.moveTimeoutS + 10, 60, 1),
       scopes: WRITE_SCOPES,
     });
     ctx.seeding.fleet_sites_seconds = round((performance.now() - started) / 1000, 1);
-    log(`fleet: measured site in ${measured.group}; one group's ${fmt(scale.sitePosts)} posts…`);
-    const one = phaseRows("one", `one group, ${fmt(scale.sitePosts)} posts`, { measured, keys, scale });
-    for (const row of one)
-      load.push({ ...(await runLoad(ctx, row)), ...(row.base ? { base: row.base } : {}), kind: row.kind });
 
     log(
-      `fleet: seeding ${fmt(scale.sites)} sites and ${fmt(scale.posts)} posts over ${FLEET_GROUPS.length} groups…`,
+      `fleet: seeding ${fmt(scale.sites)} sites and ${fmt(scale.posts)} posts over ${fleetGroups.join(", ")} (the twin alone in ${twin.group})…`,
     );
     const bulk = await seedFleet(mf, {
-      groups: FLEET_GROUPS,
+      groups: fleetGroups,
       measured,
       sites: scale.sites,
       posts: scale.posts - 2 * scale.sitePosts,
       log,
     });
     ctx.seeding.fleet_bulk_seconds = round(bulk.seconds, 1);
-    const postsByGroup = await groupPostCounts(mf, FLEET_GROUPS);
+    const postsByGroup = await groupPostCounts(mf, STACK_GROUPS);
     const directory = await mf.getD1Database("DIRECTORY", "content");
     const sitesByGroup = Object.fromEntries(
       (
         await directory.prepare("SELECT group_name, COUNT(*) AS n FROM site_groups GROUP BY group_name").all()
       ).results.map((r) => [r.group_name, r.n]),
     );
-    const fullest = Object.entries(postsByGroup).sort((a, b) => b[1] - a[1])[0][0];
+    if (sitesByGroup[twin.group] !== 1)
+      throw new Error(`the twin's group ${twin.group} holds ${sitesByGroup[twin.group]} sites, not 1`);
+    const fullest = fleetGroups.map((g) => [g, postsByGroup[g]]).sort((a, b) => b[1] - a[1])[0][0];
     if (fullest !== measured.group)
       throw new Error(`the fullest group is ${fullest}, not the measured site's ${measured.group}`);
-    log(`fleet: posts by group ${JSON.stringify(postsByGroup)}; measuring…`);
-    const at = `fleet: ${fmt(postsByGroup[fullest])} posts in its group of ${FLEET_GROUPS.length}`;
-    const fleetRows = phaseRows("fleet", at, { measured, keys, scale });
-    for (const row of fleetRows)
-      load.push({ ...(await runLoad(ctx, row)), ...(row.base ? { base: row.base } : {}), kind: row.kind });
+    log(`fleet: posts by group ${JSON.stringify(postsByGroup)}; measuring ${FLEET_ROUNDS} rounds…`);
+    const at = {
+      one: `the twin alone in ${twin.group} (${fmt(postsByGroup[twin.group])} posts)`,
+      fleet: `the fleet: ${fmt(postsByGroup[fullest])} posts in ${fullest}, the fullest of ${fleetGroups.length}`,
+    };
+    for (let r = 0; r < FLEET_ROUNDS; r++) {
+      for (const row of roundRows(r, { keys, scale, at }))
+        load.push({ ...(await runLoad(ctx, row)), ...(row.base ? { base: row.base } : {}), kind: row.kind });
+    }
 
     log(`fleet: moving a ${fmt(scale.sitePosts)}-post site into ${fullest} under writes…`);
-    const move = await measureMove(ctx, { site: movingSite, keys: moveKeys, to: fullest, scale, log });
+    const move = await measureMove(ctx, { site: created.moving, keys: moveKeys, to: fullest, scale, log });
     log(
       `fleet: move ${move.state}, switch ${move.switch_seconds} s, done ${move.done_seconds} s, longest refusal ${move.longest_refusal_ms} ms`,
     );
     return {
       load,
       summary: {
-        groups: FLEET_GROUPS,
+        groups: fleetGroups,
+        twin_group: twin.group,
+        rounds: FLEET_ROUNDS,
         sites: scale.sites,
         posts: scale.posts,
         site_posts: scale.sitePosts,

@@ -17,6 +17,13 @@ export function summarize(samples) {
   };
 }
 
+/** The middle of `xs` (the mean of the middle two when even). */
+export function median(xs) {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 export const round = (x, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 export async function timed(fn) {

@@ -1,6 +1,6 @@
 // Every port a stack of the platform listens on, in one place: the four Workers (8787-8790 + offset,
 // scripts/workers.mjs) and, for `npm start` (scripts/start.mjs), its local OpenID provider (8791 + offset,
-// scripts/sso-demo.mjs). The bench runs up to three stacks beside a developer's `npm start` (offset 0);
+// scripts/sso-demo.mjs). The bench runs up to three stacks (`bench:ab` two) beside a developer's `npm start` (offset 0);
 // its offsets keep all of them apart (test/deploy/bench-ports.test.ts).
 import { createServer } from "node:net";
 import { SSO_DEMO_PORT } from "../scripts/sso-demo.mjs";
@@ -12,8 +12,10 @@ export const BENCH_PORT_OFFSET = 1000;
 export const MEMORY_STACK_OFFSET = 50;
 /** The local-limiters stack (bench/run.mjs): the bench's offset + 100. */
 export const LOCAL_LIMITERS_STACK_OFFSET = 100;
-/** The fleet section's stack of 4 content groups (bench/fleet.mjs): the bench's offset + 150. */
+/** The fleet section's stack of 5 content groups (bench/fleet.mjs): the bench's offset + 150. */
 export const FLEET_STACK_OFFSET = 150;
+/** `npm run bench:ab`'s two stacks, started together (bench/ab.mjs): the bench's offset + 200 and + 250. */
+export const AB_STACK_OFFSETS = { before: 200, after: 250 };
 
 /** The four Workers' ports of a stack started by scripts/platform.mjs at `portOffset`. */
 export function platformPorts(portOffset) {
@@ -32,6 +34,8 @@ export function benchPorts(portOffset = BENCH_PORT_OFFSET) {
     memory: startPorts(portOffset + MEMORY_STACK_OFFSET),
     local_limiters: platformPorts(portOffset + LOCAL_LIMITERS_STACK_OFFSET),
     fleet: platformPorts(portOffset + FLEET_STACK_OFFSET),
+    ab_before: platformPorts(portOffset + AB_STACK_OFFSETS.before),
+    ab_after: platformPorts(portOffset + AB_STACK_OFFSETS.after),
   };
 }
 

@@ -7,7 +7,16 @@
  */
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fencedWindow, fleetScale, longestRefusal, publishedSlugs, withGroups } from "../../bench/fleet.mjs";
+import {
+  FLEET_KINDS,
+  FLEET_ROUNDS,
+  fencedWindow,
+  fleetScale,
+  longestRefusal,
+  publishedSlugs,
+  roundRows,
+  withGroups,
+} from "../../bench/fleet.mjs";
 import {
   chunkByPosts,
   FLEET_CHUNK,
@@ -72,15 +81,46 @@ describe("the fleet's placement and sizes", () => {
     expect(cut.at(-1)?.length).toBe(100 - per * (cut.length - 1));
   });
 
-  it("measures each phase on slugs of its own, all published (every 20th seeded post is a draft)", () => {
-    const scale = fleetScale(false);
-    expect(scale).toMatchObject({ sites: 10_000, posts: 1_000_000, sitePosts: 10_000 });
-    const first = publishedSlugs(1, 1000);
-    const second = publishedSlugs(5001, 1000);
-    expect(first).toHaveLength(1000);
-    expect(first).not.toContain("post-20");
-    expect(first.filter((s: string) => second.includes(s))).toEqual([]);
-    expect(Number(second.at(-1)?.slice(5))).toBeLessThan(10_000);
+  it("measures each round and site on slugs, since values and addresses of their own, all published", () => {
+    for (const quick of [false, true]) {
+      const scale = fleetScale(quick);
+      const keys = { cold: ["ck"], public: ["pk"], write: ["wk"] };
+      const rows = Array.from({ length: FLEET_ROUNDS }, (_, r) =>
+        roundRows(r, { keys: { one: keys, fleet: keys }, scale, at: { one: "twin", fleet: "fleet" } }),
+      ).flat();
+      expect(rows).toHaveLength(FLEET_ROUNDS * (1 + 2 * FLEET_KINDS.length));
+      expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
+      const slugsOf = (row: (typeof rows)[number] | undefined): string[] =>
+        (row?.spec.paths ?? []).map((p: string) => p.split("?")[0] ?? p);
+      const details = rows.filter((r) => r.kind === "detail");
+      const colds = rows.filter((r) => r.kind === "cold");
+      // The twin and the measured site are different sites: one round's slug set serves both; rounds differ.
+      for (let r = 0; r < FLEET_ROUNDS; r++) {
+        const [a, b] = details.filter((d) => d.id.endsWith(`_r${r}`));
+        expect(slugsOf(a)).toHaveLength(a?.spec.paths.length ?? -1);
+        expect(slugsOf(a)).toEqual(slugsOf(b));
+        for (const later of details.filter((d) => Number(d.id.slice(-1)) > r))
+          expect(slugsOf(a).filter((s) => slugsOf(later).includes(s))).toEqual([]);
+      }
+      for (const d of details) {
+        expect(d.spec.paths.length).toBeGreaterThanOrEqual(quick ? 500 : 1000);
+        expect(slugsOf(d).every((s) => Number(s.split("-")[1]) % 20 !== 0)).toBe(true);
+        expect(Math.max(...slugsOf(d).map((s) => Number(s.split("-")[1])))).toBeLessThan(scale.sitePosts);
+      }
+      const sinces = colds.flatMap((c) => c.spec.paths);
+      expect(new Set(sinces).size).toBe(sinces.length);
+      const offsets = details.map((d) => (d.spec.ip as { offset: number }).offset >> 20);
+      expect(new Set(offsets).size).toBe(offsets.length);
+      expect(Math.max(...offsets)).toBeLessThan(16);
+      // Every measured row names its round's trivial route; which site goes first alternates by round.
+      for (const row of rows.filter((r) => r.kind))
+        expect(row.base).toBe(`fleet_trivial_r${row.id.slice(-1)}`);
+      const firstOf = (r: number) => rows.find((x) => x.kind === "cold" && x.id.endsWith(`_r${r}`))?.id;
+      expect(firstOf(0)).toBe("fleet_cold_one_r0");
+      expect(firstOf(1)).toBe("fleet_cold_fleet_r1");
+    }
+    expect(() => roundRows(FLEET_ROUNDS, {} as never)).toThrow(/rounds/);
+    expect(publishedSlugs(1, 20)).not.toContain("post-20");
   });
 
   it("gives the content Worker the groups as DB_G00n bindings and CONTENT_GROUPS, nothing else", () => {
@@ -147,18 +187,30 @@ describe("the window the mover's progress shows the site fenced", () => {
 describe("the fleet's targets", () => {
   const row = (id: string, rps: number, base?: string) => ({ id, rps, ...(base ? { base } : {}) });
 
-  it("compares each row's ratio to its own phase's trivial route", () => {
+  it("compares the twin's and the measured site's ratios round by round, and reports the medians", () => {
     const load = [
-      row("fleet_trivial_one", 1000),
-      row("fleet_cold_one", 300, "fleet_trivial_one"),
-      row("fleet_trivial_fleet", 500),
-      row("fleet_cold_fleet", 100, "fleet_trivial_fleet"),
+      row("fleet_trivial_r0", 1000),
+      row("fleet_cold_one_r0", 300, "fleet_trivial_r0"),
+      row("fleet_cold_fleet_r0", 200, "fleet_trivial_r0"),
+      row("fleet_trivial_r1", 500),
+      row("fleet_cold_fleet_r1", 100, "fleet_trivial_r1"),
+      row("fleet_cold_one_r1", 110, "fleet_trivial_r1"),
+      row("fleet_trivial_r2", 800),
+      row("fleet_cold_one_r2", 240, "fleet_trivial_r2"),
+      row("fleet_cold_fleet_r2", 200, "fleet_trivial_r2"),
+      row("fleet_detail_one_r0", 100, "fleet_trivial_r0"),
     ];
     const s = fleetSlowdown(load, "cold");
+    // Rounds: 1.5x, 1.1x, 1.2x; the median 1.2x, not a ratio of medians or of one round's trivial route.
+    expect(s?.rounds.map((x) => Number(x.toFixed(3)))).toEqual([1.5, 1.1, 1.2]);
+    expect(s?.slowdown).toBeCloseTo(1.2);
     expect(s?.one).toBeCloseTo(0.3);
     expect(s?.fleet).toBeCloseTo(0.2);
-    expect(s?.slowdown).toBeCloseTo(1.5);
+    // A kind with no round holding both rows has no slowdown.
     expect(fleetSlowdown(load, "detail")).toBeNull();
+    expect(fleetSlowdown(load, "post")).toBeNull();
+    // Two rounds: the mean of the middle two.
+    expect(fleetSlowdown(load.slice(0, 6), "cold")?.slowdown).toBeCloseTo(1.3);
   });
 
   it("names every broken promise of a move", () => {

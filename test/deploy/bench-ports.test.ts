@@ -17,7 +17,14 @@ describe("the bench's ports", () => {
 
   it("every stack of the bench is disjoint from npm start's ports and from the others", () => {
     const stacks = Object.entries(benchPorts(BENCH_PORT_OFFSET));
-    expect(stacks.map(([name]) => name).sort()).toEqual(["bench", "fleet", "local_limiters", "memory"]);
+    expect(stacks.map(([name]) => name).sort()).toEqual([
+      "ab_after",
+      "ab_before",
+      "bench",
+      "fleet",
+      "local_limiters",
+      "memory",
+    ]);
     const start = new Set(startPorts(0));
     const seen = new Map<number, string>();
     for (const [name, ports] of stacks) {
