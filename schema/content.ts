@@ -191,6 +191,8 @@ export const idempotencyRecords = sqliteTable(
     response_json: text("response_json").notNull(),
     created_at: text("created_at").notNull(),
     expires_at: text("expires_at").notNull(),
+    /** The record's site (migration 0024; null in records written before it, found through their key). */
+    site_id: text("site_id"),
   },
   (t) => [
     primaryKey({ columns: [t.key_id, t.idempotency_key] }),

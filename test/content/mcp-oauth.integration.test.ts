@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { setClockForTests } from "../../src/content/core/clock";
+import type { SiteMover } from "../../src/content/groups/mover-do";
 import { AGENT_ACCESS_TTL_MS } from "../../src/content/keys/agent";
 import { QUOTAS } from "../../src/content/keys/api-key";
 import { keyGate } from "../../src/content/keys/gate";
@@ -28,6 +29,7 @@ import {
   TEST_ISSUER,
   type TokenOptions,
 } from "../support/agent-tokens";
+import { contentGroupDb, contentGroupOf, contentGroups } from "../support/content-groups";
 import {
   BASE,
   call,
@@ -44,6 +46,7 @@ const e = env as unknown as {
   JWT_SIGNING_KEYS: string;
   TEST_IDENTITY_DB: D1Database;
   KEY_GATE: ContentEnv["KEY_GATE"];
+  SITE_MOVER: DurableObjectNamespace<SiteMover>;
 };
 const MCP_URL = `${BASE}/v1/mcp`;
 
@@ -215,6 +218,40 @@ describe("an agent's access token acts as the person", () => {
     };
     expect(await bucket(`agent:${grant.grantId}`)).toBe(QUOTAS.write.capacity - 2);
     expect(await bucket(`person:${person.userId}:${site.id}`)).toBe(QUOTAS.write.capacity - 1);
+  });
+
+  it("an agent's Idempotency-Key outlives a move of its site: the retry in the new group replays, one post", async () => {
+    const { site, grant } = await agentOn("site_editor", ["posts:read", "posts:write"]);
+    const agent = await client(await token(grant));
+    const args = {
+      post: { title: "Before the move", blocks_json: paragraph("moving"), status: "draft" },
+      idempotency_key: "across-the-move",
+    };
+    const created = await tool(agent, "create_post", args);
+    expect(created.isError, JSON.stringify(created.content)).toBeFalsy();
+    const post = created.structuredContent as { id: string };
+    const from = await contentGroupOf(site.id);
+    const to = [...contentGroups.keys()].find((g) => g !== from) ?? from;
+    const mover = e.SITE_MOVER.get(e.SITE_MOVER.idFromName(site.id));
+    await mover.start({ site_id: site.id, to, requested_by: null, manual: true, settle_ms: 0 });
+    expect((await mover.runSteps(100_000))?.state).toBe("done");
+    expect(await contentGroupOf(site.id)).toBe(to);
+    // Past the key gate's pending reservation (60 s): only the D1 record can answer the retry now.
+    const later = Date.now() + 2 * 60_000;
+    setClockForTests(() => later);
+    const retried = await tool(agent, "create_post", args);
+    expect(retried.isError, JSON.stringify(retried.content)).toBeFalsy();
+    expect((retried.structuredContent as { id: string }).id).toBe(post.id);
+    expect(retried._meta).toMatchObject({ http_headers: { "idempotency-replayed": "true" } });
+    expect(await countRows("posts", site.id)).toBe(1);
+    // The record moved with the site, naming it; none is left in the old group.
+    const recordsIn = (db: D1Database) =>
+      db
+        .prepare("SELECT site_id FROM idempotency_records WHERE key_id = ?")
+        .bind(`agent:${grant.grantId}`)
+        .all<{ site_id: string }>();
+    expect((await recordsIn(contentGroupDb(to))).results).toEqual([{ site_id: site.id }]);
+    expect((await recordsIn(contentGroupDb(from))).results).toEqual([]);
   });
 
   it("the roles' rules apply: a contributor's agent may not publish, whatever its token says", async () => {

@@ -191,6 +191,14 @@ async function populatedSite() {
       now,
     ],
     [
+      // An agent's record names no key of the site: only its site_id (migration 0024).
+      "INSERT INTO idempotency_records (key_id, idempotency_key, request_hash, status, response_json, created_at, expires_at, site_id) VALUES (?, 'k3', 'h', 201, '{}', ?, ?, ?)",
+      `agent:${newId()}`,
+      now,
+      now,
+      siteId,
+    ],
+    [
       "INSERT INTO import_lines (site_id, line_hash, post_id, created_at) VALUES (?, 'lh', ?, ?)",
       siteId,
       posts[2]!.id,
@@ -349,6 +357,15 @@ describe("moving a site between groups", () => {
           "INSERT INTO sites (id, org_id, slug, name, default_language, status, updated_at, synced_at) VALUES (?, 'o', 's', 'n', 'en', 'active', 'x', 'x')",
         )
         .bind(t.site.id)
+        .run(),
+    ).rejects.toThrow(/site_fenced/);
+    await expect(
+      // An agent's idempotency record, which names the site only by its site_id.
+      t.db
+        .prepare(
+          "INSERT INTO idempotency_records (key_id, idempotency_key, request_hash, status, response_json, created_at, expires_at, site_id) VALUES (?, 'k4', 'h', 201, '{}', 'x', 'x', ?)",
+        )
+        .bind(`agent:${newId()}`, t.site.id)
         .run(),
     ).rejects.toThrow(/site_fenced/);
     // … and the group keeps serving its other sites.

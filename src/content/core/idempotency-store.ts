@@ -88,12 +88,13 @@ export function replayRecorded(recorded: RecordedResponse, requestHash: string):
 /**
  * What the reservation in the key's ApiKeyGate (made in the same call as the write quota, `admitWrite`)
  * decides: another body is 422, a racer still running is 409, a finished one replays, else proceed. The
- * record of the response is a statement on `db`, for the batch that writes the post.
+ * record of the response is a statement on `db`, for the batch that writes the post; it names the key's
+ * site (a move copies the site's records by it: an agent's pseudo key names none of its own).
  */
 export function afterReservation(
   env: Env,
   db: D1Database,
-  keyId: string,
+  key: { keyId: string; siteId: string },
   idempotencyKey: string,
   requestHash: string,
   reservation: ReserveResult,
@@ -118,13 +119,14 @@ export function afterReservation(
         drizzle(db)
           .insert(idempotencyRecords)
           .values({
-            key_id: keyId,
+            key_id: key.keyId,
             idempotency_key: idempotencyKey,
             request_hash: requestHash,
             status: response.status,
             response_json: JSON.stringify(response),
             created_at: now.toISOString(),
             expires_at: expiresAt,
+            site_id: key.siteId,
           })
           .onConflictDoUpdate({
             target: [idempotencyRecords.key_id, idempotencyRecords.idempotency_key],
@@ -134,11 +136,12 @@ export function afterReservation(
               response_json: sql`excluded.response_json`,
               created_at: sql`excluded.created_at`,
               expires_at: sql`excluded.expires_at`,
+              site_id: sql`excluded.site_id`,
             },
           }),
       ),
     async abort() {
-      await keyGate(env, keyId).release(idempotencyKey, requestHash);
+      await keyGate(env, key.keyId).release(idempotencyKey, requestHash);
     },
   };
 }
@@ -146,7 +149,12 @@ export function afterReservation(
 export async function purgeExpiredIdempotency(db: D1Database, now: string): Promise<number> {
   const result = await drizzle(db)
     .delete(idempotencyRecords)
-    .where(and(lte(idempotencyRecords.expires_at, now), idempotencyNotFenced(idempotencyRecords.key_id)))
+    .where(
+      and(
+        lte(idempotencyRecords.expires_at, now),
+        idempotencyNotFenced(idempotencyRecords.site_id, idempotencyRecords.key_id),
+      ),
+    )
     .run();
   return result.meta.changes;
 }

@@ -19,11 +19,13 @@ export function notFenced(siteId: SQLiteColumn): SQL {
 }
 
 /**
- * An idempotency record's site is not fenced here: an API key's record through its key, a person's
- * (`person:<user>:<site>`) by its suffix (as the fence's triggers and the mover find them).
+ * An idempotency record's site is not fenced here: its `site_id` (migration 0024), or for a record written
+ * before it, an API key's through its key and a person's (`person:<user>:<site>`) by its suffix (as the
+ * fence's triggers and the mover find them).
  */
-export function idempotencyNotFenced(keyId: SQLiteColumn): SQL {
+export function idempotencyNotFenced(siteId: SQLiteColumn, keyId: SQLiteColumn): SQL {
   return sql`NOT EXISTS (SELECT 1 FROM site_fences f WHERE f.purging = 0 AND (
-    f.site_id = (SELECT k.site_id FROM api_keys k WHERE k.id = ${keyId})
-    OR (${keyId} LIKE 'person:%' AND substr(${keyId}, -length(f.site_id) - 1) = ':' || f.site_id)))`;
+    f.site_id = ${siteId}
+    OR (${siteId} IS NULL AND (f.site_id = (SELECT k.site_id FROM api_keys k WHERE k.id = ${keyId})
+      OR (${keyId} LIKE 'person:%' AND substr(${keyId}, -length(f.site_id) - 1) = ':' || f.site_id)))))`;
 }

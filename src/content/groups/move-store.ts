@@ -59,12 +59,12 @@ export const SITE_TABLES: readonly SiteTable[] = [
   bySite("webhooks", schema.webhooks),
   bySite("webhook_deliveries", schema.webhookDeliveries),
   {
-    // An API key's records, and a signed-in person's (`person:<user>:<site>`). An agent's (`agent:<grant>`)
-    // name no site in this database and stay behind (they expire within 24 h; see the decision).
+    // Every record names its site (migration 0024), an agent's (`agent:<grant>`) too; one written before it
+    // through its key: an API key's, or a signed-in person's (`person:<user>:<site>`).
     name: "idempotency_records",
     table: schema.idempotencyRecords,
     where:
-      "(key_id IN (SELECT id FROM api_keys WHERE site_id = ?1) OR (key_id LIKE 'person:%' AND substr(key_id, -length(?1) - 1) = ':' || ?1))",
+      "(site_id = ?1 OR (site_id IS NULL AND (key_id IN (SELECT id FROM api_keys WHERE site_id = ?1) OR (key_id LIKE 'person:%' AND substr(key_id, -length(?1) - 1) = ':' || ?1))))",
   },
   bySite("post_effects", schema.postEffects),
   bySite("outbound_effects", schema.outboundEffects),

@@ -95,7 +95,7 @@ async function admit(
   if (recorded) return { input, start: replayRecorded(recorded, requestHash) };
   return {
     input,
-    start: afterReservation(env, env.DB, key.keyId, idempotencyKey, requestHash, reservation!),
+    start: afterReservation(env, env.DB, key, idempotencyKey, requestHash, reservation!),
   };
 }
 
