@@ -10,6 +10,8 @@ export declare function pairedFigures(
 ): { pairs: AbPair[]; median: number } | null;
 export declare function renderAb(result: Record<string, unknown>, bound?: number): string;
 export declare function parseAbArgs(argv: string[]): {
+  only: string[] | null;
+  local: boolean;
   rev: string | null;
   rounds: number;
   rest: string[];

@@ -1,9 +1,10 @@
-// `npm run bench:ab -- REV [--rounds N] [--quick] [--duration S] [--warmup S] [--connections N]`: today's rows
+// `npm run bench:ab -- REV [--rounds N] [--only ID,…] [--no-local-limiters] [--quick] [--duration S] [--warmup S]`: today's rows
 // of the bench (`posts` and `write`, then the read rows with local limiters) measured before and after a
 // change, paired. A git worktree of REV (the "before", made under the system's temp directory on first use,
 // sharing this tree's node_modules) and this tree (the "after") each start a stack of their own at the same
 // time (ports: the bench's offset + 200 and + 250), each seeded by its own tree's bench code; then each row
-// runs on both stacks back to back, which one first alternating by row and round, in N rounds (default 3).
+// runs on both stacks back to back, which one first alternating by row and round, in N rounds (default 3);
+// --only keeps the rows whose ids start so (`trivial`, `list_pk_`, …), --no-local-limiters the first stacks.
 // A row's figure is the median of its rounds' after ÷ before req/s: both sides of a round meet the same
 // machine within seconds, where two separate bench runs here differ by up to 2x on the same code.
 // Writes bench/results/<time>-ab.{md,json}.
@@ -131,10 +132,12 @@ async function prepareSide(mods, { offset, argv, local, rounds, log, side }) {
   }
 }
 
-async function measurePaired(variant, sides, { rounds, log }) {
+async function measurePaired(variant, sides, { rounds, only, log }) {
   const byId = (side) => Object.fromEntries(sides[side].rows.map((r) => [r.id, r]));
   const rows = { before: byId("before"), after: byId("after") };
-  const ids = sides.after.rows.map((r) => r.id).filter((id) => rows.before[id]);
+  const ids = sides.after.rows
+    .map((r) => r.id)
+    .filter((id) => rows.before[id] && (!only || only.some((o) => id.startsWith(o))));
   const unpaired = [
     ...sides.before.rows.filter((r) => !rows.after[r.id]).map((r) => `before only: ${r.id}`),
     ...sides.after.rows.filter((r) => !rows.before[r.id]).map((r) => `after only: ${r.id}`),
@@ -211,11 +214,21 @@ export function renderAb(result, bound = 0.9) {
 }
 
 export function parseAbArgs(argv) {
-  const out = { rev: null, rounds: 3, rest: [], portOffset: BENCH_PORT_OFFSET, quick: false };
+  const out = {
+    rev: null,
+    rounds: 3,
+    rest: [],
+    portOffset: BENCH_PORT_OFFSET,
+    quick: false,
+    only: null,
+    local: true,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--rounds") out.rounds = Number(argv[++i]);
     else if (a === "--port-offset") out.portOffset = Number(argv[++i]);
+    else if (a === "--only") out.only = argv[++i].split(",");
+    else if (a === "--no-local-limiters") out.local = false;
     else if (a === "--quick") {
       out.quick = true;
       out.rest.push(a);
@@ -224,7 +237,9 @@ export function parseAbArgs(argv) {
     else throw new Error(`one revision only (got ${out.rev} and ${a})`);
   }
   if (!out.rev)
-    throw new Error("usage: npm run bench:ab -- REV [--rounds N] [--quick] [--duration S] [--warmup S]");
+    throw new Error(
+      "usage: npm run bench:ab -- REV [--rounds N] [--only ID,…] [--no-local-limiters] [--quick] [--duration S] [--warmup S]",
+    );
   if (!Number.isInteger(out.rounds) || out.rounds < 1) throw new Error("--rounds: a whole number from 1");
   return out;
 }
@@ -259,7 +274,7 @@ async function main() {
     rows: [],
     unpaired: [],
   };
-  for (const local of [false, true]) {
+  for (const local of args.local ? [false, true] : [false]) {
     const variant = local ? "local" : "emulated";
     log(`${variant} limiters: both stacks…`);
     const sides = {};
@@ -274,7 +289,7 @@ async function main() {
           side,
         });
       }
-      const measured = await measurePaired(variant, sides, { rounds: args.rounds, log });
+      const measured = await measurePaired(variant, sides, { rounds: args.rounds, only: args.only, log });
       result.rows.push(...measured.rows);
       result.unpaired.push(...measured.unpaired);
     } finally {

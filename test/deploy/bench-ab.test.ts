@@ -77,7 +77,12 @@ describe("the paired bench", () => {
       rest: ["--duration", "5", "--quick"],
       quick: true,
     });
-    expect(parseAbArgs(["HEAD~1"]).rounds).toBe(3);
+    expect(parseAbArgs(["HEAD~1"])).toMatchObject({ rounds: 3, only: null, local: true });
+    expect(parseAbArgs(["HEAD~1", "--only", "trivial,list_pk_", "--no-local-limiters"])).toMatchObject({
+      only: ["trivial", "list_pk_"],
+      local: false,
+      rest: [],
+    });
     expect(() => parseAbArgs([])).toThrow(/usage/);
     expect(() => parseAbArgs(["a", "b"])).toThrow(/one revision/);
     expect(() => parseAbArgs(["a", "--rounds", "0"])).toThrow(/rounds/);
