@@ -22,7 +22,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { root } from "../scripts/workers.mjs";
-import { median, round } from "./lib.mjs";
+import { machineLine, median, round } from "./lib.mjs";
 import { measure } from "./loadgen.mjs";
 import { AB_STACK_OFFSETS, assertPortsFree, BENCH_PORT_OFFSET, benchPorts } from "./ports.mjs";
 
@@ -263,10 +263,7 @@ async function main() {
   const at = new Date().toISOString();
   const result = {
     at,
-    machine: `${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), node ${process.version}, load average ${os
-      .loadavg()
-      .map((l) => round(l, 2))
-      .join(" ")} at start`,
+    machine: machineLine(),
     before: { rev: args.rev, sha: before.sha },
     after: { sha: afterSha, dirty },
     rounds: args.rounds,

@@ -1,4 +1,15 @@
 // Small measuring kit for the benches: percentiles, summaries, timed calls.
+import os from "node:os";
+
+/** The machine as a report's first line names it: cores, CPU model, Node, the load average at the start. */
+export function machineLine() {
+  const load = os
+    .loadavg()
+    .map((l) => round(l, 2))
+    .join(" ");
+  return `${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), node ${process.version}, load average ${load} at start`;
+}
+
 export function percentile(sorted, p) {
   if (sorted.length === 0) return Number.NaN;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));

@@ -14,7 +14,7 @@ import path from "node:path";
 import { startPlatform } from "../scripts/platform.mjs";
 import { root } from "../scripts/workers.mjs";
 import { fleetRun } from "./fleet.mjs";
-import { round } from "./lib.mjs";
+import { machineLine, round } from "./lib.mjs";
 import { measure, wrkAvailable } from "./loadgen.mjs";
 import { withLocalLimiters } from "./local-limiters.mjs";
 import { workerdPid } from "./memory.mjs";
@@ -228,10 +228,7 @@ async function main() {
   if (started_memory) log(`npm start: ${round(started_memory.total_mb, 0)} MB resident 10 s after ready`);
   const result = {
     at,
-    machine: `${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), node ${process.version}, load average ${os
-      .loadavg()
-      .map((l) => round(l, 2))
-      .join(" ")} at start`,
+    machine: machineLine(),
     tool,
     options,
     workerd_pid: null,
