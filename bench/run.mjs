@@ -3,9 +3,10 @@
 // real load generator (autocannon; wrk with --wrk when it is on PATH) through the gateway, one row after
 // another in this one run: the trivial route first and last, every other row also as a ratio to it.
 // Prints a Markdown table and the issue's targets (PASS/MISS with the gap) and writes both, with the raw
-// figures as JSON, to bench/results/. Sections: posts write sites login bulk (default), analytics leads
-// (or `all`), fleet (4 content groups, 10,000 sites and 1,000,000 posts, on a stack of its own:
-// bench/fleet.mjs). Options: --quick (small sizes, 3 s rows), --duration S, --warmup S, --connections N.
+// figures as JSON, to bench/results/. Sections: posts write sites login bulk memory (default), analytics
+// leads (or `all`), fleet (5 content groups: 10,000 sites and 1,000,000 posts over four, a twin site in the
+// fifth; a stack of its own: bench/fleet.mjs). Options: --quick (small sizes, 3 s rows), --duration S,
+// --warmup S, --connections N.
 // With `posts`, the read rows run again on a second stack whose rate-limiting bindings count in the isolate
 // as production's do (bench/local-limiters.mjs; rows labelled "local limiters"); --no-local-limiters skips it.
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
