@@ -22,17 +22,9 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { root } from "../scripts/workers.mjs";
-import { machineLine, median, round } from "./lib.mjs";
-import { measure } from "./loadgen.mjs";
+import { machineLine, median } from "./lib.mjs";
 import { AB_STACK_OFFSETS, assertPortsFree, BENCH_PORT_OFFSET, benchPorts } from "./ports.mjs";
-
-/** The read rows measured again with local limiters (as bench/run.mjs's LOCAL_ROWS). */
-const LOCAL_ROWS = ["list_ck_", "list_pk_", "detail_pk", "list_cold_ck"];
-const TRIVIAL = {
-  id: "trivial",
-  label: "GET /health (trivial route)",
-  spec: { method: "GET", paths: ["/health"] },
-};
+import { LOCAL_ROWS, runLoad, TRIVIAL } from "./run.mjs";
 
 /** Which side runs first for row `index` of round `round` (alternating both ways). */
 export function firstSide(index, roundNo) {
@@ -98,7 +90,7 @@ async function treeModules(dir) {
   return { platform, run, sections, seed, limiters };
 }
 
-/** Starts a tree's stack and prepares its rows: { mf, urls, rows, dispose }. */
+/** Starts a tree's stack and prepares its rows: { ctx (runLoad's), rows, dispose }. */
 async function prepareSide(mods, { offset, argv, local, rounds, log, side }) {
   const options = mods.run.parseArgs(argv);
   // Every row runs `rounds` times on the same keys: pools sized for it.
@@ -125,7 +117,7 @@ async function prepareSide(mods, { offset, argv, local, rounds, log, side }) {
       rows.push(...(local ? load.filter((r) => LOCAL_ROWS.some((id) => r.id.startsWith(id))) : load));
     }
     log(`  ${side}: ${rows.length} rows seeded (${JSON.stringify(ctx.seeding)})`);
-    return { urls, rows, options, dispose };
+    return { ctx, rows, dispose };
   } catch (error) {
     await dispose();
     throw error;
@@ -148,27 +140,9 @@ async function measurePaired(variant, sides, { rounds, only, log }) {
       const first = firstSide(index, n);
       for (const side of first === "before" ? ["before", "after"] : ["after", "before"]) {
         const row = rows[side][id];
-        const { options, urls } = sides[side];
-        const spec = {
-          base: urls.gateway,
-          connections: options.connections,
-          ...roundSpec(row.spec, n, rounds),
-        };
-        if (row.warmup !== false) await measure("autocannon", { ...spec, duration: options.warmup });
-        const m = await measure("autocannon", { ...spec, duration: options.duration });
-        const ok = Object.entries(m.statuses)
-          .filter(([status]) => status.startsWith("2"))
-          .reduce((sum, [, count]) => sum + count, 0);
-        runs.push({
-          variant,
-          id,
-          label: row.label,
-          round: n,
-          side,
-          rps: m.rps,
-          unexpected: m.requests - ok + m.errors,
-        });
-        log(`  ${variant} r${n + 1} ${side} ${row.label}: ${round(m.rps, 0)} req/s`);
+        log(`  ${variant} r${n + 1} ${side}:`);
+        const m = await runLoad(sides[side].ctx, { ...row, spec: roundSpec(row.spec, n, rounds) });
+        runs.push({ variant, id, label: row.label, round: n, side, rps: m.rps, unexpected: m.unexpected });
       }
     }
   }

@@ -145,18 +145,19 @@ export function roundRows(r, { keys, scale, at }) {
       spec: { method: "GET", paths: ["/health"] },
     },
   ];
-  for (const kind of FLEET_KINDS) {
-    for (const phase of order) {
-      const slot = 2 * r + (phase === "one" ? 0 : 1);
-      const k = keys[phase];
-      const where = `${at[phase]}, round ${r + 1}`;
-      const body = JSON.stringify(postBody(`Fleet ${phase} r${r} {n} ${Date.now().toString(36)}`));
-      const spec = {
-        cold: {
+  // One kind's row on one site: only that kind's paths are built (a cold row's are 40,000).
+  const kindRow = (kind, phase) => {
+    const slot = 2 * r + (phase === "one" ? 0 : 1);
+    const k = keys[phase];
+    const where = `${at[phase]}, round ${r + 1}`;
+    switch (kind) {
+      case "cold":
+        return {
           label: `GET /v1/posts?limit=20&since=… (ck_, a new since each request), ${where}`,
           spec: { method: "GET", paths: coldPaths(40_000, 200_000 * (1 + slot)), rotate: bearer(k.cold) },
-        },
-        detail: {
+        };
+      case "detail":
+        return {
           label: `GET /v1/posts/{slug} (pk_, ${fmt(slugs.length)} slugs), ${where}`,
           spec: {
             method: "GET",
@@ -164,19 +165,25 @@ export function roundRows(r, { keys, scale, at }) {
             headers: { origin: ORIGIN },
             ip: { offset: (6 + slot) << 20 },
           },
-        },
-        post: {
+        };
+      case "post":
+        return {
           label: `POST /v1/posts (ck_, published), ${where}`,
           spec: {
             method: "POST",
             paths: ["/v1/posts"],
             headers: { "content-type": "application/json" },
             rotate: bearer(k.write),
-            body,
+            body: JSON.stringify(postBody(`Fleet ${phase} r${r} {n} ${Date.now().toString(36)}`)),
           },
-        },
-      }[kind];
-      rows.push({ id: `fleet_${kind}_${phase}_r${r}`, kind, base: trivialId, ...spec });
+        };
+      default:
+        throw new Error(`no fleet row of kind ${kind}`);
+    }
+  };
+  for (const kind of FLEET_KINDS) {
+    for (const phase of order) {
+      rows.push({ id: `fleet_${kind}_${phase}_r${r}`, kind, base: trivialId, ...kindRow(kind, phase) });
     }
   }
   return rows;

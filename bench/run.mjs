@@ -73,7 +73,8 @@ export function parseArgs(argv) {
   };
 }
 
-async function runLoad(ctx, row) {
+/** One row on `ctx`'s stack: warm-up, then the measured run; its rate and how many answers were not the expected. */
+export async function runLoad(ctx, row) {
   const spec = {
     base: ctx.urls.gateway,
     connections: row.connections ?? ctx.options.connections,
@@ -110,14 +111,14 @@ async function runLoad(ctx, row) {
   return out;
 }
 
-const TRIVIAL = {
+export const TRIVIAL = {
   id: "trivial",
   label: "GET /health (trivial route)",
   spec: { method: "GET", paths: ["/health"] },
 };
 
 /** The read rows measured again without the local emulation of the rate-limiting bindings. */
-const LOCAL_ROWS = ["list_ck_", "list_pk_", "detail_pk", "list_cold_ck"];
+export const LOCAL_ROWS = ["list_ck_", "list_pk_", "detail_pk", "list_cold_ck"];
 
 /**
  * The posts rows of the middle size on a second stack (its own ports and store) whose rate-limiting
