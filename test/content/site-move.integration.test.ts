@@ -475,6 +475,57 @@ describe("moving a site between groups", () => {
         .run();
       neighbours.push({ id: await duePost(key.key, contentGroupDb(group)), group, expiredKey });
     }
+    // The moving site also holds a row for every other statement of the hourly pass: a settled delivery past
+    // the log's 30 days, a preview link long expired, a visitor row of a past day, an effect due for
+    // redelivery. A statement that touched one of them while the site is fenced would abort the whole pass.
+    const old = "2000-01-01T00:00:00.000Z";
+    const oldRows: [string, ...unknown[]][] = [
+      [
+        "INSERT INTO webhook_deliveries (id, webhook_id, site_id, event_id, event_type, body, status, created_at) SELECT ?, id, site_id, 'ev-old', 'post.published', '{}', 'delivered', ? FROM webhooks WHERE site_id = ?",
+        newId(),
+        old,
+        t.site.id,
+      ],
+      [
+        "INSERT INTO preview_links (id, token_hash, site_id, post_id, org_id, key_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        newId(),
+        `hash-${newId()}`,
+        t.site.id,
+        t.posts[1]!.id,
+        t.site.org_id,
+        t.secretKey.id,
+        old,
+        old,
+      ],
+      [
+        "INSERT INTO analytics_visitors (site_id, day, visitor_id, path) VALUES (?, '2000-01-01', 'v-old', '/')",
+        t.site.id,
+      ],
+      [
+        "INSERT INTO post_effects (id, site_id, post_id, kind, payload_json, created_at) VALUES (?, ?, ?, 'indexnow', '{}', ?)",
+        newId(),
+        t.site.id,
+        t.posts[0]!.id,
+        old,
+      ],
+    ];
+    for (const [sql, ...params] of oldRows)
+      await t.db
+        .prepare(sql)
+        .bind(...params)
+        .run();
+    const oldRowsOfSite = async (db: D1Database) =>
+      (
+        await db
+          .prepare(
+            `SELECT (SELECT count(*) FROM webhook_deliveries WHERE site_id = ?1 AND created_at = ?2)
+              + (SELECT count(*) FROM preview_links WHERE site_id = ?1 AND expires_at = ?2)
+              + (SELECT count(*) FROM analytics_visitors WHERE site_id = ?1 AND day = '2000-01-01') AS n`,
+          )
+          .bind(t.site.id, old)
+          .first<{ n: number }>()
+      )?.n;
+    expect(await oldRowsOfSite(t.db)).toBe(3);
     const m = mover(t.site.id);
     await m.start({ site_id: t.site.id, to, requested_by: null, manual: true, settle_ms: 0 });
     // Fenced in both groups, part of its rows copied into the target (its due post among them).
@@ -496,6 +547,7 @@ describe("moving a site between groups", () => {
     }
     // The moving site's own due post and expired records wait in the source (refused writes, never half-done).
     expect(await statusIn(t.db, mine)).toBe("scheduled");
+    expect(await oldRowsOfSite(t.db)).toBe(3);
     const records = await t.db
       .prepare("SELECT count(*) AS n FROM idempotency_records WHERE key_id = ?")
       .bind(t.secretKey.id)

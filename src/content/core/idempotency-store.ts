@@ -149,12 +149,7 @@ export function afterReservation(
 export async function purgeExpiredIdempotency(db: D1Database, now: string): Promise<number> {
   const result = await drizzle(db)
     .delete(idempotencyRecords)
-    .where(
-      and(
-        lte(idempotencyRecords.expires_at, now),
-        idempotencyNotFenced(idempotencyRecords.site_id, idempotencyRecords.key_id),
-      ),
-    )
+    .where(and(lte(idempotencyRecords.expires_at, now), idempotencyNotFenced))
     .run();
   return result.meta.changes;
 }

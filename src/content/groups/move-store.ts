@@ -13,6 +13,7 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as schema from "../../../schema/content";
 import type { Computed } from "../../lib/rows";
 import { all, batch, query } from "../../lib/sql";
+import { idempotencyRecordOf } from "./fence-store";
 
 /** A table of a site's rows: its name, its drizzle table (the columns copied), and how its rows are found (`?1` = site id). */
 export interface SiteTable {
@@ -63,8 +64,7 @@ export const SITE_TABLES: readonly SiteTable[] = [
     // through its key: an API key's, or a signed-in person's (`person:<user>:<site>`).
     name: "idempotency_records",
     table: schema.idempotencyRecords,
-    where:
-      "(site_id = ?1 OR (site_id IS NULL AND (key_id IN (SELECT id FROM api_keys WHERE site_id = ?1) OR (key_id LIKE 'person:%' AND substr(key_id, -length(?1) - 1) = ':' || ?1))))",
+    where: idempotencyRecordOf("?1"),
   },
   bySite("post_effects", schema.postEffects),
   bySite("outbound_effects", schema.outboundEffects),
